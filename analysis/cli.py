@@ -1,0 +1,198 @@
+"""The `benchreport` command (spec/cli.md): validate, ingest, analyse, flags, build, exam-delta.
+
+Exit codes are a contract relied on by scheduled builds:
+0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
+malformed input to exam-delta; 3 `--fail-on` was met.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from analysis import __version__
+from analysis.thresholds import Thresholds
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS = 0, 1, 2, 3
+
+
+def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
+    p.add_argument("runs", nargs="+", metavar="RUNS", help="run files and folders (searched recursively)")
+    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--max-file-mb", type=float, default=512, help="refuse files larger than this (default 512)")
+    if stats:
+        p.add_argument("--n-boot", type=int, default=10000, help="bootstrap resamples (default 10000)")
+        p.add_argument("--seed", type=int, default=0, help="random seed; same data and seed give identical numbers")
+        p.add_argument("--baseline", default=None, help="seat to compare against (default: the incumbent)")
+        p.add_argument("--ci-method", choices=["BCa", "percentile"], default="BCa",
+                       help="bootstrap interval (default BCa)")
+        for name, default, why in Thresholds.describe():
+            opt = "--" + name.replace("_", "-")
+            p.add_argument(opt, type=type(default), default=default, dest=f"th_{name}",
+                           help=f"{why} (default {default})")
+
+
+def _thresholds(args) -> Thresholds:
+    return Thresholds(**{k[3:]: v for k, v in vars(args).items() if k.startswith("th_")})
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="benchreport", description=(
+        "Honest, paper-style reports from LLM-serving benchmark runs "
+        "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."))
+    parser.add_argument("--version", action="version", version=f"benchreport {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check every file; one line per refused file")
+    _add_common(p, stats=False)
+    p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json")
+    _add_common(p, stats=False)
+    p.add_argument("--out", required=True, help="output folder")
+    p = sub.add_parser("analyse", help="statistics and flags, no rendering")
+    _add_common(p)
+    p.add_argument("--out", required=True, help="output folder")
+    p = sub.add_parser("flags", help="compute the flags")
+    _add_common(p)
+    p.add_argument("--json", action="store_true", help="JSON array of flags on stdout")
+    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised")
+    p = sub.add_parser("build", help="statistics, flags, figures and the rendered report")
+    _add_common(p)
+    p.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
+    p.add_argument("--format", default="html,pdf", help="comma-separated: html, pdf (default html,pdf)")
+    p.add_argument("--title", default=None, help="report title")
+    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
+    p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
+    p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
+    p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
+    p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--power", type=float, default=0.80, help="power for the detectable difference (default 0.8)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p = sub.add_parser("schema", help="print the JSON Schema of the native run format")
+    return parser
+
+
+def _load(args):
+    from analysis.load import load
+
+    result = load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
+    return result
+
+
+def _report_refused(result, *, quiet: bool) -> None:
+    for r in result.refused:
+        print(str(r), file=sys.stderr)
+    if not quiet:
+        print(f"{len(result.runs)} run(s) loaded, {len(result.refused)} file(s) refused, "
+              f"{len(result.skipped)} skipped", file=sys.stderr)
+
+
+def cmd_validate(args) -> int:
+    result = _load(args)
+    for r in result.refused:
+        print(str(r))
+    if not args.quiet:
+        for s in result.skipped:
+            print(str(s), file=sys.stderr)
+        print(f"{len(result.runs)} run(s) valid, {len(result.refused)} file(s) refused, "
+              f"{len(result.skipped)} skipped", file=sys.stderr)
+    return EXIT_OK if result.ok else EXIT_REFUSED
+
+
+def cmd_ingest(args) -> int:
+    from analysis.tables import build_tables, write_parquet
+
+    result = _load(args)
+    _report_refused(result, quiet=args.quiet)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_parquet(build_tables(result), out)
+    (out / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+    return EXIT_OK if result.ok or args.skip_bad else EXIT_REFUSED
+
+
+def _options(args):
+    from analysis.pipeline import Options
+
+    return Options(baseline=args.baseline, n_boot=args.n_boot, seed=args.seed,
+                   ci_method=args.ci_method, thresholds=_thresholds(args))
+
+
+def cmd_analyse(args) -> int:
+    from analysis.pipeline import analyse, write_analysis
+
+    result = _load(args)
+    _report_refused(result, quiet=args.quiet)
+    if not result.ok and not args.skip_bad:
+        return EXIT_REFUSED
+    analysis = analyse(result, _options(args), quiet=args.quiet)
+    write_analysis(analysis, Path(args.out))
+    return EXIT_OK
+
+
+def cmd_flags(args) -> int:
+    from analysis.flags import render_table, fail_on_met
+    from analysis.pipeline import analyse
+
+    result = _load(args)
+    _report_refused(result, quiet=args.quiet)
+    analysis = analyse(result, _options(args), quiet=args.quiet)
+    if args.json:
+        print(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False))
+    else:
+        print(render_table(analysis.flags))
+    if not result.ok and not args.skip_bad:
+        return EXIT_REFUSED
+    if args.fail_on and fail_on_met(analysis.flags, args.fail_on):
+        return EXIT_FLAGS
+    return EXIT_OK
+
+
+def cmd_build(args) -> int:
+    from analysis.report.build import build
+
+    return build(args, _options(args))
+
+
+def cmd_exam_delta(args) -> int:
+    from analysis.stats.exams import exam_delta_counts, parse_counts
+
+    try:
+        a_correct, a_total = parse_counts(args.a)
+        b_correct, b_total = parse_counts(args.b)
+        if not 0 < args.alpha < 1:
+            raise ValueError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    except ValueError as exc:
+        print(f"benchreport exam-delta: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    res = exam_delta_counts(a_correct, a_total, b_correct, b_total, alpha=args.alpha, power=args.power)
+    record = res.as_dict()
+    if args.json:
+        print(json.dumps(record, indent=2))
+    else:
+        print(res.summary())
+    return EXIT_OK
+
+
+def cmd_schema(args) -> int:
+    from analysis.schema import schema_text
+
+    sys.stdout.write(schema_text())
+    return EXIT_OK
+
+
+COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
+            "build": cmd_build, "exam-delta": cmd_exam_delta, "schema": cmd_schema}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("benchreport: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

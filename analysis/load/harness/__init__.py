@@ -1,0 +1,72 @@
+"""Importers for the real harnesses' own output files, recognised by content.
+
+Each importer module exposes an `IMPORTER` with
+- `name`: short format name (`vllm`, `guidellm`, `aiperf`, `lmeval`);
+- `recognise(doc, path) -> str | None`: `"results"` for a file that carries results,
+  `"auxiliary"` for a file the harness writes beside them that carries none, None if
+  the document is not this harness's;
+- `import_files(files, manifest) -> ImportOutcome`: turns that harness's results files
+  into native run objects (validated later by `analysis.load.native.from_object`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.load.errors import Refusal, Skipped
+
+
+@dataclass
+class SourceFile:
+    """One file the loader read: its display path, bytes' SHA-256 and parsed document."""
+
+    path: Path
+    display: str
+    sha256: str
+    doc: Any
+    kind: str = "results"
+
+
+@dataclass
+class ImportedRun:
+    """A native run object made from harness files, with where it came from."""
+
+    obj: dict
+    source: SourceFile
+    source_format: str
+    assumptions: list[str] = field(default_factory=list)
+    json_path: str = "$"
+
+
+@dataclass
+class ImportOutcome:
+    runs: list[ImportedRun] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+IMPORTERS: list = []
+
+
+def _register() -> None:
+    """Import the importer modules that exist (each appends itself to IMPORTERS)."""
+    import importlib
+    import pkgutil
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            if hasattr(module, "IMPORTER") and module.IMPORTER not in IMPORTERS:
+                IMPORTERS.append(module.IMPORTER)
+
+
+def recognise(doc: Any, path: Path) -> tuple[Any, str] | None:
+    """(importer, kind) of the first importer that recognises the document, or None."""
+    if not IMPORTERS:
+        _register()
+    for importer in IMPORTERS:
+        kind = importer.recognise(doc, path)
+        if kind:
+            return importer, kind
+    return None

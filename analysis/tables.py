@@ -1,0 +1,196 @@
+"""Tidy tables from loaded runs: long-form pandas DataFrames with fixed keys, and Parquet I/O.
+
+One row per observation, keys named once in `analysis.columns`. Delivered tokens include
+reasoning tokens (spec): `output_tokens` is all delivered tokens, `reasoning_tokens` the
+part of them that was reasoning.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.columns import TABLE_COLUMNS
+from analysis.load import LoadResult
+
+#: pandas dtypes of every column that is not a plain string (strings use "string")
+DTYPES: dict[str, str] = {
+    "pass": "int64", "concurrency": "Int64", "n": "Int64", "context_tokens": "Int64",
+    "value": "float64", "ci_low": "float64", "ci_high": "float64", "ci_level": "float64",
+    "checkpoint_bytes": "float64", "gpu_memory_bytes": "float64",
+    "nodes": "Int64", "gpus_per_node": "Int64", "tensor_parallel": "Int64",
+    "max_tokens": "Int64", "temperature": "float64", "thinking": "boolean",
+    "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean",
+    "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
+    "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
+    "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64",
+    "correct": "Int64", "total": "Int64", "score": "float64", "from_items": "boolean",
+    "from_earlier_run": "boolean",
+}
+
+
+@dataclass
+class Tables:
+    """The tidy tables of one data set (see analysis.columns.TABLE_COLUMNS)."""
+
+    seats: pd.DataFrame
+    components: pd.DataFrame
+    runs: pd.DataFrame
+    measurements: pd.DataFrame
+    requests: pd.DataFrame
+    exams: pd.DataFrame
+    exam_items: pd.DataFrame
+    events: pd.DataFrame
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    def items(self):
+        return [(name, getattr(self, name)) for name in self.names()]
+
+
+def _frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
+    """A DataFrame with the table's columns in order and the project's dtypes."""
+    out = {}
+    n = len(next(iter(columns.values()))) if columns else 0
+    for col in TABLE_COLUMNS[name]:
+        values = columns.get(col, [None] * n)
+        if col == "correct" and name == "exam_items":
+            dtype = "boolean"
+        else:
+            dtype = DTYPES.get(col, "string")
+        if dtype == "float64":
+            out[col] = np.array([np.nan if v is None else v for v in values], dtype="float64")
+        elif dtype == "int64":
+            out[col] = np.array(values, dtype="int64")
+        else:
+            out[col] = pd.array(values, dtype=dtype)
+    return pd.DataFrame(out, columns=TABLE_COLUMNS[name])
+
+
+def _day(date: str) -> str:
+    return date[:10]
+
+
+def _rounding(score: float, total: int) -> tuple[int, str]:
+    exact = score / 100.0 * total
+    count = int(np.floor(exact + 0.5))
+    return count, f"{score:g} on a 0-100 scale of {total} items = {exact:.2f}, rounded to {count}"
+
+
+REQUEST_FIELDS = ["workload", "concurrency", "prompt_tokens", "cached_prompt_tokens", "output_tokens",
+                  "reasoning_tokens", "content_chars", "reasoning_chars", "ttft_ms", "e2e_latency_ms",
+                  "itl_ms", "finish_reason", "error"]
+MEASUREMENT_FIELDS = ["workload", "concurrency", "metric", "statistic", "value", "unit", "n",
+                      "context_tokens", "fresh_prompt", "condition", "ci_low", "ci_high", "ci_level"]
+
+
+def build_tables(loaded: LoadResult) -> Tables:
+    """Stack validated runs into the tidy tables (pure: no I/O)."""
+    seats: dict[str, dict] = {}
+    comps: dict[str, list] = {k: [] for k in TABLE_COLUMNS["components"]}
+    runs: dict[str, list] = {k: [] for k in TABLE_COLUMNS["runs"]}
+    meas: dict[str, list] = {k: [] for k in TABLE_COLUMNS["measurements"]}
+    reqs: dict[str, list] = {k: [] for k in TABLE_COLUMNS["requests"]}
+    exams: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exams"]}
+    items: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exam_items"]}
+    events: dict[str, list] = {k: [] for k in TABLE_COLUMNS["events"]}
+    ordered = sorted(loaded.runs, key=lambda lr: (lr.run.seat.id, _day(lr.run.date), lr.run.pass_, lr.run.run_id))
+    for lr in ordered:
+        run, seat = lr.run, lr.run.seat
+        day = _day(run.date)
+        place = seat.placement
+        row = {
+            "seat": seat.id, "model": seat.model, "quantisation": seat.quantisation,
+            "engine": seat.engine, "role": seat.role, "checkpoint_bytes": seat.checkpoint_bytes,
+            "nodes": place and place.nodes, "gpus_per_node": place and place.gpus_per_node,
+            "gpu_memory_bytes": place and place.gpu_memory_bytes,
+            "tensor_parallel": place and place.tensor_parallel, "interconnect": place and place.interconnect,
+        }
+        if seat.id not in seats:
+            seats[seat.id] = row
+            for c in seat.components or ():
+                for k, v in (("seat", seat.id), ("name", c.name), ("component_role", c.role), ("license", c.license)):
+                    comps[k].append(v)
+        else:  # later runs fill what earlier ones left unknown; latest role wins
+            prev = seats[seat.id]
+            for k, v in row.items():
+                if v is not None and (prev.get(k) is None or k == "role"):
+                    prev[k] = v
+        h = run.harness
+        for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
+                     ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
+                     ("max_tokens", h.max_tokens), ("temperature", h.temperature), ("thinking", h.thinking),
+                     ("warmup_excluded", run.warmup_excluded),
+                     ("settings", json.dumps(seat.settings, sort_keys=True) if seat.settings is not None else None),
+                     ("quantisation", seat.quantisation), ("engine", seat.engine),
+                     ("source_file", lr.source_file), ("source_sha256", lr.sha256),
+                     ("source_format", lr.source_format), ("notes", run.notes),
+                     ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None)):
+            runs[k].append(v)
+        keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
+        ms = run.measurements or ()
+        if ms:
+            for k, v in keys.items():
+                meas[k].extend([v] * len(ms))
+            for f in MEASUREMENT_FIELDS:
+                meas[f].extend([getattr(m, f) for m in ms])
+        rs = run.requests or ()
+        if rs:
+            for k, v in keys.items():
+                reqs[k].extend([v] * len(rs))
+            for f in REQUEST_FIELDS:
+                reqs[f].extend([getattr(r, f) for r in rs])
+        for e in run.exams or ():
+            rounding = None
+            if e.items is not None:
+                correct, total, from_items = sum(i.correct for i in e.items), len(e.items), True
+                for it in e.items:
+                    for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day),
+                                 ("benchmark", e.benchmark), ("dimension", e.dimension),
+                                 ("item_id", it.id), ("correct", it.correct)):
+                        items[k].append(v)
+            elif e.correct is not None:
+                correct, total, from_items = e.correct, e.total, False
+            else:
+                (correct, rounding), total, from_items = _rounding(e.score, e.total), e.total, False
+            for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("benchmark", e.benchmark),
+                         ("dimension", e.dimension), ("correct", correct), ("total", total), ("score", e.score),
+                         ("from_items", from_items), ("count_rounding", rounding),
+                         ("measured_on", e.measured_on and _day(e.measured_on)),
+                         ("from_earlier_run", e.from_earlier_run), ("placement_note", e.placement_note)):
+                exams[k].append(v)
+        for ev in run.events or ():
+            for k, v in (*keys.items(), ("kind", ev.kind), ("message", ev.message),
+                         ("concurrency", ev.concurrency), ("reproduced", ev.reproduced)):
+                events[k].append(v)
+    seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
+    return Tables(
+        seats=_frame("seats", seat_cols), components=_frame("components", comps),
+        runs=_frame("runs", runs), measurements=_frame("measurements", meas),
+        requests=_frame("requests", reqs), exams=_frame("exams", exams),
+        exam_items=_frame("exam_items", items), events=_frame("events", events),
+    )
+
+
+def write_parquet(tables: Tables, out_dir: str | os.PathLike) -> list[Path]:
+    """Write each table as `OUT/<name>.parquet`; returns the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, df in tables.items():
+        path = out / f"{name}.parquet"
+        df.to_parquet(path, index=False)
+        written.append(path)
+    return written
+
+
+def read_parquet(in_dir: str | os.PathLike) -> Tables:
+    """Read tables written by write_parquet (dtypes restored from Parquet metadata)."""
+    base = Path(in_dir)
+    return Tables(**{name: pd.read_parquet(base / f"{name}.parquet") for name in Tables.names()})

@@ -1,0 +1,72 @@
+"""Every threshold the analysis uses: one named value, one line of why, one place.
+
+`Thresholds` is passed to the statistics and the flags; its fields become
+papermill parameters (notebooks/report.ipynb) and command-line options
+(`--min-obs`, `--spread-limit`, ...), and the report's appendix prints the values
+used. Defaults are anchored on published practice, cited per field.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Named thresholds with documented defaults (see each field's metadata `why`)."""
+
+    alpha: float = field(default=0.05, metadata={
+        "why": "significance level of exact tests and 1 - level of every CI"})
+    min_obs: int = field(default=20, metadata={
+        "why": "below 20 observations bootstrap percentile/BCa coverage collapses "
+               "(about 75% at n=3, 83% at n=5 when 95% is asked); a t-interval or none is given"})
+    min_tail_obs: int = field(default=10, metadata={
+        "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
+               "i.e. n*(1-q) >= 10, in the spirit of MLPerf's minimum query counts for tail latency"})
+    min_passes_bootstrap: int = field(default=20, metadata={
+        "why": "passes are clusters; with fewer than 20 the cluster bootstrap under-covers "
+               "and a t-interval with passes-1 degrees of freedom is used (Cameron & Miller 2015)"})
+    noise: float = field(default=0.02, metadata={
+        "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
+               "(criterion.rs noise_threshold defaults to 0.02)"})
+    cv_limit: float = field(default=0.10, metadata={
+        "why": "passes with a coefficient of variation above 10% are unstable "
+               "(pyperf warns when the standard deviation exceeds 10% of the mean)"})
+    spread_limit: float = field(default=1.5, metadata={
+        "why": "max/min across passes above 1.5 is unstable (pyperf warns when "
+               "min or max is more than 50% away from the mean)"})
+    drift_limit: float = field(default=0.05, metadata={
+        "why": "monotone movement across 3+ passes totalling more than 5% of the "
+               "first pass is warm-up drift; judged by effect size since 3 passes "
+               "cannot reach p < 0.05 (Mann-Kendall's smallest two-sided p at n=3 is 1/3)"})
+    cache_ratio: float = field(default=3.0, metadata={
+        "why": "a prefill figure more than 3x the same seat's fresh-prompt prefill is "
+               "a prefix-cache hit, not prefill (the seeds' 95,941 vs 4,711 is 20x)"})
+    capped_share: float = field(default=0.10, metadata={
+        "why": "more than 10% of answers stopped at the token cap means the run "
+               "measures truncated answers"})
+    reasoning_share: float = field(default=0.0, metadata={
+        "why": "any answer with an empty content field but delivered tokens is a "
+               "client reading the wrong field; share above this value is flagged"})
+    fit_headroom: float = field(default=0.10, metadata={
+        "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "
+               "for KV cache and activations to be a seat, not a lab result"})
+    power: float = field(default=0.80, metadata={
+        "why": "power for the smallest detectable difference (Miller 2024, "
+               "'Adding Error Bars to Evals', uses 80%)"})
+
+    def as_dict(self) -> dict:
+        """Plain dict of the values, in field order (for the appendix and JSON)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def describe(cls) -> list[tuple[str, object, str]]:
+        """(name, default, why) for every threshold, for help texts and the appendix."""
+        return [(f.name, f.default, f.metadata["why"]) for f in fields(cls)]
+
+    def replace(self, **changes) -> "Thresholds":
+        """A copy with some values changed; unknown names raise TypeError."""
+        return dataclasses.replace(self, **changes)
+
+
+DEFAULT = Thresholds()
