@@ -30,8 +30,8 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
                        help="bootstrap interval (default BCa)")
         for name, default, why in Thresholds.describe():
             opt = "--" + name.replace("_", "-")
-            p.add_argument(opt, type=type(default), default=default, dest=f"th_{name}",
-                           help=f"{why} (default {default})")
+            p.add_argument(opt, type=type(default), default=default, dest=f"th_{name}", metavar=name.upper(),
+                           help=f"{why} (default {default})".replace("%", "%%"))
 
 
 def _thresholds(args) -> Thresholds:
