@@ -94,6 +94,8 @@ def _json_error(data: bytes) -> str:
     """A precise reason for bytes msgspec could not parse (line and column, NaN, encoding)."""
     if not data.strip():
         return "expected a JSON document, found an empty file"
+    if b"\x00" in data[:65536]:
+        return "expected UTF-8 JSON text, found binary data (NUL bytes)"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -204,9 +206,7 @@ def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MA
                 result.refused.append(_refusal_from_text(display, str(exc)))
                 continue
             if isinstance(doc, dict) and "format" in doc:
-                result.refused.append(Refusal(display, "$.format", (
-                    f'expected "{native.FORMAT}" (the only native version this release reads), '
-                    f"got {json.dumps(doc['format'])[:80]}")))
+                result.refused.append(Refusal(display, "$.format", native.unknown_format_message(doc["format"])))
                 continue
             found = harness.recognise(doc, path)
             if found is None:

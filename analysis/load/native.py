@@ -193,7 +193,7 @@ def _from_msgspec(exc: msgspec.ValidationError, document) -> RunFileError:
     if " - at `" in text:
         text, _, rest = text.partition(" - at `")
         path = rest.rstrip("`")
-    message = _plain(text)
+    message = _plain(text, path)
     if "got" not in message and not message.startswith("missing"):
         try:
             found = _at_path(document(), path)
@@ -216,18 +216,39 @@ def _at_path(doc, path: str):
     return doc
 
 
-def _plain(text: str) -> str:
+_ALLOWED = {
+    "metric": tuple(METRICS),
+    "statistic": ("mean", "p50", "p90", "p95", "p99", "min", "max"),
+    "role": ("incumbent", "candidate", "reference"),
+    "kind": ("fault", "crash", "defect", "note"),
+}
+
+
+def _plain(text: str, path: str = "$") -> str:
     """msgspec's 'Expected `int` >= 1, got `0`' into our 'expected ..., got ...' wording."""
-    text = text.replace("`", "")
+    text = text.replace("`", "").replace(" | null", "")
     if text.startswith("Expected "):
         text = "expected " + text[len("Expected "):]
+    if text.startswith("expected str matching regex"):
+        text = "expected an id of 1 to 128 letters, digits, '.', '_' or '-' (no '/' or spaces)" + (
+            text[text.index(", got"):] if ", got" in text else "")
     if text.startswith("Invalid enum value "):
-        text = "unknown value " + text[len("Invalid enum value "):]
+        field = path.rsplit(".", 1)[-1]
+        allowed = _ALLOWED.get(field)
+        found = text[len("Invalid enum value "):]
+        text = (f"expected one of {', '.join(allowed)}, got {found}" if allowed
+                else f"unknown value {found}")
     if text.startswith("Object missing required field "):
         text = "missing required field " + text[len("Object missing required field "):]
     if text == "Number out of range":
         text = "expected a finite number, got one out of range (Infinity)"
     return text
+
+
+def unknown_format_message(found) -> str:
+    """Unknown versions are refused by name (pyperf refuses unknown file versions likewise)."""
+    return (f'expected "{FORMAT}" (the only version this release reads), '
+            f"got {json.dumps(found)[:80]}")
 
 
 def _parse_date(value: str, path: str) -> None:
@@ -248,7 +269,7 @@ def _finite(value: Optional[float], path: str) -> None:
 def check_rules(run: Run) -> None:
     """Rules of spec/run-format.md that types alone cannot say; first violation raises."""
     if run.format != FORMAT:
-        raise RunFileError("$.format", f'expected "{FORMAT}", got "{run.format}"')
+        raise RunFileError("$.format", unknown_format_message(run.format))
     _parse_date(run.date, "$.date")
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")

@@ -1,0 +1,115 @@
+"""The analysis in one call: loaded runs -> tidy tables -> statistics -> flags.
+
+Pure in the middle: `analyse` takes a LoadResult and returns an `Analysis` holding
+DataFrames; only `write_analysis` touches the file system. The report notebook, the
+command line and the exploration notebook all go through here, so every route gives
+the same numbers for the same data and seed.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.load import LoadResult, load
+from analysis.progress import note
+from analysis.tables import Tables, build_tables
+from analysis.thresholds import DEFAULT, Thresholds
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes the numbers, printed in the report's appendix."""
+
+    baseline: str | None = None
+    n_boot: int = 10000
+    seed: int = 0
+    ci_method: str = "BCa"
+    thresholds: Thresholds = DEFAULT
+
+    def as_dict(self) -> dict:
+        return {"baseline": self.baseline, "n_boot": self.n_boot, "seed": self.seed,
+                "ci_method": self.ci_method, **self.thresholds.as_dict()}
+
+
+@dataclass
+class Analysis:
+    """One data set analysed: the loaded files, the tidy tables, statistics and flags."""
+
+    loaded: LoadResult
+    tables: Tables
+    cells: pd.DataFrame
+    comparisons: pd.DataFrame
+    exam_deltas: pd.DataFrame
+    flags: pd.DataFrame
+    options: Options = field(default_factory=Options)
+
+    def flags_records(self) -> list[dict]:
+        """The flags in the JSON shape of spec/flags.md."""
+        from analysis.flags import flags_to_records
+
+        return flags_to_records(self.flags)
+
+    @property
+    def baseline(self) -> str | None:
+        """The seat every other seat is compared against (option, else the incumbent)."""
+        if self.options.baseline:
+            return self.options.baseline
+        seats = self.tables.seats
+        inc = seats.loc[seats["role"] == "incumbent", "seat"]
+        return str(inc.iloc[0]) if len(inc) else None
+
+
+def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
+    """Statistics and flags for loaded runs (no I/O)."""
+    from analysis.flags import compute_flags
+    from analysis.stats.cells import cells as compute_cells
+    from analysis.stats.compare import comparisons as compute_comparisons
+    from analysis.stats.exams import exam_deltas as compute_exam_deltas
+
+    th = options.thresholds
+    tables = build_tables(loaded)
+    note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
+    cells = compute_cells(tables.measurements, tables.requests, method=options.ci_method,
+                          n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    comparisons = compute_comparisons(tables.measurements, tables.requests, tables.seats,
+                                      baseline=options.baseline, method=options.ci_method,
+                                      n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
+                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
+    flags = compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
+                          thresholds=th, baseline=options.baseline)
+    return Analysis(loaded, tables, cells, comparisons, exam_deltas, flags, options)
+
+
+def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
+                  quiet: bool = True) -> Analysis:
+    """Load and analyse in one call (for notebooks)."""
+    kwargs = {} if max_file_bytes is None else {"max_file_bytes": max_file_bytes}
+    return analyse(load(paths, progress=None if not quiet else False, **kwargs), options, quiet=quiet)
+
+
+def _csv(df: pd.DataFrame, path: Path) -> None:
+    df.to_csv(path, index=False, lineterminator="\n", float_format=None)
+
+
+def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
+    """`OUT/tables/{cells,comparisons,exam_deltas}.csv`, `OUT/flags.json`, `OUT/refused.json`."""
+    out = Path(out_dir)
+    tables_dir = out / "tables"
+    tables_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in ("cells", "comparisons", "exam_deltas"):
+        path = tables_dir / f"{name}.csv"
+        _csv(getattr(analysis, name), path)
+        written.append(path)
+    path = out / "flags.json"
+    path.write_text(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    written.append(path)
+    path = out / "refused.json"
+    path.write_text(analysis.loaded.refused_json(), encoding="utf-8")
+    written.append(path)
+    return written

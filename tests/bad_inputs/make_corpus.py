@@ -1,0 +1,103 @@
+"""Write the bad-input corpus: one file per way to be wrong, plus good files beside them.
+
+Run from the repository root: `python tests/bad_inputs/make_corpus.py`. The files are
+committed; this script documents how each was made and remakes them byte-identically.
+Expected messages live in expected.json (file name -> the refusal after `PATH: `).
+"""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+GOOD = {
+    "format": "benchreport.run/1",
+    "run_id": "good-1",
+    "date": "2026-09-10",
+    "seat": {"id": "seat-a", "model": "Model-A", "role": "incumbent",
+             "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": 102641958912}},
+    "harness": {"name": "in-house", "probe": "fixed-512", "max_tokens": 512},
+    "pass": 1,
+    "warmup_excluded": True,
+    "measurements": [
+        {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "value": 896.9, "unit": "tok/s"},
+        {"workload": "decode", "concurrency": 1, "metric": "ttft_ms", "statistic": "p50", "value": 35, "unit": "ms"},
+    ],
+    "exams": [{"benchmark": "HumanEval", "correct": 153, "total": 164}],
+}
+
+
+def run(run_id: str, **changes) -> dict:
+    doc = copy.deepcopy(GOOD)
+    doc["run_id"] = run_id
+    for path, value in changes.items():
+        target = doc
+        parts = path.split("__")
+        for p in parts[:-1]:
+            target = target[int(p)] if isinstance(target, list) else target[p]
+        last = parts[-1]
+        if value is DELETE:
+            del target[last]
+        elif isinstance(target, list):
+            target[int(last)] = value
+        else:
+            target[last] = value
+    return doc
+
+
+DELETE = object()
+
+
+def text(doc) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def corpus() -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    put = lambda name, data: files.__setitem__(name, data if isinstance(data, bytes) else data.encode())
+    put("good/good-1.json", text(run("good-1")))
+    put("good/good-2.json", text(run("good-2", **{"pass": 2, "measurements__0__value": 901.2})))
+    put("good/good-3.json", text(run("good-3", seat={"id": "seat-b", "model": "Model-B"})))
+    put("truncated.json", text(run("truncated"))[:200])
+    put("empty.json", b"")
+    put("array.json", text([run("in-an-array")]))
+    put("binary.json", bytes(range(256)) * 4)
+    put("not-utf8.json", text(run("not-utf8", notes="caf\u00e9")).encode("latin-1"))
+    put("unknown-version.json", text(run("unknown-version", format="benchreport.run/2")))
+    put("missing-required.json", text(run("missing-required", harness=DELETE)))
+    put("wrong-type.json", text(run("wrong-type", measurements__0__concurrency="sixteen")))
+    put("nan.json", text(run("nan")).replace("896.9", "NaN"))
+    put("infinity.json", text(run("infinity")).replace("896.9", "Infinity"))
+    put("huge-number.json", text(run("huge-number")).replace("896.9", "1e999"))
+    put("zero-pass.json", text(run("zero-pass", **{"pass": 0})))
+    put("negative-tokens.json", text(run("negative-tokens", requests=[{"workload": "decode", "output_tokens": -5}])))
+    put("zero-total.json", text(run("zero-total", exams=[{"benchmark": "GSM8K", "correct": 0, "total": 0}])))
+    put("unit-mismatch.json", text(run("unit-mismatch", measurements__0__unit="tokens/s")))
+    put("unknown-metric.json", text(run("unknown-metric", measurements__0__metric="goodput_tok_s")))
+    put("bad-date.json", text(run("bad-date", date="10th of September")))
+    put("correct-over-total.json", text(run("correct-over-total", exams=[{"benchmark": "HumanEval", "correct": 170, "total": 164}])))
+    put("non-boolean-verdict.json", text(run("non-boolean-verdict", exams=[
+        {"benchmark": "HumanEval", "items": [{"id": "HumanEval/0", "correct": True}, {"id": "HumanEval/1", "correct": "pass"}]}])))
+    put("duplicate-run-id-a.json", text(run("duplicate", seat={"id": "seat-c", "model": "Model-C"})))
+    put("duplicate-run-id-b.json", text(run("duplicate", seat={"id": "seat-c", "model": "Model-C"}, **{"pass": 2})))
+    put("seat-two-models-a.json", text(run("two-models-1", seat={"id": "seat-d", "model": "Model-D"})))
+    put("seat-two-models-b.json", text(run("two-models-2", seat={"id": "seat-d", "model": "Model-E"})))
+    put("deep-nesting.json", b"[" * 20000 + b"]" * 20000)
+    put("run-id-traversal.json", text(run("../../etc/passwd")))
+    put("run-id-slash.json", text(run("runs/evil")))
+    put("no-results.json", text(run("no-results", measurements=DELETE, exams=DELETE)))
+    put("ci-reversed.json", text(run("ci-reversed", measurements__0__ci_low=950.0, measurements__0__ci_high=850.0)))
+    return files
+
+
+def main() -> None:
+    for name, data in corpus().items():
+        path = HERE / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Property-based: valid runs always load and round-trip through Parquet intact; mutated runs
+are either valid or refused with a message naming the file and a JSON path; never a crash."""
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis.columns import METRICS
+from analysis.load import load
+from analysis.tables import build_tables, read_parquet, write_parquet
+
+ids = st.from_regex(r"[A-Za-z0-9._-]{1,20}", fullmatch=True)
+text = st.text(min_size=1, max_size=20)  # untrusted strings: anything, including markup
+finite = st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False)
+count = st.integers(min_value=0, max_value=10**6)
+
+
+@st.composite
+def measurements(draw):
+    metric = draw(st.sampled_from(sorted(METRICS)))
+    m = {"workload": draw(text), "metric": metric, "value": draw(finite), "unit": METRICS[metric][0]}
+    if draw(st.booleans()):
+        m["concurrency"] = draw(st.integers(1, 1024))
+    if draw(st.booleans()):
+        m["statistic"] = draw(st.sampled_from(["mean", "p50", "p90", "p95", "p99", "min", "max"]))
+    if draw(st.booleans()):
+        m["fresh_prompt"] = draw(st.booleans())
+    return m
+
+
+@st.composite
+def requests_(draw):
+    out = draw(count)
+    r = {"workload": draw(text), "output_tokens": out,
+         "reasoning_tokens": draw(st.integers(0, out)), "ttft_ms": draw(finite),
+         "e2e_latency_ms": draw(finite)}
+    if draw(st.booleans()):
+        r["finish_reason"] = draw(st.sampled_from(["stop", "length", "error"]))
+    return r
+
+
+@st.composite
+def exams(draw):
+    if draw(st.booleans()):
+        n = draw(st.integers(1, 30))
+        return {"benchmark": draw(text), "items": [{"id": f"q{i}", "correct": draw(st.booleans())} for i in range(n)]}
+    total = draw(st.integers(1, 1000))
+    return {"benchmark": draw(text), "correct": draw(st.integers(0, total)), "total": total}
+
+
+@st.composite
+def runs(draw):
+    run = {
+        "format": "benchreport.run/1", "run_id": draw(ids), "date": "2026-09-10",
+        "seat": {"id": draw(ids), "model": draw(text), "role": draw(st.sampled_from(["incumbent", "candidate", "reference"]))},
+        "harness": {"name": draw(text)}, "pass": draw(st.integers(1, 50)),
+        "measurements": draw(st.lists(measurements(), min_size=1, max_size=5)),
+    }
+    if draw(st.booleans()):
+        run["requests"] = draw(st.lists(requests_(), min_size=1, max_size=5))
+    if draw(st.booleans()):
+        run["exams"] = draw(st.lists(exams(), min_size=1, max_size=3))
+    return run
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(runs())
+def test_valid_run_loads_and_round_trips(run):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "run.json"
+        path.write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
+        result = load([d])
+        assert not result.refused, [str(r) for r in result.refused]
+        tables = build_tables(result)
+        write_parquet(tables, Path(d) / "pq")
+        back = read_parquet(Path(d) / "pq")
+        for name, df in tables.items():
+            got = getattr(back, name)
+            assert list(got.columns) == list(df.columns) and list(got.dtypes) == list(df.dtypes), name
+            assert got.equals(df), name
+    m = tables.measurements
+    assert m["value"].tolist() == [x["value"] for x in run["measurements"]]
+    assert m["metric"].tolist() == [x["metric"] for x in run["measurements"]]
+    assert m["workload"].tolist() == [x["workload"] for x in run["measurements"]]
+    assert tables.seats["model"].tolist() == [run["seat"]["model"]]
+    if "requests" in run:
+        assert tables.requests["output_tokens"].tolist() == [r["output_tokens"] for r in run["requests"]]
+
+
+def _paths(obj, here=()):
+    yield here
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, here + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, here + (i,))
+
+
+MUTANTS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False),
+                    st.text(max_size=5), st.just([]), st.just({}), st.just("<script>alert(1)</script>"))
+
+
+@SETTINGS
+@given(runs(), st.data())
+def test_mutated_run_is_loaded_or_refused_with_file_and_path(run, data):
+    paths = [p for p in _paths(run) if p]
+    target = data.draw(st.sampled_from(paths))
+    value = data.draw(MUTANTS)
+    obj = run
+    for p in target[:-1]:
+        obj = obj[p]
+    if data.draw(st.booleans()) and isinstance(obj, dict):
+        del obj[target[-1]]
+    else:
+        obj[target[-1]] = value
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "mutant.json"
+        path.write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
+        result = load([d])  # must not raise
+        assert len(result.runs) + len(result.refused) == 1
+        for r in result.refused:
+            assert r.path == str(path) and r.json_path.startswith("$") and r.message
+        if result.runs:
+            build_tables(result)  # a loaded run always makes tables
