@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, fields
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from analysis.columns import TABLE_COLUMNS
-from analysis.load import LoadResult
+from analysis.load import LoadResult, native
+from analysis.progress import gc_paused
 
 #: pandas dtypes of every column that is not a plain string (strings use "string")
 DTYPES: dict[str, str] = {
@@ -54,23 +57,34 @@ class Tables:
         return [(name, getattr(self, name)) for name in self.names()]
 
 
+_ARROW_TYPES = {"float64": pa.float64(), "int64": pa.int64(), "Int64": pa.int64(),
+                "boolean": pa.bool_(), "string": pa.string()}
+_PANDAS_TYPES = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
+
+
+def _dtype(table: str, col: str) -> str:
+    return "boolean" if (table, col) == ("exam_items", "correct") else DTYPES.get(col, "string")
+
+
 def _frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
-    """A DataFrame with the table's columns in order and the project's dtypes."""
-    out = {}
+    """A DataFrame with the table's columns in order and the project's dtypes.
+
+    Columns go through Arrow arrays (C speed for lists with None) and come back with
+    pandas' nullable dtypes: Int64, boolean, string; float64 with NaN; int64 for `pass`.
+    """
     n = len(next(iter(columns.values()))) if columns else 0
-    for col in TABLE_COLUMNS[name]:
-        values = columns.get(col, [None] * n)
-        if col == "correct" and name == "exam_items":
-            dtype = "boolean"
-        else:
-            dtype = DTYPES.get(col, "string")
-        if dtype == "float64":
-            out[col] = np.array([np.nan if v is None else v for v in values], dtype="float64")
-        elif dtype == "int64":
-            out[col] = np.array(values, dtype="int64")
-        else:
-            out[col] = pd.array(values, dtype=dtype)
-    return pd.DataFrame(out, columns=TABLE_COLUMNS[name])
+    arrays, names = [], TABLE_COLUMNS[name]
+    for col in names:
+        values = columns.get(col)
+        arrays.append(pa.array(values if values is not None else [None] * n, type=_ARROW_TYPES[_dtype(name, col)],
+                               from_pandas=True))
+    df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_PANDAS_TYPES.get)
+    for col in names:
+        if _dtype(name, col) == "int64":
+            df[col] = df[col].astype("int64")
+        elif _dtype(name, col) == "float64":
+            df[col] = df[col].astype("float64")
+    return df
 
 
 def _day(date: str) -> str:
@@ -83,15 +97,20 @@ def _rounding(score: float, total: int) -> tuple[int, str]:
     return count, f"{score:g} on a 0-100 scale of {total} items = {exact:.2f}, rounded to {count}"
 
 
-REQUEST_FIELDS = ["workload", "concurrency", "prompt_tokens", "cached_prompt_tokens", "output_tokens",
-                  "reasoning_tokens", "content_chars", "reasoning_chars", "ttft_ms", "e2e_latency_ms",
-                  "itl_ms", "finish_reason", "error"]
+REQUEST_FIELDS = list(native.Request.__struct_fields__)
+#: C-level attribute getters: `map(getter, requests)` per field is ~4x faster than a transpose
+_REQUEST_GETTERS = [(f, attrgetter(f)) for f in REQUEST_FIELDS]
 MEASUREMENT_FIELDS = ["workload", "concurrency", "metric", "statistic", "value", "unit", "n",
                       "context_tokens", "fresh_prompt", "condition", "ci_low", "ci_high", "ci_level"]
 
 
 def build_tables(loaded: LoadResult) -> Tables:
     """Stack validated runs into the tidy tables (pure: no I/O)."""
+    with gc_paused():
+        return _build_tables(loaded)
+
+
+def _build_tables(loaded: LoadResult) -> Tables:
     seats: dict[str, dict] = {}
     comps: dict[str, list] = {k: [] for k in TABLE_COLUMNS["components"]}
     runs: dict[str, list] = {k: [] for k in TABLE_COLUMNS["runs"]}
@@ -100,6 +119,8 @@ def build_tables(loaded: LoadResult) -> Tables:
     exams: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exams"]}
     items: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exam_items"]}
     events: dict[str, list] = {k: [] for k in TABLE_COLUMNS["events"]}
+    request_keys: list[dict] = []
+    request_counts: list[int] = []
     ordered = sorted(loaded.runs, key=lambda lr: (lr.run.seat.id, _day(lr.run.date), lr.run.pass_, lr.run.run_id))
     for lr in ordered:
         run, seat = lr.run, lr.run.seat
@@ -142,10 +163,10 @@ def build_tables(loaded: LoadResult) -> Tables:
                 meas[f].extend([getattr(m, f) for m in ms])
         rs = run.requests or ()
         if rs:
-            for k, v in keys.items():
-                reqs[k].extend([v] * len(rs))
-            for f in REQUEST_FIELDS:
-                reqs[f].extend([getattr(r, f) for r in rs])
+            request_keys.append(keys)
+            request_counts.append(len(rs))
+            for f, get in _REQUEST_GETTERS:
+                reqs[f].extend(map(get, rs))
         for e in run.exams or ():
             rounding = None
             if e.items is not None:
@@ -169,6 +190,10 @@ def build_tables(loaded: LoadResult) -> Tables:
             for k, v in (*keys.items(), ("kind", ev.kind), ("message", ev.message),
                          ("concurrency", ev.concurrency), ("reproduced", ev.reproduced)):
                 events[k].append(v)
+    if request_counts:
+        counts = np.array(request_counts)
+        for k in ("run_id", "seat", "date", "pass"):
+            reqs[k] = np.repeat(np.array([key[k] for key in request_keys], dtype=object), counts)
     seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
     return Tables(
         seats=_frame("seats", seat_cols), components=_frame("components", comps),

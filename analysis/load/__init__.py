@@ -17,7 +17,7 @@ import msgspec
 
 from analysis.load import harness, native
 from analysis.load.errors import Refusal, RunFileError, Skipped
-from analysis.progress import Progress
+from analysis.progress import Progress, gc_paused
 
 #: files bigger than this are refused with a size message instead of exhausting memory
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -25,6 +25,7 @@ DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
 RESULT_SUFFIXES = {".json", ".jsonl"}
 #: manifest names (spec: a small manifest beside harness files maps them to seats)
 MANIFEST_NAMES = {"benchreport.yaml", "benchreport.yml", "benchreport.json"}
+_NATIVE_MARK = b'"benchreport.run/'
 
 
 @dataclass
@@ -157,6 +158,13 @@ def _parse_any(data: bytes, path: Path):
 def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
          progress: bool | None = None) -> LoadResult:
     """Load every run file under `paths`; never raises for bad input."""
+    with gc_paused():
+        return _load(paths, max_file_bytes=max_file_bytes, progress=progress)
+
+
+def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
+    paths = list(paths)
+    roots = [Path(p) for p in paths if Path(p).is_dir()]  # harness run ids use paths relative to these
     files, skipped, refused = discover(paths)
     result = LoadResult(skipped=skipped, refused=refused)
     by_importer: dict[str, tuple[object, list[harness.SourceFile]]] = {}
@@ -183,12 +191,16 @@ def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MA
                     result.refused.append(_refusal_from_text(display, _json_error(data)))
                     continue
             if path.name in MANIFEST_NAMES:
-                manifests.append(harness.SourceFile(path, display, digest, data, kind="manifest"))
+                manifests.append(harness.SourceFile(path, display, digest, data, kind="manifest",
+                                                     root=harness.root_of(path, roots)))
                 continue
-            try:
-                fmt = native.sniff_format(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-                fmt = None
+            if _NATIVE_MARK in data[:1024] and data[:64].lstrip().startswith(b"{"):  # skips a parse
+                fmt = native.FORMAT
+            else:
+                try:
+                    fmt = native.sniff_format(data)
+                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                    fmt = None
             if isinstance(fmt, str) and fmt.startswith("benchreport.run/"):
                 try:
                     run = native.decode(data)
@@ -218,7 +230,7 @@ def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MA
                     f"found {what} of no known kind")))
                 continue
             importer, kind = found
-            source = harness.SourceFile(path, display, digest, doc, kind=kind)
+            source = harness.SourceFile(path, display, digest, doc, kind=kind, root=harness.root_of(path, roots))
             if kind == "auxiliary":
                 result.skipped.append(Skipped(display, f"{importer.name} file that carries no results"))
                 continue

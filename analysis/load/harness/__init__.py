@@ -26,6 +26,19 @@ class SourceFile:
     sha256: str
     doc: Any
     kind: str = "results"
+    #: the folder given to the loader under which this file was found (None: file named directly);
+    #: importers derive run ids from the path relative to it
+    root: Path | None = None
+
+    @property
+    def relative(self) -> str:
+        """The file's path relative to the folder it was found under (POSIX separators)."""
+        if self.root is not None:
+            try:
+                return self.path.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
+        return self.path.name
 
 
 @dataclass
@@ -47,6 +60,19 @@ class ImportOutcome:
 
 
 IMPORTERS: list = []
+
+
+def root_of(path: Path, roots: list[Path]) -> Path | None:
+    """The deepest of the given folders that contains `path` (lexically), or None."""
+    best = None
+    for root in roots:
+        try:
+            path.relative_to(root)
+        except ValueError:
+            continue
+        if best is None or len(root.parts) > len(best.parts):
+            best = root
+    return best
 
 
 def _register() -> None:

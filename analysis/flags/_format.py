@@ -1,0 +1,170 @@
+"""Plain-text formatting of figures for flag messages and the limitations section.
+
+One place decides how a number reads in a sentence ("95,941", "79.4 → 91.5 → 104.0",
+"p = 1.0", "204.5 GB"), so rules and text agree. No HTML, no escaping: the renderer
+escapes.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from analysis.columns import METRICS
+
+#: how a metric reads in a sentence
+METRIC_WORDS = {
+    "decode_tok_s_per_stream": "per-stream decode",
+    "output_tok_s": "aggregate throughput",
+    "prefill_tok_s": "prefill throughput",
+    "ttft_ms": "time to first token",
+    "itl_ms": "inter-token latency",
+    "e2e_latency_ms": "end-to-end latency",
+    "request_rate": "request rate",
+    "engine_init_s": "engine start-up time",
+}
+
+
+def missing(value) -> bool:
+    """True for None, pd.NA, NaN and NaT (a scalar test that never raises)."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    try:
+        return bool(isinstance(value, float) and math.isnan(value)) or bool(pd.isna(value) is True)
+    except (TypeError, ValueError):
+        return False
+
+
+def num(x) -> str:
+    """A figure as a reader expects it: 95,941 / 4,711 / 982.5 / 79.4 / 0.0834."""
+    if missing(x):
+        return "n/a"
+    x = float(x)
+    ax = abs(x)
+    if ax >= 1000:
+        return f"{x:,.0f}"
+    if x.is_integer():
+        return str(int(x))
+    return f"{x:.4g}"
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".", 1)[1]) if "." in text and "e" not in text else 0
+
+
+def series(values: Iterable, sep: str = ", ") -> str:
+    """Several figures with a common number of decimals: '79.4 → 91.5 → 104.0' with sep=' → '."""
+    vals = [float(v) for v in values if not missing(v)]
+    if not vals:
+        return ""
+    texts = [num(v) for v in vals]
+    if any(abs(v) >= 1000 for v in vals):
+        return sep.join(texts)
+    d = max(_decimals(t) for t in texts)
+    return sep.join(f"{v:.{d}f}" for v in vals)
+
+
+def pct(x, *, signed: bool = False) -> str:
+    """A share or relative change as per cent: 93%, 0.4%, +31%."""
+    if missing(x):
+        return "n/a"
+    x = float(x) * 100.0
+    sign = "+" if signed and x > 0 else ""
+    if abs(x) < 10 and not float(round(x, 1)).is_integer():
+        return f"{sign}{x:.1f}%"
+    return f"{sign}{x:.0f}%"
+
+
+def pval(p) -> str:
+    """A p-value as in a paper: 1.0, 0.5, 0.05, 0.003, < 0.001."""
+    if missing(p):
+        return "n/a"
+    p = float(p)
+    if p < 0.001:
+        return "< 0.001"
+    if p < 0.01:
+        return f"{p:.3f}"
+    text = f"{p:.2f}".rstrip("0")
+    if text.endswith("."):
+        text += "0"
+    return text
+
+
+def gb(n_bytes) -> str:
+    """Bytes as decimal gigabytes with one decimal: 204.5 GB."""
+    return f"{float(n_bytes) / 1e9:,.1f} GB"
+
+
+def ratio(x) -> str:
+    """A ratio as 'N times' figure: 20.4, 1.31, 3.0."""
+    x = float(x)
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}".rstrip("0").rstrip(".") if x != round(x) else f"{x:.1f}"
+
+
+def streams(c) -> str:
+    """'1 stream', '16 streams'."""
+    c = int(c)
+    return f"{c} stream" if c == 1 else f"{c} streams"
+
+
+def join_words(items: Sequence[str], conj: str = "and") -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    items = [str(i) for i in items]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + f" {conj} " + items[-1]
+
+
+def int_list(values: Iterable) -> str:
+    """Concurrency levels as '1, 4, 8 and 16'."""
+    return join_words([str(int(v)) for v in values])
+
+
+def metric_words(metric) -> str:
+    return METRIC_WORDS.get(str(metric), str(metric))
+
+
+def unit_of(metric) -> str:
+    return METRICS.get(str(metric), ("", True))[0]
+
+
+def cell_phrase(workload=None, concurrency=None, metric=None, statistic=None) -> str:
+    """A cell as a reader reads it: 'aggregate throughput (decode, 16 streams)',
+    'time to first token p50 (decode, 1 stream)', 'prefill throughput (prefill)'."""
+    head = metric_words(metric) if not missing(metric) else "figures"
+    if not missing(statistic) and str(statistic) != "mean":
+        head += f" {statistic}"
+    where = []
+    if not missing(workload):
+        where.append(str(workload))
+    if not missing(concurrency):
+        where.append(streams(concurrency))
+    return f"{head} ({', '.join(where)})" if where else head
+
+
+def value_with_unit(value, metric) -> str:
+    unit = unit_of(metric)
+    return f"{num(value)} {unit}".rstrip()
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 run', '3 runs'."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def first_sentence(text, limit: int = 200) -> str:
+    """The first sentence of a free-text message (events), cut at `limit` characters."""
+    if missing(text):
+        return ""
+    text = " ".join(str(text).split())
+    i = text.find(". ")
+    if 0 < i < limit:
+        return text[: i + 1]
+    if len(text) > limit:
+        return text[:limit].rsplit(" ", 1)[0] + " …"
+    return text if text.endswith(".") else text + "."

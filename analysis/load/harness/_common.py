@@ -1,0 +1,366 @@
+"""Shared by the harness importers: numbers and times, and `finish`, which turns drafts (what a
+harness file says) into native run objects (seat, date, pass, run id from the manifest or by
+stated inference).
+
+An importer reads its files into `Draft`s; `finish` then applies the manifest, infers what is
+missing and records every inference in the run's assumptions (the loader raises the
+`import.assumed` flag from them). Nothing here trusts a string from a file as a path or id.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from analysis.load.errors import Refusal, Skipped
+from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile
+from analysis.load.harness import _manifest
+
+FORMAT = "benchreport.run/1"
+ID_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+#: placeholder base of workload names; the manifest's `workload` replaces it
+BASE_WORKLOAD = "decode"
+#: statistics the native format knows, keyed by the names harnesses use
+PERCENTILE_STATS = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+
+
+# --- numbers --------------------------------------------------------------------------------
+
+def num(value: Any) -> float | None:
+    """A finite float, or None for anything else (bools, strings, NaN, infinities)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def count(value: Any) -> int | None:
+    """A non-negative integer count (integral floats accepted), or None."""
+    v = num(value)
+    if v is None or v < 0 or v != int(v):
+        return None
+    return int(v)
+
+
+def positive_int(value: Any) -> int | None:
+    v = count(value)
+    return v if v and v >= 1 else None
+
+
+def first(*values):
+    """The first value that is not None."""
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+def dig(doc: Any, *keys, default=None):
+    """doc[k1][k2]... or `default` when any level is missing or not a mapping/list."""
+    for k in keys:
+        if isinstance(doc, dict) and k in doc:
+            doc = doc[k]
+        elif isinstance(doc, list) and isinstance(k, int) and -len(doc) <= k < len(doc):
+            doc = doc[k]
+        else:
+            return default
+    return doc
+
+
+def short_text(value: Any, limit: int = 300) -> str | None:
+    """The most telling line of an error text (the last non-empty one), shortened."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text:
+        return None
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = lines[-1] if lines else text
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# --- times ----------------------------------------------------------------------------------
+
+def iso_from_epoch(seconds: float) -> str:
+    """UTC ISO date-time (seconds precision) of a POSIX time."""
+    return _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def epoch_from_iso(text: str) -> float | None:
+    """POSIX time of an ISO date-time (naive ones read as UTC for ordering only), or None."""
+    try:
+        t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=_dt.timezone.utc)
+    return t.timestamp()
+
+
+def valid_iso(text: Any) -> str | None:
+    """`text` when it is an ISO date or date-time the native format accepts, else None."""
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    try:
+        if len(text) == 10:
+            _dt.date.fromisoformat(text)
+        else:
+            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return text
+
+
+def epoch_seconds(value: Any) -> float | None:
+    """A POSIX time in seconds from seconds, milli-, micro- or nanoseconds (by magnitude)."""
+    v = num(value)
+    if v is None or v <= 0:
+        return None
+    for scale in (1, 1e3, 1e6, 1e9):
+        s = v / scale
+        if 3e8 < s < 1e10:  # 1979 .. 2286
+            return s
+    return None
+
+
+def mtime_iso(source: SourceFile) -> tuple[str | None, float | None]:
+    try:
+        t = source.path.stat().st_mtime
+    except OSError:
+        return None, None
+    return iso_from_epoch(t), t
+
+
+# --- measurements ---------------------------------------------------------------------------
+
+def measurement(workload: str, concurrency: int | None, metric: str, value: float | None, unit: str,
+                statistic: str = "mean", n: int | None = None) -> dict | None:
+    """A native Measurement dict, or None when the value is missing or not finite."""
+    v = num(value)
+    if v is None:
+        return None
+    m = {"workload": workload, "metric": metric, "value": v, "unit": unit, "statistic": statistic}
+    if concurrency is not None:
+        m["concurrency"] = concurrency
+    if n is not None and n >= 1:
+        m["n"] = n
+    return m
+
+
+def ms_factor(unit: Any) -> float | None:
+    """Factor turning a duration in `unit` into milliseconds (None for unknown units)."""
+    u = str(unit).strip().lower() if unit is not None else ""
+    return {"ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1000.0, "sec": 1000.0, "secs": 1000.0,
+            "seconds": 1000.0, "us": 1e-3, "µs": 1e-3, "microseconds": 1e-3, "ns": 1e-6,
+            "nanoseconds": 1e-6}.get(u)
+
+
+def rate_ok(unit: Any, kind: str) -> bool:
+    """Whether a harness's rate unit is tokens/s (kind 'tok') or requests/s (kind 'req')."""
+    u = str(unit).strip().lower().replace(" ", "") if unit is not None else ""
+    if kind == "tok":
+        return u in ("tokens/sec", "tokens/s", "tok/s", "tokens/second", "tokens/sec/user", "tok/s/user",
+                     "tokens/s/user")
+    return u in ("requests/sec", "requests/s", "req/s", "requests/second")
+
+
+# --- drafts and finishing -------------------------------------------------------------------
+
+@dataclass
+class Draft:
+    """What one harness invocation's file(s) say, before seat, date and pass are settled.
+
+    Measurement and request workloads hold only a suffix ("" or "-2rps"); `finish` prefixes the
+    base workload ("decode" unless the manifest names another).
+    """
+
+    source: SourceFile
+    harness: dict
+    measurements: list[dict] = field(default_factory=list)
+    requests: list[dict] = field(default_factory=list)
+    exams: list[dict] = field(default_factory=list)
+    model: str | None = None               # model id as the file names it
+    model_where: str = "model id"          # how to describe where it came from
+    date: str | None = None                # ISO date(-time) from the file's own timestamp
+    timestamp: float | None = None         # POSIX seconds, for pass order
+    warmup_excluded: bool | None = None
+    pass_: int | None = None               # pass the harness itself numbered (AIPerf trials)
+    pass_note: str | None = None           # an assumption behind pass_ (e.g. from a folder name)
+    concurrency_key: tuple = ()
+    suffix: str | None = None              # run id suffix when one file gives several runs
+    extra_paths: list = field(default_factory=list)  # twins read into this run (manifest lookup)
+    notes: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    source_format: str = ""
+
+    def set_concurrency_key(self) -> None:
+        keys = {(m.get("workload", ""), m.get("concurrency")) for m in self.measurements}
+        keys |= {(r.get("workload", ""), r.get("concurrency")) for r in self.requests}
+        keys |= {("exam", e.get("benchmark"), e.get("dimension")) for e in self.exams}
+        self.concurrency_key = tuple(sorted(keys, key=repr))
+
+
+def sanitise_id(text: str, limit: int = 128) -> str:
+    """Characters outside [A-Za-z0-9._-] become '_' (runs of them one '_'); at most `limit` long."""
+    out = ID_BAD.sub("_", text).strip("_") or "x"
+    return out[:limit]
+
+
+def make_run_id(harness_key: str, source: SourceFile, suffix: str | None = None) -> str:
+    """`<harness>-<path relative to the given folder>-<sha256[:10]>[-suffix]`, pattern-safe.
+
+    The content hash makes it unique and stable; the path makes it readable; a long path keeps
+    its end (the file name).
+    """
+    rel = source.relative
+    rel = re.sub(r"\.(jsonl?|json)$", "", rel, flags=re.I)
+    tail = f"-{source.sha256[:10]}" + (f"-{sanitise_id(suffix, 24)}" if suffix else "")
+    head = f"{harness_key}-"
+    room = 128 - len(head) - len(tail)
+    slug = ID_BAD.sub("_", rel.replace("/", ".")).strip("_.") or "file"
+    if len(slug) > room:
+        slug = slug[-room:].lstrip("_.-") or "file"
+    return head + slug + tail
+
+
+def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, list[str], str | None]:
+    """Seat object and the assumptions behind it, or an error message."""
+    assumptions = []
+    seat = dict(applied.seat)
+    if "model" not in seat:
+        if not draft.model:
+            return None, [], ("expected the model the file measured (none found in the file); name the "
+                              "seat in a benchreport.yaml manifest beside it (docs/importers.md)")
+        seat["model"] = draft.model[:200]
+        if applied.seat:
+            assumptions.append(f"seat model taken from the file's {draft.model_where} '{draft.model[:80]}'")
+    if "id" not in seat:
+        basis = seat["model"]
+        seat["id"] = sanitise_id(basis)
+        where = "the manifest's model" if "model" in applied.seat else f"{draft.model_where}"
+        assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}'")
+    return seat, assumptions, None
+
+
+def finish(drafts: list[Draft], manifests: list, harness_key: str,
+           outcome: ImportOutcome | None = None) -> ImportOutcome:
+    """Apply manifests, infer seat/date/pass, build run ids; one ImportedRun per draft."""
+    outcome = outcome or ImportOutcome()
+    index, manifest_refusals = _manifest.index_for(manifests)
+    outcome.refused.extend(manifest_refusals)
+    ready = []
+    for d in drafts:
+        if not d.concurrency_key:
+            d.set_concurrency_key()
+        applied = index.lookup(d.source.path)
+        for extra in d.extra_paths:
+            if not applied:
+                applied = index.lookup(extra)
+        seat, seat_notes, error = _seat_from(d, applied)
+        if error:
+            outcome.refused.append(Refusal(d.source.display, "$", error))
+            continue
+        assumptions = list(seat_notes)
+        fields = applied.fields
+        # date
+        date = fields.get("date")
+        if date is None:
+            date = d.date
+            if date is None:
+                date, t = mtime_iso(d.source)
+                if d.timestamp is None:
+                    d.timestamp = t
+                assumptions.append("date taken from the file's modification time (the file has no "
+                                   "timestamp of its own)")
+        if date is None:
+            outcome.refused.append(Refusal(d.source.display, "$", "expected a date for the run; the file has "
+                                           "none and its modification time is unreadable; add one in a manifest"))
+            continue
+        # workload base and harness extras
+        base = fields.get("workload", BASE_WORKLOAD)
+        harness = dict(d.harness)
+        if "probe" in fields:
+            harness["probe"] = fields["probe"]
+        obj: dict[str, Any] = {"format": FORMAT, "date": date, "seat": seat, "harness": harness}
+        warm = fields.get("warmup_excluded", d.warmup_excluded)
+        if warm is not None:
+            obj["warmup_excluded"] = warm
+        if d.measurements:
+            obj["measurements"] = [{**m, "workload": base + m.get("workload", "")} for m in d.measurements]
+        if d.requests:
+            obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
+        if d.exams:
+            obj["exams"] = d.exams
+        notes = list(d.notes)
+        if "notes" in fields:
+            notes.append(fields["notes"])
+        if applied.sources:
+            notes.append("manifest: " + "; ".join(applied.sources)[:500])
+        if notes:
+            obj["notes"] = " ".join(n if n.endswith(".") else n + "." for n in notes)
+        assumptions.extend(d.assumptions)
+        ready.append((d, obj, fields, assumptions))
+    _assign_passes(ready, harness_key)
+    for d, obj, _fields, assumptions in ready:
+        obj["run_id"] = make_run_id(harness_key, d.source, d.suffix)
+        outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions))
+    return outcome
+
+
+def _assign_passes(ready: list, harness_key: str) -> None:
+    """Pass from the manifest, else from the harness (trial index), else by timestamp order among
+    runs of the same seat, day, harness and workload/concurrency set (stated as an assumption)."""
+    groups: dict[tuple, list] = {}
+    for item in ready:
+        d, obj, fields, assumptions = item
+        if "pass" in fields:
+            obj["pass"] = fields["pass"]
+            continue
+        if d.pass_ is not None:
+            obj["pass"] = d.pass_
+            if d.pass_note:
+                assumptions.append(d.pass_note)
+            continue
+        key = (obj["seat"]["id"], obj["date"][:10], harness_key, d.concurrency_key)
+        groups.setdefault(key, []).append(item)
+    taken: dict[tuple, set] = {}
+    for d, obj, _f, _a in ready:
+        if "pass" in obj:
+            key = (obj["seat"]["id"], obj["date"][:10], harness_key, d.concurrency_key)
+            taken.setdefault(key, set()).add(obj["pass"])
+    for key, items in groups.items():
+        items.sort(key=lambda it: (it[0].timestamp if it[0].timestamp is not None else math.inf,
+                                   it[0].source.relative, it[0].suffix or ""))
+        used = taken.get(key, set())
+        n = 0
+        for d, obj, _f, assumptions in items:
+            n += 1
+            while n in used:
+                n += 1
+            obj["pass"] = n
+            if len(items) == 1 and not used:
+                assumptions.append(f"pass {n} assumed (the only run of this seat, workload/concurrency and day)")
+            else:
+                basis = "timestamp" if d.timestamp is not None else "path"
+                assumptions.append(f"pass {n} inferred from the file's {basis} order among "
+                                   f"{len(items)} runs of this seat, workload/concurrency and day")
+
+
+def skip(outcome: ImportOutcome, source: SourceFile, reason: str) -> None:
+    outcome.skipped.append(Skipped(source.display, reason))
+
+
+def refuse(outcome: ImportOutcome, source: SourceFile, json_path: str, message: str) -> None:
+    outcome.refused.append(Refusal(source.display, json_path, message))
+
+
+def mean(values: Iterable[float]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def content_hash(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()

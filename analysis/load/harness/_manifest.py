@@ -1,0 +1,399 @@
+"""The harness manifest (`benchreport.yaml` / `.yml` / `.json`): which seat, pass, probe and date
+the harness files beside it measured.
+
+Harness output files do not say which seat (model x quantisation x engine x placement) they
+measured, nor which pass of the day they were. A manifest maps files to that information:
+
+    runs:
+      - files: ["vllm/*.json", "guidellm/**"]     # glob patterns relative to this file's folder
+        seat: {id: qwen3-8b-fp8, model: Qwen/Qwen3-8B-FP8, role: incumbent, quantisation: FP8}
+        pass: 1
+        probe: random-1024x128
+        date: 2026-09-10
+        warmup_excluded: true
+
+Every entry whose patterns match a file applies to it, in file order, later entries overriding
+earlier ones field by field (seat fields one by one); a manifest in a deeper folder overrides one
+above it. Manifest text is untrusted: every value is checked (ids against the run-id pattern,
+strings for length and control characters, numbers for range), and patterns are only ever
+matched against the files the loader already found, never opened as paths. A bad entry is
+refused, naming the manifest, the entry and the field; the other entries still apply.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from analysis.load.errors import Refusal
+
+ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+ROLES = ("incumbent", "candidate", "reference")
+ENTRY_KEYS = ("files", "seat", "pass", "probe", "date", "warmup_excluded", "workload", "exam_metric", "notes")
+SEAT_KEYS = ("id", "model", "role", "quantisation", "engine", "placement", "settings", "components",
+             "checkpoint_bytes")
+PLACEMENT_INT_KEYS = ("nodes", "gpus_per_node", "tensor_parallel")
+MAX_STRING = 200
+MAX_NOTES = 2000
+MAX_SETTINGS_NODES = 500
+MAX_SETTINGS_DEPTH = 6
+MAX_ENTRIES = 10_000
+MAX_PATTERNS = 200
+
+
+class ManifestError(ValueError):
+    def __init__(self, json_path: str, message: str):
+        super().__init__(f"{json_path}: {message}")
+        self.json_path = json_path
+        self.message = message
+
+
+@dataclass
+class Entry:
+    """One validated manifest entry: compiled patterns and the fields it sets."""
+
+    patterns: list[re.Pattern]
+    fields: dict[str, Any]
+    where: str  # "manifest.yaml $.runs[2]" for provenance notes
+
+
+@dataclass
+class Manifest:
+    folder: Path
+    display: str
+    entries: list[Entry] = field(default_factory=list)
+
+
+@dataclass
+class Applied:
+    """What the manifests say about one file: merged fields and where each came from."""
+
+    fields: dict[str, Any] = field(default_factory=dict)
+    seat: dict[str, Any] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.fields or self.seat)
+
+
+# --- parsing and validation ---------------------------------------------------------------
+
+def _text(value: Any, path: str, *, limit: int = MAX_STRING) -> str:
+    if not isinstance(value, str):
+        raise ManifestError(path, f"expected a string, got {type(value).__name__}")
+    if not value or len(value) > limit:
+        raise ManifestError(path, f"expected a string of 1 to {limit} characters, got {len(value)}")
+    if any(ord(c) < 32 and c not in "\t\n" for c in value) or "\x7f" in value:
+        raise ManifestError(path, "expected printable text, found control characters")
+    return value
+
+
+def _ident(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not ID_RE.match(value):
+        shown = json.dumps(value, default=str)[:60]
+        raise ManifestError(path, f"expected an id of 1 to 128 characters from [A-Za-z0-9._-], got {shown}")
+    return value
+
+
+def _int(value: Any, path: str, *, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ManifestError(path, f"expected an integer, got {json.dumps(value, default=str)[:40]}")
+    if value < minimum or value > 10**15:
+        raise ManifestError(path, f"expected an integer >= {minimum}, got {value}")
+    return value
+
+
+def _positive_number(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1e18):
+        raise ManifestError(path, f"expected a positive number, got {json.dumps(value, default=str)[:40]}")
+    return float(value)
+
+
+def _date(value: Any, path: str) -> str:
+    if isinstance(value, _dt.datetime):
+        return value.isoformat()
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    text = _text(value, path, limit=40)
+    try:
+        if len(text) == 10:
+            _dt.date.fromisoformat(text)
+        else:
+            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ManifestError(path, f'expected an ISO date such as "2026-09-10", got "{text}"') from None
+    return text
+
+
+def _json_value(value: Any, path: str, budget: list[int], depth: int = 0) -> Any:
+    """A settings value: JSON scalars, lists and string-keyed maps, bounded in size and depth."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ManifestError(path, f"expected at most {MAX_SETTINGS_NODES} values in settings")
+    if depth > MAX_SETTINGS_DEPTH:
+        raise ManifestError(path, f"expected settings nested at most {MAX_SETTINGS_DEPTH} levels")
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ManifestError(path, "expected a finite number")
+        return value
+    if isinstance(value, str):
+        return _text(value, path, limit=MAX_NOTES)
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_json_value(v, f"{path}[{i}]", budget, depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = _text(k, f"{path} (a key)", limit=MAX_STRING) if isinstance(k, str) else None
+            if key is None:
+                raise ManifestError(path, f"expected string keys, got {type(k).__name__}")
+            out[key] = _json_value(v, f"{path}.{key}", budget, depth + 1)
+        return out
+    raise ManifestError(path, f"expected a JSON value, got {type(value).__name__}")
+
+
+def _seat(value: Any, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise ManifestError(path, f"expected a map of seat fields, got {type(value).__name__}")
+    out: dict[str, Any] = {}
+    for key, v in value.items():
+        here = f"{path}.{key}"
+        if key not in SEAT_KEYS:
+            raise ManifestError(here, f"unknown seat field (known: {', '.join(SEAT_KEYS)})")
+        if key == "id":
+            out[key] = _ident(v, here)
+        elif key == "role":
+            if v not in ROLES:
+                raise ManifestError(here, f"expected one of {', '.join(ROLES)}, got {json.dumps(v, default=str)[:40]}")
+            out[key] = v
+        elif key in ("model", "quantisation", "engine"):
+            out[key] = _text(v, here)
+        elif key == "checkpoint_bytes":
+            out[key] = _positive_number(v, here)
+        elif key == "placement":
+            if not isinstance(v, dict):
+                raise ManifestError(here, "expected a map (nodes, gpus_per_node, gpu_memory_bytes, tensor_parallel, interconnect)")
+            place = {}
+            for pk, pv in v.items():
+                phere = f"{here}.{pk}"
+                if pk in PLACEMENT_INT_KEYS:
+                    place[pk] = _int(pv, phere)
+                elif pk == "gpu_memory_bytes":
+                    place[pk] = _positive_number(pv, phere)
+                elif pk == "interconnect":
+                    place[pk] = _text(pv, phere)
+                else:
+                    raise ManifestError(phere, "unknown placement field (known: nodes, gpus_per_node, "
+                                               "gpu_memory_bytes, tensor_parallel, interconnect)")
+            out[key] = place
+        elif key == "settings":
+            if not isinstance(v, dict):
+                raise ManifestError(here, "expected a map of engine settings")
+            out[key] = _json_value(v, here, [MAX_SETTINGS_NODES])
+        elif key == "components":
+            if not isinstance(v, list) or len(v) > 50:
+                raise ManifestError(here, "expected a list of at most 50 {name, role, license} maps")
+            comps = []
+            for i, c in enumerate(v):
+                chere = f"{here}[{i}]"
+                if not isinstance(c, dict) or "name" not in c:
+                    raise ManifestError(chere, "expected a map with at least a name")
+                comp = {}
+                for ck, cv in c.items():
+                    if ck not in ("name", "role", "license"):
+                        raise ManifestError(f"{chere}.{ck}", "unknown component field (known: name, role, license)")
+                    comp[ck] = _text(cv, f"{chere}.{ck}")
+                comps.append(comp)
+            out[key] = comps
+    return out
+
+
+def glob_regex(pattern: str) -> re.Pattern:
+    """A regex for a glob over POSIX relative paths: `*` and `?` stay within one folder, `**`
+    crosses folders, `[...]` is a character class; a pattern naming a folder matches all under it."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            body = pattern[i + 1:j] if j > i + 1 else None
+            if body is None or "/" in body:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                neg = body.startswith("!")
+                body = body[1:] if neg else body
+                out.append("[" + ("^" if neg else "") + re.escape(body).replace("\\-", "-") + "]")
+                i = j + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("^" + "".join(out) + "(?:/.*)?$")
+
+
+def _patterns(value: Any, path: str) -> list[re.Pattern]:
+    items = value if isinstance(value, list) else [value]
+    if not items or len(items) > MAX_PATTERNS:
+        raise ManifestError(path, f"expected 1 to {MAX_PATTERNS} glob patterns")
+    out = []
+    for i, p in enumerate(items):
+        here = f"{path}[{i}]" if isinstance(value, list) else path
+        text = _text(p, here, limit=500).replace("\\", "/")
+        parts = PurePosixPath(text).parts
+        if text.startswith("/") or re.match(r"^[A-Za-z]:", text) or ".." in parts:
+            raise ManifestError(here, f'expected a pattern relative to the manifest\'s folder (no "/" '
+                                      f'start, drive or ".."), got "{text[:80]}"')
+        out.append(glob_regex(text.removeprefix("./")))
+    return out
+
+
+def _entry(raw: Any, path: str, display: str) -> Entry:
+    if not isinstance(raw, dict):
+        raise ManifestError(path, f"expected a map with files and seat/pass/probe/date, got {type(raw).__name__}")
+    unknown = [k for k in raw if k not in ENTRY_KEYS]
+    if unknown:
+        raise ManifestError(f"{path}.{unknown[0]}", f"unknown field (known: {', '.join(ENTRY_KEYS)})")
+    if "files" not in raw:
+        raise ManifestError(path, "missing required field files (glob patterns relative to the manifest)")
+    fields: dict[str, Any] = {}
+    for key, value in raw.items():
+        here = f"{path}.{key}"
+        if key == "files":
+            continue
+        if key == "seat":
+            fields["seat"] = _seat(value, here)
+        elif key == "pass":
+            fields["pass"] = _int(value, here)
+        elif key == "date":
+            fields["date"] = _date(value, here)
+        elif key == "warmup_excluded":
+            if not isinstance(value, bool):
+                raise ManifestError(here, f"expected true or false, got {json.dumps(value, default=str)[:40]}")
+            fields[key] = value
+        elif key == "workload":
+            fields[key] = _ident(value, here)
+        elif key in ("probe", "exam_metric"):
+            fields[key] = _text(value, here)
+        elif key == "notes":
+            fields[key] = _text(value, here, limit=MAX_NOTES)
+    return Entry(_patterns(raw["files"], f"{path}.files"), fields, f"{display} {path}")
+
+
+def _decode(source) -> Any:
+    data = source.doc if isinstance(source.doc, (bytes, bytearray)) else bytes(str(source.doc), "utf-8")
+    if source.path.suffix.lower() == ".json":
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ManifestError("$", f"expected a JSON manifest, found an error: {exc}") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ManifestError("$", f"expected a YAML manifest, found an error{where}: {problem}") from None
+    except RecursionError:
+        raise ManifestError("$", "expected a YAML manifest nested a few levels, found deeper nesting") from None
+
+
+def parse(source) -> tuple[Manifest, list[Refusal]]:
+    """Parse and validate one manifest file; bad entries are refused, good ones kept."""
+    folder = source.path.parent
+    manifest = Manifest(folder, source.display)
+    refused: list[Refusal] = []
+    try:
+        doc = _decode(source)
+    except ManifestError as exc:
+        return manifest, [Refusal(source.display, exc.json_path, exc.message)]
+    if isinstance(doc, list):
+        entries, base = doc, "$"
+    elif isinstance(doc, dict):
+        unknown = [k for k in doc if k not in ("runs", "version")]
+        if unknown:
+            refused.append(Refusal(source.display, f"$.{unknown[0]}", "unknown field (known: runs, version)"))
+        if "version" in doc and doc["version"] != 1:
+            return manifest, refused + [Refusal(source.display, "$.version",
+                                                f"expected 1 (the only manifest version), got {doc['version']!r}"[:120])]
+        entries, base = doc.get("runs"), "$.runs"
+        if not isinstance(entries, list):
+            return manifest, refused + [Refusal(source.display, base, "expected a list of entries under runs")]
+    elif doc is None:
+        return manifest, [Refusal(source.display, "$", "expected manifest entries, found an empty file")]
+    else:
+        return manifest, [Refusal(source.display, "$", f"expected a map with runs, got {type(doc).__name__}")]
+    if len(entries) > MAX_ENTRIES:
+        return manifest, refused + [Refusal(source.display, base, f"expected at most {MAX_ENTRIES} entries")]
+    for i, raw in enumerate(entries):
+        try:
+            manifest.entries.append(_entry(raw, f"{base}[{i}]", source.display))
+        except ManifestError as exc:
+            refused.append(Refusal(source.display, exc.json_path, exc.message + " (entry ignored)"))
+    return manifest, refused
+
+
+class Index:
+    """All manifests of one load, ready to answer 'what do they say about this file'."""
+
+    def __init__(self, manifests: list[Manifest]):
+        # shallow folders first so deeper manifests override them
+        self.manifests = sorted(manifests, key=lambda m: (len(m.folder.parts), m.display))
+
+    def lookup(self, path: Path) -> Applied:
+        applied = Applied()
+        for m in self.manifests:
+            try:
+                rel = path.relative_to(m.folder).as_posix()
+            except ValueError:
+                try:
+                    rel = path.resolve().relative_to(m.folder.resolve()).as_posix()
+                except (ValueError, OSError):
+                    continue
+            for entry in m.entries:
+                if any(p.match(rel) for p in entry.patterns):
+                    for key, value in entry.fields.items():
+                        if key == "seat":
+                            applied.seat.update(value)
+                        else:
+                            applied.fields[key] = value
+                    applied.sources.append(entry.where)
+        return applied
+
+
+_LAST: dict[str, Any] = {"manifests": None, "index": None, "reported": False}
+
+
+def index_for(manifests: list) -> tuple[Index, list[Refusal]]:
+    """The Index for the loader's manifest list; refusals are returned only to the first caller
+    of one load (every importer gets the same list object, and a bad manifest is one refusal)."""
+    if _LAST["manifests"] is manifests and _LAST["index"] is not None:
+        return _LAST["index"], []
+    parsed, refused = [], []
+    for source in manifests or ():
+        m, r = parse(source)
+        parsed.append(m)
+        refused.extend(r)
+    index = Index(parsed)
+    _LAST.update(manifests=manifests, index=index)
+    return index, refused

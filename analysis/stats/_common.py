@@ -1,0 +1,134 @@
+"""Small shared pieces of the statistics layer: statistic names, quantiles, rng, keys.
+
+Nothing here is a statistical method of its own; the methods live in
+`bootstrap`, `intervals`, `exact`, `cells`, `compare` and `exams`.
+"""
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections import namedtuple
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
+           "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level"]
+
+#: (low, high) pair, as scipy.stats' ConfidenceInterval
+ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
+
+_PNN = re.compile(r"^p(\d{1,2}(?:\.\d+)?)$")
+
+
+def parse_statistic(statistic) -> float | None:
+    """Quantile level of a statistic name, or None for the mean.
+
+    Accepted: ``"mean"``, ``"median"`` (= ``"p50"``), ``"pNN"`` / ``"pNN.N"``
+    (e.g. ``"p99"``, ``"p99.9"``), or a float in (0, 1) meaning that quantile.
+    Raises ValueError naming `statistic` otherwise (``min``/``max`` cannot be
+    bootstrapped honestly: the bootstrap of an extreme order statistic is
+    inconsistent, Bickel & Freedman 1981).
+    """
+    if isinstance(statistic, str):
+        if statistic == "mean":
+            return None
+        if statistic == "median":
+            return 0.5
+        m = _PNN.match(statistic)
+        if m:
+            q = float(m.group(1)) / 100.0
+            if 0.0 < q < 1.0:
+                return q
+        raise ValueError(
+            f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile "
+            f"level in (0, 1); got {statistic!r}")
+    if isinstance(statistic, (float, int, np.floating, np.integer)) and not isinstance(statistic, bool):
+        q = float(statistic)
+        if 0.0 < q < 1.0:
+            return q
+    raise ValueError(
+        f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile "
+        f"level in (0, 1); got {statistic!r}")
+
+
+def lerp(a, b, t):
+    """numpy's `_lerp` (numpy/lib/_function_base_impl.py): a + (b-a)t, from b when t >= .5.
+
+    Reproducing it exactly makes our quantiles bit-identical to `np.quantile`.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    t = np.asarray(t, dtype=float)
+    diff = b - a
+    out = a + diff * t
+    return np.where(t >= 0.5, b - diff * (1 - t), out)
+
+
+def quantile_positions(n: int, q: float) -> tuple[int, int, float]:
+    """(previous index, next index, gamma) of numpy's 'linear' quantile on n sorted values.
+
+    Hyndman & Fan (1996) definition 7, numpy's default: virtual index (n-1)q.
+    """
+    v = (n - 1) * q
+    if v >= n - 1:
+        return n - 1, n - 1, v - math.floor(v)
+    lo = math.floor(v)
+    return lo, lo + 1, v - lo
+
+
+def quantile_sorted(xs: np.ndarray, q: float) -> float:
+    """numpy-'linear' quantile of an already sorted 1-D array (bit-identical to np.quantile)."""
+    n = xs.shape[0]
+    lo, hi, g = quantile_positions(n, q)
+    return float(lerp(xs[lo], xs[hi], g))
+
+
+def check_level(level, name: str = "level") -> float:
+    """Validate a confidence level in (0, 1); ValueError naming the argument."""
+    try:
+        lv = float(level)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number in (0, 1); got {level!r}") from None
+    if not (0.0 < lv < 1.0) or math.isnan(lv):
+        raise ValueError(f"`{name}` must be in (0, 1); got {level!r}")
+    return lv
+
+
+def _missing(p) -> bool:
+    return p is None or p is pd.NA or p is pd.NaT or (isinstance(p, float) and math.isnan(p))
+
+
+def stable_key(parts: Iterable) -> str:
+    """A text form of a key that does not depend on the Python process (no hash())."""
+    out = []
+    for p in parts:
+        if _missing(p):
+            out.append("<NA>")
+        elif isinstance(p, np.integer):
+            out.append(str(int(p)))
+        else:
+            out.append(str(p))
+    return "\x1f".join(out)
+
+
+def key_seed_sequence(seed: int, key: Iterable) -> np.random.SeedSequence:
+    """SeedSequence([seed, crc32(key)]): one independent random stream per key.
+
+    Deriving each stream from the key (not from a shared generator) makes a
+    cell's resamples independent of which other cells exist.
+    """
+    crc = zlib.crc32(stable_key(key).encode("utf-8")) & 0xFFFFFFFF
+    return np.random.SeedSequence([int(seed), crc])
+
+
+def key_rng(seed: int, key: Iterable) -> np.random.Generator:
+    """np.random.Generator(PCG64) on `key_seed_sequence(seed, key)`."""
+    return np.random.default_rng(key_seed_sequence(seed, key))
+
+
+def format_values(values: Iterable[float]) -> str:
+    """';'-joined shortest round-trip repr of each value (deterministic)."""
+    return ";".join(repr(float(v)) for v in values)
