@@ -1,0 +1,73 @@
+"""Fleet scale: `benchreport analyse` and `build` at 10, 25 and 50 seats; time, peak memory, growth.
+
+Each size is generated (benchmarks/generate.py, deterministic) and run as a separate
+`benchreport` process, so peak memory (ru_maxrss of the child) is the command's own.
+
+    python benchmarks/bench_scale.py [--seats 10,25,50] [--repeat 3] [--build-seats 50]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from generate import generate  # noqa: E402
+
+BIN = [sys.executable, "-m", "analysis"]
+
+
+def run(args) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one benchreport process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(BIN + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, ru = os.wait4(proc.pid, 0)[1:]
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (None, 0):
+        raise SystemExit(f"benchreport {' '.join(args)} failed: {proc.stderr.read()}")
+    return elapsed, ru.ru_maxrss / 1024
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seats", default="10,25,50")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--build-seats", type=int, default=50, help="seats for the timed HTML+PDF build (0: skip)")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.seats.split(",")]
+    out: dict = {"analyse": {}, "build": None}
+    with tempfile.TemporaryDirectory() as tmp:
+        for seats in sizes:
+            data = Path(tmp) / f"fleet{seats}"
+            generate(data, seats=seats)
+            times, peaks = [], []
+            for _ in range(args.repeat):
+                t, peak = run(["analyse", str(data), "--out", str(Path(tmp) / f"out{seats}"), "--quiet"])
+                times.append(t)
+                peaks.append(peak)
+            out["analyse"][seats] = {"median_s": statistics.median(times), "peak_mb": max(peaks)}
+            print(f"analyse {seats} seats ({seats * 4000} requests): median {statistics.median(times):.2f} s "
+                  f"of {args.repeat}, peak {max(peaks):.0f} MB")
+        if len(sizes) > 1:
+            lo, hi = sizes[0], sizes[-1]
+            growth = out["analyse"][hi]["median_s"] / out["analyse"][lo]["median_s"]
+            out["growth"] = {"data_ratio": hi / lo, "time_ratio": growth}
+            print(f"growth: {hi / lo:.1f}x the data costs {growth:.2f}x the time")
+        if args.build_seats:
+            data = Path(tmp) / f"fleet{args.build_seats}"
+            if not data.exists():
+                generate(data, seats=args.build_seats)
+            t, peak = run(["build", str(data), "--out", str(Path(tmp) / "report"), "--quiet"])
+            out["build"] = {"seats": args.build_seats, "s": t, "peak_mb": peak}
+            print(f"build (HTML+PDF) {args.build_seats} seats: {t:.1f} s, peak {peak:.0f} MB")
+    return out
+
+
+if __name__ == "__main__":
+    main()
