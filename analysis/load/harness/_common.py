@@ -9,7 +9,6 @@ missing and records every inference in the run's assumptions (the loader raises 
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -23,8 +22,6 @@ FORMAT = "benchreport.run/1"
 ID_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 #: placeholder base of workload names; the manifest's `workload` replaces it
 BASE_WORKLOAD = "decode"
-#: statistics the native format knows, keyed by the names harnesses use
-PERCENTILE_STATS = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 
 
 # --- numbers --------------------------------------------------------------------------------
@@ -235,8 +232,6 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
             return None, [], ("expected the model the file measured (none found in the file); name the "
                               "seat in a benchreport.yaml manifest beside it (docs/importers.md)")
         seat["model"] = draft.model[:200]
-        if applied.seat:
-            assumptions.append(f"seat model taken from the file's {draft.model_where} '{draft.model[:80]}'")
     if "id" not in seat:
         basis = seat["model"]
         seat["id"] = sanitise_id(basis)
@@ -252,7 +247,13 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
     index, manifest_refusals = _manifest.index_for(manifests)
     outcome.refused.extend(manifest_refusals)
     ready = []
+    seen: dict[tuple, SourceFile] = {}
     for d in drafts:
+        key = (d.source.sha256, d.suffix)
+        if key in seen and seen[key].path != d.source.path:
+            skip(outcome, d.source, f"identical content to {seen[key].display}: read once, from there")
+            continue
+        seen.setdefault(key, d.source)
         if not d.concurrency_key:
             d.set_concurrency_key()
         applied = index.lookup(d.source.path)
@@ -302,6 +303,7 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         if notes:
             obj["notes"] = " ".join(n if n.endswith(".") else n + "." for n in notes)
         assumptions.extend(d.assumptions)
+        assumptions = [a.replace(";", ",") for a in assumptions]  # the runs table joins them with "; "
         ready.append((d, obj, fields, assumptions))
     _assign_passes(ready, harness_key)
     for d, obj, _fields, assumptions in ready:
@@ -311,8 +313,9 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
 
 
 def _assign_passes(ready: list, harness_key: str) -> None:
-    """Pass from the manifest, else from the harness (trial index), else by timestamp order among
-    runs of the same seat, day, harness and workload/concurrency set (stated as an assumption)."""
+    """Pass from the manifest, else one the importer read from the file (`Draft.pass_`), else by
+    timestamp order among runs of the same seat, day, harness and workload/concurrency set
+    (stated as an assumption). Passes the manifest gave are not reused by the inference."""
     groups: dict[tuple, list] = {}
     for item in ready:
         d, obj, fields, assumptions = item
@@ -324,12 +327,12 @@ def _assign_passes(ready: list, harness_key: str) -> None:
             if d.pass_note:
                 assumptions.append(d.pass_note)
             continue
-        key = (obj["seat"]["id"], obj["date"][:10], harness_key, d.concurrency_key)
+        key = (obj["seat"]["id"], obj["date"][:10], harness_key, fields.get("workload"), d.concurrency_key)
         groups.setdefault(key, []).append(item)
     taken: dict[tuple, set] = {}
-    for d, obj, _f, _a in ready:
+    for d, obj, fields, _a in ready:
         if "pass" in obj:
-            key = (obj["seat"]["id"], obj["date"][:10], harness_key, d.concurrency_key)
+            key = (obj["seat"]["id"], obj["date"][:10], harness_key, fields.get("workload"), d.concurrency_key)
             taken.setdefault(key, set()).add(obj["pass"])
     for key, items in groups.items():
         items.sort(key=lambda it: (it[0].timestamp if it[0].timestamp is not None else math.inf,
@@ -349,18 +352,21 @@ def _assign_passes(ready: list, harness_key: str) -> None:
                                    f"{len(items)} runs of this seat, workload/concurrency and day")
 
 
+def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *args):
+    """`build(*args)`, or None with the file refused when it fails on an unexpected shape (one odd
+    file must not stop the others of its harness from loading)."""
+    try:
+        return build(*args)
+    except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
+        outcome.refused.append(Refusal(source.display, "$", f"expected a readable {harness} file; the importer "
+                                                            f"could not read this one ({type(exc).__name__}: {exc})"[:400]))
+        return None
+
+
 def skip(outcome: ImportOutcome, source: SourceFile, reason: str) -> None:
     outcome.skipped.append(Skipped(source.display, reason))
-
-
-def refuse(outcome: ImportOutcome, source: SourceFile, json_path: str, message: str) -> None:
-    outcome.refused.append(Refusal(source.display, json_path, message))
 
 
 def mean(values: Iterable[float]) -> float | None:
     vals = [v for v in values if v is not None]
     return sum(vals) / len(vals) if vals else None
-
-
-def content_hash(*parts: str) -> str:
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()

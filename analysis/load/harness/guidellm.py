@@ -1,0 +1,309 @@
+"""GuideLLM benchmarks report (`benchmarks.json`; the YAML/CSV/HTML twins are not read).
+
+What GuideLLM writes (src/guidellm/benchmark/schemas/report.py, benchmark.py, metrics.py,
+src/guidellm/schemas/request_stats.py, statistics.py):
+- v0.7+ : `metadata` {version: 2, guidellm_version}, `config` (the scenario), `benchmarks[]`;
+  v0.4-0.6: `args` (+ `metadata` version 1 from v0.6), `benchmarks[]`;
+  v0.2-0.3: `benchmarks[]` only, each with `args`, `run_stats`, `worker.backend_model`.
+- each benchmark: the strategy (`config.strategy`, or `args.strategy` before v0.4) with
+  `type_` synchronous / concurrent (`streams`) / throughput / constant / poisson (`rate`);
+  `metrics.<name>.{successful,errored,incomplete,total}` distribution summaries
+  {mean, median, percentiles.p50..p99, count, and from v0.8 `mean_ci`, `percentile_cis`};
+  `time_to_first_token_ms`, `inter_token_latency_ms` (token-weighted over requests),
+  `request_latency` (SECONDS), `output_tokens_per_second` and `requests_per_second`
+  (time-weighted rates whose mean is total / measured window);
+  `requests.{successful,errored,incomplete}[]` per request with `prompt_tokens`,
+  `cached_tokens` (v0.7+), `output_tokens` (all delivered, from the server's usage),
+  `request_latency` (s), `time_to_first_token_ms`, `inter_token_latency_ms`, `output`,
+  `reasoning_output` (v0.7+), `info.timings`, `info.error`.
+- from v0.4 the request lists hold every request, including warm-up/cool-down ones; the
+  metrics use only those overlapping [`scheduler_metrics.measure_start_time`,
+  `measure_end_time`], and so do we.
+One report is one GuideLLM invocation: one run, its benchmarks being the concurrencies/rates.
+"""
+from __future__ import annotations
+
+from analysis.load.harness import ImportOutcome, SourceFile
+from analysis.load.harness._common import (Draft, count, dig, epoch_seconds, finish, first, guarded, iso_from_epoch,
+                                           num, positive_int, short_text)
+
+NAME = "guidellm"
+STATS = (("mean", "mean"), ("median", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
+#: GuideLLM metric -> (native metric, unit, factor to the native unit)
+LATENCIES = {
+    "time_to_first_token_ms": ("ttft_ms", "ms", 1.0),
+    "inter_token_latency_ms": ("itl_ms", "ms", 1.0),
+    "request_latency": ("e2e_latency_ms", "ms", 1000.0),
+}
+
+
+def _benchmarks(doc):
+    b = doc.get("benchmarks") if isinstance(doc, dict) else None
+    return b if isinstance(b, list) else None
+
+
+def _is_benchmark(b) -> bool:
+    return isinstance(b, dict) and (b.get("type_") == "generative_benchmark" or (
+        isinstance(b.get("metrics"), dict)
+        and any(k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second"))))
+
+
+class _Importer:
+    name = NAME
+
+    def recognise(self, doc, path):
+        benches = _benchmarks(doc)
+        if benches is None:
+            return None
+        if benches and all(_is_benchmark(b) for b in benches):
+            return "results"
+        if not benches and ("metadata" in doc or "args" in doc) and isinstance(doc.get("metadata", {}), dict) \
+                and "guidellm_version" in doc.get("metadata", {}):
+            return "auxiliary"  # a report with no benchmarks
+        return None
+
+    def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        outcome = ImportOutcome()
+        drafts = [d for s in files if (d := guarded(outcome, s, "GuideLLM report", _draft, s)) is not None]
+        return finish(drafts, manifests, NAME, outcome)
+
+
+def _strategy(b: dict) -> dict:
+    s = dig(b, "config", "strategy")
+    if not isinstance(s, dict):
+        s = dig(b, "args", "strategy")
+    return s if isinstance(s, dict) else {}
+
+
+def _cell(strategy: dict) -> tuple[str, int | None]:
+    """(workload suffix, concurrency) of a benchmark's strategy."""
+    kind = str(strategy.get("type_") or strategy.get("type") or "")
+    if kind == "synchronous":
+        return "", 1
+    if kind == "concurrent":
+        return "", positive_int(strategy.get("streams"))
+    if kind == "throughput":
+        return "-throughput", positive_int(strategy.get("max_concurrency"))
+    rate = num(strategy.get("rate"))
+    if kind in ("constant", "poisson", "async") and rate is not None:
+        return f"-{kind}-{rate:g}rps", None
+    return (f"-{kind}" if kind else "-unknown"), None
+
+
+def _model(doc: dict, benches: list) -> str | None:
+    for path in (("config", "backend", "model"),):
+        for b in benches:
+            v = dig(b, *path)
+            if isinstance(v, str) and v:
+                return v
+    for path in (("config", "spec", "backend", "model"), ("config", "backend", "model"),
+                 ("config", "backend_kwargs", "model"), ("config", "model"), ("args", "model"),
+                 ("args", "backend_kwargs", "model")):
+        v = dig(doc, *path)
+        if isinstance(v, str) and v:
+            return v
+    for b in benches:
+        v = dig(b, "worker", "backend_model")
+        if isinstance(v, str) and v:
+            return v
+    return None
+
+
+def _probe(doc: dict) -> str | None:
+    data = dig(doc, "config", "spec", "data")
+    if data is None:
+        data = first(dig(doc, "config", "data"), dig(doc, "args", "data"))
+    if isinstance(data, list) and data:
+        data = data[0]
+    if isinstance(data, dict):
+        p, o = count(data.get("prompt_tokens")), count(data.get("output_tokens"))
+        if p is not None and o is not None:
+            return f"synthetic {p}x{o} tokens"
+        return None
+    if isinstance(data, str) and data:
+        return data[:80]
+    return None
+
+
+def _start(b: dict) -> float | None:
+    for path in (("scheduler_metrics", "request_start_time"), ("start_time",), ("run_stats", "start_time"),
+                 ("scheduler_metrics", "start_time")):
+        t = epoch_seconds(dig(b, *path))
+        if t is not None:
+            return t
+    return None
+
+
+def _warmup(b: dict) -> bool | None:
+    cfg = dig(b, "config", "warmup")
+    if isinstance(cfg, dict):
+        if (num(cfg.get("percent")) or 0) > 0 or (num(cfg.get("value")) or 0) > 0:
+            return True
+        ms, rs = num(dig(b, "scheduler_metrics", "measure_start_time")), \
+            num(dig(b, "scheduler_metrics", "request_start_time"))
+        if ms is not None and rs is not None and ms > rs + 1e-6:
+            return True
+        return False
+    args = b.get("args")
+    if isinstance(args, dict) and ("warmup_number" in args or "warmup_duration" in args):
+        return bool(args.get("warmup_number") or args.get("warmup_duration"))
+    return None
+
+
+def _draft(source: SourceFile) -> Draft:
+    doc = source.doc
+    benches = _benchmarks(doc) or []
+    version = dig(doc, "metadata", "guidellm_version")
+    harness = {"name": "guidellm"}
+    if isinstance(version, str) and version:
+        harness["version"] = version[:40]
+    probe = _probe(doc)
+    if probe:
+        harness["probe"] = probe
+    d = Draft(source, harness, source_format="guidellm benchmarks report")
+    d.model = _model(doc, benches)
+    d.model_where = "backend model"
+    starts = [t for t in (_start(b) for b in benches) if t is not None]
+    if starts:
+        d.timestamp = min(starts)
+        d.date = iso_from_epoch(d.timestamp)
+    warm = [_warmup(b) for b in benches]
+    if any(w is True for w in warm):
+        d.warmup_excluded = True
+    elif warm and all(w is False for w in warm):
+        d.warmup_excluded = False
+    described = []
+    for i, b in enumerate(benches):
+        strategy = _strategy(b)
+        wl, conc = _cell(strategy)
+        described.append(f"{strategy.get('type_', '?')}" + (f"@{conc}" if conc else wl))
+        level = num(dig(b, "config", "confidence"))
+        _measurements(d, b, wl, conc, level)
+        _requests(d, b, wl, conc, i)
+    d.notes.append(f"GuideLLM report with {len(benches)} benchmark(s): " + ", ".join(described))
+    return d
+
+
+def _measurements(d: Draft, b: dict, wl: str, conc: int | None, level: float | None) -> None:
+    metrics = b.get("metrics") if isinstance(b.get("metrics"), dict) else {}
+    for name, (metric, unit, factor) in LATENCIES.items():
+        dist = dig(metrics, name, "successful")
+        if not isinstance(dist, dict):
+            continue
+        n = positive_int(dist.get("count"))
+        for key, stat in STATS:
+            value = num(dist.get(key)) if key in ("mean", "median") else num(dig(dist, "percentiles", key))
+            if value is None:
+                continue
+            m = {"workload": wl, "metric": metric, "value": value * factor, "unit": unit, "statistic": stat}
+            if conc is not None:
+                m["concurrency"] = conc
+            if n:
+                m["n"] = n
+            ci = dist.get("mean_ci") if key == "mean" else dig(dist, "percentile_cis", stat)
+            lo, hi = num(dig(ci, "lower")), num(dig(ci, "upper"))
+            if lo is not None and hi is not None and lo <= hi and level and 0 < level < 1:
+                m.update(ci_low=lo * factor, ci_high=hi * factor, ci_level=level)
+            d.measurements.append(m)
+    for name, metric, unit in (("output_tokens_per_second", "output_tok_s", "tok/s"),
+                               ("requests_per_second", "request_rate", "req/s")):
+        value = num(dig(metrics, name, "successful", "mean"))
+        if value is not None:
+            m = {"workload": wl, "metric": metric, "value": value, "unit": unit, "statistic": "mean"}
+            if conc is not None:
+                m["concurrency"] = conc
+            d.measurements.append(m)
+    itl = num(dig(metrics, "inter_token_latency_ms", "successful", "mean"))
+    if itl and itl > 0:
+        m = {"workload": wl, "metric": "decode_tok_s_per_stream", "value": 1000.0 / itl, "unit": "tok/s",
+             "statistic": "mean"}
+        if conc is not None:
+            m["concurrency"] = conc
+        d.measurements.append(m)
+
+
+def _window(b: dict) -> tuple[float | None, float | None]:
+    sm = b.get("scheduler_metrics") if isinstance(b.get("scheduler_metrics"), dict) else {}
+    return num(sm.get("measure_start_time")), num(sm.get("measure_end_time"))
+
+
+def _times(r: dict) -> tuple[float | None, float | None]:
+    start = num(r.get("request_start_time"))
+    end = num(r.get("request_end_time"))
+    if start is None:
+        start = num(first(dig(r, "info", "timings", "request_start"), r.get("start_time")))
+    if end is None:
+        end = num(first(dig(r, "info", "timings", "request_end"), dig(r, "info", "timings", "resolve_end"),
+                           r.get("end_time")))
+    return start, end
+
+
+def _requests(d: Draft, b: dict, wl: str, conc: int | None, index: int) -> None:
+    groups = b.get("requests") if isinstance(b.get("requests"), dict) else {}
+    lo, hi = _window(b)
+    outside = 0
+    kept_ok = 0
+    for status in ("successful", "errored", "incomplete"):
+        items = groups.get(status)
+        if not isinstance(items, list):
+            continue
+        for r in items:
+            if not isinstance(r, dict):
+                continue
+            start, end = _times(r)
+            if lo is not None and hi is not None and end is not None:
+                in_window = end >= lo and ((start is not None and start <= hi) or (start is None and end <= hi))
+                if not in_window:
+                    outside += 1
+                    continue
+            rec = _request(r, status, wl, conc)
+            d.requests.append(rec)
+            kept_ok += status == "successful"
+    if outside:
+        d.notes.append(f"benchmark {index + 1}: {outside} request(s) outside the measured window "
+                       "(warm-up/cool-down) left out, as GuideLLM's own metrics do")
+    total = count(dig(b, "metrics", "request_totals", "successful"))
+    if total is not None and kept_ok < total:
+        d.notes.append(f"benchmark {index + 1}: the report keeps {kept_ok} of {total} successful requests "
+                       "(GuideLLM sample_size): request-level statistics are from that sample")
+
+
+def _request(r: dict, status: str, wl: str, conc: int | None) -> dict:
+    rec: dict = {"workload": wl}
+    if conc is not None:
+        rec["concurrency"] = conc
+    prompt = count(first(r.get("prompt_tokens"), dig(r, "input_metrics", "text_tokens")))
+    cached = count(first(r.get("cached_tokens"), dig(r, "input_metrics", "cached_tokens")))
+    output = count(first(r.get("output_tokens"), dig(r, "output_metrics", "total_tokens")))
+    reasoning = count(first(r.get("reasoning_tokens"), dig(r, "output_metrics", "reasoning_tokens")))
+    if prompt is not None:
+        rec["prompt_tokens"] = prompt
+    if cached is not None and (prompt is None or cached <= prompt):
+        rec["cached_prompt_tokens"] = cached
+    if output is not None:
+        rec["output_tokens"] = output
+    if reasoning is not None and (output is None or reasoning <= output):
+        rec["reasoning_tokens"] = reasoning
+    if isinstance(r.get("output"), str):
+        rec["content_chars"] = len(r["output"])
+    if isinstance(r.get("reasoning_output"), str):
+        rec["reasoning_chars"] = len(r["reasoning_output"])
+    ttft = num(r.get("time_to_first_token_ms"))
+    if ttft is not None and ttft >= 0:
+        rec["ttft_ms"] = ttft
+    lat = num(r.get("request_latency"))
+    if lat is not None and lat >= 0:
+        rec["e2e_latency_ms"] = lat * 1000.0
+    itl = num(r.get("inter_token_latency_ms"))
+    if itl is not None and itl >= 0:
+        rec["itl_ms"] = itl
+    if status == "errored":
+        rec["finish_reason"] = "error"
+        rec["error"] = short_text(first(dig(r, "info", "error"), r.get("error"))) or "errored"
+    elif status == "incomplete":
+        rec["finish_reason"] = "incomplete"
+        rec["error"] = "incomplete: cancelled when the benchmark ended"
+    return rec
+
+
+IMPORTER = _Importer()

@@ -1,0 +1,213 @@
+"""vLLM `vllm bench serve --save-result` (and the older `benchmarks/benchmark_serving.py`) result JSON.
+
+What vLLM writes (vllm/benchmarks/serve.py, `main_async` and `benchmark`): one flat JSON object
+with the set-up (`date` as `%Y%m%d-%H%M%S` local time, `backend`, `model_id`, `tokenizer_id`,
+`num_prompts`, `request_rate` ("inf" or a number), `burstiness`, `max_concurrency`), the
+totals (`duration` s, `completed`, `failed` (newer releases), `total_input_tokens`,
+`total_output_tokens`, `request_throughput` req/s, `output_throughput` tok/s), and per metric
+`mean_/median_/std_/pNN_{ttft,tpot,itl,e2el}_ms` for the metrics chosen with
+`--percentile-metrics` (default ttft,tpot,itl). With `--save-detailed` (and always in releases
+before the option worked) the per-request lists `input_lens`, `output_lens` (tokens; 0 for
+failed requests), `ttfts` (SECONDS), `itls` (list per request, SECONDS), `generated_texts`,
+`errors` ("" on success) are kept; newer releases also keep `latencies` (SECONDS) and
+`start_times`. `--append-result` appends further results to the same file, one JSON object a
+line: each line is one invocation (a run of its own).
+
+The PyTorch-benchmark-format twin (`*.pytorch.json`) repeats the same figures and is skipped.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+
+from analysis.load.harness import ImportOutcome, SourceFile
+from analysis.load.harness._common import (Draft, count, finish, guarded, mean, measurement, num, positive_int,
+                                           short_text, skip)
+
+NAME = "vllm"
+HARNESS_NAME = "vllm bench serve"
+#: summary prefix in the file -> native statistic
+STATS = {"mean": "mean", "median": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
+#: vLLM metric -> native metric (all in ms)
+METRICS = {"ttft": "ttft_ms", "itl": "itl_ms", "e2el": "e2e_latency_ms"}
+SUMMARY_KEYS = ("completed", "request_throughput", "mean_ttft_ms", "mean_e2el_ms", "output_throughput")
+
+
+def _is_result(doc) -> bool:
+    return (isinstance(doc, dict) and isinstance(doc.get("model_id"), str)
+            and any(k in doc for k in SUMMARY_KEYS)
+            and any(k in doc for k in ("backend", "endpoint_type", "date", "num_prompts")))
+
+
+def _is_pytorch_twin(doc) -> bool:
+    return (isinstance(doc, list) and bool(doc) and all(
+        isinstance(r, dict) and isinstance(r.get("benchmark"), dict) and isinstance(r.get("metric"), dict)
+        and str(r["benchmark"].get("name", "")).lower().startswith("vllm") for r in doc))
+
+
+class _Importer:
+    name = NAME
+
+    def recognise(self, doc, path):
+        if _is_result(doc):
+            return "results"
+        if isinstance(doc, list) and doc and all(_is_result(d) for d in doc):
+            return "results"  # --append-result: one result a line
+        if _is_pytorch_twin(doc):
+            return "results"  # skipped in import_files, with the reason
+        return None
+
+    def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        outcome = ImportOutcome()
+        drafts = []
+        for source in files:
+            if _is_pytorch_twin(source.doc):
+                skip(outcome, source, "vLLM PyTorch-benchmark-format twin of a result file (same figures, "
+                                      "read once from the result JSON)")
+                continue
+            docs = source.doc if isinstance(source.doc, list) else [source.doc]
+            for i, doc in enumerate(docs):
+                draft = guarded(outcome, source, "vLLM result", _draft, source, doc,
+                                f"r{i + 1}" if len(docs) > 1 else None)
+                if draft is None:
+                    break
+                if len(docs) > 1:
+                    draft.notes.append(f"result {i + 1} of {len(docs)} appended to this file (--append-result)")
+                drafts.append(draft)
+        return finish(drafts, manifests, NAME, outcome)
+
+
+def _parse_date(text) -> tuple[str | None, float | None]:
+    """vLLM's `date` is local time `%Y%m%d-%H%M%S` without a zone: kept as a naive ISO date-time."""
+    if not isinstance(text, str):
+        return None, None
+    try:
+        t = _dt.datetime.strptime(text.strip(), "%Y%m%d-%H%M%S")
+    except ValueError:
+        return None, None
+    return t.isoformat(), t.replace(tzinfo=_dt.timezone.utc).timestamp()
+
+
+def _workload_suffix(doc) -> str:
+    if doc.get("ramp_up_strategy"):
+        return f"-ramp-{doc.get('ramp_up_strategy')}-{doc.get('ramp_up_start_rps')}-{doc.get('ramp_up_end_rps')}rps"
+    rate = num(doc.get("request_rate"))
+    return f"-{rate:g}rps" if rate is not None else ""
+
+
+def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
+    d = Draft(source, {"name": HARNESS_NAME}, source_format="vllm bench serve result")
+    d.suffix = suffix
+    d.model = doc.get("model_id") if isinstance(doc.get("model_id"), str) else None
+    d.model_where = "model id"
+    d.date, d.timestamp = _parse_date(doc.get("date"))
+    conc = positive_int(doc.get("max_concurrency"))
+    wl = _workload_suffix(doc)
+    completed = count(doc.get("completed"))
+    failed = count(doc.get("failed"))
+    n = completed if completed else None
+
+    for vname, metric in METRICS.items():
+        for prefix, stat in STATS.items():
+            m = measurement(wl, conc, metric, doc.get(f"{prefix}_{vname}_ms"), "ms", stat, n)
+            if m:
+                d.measurements.append(m)
+    for m in (measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
+              measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s", "mean", n)):
+        if m:
+            d.measurements.append(m)
+    tpot = num(doc.get("mean_tpot_ms"))
+    if tpot and tpot > 0:
+        d.measurements.append(measurement(wl, conc, "decode_tok_s_per_stream", 1000.0 / tpot, "tok/s", "mean", n))
+
+    d.requests = _requests(doc, wl, conc, d)
+    total = len(doc.get("ttfts") or doc.get("output_lens") or [])
+    if failed is None and total and completed is not None:
+        failed = total - completed
+    desc = [f"vLLM bench serve result: backend {doc.get('backend')}", f"{doc.get('num_prompts')} prompts",
+            f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
+            f"{completed} completed, {failed if failed is not None else 'unknown'} failed"]
+    d.notes.append(", ".join(str(x) for x in desc))
+    if conc is None:
+        d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
+    return d
+
+
+def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str | None]:
+    """vLLM keeps per-request times in seconds; check against the file's own mean TTFT."""
+    vals = [num(t) for t, good in zip(ttfts, ok) if good]
+    vals = [v for v in vals if v is not None]
+    target = num(doc.get("mean_ttft_ms"))
+    if not vals or not target:
+        return 1000.0, None
+    m = sum(vals) / len(vals)
+    if abs(m * 1000.0 - target) <= 0.01 * target + 1e-9:
+        return 1000.0, None
+    if abs(m - target) <= 0.01 * target + 1e-9:
+        return 1.0, "per-request times found in ms (they agree with mean_ttft_ms as ms)"
+    return 1000.0, ("per-request TTFTs read as seconds, but their mean does not reproduce mean_ttft_ms "
+                    f"({m * 1000:.3f} ms vs {target:.3f} ms)")
+
+
+def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
+    lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
+                                     "generated_texts", "errors")}
+    lists = {k: v for k, v in lists.items() if isinstance(v, list)}
+    if not any(k in lists for k in ("ttfts", "output_lens", "latencies")):
+        return []
+    sizes = {len(v) for v in lists.values()}
+    if len(sizes) != 1:
+        d.notes.append("per-request lists of different lengths; requests not imported")
+        return []
+    size = sizes.pop()
+    if "errors" in lists:
+        ok = [not (isinstance(e, str) and e.strip()) for e in lists["errors"]]
+    elif count(doc.get("failed")) == 0 or count(doc.get("completed")) == size:
+        ok = [True] * size
+    else:
+        d.notes.append("per-request lists without errors and with failed requests; requests not imported "
+                       "(rerun with --save-detailed)")
+        return []
+    factor, note = _seconds_factor(doc, lists.get("ttfts", []), ok)
+    if note:
+        d.notes.append(note)
+    derive_e2e = "latencies" not in lists and "ttfts" in lists and "itls" in lists
+    if derive_e2e:
+        d.assumptions.append("per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
+                             "(this vLLM release saves no per-request latencies)")
+    out = []
+    for i in range(size):
+        good = ok[i]
+        r: dict = {"workload": wl}
+        if conc is not None:
+            r["concurrency"] = conc
+        p = count(lists["input_lens"][i]) if "input_lens" in lists else None
+        if p is not None:
+            r["prompt_tokens"] = p
+        if good:
+            o = count(lists["output_lens"][i]) if "output_lens" in lists else None
+            if o is not None:
+                r["output_tokens"] = o
+            ttft = num(lists["ttfts"][i]) if "ttfts" in lists else None
+            if ttft is not None and ttft >= 0:
+                r["ttft_ms"] = ttft * factor
+            gaps = lists["itls"][i] if "itls" in lists and isinstance(lists["itls"][i], list) else None
+            gaps = [num(g) for g in gaps] if gaps is not None else None
+            if gaps and all(g is not None and g >= 0 for g in gaps):
+                r["itl_ms"] = mean(gaps) * factor
+            if "latencies" in lists:
+                lat = num(lists["latencies"][i])
+                if lat is not None and lat >= 0:
+                    r["e2e_latency_ms"] = lat * factor
+            elif derive_e2e and ttft is not None and gaps is not None and all(g is not None for g in gaps):
+                r["e2e_latency_ms"] = (ttft + sum(gaps)) * factor
+            text = lists["generated_texts"][i] if "generated_texts" in lists else None
+            if isinstance(text, str):
+                r["content_chars"] = len(text)
+        else:
+            r["finish_reason"] = "error"
+            r["error"] = short_text(lists["errors"][i]) or "failed"
+        out.append(r)
+    return out
+
+
+IMPORTER = _Importer()

@@ -1,0 +1,452 @@
+#!/usr/bin/env bash
+# Re-capture the real harness output fixtures under tests/fixtures/harness/.
+#
+# Usage: scripts/capture_fixtures.sh [WORK_DIR]
+#   WORK_DIR  throwaway folder for venvs, tokenizer, server logs and raw outputs
+#             (default: a new mktemp -d folder). Re-using a WORK_DIR re-uses its venvs.
+#
+# Environment:
+#   HARNESS_CAPTURE_DIR  folder holding tiny_server.py and build_tokenizer.py
+#                        (default: ../shared/tools/harness-capture next to the repo)
+#   STAGES               which stages to run, in order (default: all of them)
+#                        "setup vllm guidellm aiperf lmeval"
+#   PYTHON               interpreter used to create the venvs (default: python3)
+#
+# Everything talks to 127.0.0.1 only: a tiny, randomly initialised GPT-2-style model
+# served by tiny_server.py on the CPU. Nothing is downloaded from a model hub; packages
+# come from PyPI through pip. Each harness gets its own venv with pinned versions.
+# The only files written inside the repository are tests/fixtures/harness/{vllm,
+# guidellm,aiperf,lmeval}/ (replaced wholesale per stage that runs).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="${1:-$(mktemp -d)}"
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
+SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
+STAGES="${STAGES:-setup vllm guidellm aiperf lmeval}"
+PYTHON="${PYTHON:-python3}"
+FIX="$REPO/tests/fixtures/harness"
+
+# ---- pinned versions -------------------------------------------------------------
+TORCH="torch==2.13.0"                      # CPU build; any other pin pulls CUDA wheels
+SERVER_PKGS=(transformers==5.24.0 tokenizers==0.23.3 fastapi==0.165.0 uvicorn==0.54.0)
+VLLM_VERSION="0.7.3"                       # last release whose benchmark_serving.py
+                                           # runs without importing vllm itself
+VLLM_CLIENT_PKGS=(numpy==2.4.6 pandas==3.1.1 aiohttp==3.14.5 datasets==5.0.1
+                  pillow==13.0.0 tqdm==4.70.1 transformers==4.49.0 tokenizers==0.21.1
+                  huggingface_hub==0.36.2)
+VLLM_SDIST_BUILD_PKGS=(setuptools==84.2.1 setuptools_scm==10.3.4 wheel==0.48.0
+                       packaging==26.4 jinja2==3.1.6)
+GUIDELLM="guidellm==0.8.1"
+AIPERF="aiperf==0.13.0"
+LMEVAL="lm_eval[api]==0.4.13"
+LMEVAL_EXTRA=(transformers==5.24.0)
+
+# ---- capture sizes ---------------------------------------------------------------
+VLLM_NUM_PROMPTS=12
+GUIDELLM_REQUESTS=12
+AIPERF_C1_REQUESTS=12
+AIPERF_C4_REQUESTS=16
+
+export HF_HOME="$WORK/hf-home"             # keep any HF cache inside the work folder
+export TOKENIZERS_PARALLELISM=false
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+cd "$WORK"
+echo "work folder: $WORK"
+
+SERVER_PIDS=()
+cleanup() {
+    local pid
+    for pid in "${SERVER_PIDS[@]:-}"; do
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
+
+log() { printf '\n=== %s\n' "$*"; }
+
+mkvenv() {  # mkvenv NAME PKG... : create venv-NAME once and pip install into it
+    local name="$1"; shift
+    if [ ! -x "venv-$name/bin/python" ]; then
+        "$PYTHON" -m venv "venv-$name"
+    fi
+    "venv-$name/bin/pip" install -q "$@" > "pip-$name.log" 2>&1 || {
+        grep -v 'is ignored' "pip-$name.log" | tail -30; return 1; }
+}
+
+port_answers() {  # port_answers PORT : true if something serves /health there
+    venv-server/bin/python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$1/health', timeout=2)" 2>/dev/null
+}
+
+start_server() {  # start_server SCRIPT PORT ARGS... ; sets LAST_PID
+    local script="$1" port="$2"; shift 2
+    if port_answers "$port"; then
+        echo "port $port is already serving; stop that process first"; return 1
+    fi
+    venv-server/bin/python "$script" --tokenizer tokenizer-bpe4k --port "$port" "$@" \
+        > "server-$port.log" 2>&1 &
+    LAST_PID=$!
+    SERVER_PIDS+=("$LAST_PID")
+    local i
+    for i in $(seq 1 120); do
+        if port_answers "$port" && kill -0 "$LAST_PID" 2>/dev/null; then
+            echo "server on 127.0.0.1:$port up (pid $LAST_PID): $*"
+            return 0
+        fi
+        kill -0 "$LAST_PID" 2>/dev/null || { cat "server-$port.log"; return 1; }
+        sleep 1
+    done
+    echo "server on port $port did not come up"; cat "server-$port.log"; return 1
+}
+
+stop_server() {  # stop_server PID
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+publish() {  # publish HARNESS : copy out/HARNESS into the repo and scrub machine paths
+    local h="$1"
+    rm -rf "${FIX:?}/$h"
+    mkdir -p "$FIX"
+    cp -r "out/$h" "$FIX/$h"
+    venv-server/bin/python - "$FIX/$h" "$WORK" "$REPO" "$HOME" <<'PY'
+import os, sys
+root, work, repo, home = sys.argv[1:5]
+subs = [(os.path.realpath(work), "<capture-dir>"), (work, "<capture-dir>"),
+        (os.path.realpath(repo), "<repo>"), (repo, "<repo>")]
+if home and home != "/":
+    subs.append((home.rstrip("/") + "/", "<home>/"))
+for dirpath, _, files in os.walk(root):
+    for fn in files:
+        p = os.path.join(dirpath, fn)
+        try:
+            text = open(p, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            continue
+        new = text
+        for old, rep in subs:
+            new = new.replace(old, rep)
+        if new != text:
+            open(p, "w", encoding="utf-8").write(new)
+            print("scrubbed paths in", os.path.relpath(p, root))
+PY
+    du -sh "$FIX/$h"
+}
+
+# ---- stage: setup ----------------------------------------------------------------
+stage_setup() {
+    log "setup: server venv, tokenizer, patched server"
+    cp "$SHARED/tiny_server.py" "$SHARED/build_tokenizer.py" .
+    mkvenv server "$TORCH"
+    mkvenv server "$TORCH" "${SERVER_PKGS[@]}"
+    if [ ! -f tokenizer-bpe4k/tokenizer.json ]; then
+        venv-server/bin/python build_tokenizer.py tokenizer-bpe4k 4096
+    fi
+    # transformers 5 saves tokenizer_class "TokenizersBackend" and the chat template
+    # as a separate .jinja file; transformers 4.x (vLLM 0.7.3's client) needs the
+    # classic class name and the template inside tokenizer_config.json.
+    venv-server/bin/python - <<'PY'
+import json, os
+p = "tokenizer-bpe4k/tokenizer_config.json"
+c = json.load(open(p))
+c["tokenizer_class"] = "PreTrainedTokenizerFast"
+tpl = "tokenizer-bpe4k/chat_template.jinja"
+if os.path.exists(tpl):
+    c["chat_template"] = open(tpl).read()
+json.dump(c, open(p, "w"), indent=2)
+PY
+    # Patched server copy: --report-cached BLOCK simulates a vLLM-style prefix cache
+    # (full BLOCK-token blocks already seen by an earlier prompt, never the whole
+    # prompt) and reports usage.prompt_tokens_details.cached_tokens.
+    venv-server/bin/python - tiny_server.py tiny_server_cached.py <<'PY'
+import sys
+src = open(sys.argv[1]).read()
+def rep(old, new, count=1):
+    global src
+    assert src.count(old) == count, ("patch anchor not found", old, src.count(old))
+    src = src.replace(old, new)
+rep('p.add_argument("--checkpoint"',
+    'p.add_argument("--report-cached", type=int, default=0, metavar="BLOCK",\n'
+    '               help="simulate a prefix cache with this block size and report '
+    'usage.prompt_tokens_details.cached_tokens")\n'
+    'p.add_argument("--checkpoint"')
+rep('def make_job(body, ids, loop, chat=False):\n',
+    'PREFIX_BLOCKS = set()\n\n\n'
+    'def cached_prefix(ids):\n'
+    '    """vLLM-style prefix cache: full blocks already seen, never the whole prompt."""\n'
+    '    B = args.report_cached\n'
+    '    hit, miss = 0, False\n'
+    '    for end in range(B, len(ids) + 1, B):\n'
+    '        key = tuple(ids[:end])\n'
+    '        if not miss and key in PREFIX_BLOCKS and end < len(ids):\n'
+    '            hit = end\n'
+    '        else:\n'
+    '            miss = True\n'
+    '        PREFIX_BLOCKS.add(key)\n'
+    '    return hit\n\n\n'
+    'def make_job(body, ids, loop, chat=False):\n')
+rep('    return Job(ids, int(mt),', '    job = Job(ids, int(mt),')
+rep('               bool(body.get("echo", False)), lp, loop)\n',
+    '               bool(body.get("echo", False)), lp, loop)\n'
+    '    job.cached = cached_prefix(ids) if args.report_cached else None\n'
+    '    return job\n')
+rep('def usage(pt, ct, rt=0):\n    u = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}\n',
+    'def usage(pt, ct, rt=0, cached=None):\n    u = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}\n'
+    '    if cached is not None:\n        u["prompt_tokens_details"] = {"cached_tokens": cached}\n')
+rep('usage(len(job.prompt_ids), len(job.out_ids))',
+    'usage(len(job.prompt_ids), len(job.out_ids), 0, job.cached)')
+rep('min(n_think, len(job.out_ids)))', 'min(n_think, len(job.out_ids)), job.cached)', 2)
+rep('"choices": choices, "usage": usage(pt, ct)}',
+    '"choices": choices, "usage": usage(pt, ct, 0, '
+    'sum(j.cached for j in jobs) if args.report_cached else None)}')
+open(sys.argv[2], "w").write(src)
+PY
+}
+
+# ---- stage: vLLM benchmark_serving.py (release 0.7.3) ------------------------------
+stage_vllm() {
+    log "vllm: benchmarks/benchmark_serving.py from vllm==$VLLM_VERSION"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}" "${VLLM_CLIENT_PKGS[@]}"
+    local src="vllm-src/vllm-$VLLM_VERSION"
+    if [ ! -f "$src/benchmarks/benchmark_serving.py" ]; then
+        mkdir -p vllm-src
+        local sdist="vllm-src/vllm-$VLLM_VERSION.tar.gz"
+        if [ ! -f "$sdist" ]; then
+            # The sdist's metadata step needs VLLM_TARGET_DEVICE=empty (no CUDA), which
+            # gives it the version "X+empty"; pip then refuses it as inconsistent with
+            # the index's "X". So take the sdist's address from pip's own message and
+            # download it as a direct reference, which skips that check.
+            local url
+            url="$(VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm==$VLLM_VERSION" \
+                    --no-deps --no-binary :all: --no-build-isolation -d vllm-src 2>&1 \
+                  | grep -o "https://[^ ]*/vllm-$VLLM_VERSION\.tar\.gz" | head -1 || true)"
+            if [ ! -f "$sdist" ]; then
+                [ -n "$url" ] || { echo "could not locate the vllm sdist"; return 1; }
+                VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm @ $url" \
+                    --no-deps --no-build-isolation -d vllm-src > pip-vllm-sdist.log 2>&1
+            fi
+        fi
+        tar -xzf "$sdist" -C vllm-src "vllm-$VLLM_VERSION/benchmarks"
+    fi
+    start_server tiny_server.py 8000 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/vllm
+    local pass c
+    for pass in 1 2; do
+        for c in 1 4; do
+            mkdir -p "out/vllm/pass$pass"
+            # --save-detailed does not exist in 0.7.3: per-request lists are always saved
+            HF_HUB_OFFLINE=1 venv-vllm/bin/python "$src/benchmarks/benchmark_serving.py" \
+                --backend vllm --base-url http://127.0.0.1:8000 --endpoint /v1/completions \
+                --model tiny-gpt2-s1 --tokenizer ./tokenizer-bpe4k \
+                --dataset-name random --random-input-len 48 --random-output-len 32 \
+                --random-range-ratio 0.5 --num-prompts "$VLLM_NUM_PROMPTS" \
+                --max-concurrency "$c" --ignore-eos --seed 1 \
+                --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,95,99 \
+                --save-result --result-dir "out/vllm/pass$pass" \
+                > "vllm-pass$pass-c$c.log" 2>&1 || { tail -40 "vllm-pass$pass-c$c.log"; return 1; }
+            grep -A4 '^Successful requests' "vllm-pass$pass-c$c.log" || true
+            sleep 1   # result file names carry a per-second timestamp
+        done
+    done
+    stop_server "$pid"
+    publish vllm
+}
+
+# ---- stage: GuideLLM ---------------------------------------------------------------
+stage_guidellm() {
+    log "guidellm: $GUIDELLM"
+    mkvenv guidellm "$TORCH"
+    mkvenv guidellm "$TORCH" "$GUIDELLM"
+    start_server tiny_server_cached.py 8002 --model-name tiny-gpt2-s1 --seed 1 \
+        --reasoning some --report-cached 16
+    local pid=$LAST_PID
+    rm -rf out/guidellm
+    local pass outs
+    for pass in 1 2; do
+        mkdir -p "out/guidellm/pass$pass"
+        if [ "$pass" = 1 ]; then   # every output format, to test skipping the twins
+            outs=(--output "kind=json,path=out/guidellm/pass1/benchmarks.json"
+                  --output "kind=yaml,path=out/guidellm/pass1/benchmarks.yaml"
+                  --output "kind=csv,path=out/guidellm/pass1/benchmarks.csv"
+                  --output "kind=html,path=out/guidellm/pass1/benchmarks.html")
+        else                        # GuideLLM's default output set: json + csv
+            outs=(--output "kind=json,path=out/guidellm/pass2/benchmarks.json"
+                  --output "kind=csv,path=out/guidellm/pass2/benchmarks.csv")
+        fi
+        HF_HUB_OFFLINE=1 venv-guidellm/bin/guidellm run \
+            --backend kind=openai_http,target=http://127.0.0.1:8002,model=tiny-gpt2-s1,request_format=/v1/chat/completions \
+            --profile kind=concurrent --override profile.streams 1,4 \
+            --data kind=synthetic_text,prompt_tokens=32,prompt_tokens_stdev=4,prompt_tokens_min=24,prompt_tokens_max=40,output_tokens=24,prefix_tokens=16,prefix_count=1 \
+            --tokenizer kind=hf_auto,model=./tokenizer-bpe4k \
+            --constraint "kind=max_requests,count=$GUIDELLM_REQUESTS" \
+            "${outs[@]}" --disable-console-interactive \
+            > "guidellm-pass$pass.log" 2>&1 || { tail -40 "guidellm-pass$pass.log"; return 1; }
+        grep -A12 'Request Latency Statistics' "guidellm-pass$pass.log" || true
+    done
+    stop_server "$pid"
+    local f
+    for f in out/guidellm/*/benchmarks.html; do   # keep the HTML twin only while small
+        if [ "$(stat -c %s "$f")" -gt 307200 ]; then echo "dropping large $f"; rm -f "$f"; fi
+    done
+    publish guidellm
+}
+
+# ---- stage: NVIDIA AIPerf ----------------------------------------------------------
+stage_aiperf() {
+    log "aiperf: $AIPERF"
+    mkvenv aiperf "$AIPERF"
+    start_server tiny_server_cached.py 8002 --model-name tiny-gpt2-s1 --seed 1 \
+        --reasoning some --report-cached 16
+    local pid=$LAST_PID
+    rm -rf out/aiperf
+    mkdir -p out/aiperf
+    local c n runs warm
+    for c in 1 4; do
+        if [ "$c" = 1 ]; then n=$AIPERF_C1_REQUESTS; runs=3; warm=3
+        else n=$AIPERF_C4_REQUESTS; runs=1; warm=4; fi
+        # tokenizer given as ./DIR with HF_HUB_OFFLINE unset, as AIPerf wants it;
+        # TMPDIR inside the work folder so its logged mmap paths get scrubbed too
+        mkdir -p "$WORK/tmpdir"
+        TMPDIR="$WORK/tmpdir" venv-aiperf/bin/aiperf profile --model tiny-gpt2-s1 --url http://127.0.0.1:8002 \
+            --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+            --concurrency "$c" --request-count "$n" --warmup-request-count "$warm" \
+            --num-profile-runs "$runs" \
+            --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+            --output-tokens-mean 24 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+            --prefix-prompt-length 16 --num-prefix-prompts 1 --random-seed 1 \
+            --artifact-dir "out/aiperf/c$c" --ui-type none --no-server-metrics \
+            > "aiperf-c$c.log" 2>&1 || { tail -40 "aiperf-c$c.log"; return 1; }
+        tail -5 "aiperf-c$c.log"
+    done
+    stop_server "$pid"
+    local f   # trim only large logs
+    while IFS= read -r f; do
+        echo "trimming large log $f"; tail -c 20000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+    done < <(find out/aiperf -name '*.log' -size +100k)
+    publish aiperf
+}
+
+# ---- stage: lm-evaluation-harness --------------------------------------------------
+stage_lmeval() {
+    log "lm-eval: $LMEVAL"
+    mkvenv lmeval "$TORCH"
+    mkvenv lmeval "$TORCH" "$LMEVAL" "${LMEVAL_EXTRA[@]}"
+    rm -rf lmeval_tasks out/lmeval
+    mkdir -p lmeval_tasks
+    # Two local tasks, data generated deterministically: a 2-way multiple-choice
+    # addition task (loglikelihood; a random model scores about 50%, so both verdicts
+    # occur) and a short generate_until task with exact_match.
+    venv-server/bin/python - <<'PY'
+import json, random
+rng = random.Random(7)
+rows, seen = [], set()
+while len(rows) < 32:
+    a, b = rng.randint(2, 49), rng.randint(2, 49)
+    if (a, b) in seen:
+        continue
+    seen.add((a, b))
+    c = a + b
+    wrong = c + rng.choice([-3, -2, -1, 1, 2, 3, 10, -10])
+    opts = [str(c), str(wrong)]
+    rng.shuffle(opts)
+    rows.append({"id": f"add-{len(rows):02d}", "question": f"What is {a} + {b}?",
+                 "choices": opts, "label": opts.index(str(c))})
+with open("lmeval_tasks/arith2_mc.jsonl", "w") as f:
+    for r in rows:
+        f.write(json.dumps(r) + "\n")
+rng = random.Random(11)
+with open("lmeval_tasks/arith_gen.jsonl", "w") as f:
+    for i in range(20):
+        a, b = rng.randint(2, 49), rng.randint(2, 49)
+        f.write(json.dumps({"id": f"gen-{i:02d}", "question": f"What is {a} + {b}?",
+                            "answer": str(a + b)}) + "\n")
+PY
+    cat > lmeval_tasks/arith2_mc.yaml <<'EOF'
+task: arith2_mc
+dataset_path: json
+dataset_name: null
+dataset_kwargs:
+  data_files:
+    test: lmeval_tasks/arith2_mc.jsonl
+test_split: test
+output_type: multiple_choice
+doc_to_text: "Question: {{question}}\nAnswer:"
+doc_to_choice: "{{choices}}"
+doc_to_target: label
+target_delimiter: " "
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+  - metric: acc_norm
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+EOF
+    cat > lmeval_tasks/arith_gen.yaml <<'EOF'
+task: arith_gen
+dataset_path: json
+dataset_name: null
+dataset_kwargs:
+  data_files:
+    test: lmeval_tasks/arith_gen.jsonl
+test_split: test
+output_type: generate_until
+doc_to_text: "Question: {{question}}\nAnswer:"
+doc_to_target: "{{answer}}"
+target_delimiter: " "
+generation_kwargs:
+  until:
+    - "\n"
+  max_gen_toks: 8
+  do_sample: false
+  temperature: 0.0
+filter_list:
+  - name: strip
+    filter:
+      - function: regex
+        regex_pattern: "(-?[0-9]+)"
+      - function: take_first
+metric_list:
+  - metric: exact_match
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+EOF
+    start_server tiny_server.py 8000 --model-name tiny-gpt2-s1 --seed 1
+    local pid1=$LAST_PID
+    start_server tiny_server.py 8001 --model-name tiny-gpt2-s2 --seed 2
+    local pid2=$LAST_PID
+    local seat port
+    for seat in s1 s2; do
+        if [ "$seat" = s1 ]; then port=8000; else port=8001; fi
+        HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 venv-lmeval/bin/lm_eval \
+            --model local-completions \
+            --model_args "model=tiny-gpt2-$seat,base_url=http://127.0.0.1:$port/v1/completions,tokenizer=./tokenizer-bpe4k,tokenizer_backend=huggingface,tokenized_requests=False,num_concurrent=1,max_retries=1" \
+            --include_path ./lmeval_tasks --tasks arith2_mc,arith_gen \
+            --log_samples --output_path "out/lmeval/$seat" --seed 1234 \
+            > "lmeval-$seat.log" 2>&1 || { tail -40 "lmeval-$seat.log"; return 1; }
+        grep -A6 '^|  Tasks' "lmeval-$seat.log" || true
+    done
+    stop_server "$pid1"
+    stop_server "$pid2"
+    publish lmeval
+    # the task definitions are inputs to lm-eval, not its output: kept apart from the
+    # harness folders, which must hold only what the harnesses wrote
+    rm -rf "${FIX:?}/../harness-inputs/lmeval-tasks"
+    mkdir -p "$FIX/../harness-inputs/lmeval-tasks"
+    cp lmeval_tasks/* "$FIX/../harness-inputs/lmeval-tasks/"
+}
+
+for s in $STAGES; do
+    "stage_$s"
+done
+log "done; fixtures in $FIX"
+if grep -rn '/tmp/\|/work/\|/root/' "$FIX" >/dev/null 2>&1; then
+    echo "WARNING: machine paths left in fixtures:"; grep -rln '/tmp/\|/work/\|/root/' "$FIX"
+fi
