@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
-           "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level"]
+           "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level",
+           "resolve_baseline"]
 
 #: (low, high) pair, as scipy.stats' ConfidenceInterval
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
@@ -132,3 +133,25 @@ def key_rng(seed: int, key: Iterable) -> np.random.Generator:
 def format_values(values: Iterable[float]) -> str:
     """';'-joined shortest round-trip repr of each value (deterministic)."""
     return ";".join(repr(float(v)) for v in values)
+
+
+def resolve_baseline(baseline, seats, present) -> str | None:
+    """The baseline seat: `baseline` if given, else the seat whose role is "incumbent".
+
+    Raises ValueError when `baseline` names a seat found neither in the data
+    (`present`) nor in the seats table, or when several seats are incumbents.
+    Returns None when there is no baseline.
+    """
+    if baseline is not None:
+        known = set(map(str, present))
+        if isinstance(seats, pd.DataFrame) and "seat" in seats:
+            known |= set(seats["seat"].astype(str))
+        if str(baseline) not in known:
+            raise ValueError(f"`baseline` seat {baseline!r} is not in the data")
+        return str(baseline)
+    if not isinstance(seats, pd.DataFrame) or not len(seats) or "role" not in seats or "seat" not in seats:
+        return None
+    inc = sorted(set(seats.loc[seats["role"].astype("object") == "incumbent", "seat"].astype(str)))
+    if len(inc) > 1:
+        raise ValueError(f"several incumbent seats {inc}: pass `baseline=` to choose one")
+    return inc[0] if inc else None

@@ -9,11 +9,11 @@ because
 * one resample-index matrix is drawn per group of observations and shared by
   every metric (column) and every statistic of that group: a resample is a set
   of requests;
-* each metric's values are sorted once; a resample of indices becomes a matrix
-  of ranks (int16 where n <= 32767), which is sorted row-wise (numpy sorts
-  16-bit integers with a vectorised radix/SIMD sort), and every quantile of
-  every resample is read off two neighbouring order statistics, with numpy's
-  own linear interpolation;
+* each metric's values are sorted once; a resample is drawn directly as a
+  matrix of ranks (int16 where n <= 32767; mapped to the other metrics' ranks
+  by one int16 gather), sorted row-wise (numpy's sort of 16-bit integers is
+  very fast), and every quantile of every resample is read off two
+  neighbouring order statistics, with numpy's own linear interpolation;
 * means are one gather and one row sum;
 * the BCa acceleration comes from the jackknife in closed form: leaving out the
   i-th sorted value shifts the order statistics after it by one, and the
@@ -28,10 +28,13 @@ deliberate difference: when the bootstrap distribution has spread but the
 jackknife has none (heavily tied data, e.g. latencies rounded to whole
 milliseconds, at a quantile), scipy returns NaN; we set the acceleration to 0
 (the bias-corrected percentile interval, Efron 1981) and say so in the
-result's `note`.
+result's `note` (cells() then writes "(acceleration 0: tied data)" into
+ci_method).
 
 References
 ----------
+Efron, B. (1981). Nonparametric standard errors and confidence intervals.
+Canadian Journal of Statistics 9(2), 139-158 (bias-corrected percentile).
 Efron, B. (1987). Better bootstrap confidence intervals. JASA 82(397), 171-185.
 Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap,
 Chapman & Hall, ch. 13-14 (percentile, BCa) and eq. 14.15 (jackknife
@@ -329,19 +332,29 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
 
     x : (m, n) finite values, one row per metric, columns = observations.
     Returns (estimate (m, s), distributions (m, s, B), sorted x (m, n)).
+
+    The random matrix drawn is read as ranks in the first row's sort order: a
+    uniform draw of ranks is a uniform draw of observations (the rank map is a
+    bijection), and resample b is the set of observations idx = order_0[r_b].
+    Row j reads the same observations through the composed permutation
+    rank_j[order_0] (one int16 gather); every row's ranks are then sorted and
+    the quantiles read off two neighbouring order statistics.
     """
     m, n = x.shape
     s = len(qs)
     order = np.argsort(x, axis=1, kind="stable")
     xs = np.take_along_axis(x, order, axis=1)
     idt = np.int16 if n <= np.iinfo(np.int16).max else np.int32
-    rank = np.empty((m, n), dtype=idt)
-    np.put_along_axis(rank, order, np.broadcast_to(np.arange(n, dtype=idt), (m, n)), axis=1)
+    rank = np.empty((m, n), dtype=np.intp)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(n), (m, n)), axis=1)
+    # ranks of row j of the observation whose rank in row 0 is r: rank_j[order_0[r]]
+    to_row = rank[:, order[0]].astype(idt)
 
     quant = [(k, q, quantile_positions(n, q)) for k, q in enumerate(qs) if q is not None]
     mean_cols = [k for k, q in enumerate(qs) if q is None]
     kth = sorted({p for _, _, (lo, hi, _) in quant for p in (lo, hi)})
     kpos = {p: i for i, p in enumerate(kth)}
+    kth_arr = np.asarray(kth, dtype=np.intp)
 
     est = np.empty((m, s))
     for k, q, (lo, hi, g) in quant:
@@ -351,20 +364,25 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
 
     dist = np.empty((m, s, n_resamples))
     chunk = max(1, min(n_resamples, chunk_elements // n))
-    kth_arr = np.asarray(kth, dtype=np.intp)
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
-        idx = rng.integers(0, n, size=(b, n), dtype=idt)
+        r0 = rng.integers(0, n, size=(b, n), dtype=idt)
         sl = slice(start, start + b)
         for j in range(m):
+            if j == 0:
+                r = r0
+                if quant:
+                    r.sort(axis=1)
+            else:
+                r = to_row[j][r0]
+                if quant:
+                    r.sort(axis=1)
             if quant:
-                r = rank[j][idx]
-                r.sort(axis=1)
                 v = xs[j][r[:, kth_arr]]
                 for k, _q, (lo, hi, g) in quant:
                     dist[j, k, sl] = lerp(v[:, kpos[lo]], v[:, kpos[hi]], g)
             if mean_cols:
-                mu = x[j][idx].mean(axis=1)
+                mu = xs[j][r].sum(axis=1) / n
                 for k in mean_cols:
                     dist[j, k, sl] = mu
     return est, dist, xs
@@ -444,13 +462,14 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
         sorted_values=xs, distributions=dist if keep_distribution else None)
 
 
-def bootstrap_ci(sample, statistic="mean", *, method: str = "BCa", n_resamples: int = 10000,
+def bootstrap_ci(samples, statistic="mean", *, method: str = "BCa", n_resamples: int = 10000,
                  level: float = 0.95, rng=None) -> BootstrapCI:
     """Bootstrap confidence interval of one statistic of one sample.
 
     Parameters
     ----------
-    sample : array_like, 1-D, finite, at least 2 values
+    samples : array_like, 1-D, finite, at least 2 values
+        The observations (one sample).
     statistic : str or float
         ``"mean"``, ``"median"``, ``"pNN"`` (e.g. ``"p99"``) or a quantile level in (0, 1);
         quantiles use numpy's default 'linear' definition.
@@ -484,9 +503,16 @@ def bootstrap_ci(sample, statistic="mean", *, method: str = "BCa", n_resamples: 
     >>> res.low < res.estimate < res.high
     True
     """
-    x = np.asarray(sample, dtype=float) if not isinstance(sample, np.ndarray) else sample
-    if np.ndim(x) != 1:
-        raise ValueError(f"`sample` must be 1-D; got shape {np.shape(x)}")
+    try:
+        x = np.asarray(samples, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("`samples` must be numeric") from None
+    if x.ndim != 1:
+        raise ValueError(f"`samples` must be 1-D; got shape {x.shape}")
+    if x.shape[0] < 2:
+        raise ValueError(f"`samples` needs at least 2 observations; got {x.shape[0]}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("`samples` must be finite (drop NaN before bootstrapping)")
     g = bootstrap_group(x, (statistic,), method=method, n_resamples=n_resamples, level=level,
                         rng=rng, warn=False)
     res = g.result(0, 0)

@@ -53,7 +53,7 @@ from scipy.special import ndtri
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, key_rng, lerp, quantile_positions
-from .bootstrap import CHUNK_ELEMENTS, BootstrapDistribution, bootstrap_group, _method_iv, _n_resamples_iv
+from .bootstrap import BootstrapDistribution, _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "cells", "request_metrics", "ci_method_family"]
@@ -71,7 +71,6 @@ NONE_EQUAL = "none: all values equal"
 NONE_N1 = "none: n < 2"
 T_SMALL = "t (n<min_obs)"
 
-_KEY = ["seat", "date", "workload", "concurrency", "metric", "statistic"]
 _REQ_GROUP = ["seat", "date", "workload", "concurrency", "pass", "run_id"]
 
 
@@ -81,9 +80,9 @@ def ci_method_family(ci_method: str) -> str:
         return "none"
     if ci_method == PUBLISHED:
         return "published"
-    if ci_method.endswith("over requests"):
+    if " over requests" in ci_method:
         return "requests"
-    if ci_method.startswith("t over passes") or ci_method.endswith("over passes"):
+    if " over passes" in ci_method:
         return "passes"
     if ci_method == T_SMALL:
         return "t_small"
@@ -165,7 +164,8 @@ def _measurement_rows(measurements: pd.DataFrame) -> pd.DataFrame:
         "workload": _workload_key(m["workload"], cond), "condition": cond.astype("object"),
         "concurrency": pd.array(col("concurrency", pd.NA), dtype="Int64"),
         "metric": m["metric"].astype("object"), "statistic": stat,
-        "pass": pd.to_numeric(col("pass", 1)).astype(int), "run_id": col("run_id", "").astype(str),
+        "pass": pd.to_numeric(col("pass", 1)).fillna(1).astype(int),
+        "run_id": col("run_id", "").astype("object").fillna("").astype(str),
         "value": pd.to_numeric(m["value"], errors="coerce").astype(float),
         "n": pd.array(pd.to_numeric(col("n", pd.NA), errors="coerce"), dtype="Int64"),
         "ci_low": pd.to_numeric(col("ci_low"), errors="coerce").astype(float),
@@ -195,7 +195,7 @@ def _request_rows(requests: pd.DataFrame) -> tuple[pd.DataFrame, list[_Group]]:
     rm = rm.assign(date=rm["date"].astype(str), run_id=rm["run_id"].astype(str),
                    workload=rm["workload"].astype("object"), seat=rm["seat"].astype("object"),
                    concurrency=pd.array(rm["concurrency"], dtype="Int64"),
-                   **{"pass": pd.to_numeric(rm["pass"]).astype(int)})
+                   **{"pass": pd.to_numeric(rm["pass"]).fillna(1).astype(int)})
     rows = []
     groups: list[_Group] = []
     metrics = tuple(REQUEST_METRICS)
@@ -282,43 +282,51 @@ def _seat_cells(reps: pd.DataFrame, groups: list[_Group], cfg: _Config):
     rows = []
     pending: dict[int, list[int]] = {}   # group id -> row indices awaiting a request bootstrap
     dists: dict[tuple, BootstrapDistribution] = {}
-    for key, g in reps.groupby(["seat", "date", "workload", "_conc", "metric", "statistic"],
-                               sort=False, dropna=False):
-        g = g.sort_values(["pass", "run_id"], kind="stable")
+    a = {c: reps[c].to_numpy(dtype=object) for c in ("source", "condition", "unit", "concurrency")}
+    value = reps["value"].to_numpy(dtype=float)
+    nn = reps["n"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    lo_a = reps["ci_low"].to_numpy(dtype=float)
+    hi_a = reps["ci_high"].to_numpy(dtype=float)
+    lv_a = reps["ci_level"].to_numpy(dtype=float)
+    gid_a = reps["group"].to_numpy(dtype=np.int64)
+    # rows of `reps` are sorted by cell key, then pass and run: positions ascending = pass order
+    index = reps.groupby(["seat", "date", "workload", "_conc", "metric", "statistic"], sort=True).indices
+    for key, pos in index.items():
+        pos = np.sort(pos)
         seat, date, workload, _c, metric, stat = key
-        conc = g["concurrency"].iloc[0]
-        vals = g["value"].to_numpy(dtype=float)
+        conc = a["concurrency"][pos[0]]
+        vals = value[pos]
         k = vals.shape[0]
-        n_known = g["n"].notna().all()
-        n_obs = int(g["n"].sum()) if n_known else pd.NA
-        sources = set(g["source"])
+        n_obs = int(nn[pos].sum()) if np.all(np.isfinite(nn[pos])) else pd.NA
+        sources = set(a["source"][pos])
         source = sources.pop() if len(sources) == 1 else "requests+measurements"
-        cond = g["condition"].iloc[0]
+        cond = a["condition"][pos[0]]
         row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
-                   unit=METRICS[metric][0] if metric in METRICS else g["unit"].iloc[0], n_passes=k, n_obs=n_obs,
+                   unit=METRICS[metric][0] if metric in METRICS else a["unit"][pos[0]],
+                   n_passes=k, n_obs=n_obs,
                    estimate=float(np.mean(vals)) if k > 1 else float(vals[0]),
                    ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, ci_method="",
                    values=format_values(vals), date=date,
                    condition=cond if isinstance(cond, str) else None, se=math.nan, source=source,
                    _values=vals)
         if k == 1:
-            r = g.iloc[0]
-            if r["source"] == "requests":
-                n = int(r["n"])
+            p0 = pos[0]
+            if a["source"][p0] == "requests":
+                n = int(nn[p0])
                 q = QUANTILES.get(stat)
-                if stat == "mean":
+                if n < 2:
+                    row["ci_method"] = NONE_N1
+                elif stat == "mean":
                     if n >= th.min_obs:
                         row["ci_method"] = "pending"
-                    elif n >= 2:
-                        v = _group_metric_values(groups[int(r["group"])], metric)
+                    else:
+                        v = _group_metric_values(groups[int(gid_a[p0])], metric)
                         if np.all(v == v[0]):
                             row["ci_method"] = NONE_EQUAL
                         else:
                             t = t_interval(v, level=cfg.level)
                             row.update(ci_low=t.low, ci_high=t.high, ci_level=cfg.level,
                                        se=t.standard_error, ci_method=T_SMALL)
-                    else:
-                        row["ci_method"] = NONE_N1
                 elif q is None:
                     row["ci_method"] = NONE_SINGLE
                 elif n < th.min_obs:
@@ -328,11 +336,11 @@ def _seat_cells(reps: pd.DataFrame, groups: list[_Group], cfg: _Config):
                 else:
                     row["ci_method"] = "pending"
                 if row["ci_method"] == "pending":
-                    pending.setdefault(int(r["group"]), []).append(len(rows))
-            elif np.isfinite(r["ci_low"]) and np.isfinite(r["ci_high"]):
-                lvl = float(r["ci_level"])
-                row.update(ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"]), ci_level=lvl,
-                           se=_implied_se(r["ci_low"], r["ci_high"], lvl), ci_method=PUBLISHED,
+                    pending.setdefault(int(gid_a[p0]), []).append(len(rows))
+            elif np.isfinite(lo_a[p0]) and np.isfinite(hi_a[p0]):
+                lvl = float(lv_a[p0])
+                row.update(ci_low=float(lo_a[p0]), ci_high=float(hi_a[p0]), ci_level=lvl,
+                           se=_implied_se(lo_a[p0], hi_a[p0], lvl), ci_method=PUBLISHED,
                            source="published")
             else:
                 row["ci_method"] = NONE_SINGLE
@@ -353,6 +361,9 @@ def _seat_cells(reps: pd.DataFrame, groups: list[_Group], cfg: _Config):
 
     for gid, idxs in pending.items():
         _bootstrap_group_rows(groups[gid], [rows[i] for i in idxs], cfg, dists)
+    for r in rows:
+        if r["ci_method"] == "pending":  # cannot happen with n >= 2; never leak the marker
+            r["ci_method"] = NONE_N1
     return rows, dists
 
 

@@ -34,9 +34,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..columns import METRICS
+from ..columns import METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
-from ._common import key_rng
+from ._common import key_rng, resolve_baseline
 from .bootstrap import bootstrap_group, bootstrap_ratio
 from .cells import _Config, _conc_key, _frame_iv, _options_iv, _replicates, _seat_cells, ci_method_family
 from .intervals import fieller_ratio, welch_log_ratio
@@ -146,14 +146,19 @@ def _ratio(b: dict, c: dict, b_dist, c_dist, cfg: _Config, keys) -> dict:
 
 
 def _row(kind, b, c, res, th) -> dict:
-    hib = METRICS[b["metric"]][1] if b["metric"] in METRICS else True
+    if b["metric"] in METRICS:
+        v = verdict(res["ci_low"], res["ci_high"], higher_is_better=higher_is_better(b["metric"]),
+                    noise=th.noise)
+    else:  # direction unknown: no better/worse
+        v = verdict(res["ci_low"], res["ci_high"], higher_is_better=True, noise=th.noise)
+        v = v if v == "within_noise" else "insufficient_data"
     return dict(
         workload=c["workload"], concurrency=c["concurrency"], metric=c["metric"],
         statistic=c["statistic"], baseline=b["seat"], candidate=c["seat"],
         baseline_estimate=float(b["estimate"]), candidate_estimate=float(c["estimate"]),
         ratio=res["ratio"], ci_low=res["ci_low"], ci_high=res["ci_high"],
         ci_method=res["ci_method"],
-        verdict=verdict(res["ci_low"], res["ci_high"], higher_is_better=hib, noise=th.noise),
+        verdict=v,
         kind=kind, baseline_date=b["date"], candidate_date=c["date"], ci_level=res["ci_level"],
         baseline_n_passes=b["n_passes"], candidate_n_passes=c["n_passes"],
         n_baseline=b["n_obs"], n_candidate=c["n_obs"])
@@ -184,22 +189,6 @@ def _latest_rows(rows: list[dict], latest: str) -> dict:
         if k not in out or r["date"] > out[k]["date"]:
             out[k] = r
     return out
-
-
-def _baseline_iv(baseline, seats, present):
-    if baseline is not None:
-        known = set(present)
-        if seats is not None and "seat" in seats:
-            known |= set(seats["seat"].astype(str))
-        if baseline not in known:
-            raise ValueError(f"`baseline` seat {baseline!r} is not in the data")
-        return baseline
-    if seats is None or not len(seats) or "role" not in seats:
-        return None
-    inc = sorted(set(seats.loc[seats["role"].astype("object") == "incumbent", "seat"].astype(str)))
-    if len(inc) > 1:
-        raise ValueError(f"several incumbent seats {inc}: pass `baseline=` to choose one")
-    return inc[0] if inc else None
 
 
 def comparisons(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
@@ -245,7 +234,7 @@ def comparisons(measurements: pd.DataFrame | None, requests: pd.DataFrame | None
     cfg = _Config(thresholds, method, n_resamples, level, seed, keep=True)
     reps, groups = _replicates(measurements, requests)
     present = sorted(set(reps["seat"])) if len(reps) else []
-    base = _baseline_iv(baseline, seats, present)
+    base = resolve_baseline(baseline, seats, present)
     out: list[dict] = []
     if not len(reps):
         return _typed_comparisons(pd.DataFrame(out))
@@ -291,7 +280,6 @@ def comparisons(measurements: pd.DataFrame | None, requests: pd.DataFrame | None
 
 
 def _stat_pos(s):
-    from ..columns import STATISTICS
     return STATISTICS.index(s) if s in STATISTICS else len(STATISTICS)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ._common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
 
@@ -124,9 +125,42 @@ class ExamDelta:
 
         return {k: clean(v) for k, v in d.items()}
 
+    #: alias of `to_dict` (the name analysis.cli uses)
+    as_dict = to_dict
+
     def to_json(self, **kwargs) -> str:
         """The `benchreport exam-delta --json` object (strict JSON: no NaN)."""
         return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
+
+    def summary(self) -> str:
+        """A few plain lines for `benchreport exam-delta` without --json."""
+        pct = round(100 * self.ci_level)
+
+        def pair(ci):
+            return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+        def p(v):
+            return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.6g}"
+
+        na, nb = self.baseline_total, self.candidate_total
+        lines = [
+            f"test: {self.test}",
+            f"baseline:  {self.baseline_correct}/{na} = {self.baseline_correct / na:.4f}, "
+            f"{pct}% CI Wilson {pair(self.baseline_ci_wilson)}, exact {pair(self.baseline_ci_exact)}",
+            f"candidate: {self.candidate_correct}/{nb} = {self.candidate_correct / nb:.4f}, "
+            f"{pct}% CI Wilson {pair(self.candidate_ci_wilson)}, exact {pair(self.candidate_ci_exact)}",
+            f"difference (candidate - baseline): {self.diff:+.4f}, {pct}% CI "
+            f"[{self.diff_ci_low:+.4f}, {self.diff_ci_high:+.4f}] ({self.diff_ci_method})",
+            f"p = {p(self.p_value)}" + (f", mid-p = {p(self.p_mid)}" if not math.isnan(self.p_mid) else "")
+            + (f", Boschloo p = {p(self.p_boschloo)}" if not math.isnan(self.p_boschloo) else ""),
+            f"smallest difference detectable at this n (80% power): {p(self.mde)}",
+        ]
+        if self.baseline_only is not None:
+            lines.insert(1, f"paired items: {self.n_items}, baseline only right: {self.baseline_only}, "
+                            f"candidate only right: {self.candidate_only}")
+        if self.note:
+            lines.append(f"note: {self.note}")
+        return "\n".join(lines)
 
 
 def _alpha_power_iv(alpha, power):
@@ -336,24 +370,24 @@ def _latest_results(exams: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     cols = ["run_id", "seat", "date", "benchmark", "dimension", "correct", "total",
             "from_items", "count_rounding", "measured_on"]
     ex = exams.reindex(columns=cols).astype("object")
-    ex["_dim"] = _norm_dim(ex["dimension"])
+    ex["dimkey"] = _norm_dim(ex["dimension"])
     if len(items):
         it = items.reindex(columns=["run_id", "seat", "date", "benchmark", "dimension", "correct"]).astype("object")
-        it["_dim"] = _norm_dim(it["dimension"])
+        it["dimkey"] = _norm_dim(it["dimension"])
         it["correct"] = it["correct"].astype(bool)
-        agg = (it.groupby(["run_id", "seat", "date", "benchmark", "_dim"], sort=True)["correct"]
+        agg = (it.groupby(["run_id", "seat", "date", "benchmark", "dimkey"], sort=True)["correct"]
                .agg(["sum", "size"]).reset_index().rename(columns={"sum": "correct", "size": "total"}))
-        known = set(zip(ex["run_id"], ex["seat"], ex["benchmark"], ex["_dim"]))
-        agg = agg[[k not in known for k in zip(agg["run_id"], agg["seat"], agg["benchmark"], agg["_dim"])]]
+        known = set(zip(ex["run_id"], ex["seat"], ex["benchmark"], ex["dimkey"]))
+        agg = agg[[k not in known for k in zip(agg["run_id"], agg["seat"], agg["benchmark"], agg["dimkey"])]]
         if len(agg):
-            agg = agg.assign(dimension=agg["_dim"].where(agg["_dim"] != _NA_DIM, None),
+            agg = agg.assign(dimension=agg["dimkey"].where(agg["dimkey"] != _NA_DIM, None),
                              from_items=True, count_rounding=None, measured_on=None)
-            ex = pd.concat([ex, agg[cols + ["_dim"]].astype("object")], ignore_index=True)
+            ex = pd.concat([ex, agg[cols + ["dimkey"]].astype("object")], ignore_index=True)
     ex = ex[ex["correct"].notna() & ex["total"].notna()]
     when = ex["measured_on"].where(ex["measured_on"].notna(), ex["date"])
     ex = ex.assign(_when=when.astype(str), _date=ex["date"].astype(str), _run=ex["run_id"].astype(str))
-    ex = ex.sort_values(["seat", "benchmark", "_dim", "_when", "_date", "_run"], kind="stable")
-    return ex.groupby(["seat", "benchmark", "_dim"], sort=False).tail(1)
+    ex = ex.sort_values(["seat", "benchmark", "dimkey", "_when", "_date", "_run"], kind="stable")
+    return ex.groupby(["seat", "benchmark", "dimkey"], sort=False).tail(1)
 
 
 def _item_groups(items: pd.DataFrame) -> dict:
@@ -361,26 +395,13 @@ def _item_groups(items: pd.DataFrame) -> dict:
     if not len(items):
         return {}
     it = items.reindex(columns=["run_id", "seat", "benchmark", "dimension", "item_id", "correct"]).astype("object")
-    it["_dim"] = _norm_dim(it["dimension"])
+    it["dimkey"] = _norm_dim(it["dimension"])
     it["item_id"] = it["item_id"].astype(str)
     out = {}
-    for key, g in it.groupby(["run_id", "seat", "benchmark", "_dim"], sort=False):
+    for key, g in it.groupby(["run_id", "seat", "benchmark", "dimkey"], sort=False):
         g = g.drop_duplicates("item_id", keep="last")
         out[key] = pd.Series(g["correct"].astype(bool).to_numpy(), index=g["item_id"].to_numpy())
     return out
-
-
-def _baseline_seat(seats, baseline, present):
-    if baseline is not None:
-        if baseline not in present:
-            raise ValueError(f"`baseline` seat {baseline!r} has no exam results")
-        return baseline
-    if seats is None or not len(seats) or "role" not in seats:
-        return None
-    inc = sorted(set(seats.loc[seats["role"].astype("object") == "incumbent", "seat"].astype(str)))
-    if len(inc) > 1:
-        raise ValueError(f"several incumbent seats {inc}: pass `baseline=` to choose one")
-    return inc[0] if inc else None
 
 
 def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
@@ -439,11 +460,11 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
         raise ValueError("`exam_items` must be a pandas DataFrame or None")
     results = _latest_results(exams, items)
     present = set(results["seat"].astype(str))
-    base = _baseline_seat(seats, baseline, present)
+    base = resolve_baseline(baseline, seats, present)
     rows: list[ExamDelta] = []
     groups = _item_groups(items)
     if base is not None:
-        by_key = {(r.seat, r.benchmark, r._dim): r for r in results.itertuples(index=False)}
+        by_key = {(r.seat, r.benchmark, r.dimkey): r for r in results.itertuples(index=False)}
         for (seat, bench, dim), cand in sorted(by_key.items(), key=lambda kv: (str(kv[0][1]), str(kv[0][2]), str(kv[0][0]))):
             if seat == base or (base, bench, dim) not in by_key:
                 continue
