@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from analysis import __version__
+from analysis.load.errors import DataSetError
 from analysis.thresholds import Thresholds
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS = 0, 1, 2, 3
@@ -191,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
+    except DataSetError as exc:  # the data set as a whole cannot be analysed as asked
+        print(f"benchreport {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("benchreport: interrupted", file=sys.stderr)
         return 130

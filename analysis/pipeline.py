@@ -65,7 +65,7 @@ class Analysis:
 
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
     """Statistics and flags for loaded runs (no I/O)."""
-    from analysis.flags import compute_flags
+    from analysis.flags import compute_flags, drop_excluded
     from analysis.stats.cells import cells as compute_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
@@ -73,9 +73,12 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
     th = options.thresholds
     tables = build_tables(loaded)
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
-    cells = compute_cells(tables.measurements, tables.requests, method=options.ci_method,
+    # figures the flags exclude from results (a prefix-cache hit is not prefill) never
+    # reach the statistics; the flags themselves see everything
+    kept = drop_excluded(tables)
+    cells = compute_cells(kept.measurements, kept.requests, method=options.ci_method,
                           n_resamples=options.n_boot, seed=options.seed, thresholds=th)
-    comparisons = compute_comparisons(tables.measurements, tables.requests, tables.seats,
+    comparisons = compute_comparisons(kept.measurements, kept.requests, kept.seats,
                                       baseline=options.baseline, method=options.ci_method,
                                       n_resamples=options.n_boot, seed=options.seed, thresholds=th)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,

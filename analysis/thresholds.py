@@ -28,6 +28,9 @@ class Thresholds:
         "why": "passes are clusters; with fewer than 40 the bootstrap over passes under-covers "
                "(92.2% at 20 passes, 94.0% at 40: benchmarks/coverage.py) and a t-interval with "
                "passes-1 degrees of freedom is used (Cameron & Miller 2015)"})
+    min_passes: int = field(default=5, metadata={
+        "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
+               "5 passes give a t-interval 4 degrees of freedom"})
     noise: float = field(default=0.02, metadata={
         "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
                "(criterion.rs noise_threshold defaults to 0.02)"})

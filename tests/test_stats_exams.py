@@ -213,9 +213,15 @@ def test_exam_deltas_uses_the_latest_result_of_each_seat():
     assert out.iloc[0]["baseline_correct"] == 70
 
 
-def test_exam_deltas_without_a_baseline_has_no_rows():
-    ex = exams_frame([exam("a", "MMLU", 50, 100), exam("b", "MMLU", 60, 100)])
-    out = exam_deltas(ex, None, seats_frame({"a": "candidate", "b": "candidate"}))
+def test_exam_deltas_without_a_baseline_compare_every_pair_of_a_few_seats():
+    ex = exams_frame([exam("a", "MMLU", 50, 100), exam("b", "MMLU", 60, 100), exam("c", "MMLU", 70, 100)])
+    out = exam_deltas(ex, None, seats_frame({"a": "candidate", "b": "candidate", "c": "candidate"}))
+    assert list(zip(out["baseline"], out["candidate"])) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert out["note"].str.contains("every pair compared").all()
+    ref = stats.fisher_exact([[50, 50], [60, 40]]).pvalue
+    assert out["p_value"].iloc[0] == pytest.approx(ref, abs=1e-12)
+    many = exams_frame([exam(f"s{i}", "MMLU", 50 + i, 100) for i in range(7)])
+    out = exam_deltas(many, None, seats_frame({f"s{i}": "candidate" for i in range(7)}))
     assert len(out) == 0 and list(out.columns[:3]) == EXAM_DELTA_COLUMNS[:3]
     with pytest.raises(ValueError, match="baseline"):
         exam_deltas(ex, None, None, baseline="zzz")

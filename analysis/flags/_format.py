@@ -66,13 +66,14 @@ def series(values: Iterable, sep: str = ", ") -> str:
 
 
 def pct(x, *, signed: bool = False) -> str:
-    """A share or relative change as per cent: 93%, 0.4%, +31%."""
+    """A share or relative change as per cent: 93%, 0.4%, 99.6%, +31%."""
     if missing(x):
         return "n/a"
     x = float(x) * 100.0
     sign = "+" if signed and x > 0 else ""
-    if abs(x) < 10 and not float(round(x, 1)).is_integer():
-        return f"{sign}{x:.1f}%"
+    one = f"{x:.1f}"
+    if (abs(x) < 10 or 99 < abs(x) < 100) and not one.endswith(".0"):
+        return f"{sign}{one}%"
     return f"{sign}{x:.0f}%"
 
 
@@ -133,18 +134,31 @@ def unit_of(metric) -> str:
     return METRICS.get(str(metric), ("", True))[0]
 
 
+#: workloads whose meaning the metric already carries: not repeated in a cell's phrase
+PLAIN_WORKLOADS = {"decode", "prefill", "init"}
+
+
 def cell_phrase(workload=None, concurrency=None, metric=None, statistic=None) -> str:
-    """A cell as a reader reads it: 'aggregate throughput (decode, 16 streams)',
-    'time to first token p50 (decode, 1 stream)', 'prefill throughput (prefill)'."""
+    """A cell as a reader reads it: 'aggregate throughput at 16 streams',
+    'time to first token p50 at 1 stream', 'prefill throughput', 'per-stream decode at 1 stream (code)'."""
     head = metric_words(metric) if not missing(metric) else "figures"
     if not missing(statistic) and str(statistic) != "mean":
         head += f" {statistic}"
-    where = []
-    if not missing(workload):
-        where.append(str(workload))
     if not missing(concurrency):
-        where.append(streams(concurrency))
-    return f"{head} ({', '.join(where)})" if where else head
+        head += f" at {streams(concurrency)}"
+    return head + workload_note(workload)
+
+
+def workload_note(workload) -> str:
+    """' (code)' for a workload a reader needs named; '' for decode/prefill/init; ' (cold)' for
+    'init:cold' (the statistics layer writes a measurement condition as 'workload:condition')."""
+    if missing(workload):
+        return ""
+    w = str(workload)
+    base, _, cond = w.partition(":")
+    if base in PLAIN_WORKLOADS:
+        return f" ({cond})" if cond else ""
+    return f" ({w})"
 
 
 def value_with_unit(value, metric) -> str:

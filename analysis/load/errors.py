@@ -40,3 +40,8 @@ class RunFileError(ValueError):
         super().__init__(f"{json_path}: {message}")
         self.json_path = json_path
         self.message = message
+
+
+class DataSetError(ValueError):
+    """The data set as a whole cannot be analysed as asked (e.g. an unknown --baseline,
+    several incumbents); the command line prints it as one line and exits 2."""

@@ -14,6 +14,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from analysis.load.errors import DataSetError
+
 __all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
            "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level",
            "resolve_baseline"]
@@ -147,11 +149,13 @@ def resolve_baseline(baseline, seats, present) -> str | None:
         if isinstance(seats, pd.DataFrame) and "seat" in seats:
             known |= set(seats["seat"].astype(str))
         if str(baseline) not in known:
-            raise ValueError(f"`baseline` seat {baseline!r} is not in the data")
+            raise DataSetError(f"the baseline seat {baseline!r} is not in the data "
+                               f"(seats: {', '.join(sorted(known)[:20])})")
         return str(baseline)
     if not isinstance(seats, pd.DataFrame) or not len(seats) or "role" not in seats or "seat" not in seats:
         return None
     inc = sorted(set(seats.loc[seats["role"].astype("object") == "incumbent", "seat"].astype(str)))
     if len(inc) > 1:
-        raise ValueError(f"several incumbent seats {inc}: pass `baseline=` to choose one")
+        raise DataSetError(f"several seats are marked incumbent ({', '.join(inc)}): "
+                           "choose the baseline with --baseline (or `baseline=`)")
     return inc[0] if inc else None

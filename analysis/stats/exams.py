@@ -390,6 +390,42 @@ def _latest_results(exams: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     return ex.groupby(["seat", "benchmark", "dimkey"], sort=False).tail(1)
 
 
+#: with no baseline among the seats that took a benchmark, every pair is compared when
+#: at most this many seats took it (15 pairs, Holm-adjusted); beyond, none (too many to read)
+MAX_PAIRWISE_SEATS = 6
+
+
+def _when(r) -> str:
+    """When a result was measured: measured_on where given, else the run's date."""
+    return str(r.measured_on if isinstance(r.measured_on, str) else r.date)
+
+
+def _pairs(results: pd.DataFrame, base: str | None):
+    """(baseline, candidate, benchmark, dim, baseline row, candidate row, note) to compare.
+
+    Against the baseline seat where it took the benchmark; otherwise every pair of the
+    seats that took it (the earlier-measured seat as baseline), so that an exam delta
+    between two candidates (e.g. two builds of one seat) is still tested.
+    """
+    by_bench: dict = {}
+    for r in results.itertuples(index=False):
+        by_bench.setdefault((str(r.benchmark), str(r.dimkey)), []).append(r)
+    for (bench, dim) in sorted(by_bench):
+        rows = sorted(by_bench[(bench, dim)], key=lambda r: (_when(r), str(r.seat)))
+        seats = [str(r.seat) for r in rows]
+        if base is not None and base in seats:
+            basr = rows[seats.index(base)]
+            for cand in sorted(rows, key=lambda r: str(r.seat)):
+                if str(cand.seat) != base:
+                    yield base, str(cand.seat), cand.benchmark, cand.dimkey, basr, cand, ""
+        elif 2 <= len(rows) <= MAX_PAIRWISE_SEATS:
+            note = ("no baseline seat took this exam: every pair compared" if base is None
+                    else f"the baseline {base} did not take this exam: every pair compared")
+            for i, basr in enumerate(rows):
+                for cand in rows[i + 1:]:
+                    yield str(basr.seat), str(cand.seat), cand.benchmark, cand.dimkey, basr, cand, note
+
+
 def _item_groups(items: pd.DataFrame) -> dict:
     """{(run_id, seat, benchmark, dim): Series of bool verdicts indexed by item_id}."""
     if not len(items):
@@ -417,7 +453,9 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
         The `exam_items` table (item verdicts).
     seats : DataFrame, optional
         The `seats` table; the baseline is the seat with role "incumbent"
-        unless `baseline` is given. Without either there are no rows.
+        unless `baseline` is given. A benchmark the baseline did not take (or
+        any benchmark, without a baseline) is compared pairwise among the seats
+        that took it, up to MAX_PAIRWISE_SEATS seats.
     baseline : str, keyword-only
     alpha : float
         1 - level of every CI, and the level of `mde`.
@@ -463,36 +501,31 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     base = resolve_baseline(baseline, seats, present)
     rows: list[ExamDelta] = []
     groups = _item_groups(items)
-    if base is not None:
-        by_key = {(r.seat, r.benchmark, r.dimkey): r for r in results.itertuples(index=False)}
-        for (seat, bench, dim), cand in sorted(by_key.items(), key=lambda kv: (str(kv[0][1]), str(kv[0][2]), str(kv[0][0]))):
-            if seat == base or (base, bench, dim) not in by_key:
-                continue
-            basr = by_key[(base, bench, dim)]
-            dimension = None if dim == _NA_DIM else dim
-            notes = []
-            for side, r in (("baseline", basr), ("candidate", cand)):
-                if isinstance(r.count_rounding, str) and r.count_rounding:
-                    notes.append(f"{side}: {r.count_rounding}")
-            empty = pd.Series(dtype=bool)
-            ib = groups.get((basr.run_id, base, bench, dim), empty)
-            ic = groups.get((cand.run_id, seat, bench, dim), empty)
-            shared = ib.index.intersection(ic.index) if len(ib) and len(ic) else []
-            if len(shared):
-                xb, xc = ib.loc[shared].to_numpy(), ic.loc[shared].to_numpy()
-                left = (len(ib) - len(shared)) + (len(ic) - len(shared))
-                if left:
-                    notes.append(f"{left} item(s) answered by one seat only were left out")
-                rows.append(exam_delta_paired(
-                    int(np.sum(xb & xc)), int(np.sum(xb & ~xc)), int(np.sum(~xb & xc)),
-                    int(np.sum(~xb & ~xc)), alpha=alpha, power=power, benchmark=bench,
-                    dimension=dimension, baseline=base, candidate=seat, note="; ".join(notes)))
-            else:
-                rows.append(exam_delta_counts(
-                    int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
-                    alpha=alpha, power=power, benchmark=bench, dimension=dimension,
-                    baseline=base, candidate=seat, note="; ".join(notes),
-                    boschloo_max_n=boschloo_max_n))
+    for pair_base, seat, bench, dim, basr, cand, pair_note in _pairs(results, base):
+        dimension = None if dim == _NA_DIM else dim
+        notes = [pair_note] if pair_note else []
+        for side, r in (("baseline", basr), ("candidate", cand)):
+            if isinstance(r.count_rounding, str) and r.count_rounding:
+                notes.append(f"{side}: {r.count_rounding}")
+        empty = pd.Series(dtype=bool)
+        ib = groups.get((basr.run_id, pair_base, bench, dim), empty)
+        ic = groups.get((cand.run_id, seat, bench, dim), empty)
+        shared = ib.index.intersection(ic.index) if len(ib) and len(ic) else []
+        if len(shared):
+            xb, xc = ib.loc[shared].to_numpy(), ic.loc[shared].to_numpy()
+            left = (len(ib) - len(shared)) + (len(ic) - len(shared))
+            if left:
+                notes.append(f"{left} item(s) answered by one seat only were left out")
+            rows.append(exam_delta_paired(
+                int(np.sum(xb & xc)), int(np.sum(xb & ~xc)), int(np.sum(~xb & xc)),
+                int(np.sum(~xb & ~xc)), alpha=alpha, power=power, benchmark=bench,
+                dimension=dimension, baseline=pair_base, candidate=seat, note="; ".join(notes)))
+        else:
+            rows.append(exam_delta_counts(
+                int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
+                alpha=alpha, power=power, benchmark=bench, dimension=dimension,
+                baseline=pair_base, candidate=seat, note="; ".join(notes),
+                boschloo_max_n=boschloo_max_n))
     cols = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
     if not rows:
         return _typed_exam_frame(pd.DataFrame(columns=cols))

@@ -1,0 +1,519 @@
+"""Each flag rule on both sides of its threshold (just below: silent; just above: raised)."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analysis.flags import compute_flags, excluded_measurements
+from analysis.flags import rules as R
+from analysis.thresholds import DEFAULT
+from flag_fixtures import cells_frame, comparisons_frame, exam_frame, m_, mkrun, tables_of
+
+
+def codes(flags) -> list[str]:
+    return [f.code for f in flags]
+
+
+def cell(seat="s1", values=(100.0,), *, n_obs=None, statistic="mean", ci=None, ci_method=None, date="2026-11-02",
+         metric="output_tok_s", concurrency=16, workload="decode") -> dict:
+    vals = list(values)
+    row = {"seat": seat, "workload": workload, "concurrency": concurrency, "metric": metric,
+           "statistic": statistic, "unit": "tok/s", "n_passes": len(vals), "n_obs": n_obs or len(vals),
+           "estimate": sum(vals) / len(vals), "values": ";".join(repr(float(v)) for v in vals), "date": date,
+           "ci_level": 0.95, "ci_method": ci_method or ("none: single pass" if len(vals) == 1 else "t over passes")}
+    if ci:
+        row["ci_low"], row["ci_high"] = ci
+    return row
+
+
+# --- sampling ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, code", [(1, "sample.single_pass"), (2, "sample.two_passes"),
+                                     (3, "sample.few_passes"), (4, "sample.few_passes"), (5, None)])
+def test_sample_passes_classes(n, code):
+    flags = R.sample_passes(cells_frame([cell(values=[100.0 + i for i in range(n)])]))
+    assert codes(flags) == ([code] if code else [])
+
+
+def test_sample_passes_min_passes_is_a_threshold():
+    frame = cells_frame([cell(values=[100, 101, 100, 101, 100])])
+    assert R.sample_passes(frame) == []
+    th = R._Overlay(DEFAULT, {"min_passes": 6})
+    flags = R.sample_passes(frame, thresholds=th)
+    assert codes(flags) == ["sample.few_passes"] and flags[0].evidence["thresholds"]["min_passes"] == 6
+
+
+def test_sample_passes_one_flag_per_seat():
+    frame = cells_frame([cell(concurrency=c) for c in (1, 4, 8, 16)] + [cell(seat="s2")])
+    flags = R.sample_passes(frame)
+    assert [(f.code, f.seats) for f in flags] == [("sample.single_pass", ("s1",)), ("sample.single_pass", ("s2",))]
+    assert "1, 4, 8 and 16 streams" in flags[0].message
+    assert flags[0].concurrency is None and flags[1].concurrency == 16  # cell only when one cell
+
+
+def test_small_n_ci_below_min_obs():
+    below = cells_frame([cell(values=[100.0], n_obs=DEFAULT.min_obs - 1, ci=(95, 105), ci_method="published")])
+    at = cells_frame([cell(values=[100.0], n_obs=DEFAULT.min_obs, ci=(95, 105), ci_method="published")])
+    f = R.small_n(below)
+    assert codes(f) == ["sample.small_n"] and f[0].severity == "info"
+    assert R.small_n(at) == []
+    assert R.small_n(cells_frame([cell(values=[100.0], n_obs=5)])) == []  # no CI, nothing to doubt
+    boot = cells_frame([cell(values=[100.0], n_obs=10, ci=(95, 105), ci_method="bootstrap BCa over requests")])
+    assert R.small_n(boot)[0].severity == "warn"
+
+
+def test_small_n_tail_quantile():
+    # p99 needs n*(1-0.99) >= 10: n = 1000 is just enough, 999 is not
+    assert codes(R.small_n(cells_frame([cell(statistic="p99", n_obs=999)]))) == ["sample.small_n"]
+    assert R.small_n(cells_frame([cell(statistic="p99", n_obs=1000)])) == []
+    f = R.small_n(cells_frame([cell(statistic="p95", n_obs=100)]))
+    assert f[0].severity == "warn" and f[0].evidence["cells"][0]["needed_n"] == 200
+    assert R.small_n(cells_frame([cell(statistic="p50", n_obs=3)])) == []  # the median is not a tail
+
+
+def comparison(lo, hi, *, ratio=None, baseline="inc", candidate="s1", verdict="insufficient_data") -> dict:
+    return {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "statistic": "mean",
+            "baseline": baseline, "candidate": candidate, "baseline_estimate": 100.0,
+            "candidate_estimate": 100.0 * (ratio or math.sqrt(lo * hi)), "ratio": ratio or math.sqrt(lo * hi),
+            "ci_low": lo, "ci_high": hi, "ci_method": "Welch t on log pass values", "verdict": verdict,
+            "kind": "baseline", "ci_level": 0.95}
+
+
+def test_underpowered_comparison():
+    noise = DEFAULT.noise
+    straddle = comparisons_frame([comparison(1 - noise - 0.001, 1.01)])
+    inside_noise = comparisons_frame([comparison(1 - noise + 0.001, 1 + noise - 0.001, verdict="within_noise")])
+    decided = comparisons_frame([comparison(1.01, 1.2, verdict="better")])
+    assert codes(R.underpowered(straddle)) == ["sample.underpowered"]
+    assert R.underpowered(inside_noise) == []
+    assert R.underpowered(decided) == []
+    assert R.underpowered(comparisons_frame([comparison(float("nan"), float("nan"), ratio=0.8)])) == []
+
+
+def test_underpowered_mde_value():
+    lo, hi = 0.9, 1 / 0.9
+    f = R.underpowered(comparisons_frame([comparison(lo, hi, ratio=1.0)]))[0]
+    se = math.log(hi / lo) / (2 * 1.959963984540054)
+    expected = math.exp((1.959963984540054 + 0.8416212335729143) * se) - 1
+    assert f.evidence["cells"][0]["mde_ratio"] == pytest.approx(expected, rel=1e-9)
+    assert "16%" in f.message
+
+
+def delta(p, *, diff=0.0, mde=0.05, p_holm=None, test="Fisher exact (counts)", b_only=None, c_only=None,
+          bench="HumanEval", dim=None) -> dict:
+    return {"benchmark": bench, "dimension": dim, "baseline": "a", "candidate": "b", "test": test, "n_items": 164,
+            "baseline_correct": 154, "candidate_correct": 153, "baseline_only": b_only, "candidate_only": c_only,
+            "p_value": p, "p_holm": p if p_holm is None else p_holm, "diff": diff, "mde": mde}
+
+
+def test_underpowered_exam():
+    assert codes(R.underpowered(None, exam_frame([delta(1.0, diff=-0.006, mde=0.076)]))) == ["sample.underpowered"]
+    assert R.underpowered(None, exam_frame([delta(0.2, diff=0.08, mde=0.076)])) == []  # could have been detected
+    assert R.underpowered(None, exam_frame([delta(0.01, diff=-0.006, mde=0.076)])) == []  # significant
+
+
+def test_exam_not_significant_at_alpha():
+    a = DEFAULT.alpha
+    assert codes(R.exam_not_significant(exam_frame([delta(a)]))) == ["exam.not_significant"]
+    assert R.exam_not_significant(exam_frame([delta(a - 1e-9)])) == []
+    holm = R.exam_not_significant(exam_frame([delta(0.04, p_holm=0.06)]))
+    assert codes(holm) == ["exam.not_significant"] and "Holm" in holm[0].message
+    f = R.exam_not_significant(exam_frame([delta(1.0, diff=-1 / 164, mde=0.0762)]))[0]
+    assert "153 of 164" in f.message and "p = 1.0" in f.message and "7.6 points" in f.message
+    assert f.evidence["thresholds"] == {"alpha": 0.05}
+
+
+def test_exam_counts_only():
+    counts = exam_frame([delta(1.0), delta(1.0, bench="GSM8K")])
+    f = R.exam_counts_only(counts)
+    assert codes(f) == ["exam.counts_only"] and "GSM8K and HumanEval" in f[0].message
+    paired = exam_frame([delta(0.5, test="McNemar exact (paired items)", b_only=3, c_only=2)])
+    assert R.exam_counts_only(paired) == []
+
+
+# --- stability ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("values, code", [
+    ([100, 102, 105.1], "drift.warmup"),       # +5.1% monotone > drift_limit 5%
+    ([100, 102, 104.9], None),                 # +4.9%: below
+    ([106, 102, 100], "drift.warmup"),         # falling counts too (-5.7% of the first pass)
+    ([100, 110, 105], None),                   # not monotone, CV 4.8%
+    ([100, 115], None),                        # CV 9.9%, spread 1.15
+    ([100, 116], "drift.unstable"),            # CV 10.5% > cv_limit 10%
+    ([100] * 50 + [149], None),                # spread 1.49, CV 6.8%
+    ([100] * 50 + [151], "drift.unstable"),    # spread 1.51 > spread_limit 1.5, CV 7%
+])
+def test_drift_thresholds(values, code):
+    flags = R.drift(cells_frame([cell(values=values)]))
+    assert codes(flags) == ([code] if code else [])
+
+
+def test_drift_warmup_not_also_unstable():
+    flags = R.drift(cells_frame([cell(values=[50, 100, 160])]))  # 3.2-fold and monotone
+    assert codes(flags) == ["drift.warmup"]
+    assert flags[0].evidence["cells"][0]["spread"] == pytest.approx(3.2)
+
+
+def test_drift_days_are_not_mixed():
+    frame = cells_frame([cell(values=[100, 101, 100], date="2026-11-01"), cell(values=[120, 121, 120], date="2026-11-02")])
+    assert R.drift(frame) == []
+    # without a date column, a seat measured on two days is read from the measurements per day
+    runs = [mkrun("s1", p, date=d, measurements=[m_(v)]) for d, vs in (("2026-11-01", [100, 101, 100]),
+                                                                       ("2026-11-02", [120, 121, 120]))
+            for p, v in enumerate(vs, 1)]
+    tables = tables_of(*runs)
+    undated = cells_frame([cell(values=[100, 101, 100, 120, 121, 120], date=None)]).drop(columns="date")
+    assert R.drift(undated, tables) == []
+
+
+def test_drift_thresholds_are_read_from_the_object():
+    frame = cells_frame([cell(values=[100, 102, 103])])
+    assert R.drift(frame) == []
+    assert codes(R.drift(frame, thresholds=DEFAULT.replace(drift_limit=0.02))) == ["drift.warmup"]
+
+
+def test_warmup_unknown_and_included():
+    t = tables_of(mkrun("s1", warmup_excluded=None), mkrun("s2", warmup_excluded=True),
+                  mkrun("s3", warmup_excluded=False))
+    flags = R.warmup_unknown(t.runs)
+    assert [(f.code, f.seats) for f in flags] == [("warmup.unknown", ("s1",)), ("warmup.included", ("s3",))]
+
+
+# --- measurement traps ------------------------------------------------------------------------------
+
+def prefill(value, **extra):
+    return m_(value, "prefill_tok_s", workload="prefill", concurrency=None, **extra)
+
+
+def test_prefix_cache_not_fresh():
+    t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(5000, fresh_prompt=False)]))
+    f = R.prefix_cache(t)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "critical"
+    assert f[0].evidence["reasons"] == ["not_fresh"] and f[0].evidence["value"] == 5000
+
+
+def test_prefix_cache_ratio_threshold():
+    ratio = DEFAULT.cache_ratio
+    above = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio + 1)]))
+    below = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio - 1)]))
+    f = R.prefix_cache(above)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["ratio"]
+    assert R.prefix_cache(below) == []
+    # without any fresh-marked figure, the seat's other prefill figures are the reference
+    unmarked = tables_of(mkrun(measurements=[prefill(4711), prefill(95941)]))
+    f = R.prefix_cache(unmarked)
+    assert len(f) == 1 and f[0].evidence["value"] == 95941 and f[0].evidence["reference_kind"] == "other"
+
+
+def test_prefix_cache_cached_tokens():
+    req = lambda cached: {"workload": "prefill", "prompt_tokens": 31000, "cached_prompt_tokens": cached}
+    hit = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(30000)]))
+    miss = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(0)]))
+    f = R.prefix_cache(hit)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["cached_tokens"]
+    assert f[0].severity == "critical"
+    assert R.prefix_cache(miss) == []
+    no_prefill = tables_of(mkrun(measurements=[m_(100)], requests=[req(100)]))
+    f = R.prefix_cache(no_prefill)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn" and f[0].evidence["excluded"] == []
+
+
+def test_excluded_measurements_mask():
+    t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(95941, fresh_prompt=False), m_(100)]))
+    flags = compute_flags(t, cells=None, comparisons=None, exam_deltas=None)
+    mask = excluded_measurements(t, flags)
+    assert mask.tolist() == [False, True, False]
+    assert t.measurements.loc[mask, "value"].tolist() == [95941.0]
+
+
+def answers(n_empty, n_total, **extra):
+    return ([{"workload": "decode", "output_tokens": 512, "reasoning_tokens": 512, "content_chars": 0, **extra}] * n_empty
+            + [{"workload": "decode", "output_tokens": 300, "reasoning_tokens": 100, "content_chars": 900}]
+            * (n_total - n_empty))
+
+
+def test_reasoning_field_share():
+    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests)) == ["trap.reasoning_field"]
+    assert R.reasoning_field(tables_of(mkrun(requests=answers(0, 10))).requests) == []
+    th = DEFAULT.replace(reasoning_share=0.1)
+    assert R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=th) == []
+    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(2, 10))).requests, thresholds=th)) \
+        == ["trap.reasoning_field"]
+    # an empty answer with no delivered tokens is a failed request, not this trap
+    empty = [{"workload": "decode", "output_tokens": 0, "content_chars": 0}] * 3
+    assert R.reasoning_field(tables_of(mkrun(requests=empty)).requests) == []
+
+
+def capped(n_capped, n_total, *, by="finish"):
+    if by == "finish":
+        capped_req = {"workload": "decode", "finish_reason": "length"}
+    else:
+        capped_req = {"workload": "decode", "output_tokens": 512}
+    return [capped_req] * n_capped + [{"workload": "decode", "finish_reason": "stop", "output_tokens": 200}] \
+        * (n_total - n_capped)
+
+
+def test_capped_answers_share():
+    assert R.capped_answers(*(lambda t: (t.requests, t.runs))(tables_of(mkrun(requests=capped(1, 10))))) == []
+    f = R.capped_answers(*(lambda t: (t.requests, t.runs))(tables_of(mkrun(requests=capped(2, 10)))))
+    assert codes(f) == ["trap.capped_answers"] and f[0].evidence["max_tokens"] == 512
+    # reaching max_tokens counts even without a finish reason
+    t = tables_of(mkrun(requests=capped(2, 10, by="tokens")))
+    assert codes(R.capped_answers(t.requests, t.runs)) == ["trap.capped_answers"]
+
+
+# --- comparisons --------------------------------------------------------------------------------------
+
+def test_no_incumbent_same_day_same_probe():
+    inc = mkrun("inc", role="incumbent")
+    ok = tables_of(inc, mkrun("s1"))
+    assert R.no_incumbent(ok) == []
+    other_probe = tables_of(inc, mkrun("s1", harness={"name": "in-house", "probe": "other", "max_tokens": 512}))
+    f = R.no_incumbent(other_probe)
+    assert codes(f) == ["compare.no_incumbent"] and "another harness or probe" in f[0].message
+    other_day = tables_of(inc, mkrun("s1", date="2026-11-03"))
+    f = R.no_incumbent(other_day)
+    assert f[0].seats == ("s1",) and "2026-11-03" in f[0].message and "not measured that day" in f[0].message
+
+
+def test_no_incumbent_at_all():
+    assert R.no_incumbent(tables_of(mkrun("s1"))) == []  # one seat, nothing compared
+    f = R.no_incumbent(tables_of(mkrun("s1"), mkrun("s2")))
+    assert codes(f) == ["compare.no_incumbent"] and f[0].seats == ("s1", "s2")
+    assert "2026-11-02" in f[0].message and "no incumbent" in f[0].message
+    # a chosen baseline stands in for the incumbent
+    assert R.no_incumbent(tables_of(mkrun("s1"), mkrun("s2")), baseline="s1") == []
+
+
+def pair_frame(a="inc", b="s1"):
+    return comparisons_frame([comparison(0.9, 1.2, baseline=a, candidate=b)])
+
+
+def test_cross_model():
+    same = tables_of(mkrun("inc", role="incumbent"), mkrun("s1"))
+    assert R.cross_model(same, pair_frame()) == []
+    diff = tables_of(mkrun("inc", role="incumbent", model="Qwen"), mkrun("s1", model="GLM"))
+    f = R.cross_model(diff, pair_frame())
+    assert codes(f) == ["compare.cross_model"] and f[0].severity == "warn"
+    exams = [{"benchmark": "frontier", "dimension": "flat", "score": 96.8, "total": 94}]
+    with_exams = tables_of(mkrun("inc", role="incumbent", model="Qwen", exams=exams, measurements=[m_(1)]),
+                           mkrun("s1", model="GLM", measurements=[m_(1)],
+                                 exams=[{"benchmark": "frontier", "dimension": "flat", "score": 90.8, "total": 94}]))
+    f = R.cross_model(with_exams, pair_frame())
+    assert f[0].severity == "info" and "90.8 against 96.8" in f[0].message
+    # history rows (a seat against its own earlier date) are not a cross-model comparison
+    assert R.cross_model(diff, comparisons_frame([comparison(0.9, 1.2, baseline="s1", candidate="s1")])) == []
+
+
+def test_not_like_for_like():
+    settings = {"max_model_len": 131000, "speculative": False}
+    base = mkrun("inc", role="incumbent", settings=settings)
+    same = tables_of(base, mkrun("s1", settings=settings, seat_extra={"quantisation": "NVFP4", "engine": "sglang"}))
+    assert R.not_like_for_like(same, pair_frame()) == []  # identity (quantisation, engine) is not a reason
+    cap = tables_of(base, mkrun("s1", settings=settings, harness={"name": "in-house", "probe": "fixed-512",
+                                                                  "max_tokens": 1024}))
+    f = R.not_like_for_like(cap, pair_frame())
+    assert codes(f) == ["compare.not_like_for_like"] and f[0].severity == "warn"
+    assert f[0].evidence["differences"]["max_tokens"] == {"baseline": [512], "candidate": [1024]}
+    spec = tables_of(base, mkrun("s1", settings={**settings, "speculative": True}))
+    assert "speculation true against false" in R.not_like_for_like(spec, pair_frame())[0].message
+    one_side = tables_of(base, mkrun("s1", settings={**settings, "prefix_caching": True}))
+    f = R.not_like_for_like(one_side, pair_frame())
+    assert f[0].severity == "info" and "prefix caching" in f[0].message
+
+
+def test_not_like_for_like_history_rows_name_the_dates():
+    old = mkrun("s1", date="2026-11-01", harness={"name": "vllm bench serve", "probe": "p", "max_tokens": 512})
+    new = mkrun("s1", date="2026-11-02", harness={"name": "guidellm", "probe": "p", "max_tokens": 512})
+    t = tables_of(old, new)
+    hist = comparisons_frame([{**comparison(0.9, 1.2, baseline="s1", candidate="s1"), "kind": "history",
+                               "baseline_date": "2026-11-01", "candidate_date": "2026-11-02"}])
+    f = R.not_like_for_like(t, hist)
+    assert codes(f) == ["compare.not_like_for_like"] and f[0].seats == ("s1",)
+    assert f[0].message.startswith("s1 on 2026-11-02 and s1 on 2026-11-01 were not measured alike: harness guidellm "
+                                   "against vllm bench serve")
+
+
+def test_mixed_runs_in_one_cell():
+    a = mkrun("s1", 1, run_id="r1", harness={"name": "aiperf", "probe": "p"})
+    b = mkrun("s1", 2, run_id="r2", harness={"name": "guidellm", "probe": "p"})
+    c = mkrun("s1", 3, run_id="r3", harness={"name": "aiperf", "probe": "p"})
+    f = R.mixed_runs(tables_of(a, b, c))
+    assert codes(f) == ["sample.mixed_runs"] and f[0].severity == "warn"
+    assert f[0].evidence["differences"] == {"harness": ["aiperf", "guidellm"]}
+    assert "aiperf / guidellm" in f[0].message
+    assert R.mixed_runs(tables_of(a, c)) == []  # the same set-up twice is two passes
+    # two probes of one seat and day in different workloads are not pooled: nothing to say
+    d = mkrun("s1", 1, run_id="r4", harness={"name": "aiperf", "probe": "other"},
+              measurements=[m_(100, workload="other-probe")])
+    assert R.mixed_runs(tables_of(a, d)) == []
+
+
+def test_prefix_cache_cached_tokens_one_flag_per_seat():
+    req = {"workload": "decode", "concurrency": 16, "prompt_tokens": 100, "cached_prompt_tokens": 40}
+    runs = [mkrun("s1", p, measurements=[m_(100)], requests=[req] * 4) for p in (1, 2, 3)]
+    f = R.prefix_cache(tables_of(*runs))
+    assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn"
+    assert "12 of 12 requests in 3 runs" in f[0].message and "40%" in f[0].message
+
+
+def test_missing_metric_forms():
+    inc = mkrun("inc", role="incumbent", measurements=[m_(35, "ttft_ms", concurrency=1, statistic="p50"), m_(900)])
+    other_form = tables_of(inc, mkrun("s1", measurements=[m_(226, "ttft_ms", concurrency=1), m_(760)]))
+    f = [x for x in R.missing_metric(other_form, pair_frame()) if x.severity == "warn"]
+    assert len(f) == 1 and f[0].metric == "ttft_ms" and "p50" in f[0].message
+    same_form = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760)]))
+    assert R.missing_metric(same_form, pair_frame()) == []
+    one_side = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760),
+                                                        m_(60, concurrency=4)]))
+    f = R.missing_metric(one_side, pair_frame())
+    assert [(x.code, x.severity) for x in f] == [("compare.missing_metric", "info")]
+    assert "for s1 only" in f[0].message
+
+
+def test_stale_scores():
+    def exams(**extra):
+        return [{"benchmark": "GSM8K", "correct": 247, "total": 250, **extra}]
+    assert R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-11-02"))).exams) == []
+    assert R.stale_scores(tables_of(mkrun(exams=exams())).exams) == []
+    f = R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-08-20"))).exams)
+    assert codes(f) == ["compare.stale_scores"] and "2026-08-20" in f[0].message
+    assert codes(R.stale_scores(tables_of(mkrun(exams=exams(placement_note="ran on node B"))).exams)) \
+        == ["compare.stale_scores"]
+    assert codes(R.stale_scores(tables_of(mkrun(exams=exams(from_earlier_run=True))).exams)) == ["compare.stale_scores"]
+
+
+# --- deployment ----------------------------------------------------------------------------------------
+
+GPU = 102641958912
+
+
+def seat_with(checkpoint, nodes=1):
+    return {"checkpoint_bytes": checkpoint,
+            "placement": {"nodes": nodes, "gpus_per_node": 2, "gpu_memory_bytes": GPU}}
+
+
+def test_fit_headroom_threshold():
+    node = 2 * GPU
+    limit = (1 - DEFAULT.fit_headroom) * node
+    assert R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit - 1e6))).seats) == []
+    f = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit + 1e6))).seats)
+    assert codes(f) == ["fit.exceeds_node"] and "less than the 10% needed" in f[0].message
+    assert f[0].evidence["thresholds"] == {"fit_headroom": DEFAULT.fit_headroom}
+    over = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(node + 1e9, nodes=2))).seats)
+    assert "exceeds one node's raw GPU memory" in over[0].message and "2 nodes" in over[0].message
+    unknown = tables_of(mkrun(seat_extra={"checkpoint_bytes": 1e12}))  # no placement: cannot judge
+    assert R.fit_exceeds_node(unknown.seats) == []
+
+
+def test_licenses_rule():
+    comps = [{"name": "drafter", "role": "drafter", "license": "cc-by-nc-4.0"},
+             {"name": "engine", "role": "engine", "license": "Apache-2.0"},
+             {"name": "patches", "role": "patches", "license": "NOASSERTION"},
+             {"name": "kernels", "role": "kernels"}]
+    t = tables_of(mkrun("s1", seat_extra={"components": comps}), mkrun("s2", seat_extra={"components": comps[:1]}))
+    f = R.licenses(t.components)
+    assert [(x.code, x.evidence["component"], x.seats) for x in f] == [
+        ("license.noncommercial", "drafter", ("s1", "s2")),
+        ("license.unknown", "kernels", ("s1",)),
+        ("license.unknown", "patches", ("s1",))]
+    assert "cc-by-nc-4.0, which forbids commercial use" in f[0].message
+    assert "has no licence recorded" in f[1].message and "NOASSERTION" in f[2].message
+
+
+def test_faults_and_defects():
+    events = [{"kind": "fault", "message": "RDMA fault. More text.", "concurrency": 16, "reproduced": False},
+              {"kind": "crash", "message": "engine died", "reproduced": True},
+              {"kind": "defect", "message": "grammar engine fails"},
+              {"kind": "note", "message": "pulled the image twice"}]
+    f = R.faults(tables_of(mkrun(events=events)).events)
+    assert codes(f) == ["fault.recorded", "fault.unreproduced", "fault.recorded", "defect.open"]
+    assert f[0].concurrency == 16 and f[0].message.endswith("RDMA fault.")
+    assert "reproduced in a later run" in f[2].message
+
+
+def test_import_assumed():
+    t = tables_of(mkrun("s1", run_id="r1"), mkrun("s2", run_id="r2"),
+                  assumptions={"r1": ("seat id from the file name", "pass 1")})
+    f = R.import_assumed(t.runs)
+    assert codes(f) == ["import.assumed"] and f[0].seats == ("s1",)
+    assert "seat id from the file name; pass 1" in f[0].message
+    assert f[0].evidence["assumptions"] == ["seat id from the file name", "pass 1"]
+
+
+# --- the entry point -------------------------------------------------------------------------------------
+
+def test_every_rule_reads_thresholds_by_name():
+    """Changing a threshold changes the outcome (nothing hard-coded)."""
+    t = tables_of(mkrun(requests=capped(2, 10)))
+    assert "trap.capped_answers" in set(compute_flags(t, cells=None, comparisons=None, exam_deltas=None)["code"])
+    relaxed = compute_flags(t, cells=None, comparisons=None, exam_deltas=None,
+                            thresholds=DEFAULT.replace(capped_share=0.25))
+    assert "trap.capped_answers" not in set(relaxed["code"])
+
+
+def test_compute_flags_min_passes_extra():
+    t = tables_of(mkrun())
+    frame = cells_frame([cell(seat="s1", values=[100, 101, 100, 101, 100])])
+    assert compute_flags(t, cells=frame, comparisons=None, exam_deltas=None).empty
+    f = compute_flags(t, cells=frame, comparisons=None, exam_deltas=None, min_passes=6)
+    assert list(f["code"]) == ["sample.few_passes"]
+
+
+def test_codes_registry_is_complete():
+    for code, (sevs, group, trigger) in R.CODES.items():
+        assert set(sevs) <= set(R.SEVERITIES) and group and trigger
+        assert code.count(".") == 1
+
+
+# --- stability judged against each pass's own sampling error ----------------------------------------
+
+def _noisy_runs(seed: int, *, trend: float = 0.0, n: int = 250, passes: int = 5):
+    """Runs of one seat with request records whose TTFT is lognormal (sigma 0.9, very noisy),
+    scaled by (1 + trend * pass); and the p95 cell built from them by hand."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    runs, vals = [], []
+    for p in range(1, passes + 1):
+        ttft = rng.lognormal(np.log(100), 0.9, n) * (1 + trend * p)
+        vals.append(float(np.quantile(ttft, 0.95)))
+        runs.append(mkrun("s1", p, measurements=[], requests=[
+            {"workload": "decode", "concurrency": 16, "ttft_ms": round(float(t), 6)} for t in ttft]))
+    frame = cells_frame([cell(values=vals, metric="ttft_ms", statistic="p95", n_obs=n * passes)])
+    return tables_of(*runs), frame, vals
+
+
+@pytest.mark.parametrize("seed, effect", [(6, "cv"), (9, "monotone")])
+def test_drift_sampling_noise_is_not_drift(seed, effect):
+    tables, frame, vals = _noisy_runs(seed)
+    # judged by effect size alone these passes would be flagged ...
+    alone = codes(R.drift(frame))
+    assert alone == (["drift.unstable"] if effect == "cv" else ["drift.warmup"])
+    # ... but the requests show each pass's p95 is that uncertain: no finding
+    assert R.drift(frame, tables) == []
+
+
+def test_drift_real_trend_beyond_sampling_noise():
+    tables, frame, vals = _noisy_runs(9, trend=0.15)
+    f = R.drift(frame, tables)
+    assert codes(f) == ["drift.warmup"]
+    c = f[0].evidence["cells"][0]
+    assert c["change_p_adj"] < 0.05 and len(c["within_pass_se"]) == 5
+
+
+def test_drift_thin_tail_not_judged():
+    # p99 from 250 requests per pass has 2.5 requests beyond it: not compared between passes
+    tables, frame, vals = _noisy_runs(9, trend=0.15)
+    p99 = frame.assign(statistic="p99")
+    assert R.drift(p99, tables) == []
+
+
+def test_benjamini_hochberg_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    p = [0.01, 0.04, 0.03, 0.2, 0.5, 0.001, 0.049]
+    assert R._bh(p) == pytest.approx(list(multipletests(p, method="fdr_bh")[1]))
+    assert R._bh([]) == []
