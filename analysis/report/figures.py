@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import matplotlib
+import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -35,7 +36,7 @@ from analysis.columns import METRICS, higher_is_better
 __all__ = [
     "DPI", "WIDTH_IN", "theme", "save_figure", "seat_colors", "pick_seats", "metric_label",
     "metric_vs_concurrency", "throughput_vs_concurrency", "ttft_vs_concurrency",
-    "per_pass_values", "exam_forest", "ratio_forest", "seat_history", "request_distribution",
+    "select_series", "cell_dotplot", "per_pass_values", "exam_forest", "ratio_forest", "seat_history", "request_distribution",
 ]
 
 #: raster resolution of every PNG (fixed, so files compare byte for byte across builds)
@@ -137,6 +138,12 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
                 "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
     written = {}
     with theme():
+        # constrained layout settles over a few draws; settle it first so every save of the
+        # same figure, in any order, gives the same bytes
+        if fig.get_layout_engine() is not None:
+            for _ in range(3):
+                fig.draw_without_rendering()
+            fig.set_layout_engine("none")  # freeze the settled positions
         for fmt in formats:
             path = folder / f"{stem}.{fmt}"
             fig.savefig(path, format=fmt, dpi=DPI, metadata=metadata[fmt])
@@ -166,14 +173,16 @@ def _wrap(text: str, width: int = 34) -> str:
 
 
 def _num(x: float) -> str:
+    """95,941 · 763.9 · 123 · 0.812 (as in the report's tables)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
+    x = float(x)
     ax = abs(x)
     if ax >= 1000:
         return f"{x:,.0f}"
     if ax >= 1:
-        return f"{x:.1f}"
-    return f"{x:.3g}"
+        return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
+    return "0" if ax == 0 else f"{x:.3g}"
 
 
 def _values(v) -> list[float]:
@@ -240,81 +249,225 @@ def _log2_axis(ax, levels: Iterable[int]) -> None:
 
 # --- figures ---------------------------------------------------------------------------
 
-def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
-                          seats: Sequence[str] | None = None, baseline: str | None = None,
-                          top_n: int = 8, height: float = 3.0) -> Figure | None:
-    """One line per (seat, workload) of `metric` against concurrency, CI band where one exists.
+def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
+                  seats: Sequence[str] | None = None, baseline: str | None = None,
+                  top_n: int = 8) -> tuple[pd.DataFrame, int, int]:
+    """The cells a concurrency plot of `metric` draws, and the (seat, workload) series it leaves out.
 
-    For each seat the first of `statistics` it has is drawn (and named in the legend when
-    seats differ). Filled markers carry a CI; hollow markers are cells without one (one or
-    two passes): their per-pass values are drawn as small dots, never averaged away.
+    Returns (cells drawn, series left out as single points of other days, series left out
+    beyond `top_n`).
+
+    A line needs two concurrency levels, so the plot holds every (seat, workload) measured
+    at two or more levels, plus the single-level series of seats measured on the same day
+    as one of those (the same-day context a comparison needs) and the baseline's. At most
+    `top_n` series: the baseline first, then the most levels, then the highest figure.
+    Per seat and workload the first of `statistics` it has is used.
     """
     d = cells[(cells["metric"] == metric) & cells["concurrency"].notna()].copy()
-    d = d[d["estimate"].map(_finite)]
+    d = d[d["estimate"].map(_finite) & d["statistic"].isin(list(statistics))]
     if d.empty:
-        return None
+        return d, 0, 0
     d["concurrency"] = pd.to_numeric(d["concurrency"], errors="coerce")
     d = d[d["concurrency"].notna()]
     rank = {s: i for i, s in enumerate(statistics)}
-    d = d[d["statistic"].isin(list(statistics))]
-    if d.empty:
-        return None
     d["_rank"] = d["statistic"].map(rank)
-    best = d.groupby(["seat", "workload"])["_rank"].transform("min")
-    d = d[d["_rank"] == best]
-    if seats is None:
-        seats, _ = pick_seats(d, metric, baseline=baseline, top_n=top_n)
-    d = d[d["seat"].astype(str).isin([str(s) for s in seats])]
+    d = d[d["_rank"] == d.groupby(["seat", "workload"])["_rank"].transform("min")]
+    d["seat"] = d["seat"].astype(str)
+    levels = d.groupby(["seat", "workload"])["concurrency"].nunique()
+    total = len(levels)
+    if seats is not None:
+        wanted = {str(s) for s in seats}
+        keep = [k for k in levels.index if k[0] in wanted]
+        eligible = len(keep)
+    else:
+        multi = [k for k, n in levels.items() if n >= 2]
+        if not multi:
+            return d.iloc[0:0], total, 0
+        days = set()
+        if "date" in d.columns:
+            days = set(d.loc[d["seat"].isin({k[0] for k in multi}), "date"].astype(str))
+        top = d.groupby(["seat", "workload"])["estimate"].max()
+        if not higher_is_better(metric):
+            top = -top
+
+        def order(k):
+            return (k[0] != baseline, -levels[k], -top[k], k)
+
+        cand = []
+        for k, n in levels.items():
+            same_day = "date" in d.columns and bool(
+                set(d.loc[(d["seat"] == k[0]) & (d["workload"] == k[1]), "date"].astype(str)) & days)
+            if n >= 2 or k[0] == baseline or same_day:
+                cand.append(k)
+        eligible = len(cand)
+        keep = sorted(cand, key=order)[:top_n]
+    keyset = set(keep)
+    d = d[[(s, w) in keyset for s, w in zip(d["seat"], d["workload"])]]
+    return d, total - eligible, eligible - len(keyset)
+
+
+def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
+                          seats: Sequence[str] | None = None, baseline: str | None = None,
+                          top_n: int = 8, height: float = 2.9) -> Figure | None:
+    """One line per (seat, workload) of `metric` against concurrency, CI band where one exists.
+
+    Series are chosen by `select_series`. Filled markers carry a CI; hollow markers are
+    cells without one (one or two passes): their per-pass values are drawn as small dots,
+    never averaged away. Returns None when no series spans two concurrency levels.
+    """
+    d, _, _ = select_series(cells, metric, statistics=statistics, seats=seats, baseline=baseline, top_n=top_n)
     if d.empty:
         return None
-    colors = seat_colors(d["seat"].astype(str), baseline)
+    colors = seat_colors(d["seat"], baseline)
     several_stats = d["statistic"].nunique() > 1
+    several_workloads = d["workload"].nunique() > 1
     markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
     with theme():
         fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
         ax = fig.add_subplot()
         handles = []
         for (seat, workload), g in d.groupby(["seat", "workload"], sort=True):
-            seat = str(seat)
             g = g.sort_values("concurrency")
-            workloads = d.loc[d["seat"] == seat, "workload"].nunique()
-            mk = markers[sorted(d.loc[d["seat"] == seat, "workload"].astype(str).unique()).index(str(workload)) % len(markers)]
+            own = sorted(d.loc[d["seat"] == seat, "workload"].astype(str).unique())
+            mk = markers[own.index(str(workload)) % len(markers)]
             color = colors[seat]
             x = g["concurrency"].to_numpy(float)
             y = g["estimate"].to_numpy(float)
-            has_ci = g["ci_low"].map(_finite).to_numpy() & g["ci_high"].map(_finite).to_numpy()
+            has_ci = (g["ci_low"].map(_finite) & g["ci_high"].map(_finite)).to_numpy(bool)
             if has_ci.any():
                 lo = np.where(has_ci, pd.to_numeric(g["ci_low"], errors="coerce"), y)
                 hi = np.where(has_ci, pd.to_numeric(g["ci_high"], errors="coerce"), y)
-                ax.fill_between(x, lo, hi, color=color, alpha=0.18, linewidth=0)
-                for xi, l, h, ok in zip(x, lo, hi, has_ci):
-                    if ok:
-                        ax.plot([xi, xi], [l, h], color=color, linewidth=0.8, alpha=0.7)
-            ax.plot(x, y, color=color, linewidth=1.3, zorder=2)
+                if has_ci.sum() > 1:
+                    ax.fill_between(x, lo, hi, color=color, alpha=0.16, linewidth=0)
+                ax.vlines(x[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=0.9, alpha=0.8)
+            if len(x) > 1:
+                ax.plot(x, y, color=color, linewidth=1.3, zorder=2)
             ax.scatter(x[has_ci], y[has_ci], color=color, marker=mk, s=22, zorder=3)
             ax.scatter(x[~has_ci], y[~has_ci], facecolor="white", edgecolor=color, marker=mk,
                        s=24, linewidth=1.1, zorder=3)
-            for xi, vals in zip(x, g.get("values", pd.Series([None] * len(g))).tolist()):
-                pv = _values(vals)
-                if len(pv) > 1:
-                    ax.scatter([xi] * len(pv), pv, color=color, s=6, alpha=0.8, zorder=4, linewidth=0)
-            label = _wrap(seat, 44)
-            if workloads > 1 or d["workload"].nunique() > 1:
+            if "values" in g.columns:
+                for xi, vals in zip(x, g["values"].tolist()):
+                    pv = _values(vals)
+                    if len(pv) > 1:
+                        ax.scatter([xi] * len(pv), pv, color=color, s=7, zorder=4, linewidth=0)
+            label = _wrap(seat, 48)
+            if several_workloads:
                 label += f" · {workload}"
             if several_stats:
                 label += f" ({g['statistic'].iloc[0]})"
-            handles.append(Line2D([], [], color=color, marker=mk, label=label))
+            handles.append(Line2D([], [], color=color, marker=mk, markersize=4, label=label))
         _log2_axis(ax, d["concurrency"].astype(int))
         ax.set_xlabel("concurrent streams")
         ax.set_ylabel(metric_label(metric))
-        if higher_is_better(metric):
-            ax.set_ylim(bottom=0)
-        ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), handlelength=1.6)
-        handles2 = [Line2D([], [], color="#444", marker="o", linestyle="", label="estimate with CI"),
-                    Line2D([], [], color="#444", marker="o", markerfacecolor="white", linestyle="",
-                           label="no CI (too few passes)"),
-                    Line2D([], [], color="#444", marker=".", linestyle="", label="per-pass value")]
-        fig.legend(handles=handles2, loc="outside lower center", ncols=3, fontsize=7)
+        ax.set_ylim(bottom=0)
+        fig.legend(handles=handles, loc="outside lower center", ncols=1 if len(handles) <= 2 else 2,
+                   handlelength=1.8, columnspacing=1.2)
+    return fig
+
+
+def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 1,
+                 statistics: Sequence[str] = ("mean", "p50"), baseline: str | None = None,
+                 top_n: int = 30) -> Figure | None:
+    """Every (seat, workload) figure of `metric` at one concurrency, as a dot plot.
+
+    Point: the estimate (filled with its CI bar where one exists, hollow without);
+    small dots: per-pass values; a grey bar: the min-max range where the run gave one.
+    Sorted best first (direction aware); at most `top_n` rows.
+    """
+    d = cells[cells["metric"] == metric].copy()
+    conc = pd.to_numeric(d["concurrency"], errors="coerce")
+    d = d[conc.isna()] if concurrency is None else d[conc == concurrency]
+    d = d[d["estimate"].map(_finite)]
+    if d.empty:
+        return None
+    d["seat"] = d["seat"].astype(str)
+    rows = []
+    for (seat, workload), g in d.groupby(["seat", "workload"], sort=True):
+        point = None
+        for st in statistics:
+            sel = g[g["statistic"] == st]
+            if len(sel):
+                point = sel.iloc[0]
+                break
+        lo = g.loc[g["statistic"] == "min", "estimate"]
+        hi = g.loc[g["statistic"] == "max", "estimate"]
+        rng = (float(lo.iloc[0]), float(hi.iloc[0])) if len(lo) and len(hi) else None
+        if point is None and rng is None:
+            continue
+        y = float(point["estimate"]) if point is not None else (rng[0] + rng[1]) / 2
+        rows.append({"seat": seat, "workload": str(workload), "y": y, "point": point, "range": rng})
+    if not rows:
+        return None
+    hib = higher_is_better(metric)
+    rows.sort(key=lambda r: (r["workload"], -r["y"] if hib else r["y"], r["seat"]))
+    rows = rows[:top_n]
+    # one block per workload (different probes are not comparable), best first inside it
+    positions, headers, y = [], [], 0.0
+    last = None
+    for r in rows:
+        if r["workload"] != last:
+            if last is not None:
+                y += 0.5
+            headers.append((y, r["workload"]))
+            y += 1.0
+            last = r["workload"]
+        positions.append(y)
+        y += 1.0
+    total = y
+    colors = seat_colors([r["seat"] for r in rows], baseline)
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN, 0.22 * total + 0.75), layout="constrained")
+        ax = fig.add_subplot()
+        ys = [total - p for p in positions]
+        xs_all = []
+        for yi, r in zip(ys, rows):
+            color = colors[r["seat"]]
+            if r["range"] is not None:
+                ax.hlines(yi, r["range"][0], r["range"][1], color="#9a9a9a", linewidth=3.0, alpha=0.8, zorder=1)
+                xs_all += list(r["range"])
+            p = r["point"]
+            right = [r["range"][1]] if r["range"] is not None else []
+            if p is not None:
+                xs_all.append(r["y"])
+                right.append(r["y"])
+                ci = _finite(p.get("ci_low")) and _finite(p.get("ci_high"))
+                if ci:
+                    ax.hlines(yi, float(p["ci_low"]), float(p["ci_high"]), color=color, linewidth=1.5, zorder=2)
+                    ax.scatter([r["y"]], [yi], color=color, s=22, zorder=3)
+                    xs_all += [float(p["ci_low"]), float(p["ci_high"])]
+                    right.append(float(p["ci_high"]))
+                else:
+                    ax.scatter([r["y"]], [yi], facecolor="white", edgecolor=color, s=24, linewidth=1.1, zorder=3)
+                pv = _values(p.get("values")) if "values" in p.index else []
+                if len(pv) > 1:
+                    ax.scatter(pv, [yi] * len(pv), color=color, s=7, zorder=4, linewidth=0)
+                    xs_all += pv
+                    right += pv
+            label = _num(r["y"]) if p is not None else ""
+            if r["range"] is not None:
+                rng = f"{_num(r['range'][0])}–{_num(r['range'][1])}"
+                label = f"{label} (range {rng})" if label else f"range {rng}"
+            ax.annotate(label, (max(right), yi), textcoords="offset points", xytext=(6, 0),
+                        va="center", fontsize=6.3, color="#333333")
+        ax.set_yticks(ys)
+        ax.set_yticklabels([_wrap(r["seat"], 52) for r in rows], fontsize=6.5)
+        for lab, r in zip(ax.get_yticklabels(), rows):
+            if r["seat"] == baseline:
+                lab.set_fontweight("bold")
+        for (hy, workload) in headers:
+            ax.annotate(workload, xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
+                        textcoords="offset points", ha="right", va="center", fontsize=7,
+                        fontweight="bold", fontstyle="italic")
+            if hy > 0:
+                ax.axhline(total - hy + 0.75, color="#cccccc", linewidth=0.6)
+        ax.set_ylim(min(ys) - 0.7, total - headers[0][0] + 0.6)
+        lo, hi = min(xs_all), max(xs_all)
+        pad = (hi - lo) * 0.12 or abs(hi) * 0.1 or 1.0
+        ax.set_xlim(lo - pad, hi + pad * 2.4)
+        ax.grid(axis="x", color="#dddddd")
+        ax.grid(axis="y", visible=False)
+        where = f" at {concurrency} stream{'s' if concurrency != 1 else ''}" if concurrency else ""
+        ax.set_xlabel(metric_label(metric) + where)
     return fig
 
 
@@ -333,12 +486,12 @@ def ttft_vs_concurrency(cells: pd.DataFrame, *, seats: Sequence[str] | None = No
                                  seats=seats, baseline=baseline, top_n=top_n)
 
 
-def _cell_title(row) -> str:
+def _cell_title(row, wrap: int = 30) -> str:
     conc = row.get("concurrency")
     c = f", c={int(conc)}" if _finite(conc) else ""
     stat = row.get("statistic")
     st = "" if stat in (None, "mean") or stat is pd.NA else f" {stat}"
-    return f"{_wrap(row['seat'], 30)}\n{row['workload']}{c}: {metric_label(row['metric'], unit=False)}{st}"
+    return f"{_wrap(row['seat'], wrap)}\n{row['workload']}{c}: {metric_label(row['metric'], unit=False)}{st}"
 
 
 def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int = 2,
@@ -362,11 +515,12 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
     rows.sort(key=lambda t: (-t[0], str(t[1]["seat"]), str(t[1]["workload"]), str(t[1]["metric"])))
     rows = rows[:max_panels]
     n = len(rows)
-    ncols = min(3, n)
+    ncols = min(3, n) if n != 4 else 2
     nrows = math.ceil(n / ncols)
+    wrap = {1: 60, 2: 44, 3: 30}[ncols]
     colors = seat_colors([str(r["seat"]) for _, r, _ in rows], baseline)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.5, 2.05 * nrows + 0.2),
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 2.05 * nrows + 0.2),
                      layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax, (spread, r, v) in zip(axes.flat, rows):
@@ -384,7 +538,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
             ax.set_xlabel("pass")
             unit = METRICS.get(str(r["metric"]), ("",))[0]
             ax.set_ylabel(unit)
-            ax.set_title(_cell_title(r), fontsize=7.5, loc="left")
+            ax.set_title(_cell_title(r, wrap), fontsize=7.5, loc="left")
             ax.text(0.98, 0.04, f"max/min {spread:.2f}", transform=ax.transAxes, ha="right",
                     va="bottom", fontsize=6.5, color="#555")
         for ax in list(axes.flat)[n:]:
@@ -522,9 +676,9 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
                    "metric": p[3], "statistic": p[4]}
             ax.set_title(_cell_title(row), fontsize=7.5, loc="left")
             ax.set_ylabel(METRICS.get(str(p[3]), ("",))[0])
-            ax.tick_params(axis="x", labelrotation=30)
-            import matplotlib.dates as mdates
+            ax.set_xticks(x)
             ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))
+            ax.tick_params(axis="x", labelrotation=30)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
     return fig

@@ -1,0 +1,26 @@
+"""The paper-style report: figures, section content, rendering and the atomic build.
+
+Layers (each usable on its own):
+
+- `figures`: tidy tables -> matplotlib Figures in one theme; `save_figure` (PNG, SVG, PDF).
+- `sections`: an `Analysis` -> paragraphs and `Table` / `FigureBlock` view-models, section
+  by section (Abstract, 1 Seats and setup ... 7 What these numbers will not carry, Appendix).
+- `render`: view-models -> escaped HTML fragments; executed notebook -> self-contained HTML
+  (templates/benchreport); HTML -> PDF (WeasyPrint, offline).
+- `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
+- `notebooks`: the sources of notebooks/report.ipynb and explore.ipynb (parameters cell
+  generated from `analysis.thresholds`; ``python -m analysis.report.notebooks`` rewrites them).
+- `build.build(args, options)`: `benchreport build`: papermill, render, atomic replace of DIR.
+"""
+from analysis.report.document import RefusedFiles, Report, thresholds_from
+
+__all__ = ["Report", "RefusedFiles", "thresholds_from", "figures", "sections", "render", "build",
+           "notebooks"]
+
+
+def __getattr__(name):
+    if name in ("figures", "sections", "render", "build", "document", "notebooks"):
+        import importlib
+
+        return importlib.import_module(f"analysis.report.{name}")
+    raise AttributeError(name)

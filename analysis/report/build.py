@@ -1,0 +1,346 @@
+"""`benchreport build`: the report notebook through papermill, rendered to HTML and PDF, atomically.
+
+Read top to bottom (as papermill's own `execute.py`): check the input, stage, execute,
+render, check the outputs, swap into place, then judge `--fail-on`.
+
+1. Check before writing anything: output formats, the output folder, every run file
+   (a refused file without ``--skip-bad`` ends the build here with exit 1: nothing is
+   written) and ``--baseline``.
+2. Stage: a fresh folder beside DIR (same parent, so the same filesystem), named
+   ``.DIR.tmp-XXXX``.
+3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``. Its parameters
+   are plain data (lists of path strings, numbers, strings); the notebook writes
+   ``tables/*.csv``, ``flags.json``, ``refused.json`` and ``figures/figure-NN.*`` into
+   the staging folder, and papermill saves the executed notebook there as
+   ``report.ipynb``.
+4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf``
+   (WeasyPrint, offline) from it.
+5. Swap: when DIR does not exist, one ``rename``; when it does, an atomic exchange of the
+   two folders (Linux ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR
+   aside, staging into place, the old one removed). The previous DIR is replaced only
+   when everything above succeeded.
+6. Whatever happens (an error, KeyboardInterrupt, SIGTERM), the staging folder is
+   removed, so a failed build leaves the last good report byte for byte as it was and no
+   temporary folder behind.
+
+Exit codes: 0 built; 1 a file was refused (no ``--skip-bad``) or no run could be read;
+2 a usage error (unknown format, a baseline that is no seat, an output path that is not
+a report folder); 3 built, and ``--fail-on`` was met; 4 the build itself failed (the
+notebook raised, rendering failed); the previous report is unchanged.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+__all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_BUILD_FAILED = 0, 1, 2, 3, 4
+#: the parameterised report notebook (never overwritten: papermill writes a copy)
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "report.ipynb"
+KERNEL = "python3"
+REPORT_FORMATS = ("html", "pdf")
+FIGURE_FORMATS = ("png", "svg", "pdf")
+#: files whose presence marks a folder as an earlier report (safe to replace)
+REPORT_MARKERS = ("report.ipynb", "report.html", "report.pdf", "flags.json", "tables")
+
+
+class BuildError(Exception):
+    """A build that cannot go on: a one-line message and the exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_BUILD_FAILED):
+        super().__init__(message)
+        self.code = code
+
+
+# --- small helpers -----------------------------------------------------------------------
+
+def _say(message: str, *, quiet: bool, progress_only: bool = False) -> None:
+    """One line on stderr; step lines only on a terminal (cron logs stay short)."""
+    if quiet or (progress_only and not sys.stderr.isatty()):
+        return
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
+    items = [t.strip().lower() for t in str(text or "").split(",") if t.strip()]
+    bad = [t for t in items if t not in allowed]
+    if bad or not items:
+        raise BuildError(f"{option} takes a comma-separated list of {', '.join(allowed)}; got {text!r}",
+                         EXIT_USAGE)
+    return list(dict.fromkeys(items))
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"--out {out} exists and is not a folder", EXIT_USAGE)
+    if out.is_dir():
+        entries = list(out.iterdir())
+        if entries and not any((out / m).exists() for m in REPORT_MARKERS):
+            raise BuildError(f"refusing to replace {out}: it is not empty and holds no earlier report "
+                             "(report.* or flags.json); choose another --out", EXIT_USAGE)
+    if out.resolve() == Path(out.resolve().anchor):
+        raise BuildError("--out cannot be the root of a filesystem", EXIT_USAGE)
+
+
+def _remove(path: Path) -> None:
+    """Remove a folder we created; finishes even if interrupted once (then re-raises)."""
+    interrupted = None
+    for _ in range(3):
+        try:
+            shutil.rmtree(path)
+            break
+        except FileNotFoundError:
+            break
+        except KeyboardInterrupt as exc:  # finish cleaning up before giving in
+            interrupted = exc
+        except OSError:
+            shutil.rmtree(path, ignore_errors=True)
+            break
+    if interrupted is not None:
+        raise interrupted
+
+
+@contextlib.contextmanager
+def staging_dir(out: Path) -> Iterator[Path]:
+    """A fresh folder beside `out` (same filesystem), removed on exit unless moved away."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp's 0700 would hide the published report
+        yield tmp
+    finally:
+        if tmp.exists():
+            _remove(tmp)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def replace_dir(new: Path, out: Path) -> None:
+    """Put the finished folder `new` at `out`, replacing an earlier `out` only now.
+
+    `new` must be on the same filesystem (a sibling). Afterwards `new` no longer exists.
+    """
+    if not out.exists():
+        os.rename(new, out)
+        return
+    if _exchange(new, out):
+        _remove(new)  # `new` now holds the previous report
+        return
+    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+    os.rename(out, old)
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    _remove(old)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Let SIGTERM (a scheduler's timeout) unwind like Ctrl-C, so clean-up runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _kernel_env() -> Iterator[None]:
+    """Quiet, reproducible kernel start-up (inherited by the kernel process)."""
+    wanted = {"PYDEVD_DISABLE_FILE_VALIDATION": "1", "JUPYTER_PLATFORM_DIRS": "1",
+              "PYTHONHASHSEED": "0"}
+    saved = {k: os.environ.get(k) for k in wanted}
+    os.environ.update({k: v for k, v in wanted.items() if saved[k] is None})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+
+
+# --- the steps ---------------------------------------------------------------------------
+
+def _parameters(args, options, runs: list[str], stage: Path, figure_formats: list[str]) -> dict:
+    """papermill parameters: plain data only (strings, numbers, lists of strings, None)."""
+    params = {
+        "runs": runs,
+        "out": str(stage),
+        "title": str(args.title) if getattr(args, "title", None) else "Benchmark report",
+        "baseline": options.baseline,
+        "n_boot": int(options.n_boot),
+        "seed": int(options.seed),
+        "ci_method": str(options.ci_method),
+        "formats": figure_formats,
+        "skip_bad": bool(getattr(args, "skip_bad", False)),
+        "max_file_mb": float(getattr(args, "max_file_mb", 512)),
+    }
+    for name, value in options.thresholds.as_dict().items():
+        params[name] = value
+    return params
+
+
+def _execute(params: dict, output: Path, *, quiet: bool) -> None:
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    if not NOTEBOOK.is_file():
+        raise BuildError(f"the report notebook is missing: {NOTEBOOK}")
+    try:
+        with _kernel_env():
+            pm.execute_notebook(str(NOTEBOOK), str(output), parameters=params, kernel_name=KERNEL,
+                                progress_bar=(not quiet) and sys.stderr.isatty(), log_output=False,
+                                cwd=str(NOTEBOOK.parent),
+                                # the kernel's own start-up chatter is not the user's business
+                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    except PapermillExecutionError as exc:
+        if exc.ename == "RefusedFiles":
+            raise BuildError(exc.evalue, EXIT_REFUSED) from None
+        if exc.ename == "DataSetError":  # e.g. several incumbents: the data cannot be analysed as asked
+            raise BuildError(exc.evalue, EXIT_USAGE) from None
+        raise BuildError(f"the report notebook failed in cell {exc.exec_count}: "
+                         f"{exc.ename}: {exc.evalue}") from None
+
+
+def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> None:
+    import nbformat
+
+    from analysis.report.render import html_to_pdf, notebook_to_html
+
+    nb = nbformat.read(stage / "report.ipynb", as_version=4)
+    _say("rendering report.html", quiet=quiet, progress_only=True)
+    html = notebook_to_html(nb, title=title)
+    if "html" in formats:
+        (stage / "report.html").write_text(html, encoding="utf-8")
+    if "pdf" in formats:
+        _say("rendering report.pdf (WeasyPrint)", quiet=quiet, progress_only=True)
+        html_to_pdf(html, stage / "report.pdf", base_url=stage)
+
+
+def _check_outputs(stage: Path, formats: list[str]) -> dict:
+    missing = [n for n in ("report.ipynb", "flags.json", "tables/cells.csv", "tables/comparisons.csv",
+                           "tables/exam_deltas.csv") if not (stage / n).is_file()]
+    missing += [f"report.{f}" for f in formats if not (stage / f"report.{f}").is_file()]
+    if missing:
+        raise BuildError("the build did not produce " + ", ".join(missing))
+    return {"flags": json.loads((stage / "flags.json").read_text(encoding="utf-8")),
+            "figures": sorted(p.name for p in (stage / "figures").glob("*")) if (stage / "figures").is_dir() else []}
+
+
+def _fail_on_met(flags: list[dict], level: str | None) -> bool:
+    if not level:
+        return False
+    wanted = {"warn": {"warn", "critical"}, "critical": {"critical"}}[level]
+    return any(f.get("severity") in wanted for f in flags)
+
+
+def build(args, options) -> int:
+    """Build the report for `args.runs` into `args.out`; returns the exit code (module docstring)."""
+    from analysis.load import load
+
+    quiet = bool(getattr(args, "quiet", False))
+    try:
+        formats = _formats(getattr(args, "format", "html,pdf"), REPORT_FORMATS, "--format")
+        figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
+        out = Path(args.out).expanduser().absolute()
+        _check_out(out)
+        runs = [str(Path(r).expanduser().absolute()) for r in args.runs]
+        max_bytes = int(float(getattr(args, "max_file_mb", 512)) * 1e6)
+        loaded = load(runs, max_file_bytes=max_bytes, progress=None if not quiet else False)
+        for r in loaded.refused:
+            print(str(r), file=sys.stderr)
+        if loaded.refused and not getattr(args, "skip_bad", False):
+            raise BuildError(f"{len(loaded.refused)} file(s) refused; nothing was written "
+                             "(use --skip-bad to build from the other files)", EXIT_REFUSED)
+        if not loaded.runs:
+            raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
+        seats = sorted({lr.run.seat.id for lr in loaded.runs})
+        if options.baseline is not None and options.baseline not in seats:
+            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})",
+                             EXIT_USAGE)
+        _say(f"{len(loaded.runs)} run(s) of {len(seats)} seat(s) loaded, {len(loaded.refused)} file(s) "
+             f"refused, {len(loaded.skipped)} skipped", quiet=quiet)
+        title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
+        with _sigterm_as_interrupt(), staging_dir(out) as stage:
+            step = "the report notebook"
+            try:
+                params = _parameters(args, options, runs, stage, figure_formats)
+                _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
+                _execute(params, stage / "report.ipynb", quiet=quiet)
+                step = "rendering"
+                _render(stage, title, formats, quiet=quiet)
+                step = "checking the outputs"
+                result = _check_outputs(stage, formats)
+                step = f"moving the report into {out}"
+                replace_dir(stage, out)
+            except BuildError:
+                raise
+            except Exception as exc:  # one line for a scheduled build's log; the traceback on request
+                if os.environ.get("BENCHREPORT_DEBUG"):
+                    raise
+                raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
+                                 "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
+    except BuildError as exc:
+        print(f"benchreport build: {exc}", file=sys.stderr)
+        if exc.code == EXIT_BUILD_FAILED:
+            print("benchreport build: the previous report, if any, is unchanged", file=sys.stderr)
+        return exc.code
+    flags = result["flags"]
+    sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
+    written = ", ".join(f"report.{f}" for f in formats)
+    n_fig = len({f.rsplit(".", 1)[0] for f in result["figures"]})
+    _say(f"report written to {out} ({written}, {n_fig} "
+         f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
+         f"{sev['info']} info", quiet=quiet)
+    level = getattr(args, "fail_on", None)
+    if _fail_on_met(flags, level):
+        _say(f"--fail-on {level}: met", quiet=quiet)
+        return EXIT_FLAGS
+    return EXIT_OK

@@ -1,0 +1,185 @@
+"""`Report`: what the report notebook holds on to while it is executed.
+
+The notebook stays thin (no ``def`` or ``class``): its cells call `Report.open` once, then
+`report.show(sections.something(report.analysis))` per element. `Report` numbers tables
+(Table 1, 2, ...; appendix Table A1, ...) and figures (Figure 1, ...), writes every figure
+to ``OUT/figures/figure-NN.{png,svg}`` (names from our counter, never from data), and
+displays each element as escaped HTML (``text/html`` outputs) that the nbconvert template
+turns into the paper.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from markupsafe import Markup
+
+from analysis.load.errors import DataSetError, Refusal
+from analysis.report import render, sections
+from analysis.report.figures import DPI, save_figure
+from analysis.thresholds import Thresholds
+
+__all__ = ["Report", "RefusedFiles", "thresholds_from"]
+
+
+class RefusedFiles(ValueError):
+    """Files were refused and skip_bad was not set: the report is not built."""
+
+    def __init__(self, refused: Sequence[Refusal]):
+        self.refused = list(refused)
+        first = str(self.refused[0]) if self.refused else ""
+        more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
+        super().__init__(f"{len(self.refused)} file(s) refused; rerun with skip_bad=True "
+                         f"(--skip-bad) to build from the others: {first}{more}")
+
+
+def thresholds_from(namespace: Mapping[str, Any]) -> Thresholds:
+    """The thresholds named in `namespace` (e.g. the notebook's parameters), defaults for the rest."""
+    names = [name for name, _, _ in Thresholds.describe()]
+    return Thresholds(**{n: namespace[n] for n in names if n in namespace})
+
+
+def _png_width_in(png: bytes) -> float | None:
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    width = struct.unpack(">I", png[16:20])[0]
+    return width / DPI
+
+
+class Report:
+    """One report being written: the analysis, the output folder and the numbering."""
+
+    def __init__(self, analysis, *, out: str | os.PathLike, title: str,
+                 formats: Sequence[str] = ("png", "svg"), parameters: Mapping[str, Any] | None = None,
+                 display: bool = True):
+        self.analysis = analysis
+        self.out = Path(out)
+        self.title = str(title)
+        self.formats = tuple(formats)
+        self.parameters = dict(parameters or {})
+        self.display = display
+        self.fragments: list[Markup] = []
+        self._tables = 0
+        self._appendix = 0
+        self._figures = 0
+        self.labels: dict[str, str] = {}
+
+    @classmethod
+    def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike], *, out: str | os.PathLike,
+             title: str = "Benchmark report", baseline: str | None = None, n_boot: int = 10000,
+             seed: int = 0, ci_method: str = "BCa", thresholds: Thresholds | None = None,
+             formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
+             max_file_mb: float = 512, write: bool = True, display: bool = True) -> "Report":
+        """Load and analyse `runs`, write tables/*.csv, flags.json and refused.json to `out`.
+
+        Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
+        written), DataSetError for a `baseline` that is not a seat of the data.
+        """
+        from analysis.load import load
+        from analysis.pipeline import Options, analyse, write_analysis
+
+        paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
+        if not paths:
+            raise ValueError("`runs` must name at least one file or folder")
+        loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False)
+        if loaded.refused and not skip_bad:
+            raise RefusedFiles(loaded.refused)
+        if not loaded.runs:
+            raise ValueError("no run could be loaded from " + ", ".join(paths))
+        seats = {lr.run.seat.id for lr in loaded.runs}
+        if baseline is not None and baseline not in seats:
+            raise DataSetError(f"the baseline seat {baseline!r} is not in the data")
+        options = Options(baseline=baseline, n_boot=int(n_boot), seed=int(seed), ci_method=ci_method,
+                          thresholds=thresholds or Thresholds())
+        analysis = analyse(loaded, options)
+        if write:
+            write_analysis(analysis, out)
+        params = {"runs": paths, "title": title, "baseline": baseline, "n_boot": int(n_boot),
+                  "seed": int(seed), "ci_method": ci_method, "formats": list(formats),
+                  "skip_bad": bool(skip_bad), "max_file_mb": max_file_mb,
+                  **options.thresholds.as_dict()}
+        return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
+
+    # --- numbering --------------------------------------------------------------------------
+
+    def _next_label(self, kind: str) -> str | None:
+        if kind == "table":
+            self._tables += 1
+            return f"Table {self._tables}"
+        if kind == "appendix":
+            self._appendix += 1
+            return f"Table A{self._appendix}"
+        if kind == "figure":
+            self._figures += 1
+            return f"Figure {self._figures}"
+        return None
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _emit(self, fragment: Markup) -> None:
+        self.fragments.append(fragment)
+        if self.display:
+            from IPython.display import HTML, display
+
+            display(HTML(str(fragment)))
+
+    def show(self, *blocks) -> None:
+        """Display paragraphs (Markup), tables, figure blocks or lists of them, in order.
+
+        ``None`` is skipped (an element with no data), so a cell can always call show.
+        """
+        for block in blocks:
+            if block is None:
+                continue
+            if isinstance(block, (list, tuple)):
+                self.show(*block)
+            elif isinstance(block, sections.Table):
+                self.table(block)
+            elif isinstance(block, sections.FigureBlock):
+                self.figure(block)
+            elif isinstance(block, Markup):
+                self._emit(block)
+            else:
+                raise TypeError(f"Report.show cannot display a {type(block).__name__}; give it "
+                                "Markup, sections.Table or sections.FigureBlock")
+
+    def table(self, table: sections.Table) -> str | None:
+        """Number and display a table; returns its label ('Table 2')."""
+        if table is None:
+            return None
+        label = self._next_label(table.kind)
+        if label and table.key:
+            self.labels[table.key] = label
+        self._emit(render.table_html(table, label))
+        return label
+
+    def figure(self, block: sections.FigureBlock | Any, caption: str | None = None) -> str | None:
+        """Number a figure, save it as OUT/figures/figure-NN.* and display it with its caption."""
+        if block is None:
+            return None
+        if not isinstance(block, sections.FigureBlock):
+            block = sections.FigureBlock(block, caption or "")
+        if block.figure is None:
+            return None
+        label = self._next_label("figure")
+        stem = f"figure-{self._figures:02d}"
+        paths = save_figure(block.figure, self.out / "figures", stem,
+                            tuple(dict.fromkeys(("png", *self.formats))))
+        png = paths["png"].read_bytes()
+        if "png" not in self.formats:
+            paths["png"].unlink()
+        if block.key:
+            self.labels[block.key] = label
+        self._emit(render.figure_html(png, label, block.caption, width_in=_png_width_in(png),
+                                      key=block.key))
+        return label
+
+    def title_block(self) -> None:
+        """The title, and one line on what the data set holds."""
+        self._emit(sections.title_block(self.title, self.analysis))
+
+    def html(self) -> str:
+        """Everything shown so far, as one HTML fragment (for tests and quick looks)."""
+        return str(render.join_fragments(self.fragments))

@@ -1,0 +1,1425 @@
+"""The report's content as a view-model: paragraphs, tables and figure blocks per section.
+
+Pure functions of an `analysis.pipeline.Analysis` (no I/O, no HTML beyond paragraphs).
+Paragraphs are `markupsafe.Markup` built from our own literal templates with
+``Markup(TEMPLATE).format(data...)``, which escapes every data argument: a seat id, model
+name, message or note from a run file can never become markup. Tables are `Table`
+objects holding display strings; `analysis.report.render` escapes every cell.
+
+Sections follow the fleet paper: Abstract, 1 Seats and setup, 2 Measured results,
+3 Comparison against the incumbent, 4 Exams, 5 Measurement traps found, 6 Faults and
+open defects, 7 What these numbers will not carry, Appendix: provenance.
+"""
+from __future__ import annotations
+
+import math
+import os
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup, escape
+
+from analysis.columns import METRICS, higher_is_better
+from analysis.report import figures as F
+
+__all__ = [
+    "Table", "FigureBlock", "fmt_num", "fmt_ci", "fmt_p", "fmt_ratio",
+    "title_block", "abstract", "setup_text", "seats_table", "runs_table",
+    "results_text", "results_table", "excluded_figures", "all_cells_table", "single_stream_figure",
+    "throughput_figure", "per_stream_figure", "ttft_figure", "per_pass_figure", "history_figure",
+    "comparison_text", "comparison_table", "all_comparisons_table", "ratio_figure",
+    "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
+    "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "evidence_text",
+    "provenance_text", "files_table", "refused_table", "skipped_table", "parameters_table",
+    "thresholds_table", "packages_table",
+]
+
+#: how many rows Table 1 may have before the full table moves to the appendix
+MAX_BODY_ROWS = 80
+#: display order of statistics inside a cell group
+STAT_ORDER = {s: i for i, s in enumerate(("mean", "p50", "p90", "p95", "p99", "min", "max"))}
+#: seats a figure shows before it falls back to the baseline plus the top seats
+TOP_SEATS = 8
+
+
+# --- view-model -------------------------------------------------------------------------
+
+@dataclass
+class Table:
+    """A captioned table of display strings.
+
+    kind: "table" (numbered Table N), "appendix" (Table A N) or "plain" (no number).
+    group: a column whose value becomes a full-width row above its rows (saves width
+    when seat ids are long). numeric: right-aligned columns. mono: monospace columns.
+    """
+
+    data: pd.DataFrame
+    caption: str
+    kind: str = "table"
+    note: str | None = None
+    group: str | None = None
+    numeric: tuple[str, ...] = ()
+    mono: tuple[str, ...] = ()
+    small: bool = False
+    key: str = ""
+    widths: dict[str, str] = field(default_factory=dict)
+    nowrap: tuple[str, ...] = ()
+    group_label: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+@dataclass
+class FigureBlock:
+    """A matplotlib figure and its caption (plain text), numbered when shown."""
+
+    figure: Any
+    caption: str
+    key: str = ""
+    wide: bool = True
+
+
+# --- formatting -----------------------------------------------------------------------------
+
+def _missing(x) -> bool:
+    if x is None or x is pd.NA or x is pd.NaT:
+        return True
+    try:
+        return isinstance(x, (float, np.floating)) and math.isnan(x)
+    except TypeError:
+        return False
+
+
+def _finite(x) -> bool:
+    if _missing(x):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt_num(x, *, digits: int | None = None) -> str:
+    """A figure as a reader expects it: 95,941 · 763.9 · 35 · 0.812 ('–' when missing)."""
+    if not _finite(x):
+        return "–"
+    x = float(x)
+    if digits is not None:
+        return f"{x:,.{digits}f}"
+    ax = abs(x)
+    if ax >= 1000:
+        return f"{x:,.0f}"
+    if ax >= 1:
+        return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
+    if ax == 0:
+        return "0"
+    return f"{x:.3g}"
+
+
+def fmt_ratio(x) -> str:
+    """A ratio to three significant digits (0.812, 1.05)."""
+    return "–" if not _finite(x) else f"{float(x):.3g}"
+
+
+def fmt_ci(lo, hi, fmt=fmt_num) -> str:
+    """'[95.7, 102.1]', or '' when the interval is missing."""
+    if not (_finite(lo) and _finite(hi)):
+        return ""
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def fmt_p(p) -> str:
+    """p-values as reported in papers: 1.0, 0.31, 0.004, < 0.001."""
+    if not _finite(p):
+        return "–"
+    p = float(p)
+    if p >= 0.995:
+        return "1.0"
+    if p >= 0.01:
+        return f"{p:.2f}"
+    if p >= 0.001:
+        return f"{p:.3f}"
+    return "< 0.001"
+
+
+def fmt_pp(x) -> str:
+    """A difference of proportions in percentage points with its sign: +0.6 pp."""
+    if not _finite(x):
+        return "–"
+    v = float(x) * 100
+    return f"{v:+.1f} pp".replace("-", "−")
+
+
+def fmt_bytes(b) -> str:
+    return "–" if not _finite(b) else f"{float(b) / 1e9:,.1f} GB"
+
+
+def _s(x, default: str = "") -> str:
+    """A data value as a plain display string ('' for missing)."""
+    if _missing(x):
+        return default
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _conc(c) -> str:
+    return str(int(float(c))) if _finite(c) else "–"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _join(items: Sequence[str], conj: str = "and") -> str:
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {conj} " + items[-1]
+
+
+def _values(v) -> list[float]:
+    return F._values(v)
+
+
+def _ci_pct(a) -> int:
+    alpha = getattr(getattr(a.options, "thresholds", None), "alpha", 0.05)
+    return int(round((1 - alpha) * 100))
+
+
+def _p(template: str, *args, **kwargs) -> Markup:
+    """A paragraph from our literal template; every argument is escaped."""
+    return Markup("<p>" + template + "</p>").format(*args, **kwargs)
+
+
+def _code(x) -> Markup:
+    return Markup('<span class="id">{}</span>').format(_s(x))
+
+
+def _concat(parts: Iterable) -> Markup:
+    out = Markup("")
+    for p in parts:
+        out += p if isinstance(p, Markup) else escape(p)
+    return out
+
+
+# --- flags access (rows as in spec/flags.md) --------------------------------------------------
+
+SEVERITY_RANK = {"critical": 0, "warn": 1, "info": 2}
+
+#: which flag speaks first when several are equally severe (the fleet paper's order)
+CODE_PRIORITY = [
+    "compare.no_incumbent", "trap.prefix_cache", "fit.exceeds_node", "drift.warmup",
+    "drift.unstable", "trap.reasoning_field", "trap.capped_answers", "license.noncommercial",
+    "compare.cross_model", "compare.not_like_for_like", "compare.missing_metric",
+    "compare.stale_scores", "sample.underpowered", "exam.not_significant", "sample.two_passes",
+    "sample.single_pass", "sample.few_passes", "sample.small_n", "fault.unreproduced",
+    "fault.recorded", "exam.counts_only", "warmup.unknown",
+]
+
+
+def flag_seats(value) -> list[str]:
+    """The `seats` of a flag row as a list (list, tuple, array, JSON text or ';'-joined)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [str(s) for s in value]
+    if _missing(value):
+        return []
+    text = str(value)
+    if text.startswith("["):
+        import json
+        try:
+            return [str(s) for s in json.loads(text)]
+        except ValueError:
+            pass
+    return [s.strip() for s in text.replace(",", ";").split(";") if s.strip()]
+
+
+def _flags(a) -> pd.DataFrame:
+    f = getattr(a, "flags", None)
+    if f is None or len(f) == 0:
+        return pd.DataFrame(columns=["code", "severity", "seats", "workload", "concurrency",
+                                     "metric", "statistic", "message", "evidence"])
+    return f
+
+
+def _flag_cell(row) -> dict:
+    """workload/concurrency/metric/statistic of a flag row (flat columns or a `cell` dict)."""
+    cell = row.get("cell") if hasattr(row, "get") else None
+    out = {}
+    for k in ("workload", "concurrency", "metric", "statistic"):
+        v = row.get(k) if hasattr(row, "get") else None
+        if _missing(v) and isinstance(cell, dict):
+            v = cell.get(k)
+        out[k] = None if _missing(v) else v
+    return out
+
+
+def _evidence(row) -> dict:
+    ev = row.get("evidence") if hasattr(row, "get") else None
+    if isinstance(ev, dict):
+        return ev
+    if isinstance(ev, str) and ev.startswith("{"):
+        import json
+        try:
+            return json.loads(ev)
+        except ValueError:
+            return {}
+    return {}
+
+
+def sorted_flags(a) -> pd.DataFrame:
+    """Flags, most severe first, then by the fleet paper's order of importance."""
+    f = _flags(a)
+    if f.empty:
+        return f
+    prio = {c: i for i, c in enumerate(CODE_PRIORITY)}
+    key_sev = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3))
+    key_code = f["code"].map(lambda c: prio.get(str(c), len(prio)))
+    return f.assign(_s=key_sev, _c=key_code).sort_values(["_s", "_c"], kind="stable").drop(columns=["_s", "_c"])
+
+
+# --- seats and runs ------------------------------------------------------------------------------
+
+def _seat_row(a, seat: str) -> dict:
+    s = a.tables.seats
+    r = s[s["seat"] == seat]
+    return r.iloc[0].to_dict() if len(r) else {"seat": seat}
+
+
+def _role(a, seat: str) -> str:
+    return _s(_seat_row(a, seat).get("role"), "candidate")
+
+
+def _seat_label(a, seat: str) -> str:
+    r = _seat_row(a, seat)
+    bits = [str(seat)]
+    extra = []
+    if not _missing(r.get("model")):
+        extra.append(str(r["model"]))
+    role = _s(r.get("role"))
+    if seat == a.baseline:
+        extra.append("baseline" if role != "incumbent" else "incumbent")
+    elif role and role != "candidate":
+        extra.append(role)
+    if extra:
+        bits.append("(" + ", ".join(extra) + ")")
+    return " ".join(bits)
+
+
+def _placement(r: dict) -> str:
+    nodes, gpn = r.get("nodes"), r.get("gpus_per_node")
+    parts = []
+    if _finite(nodes) and _finite(gpn):
+        parts.append(f"{int(nodes)} node{'s' if int(nodes) != 1 else ''} × {int(gpn)} GPU{'s' if int(gpn) != 1 else ''}")
+    elif _finite(nodes):
+        parts.append(f"{int(nodes)} node{'s' if int(nodes) != 1 else ''}")
+    if _finite(r.get("gpu_memory_bytes")):
+        parts.append(f"{float(r['gpu_memory_bytes']) / 1e9:.1f} GB per GPU")
+    if _finite(r.get("tensor_parallel")):
+        parts.append(f"TP {int(r['tensor_parallel'])}")
+    if not _missing(r.get("interconnect")):
+        parts.append(str(r["interconnect"]))
+    return ", ".join(parts) or "not stated"
+
+
+def _date_range(dates: Iterable) -> str:
+    ds = sorted({str(d) for d in dates if not _missing(d)})
+    if not ds:
+        return "on an unstated date"
+    if len(ds) == 1:
+        return f"on {ds[0]}"
+    return f"between {ds[0]} and {ds[-1]}"
+
+
+def title_block(title: str, a) -> Markup:
+    """The title and a one-line description of the data set (no build time: reproducible)."""
+    t = a.tables
+    n_files = len(t.runs)
+    sub = (f"{_plural(n_files, 'run')} of {_plural(len(t.seats), 'seat')}, measured "
+           f"{_date_range(t.runs['date'])}; seed {a.options.seed}, "
+           f"{a.options.n_boot:,} bootstrap resamples ({a.options.ci_method}).")
+    from analysis import __version__
+    return Markup('<header class="title-block"><h1 class="title">{}</h1>'
+                  '<p class="subtitle">{}</p><p class="generator">benchreport {}</p></header>'
+                  ).format(title, sub, __version__)
+
+
+_EMPTY = {"", "–", "not stated", "none", "unknown"}
+
+
+def _drop_unstated(df: pd.DataFrame, cols: Sequence[str]) -> tuple[pd.DataFrame, str | None]:
+    """Drop columns stated for no row, and say which: an empty column says nothing, a note does."""
+    gone = [c for c in cols if c in df.columns and df[c].map(lambda v: str(v).strip() in _EMPTY).all()]
+    if not gone:
+        return df, None
+    return df.drop(columns=gone), f"Not stated for any seat: {', '.join(c.lower() for c in gone)}."
+
+
+def seats_table(a) -> Table:
+    """Section 1: model, quantisation, engine and placement of every seat."""
+    s = a.tables.seats
+    comps = a.tables.components
+    rows = []
+    for _, r in s.iterrows():
+        r = r.to_dict()
+        seat = str(r["seat"])
+        role = _s(r.get("role"), "candidate")
+        if seat == a.baseline and role != "incumbent":
+            role += " (baseline)"
+        c = comps[comps["seat"] == seat] if len(comps) else comps
+        lic = sorted({_s(x) for x in c["license"]} - {""}) if len(c) else []
+        rows.append({"Seat": seat, "Role": role, "Model": _s(r.get("model")),
+                     "Quantisation": _s(r.get("quantisation"), "not stated"),
+                     "Engine": _s(r.get("engine"), "not stated"), "Placement": _placement(r),
+                     "Checkpoint": fmt_bytes(r.get("checkpoint_bytes")) if _finite(r.get("checkpoint_bytes")) else "–",
+                     "Licences": ", ".join(lic) or "–"})
+    df = pd.DataFrame(rows, columns=["Seat", "Role", "Model", "Quantisation", "Engine", "Placement",
+                                     "Checkpoint", "Licences"])
+    df, note = _drop_unstated(df, ["Quantisation", "Engine", "Checkpoint", "Licences"])
+    return Table(df, "Seats: model, quantisation, engine and placement, with the licences of their "
+                     "components as declared in the run files.", kind="plain", small=True, key="seats",
+                 mono=("Seat",), widths={"Seat": "24%"}, note=note)
+
+
+def runs_table(a) -> Table:
+    """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day."""
+    t = a.tables
+    runs = t.runs
+    meas, reqs = t.measurements, t.requests
+    rows = []
+    keys = ["seat", "date", "harness", "harness_version", "probe"]
+    for k, g in runs.groupby(keys, dropna=False, sort=True):
+        seat, date, harness, hver, probe = k
+        ids = set(g["run_id"])
+        m = meas[meas["run_id"].isin(ids)]
+        rq = reqs[reqs["run_id"].isin(ids)]
+        ncells = len(m.drop_duplicates(["workload", "concurrency", "metric", "statistic"])) if len(m) else 0
+        if len(rq):
+            per = rq.groupby(["workload", "concurrency"], dropna=False).size()
+            spread = str(int(per.iloc[0])) if per.nunique() == 1 else f"{int(per.min())}–{int(per.max())}"
+            req = spread + (f" in {len(per)} cells" if len(per) > 1 else "")
+        else:
+            req = "none"
+        cap = {_s(x) for x in g["max_tokens"]} - {""}
+        think = {_s(x) for x in g["thinking"]} - {""}
+        warm = {_s(x) for x in g["warmup_excluded"]}
+        rows.append({
+            "seat": str(seat),
+            "Date": _s(date), "Harness": _s(harness) + (f" {hver}" if not _missing(hver) else ""),
+            "Probe": _s(probe, "not stated"),
+            "Answer cap": ", ".join(sorted(cap)) or "not stated",
+            "Thinking": ", ".join(sorted(think)) or "not stated",
+            "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
+            "Passes": str(g["pass"].nunique()),
+            "Cells": str(ncells),
+            "Requests per cell": req,
+        })
+    df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Answer cap", "Thinking",
+                                     "Warm-up excluded", "Passes", "Cells", "Requests per cell"])
+    df["seat"] = [_seat_label(a, s) for s in df["seat"]]
+    df, note = _drop_unstated(df, ["Probe", "Answer cap", "Thinking", "Requests per cell"])
+    return Table(df, "Runs per seat and day: harness, probe, answer cap, whether warm-up was "
+                     "excluded, passes, measured cells and request records per cell.", kind="plain",
+                 group="seat", small=True, key="runs", numeric=("Passes", "Cells"), note=note,
+                 nowrap=("Date",))
+
+
+def setup_text(a) -> Markup:
+    """Section 1's prose: what was measured, how often, with what."""
+    t = a.tables
+    seats, runs = t.seats, t.runs
+    models = sorted({_s(m) for m in seats["model"]})
+    harnesses = sorted({_s(h) for h in runs["harness"]})
+    probes = sorted({_s(p) for p in runs["probe"]} - {""})
+    passes = runs.groupby(["seat", "date"])["pass"].nunique()
+    conc = sorted({int(c) for c in pd.to_numeric(t.measurements["concurrency"], errors="coerce").dropna()})
+    base = a.baseline
+    out = [_p("The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
+              _plural(len(runs), "run"), _plural(len(seats), "seat"),
+              _plural(len(models), "model"), _join(models), _date_range(runs["date"]),
+              _plural(len(harnesses), "harness", "harnesses"),
+              "was" if len(harnesses) == 1 else "were", _join(harnesses),
+              _plural(len(probes), "probe"), _join(probes) or "none stated")]
+    if len(passes):
+        out.append(_p("Passes per seat and day range from {} to {}. Concurrency levels measured: {}. "
+                      "{} of {} runs record per-request data.",
+                      int(passes.min()), int(passes.max()),
+                      ", ".join(str(c) for c in conc) or "none",
+                      int(t.requests["run_id"].nunique()) if len(t.requests) else 0, len(runs)))
+    if base:
+        role = _role(a, base)
+        out.append(_p("Every candidate is compared against {} {}.",
+                      "the incumbent" if role == "incumbent" else "the baseline", _code(base)))
+    else:
+        out.append(_p("No seat is marked as the incumbent and no baseline was given, so no "
+                      "comparison against an incumbent is made."))
+    return _concat(out)
+
+
+# --- measured results ---------------------------------------------------------------------------
+
+def excluded_figures(a) -> list[dict]:
+    """Figures a flag excludes from results (trap.prefix_cache), from the flags' evidence.
+
+    Each: seat, workload, concurrency, metric, statistic, value, run_id and the flag's
+    message. The statistics layer may already have left them out of the cells; either
+    way `_result_cells` makes sure no cell in Table 1 carries one.
+    """
+    f = _flags(a)
+    out = []
+    if f.empty:
+        return out
+    for _, fr in f[f["code"].astype(str) == "trap.prefix_cache"].iterrows():
+        ev = _evidence(fr)
+        seats = flag_seats(fr.get("seats"))
+        entries = ev.get("excluded") or []
+        if not entries and _finite(ev.get("value")):
+            entries = [{**_flag_cell(fr), "value": ev.get("value")}]
+        for e in entries:
+            if not isinstance(e, dict) or not _finite(e.get("value")):
+                continue
+            out.append({"seat": e.get("seat") or (seats[0] if seats else None),
+                        "workload": e.get("workload"), "concurrency": e.get("concurrency"),
+                        "metric": e.get("metric"), "statistic": e.get("statistic"),
+                        "value": float(e["value"]), "run_id": e.get("run_id"),
+                        "message": _s(fr.get("message"))})
+    return out
+
+
+def _close(x: float, v: float) -> bool:
+    return abs(float(x) - v) <= 1e-9 * max(1.0, abs(v))
+
+
+def _result_cells(a) -> pd.DataFrame:
+    """The cells Table 1 and the figures show: without any cell holding an excluded figure."""
+    cells = a.cells
+    if cells is None or cells.empty:
+        return cells
+    drop = []
+    for e in excluded_figures(a):
+        m = cells["seat"].astype(str) == str(e["seat"])
+        if e.get("metric") is not None:
+            m &= cells["metric"].astype(str) == str(e["metric"])
+        if e.get("workload") is not None:
+            m &= cells["workload"].astype(str) == str(e["workload"])
+        for idx, r in cells[m].iterrows():
+            vals = _values(r.get("values")) if "values" in cells.columns else []
+            if any(_close(x, e["value"]) for x in vals) or (_finite(r.get("estimate")) and _close(r["estimate"], e["value"])):
+                drop.append(idx)
+    return cells.drop(index=sorted(set(drop))) if drop else cells
+
+
+def _order_seats(a, seats: Iterable[str]) -> list[str]:
+    seats = sorted({str(s) for s in seats})
+    b = a.baseline
+    if b in seats:
+        seats.remove(b)
+        seats.insert(0, b)
+    return seats
+
+
+def _cells_frame(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
+    rows = []
+    order = {s: i for i, s in enumerate(_order_seats(a, cells["seat"]))}
+    metric_order = {m: i for i, m in enumerate(METRICS)}
+    c = cells.assign(_o=cells["seat"].astype(str).map(order),
+                     _m=cells["metric"].map(lambda m: metric_order.get(m, 99)),
+                     _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
+                     _st=cells["statistic"].map(lambda st: STAT_ORDER.get(str(st), 99)))
+    c = c.sort_values(["_o", "_m", "workload", "_c", "_st"], kind="stable")
+    for _, r in c.iterrows():
+        vals = _values(r.get("values"))
+        n_passes = int(r["n_passes"]) if _finite(r.get("n_passes")) else len(vals)
+        ci = fmt_ci(r.get("ci_low"), r.get("ci_high"))
+        if not ci:
+            ci = _no_ci(r.get("ci_method"))
+        estimate = fmt_num(r.get("estimate"))
+        per_pass = ", ".join(fmt_num(v) for v in vals) if 1 < len(vals) <= 4 else ""
+        if n_passes == 2 and len(vals) == 2:
+            # two observations give no reliable mean: both values, as the fleet paper does
+            estimate, per_pass = f"{fmt_num(vals[0])}, {fmt_num(vals[1])}", "both shown"
+        rows.append({
+            "seat": _seat_label(a, str(r["seat"])),
+            "Metric": F.metric_label(str(r["metric"]), unit=False),
+            "Workload": _s(r["workload"]),
+            "Conc.": _conc(r.get("concurrency")),
+            "Stat.": _s(r.get("statistic")),
+            "Passes": str(n_passes),
+            "n": _s(r.get("n_obs"), "–"),
+            "Estimate": estimate,
+            "Unit": _s(r.get("unit")) or _unit(r["metric"]),
+            f"{ci_pct}% CI": ci,
+            "Per pass, in order": per_pass,
+        })
+    cols = ["seat", "Metric", "Workload", "Conc.", "Stat.", "Passes", "n", "Estimate", "Unit",
+            f"{ci_pct}% CI", "Per pass, in order"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+_SHORT_REASONS = (("two passes, both values reported", "2 passes"), ("single pass", "1 pass"),
+                  ("baseline 1 pass; candidate 1 pass", "1 pass each"))
+
+
+def _no_ci(method) -> str:
+    """Why a cell or comparison has no CI, from its ci_method, shortened for a table cell."""
+    m = _s(method) or "none"
+    for long, short in _SHORT_REASONS:
+        m = m.replace(long, short)
+    return m
+
+
+def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -> Table | None:
+    """Table 1: every cell's estimate with its CI (or why none) and n; per-pass values if n ≤ 4.
+
+    Figures a flag excludes (a prefix-cache hit) are not in it. At fleet scale (more than
+    `max_rows` rows) it shows the baseline and the top seats; all cells go to Table A1.
+    """
+    cells = _result_cells(a)
+    if cells is None or cells.empty:
+        return None
+    pct = _ci_pct(a)
+    note_bits = []
+    shown = cells
+    if len(cells) > max_rows:
+        keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=top_n)
+        if not keep:
+            keep = _order_seats(a, cells["seat"])[:top_n]
+            total = cells["seat"].nunique()
+        shown = cells[cells["seat"].astype(str).isin(keep)]
+        note_bits.append(f"This table shows {len(keep)} of {total} seats (the baseline and the "
+                         "highest aggregate throughput); Table A1 in the appendix lists every seat "
+                         "and cell.")
+    ex = excluded_figures(a)
+    if ex:
+        note_bits.append(f"{_plural(len(ex), 'figure')} flagged as a prefix-cache hit "
+                         f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
+    note_bits.append("Conc.: concurrent streams; n: observations behind the figure where the run "
+                     "states them. A CI is given only where the data allow one; otherwise the reason "
+                     "is named. Cells with two passes show both values, not a mean; cells with 3 or 4 "
+                     "passes list every pass in order.")
+    df = _cells_frame(a, shown, pct)
+    return Table(df, f"Measured results: estimate per seat and cell with its {pct}% confidence "
+                     "interval, number of passes and observations.", kind="table", group="seat",
+                 numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
+                 key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.", "Per pass, in order"))
+
+
+def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
+    """Table A1 (fleet scale only): one row per seat and cell, when Table 1 had to be cut."""
+    cells = _result_cells(a)
+    if cells is None or len(cells) <= max_rows:
+        return None
+    df = _cells_frame(a, cells, _ci_pct(a))
+    return Table(df, "Every seat and cell (Table 1 shows the baseline and the top seats).",
+                 kind="appendix", group="seat", numeric=("Conc.", "Passes", "n", "Estimate"),
+                 small=True, key="all-cells", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.",
+                                                       "Per pass, in order"))
+
+
+def results_text(a) -> Markup:
+    """Section 2's lead: what Table 1 holds and how many cells rest on one pass."""
+    cells = _result_cells(a)
+    if cells is None or cells.empty:
+        return _p("No measurement could be turned into a cell estimate.")
+    n = len(cells)
+    np_ = pd.to_numeric(cells.get("n_passes"), errors="coerce")
+    one = int((np_ == 1).sum())
+    two = int((np_ == 2).sum())
+    with_ci = int((cells["ci_low"].map(_finite) & cells["ci_high"].map(_finite)).sum())
+    out = [_p("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
+              "{} a confidence interval.", n, one, two, with_ci, "carries" if with_ci == 1 else "carry")]
+    ex = excluded_figures(a)
+    if ex:
+        out.append(_p("{} excluded from the results: a prefix-cache hit is not a prefill "
+                      "measurement (Section 5).", _plural(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
+    return _concat(out)
+
+
+def _fig(fig, caption: str, key: str) -> FigureBlock | None:
+    return None if fig is None else FigureBlock(fig, caption, key=key)
+
+
+def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
+    d, other_day, over = F.select_series(cells, metric, statistics=statistics, baseline=a.baseline, top_n=top_n)
+    if d.empty:
+        return ""
+    bits = []
+    if over > 0:
+        bits.append(f"the figure shows {d.groupby(['seat', 'workload']).ngroups} series (the baseline and the "
+                    f"best at the highest concurrency); {over} more are in the tables")
+    if other_day > 0:
+        bits.append(f"{_plural(other_day, 'series', 'series')} measured at a single concurrency level on "
+                    "days without a curve to compare with are not drawn")
+    return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
+
+
+def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Aggregate throughput against concurrency, per seat, with CI bands."""
+    cells = _result_cells(a)
+    stats = ("mean", "p50")
+    fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
+    return _fig(fig, "Aggregate throughput (all streams together) against concurrency, per seat. "
+                     "Filled markers with bars and bands carry a confidence interval; hollow markers "
+                     "have none (too few passes); small dots are the values of individual passes."
+                + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
+
+
+def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Per-stream decode rate against concurrency."""
+    cells = _result_cells(a)
+    stats = ("mean", "p50")
+    fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
+                                  baseline=a.baseline, top_n=top_n)
+    return _fig(fig, "Per-stream decode rate against concurrency (markers as in Figure 1)."
+                + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
+
+
+def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBlock | None:
+    """Per-stream decode at one stream, every seat and workload (the field note's table)."""
+    cells = _result_cells(a)
+    if cells is None or cells.empty:
+        return None
+    conc = pd.to_numeric(cells["concurrency"], errors="coerce")
+    d = cells[(cells["metric"] == "decode_tok_s_per_stream") & (conc == 1)]
+    n = d.groupby(["seat", "workload"]).ngroups if len(d) else 0
+    if n < min_rows:
+        return None
+    fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
+    more = f" The top {top_n} of {n} are shown; Table 1 has all." if n > top_n else ""
+    return _fig(fig, "Single-stream decode rate of every seat and workload, best first. A filled dot "
+                     "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
+                     "min-max range where the run reported one. Workloads are different probes: "
+                     "compare rows only within one workload." + more, "single-stream")
+
+
+def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Time to first token against concurrency."""
+    cells = _result_cells(a)
+    fig = F.ttft_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
+    if fig is None:
+        return None
+    stats = sorted(set(cells.loc[cells["metric"] == "ttft_ms", "statistic"].astype(str)))
+    extra = (" Seats report TTFT in different forms (" + ", ".join(stats) + "); the legend names "
+             "each, and they are not directly comparable.") if len(stats) > 1 else ""
+    return _fig(fig, "Time to first token against concurrency (lower is better)." + extra
+                + _omitted_note(cells, "ttft_ms", a, top_n, ("p50", "mean", "p90", "p95", "p99")), "ttft")
+
+
+def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
+    """Per-pass values in pass order for every cell with two or more passes."""
+    cells = _result_cells(a)
+    fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
+    n = 0
+    if cells is not None and "values" in cells.columns:
+        n = int(cells["values"].map(lambda v: len(_values(v)) >= 2).sum())
+    more = f" The {max_panels} cells with the largest spread of {n} are shown." if n > max_panels else ""
+    return _fig(fig, "Values of each pass in the order measured, for every cell measured more than "
+                     "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
+                     "panel has its own scale; max/min is the ratio of the extreme passes." + more,
+                "per-pass")
+
+
+def history_figure(a) -> FigureBlock | None:
+    """A seat's figures across dates, when a seat was measured on more than one day."""
+    fig = F.seat_history(a.tables.measurements)
+    return _fig(fig, "History: seats measured on more than one date, the median of each day's "
+                     "passes (line) and the individual passes (dots).", "history")
+
+
+# --- comparisons --------------------------------------------------------------------------------
+
+METRIC_PRIORITY = ["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
+                   "e2e_latency_ms", "itl_ms", "request_rate", "engine_init_s"]
+
+
+def _baseline_comparisons(a) -> pd.DataFrame:
+    c = a.comparisons
+    if c is None or c.empty or not a.baseline:
+        return c.iloc[0:0] if c is not None else pd.DataFrame()
+    return c[c["baseline"].astype(str) == str(a.baseline)]
+
+
+def _headline_row(a):
+    c = _baseline_comparisons(a)
+    if c is None or c.empty:
+        return None
+    prio = {m: i for i, m in enumerate(METRIC_PRIORITY)}
+    c = c.assign(_p=c["metric"].map(lambda m: prio.get(m, 99)),
+                 _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(0),
+                 _r=pd.to_numeric(c["ratio"], errors="coerce"))
+    c = c[c["_r"].notna()]
+    if c.empty:
+        return None
+    best_metric = c["_p"].min()
+    c = c[c["_p"] == best_metric]
+    c = c[c["_c"] == c["_c"].max()]
+    hib = higher_is_better(str(c["metric"].iloc[0])) if str(c["metric"].iloc[0]) in METRICS else True
+    c = c.sort_values("_r", ascending=not hib)
+    return c.iloc[0]
+
+
+def _cell_values(a, seat: str, row) -> list[float]:
+    cells = a.cells
+    m = (cells["seat"].astype(str) == seat) & (cells["metric"] == row["metric"]) & \
+        (cells["workload"].astype(str) == str(row["workload"]))
+    if "statistic" in row and not _missing(row.get("statistic")):
+        m &= cells["statistic"].astype(str) == str(row["statistic"])
+    cc = pd.to_numeric(cells["concurrency"], errors="coerce")
+    if _finite(row.get("concurrency")):
+        m &= cc == float(row["concurrency"])
+    else:
+        m &= cc.isna()
+    sel = cells[m]
+    return _values(sel["values"].iloc[0]) if len(sel) and "values" in sel.columns else []
+
+
+def _side(a, seat: str, estimate, row) -> str:
+    """A seat's figure in a sentence: '763.9 tok/s in one pass', '896.9 and 982.5 tok/s in two passes'."""
+    vals = _cell_values(a, seat, row)
+    unit = _unit(row["metric"])
+    words = {2: "two", 3: "three", 4: "four"}
+    if 1 < len(vals) <= 4:
+        return f"{_join([fmt_num(v) for v in vals])} {unit} in {words[len(vals)]} passes"
+    if len(vals) == 1:
+        return f"{fmt_num(estimate)} {unit} in one pass"
+    return f"{fmt_num(estimate)} {unit}"
+
+
+def _cell_words(row) -> str:
+    c = row.get("concurrency")
+    at = f" at {int(float(c))} concurrent stream{'s' if _finite(c) and int(float(c)) != 1 else ''}" if _finite(c) else ""
+    stat = _s(row.get("statistic"))
+    st = f" {stat}" if stat and stat != "mean" else ""
+    return f"{F.metric_label(str(row['metric']), unit=False)}{st} ({_s(row['workload'])}){at}"
+
+
+def _unit(metric) -> str:
+    return METRICS.get(str(metric), ("",))[0]
+
+
+def headline_sentence(a, lead: str = "Headline") -> Markup:
+    """The headline comparison against the incumbent, with its CI or why there is none."""
+    base = a.baseline
+    if not base:
+        return _p("No seat is marked as the incumbent and no baseline was given, so this report "
+                  "makes no comparison against an incumbent and supports no claim that any seat is "
+                  "the best.")
+    row = _headline_row(a)
+    who = "the incumbent" if _role(a, base) == "incumbent" else "the baseline"
+    if row is None:
+        return _p("{} {} was measured, but no candidate shares a cell with it (same workload, "
+                  "concurrency, metric and statistic), so no comparison against it can be made.",
+                  who[0].upper() + who[1:], _code(base))
+    cand = str(row["candidate"])
+    ratio = row.get("ratio")
+    ci = fmt_ci(row.get("ci_low"), row.get("ci_high"), fmt_ratio)
+    method = _s(row.get("ci_method"))
+    verdict = _s(row.get("verdict")).replace("_", " ")
+    if ci:
+        ci_words = f"{_ci_pct(a)}% CI {ci}, {method}" if method else f"{_ci_pct(a)}% CI {ci}"
+    else:
+        ci_words = "no CI can be given: " + (method.replace("none: ", "") if method else "too few passes")
+    return _p("{}: on {}, the best candidate, {}, measured {} against {} for {} {}: "
+              "a ratio of {} ({}); verdict: {}.", lead,
+              _cell_words(row), _code(cand), _side(a, cand, row.get("candidate_estimate"), row),
+              _side(a, base, row.get("baseline_estimate"), row), who, _code(base),
+              fmt_ratio(ratio), ci_words, verdict or "none")
+
+
+def _verdict_counts(a) -> dict:
+    c = _baseline_comparisons(a)
+    if c is None or c.empty:
+        return {}
+    return c["verdict"].astype(str).value_counts().to_dict()
+
+
+def strongest_caveat(a):
+    """The flag the abstract names: the most severe, preferring the headline's seats."""
+    f = sorted_flags(a)
+    if f.empty:
+        return None
+    row = _headline_row(a)
+    if row is not None:
+        seats = {str(row["candidate"]), str(row["baseline"])}
+        top_sev = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3)).min()
+        same = f[f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3)) == top_sev]
+        mine = same[same["seats"].map(lambda s: bool(seats & set(flag_seats(s))))]
+        if len(mine):
+            return mine.iloc[0]
+    return f.iloc[0]
+
+
+#: how the abstract names the families of flags (by code prefix)
+FLAG_TOPICS = {"sample": "sample sizes", "drift": "stability across passes", "warmup": "warm-up",
+               "trap": "measurement traps", "compare": "comparisons", "exam": "exams",
+               "fit": "whether a seat fits one node", "license": "licences", "fault": "faults",
+               "defect": "open defects", "import": "provenance"}
+
+
+def abstract(a) -> Markup:
+    """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
+    t = a.tables
+    models = sorted({_s(m) for m in t.seats["model"]})
+    out = [_p("We analysed {} of {} ({}: {}) measured {}, with {} bootstrap resamples and seed {}. "
+              "Every figure below is given with its number of passes and, where the passes allow "
+              "one, a {}% confidence interval.",
+              _plural(len(t.runs), "run"), _plural(len(t.seats), "seat"), _plural(len(models), "model"),
+              _join(models), _date_range(t.runs["date"]), f"{a.options.n_boot:,}", a.options.seed,
+              _ci_pct(a))]
+    out.append(headline_sentence(a))
+    counts = _verdict_counts(a)
+    if counts:
+        total = sum(counts.values())
+        out.append(_p("Of {} against the baseline, {} favour the candidate, {} the baseline, {} "
+                      "within noise and {} too little data for a verdict (Section 3).",
+                      _plural(total, "comparison"), counts.get("better", 0), counts.get("worse", 0),
+                      _plural(counts.get("within_noise", 0), "is", "are"),
+                      _plural(counts.get("insufficient_data", 0), "has", "have")))
+    f = _flags(a)
+    if len(f):
+        sev = f["severity"].astype(str).value_counts()
+        cav = strongest_caveat(a)
+        out.append(_p("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
+                      "({}, {}): {}", _plural(len(f), "flag"), int(sev.get("critical", 0)),
+                      int(sev.get("warn", 0)), _s(cav["code"]), _s(cav["severity"]), _s(cav["message"])))
+        rest = f.drop(index=cav.name) if cav.name in f.index else f
+        rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
+        topics = rest["code"].astype(str).map(lambda c: FLAG_TOPICS.get(c.split(".")[0], "other findings"))
+        counts = topics.value_counts()
+        if len(counts):
+            listed = _join([f"{t} ({n})" for t, n in counts.items()])
+            out.append(_p("The other critical flags and warnings concern {}. Section 7 states what these "
+                          "numbers will not carry.", listed))
+        else:
+            out.append(_p("Section 7 states what these numbers will not carry."))
+    else:
+        out.append(_p("The analysis raised no flags."))
+    return Markup('<div class="abstract">') + _concat(out) + Markup("</div>")
+
+
+def comparison_text(a) -> Markup:
+    """Section 3's prose: against whom, how ratios and verdicts are read."""
+    base = a.baseline
+    if not base:
+        return _p("No seat is marked as the incumbent and no baseline was given: no comparison is "
+                  "made. A claim that any seat is the best would need the incumbent measured the "
+                  "same day with the same harness.")
+    c = _baseline_comparisons(a)
+    pct = _ci_pct(a)
+    noise = getattr(a.options.thresholds, "noise", 0.02)
+    out = [headline_sentence(a, "The headline comparison")]
+    if c is None or c.empty:
+        return _concat(out)
+    out.append(_p("The next table compares every candidate cell that matches a cell of {} (same workload, "
+                  "concurrency, metric and statistic). The ratio is candidate over baseline; the "
+                  "verdict is direction aware (lower is better for latencies): 'better' or 'worse' "
+                  "when the {}% CI of the ratio excludes 1 ± {:.0%}, 'within noise' when it lies inside, "
+                  "'insufficient data' when no CI can be given.", _code(base), pct, noise))
+    return _concat(out)
+
+
+def _comparison_candidates(a, c: pd.DataFrame, max_rows: int) -> list[str]:
+    """Candidates whose comparisons fit in `max_rows`, best on the headline cell first."""
+    row = _headline_row(a)
+    order = list(dict.fromkeys(c["candidate"].astype(str)))
+    if row is not None:
+        same = c[(c["metric"] == row["metric"]) & (c["workload"].astype(str) == str(row["workload"]))]
+        same = same[pd.to_numeric(same["concurrency"], errors="coerce").fillna(-1) ==
+                    (float(row["concurrency"]) if _finite(row.get("concurrency")) else -1)]
+        hib = higher_is_better(str(row["metric"])) if str(row["metric"]) in METRICS else True
+        ranked = same.sort_values("ratio", ascending=not hib)["candidate"].astype(str).tolist()
+        order = list(dict.fromkeys(ranked + order))
+    counts = c["candidate"].astype(str).value_counts()
+    keep, n = [], 0
+    for cand in order:
+        if keep and n + counts[cand] > max_rows:
+            break
+        keep.append(cand)
+        n += counts[cand]
+    return keep
+
+
+def comparison_table(a, *, max_rows: int = 60) -> Table | None:
+    """Ratios against the baseline with CIs and verdicts, grouped by candidate.
+
+    At fleet scale (more than `max_rows` rows) it shows the candidates best on the headline
+    cell; `all_comparisons_table` puts every comparison in the appendix.
+    """
+    c = _baseline_comparisons(a)
+    if c is None or c.empty:
+        return None
+    note = None
+    if len(c) > max_rows:
+        keep = _comparison_candidates(a, c, max_rows)
+        note = (f"This table shows {len(keep)} of {c['candidate'].nunique()} candidates, the best on the "
+                "headline cell; the appendix lists every comparison.")
+        c = c[c["candidate"].astype(str).isin(keep)]
+    return _comparison_frame(a, c, note=note)
+
+
+def all_comparisons_table(a, *, max_rows: int = 60) -> Table | None:
+    """Every comparison against the baseline (appendix), when the body's table had to be cut."""
+    c = _baseline_comparisons(a)
+    if c is None or len(c) <= max_rows:
+        return None
+    t = _comparison_frame(a, c)
+    t.kind, t.key, t.caption = "appendix", "all-comparisons", "Every comparison against the baseline."
+    return t
+
+
+def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None) -> Table:
+    pct = _ci_pct(a)
+    metric_order = {m: i for i, m in enumerate(METRIC_PRIORITY)}
+    c = c.assign(_m=c["metric"].map(lambda m: metric_order.get(m, 99)),
+                 _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1))
+    c = c.sort_values(["candidate", "_m", "workload", "_c"], kind="stable")
+    rows = []
+    for _, r in c.iterrows():
+        ci = fmt_ci(r.get("ci_low"), r.get("ci_high"), fmt_ratio) or _no_ci(r.get("ci_method"))
+        rows.append({
+            "candidate": f"{r['candidate']} vs {r['baseline']}",
+            "Metric": F.metric_label(str(r["metric"]), unit=False),
+            "Workload": _s(r["workload"]), "Conc.": _conc(r.get("concurrency")),
+            "Stat.": _s(r.get("statistic")),
+            "Baseline": _both_or_estimate(a, str(r["baseline"]), r.get("baseline_estimate"), r),
+            "Candidate": _both_or_estimate(a, str(r["candidate"]), r.get("candidate_estimate"), r),
+            "Unit": _unit(r["metric"]),
+            "Ratio": fmt_ratio(r.get("ratio")), f"{pct}% CI": ci,
+            "Verdict": _s(r.get("verdict")).replace("_", " "),
+        })
+    df = pd.DataFrame(rows)
+    return Table(df, f"Comparison against {'the incumbent' if _role(a, a.baseline) == 'incumbent' else 'the baseline'}: "
+                     f"candidate/baseline ratio with its {pct}% CI and the verdict, per cell.",
+                 group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio"), small=True,
+                 key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", "Unit"), note=note,
+                 group_label="Comparison")
+
+
+def _both_or_estimate(a, seat: str, estimate, row) -> str:
+    """A side of a comparison: both values when the cell has two passes, else the estimate."""
+    vals = _cell_values(a, seat, row)
+    if len(vals) == 2:
+        return f"{fmt_num(vals[0])}, {fmt_num(vals[1])}"
+    return fmt_num(estimate)
+
+
+def ratio_figure(a, *, max_rows: int = 24) -> FigureBlock | None:
+    """Forest plot of the ratios against the baseline (only when at least one has a CI).
+
+    At fleet scale (more than `max_rows` comparisons) it shows the headline cell only, one
+    row per candidate, the best `max_rows` first.
+    """
+    c = _baseline_comparisons(a)
+    if c is None or c.empty or not (c["ci_low"].map(_finite) & c["ci_high"].map(_finite)).any():
+        return None
+    more = ""
+    if len(c) > max_rows:
+        row = _headline_row(a)
+        if row is not None:
+            conc = pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1)
+            want = float(row["concurrency"]) if _finite(row.get("concurrency")) else -1
+            c = c[(c["metric"] == row["metric"]) & (c["workload"].astype(str) == str(row["workload"])) &
+                  (conc == want)]
+            hib = higher_is_better(str(row["metric"])) if str(row["metric"]) in METRICS else True
+            total = len(c)
+            c = c.sort_values("ratio", ascending=not hib).head(max_rows)
+            more = (f" Shown: {_cell_words(row)}, the best {len(c)} of {total} candidates; the "
+                    "appendix lists every comparison.")
+        else:
+            more = f" The first {max_rows} of {len(c)} comparisons are shown; the appendix lists all."
+    fig = F.ratio_forest(c, max_rows=max_rows)
+    return _fig(fig, "Candidate/baseline ratios with their confidence intervals (filled) or without "
+                     "one (hollow); the dashed line is parity. Colour gives the verdict." + more, "ratios")
+
+
+# --- exams ---------------------------------------------------------------------------------------
+
+def exam_scores_table(a) -> Table | None:
+    """Exam scores per seat (counts, published score, when measured)."""
+    e = a.tables.exams
+    if e is None or e.empty:
+        return None
+    rows = []
+    for _, r in e.sort_values(["seat", "benchmark", "dimension"], na_position="first").iterrows():
+        when = _s(r.get("measured_on"))
+        if not when and r.get("from_earlier_run") is True:
+            when = "earlier run, date unknown"
+        elif not when:
+            when = _s(r.get("date"))
+        rows.append({"seat": _seat_label(a, str(r["seat"])), "Benchmark": _s(r["benchmark"]),
+                     "Dimension": _s(r.get("dimension"), "–"),
+                     "Correct": f"{_s(r.get('correct'))}/{_s(r.get('total'))}",
+                     "Published score": fmt_num(r.get("score")) if _finite(r.get("score")) else "–",
+                     "Measured": when,
+                     "Note": ("from items" if r.get("from_items") is True else
+                              ("count from score: " + _s(r.get("count_rounding"))) if not _missing(r.get("count_rounding"))
+                              else "counts only") + ("; " + _s(r.get("placement_note")) if not _missing(r.get("placement_note")) else "")})
+    df = pd.DataFrame(rows)
+    return Table(df, "Exam scores as recorded: correct answers of the items asked, the published "
+                     "score where given, and when the exam ran.", group="seat", small=True,
+                 numeric=("Published score",), key="exam-scores", nowrap=("Correct",))
+
+
+def exam_deltas_table(a) -> Table | None:
+    """Exam deltas: both proportions, the difference with its CI, exact test, p and MDE."""
+    d = a.exam_deltas
+    if d is None or d.empty:
+        return None
+    pct = _ci_pct(a)
+    rows = []
+    for _, r in d.iterrows():
+        n = r.get("n_items")
+        disc = ""
+        if _finite(r.get("baseline_only")) and _finite(r.get("candidate_only")):
+            disc = f"{int(r['baseline_only'])} / {int(r['candidate_only'])}"
+        rows.append({
+            "pair": f"{r['candidate']} vs {r['baseline']}",
+            "Benchmark": _s(r["benchmark"]) + (f" / {r['dimension']}" if not _missing(r.get("dimension")) else ""),
+            "Baseline": f"{_s(r.get('baseline_correct'))}/{_s(n)}",
+            "Candidate": f"{_s(r.get('candidate_correct'))}/{_s(n)}",
+            "Difference": fmt_pp(r.get("diff")),
+            f"{pct}% CI": fmt_ci(r.get("diff_ci_low"), r.get("diff_ci_high"), fmt_pp).replace(" pp", "") or "–",
+            "Test": _s(r.get("test")),
+            "Discordant": disc or "–",
+            "p": fmt_p(r.get("p_value")),
+            "p (Holm)": fmt_p(r.get("p_holm")),
+            "MDE": fmt_pp(r.get("mde")).replace("+", "") if _finite(r.get("mde")) else "–",
+        })
+    df = pd.DataFrame(rows)
+    return Table(df, f"Exam deltas (candidate − baseline) in percentage points with their {pct}% CI, "
+                     "the exact test used, its p-value (raw and Holm-adjusted) and the smallest "
+                     "difference this many items could detect (MDE, 80% power).", group="pair",
+                 small=True, numeric=("Difference", "p", "p (Holm)", "MDE"), key="exam-deltas",
+                 group_label="Comparison",
+                 nowrap=("Baseline", "Candidate", "Difference", f"{pct}% CI", "MDE"),
+                 note="Discordant: items only the baseline / only the candidate answered correctly "
+                      "(paired tests only).")
+
+
+def exams_text(a) -> Markup:
+    """Section 4's prose."""
+    e = a.tables.exams
+    d = a.exam_deltas
+    if (e is None or e.empty) and (d is None or d.empty):
+        return _p("No exam results were recorded.")
+    out = []
+    if e is not None and len(e):
+        out.append(_p("{} recorded for {}.", _plural(len(e), "exam score"),
+                      _plural(e["seat"].nunique(), "seat")))
+    if d is not None and len(d):
+        sig_alpha = getattr(a.options.thresholds, "alpha", 0.05)
+        p = pd.to_numeric(d["p_value"], errors="coerce")
+        n_sig = int((p < sig_alpha).sum())
+        out.append(_p("{} tested with an exact test; {} significant at alpha = {}. A delta that is "
+                      "not significant is not evidence of equality: the MDE column gives the smallest "
+                      "difference these items could have detected.", _plural(len(d), "delta"),
+                      _plural(n_sig, "is", "are"), sig_alpha))
+    return _concat(out)
+
+
+def exam_figure(a) -> FigureBlock | None:
+    """Forest plot of exam deltas."""
+    return _fig(F.exam_forest(a.exam_deltas), "Exam deltas (candidate − baseline) with their "
+                "confidence intervals; the dashed line is no difference, p is the exact test's.", "exams")
+
+
+# --- traps, faults, limitations ------------------------------------------------------------------
+
+TRAP_TITLES = {
+    "trap.prefix_cache": "A prefix-cache hit reported as prefill",
+    "trap.reasoning_field": "Tokens delivered in the reasoning field",
+    "trap.capped_answers": "Answers stopped at the token cap",
+    "drift.warmup": "Warm-up drift across passes",
+    "drift.unstable": "Passes that disagree",
+    "warmup.unknown": "Warm-up exclusion not recorded",
+}
+
+
+_EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source"}
+
+
+def _evidence_value(v) -> str | None:
+    if v is None or isinstance(v, dict) and not v:
+        return None
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return fmt_num(int(v))
+    if isinstance(v, (float, np.floating)):
+        return fmt_num(v) if abs(v) >= 1 or v == 0 else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        if not v or any(isinstance(x, (dict, list, tuple)) for x in v):
+            return None
+        shown = [_evidence_value(x) or "" for x in v[:8]]
+        return ", ".join(shown) + (f" and {len(v) - 8} more" if len(v) > 8 else "")
+    if isinstance(v, dict):
+        if any(isinstance(x, (dict, list, tuple)) for x in v.values()):
+            return None
+        return ", ".join(f"{k} {_evidence_value(x)}" for k, x in v.items())
+    return str(v)
+
+
+def evidence_text(ev: dict) -> str:
+    """A flag's evidence as one line of 'name: value' pairs (nested records left to flags.json)."""
+    bits = []
+    for k, v in ev.items():
+        if k in _EVIDENCE_SKIP:
+            continue
+        shown = _evidence_value(v)
+        if shown:
+            bits.append(f"{str(k).replace('_', ' ')}: {shown}")
+    return "; ".join(bits)
+
+
+def traps(a, *, max_each: int = 4) -> Markup:
+    """Section 5: one numbered finding per trap or drift flag, with its figures and evidence.
+
+    A code raised more than `max_each` times (fleet scale) becomes one finding: two
+    examples and the list of the other seats.
+    """
+    f = sorted_flags(a)
+    sel = f[f["code"].astype(str).isin(list(TRAP_TITLES))] if len(f) else f
+    if sel.empty:
+        return _p("No measurement trap was found: no prefix-cache hit, no reasoning-field "
+                  "mismatch, no capped answers, no drift between passes.")
+    order = {c: i for i, c in enumerate(TRAP_TITLES)}
+    sel = sel.assign(_o=sel["code"].map(order)).sort_values("_o", kind="stable")
+    items = []
+    for code, g in sel.groupby("code", sort=False):
+        if code == "warmup.unknown":
+            seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
+            body = _p("{} {} not say whether warm-up requests were excluded, so their first "
+                      "requests may carry start-up effects: {}.",
+                      _plural(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
+                      Markup(", ").join(_code(x) for x in seats))
+            items.append((TRAP_TITLES[code], body, ""))
+            continue
+        if len(g) > max_each:
+            shown = g.head(2)
+            rest = sorted({x for v in g.iloc[2:]["seats"] for x in flag_seats(v)})
+            body = _concat([_p("{}", _s(r.get("message"))) for _, r in shown.iterrows()])
+            body += _p("The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its "
+                       "figures.", _plural(len(g) - 2, "case"), Markup(", ").join(_code(x) for x in rest))
+            items.append((f"{TRAP_TITLES.get(code, code)} ({len(g)} cases)", body, ""))
+            continue
+        for _, r in g.iterrows():
+            items.append((TRAP_TITLES.get(code, code), _p("{}", _s(r.get("message"))),
+                          evidence_text(_evidence(r))))
+    out = [_p("{} found. Each is stated with its figures; a figure excluded here is not in "
+              "Table 1 or any figure.", _plural(len(items), "trap or instability", "traps or instabilities"))]
+    for i, (title, body, ev) in enumerate(items, 1):
+        out.append(Markup('<div class="finding"><h3>5.{} {}</h3>{}').format(i, title, body))
+        if ev:
+            out.append(Markup('<p class="evidence">Evidence: {}</p>').format(ev))
+        out.append(Markup("</div>"))
+    return Markup('<div class="findings">') + _concat(out) + Markup("</div>")
+
+
+def faults(a) -> tuple[Markup, Table | None]:
+    """Section 6: faults, crashes and defects recorded in the runs, and the fault flags."""
+    ev = a.tables.events
+    ev = ev[ev["kind"].astype(str).isin(["fault", "crash", "defect"])] if ev is not None and len(ev) else ev
+    f = _flags(a)
+    ff = f[f["code"].astype(str).str.match(r"^(fault|defect)\.")] if len(f) else f
+    if ev is None or ev.empty:
+        return _p("No fault, crash or defect was recorded in the runs."), None
+    n_unrep = int((ev["reproduced"] == False).sum()) if "reproduced" in ev.columns else 0  # noqa: E712
+    n_open = int(ev["reproduced"].isna().sum()) if "reproduced" in ev.columns else len(ev)
+    text = [_p("{} recorded: {} not seen again in later runs, {} with no record of whether "
+               "it recurred. None of them is resolved by the data; each is an open defect until a "
+               "run shows otherwise.", _plural(len(ev), "fault or defect", "faults or defects"),
+               n_unrep, n_open)]
+    for _, r in ff.iterrows():
+        text.append(Markup('<p class="flag-note">{}</p>').format(_s(r.get("message"))))
+    rows = []
+    for _, r in ev.sort_values(["seat", "date", "pass"]).iterrows():
+        rep = r.get("reproduced")
+        rows.append({"seat": _seat_label(a, str(r["seat"])), "Date": _s(r["date"]), "Pass": _s(r["pass"]),
+                     "Kind": _s(r["kind"]), "Conc.": _conc(r.get("concurrency")),
+                     "Reproduced": "unknown" if _missing(rep) else ("yes" if rep else "no"),
+                     "What happened": _s(r.get("message"))})
+    tbl = Table(pd.DataFrame(rows), "Faults, crashes and defects recorded in the runs.", group="seat",
+                small=True, key="faults", numeric=("Pass", "Conc."), widths={"What happened": "58%"})
+    return _concat(text), tbl
+
+
+def _fallback_limitations(a) -> list[tuple[str, str]]:
+    f = sorted_flags(a)
+    return [("", " ".join(str(m) for m in g["message"])) for _, g in f.groupby("code", sort=False)]
+
+
+def limitations_paragraphs(a) -> list[tuple[str, str]]:
+    """(title, text) per group of flags, from analysis.flags.text (the flags engineer's prose)."""
+    try:
+        from analysis.flags.text import limitations_paragraphs as paras
+    except ImportError:
+        return _fallback_limitations(a)
+    return [(p.title, p.text) for p in paras(a.flags)]
+
+
+def limitations_html(a) -> Markup:
+    """Section 7 from the flags alone: one paragraph per group, its title in bold; all escaped."""
+    f = _flags(a)
+    if f.empty:
+        try:
+            from analysis.flags.text import NO_FLAGS
+        except ImportError:
+            NO_FLAGS = "No flag was raised."
+        return _p("{}", NO_FLAGS)
+    out = []
+    for title, text in limitations_paragraphs(a):
+        if title:
+            out.append(_p("<strong>{}.</strong> {}", title, text))
+        else:
+            out.append(_p("{}", text))
+    return _concat(out)
+
+
+def limitations(a) -> Markup:
+    """Section 7 with a one-line lead saying where it comes from."""
+    f = _flags(a)
+    sev = f["severity"].astype(str).value_counts() if len(f) else {}
+    lead = _p("This section is written from the {} the analysis raised ({} critical, {} warnings, {} "
+              "for information), and from nothing else; flags.json holds each with its evidence.",
+              _plural(len(f), "flag"), int(sev.get("critical", 0)), int(sev.get("warn", 0)),
+              int(sev.get("info", 0)))
+    return lead + Markup('<div class="limitations">') + limitations_html(a) + Markup("</div>")
+
+
+# --- appendix: provenance ---------------------------------------------------------------------
+
+def _common_root(paths: list[str]) -> str | None:
+    absolute = [p for p in paths if os.path.isabs(p)]
+    if len(absolute) != len(paths) or not paths:
+        return None
+    try:
+        root = os.path.commonpath(absolute)
+    except ValueError:
+        return None
+    if len(paths) == 1:
+        root = os.path.dirname(root)
+    return root
+
+
+def _rel(p: str, root: str | None) -> str:
+    return os.path.relpath(p, root) if root else p
+
+
+def provenance_text(a, params: dict | None = None) -> Markup:
+    """Lead of the appendix: where the files are, how many were refused and skipped."""
+    t, loaded = a.tables, a.loaded
+    paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
+    root = _common_root(paths)
+    out = [_p("Every number in this report comes from the {} listed in Table A{}, identified by "
+              "SHA-256. {} refused and {} skipped (no results in {}).",
+              _plural(t.runs["source_file"].nunique(), "file"), 1,
+              _plural(len(loaded.refused), "file was", "files were"),
+              _plural(len(loaded.skipped), "file was", "files were"),
+              "it" if len(loaded.skipped) == 1 else "them")]
+    if root:
+        out.append(_p("Paths are relative to {}.", _code(root)))
+    if loaded.refused:
+        out.append(_p("The report was built with --skip-bad: the refused files below were left out, "
+                      "and nothing from them is in any table or figure."))
+    return _concat(out)
+
+
+def files_table(a) -> Table:
+    """Every file read: path, format, harness and version, run id, SHA-256."""
+    t, loaded = a.tables, a.loaded
+    paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
+    root = _common_root(paths)
+    rows = []
+    for _, r in t.runs.sort_values(["source_file", "run_id"]).iterrows():
+        rows.append({"File": _rel(str(r["source_file"]), root),
+                     "Run": _s(r["run_id"]),
+                     "Format": _s(r.get("source_format")),
+                     "Harness and version": _s(r.get("harness")) + (" " + _s(r.get("harness_version")) if not _missing(r.get("harness_version")) else " (version not stated)"),
+                     "SHA-256": _s(r.get("source_sha256"))})
+    df = pd.DataFrame(rows, columns=["File", "Run", "Format", "Harness and version", "SHA-256"])
+    # a native file is named after its run: say it once
+    same = [os.path.splitext(os.path.basename(f))[0] == r for f, r in zip(df["File"], df["Run"])]
+    if all(same):
+        df = df.drop(columns=["Run"])
+    return Table(df, "Files read, with their format, harness and version, and SHA-256.",
+                 kind="appendix", small=True, mono=("File", "Run", "SHA-256"), key="files",
+                 widths={"SHA-256": "30%", "File": "34%"})
+
+
+def refused_table(a) -> Table | None:
+    """Refused files and why (present when --skip-bad let the build go on)."""
+    loaded = a.loaded
+    if not loaded.refused:
+        return None
+    paths = [r.path for r in loaded.refused]
+    root = _common_root([str(p) for p in a.tables.runs["source_file"]] + paths)
+    rows = [{"File": _rel(r.path, root), "Where": r.json_path, "Why": r.message} for r in loaded.refused]
+    return Table(pd.DataFrame(rows), "Refused files: left out of every table and figure.",
+                 kind="appendix", small=True, mono=("File", "Where"), key="refused")
+
+
+def skipped_table(a) -> Table | None:
+    """Skipped files: written beside results, carrying none."""
+    loaded = a.loaded
+    if not loaded.skipped:
+        return None
+    root = _common_root([str(p) for p in a.tables.runs["source_file"]] + [s.path for s in loaded.skipped])
+    rows = [{"File": _rel(s.path, root), "Why skipped": s.reason} for s in loaded.skipped]
+    return Table(pd.DataFrame(rows), "Skipped files (no results in them).", kind="appendix", small=True,
+                 mono=("File",), key="skipped")
+
+
+def parameters_table(a, params: dict) -> Table:
+    """The parameters this report was built with (papermill parameters), seed included."""
+    rows = []
+    th = set(a.options.thresholds.as_dict())
+    for k, v in params.items():
+        if k in th:
+            continue
+        if isinstance(v, (list, tuple)):
+            v = ", ".join(str(x) for x in v)
+        rows.append({"Parameter": str(k), "Value": "none" if v is None else str(v)})
+    return Table(pd.DataFrame(rows, columns=["Parameter", "Value"]),
+                 "Parameters of this build (the executed notebook records them too).",
+                 kind="appendix", small=True, mono=("Parameter",), key="parameters")
+
+
+def thresholds_table(a) -> Table:
+    """Every threshold: value used, default and why."""
+    from analysis.thresholds import Thresholds
+
+    used = a.options.thresholds.as_dict()
+    rows = []
+    for name, default, why in Thresholds.describe():
+        v = used.get(name, default)
+        rows.append({"Threshold": name, "Used": _s(v), "Default": _s(default),
+                     "Why this default": why})
+    return Table(pd.DataFrame(rows), "Thresholds used by the statistics and the flags, with their "
+                                     "defaults and the reason for each.", kind="appendix", small=True,
+                 mono=("Threshold",), numeric=("Used", "Default"), key="thresholds",
+                 widths={"Why this default": "62%"})
+
+
+PACKAGES = ("benchreport", "numpy", "pandas", "scipy", "statsmodels", "pingouin", "msgspec",
+            "matplotlib", "seaborn", "papermill", "nbconvert", "nbformat", "ipykernel", "weasyprint",
+            "markupsafe", "mistune")
+
+
+def packages_table() -> Table:
+    """Python and the versions of the packages that computed and rendered this report."""
+    rows = [{"Package": "python", "Version": platform.python_version()}]
+    for p in PACKAGES:
+        try:
+            v = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            v = "not installed"
+        rows.append({"Package": p, "Version": v})
+    return Table(pd.DataFrame(rows), "Software versions.", kind="appendix", small=True,
+                 mono=("Package", "Version"), key="packages")

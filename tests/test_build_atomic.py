@@ -1,0 +1,271 @@
+"""`benchreport build` never leaves a half-written report: exit codes, refusals, atomic replace.
+
+Most tests stop the build before papermill (a refused file, a usage error) or replace the
+notebook step with a stand-in, so they run in seconds; the real build is in
+tests/test_report_e2e.py.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from analysis.pipeline import Options
+from analysis.report import build as B
+from test_report_e2e import run_cli, write_fixture_runs
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file under `folder` with its SHA-256 (and every folder), for byte-identity checks."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            out[os.path.relpath(os.path.join(root, d), folder) + "/"] = "dir"
+        for f in files:
+            p = Path(root) / f
+            out[os.path.relpath(p, folder)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def previous_report(parent: Path) -> Path:
+    """A stand-in for the last good report (what matters: it must not change)."""
+    out = parent / "report"
+    (out / "figures").mkdir(parents=True)
+    (out / "tables").mkdir()
+    (out / "report.html").write_text("<html>last good report</html>")
+    (out / "report.pdf").write_bytes(b"%PDF-1.7 last good\x00\x01")
+    (out / "flags.json").write_text("[]\n")
+    (out / "figures" / "figure-01.png").write_bytes(os.urandom(256))
+    (out / "tables" / "cells.csv").write_text("seat\n")
+    return out
+
+
+def leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if ".tmp-" in p.name or ".old-" in p.name)
+
+
+def test_refused_file_leaves_previous_report_byte_identical(tmp_path):
+    data = write_fixture_runs(tmp_path / "data")  # includes broken.json
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    proc = run_cli("build", str(data), "--out", str(out), "--n-boot", "200")
+    assert proc.returncode == 1
+    assert "broken.json: $: expected complete JSON" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "nothing was written" in proc.stderr
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []
+
+
+def test_refused_file_without_previous_report_writes_nothing(tmp_path):
+    data = write_fixture_runs(tmp_path / "data")
+    proc = run_cli("build", str(data), "--out", str(tmp_path / "new"), "--quiet")
+    assert proc.returncode == 1
+    assert not (tmp_path / "new").exists()
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--format", "html,docx"], "--format takes"),
+    (["--figure-formats", "png,gif"], "--figure-formats takes"),
+    (["--baseline", "no-such-seat"], "is not a seat in the data"),
+])
+def test_usage_errors_exit_2_in_one_line(tmp_path, argv, message):
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    proc = run_cli("build", str(data), "--out", str(out), *argv)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert snapshot(out) == before and leftovers(tmp_path) == []
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path):
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "thesis.tex").write_text("precious")
+    proc = run_cli("build", str(data), "--out", str(home))
+    assert proc.returncode == 2 and "refusing to replace" in proc.stderr
+    assert (home / "thesis.tex").read_text() == "precious"
+
+
+def test_no_run_files_exit_1(tmp_path):
+    (tmp_path / "empty").mkdir()
+    proc = run_cli("build", str(tmp_path / "empty"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1 and "no run could be read" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# --- in-process: the notebook step replaced by stand-ins ---------------------------------------
+
+def _args(data: Path, out: Path, **kw) -> argparse.Namespace:
+    base = dict(runs=[str(data)], out=str(out), format="html,pdf", title="T", baseline=None, fail_on=None,
+                figure_formats="png,svg", skip_bad=False, quiet=True, max_file_mb=512, n_boot=200, seed=0,
+                ci_method="BCa")
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def _fake_outputs(stage: Path, flags: list[dict]) -> None:
+    (stage / "tables").mkdir(parents=True, exist_ok=True)
+    for name in ("cells", "comparisons", "exam_deltas"):
+        (stage / "tables" / f"{name}.csv").write_text("x\n")
+    (stage / "flags.json").write_text(json.dumps(flags))
+    (stage / "report.ipynb").write_text("{}")
+    (stage / "figures").mkdir(exist_ok=True)
+    (stage / "figures" / "figure-01.png").write_bytes(b"png")
+
+
+@pytest.fixture
+def fake_steps(monkeypatch):
+    """Replace papermill and rendering by stand-ins that write plausible outputs."""
+    state = {"flags": [{"code": "sample.single_pass", "severity": "warn"}], "fail_in": None}
+
+    def execute(params, output, *, quiet):
+        stage = Path(params["out"])
+        _fake_outputs(stage, state["flags"])
+        if state["fail_in"] == "execute":
+            raise RuntimeError("the kernel died")
+        if state["fail_in"] == "interrupt":
+            raise KeyboardInterrupt
+
+    def render(stage, title, formats, *, quiet):
+        if state["fail_in"] == "render":
+            raise OSError("disk full")
+        for f in formats:
+            (stage / f"report.{f}").write_text(f"new {f}")
+
+    monkeypatch.setattr(B, "_execute", execute)
+    monkeypatch.setattr(B, "_render", render)
+    return state
+
+
+def test_successful_build_replaces_previous_report(tmp_path, fake_steps):
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    assert B.build(_args(data, out), Options()) == 0
+    assert (out / "report.html").read_text() == "new html"
+    assert not (out / "report.pdf").read_text().startswith("%PDF-1.7 last good")
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("where", ["execute", "render"])
+def test_failed_build_leaves_previous_report_byte_identical(tmp_path, fake_steps, where, capsys):
+    fake_steps["fail_in"] = where
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    assert B.build(_args(data, out), Options()) == B.EXIT_BUILD_FAILED
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "unchanged" in err
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []
+
+
+def test_interrupted_build_cleans_up(tmp_path, fake_steps):
+    fake_steps["fail_in"] = "interrupt"
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    with pytest.raises(KeyboardInterrupt):
+        B.build(_args(data, out), Options())
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []
+
+
+def test_interrupt_through_the_cli_exits_130(tmp_path, fake_steps, capsys):
+    from analysis.cli import main
+
+    fake_steps["fail_in"] = "interrupt"
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    assert main(["build", str(data), "--out", str(tmp_path / "out"), "--quiet"]) == 130
+    assert not (tmp_path / "out").exists() and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("level, severity, code", [
+    ("warn", "warn", 3), ("critical", "warn", 0), ("critical", "critical", 3), (None, "critical", 0)])
+def test_fail_on_exit_3_after_a_successful_build(tmp_path, fake_steps, level, severity, code):
+    fake_steps["flags"] = [{"code": "x", "severity": severity}]
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = tmp_path / "out"
+    assert B.build(_args(data, out, fail_on=level), Options()) == code
+    assert (out / "report.html").is_file()  # the report is written either way
+
+
+def test_skip_bad_goes_on(tmp_path, fake_steps):
+    data = write_fixture_runs(tmp_path / "data")
+    assert B.build(_args(data, tmp_path / "out", skip_bad=True), Options()) == 0
+
+
+def test_pdf_only(tmp_path, fake_steps):
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = tmp_path / "out"
+    assert B.build(_args(data, out, format="pdf"), Options()) == 0
+    assert (out / "report.pdf").exists() and not (out / "report.html").exists()
+
+
+# --- the swap itself ---------------------------------------------------------------------------
+
+def _tree(folder: Path, text: str) -> Path:
+    folder.mkdir()
+    (folder / "report.html").write_text(text)
+    return folder
+
+
+def test_replace_dir_into_nothing(tmp_path):
+    new = _tree(tmp_path / ".r.tmp-1", "new")
+    B.replace_dir(new, tmp_path / "r")
+    assert (tmp_path / "r" / "report.html").read_text() == "new" and not new.exists()
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_replace_dir_over_an_old_report(tmp_path, monkeypatch, exchange):
+    if not exchange:
+        monkeypatch.setattr(B, "_exchange", lambda a, b: False)  # filesystems without renameat2
+    old = _tree(tmp_path / "r", "old")
+    new = _tree(tmp_path / ".r.tmp-1", "new")
+    B.replace_dir(new, old)
+    assert (tmp_path / "r" / "report.html").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+def test_staging_dir_is_removed_on_error(tmp_path):
+    with pytest.raises(ValueError):
+        with B.staging_dir(tmp_path / "r") as stage:
+            (stage / "half.html").write_text("half")
+            assert stage.parent == tmp_path and stage.name.startswith(".r.tmp-")
+            raise ValueError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_during_the_notebook_cleans_up(tmp_path):
+    """A scheduler's timeout (SIGTERM) mid-build: exit, previous report intact, no staging folder."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_report_e2e import ROOT
+
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "analysis", "build", str(data), "--out", str(out),
+                             "--n-boot", "200"], cwd=str(ROOT), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not leftovers(tmp_path):
+        time.sleep(0.05)
+    assert leftovers(tmp_path), "the build never staged"
+    time.sleep(1.0)  # inside papermill by now
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []

@@ -1,0 +1,246 @@
+"""Report building blocks without papermill: escaping, numbering, exclusions, fleet scale, figures."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from markupsafe import Markup
+
+from analysis.load import load
+from analysis.pipeline import Options, analyse
+from analysis.report import RefusedFiles, Report, figures, render, sections
+from runs import write_run
+from test_report_e2e import XSS_MODEL, write_fixture_runs
+
+
+@pytest.fixture(scope="module")
+def fixture_analysis(tmp_path_factory):
+    folder = write_fixture_runs(tmp_path_factory.mktemp("fx") / "data")
+    return analyse(load([str(folder)]), Options(n_boot=200))
+
+
+def _html(block) -> str:
+    if isinstance(block, sections.Table):
+        return str(render.table_html(block, "Table 9"))
+    return str(block)
+
+
+# --- escaping ------------------------------------------------------------------------------
+
+def test_table_html_escapes_every_cell_caption_and_group():
+    df = pd.DataFrame({"seat": ["<b>s</b>"], "Model": [XSS_MODEL], "Note": ['" onmouseover="x']})
+    t = sections.Table(df, "caption <i>x</i>", group="seat", numeric=("Model",))
+    html = str(render.table_html(t, "Table 1"))
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<b>s</b>" not in html and "<i>x</i>" not in html
+    assert 'onmouseover="x' not in html
+    assert '<span class="label">Table 1.</span>' in html
+
+
+def test_sections_escape_data_strings(fixture_analysis):
+    a = fixture_analysis
+    html = "".join(_html(b) for b in (sections.title_block("<script>t</script>", a), sections.abstract(a),
+                                      sections.seats_table(a), sections.runs_table(a),
+                                      sections.results_table(a), sections.exam_scores_table(a),
+                                      sections.traps(a), *sections.faults(a), sections.limitations(a),
+                                      sections.files_table(a)))
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<img src=x" not in html
+
+
+def test_check_offline_rejects_scripts_and_remote_resources():
+    render.check_offline('<p>ok</p><img src="data:image/png;base64,AAAA">')
+    for bad in ('<script>1</script>', '<img src="https://x/y.png">', '<link href="//cdn/x.css">',
+                "<style>@import url(x.css)</style>"):
+        with pytest.raises(render.OfflineError):
+            render.check_offline(bad)
+
+
+def test_pdf_fetcher_is_offline():
+    f = render.offline_fetcher()
+    for url in ("http://example.invalid/x.png", "https://example.invalid/x.css", "file:///etc/hostname"):
+        with pytest.raises(ValueError):
+            f.fetch(url)
+    assert f.fetch("data:text/plain;base64,aGk=") is not None
+
+
+# --- results --------------------------------------------------------------------------------
+
+def test_table1_drops_a_cell_that_still_holds_an_excluded_figure(fixture_analysis):
+    """Even if the statistics kept the prefix-cache hit, Table 1 must not show it."""
+    a = fixture_analysis
+    assert sections.excluded_figures(a) and sections.excluded_figures(a)[0]["value"] == 95941
+    leaked = a.cells.iloc[[0]].copy()
+    leaked[["seat", "workload", "metric", "statistic"]] = ["glm-nvfp4-2node", "prefill", "prefill_tok_s", "max"]
+    leaked[["estimate", "values", "n_passes"]] = [95941.0, "95941.0", 1]
+    b = type(a)(a.loaded, a.tables, pd.concat([a.cells, leaked], ignore_index=True), a.comparisons,
+                a.exam_deltas, a.flags, a.options)
+    html = _html(sections.results_table(b))
+    assert "95,941" not in html and "4,711" in html
+    assert "excluded from this table" in html
+
+
+def test_abstract_states_headline_ci_and_strongest_caveat(fixture_analysis):
+    text = re.sub(r"<[^>]+>", "", str(sections.abstract(fixture_analysis)))
+    assert "inc-tp2" in text and "ratio of" in text
+    assert "896.9 and 982.5 tok/s in two passes" in text
+    assert "no CI can be given" in text
+    assert "The strongest caveat (trap.prefix_cache, critical)" in text and "95,941" in text
+
+
+def test_no_incumbent_means_no_comparison(tmp_path):
+    for p, v in enumerate((47.7, 48.1), 1):
+        run = {"format": "benchreport.run/1", "run_id": f"c-{p}", "date": "2026-10-25",
+               "seat": {"id": "cand", "model": "GLM"}, "harness": {"name": "x"}, "pass": p,
+               "measurements": [{"workload": "code", "concurrency": 1, "metric": "decode_tok_s_per_stream",
+                                 "value": v, "unit": "tok/s"}]}
+        write_run(tmp_path, f"c-{p}.json", run)
+    a = analyse(load([str(tmp_path)]), Options(n_boot=200))
+    assert a.baseline is None
+    text = str(sections.abstract(a)) + str(sections.comparison_text(a))
+    assert "No seat is marked as the incumbent" in text
+    assert sections.comparison_table(a) is None and sections.ratio_figure(a) is None
+
+
+def test_report_open_refuses_bad_files_unless_skip_bad(tmp_path):
+    folder = write_fixture_runs(tmp_path / "data")
+    with pytest.raises(RefusedFiles, match="broken.json"):
+        Report.open([str(folder)], out=tmp_path / "out", n_boot=200, display=False)
+    assert not (tmp_path / "out").exists()
+    rep = Report.open([str(folder)], out=tmp_path / "out", n_boot=200, skip_bad=True, display=False)
+    assert (tmp_path / "out" / "flags.json").is_file()
+    rep.show(sections.refused_table(rep.analysis))
+    assert "broken.json" in rep.html() and "Table A1" in rep.html()
+
+
+def test_report_numbers_tables_and_figures_and_names_files_by_counter(fixture_analysis, tmp_path):
+    rep = Report(fixture_analysis, out=tmp_path, title=XSS_MODEL, display=False)
+    rep.show(sections.results_table(fixture_analysis), sections.throughput_figure(fixture_analysis),
+             sections.comparison_table(fixture_analysis), sections.per_pass_figure(fixture_analysis),
+             sections.files_table(fixture_analysis), None)
+    html = rep.html()
+    assert re.findall(r"(Table \d+|Table A\d+|Figure \d+)\.</span>", html) == [
+        "Table 1", "Figure 1", "Table 2", "Figure 2", "Table A1"]
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
+        "figure-01.png", "figure-01.svg", "figure-02.png", "figure-02.svg"]
+    with pytest.raises(TypeError):
+        rep.show("a plain string is not safe to show")
+
+
+# --- fleet scale ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    """50 seats, 4 concurrency levels, 3 passes each: the scale the report must stay readable at."""
+    folder = tmp_path_factory.mktemp("fleet")
+    rng = np.random.default_rng(0)
+    for s in range(50):
+        seat = {"id": f"fleet-seat-{s:02d}-with-a-long-descriptive-name", "model": f"Model-{s % 5}",
+                "role": "incumbent" if s == 0 else "candidate",
+                "placement": {"nodes": 1, "gpus_per_node": 2, "tensor_parallel": 2}}
+        base = 80 + 3 * s
+        for p in range(1, 4):
+            ms = []
+            for c in (1, 4, 16, 64):
+                ms.append({"workload": "decode", "concurrency": c, "metric": "output_tok_s", "unit": "tok/s",
+                           "value": float(base * c ** 0.7 * (1 + 0.02 * rng.standard_normal()))})
+                ms.append({"workload": "decode", "concurrency": c, "metric": "ttft_ms", "unit": "ms",
+                           "statistic": "p50", "value": float(30 + 5 * c + rng.uniform(0, 3))})
+            run = {"format": "benchreport.run/1", "run_id": f"s{s:02d}-p{p}", "date": "2026-11-01",
+                   "seat": seat, "harness": {"name": "in-house", "probe": "fixed-512"}, "pass": p,
+                   "warmup_excluded": True, "measurements": ms}
+            write_run(folder, f"s{s:02d}-p{p}.json", run)
+    return analyse(load([str(folder)]), Options(n_boot=200))
+
+
+def test_fleet_table1_is_cut_and_the_appendix_has_every_cell(fleet):
+    t1 = sections.results_table(fleet)
+    every = sections.all_cells_table(fleet)
+    assert len(t1) <= sections.MAX_BODY_ROWS
+    assert "Table A1" in t1.note and every is not None and len(every) == len(fleet.cells) == 400
+    seats_shown = set(t1.data["seat"])
+    assert any("fleet-seat-00" in s for s in seats_shown)  # the baseline is always shown
+    # one row per seat and cell
+    assert every.data.groupby(["seat", "Metric", "Workload", "Conc.", "Stat."]).size().max() == 1
+
+
+def test_fleet_figures_stay_readable(fleet):
+    d, other_day, over = figures.select_series(fleet.cells, "output_tok_s", baseline=fleet.baseline, top_n=8)
+    assert d.groupby(["seat", "workload"]).ngroups == 8 and (other_day, over) == (0, 42)
+    assert "fleet-seat-00-with-a-long-descriptive-name" in set(d["seat"])
+    block = sections.throughput_figure(fleet)
+    assert "42 more are in the tables" in block.caption
+    fig = block.figure
+    assert fig.get_size_inches()[0] == pytest.approx(figures.WIDTH_IN)
+    assert len(fig.legends[0].get_texts()) == 8
+    passes = sections.per_pass_figure(fleet)
+    assert len([ax for ax in passes.figure.axes if ax.get_visible()]) == 9 and "largest spread" in passes.caption
+
+
+# --- figures --------------------------------------------------------------------------------------
+
+def test_figures_return_none_without_data():
+    empty = pd.DataFrame(columns=["seat", "workload", "concurrency", "metric", "statistic", "estimate",
+                                  "ci_low", "ci_high", "values", "n_passes"])
+    assert figures.throughput_vs_concurrency(empty) is None
+    assert figures.per_pass_values(empty) is None
+    assert figures.cell_dotplot(empty, "decode_tok_s_per_stream") is None
+    assert figures.exam_forest(pd.DataFrame()) is None
+
+
+def test_save_figure_names_and_formats(fixture_analysis, tmp_path):
+    fig = figures.throughput_vs_concurrency(fixture_analysis.cells, baseline="inc-tp2")
+    for stem in ("../x", "a/b", ".hidden", ""):
+        with pytest.raises(ValueError):
+            figures.save_figure(fig, tmp_path, stem)
+    with pytest.raises(ValueError):
+        figures.save_figure(fig, tmp_path, "f", ("png", "gif"))
+    paths = figures.save_figure(fig, tmp_path, "f", ("png", "svg", "pdf"))
+    png = paths["png"].read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width_px = int.from_bytes(png[16:20], "big")
+    assert abs(width_px / figures.DPI - figures.WIDTH_IN) < 0.3  # fixed dpi, page-width figure
+    svg = paths["svg"].read_text()
+    assert "<dc:date>" not in svg and "<script" not in svg
+
+
+def test_mathtext_in_data_is_text(tmp_path):
+    cells = pd.DataFrame({"seat": ["$\\alpha$-seat", "$\\alpha$-seat"], "workload": ["w", "w"],
+                          "concurrency": [1, 4], "metric": ["output_tok_s"] * 2, "statistic": ["mean"] * 2,
+                          "estimate": [1.0, 2.0], "ci_low": [np.nan] * 2, "ci_high": [np.nan] * 2,
+                          "values": ["1.0", "2.0"], "n_passes": [1, 1]})
+    fig = figures.throughput_vs_concurrency(cells)
+    figures.save_figure(fig, tmp_path, "f", ("svg",))
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts == ["$\\alpha$-seat"]
+
+
+def test_formatting():
+    assert sections.fmt_num(95941) == "95,941" and sections.fmt_num(763.9) == "763.9"
+    assert sections.fmt_num(35.0) == "35" and sections.fmt_num(float("nan")) == "–"
+    assert sections.fmt_p(1.0) == "1.0" and sections.fmt_p(0.0004) == "< 0.001" and sections.fmt_p(0.031) == "0.03"
+    assert sections.fmt_pp(-0.0061) == "−0.6 pp"
+    assert sections.fmt_ci(95.7, 102.1) == "[95.7, 102.1]" and sections.fmt_ci(None, 1) == ""
+    assert isinstance(sections.abstract.__doc__, str)
+    assert isinstance(Markup("<p>{}</p>").format("<x>"), Markup)
+
+
+def test_history_of_a_seat_across_dates(tmp_path):
+    for i, (day, vals) in enumerate((("2026-09-01", (880.0, 890.0)), ("2026-09-10", (896.9, 982.5)),
+                                     ("2026-10-01", (940.0, 950.0)))):
+        for p, v in enumerate(vals, 1):
+            run = {"format": "benchreport.run/1", "run_id": f"q-{i}-{p}", "date": day,
+                   "seat": {"id": "qwen-tp2", "model": "Qwen", "role": "incumbent"},
+                   "harness": {"name": "x"}, "pass": p,
+                   "measurements": [{"workload": "decode", "concurrency": 16, "metric": "output_tok_s",
+                                     "value": v, "unit": "tok/s"}]}
+            write_run(tmp_path / "data", f"q-{i}-{p}.json", run)
+    a = analyse(load([str(tmp_path / "data")]), Options(n_boot=200))
+    block = sections.history_figure(a)
+    assert block is not None and "more than one date" in block.caption
+    ax = block.figure.axes[0]
+    assert "qwen-tp2" in ax.get_title(loc="left") and len(ax.lines[0].get_xdata()) == 3
+    figures.save_figure(block.figure, tmp_path, "history", ("png",))
