@@ -447,6 +447,6 @@ for s in $STAGES; do
     "stage_$s"
 done
 log "done; fixtures in $FIX"
-if grep -rn '/tmp/\|/work/\|/root/' "$FIX" >/dev/null 2>&1; then
-    echo "WARNING: machine paths left in fixtures:"; grep -rln '/tmp/\|/work/\|/root/' "$FIX"
+if grep -rn "$WORK\|$REPO\|$HOME/" "$FIX" >/dev/null 2>&1; then
+    echo "WARNING: machine paths left in fixtures:"; grep -rln "$WORK\|$REPO\|$HOME/" "$FIX"
 fi

@@ -141,7 +141,7 @@ def test_requests_outside_the_measured_window_are_left_out(tmp_path):
 
 
 def test_older_report_layout_from_the_source(tmp_path):
-    """GuideLLM 0.3 (src/guidellm/benchmark/benchmark.py at v0.3.0): args/worker/run_stats, no config."""
+    """GuideLLM 0.3 (src/guidellm/benchmark/benchmark.py at v0.3.0): args, worker and run_stats, no config."""
     dist = lambda v: {"mean": v, "median": v, "mode": v, "variance": 0, "std_dev": 0, "min": v, "max": v,  # noqa: E731
                       "count": 2, "total_sum": 2 * v, "percentiles": {k: v for k in ("p50", "p90", "p95", "p99")}}
     req = {"type_": "generative_text_response", "request_id": "a", "request_type": "chat_completions",
