@@ -411,3 +411,21 @@ def test_harness_imports_without_manifest():
     mixed = _rows(flags, "sample.mixed_runs")
     for _, f in mixed.iterrows():
         assert len(f["evidence"]["differences"]) >= 1 and len(f["evidence"]["runs"]) >= 2
+
+
+def test_limitations_condense_many_findings_of_one_code():
+    """At fleet scale a code with many findings states a few in full and names the rest."""
+    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED, limitations_markdown
+
+    n = MAX_STATED + 4
+    rows = [{"code": "fault.recorded", "severity": "warn", "seats": (f"seat-{i:02d}",), "workload": None,
+             "concurrency": None, "metric": None, "statistic": None,
+             "message": f"seat-{i:02d}: a fault was recorded at 16 streams (engine crash {i}).",
+             "evidence": {"events": 1}} for i in range(n)]
+    text = limitations_markdown(pd.DataFrame(rows))
+    for i in range(STATED_WHEN_CONDENSED):
+        assert f"engine crash {i})" in text
+    assert f"engine crash {STATED_WHEN_CONDENSED})" not in text
+    assert f"holds for {n - STATED_WHEN_CONDENSED} more cases" in text and f"seat-{n - 1:02d}" in text
+    few = limitations_markdown(pd.DataFrame(rows[:MAX_STATED]))
+    assert all(f"engine crash {i})" in few for i in range(MAX_STATED))

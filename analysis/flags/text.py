@@ -182,6 +182,26 @@ _LEADS = {
 }
 
 
+#: above this many findings of one code, the section states a few in full and names the rest:
+#: a fleet of 50 seats must not turn the section into pages of near-identical sentences
+MAX_STATED = 6
+STATED_WHEN_CONDENSED = 3
+MAX_NAMED = 20
+
+
+def _condensed(code: str, rows: list[dict]) -> list[str]:
+    """The sentences of one code: all of them, or a few in full and the others named."""
+    combine = _COMBINE.get(code, _generic)
+    if len(rows) <= MAX_STATED:
+        return combine(rows)
+    shown, rest = rows[:STATED_WHEN_CONDENSED], rows[STATED_WHEN_CONDENSED:]
+    seats = sorted({s for r in rest for s in r["seats"]})
+    named = F.join_words(seats[:MAX_NAMED] + ([f"{len(seats) - MAX_NAMED} more"] if len(seats) > MAX_NAMED else []))
+    return combine(shown) + [
+        f"The same finding ({code}) holds for {F.plural(len(rest), 'more case')}, concerning {named}; "
+        "each is stated with its figures in flags.json."]
+
+
 def _exam_key(ev: dict) -> tuple:
     return (ev.get("benchmark"), ev.get("dimension"), ev.get("baseline"), ev.get("candidate"))
 
@@ -212,7 +232,7 @@ def limitations_paragraphs(flags: pd.DataFrame) -> list[Paragraph]:
             para.sentences.append(lead)
         for code in sorted(codes, key=lambda c: (_CODE_ORDER.get(c, len(_CODE_ORDER)), c)):
             rows = codes[code]
-            para.sentences.extend(s for s in _COMBINE.get(code, _generic)(rows) if s)
+            para.sentences.extend(s for s in _condensed(code, rows) if s)
             para.codes.append(code)
             para.n_flags += len(rows)
         out.append(para)
