@@ -2,7 +2,8 @@
 
 Exit codes are a contract relied on by scheduled builds:
 0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
-malformed input to exam-delta; 3 `--fail-on` was met.
+malformed input to exam-delta; 3 `--fail-on` was met; 4 (build) the build itself failed,
+the previous report untouched.
 """
 from __future__ import annotations
 

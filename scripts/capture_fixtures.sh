@@ -24,7 +24,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
-STAGES="${STAGES:-setup vllm guidellm aiperf lmeval}"
+STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval}"
 PYTHON="${PYTHON:-python3}"
 FIX="$REPO/tests/fixtures/harness"
 
@@ -292,6 +292,30 @@ stage_guidellm() {
         if [ "$(stat -c %s "$f")" -gt 307200 ]; then echo "dropping large $f"; rm -f "$f"; fi
     done
     publish guidellm
+}
+
+# ---- stage: GuideLLM against a server that answers only in a "reasoning" field --------
+# The fleet paper's third trap: the build returns its reasoning in a field named
+# "reasoning", the token budget is spent on it, and the content field stays empty.
+stage_guidellm_reasoning() {
+    log "guidellm (reasoning-only answers): $GUIDELLM"
+    mkvenv guidellm "$TORCH"
+    mkvenv guidellm "$TORCH" "$GUIDELLM"
+    start_server tiny_server_cached.py 8003 --model-name tiny-gpt2-r1 --seed 3 \
+        --reasoning all --reasoning-field reasoning --reasoning-frac 1.0
+    local pid=$LAST_PID
+    rm -rf out/guidellm-reasoning
+    mkdir -p out/guidellm-reasoning
+    HF_HUB_OFFLINE=1 venv-guidellm/bin/guidellm run \
+        --backend kind=openai_http,target=http://127.0.0.1:8003,model=tiny-gpt2-r1,request_format=/v1/chat/completions \
+        --profile kind=concurrent --override profile.streams 2 \
+        --data kind=synthetic_text,prompt_tokens=32,prompt_tokens_stdev=4,prompt_tokens_min=24,prompt_tokens_max=40,output_tokens=24 \
+        --tokenizer kind=hf_auto,model=./tokenizer-bpe4k \
+        --constraint "kind=max_requests,count=$GUIDELLM_REQUESTS" \
+        --output "kind=json,path=out/guidellm-reasoning/benchmarks.json" --disable-console-interactive \
+        > guidellm-reasoning.log 2>&1 || { tail -40 guidellm-reasoning.log; return 1; }
+    stop_server "$pid"
+    publish guidellm-reasoning
 }
 
 # ---- stage: NVIDIA AIPerf ----------------------------------------------------------

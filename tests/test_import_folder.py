@@ -17,7 +17,7 @@ def _invocations() -> Counter:
     """Harness invocations x passes/trials, counted from the captured files themselves."""
     n = Counter()
     n["vllm bench serve"] = len(list((HARNESS / "vllm").rglob("*.json")))
-    n["guidellm"] = len(list((HARNESS / "guidellm").rglob("*.json")))
+    n["guidellm"] = sum(len(list(d.rglob("*.json"))) for d in HARNESS.glob("guidellm*"))
     n["aiperf"] = sum(1 for p in (HARNESS / "aiperf").rglob("profile_export_aiperf.json")
                       if p.parent.parent.name != "phases")
     n["lm-evaluation-harness"] = len(list((HARNESS / "lmeval").rglob("results_*.json")))

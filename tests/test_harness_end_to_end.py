@@ -1,0 +1,60 @@
+"""Harness outputs end to end: the traps fire on the real harnesses' files, and a report
+builds from a folder of mixed harness outputs as the harnesses wrote them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.load import load
+from analysis.pipeline import Options, analyse
+
+HARNESS = Path(__file__).parent / "fixtures" / "harness"
+
+
+@pytest.fixture(scope="module")
+def flags():
+    return analyse(load([HARNESS]), Options(n_boot=1000)).flags
+
+
+def _by_code(flags, code):
+    return flags[flags["code"] == code]
+
+
+def test_cached_prompt_tokens_from_guidellm_and_aiperf_raise_the_prefix_cache_trap(flags):
+    rows = _by_code(flags, "trap.prefix_cache")
+    assert len(rows) and all("tiny-gpt2-s1" in seats for seats in rows["seats"])
+    assert rows["message"].str.contains("cached prompt tokens").any()
+
+
+def test_answers_only_in_the_reasoning_field_raise_the_reasoning_trap(flags):
+    """GuideLLM against a server that answers in a "reasoning" field (fleet paper, trap 3)."""
+    rows = _by_code(flags, "trap.reasoning_field")
+    assert list(rows["seats"]) == [("tiny-gpt2-r1",)]
+    assert "12 of 12 answers" in rows["message"].iloc[0]
+
+
+def test_inferences_without_a_manifest_are_flagged(flags):
+    seats = {s for t in _by_code(flags, "import.assumed")["seats"] for s in t}
+    assert seats == {"tiny-gpt2-s1", "tiny-gpt2-s2", "tiny-gpt2-r1"}
+
+
+@pytest.mark.slow
+def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
+    out = tmp_path / "report"
+    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(HARNESS), "--out", str(out),
+                           "--n-boot", "1000", "--quiet"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for harness in ("vllm", "guidellm", "aiperf", "lm-eval"):
+        assert harness in html.lower(), harness
+    for seat in ("tiny-gpt2-s1", "tiny-gpt2-s2", "tiny-gpt2-r1"):
+        assert seat in html
+    codes = {f["code"] for f in json.loads((out / "flags.json").read_text())}
+    assert {"trap.prefix_cache", "trap.reasoning_field", "import.assumed", "exam.not_significant"} <= codes
+    assert (out / "report.pdf").stat().st_size > 10_000
+    deltas = (out / "tables" / "exam_deltas.csv").read_text()
+    assert "McNemar" in deltas  # two lm-eval seats' samples pair by item
