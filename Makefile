@@ -50,7 +50,7 @@ test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lab: setup
-	$(VENV)/bin/jupyter lab --notebook-dir=. notebooks/explore.ipynb
+	$(VENV)/bin/jupyter lab --no-browser $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) --notebook-dir=. notebooks/explore.ipynb
 
 bench: setup
 	$(PY) benchmarks/run_all.py
