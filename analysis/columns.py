@@ -29,6 +29,19 @@ QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
 REQUEST_METRICS = ("ttft_ms", "itl_ms", "e2e_latency_ms", "decode_tok_s_per_stream")
 
 
+#: how a metric reads in a sentence, a caption or an axis label
+METRIC_WORDS: dict[str, str] = {
+    "decode_tok_s_per_stream": "per-stream decode",
+    "output_tok_s": "aggregate throughput",
+    "prefill_tok_s": "prefill throughput",
+    "ttft_ms": "time to first token",
+    "itl_ms": "inter-token latency",
+    "e2e_latency_ms": "end-to-end latency",
+    "request_rate": "request rate",
+    "engine_init_s": "engine start-up time",
+}
+
+
 def unit_of(metric: str) -> str:
     """Unit of a metric (KeyError for an unknown metric)."""
     return METRICS[metric][0]

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from analysis.load import load
 
@@ -84,7 +83,6 @@ def test_huge_file_fails_cleanly_with_a_size_message(tmp_path):
 
 def test_large_valid_file_loads_within_memory(tmp_path):
     """A valid file of ~60 MB (300,000 requests) loads; peak memory stays a small multiple of it."""
-    import resource
 
     doc = json.loads((CORPUS / "good" / "good-1.json").read_text())
     req = {"workload": "decode", "concurrency": 16, "prompt_tokens": 512, "output_tokens": 256,

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import pytest
 
 from analysis.flags import compute_flags, excluded_measurements

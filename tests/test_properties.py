@@ -3,11 +3,9 @@ are either valid or refused with a message naming the file and a JSON path; neve
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

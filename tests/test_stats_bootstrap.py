@@ -11,7 +11,6 @@ deterministic.
 """
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np

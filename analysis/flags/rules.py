@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.columns import QUANTILES, REQUEST_METRICS, STATISTICS
+from analysis.stats._common import parse_values
 from analysis.thresholds import DEFAULT, Thresholds
 
 from . import _format as F
@@ -202,23 +203,6 @@ def _cell_dict(workload, concurrency, metric, statistic) -> dict:
             "metric": _na(metric), "statistic": _na(statistic)}
 
 
-def _values(v) -> list[float]:
-    """Per-pass values of a cell: the ';'-joined `values` of cells.csv, or a sequence."""
-    if isinstance(v, (list, tuple, np.ndarray)):
-        return [float(x) for x in v if not F.missing(x)]
-    if F.missing(v):
-        return []
-    out = []
-    for part in str(v).split(";"):
-        part = part.strip()
-        if part:
-            try:
-                out.append(float(part))
-            except ValueError:
-                continue
-    return out
-
-
 def _describe_cells(cells: list[dict], limit: int = 4) -> str:
     """Cells grouped by (metric, statistic, workload) with concurrencies listed:
     'per-stream decode at 1, 4, 8 and 16 streams; prefill throughput; per-stream decode at 1 stream (code)'."""
@@ -302,7 +286,7 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAUL
             continue
         cell = _cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
         cell["n_passes"] = n
-        cell["values"] = _values(row.values)
+        cell["values"] = parse_values(row.values)
         cell["has_ci"] = not F.missing(row.ci_low) and not F.missing(row.ci_high)
         if not F.missing(row.date):
             cell["date"] = str(row.date)
@@ -540,7 +524,7 @@ def _pass_series(cells: pd.DataFrame | None, tables) -> list[dict]:
         for row in cells.itertuples(index=False):
             if not has_date and row.seat in multi_day:
                 continue
-            vals = _values(row.values)
+            vals = parse_values(row.values)
             date = str(row.date) if not F.missing(row.date) else (days.get(row.seat, [None]) or [None])[0]
             out.append({"seat": row.seat, "date": date,
                         **_cell_dict(row.workload, row.concurrency, row.metric, row.statistic), "values": vals})

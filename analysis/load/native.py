@@ -251,14 +251,23 @@ def unknown_format_message(found) -> str:
             f"got {json.dumps(found)[:80]}")
 
 
-def _parse_date(value: str, path: str) -> None:
+def is_iso_date(text) -> bool:
+    """True for an ISO date ("2026-09-10") or date-time ("2026-09-10T08:00:00Z")."""
+    if not isinstance(text, str) or len(text) > 40:
+        return False
     try:
-        if len(value) == 10:
-            _dt.date.fromisoformat(value)
+        if len(text) == 10:
+            _dt.date.fromisoformat(text)
         else:
-            _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise RunFileError(path, f'expected an ISO date such as "2026-09-10", got "{value}"') from None
+        return False
+    return True
+
+
+def _parse_date(value: str, path: str) -> None:
+    if not is_iso_date(value):
+        raise RunFileError(path, f'expected an ISO date such as "2026-09-10", got "{value}"')
 
 
 def _finite(value: Optional[float], path: str) -> None:

@@ -137,6 +137,22 @@ def format_values(values: Iterable[float]) -> str:
     return ";".join(repr(float(v)) for v in values)
 
 
+def parse_values(v) -> list[float]:
+    """Per-pass values of a cell: the ';'-joined `values` of cells.csv (inverse of
+    format_values), or a sequence; missing entries and unparsable parts are left out."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [float(x) for x in v if not _missing(x)]
+    if _missing(v):
+        return []
+    out = []
+    for part in str(v).split(";"):
+        try:
+            out.append(float(part))
+        except ValueError:
+            continue
+    return out
+
+
 def resolve_baseline(baseline, seats, present) -> str | None:
     """The baseline seat: `baseline` if given, else the seat whose role is "incumbent".
 

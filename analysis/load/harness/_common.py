@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from analysis.load import native
 from analysis.load.errors import Refusal, Skipped
 from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile
 from analysis.load.harness import _manifest
@@ -99,16 +100,7 @@ def epoch_from_iso(text: str) -> float | None:
 
 def valid_iso(text: Any) -> str | None:
     """`text` when it is an ISO date or date-time the native format accepts, else None."""
-    if not isinstance(text, str) or len(text) > 40:
-        return None
-    try:
-        if len(text) == 10:
-            _dt.date.fromisoformat(text)
-        else:
-            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return text
+    return text if native.is_iso_date(text) else None
 
 
 def epoch_seconds(value: Any) -> float | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from analysis.load import native
 from analysis.load.errors import Refusal
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -118,13 +119,8 @@ def _date(value: Any, path: str) -> str:
     if isinstance(value, _dt.date):
         return value.isoformat()
     text = _text(value, path, limit=40)
-    try:
-        if len(text) == 10:
-            _dt.date.fromisoformat(text)
-        else:
-            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ManifestError(path, f'expected an ISO date such as "2026-09-10", got "{text}"') from None
+    if not native.is_iso_date(text):
+        raise ManifestError(path, f'expected an ISO date such as "2026-09-10", got "{text}"')
     return text
 
 
