@@ -163,8 +163,100 @@ def test_fleet_table1_is_cut_and_the_appendix_has_every_cell(fleet):
     assert "Table A1" in t1.note and every is not None and len(every) == len(fleet.cells) == 400
     seats_shown = set(t1.data["seat"])
     assert any("fleet-seat-00" in s for s in seats_shown)  # the baseline is always shown
-    # one row per seat and cell
-    assert every.data.groupby(["seat", "Metric", "Workload", "Conc.", "Stat."]).size().max() == 1
+    # one row per seat and cell; one workload and one pass count are said once, in the note
+    assert every.data.groupby(["seat", "Metric", "Conc."]).size().max() == 1
+    assert "Workload" not in every.data.columns and "Every row: workload decode, passes 3." in every.note
+    # a cell with no mean (TTFT p50 here) names its statistic
+    assert set(every.data["Stat."]) == {"mean", "p50"}
+
+
+@pytest.fixture(scope="module")
+def fleet_requests(tmp_path_factory):
+    """25 seats with per-request records: every cell has a mean and p50 ... p99 (benchmarks/generate.py)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from generate import generate
+
+    folder = tmp_path_factory.mktemp("fleet-requests")
+    generate(folder, seats=25, passes=3, requests=30, concurrencies=(1, 4))
+    return analyse(load([str(folder)]), Options(n_boot=200))
+
+
+def test_fleet_appendix_has_one_row_per_seat_and_cell_with_statistics_as_columns(fleet_requests):
+    a = fleet_requests
+    cells = a.cells
+    every = sections.all_cells_table(a)
+    n_cells = cells.groupby(["seat", "workload", "concurrency", "metric"]).ngroups
+    assert len(cells) > 4 * n_cells and len(every) == n_cells == 25 * 2 * 5
+    assert list(every.data.columns) == ["seat", "Metric", "Conc.", "n", "Mean", "95% CI", "p50", "p90", "p95",
+                                        "p99", "Per pass, in order"]
+    assert every.dense and every.kind == "appendix"
+    assert "tables/cells.csv" in every.note
+    # the figures are the cells' own: one row checked against the long table
+    row = every.data[(every.data["seat"].str.startswith("seat-003 ")) & (every.data["Metric"] == "TTFT (ms)") &
+                     (every.data["Conc."] == "4")].iloc[0]
+    cell = cells[(cells["seat"] == "seat-003") & (cells["metric"] == "ttft_ms") & (cells["concurrency"] == 4)]
+    est = dict(zip(cell["statistic"], cell["estimate"]))
+    assert row["Mean"] == sections.fmt_num(est["mean"]) and row["p99"] == sections.fmt_num(est["p99"])
+    mean = cell[cell["statistic"] == "mean"].iloc[0]
+    assert row["95% CI"] == sections.fmt_ci(mean["ci_low"], mean["ci_high"])
+    # Table 1 keeps to its row budget, baseline first
+    t1 = sections.results_table(a)
+    assert len(t1) <= sections.MAX_BODY_ROWS and t1.data["seat"].iloc[0].startswith("seat-000 ")
+    text = str(sections.results_text(a))
+    assert f"{len(cells)} estimates in {n_cells} cells" in text and "Table A1" in text
+
+
+def test_fleet_comparisons_appendix_has_one_row_per_candidate_and_cell(fleet_requests):
+    a = fleet_requests
+    c = a.comparisons[a.comparisons["baseline"] == a.baseline]
+    every = sections.all_comparisons_table(a)
+    n_rows = c.groupby(["candidate", "workload", "concurrency", "metric"]).ngroups
+    assert len(every) == n_rows < len(c)
+    assert list(every.data.columns) == ["candidate", "Metric", "Conc.", "Baseline", "Candidate", "Ratio", "95% CI",
+                                        "Verdict", "p50", "p90", "p95", "p99"]
+    row = every.data[(every.data["candidate"] == f"seat-007 vs {a.baseline}") &
+                     (every.data["Metric"] == "ITL (ms)") & (every.data["Conc."] == "1")].iloc[0]
+    comp = c[(c["candidate"] == "seat-007") & (c["metric"] == "itl_ms") & (c["concurrency"] == 1)]
+    by_stat = {r["statistic"]: r for _, r in comp.iterrows()}
+    assert row["Ratio"] == sections.fmt_ratio(by_stat["mean"]["ratio"])
+    assert row["Verdict"] == by_stat["mean"]["verdict"].replace("_", " ")
+    p95 = by_stat["p95"]
+    assert row["p95"] == f"{sections.fmt_ratio(p95['ratio'])} {sections.VERDICT_MARKS[p95['verdict']]}"
+    assert "tables/comparisons.csv" in every.note and "+ better" in every.note
+    body = sections.comparison_table(a)
+    assert len(body) <= sections.MAX_COMPARISON_ROWS and "appendix lists every comparison" in body.note
+
+
+def test_fleet_appendix_text_names_the_long_tables_and_numbers_the_files_table(fleet_requests):
+    a = fleet_requests
+    lead = str(sections.appendix_text(a))
+    assert "Tables A1 and A2" in lead and "tables/cells.csv" in lead and "tables/comparisons.csv" in lead
+    assert "listed in Table A3" in str(sections.provenance_text(a))
+    files = sections.files_table(a)
+    assert "Format" not in files.data.columns and "Every row: format native" in files.note
+    assert "SHA-256" in files.nowrap  # short paths: one line per file
+
+
+def test_small_data_keep_the_long_tables(fixture_analysis):
+    """Below fleet scale nothing moves: one row per statistic, no appendix tables, no lead."""
+    a = fixture_analysis
+    t1 = sections.results_table(a)
+    assert "Stat." in t1.data.columns and "Estimate" in t1.data.columns and not t1.dense
+    assert sections.all_cells_table(a) is None and sections.all_comparisons_table(a) is None
+    assert sections.appendix_text(a) is None
+    assert "listed in Table A1" in str(sections.provenance_text(a))
+
+
+def test_wide_tables_escape_data_strings(fleet_requests):
+    a = fleet_requests
+    every = sections.all_cells_table(a)
+    every.data.loc[every.data.index[0], "95% CI"] = XSS_MODEL
+    html = str(render.table_html(every, "Table A1"))
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<tr>") == len(every) + 1 and html.count('<tr class="group">') == 25  # + the head
 
 
 def test_fleet_figures_stay_readable(fleet):

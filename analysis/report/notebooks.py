@@ -113,9 +113,9 @@ def report_notebook():
         ("limitations", "code", "report.show(sections.limitations(a))", ()),
         ("h-appendix", "md", "## Appendix: provenance", ("appendix",)),
         ("provenance", "code",
-         "report.show(sections.all_cells_table(a), sections.all_comparisons_table(a), sections.provenance_text(a),\n"
-         "            sections.files_table(a),"
-         " sections.refused_table(a), sections.skipped_table(a))", ()),
+         "report.show(sections.appendix_text(a), sections.all_cells_table(a), sections.all_comparisons_table(a),\n"
+         "            sections.provenance_text(a), sections.files_table(a), sections.refused_table(a),\n"
+         "            sections.skipped_table(a))", ()),
         ("settings", "code",
          "report.show(sections.parameters_table(a, report.parameters), sections.thresholds_table(a),\n"
          "            sections.packages_table())", ()),

@@ -3,8 +3,9 @@
 Three layers, one direction:
 
 - `table_html`, `figure_html`: a `sections.Table` or a PNG plus caption as an HTML
-  fragment. Every data string passes through ``markupsafe.escape``; nothing from a run
-  file is ever marked safe.
+  fragment. Every data string passes through ``html.escape`` (table cells, built column
+  by column) or ``markupsafe.escape`` (``Markup.format``); nothing from a run file is
+  ever marked safe.
 - `notebook_to_html`: nbconvert's HTMLExporter with our template
   (``templates/benchreport``: extends the ``lab`` template, hides code and prompts,
   drops require.js, MathJax and widget scripts, inlines one stylesheet). The result is
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 import base64
 import copy
+import html
 import re
 from pathlib import Path
 from typing import Iterable
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from analysis.report.sections import Table
 
@@ -37,8 +39,18 @@ def _cls(*names: str) -> str:
     return " ".join(n for n in names if n)
 
 
+def _esc(value) -> str:
+    """A table cell's text, HTML-escaped ('' for None)."""
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
 def table_html(table: Table, label: str | None) -> Markup:
-    """A `Table` as ``<table>`` with a numbered caption above and an optional note below."""
+    """A `Table` as ``<table>`` with a numbered caption above and an optional note below.
+
+    Built column by column with ``html.escape`` on every cell (fleet-scale appendix tables
+    have thousands of rows, where one ``Markup.format`` per cell costs seconds); only our
+    own tag literals are unescaped.
+    """
     df = table.data
     group = table.group
     if group is not None and df[group].is_unique:
@@ -49,37 +61,40 @@ def table_html(table: Table, label: str | None) -> Markup:
     cols = [c for c in df.columns if c != group]
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
 
-    def classes(c):
-        return _cls("num" if c in numeric else "", "mono" if c in mono else "", "nowrap" if c in nowrap else "")
+    def cls_attr(c) -> str:
+        names = _cls("num" if c in numeric else "", "mono" if c in mono else "", "nowrap" if c in nowrap else "")
+        return f' class="{names}"' if names else ""
 
-    head = Markup("").join(
-        Markup('<th class="{}"{}>{}</th>').format(
-            classes(c),
-            Markup(' style="width:{}"').format(table.widths[c]) if c in table.widths else Markup(""), c)
+    head = "".join(
+        "<th{}{}>{}</th>".format(cls_attr(c), f' style="width:{_esc(table.widths[c])}"' if c in table.widths else "",
+                                 _esc(c))
         for c in cols)
-    body = []
-    last_group = object()
-    for _, row in df.iterrows():
-        if group is not None:
-            g = row[group]
-            if g != last_group:
-                body.append(Markup('<tr class="group"><th colspan="{}">{}</th></tr>').format(len(cols), g))
-                last_group = g
-        tds = Markup("").join(
-            Markup('<td class="{}">{}</td>').format(classes(c), "" if row[c] is None else str(row[c]))
-            for c in cols)
-        body.append(Markup("<tr>{}</tr>").format(tds))
+    columns = []
+    for c in cols:
+        td = f"<td{cls_attr(c)}>"
+        columns.append([td + _esc(v) + "</td>" for v in df[c].tolist()])
+    rows = ["<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)]
+    if group is not None:
+        body, last = [], object()
+        for g, row in zip(df[group].tolist(), rows):
+            if g != last:
+                body.append(f'<tr class="group"><th colspan="{len(cols)}">{_esc(g)}</th></tr>')
+                last = g
+            body.append(row)
+        rows = body
     caption = Markup('<caption><span class="label">{}</span> {}</caption>').format(
         label + "." if label else "", table.caption) if label else Markup(
         '<caption>{}</caption>').format(table.caption)
     note = Markup('<p class="table-note">{}</p>').format(table.note) if table.note else Markup("")
     ident = Markup(' id="{}"').format(f"table-{table.key}") if table.key else Markup("")
     short = len(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
+    # every cell was escaped above; the tags around them are our own literals
     return Markup('<div class="{}"><table class="{}"{}>{}<thead><tr>{}</tr></thead>'
                   '<tbody>{}</tbody></table>{}</div>').format(
         _cls("table-wrap", "short" if short else ""),
-        _cls("report-table", "small" if table.small else "", "grouped" if group else ""),
-        ident, caption, head, Markup("").join(body), note)
+        _cls("report-table", "small" if table.small else "", "dense" if table.dense else "",
+             "grouped" if group else ""),
+        ident, caption, Markup(head), Markup("".join(rows)), note)
 
 
 def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None = None,

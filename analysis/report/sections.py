@@ -35,11 +35,17 @@ __all__ = [
     "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
     "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "evidence_text",
     "provenance_text", "files_table", "refused_table", "skipped_table", "parameters_table",
-    "thresholds_table", "packages_table",
+    "thresholds_table", "packages_table", "appendix_text",
 ]
 
 #: how many rows Table 1 may have before the full table moves to the appendix
 MAX_BODY_ROWS = 80
+#: a table longer than this says a column with one value once, in its note
+LONG_TABLE_ROWS = 24
+#: monospace characters of path and hash that fit on one line of the files table
+FILES_LINE_CHARS = 92
+#: how many rows the comparison table may have before every comparison moves to the appendix
+MAX_COMPARISON_ROWS = 60
 #: display order of statistics inside a cell group
 STAT_ORDER = {s: i for i, s in enumerate(("mean", "p50", "p90", "p95", "p99", "min", "max"))}
 #: seats a figure shows before it falls back to the baseline plus the top seats
@@ -69,6 +75,8 @@ class Table:
     widths: dict[str, str] = field(default_factory=dict)
     nowrap: tuple[str, ...] = ()
     group_label: str | None = None
+    #: a long table of figures (one row per seat and cell): smaller type, tighter cells
+    dense: bool = False
 
     def __len__(self) -> int:
         return len(self.data)
@@ -525,42 +533,150 @@ def _order_seats(a, seats: Iterable[str]) -> list[str]:
     return seats
 
 
-def _cells_frame(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
-    rows = []
+def _stat_rank(st) -> int:
+    return STAT_ORDER.get(str(st), 99)
+
+
+def _column(df: pd.DataFrame, name: str) -> list:
+    return df[name].tolist() if name in df.columns else [None] * len(df)
+
+
+def _cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells sorted for display (seat, metric, workload, concurrency, statistic), as strings.
+
+    The columns of the long table, plus ``_k``: one id per seat and cell (seat, workload,
+    concurrency, metric; date where the data have one), for `_spread`. Formatting goes
+    column by column over plain lists: fleet scale has thousands of cells, and pandas'
+    per-row access (iterrows) would cost seconds.
+    """
     order = {s: i for i, s in enumerate(_order_seats(a, cells["seat"]))}
     metric_order = {m: i for i, m in enumerate(METRICS)}
-    c = cells.assign(_o=cells["seat"].astype(str).map(order),
+    seat = cells["seat"].astype(str)
+    c = cells.assign(_seat=seat, _o=seat.map(order),
                      _m=cells["metric"].map(lambda m: metric_order.get(m, 99)),
                      _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
-                     _st=cells["statistic"].map(lambda st: STAT_ORDER.get(str(st), 99)))
-    c = c.sort_values(["_o", "_m", "workload", "_c", "_st"], kind="stable")
-    for _, r in c.iterrows():
-        vals = _values(r.get("values"))
-        n_passes = int(r["n_passes"]) if _finite(r.get("n_passes")) else len(vals)
-        ci = fmt_ci(r.get("ci_low"), r.get("ci_high"))
-        if not ci:
-            ci = _no_ci(r.get("ci_method"))
-        estimate = fmt_num(r.get("estimate"))
-        per_pass = ", ".join(fmt_num(v) for v in vals) if 1 < len(vals) <= 4 else ""
-        if n_passes == 2 and len(vals) == 2:
+                     _st=cells["statistic"].map(_stat_rank),
+                     _w=cells["workload"].map(_s),
+                     _d=cells["date"].map(_s) if "date" in cells.columns else "")
+    c = c.sort_values(["_o", "_m", "_w", "_c", "_d", "_st"], kind="stable")
+    vals = [_values(v) for v in _column(c, "values")]
+    n_passes = [int(p) if _finite(p) else len(v) for p, v in zip(_column(c, "n_passes"), vals)]
+    estimate = [fmt_num(x) for x in _column(c, "estimate")]
+    per_pass = [", ".join(fmt_num(x) for x in v) if 1 < len(v) <= 4 else "" for v in vals]
+    for i, (p, v) in enumerate(zip(n_passes, vals)):
+        if p == 2 and len(v) == 2:
             # two observations give no reliable mean: both values, as the fleet paper does
-            estimate, per_pass = f"{fmt_num(vals[0])}, {fmt_num(vals[1])}", "both shown"
-        rows.append({
-            "seat": _seat_label(a, str(r["seat"])),
-            "Metric": F.metric_label(str(r["metric"]), unit=False),
-            "Workload": _s(r["workload"]),
-            "Conc.": _conc(r.get("concurrency")),
-            "Stat.": _s(r.get("statistic")),
-            "Passes": str(n_passes),
-            "n": _s(r.get("n_obs"), "–"),
-            "Estimate": estimate,
-            "Unit": _s(r.get("unit")) or _unit(r["metric"]),
-            f"{ci_pct}% CI": ci,
-            "Per pass, in order": per_pass,
-        })
-    cols = ["seat", "Metric", "Workload", "Conc.", "Stat.", "Passes", "n", "Estimate", "Unit",
-            f"{ci_pct}% CI", "Per pass, in order"]
-    return pd.DataFrame(rows, columns=cols)
+            estimate[i], per_pass[i] = f"{fmt_num(v[0])}, {fmt_num(v[1])}", "both shown"
+    ci = [fmt_ci(lo, hi) or _no_ci(m)
+          for lo, hi, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "ci_method"))]
+    labels = {s: _seat_label(a, s) for s in c["_seat"].unique()}
+    metric_labels = {m: F.metric_label(str(m), unit=False) for m in c["metric"].unique()}
+    return pd.DataFrame({
+        "seat": c["_seat"].map(labels).tolist(),
+        "Metric": c["metric"].map(metric_labels).tolist(),
+        "Workload": c["_w"].tolist(),
+        "Conc.": [_conc(x) for x in _column(c, "concurrency")],
+        "Stat.": [_s(x) for x in _column(c, "statistic")],
+        "Passes": [str(p) for p in n_passes],
+        "n": [_s(x, "–") for x in _column(c, "n_obs")],
+        "Estimate": estimate,
+        "Unit": [_s(u) or _unit(m) for u, m in zip(_column(c, "unit"), _column(c, "metric"))],
+        "CI": ci,
+        "Per pass, in order": per_pass,
+        "_metric": c["metric"].astype(str).tolist(),
+        "_k": c.groupby(["_o", "_m", "_w", "_c", "_d", "_seat"], sort=False, dropna=False).ngroup().tolist(),
+    })
+
+
+def _cells_frame(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
+    """The long table: one row per seat, cell and statistic (the layout for small data)."""
+    d = _cell_display(a, cells).rename(columns={"CI": f"{ci_pct}% CI"})
+    return d[["seat", "Metric", "Workload", "Conc.", "Stat.", "Passes", "n", "Estimate", "Unit",
+              f"{ci_pct}% CI", "Per pass, in order"]]
+
+
+def _stat_heading(st) -> str:
+    return {"mean": "Mean", "min": "Min", "max": "Max"}.get(str(st), str(st))
+
+
+def _spread(d: pd.DataFrame, value: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Long display rows (sorted, one per statistic, keyed by ``_k``) to one row per key.
+
+    Returns the headline row of each key (its first statistic in `STAT_ORDER`: the mean
+    where there is one) and, aligned with it, one column per other statistic holding its
+    `value` ('' where the key has none).
+    """
+    d = d.reset_index(drop=True)
+    head = d.drop_duplicates("_k")
+    rest = d.drop(index=head.index)
+    head = head.reset_index(drop=True)
+    if rest.empty:
+        return head, pd.DataFrame(index=head.index)
+    wide = rest.pivot(index="_k", columns="Stat.", values=value)
+    stats = sorted(wide.columns, key=lambda st: (_stat_rank(st), str(st)))
+    wide = wide.reindex(index=head["_k"].to_numpy(), columns=stats).fillna("")
+    wide.columns = [_stat_heading(st) for st in stats]
+    return head, wide.reset_index(drop=True)
+
+
+#: metric names in a wide table, where every column counts (the note spells out the short ones)
+WIDE_METRIC_LABELS = {"output_tok_s": "aggregate throughput", "decode_tok_s_per_stream": "per-stream decode",
+                      "prefill_tok_s": "prefill", "ttft_ms": "TTFT", "itl_ms": "ITL",
+                      "e2e_latency_ms": "E2E latency", "request_rate": "request rate",
+                      "engine_init_s": "engine start-up"}
+_ABBREVIATIONS = {"TTFT": "time to first token", "ITL": "inter-token latency", "E2E": "end-to-end"}
+
+
+def _abbreviations(labels: Iterable[str]) -> str:
+    """'TTFT: time to first token; ...' for the short names among `labels`."""
+    used = {w for label in set(labels) for w in str(label).split() if w in _ABBREVIATIONS}
+    return ("; ".join(f"{k}: {v}" for k, v in _ABBREVIATIONS.items() if k in used) + ".") if used else ""
+
+
+def _wide_metric(metric: str, unit: str) -> str:
+    """'TTFT (ms)': a metric and its unit in one column."""
+    name = WIDE_METRIC_LABELS.get(metric) or F.metric_label(metric, unit=False)
+    return f"{name} ({unit})" if unit else name
+
+
+def _constant_columns(df: pd.DataFrame, cols: Sequence[str]) -> tuple[pd.DataFrame, str]:
+    """Move the columns of `cols` that hold one value on every row (of several) to a note."""
+    if len(df) < 2:
+        return df, ""
+    same = [c for c in cols if c in df.columns and df[c].nunique(dropna=False) == 1]
+    if not same:
+        return df, ""
+    said = ", ".join(f"{c.rstrip('.').lower()} {df[c].iloc[0]}" for c in same)
+    return df.drop(columns=same), f"Every row: {said}."
+
+
+def _drop_empty(df: pd.DataFrame, cols: Iterable[str]) -> pd.DataFrame:
+    """Leave out the columns of `cols` that no row fills."""
+    gone = [c for c in cols if c in df.columns and not (df[c].astype(str).str.strip() != "").any()]
+    return df.drop(columns=gone) if gone else df
+
+
+def _cells_wide(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
+    """The wide table: one row per seat and cell (workload, concurrency, metric).
+
+    The mean (or, where a cell has none, its first statistic, named in a Stat. column)
+    comes with its passes, n, CI or why none, and per-pass values (3 or 4 passes); the
+    other statistics (p50 ... p99, min, max) with their estimates. Columns no row fills
+    are left out.
+    """
+    ci = f"{ci_pct}% CI"
+    head, other = _spread(_cell_display(a, cells), "Estimate")
+    all_mean = bool((head["Stat."] == "mean").all())
+    out = pd.DataFrame({
+        "seat": head["seat"], "Metric": [_wide_metric(m, u) for m, u in zip(head["_metric"], head["Unit"])],
+        "Workload": head["Workload"], "Conc.": head["Conc."], "Passes": head["Passes"], "n": head["n"],
+        "Stat.": head["Stat."], "Mean" if all_mean else "Estimate": head["Estimate"], ci: head["CI"],
+    })
+    if all_mean:
+        out = out.drop(columns="Stat.")
+    out = pd.concat([out, other.drop(columns=[c for c in other.columns if c in out.columns])], axis=1)
+    out["Per pass, in order"] = head["Per pass, in order"]
+    return _drop_empty(out, [*other.columns, "Per pass, in order"])
 
 
 _SHORT_REASONS = (("two passes, both values reported", "2 passes"), ("single pass", "1 pass"),
@@ -575,11 +691,40 @@ def _no_ci(method) -> str:
     return m
 
 
+def _cell_rows_per_seat(cells: pd.DataFrame) -> pd.Series:
+    """Rows of the wide table per seat: its cells (workload, concurrency, metric, date)."""
+    keys = [k for k in ("seat", "workload", "concurrency", "metric", "date") if k in cells.columns]
+    return cells.assign(seat=cells["seat"].astype(str)).drop_duplicates(keys).groupby("seat").size()
+
+
+def _cells_cut(cells: pd.DataFrame, max_rows: int) -> bool:
+    """Whether Table 1 shows only some seats (and Table A1 all): not even one row per cell fits."""
+    return len(cells) > max_rows and int(_cell_rows_per_seat(cells).sum()) > max_rows
+
+
+_CELLS_NOTE = ("Conc.: concurrent streams; n: observations behind the figure where the run states "
+               "them. A CI is given only where the data allow one; otherwise the reason is named.")
+_TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3 or 4 passes list every "
+               "pass in order.")
+
+
+def _wide_note(pct: int, columns: Sequence[str]) -> str:
+    """What a wide table of cells holds, for its note."""
+    stats = [c for c in columns if c in {_stat_heading(s) for s in STAT_ORDER} and c != "Mean"]
+    bits = [f"One row per seat and cell. The mean is given with its {pct}% CI"
+            + (" (a cell without a mean: its first statistic, named under Stat.)" if "Stat." in columns else "")
+            + (f"; {_join(stats)}: the estimates of those statistics" if stats else "") + ".",
+            "tables/cells.csv beside this report has every statistic with its CI and per-pass values."]
+    return " ".join(bits)
+
+
 def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -> Table | None:
     """Table 1: every cell's estimate with its CI (or why none) and n; per-pass values if n ≤ 4.
 
-    Figures a flag excludes (a prefix-cache hit) are not in it. At fleet scale (more than
-    `max_rows` rows) it shows the baseline and the top seats; all cells go to Table A1.
+    Figures a flag excludes (a prefix-cache hit) are not in it. One row per statistic while
+    that fits in `max_rows`; else one row per cell with the statistics as columns; at fleet
+    scale (not even that fits) the baseline and the top seats, as many as fit in
+    `max_rows` (at least two, at most `top_n`), and Table A1 has every seat.
     """
     cells = _result_cells(a)
     if cells is None or cells.empty:
@@ -587,10 +732,13 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
     pct = _ci_pct(a)
     note_bits = []
     shown = cells
-    if len(cells) > max_rows:
-        keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=top_n)
+    wide = len(cells) > max_rows
+    if wide and _cells_cut(cells, max_rows):
+        per_seat = int(_cell_rows_per_seat(cells).max())
+        n_seats = max(2, min(top_n, max_rows // max(per_seat, 1)))
+        keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=n_seats)
         if not keep:
-            keep = _order_seats(a, cells["seat"])[:top_n]
+            keep = _order_seats(a, cells["seat"])[:n_seats]
             total = cells["seat"].nunique()
         shown = cells[cells["seat"].astype(str).isin(keep)]
         note_bits.append(f"This table shows {len(keep)} of {total} seats (the baseline and the "
@@ -600,10 +748,11 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
     if ex:
         note_bits.append(f"{_plural(len(ex), 'figure')} flagged as a prefix-cache hit "
                          f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
-    note_bits.append("Conc.: concurrent streams; n: observations behind the figure where the run "
-                     "states them. A CI is given only where the data allow one; otherwise the reason "
-                     "is named. Cells with two passes show both values, not a mean; cells with 3 or 4 "
-                     "passes list every pass in order.")
+    if wide:
+        return _cells_wide_table(_cells_wide(a, shown, pct), "table", "results",
+                                 f"Measured results: estimates per seat and cell, the mean with its {pct}% "
+                                 "confidence interval, number of passes and observations.", note_bits, pct)
+    note_bits += [_CELLS_NOTE, _TWO_PASSES]
     df = _cells_frame(a, shown, pct)
     return Table(df, f"Measured results: estimate per seat and cell with its {pct}% confidence "
                      "interval, number of passes and observations.", kind="table", group="seat",
@@ -611,16 +760,37 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
                  key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.", "Per pass, in order"))
 
 
+def _cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
+                      pct: int) -> Table:
+    """A wide table of cells (`_cells_wide`) with its note; a column with one value moves to the note."""
+    passes = []
+    if (df["Passes"] == "2").any():
+        passes.append("Cells with two passes show both values, not a mean.")
+    if "Per pass, in order" in df.columns:
+        passes.append("Cells with 3 or 4 passes list every pass in order.")
+    df, same = _constant_columns(df, ["Workload", "Passes"])
+    stats = [c for c in df.columns if c in {_stat_heading(s) for s in STAT_ORDER} or c == "Estimate"]
+    bits = [*lead, same, _wide_note(pct, list(df.columns)), _abbreviations(df["Metric"]), _CELLS_NOTE, *passes]
+    note = " ".join(b for b in bits if b)
+    return Table(df, caption, kind=kind, group="seat", numeric=("Conc.", "Passes", "n", *stats),
+                 note=note, small=True, dense=True, key=key,
+                 nowrap=("Metric", "Workload", "Stat.", "Per pass, in order"))
+
+
 def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
-    """Table A1 (fleet scale only): one row per seat and cell, when Table 1 had to be cut."""
+    """Table A1 (fleet scale only): one row per seat and cell, when Table 1 had to be cut.
+
+    The statistics are columns (`_cells_wide`); the long table, one row per statistic with
+    every CI, is tables/cells.csv beside the report.
+    """
     cells = _result_cells(a)
-    if cells is None or len(cells) <= max_rows:
+    if cells is None or not _cells_cut(cells, max_rows):
         return None
-    df = _cells_frame(a, cells, _ci_pct(a))
-    return Table(df, "Every seat and cell (Table 1 shows the baseline and the top seats).",
-                 kind="appendix", group="seat", numeric=("Conc.", "Passes", "n", "Estimate"),
-                 small=True, key="all-cells", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.",
-                                                       "Per pass, in order"))
+    pct = _ci_pct(a)
+    return _cells_wide_table(
+        _cells_wide(a, cells, pct), "appendix", "all-cells",
+        f"Every seat and cell: the mean with its {pct}% CI, number of passes and observations, and the "
+        "percentiles (Table 1 shows the baseline and the top seats).", [], pct)
 
 
 def results_text(a) -> Markup:
@@ -633,8 +803,18 @@ def results_text(a) -> Markup:
     one = int((np_ == 1).sum())
     two = int((np_ == 2).sum())
     with_ci = int((cells["ci_low"].map(_finite) & cells["ci_high"].map(_finite)).sum())
-    out = [_p("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
-              "{} a confidence interval.", n, one, two, with_ci, "carries" if with_ci == 1 else "carry")]
+    carry = "carries" if with_ci == 1 else "carry"
+    if n <= MAX_BODY_ROWS:
+        out = [_p("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
+                  "{} a confidence interval.", n, one, two, with_ci, carry)]
+    else:
+        where = ("Table 1 lists them" if not _cells_cut(cells, MAX_BODY_ROWS) else
+                 "Table 1 lists them for the baseline and the top seats, Table A1 in the appendix for "
+                 "every seat")
+        out = [_p("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric); {}, "
+                  "one row per cell with its statistics side by side. {} rest on a single pass, {} on two "
+                  "passes; {} {} a confidence interval.", n, _plural(int(_cell_rows_per_seat(cells).sum()), "cell"),
+                  where, one, two, with_ci, carry)]
     ex = excluded_figures(a)
     if ex:
         out.append(_p("{} excluded from the results: a prefix-cache hit is not a prefill "
@@ -925,8 +1105,11 @@ def comparison_text(a) -> Markup:
     return _concat(out)
 
 
-def _comparison_candidates(a, c: pd.DataFrame, max_rows: int) -> list[str]:
-    """Candidates whose comparisons fit in `max_rows`, best on the headline cell first."""
+def _comparison_candidates(a, c: pd.DataFrame, max_rows: int, rows: pd.Series | None = None) -> list[str]:
+    """Candidates whose comparisons fit in `max_rows`, best on the headline cell first.
+
+    `rows`: table rows per candidate (default: one per comparison).
+    """
     row = _headline_row(a)
     order = list(dict.fromkeys(c["candidate"].astype(str)))
     if row is not None:
@@ -936,7 +1119,7 @@ def _comparison_candidates(a, c: pd.DataFrame, max_rows: int) -> list[str]:
         hib = higher_is_better(str(row["metric"])) if str(row["metric"]) in METRICS else True
         ranked = same.sort_values("ratio", ascending=not hib)["candidate"].astype(str).tolist()
         order = list(dict.fromkeys(ranked + order))
-    counts = c["candidate"].astype(str).value_counts()
+    counts = c["candidate"].astype(str).value_counts() if rows is None else rows
     keep, n = [], 0
     for cand in order:
         if keep and n + counts[cand] > max_rows:
@@ -946,68 +1129,160 @@ def _comparison_candidates(a, c: pd.DataFrame, max_rows: int) -> list[str]:
     return keep
 
 
-def comparison_table(a, *, max_rows: int = 60) -> Table | None:
+_COMPARISON_KEYS = ("candidate", "baseline", "kind", "candidate_date", "baseline_date", "workload",
+                    "concurrency", "metric")
+
+
+def _comparison_rows_per_candidate(c: pd.DataFrame) -> pd.Series:
+    """Rows of the wide comparison table per candidate: one per cell (workload, concurrency, metric)."""
+    keys = [k for k in _COMPARISON_KEYS if k in c.columns]
+    return c.assign(candidate=c["candidate"].astype(str)).drop_duplicates(keys).groupby("candidate").size()
+
+
+def _comparisons_cut(c: pd.DataFrame, max_rows: int) -> bool:
+    """Whether the body shows only some candidates: not even one row per cell fits in `max_rows`."""
+    return len(c) > max_rows and int(_comparison_rows_per_candidate(c).sum()) > max_rows
+
+
+def comparison_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | None:
     """Ratios against the baseline with CIs and verdicts, grouped by candidate.
 
-    At fleet scale (more than `max_rows` rows) it shows the candidates best on the headline
-    cell; `all_comparisons_table` puts every comparison in the appendix.
+    One row per statistic while that fits in `max_rows`; else one row per cell with the
+    verdict of each statistic as a column; at fleet scale (not even that fits) the
+    candidates best on the headline cell, and `all_comparisons_table` puts every
+    comparison in the appendix.
     """
     c = _baseline_comparisons(a)
     if c is None or c.empty:
         return None
     note = None
-    if len(c) > max_rows:
-        keep = _comparison_candidates(a, c, max_rows)
+    wide = len(c) > max_rows
+    if wide and _comparisons_cut(c, max_rows):
+        keep = _comparison_candidates(a, c, max_rows, _comparison_rows_per_candidate(c))
         note = (f"This table shows {len(keep)} of {c['candidate'].nunique()} candidates, the best on the "
                 "headline cell; the appendix lists every comparison.")
         c = c[c["candidate"].astype(str).isin(keep)]
-    return _comparison_frame(a, c, note=note)
+    return _comparison_frame(a, c, note=note, wide=wide)
 
 
-def all_comparisons_table(a, *, max_rows: int = 60) -> Table | None:
-    """Every comparison against the baseline (appendix), when the body's table had to be cut."""
+def all_comparisons_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | None:
+    """Every comparison against the baseline (appendix), when the body's table had to be cut.
+
+    One row per candidate and cell, the verdict of each statistic as a column; the long
+    table is tables/comparisons.csv beside the report.
+    """
     c = _baseline_comparisons(a)
-    if c is None or len(c) <= max_rows:
+    if c is None or not _comparisons_cut(c, max_rows):
         return None
-    t = _comparison_frame(a, c)
-    t.kind, t.key, t.caption = "appendix", "all-comparisons", "Every comparison against the baseline."
+    t = _comparison_frame(a, c, wide=True)
+    t.kind, t.key = "appendix", "all-comparisons"
+    t.caption = ("Every comparison against the baseline, one row per candidate and cell: the mean's "
+                 f"ratio with its {_ci_pct(a)}% CI and verdict, and the verdicts of the percentiles.")
     return t
 
 
-def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None) -> Table:
-    pct = _ci_pct(a)
+#: a verdict in a wide table's statistic column, after the ratio
+VERDICT_MARKS = {"better": "+", "worse": "−", "within_noise": "≈", "insufficient_data": "?"}
+
+
+def _cell_values_lookup(a) -> dict:
+    """(seat, workload, concurrency, metric, statistic) -> the per-pass values of that cell."""
+    cells = a.cells
+    if cells is None or cells.empty or "values" not in cells.columns:
+        return {}
+    conc = pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1.0).astype(float)
+    keys = zip(cells["seat"].astype(str), cells["workload"].map(_s), conc, cells["metric"].astype(str),
+               cells["statistic"].map(_s))
+    return dict(zip(keys, cells["values"]))
+
+
+def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
+    """Comparisons sorted for display (candidate, metric, workload, concurrency, statistic), as strings.
+
+    The columns of the long table, plus ``_k`` (one id per candidate and cell) and
+    ``Mark`` (ratio and verdict mark, for the wide table's statistic columns).
+    """
     metric_order = {m: i for i, m in enumerate(METRIC_PRIORITY)}
+    keys = [k for k in _COMPARISON_KEYS if k in c.columns]
     c = c.assign(_m=c["metric"].map(lambda m: metric_order.get(m, 99)),
-                 _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1))
-    c = c.sort_values(["candidate", "_m", "workload", "_c"], kind="stable")
-    rows = []
-    for _, r in c.iterrows():
-        ci = fmt_ci(r.get("ci_low"), r.get("ci_high"), fmt_ratio) or _no_ci(r.get("ci_method"))
-        rows.append({
-            "candidate": f"{r['candidate']} vs {r['baseline']}",
-            "Metric": F.metric_label(str(r["metric"]), unit=False),
-            "Workload": _s(r["workload"]), "Conc.": _conc(r.get("concurrency")),
-            "Stat.": _s(r.get("statistic")),
-            "Baseline": _both_or_estimate(a, str(r["baseline"]), r.get("baseline_estimate"), r),
-            "Candidate": _both_or_estimate(a, str(r["candidate"]), r.get("candidate_estimate"), r),
-            "Unit": _unit(r["metric"]),
-            "Ratio": fmt_ratio(r.get("ratio")), f"{pct}% CI": ci,
-            "Verdict": _s(r.get("verdict")).replace("_", " "),
-        })
-    df = pd.DataFrame(rows)
-    return Table(df, f"Comparison against {'the incumbent' if _role(a, a.baseline) == 'incumbent' else 'the baseline'}: "
-                     f"candidate/baseline ratio with its {pct}% CI and the verdict, per cell.",
-                 group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio"), small=True,
-                 key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", "Unit"), note=note,
-                 group_label="Comparison")
+                 _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1).astype(float),
+                 _w=c["workload"].map(_s), _st=c["statistic"].map(_stat_rank))
+    c = c.sort_values(["candidate", "_m", "_w", "_c", "_st"], kind="stable")
+    lookup = _cell_values_lookup(a)
+    metric, stat = c["metric"].astype(str).tolist(), c["statistic"].map(_s).tolist()
+
+    def side(seat_col: str, est_col: str) -> list[str]:
+        out = []
+        for seat, w, conc, m, st, est in zip(c[seat_col].astype(str), c["_w"], c["_c"], metric, stat,
+                                             _column(c, est_col)):
+            vals = _values(lookup.get((seat, w, conc, m, st)))
+            # two passes give no reliable mean: both values, as the fleet paper does
+            out.append(f"{fmt_num(vals[0])}, {fmt_num(vals[1])}" if len(vals) == 2 else fmt_num(est))
+        return out
+
+    ratio = [fmt_ratio(x) for x in _column(c, "ratio")]
+    verdict = [_s(v) for v in _column(c, "verdict")]
+    metric_labels = {m: F.metric_label(m, unit=False) for m in set(metric)}
+    return pd.DataFrame({
+        "candidate": [f"{x} vs {y}" for x, y in zip(c["candidate"], c["baseline"])],
+        "Metric": [metric_labels[m] for m in metric],
+        "Workload": c["_w"].tolist(),
+        "Conc.": [_conc(x) for x in _column(c, "concurrency")],
+        "Stat.": stat,
+        "Baseline": side("baseline", "baseline_estimate"),
+        "Candidate": side("candidate", "candidate_estimate"),
+        "Unit": [_unit(m) for m in metric],
+        "Ratio": ratio,
+        "CI": [fmt_ci(lo, hi, fmt_ratio) or _no_ci(m)
+               for lo, hi, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "ci_method"))],
+        "Verdict": [v.replace("_", " ") for v in verdict],
+        "Mark": [f"{r} {VERDICT_MARKS.get(v, v)}".strip() for r, v in zip(ratio, verdict)],
+        "_metric": metric,
+        "_k": c.assign(candidate=c["candidate"].astype(str)).groupby(
+            [*(k for k in keys if k not in ("workload", "concurrency")), "_w", "_c"],
+            sort=False, dropna=False).ngroup().tolist(),
+    })
 
 
-def _both_or_estimate(a, seat: str, estimate, row) -> str:
-    """A side of a comparison: both values when the cell has two passes, else the estimate."""
-    vals = _cell_values(a, seat, row)
-    if len(vals) == 2:
-        return f"{fmt_num(vals[0])}, {fmt_num(vals[1])}"
-    return fmt_num(estimate)
+def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool = False) -> Table:
+    pct = _ci_pct(a)
+    ci = f"{pct}% CI"
+    who = "the incumbent" if _role(a, a.baseline) == "incumbent" else "the baseline"
+    d = _comparison_display(a, c).rename(columns={"CI": ci})
+    if not wide:
+        df = d[["candidate", "Metric", "Workload", "Conc.", "Stat.", "Baseline", "Candidate", "Unit",
+                "Ratio", ci, "Verdict"]]
+        return Table(df, f"Comparison against {who}: candidate/baseline ratio with its {pct}% CI and the "
+                         "verdict, per cell.",
+                     group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio"), small=True,
+                     key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", "Unit"),
+                     note=note, group_label="Comparison")
+    head, other = _spread(d, "Mark")
+    all_mean = bool((head["Stat."] == "mean").all())
+    df = pd.DataFrame({
+        "candidate": head["candidate"],
+        "Metric": [_wide_metric(m, u) for m, u in zip(head["_metric"], head["Unit"])],
+        "Workload": head["Workload"], "Conc.": head["Conc."], "Stat.": head["Stat."],
+        "Baseline": head["Baseline"], "Candidate": head["Candidate"], "Ratio": head["Ratio"],
+        ci: head[ci], "Verdict": head["Verdict"]})
+    if all_mean:
+        df = df.drop(columns="Stat.")
+    df = _drop_empty(pd.concat([df, other], axis=1), list(other.columns))
+    df, same = _constant_columns(df, ["Workload"])
+    stats = [s for s in other.columns if s in df.columns]
+    bits = [note, same] if note else [same]
+    bits.append("Baseline, Candidate, Ratio, CI and Verdict are those of the mean"
+                + (" (of the statistic under Stat. where a cell has no mean)" if not all_mean else "") + ".")
+    if stats:
+        bits.append(f"{_join(stats)}: the candidate/baseline ratio of that statistic and its verdict "
+                    "(+ better, − worse, ≈ within noise, ? too little data for one).")
+    bits += [_abbreviations(df["Metric"]), ("Every comparison, with its CI, test and counts, is in "
+                                            "tables/comparisons.csv beside this report.")]
+    return Table(df, f"Comparison against {who}: candidate/baseline ratio of the mean with its {pct}% CI "
+                     "and the verdict, and the verdicts of the percentiles, per cell.",
+                 group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio", *stats), small=True,
+                 dense=True, key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", *stats),
+                 note=" ".join(b for b in bits if b), group_label="Comparison")
 
 
 def ratio_figure(a, *, max_rows: int = 24) -> FigureBlock | None:
@@ -1312,14 +1587,42 @@ def _rel(p: str, root: str | None) -> str:
     return os.path.relpath(p, root) if root else p
 
 
+def _appendix_tables(a) -> list[str]:
+    """What the appendix lists before the files: every cell, every comparison (fleet scale only)."""
+    out = []
+    cells = _result_cells(a)
+    if cells is not None and len(cells) and _cells_cut(cells, MAX_BODY_ROWS):
+        out.append("every seat and cell")
+    c = _baseline_comparisons(a)
+    if c is not None and len(c) and _comparisons_cut(c, MAX_COMPARISON_ROWS):
+        out.append("every comparison against the baseline")
+    return out
+
+
+def appendix_text(a) -> Markup | None:
+    """Lead of the appendix at fleet scale: the full tables, and where the long ones are.
+
+    None when the body's tables hold everything (no Table A1 of cells).
+    """
+    tables = _appendix_tables(a)
+    if not tables:
+        return None
+    labels = "Table A1" if len(tables) == 1 else "Tables A1 and A2"
+    return _p("{} {} {}, one row per cell (a seat's workload, concurrency and metric) with the "
+              "statistics side by side. The long tables, one row per statistic with its confidence "
+              "interval, per-pass values and, for comparisons, the test and counts, are "
+              "tables/cells.csv and tables/comparisons.csv beside this report.",
+              labels, "lists" if len(tables) == 1 else "list", _join(tables))
+
+
 def provenance_text(a, params: dict | None = None) -> Markup:
-    """Lead of the appendix: where the files are, how many were refused and skipped."""
+    """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
     paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
     root = _common_root(paths)
     out = [_p("Every number in this report comes from the {} listed in Table A{}, identified by "
               "SHA-256. {} refused and {} skipped (no results in {}).",
-              _plural(t.runs["source_file"].nunique(), "file"), 1,
+              _plural(t.runs["source_file"].nunique(), "file"), 1 + len(_appendix_tables(a)),
               _plural(len(loaded.refused), "file was", "files were"),
               _plural(len(loaded.skipped), "file was", "files were"),
               "it" if len(loaded.skipped) == 1 else "them")]
@@ -1348,9 +1651,17 @@ def files_table(a) -> Table:
     same = [os.path.splitext(os.path.basename(f))[0] == r for f, r in zip(df["File"], df["Run"])]
     if all(same):
         df = df.drop(columns=["Run"])
+    note = None
+    if len(df) > LONG_TABLE_ROWS:
+        # fleet scale: one format and harness for hundreds of files is said once
+        df, note = _constant_columns(df, ["Format", "Harness and version"])
+    widths, nowrap = {"SHA-256": "30%", "File": "34%"}, ()
+    if len(df) and df["File"].str.len().max() + len(df["SHA-256"].iloc[0]) <= FILES_LINE_CHARS:
+        # short paths (fleet scale): a row per line, the hash unbroken
+        widths, nowrap = {}, ("SHA-256",)
     return Table(df, "Files read, with their format, harness and version, and SHA-256.",
                  kind="appendix", small=True, mono=("File", "Run", "SHA-256"), key="files",
-                 widths={"SHA-256": "30%", "File": "34%"})
+                 widths=widths, nowrap=nowrap, note=note or None)
 
 
 def refused_table(a) -> Table | None:
