@@ -31,7 +31,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from analysis.columns import METRICS, higher_is_better
+from analysis.columns import METRIC_WORDS, METRICS, higher_is_better
+from analysis.stats._common import parse_values
 
 __all__ = [
     "DPI", "WIDTH_IN", "theme", "save_figure", "seat_colors", "pick_seats", "metric_label",
@@ -49,16 +50,8 @@ FORMATS = ("png", "svg", "pdf")
 _PALETTE = ["#1b4f72", "#c0392b", "#229954", "#b9770e", "#7d3c98", "#117a65",
             "#a04000", "#2e4053", "#d4ac0d", "#5d6d7e"]
 
-METRIC_LABELS = {
-    "decode_tok_s_per_stream": "per-stream decode",
-    "output_tok_s": "aggregate throughput",
-    "prefill_tok_s": "prefill throughput",
-    "ttft_ms": "time to first token",
-    "itl_ms": "inter-token latency",
-    "e2e_latency_ms": "end-to-end latency",
-    "request_rate": "request rate",
-    "engine_init_s": "engine start-up",
-}
+#: one vocabulary for metrics across text, tables and figures
+METRIC_LABELS = METRIC_WORDS
 
 
 def metric_label(metric: str, *, unit: bool = True) -> str:
@@ -183,23 +176,6 @@ def _num(x: float) -> str:
     if ax >= 1:
         return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
     return "0" if ax == 0 else f"{x:.3g}"
-
-
-def _values(v) -> list[float]:
-    """The per-pass values of a cells.csv row (`;`-separated, in pass order)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-        return []
-    if isinstance(v, (list, tuple, np.ndarray)):
-        return [float(x) for x in v]
-    out = []
-    for part in str(v).split(";"):
-        part = part.strip()
-        if part:
-            try:
-                out.append(float(part))
-            except ValueError:
-                continue
-    return out
 
 
 def _finite(x) -> bool:
@@ -347,7 +323,7 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
                        s=24, linewidth=1.1, zorder=3)
             if "values" in g.columns:
                 for xi, vals in zip(x, g["values"].tolist()):
-                    pv = _values(vals)
+                    pv = parse_values(vals)
                     if len(pv) > 1:
                         ax.scatter([xi] * len(pv), pv, color=color, s=7, zorder=4, linewidth=0)
             label = _wrap(seat, 48)
@@ -438,7 +414,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
                     right.append(float(p["ci_high"]))
                 else:
                     ax.scatter([r["y"]], [yi], facecolor="white", edgecolor=color, s=24, linewidth=1.1, zorder=3)
-                pv = _values(p.get("values")) if "values" in p.index else []
+                pv = parse_values(p.get("values")) if "values" in p.index else []
                 if len(pv) > 1:
                     ax.scatter(pv, [yi] * len(pv), color=color, s=7, zorder=4, linewidth=0)
                     xs_all += pv
@@ -505,7 +481,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
         return None
     rows = []
     for _, r in cells.iterrows():
-        v = _values(r["values"])
+        v = parse_values(r["values"])
         if len(v) >= min_passes:
             lo = min(v)
             spread = (max(v) / lo) if lo > 0 else float("inf")
@@ -650,7 +626,6 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
     m = measurements.copy()
     if seats is not None:
         m = m[m["seat"].astype(str).isin([str(s) for s in seats])]
-    key = ["seat", "workload", "concurrency", "metric", "statistic"]
     m["_c"] = pd.to_numeric(m["concurrency"], errors="coerce").fillna(-1)
     k2 = ["seat", "workload", "_c", "metric", "statistic"]
     dates = m.groupby(k2, dropna=False)["date"].nunique()

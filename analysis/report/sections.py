@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
+from analysis.stats._common import parse_values
 from analysis.columns import METRICS, higher_is_better
 from analysis.report import figures as F
 
@@ -193,8 +194,7 @@ def _join(items: Sequence[str], conj: str = "and") -> str:
     return ", ".join(items[:-1]) + f" {conj} " + items[-1]
 
 
-def _values(v) -> list[float]:
-    return F._values(v)
+_values = parse_values
 
 
 def _ci_pct(a) -> int:
