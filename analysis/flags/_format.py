@@ -11,10 +11,10 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from analysis.columns import METRICS
-
-from analysis.columns import METRIC_WORDS  # noqa: F401  (re-exported: flags speak of metrics in words)
-
+from analysis.columns import (
+    METRIC_WORDS,  # noqa: F401  (re-exported: flags speak of metrics in words)
+    METRICS,
+)
 
 
 def missing(value) -> bool:
@@ -68,19 +68,19 @@ def pct(x, *, signed: bool = False) -> str:
     return f"{sign}{x:.0f}%"
 
 
-def pval(p) -> str:
-    """A p-value as in a paper: 1.0, 0.5, 0.05, 0.003, < 0.001."""
+def pval(p, missing_text: str = "n/a") -> str:
+    """A p-value as in a paper: 1.0, 0.31, 0.05, 0.003, < 0.001 (one formatter for the
+    flags, the report's tables and its figures)."""
     if missing(p):
-        return "n/a"
+        return missing_text
     p = float(p)
-    if p < 0.001:
-        return "< 0.001"
-    if p < 0.01:
+    if p >= 0.995:
+        return "1.0"
+    if p >= 0.01:
+        return f"{p:.2f}"
+    if p >= 0.001:
         return f"{p:.3f}"
-    text = f"{p:.2f}".rstrip("0")
-    if text.endswith("."):
-        text += "0"
-    return text
+    return "< 0.001"
 
 
 def gb(n_bytes) -> str:

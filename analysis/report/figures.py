@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analysis.columns import METRIC_WORDS, METRICS, higher_is_better
+from analysis.flags._format import pval
 from analysis.stats._common import parse_values
 
 __all__ = [
@@ -558,20 +559,9 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
         ax.set_ylim(-0.7, n - 0.3)
         for yi, (_, r) in zip(y, d.iterrows()):
             p = r.get("p_value")
-            txt = f"p = {_p(p)}" if _finite(p) else ""
+            txt = f"p = {pval(p)}" if _finite(p) else ""
             ax.annotate(txt, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=7)
     return fig
-
-
-def _p(p) -> str:
-    p = float(p)
-    if p >= 0.995:
-        return "1.0"
-    if p >= 0.01:
-        return f"{p:.2f}"
-    if p >= 0.001:
-        return f"{p:.3f}"
-    return "< 0.001"
 
 
 def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | None:

@@ -23,9 +23,10 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
-from analysis.stats._common import parse_values
 from analysis.columns import METRICS, higher_is_better
+from analysis.flags._format import pval
 from analysis.report import figures as F
+from analysis.stats._common import parse_values
 
 __all__ = [
     "Table", "FigureBlock", "fmt_num", "fmt_ci", "fmt_p", "fmt_ratio",
@@ -144,16 +145,7 @@ def fmt_ci(lo, hi, fmt=fmt_num) -> str:
 
 def fmt_p(p) -> str:
     """p-values as reported in papers: 1.0, 0.31, 0.004, < 0.001."""
-    if not _finite(p):
-        return "–"
-    p = float(p)
-    if p >= 0.995:
-        return "1.0"
-    if p >= 0.01:
-        return f"{p:.2f}"
-    if p >= 0.001:
-        return f"{p:.3f}"
-    return "< 0.001"
+    return pval(p, "–") if _finite(p) else "–"
 
 
 def fmt_pp(x) -> str:
