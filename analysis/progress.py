@@ -1,8 +1,6 @@
 """Progress on stderr for long steps, only when stderr is a terminal (cron logs stay clean)."""
 from __future__ import annotations
 
-import contextlib
-import gc
 import sys
 import time
 
@@ -40,16 +38,3 @@ def note(message: str, *, quiet: bool = False) -> None:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
 
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector during an allocation-heavy phase that makes no
-    cycles (decoding and stacking hundreds of thousands of records): its generation-0
-    sweeps would otherwise cost about a third of the time. The previous state is restored."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

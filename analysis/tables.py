@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from analysis.columns import TABLE_COLUMNS
 from analysis.load import LoadResult, native
-from analysis.progress import gc_paused
+from analysis._memory import gc_paused
 
 #: pandas dtypes of every column that is not a plain string (strings use "string")
 DTYPES: dict[str, str] = {

@@ -17,7 +17,8 @@ import msgspec
 
 from analysis.load import harness, native
 from analysis.load.errors import Refusal, RunFileError, Skipped
-from analysis.progress import Progress, gc_paused
+from analysis._memory import gc_paused
+from analysis.progress import Progress
 
 #: files bigger than this are refused with a size message instead of exhausting memory
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024

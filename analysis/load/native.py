@@ -181,11 +181,6 @@ def from_object(obj: Any) -> Run:
     return run
 
 
-def to_object(run: Run) -> dict:
-    """The run as plain JSON-ready Python objects (inverse of from_object)."""
-    return msgspec.to_builtins(run)
-
-
 def _from_msgspec(exc: msgspec.ValidationError, document) -> RunFileError:
     """Our wording for msgspec's message, with the value found when msgspec leaves it out."""
     text = str(exc)

@@ -550,18 +550,24 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
         ok = np.isfinite(lo) & np.isfinite(hi)
         ax.hlines(y[ok], lo[ok], hi[ok], color=_PALETTE[0], linewidth=1.6)
         ax.scatter(diff, y, color=_PALETTE[0], zorder=3, s=26, marker="D")
-        ax.axvline(0, color="#777", linestyle="--", linewidth=0.9)
-        ax.set_yticks(y)
-        ax.set_yticklabels(labels, fontsize=6.8)
-        ax.set_xlabel("difference in share correct, candidate − baseline (percentage points)")
-        ax.grid(axis="x", color="#dddddd")
-        ax.grid(axis="y", visible=False)
-        ax.set_ylim(-0.7, n - 0.3)
+        _forest_axes(ax, y, labels, ref=0, xlabel="difference in share correct, candidate − baseline "
+                                                   "(percentage points)")
         for yi, (_, r) in zip(y, d.iterrows()):
             p = r.get("p_value")
             txt = f"p = {pval(p)}" if _finite(p) else ""
             ax.annotate(txt, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=7)
     return fig
+
+
+def _forest_axes(ax, y, labels, *, ref: float, xlabel: str) -> None:
+    """Shared look of the forest plots: a dashed line at `ref`, one labelled row per y."""
+    ax.axvline(ref, color="#777", linestyle="--", linewidth=0.9)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=6.8)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="#dddddd")
+    ax.grid(axis="y", visible=False)
+    ax.set_ylim(-0.7, len(y) - 0.3)
 
 
 def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | None:
@@ -595,13 +601,7 @@ def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | N
                 ax.scatter([ratio], [yi], facecolor="white", edgecolor=color, s=26, zorder=3, linewidth=1.2)
             ax.annotate(str(r.get("verdict", "")).replace("_", " "), (1.01, yi),
                         xycoords=("axes fraction", "data"), va="center", fontsize=7, color=color)
-        ax.axvline(1, color="#777", linestyle="--", linewidth=0.9)
-        ax.set_yticks(y)
-        ax.set_yticklabels(labels, fontsize=6.8)
-        ax.set_xlabel("candidate / baseline (ratio; > 1 means a larger figure)")
-        ax.grid(axis="x", color="#dddddd")
-        ax.grid(axis="y", visible=False)
-        ax.set_ylim(-0.7, n - 0.3)
+        _forest_axes(ax, y, labels, ref=1, xlabel="candidate / baseline (ratio; > 1 means a larger figure)")
     return fig
 
 

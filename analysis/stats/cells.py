@@ -394,7 +394,7 @@ def _bootstrap_group_rows(group: _Group, rows: list[dict], cfg: _Config, dists: 
     by_metric = {}
     for r in rows:
         by_metric.setdefault(r["metric"], []).append(r)
-    for mask_bytes, js in buckets.items():
+    for js in buckets.values():
         names = [group.metrics[j] for j in js if group.metrics[j] in by_metric]
         if not names:
             continue

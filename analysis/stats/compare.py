@@ -88,6 +88,16 @@ def _why_none(b: dict, c: dict) -> str:
     return (f"none: not comparable (baseline {b['ci_method']}, candidate {c['ci_method']})")
 
 
+def _bootstrapped(out: dict, r, cfg: _Config, unit: str) -> dict:
+    """`out` with a bootstrap ratio CI (resampling `unit`), or the reason there is none."""
+    if np.isfinite(r.low) and np.isfinite(r.high):
+        out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
+                   ci_method=f"bootstrap {cfg.method} ratio over {unit}")
+    else:
+        out["ci_method"] = f"none: ratio bootstrap undefined ({r.note})"
+    return out
+
+
 def _ratio(b: dict, c: dict, b_dist, c_dist, cfg: _Config, keys) -> dict:
     """Ratio candidate/baseline and its CI for one pair of cells."""
     th = cfg.thresholds
@@ -98,12 +108,7 @@ def _ratio(b: dict, c: dict, b_dist, c_dist, cfg: _Config, keys) -> dict:
     out = dict(ratio=est, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan)
     if fb == "requests" and fc == "requests" and b_dist is not None and c_dist is not None:
         r = bootstrap_ratio(c_dist, b_dist, method=cfg.method, level=cfg.level, warn=False)
-        if np.isfinite(r.low) and np.isfinite(r.high):
-            out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
-                       ci_method=f"bootstrap {cfg.method} ratio over requests")
-        else:
-            out["ci_method"] = f"none: ratio bootstrap undefined ({r.note})"
-        return out
+        return _bootstrapped(out, r, cfg, "requests")
     if kb >= 3 and kc >= 3:
         vb, vc = np.asarray(b["_values"], float), np.asarray(c["_values"], float)
         if np.any(vb <= 0) or np.any(vc <= 0):
@@ -117,12 +122,7 @@ def _ratio(b: dict, c: dict, b_dist, c_dist, cfg: _Config, keys) -> dict:
                                     level=cfg.level, rng=rng, keep_distribution=True, warn=False)
                 sides.append(g.sample(0, 0))
             r = bootstrap_ratio(sides[1], sides[0], method=cfg.method, level=cfg.level, warn=False)
-            if np.isfinite(r.low) and np.isfinite(r.high):
-                out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
-                           ci_method=f"bootstrap {cfg.method} ratio over passes")
-            else:
-                out["ci_method"] = f"none: ratio bootstrap undefined ({r.note})"
-            return out
+            return _bootstrapped(out, r, cfg, "passes")
         r = welch_log_ratio(vb, vc, level=cfg.level)
         out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
                    ci_method="Welch t on log pass values")
