@@ -30,6 +30,17 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
         p.add_argument("--baseline", default=None, help="seat to compare against (default: the incumbent)")
         p.add_argument("--ci-method", choices=["BCa", "percentile"], default="BCa",
                        help="bootstrap interval (default BCa)")
+        p.add_argument("--multiplicity", choices=["holm", "bh", "none"], default="holm",
+                       help="correction across the report's comparisons before a verdict: holm (family-wise, "
+                            "default), bh (false discovery rate) or none")
+        p.add_argument("--primary-metric", default="output_tok_s", metavar="METRIC",
+                       help="the metric of each seat pair's headline cell (default output_tok_s)")
+        p.add_argument("--primary-statistic", default="mean", metavar="STAT",
+                       help="its statistic (default mean)")
+        p.add_argument("--primary-workload", default="decode", metavar="WORKLOAD",
+                       help="its workload (default decode, when the pair has it)")
+        p.add_argument("--primary-concurrency", default=None, metavar="N",
+                       help="its concurrency (default: the highest both seats were measured at)")
         for name, default, why in Thresholds.describe():
             opt = "--" + name.replace("_", "-")
             p.add_argument(opt, type=type(default), default=default, dest=f"th_{name}", metavar=name.upper(),
@@ -118,8 +129,12 @@ def cmd_ingest(args) -> int:
 def _options(args):
     from analysis.pipeline import Options
 
+    from analysis.pipeline import primary_cell
+
     return Options(baseline=args.baseline, n_boot=args.n_boot, seed=args.seed,
-                   ci_method=args.ci_method, thresholds=_thresholds(args))
+                   ci_method=args.ci_method, thresholds=_thresholds(args), multiplicity=args.multiplicity,
+                   primary=primary_cell(args.primary_metric, args.primary_statistic, args.primary_workload,
+                                        args.primary_concurrency))
 
 
 def cmd_analyse(args) -> int:

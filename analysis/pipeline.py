@@ -16,6 +16,7 @@ import pandas as pd
 
 from analysis.load import LoadResult, load
 from analysis.progress import note
+from analysis.stats.compare import PrimaryCell
 from analysis.tables import Tables, build_tables
 from analysis.thresholds import DEFAULT, Thresholds
 
@@ -29,10 +30,25 @@ class Options:
     seed: int = 0
     ci_method: str = "BCa"
     thresholds: Thresholds = DEFAULT
+    multiplicity: str = "holm"
+    primary: PrimaryCell = PrimaryCell()
+
+    def parameters(self) -> dict:
+        """The options as plain data (papermill parameters, the appendix), thresholds excluded."""
+        return {"baseline": self.baseline, "n_boot": self.n_boot, "seed": self.seed,
+                "ci_method": self.ci_method, "multiplicity": self.multiplicity,
+                "primary_metric": self.primary.metric, "primary_statistic": self.primary.statistic,
+                "primary_workload": self.primary.workload, "primary_concurrency": self.primary.concurrency}
 
     def as_dict(self) -> dict:
-        return {"baseline": self.baseline, "n_boot": self.n_boot, "seed": self.seed,
-                "ci_method": self.ci_method, **self.thresholds.as_dict()}
+        return {**self.parameters(), **self.thresholds.as_dict()}
+
+
+def primary_cell(metric: str = "output_tok_s", statistic: str = "mean", workload: str | None = "decode",
+                 concurrency: int | None = None) -> PrimaryCell:
+    """The declared headline cell from plain parameters (CLI options, notebook parameters)."""
+    return PrimaryCell(metric=metric, statistic=statistic, workload=workload or None,
+                       concurrency=None if concurrency in (None, "", "max") else int(concurrency))
 
 
 @dataclass
@@ -46,6 +62,7 @@ class Analysis:
     exam_deltas: pd.DataFrame
     flags: pd.DataFrame
     options: Options = field(default_factory=Options)
+    passes: pd.DataFrame | None = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -66,7 +83,7 @@ class Analysis:
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
     """Statistics and flags for loaded runs (no I/O)."""
     from analysis.flags import compute_flags, drop_excluded
-    from analysis.stats.cells import cells as compute_cells
+    from analysis.stats.cells import estimate_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
 
@@ -74,18 +91,18 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
     tables = build_tables(loaded)
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
     # figures the flags exclude from results (a prefix-cache hit is not prefill) never
-    # reach the statistics; the flags themselves see everything
-    kept = drop_excluded(tables)
-    cells = compute_cells(kept.measurements, kept.requests, method=options.ci_method,
-                          n_resamples=options.n_boot, seed=options.seed, thresholds=th)
-    comparisons = compute_comparisons(kept.measurements, kept.requests, kept.seats,
-                                      baseline=options.baseline, method=options.ci_method,
-                                      n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    # reach the statistics; the flags themselves see everything. Decided once, with the
+    # user's thresholds.
+    kept = drop_excluded(tables, thresholds=th)
+    cellset = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
+                             n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
+                                      multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    flags = compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                          thresholds=th, baseline=options.baseline)
-    return Analysis(loaded, tables, cells, comparisons, exam_deltas, flags, options)
+    flags = compute_flags(tables, cells=cellset.cells, comparisons=comparisons, exam_deltas=exam_deltas,
+                          thresholds=th, baseline=options.baseline, passes=cellset.passes)
+    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, flags, options, cellset.passes)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -105,7 +122,7 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     tables_dir = out / "tables"
     tables_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in ("cells", "comparisons", "exam_deltas"):
+    for name in ("cells", "comparisons", "exam_deltas", "passes"):
         path = tables_dir / f"{name}.csv"
         _csv(getattr(analysis, name), path)
         written.append(path)

@@ -30,7 +30,7 @@ DTYPES: dict[str, str] = {
     "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean",
     "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
     "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
-    "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64",
+    "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64", "start_ms": "float64",
     "correct": "Int64", "total": "Int64", "score": "float64", "from_items": "boolean",
     "from_earlier_run": "boolean",
 }
@@ -152,7 +152,8 @@ def _build_tables(loaded: LoadResult) -> Tables:
                      ("quantisation", seat.quantisation), ("engine", seat.engine),
                      ("source_file", lr.source_file), ("source_sha256", lr.sha256),
                      ("source_format", lr.source_format), ("notes", run.notes),
-                     ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None)):
+                     ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
+                     ("harness_group", h.group)):
             runs[k].append(v)
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
         ms = run.measurements or ()

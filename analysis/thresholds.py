@@ -24,10 +24,10 @@ class Thresholds:
     min_tail_obs: int = field(default=10, metadata={
         "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
                "i.e. n*(1-q) >= 10, in the spirit of MLPerf's minimum query counts for tail latency"})
-    min_passes_bootstrap: int = field(default=40, metadata={
-        "why": "passes are clusters; with fewer than 40 the bootstrap over passes under-covers "
-               "(92.2% at 20 passes, 94.0% at 40: benchmarks/coverage.py) and a t-interval with "
-               "passes-1 degrees of freedom is used (Cameron & Miller 2015)"})
+    max_bootstrap_obs: int = field(default=20000, metadata={
+        "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
+               "sections, Nakayama 2014) instead of the block bootstrap, whose cost grows with "
+               "requests x resamples; at this size both are accurate"})
     min_passes: int = field(default=5, metadata={
         "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
                "5 passes give a t-interval 4 degrees of freedom"})
@@ -56,6 +56,19 @@ class Thresholds:
     fit_headroom: float = field(default=0.10, metadata={
         "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "
                "for KV cache and activations to be a seat, not a lab result"})
+    min_effect: float = field(default=0.05, metadata={
+        "why": "the difference a comparison should be able to detect (5%: the size of the seeds' "
+               "'+5%' claims); sample.underpowered says how many passes per seat that needs"})
+    failed_warn: float = field(default=0.01, metadata={
+        "why": "more than 1% of a run's requests failed: its figures are of the successful requests "
+               "only (a 99% success objective is the usual floor for a serving SLO)"})
+    failed_critical: float = field(default=0.10, metadata={
+        "why": "more than 10% failed: the successful requests are not representative of the seat "
+               "(the failures select which requests were measured)"})
+    lag1_limit: float = field(default=0.3, metadata={
+        "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
+               "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
+               "uses blocks"})
     power: float = field(default=0.80, metadata={
         "why": "power for the smallest detectable difference (Miller 2024, "
                "'Adding Error Bars to Evals', uses 80%)"})

@@ -19,7 +19,7 @@ CONCURRENCIES = (1, 4, 16, 64)
 
 
 def generate(out: Path, *, seats: int = 50, passes: int = 5, requests: int = 200,
-             concurrencies=CONCURRENCIES, seed: int = 20261129) -> list[Path]:
+             concurrencies=CONCURRENCIES, seed: int = 20261129, date: str = "2026-11-01") -> list[Path]:
     """Write the data set into `out`; returns the files written (sorted)."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -49,14 +49,14 @@ def generate(out: Path, *, seats: int = 50, passes: int = 5, requests: int = 200
                              "value": round(float(c * 1000 / (base_tpot * load) * (1 - drift * (passes - p))), 2),
                              "unit": "tok/s"})
             run = {
-                "format": "benchreport.run/1", "run_id": f"{seat_id}-p{p}", "date": "2026-11-01",
+                "format": "benchreport.run/1", "run_id": f"{seat_id}-{date}-p{p}", "date": date,
                 "seat": {"id": seat_id, "model": f"Model-{s % 7}", "role": "incumbent" if s == 0 else "candidate",
                          "checkpoint_bytes": 60e9,
                          "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": 102641958912}},
                 "harness": {"name": "in-house", "version": "1.0", "probe": "fleet-512", "max_tokens": 512},
                 "pass": p, "warmup_excluded": True, "measurements": meas, "requests": reqs,
             }
-            path = out / f"{seat_id}-p{p}.json"
+            path = out / f"{seat_id}-{date}-p{p}.json"
             path.write_text(json.dumps(run, separators=(",", ":")), encoding="utf-8")
             written.append(path)
     return sorted(written)

@@ -17,16 +17,15 @@ import pandas as pd
 from scipy import stats
 
 from analysis.load import load
+from analysis import stats as _stats
 from analysis.tables import build_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
 
-CELL_COLUMNS = ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes", "n_obs",
-                "estimate", "ci_low", "ci_high", "ci_level", "ci_method", "values", "date", "se", "source"]
-COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
-                      "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_method",
-                      "verdict", "kind", "baseline_date", "candidate_date", "ci_level"]
+# the statistics layer's own columns, so the fixtures cannot drift from what it writes
+CELL_COLUMNS = _stats.CELL_COLUMNS + _stats.CELL_EXTRA_COLUMNS
+COMPARISON_COLUMNS = _stats.COMPARISON_COLUMNS + _stats.COMPARISON_EXTRA_COLUMNS
 EXAM_COLUMNS = ["benchmark", "dimension", "baseline", "candidate", "test", "n_items", "baseline_correct",
                 "candidate_correct", "baseline_only", "candidate_only", "p_value", "p_mid", "p_holm", "diff",
                 "diff_ci_low", "diff_ci_high", "diff_ci_method", "mde", "p_boschloo", "note"]

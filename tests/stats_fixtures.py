@@ -57,8 +57,8 @@ def measurements_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def request_rows(seat, date, pass_, workload, concurrency, ttft_ms, e2e_latency_ms, output_tokens,
-                 *, itl_ms=None, error=None, finish_reason=None, run_id=None) -> list[dict]:
-    """Request rows of one pass from arrays of equal length."""
+                 *, itl_ms=None, error=None, finish_reason=None, run_id=None, start_ms=None) -> list[dict]:
+    """Request rows of one pass from arrays of equal length (send order; `start_ms` optional)."""
     ttft = np.asarray(ttft_ms, dtype=float)
     e2e = np.asarray(e2e_latency_ms, dtype=float)
     out = np.asarray(output_tokens)
@@ -67,11 +67,12 @@ def request_rows(seat, date, pass_, workload, concurrency, ttft_ms, e2e_latency_
     err = [None] * n if error is None else list(error)
     fin = ["stop"] * n if finish_reason is None else list(finish_reason)
     rid = run_id or f"{seat}-{date}-p{pass_}"
+    start = np.full(n, np.nan) if start_ms is None else np.asarray(start_ms, dtype=float)
     return [dict(run_id=rid, seat=seat, date=date, **{"pass": pass_}, workload=workload,
                  concurrency=concurrency, prompt_tokens=512, cached_prompt_tokens=0,
                  output_tokens=int(out[i]), reasoning_tokens=None, content_chars=1000,
                  reasoning_chars=0, ttft_ms=ttft[i], e2e_latency_ms=e2e[i], itl_ms=itl[i],
-                 finish_reason=fin[i], error=err[i]) for i in range(n)]
+                 finish_reason=fin[i], error=err[i], start_ms=start[i]) for i in range(n)]
 
 
 def requests_frame(rows: list[dict]) -> pd.DataFrame:
@@ -79,14 +80,26 @@ def requests_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def simulated_requests(rng, seat, date, pass_, *, n=60, workload="decode", concurrency=1,
-                       ttft_median=40.0, tok_s=80.0, out_tokens=256, sigma=0.3) -> list[dict]:
-    """Lognormal TTFT and per-stream decode speed: realistic skewed latencies."""
+                       ttft_median=40.0, tok_s=80.0, out_tokens=256, sigma=0.3, factor=1.0,
+                       rho=0.0) -> list[dict]:
+    """Lognormal TTFT and per-stream decode speed: realistic skewed latencies.
+
+    `factor` scales this pass's speed (run-to-run variation); `rho` is the lag-1
+    correlation of the log speeds in send order (a stationary Gaussian AR(1)).
+    Requests carry `start_ms` 100 ms apart.
+    """
     ttft = ttft_median * rng.lognormal(0.0, sigma, n)
-    speed = tok_s * rng.lognormal(0.0, sigma / 2, n)
+    e = rng.standard_normal(n)
+    z = np.empty(n)
+    z[0] = e[0]
+    for i in range(1, n):
+        z[i] = rho * z[i - 1] + np.sqrt(1 - rho ** 2) * e[i]
+    speed = tok_s * factor * np.exp(z * sigma / 2)
     out = np.full(n, out_tokens)
     e2e = ttft + (out - 1) / speed * 1000.0
     itl = (e2e - ttft) / (out - 1)
-    return request_rows(seat, date, pass_, workload, concurrency, ttft, e2e, out, itl_ms=itl)
+    return request_rows(seat, date, pass_, workload, concurrency, ttft, e2e, out, itl_ms=itl,
+                        start_ms=np.arange(n) * 100.0)
 
 
 def seats_frame(roles: dict[str, str]) -> pd.DataFrame:

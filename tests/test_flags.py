@@ -220,23 +220,20 @@ def test_warmup_unknown_seats(example):
 
 # --- with the statistics layer's own frames -------------------------------------------------------
 
-def _stats():
-    try:
-        from analysis.stats import cells, comparisons, exam_deltas
-    except ImportError:  # pragma: no cover - the statistics layer is optional here
-        pytest.skip("analysis.stats not available")
-    return cells, comparisons, exam_deltas
+def _stats(tables, baseline=None):
+    """cells, comparisons and exam deltas of the statistics layer for `tables`."""
+    from analysis.stats import comparisons, estimate_cells, exam_deltas
+
+    cs = estimate_cells(tables.measurements, tables.requests, tables.runs, n_resamples=500, seed=0)
+    cp = comparisons(cs, tables.seats, baseline=baseline)
+    return cs.cells, cp, exam_deltas(tables.exams, tables.exam_items, tables.seats, baseline=baseline)
 
 
 @pytest.mark.parametrize("baseline", [None, ORIG])
 def test_example_with_statistics_layer(baseline):
-    cells, comparisons, exam_deltas = _stats()
     tables = example_tables()
     clean = drop_excluded(tables)
-    kw = dict(n_resamples=500, seed=0)
-    c = cells(clean.measurements, clean.requests, **kw)
-    cp = comparisons(clean.measurements, clean.requests, clean.seats, baseline=baseline, **kw)
-    ed = exam_deltas(clean.exams, clean.exam_items, clean.seats, baseline=baseline)
+    c, cp, ed = _stats(clean, baseline)
     flags = compute_flags(tables, cells=c, comparisons=cp, exam_deltas=ed, baseline=baseline)
     codes = set(flags["code"])
     for code in ("sample.single_pass", "sample.two_passes", "sample.few_passes", "drift.warmup",
@@ -253,11 +250,8 @@ def test_example_with_statistics_layer(baseline):
 
 
 def test_clean_data_with_statistics_layer(tmp_path):
-    cells, comparisons, exam_deltas = _stats()
     tables, _, _, _ = clean_frames(tmp_path)
-    c = cells(tables.measurements, tables.requests, n_resamples=500)
-    cp = comparisons(tables.measurements, tables.requests, tables.seats, n_resamples=500)
-    ed = exam_deltas(tables.exams, tables.exam_items, tables.seats)
+    c, cp, ed = _stats(tables)
     flags = compute_flags(tables, cells=c, comparisons=cp, exam_deltas=ed)
     assert not fail_on_met(flags, "warn"), render_table(flags)
 

@@ -16,9 +16,9 @@ def codes(flags) -> list[str]:
 
 
 def cell(seat="s1", values=(100.0,), *, n_obs=None, statistic="mean", ci=None, ci_method=None, date="2026-11-02",
-         metric="output_tok_s", concurrency=16, workload="decode") -> dict:
+         metric="output_tok_s", concurrency=16, workload="decode", source="reported") -> dict:
     vals = list(values)
-    row = {"seat": seat, "workload": workload, "concurrency": concurrency, "metric": metric,
+    row = {"seat": seat, "workload": workload, "concurrency": concurrency, "metric": metric, "source": source,
            "statistic": statistic, "unit": "tok/s", "n_passes": len(vals), "n_obs": n_obs or len(vals),
            "estimate": sum(vals) / len(vals), "values": ";".join(repr(float(v)) for v in vals), "date": date,
            "ci_level": 0.95, "ci_method": ci_method or ("none: single pass" if len(vals) == 1 else "t over passes")}
@@ -72,6 +72,12 @@ def test_small_n_tail_quantile():
     assert R.small_n(cells_frame([cell(statistic="p50", n_obs=3)])) == []  # the median is not a tail
 
 
+def test_small_n_never_warns_about_figures_the_analysis_derived():
+    # a p95 the run did not report, derived from its requests, is not a claim of the run
+    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="requests")])) == []
+    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="reported+requests")]))
+
+
 def comparison(lo, hi, *, ratio=None, baseline="inc", candidate="s1", verdict="insufficient_data") -> dict:
     return {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "statistic": "mean",
             "baseline": baseline, "candidate": candidate, "baseline_estimate": 100.0,
@@ -84,20 +90,27 @@ def test_underpowered_comparison():
     noise = DEFAULT.noise
     straddle = comparisons_frame([comparison(1 - noise - 0.001, 1.01)])
     inside_noise = comparisons_frame([comparison(1 - noise + 0.001, 1 + noise - 0.001, verdict="within_noise")])
-    decided = comparisons_frame([comparison(1.01, 1.2, verdict="better")])
+    decided = comparisons_frame([comparison(1.03, 1.2, verdict="better")])
     assert codes(R.underpowered(straddle)) == ["sample.underpowered"]
     assert R.underpowered(inside_noise) == []
     assert R.underpowered(decided) == []
-    assert R.underpowered(comparisons_frame([comparison(float("nan"), float("nan"), ratio=0.8)])) == []
+    single = R.underpowered(comparisons_frame([comparison(float("nan"), float("nan"), ratio=0.8)]))
+    assert codes(single) == ["sample.underpowered"]
+    assert single[0].evidence["cells"][0]["passes_needed"] == 3 and "at least 3 passes" in single[0].message
 
 
-def test_underpowered_mde_value():
+def test_underpowered_passes_needed_value():
+    from scipy import stats
+
     lo, hi = 0.9, 1 / 0.9
-    f = R.underpowered(comparisons_frame([comparison(lo, hi, ratio=1.0)]))[0]
-    se = math.log(hi / lo) / (2 * 1.959963984540054)
-    expected = math.exp((1.959963984540054 + 0.8416212335729143) * se) - 1
-    assert f.evidence["cells"][0]["mde_ratio"] == pytest.approx(expected, rel=1e-9)
-    assert "16%" in f.message
+    row = {**comparison(lo, hi, ratio=1.0), "df": 6.0, "baseline_n_passes": 4, "candidate_n_passes": 4}
+    f = R.underpowered(comparisons_frame([row]))[0]
+    se = math.log(hi / lo) / (2 * stats.t.ppf(0.975, 6.0))
+    s2 = se ** 2 / (1 / 4 + 1 / 4)
+    gap = math.log(1.05) - math.log(1.02)
+    expected = math.ceil(2 * s2 * (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / gap ** 2)
+    assert f.evidence["cells"][0]["passes_needed"] == expected
+    assert f"about {expected} passes per seat" in f.message
 
 
 def delta(p, *, diff=0.0, mde=0.05, p_holm=None, test="Fisher exact (counts)", b_only=None, c_only=None,
@@ -336,15 +349,16 @@ def test_not_like_for_like_history_rows_name_the_dates():
 
 
 def test_mixed_runs_in_one_cell():
-    a = mkrun("s1", 1, run_id="r1", harness={"name": "aiperf", "probe": "p"})
-    b = mkrun("s1", 2, run_id="r2", harness={"name": "guidellm", "probe": "p"})
-    c = mkrun("s1", 3, run_id="r3", harness={"name": "aiperf", "probe": "p"})
+    a = mkrun("s1", 1, run_id="r1", harness={"name": "aiperf", "probe": "p", "max_tokens": 256})
+    b = mkrun("s1", 2, run_id="r2", harness={"name": "aiperf", "probe": "p", "max_tokens": 1024})
+    c = mkrun("s1", 3, run_id="r3", harness={"name": "aiperf", "probe": "p", "max_tokens": 256})
     f = R.mixed_runs(tables_of(a, b, c))
     assert codes(f) == ["sample.mixed_runs"] and f[0].severity == "warn"
-    assert f[0].evidence["differences"] == {"harness": ["aiperf", "guidellm"]}
-    assert "aiperf / guidellm" in f[0].message
+    assert set(f[0].evidence["differences"]["max_tokens"]) == {256, 1024}
     assert R.mixed_runs(tables_of(a, c)) == []  # the same set-up twice is two passes
-    # two probes of one seat and day in different workloads are not pooled: nothing to say
+    # another harness or probe is another cell (analysis.stats.cells), never pooled: nothing to say
+    g = mkrun("s1", 2, run_id="r5", harness={"name": "guidellm", "probe": "p", "max_tokens": 256})
+    assert R.mixed_runs(tables_of(a, g)) == []
     d = mkrun("s1", 1, run_id="r4", harness={"name": "aiperf", "probe": "other"},
               measurements=[m_(100, workload="other-probe")])
     assert R.mixed_runs(tables_of(a, d)) == []

@@ -87,7 +87,7 @@ def test_abstract_states_headline_ci_and_strongest_caveat(fixture_analysis):
     text = re.sub(r"<[^>]+>", "", str(sections.abstract(fixture_analysis)))
     assert "inc-tp2" in text and "ratio of" in text
     assert "896.9 and 982.5 tok/s in two passes" in text
-    assert "no CI can be given" in text
+    assert "no CI for the seats" in text
     assert "The strongest caveat (trap.prefix_cache, critical)" in text and "95,941" in text
 
 
@@ -172,7 +172,8 @@ def test_fleet_table1_is_cut_and_the_appendix_has_every_cell(fleet):
 
 @pytest.fixture(scope="module")
 def fleet_requests(tmp_path_factory):
-    """25 seats with per-request records: every cell has a mean and p50 ... p99 (benchmarks/generate.py)."""
+    """25 seats with per-request records (benchmarks/generate.py): 200 requests a pass support a mean and
+    p50, p90 and p95 (n(1-q) >= 10), not p99."""
     import sys
     from pathlib import Path
 
@@ -180,7 +181,7 @@ def fleet_requests(tmp_path_factory):
     from generate import generate
 
     folder = tmp_path_factory.mktemp("fleet-requests")
-    generate(folder, seats=25, passes=3, requests=30, concurrencies=(1, 4))
+    generate(folder, seats=25, passes=3, requests=200, concurrencies=(1, 4))
     return analyse(load([str(folder)]), Options(n_boot=200))
 
 
@@ -189,9 +190,9 @@ def test_fleet_appendix_has_one_row_per_seat_and_cell_with_statistics_as_columns
     cells = a.cells
     every = sections.all_cells_table(a)
     n_cells = cells.groupby(["seat", "workload", "concurrency", "metric"]).ngroups
-    assert len(cells) > 4 * n_cells and len(every) == n_cells == 25 * 2 * 5
+    assert len(cells) >= 3 * n_cells and len(every) == n_cells == 25 * 2 * 5
     assert list(every.data.columns) == ["seat", "Metric", "Conc.", "n", "Mean", "95% CI", "p50", "p90", "p95",
-                                        "p99", "Per pass, in order"]
+                                        "Per pass, in order"]
     assert every.dense and every.kind == "appendix"
     assert "tables/cells.csv" in every.note
     # the figures are the cells' own: one row checked against the long table
@@ -199,7 +200,7 @@ def test_fleet_appendix_has_one_row_per_seat_and_cell_with_statistics_as_columns
                      (every.data["Conc."] == "4")].iloc[0]
     cell = cells[(cells["seat"] == "seat-003") & (cells["metric"] == "ttft_ms") & (cells["concurrency"] == 4)]
     est = dict(zip(cell["statistic"], cell["estimate"]))
-    assert row["Mean"] == sections.fmt_num(est["mean"]) and row["p99"] == sections.fmt_num(est["p99"])
+    assert row["Mean"] == sections.fmt_num(est["mean"]) and row["p95"] == sections.fmt_num(est["p95"])
     mean = cell[cell["statistic"] == "mean"].iloc[0]
     assert row["95% CI"] == sections.fmt_ci(mean["ci_low"], mean["ci_high"])
     # Table 1 keeps to its row budget, baseline first
@@ -216,7 +217,7 @@ def test_fleet_comparisons_appendix_has_one_row_per_candidate_and_cell(fleet_req
     n_rows = c.groupby(["candidate", "workload", "concurrency", "metric"]).ngroups
     assert len(every) == n_rows < len(c)
     assert list(every.data.columns) == ["candidate", "Metric", "Conc.", "Baseline", "Candidate", "Ratio", "95% CI",
-                                        "Verdict", "p50", "p90", "p95", "p99"]
+                                        "Verdict", "p50", "p90", "p95"]
     row = every.data[(every.data["candidate"] == f"seat-007 vs {a.baseline}") &
                      (every.data["Metric"] == "ITL (ms)") & (every.data["Conc."] == "1")].iloc[0]
     comp = c[(c["candidate"] == "seat-007") & (c["metric"] == "itl_ms") & (c["concurrency"] == 1)]

@@ -1,13 +1,16 @@
-"""comparisons(): ratio CIs against scipy and the verdict rules, direction aware."""
+"""comparisons(): ratio CIs and p-values against scipy, the verdict rules, multiplicity, primary cells."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, comparisons, request_metrics,
-                            verdict)
+from analysis.stats import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, PrimaryCell, comparisons,
+                            estimate_cells, verdict, verdict_reason)
+from analysis.stats.multiplicity import adjust
 from analysis.thresholds import DEFAULT
 
 try:
@@ -30,6 +33,17 @@ def _req(seat, passes, n, seed=0, date=DAY, **kw):
     return out
 
 
+def _passes(seat, values, *, metric="output_tok_s", concurrency=16, date=DAY):
+    return [measurement(seat, date, p + 1, "decode", metric, v, concurrency=concurrency)
+            for p, v in enumerate(values)]
+
+
+def _compare(ms=None, req=None, seats=SEATS, **kw):
+    cs = estimate_cells(None if ms is None else measurements_frame(ms),
+                        None if req is None else requests_frame(req), n_resamples=NB)
+    return comparisons(cs, seats, **kw)
+
+
 def _row(df, **key):
     sel = np.ones(len(df), dtype=bool)
     for k, v in key.items():
@@ -43,132 +57,120 @@ def _row(df, **key):
     (0.80, 0.95, True, "worse"), (0.80, 0.95, False, "better"),
     (0.99, 1.015, True, "within_noise"), (0.985, 1.01, False, "within_noise"),
     (1.005, 1.015, True, "within_noise"),       # significant but inside the noise band
+    (1.005, 1.03, True, "insufficient_data"),   # clears 1, not the noise band (issue 11)
+    (1.021, 1.03, True, "better"),
     (0.95, 1.10, True, "insufficient_data"), (0.97, 1.03, False, "insufficient_data"),
     (np.nan, np.nan, True, "insufficient_data"),
 ])
-def test_verdict(low, high, hib, expected):
+def test_verdict_needs_the_ci_clear_of_the_noise_band(low, high, hib, expected):
     assert verdict(low, high, higher_is_better=hib, noise=0.02) == expected
 
 
+def test_verdict_needs_the_adjusted_p_value():
+    assert verdict(1.05, 1.2, higher_is_better=True, noise=0.02, p_adj=0.01) == "better"
+    v, why = verdict_reason(1.05, 1.2, higher_is_better=True, noise=0.02, p_adj=0.2)
+    assert v == "insufficient_data" and "multiple comparisons" in why
+
+
 def test_columns_and_baseline_from_the_incumbent_role():
-    req = requests_frame(_req("inc", [1], 60, seed=1) + _req("new", [1], 60, seed=2, ttft_median=30))
-    out = comparisons(None, req, SEATS, n_resamples=NB)
+    out = _compare(_passes("inc", [900, 910, 905]) + _passes("new", [800, 810, 805]))
     assert list(out.columns) == COMPARISON_COLUMNS + COMPARISON_EXTRA_COLUMNS
     assert set(out["baseline"]) == {"inc"} and set(out["candidate"]) == {"new"}
     assert set(out["kind"]) == {"baseline"}
 
 
-def test_request_ratio_ci_agrees_with_scipy_two_sample_bootstrap_and_direction():
-    req = requests_frame(_req("inc", [1], 150, seed=1) + _req("new", [1], 120, seed=2, ttft_median=30.0))
-    out = comparisons(None, req, SEATS)
-    row = _row(out, metric="ttft_ms", statistic="mean")
-    assert row["ci_method"] == "bootstrap BCa ratio over requests"
-    rm = request_metrics(req)
-    b = rm.loc[rm["seat"] == "inc", "ttft_ms"].to_numpy()
-    c = rm.loc[rm["seat"] == "new", "ttft_ms"].to_numpy()
-    assert row["ratio"] == pytest.approx(c.mean() / b.mean(), rel=1e-12)
-    refs = np.array([[r.confidence_interval.low, r.confidence_interval.high] for r in
-                     (stats.bootstrap((b, c), lambda x, y, axis=-1: np.mean(y, axis=axis) / np.mean(x, axis=axis),
-                                      method="BCa", n_resamples=10000, rng=i) for i in range(3))])
-    width = refs[:, 1].mean() - refs[:, 0].mean()
-    assert abs(row["ci_low"] - refs[:, 0].mean()) < 0.05 * width
-    assert abs(row["ci_high"] - refs[:, 1].mean()) < 0.05 * width
-    assert row["verdict"] == "better"  # 25% lower TTFT is better
-    assert row["ci_level"] == 0.95 and row["n_baseline"] == 150 and row["n_candidate"] == 120
+def test_pass_level_ratio_is_welch_on_log_pass_values_and_matches_scipy():
+    b, c = [900.0, 930.0, 915.0, 890.0], [1000.0, 1040.0, 1010.0]
+    out = _compare(_passes("inc", b) + _passes("new", c))
+    row = _row(out, candidate="new")
+    ref = stats.ttest_ind(np.log(c), np.log(b), equal_var=False)
+    ci = ref.confidence_interval(0.95)
+    assert row["ratio"] == pytest.approx(math.exp(np.mean(np.log(c)) - np.mean(np.log(b))))
+    assert row["ratio"] == pytest.approx(row["candidate_estimate"] / row["baseline_estimate"])
+    assert row["ci_low"] == pytest.approx(math.exp(ci.low)) and row["ci_high"] == pytest.approx(math.exp(ci.high))
+    assert row["p_value"] == pytest.approx(ref.pvalue)
+    assert row["ci_method"].startswith("Welch t on log pass values (df=")
+    assert row["verdict"] == "better" and row["p_adj"] == pytest.approx(ref.pvalue)  # one test: no adjustment
 
 
-def test_pass_level_ratio_is_welch_on_log_pass_values():
-    vb, vc = [880.0, 905.0, 897.0], [950.0, 990.0, 941.0, 968.0]
-    ms = measurements_frame([measurement("inc", DAY, p + 1, "decode", "output_tok_s", v, concurrency=16)
-                             for p, v in enumerate(vb)] +
-                            [measurement("new", DAY, p + 1, "decode", "output_tok_s", v, concurrency=16)
-                             for p, v in enumerate(vc)])
-    row = _row(comparisons(ms, None, SEATS), metric="output_tok_s")
-    ref = stats.ttest_ind(np.log(vc), np.log(vb), equal_var=False).confidence_interval(0.95)
-    assert row["ci_method"] == "Welch t on log pass values"
-    assert row["ratio"] == pytest.approx(stats.gmean(vc) / stats.gmean(vb), rel=1e-12)
-    assert row["ci_low"] == pytest.approx(np.exp(ref.low)) and row["ci_high"] == pytest.approx(np.exp(ref.high))
-    assert row["verdict"] == "better"
-    assert row["baseline_estimate"] == pytest.approx(np.mean(vb))
+def test_lower_is_better_for_latencies():
+    out = _compare(_passes("inc", [50, 52, 51], metric="ttft_ms") + _passes("new", [40, 41, 40.5], metric="ttft_ms"))
+    assert _row(out, candidate="new")["verdict"] == "better"
 
 
-def test_within_noise_for_a_tight_ci_near_one():
-    vb = 1000.0 + np.array([-1.0, 0.0, 1.0, 0.5, -0.5])
-    ms = measurements_frame([measurement(s, DAY, p + 1, "decode", "output_tok_s", v * f, concurrency=1)
-                             for s, f in (("inc", 1.0), ("new", 1.005)) for p, v in enumerate(vb)])
-    assert _row(comparisons(ms, None, SEATS), metric="output_tok_s")["verdict"] == "within_noise"
+def test_single_pass_comparisons_are_insufficient_and_keep_a_within_run_ratio():
+    req = _req("inc", [1], 200, seed=1) + _req("new", [1], 200, seed=2, tok_s=120.0)
+    out = _compare(req=req)
+    row = _row(out, metric="decode_tok_s_per_stream", statistic="mean")
+    assert row["verdict"] == "insufficient_data"
+    assert row["ci_method"] == "none: baseline single pass; candidate single pass"
+    assert pd.isna(row["ci_low"]) and pd.isna(row["p_value"])
+    assert row["within_low"] < row["ratio"] < row["within_high"] and row["within_low"] > 1.2
+    assert "within one run" in row["within_method"]
+    assert (out["verdict"] == "insufficient_data").all()
 
 
-def test_insufficient_data_says_why():
-    ms = measurements_frame([
-        measurement("inc", DAY, 1, "decode", "output_tok_s", 900.0, concurrency=16),
-        measurement("new", DAY, 1, "decode", "output_tok_s", 990.0, concurrency=16),
-        measurement("inc", DAY, 1, "prefill", "prefill_tok_s", 7000.0),
-        measurement("inc", DAY, 2, "prefill", "prefill_tok_s", 7100.0),
-        measurement("new", DAY, 1, "prefill", "prefill_tok_s", 7400.0),
-    ])
-    out = comparisons(ms, None, SEATS)
-    one = _row(out, metric="output_tok_s")
-    assert one["verdict"] == "insufficient_data" and pd.isna(one["ci_low"])
-    assert one["ci_method"] == "none: baseline single pass; candidate single pass"
-    assert one["ratio"] == pytest.approx(1.1)
-    two = _row(out, metric="prefill_tok_s")
-    assert "two passes" in two["ci_method"] and two["verdict"] == "insufficient_data"
+def test_two_passes_and_published_cis_are_insufficient():
+    ms = (_passes("inc", [896.9, 982.5]) + _passes("new", [763.9])
+          + [measurement("inc", DAY, 1, "prefill", "prefill_tok_s", 98.9, ci_low=95.7, ci_high=102.1, ci_level=0.95),
+             measurement("new", DAY, 1, "prefill", "prefill_tok_s", 73.1, ci_low=69.4, ci_high=76.8, ci_level=0.95)])
+    out = _compare(ms)
+    two = _row(out, metric="output_tok_s")
+    assert two["ci_method"] == "none: baseline two passes; candidate single pass"
+    assert two["verdict"] == "insufficient_data"
+    pub = _row(out, metric="prefill_tok_s")
+    assert pub["verdict"] == "insufficient_data" and "published interval" in pub["ci_method"]
+    assert pub["within_low"] < pub["ratio"] < pub["within_high"]
 
 
-def test_published_cis_use_fieller():
-    ms = measurements_frame([
-        measurement("inc", DAY, 1, "prefill", "prefill_tok_s", 7412.0, ci_low=7000.0, ci_high=7824.0, ci_level=0.95),
-        measurement("new", DAY, 1, "prefill", "prefill_tok_s", 8000.0, ci_low=7900.0, ci_high=8100.0, ci_level=0.95),
-    ])
-    row = _row(comparisons(ms, None, SEATS), metric="prefill_tok_s")
-    assert row["ci_method"] == "Fieller (normal, SE from published CI)"
-    z = stats.norm.ppf(0.975)
-    sb, sc = 412.0 / z, 100.0 / z
-    grid = np.linspace(0.9, 1.3, 200001)
-    ok = np.abs(8000.0 - grid * 7412.0) / np.sqrt(sc ** 2 + grid ** 2 * sb ** 2) <= z
-    assert row["ci_low"] == pytest.approx(grid[ok].min(), abs=5e-6)
-    assert row["ci_high"] == pytest.approx(grid[ok].max(), abs=5e-6)
+def test_holm_across_the_report_and_the_primary_cell():
+    rng = np.random.default_rng(3)
+    ms = []
+    for seat in ("inc", "new"):
+        for conc in (1, 4, 8, 16):
+            ms += _passes(seat, list(900 * conc * rng.lognormal(0, 0.03, 3)), concurrency=conc)
+    out = _compare(ms)
+    np.testing.assert_allclose(out["p_adj"], adjust(out["p_value"].to_numpy(), "holm"))
+    assert set(out["multiplicity"]) == {"holm"}
+    prim = out[out["primary"]]
+    assert len(prim) == 1 and prim.iloc[0]["concurrency"] == 16 and prim.iloc[0]["metric"] == "output_tok_s"
+    at4 = _compare(ms, primary=PrimaryCell(concurrency=4))
+    assert at4[at4["primary"]].iloc[0]["concurrency"] == 4
+    bh = _compare(ms, multiplicity="bh")
+    np.testing.assert_allclose(bh["p_adj"], adjust(bh["p_value"].to_numpy(), "bh"))
 
 
 def test_history_rows_compare_each_earlier_date_with_the_latest():
-    req = requests_frame(_req("inc", [1], 80, seed=1, date="2026-08-01", ttft_median=50.0)
-                         + _req("inc", [1], 80, seed=2, date="2026-08-20")
-                         + _req("inc", [1], 80, seed=3, date=DAY, ttft_median=40.0))
-    out = comparisons(None, req, SEATS, n_resamples=NB)
-    hist = out[(out["kind"] == "history") & (out["metric"] == "ttft_ms") & (out["statistic"] == "mean")]
-    assert list(hist["baseline_date"]) == ["2026-08-01", "2026-08-20"]
-    assert set(hist["candidate_date"]) == {DAY} and set(hist["candidate"]) == {"inc"}
-    assert hist.iloc[0]["verdict"] == "better"
-    assert not (out["kind"] == "baseline").any()  # only one seat
+    ms = (_passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [900, 905, 910], date="2026-09-10"))
+    out = _compare(ms)
+    hist = _row(out, kind="history")
+    assert hist["baseline_date"] == "2026-09-01" and hist["candidate_date"] == "2026-09-10"
+    assert hist["verdict"] == "better"
 
 
 def test_no_incumbent_no_baseline_rows_and_explicit_baseline():
-    req = requests_frame(_req("a", [1], 40, seed=1) + _req("b", [1], 40, seed=2))
-    seats = seats_frame({"a": "candidate", "b": "candidate"})
-    assert len(comparisons(None, req, seats, n_resamples=NB)) == 0
-    out = comparisons(None, req, seats, baseline="b", n_resamples=NB)
-    assert set(out["baseline"]) == {"b"} and set(out["candidate"]) == {"a"}
-    with pytest.raises(ValueError, match="baseline"):
-        comparisons(None, req, seats, baseline="zzz")
+    ms = _passes("a", [1, 1.1, 1.2]) + _passes("b", [2, 2.1, 2.2])
+    none = _compare(ms, seats=None)
+    assert len(none) == 0
+    out = _compare(ms, seats=None, baseline="a")
+    assert set(out["baseline"]) == {"a"}
 
 
-def test_a_third_seat_does_not_change_a_comparison():
-    two = _req("inc", [1], 60, seed=1) + _req("new", [1], 60, seed=2)
-    a = comparisons(None, requests_frame(two), SEATS, n_resamples=NB)
-    b = comparisons(None, requests_frame(two + _req("ref", [1], 60, seed=3)), SEATS, n_resamples=NB)
-    b = b[b["candidate"] == "new"].reset_index(drop=True)
-    assert a.to_csv(index=False) == b.to_csv(index=False)
+def test_harness_and_probe_must_match():
+    ms = _passes("inc", [900, 905, 910]) + _passes("new", [800, 805, 810])
+    cs = estimate_cells(measurements_frame(ms), None,
+                        pd.DataFrame({"run_id": [m["run_id"] for m in ms],
+                                      "harness": ["aiperf"] * 3 + ["guidellm"] * 3, "probe": [None] * 6}))
+    assert len(comparisons(cs, SEATS)) == 0
 
 
-def test_mixed_designs_are_not_compared():
-    req = requests_frame(_req("inc", [1], 60, seed=1) + _req("new", [1, 2, 3], 60, seed=2))
-    row = _row(comparisons(None, req, SEATS, n_resamples=NB), metric="ttft_ms", statistic="mean")
-    assert row["verdict"] == "insufficient_data" and row["ci_method"].startswith("none: not comparable")
-
-
-def test_min_obs_threshold_is_respected():
-    req = requests_frame(_req("inc", [1], 30, seed=1) + _req("new", [1], 30, seed=2))
-    out = comparisons(None, req, SEATS, thresholds=DEFAULT.replace(min_obs=40), n_resamples=NB)
-    p50 = _row(out, metric="ttft_ms", statistic="p50")
-    assert p50["ci_method"] == "none: baseline n < 40; candidate n < 40"
+def test_multiplicity_adjust_matches_published_examples():
+    # Benjamini & Hochberg (1995), section 4: 15 p-values, 4 rejected at q = 0.05 (BH), 3 by Holm
+    p = np.array([0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459,
+                  0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000])
+    assert int((adjust(p, "bh") <= 0.05).sum()) == 4
+    assert int((adjust(p, "holm") <= 0.05).sum()) == 3
+    # Holm (1979) step-down by hand: sorted p times (m - i + 1), made monotone
+    q = np.array([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(adjust(q, "holm"), [0.03, 0.06, 0.06, 0.02])
+    assert np.isnan(adjust(np.array([np.nan, 0.01]), "holm")[0])

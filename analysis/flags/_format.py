@@ -173,3 +173,15 @@ def first_sentence(text, limit: int = 200) -> str:
     if len(text) > limit:
         return text[:limit].rsplit(" ", 1)[0] + " …"
     return text if text.endswith(".") else text + "."
+
+
+def printed_rounding(value: float) -> float:
+    """Half a unit of the last digit a figure was written with (its shortest repr): 70.2 -> 0.05.
+
+    Two figures closer than this are the same figure rounded; farther apart, they differ.
+    """
+    text = repr(float(value))
+    if "e" in text or "E" in text:
+        return abs(value) * 5e-16
+    decimals = len(text.split(".")[1].rstrip("0")) if "." in text else 0
+    return 0.5 * 10.0 ** (-decimals)

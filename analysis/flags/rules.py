@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.stats import norm, t as student_t
 
 from analysis.columns import QUANTILES, REQUEST_METRICS, STATISTICS
 from analysis.stats._common import parse_values
@@ -65,8 +66,9 @@ CODES: dict[str, tuple[tuple[str, ...], str, str]] = {
                        "a CI from fewer than min_obs observations (warn when bootstrapped), or a tail "
                        "quantile with n*(1-q) < min_tail_obs (warn)"),
     "sample.underpowered": (("info",), "sample",
-                            "a comparison whose ratio CI straddles 1 beyond the noise band, or an exam "
-                            "delta below its smallest detectable difference; states that difference"),
+                            "a comparison without a verdict (no run-to-run variation measured, or a CI not "
+                            "clear of the noise band), or an exam delta below its smallest detectable "
+                            "difference; states the passes or the difference needed"),
     "drift.warmup": (("warn",), "stability",
                      "values monotone across >= 3 passes of one day, total change > drift_limit (and beyond "
                      "the passes' own sampling error where the data give it)"),
@@ -104,6 +106,13 @@ CODES: dict[str, tuple[tuple[str, ...], str, str]] = {
     "fault.unreproduced": (("info",), "faults", "a fault or crash recorded as not reproduced"),
     "defect.open": (("warn",), "faults", "an event of kind defect"),
     "import.assumed": (("info",), "provenance", "a run whose importer assumed seat, pass or date"),
+    "import.figure_mismatch": (("warn", "info"), "provenance",
+                               "a reported figure its own request records do not reproduce beyond rounding "
+                               "(warn beyond the noise band)"),
+    "requests.failed": (("critical", "warn", "info"), "faults",
+                        "failed requests: critical above failed_critical of a run, warn above failed_warn"),
+    "sample.correlated_requests": (("info",), "sample",
+                                   "requests of one pass with lag-1 autocorrelation above lag1_limit"),
 }
 
 #: thresholds the flags need that analysis.thresholds.Thresholds does not define (yet):
@@ -287,7 +296,6 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAUL
         cell = _cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
         cell["n_passes"] = n
         cell["values"] = parse_values(row.values)
-        cell["has_ci"] = not F.missing(row.ci_low) and not F.missing(row.ci_high)
         if not F.missing(row.date):
             cell["date"] = str(row.date)
         kinds.setdefault((row.seat, code), []).append(cell)
@@ -302,16 +310,9 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAUL
                 what = f"{seat} was measured in a single pass for {phrase}."
             else:
                 what = f"{seat} was measured in a single pass in {len(cl)} cells ({desc})."
-            with_ci = sum(c["has_ci"] for c in cl)
-            if with_ci == 0:
-                tail = " One pass says nothing about run-to-run variability, so no confidence interval can be given."
-            elif with_ci == len(cl):
-                tail = (" One pass says nothing about run-to-run variability: its confidence intervals cover the "
-                        "spread within that pass only.")
-            else:
-                tail = (f" One pass says nothing about run-to-run variability: {len(cl) - with_ci} of these cells "
-                        f"have no confidence interval, and the {with_ci} that have one cover the spread within "
-                        "that pass only.")
+            tail = (" One pass says nothing about run-to-run variability: there is no confidence interval "
+                    "for the seat, intervals over its requests describe that one run only, and no verdict "
+                    "of better or worse rests on it.")
             msg = what + tail
             sev = "warn"
         elif code == "sample.two_passes":
@@ -329,7 +330,9 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAUL
             more = f"; and {len(cl) - 4} more cells" if len(cl) > 4 else ""
             ns = F.join_words(sorted({str(c["n_passes"]) for c in cl}), "or")
             msg = (f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more}. "
-                   "Report the median and the range; a confidence interval from so few passes is fragile.")
+                   "Report the median and the range (the range of k passes covers the median with "
+                   "probability 1 - 2^(1-k): 75% at 3, 88% at 4); a confidence interval from so few passes "
+                   "is wide and rests on the passes varying lognormally.")
             sev = "info"
         ev = {"n_cells": len(cl), "cells": cl, "thresholds": _used(thresholds, "min_passes")}
         out.append(_one_cell(Flag(code, sev, (seat,), msg, ev), cl))
@@ -342,8 +345,10 @@ def _is_bootstrap(method) -> bool:
 
 
 def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
-    """`sample.small_n`: a CI resting on fewer than `min_obs` observations, or a tail quantile
-    with fewer than `min_tail_obs` observations beyond it (n*(1-q) < min_tail_obs).
+    """`sample.small_n`: a figure a run reported whose CI rests on fewer than `min_obs`
+    observations, or a reported tail quantile with fewer than `min_tail_obs` observations
+    beyond it (n*(1-q) < min_tail_obs). Statistics the analysis derives itself are only
+    computed where the sample supports them (analysis.stats.cells), so they are never flagged.
 
     A bootstrap CI below `min_obs` under-covers (percentile/BCa give about 75% at n=3
     when 95% is asked: Davison & Hinkley 1997, ch. 5), hence warn; a t-interval or a
@@ -354,6 +359,8 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAULT) -> 
     cells = _norm_cells(cells)
     if cells is None or cells.empty:
         return []
+    if "source" in cells:  # only figures the runs claim: what we computed ourselves is never warned about
+        cells = cells[cells["source"].astype("string").fillna("").str.contains("reported")]
     min_obs, min_tail = int(thresholds.min_obs), int(thresholds.min_tail_obs)
     found: dict[tuple, list] = {}
     for row in cells.itertuples(index=False):
@@ -367,7 +374,8 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAULT) -> 
             cell["beyond_quantile"] = n * (1 - q)
             cell["needed_n"] = int(math.ceil(min_tail / (1 - q) - 1e-9))
             found.setdefault((row.seat, "tail"), []).append(cell)
-        elif not F.missing(row.ci_low) and not F.missing(row.ci_high) and n < min_obs:
+        elif n < min_obs and ((not F.missing(row.ci_low) and not F.missing(row.ci_high))
+                              or not F.missing(getattr(row, "within_low", None))):
             cell["ci_method"] = _na(row.ci_method)
             kind = "bootstrap" if _is_bootstrap(row.ci_method) else "ci"
             found.setdefault((row.seat, kind), []).append(cell)
@@ -402,8 +410,6 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds = DEFAULT) -> 
 
 
 def _z(p: float) -> float:
-    from scipy.stats import norm
-
     return float(norm.ppf(p))
 
 
@@ -411,46 +417,46 @@ def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | N
                  thresholds: Thresholds = DEFAULT) -> list[Flag]:
     """`sample.underpowered`: a difference this sample could not have told from none.
 
-    Comparisons: the ratio CI straddles 1 and reaches beyond the noise band
-    (1 +/- `noise`, criterion.rs' noise threshold) - neither a difference nor an
-    equivalence is shown. The smallest detectable ratio change at `power` is
-    exp((z_{1-alpha/2} + z_{power}) * SE) - 1 with SE recovered from the CI on the log
-    scale (SE = (ln hi - ln lo) / (2 z_{(1+level)/2}); Cohen 1988, ch. 2; van Belle 2008,
-    Statistical Rules of Thumb, 2.3). One flag per compared pair, cells listed.
+    Comparisons (kind baseline) without a verdict: how many passes per seat would detect
+    a true `min_effect` difference with the interval clear of the noise band
+    (`passes_needed`). One flag per compared pair, cells listed.
 
     Exam deltas: a delta with p >= alpha whose observed difference lies below the
     `mde` the statistics layer gives (smallest difference detectable at `power`).
     """
     out = []
     alpha, power, noise = float(thresholds.alpha), float(thresholds.power), float(thresholds.noise)
+    effect = float(thresholds.min_effect)
     if comparisons is not None and not comparisons.empty:
-        z_test = _z(1 - alpha / 2) + _z(power)
         pairs: dict[tuple, list] = {}
         for row in comparisons.itertuples(index=False):
-            lo, hi = getattr(row, "ci_low", None), getattr(row, "ci_high", None)
-            if F.missing(lo) or F.missing(hi) or lo <= 0 or hi <= 0:
+            if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
+                    getattr(row, "kind", "baseline") == "history":
                 continue
-            lo, hi = float(lo), float(hi)
-            if not (lo <= 1.0 <= hi) or (lo >= 1 - noise and hi <= 1 + noise):
-                continue
-            level = getattr(row, "ci_level", None)
-            level = 1 - alpha if F.missing(level) else float(level)
-            se = (math.log(hi) - math.log(lo)) / (2 * _z((1 + level) / 2))
-            mde = math.exp(z_test * se) - 1
             cell = _cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean"))
-            cell.update({"ratio": _plain(getattr(row, "ratio", None)), "ci_low": lo, "ci_high": hi,
-                         "ci_level": level, "verdict": _na(getattr(row, "verdict", None)), "mde_ratio": mde})
+            cell.update({"ratio": _plain(getattr(row, "ratio", None)), "verdict": _na(getattr(row, "verdict", None)),
+                         "reason": _na(getattr(row, "verdict_reason", None))})
+            cell["passes_needed"] = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise)
+            if cell["passes_needed"] is None:
+                continue
+            cell.update({"ci_low": _plain(row.ci_low), "ci_high": _plain(row.ci_high)})
             pairs.setdefault((row.baseline, row.candidate), []).append(cell)
         for (base, cand), cl in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
             cl = sorted(cl, key=_cell_order)
-            parts = [f"{F.cell_phrase(c['workload'], c['concurrency'], c['metric'], c['statistic'])}: ratio "
-                     f"{F.num(c['ratio'])} (CI {F.num(c['ci_low'])}–{F.num(c['ci_high'])}), detectable only "
-                     f"from about {F.pct(c['mde_ratio'])}" for c in cl[:3]]
-            msg = (f"{cand} against {base}: the data cannot tell a difference from none in "
-                   f"{F.plural(len(cl), 'cell')} ({'; '.join(parts)}{'; and more' if len(cl) > 3 else ''}). "
-                   f"More passes would be needed to detect a smaller difference at {F.pct(power)} power.")
+            parts = []
+            for c in cl[:3]:
+                head = F.cell_phrase(c["workload"], c["concurrency"], c["metric"], c["statistic"])
+                if F.missing(c["ci_low"]):
+                    parts.append(f"{head}: no run-to-run variation measured, at least "
+                                 f"{c['passes_needed']} passes per seat needed")
+                else:
+                    parts.append(f"{head}: ratio {F.num(c['ratio'])} (CI {F.num(c['ci_low'])}–"
+                                 f"{F.num(c['ci_high'])}), about {c['passes_needed']} passes per seat needed")
+            msg = (f"{cand} against {base}: these data cannot tell a {F.pct(effect)} difference from none in "
+                   f"{F.plural(len(cl), 'cell')} ({'; '.join(parts)}{'; and more' if len(cl) > 3 else ''}), "
+                   f"at {F.pct(power)} power with the interval clear of the ±{F.pct(noise)} noise band.")
             ev = {"kind": "comparison", "baseline": base, "candidate": cand, "n_cells": len(cl), "cells": cl,
-                  "thresholds": _used(thresholds, "alpha", "power", "noise")}
+                  "thresholds": _used(thresholds, "alpha", "power", "noise", "min_effect")}
             seats = tuple(sorted({str(base), str(cand)}))
             out.append(_one_cell(Flag("sample.underpowered", "info", seats, msg, ev), cl))
     if exam_deltas is not None and not exam_deltas.empty:
@@ -472,6 +478,33 @@ def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | N
             seats = tuple(sorted({str(row.baseline), str(row.candidate)}))
             out.append(Flag("sample.underpowered", "info", seats, msg, ev))
     return out
+
+
+def passes_needed(row, *, alpha: float, power: float, effect: float, noise: float) -> int | None:
+    """Passes per seat a comparison needs to detect a true `effect` with its CI clear of the noise band.
+
+    n = 2 s^2 (z_{1-alpha/2} + z_power)^2 / (ln(1 + effect) - ln(1 + noise))^2 (Cohen 1988,
+    ch. 2, on the log scale), s^2 the per-pass log variance recovered from the Welch interval
+    (s^2 = se^2 / (1/k_b + 1/k_c), the two sides taken as equally variable). Without a
+    between-pass interval: 3, the fewest passes that measure run-to-run variation. None when
+    the effect does not clear the noise band. Before any correction for multiple comparisons,
+    so a lower bound.
+    """
+    gap = math.log1p(effect) - math.log1p(noise)
+    if gap <= 0:
+        return None
+    lo, hi, df = getattr(row, "ci_low", None), getattr(row, "ci_high", None), getattr(row, "df", None)
+    if F.missing(lo) or F.missing(hi) or F.missing(df) or lo <= 0 or hi <= lo:
+        return 3
+    kb, kc = _int_or_none(getattr(row, "baseline_n_passes", None)), _int_or_none(getattr(row, "candidate_n_passes", None))
+    if not kb or not kc:
+        return 3
+    level = getattr(row, "ci_level", None)
+    level = 1 - alpha if F.missing(level) else float(level)
+    se = (math.log(hi) - math.log(lo)) / (2 * float(student_t.ppf(0.5 + level / 2, float(df))))
+    s2 = se * se / (1 / kb + 1 / kc)
+    n = 2 * s2 * (_z(1 - alpha / 2) + _z(power)) ** 2 / gap ** 2
+    return max(3, int(math.ceil(n)))
 
 
 #: how a test name reads in a sentence (matched on lower-case words of the name)
@@ -1169,6 +1202,7 @@ class _RunIndex:
         if runs is not None and len(runs):
             for r_ in runs.itertuples(index=False):
                 prof = {f: getattr(r_, f) for f in LIKE_FIELDS}
+                prof["harness_group"] = getattr(r_, "harness_group", None)
                 prof = {f: (None if F.missing(v) else _plain(v)) for f, v in prof.items()}
                 for k, v in _settings(r_.settings).items():
                     prof["settings." + k] = json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
@@ -1182,6 +1216,14 @@ class _RunIndex:
         if not ids and metric in REQUEST_METRICS:
             ids = self.by_req.get(key, set())
         return ids
+
+    def by_method(self, ids: set) -> list[set]:
+        """`ids` split by (harness group or harness, probe): the runs that can be passes of one cell."""
+        parts: dict[tuple, set] = {}
+        for rid in ids:
+            p = self.profiles.get(rid, {})
+            parts.setdefault((str(p.get("harness_group") or p.get("harness")), str(p.get("probe"))), set()).add(rid)
+        return [parts[k] for k in sorted(parts)]
 
     def profile(self, ids: set) -> dict[str, set]:
         """field -> set of stated values over the runs (unstated left out); settings keys as 'settings.KEY'."""
@@ -1296,16 +1338,19 @@ def not_like_for_like(tables, comparisons: pd.DataFrame | None = None, *, baseli
 def mixed_runs(tables) -> list[Flag]:
     """`sample.mixed_runs`: the passes pooled in one cell come from runs measured differently.
 
-    The statistics treat the runs of one (seat, day, workload, concurrency) as passes of one
-    sweep. When those runs differ in harness, probe, answer cap, temperature, thinking mode
-    or settings (two harnesses' outputs imported for one seat, say), their spread is not
-    run-to-run variability and their mean describes no set-up. One flag per seat and day.
+    The statistics treat the runs of one (seat, day, harness, probe, workload, concurrency)
+    as passes of one sweep. When those runs differ in answer cap, temperature, thinking
+    mode or settings, their spread is not run-to-run variability and their mean describes
+    no set-up. One flag per seat and day.
     """
     index = _RunIndex(tables)
     found: dict[tuple, dict] = {}
     cells = [(k[0], k[1], k[2], k[3], k[4], ids) for k, ids in index.by_cell.items() if k[1] is not None]
     cells += [(k[0], k[1], k[2], k[3], None, ids) for k, ids in index.by_req.items() if k[1] is not None]
-    for seat, date, w, c, metric, ids in cells:
+    # runs of different harnesses or probes are different cells (analysis.stats.cells)
+    split = [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in cells
+             for ids in index.by_method(all_ids)]
+    for seat, date, w, c, metric, ids in split:
         if len(ids) < 2:
             continue
         prof = index.profile(ids)
@@ -1764,7 +1809,7 @@ def _frame(flags: Iterable[Flag]) -> pd.DataFrame:
 
 def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
                   exam_deltas: pd.DataFrame | None, thresholds: Thresholds = DEFAULT, baseline: str | None = None,
-                  **extra_thresholds) -> pd.DataFrame:
+                  passes: pd.DataFrame | None = None, **extra_thresholds) -> pd.DataFrame:
     """Every flag the data raise, as a DataFrame (columns `FLAG_COLUMNS`), most severe first.
 
     Parameters
@@ -1779,6 +1824,9 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
         Every threshold a rule uses is read from here and recorded in the evidence.
     baseline : str, optional
         The seat comparisons are made against when no seat has role incumbent.
+    passes : DataFrame, optional
+        The per-pass table of the statistics layer (analysis.stats.cells.PASS_COLUMNS):
+        reported and recomputed figures, failed requests, lag-1 autocorrelation.
     **extra_thresholds
         Values for thresholds `Thresholds` does not define yet (`LOCAL_THRESHOLDS`:
         `min_passes`).
@@ -1798,7 +1846,7 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     if extra_thresholds:
         th = _Overlay(thresholds, extra_thresholds)
     ctx = {"tables": tables, "cells": cells, "comparisons": comparisons, "exam_deltas": exam_deltas,
-           "th": th, "baseline": baseline}
+           "th": th, "baseline": baseline, "passes": passes}
     flags: list[Flag] = []
     for _name, rule in RULES:
         flags.extend(rule(ctx))
@@ -1815,3 +1863,13 @@ class _Overlay:
         if name in self._extra:
             return self._extra[name]
         return getattr(self._base, name)
+
+
+# rules in sibling modules: they use this module's Flag and helpers, so they are added last
+from .within_runs import correlated_requests, figure_mismatch, requests_failed  # noqa: E402
+
+RULES += [
+    ("requests_failed", lambda c: requests_failed(c["tables"].requests, c["tables"].runs, thresholds=c["th"])),
+    ("correlated_requests", lambda c: correlated_requests(c.get("passes"), thresholds=c["th"])),
+    ("figure_mismatch", lambda c: figure_mismatch(c.get("passes"), thresholds=c["th"])),
+]

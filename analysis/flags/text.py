@@ -32,15 +32,16 @@ GROUPS = [
 ]
 _GROUP_OF_PREFIX = {"sample": "sample", "drift": "stability", "warmup": "stability", "trap": "traps",
                     "compare": "comparisons", "exam": "exams", "fit": "deployment", "license": "deployment",
-                    "fault": "faults", "defect": "faults", "import": "provenance"}
+                    "fault": "faults", "defect": "faults", "import": "provenance", "requests": "faults"}
 #: reading order of codes inside a paragraph (codes not listed follow, in CODES order)
 TEXT_ORDER = ["sample.single_pass", "sample.two_passes", "sample.few_passes", "sample.mixed_runs", "sample.small_n",
-              "sample.underpowered", "drift.warmup", "drift.unstable", "warmup.included", "warmup.unknown",
+              "sample.correlated_requests", "sample.underpowered", "drift.warmup", "drift.unstable", "warmup.included", "warmup.unknown",
               "trap.prefix_cache", "trap.reasoning_field", "trap.capped_answers",
               "compare.no_incumbent", "compare.cross_model", "compare.not_like_for_like",
               "compare.missing_metric", "compare.stale_scores", "exam.not_significant", "exam.counts_only",
               "fit.exceeds_node", "license.noncommercial", "license.unknown",
-              "fault.recorded", "fault.unreproduced", "defect.open", "import.assumed"]
+              "fault.recorded", "fault.unreproduced", "defect.open", "requests.failed", "import.assumed",
+              "import.figure_mismatch"]
 _CODE_ORDER = {c: i for i, c in enumerate(TEXT_ORDER + [c for c in CODES if c not in TEXT_ORDER])}
 
 NO_FLAGS = ("The checks found nothing in these data that limits what the numbers carry: "

@@ -71,6 +71,8 @@ class Harness(Base):
     max_tokens: Optional[PosInt] = None
     temperature: Optional[NonNegFloat] = None
     thinking: Optional[bool] = None
+    #: extension: runs whose harnesses share a group measured the same thing (one cell)
+    group: Optional[str] = None
 
 
 class Measurement(Base):
@@ -103,6 +105,8 @@ class Request(Base):
     itl_ms: Optional[NonNegFloat] = None
     finish_reason: Optional[str] = None
     error: Optional[str] = None
+    #: when the request was sent (ms from the run's start, or since the epoch): keeps send order
+    start_ms: Optional[NonNegFloat] = None
 
 
 class ExamItem(Base):

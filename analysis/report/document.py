@@ -71,14 +71,16 @@ class Report:
              title: str = "Benchmark report", baseline: str | None = None, n_boot: int = 10000,
              seed: int = 0, ci_method: str = "BCa", thresholds: Thresholds | None = None,
              formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
-             max_file_mb: float = 512, write: bool = True, display: bool = True) -> "Report":
+             max_file_mb: float = 512, write: bool = True, display: bool = True,
+             multiplicity: str = "holm", primary_metric: str = "output_tok_s", primary_statistic: str = "mean",
+             primary_workload: str | None = "decode", primary_concurrency: int | None = None) -> "Report":
         """Load and analyse `runs`, write tables/*.csv, flags.json and refused.json to `out`.
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
         written), DataSetError for a `baseline` that is not a seat of the data.
         """
         from analysis.load import load
-        from analysis.pipeline import Options, analyse, write_analysis
+        from analysis.pipeline import Options, analyse, primary_cell, write_analysis
 
         paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
         if not paths:
@@ -92,14 +94,14 @@ class Report:
         if baseline is not None and baseline not in seats:
             raise DataSetError(f"the baseline seat {baseline!r} is not in the data")
         options = Options(baseline=baseline, n_boot=int(n_boot), seed=int(seed), ci_method=ci_method,
-                          thresholds=thresholds or Thresholds())
+                          thresholds=thresholds or Thresholds(), multiplicity=multiplicity,
+                          primary=primary_cell(primary_metric, primary_statistic, primary_workload,
+                                               primary_concurrency))
         analysis = analyse(loaded, options)
         if write:
             write_analysis(analysis, out)
-        params = {"runs": paths, "title": title, "baseline": baseline, "n_boot": int(n_boot),
-                  "seed": int(seed), "ci_method": ci_method, "formats": list(formats),
-                  "skip_bad": bool(skip_bad), "max_file_mb": max_file_mb,
-                  **options.thresholds.as_dict()}
+        params = {"runs": paths, "title": title, **options.parameters(), "formats": list(formats),
+                  "skip_bad": bool(skip_bad), "max_file_mb": max_file_mb, **options.thresholds.as_dict()}
         return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
 
     # --- numbering --------------------------------------------------------------------------

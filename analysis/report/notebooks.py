@@ -44,6 +44,11 @@ def parameters_source() -> str:
         "n_boot = 10000  # bootstrap resamples",
         "seed = 0  # random seed; the same data and seed give identical numbers",
         'ci_method = "BCa"  # bootstrap interval: "BCa" or "percentile"',
+        'multiplicity = "holm"  # correction across comparisons before a verdict: "holm", "bh" or "none"',
+        'primary_metric = "output_tok_s"  # the metric of each seat pair\'s headline cell',
+        'primary_statistic = "mean"  # its statistic',
+        'primary_workload = "decode"  # its workload, when the pair has it',
+        "primary_concurrency = None  # its concurrency; None: the highest both seats were measured at",
     ]
     for name, default, why in Thresholds.describe():
         lines.append(f"{name} = {default!r}  # {_help(why)}")
@@ -85,7 +90,9 @@ def report_notebook():
          "from analysis.report import Report, sections, thresholds_from\n\n"
          "report = Report.open(runs, out=out, title=title, baseline=baseline, n_boot=n_boot, seed=seed,\n"
          "                     ci_method=ci_method, thresholds=thresholds_from(globals()), formats=formats,\n"
-         "                     skip_bad=skip_bad, max_file_mb=max_file_mb)\n"
+         "                     skip_bad=skip_bad, max_file_mb=max_file_mb, multiplicity=multiplicity,\n"
+         "                     primary_metric=primary_metric, primary_statistic=primary_statistic,\n"
+         "                     primary_workload=primary_workload, primary_concurrency=primary_concurrency)\n"
          "a = report.analysis\n"
          "report.title_block()", ()),
         ("h-abstract", "md", "## Abstract", ()),

@@ -24,9 +24,10 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from analysis.columns import METRICS, higher_is_better
-from analysis.flags._format import pval
+from analysis.flags._format import printed_rounding, pval
 from analysis.report import figures as F
 from analysis.stats._common import parse_values
+from analysis.stats.multiplicity import describe as describe_multiplicity
 
 __all__ = [
     "Table", "FigureBlock", "fmt_num", "fmt_ci", "fmt_p", "fmt_ratio",
@@ -439,7 +440,8 @@ def setup_text(a) -> Markup:
     harnesses = sorted({_s(h) for h in runs["harness"]})
     probes = sorted({_s(p) for p in runs["probe"]} - {""})
     passes = runs.groupby(["seat", "date"])["pass"].nunique()
-    conc = sorted({int(c) for c in pd.to_numeric(t.measurements["concurrency"], errors="coerce").dropna()})
+    conc = sorted({int(c) for frame in (t.measurements, t.requests) if len(frame)
+                   for c in pd.to_numeric(frame["concurrency"], errors="coerce").dropna()})
     base = a.baseline
     out = [_p("The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
               _plural(len(runs), "run"), _plural(len(seats), "seat"),
@@ -516,6 +518,42 @@ def _result_cells(a) -> pd.DataFrame:
     return cells.drop(index=sorted(set(drop))) if drop else cells
 
 
+def _method_labels(a) -> dict:
+    """(workload, harness, probe) -> the workload as tables show it: with the harness and probe
+    where one workload was measured by several of them (they are different cells)."""
+    cells = a.cells
+    if cells is None or cells.empty or "harness" not in cells.columns:
+        return {}
+    keys = list(zip(cells["workload"].map(_s), cells["harness"].map(_s), cells["probe"].map(_s)))
+    methods: dict[str, set] = {}
+    for w, h, p in keys:
+        methods.setdefault(w, set()).add((h, p))
+    return {(w, h, p): (f"{w} ({', '.join(x for x in (h, p) if x)})" if len(methods[w]) > 1 else w)
+            for w, h, p in set(keys)}
+
+
+def _workloads(a, df: pd.DataFrame) -> list[str]:
+    """The display workload of each row of a cells or comparisons frame (`_method_labels`)."""
+    labels = _method_labels(a)
+    h = df["harness"].map(_s) if "harness" in df.columns else [""] * len(df)
+    p = df["probe"].map(_s) if "probe" in df.columns else [""] * len(df)
+    return [labels.get((w, hh, pp), w) for w, hh, pp in zip(df["workload"].map(_s), h, p)]
+
+
+def _as_printed(reported, recomputed, estimate) -> str:
+    """The estimate as the harness printed it, with our recomputation beside it where they differ."""
+    text = fmt_num(estimate)
+    if _finite(reported) and _finite(recomputed) and \
+            abs(reported - recomputed) > printed_rounding(reported) + 1e-12:
+        return f"{fmt_num(reported)} (recomputed {fmt_num(recomputed)})"
+    return text
+
+
+def _within_ci(lo, hi, fmt=None) -> str:
+    ci = fmt_ci(lo, hi, fmt or fmt_num)
+    return f"within one run {ci}" if ci else ""
+
+
 def _order_seats(a, seats: Iterable[str]) -> list[str]:
     seats = sorted({str(s) for s in seats})
     b = a.baseline
@@ -548,19 +586,23 @@ def _cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
                      _m=cells["metric"].map(lambda m: metric_order.get(m, 99)),
                      _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
                      _st=cells["statistic"].map(_stat_rank),
-                     _w=cells["workload"].map(_s),
+                     _w=_workloads(a, cells),
                      _d=cells["date"].map(_s) if "date" in cells.columns else "")
     c = c.sort_values(["_o", "_m", "_w", "_c", "_d", "_st"], kind="stable")
     vals = [_values(v) for v in _column(c, "values")]
     n_passes = [int(p) if _finite(p) else len(v) for p, v in zip(_column(c, "n_passes"), vals)]
-    estimate = [fmt_num(x) for x in _column(c, "estimate")]
+    estimate = [_as_printed(r, q, e) if p == 1 else fmt_num(e) for r, q, e, p in
+                zip(_column(c, "reported"), _column(c, "recomputed"), _column(c, "estimate"), n_passes)]
     per_pass = [", ".join(fmt_num(x) for x in v) if 1 < len(v) <= 4 else "" for v in vals]
-    for i, (p, v) in enumerate(zip(n_passes, vals)):
+    for i, (p, v, med) in enumerate(zip(n_passes, vals, _column(c, "median"))):
         if p == 2 and len(v) == 2:
             # two observations give no reliable mean: both values, as the fleet paper does
             estimate[i], per_pass[i] = f"{fmt_num(v[0])}, {fmt_num(v[1])}", "both shown"
-    ci = [fmt_ci(lo, hi) or _no_ci(m)
-          for lo, hi, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "ci_method"))]
+        elif 3 <= p <= 4 and len(v) == p and _finite(med):
+            per_pass[i] += f"; median {fmt_num(med)}, range {fmt_num(min(v))}–{fmt_num(max(v))}"
+    ci = [fmt_ci(lo, hi) or _within_ci(wl, wh) or _no_ci(m)
+          for lo, hi, wl, wh, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "within_low"),
+                                       _column(c, "within_high"), _column(c, "ci_method"))]
     labels = {s: _seat_label(a, s) for s in c["_seat"].unique()}
     metric_labels = {m: F.metric_label(str(m), unit=False) for m in c["metric"].unique()}
     return pd.DataFrame({
@@ -695,7 +737,11 @@ def _cells_cut(cells: pd.DataFrame, max_rows: int) -> bool:
 
 
 _CELLS_NOTE = ("Conc.: concurrent streams; n: observations behind the figure where the run states "
-               "them. A CI is given only where the data allow one; otherwise the reason is named.")
+               "them. With several passes the estimate is the geometric mean of the pass values and the "
+               "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
+               "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
+               "figure is shown as printed, with our recomputation from its requests beside it where they "
+               "differ.")
 _TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3 or 4 passes list every "
                "pass in order.")
 
@@ -918,31 +964,35 @@ def _baseline_comparisons(a) -> pd.DataFrame:
     return c[c["baseline"].astype(str) == str(a.baseline)]
 
 
-def _headline_row(a):
+#: up to this many candidates, the headline gives each one's primary comparison in full
+HEADLINE_PAIRS = 3
+
+
+def _primary_rows(a) -> pd.DataFrame:
+    """Each candidate's primary comparison against the baseline (the declared headline cells)."""
     c = _baseline_comparisons(a)
+    if c is None or c.empty or "primary" not in c.columns:
+        return c.iloc[0:0] if c is not None else pd.DataFrame()
+    c = c[c["primary"].astype(bool) & (c["kind"].astype(str) == "baseline")]
+    return c.sort_values("candidate", kind="stable")
+
+
+def _headline_row(a):
+    """The primary comparison the abstract names: the first with a verdict of better or worse, else the first."""
+    c = _primary_rows(a)
     if c is None or c.empty:
         return None
-    prio = {m: i for i, m in enumerate(METRIC_PRIORITY)}
-    c = c.assign(_p=c["metric"].map(lambda m: prio.get(m, 99)),
-                 _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(0),
-                 _r=pd.to_numeric(c["ratio"], errors="coerce"))
-    c = c[c["_r"].notna()]
-    if c.empty:
-        return None
-    best_metric = c["_p"].min()
-    c = c[c["_p"] == best_metric]
-    c = c[c["_c"] == c["_c"].max()]
-    hib = higher_is_better(str(c["metric"].iloc[0])) if str(c["metric"].iloc[0]) in METRICS else True
-    c = c.sort_values("_r", ascending=not hib)
-    return c.iloc[0]
+    decided = c[c["verdict"].astype(str).isin(["better", "worse"])]
+    return (decided if len(decided) else c).iloc[0]
 
 
 def _cell_values(a, seat: str, row) -> list[float]:
     cells = a.cells
     m = (cells["seat"].astype(str) == seat) & (cells["metric"] == row["metric"]) & \
         (cells["workload"].astype(str) == str(row["workload"]))
-    if "statistic" in row and not _missing(row.get("statistic")):
-        m &= cells["statistic"].astype(str) == str(row["statistic"])
+    for k in ("statistic", "harness", "probe"):
+        if k in cells.columns and k in row:
+            m &= cells[k].map(_s) == _s(row.get(k))
     cc = pd.to_numeric(cells["concurrency"], errors="coerce")
     if _finite(row.get("concurrency")):
         m &= cc == float(row["concurrency"])
@@ -976,33 +1026,82 @@ def _unit(metric) -> str:
     return METRICS.get(str(metric), ("",))[0]
 
 
+def verdict_rule(a) -> str:
+    """The rule a verdict follows, in words (analysis.stats.compare.verdict)."""
+    th = a.options.thresholds
+    c = a.comparisons
+    m = int(c["p_value"].notna().sum()) if c is not None and len(c) and "p_value" in c.columns else 0
+    family = (f"across the {m} comparisons with a between-pass interval" if m else
+              "across the comparisons with a between-pass interval (none here has passes on both sides)")
+    how = {"holm": f"after Holm's correction {family}",
+           "bh": f"after the Benjamini-Hochberg correction {family}",
+           "none": "at the stated level, without a correction for multiple comparisons"}[a.options.multiplicity]
+    return (f"'better' or 'worse' needs passes on both sides, the {_ci_pct(a)}% CI of the ratio wholly outside "
+            f"1 ± {th.noise:.0%}, and the change still significant {how}; 'within noise' means the CI lies "
+            f"inside 1 ± {th.noise:.0%}; anything else is 'insufficient data'")
+
+
+def _primary_words(a) -> str:
+    p = a.options.primary
+    bits = [F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")]
+    if p.workload:
+        bits.append(f"({p.workload})")
+    bits.append(f"at {p.concurrency} streams" if p.concurrency else "at the highest concurrency both seats share")
+    return " ".join(bits) + "; else the first metric both seats share"
+
+
+def _one_headline(a, row, lead: str, who: str) -> Markup:
+    base, cand = str(row["baseline"]), str(row["candidate"])
+    ci = fmt_ci(row.get("ci_low"), row.get("ci_high"), fmt_ratio)
+    method = _s(row.get("ci_method"))
+    verdict = _s(row.get("verdict")).replace("_", " ")
+    reason = _s(row.get("verdict_reason"))
+    if ci:
+        ci_words = f"{_ci_pct(a)}% CI {ci}, {method}" if method else f"{_ci_pct(a)}% CI {ci}"
+    else:
+        ci_words = "no CI for the seats: " + (method.replace("none: ", "") if method else "too few passes")
+        wi = _within_ci(row.get("within_low"), row.get("within_high"), fmt_ratio)
+        if wi:
+            ci_words += f" ({wi}, which leaves out run-to-run variation)"
+    return _p("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
+              f"{lead}: " if lead else "", _cell_words(row), _code(cand), _side(a, cand, row.get("candidate_estimate"), row),
+              _side(a, base, row.get("baseline_estimate"), row), who, _code(base), fmt_ratio(row.get("ratio")),
+              ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "")
+
+
 def headline_sentence(a, lead: str = "Headline") -> Markup:
-    """The headline comparison against the incumbent, with its CI or why there is none."""
+    """The headline: each candidate's declared primary cell against the incumbent, never the best of many."""
     base = a.baseline
     if not base:
         return _p("No seat is marked as the incumbent and no baseline was given, so this report "
                   "makes no comparison against an incumbent and supports no claim that any seat is "
                   "the best.")
-    row = _headline_row(a)
     who = "the incumbent" if _role(a, base) == "incumbent" else "the baseline"
-    if row is None:
-        return _p("{} {} was measured, but no candidate shares a cell with it (same workload, "
+    prim = _primary_rows(a)
+    if prim is None or prim.empty:
+        return _p("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
                   "concurrency, metric and statistic), so no comparison against it can be made.",
                   who[0].upper() + who[1:], _code(base))
-    cand = str(row["candidate"])
-    ratio = row.get("ratio")
-    ci = fmt_ci(row.get("ci_low"), row.get("ci_high"), fmt_ratio)
-    method = _s(row.get("ci_method"))
-    verdict = _s(row.get("verdict")).replace("_", " ")
-    if ci:
-        ci_words = f"{_ci_pct(a)}% CI {ci}, {method}" if method else f"{_ci_pct(a)}% CI {ci}"
-    else:
-        ci_words = "no CI can be given: " + (method.replace("none: ", "") if method else "too few passes")
-    return _p("{}: on {}, the best candidate, {}, measured {} against {} for {} {}: "
-              "a ratio of {} ({}); verdict: {}.", lead,
-              _cell_words(row), _code(cand), _side(a, cand, row.get("candidate_estimate"), row),
-              _side(a, base, row.get("baseline_estimate"), row), who, _code(base),
-              fmt_ratio(ratio), ci_words, verdict or "none")
+    if len(prim) <= HEADLINE_PAIRS:
+        return _concat([_one_headline(a, r, lead if i == 0 else "", who)
+                        for i, (_, r) in enumerate(prim.iterrows())])
+    v = prim["verdict"].astype(str)
+    better = sorted(prim.loc[v == "better", "candidate"].astype(str))
+    worse = sorted(prim.loc[v == "worse", "candidate"].astype(str))
+    rest = len(prim) - len(better) - len(worse)
+    if not better and not worse:
+        return _p("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
+                  "or worse than {} {}; {} no verdict the data can carry.", lead, _primary_words(a),
+                  len(prim), who, _code(base), "all have" if rest == len(prim) else f"{rest} have")
+    parts = []
+    if better:
+        parts.append(f"{len(better)} better ({', '.join(better)})")
+    if worse:
+        parts.append(f"{len(worse)} worse ({', '.join(worse)})")
+    if rest:
+        parts.append(f"{rest} without a verdict")
+    return _p("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
+              _primary_words(a), len(prim), who, _code(base), "; ".join(parts))
 
 
 def _verdict_counts(a) -> dict:
@@ -1032,7 +1131,7 @@ def strongest_caveat(a):
 FLAG_TOPICS = {"sample": "sample sizes", "drift": "stability across passes", "warmup": "warm-up",
                "trap": "measurement traps", "compare": "comparisons", "exam": "exams",
                "fit": "whether a seat fits one node", "license": "licences", "fault": "faults",
-               "defect": "open defects", "import": "provenance"}
+               "defect": "open defects", "import": "provenance", "requests": "failed requests"}
 
 
 def abstract(a) -> Markup:
@@ -1067,8 +1166,10 @@ def abstract(a) -> Markup:
         counts = topics.value_counts()
         if len(counts):
             listed = _join([f"{t} ({n})" for t, n in counts.items()])
-            out.append(_p("The other critical flags and warnings concern {}. Section 7 states what these "
-                          "numbers will not carry.", listed))
+            kinds = _join([w for w, n in (("critical flags", int(rest["severity"].eq("critical").sum())),
+                                          ("warnings", int(rest["severity"].eq("warn").sum()))) if n])
+            out.append(_p("The other {} concern {}. Section 7 states what these numbers will not carry.",
+                          kinds, listed))
         else:
             out.append(_p("Section 7 states what these numbers will not carry."))
     else:
@@ -1089,11 +1190,14 @@ def comparison_text(a) -> Markup:
     out = [headline_sentence(a, "The headline comparison")]
     if c is None or c.empty:
         return _concat(out)
-    out.append(_p("The next table compares every candidate cell that matches a cell of {} (same workload, "
-                  "concurrency, metric and statistic). The ratio is candidate over baseline; the "
-                  "verdict is direction aware (lower is better for latencies): 'better' or 'worse' "
-                  "when the {}% CI of the ratio excludes 1 ± {:.0%}, 'within noise' when it lies inside, "
-                  "'insufficient data' when no CI can be given.", _code(base), pct, noise))
+    out.append(_p("The next table compares every candidate cell that matches a cell of {} (same harness, probe, "
+                  "workload, concurrency, metric and statistic). The ratio is candidate over baseline, of the "
+                  "geometric means of the pass values; the verdict is direction aware (lower is better for "
+                  "latencies): {}. Each candidate's headline is its primary cell ({}), declared before the "
+                  "analysis, never the best of many.", _code(base), verdict_rule(a), _primary_words(a)))
+    m = int(a.comparisons["p_value"].notna().sum()) if "p_value" in a.comparisons.columns else 0
+    if m:
+        out.append(_p("{}", describe_multiplicity(a.options.multiplicity, m, a.options.thresholds.alpha)))
     return _concat(out)
 
 
@@ -1183,7 +1287,7 @@ def _cell_values_lookup(a) -> dict:
     if cells is None or cells.empty or "values" not in cells.columns:
         return {}
     conc = pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1.0).astype(float)
-    keys = zip(cells["seat"].astype(str), cells["workload"].map(_s), conc, cells["metric"].astype(str),
+    keys = zip(cells["seat"].astype(str), _workloads(a, cells), conc, cells["metric"].astype(str),
                cells["statistic"].map(_s))
     return dict(zip(keys, cells["values"]))
 
@@ -1198,7 +1302,7 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
     keys = [k for k in _COMPARISON_KEYS if k in c.columns]
     c = c.assign(_m=c["metric"].map(lambda m: metric_order.get(m, 99)),
                  _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1).astype(float),
-                 _w=c["workload"].map(_s), _st=c["statistic"].map(_stat_rank))
+                 _w=_workloads(a, c), _st=c["statistic"].map(_stat_rank))
     c = c.sort_values(["candidate", "_m", "_w", "_c", "_st"], kind="stable")
     lookup = _cell_values_lookup(a)
     metric, stat = c["metric"].astype(str).tolist(), c["statistic"].map(_s).tolist()
@@ -1225,8 +1329,9 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
         "Candidate": side("candidate", "candidate_estimate"),
         "Unit": [_unit(m) for m in metric],
         "Ratio": ratio,
-        "CI": [fmt_ci(lo, hi, fmt_ratio) or _no_ci(m)
-               for lo, hi, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "ci_method"))],
+        "CI": [fmt_ci(lo, hi, fmt_ratio) or _within_ci(wl, wh, fmt_ratio) or _no_ci(m)
+               for lo, hi, wl, wh, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "within_low"),
+                                            _column(c, "within_high"), _column(c, "ci_method"))],
         "Verdict": [v.replace("_", " ") for v in verdict],
         "Mark": [f"{r} {VERDICT_MARKS.get(v, v)}".strip() for r, v in zip(ratio, verdict)],
         "_metric": metric,
@@ -1495,8 +1600,13 @@ def faults(a) -> tuple[Markup, Table | None]:
     ev = ev[ev["kind"].astype(str).isin(["fault", "crash", "defect"])] if ev is not None and len(ev) else ev
     f = _flags(a)
     ff = f[f["code"].astype(str).str.match(r"^(fault|defect)\.")] if len(f) else f
+    failed = f[f["code"].astype(str) == "requests.failed"] if len(f) else f
+    failed_text = [Markup('<p class="flag-note">{}</p>').format(_s(r.get("message"))) for _, r in failed.iterrows()]
     if ev is None or ev.empty:
-        return _p("No fault, crash or defect was recorded in the runs."), None
+        if len(failed):
+            return _concat([_p("No fault, crash or defect was recorded as an event, but requests failed:"),
+                            *failed_text]), None
+        return _p("No fault, crash or defect was recorded in the runs, and no request failed."), None
     n_unrep = int((ev["reproduced"] == False).sum()) if "reproduced" in ev.columns else 0  # noqa: E712
     n_open = int(ev["reproduced"].isna().sum()) if "reproduced" in ev.columns else len(ev)
     text = [_p("{} recorded: {} not seen again in later runs, {} with no record of whether "
@@ -1505,6 +1615,7 @@ def faults(a) -> tuple[Markup, Table | None]:
                n_unrep, n_open)]
     for _, r in ff.iterrows():
         text.append(Markup('<p class="flag-note">{}</p>').format(_s(r.get("message"))))
+    text += failed_text
     rows = []
     for _, r in ev.sort_values(["seat", "date", "pass"]).iterrows():
         rep = r.get("reproduced")

@@ -5,8 +5,9 @@ with the columns of spec/cli.md; touches no files.
 
 Public API
 ----------
-cells(measurements, requests, *, ...)            -> tables/cells.csv rows
-comparisons(measurements, requests, seats, *, ...) -> tables/comparisons.csv rows
+estimate_cells(measurements, requests, runs, *, ...) -> CellSet (cells, per-pass values)
+cells(measurements, requests, runs, *, ...)      -> tables/cells.csv rows
+comparisons(cellset, seats, *, ...)              -> tables/comparisons.csv rows
 exam_deltas(exams, exam_items, seats, *, ...)    -> tables/exam_deltas.csv rows
 exam_delta_counts(a, n_a, b, n_b, *, alpha)      -> ExamDelta (``benchreport exam-delta --json``)
 parse_counts("153/164")                          -> Counts(correct, total)
@@ -15,8 +16,9 @@ bootstrap_group(values, statistics, *, ...)      -> GroupBootstrap (batched engi
 """
 from .bootstrap import (BootstrapCI, BootstrapDistribution, GroupBootstrap, bootstrap_ci,
                         bootstrap_group, bootstrap_ratio, jackknife_values)
-from .cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, cells, ci_method_family, request_metrics
-from .compare import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, VERDICTS, comparisons, verdict
+from .cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, PASS_COLUMNS, CellSet, cells, estimate_cells, request_metrics
+from .compare import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, VERDICTS, PrimaryCell, comparisons, verdict,
+                      verdict_reason)
 from .exact import CountsTestResult, McNemarResult, counts_exact, holm, mcnemar_exact
 from .exams import (EXAM_DELTA_COLUMNS, EXAM_DELTA_EXTRA_COLUMNS, Counts, ExamDelta,
                     exam_delta_counts, exam_delta_paired, exam_deltas, mde_paired, mde_unpaired,
@@ -27,7 +29,8 @@ from .intervals import (DifferenceCI, RatioCI, TInterval, clopper_pearson, fiell
 
 __all__ = [
     "cells", "comparisons", "exam_deltas", "exam_delta_counts", "exam_delta_paired",
-    "parse_counts", "request_metrics", "ci_method_family", "verdict",
+    "parse_counts", "request_metrics", "estimate_cells", "CellSet", "PrimaryCell", "verdict", "verdict_reason",
+    "PASS_COLUMNS",
     "bootstrap_ci", "bootstrap_group", "bootstrap_ratio", "jackknife_values",
     "t_interval", "welch_log_ratio", "fieller_ratio", "wilson", "clopper_pearson",
     "newcombe_difference", "tango_paired_difference", "newcombe_paired_difference", "tango_score",

@@ -54,6 +54,7 @@ from scipy.special import ndtr, ndtri
 from scipy.stats import DegenerateDataWarning
 
 from ._common import ConfidenceInterval, check_level, lerp, parse_statistic, quantile_positions
+from .within import circular_block_indices
 
 __all__ = [
     "BootstrapCI", "BootstrapDistribution", "GroupBootstrap", "DegenerateDataWarning",
@@ -327,7 +328,7 @@ def _warn_nan(n_nan: int, stacklevel: int = 3) -> None:
 
 
 def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.random.Generator,
-                         chunk_elements: int):
+                         chunk_elements: int, block: int = 1):
     """Bootstrap distributions of statistics `qs` for each row of x (rows share resamples).
 
     x : (m, n) finite values, one row per metric, columns = observations.
@@ -336,6 +337,9 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
     The random matrix drawn is read as ranks in the first row's sort order: a
     uniform draw of ranks is a uniform draw of observations (the rank map is a
     bijection), and resample b is the set of observations idx = order_0[r_b].
+    With ``block > 1`` the columns of x are in send order and each resample is
+    made of circular blocks of consecutive columns (`within.circular_block_indices`),
+    mapped to row-0 ranks; the rest is unchanged.
     Row j reads the same observations through the composed permutation
     rank_j[order_0] (one int16 gather); every row's ranks are then sorted and
     the quantiles read off two neighbouring order statistics.
@@ -366,7 +370,10 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
     chunk = max(1, min(n_resamples, chunk_elements // n))
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
-        r0 = rng.integers(0, n, size=(b, n), dtype=idt)
+        if block == 1:
+            r0 = rng.integers(0, n, size=(b, n), dtype=idt)
+        else:  # circular blocks of positions in x's column order, read as row-0 ranks
+            r0 = rank[0][circular_block_indices(n, block, b, rng)].astype(idt)
         sl = slice(start, start + b)
         for j in range(m):
             if j == 0:
@@ -391,7 +398,8 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
 # --------------------------------------------------------------------------- public API
 def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int = 10000,
                     level: float = 0.95, rng=None, keep_distribution: bool = False,
-                    warn: bool = True, chunk_elements: int = CHUNK_ELEMENTS) -> GroupBootstrap:
+                    warn: bool = True, chunk_elements: int = CHUNK_ELEMENTS,
+                    block: int = 1) -> GroupBootstrap:
     """Bootstrap CIs of several statistics of several metrics sharing one set of resamples.
 
     The batched entry point: a group is one set of observations (e.g. the
@@ -419,6 +427,11 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
         Warn (DegenerateDataWarning) when a CI is NaN.
     chunk_elements : int
         Resamples x observations drawn at once.
+    block : int
+        1 (default): the ordinary bootstrap of independent observations. Above 1:
+        the circular block bootstrap (Politis & Romano 1992) with blocks of this many
+        consecutive columns, for observations in send order; BCa's jackknife
+        acceleration assumes independence, so the percentile interval is used.
 
     Returns
     -------
@@ -443,9 +456,14 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
     if not isinstance(chunk_elements, (int, np.integer)) or chunk_elements < 1:
         raise ValueError(f"`chunk_elements` must be a positive integer; got {chunk_elements!r}")
 
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"`block` must be a positive integer; got {block!r}")
     m, n = x.shape
     s = len(qs)
-    est, dist, xs = _resample_statistics(x, qs, n_resamples, rng, int(chunk_elements))
+    block = min(int(block), n)
+    if block > 1:
+        method = "percentile"
+    est, dist, xs = _resample_statistics(x, qs, n_resamples, rng, int(chunk_elements), block)
     if method == "BCa":
         acc = np.array([[_acceleration([jackknife_values(xs[j], q)]) for q in qs] for j in range(m)])
     else:

@@ -1,50 +1,55 @@
-"""Cell estimates and confidence intervals: tables/cells.csv.
+"""Cell estimates and confidence intervals: tables/cells.csv and the per-pass table.
 
-A cell is one (seat, workload, concurrency, metric, statistic). Passes are the
-unit of replication: requests of different passes are never pooled as if
-independent. Which interval a cell gets (its `ci_method`) follows from how it
-was measured:
+A cell is one (seat, harness, probe, workload, concurrency, metric, statistic)
+on the date that describes the seat. The pass is the unit of replication: each
+pass contributes one value, the figure the harness reported where the run gives
+one (shown as printed), else our statistic of its request records. Requests of
+different passes are never pooled, and runs of different harnesses or probes
+are different cells (a manifest's ``harness_group`` says when two harnesses
+measured the same thing).
 
-============================================  ==========================================
-measured as                                   ci_method
-============================================  ==========================================
-1 pass, request records, n >= min_obs         ``bootstrap BCa over requests`` (or
-(quantile q > .5 also n(1-q) >= min_tail_obs)  ``bootstrap percentile over requests``)
-1 pass, requests, mean, 2 <= n < min_obs      ``t (n<min_obs)``
-1 pass, requests, quantile, n < min_obs       ``none: n < {min_obs}``
-1 pass, requests, tail q, n(1-q) too small    ``none: n*(1-q) < {min_tail_obs}``
-1 pass, requests, n < 2                       ``none: n < 2``
-1 pass, aggregate figure with a CI            ``published`` (its own ci_level)
-1 pass, aggregate figure                      ``none: single pass``
-2 passes                                      ``none: two passes, both values reported``
-3 <= passes < min_passes_bootstrap            ``t over passes (df={passes - 1})``
-passes >= min_passes_bootstrap                ``bootstrap BCa over passes``
-all values equal (where a CI was due)         ``none: all values equal``
-BCa undefined                                 ``none: BCa undefined ...``
-============================================  ==========================================
+Two intervals, never confused:
 
-With several passes each pass contributes one value (the statistic of its
-requests where records exist, else its aggregate figure) and the estimate is
-the mean of the pass values.
+``ci_low``/``ci_high`` (between passes, what a claim about the seat needs)
+    =============================================  ===========================
+    measured as                                    ci_route
+    =============================================  ===========================
+    3+ passes, positive values                     ``t_log`` (geometric mean,
+                                                   log-scale t, df = passes - 1)
+    1-2 passes, a pass variance of the same        ``t_log_pooled`` (two-level:
+    seat and cell on other dates                   the variance borrowed, stated)
+    1 pass, an aggregate figure with its own CI    ``published`` (as printed)
+    otherwise                                      none; ``ci_reason`` says why
+    =============================================  ===========================
 
-Conditions: a measurement with a `condition` (engine_init_s cold/warm) is its
-own cell; its workload is written ``"<workload>:<condition>"`` (e.g.
-``init:cold``) so that CELL_KEY stays unique, and the `condition` column
-repeats the condition.
+``within_low``/``within_high`` (one run only, for a single pass with request records)
+    the circular block bootstrap over the requests in send order (block length of
+    Politis & White 2004 where the autocorrelations show dependence; otherwise the
+    ordinary bootstrap; BCa when the block is 1, percentile otherwise), a
+    t-interval below `min_obs` requests for a mean, sectioning above
+    `max_bootstrap_obs` requests. No verdict rests on it: it leaves out
+    run-to-run variation.
 
-Dates: by default each seat is described by its latest date with
-measurements or requests (``latest="seat"``); ``latest="cell"`` takes each
-cell's latest date instead. Earlier dates feed history comparisons.
+Statistics: every statistic a run reported, plus those its requests support:
+the mean and median, and a tail quantile q only where n(1 - q) >= min_tail_obs.
 
-Randomness: each request group (seat, date, workload, concurrency, pass,
-run) draws its resamples from ``SeedSequence([seed, crc32(group key)])`` and
-each pass-level bootstrap from the cell key, so the same data and seed give
-byte-identical tables and adding a seat never changes another seat's CIs.
+Randomness: each request group draws from ``SeedSequence([seed, crc32(key)])``,
+so the same data and seed give byte-identical tables and adding a seat never
+changes another seat's intervals.
+
+References
+----------
+Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time (the
+run as the unit of replication); Davison, A. C. & Hinkley, D. V. (1997),
+Bootstrap Methods and their Application, §3.8 (resample the top level) and
+§8.2 (block resampling); Miller, E. (2024), Adding error bars to evals, §5
+(clustered data); Efron (1987) (BCa); analysis.stats.passes and
+analysis.stats.within for the methods' own references.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -53,44 +58,56 @@ from scipy.special import ndtri
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, key_rng, lerp, quantile_positions
-from .bootstrap import BootstrapDistribution, _method_iv, _n_resamples_iv, bootstrap_group
+from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
+from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
+from .within import block_length, block_size, dependence_seen, lag1_autocorrelation, sectioning_interval
 
-__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "cells", "request_metrics", "ci_method_family"]
+__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells",
+           "request_metrics", "failed_mask", "ci_method_text"]
 
 #: columns of tables/cells.csv (spec/cli.md), in order
 CELL_COLUMNS = ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes",
                 "n_obs", "estimate", "ci_low", "ci_high", "ci_level", "ci_method", "values"]
-#: extra columns cells() adds after the spec's
-CELL_EXTRA_COLUMNS = ["date", "condition", "se", "source"]
+#: extra columns after the spec's
+CELL_EXTRA_COLUMNS = ["harness", "probe", "date", "condition", "ci_route", "ci_reason", "log_se", "df",
+                      "median", "min", "max", "range_level", "within_low", "within_high", "within_level",
+                      "within_method", "within_log_se", "reported", "recomputed", "n_requests", "n_failed",
+                      "lag1", "block", "source"]
+#: the long-form per-pass table (one row per cell and pass)
+PASS_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
+                "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed",
+                "ci_low", "ci_high", "ci_level", "lag1", "source"]
+#: the key of a cell across dates
+CELL_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
 
-PUBLISHED = "published"
-NONE_SINGLE = "none: single pass"
-NONE_TWO = "none: two passes, both values reported"
-NONE_EQUAL = "none: all values equal"
-NONE_N1 = "none: n < 2"
-T_SMALL = "t (n<min_obs)"
-
-_REQ_GROUP = ["seat", "date", "workload", "concurrency", "pass", "run_id"]
-
-
-def ci_method_family(ci_method: str) -> str:
-    """Coarse family of a ci_method string: 'requests', 'passes', 't_small', 'published' or 'none'."""
-    if not isinstance(ci_method, str) or ci_method.startswith("none"):
-        return "none"
-    if ci_method == PUBLISHED:
-        return "published"
-    if " over requests" in ci_method:
-        return "requests"
-    if " over passes" in ci_method:
-        return "passes"
-    if ci_method == T_SMALL:
-        return "t_small"
-    return "none"
+#: why a cell has no between-pass interval -> how ci_method says it (spec/cli.md: "none: ...")
+NO_CI_WORDS = {
+    "single_pass": "none: single pass",
+    "two_passes": "none: two passes, both values reported",
+    "equal_values": "none: all values equal",
+    "non_positive": "none: non-positive pass values",
+}
+ROUTE_WORDS = {
+    "t_log": "t on log pass values (df={df})",
+    "t_log_pooled": "t on log pass values, pass variance pooled from {dates} other date(s) (df={df})",
+    "published": "published",
+}
 
 
-# --------------------------------------------------------------------------- inputs
-def _frame_iv(df, name: str, required: list[str]) -> pd.DataFrame:
+def ci_method_text(route: str, reason: str, df=None, dates=None) -> str:
+    """The `ci_method` text of spec/cli.md from a typed route and reason."""
+    if route:
+        return ROUTE_WORDS[route].format(df=_int_text(df), dates=_int_text(dates))
+    return NO_CI_WORDS.get(reason, f"none: {reason}")
+
+
+def _int_text(v) -> str:
+    return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else str(int(v))
+
+
+# --------------------------------------------------------------------------- request records
+def _frame_iv(df, name: str, required: list[str]) -> pd.DataFrame | None:
     if df is None:
         return None
     if not isinstance(df, pd.DataFrame):
@@ -101,14 +118,39 @@ def _frame_iv(df, name: str, required: list[str]) -> pd.DataFrame:
     return df
 
 
+def failed_mask(requests: pd.DataFrame) -> np.ndarray:
+    """True for failed requests: an `error`, or finish_reason ``error``/``cancelled``/``incomplete``."""
+    failed = np.zeros(len(requests), dtype=bool)
+    if "error" in requests:
+        failed |= requests["error"].notna().to_numpy()
+    if "finish_reason" in requests:
+        fr = requests["finish_reason"].astype("string").isin(["error", "cancelled", "incomplete"])
+        failed |= fr.fillna(False).to_numpy(dtype=bool)
+    return failed
+
+
+def _num(df: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in df:
+        return np.full(len(df), np.nan)
+    return pd.to_numeric(df[col], errors="coerce").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _metric_values(r: pd.DataFrame) -> dict[str, np.ndarray]:
+    ttft, e2e, itl, out_tok = _num(r, "ttft_ms"), _num(r, "e2e_latency_ms"), _num(r, "itl_ms"), _num(r, "output_tokens")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = (out_tok > 1) & (e2e > ttft) & np.isfinite(out_tok) & np.isfinite(e2e) & np.isfinite(ttft)
+        dec = np.where(ok, (out_tok - 1) / ((e2e - ttft) / 1000.0), np.nan)
+    vals = {"ttft_ms": ttft, "itl_ms": itl, "e2e_latency_ms": e2e, "decode_tok_s_per_stream": dec}
+    return {m: np.where(np.isfinite(vals[m]), vals[m], np.nan) for m in REQUEST_METRICS}
+
+
 def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:
-    """Per-request metric values of the successful requests.
+    """Per-request metric values of the successful requests, in table order.
 
     ttft_ms, itl_ms and e2e_latency_ms are read directly;
     decode_tok_s_per_stream = (output_tokens - 1) / ((e2e_latency_ms - ttft_ms)/1000)
     when output_tokens > 1 and e2e > ttft (1000/TPOT, TPOT as vLLM's
-    benchmark_serving defines it). Failed requests (error present or
-    finish_reason == "error") are left out.
+    benchmark_serving defines it). Failed requests (`failed_mask`) are left out.
 
     Returns
     -------
@@ -116,142 +158,203 @@ def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:
     metric of analysis.columns.REQUEST_METRICS (NaN where undefined).
     """
     _frame_iv(requests, "requests", ["run_id", "seat", "date", "pass", "workload", "concurrency"])
-    r = requests
-    failed = pd.Series(False, index=r.index)
-    if "error" in r:
-        failed |= r["error"].notna().to_numpy()
-    if "finish_reason" in r:
-        failed |= (r["finish_reason"].astype("object") == "error").to_numpy()
-    r = r.loc[~failed.to_numpy()]
+    r = requests.loc[~failed_mask(requests)]
     out = r[["run_id", "seat", "date", "pass", "workload", "concurrency"]].copy()
-
-    def num(col):
-        if col not in r:
-            return np.full(len(r), np.nan)
-        return pd.to_numeric(r[col], errors="coerce").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
-
-    ttft, e2e, itl, out_tok = num("ttft_ms"), num("e2e_latency_ms"), num("itl_ms"), num("output_tokens")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ok = (out_tok > 1) & (e2e > ttft) & np.isfinite(out_tok) & np.isfinite(e2e) & np.isfinite(ttft)
-        dec = np.where(ok, (out_tok - 1) / ((e2e - ttft) / 1000.0), np.nan)
-    vals = {"ttft_ms": ttft, "itl_ms": itl, "e2e_latency_ms": e2e, "decode_tok_s_per_stream": dec}
-    for m in REQUEST_METRICS:
-        v = vals[m]
-        out[m] = np.where(np.isfinite(v), v, np.nan)
-    return out.reset_index(drop=True)
-
-
-def _workload_key(workload: pd.Series, condition: pd.Series) -> pd.Series:
-    w = workload.astype("object")
-    c = condition.astype("object")
-    has = c.notna().to_numpy()
-    out = w.copy()
-    out[has] = [f"{a}:{b}" for a, b in zip(w[has], c[has])]
-    return out
-
-
-def _measurement_rows(measurements: pd.DataFrame) -> pd.DataFrame:
-    m = measurements
-    cond = m["condition"] if "condition" in m else pd.Series([None] * len(m), index=m.index)
-    stat = m["statistic"].astype("object") if "statistic" in m else pd.Series(["mean"] * len(m), index=m.index)
-    stat = stat.where(stat.notna(), "mean")
-
-    def col(c, default=np.nan):
-        return m[c] if c in m else pd.Series([default] * len(m), index=m.index)
-
-    out = pd.DataFrame({
-        "seat": m["seat"].astype("object"), "date": m["date"].astype(str),
-        "workload": _workload_key(m["workload"], cond), "condition": cond.astype("object"),
-        "concurrency": pd.array(col("concurrency", pd.NA), dtype="Int64"),
-        "metric": m["metric"].astype("object"), "statistic": stat,
-        "pass": pd.to_numeric(col("pass", 1)).fillna(1).astype(int),
-        "run_id": col("run_id", "").astype("object").fillna("").astype(str),
-        "value": pd.to_numeric(m["value"], errors="coerce").astype(float),
-        "n": pd.array(pd.to_numeric(col("n", pd.NA), errors="coerce"), dtype="Int64"),
-        "ci_low": pd.to_numeric(col("ci_low"), errors="coerce").astype(float),
-        "ci_high": pd.to_numeric(col("ci_high"), errors="coerce").astype(float),
-        "ci_level": pd.to_numeric(col("ci_level"), errors="coerce").astype(float),
-        "source": "measurements", "group": -1,
-        "unit": col("unit", None).astype("object"),
-    })
-    out = out[np.isfinite(out["value"].to_numpy())]
+    for m, v in _metric_values(r).items():
+        out[m] = v
     return out.reset_index(drop=True)
 
 
 @dataclass
 class _Group:
-    """Request values of one (seat, date, workload, concurrency, pass, run), canonical order."""
+    """The requests of one (run, workload, concurrency) in send order."""
 
-    key: tuple
-    values: np.ndarray   # (n_requests, n_metrics), NaN where a metric is undefined
-    metrics: tuple
-
-
-def _request_rows(requests: pd.DataFrame) -> tuple[pd.DataFrame, list[_Group]]:
-    """Per-pass statistics from request records, and the groups for bootstrapping."""
-    rm = request_metrics(requests)
-    if not len(rm):
-        return pd.DataFrame(), []
-    rm = rm.assign(date=rm["date"].astype(str), run_id=rm["run_id"].astype(str),
-                   workload=rm["workload"].astype("object"), seat=rm["seat"].astype("object"),
-                   concurrency=pd.array(rm["concurrency"], dtype="Int64"),
-                   **{"pass": pd.to_numeric(rm["pass"]).fillna(1).astype(int)})
-    rows = []
-    groups: list[_Group] = []
-    metrics = tuple(REQUEST_METRICS)
-    for key, g in rm.groupby(_REQ_GROUP, sort=True, dropna=False):
-        x = g[list(metrics)].to_numpy(dtype=float)
-        # canonical order (independent of the input's row order): lexsort on the values
-        order = np.lexsort(x.T[::-1])
-        x = x[order]
-        gid = len(groups)
-        groups.append(_Group(key=tuple(key), values=x, metrics=metrics))
-        seat, date, workload, conc, pss, run = key
-        for j, metric in enumerate(metrics):
-            v = x[:, j]
-            v = np.sort(v[np.isfinite(v)])
-            n = v.shape[0]
-            if n == 0:
-                continue
-            for stat in REQUEST_STATISTICS:
-                if stat == "mean":
-                    val = float(v.mean())
-                else:
-                    lo, hi, gm = quantile_positions(n, QUANTILES[stat])
-                    val = float(lerp(v[lo], v[hi], gm))
-                rows.append((seat, date, workload, None, conc, metric, stat, pss, run, val, n,
-                             np.nan, np.nan, np.nan, "requests", gid, METRICS[metric][0]))
-    cols = ["seat", "date", "workload", "condition", "concurrency", "metric", "statistic", "pass",
-            "run_id", "value", "n", "ci_low", "ci_high", "ci_level", "source", "group", "unit"]
-    out = pd.DataFrame(rows, columns=cols)
-    out["concurrency"] = pd.array(out["concurrency"], dtype="Int64")
-    out["n"] = pd.array(out["n"], dtype="Int64")
-    return out, groups
+    key: tuple           # (run_id, workload, concurrency)
+    values: np.ndarray   # (n_successful, n_metrics) in send order, NaN where undefined
+    n_requests: int
+    n_failed: int
 
 
-def _replicates(measurements, requests) -> tuple[pd.DataFrame, list[_Group]]:
-    """All replicate-level values (one row per cell, date and pass/run); requests win over aggregates."""
-    parts = []
-    groups: list[_Group] = []
+def _send_order(r: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
+    """Positions of one group in send order: by `start_ms` when every record has it, else as stored."""
+    if "start_ms" not in r:
+        return pos
+    s = _num(r.iloc[pos], "start_ms") if len(pos) else np.array([])
+    if len(s) and np.all(np.isfinite(s)):
+        return pos[np.argsort(s, kind="stable")]
+    return pos
+
+
+def _request_groups(requests: pd.DataFrame | None) -> tuple[list[_Group], dict]:
+    """The request groups, and {group key: group index}."""
+    if requests is None or not len(requests):
+        return [], {}
+    r = requests.reset_index(drop=True)
+    failed = failed_mask(r)
+    conc = pd.array(r["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    keys = pd.DataFrame({"run_id": r["run_id"].astype(str), "workload": r["workload"].astype(str),
+                         "_c": np.asarray(conc)})
+    values = np.column_stack([_metric_values(r)[m] for m in REQUEST_METRICS])
+    groups, index = [], {}
+    for key, pos in sorted(keys.groupby(["run_id", "workload", "_c"], sort=False).indices.items()):
+        pos = _send_order(r, np.asarray(pos))
+        ok = pos[~failed[pos]]
+        index[key] = len(groups)
+        groups.append(_Group(key=key, values=values[ok], n_requests=len(pos), n_failed=int(failed[pos].sum())))
+    return groups, index
+
+
+def _from_requests(stat: str) -> bool:
+    """Whether a statistic can be recomputed from request records (the mean or a quantile)."""
+    return stat == "mean" or stat in QUANTILES
+
+
+def _supported(stat: str, n: int, th: Thresholds) -> bool:
+    q = QUANTILES.get(stat)
+    if n < 1:
+        return False
+    if q is None or q <= 0.5:
+        return True
+    return n * (1.0 - q) >= th.min_tail_obs
+
+
+def _statistic(sorted_v: np.ndarray, stat: str) -> float:
+    if stat == "mean":
+        return float(sorted_v.mean())
+    lo, hi, g = quantile_positions(sorted_v.shape[0], QUANTILES[stat])
+    return float(lerp(sorted_v[lo], sorted_v[hi], g))
+
+
+# --------------------------------------------------------------------------- the pass table
+def _run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
+    """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
+    if runs is None or not len(runs):
+        return {}
+    name = runs["harness"].astype("object") if "harness" in runs else pd.Series([None] * len(runs))
+    if "harness_group" in runs:
+        grp = runs["harness_group"].astype("object")
+        name = grp.where(grp.notna(), name)
+    probe = runs["probe"].astype("object") if "probe" in runs else pd.Series([None] * len(runs))
+    return {str(rid): (_str_or_none(h), _str_or_none(p))
+            for rid, h, p in zip(runs["run_id"].astype(str), name, probe)}
+
+
+def _str_or_none(v):
+    return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _workload_key(workload, condition) -> str:
+    return f"{workload}:{condition}" if isinstance(condition, str) and condition else str(workload)
+
+
+def _pass_rows(measurements, requests, runs, th: Thresholds) -> tuple[pd.DataFrame, list[_Group]]:
+    """One row per (cell, date, pass, run): reported figure, our recomputation, the value used."""
+    groups, gindex = _request_groups(requests)
+    labels = _run_labels(runs)
+    # what each request group says, per (metric, statistic)
+    meta = {}
     if requests is not None and len(requests):
-        rrows, groups = _request_rows(requests)
-        if len(rrows):
-            parts.append(rrows.assign(_prio=0))
+        first = requests.drop_duplicates("run_id")
+        meta = {str(r): (s, str(d), int(p)) for r, s, d, p in
+                zip(first["run_id"], first["seat"], first["date"], first["pass"])}
+    rows: dict[tuple, dict] = {}
+
+    def base(run_id, seat, date, pss, workload, conc, metric, stat):
+        h, p = labels.get(str(run_id), (None, None))
+        return dict(seat=str(seat), harness=h, probe=p, workload=workload, concurrency=conc, metric=metric,
+                    statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
+                    value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
+                    n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
+                    lag1=math.nan, source="", group=-1, condition=None)
+
+    group_stats: dict[int, dict] = {}
+    for gid, g in enumerate(groups):
+        per = {}
+        for j, metric in enumerate(REQUEST_METRICS):
+            v = g.values[:, j]
+            v = v[np.isfinite(v)]
+            if v.shape[0]:
+                sv = np.sort(v)
+                per[metric] = (sv, lag1_autocorrelation(v))
+        group_stats[gid] = per
+        run_id, workload, c = g.key
+        seat, date, pss = meta[run_id]
+        conc = None if c < 0 else int(c)
+        for metric, (sv, rho) in per.items():
+            for stat in REQUEST_STATISTICS:
+                if not _supported(stat, sv.shape[0], th):
+                    continue
+                row = base(run_id, seat, date, pss, workload, conc, metric, stat)
+                row.update(recomputed=_statistic(sv, stat), n_obs=int(sv.shape[0]), n_requests=g.n_requests,
+                           n_failed=g.n_failed, lag1=rho, source="requests", group=gid)
+                rows[_row_key(row)] = row
     if measurements is not None and len(measurements):
-        parts.append(_measurement_rows(measurements).assign(_prio=1))
-    if not parts:
+        m = measurements
+        stat = m["statistic"].astype("object").where(m["statistic"].notna(), "mean") if "statistic" in m \
+            else pd.Series(["mean"] * len(m), index=m.index)
+        cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
+                for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
+                          "condition", "ci_low", "ci_high", "ci_level")}
+        for i in range(len(m)):
+            value = _float(cols["value"][i])
+            if not math.isfinite(value):
+                continue
+            conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
+            cond = _str_or_none(cols["condition"][i])
+            wl = _workload_key(cols["workload"][i], cond)
+            pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
+            row = base(cols["run_id"][i], cols["seat"][i], cols["date"][i], pss, wl, conc,
+                       str(cols["metric"][i]), str(stat.iloc[i]))
+            key = _row_key(row)
+            if key in rows and math.isfinite(rows[key]["reported"]):
+                continue  # a figure repeated in one run: the first one stands
+            prev = rows.get(key)
+            gid = gindex.get((row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc), -1)
+            if prev is None and gid >= 0 and row["metric"] in group_stats[gid] and _from_requests(row["statistic"]):
+                sv, rho = group_stats[gid][row["metric"]]
+                g = groups[gid]
+                row.update(recomputed=_statistic(sv, row["statistic"]), n_requests=g.n_requests,
+                           n_failed=g.n_failed, lag1=rho, group=gid, n_obs=int(sv.shape[0]))
+            elif prev is not None:
+                row = prev
+            n = cols["n"][i]
+            row.update(reported=value, condition=cond, source="reported",
+                       ci_low=_float(cols["ci_low"][i]), ci_high=_float(cols["ci_high"][i]),
+                       ci_level=_float(cols["ci_level"][i]))
+            if not _missing(n):
+                row["n_obs"] = int(n)
+            rows[key] = row
+    if not rows:
         return pd.DataFrame(), groups
-    reps = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    reps["concurrency"] = pd.array(reps["concurrency"], dtype="Int64")
-    reps["_conc"] = reps["concurrency"].fillna(-1).astype(int)
-    reps = reps.sort_values(["seat", "date", "workload", "_conc", "metric", "statistic", "pass",
-                             "run_id", "_prio"], kind="stable")
-    reps = reps.drop_duplicates(["seat", "date", "workload", "_conc", "metric", "statistic", "pass",
-                                 "run_id"], keep="first")
-    return reps.reset_index(drop=True), groups
+    df = pd.DataFrame(list(rows.values()))
+    df["value"] = np.where(np.isfinite(df["reported"].to_numpy(float)), df["reported"], df["recomputed"])
+    df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    for c in ("harness", "probe"):
+        df[c] = df[c].astype("object")
+    df["_h"] = df["harness"].fillna("")
+    df["_p"] = df["probe"].fillna("")
+    df = df.sort_values(["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"],
+                        kind="stable").reset_index(drop=True)
+    return df, groups
 
 
-# --------------------------------------------------------------------------- per-seat cells
+def _row_key(row) -> tuple:
+    return (row["seat"], row["harness"], row["probe"], row["workload"], row["concurrency"], row["metric"],
+            row["statistic"], row["date"], row["pass"], row["run_id"])
+
+
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
+def _float(v) -> float:
+    try:
+        return math.nan if _missing(v) else float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+# --------------------------------------------------------------------------- cells
 @dataclass
 class _Config:
     thresholds: Thresholds
@@ -259,195 +362,235 @@ class _Config:
     n_resamples: int
     level: float
     seed: int
-    keep: bool
+
+
+@dataclass
+class CellSet:
+    """Cells with their between-pass and within-run intervals, and the pass values behind them.
+
+    ``cells``: one row per cell (CELL_COLUMNS then CELL_EXTRA_COLUMNS), on the
+    date that describes each seat; ``dated``: the same for every date measured
+    (within-run intervals on the described date only), for history comparisons;
+    ``passes``: one row per cell, date and pass (PASS_COLUMNS); ``level``: the
+    confidence level of all of them.
+    """
+
+    cells: pd.DataFrame
+    passes: pd.DataFrame
+    level: float
+    dated: pd.DataFrame = field(default=None, repr=False)
 
 
 def _stat_order(stat: str) -> int:
     return STATISTICS.index(stat) if stat in STATISTICS else len(STATISTICS)
 
 
-def _implied_se(lo, hi, level) -> float:
-    if not (np.isfinite(lo) and np.isfinite(hi) and np.isfinite(level) and 0 < level < 1):
+def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
+    if latest == "seat":
+        last = df.groupby("seat")["date"].transform("max")
+    else:
+        last = df.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"].transform("max")
+    return df[df["date"] == last]
+
+
+def _variances(passes: pd.DataFrame) -> dict[tuple, dict[str, LogVariance]]:
+    """{cell key: {date: log-variance of that date's passes}} for dates with 2+ positive passes."""
+    out: dict[tuple, dict[str, LogVariance]] = {}
+    keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+    for key, pos in passes.groupby(keys, sort=False).indices.items():
+        if len(pos) < 2:
+            continue
+        lv = log_variance(passes["value"].to_numpy(float)[pos])
+        if lv is not None:
+            out.setdefault(key[:-1], {})[key[-1]] = lv
+    return out
+
+
+def _implied_log_se(value, lo, hi, level) -> float:
+    if not all(math.isfinite(x) for x in (value, lo, hi, level)) or not (0 < level < 1) or lo <= 0 or hi <= 0:
         return math.nan
-    return float((hi - lo) / (2.0 * ndtri(0.5 + level / 2.0)))
+    return float((math.log(hi) - math.log(lo)) / (2.0 * ndtri(0.5 + level / 2.0)))
 
 
-def _seat_cells(reps: pd.DataFrame, groups: list[_Group], cfg: _Config):
-    """Cells of one seat (all dates present in `reps`).
+def _cell_row(key, date, sub: pd.DataFrame, s: PassSummary, borrowed: LogVariance | None, cfg: _Config) -> dict:
+    seat, h, p, workload, conc, metric, stat = key
+    vals = sub["value"].to_numpy(float)
+    rec = sub["recomputed"].to_numpy(float)
+    rep = sub["reported"].to_numpy(float)
+    n = sub["n_obs"]
+    n_obs = int(n.sum()) if n.notna().all() else pd.NA
+    route = s.route
+    lo, hi, level = s.low, s.high, (s.level if route else math.nan)
+    sources = sorted(set(sub["source"]))
+    row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
+               unit=METRICS[metric][0] if metric in METRICS else None, n_passes=len(vals), n_obs=n_obs,
+               estimate=s.estimate, ci_low=lo, ci_high=hi, ci_level=level, ci_method="",
+               values=format_values(vals), harness=h, probe=p, date=date,
+               condition=sub["condition"].dropna().iloc[0] if sub["condition"].notna().any() else None,
+               ci_route=route, ci_reason=s.reason, log_se=s.log_se, df=s.df, median=s.median, min=s.min,
+               max=s.max, range_level=s.range_level, within_low=math.nan, within_high=math.nan,
+               within_level=math.nan, within_method="", within_log_se=math.nan,
+               reported=_geometric_mean(rep), recomputed=_geometric_mean(rec),
+               n_requests=_sum_int(sub["n_requests"]), n_failed=_sum_int(sub["n_failed"]),
+               lag1=float(sub["lag1"].iloc[0]) if len(sub) == 1 else math.nan, block=pd.NA,
+               source="+".join(sources), _group=int(sub["group"].iloc[0]) if len(sub) == 1 else -1)
+    if len(vals) == 1:
+        plo, phi, plv = (float(sub[c].iloc[0]) for c in ("ci_low", "ci_high", "ci_level"))
+        if not route and math.isfinite(plo) and math.isfinite(phi):
+            row.update(ci_low=plo, ci_high=phi, ci_level=plv, ci_route="published", ci_reason="",
+                       within_log_se=_implied_log_se(vals[0], plo, phi, plv))
+    row["ci_method"] = ci_method_text(row["ci_route"], row["ci_reason"], df=s.df,
+                                      dates=borrowed.n_dates if borrowed is not None else None)
+    return row
 
-    Returns (list of row dicts, {cell key: BootstrapDistribution} for cells
-    bootstrapped over requests, when cfg.keep).
-    """
+
+def _geometric_mean(v: np.ndarray) -> float:
+    """Geometric mean of positive finite values; the value itself for one; NaN otherwise."""
+    if len(v) == 1:
+        return float(v[0])
+    if len(v) and np.all(np.isfinite(v)) and np.all(v > 0):
+        return float(np.exp(np.mean(np.log(v))))
+    return math.nan
+
+
+def _sum_int(s: pd.Series):
+    s = pd.to_numeric(s, errors="coerce")
+    return int(s.sum()) if s.notna().all() else pd.NA
+
+
+def _within_plan(row: dict, group, cfg: _Config) -> str:
+    """How the within-run interval of a single-pass cell is computed: 'bootstrap', 't', 'sectioning'
+    or 'none: ...' (why not)."""
     th = cfg.thresholds
-    rows = []
-    pending: dict[int, list[int]] = {}   # group id -> row indices awaiting a request bootstrap
-    dists: dict[tuple, BootstrapDistribution] = {}
-    a = {c: reps[c].to_numpy(dtype=object) for c in ("source", "condition", "unit", "concurrency")}
-    value = reps["value"].to_numpy(dtype=float)
-    nn = reps["n"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
-    lo_a = reps["ci_low"].to_numpy(dtype=float)
-    hi_a = reps["ci_high"].to_numpy(dtype=float)
-    lv_a = reps["ci_level"].to_numpy(dtype=float)
-    gid_a = reps["group"].to_numpy(dtype=np.int64)
-    # rows of `reps` are sorted by cell key, then pass and run: positions ascending = pass order
-    index = reps.groupby(["seat", "date", "workload", "_conc", "metric", "statistic"], sort=True).indices
-    for key, pos in index.items():
-        pos = np.sort(pos)
-        seat, date, workload, _c, metric, stat = key
-        conc = a["concurrency"][pos[0]]
-        vals = value[pos]
-        k = vals.shape[0]
-        n_obs = int(nn[pos].sum()) if np.all(np.isfinite(nn[pos])) else pd.NA
-        sources = set(a["source"][pos])
-        source = sources.pop() if len(sources) == 1 else "requests+measurements"
-        cond = a["condition"][pos[0]]
-        row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
-                   unit=METRICS[metric][0] if metric in METRICS else a["unit"][pos[0]],
-                   n_passes=k, n_obs=n_obs,
-                   estimate=float(np.mean(vals)) if k > 1 else float(vals[0]),
-                   ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, ci_method="",
-                   values=format_values(vals), date=date,
-                   condition=cond if isinstance(cond, str) else None, se=math.nan, source=source,
-                   _values=vals)
-        if k == 1:
-            p0 = pos[0]
-            if a["source"][p0] == "requests":
-                n = int(nn[p0])
-                q = QUANTILES.get(stat)
-                if n < 2:
-                    row["ci_method"] = NONE_N1
-                elif stat == "mean":
-                    if n >= th.min_obs:
-                        row["ci_method"] = "pending"
-                    else:
-                        v = _group_metric_values(groups[int(gid_a[p0])], metric)
-                        if np.all(v == v[0]):
-                            row["ci_method"] = NONE_EQUAL
-                        else:
-                            t = t_interval(v, level=cfg.level)
-                            row.update(ci_low=t.low, ci_high=t.high, ci_level=cfg.level,
-                                       se=t.standard_error, ci_method=T_SMALL)
-                elif q is None:
-                    row["ci_method"] = NONE_SINGLE
-                elif n < th.min_obs:
-                    row["ci_method"] = f"none: n < {th.min_obs}"
-                elif q > 0.5 and n * (1.0 - q) < th.min_tail_obs:
-                    row["ci_method"] = f"none: n*(1-q) < {th.min_tail_obs}"
-                else:
-                    row["ci_method"] = "pending"
-                if row["ci_method"] == "pending":
-                    pending.setdefault(int(gid_a[p0]), []).append(len(rows))
-            elif np.isfinite(lo_a[p0]) and np.isfinite(hi_a[p0]):
-                lvl = float(lv_a[p0])
-                row.update(ci_low=float(lo_a[p0]), ci_high=float(hi_a[p0]), ci_level=lvl,
-                           se=_implied_se(lo_a[p0], hi_a[p0], lvl), ci_method=PUBLISHED,
-                           source="published")
-            else:
-                row["ci_method"] = NONE_SINGLE
-        elif k == 2:
-            row["ci_method"] = NONE_TWO
-        elif np.all(vals == vals[0]):
-            row["ci_method"] = NONE_EQUAL
-        elif k < th.min_passes_bootstrap:
-            t = t_interval(vals, level=cfg.level)
-            row.update(ci_low=t.low, ci_high=t.high, ci_level=cfg.level, se=t.standard_error,
-                       ci_method=f"t over passes (df={k - 1})")
-        else:
-            rng = key_rng(cfg.seed, ("passes", seat, date, workload, conc, metric, stat))
-            gb = bootstrap_group(vals, ("mean",), method=cfg.method, n_resamples=cfg.n_resamples,
-                                 level=cfg.level, rng=rng, warn=False)
-            _fill_boot(row, gb, 0, 0, cfg, f"bootstrap {cfg.method} over passes")
-        rows.append(row)
-
-    for gid, idxs in pending.items():
-        _bootstrap_group_rows(groups[gid], [rows[i] for i in idxs], cfg, dists)
-    for r in rows:
-        if r["ci_method"] == "pending":  # cannot happen with n >= 2; never leak the marker
-            r["ci_method"] = NONE_N1
-    return rows, dists
+    if group is None:
+        return ""
+    n = int(row["_n_within"])
+    stat = row["statistic"]
+    q = QUANTILES.get(stat)
+    if stat != "mean" and q is None:
+        return ""
+    if n < 2:
+        return "none: n < 2"
+    if n > th.max_bootstrap_obs and n >= 60:
+        return "sectioning"
+    if stat == "mean":
+        return "bootstrap" if n >= th.min_obs else "t"
+    if n < th.min_obs:
+        return f"none: n < {th.min_obs}"
+    if q > 0.5 and n * (1.0 - q) < th.min_tail_obs:
+        return f"none: n*(1-q) < {th.min_tail_obs}"
+    return "bootstrap"
 
 
-def _group_metric_values(group: _Group, metric: str) -> np.ndarray:
-    v = group.values[:, group.metrics.index(metric)]
+def _within_intervals(rows: list[dict], groups: list[_Group], cfg: _Config) -> None:
+    """Fill the within-run intervals of single-pass cells with request records."""
+    pending: dict[int, list[dict]] = {}
+    for row in rows:
+        gid = row["_group"]
+        if row["n_passes"] != 1 or gid < 0 or row["metric"] not in REQUEST_METRICS:
+            continue
+        g = groups[gid]
+        v = _metric_column(g, row["metric"])
+        row["_n_within"] = v.shape[0]
+        plan = _within_plan(row, g, cfg)
+        if plan.startswith("none"):
+            row["within_method"] = plan
+        elif plan == "t":
+            if np.all(v == v[0]):
+                row["within_method"] = "none: all values equal"
+                continue
+            t = t_interval(v, level=cfg.level)
+            _set_within(row, t.low, t.high, cfg.level, "t over requests, within one run")
+        elif plan == "sectioning":
+            q = QUANTILES.get(row["statistic"])
+            s = sectioning_interval(v, q, level=cfg.level)
+            _set_within(row, s.low, s.high, cfg.level, f"sectioning ({s.n_sections} sections), within one run")
+        elif plan == "bootstrap":
+            pending.setdefault(gid, []).append(row)
+    for gid, rs in pending.items():
+        _bootstrap_group_rows(groups[gid], rs, cfg)
+
+
+def _set_within(row, lo, hi, level, method, log_se=math.nan):
+    row.update(within_low=float(lo), within_high=float(hi), within_level=level, within_method=method)
+    if not math.isfinite(log_se) and lo > 0 and hi > 0:
+        log_se = float((math.log(hi) - math.log(lo)) / (2.0 * ndtri(0.5 + level / 2.0)))
+    row["within_log_se"] = log_se
+
+
+def _metric_column(g: _Group, metric: str) -> np.ndarray:
+    v = g.values[:, REQUEST_METRICS.index(metric)]
     return v[np.isfinite(v)]
 
 
-def _fill_boot(row, gb, j, k, cfg, label):
-    lo, hi = float(gb.low[j, k]), float(gb.high[j, k])
-    if math.isnan(lo) or math.isnan(hi):
-        note = str(gb.note[j, k])
-        row["ci_method"] = NONE_EQUAL if note.startswith("degenerate") else (
-            "none: BCa undefined (estimate outside the bootstrap distribution)")
-        return
-    extra = " (acceleration 0: tied data)" if str(gb.note[j, k]).startswith("acceleration") else ""
-    row.update(ci_low=lo, ci_high=hi, ci_level=cfg.level, se=float(gb.standard_error[j, k]),
-               ci_method=label + extra)
-
-
-def _bootstrap_group_rows(group: _Group, rows: list[dict], cfg: _Config, dists: dict) -> None:
-    """Bootstrap the pending cells of one request group, metrics with equal masks sharing resamples."""
+def _bootstrap_group_rows(group: _Group, rows: list[dict], cfg: _Config) -> None:
+    """Block-bootstrap the pending cells of one request group; metrics with equal masks share resamples."""
     finite = np.isfinite(group.values)
     buckets: dict[bytes, list[int]] = {}
-    for j in range(len(group.metrics)):
+    for j in range(len(REQUEST_METRICS)):
         if finite[:, j].any():
             buckets.setdefault(np.packbits(finite[:, j]).tobytes(), []).append(j)
-    by_metric = {}
+    by_metric: dict[str, list[dict]] = {}
     for r in rows:
         by_metric.setdefault(r["metric"], []).append(r)
     for js in buckets.values():
-        names = [group.metrics[j] for j in js if group.metrics[j] in by_metric]
+        names = [REQUEST_METRICS[j] for j in js if REQUEST_METRICS[j] in by_metric]
         if not names:
             continue
         mask = finite[:, js[0]]
-        x = group.values[mask][:, [group.metrics.index(m) for m in names]].T
-        if x.shape[1] < 2:
-            continue
+        x = group.values[mask][:, [REQUEST_METRICS.index(m) for m in names]].T
+        blk = max(block_size(block_length(xm)) if dependence_seen(xm) else 1 for xm in x)
         stats_needed = sorted({r["statistic"] for m in names for r in by_metric[m]}, key=_stat_order)
-        # bucket key: the group key plus every metric sharing this mask (data-determined)
-        bucket_names = tuple(group.metrics[j] for j in js)
-        rng = key_rng(cfg.seed, ("requests",) + group.key + bucket_names)
+        rng = key_rng(cfg.seed, ("requests",) + tuple(group.key) + tuple(REQUEST_METRICS[j] for j in js))
         gb = bootstrap_group(x, stats_needed, method=cfg.method, n_resamples=cfg.n_resamples,
-                             level=cfg.level, rng=rng, keep_distribution=cfg.keep, warn=False)
+                             level=cfg.level, rng=rng, keep_distribution=True, warn=False, block=blk)
+        label = (f"bootstrap {gb.method} over requests" if blk == 1 else
+                 f"circular block bootstrap (block {blk}) over requests, percentile")
         for jm, m in enumerate(names):
             for r in by_metric[m]:
+                r["block"] = blk
                 ks = stats_needed.index(r["statistic"])
-                xm = x[jm]
-                if np.all(xm == xm[0]):
-                    r["ci_method"] = NONE_EQUAL
+                if np.all(x[jm] == x[jm][0]):
+                    r["within_method"] = "none: all values equal"
                     continue
-                _fill_boot(r, gb, jm, ks, cfg, f"bootstrap {cfg.method} over requests")
-                if cfg.keep and r["ci_method"].startswith("bootstrap"):
-                    dists[(r["seat"], r["date"], r["workload"], _conc_key(r["concurrency"]), m,
-                           r["statistic"])] = gb.sample(jm, ks)
+                lo, hi = float(gb.low[jm, ks]), float(gb.high[jm, ks])
+                if math.isnan(lo) or math.isnan(hi):
+                    r["within_method"] = "none: bootstrap undefined"
+                    continue
+                dist = gb.distributions[jm, ks]
+                log_se = float(np.std(np.log(dist), ddof=1)) if np.all(dist > 0) else math.nan
+                _set_within(r, lo, hi, cfg.level, label + ", within one run", log_se)
 
 
-def _conc_key(c) -> int:
-    return -1 if c is None or c is pd.NA or (isinstance(c, float) and math.isnan(c)) else int(c)
+def _empty_frame(columns) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})
 
 
-def _empty_cells() -> pd.DataFrame:
-    return _typed(pd.DataFrame(columns=CELL_COLUMNS + CELL_EXTRA_COLUMNS))
+_STRING_COLUMNS = ("seat", "workload", "metric", "statistic", "unit", "ci_method", "values", "harness",
+                   "probe", "date", "condition", "ci_route", "ci_reason", "within_method", "source", "run_id")
+_INT_COLUMNS = ("concurrency", "n_passes", "n_obs", "n_requests", "n_failed", "block", "pass")
 
 
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.copy()
-    for c in ("seat", "workload", "metric", "statistic", "unit", "ci_method", "values", "date",
-              "condition", "source"):
-        out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
-    for c in ("concurrency", "n_passes", "n_obs"):
-        out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
-    for c in ("estimate", "ci_low", "ci_high", "ci_level", "se"):
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    return out[CELL_COLUMNS + CELL_EXTRA_COLUMNS].reset_index(drop=True)
+def _typed(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    out = df.reindex(columns=columns).copy()
+    for c in columns:
+        if c in _STRING_COLUMNS:
+            out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
+        elif c in _INT_COLUMNS:
+            out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
+        else:
+            out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
+    return out.reset_index(drop=True)
 
 
-def _sorted_cells(df: pd.DataFrame) -> pd.DataFrame:
+def _sorted(df: pd.DataFrame) -> pd.DataFrame:
     if not len(df):
         return df
     keys = df.assign(_c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"),
-                     _s=[_stat_order(s) for s in df["statistic"]])
-    keys = keys.sort_values(["seat", "date", "workload", "_c", "metric", "_s"], kind="stable")
-    return keys.drop(columns=["_c", "_s"]).reset_index(drop=True)
+                     _s=[_stat_order(s) for s in df["statistic"]],
+                     _h=df["harness"].fillna(""), _p=df["probe"].fillna(""))
+    keys = keys.sort_values(["seat", "date", "_h", "_p", "workload", "_c", "metric", "_s"], kind="stable")
+    return keys.drop(columns=["_c", "_s", "_h", "_p"]).reset_index(drop=True)
 
 
 def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
@@ -463,65 +606,66 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     return method, n_resamples, int(seed), level
 
 
-def _select_latest(reps: pd.DataFrame, latest: str) -> pd.DataFrame:
-    if latest == "seat":
-        last = reps.groupby("seat")["date"].transform("max")
-    else:
-        last = reps.groupby(["seat", "workload", "_conc", "metric", "statistic"])["date"].transform("max")
-    return reps[reps["date"] == last]
-
-
-def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None, *,
-          thresholds: Thresholds = DEFAULT, method: str = "BCa", n_resamples: int = 10000,
-          seed: int = 0, level: float | None = None, latest: str = "seat") -> pd.DataFrame:
-    """Estimate and confidence interval of every cell, as tables/cells.csv.
+def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
+                   runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
+                   n_resamples: int = 10000, seed: int = 0, level: float | None = None,
+                   latest: str = "seat") -> CellSet:
+    """Every cell's estimate, between-pass interval and within-run interval.
 
     Parameters
     ----------
-    measurements : DataFrame or None
-        The `measurements` tidy table (analysis.columns.TABLE_COLUMNS).
-    requests : DataFrame or None
-        The `requests` tidy table.
+    measurements, requests : DataFrame or None
+        The tidy tables (analysis.columns.TABLE_COLUMNS); requests in send order
+        (or with `start_ms`).
+    runs : DataFrame, optional
+        The `runs` table: harness (or `harness_group`) and probe per run, part of
+        each cell's key. Without it every run counts as one harness and probe.
     thresholds : Thresholds, keyword-only
-        min_obs, min_tail_obs, min_passes_bootstrap and alpha are used.
+        min_obs, min_tail_obs, max_bootstrap_obs and alpha are used.
     method : {"BCa", "percentile"}
-        Bootstrap interval (over requests of one pass, or over passes).
-    n_resamples : int
-    seed : int
-        Same data and seed give byte-identical tables.
-    level : float, optional
-        Confidence level; default 1 - thresholds.alpha.
-    latest : {"seat", "cell"}
-        Which date describes a seat: its latest date overall ("seat", default)
-        or each cell's latest date ("cell").
+        The within-run bootstrap interval when the block length is 1.
+    n_resamples, seed, level, latest
+        Resamples; seed (same data and seed give byte-identical tables); the
+        confidence level (default 1 - alpha); which date describes a seat: its
+        latest overall ("seat") or each cell's latest ("cell").
 
     Returns
     -------
-    DataFrame
-        CELL_COLUMNS (tables/cells.csv) then CELL_EXTRA_COLUMNS (`date`,
-        `condition`, `se`, `source`), sorted by seat, workload, concurrency,
-        metric, statistic. See the module docstring for `ci_method`.
-
-    References
-    ----------
-    Davison, A. C. & Hinkley, D. V. (1997), Bootstrap Methods and their
-    Application, §3.8 (resample the top level of hierarchical data); Ren, S.
-    et al. (2010), Nonparametric bootstrapping for hierarchical data, J. Appl.
-    Stat. 37(9), 1487-1498; Cameron, A. C. & Miller, D. L. (2015), A
-    practitioner's guide to cluster-robust inference, J. Human Resources
-    50(2) (few clusters: t with G - 1 df); Efron (1987) (BCa).
+    CellSet (see the module docstring for the routes).
     """
     _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
     _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
-    cfg = _Config(thresholds, method, n_resamples, level, seed, keep=False)
-    reps, groups = _replicates(measurements, requests)
-    if not len(reps):
-        return _empty_cells()
-    reps = _select_latest(reps, latest)
+    cfg = _Config(thresholds, method, n_resamples, level, seed)
+    passes, groups = _pass_rows(measurements, requests, runs, thresholds)
+    if not len(passes):
+        empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
+        return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
+    variances = _variances(passes)
+    latest_index = set(_select_latest(passes, latest).index)
     rows = []
-    for _seat, rs in reps.groupby("seat", sort=True):
-        r, _ = _seat_cells(rs, groups, cfg)
-        rows.extend(r)
-    return _sorted_cells(_typed(pd.DataFrame(rows)))
+    keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+    for gkey, pos in passes.groupby(keys, sort=False).indices.items():
+        sub = passes.iloc[np.sort(pos)]
+        ckey, date = gkey[:-1], gkey[-1]
+        others = [v for d, v in variances.get(ckey, {}).items() if d != date]
+        borrowed = pooled_log_variance(others) if len(sub) < 3 else None
+        s = summarise_passes(sub["value"].to_numpy(float), level=level, borrowed=borrowed)
+        first = sub.iloc[0]
+        key = (first["seat"], first["harness"], first["probe"], first["workload"], first["concurrency"],
+               first["metric"], first["statistic"])
+        row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
+        row["_latest"] = sub.index[0] in latest_index
+        rows.append(row)
+    _within_intervals([r for r in rows if r["_latest"]], groups, cfg)
+    every = pd.DataFrame(rows)
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    cells_df = _sorted(_typed(every[every["_latest"]], columns))
+    dated = _sorted(_typed(every, columns))
+    return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated)
 
+
+def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
+          runs: pd.DataFrame | None = None, **options) -> pd.DataFrame:
+    """The cells table of `estimate_cells` (tables/cells.csv)."""
+    return estimate_cells(measurements, requests, runs, **options).cells

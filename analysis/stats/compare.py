@@ -1,282 +1,306 @@
-"""Comparisons: candidate/baseline ratios with CIs and verdicts, as tables/comparisons.csv.
+"""Comparisons: candidate/baseline ratios with CIs, p-values and verdicts (tables/comparisons.csv).
 
-For every cell shared by the baseline seat and another seat (kind
-"baseline"), and for every cell of a seat measured on several dates (kind
-"history": each earlier date against the latest), the ratio
-candidate / baseline with a confidence interval chosen by how both sides were
-measured:
+For every cell the baseline seat and another seat share (kind ``baseline``;
+same harness, probe, workload, concurrency, metric and statistic), and for
+every earlier date of a seat's cell against its latest (kind ``history``), the
+ratio of the two cells' centres (geometric means of pass values), with:
 
-=====================================================  ===============================================
-both sides                                             ci_method
-=====================================================  ===============================================
-1 pass with requests, bootstrapped (n >= min_obs)      ``bootstrap BCa ratio over requests`` (each side
-                                                       resampled independently, same engine and
-                                                       streams as cells(); ratio of resampled statistics)
->= min_passes_bootstrap passes                         ``bootstrap BCa ratio over passes``
->= 3 passes (otherwise)                                ``Welch t on log pass values`` (ratio of
-                                                       geometric means)
-one side published CI, the other any CI with an SE     ``Fieller (normal, SE from published CI)``
-anything else                                          ``none: ...`` (why), verdict insufficient_data
-=====================================================  ===============================================
+* a between-pass interval and Welch's test on the log scale when both sides
+  have a between-pass variance (3+ passes, or a variance pooled from other
+  dates), which is the only ground for ``better`` or ``worse``;
+* otherwise no interval (``ci_method`` says why) and, where both sides are
+  single runs with within-run intervals, a ratio interval "within one run"
+  (``within_low``/``within_high``; normal on the log scale from the two sides'
+  within-run standard errors). It describes those two runs, not the seats.
 
-Verdict, direction aware (analysis.columns.higher_is_better): a CI inside
-[1 - noise, 1 + noise] is ``within_noise``; otherwise a CI entirely on the
-good side of 1 is ``better``, entirely on the bad side ``worse``; a CI that
-straddles 1 (and is wider than the noise band), or no CI, is
-``insufficient_data``. The noise band is checked first, as criterion.rs does:
-a difference the CI pins inside +/- noise is too small to call, however
-significant.
+Verdict, direction aware (analysis.columns.higher_is_better):
+
+* ``within_noise``: the CI lies inside [1 - noise, 1 + noise];
+* ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
+  AND the change stays significant after the report's multiplicity correction
+  (Holm by default, across every comparison with a p-value);
+* ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed.
+
+The noise band comes first, as criterion.rs does: a difference the CI pins
+inside +/- noise is too small to call, however significant.
+
+References
+----------
+Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time
+(compare runs, not iterations); Davison & Hinkley (1997), §3.8; Miller, E.
+(2024), Adding error bars to evals, §5; Welch (1947), Biometrika 34, 28-35;
+Holm (1979); criterion.rs `compare` (noise threshold).
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 
 from ..columns import METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
-from ._common import key_rng, resolve_baseline
-from .bootstrap import bootstrap_group, bootstrap_ratio
-from .cells import _Config, _conc_key, _frame_iv, _options_iv, _replicates, _seat_cells, ci_method_family
-from .intervals import fieller_ratio, welch_log_ratio
+from ._common import resolve_baseline
+from .cells import CellSet
+from .multiplicity import METHODS as MULTIPLICITY, adjust
+from .passes import PassSummary, welch_log_ratio_test
 
-__all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "comparisons", "verdict"]
+__all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
+           "verdict", "verdict_reason", "primary_rows"]
 
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
                       "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
                       "ci_method", "verdict"]
-#: extra columns comparisons() adds after the spec's
-COMPARISON_EXTRA_COLUMNS = ["kind", "baseline_date", "candidate_date", "ci_level",
+#: extra columns after the spec's
+COMPARISON_EXTRA_COLUMNS = ["harness", "probe", "kind", "baseline_date", "candidate_date", "ci_level",
+                            "p_value", "p_adj", "multiplicity", "verdict_reason", "primary",
+                            "within_low", "within_high", "within_method", "df",
                             "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate"]
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
+_MATCH = ["_h", "_p", "workload", "_c", "metric", "statistic"]
 
-def verdict(low: float, high: float, *, higher_is_better: bool, noise: float) -> str:
-    """Verdict of a candidate/baseline ratio CI.
 
-    ``within_noise`` if the CI lies inside [1 - noise, 1 + noise]; else
-    ``better`` / ``worse`` if the CI excludes 1 (direction from
-    `higher_is_better`); else (or without a CI) ``insufficient_data``.
+def verdict(low: float, high: float, *, higher_is_better: bool, noise: float,
+            p_adj: float | None = None, alpha: float = 0.05) -> str:
+    """Verdict of a candidate/baseline ratio CI (see `verdict_reason` for why).
+
+    ``within_noise`` if the CI lies inside [1 - noise, 1 + noise]; ``better`` /
+    ``worse`` if it lies wholly above 1 + noise or below 1 - noise (direction
+    from `higher_is_better`) and, when `p_adj` is given, p_adj < alpha; else
+    ``insufficient_data``.
 
     References
     ----------
-    criterion.rs `compare` (noise_threshold, "change within noise threshold").
+    criterion.rs `compare` (noise_threshold: a change must clear it).
     """
-    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
-        return "insufficient_data"
+    return verdict_reason(low, high, higher_is_better=higher_is_better, noise=noise, p_adj=p_adj,
+                          alpha=alpha)[0]
+
+
+def verdict_reason(low, high, *, higher_is_better: bool, noise: float, p_adj=None,
+                   alpha: float = 0.05) -> tuple[str, str]:
+    """(verdict, reason): the reason is empty for better/worse/within_noise."""
     if not (noise >= 0):
         raise ValueError(f"`noise` must be >= 0; got {noise!r}")
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
+        return "insufficient_data", "no interval"
     if 1.0 - noise <= low and high <= 1.0 + noise:
-        return "within_noise"
-    if low > 1.0:
-        return "better" if higher_is_better else "worse"
-    if high < 1.0:
-        return "worse" if higher_is_better else "better"
-    return "insufficient_data"
+        return "within_noise", ""
+    above, below = low > 1.0 + noise, high < 1.0 - noise
+    if not (above or below):
+        return "insufficient_data", ("the interval reaches into the noise band" if (low > 1.0 or high < 1.0)
+                                     else "the interval includes 1")
+    if p_adj is not None and not (np.isfinite(p_adj) and p_adj < alpha):
+        return "insufficient_data", "not significant after the correction for multiple comparisons"
+    good = above if higher_is_better else below
+    return ("better" if good else "worse"), ""
 
 
-def _why_none(b: dict, c: dict) -> str:
-    parts = []
-    for side, r in (("baseline", b), ("candidate", c)):
-        m = r["ci_method"]
-        if m.startswith("none: "):
-            parts.append(f"{side} {m[6:]}")
-    if parts:
-        return "none: " + "; ".join(parts)
-    return (f"none: not comparable (baseline {b['ci_method']}, candidate {c['ci_method']})")
+@dataclass(frozen=True)
+class PrimaryCell:
+    """The cell a seat pair's headline comes from, declared before looking at the results.
+
+    Default: aggregate throughput (``output_tok_s``), its mean, of the ``decode``
+    workload, at the highest concurrency both seats were measured at. When the pair
+    shares no such cell, the first metric of `fallback` they share, in that order.
+    """
+
+    metric: str = "output_tok_s"
+    statistic: str = "mean"
+    workload: str | None = "decode"
+    concurrency: int | None = None      # None: the highest shared
+    fallback: tuple = ("output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
+                       "e2e_latency_ms", "itl_ms", "request_rate", "engine_init_s")
 
 
-def _bootstrapped(out: dict, r, cfg: _Config, unit: str) -> dict:
-    """`out` with a bootstrap ratio CI (resampling `unit`), or the reason there is none."""
-    if np.isfinite(r.low) and np.isfinite(r.high):
-        out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
-                   ci_method=f"bootstrap {cfg.method} ratio over {unit}")
-    else:
-        out["ci_method"] = f"none: ratio bootstrap undefined ({r.note})"
-    return out
+def _side_reason(side: str, r) -> str:
+    reason = str(r["ci_reason"]) if isinstance(r["ci_reason"], str) else ""
+    words = {"single_pass": "single pass", "two_passes": "two passes", "equal_values": "all values equal",
+             "non_positive": "non-positive values"}.get(reason, reason)
+    if r["ci_route"] == "published":
+        words = "single pass (published interval)"
+    return f"{side} {words}" if words else ""
 
 
-def _ratio(b: dict, c: dict, b_dist, c_dist, cfg: _Config, keys) -> dict:
-    """Ratio candidate/baseline and its CI for one pair of cells."""
-    th = cfg.thresholds
-    fb, fc = ci_method_family(b["ci_method"]), ci_method_family(c["ci_method"])
-    kb, kc = int(b["n_passes"]), int(c["n_passes"])
+def _pair(b, c, th: Thresholds, level: float) -> dict:
+    """Ratio, interval, p-value and the within-run interval of one pair of cells."""
     be, ce = float(b["estimate"]), float(c["estimate"])
-    est = ce / be if be != 0 else math.nan
-    out = dict(ratio=est, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan)
-    if fb == "requests" and fc == "requests" and b_dist is not None and c_dist is not None:
-        r = bootstrap_ratio(c_dist, b_dist, method=cfg.method, level=cfg.level, warn=False)
-        return _bootstrapped(out, r, cfg, "requests")
-    if kb >= 3 and kc >= 3:
-        vb, vc = np.asarray(b["_values"], float), np.asarray(c["_values"], float)
-        if np.any(vb <= 0) or np.any(vc <= 0):
-            out["ci_method"] = "none: non-positive pass values"
-            return out
-        if kb >= th.min_passes_bootstrap and kc >= th.min_passes_bootstrap:
-            sides = []
-            for r, v, key in ((b, vb, keys[0]), (c, vc, keys[1])):
-                rng = key_rng(cfg.seed, ("passes",) + key)
-                g = bootstrap_group(v, ("mean",), method=cfg.method, n_resamples=cfg.n_resamples,
-                                    level=cfg.level, rng=rng, keep_distribution=True, warn=False)
-                sides.append(g.sample(0, 0))
-            r = bootstrap_ratio(sides[1], sides[0], method=cfg.method, level=cfg.level, warn=False)
-            return _bootstrapped(out, r, cfg, "passes")
-        r = welch_log_ratio(vb, vc, level=cfg.level)
-        out.update(ratio=r.estimate, ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
-                   ci_method="Welch t on log pass values")
-        if r.note.startswith("no spread"):
-            out["ci_method"] = "Welch t on log pass values (no spread: zero-width)"
+    ratio = ce / be if be not in (0.0,) and math.isfinite(be) else math.nan
+    out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
+               within_low=math.nan, within_high=math.nan, within_method="")
+    sb, sc = _summary(b), _summary(c)
+    test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
+    if test is not None:
+        pooled = "t_log_pooled" in (b["ci_route"], c["ci_route"])
+        out.update(ratio=test.ratio, ci_low=test.low, ci_high=test.high, ci_level=level, p_value=test.p_value,
+                   df=test.df, ci_method=f"Welch t on log pass values (df={test.df:.1f})"
+                   + (", pass variance pooled from other dates" if pooled else ""))
         return out
-    if "published" in (fb, fc) and "none" not in (fb, fc):
-        sb, sc = float(b["se"]), float(c["se"])
-        if np.isfinite(sb) and np.isfinite(sc):
-            r = fieller_ratio(ce, sc, be, sb, level=cfg.level)
-            if np.isfinite(r.low) and np.isfinite(r.high):
-                out.update(ci_low=r.low, ci_high=r.high, ci_level=cfg.level,
-                           ci_method="Fieller (normal, SE from published CI)")
-            else:
-                out["ci_method"] = "none: " + r.note
-            return out
-        out["ci_method"] = "none: published CI without a stated level"
+    if sb and sc:
+        out["ci_method"] = "none: no spread between passes on either side"
         return out
-    out["ci_method"] = _why_none(b, c)
+    why = [w for w in (_side_reason("baseline", b) if not sb else "", _side_reason("candidate", c) if not sc else "") if w]
+    out["ci_method"] = "none: " + ("; ".join(why) or "no between-pass interval")
+    lb, lc = float(b["within_log_se"]), float(c["within_log_se"])
+    if int(b["n_passes"]) == 1 and int(c["n_passes"]) == 1 and math.isfinite(lb) and math.isfinite(lc) \
+            and be > 0 and ce > 0:
+        z = float(ndtri(0.5 + level / 2.0))
+        se = math.hypot(lb, lc)
+        out.update(within_low=ratio * math.exp(-z * se), within_high=ratio * math.exp(z * se),
+                   within_method="normal on the log scale from both within-run intervals, within one run")
     return out
 
 
-def _row(kind, b, c, res, th) -> dict:
-    if b["metric"] in METRICS:
-        v = verdict(res["ci_low"], res["ci_high"], higher_is_better=higher_is_better(b["metric"]),
-                    noise=th.noise)
-    else:  # direction unknown: no better/worse
-        v = verdict(res["ci_low"], res["ci_high"], higher_is_better=True, noise=th.noise)
-        v = v if v == "within_noise" else "insufficient_data"
-    return dict(
-        workload=c["workload"], concurrency=c["concurrency"], metric=c["metric"],
-        statistic=c["statistic"], baseline=b["seat"], candidate=c["seat"],
-        baseline_estimate=float(b["estimate"]), candidate_estimate=float(c["estimate"]),
-        ratio=res["ratio"], ci_low=res["ci_low"], ci_high=res["ci_high"],
-        ci_method=res["ci_method"],
-        verdict=v,
-        kind=kind, baseline_date=b["date"], candidate_date=c["date"], ci_level=res["ci_level"],
-        baseline_n_passes=b["n_passes"], candidate_n_passes=c["n_passes"],
-        n_baseline=b["n_obs"], n_candidate=c["n_obs"])
+def _summary(r) -> PassSummary | None:
+    if not (math.isfinite(r["log_se"]) and math.isfinite(r["df"])):
+        return None
+    return PassSummary(estimate=float(r["estimate"]), low=float(r["ci_low"]), high=float(r["ci_high"]),
+                       level=float(r["ci_level"]), n_passes=int(r["n_passes"]),
+                       log_mean=math.log(float(r["estimate"])), log_se=float(r["log_se"]), df=float(r["df"]),
+                       route=str(r["ci_route"]), reason="")
 
 
-def _cell_key(r) -> tuple:
-    return (r["workload"], _conc_key(r["concurrency"]), r["metric"], r["statistic"])
+def _row(kind: str, b, c, res: dict) -> dict:
+    return dict(workload=c["workload"], concurrency=c["concurrency"], metric=c["metric"], statistic=c["statistic"],
+                baseline=b["seat"], candidate=c["seat"], baseline_estimate=float(b["estimate"]),
+                candidate_estimate=float(c["estimate"]), harness=c["harness"], probe=c["probe"], kind=kind,
+                baseline_date=b["date"], candidate_date=c["date"], baseline_n_passes=b["n_passes"],
+                candidate_n_passes=c["n_passes"], n_baseline=b["n_obs"], n_candidate=c["n_obs"], **res)
 
 
-def _dist_key(r) -> tuple:
-    return (r["seat"], r["date"]) + _cell_key(r)
+def _keyed(df: pd.DataFrame) -> pd.DataFrame:
+    return df.assign(_h=df["harness"].fillna(""), _p=df["probe"].fillna(""),
+                     _c=df["concurrency"].fillna(-1).astype("int64"))
 
 
-def _pass_key(r) -> tuple:
-    return (r["seat"], r["date"], r["workload"], r["concurrency"], r["metric"], r["statistic"])
+def _records(df: pd.DataFrame) -> dict[tuple, dict]:
+    return {tuple(r[k] for k in _MATCH): r for r in df.to_dict("records")}
 
 
-def _latest_rows(rows: list[dict], latest: str) -> dict:
-    """{cell key: row} of the date that describes the seat."""
-    if not rows:
-        return {}
-    if latest == "seat":
-        last = max(r["date"] for r in rows)
-        return {_cell_key(r): r for r in rows if r["date"] == last}
-    out = {}
-    for r in rows:
-        k = _cell_key(r)
-        if k not in out or r["date"] > out[k]["date"]:
-            out[k] = r
-    return out
-
-
-def comparisons(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
-                seats: pd.DataFrame | None = None, *, baseline: str | None = None,
-                thresholds: Thresholds = DEFAULT, method: str = "BCa", n_resamples: int = 10000,
-                seed: int = 0, level: float | None = None, history: bool = True,
-                latest: str = "seat") -> pd.DataFrame:
-    """Candidate/baseline ratios with CIs and verdicts, as tables/comparisons.csv.
+def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline: str | None = None,
+                thresholds: Thresholds = DEFAULT, history: bool = True, multiplicity: str = "holm",
+                primary: PrimaryCell = PrimaryCell()) -> pd.DataFrame:
+    """Candidate/baseline ratios with CIs, adjusted p-values and verdicts, as tables/comparisons.csv.
 
     Parameters
     ----------
-    measurements, requests : DataFrame or None
-        The tidy tables (as for `cells`).
+    cellset : CellSet
+        From `analysis.stats.cells.estimate_cells` (nothing is re-estimated here).
     seats : DataFrame, optional
         The `seats` table: the baseline is the seat with role "incumbent".
     baseline : str, keyword-only
-        Seat id of the baseline (overrides the incumbent). Without a baseline
-        there are no "baseline" rows (history rows are still given).
+        Seat id of the baseline (overrides the incumbent). Without one there are
+        no "baseline" rows (history rows are still given).
     thresholds : Thresholds
-        noise, min_obs, min_tail_obs, min_passes_bootstrap, alpha.
-    method, n_resamples, seed, level, latest
-        As for `cells`; the ratio bootstrap reuses the cells' random streams.
+        noise and alpha are used.
     history : bool
-        Add kind="history" rows (each earlier date of a seat vs its latest).
+        Add kind="history" rows (each earlier date of a seat's cell vs its latest).
+    multiplicity : {"holm", "bh", "none"}
+        The correction across every row with a p-value (analysis.stats.multiplicity).
+    primary : PrimaryCell
+        Which cell of each seat pair is its headline (column ``primary``).
 
     Returns
     -------
     DataFrame
-        COMPARISON_COLUMNS then COMPARISON_EXTRA_COLUMNS; see the module
-        docstring for `ci_method` and `verdict`.
-
-    References
-    ----------
-    Efron & Tibshirani (1993), ch. 14 (BCa) and §16 (two samples); Welch
-    (1947), Biometrika 34, 28-35; Fieller (1954), JRSS B 16, 175-185;
-    Davison & Hinkley (1997), §3.8 (resample passes, the top level).
+        COMPARISON_COLUMNS then COMPARISON_EXTRA_COLUMNS.
     """
-    _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
-    _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
+    if not isinstance(cellset, CellSet):
+        raise ValueError("`cellset` must be the CellSet of analysis.stats.cells.estimate_cells")
     if history not in (True, False):
         raise ValueError(f"`history` must be True or False; got {history!r}")
-    method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
-    cfg = _Config(thresholds, method, n_resamples, level, seed, keep=True)
-    reps, groups = _replicates(measurements, requests)
-    present = sorted(set(reps["seat"])) if len(reps) else []
+    if multiplicity not in MULTIPLICITY:
+        raise ValueError(f"`multiplicity` must be one of {sorted(MULTIPLICITY)}; got {multiplicity!r}")
+    cells = cellset.cells
+    present = sorted(set(cells["seat"].astype(str))) if len(cells) else []
     base = resolve_baseline(baseline, seats, present)
     out: list[dict] = []
-    if not len(reps):
-        return _typed_comparisons(pd.DataFrame(out))
-    by_seat = {s: rs for s, rs in reps.groupby("seat", sort=True)}
-
-    def seat_cells(seat):
-        rows, dists = _seat_cells(by_seat[seat], groups, cfg)
-        return rows, dists
-
-    base_rows, base_dists, base_latest = [], {}, {}
-    if base is not None and base in by_seat:
-        base_rows, base_dists = seat_cells(base)
-        base_latest = _latest_rows(base_rows, latest)
-    for seat in by_seat:
-        if seat == base:
-            rows, dists = base_rows, base_dists
-        else:
-            rows, dists = seat_cells(seat)
-        cur = _latest_rows(rows, latest)
-        if seat != base and base_latest:
-            for k in sorted(set(cur) & set(base_latest), key=_sort_key):
-                b, c = base_latest[k], cur[k]
-                res = _ratio(b, c, base_dists.get(_dist_key(b)), dists.get(_dist_key(c)), cfg,
-                             (_pass_key(b), _pass_key(c)))
-                out.append(_row("baseline", b, c, res, thresholds))
-        if history:
-            for r in sorted(rows, key=lambda r: (_sort_key(_cell_key(r)), r["date"])):
-                k = _cell_key(r)
-                if k in cur and r["date"] < cur[k]["date"]:
-                    c = cur[k]
-                    res = _ratio(r, c, dists.get(_dist_key(r)), dists.get(_dist_key(c)), cfg,
-                                 (_pass_key(r), _pass_key(c)))
-                    out.append(_row("history", r, c, res, thresholds))
-        del rows, dists
+    if len(cells):
+        latest = _keyed(cells)
+        by_seat = {s: _records(g) for s, g in latest.groupby("seat", sort=True)}
+        base_cells = by_seat.get(base, {})
+        for seat, cur in by_seat.items():
+            if seat == base or not base_cells:
+                continue
+            for k in sorted(set(cur) & set(base_cells), key=_sort_key):
+                out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], thresholds,
+                                                                          cellset.level)))
+        if history and cellset.dated is not None and len(cellset.dated) > len(cells):
+            dated = _keyed(cellset.dated)
+            for seat, g in dated.groupby("seat", sort=True):
+                cur = by_seat.get(seat, {})
+                for r in sorted(g.to_dict("records"), key=lambda r: (_sort_key(tuple(r[k] for k in _MATCH)), r["date"])):
+                    c = cur.get(tuple(r[k] for k in _MATCH))
+                    if c is not None and r["date"] < c["date"]:
+                        out.append(_row("history", r, c, _pair(r, c, thresholds, cellset.level)))
     df = pd.DataFrame(out)
     if len(df):
+        df = _judge(df, thresholds, multiplicity)
+        df["primary"] = primary_mask(df, primary)
         df["_kind"] = (df["kind"] == "history").astype(int)
-        df["_c"] = [_conc_key(c) for c in df["concurrency"]]
+        df["_c"] = df["concurrency"].fillna(-1).astype("int64")
         df["_s"] = [_stat_pos(s) for s in df["statistic"]]
-        df = df.sort_values(["_kind", "candidate", "workload", "_c", "metric", "_s", "baseline_date"],
-                            kind="stable").drop(columns=["_kind", "_c", "_s"])
+        df = df.sort_values(["_kind", "candidate", "harness", "probe", "workload", "_c", "metric", "_s",
+                             "baseline_date"], kind="stable", na_position="first").drop(columns=["_kind", "_c", "_s"])
     return _typed_comparisons(df)
+
+
+def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
+    """Adjusted p-values across the table, then each row's verdict and reason."""
+    df = df.copy()
+    df["p_adj"] = adjust(df["p_value"].to_numpy(float), multiplicity)
+    df["multiplicity"] = multiplicity
+    verdicts, reasons = [], []
+    for r in df.itertuples(index=False):
+        known = r.metric in METRICS
+        v, why = verdict_reason(r.ci_low, r.ci_high, higher_is_better=higher_is_better(r.metric) if known else True,
+                                noise=th.noise, p_adj=r.p_adj if np.isfinite(r.p_value) else None, alpha=th.alpha)
+        if not known and v in ("better", "worse"):
+            v, why = "insufficient_data", "direction of the metric unknown"
+        if v == "insufficient_data" and why == "no interval":
+            why = str(r.ci_method)[6:] if str(r.ci_method).startswith("none: ") else why
+        verdicts.append(v)
+        reasons.append(why)
+    df["verdict"], df["verdict_reason"] = verdicts, reasons
+    return df
+
+
+def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
+    """True on the one row per (baseline, candidate) pair of kind baseline that is its primary cell."""
+    mask = np.zeros(len(df), dtype=bool)
+    base = df["kind"] == "baseline"
+    for _pair_key, g in df[base].groupby(["baseline", "candidate"], sort=False):
+        idx = _primary_index(g, primary)
+        if idx is not None:
+            mask[df.index.get_loc(idx)] = True
+    return mask
+
+
+def _primary_index(g: pd.DataFrame, primary: PrimaryCell):
+    metrics = [primary.metric] + [m for m in primary.fallback if m != primary.metric]
+    for metric in metrics:
+        stat = primary.statistic if metric == primary.metric else "mean"
+        cand = g[(g["metric"] == metric) & (g["statistic"] == stat)]
+        if primary.workload is not None and (cand["workload"] == primary.workload).any():
+            cand = cand[cand["workload"] == primary.workload]
+        if primary.concurrency is not None:
+            cand = cand[cand["concurrency"] == primary.concurrency]
+        if not len(cand):
+            continue
+        conc = cand["concurrency"].fillna(-1).astype("int64")
+        return cand.index[int(np.argmax(conc.to_numpy()))]
+    return None
+
+
+def primary_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The primary comparison of each seat pair (the headline cells)."""
+    if df is None or not len(df) or "primary" not in df:
+        return df.iloc[0:0] if df is not None else pd.DataFrame()
+    return df[df["primary"].fillna(False).astype(bool)]
 
 
 def _stat_pos(s):
@@ -284,18 +308,25 @@ def _stat_pos(s):
 
 
 def _sort_key(k):
-    w, c, m, s = k
-    return (str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
+    h, p, w, c, m, s = k
+    return (str(h), str(p), str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
+
+
+_STRINGS = ("workload", "metric", "statistic", "baseline", "candidate", "ci_method", "verdict", "harness", "probe",
+            "kind", "baseline_date", "candidate_date", "multiplicity", "verdict_reason", "within_method")
+_INTS = ("concurrency", "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate")
 
 
 def _typed_comparisons(df: pd.DataFrame) -> pd.DataFrame:
     cols = COMPARISON_COLUMNS + COMPARISON_EXTRA_COLUMNS
     out = df.reindex(columns=cols).copy()
-    for c in ("workload", "metric", "statistic", "baseline", "candidate", "ci_method", "verdict",
-              "kind", "baseline_date", "candidate_date"):
-        out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
-    for c in ("concurrency", "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate"):
-        out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
-    for c in ("baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_level"):
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
+    for c in cols:
+        if c in _STRINGS:
+            out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
+        elif c in _INTS:
+            out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
+        elif c == "primary":
+            out[c] = out[c].astype("object").where(out[c].notna(), False).astype(bool)
+        else:
+            out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
     return out.reset_index(drop=True)

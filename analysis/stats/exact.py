@@ -125,7 +125,9 @@ def counts_exact(x1, n1, x2, n2, *, boschloo_max_n: int = 500) -> CountsTestResu
             raise ValueError(f"`{nn}` must be positive")
         if x > n:
             raise ValueError(f"`{xn}` ({x}) must not exceed `{nn}` ({n})")
-    table = np.array([[x1, n1 - x1], [x2, n2 - x2]])
+    # scipy's unconditional tests take the samples as COLUMNS: [[x1, x2], [n1 - x1, n2 - x2]]
+    # (Fisher's test is symmetric under transposition; Boschloo's is not)
+    table = np.array([[x1, x2], [n1 - x1, n2 - x2]])
     p_f = float(stats.fisher_exact(table, alternative="two-sided").pvalue)
     note = ""
     if max(n1, n2) <= boschloo_max_n:

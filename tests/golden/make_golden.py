@@ -18,7 +18,7 @@ from generate import generate  # noqa: E402
 from analysis.load import load  # noqa: E402
 from analysis.pipeline import Options, analyse, write_analysis  # noqa: E402
 
-TABLES = ("cells", "comparisons", "exam_deltas")
+TABLES = ("cells", "comparisons", "exam_deltas", "passes")
 #: baseline: a single-pass seat, so ratios over requests, over passes and mixed designs all occur
 OPTIONS = Options(n_boot=2000, seed=7, baseline="single-000")
 
@@ -28,6 +28,7 @@ def golden_tables(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         fleet = Path(tmp) / "fleet"
         generate(fleet, seats=3, passes=3, requests=60, concurrencies=(1, 8))
+        generate(fleet, seats=3, passes=3, requests=60, concurrencies=(1, 8), seed=5, date="2026-10-25")
         single = Path(tmp) / "single"
         generate(single, seats=2, passes=1, requests=120, concurrencies=(1, 8), seed=11)
         for folder, prefix in ((fleet, "fleet"), (single, "single")):

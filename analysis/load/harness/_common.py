@@ -277,6 +277,8 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         harness = dict(d.harness)
         if "probe" in fields:
             harness["probe"] = fields["probe"]
+        if "harness_group" in fields:
+            harness["group"] = fields["harness_group"]
         obj: dict[str, Any] = {"format": FORMAT, "date": date, "seat": seat, "harness": harness}
         warm = fields.get("warmup_excluded", d.warmup_excluded)
         if warm is not None:

@@ -33,7 +33,8 @@ from analysis.load.errors import Refusal
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ROLES = ("incumbent", "candidate", "reference")
-ENTRY_KEYS = ("files", "seat", "pass", "probe", "date", "warmup_excluded", "workload", "exam_metric", "notes")
+ENTRY_KEYS = ("files", "seat", "pass", "probe", "date", "warmup_excluded", "workload", "exam_metric", "notes",
+              "harness_group")
 SEAT_KEYS = ("id", "model", "role", "quantisation", "engine", "placement", "settings", "components",
              "checkpoint_bytes")
 PLACEMENT_INT_KEYS = ("nodes", "gpus_per_node", "tensor_parallel")
@@ -287,7 +288,7 @@ def _entry(raw: Any, path: str, display: str) -> Entry:
             fields[key] = value
         elif key == "workload":
             fields[key] = _ident(value, here)
-        elif key in ("probe", "exam_metric"):
+        elif key in ("probe", "exam_metric", "harness_group"):
             fields[key] = _text(value, here)
         elif key == "notes":
             fields[key] = _text(value, here, limit=MAX_NOTES)
