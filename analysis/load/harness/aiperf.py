@@ -453,6 +453,9 @@ def _requests(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str |
         rec: dict = {"workload": wl}
         if conc is not None:
             rec["concurrency"] = conc
+        sent = num(meta.get("request_start_ns"))
+        if sent is not None and sent >= 0:
+            rec["start_ms"] = sent / 1e6  # epoch ns: keeps the send order
         isl, _ = _value(m.get("input_sequence_length"))
         usage_prompt, _ = _value(m.get("usage_prompt_tokens"))
         cached = next((count(_value(m.get(k))[0]) for k in CACHE_KEYS if m.get(k) is not None), None)

@@ -257,6 +257,8 @@ def _requests(d: Draft, b: dict, wl: str, conc: int | None, index: int) -> None:
                     outside += 1
                     continue
             rec = _request(r, status, wl, conc)
+            if start is not None and start >= 0:
+                rec["start_ms"] = start * 1000.0  # epoch seconds: keeps the send order
             d.requests.append(rec)
             kept_ok += status == "successful"
     if outside:

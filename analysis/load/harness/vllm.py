@@ -150,7 +150,7 @@ def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str 
 
 def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
-                                     "generated_texts", "errors")}
+                                     "generated_texts", "errors", "start_times")}
     lists = {k: v for k, v in lists.items() if isinstance(v, list)}
     if not any(k in lists for k in ("ttfts", "output_lens", "latencies")):
         return []
@@ -180,6 +180,9 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
         r: dict = {"workload": wl}
         if conc is not None:
             r["concurrency"] = conc
+        sent = num(lists["start_times"][i]) if "start_times" in lists else None
+        if sent is not None and sent >= 0:
+            r["start_ms"] = sent * 1000.0  # seconds (perf_counter): keeps the send order
         p = count(lists["input_lens"][i]) if "input_lens" in lists else None
         if p is not None:
             r["prompt_tokens"] = p
