@@ -2,8 +2,9 @@
 
 Exit codes are a contract relied on by scheduled builds:
 0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
-malformed input to exam-delta; 3 `--fail-on` was met; 4 (build) the build itself failed,
-the previous report untouched.
+malformed input to exam-delta, or an --out that is not benchreport's to replace; 3
+`--fail-on` was met; 4 writing the output (or, for build, the build itself) failed, the
+previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ import json
 import sys
 from pathlib import Path
 
-from analysis import __version__
-from analysis.load.errors import DataSetError
+from analysis import __version__, outdir
+from analysis.load.errors import DataSetError, one_line
+from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from analysis.thresholds import Thresholds
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS = 0, 1, 2, 3
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
 
 
 def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
@@ -106,12 +108,16 @@ def cmd_validate(args) -> int:
 def cmd_ingest(args) -> int:
     from analysis.tables import build_tables, write_parquet
 
+    target = outdir.check_out(args.out, args.runs)
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_parquet(build_tables(result), out)
-    (out / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+    tables = build_tables(result)
+
+    def write(stage: Path) -> None:
+        write_parquet(tables, stage)
+        (stage / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+
+    outdir.write_output(target, "ingest", write)
     return EXIT_OK if result.ok or args.skip_bad else EXIT_REFUSED
 
 
@@ -125,12 +131,13 @@ def _options(args):
 def cmd_analyse(args) -> int:
     from analysis.pipeline import analyse, write_analysis
 
+    target = outdir.check_out(args.out, args.runs)
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
     analysis = analyse(result, _options(args), quiet=args.quiet)
-    write_analysis(analysis, Path(args.out))
+    outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
     return EXIT_OK
 
 
@@ -192,12 +199,20 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        with terminate_as_interrupt():
+            return COMMANDS[args.command](args)
     except DataSetError as exc:  # the data set as a whole cannot be analysed as asked
-        print(f"benchreport {args.command}: {exc}", file=sys.stderr)
+        print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except outdir.OutputFolderError as exc:
+        unchanged = "; the previous output is unchanged" if exc.code == EXIT_FAILED else ""
+        print(f"benchreport {args.command}: {one_line(str(exc))}{unchanged}", file=sys.stderr)
+        return exc.code
+    except Terminated:
+        print(f"benchreport {args.command}: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        print("benchreport: interrupted", file=sys.stderr)
-        return 130
+        print(f"benchreport {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

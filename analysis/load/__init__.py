@@ -16,7 +16,7 @@ from typing import Iterable
 import msgspec
 
 from analysis.load import harness, native
-from analysis.load.errors import Refusal, RunFileError, Skipped
+from analysis.load.errors import Refusal, RunFileError, Skipped, one_line
 from analysis._memory import gc_paused
 from analysis.progress import Progress
 
@@ -62,6 +62,8 @@ def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]]
     Files named on the command line are always read; inside folders only .json/.jsonl
     files are, the rest are listed as skipped. Symlinks inside folders are not followed.
     """
+    from analysis.outdir import MARKER as OUTPUT_MARKER
+
     files: list[tuple[Path, str]] = []
     skipped: list[Skipped] = []
     refused: list[Refusal] = []
@@ -69,6 +71,11 @@ def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]]
         p = Path(given)
         if p.is_dir():
             for root, dirs, names in os.walk(p):
+                if OUTPUT_MARKER in names:  # benchreport's own output is never read back as runs
+                    dirs[:] = []
+                    skipped.append(Skipped(one_line(root), f"a benchreport output folder (it holds "
+                                                           f"{OUTPUT_MARKER}): not read as runs"))
+                    continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     f = Path(root) / name
