@@ -2,31 +2,111 @@
 
 Exit codes are a contract relied on by scheduled builds:
 0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
-malformed input to exam-delta; 3 `--fail-on` was met; 4 (build) the build itself failed,
-the previous report untouched.
+malformed input to exam-delta, or an --out that is not benchreport's to replace; 3
+`--fail-on` was met; 4 writing the output (or, for build, the build itself) failed, the
+previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
-from analysis import __version__
-from analysis.load.errors import DataSetError
+from analysis import __version__, outdir
+from analysis.load.errors import UNSAFE_CHARS, DataSetError, one_line
+from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from analysis.thresholds import Thresholds
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS = 0, 1, 2, 3
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
+
+
+#: the largest integer a count may be (what the tidy tables' int64 columns hold)
+MAX_INT = 2**63 - 1
+#: bootstrap resamples: fewer than 100 leave a 95% interval's tails to 2 or 3 resamples; more
+#: than a million is hours of work for a report whose intervals stop changing near 10,000
+N_BOOT_RANGE = (100, 1_000_000)
+#: the report title is shown in the abstract, page headers and the PDF's metadata
+MAX_TITLE = 300
+#: the range each threshold may take, (low, high, low included, high included); one line each
+THRESHOLD_RANGES: dict[str, tuple[float, float, bool, bool]] = {
+    "alpha": (0, 1, False, False),
+    "min_obs": (2, 10**9, True, True),
+    "min_tail_obs": (1, 10**9, True, True),
+    "min_passes_bootstrap": (2, 10**6, True, True),
+    "min_passes": (1, 10**6, True, True),
+    "noise": (0, 1, True, False),
+    "cv_limit": (0, 1e6, False, True),
+    "spread_limit": (1, 1e6, True, True),
+    "drift_limit": (0, 1e6, True, True),
+    "cache_ratio": (1, 1e6, False, True),
+    "capped_share": (0, 1, True, True),
+    "reasoning_share": (0, 1, True, False),
+    "fit_headroom": (0, 1, True, False),
+    "power": (0, 1, False, False),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (then exit 2), as cron logs want."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def _shown(value) -> str:
+    if value == MAX_INT:
+        return "2^63-1"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _bounds(low, high, low_in: bool, high_in: bool) -> str:
+    if low_in and high_in:
+        return f"from {_shown(low)} to {_shown(high)}"
+    left = f">= {_shown(low)}" if low_in else f"> {_shown(low)}"
+    right = f"<= {_shown(high)}" if high_in else f"< {_shown(high)}"
+    return f"{left} and {right}"
+
+
+def number(kind: type, low, high, low_in: bool = True, high_in: bool = True):
+    """An argparse `type` for a finite number of `kind` within bounds (else one-line refusal)."""
+    what = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, "
+                                             f"got {text!r}") from None
+        ok = math.isfinite(value) and (low <= value if low_in else low < value) \
+            and (value <= high if high_in else value < high)
+        if not ok:
+            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its own messages
+    return parse
+
+
+def _title(text: str) -> str:
+    if len(text) > MAX_TITLE or UNSAFE_CHARS.search(text):
+        raise argparse.ArgumentTypeError(f"expected a title of at most {MAX_TITLE} characters without control "
+                                         f"or bidi characters, got {len(text)} characters")
+    return text
 
 
 def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
     p.add_argument("runs", nargs="+", metavar="RUNS", help="run files and folders (searched recursively)")
     p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
-    p.add_argument("--max-file-mb", type=float, default=512, help="refuse files larger than this (default 512)")
+    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
+                   help="refuse files larger than this (default 512)")
     if stats:
-        p.add_argument("--n-boot", type=int, default=10000, help="bootstrap resamples (default 10000)")
-        p.add_argument("--seed", type=int, default=0, help="random seed; same data and seed give identical numbers")
+        p.add_argument("--n-boot", type=number(int, *N_BOOT_RANGE), default=10000,
+                       help="bootstrap resamples, 100 to 1,000,000 (default 10000)")
+        p.add_argument("--seed", type=number(int, 0, MAX_INT), default=0,
+                       help="random seed, 0 to 2^63-1; same data and seed give identical numbers")
         p.add_argument("--baseline", default=None, help="seat to compare against (default: the incumbent)")
         p.add_argument("--ci-method", choices=["BCa", "percentile"], default="BCa",
                        help="bootstrap interval (default BCa)")
@@ -43,8 +123,10 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
                        help="its concurrency (default: the highest both seats were measured at)")
         for name, default, why in Thresholds.describe():
             opt = "--" + name.replace("_", "-")
-            p.add_argument(opt, type=type(default), default=default, dest=f"th_{name}", metavar=name.upper(),
-                           help=f"{why} (default {default})".replace("%", "%%"))
+            low, high, low_in, high_in = THRESHOLD_RANGES[name]
+            p.add_argument(opt, type=number(type(default), low, high, low_in, high_in), default=default,
+                           dest=f"th_{name}", metavar=name.upper(),
+                           help=f"{why} (default {default}; {_bounds(low, high, low_in, high_in)})".replace("%", "%%"))
 
 
 def _thresholds(args) -> Thresholds:
@@ -52,11 +134,11 @@ def _thresholds(args) -> Thresholds:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="benchreport", description=(
+    parser = _Parser(prog="benchreport", description=(
         "Honest, paper-style reports from LLM-serving benchmark runs "
         "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."))
     parser.add_argument("--version", action="version", version=f"benchreport {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("validate", help="check every file; one line per refused file")
     _add_common(p, stats=False)
@@ -74,14 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
     p.add_argument("--format", default="html,pdf", help="comma-separated: html, pdf (default html,pdf)")
-    p.add_argument("--title", default=None, help="report title")
+    p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
     p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
     p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
     p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.80, help="power for the detectable difference (default 0.8)")
+    p.add_argument("--alpha", type=number(float, 0, 1, False, False), default=0.05,
+                   help="significance level, between 0 and 1 (default 0.05)")
+    p.add_argument("--power", type=number(float, 0, 1, False, False), default=0.80,
+                   help="power for the detectable difference, between 0 and 1 (default 0.8)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p = sub.add_parser("schema", help="print the JSON Schema of the native run format")
     return parser
@@ -117,12 +201,16 @@ def cmd_validate(args) -> int:
 def cmd_ingest(args) -> int:
     from analysis.tables import build_tables, write_parquet
 
+    target = outdir.check_out(args.out, args.runs)
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_parquet(build_tables(result), out)
-    (out / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+    tables = build_tables(result)
+
+    def write(stage: Path) -> None:
+        write_parquet(tables, stage)
+        (stage / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+
+    outdir.write_output(target, "ingest", write)
     return EXIT_OK if result.ok or args.skip_bad else EXIT_REFUSED
 
 
@@ -140,12 +228,13 @@ def _options(args):
 def cmd_analyse(args) -> int:
     from analysis.pipeline import analyse, write_analysis
 
+    target = outdir.check_out(args.out, args.runs)
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
     analysis = analyse(result, _options(args), quiet=args.quiet)
-    write_analysis(analysis, Path(args.out))
+    outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
     return EXIT_OK
 
 
@@ -207,12 +296,20 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        with terminate_as_interrupt():
+            return COMMANDS[args.command](args)
     except DataSetError as exc:  # the data set as a whole cannot be analysed as asked
-        print(f"benchreport {args.command}: {exc}", file=sys.stderr)
+        print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except outdir.OutputFolderError as exc:
+        unchanged = "; the previous output is unchanged" if exc.code == EXIT_FAILED else ""
+        print(f"benchreport {args.command}: {one_line(str(exc))}{unchanged}", file=sys.stderr)
+        return exc.code
+    except Terminated:
+        print(f"benchreport {args.command}: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        print("benchreport: interrupted", file=sys.stderr)
-        return 130
+        print(f"benchreport {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

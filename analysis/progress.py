@@ -1,8 +1,38 @@
-"""Progress on stderr for long steps, only when stderr is a terminal (cron logs stay clean)."""
+"""Progress on stderr for long steps, only when stderr is a terminal (cron logs stay clean),
+and how a long step is stopped: SIGTERM (a scheduler's timeout) unwinds like Ctrl-C.
+"""
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
+from typing import Iterator
+
+#: exit codes of a command stopped by a signal, as shells report them (128 + the signal number)
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM received: unwinds like Ctrl-C (clean-up runs), reported as exit 143."""
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM raises `Terminated`, so `finally` blocks (staging folders) run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Progress:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -16,7 +17,7 @@ from typing import Iterable
 import msgspec
 
 from analysis.load import harness, native
-from analysis.load.errors import Refusal, RunFileError, Skipped
+from analysis.load.errors import Refusal, RunFileError, Skipped, one_line
 from analysis._memory import gc_paused
 from analysis.progress import Progress
 
@@ -56,40 +57,153 @@ class LoadResult:
                            "skipped": [s.as_dict() for s in self.skipped]}, indent=2) + "\n"
 
 
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _wanted(name: str) -> bool:
+    return Path(name).suffix.lower() in RESULT_SUFFIXES or name in MANIFEST_NAMES
+
+
+def _not_opened(mode: int) -> str:
+    return f"expected a regular file, found {_kind(mode)}: not opened"
+
+
+class _Found:
+    """What discovery collects: files to read, and files and folders refused or skipped."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[Path, str]] = []
+        self.skipped: list[Skipped] = []
+        self.refused: list[Refusal] = []
+        self.folders: set[Path] = set()  # real paths of folders read, so a symlink is followed once
+
+
+def _walk(top: Path, found: _Found) -> None:
+    """Depth-first, sorted, over `top`: regular files by suffix; symlinks followed once; hidden
+    names skipped; unreadable folders, dangling symlinks and FIFOs or devices reported by name."""
+    from analysis.outdir import MARKER as OUTPUT_MARKER
+
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        shown = one_line(str(folder))
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            found.refused.append(Refusal(shown, "$", f"could not read the folder: {exc.strerror}; "
+                                                     "any run files in it were not read"))
+            continue
+        if any(e.name == OUTPUT_MARKER for e in entries):  # benchreport's own output, never runs
+            found.skipped.append(Skipped(shown, f"a benchreport output folder (it holds {OUTPUT_MARKER}): "
+                                                "not read as runs"))
+            continue
+        subfolders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            name = one_line(entry.path)
+            try:
+                mode = entry.stat(follow_symlinks=True).st_mode
+            except FileNotFoundError:
+                found.refused.append(Refusal(name, "$", f"expected a file or folder, found a symlink to "
+                                                        f"nothing ({one_line(os.readlink(path))})"))
+                continue
+            except OSError as exc:
+                found.refused.append(Refusal(name, "$", f"could not read: {exc.strerror}"))
+                continue
+            if stat.S_ISDIR(mode):
+                real = path.resolve()
+                if real in found.folders:
+                    found.skipped.append(Skipped(name, f"a symlink to a folder already read ({one_line(str(real))})"))
+                else:
+                    subfolders.append(path)
+                    found.folders.add(real)
+            elif not _wanted(entry.name):
+                found.skipped.append(Skipped(name, "not a JSON file (no results read from it)"))
+            elif stat.S_ISREG(mode):
+                found.files.append((path, name))
+            else:
+                found.refused.append(Refusal(name, "$", _not_opened(mode)))
+        stack.extend(reversed(subfolders))
+
+
 def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]], list[Skipped], list[Refusal]]:
     """Files to read (path, display name), sorted; folders searched recursively.
 
-    Files named on the command line are always read; inside folders only .json/.jsonl
-    files are, the rest are listed as skipped. Symlinks inside folders are not followed.
+    Files named on the command line are always read; inside folders only .json/.jsonl files
+    and manifests are, the rest are listed as skipped. Only regular files are ever opened
+    (a FIFO or device is refused by name). A symlink is followed once: a file it points to is
+    read under the link's name, a folder searched unless already searched; a symlink to
+    nothing is refused. A folder that cannot be read is refused, never silently passed over.
+    Display names have unsafe characters escaped (`errors.one_line`).
     """
-    files: list[tuple[Path, str]] = []
-    skipped: list[Skipped] = []
-    refused: list[Refusal] = []
+    found = _Found()
     for given in paths:
         p = Path(given)
-        if p.is_dir():
-            for root, dirs, names in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(names):
-                    f = Path(root) / name
-                    if name.startswith(".") or f.is_symlink():
-                        continue
-                    if f.suffix.lower() in RESULT_SUFFIXES or name in MANIFEST_NAMES:
-                        files.append((f, str(f)))
-                    else:
-                        skipped.append(Skipped(str(f), "not a JSON file (no results read from it)"))
-        elif p.is_file():
-            files.append((p, str(p)))
+        shown = one_line(str(given))
+        try:
+            mode = p.stat().st_mode
+        except FileNotFoundError:
+            kind = "a symlink to nothing" if p.is_symlink() else "nothing"
+            found.refused.append(Refusal(shown, "$", f"expected a file or folder, found {kind} at this path"))
+            continue
+        except OSError as exc:
+            found.refused.append(Refusal(shown, "$", f"could not read: {exc.strerror}"))
+            continue
+        if stat.S_ISDIR(mode):
+            found.folders.add(p.resolve())
+            _walk(p, found)
+        elif stat.S_ISREG(mode):
+            found.files.append((p, shown))
         else:
-            refused.append(Refusal(str(p), "$", "expected a file or folder, found nothing at this path"))
-    seen: set[Path] = set()
+            found.refused.append(Refusal(shown, "$", _not_opened(mode)))
+    seen: dict[Path, str] = {}
     unique = []
-    for f, shown in files:
+    for f, shown in found.files:
         key = f.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append((f, shown))
-    return unique, skipped, refused
+        if key in seen:
+            if seen[key] != shown:
+                found.skipped.append(Skipped(shown, f"the same file as {seen[key]}: read once, from there"))
+            continue
+        seen[key] = shown
+        unique.append((f, shown))
+    return unique, found.skipped, found.refused
+
+
+def _read(path: Path, max_file_bytes: int) -> bytes:
+    """The bytes of a regular file of at most `max_file_bytes` (raises _Unread with the reason).
+
+    Opened without blocking and checked after opening, so a FIFO put in a file's place
+    between discovery and reading is refused, never waited on.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise _Unread(_not_opened(st.st_mode))
+        if st.st_size > max_file_bytes:
+            raise _Unread(_too_big(max_file_bytes, st.st_size))
+        data = f.read(max_file_bytes + 1)
+    if len(data) > max_file_bytes:  # grew while we read it
+        raise _Unread(_too_big(max_file_bytes, len(data)))
+    return data
+
+
+def _too_big(limit: int, size: int) -> str:
+    return f"expected a file of at most {limit / 1e6:.0f} MB (--max-file-mb), found {size / 1e6:.1f} MB"
+
+
+class _Unread(Exception):
+    """A file not read: the reason is the refusal's message."""
 
 
 def _json_error(data: bytes) -> str:
@@ -174,13 +288,10 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
         for path, display in files:
             prog.step()
             try:
-                size = path.stat().st_size
-                if size > max_file_bytes:
-                    result.refused.append(Refusal(display, "$", (
-                        f"expected a file of at most {max_file_bytes / 1e6:.0f} MB "
-                        f"(--max-file-mb), found {size / 1e6:.1f} MB")))
-                    continue
-                data = path.read_bytes()
+                data = _read(path, max_file_bytes)
+            except _Unread as exc:
+                result.refused.append(Refusal(display, "$", str(exc)))
+                continue
             except OSError as exc:
                 result.refused.append(Refusal(display, "$", f"could not read the file: {exc.strerror}"))
                 continue

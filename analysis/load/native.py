@@ -24,9 +24,12 @@ from analysis.load.errors import RunFileError
 FORMAT = "benchreport.run/1"
 ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
 
+#: the largest integer any field may hold: the tidy tables' columns are int64 (Parquet, pandas)
+MAX_INT = 2**63 - 1
+
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, description="[A-Za-z0-9._-]{1,128}")]
-PosInt = Annotated[int, msgspec.Meta(ge=1)]
-NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
+PosInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
+NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 NonNegFloat = Annotated[float, msgspec.Meta(ge=0)]
 Metric = Literal[tuple(METRICS)]  # type: ignore[valid-type]
 Statistic = Literal["mean", "p50", "p90", "p95", "p99", "min", "max"]
@@ -239,6 +242,8 @@ def _plain(text: str, path: str = "$") -> str:
                 else f"unknown value {found}")
     if text.startswith("Object missing required field "):
         text = "missing required field " + text[len("Object missing required field "):]
+    if text.startswith(f"expected int <= {MAX_INT}"):
+        text = "expected an integer below 2^63" + text[len(f"expected int <= {MAX_INT}"):]
     if text == "Number out of range":
         text = "expected a finite number, got one out of range (Infinity)"
     return text

@@ -3,11 +3,12 @@
 Read top to bottom (as papermill's own `execute.py`): check the input, stage, execute,
 render, check the outputs, swap into place, then judge `--fail-on`.
 
-1. Check before writing anything: output formats, the output folder, every run file
-   (a refused file without ``--skip-bad`` ends the build here with exit 1: nothing is
-   written) and ``--baseline``.
-2. Stage: a fresh folder beside DIR (same parent, so the same filesystem), named
-   ``.DIR.tmp-XXXX``.
+1. Check before writing anything: output formats, the output folder (`analysis.outdir`:
+   benchreport's own, marked by `.benchreport-output`, or empty or new; never an input,
+   around one or inside one), every run file (a refused file without ``--skip-bad`` ends the
+   build here with exit 1: nothing is written) and ``--baseline``.
+2. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR
+   (same parent, so the same filesystem), named ``.DIR.tmp-XXXX``.
 3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``. Its parameters
    are plain data (lists of path strings, numbers, strings); the notebook writes
    ``tables/*.csv``, ``flags.json``, ``refused.json`` and ``figures/figure-NN.*`` into
@@ -15,34 +16,34 @@ render, check the outputs, swap into place, then judge `--fail-on`.
    ``report.ipynb``.
 4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf``
    (WeasyPrint, offline) from it.
-5. Swap: when DIR does not exist, one ``rename``; when it does, an atomic exchange of the
-   two folders (Linux ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR
-   aside, staging into place, the old one removed). The previous DIR is replaced only
-   when everything above succeeded.
+5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
+   ``rename``; when it does, an atomic exchange of the two folders (Linux
+   ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR aside, staging into
+   place, the old one removed). The previous DIR is replaced only when everything above
+   succeeded.
 6. Whatever happens (an error, KeyboardInterrupt, SIGTERM), the staging folder is
    removed, so a failed build leaves the last good report byte for byte as it was and no
    temporary folder behind.
 
 Exit codes: 0 built; 1 a file was refused (no ``--skip-bad``) or no run could be read;
 2 a usage error (unknown format, a baseline that is no seat, an output path that is not
-a report folder); 3 built, and ``--fail-on`` was met; 4 the build itself failed (the
-notebook raised, rendering failed); the previous report is unchanged.
+benchreport's to replace); 3 built, and ``--fail-on`` was met; 4 the build itself failed
+(the notebook raised, rendering failed, DIR could not be written); the previous report is
+unchanged. Every message is one line.
 """
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import errno
 import json
 import os
-import shutil
-import signal
 import sys
-import tempfile
-import threading
-import uuid
 from pathlib import Path
 from typing import Iterator
+
+from analysis import outdir
+from analysis.load.errors import one_line
+from analysis.outdir import replace_dir
+from analysis.progress import terminate_as_interrupt
 
 __all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
 
@@ -52,8 +53,6 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "report.ipynb"
 KERNEL = "python3"
 REPORT_FORMATS = ("html", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
-#: files whose presence marks a folder as an earlier report (safe to replace)
-REPORT_MARKERS = ("report.ipynb", "report.html", "report.pdf", "flags.json", "tables")
 
 
 class BuildError(Exception):
@@ -83,111 +82,25 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _check_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise BuildError(f"--out {out} exists and is not a folder", EXIT_USAGE)
-    if out.is_dir():
-        entries = list(out.iterdir())
-        if entries and not any((out / m).exists() for m in REPORT_MARKERS):
-            raise BuildError(f"refusing to replace {out}: it is not empty and holds no earlier report "
-                             "(report.* or flags.json); choose another --out", EXIT_USAGE)
-    if out.resolve() == Path(out.resolve().anchor):
-        raise BuildError("--out cannot be the root of a filesystem", EXIT_USAGE)
+def _check_out(given: str, runs: list[str]) -> outdir.Target:
+    try:
+        return outdir.check_out(given, runs)
+    except outdir.OutputFolderError as exc:
+        raise BuildError(str(exc), exc.code) from None
 
 
-def _remove(path: Path) -> None:
-    """Remove a folder we created; finishes even if interrupted once (then re-raises)."""
-    interrupted = None
-    for _ in range(3):
-        try:
-            shutil.rmtree(path)
-            break
-        except FileNotFoundError:
-            break
-        except KeyboardInterrupt as exc:  # finish cleaning up before giving in
-            interrupted = exc
-        except OSError:
-            shutil.rmtree(path, ignore_errors=True)
-            break
-    if interrupted is not None:
-        raise interrupted
+def staging_dir(out: Path):
+    """A fresh marked folder beside `out` (same filesystem), removed on exit unless moved away."""
+    return outdir.staging(out, "build")
 
 
 @contextlib.contextmanager
-def staging_dir(out: Path) -> Iterator[Path]:
-    """A fresh folder beside `out` (same filesystem), removed on exit unless moved away."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+def _staging(out: Path) -> Iterator[Path]:
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp's 0700 would hide the published report
-        yield tmp
-    finally:
-        if tmp.exists():
-            _remove(tmp)
-
-
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
-    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    if rc == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def replace_dir(new: Path, out: Path) -> None:
-    """Put the finished folder `new` at `out`, replacing an earlier `out` only now.
-
-    `new` must be on the same filesystem (a sibling). Afterwards `new` no longer exists.
-    """
-    if not out.exists():
-        os.rename(new, out)
-        return
-    if _exchange(new, out):
-        _remove(new)  # `new` now holds the previous report
-        return
-    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-    os.rename(out, old)
-    try:
-        os.rename(new, out)
-    except BaseException:
-        os.rename(old, out)
-        raise
-    _remove(old)
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Let SIGTERM (a scheduler's timeout) unwind like Ctrl-C, so clean-up runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        with staging_dir(out) as stage:
+            yield stage
+    except outdir.OutputFolderError as exc:
+        raise BuildError(str(exc), exc.code) from None
 
 
 @contextlib.contextmanager
@@ -293,9 +206,9 @@ def build(args, options) -> int:
     try:
         formats = _formats(getattr(args, "format", "html,pdf"), REPORT_FORMATS, "--format")
         figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
-        out = Path(args.out).expanduser().absolute()
-        _check_out(out)
         runs = [str(Path(r).expanduser().absolute()) for r in args.runs]
+        target = _check_out(args.out, runs)
+        out = target.path
         max_bytes = int(float(getattr(args, "max_file_mb", 512)) * 1e6)
         loaded = load(runs, max_file_bytes=max_bytes, progress=None if not quiet else False)
         for r in loaded.refused:
@@ -313,7 +226,9 @@ def build(args, options) -> int:
         _say(f"{len(loaded.runs)} run(s) of {len(seats)} seat(s) loaded, {len(loaded.refused)} file(s) "
              f"refused, {len(loaded.skipped)} skipped", quiet=quiet)
         title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
-        with _sigterm_as_interrupt(), staging_dir(out) as stage:
+        for path in outdir.clean_leftovers(out):
+            _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
+        with terminate_as_interrupt(), _staging(out) as stage:
             step = "the report notebook"
             try:
                 params = _parameters(args, options, runs, stage, figure_formats)
@@ -323,25 +238,26 @@ def build(args, options) -> int:
                 _render(stage, title, formats, quiet=quiet)
                 step = "checking the outputs"
                 result = _check_outputs(stage, formats)
-                step = f"moving the report into {out}"
-                replace_dir(stage, out)
+                step = f"moving the report into {target.shown}"
+                outdir.publish(stage, out, "build")
             except BuildError:
                 raise
+            except outdir.OutputFolderError as exc:
+                raise BuildError(str(exc), exc.code) from None
             except Exception as exc:  # one line for a scheduled build's log; the traceback on request
                 if os.environ.get("BENCHREPORT_DEBUG"):
                     raise
                 raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
                                  "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
     except BuildError as exc:
-        print(f"benchreport build: {exc}", file=sys.stderr)
-        if exc.code == EXIT_BUILD_FAILED:
-            print("benchreport build: the previous report, if any, is unchanged", file=sys.stderr)
+        unchanged = "; the previous report, if any, is unchanged" if exc.code == EXIT_BUILD_FAILED else ""
+        print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
         return exc.code
     flags = result["flags"]
     sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
     written = ", ".join(f"report.{f}" for f in formats)
     n_fig = len({f.rsplit(".", 1)[0] for f in result["figures"]})
-    _say(f"report written to {out} ({written}, {n_fig} "
+    _say(f"report written to {target.shown} ({written}, {n_fig} "
          f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
          f"{sev['info']} info", quiet=quiet)
     level = getattr(args, "fail_on", None)

@@ -89,6 +89,8 @@ def corpus() -> dict[str, bytes]:
     put("run-id-slash.json", text(run("runs/evil")))
     put("no-results.json", text(run("no-results", measurements=DELETE, exams=DELETE)))
     put("ci-reversed.json", text(run("ci-reversed", measurements__0__ci_low=950.0, measurements__0__ci_high=850.0)))
+    # bounded and unambiguous (issue 16)
+    put("huge-integer.json", text(run("huge-integer", measurements__0__concurrency=2**64)))
     return files
 
 
