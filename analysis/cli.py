@@ -30,22 +30,8 @@ N_BOOT_RANGE = (100, 1_000_000)
 #: the report title is shown in the abstract, page headers and the PDF's metadata
 MAX_TITLE = 300
 #: the range each threshold may take, (low, high, low included, high included); one line each
-THRESHOLD_RANGES: dict[str, tuple[float, float, bool, bool]] = {
-    "alpha": (0, 1, False, False),
-    "min_obs": (2, 10**9, True, True),
-    "min_tail_obs": (1, 10**9, True, True),
-    "min_passes_bootstrap": (2, 10**6, True, True),
-    "min_passes": (1, 10**6, True, True),
-    "noise": (0, 1, True, False),
-    "cv_limit": (0, 1e6, False, True),
-    "spread_limit": (1, 1e6, True, True),
-    "drift_limit": (0, 1e6, True, True),
-    "cache_ratio": (1, 1e6, False, True),
-    "capped_share": (0, 1, True, True),
-    "reasoning_share": (0, 1, True, False),
-    "fit_headroom": (0, 1, True, False),
-    "power": (0, 1, False, False),
-}
+#: the values each threshold may take (analysis.thresholds, field metadata "range")
+THRESHOLD_RANGES = Thresholds.ranges()
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,66 +16,90 @@ class Thresholds:
     """Named thresholds with documented defaults (see each field's metadata `why`)."""
 
     alpha: float = field(default=0.05, metadata={
+        "range": (0, 1, False, False),
         "why": "significance level of exact tests and 1 - level of every CI"})
     min_obs: int = field(default=50, metadata={
+        "range": (2, 1000000000, True, True),
         "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
                "little (91.8% at n=20 for lognormal data when 95% is asked, 93.7% at n=50: "
-               "benchmarks/coverage.py; about 75% at n=3); a t-interval or none is given, flagged"})
+               "benchmarks/coverage.py); a run's within-run interval is then a t-interval for a "
+               "mean and none for a quantile"})
     min_tail_obs: int = field(default=10, metadata={
+        "range": (1, 1000000000, True, True),
         "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
                "i.e. n*(1-q) >= 10, in the spirit of MLPerf's minimum query counts for tail latency"})
     max_bootstrap_obs: int = field(default=20000, metadata={
+        "range": (100, 1000000000, True, True),
         "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
                "sections, Nakayama 2014) instead of the block bootstrap, whose cost grows with "
                "requests x resamples; at this size both are accurate"})
     min_passes: int = field(default=5, metadata={
+        "range": (1, 1000000, True, True),
         "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
                "5 passes give a t-interval 4 degrees of freedom"})
     noise: float = field(default=0.02, metadata={
+        "range": (0, 1, True, False),
         "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
                "(criterion.rs noise_threshold defaults to 0.02)"})
     cv_limit: float = field(default=0.10, metadata={
+        "range": (0, 1000000.0, False, True),
         "why": "passes with a coefficient of variation above 10% are unstable "
                "(pyperf warns when the standard deviation exceeds 10% of the mean)"})
     spread_limit: float = field(default=1.5, metadata={
+        "range": (1, 1000000.0, True, True),
         "why": "max/min across passes above 1.5 is unstable (pyperf warns when "
                "min or max is more than 50% away from the mean)"})
     drift_limit: float = field(default=0.05, metadata={
+        "range": (0, 1000000.0, True, True),
         "why": "monotone movement across 3+ passes totalling more than 5% of the "
                "first pass is warm-up drift; judged by effect size since 3 passes "
                "cannot reach p < 0.05 (Mann-Kendall's smallest two-sided p at n=3 is 1/3)"})
     cache_ratio: float = field(default=3.0, metadata={
+        "range": (1, 1000000.0, False, True),
         "why": "a prefill figure more than 3x the same seat's fresh-prompt prefill is "
                "a prefix-cache hit, not prefill (the seeds' 95,941 vs 4,711 is 20x)"})
     capped_share: float = field(default=0.10, metadata={
+        "range": (0, 1, True, True),
         "why": "more than 10% of answers stopped at the token cap means the run "
                "measures truncated answers"})
     reasoning_share: float = field(default=0.0, metadata={
+        "range": (0, 1, True, False),
         "why": "any answer with an empty content field but delivered tokens is a "
                "client reading the wrong field; share above this value is flagged"})
     fit_headroom: float = field(default=0.10, metadata={
+        "range": (0, 1, True, False),
         "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "
                "for KV cache and activations to be a seat, not a lab result"})
     min_effect: float = field(default=0.05, metadata={
+        "range": (0, 10, False, True),
         "why": "the difference a comparison should be able to detect (5%: the size of the seeds' "
                "'+5%' claims); sample.underpowered says how many passes per seat that needs"})
     failed_warn: float = field(default=0.01, metadata={
+        "range": (0, 1, True, False),
         "why": "more than 1% of a run's requests failed: its figures are of the successful requests "
                "only (a 99% success objective is the usual floor for a serving SLO)"})
     failed_critical: float = field(default=0.10, metadata={
+        "range": (0, 1, True, False),
         "why": "more than 10% failed: the successful requests are not representative of the seat "
                "(the failures select which requests were measured)"})
     lag1_limit: float = field(default=0.3, metadata={
+        "range": (0, 1, True, False),
         "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
                "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
                "uses blocks"})
     power: float = field(default=0.80, metadata={
+        "range": (0, 1, False, False),
         "why": "power for the smallest detectable difference (Miller 2024, "
                "'Adding Error Bars to Evals', uses 80%)"})
 
     def as_dict(self) -> dict:
         """Plain dict of the values, in field order (for the appendix and JSON)."""
         return dataclasses.asdict(self)
+
+    @classmethod
+    def ranges(cls) -> dict[str, tuple]:
+        """name -> (low, high, low included, high included): the values a threshold may take."""
+        return {f.name: f.metadata["range"] for f in fields(cls)}
 
     @classmethod
     def describe(cls) -> list[tuple[str, object, str]]:
