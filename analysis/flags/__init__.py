@@ -18,7 +18,7 @@ import textwrap
 
 import pandas as pd
 
-from . import _format as F
+from analysis import format as F
 from .rules import (CODES, FLAG_COLUMNS, LOCAL_THRESHOLDS, SEVERITIES, Flag, compute_flags, drop_excluded,
                     empty_flags, excluded_measurements)
 from .text import limitations_markdown, limitations_paragraphs

@@ -35,7 +35,7 @@ from analysis.columns import QUANTILES, REQUEST_METRICS, STATISTICS
 from analysis.stats._common import parse_values
 from analysis.thresholds import DEFAULT, Thresholds
 
-from . import _format as F
+from analysis import format as F
 from .licenses import classify
 
 __all__ = [

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import _format as F
+from analysis import format as F
 from .rules import CODES
 
 __all__ = ["Paragraph", "GROUPS", "limitations_paragraphs", "limitations_markdown", "NO_FLAGS"]

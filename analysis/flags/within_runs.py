@@ -15,7 +15,7 @@ import pandas as pd
 from analysis.stats.cells import failed_mask
 from analysis.thresholds import DEFAULT, Thresholds
 
-from . import _format as F
+from analysis import format as F
 from .rules import Flag, _cell_dict, _cell_order, _describe_cells, _one_cell, _plain, _used
 
 __all__ = ["requests_failed", "correlated_requests", "figure_mismatch", "ERROR_EXAMPLES"]

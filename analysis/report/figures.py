@@ -32,7 +32,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analysis.columns import METRIC_WORDS, METRICS, higher_is_better
-from analysis.flags._format import pval
+from analysis import format as fmt
+from analysis.format import pval
 from analysis.stats._common import parse_values
 
 __all__ = [
@@ -166,24 +167,8 @@ def _wrap(text: str, width: int = 34) -> str:
     return "\n".join(line.replace("- ", "-").replace("_ ", "_").rstrip() for line in lines)
 
 
-def _num(x: float) -> str:
-    """95,941 · 763.9 · 123 · 0.812 (as in the report's tables)."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    x = float(x)
-    ax = abs(x)
-    if ax >= 1000:
-        return f"{x:,.0f}"
-    if ax >= 1:
-        return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
-    return "0" if ax == 0 else f"{x:.3g}"
-
-
-def _finite(x) -> bool:
-    try:
-        return x is not None and x is not pd.NA and math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
+_num = fmt.num
+_finite = fmt.finite
 
 
 def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,

@@ -24,7 +24,9 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from analysis.columns import METRICS, higher_is_better
-from analysis.flags._format import printed_rounding, pval
+from analysis import format as fmt
+from analysis.format import ci as fmt_ci, gb as fmt_bytes, num as fmt_num, points as fmt_pp, ratio3 as fmt_ratio
+from analysis.format import printed_rounding, pval
 from analysis.report import figures as F
 from analysis.stats._common import parse_values
 from analysis.stats.multiplicity import describe as describe_multiplicity
@@ -97,94 +99,17 @@ class FigureBlock:
 
 # --- formatting -----------------------------------------------------------------------------
 
-def _missing(x) -> bool:
-    if x is None or x is pd.NA or x is pd.NaT:
-        return True
-    try:
-        return isinstance(x, (float, np.floating)) and math.isnan(x)
-    except TypeError:
-        return False
-
-
-def _finite(x) -> bool:
-    if _missing(x):
-        return False
-    try:
-        return math.isfinite(float(x))
-    except (TypeError, ValueError):
-        return False
-
-
-def fmt_num(x, *, digits: int | None = None) -> str:
-    """A figure as a reader expects it: 95,941 · 763.9 · 35 · 0.812 ('–' when missing)."""
-    if not _finite(x):
-        return "–"
-    x = float(x)
-    if digits is not None:
-        return f"{x:,.{digits}f}"
-    ax = abs(x)
-    if ax >= 1000:
-        return f"{x:,.0f}"
-    if ax >= 1:
-        return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
-    if ax == 0:
-        return "0"
-    return f"{x:.3g}"
-
-
-def fmt_ratio(x) -> str:
-    """A ratio to three significant digits (0.812, 1.05)."""
-    return "–" if not _finite(x) else f"{float(x):.3g}"
-
-
-def fmt_ci(lo, hi, fmt=fmt_num) -> str:
-    """'[95.7, 102.1]', or '' when the interval is missing."""
-    if not (_finite(lo) and _finite(hi)):
-        return ""
-    return f"[{fmt(lo)}, {fmt(hi)}]"
+_missing = fmt.missing
+_finite = fmt.finite
+_s = fmt.text
+_conc = fmt.concurrency
+_plural = fmt.plural
+_join = fmt.join_words
 
 
 def fmt_p(p) -> str:
-    """p-values as reported in papers: 1.0, 0.31, 0.004, < 0.001."""
-    return pval(p, "–") if _finite(p) else "–"
-
-
-def fmt_pp(x) -> str:
-    """A difference of proportions in percentage points with its sign: +0.6 pp."""
-    if not _finite(x):
-        return "–"
-    v = float(x) * 100
-    return f"{v:+.1f} pp".replace("-", "−")
-
-
-def fmt_bytes(b) -> str:
-    return "–" if not _finite(b) else f"{float(b) / 1e9:,.1f} GB"
-
-
-def _s(x, default: str = "") -> str:
-    """A data value as a plain display string ('' for missing)."""
-    if _missing(x):
-        return default
-    if isinstance(x, (bool, np.bool_)):
-        return "yes" if x else "no"
-    if isinstance(x, (float, np.floating)) and float(x).is_integer():
-        return str(int(x))
-    return str(x)
-
-
-def _conc(c) -> str:
-    return str(int(float(c))) if _finite(c) else "–"
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
-
-
-def _join(items: Sequence[str], conj: str = "and") -> str:
-    items = [str(i) for i in items]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + f" {conj} " + items[-1]
+    """p-values as reported in papers: 1.0, 0.31, 0.004, < 0.001 ('–' when missing)."""
+    return fmt.pval(p, "–")
 
 
 _values = parse_values

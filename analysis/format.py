@@ -1,14 +1,15 @@
-"""Plain-text formatting of figures for flag messages and the limitations section.
+"""How a figure reads, in one place: flag messages, the limitations section, tables and figures.
 
-One place decides how a number reads in a sentence ("95,941", "79.4 → 91.5 → 104.0",
-"p = 1.0", "204.5 GB"), so rules and text agree. No HTML, no escaping: the renderer
-escapes.
+"95,941", "763.9", "79.4 → 91.5 → 104.0", "p = 1.0", "204.5 GB", "[95.7, 102.1]": one
+formatter per kind of figure, so a flag, Table 1 and a figure caption never show the same
+number two ways. Plain text only: no HTML, no escaping (the renderer escapes).
 """
 from __future__ import annotations
 
 import math
 from typing import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from analysis.columns import (
@@ -27,17 +28,70 @@ def missing(value) -> bool:
         return False
 
 
-def num(x) -> str:
-    """A figure as a reader expects it: 95,941 / 4,711 / 982.5 / 79.4 / 0.0834."""
+def finite(x) -> bool:
+    """True for a finite number (False for missing values, text and infinities)."""
     if missing(x):
-        return "n/a"
+        return False
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def num(x, *, digits: int | None = None, missing_text: str = "–") -> str:
+    """A figure as a reader expects it: 95,941 · 763.9 · 35 · 0.812 (`missing_text` when missing).
+
+    Thousands and above: whole numbers with separators; from 1: one decimal unless whole;
+    below 1: three significant digits. `digits` fixes the decimals instead.
+    """
+    if not finite(x):
+        return missing_text
     x = float(x)
+    if digits is not None:
+        return f"{x:,.{digits}f}"
     ax = abs(x)
     if ax >= 1000:
         return f"{x:,.0f}"
-    if x.is_integer():
+    if ax >= 1:
+        return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.1f}"
+    if ax == 0:
+        return "0"
+    return f"{x:.3g}"
+
+
+def ratio3(x) -> str:
+    """A candidate/baseline ratio to three significant digits (0.812, 1.05); '–' when missing."""
+    return f"{float(x):.3g}" if finite(x) else "–"
+
+
+def ci(lo, hi, fmt=num) -> str:
+    """'[95.7, 102.1]', or '' when the interval is missing."""
+    if not (finite(lo) and finite(hi)):
+        return ""
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def points(x) -> str:
+    """A difference of proportions in percentage points with its sign: +0.6 pp, −7.4 pp."""
+    if not finite(x):
+        return "–"
+    return f"{float(x) * 100:+.1f} pp".replace("-", "−")
+
+
+def text(x, default: str = "") -> str:
+    """A data value as a plain display string ('' for missing; yes/no; 16 not 16.0)."""
+    if missing(x):
+        return default
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
         return str(int(x))
-    return f"{x:.4g}"
+    return str(x)
+
+
+def concurrency(c) -> str:
+    """A concurrency level for a table cell: '16', or '–' where it has no meaning."""
+    return str(int(float(c))) if finite(c) else "–"
 
 
 def _decimals(text: str) -> int:
@@ -59,7 +113,7 @@ def series(values: Iterable, sep: str = ", ") -> str:
 def pct(x, *, signed: bool = False) -> str:
     """A share or relative change as per cent: 93%, 0.4%, 99.6%, +31%."""
     if missing(x):
-        return "n/a"
+        return "–"
     x = float(x) * 100.0
     sign = "+" if signed and x > 0 else ""
     one = f"{x:.1f}"
@@ -84,8 +138,8 @@ def pval(p, missing_text: str = "n/a") -> str:
 
 
 def gb(n_bytes) -> str:
-    """Bytes as decimal gigabytes with one decimal: 204.5 GB."""
-    return f"{float(n_bytes) / 1e9:,.1f} GB"
+    """Bytes as decimal gigabytes with one decimal: 204.5 GB ('–' when missing)."""
+    return f"{float(n_bytes) / 1e9:,.1f} GB" if finite(n_bytes) else "–"
 
 
 def ratio(x) -> str:
