@@ -1,0 +1,196 @@
+"""History: did a seat's cell get better or worse on a date, or is that noise?
+
+For each seat and cell measured on several dates, every date's value (the geometric
+mean of its passes, as in cells.csv) is compared with the seat's *steady level*: the
+mean log value of up to `window` earlier dates since the last confirmed change. The
+night is the unit here (nights differ by more than their passes do), so the test is a
+prediction interval: with W level nights of mean m and standard deviation s (log
+scale), a new night x is within the level when
+
+    |log x - m| <= t_{W-1, 1-alpha/2} * s * sqrt(1 + 1/W)      (Hahn & Meeker 1991, §4.5)
+
+The change exp(log x - m) gets that interval, and the verdict follows the same rule as
+a comparison's (analysis.stats.compare.verdict_reason), direction aware:
+
+* ``within_noise``: the interval lies inside 1 +/- noise;
+* ``regression`` / ``improvement``: it lies wholly beyond the noise band and the test
+  stays significant at `alpha` after a Bonferroni correction over the seat's cells
+  measured that date (so a seat has at most about 365 * alpha false verdicts a year,
+  however many cells it has: benchmarks/history_study.py measures it);
+* ``insufficient_data``: anything else, or fewer than `min_level` level nights.
+
+A verdict is given on the night itself. The level moves only once the next night
+confirms it (a change in the same direction, again beyond the band): then the level
+restarts at the changed night, its spread borrowed from the old level until it has
+`min_level` nights of its own. A night the next one does not confirm is an outlier:
+reported, and left out of the level.
+
+This is the rule of asv (step detection, then a significance test on the samples at
+p < 0.002) and Bencher (a t-test against the last 64 samples), made a prediction
+interval so that night-to-night variation, not the passes of one night, sets the noise.
+
+References
+----------
+Hahn, G. J. & Meeker, W. Q. (1991). Statistical Intervals, Wiley, §4.5 (prediction
+interval for one future observation). Daly, D. et al. (2020). The use of change point
+detection to identify software performance regressions in a continuous integration
+system. ICPE '20. asv `asv/step_detect.py`; Bencher's t-test threshold model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..columns import METRICS, higher_is_better
+
+__all__ = ["HISTORY_COLUMNS", "HistoryRule", "history", "VERDICTS"]
+
+HISTORY_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
+                   "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
+                   "p_value", "p_adj", "verdict", "verdict_reason"]
+VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
+_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+
+
+@dataclass(frozen=True)
+class HistoryRule:
+    """The parameters of the history verdicts (defaults: see each field)."""
+
+    alpha: float = 0.001        # per seat and date, Bonferroni over its cells (asv uses p < 0.002)
+    noise: float = 0.02         # the comparisons' noise band (criterion.rs' 2%)
+    window: int = 64            # level nights at most (Bencher's default sample size)
+    min_level: int = 5          # level nights before the first verdict
+    level: float = 0.95         # the interval shown with each change
+
+
+@dataclass
+class _Series:
+    """One cell's level state while the dates are walked."""
+
+    logs: list = field(default_factory=list)      # log values of the current level's nights
+    since: str | None = None
+    spread: tuple | None = None                   # (s, df) borrowed from the previous level
+    pending: tuple | None = None                  # (log value, date, direction) awaiting confirmation
+
+
+def _test(s: _Series, x: float, rule: HistoryRule):
+    """(change, low, high, p) of log value x against the level, or None without a level."""
+    w = len(s.logs)
+    if w >= rule.min_level:
+        lv = np.asarray(s.logs[-rule.window:])
+        w, m, sd, df = lv.size, float(lv.mean()), float(lv.std(ddof=1)), lv.size - 1
+    elif s.spread is not None and w >= 1:
+        m = float(np.mean(s.logs[-rule.window:]))
+        sd, df = s.spread
+    else:
+        return None
+    se = sd * math.sqrt(1 + 1 / w)
+    d = x - m
+    if se == 0:
+        return math.exp(d), math.exp(d), math.exp(d), (1.0 if d == 0 else 0.0)
+    t = float(stats.t.ppf(0.5 + rule.level / 2, df))
+    p = float(2 * stats.t.sf(abs(d) / se, df))
+    return math.exp(d), math.exp(d - t * se), math.exp(d + t * se), p
+
+
+def _verdict(change, lo, hi, p_adj, metric, rule: HistoryRule) -> tuple[str, str]:
+    if 1 - rule.noise <= lo and hi <= 1 + rule.noise:
+        return "within_noise", ""
+    above, below = lo > 1 + rule.noise, hi < 1 - rule.noise
+    if not (above or below):
+        return "insufficient_data", "the interval reaches into the noise band"
+    if not p_adj < rule.alpha:
+        return "insufficient_data", f"not significant at {rule.alpha:g} after the correction over the seat's cells"
+    good = above == (higher_is_better(metric) if metric in METRICS else True)
+    return ("improvement" if good else "regression"), ""
+
+
+def _rebase(s: _Series, rule: HistoryRule) -> None:
+    """Start a new level at the pending night, keeping the old level's spread until it has its own."""
+    px, pdate, _ = s.pending
+    if len(s.logs) >= 2:
+        lv = s.logs[-rule.window:]
+        s.spread = (float(np.std(lv, ddof=1)), len(lv) - 1)
+    s.logs, s.since, s.pending = [px], pdate, None
+
+
+def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.DataFrame:
+    """Dated verdicts for every seat and cell measured on several dates.
+
+    Parameters
+    ----------
+    dated : DataFrame
+        Cells of every date (analysis.stats.cells.CellSet.dated): seat, harness, probe,
+        workload, concurrency, metric, statistic, date, estimate, n_passes.
+    rule : HistoryRule
+
+    Returns
+    -------
+    DataFrame with HISTORY_COLUMNS, one row per seat, cell and date (the first
+    `min_level` dates of a cell are ``insufficient_data``: no level yet).
+    """
+    if dated is None or not len(dated):
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in HISTORY_COLUMNS})
+    d = dated[dated["estimate"].astype(float) > 0].copy()
+    d["_h"], d["_p"] = d["harness"].fillna(""), d["probe"].fillna("")
+    d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    multi = d.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"].transform("nunique") > 1
+    d = d[multi].sort_values(["seat", "date", "_h", "_p", "workload", "_c", "metric", "statistic"], kind="stable")
+    rows = []
+    for _seat, g in d.groupby("seat", sort=True):
+        series: dict[tuple, _Series] = {}
+        for date, night in g.groupby("date", sort=True):
+            rows.extend(_night(night, date, series, rule))
+    out = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
+                           kind="stable", na_position="first").reset_index(drop=True)
+
+
+def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule) -> tuple[dict, str, int]:
+    """The row fields, verdict and direction of one night against the series' level."""
+    fields = dict(level=math.exp(float(np.mean(s.logs[-rule.window:]))) if s.logs else math.nan,
+                  level_nights=min(len(s.logs), rule.window), level_since=s.since)
+    t = _test(s, x, rule)
+    if t is None:
+        fields.update(change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, p_adj=math.nan,
+                      verdict="insufficient_data", verdict_reason=f"no level yet ({len(s.logs)} night(s))")
+        return fields, "insufficient_data", 0
+    change, lo, hi, p = t
+    p_adj = min(1.0, p * max(m, 1))
+    verdict, why = _verdict(change, lo, hi, p_adj, metric, rule)
+    fields.update(change=change, ci_low=lo, ci_high=hi, p_value=p, p_adj=p_adj, verdict=verdict, verdict_reason=why)
+    return fields, verdict, (1 if change > 1 else -1)
+
+
+def _night(night: pd.DataFrame, date: str, series: dict, rule: HistoryRule) -> list[dict]:
+    """The verdicts of one seat's cells on one date, Bonferroni over the cells with a level."""
+    recs = night.to_dict("records")
+    keys = [tuple(r[k] for k in ("_h", "_p", "workload", "_c", "metric", "statistic")) for r in recs]
+    m = sum(_test(series.setdefault(k, _Series()), math.log(float(r["estimate"])), rule) is not None
+            for r, k in zip(recs, keys))
+    out = []
+    for r, k in zip(recs, keys):
+        s, x, metric = series[k], math.log(float(r["estimate"])), str(r["metric"])
+        fields, verdict, direction = _judge(s, x, metric, m, rule)
+        decided = verdict in ("regression", "improvement")
+        if s.pending is not None and decided and direction == s.pending[2]:
+            # this night confirms the pending change: the level moves, and this night is told
+            # against the new level (the change was reported on the night it happened)
+            _rebase(s, rule)
+            fields, verdict, direction = _judge(s, x, metric, m, rule)
+            decided = False
+        else:
+            s.pending = None  # an unconfirmed change was an outlier night, left out of the level
+        if decided:
+            s.pending = (x, date, direction)
+        else:
+            s.since = s.since or date
+            s.logs.append(x)
+        row = {c: r.get(c) for c in HISTORY_COLUMNS if c in r}
+        row.update(date=date, **fields)
+        out.append(row)
+    return out
