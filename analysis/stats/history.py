@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
 
@@ -77,14 +77,22 @@ class _Series:
     pending: tuple | None = None                  # (log value, date, direction) awaiting confirmation
 
 
+def _level(s: _Series, rule: HistoryRule) -> tuple[float, float, int]:
+    """(mean, sd, n) of the level's last `window` log values (plain Python: a few dozen values)."""
+    lv = s.logs[-rule.window:]
+    w = len(lv)
+    m = math.fsum(lv) / w
+    sd = math.sqrt(math.fsum((v - m) ** 2 for v in lv) / (w - 1)) if w > 1 else math.nan
+    return m, sd, w
+
+
 def _test(s: _Series, x: float, rule: HistoryRule):
     """(change, low, high, p) of log value x against the level, or None without a level."""
-    w = len(s.logs)
-    if w >= rule.min_level:
-        lv = np.asarray(s.logs[-rule.window:])
-        w, m, sd, df = lv.size, float(lv.mean()), float(lv.std(ddof=1)), lv.size - 1
-    elif s.spread is not None and w >= 1:
-        m = float(np.mean(s.logs[-rule.window:]))
+    if len(s.logs) >= rule.min_level:
+        m, sd, w = _level(s, rule)
+        df = w - 1
+    elif s.spread is not None and s.logs:
+        m, _, w = _level(s, rule)
         sd, df = s.spread
     else:
         return None
@@ -92,8 +100,8 @@ def _test(s: _Series, x: float, rule: HistoryRule):
     d = x - m
     if se == 0:
         return math.exp(d), math.exp(d), math.exp(d), (1.0 if d == 0 else 0.0)
-    t = float(stats.t.ppf(0.5 + rule.level / 2, df))
-    p = float(2 * stats.t.sf(abs(d) / se, df))
+    t = float(stdtrit(df, 0.5 + rule.level / 2))  # Student t quantile (scipy.special: a ufunc, fast)
+    p = float(2 * stdtr(df, -abs(d) / se))
     return math.exp(d), math.exp(d - t * se), math.exp(d + t * se), p
 
 
@@ -113,8 +121,8 @@ def _rebase(s: _Series, rule: HistoryRule) -> None:
     """Start a new level at the pending night, keeping the old level's spread until it has its own."""
     px, pdate, _ = s.pending
     if len(s.logs) >= 2:
-        lv = s.logs[-rule.window:]
-        s.spread = (float(np.std(lv, ddof=1)), len(lv) - 1)
+        _, sd, w = _level(s, rule)
+        s.spread = (sd, w - 1)
     s.logs, s.since, s.pending = [px], pdate, None
 
 
@@ -143,18 +151,23 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
     rows = []
     for _seat, g in d.groupby("seat", sort=True):
         series: dict[tuple, _Series] = {}
-        for date, night in g.groupby("date", sort=True):
-            rows.extend(_night(night, date, series, rule))
+        recs = g.to_dict("records")
+        start = 0
+        for i in range(1, len(recs) + 1):  # rows are sorted by date: one slice per date
+            if i == len(recs) or recs[i]["date"] != recs[start]["date"]:
+                rows.extend(_night(recs[start:i], recs[start]["date"], series, rule))
+                start = i
     out = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
                            kind="stable", na_position="first").reset_index(drop=True)
 
 
-def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule) -> tuple[dict, str, int]:
-    """The row fields, verdict and direction of one night against the series' level."""
-    fields = dict(level=math.exp(float(np.mean(s.logs[-rule.window:]))) if s.logs else math.nan,
+def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False) -> tuple[dict, str, int]:
+    """The row fields, verdict and direction of one night against the series' level
+    (`t`: the night's `_test` when already computed)."""
+    fields = dict(level=math.exp(_level(s, rule)[0]) if s.logs else math.nan,
                   level_nights=min(len(s.logs), rule.window), level_since=s.since)
-    t = _test(s, x, rule)
+    t = _test(s, x, rule) if t is False else t
     if t is None:
         fields.update(change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, p_adj=math.nan,
                       verdict="insufficient_data", verdict_reason=f"no level yet ({len(s.logs)} night(s))")
@@ -166,16 +179,15 @@ def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule) -> tupl
     return fields, verdict, (1 if change > 1 else -1)
 
 
-def _night(night: pd.DataFrame, date: str, series: dict, rule: HistoryRule) -> list[dict]:
+def _night(recs: list[dict], date: str, series: dict, rule: HistoryRule) -> list[dict]:
     """The verdicts of one seat's cells on one date, Bonferroni over the cells with a level."""
-    recs = night.to_dict("records")
     keys = [tuple(r[k] for k in ("_h", "_p", "workload", "_c", "metric", "statistic")) for r in recs]
-    m = sum(_test(series.setdefault(k, _Series()), math.log(float(r["estimate"])), rule) is not None
-            for r, k in zip(recs, keys))
+    tests = [_test(series.setdefault(k, _Series()), math.log(float(r["estimate"])), rule) for r, k in zip(recs, keys)]
+    m = sum(t is not None for t in tests)
     out = []
-    for r, k in zip(recs, keys):
+    for r, k, t in zip(recs, keys, tests):
         s, x, metric = series[k], math.log(float(r["estimate"])), str(r["metric"])
-        fields, verdict, direction = _judge(s, x, metric, m, rule)
+        fields, verdict, direction = _judge(s, x, metric, m, rule, t)
         decided = verdict in ("regression", "improvement")
         if s.pending is not None and decided and direction == s.pending[2]:
             # this night confirms the pending change: the level moves, and this night is told
