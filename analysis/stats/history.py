@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 from scipy.special import stdtr, stdtrit
 
