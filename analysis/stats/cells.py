@@ -57,11 +57,13 @@ from scipy.special import ndtri
 
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
-from ._common import check_level, format_values, key_rng, lerp, quantile_positions
+from ._common import check_level, format_values, key_rng
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
-from .within import block_length, block_size, dependence_seen, lag1_autocorrelation, sectioning_interval
+from .requests import (FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, from_requests,
+                       group_stats, request_metrics, statistic, supported)
+from .within import block_length, block_size, dependence_seen, sectioning_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells",
            "request_metrics", "failed_mask", "ci_method_text"]
@@ -118,113 +120,6 @@ def _frame_iv(df, name: str, required: list[str]) -> pd.DataFrame | None:
     return df
 
 
-def failed_mask(requests: pd.DataFrame) -> np.ndarray:
-    """True for failed requests: an `error`, or finish_reason ``error``/``cancelled``/``incomplete``."""
-    failed = np.zeros(len(requests), dtype=bool)
-    if "error" in requests:
-        failed |= requests["error"].notna().to_numpy()
-    if "finish_reason" in requests:
-        fr = requests["finish_reason"].astype("string").isin(["error", "cancelled", "incomplete"])
-        failed |= fr.fillna(False).to_numpy(dtype=bool)
-    return failed
-
-
-def _num(df: pd.DataFrame, col: str) -> np.ndarray:
-    if col not in df:
-        return np.full(len(df), np.nan)
-    return pd.to_numeric(df[col], errors="coerce").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
-
-
-def _metric_values(r: pd.DataFrame) -> dict[str, np.ndarray]:
-    ttft, e2e, itl, out_tok = _num(r, "ttft_ms"), _num(r, "e2e_latency_ms"), _num(r, "itl_ms"), _num(r, "output_tokens")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ok = (out_tok > 1) & (e2e > ttft) & np.isfinite(out_tok) & np.isfinite(e2e) & np.isfinite(ttft)
-        dec = np.where(ok, (out_tok - 1) / ((e2e - ttft) / 1000.0), np.nan)
-    vals = {"ttft_ms": ttft, "itl_ms": itl, "e2e_latency_ms": e2e, "decode_tok_s_per_stream": dec}
-    return {m: np.where(np.isfinite(vals[m]), vals[m], np.nan) for m in REQUEST_METRICS}
-
-
-def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:
-    """Per-request metric values of the successful requests, in table order.
-
-    ttft_ms, itl_ms and e2e_latency_ms are read directly;
-    decode_tok_s_per_stream = (output_tokens - 1) / ((e2e_latency_ms - ttft_ms)/1000)
-    when output_tokens > 1 and e2e > ttft (1000/TPOT, TPOT as vLLM's
-    benchmark_serving defines it). Failed requests (`failed_mask`) are left out.
-
-    Returns
-    -------
-    DataFrame: run_id, seat, date, pass, workload, concurrency and one column per
-    metric of analysis.columns.REQUEST_METRICS (NaN where undefined).
-    """
-    _frame_iv(requests, "requests", ["run_id", "seat", "date", "pass", "workload", "concurrency"])
-    r = requests.loc[~failed_mask(requests)]
-    out = r[["run_id", "seat", "date", "pass", "workload", "concurrency"]].copy()
-    for m, v in _metric_values(r).items():
-        out[m] = v
-    return out.reset_index(drop=True)
-
-
-@dataclass
-class _Group:
-    """The requests of one (run, workload, concurrency) in send order."""
-
-    key: tuple           # (run_id, workload, concurrency)
-    values: np.ndarray   # (n_successful, n_metrics) in send order, NaN where undefined
-    n_requests: int
-    n_failed: int
-
-
-def _send_order(r: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
-    """Positions of one group in send order: by `start_ms` when every record has it, else as stored."""
-    if "start_ms" not in r:
-        return pos
-    s = _num(r.iloc[pos], "start_ms") if len(pos) else np.array([])
-    if len(s) and np.all(np.isfinite(s)):
-        return pos[np.argsort(s, kind="stable")]
-    return pos
-
-
-def _request_groups(requests: pd.DataFrame | None) -> tuple[list[_Group], dict]:
-    """The request groups, and {group key: group index}."""
-    if requests is None or not len(requests):
-        return [], {}
-    r = requests.reset_index(drop=True)
-    failed = failed_mask(r)
-    conc = pd.array(r["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    keys = pd.DataFrame({"run_id": r["run_id"].astype(str), "workload": r["workload"].astype(str),
-                         "_c": np.asarray(conc)})
-    values = np.column_stack([_metric_values(r)[m] for m in REQUEST_METRICS])
-    groups, index = [], {}
-    for key, pos in sorted(keys.groupby(["run_id", "workload", "_c"], sort=False).indices.items()):
-        pos = _send_order(r, np.asarray(pos))
-        ok = pos[~failed[pos]]
-        index[key] = len(groups)
-        groups.append(_Group(key=key, values=values[ok], n_requests=len(pos), n_failed=int(failed[pos].sum())))
-    return groups, index
-
-
-def _from_requests(stat: str) -> bool:
-    """Whether a statistic can be recomputed from request records (the mean or a quantile)."""
-    return stat == "mean" or stat in QUANTILES
-
-
-def _supported(stat: str, n: int, th: Thresholds) -> bool:
-    q = QUANTILES.get(stat)
-    if n < 1:
-        return False
-    if q is None or q <= 0.5:
-        return True
-    return n * (1.0 - q) >= th.min_tail_obs
-
-
-def _statistic(sorted_v: np.ndarray, stat: str) -> float:
-    if stat == "mean":
-        return float(sorted_v.mean())
-    lo, hi, g = quantile_positions(sorted_v.shape[0], QUANTILES[stat])
-    return float(lerp(sorted_v[lo], sorted_v[hi], g))
-
-
 # --------------------------------------------------------------------------- the pass table
 def _run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
     """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
@@ -247,85 +142,89 @@ def _workload_key(workload, condition) -> str:
     return f"{workload}:{condition}" if isinstance(condition, str) and condition else str(workload)
 
 
-def _pass_rows(measurements, requests, runs, th: Thresholds) -> tuple[pd.DataFrame, list[_Group]]:
-    """One row per (cell, date, pass, run): reported figure, our recomputation, the value used."""
-    groups, gindex = _request_groups(requests)
-    labels = _run_labels(runs)
-    # what each request group says, per (metric, statistic)
-    meta = {}
-    if requests is not None and len(requests):
-        first = requests.drop_duplicates("run_id")
-        meta = {str(r): (s, str(d), int(p)) for r, s, d, p in
-                zip(first["run_id"], first["seat"], first["date"], first["pass"])}
+def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[dict, dict]:
+    """Pass rows of the statistics the request records support, and every group's statistics
+    ({group key: {metric: (values by statistic, n, lag1)}}) for the reported figures."""
     rows: dict[tuple, dict] = {}
-
-    def base(run_id, seat, date, pss, workload, conc, metric, stat):
-        h, p = labels.get(str(run_id), (None, None))
-        return dict(seat=str(seat), harness=h, probe=p, workload=workload, concurrency=conc, metric=metric,
-                    statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
-                    value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
-                    n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
-                    lag1=math.nan, source="", group=-1, condition=None)
-
-    group_stats: dict[int, dict] = {}
-    for gid, g in enumerate(groups):
-        per = {}
-        for j, metric in enumerate(REQUEST_METRICS):
-            v = g.values[:, j]
-            v = v[np.isfinite(v)]
-            if v.shape[0]:
-                sv = np.sort(v)
-                per[metric] = (sv, lag1_autocorrelation(v))
-        group_stats[gid] = per
+    per_group: dict[tuple, dict] = {}
+    for g in source.groups():
+        gs = group_stats(g)
         run_id, workload, c = g.key
-        seat, date, pss = meta[run_id]
         conc = None if c < 0 else int(c)
-        for metric, (sv, rho) in per.items():
+        summary = {}
+        for metric, sv in gs.sorted_values.items():
+            n, rho = int(sv.shape[0]), gs.lag1[metric]
+            values = {stat: statistic(sv, stat) for stat in REQUEST_STATISTICS}
+            summary[metric] = (values, n, rho)
             for stat in REQUEST_STATISTICS:
-                if not _supported(stat, sv.shape[0], th):
+                if not supported(stat, n, th):
                     continue
-                row = base(run_id, seat, date, pss, workload, conc, metric, stat)
-                row.update(recomputed=_statistic(sv, stat), n_obs=int(sv.shape[0]), n_requests=g.n_requests,
-                           n_failed=g.n_failed, lag1=rho, source="requests", group=gid)
+                row = _base_row(labels, run_id, g.seat, g.date, g.pass_, workload, conc, metric, stat)
+                row.update(recomputed=values[stat], n_obs=n, n_requests=g.n_requests, n_failed=g.n_failed,
+                           lag1=rho, source="requests", group=g.key)
                 rows[_row_key(row)] = row
+        per_group[g.key] = (summary, g.n_requests, g.n_failed)
+    return rows, per_group
+
+
+def _base_row(labels, run_id, seat, date, pss, workload, conc, metric, stat) -> dict:
+    h, p = labels.get(str(run_id), (None, None))
+    return dict(seat=str(seat), harness=h, probe=p, workload=workload, concurrency=conc, metric=metric,
+                statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
+                value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
+                n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
+                lag1=math.nan, source="", group=None, condition=None)
+
+
+def _measurement_columns(m: pd.DataFrame) -> dict:
+    stat = m["statistic"].astype("object").where(m["statistic"].notna(), "mean") if "statistic" in m \
+        else pd.Series(["mean"] * len(m), index=m.index)
+    cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
+            for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
+                      "condition", "ci_low", "ci_high", "ci_level")}
+    cols["statistic"] = stat.to_numpy(dtype=object)
+    return cols
+
+
+def _add_reported(rows: dict, measurements: pd.DataFrame, per_group: dict, labels: dict) -> None:
+    """Each reported figure into its pass row: shown as printed, with our recomputation from the
+    same run's requests beside it where the statistic can be recomputed."""
+    cols = _measurement_columns(measurements)
+    for i in range(len(measurements)):
+        value = _float(cols["value"][i])
+        if not math.isfinite(value):
+            continue
+        conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
+        cond = _str_or_none(cols["condition"][i])
+        pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
+        row = _base_row(labels, cols["run_id"][i], cols["seat"][i], cols["date"][i], pss,
+                        _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
+                        str(cols["statistic"][i]))
+        key = _row_key(row)
+        if key in rows and math.isfinite(rows[key]["reported"]):
+            continue  # a figure repeated in one run: the first one stands
+        gkey = (row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc)
+        if key in rows:
+            row = rows[key]
+        elif gkey in per_group and row["metric"] in per_group[gkey][0] and from_requests(row["statistic"]):
+            values, n, rho = per_group[gkey][0][row["metric"]]
+            row.update(recomputed=values[row["statistic"]], n_requests=per_group[gkey][1],
+                       n_failed=per_group[gkey][2], lag1=rho, group=gkey, n_obs=n)
+        row.update(reported=value, condition=cond, source="reported", ci_low=_float(cols["ci_low"][i]),
+                   ci_high=_float(cols["ci_high"][i]), ci_level=_float(cols["ci_level"][i]))
+        if not _missing(cols["n"][i]):
+            row["n_obs"] = int(cols["n"][i])
+        rows[key] = row
+
+
+def _pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.DataFrame:
+    """One row per (cell, date, pass, run): reported figure, our recomputation, the value used."""
+    labels = _run_labels(runs)
+    rows, per_group = _request_rows(source, labels, th)
     if measurements is not None and len(measurements):
-        m = measurements
-        stat = m["statistic"].astype("object").where(m["statistic"].notna(), "mean") if "statistic" in m \
-            else pd.Series(["mean"] * len(m), index=m.index)
-        cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
-                for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
-                          "condition", "ci_low", "ci_high", "ci_level")}
-        for i in range(len(m)):
-            value = _float(cols["value"][i])
-            if not math.isfinite(value):
-                continue
-            conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
-            cond = _str_or_none(cols["condition"][i])
-            wl = _workload_key(cols["workload"][i], cond)
-            pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
-            row = base(cols["run_id"][i], cols["seat"][i], cols["date"][i], pss, wl, conc,
-                       str(cols["metric"][i]), str(stat.iloc[i]))
-            key = _row_key(row)
-            if key in rows and math.isfinite(rows[key]["reported"]):
-                continue  # a figure repeated in one run: the first one stands
-            prev = rows.get(key)
-            gid = gindex.get((row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc), -1)
-            if prev is None and gid >= 0 and row["metric"] in group_stats[gid] and _from_requests(row["statistic"]):
-                sv, rho = group_stats[gid][row["metric"]]
-                g = groups[gid]
-                row.update(recomputed=_statistic(sv, row["statistic"]), n_requests=g.n_requests,
-                           n_failed=g.n_failed, lag1=rho, group=gid, n_obs=int(sv.shape[0]))
-            elif prev is not None:
-                row = prev
-            n = cols["n"][i]
-            row.update(reported=value, condition=cond, source="reported",
-                       ci_low=_float(cols["ci_low"][i]), ci_high=_float(cols["ci_high"][i]),
-                       ci_level=_float(cols["ci_level"][i]))
-            if not _missing(n):
-                row["n_obs"] = int(n)
-            rows[key] = row
+        _add_reported(rows, measurements, per_group, labels)
     if not rows:
-        return pd.DataFrame(), groups
+        return pd.DataFrame()
     df = pd.DataFrame(list(rows.values()))
     df["value"] = np.where(np.isfinite(df["reported"].to_numpy(float)), df["reported"], df["recomputed"])
     df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
@@ -333,9 +232,8 @@ def _pass_rows(measurements, requests, runs, th: Thresholds) -> tuple[pd.DataFra
         df[c] = df[c].astype("object")
     df["_h"] = df["harness"].fillna("")
     df["_p"] = df["probe"].fillna("")
-    df = df.sort_values(["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"],
-                        kind="stable").reset_index(drop=True)
-    return df, groups
+    return df.sort_values(["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"],
+                          kind="stable").reset_index(drop=True)
 
 
 def _row_key(row) -> tuple:
@@ -433,7 +331,7 @@ def _cell_row(key, date, sub: pd.DataFrame, s: PassSummary, borrowed: LogVarianc
                reported=_geometric_mean(rep), recomputed=_geometric_mean(rec),
                n_requests=_sum_int(sub["n_requests"]), n_failed=_sum_int(sub["n_failed"]),
                lag1=float(sub["lag1"].iloc[0]) if len(sub) == 1 else math.nan, block=pd.NA,
-               source="+".join(sources), _group=int(sub["group"].iloc[0]) if len(sub) == 1 else -1)
+               source="+".join(sources), _group=sub["group"].iloc[0] if len(sub) == 1 else None)
     if len(vals) == 1:
         plo, phi, plv = (float(sub[c].iloc[0]) for c in ("ci_low", "ci_high", "ci_level"))
         if not route and math.isfinite(plo) and math.isfinite(phi):
@@ -458,12 +356,10 @@ def _sum_int(s: pd.Series):
     return int(s.sum()) if s.notna().all() else pd.NA
 
 
-def _within_plan(row: dict, group, cfg: _Config) -> str:
+def _within_plan(row: dict, cfg: _Config) -> str:
     """How the within-run interval of a single-pass cell is computed: 'bootstrap', 't', 'sectioning'
     or 'none: ...' (why not)."""
     th = cfg.thresholds
-    if group is None:
-        return ""
     n = int(row["_n_within"])
     stat = row["statistic"]
     q = QUANTILES.get(stat)
@@ -482,17 +378,17 @@ def _within_plan(row: dict, group, cfg: _Config) -> str:
     return "bootstrap"
 
 
-def _within_intervals(rows: list[dict], groups: list[_Group], cfg: _Config) -> None:
+def _within_intervals(rows: list[dict], source: RequestSource, cfg: _Config) -> None:
     """Fill the within-run intervals of single-pass cells with request records."""
-    pending: dict[int, list[dict]] = {}
+    pending: dict[tuple, list[dict]] = {}
     for row in rows:
         gid = row["_group"]
-        if row["n_passes"] != 1 or gid < 0 or row["metric"] not in REQUEST_METRICS:
+        if row["n_passes"] != 1 or gid is None or row["metric"] not in REQUEST_METRICS:
             continue
-        g = groups[gid]
-        v = _metric_column(g, row["metric"])
+        g = source.group(gid)
+        v = column_metric(g, row["metric"])
         row["_n_within"] = v.shape[0]
-        plan = _within_plan(row, g, cfg)
+        plan = _within_plan(row, cfg)
         if plan.startswith("none"):
             row["within_method"] = plan
         elif plan == "t":
@@ -508,7 +404,7 @@ def _within_intervals(rows: list[dict], groups: list[_Group], cfg: _Config) -> N
         elif plan == "bootstrap":
             pending.setdefault(gid, []).append(row)
     for gid, rs in pending.items():
-        _bootstrap_group_rows(groups[gid], rs, cfg)
+        _bootstrap_group_rows(source.group(gid), rs, cfg)
 
 
 def _set_within(row, lo, hi, level, method, log_se=math.nan):
@@ -518,12 +414,7 @@ def _set_within(row, lo, hi, level, method, log_se=math.nan):
     row["within_log_se"] = log_se
 
 
-def _metric_column(g: _Group, metric: str) -> np.ndarray:
-    v = g.values[:, REQUEST_METRICS.index(metric)]
-    return v[np.isfinite(v)]
-
-
-def _bootstrap_group_rows(group: _Group, rows: list[dict], cfg: _Config) -> None:
+def _bootstrap_group_rows(group: RequestGroup, rows: list[dict], cfg: _Config) -> None:
     """Block-bootstrap the pending cells of one request group; metrics with equal masks share resamples."""
     finite = np.isfinite(group.values)
     buckets: dict[bytes, list[int]] = {}
@@ -606,7 +497,7 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     return method, n_resamples, int(seed), level
 
 
-def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
+def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
                    runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
                    n_resamples: int = 10000, seed: int = 0, level: float | None = None,
                    latest: str = "seat") -> CellSet:
@@ -614,9 +505,11 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | N
 
     Parameters
     ----------
-    measurements, requests : DataFrame or None
-        The tidy tables (analysis.columns.TABLE_COLUMNS); requests in send order
-        (or with `start_ms`).
+    measurements : DataFrame or None
+        The `measurements` tidy table (analysis.columns.TABLE_COLUMNS).
+    requests : DataFrame, RequestSource or None
+        The `requests` tidy table (in send order, or with `start_ms`), or a source of
+        request groups (analysis.stats.requests; the run store gives one).
     runs : DataFrame, optional
         The `runs` table: harness (or `harness_group`) and probe per run, part of
         each cell's key. Without it every run counts as one harness and probe.
@@ -634,10 +527,14 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | N
     CellSet (see the module docstring for the routes).
     """
     _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
-    _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
+    if isinstance(requests, pd.DataFrame) or requests is None:
+        _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
+        source = FrameSource(requests)
+    else:
+        source = requests
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
-    passes, groups = _pass_rows(measurements, requests, runs, thresholds)
+    passes = _pass_rows(measurements, source, runs, thresholds)
     if not len(passes):
         empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
         return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
@@ -657,7 +554,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | N
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         row["_latest"] = sub.index[0] in latest_index
         rows.append(row)
-    _within_intervals([r for r in rows if r["_latest"]], groups, cfg)
+    _within_intervals([r for r in rows if r["_latest"]], source, cfg)
     every = pd.DataFrame(rows)
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     cells_df = _sorted(_typed(every[every["_latest"]], columns))
@@ -665,7 +562,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | N
     return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated)
 
 
-def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | None = None,
+def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
           runs: pd.DataFrame | None = None, **options) -> pd.DataFrame:
     """The cells table of `estimate_cells` (tables/cells.csv)."""
     return estimate_cells(measurements, requests, runs, **options).cells
