@@ -66,7 +66,7 @@ def _dtype(table: str, col: str) -> str:
     return "boolean" if (table, col) == ("exam_items", "correct") else DTYPES.get(col, "string")
 
 
-def _frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
+def tidy_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
     """A DataFrame with the table's columns in order and the project's dtypes.
 
     Columns go through Arrow arrays (C speed for lists with None) and come back with
@@ -80,6 +80,22 @@ def _frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
                                from_pandas=True))
     df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_PANDAS_TYPES.get)
     for col in names:
+        if _dtype(name, col) == "int64":
+            df[col] = df[col].astype("int64")
+        elif _dtype(name, col) == "float64":
+            df[col] = df[col].astype("float64")
+    return df
+
+
+def frame_from_arrow(name: str, table: pa.Table) -> pd.DataFrame:
+    """A tidy table from Arrow columns (the run store's Parquet), with the dtypes `_frame` gives."""
+    arrays = []
+    for col in TABLE_COLUMNS[name]:
+        target = _ARROW_TYPES[_dtype(name, col)]
+        arrays.append(table.column(col).cast(target) if col in table.column_names
+                      else pa.nulls(table.num_rows, type=target))
+    df = pa.Table.from_arrays(arrays, names=TABLE_COLUMNS[name]).to_pandas(types_mapper=_PANDAS_TYPES.get)
+    for col in TABLE_COLUMNS[name]:
         if _dtype(name, col) == "int64":
             df[col] = df[col].astype("int64")
         elif _dtype(name, col) == "float64":
@@ -107,6 +123,13 @@ MEASUREMENT_FIELDS = ["workload", "concurrency", "metric", "statistic", "value",
 def build_tables(loaded: LoadResult) -> Tables:
     """Stack validated runs into the tidy tables (pure: no I/O)."""
     with gc_paused():
+        return _build_tables(loaded)[0]
+
+
+def build_store_frames(loaded: LoadResult) -> tuple[Tables, list[dict], dict[str, list]]:
+    """The tidy tables plus the per-run seat rows and component rows the run store keeps
+    (from them `merge_seat_row` and `first_run_components` rebuild the seats and components)."""
+    with gc_paused():
         return _build_tables(loaded)
 
 
@@ -121,6 +144,8 @@ def _build_tables(loaded: LoadResult) -> Tables:
     events: dict[str, list] = {k: [] for k in TABLE_COLUMNS["events"]}
     request_keys: list[dict] = []
     request_counts: list[int] = []
+    seat_runs: list[dict] = []   # one seat row per run, for the run store
+    comp_runs: dict[str, list] = {k: [] for k in COMPONENT_RUN_COLUMNS}
     ordered = sorted(loaded.runs, key=lambda lr: (lr.run.seat.id, _day(lr.run.date), lr.run.pass_, lr.run.run_id))
     for lr in ordered:
         run, seat = lr.run, lr.run.seat
@@ -133,16 +158,12 @@ def _build_tables(loaded: LoadResult) -> Tables:
             "gpu_memory_bytes": place and place.gpu_memory_bytes,
             "tensor_parallel": place and place.tensor_parallel, "interconnect": place and place.interconnect,
         }
-        if seat.id not in seats:
-            seats[seat.id] = row
-            for c in seat.components or ():
-                for k, v in (("seat", seat.id), ("name", c.name), ("component_role", c.role), ("license", c.license)):
-                    comps[k].append(v)
-        else:  # later runs fill what earlier ones left unknown; latest role wins
-            prev = seats[seat.id]
-            for k, v in row.items():
-                if v is not None and (prev.get(k) is None or k == "role"):
-                    prev[k] = v
+        merge_seat_row(seats, row)
+        seat_runs.append({**row, "run_id": run.run_id, "date": day, "pass": run.pass_})
+        for c in seat.components or ():
+            for k, v in (("seat", seat.id), ("name", c.name), ("component_role", c.role), ("license", c.license),
+                         ("run_id", run.run_id)):
+                comp_runs[k].append(v)
         h = run.harness
         for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
                      ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
@@ -196,12 +217,41 @@ def _build_tables(loaded: LoadResult) -> Tables:
         for k in ("run_id", "seat", "date", "pass"):
             reqs[k] = np.repeat(np.array([key[k] for key in request_keys], dtype=object), counts)
     seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
-    return Tables(
-        seats=_frame("seats", seat_cols), components=_frame("components", comps),
-        runs=_frame("runs", runs), measurements=_frame("measurements", meas),
-        requests=_frame("requests", reqs), exams=_frame("exams", exams),
-        exam_items=_frame("exam_items", items), events=_frame("events", events),
+    comps = first_run_components(comp_runs, seat_runs)
+    tables = Tables(
+        seats=tidy_frame("seats", seat_cols), components=tidy_frame("components", comps),
+        runs=tidy_frame("runs", runs), measurements=tidy_frame("measurements", meas),
+        requests=tidy_frame("requests", reqs), exams=tidy_frame("exams", exams),
+        exam_items=tidy_frame("exam_items", items), events=tidy_frame("events", events),
     )
+    return tables, seat_runs, comp_runs
+
+
+#: columns of the per-run component rows the run store keeps
+COMPONENT_RUN_COLUMNS = TABLE_COLUMNS["components"] + ["run_id"]
+
+
+def merge_seat_row(seats: dict[str, dict], row: dict) -> None:
+    """Fold one run's seat row into `seats` (runs in table order): the first run defines the
+    seat; later runs fill what earlier ones left unknown, and the latest role wins."""
+    sid = row["seat"]
+    if sid not in seats:
+        seats[sid] = {k: row[k] for k in TABLE_COLUMNS["seats"]}
+        return
+    prev = seats[sid]
+    for k in TABLE_COLUMNS["seats"]:
+        v = row[k]
+        if v is not None and (prev.get(k) is None or k == "role"):
+            prev[k] = v
+
+
+def first_run_components(comp_runs: dict[str, list], seat_runs: list[dict]) -> dict[str, list]:
+    """The components of each seat as its first run (in table order) names them."""
+    first = {}
+    for r in seat_runs:
+        first.setdefault(r["seat"], r["run_id"])
+    keep = [i for i, (s, rid) in enumerate(zip(comp_runs["seat"], comp_runs["run_id"])) if first.get(s) == rid]
+    return {k: [comp_runs[k][i] for i in keep] for k in TABLE_COLUMNS["components"]}
 
 
 def write_parquet(tables: Tables, out_dir: str | os.PathLike) -> list[Path]:

@@ -1,0 +1,31 @@
+"""The run store: an archive of run files as Hive-partitioned Parquet, read with DuckDB.
+
+    STORE/
+      store.json                        format benchreport.store/1 (refused otherwise)
+      files.parquet                     every file seen: path, sha256, size, mtime, status,
+                                        reason, run_ids, current (the version in use)
+      <table>/day=YYYY-MM-DD/part-<batch>.parquet
+                                        one part per ingest batch and date, for the tables
+                                        runs, measurements, requests, exams, exam_items,
+                                        events, seat_runs, component_runs; every row carries
+                                        `file_sha` (the version it came from) and `seq` (its
+                                        order in the run)
+
+`benchreport ingest RUNS --store STORE` adds what it has not seen: files are known by
+SHA-256 (and, to avoid re-reading a year of files every night, by path, size and
+modification time first); a changed file under the same path is a new version that
+supersedes the old one, and `files.parquet` says which version is current. Re-ingesting
+the same files changes nothing. The layout is plain Parquet with Hive partitions, so
+Spark, Trino or DuckDB read it as it is (docs/store.md has the queries).
+
+Analysis never loads the archive's request records at once: `read_tables` gives every
+table but requests, and `StoreRequests` hands the statistics one date's request records
+at a time (analysis.stats.requests).
+"""
+from __future__ import annotations
+
+from .layout import STORE_FORMAT, Store, StoreError
+from .ingest import IngestReport, ingest
+from .read import StoreRequests, read_tables
+
+__all__ = ["STORE_FORMAT", "Store", "StoreError", "IngestReport", "ingest", "read_tables", "StoreRequests"]

@@ -1,0 +1,139 @@
+"""Reading a run store with DuckDB: the small tables whole, request records one date at a time.
+
+Only the file versions in use (`files.parquet`, current and loaded) are read. Rows come
+back in the order `analysis.tables.build_tables` gives them (runs by seat, date, pass and
+run id; each run's rows in their own order), so an analysis of the store equals an
+analysis of the same files loaded from folders.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from analysis.columns import TABLE_COLUMNS
+from analysis.load import LoadResult
+from analysis.load.errors import Refusal, Skipped
+from analysis.stats.requests import FrameSource, RequestGroup
+from analysis.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
+
+from .layout import Store
+
+__all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
+
+_RUN_ORDER = "seat, date, pass, run_id, seq"
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection, one thread (reads in a fixed order, bounded memory)."""
+    con = duckdb.connect(":memory:")
+    con.execute("SET threads TO 1")
+    con.execute("SET preserve_insertion_order TO true")
+    return con
+
+
+def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", params=(), order=_RUN_ORDER) -> pa.Table:
+    """Rows of one stored table from the file versions in use, as Arrow, in run order
+    (each row's run placed by the runs table: seat, date, pass, run id; then its own order)."""
+    if not store.has(table) or not shas:
+        return None
+    con.execute("CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS sha", [shas])
+    src = "read_parquet(?, hive_partitioning = true, union_by_name = true)"
+    if order == _RUN_ORDER and table != "runs":
+        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq) FROM {src} AS t JOIN "
+               f"(SELECT run_id, seat AS o_seat, date AS o_date, pass AS o_pass FROM {src} "
+               f"WHERE file_sha IN (SELECT sha FROM use)) AS o USING (run_id) "
+               f"WHERE t.file_sha IN (SELECT sha FROM use) {where} "
+               f"ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq")
+        args = [store.glob(table), store.glob("runs"), *params]
+    else:
+        sql = (f"SELECT * EXCLUDE (day, file_sha, seq) FROM {src} "
+               f"WHERE file_sha IN (SELECT sha FROM use) {where} ORDER BY {order}")
+        args = [store.glob(table), *params]
+    return con.sql(sql, params=args).to_arrow_table()
+
+
+def _table(con, store, name: str, shas, source: str | None = None) -> pd.DataFrame:
+    arrow = _select(con, store, source or name, shas)
+    if arrow is None:
+        return frame_from_arrow(name, pa.table({c: pa.nulls(0) for c in TABLE_COLUMNS[name]}))
+    return frame_from_arrow(name, arrow)
+
+
+def _seats(con, store, shas) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """seats and components rebuilt from the per-run rows, as build_tables folds them."""
+    rows = _select(con, store, "seat_runs", shas)
+    seat_runs = rows.to_pylist() if rows is not None else []
+    seats: dict[str, dict] = {}
+    for r in seat_runs:
+        merge_seat_row(seats, r)
+    comp = _select(con, store, "component_runs", shas)
+    comp_runs = {k: [] for k in TABLE_COLUMNS["components"] + ["run_id"]}
+    for r in (comp.to_pylist() if comp is not None else []):
+        for k in comp_runs:
+            comp_runs[k].append(r.get(k))
+    seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
+    return tidy_frame("seats", seat_cols), tidy_frame("components", first_run_components(comp_runs, seat_runs))
+
+
+def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
+    """Every tidy table of the store's versions in use; requests empty unless `with_requests`
+    (a year of them does not fit in memory: use `StoreRequests`)."""
+    con = connect()
+    shas = store.current_shas()
+    seats, components = _seats(con, store, shas)
+    tables = {name: _table(con, store, name, shas) for name in ("runs", "measurements", "exams", "exam_items",
+                                                                  "events")}
+    requests = _table(con, store, "requests", shas if with_requests else [])
+    return Tables(seats=seats, components=components, requests=requests, **tables)
+
+
+def store_load_result(store: Store) -> LoadResult:
+    """The refusals and skips the store recorded (current rows), as a load would list them."""
+    f = store.files()
+    if not len(f):
+        return LoadResult()
+    cur = f[f["current"].astype(bool)]
+    refused = [Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
+               for p, r in zip(cur.loc[cur["status"] == "refused", "path"], cur.loc[cur["status"] == "refused", "reason"])]
+    skipped = [Skipped(p, str(r)) for p, r in zip(cur.loc[cur["status"] == "skipped", "path"],
+                                                  cur.loc[cur["status"] == "skipped", "reason"])]
+    return LoadResult(refused=refused, skipped=skipped)
+
+
+class StoreRequests:
+    """Request groups of a store, one date at a time (analysis.stats.requests.RequestSource)."""
+
+    def __init__(self, store: Store, runs: pd.DataFrame):
+        self.store = store
+        self.shas = store.current_shas()
+        self.day_of = dict(zip(runs["run_id"].astype(str), runs["date"].astype(str)))
+        self._con = connect()
+        self._cache: tuple[str, FrameSource] | None = None
+
+    def _day(self, day: str) -> FrameSource:
+        if self._cache is None or self._cache[0] != day:
+            arrow = _select(self._con, self.store, "requests", self.shas, where="AND t.day = ?", params=(day,))
+            frame = frame_from_arrow("requests", arrow) if arrow is not None else None
+            self._cache = (day, FrameSource(frame))
+        return self._cache[1]
+
+    def groups(self) -> Iterator[RequestGroup]:
+        for day in sorted(set(self.day_of.values())):
+            yield from self._day(day).groups()
+
+    def group(self, key: tuple) -> RequestGroup:
+        return self._day(self.day_of[str(key[0])]).group(key)
+
+    def requests_of(self, days: set[str]) -> pd.DataFrame:
+        """The request records of some dates, in memory (the dates a report describes)."""
+        frames = []
+        for day in sorted(days):
+            arrow = _select(self._con, self.store, "requests", self.shas, where="AND t.day = ?", params=(day,))
+            if arrow is not None:
+                frames.append(frame_from_arrow("requests", arrow))
+        if not frames:
+            return frame_from_arrow("requests", pa.table({c: pa.nulls(0) for c in TABLE_COLUMNS["requests"]}))
+        return pd.concat(frames, ignore_index=True)
