@@ -1,0 +1,112 @@
+"""The run store: what ingest adds, what it leaves, and that reading it equals loading the files."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.load import load
+from analysis.stats import estimate_cells
+from analysis.store import Store, StoreError, StoreRequests, ingest, read_tables
+from analysis.tables import build_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from generate import generate  # noqa: E402
+
+
+@pytest.fixture()
+def archive(tmp_path):
+    """Two nights of a small fleet, one folder a night, plus the example data."""
+    runs = tmp_path / "runs"
+    generate(runs / "2026-11-01", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-01")
+    generate(runs / "2026-11-02", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-02", seed=3)
+    shutil.copytree(ROOT / "data" / "example", runs / "example")
+    return runs
+
+
+def _parts(store: Path) -> list[str]:
+    return sorted(str(p.relative_to(store)) for p in store.rglob("*.parquet"))
+
+
+def test_reading_the_store_equals_loading_the_files(archive, tmp_path):
+    report = ingest([archive], tmp_path / "store")
+    assert report.ok and report.runs_added == 32 and len(report.skipped) == 1  # the example's README
+    store = Store.open(tmp_path / "store")
+    got = read_tables(store, with_requests=True)
+    want = build_tables(load([archive / "example", archive / "2026-11-01", archive / "2026-11-02"], progress=False))
+    for name in ("seats", "components", "runs", "measurements", "exams", "exam_items", "events", "requests"):
+        cols = [c for c in getattr(want, name).columns if c != "source_file"]
+        pd.testing.assert_frame_equal(getattr(got, name)[cols], getattr(want, name)[cols], check_exact=True)
+    small = read_tables(store)
+    ours = estimate_cells(small.measurements, StoreRequests(store, small.runs), small.runs, n_resamples=300).cells
+    theirs = estimate_cells(want.measurements, want.requests, want.runs, n_resamples=300).cells
+    assert ours.to_csv(index=False) == theirs.to_csv(index=False)
+
+
+def test_ingesting_the_same_files_again_changes_nothing(archive, tmp_path):
+    ingest([archive], tmp_path / "store")
+    before = (_parts(tmp_path / "store"), (tmp_path / "store" / "files.parquet").read_bytes())
+    again = ingest([archive], tmp_path / "store")
+    assert again.added == [] and again.runs_added == 0 and again.unchanged >= 32
+    assert (_parts(tmp_path / "store"), (tmp_path / "store" / "files.parquet").read_bytes()) == before
+
+
+def test_a_new_night_adds_only_its_files(archive, tmp_path):
+    ingest([archive], tmp_path / "store")
+    generate(archive / "2026-11-03", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-03", seed=4)
+    r = ingest([archive], tmp_path / "store")
+    assert r.runs_added == 9 and all("2026-11-03" in p for p in r.added)
+    assert Store.open(tmp_path / "store").dates()[-1] == "2026-11-03"
+
+
+def test_a_changed_file_is_a_new_version_that_supersedes_the_old(archive, tmp_path):
+    ingest([archive], tmp_path / "store")
+    f = archive / "2026-11-01" / "seat-000-2026-11-01-p1.json"
+    doc = json.loads(f.read_text())
+    doc["measurements"][0]["value"] = 12345.0
+    f.write_text(json.dumps(doc))
+    os.utime(f, ns=(1, 1))
+    r = ingest([archive], tmp_path / "store")
+    assert r.superseded == [str(f.resolve())] and r.runs_added == 1
+    store = Store.open(tmp_path / "store")
+    files = store.files()
+    mine = files[files["path"] == str(f.resolve())]
+    assert len(mine) == 2 and mine["current"].sum() == 1
+    m = read_tables(store).measurements
+    assert 12345.0 in set(m["value"]) and len(m[m["run_id"] == doc["run_id"]]) == len(doc["measurements"])
+
+
+def test_a_run_id_taken_by_another_file_is_refused(archive, tmp_path):
+    ingest([archive], tmp_path / "store")
+    other = tmp_path / "late"
+    other.mkdir()
+    src = archive / "2026-11-01" / "seat-001-2026-11-01-p1.json"
+    doc = json.loads(src.read_text())
+    doc["measurements"][0]["value"] = 1.0
+    (other / "copy.json").write_text(json.dumps(doc))
+    r = ingest([other], tmp_path / "store")
+    assert not r.ok and "already uses" in r.refused[0].message and r.runs_added == 0
+
+
+def test_parts_of_a_killed_ingest_are_swept(archive, tmp_path):
+    ingest([archive], tmp_path / "store")
+    stray = tmp_path / "store" / "runs" / "day=2026-11-01" / "part-deadbeefdeadbeef.parquet"
+    shutil.copy(next((tmp_path / "store" / "runs" / "day=2026-11-01").glob("*.parquet")), stray)
+    ingest([archive], tmp_path / "store")
+    assert not stray.exists()
+    assert len(read_tables(Store.open(tmp_path / "store")).runs) == 32
+
+
+def test_a_folder_that_is_not_a_store_is_refused(tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "thesis.docx").write_text("mine")
+    with pytest.raises(StoreError, match="not empty and not a run store"):
+        ingest([ROOT / "data" / "example"], tmp_path / "x")
+    with pytest.raises(StoreError, match="not a run store"):
+        Store.open(tmp_path / "x")
