@@ -51,6 +51,11 @@ class LoadResult:
     def ok(self) -> bool:
         return not self.refused
 
+    @property
+    def refused_files(self) -> int:
+        """How many files were refused (one file may be refused for several reasons, or lines)."""
+        return len({r.path for r in self.refused})
+
     def refused_json(self) -> str:
         """`refused.json`: every refused and skipped file, and why."""
         return json.dumps({"refused": [r.as_dict() for r in self.refused],
@@ -192,8 +197,10 @@ def _read(path: Path, max_file_bytes: int) -> bytes:
             raise _Unread(_not_opened(st.st_mode))
         if st.st_size > max_file_bytes:
             raise _Unread(_too_big(max_file_bytes, st.st_size))
-        data = f.read(max_file_bytes + 1)
-    if len(data) > max_file_bytes:  # grew while we read it
+        data = f.read(st.st_size + 1)
+        if len(data) > st.st_size:  # grew since: read on, up to the limit
+            data += f.read(max_file_bytes + 1 - len(data))
+    if len(data) > max_file_bytes:
         raise _Unread(_too_big(max_file_bytes, len(data)))
     return data
 

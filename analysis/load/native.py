@@ -27,7 +27,32 @@ ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
 #: the largest integer any field may hold: the tidy tables' columns are int64 (Parquet, pandas)
 MAX_INT = 2**63 - 1
 
+# Named limits: one field can neither make a build take minutes nor take gigabytes (issue 16:
+# a 100,000-character workload took 8 minutes and 7.4 GB, and 10,000 of anything is far more
+# than a report can show). Lists are bounded far above real runs; a file over its limit is
+# refused with the limit in the message.
+#: names shown in the report: model, quantisation, engine, workload, benchmark, harness, ...;
+#: a Hugging Face model id is at most 96 + 1 + 96 characters
+MAX_NAME = 5_000
+#: free text: notes, event messages, request errors, placement notes
+MAX_TEXT = 20_000
+#: an exam item's id (lm-evaluation-harness doc hashes are 64 characters)
+MAX_ITEM_ID = 500
+MAX_MEASUREMENTS = 100_000
+#: requests of one run: 10 million records is about 1.6 GB of JSON, above any file size limit
+MAX_REQUESTS = 10_000_000
+MAX_EXAMS = 10_000
+MAX_ITEMS = 1_000_000
+MAX_EVENTS = 10_000
+MAX_COMPONENTS = 100
+#: seat.settings: at most this many values, nested at most this deep (as in the manifest)
+MAX_SETTINGS_VALUES = 500
+MAX_SETTINGS_DEPTH = 6
+
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, description="[A-Za-z0-9._-]{1,128}")]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
+OptName = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
+Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT)]
 PosInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 NonNegFloat = Annotated[float, msgspec.Meta(ge=0)]
@@ -46,54 +71,54 @@ class Placement(Base):
     gpus_per_node: Optional[PosInt] = None
     gpu_memory_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     tensor_parallel: Optional[PosInt] = None
-    interconnect: Optional[str] = None
+    interconnect: Optional[OptName] = None
 
 
 class Component(Base):
-    name: str
-    role: Optional[str] = None
-    license: Optional[str] = None
+    name: OptName
+    role: Optional[OptName] = None
+    license: Optional[OptName] = None
 
 
 class Seat(Base):
     id: Id
-    model: Annotated[str, msgspec.Meta(min_length=1)]
-    quantisation: Optional[str] = None
-    engine: Optional[str] = None
+    model: Name
+    quantisation: Optional[OptName] = None
+    engine: Optional[OptName] = None
     role: Role = "candidate"
     checkpoint_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     placement: Optional[Placement] = None
     settings: Optional[dict[str, Any]] = None
-    components: Optional[list[Component]] = None
+    components: Optional[Annotated[list[Component], msgspec.Meta(max_length=MAX_COMPONENTS)]] = None
 
 
 class Harness(Base):
-    name: Annotated[str, msgspec.Meta(min_length=1)]
-    version: Optional[str] = None
-    probe: Optional[str] = None
+    name: Name
+    version: Optional[OptName] = None
+    probe: Optional[OptName] = None
     max_tokens: Optional[PosInt] = None
     temperature: Optional[NonNegFloat] = None
     thinking: Optional[bool] = None
 
 
 class Measurement(Base):
-    workload: Annotated[str, msgspec.Meta(min_length=1)]
+    workload: Name
     metric: Metric
     value: float
-    unit: str
+    unit: OptName
     concurrency: Optional[PosInt] = None
     statistic: Statistic = "mean"
     n: Optional[PosInt] = None
     context_tokens: Optional[PosInt] = None
     fresh_prompt: Optional[bool] = None
-    condition: Optional[str] = None
+    condition: Optional[OptName] = None
     ci_low: Optional[float] = None
     ci_high: Optional[float] = None
     ci_level: Optional[Annotated[float, msgspec.Meta(gt=0, lt=1)]] = None
 
 
 class Request(Base):
-    workload: Annotated[str, msgspec.Meta(min_length=1)]
+    workload: Name
     concurrency: Optional[PosInt] = None
     prompt_tokens: Optional[NonNegInt] = None
     cached_prompt_tokens: Optional[NonNegInt] = None
@@ -104,49 +129,49 @@ class Request(Base):
     ttft_ms: Optional[NonNegFloat] = None
     e2e_latency_ms: Optional[NonNegFloat] = None
     itl_ms: Optional[NonNegFloat] = None
-    finish_reason: Optional[str] = None
-    error: Optional[str] = None
+    finish_reason: Optional[OptName] = None
+    error: Optional[Text] = None
 
 
 class ExamItem(Base):
-    id: Annotated[str, msgspec.Meta(min_length=1)]
+    id: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ITEM_ID)]
     correct: bool
 
 
 class Exam(Base):
-    benchmark: Annotated[str, msgspec.Meta(min_length=1)]
-    dimension: Optional[str] = None
-    items: Optional[list[ExamItem]] = None
+    benchmark: Name
+    dimension: Optional[OptName] = None
+    items: Optional[Annotated[list[ExamItem], msgspec.Meta(max_length=MAX_ITEMS)]] = None
     correct: Optional[NonNegInt] = None
     total: Optional[PosInt] = None
     score: Optional[Annotated[float, msgspec.Meta(ge=0, le=100)]] = None
-    measured_on: Optional[str] = None
-    placement_note: Optional[str] = None
+    measured_on: Optional[OptName] = None
+    placement_note: Optional[Text] = None
     #: extension: the scores come from an earlier run than this one, date unknown
     from_earlier_run: Optional[bool] = None
 
 
 class Event(Base):
     kind: EventKind
-    message: str
+    message: Text
     concurrency: Optional[PosInt] = None
     reproduced: Optional[bool] = None
 
 
 class Run(Base):
-    format: str
+    format: OptName
     run_id: Id
-    date: str
+    date: OptName
     seat: Seat
     harness: Harness
     # `pass` is a Python keyword: stored as pass_, named "pass" in JSON.
     pass_: PosInt = msgspec.field(name="pass")
     warmup_excluded: Optional[bool] = None
-    measurements: Optional[list[Measurement]] = None
-    requests: Optional[list[Request]] = None
-    exams: Optional[list[Exam]] = None
-    events: Optional[list[Event]] = None
-    notes: Optional[str] = None
+    measurements: Optional[Annotated[list[Measurement], msgspec.Meta(max_length=MAX_MEASUREMENTS)]] = None
+    requests: Optional[Annotated[list[Request], msgspec.Meta(max_length=MAX_REQUESTS)]] = None
+    exams: Optional[Annotated[list[Exam], msgspec.Meta(max_length=MAX_EXAMS)]] = None
+    events: Optional[Annotated[list[Event], msgspec.Meta(max_length=MAX_EVENTS)]] = None
+    notes: Optional[Text] = None
 
 
 class _Sniff(msgspec.Struct, forbid_unknown_fields=False):
@@ -192,7 +217,13 @@ def _from_msgspec(exc: msgspec.ValidationError, document) -> RunFileError:
         text, _, rest = text.partition(" - at `")
         path = rest.rstrip("`")
     message = _plain(text, path)
-    if "got" not in message and not message.startswith("missing"):
+    if message.startswith("expected at most ") and message.endswith(("characters", "items", "entries")):
+        try:
+            found = _at_path(document(), path)
+            message += f", got {len(found)}"
+        except Exception:  # the length is a courtesy; the path and the limit are the message
+            pass
+    elif "got" not in message and not message.startswith("missing"):
         try:
             found = _at_path(document(), path)
         except Exception:  # the value is a courtesy; the path and expectation are the message
@@ -238,6 +269,10 @@ def _plain(text: str, path: str = "$") -> str:
                 else f"unknown value {found}")
     if text.startswith("Object missing required field "):
         text = "missing required field " + text[len("Object missing required field "):]
+    m = re.match(r"expected (str|array|object) of length <= (\d+)$", text)
+    if m:
+        unit = {"str": "characters", "array": "items", "object": "entries"}[m.group(1)]
+        text = f"expected at most {m.group(2)} {unit}"
     if text.startswith(f"expected int <= {MAX_INT}"):
         text = "expected an integer below 2^63" + text[len(f"expected int <= {MAX_INT}"):]
     if text == "Number out of range":
@@ -251,15 +286,31 @@ def unknown_format_message(found) -> str:
             f"got {json.dumps(found)[:80]}")
 
 
+#: the only dates accepted: a calendar date, or an RFC 3339 date-time (the offset may be left out
+#: for local time, as vLLM writes it). ISO 8601's other forms (basic `20260910T080000`, week
+#: `2026-W37-4`, ordinal `2026-253`) are refused: Python's fromisoformat reads them, the tables
+#: would not normalise them, and the wrong run would be taken as the latest.
+DATE_FORMS = 'an ISO date YYYY-MM-DD or an RFC 3339 date-time such as "2026-09-10T08:00:00Z"'
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?")
+
+
 def is_iso_date(text) -> bool:
-    """True for an ISO date ("2026-09-10") or date-time ("2026-09-10T08:00:00Z")."""
+    """True for a calendar date ("2026-09-10") or an RFC 3339 date-time ("2026-09-10T08:00:00Z",
+    "2026-09-10T08:00:00.5+02:00", or without the offset); False for anything else."""
     if not isinstance(text, str) or len(text) > 40:
         return False
     try:
-        if len(text) == 10:
+        if _DATE.fullmatch(text):
             _dt.date.fromisoformat(text)
-        else:
-            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return True
+        m = _DATETIME.fullmatch(text)
+        if m is None:
+            return False
+        day, clock, frac, zone = m.groups()
+        frac = (frac or "")[:7]  # Python reads at most microseconds
+        zone = "+00:00" if zone in ("Z", "z") else (zone or "")
+        _dt.datetime.fromisoformat(f"{day}T{clock}{frac}{zone}")
     except ValueError:
         return False
     return True
@@ -267,12 +318,37 @@ def is_iso_date(text) -> bool:
 
 def _parse_date(value: str, path: str) -> None:
     if not is_iso_date(value):
-        raise RunFileError(path, f'expected an ISO date such as "2026-09-10", got "{value}"')
+        raise RunFileError(path, f'expected {DATE_FORMS}, got "{value}"')
 
 
 def _finite(value: Optional[float], path: str) -> None:
     if value is not None and not math.isfinite(value):
         raise RunFileError(path, f"expected a finite number, got {value}")
+
+
+def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0) -> None:
+    """seat.settings: JSON values, at most MAX_SETTINGS_VALUES of them, MAX_SETTINGS_DEPTH deep."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise RunFileError("$.seat.settings", f"expected at most {MAX_SETTINGS_VALUES} values in settings, got more")
+    if depth > MAX_SETTINGS_DEPTH:
+        raise RunFileError(path, f"expected settings nested at most {MAX_SETTINGS_DEPTH} levels, got deeper")
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise RunFileError(path, f"expected at most {MAX_TEXT} characters, got {len(value)}")
+    elif isinstance(value, float):
+        _finite(value, path)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -MAX_INT - 1 <= value <= MAX_INT:
+            raise RunFileError(path, f"expected an integer of at most 2^63 in size, got {value}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_settings(v, f"{path}[{i}]", budget, depth + 1)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if len(k) > MAX_NAME:
+                raise RunFileError(path, f"expected keys of at most {MAX_NAME} characters, got {len(k)}")
+            _check_settings(v, f"{path}.{k}", budget, depth + 1)
 
 
 def check_rules(run: Run, *, from_json: bool = False) -> None:
@@ -287,6 +363,8 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")
     seat = run.seat
+    if seat.settings:
+        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1])
     if seat.checkpoint_bytes is not None:
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:

@@ -91,6 +91,12 @@ def corpus() -> dict[str, bytes]:
     put("ci-reversed.json", text(run("ci-reversed", measurements__0__ci_low=950.0, measurements__0__ci_high=850.0)))
     # bounded and unambiguous (issue 16)
     put("huge-integer.json", text(run("huge-integer", measurements__0__concurrency=2**64)))
+    put("long-model.json", text(run("long-model", seat={"id": "seat-long", "model": "M" * 5001})))
+    put("many-components.json", text(run("many-components", seat={
+        "id": "seat-a", "model": "Model-A", "components": [{"name": f"c{i}"} for i in range(101)]})))
+    deep = {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}}
+    put("settings-too-deep.json", text(run("settings-too-deep", seat={"id": "seat-a", "model": "Model-A",
+                                                                     "settings": deep})))
     return files
 
 

@@ -252,6 +252,10 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         for extra in d.extra_paths:
             if not applied:
                 applied = index.lookup(extra)
+        if applied.problems:
+            outcome.refused.append(Refusal(d.source.display, "$", "expected a manifest that says clearly which "
+                                           "seat, pass and date this file measured; " + "; ".join(applied.problems)))
+            continue
         seat, seat_notes, error = _seat_from(d, applied)
         if error:
             outcome.refused.append(Refusal(d.source.display, "$", error))
