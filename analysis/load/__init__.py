@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,19 +235,30 @@ def _json_error(data: bytes) -> str:
         return f"expected valid JSON, found an error at {where}: {exc.msg}"
     except RecursionError:
         return "expected JSON nested at most a few hundred levels, found deeper nesting"
-    bad = _find_nonfinite(doc, "$")
+    bad = _find_bad_value(doc, "$")
     if bad:
-        return f"{bad[0]}\x00expected a finite number, got {bad[1]} (not valid JSON)"
+        return f"{bad[0]}\x00{bad[1]}"
     return "expected valid JSON"
 
 
-def _find_nonfinite(doc, path):
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _find_bad_value(doc, path) -> tuple[str, str] | None:
+    """The JSON path and reason of the first value msgspec refuses but Python's json reads: a
+    non-finite number (NaN, Infinity) or a lone surrogate in a string or key."""
     stack = [(doc, path)]
     while stack:
         obj, here = stack.pop()
         if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-            return here, ("NaN" if obj != obj else str(obj).replace("inf", "Infinity"))
+            found = "NaN" if obj != obj else str(obj).replace("inf", "Infinity")
+            return here, f"expected a finite number, got {found} (not valid JSON)"
+        if isinstance(obj, str) and _SURROGATE.search(obj):
+            return here, f"expected text, got a lone surrogate (U+{ord(_SURROGATE.search(obj).group()):04X}), which no UTF-8 text can hold"
         if isinstance(obj, dict):
+            for k in obj:
+                if _SURROGATE.search(k):
+                    return f"{here}.{one_line(k)}", "expected a key of text, got a lone surrogate in it"
             stack.extend((v, f"{here}.{k}") for k, v in reversed(list(obj.items())))
         elif isinstance(obj, list):
             stack.extend((v, f"{here}[{i}]") for i, v in reversed(list(enumerate(obj))))

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 
 from analysis.columns import METRICS
-from analysis.load.errors import RunFileError
+from analysis.load.errors import UNSAFE_CHARS, RunFileError, one_line
 
 FORMAT = "benchreport.run/1"
 ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
@@ -195,7 +195,7 @@ def decode(data: bytes) -> Run:
         run = _DECODER.decode(data)
     except msgspec.ValidationError as exc:
         raise _from_msgspec(exc, lambda: msgspec.json.decode(data)) from None
-    check_rules(run, from_json=True)
+    check_rules(run, from_json=True, text_checked=text_is_safe(data))
     return run
 
 
@@ -326,8 +326,9 @@ def _finite(value: Optional[float], path: str) -> None:
         raise RunFileError(path, f"expected a finite number, got {value}")
 
 
-def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0) -> None:
-    """seat.settings: JSON values, at most MAX_SETTINGS_VALUES of them, MAX_SETTINGS_DEPTH deep."""
+def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0, *, text: bool = True) -> None:
+    """seat.settings: JSON values, at most MAX_SETTINGS_VALUES of them, MAX_SETTINGS_DEPTH deep
+    (and, with `text`, strings and keys free of unsafe characters)."""
     budget[0] -= 1
     if budget[0] < 0:
         raise RunFileError("$.seat.settings", f"expected at most {MAX_SETTINGS_VALUES} values in settings, got more")
@@ -336,6 +337,8 @@ def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0) ->
     if isinstance(value, str):
         if len(value) > MAX_TEXT:
             raise RunFileError(path, f"expected at most {MAX_TEXT} characters, got {len(value)}")
+        if text:
+            _check_text(value, path)
     elif isinstance(value, float):
         _finite(value, path)
     elif isinstance(value, int) and not isinstance(value, bool):
@@ -343,19 +346,96 @@ def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0) ->
             raise RunFileError(path, f"expected an integer of at most 2^63 in size, got {value}")
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            _check_settings(v, f"{path}[{i}]", budget, depth + 1)
+            _check_settings(v, f"{path}[{i}]", budget, depth + 1, text=text)
     elif isinstance(value, dict):
         for k, v in value.items():
             if len(k) > MAX_NAME:
                 raise RunFileError(path, f"expected keys of at most {MAX_NAME} characters, got {len(k)}")
-            _check_settings(v, f"{path}.{k}", budget, depth + 1)
+            if text:
+                _check_text(k, f"{path} (a key)")
+            _check_settings(v, f"{path}.{k}", budget, depth + 1, text=text)
 
 
-def check_rules(run: Run, *, from_json: bool = False) -> None:
+#: free text may hold line breaks and tabs; names may not
+_LINE_BREAKS = "\n\r\t"
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def text_problem(value: str, *, free_text: bool = False) -> str | None:
+    """Why `value` may not reach a report as it is (a control, bidi or surrogate character), or None.
+
+    Bidi overrides reverse what follows them on screen, numbers and dates included (Trojan
+    Source, CVE-2021-42574); NUL and other controls end up raw in HTML and CSV; a lone
+    surrogate cannot be written as UTF-8 at all.
+    """
+    m = UNSAFE_CHARS.search(value)
+    while m is not None and free_text and m.group() in _LINE_BREAKS:
+        m = UNSAFE_CHARS.search(value, m.end())
+    if m is None:
+        return None
+    code = ord(m.group())
+    kind = ("a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a bidi control" if code in _BIDI
+            else "a line break" if m.group() in _LINE_BREAKS else "a control character")
+    shown = one_line(value[:60]) + ("..." if len(value) > 60 else "")
+    return (f"expected text without control, bidi or surrogate characters, got {kind} (U+{code:04X}) "
+            f'at character {m.start() + 1}: "{shown}"')
+
+
+def _check_text(value: str | None, path: str, *, free_text: bool = False) -> None:
+    if value is not None:
+        problem = text_problem(value, free_text=free_text)
+        if problem:
+            raise RunFileError(path, problem)
+
+
+def _check_run_text(run: Run) -> None:
+    """Every string of a run that can reach the report or a table, except the requests' (checked in
+    their own loop) and those already held to a pattern, a list or a date."""
+    seat, h = run.seat, run.harness
+    _check_text(run.notes, "$.notes", free_text=True)
+    for name in ("model", "quantisation", "engine"):
+        _check_text(getattr(seat, name), f"$.seat.{name}")
+    if seat.placement is not None:
+        _check_text(seat.placement.interconnect, "$.seat.placement.interconnect")
+    for i, c in enumerate(seat.components or ()):
+        for name in ("name", "role", "license"):
+            _check_text(getattr(c, name), f"$.seat.components[{i}].{name}")
+    for name in ("name", "version", "probe"):
+        _check_text(getattr(h, name), f"$.harness.{name}")
+    for i, m in enumerate(run.measurements or ()):
+        _check_text(m.workload, f"$.measurements[{i}].workload")
+        _check_text(m.condition, f"$.measurements[{i}].condition")
+    for i, e in enumerate(run.exams or ()):
+        _check_text(e.benchmark, f"$.exams[{i}].benchmark")
+        _check_text(e.dimension, f"$.exams[{i}].dimension")
+        _check_text(e.placement_note, f"$.exams[{i}].placement_note", free_text=True)
+        for j, item in enumerate(e.items or ()):
+            _check_text(item.id, f"$.exams[{i}].items[{j}].id")
+    for i, ev in enumerate(run.events or ()):
+        _check_text(ev.message, f"$.events[{i}].message", free_text=True)
+
+
+def _check_request_text(i: int, r: Request, checked: set) -> None:
+    for name in ("workload", "finish_reason", "error"):
+        value = getattr(r, name)
+        if value is not None and value not in checked:
+            _check_text(value, f"$.requests[{i}].{name}", free_text=name == "error")
+            checked.add(value)
+
+
+def text_is_safe(data: bytes) -> bool:
+    """True when JSON text cannot hold an unsafe character (ASCII, no escapes, no DEL): then the
+    strings need no check one by one (the common case, and the fast one)."""
+    return data.isascii() and b"\\" not in data and b"\x7f" not in data
+
+
+def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False) -> None:
     """Rules of spec/run-format.md that types alone cannot say; first violation raises.
 
     `from_json`: the run was decoded from JSON text, where msgspec already refused NaN,
     Infinity and out-of-range numbers, so the per-request finiteness checks are skipped.
+    `text_checked`: the text was shown to hold no unsafe character (`text_is_safe`), so the
+    strings are not checked one by one.
     """
     if run.format != FORMAT:
         raise RunFileError("$.format", unknown_format_message(run.format))
@@ -363,8 +443,10 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")
     seat = run.seat
+    if not text_checked:
+        _check_run_text(run)
     if seat.settings:
-        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1])
+        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1], text=not text_checked)
     if seat.checkpoint_bytes is not None:
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:
@@ -380,10 +462,13 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
             raise RunFileError(base, "expected both ci_low and ci_high, or neither")
         if m.ci_low is not None and m.ci_low > m.ci_high:
             raise RunFileError(f"{base}.ci_low", f"expected ci_low <= ci_high, got {m.ci_low} > {m.ci_high}")
+    checked: set[str] = set()
     for i, r in enumerate(run.requests or ()):
         if not from_json:
             for name in ("ttft_ms", "e2e_latency_ms", "itl_ms"):
                 _finite(getattr(r, name), f"$.requests[{i}].{name}")
+        if not text_checked:
+            _check_request_text(i, r, checked)
         cached, prompt = r.cached_prompt_tokens, r.prompt_tokens
         if cached is not None and prompt is not None and cached > prompt:
             raise RunFileError(f"$.requests[{i}].cached_prompt_tokens",

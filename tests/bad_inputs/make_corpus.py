@@ -94,6 +94,9 @@ def corpus() -> dict[str, bytes]:
     put("long-model.json", text(run("long-model", seat={"id": "seat-long", "model": "M" * 5001})))
     put("many-components.json", text(run("many-components", seat={
         "id": "seat-a", "model": "Model-A", "components": [{"name": f"c{i}"} for i in range(101)]})))
+    put("bidi-override.json", text(run("bidi-override", seat={"id": "seat-a", "model": "Llama\u202e"})))
+    put("nul-in-workload.json", text(run("nul-in-workload", measurements__0__workload="de\x00code")))
+    put("lone-surrogate.json", text(run("lone-surrogate")).replace("in-house", "in-house\\ud800"))
     deep = {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}}
     put("settings-too-deep.json", text(run("settings-too-deep", seat={"id": "seat-a", "model": "Model-A",
                                                                      "settings": deep})))
