@@ -41,9 +41,10 @@ def measurements(draw):
 @st.composite
 def requests_(draw):
     out = draw(count)
+    ttft = draw(finite)
     r = {"workload": draw(text), "output_tokens": out,
-         "reasoning_tokens": draw(st.integers(0, out)), "ttft_ms": draw(finite),
-         "e2e_latency_ms": draw(finite)}
+         "reasoning_tokens": draw(st.integers(0, out)), "ttft_ms": ttft,
+         "e2e_latency_ms": ttft + draw(finite)}  # the first token comes before the last
     if draw(st.booleans()):
         r["finish_reason"] = draw(st.sampled_from(["stop", "length", "error"]))
     return r
@@ -64,12 +65,13 @@ def runs(draw):
         "format": "benchreport.run/1", "run_id": draw(ids), "date": "2026-09-10",
         "seat": {"id": draw(ids), "model": draw(text), "role": draw(st.sampled_from(["incumbent", "candidate", "reference"]))},
         "harness": {"name": draw(text)}, "pass": draw(st.integers(1, 50)),
-        "measurements": draw(st.lists(measurements(), min_size=1, max_size=5)),
+        "measurements": draw(st.lists(measurements(), min_size=1, max_size=5, unique_by=lambda m: (
+            m["workload"], m.get("concurrency"), m["metric"], m.get("statistic", "mean")))),
     }
     if draw(st.booleans()):
         run["requests"] = draw(st.lists(requests_(), min_size=1, max_size=5))
     if draw(st.booleans()):
-        run["exams"] = draw(st.lists(exams(), min_size=1, max_size=3))
+        run["exams"] = draw(st.lists(exams(), min_size=1, max_size=3, unique_by=lambda e: e["benchmark"]))
     return run
 
 
@@ -212,3 +214,40 @@ def test_csv_cells_never_start_a_formula(value):
     assert out == value or out == "'" + value
     if out.startswith(FORMULA_START):
         float(out)  # only a plain number may start with + or -
+
+
+# --- ambiguity refused (issue 16) ---------------------------------------------------------------
+
+def _dumps_with_twice(obj, target, key, value) -> str:
+    """JSON text of `obj` in which the object `target` holds `key` a second time, set to `value`."""
+    if isinstance(obj, dict):
+        items = [f"{json.dumps(k)}: {_dumps_with_twice(v, target, key, value)}" for k, v in obj.items()]
+        if obj is target:
+            items.append(f"{json.dumps(key)}: {json.dumps(value)}")
+        return "{" + ", ".join(items) + "}"
+    if isinstance(obj, list):
+        return "[" + ", ".join(_dumps_with_twice(v, target, key, value) for v in obj) + "]"
+    return json.dumps(obj)
+
+
+@SETTINGS
+@given(runs(), st.data())
+def test_a_key_given_twice_is_refused_with_its_path(run, data):
+    objects = [p for p in _paths(run) if isinstance(_at(run, p), dict) and _at(run, p)]
+    where = data.draw(st.sampled_from(objects))
+    target = _at(run, where)
+    key = data.draw(st.sampled_from(sorted(target)))
+    other = data.draw(st.one_of(st.integers(0, 9), text))
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "run.json").write_text(_dumps_with_twice(run, target, key, other), encoding="utf-8")
+        result = load([d])
+    assert not result.runs
+    (r,) = result.refused
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in (*where, key))
+    assert (r.json_path, r.message.split(",")[0]) == (path, "expected each key once in an object"), str(r)
+
+
+def _at(obj, path):
+    for p in path:
+        obj = obj[p]
+    return obj

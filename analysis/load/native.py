@@ -17,8 +17,10 @@ import re
 from typing import Annotated, Any, Literal, Optional
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from analysis.columns import METRICS
+from analysis.load import duplicates
 from analysis.load.errors import UNSAFE_CHARS, RunFileError, one_line
 
 FORMAT = "benchreport.run/1"
@@ -85,7 +87,9 @@ class Seat(Base):
     model: Name
     quantisation: Optional[OptName] = None
     engine: Optional[OptName] = None
-    role: Role = "candidate"
+    #: UNSET when absent (then "candidate", set by check_rules): a default the encoder would omit
+    #: would hide the key from the duplicate-key test (analysis.load.duplicates)
+    role: Annotated[Role, msgspec.Meta(extra_json_schema={"default": "candidate"})] | UnsetType = UNSET
     checkpoint_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     placement: Optional[Placement] = None
     settings: Optional[dict[str, Any]] = None
@@ -107,7 +111,8 @@ class Measurement(Base):
     value: float
     unit: OptName
     concurrency: Optional[PosInt] = None
-    statistic: Statistic = "mean"
+    #: UNSET when absent (then "mean", set by check_rules), as Seat.role
+    statistic: Annotated[Statistic, msgspec.Meta(extra_json_schema={"default": "mean"})] | UnsetType = UNSET
     n: Optional[PosInt] = None
     context_tokens: Optional[PosInt] = None
     fresh_prompt: Optional[bool] = None
@@ -190,11 +195,16 @@ def sniff_format(data: bytes) -> Any:
 
 
 def decode(data: bytes) -> Run:
-    """Decode and fully validate one native run file's bytes (raises RunFileError)."""
+    """Decode and fully validate one native run file's bytes (raises RunFileError); a key given
+    twice in an object is refused (`analysis.load.duplicates`)."""
     try:
         run = _DECODER.decode(data)
     except msgspec.ValidationError as exc:
         raise _from_msgspec(exc, lambda: msgspec.json.decode(data)) from None
+    if duplicates.may_have_duplicates(data, run):  # before check_rules fills in defaults
+        found = duplicates.find_duplicate(data)
+        if found:
+            raise RunFileError(*found)
     check_rules(run, from_json=True, text_checked=text_is_safe(data))
     return run
 
@@ -415,6 +425,25 @@ def _check_run_text(run: Run) -> None:
         _check_text(ev.message, f"$.events[{i}].message", free_text=True)
 
 
+#: metrics one run may report more than once for the same cell: prefill figures of prompts whose
+#: freshness the run does not state, which the prefix-cache flag compares with each other
+REPEATABLE_METRICS = frozenset({"prefill_tok_s"})
+#: a request's TTFT may exceed its end-to-end latency by this much (clock rounding) and no more
+LATENCY_SLACK_MS = 1e-6
+#: an exam's score may differ from 100 * correct / total by this much: rounding to whole percent
+SCORE_SLACK = 0.5
+
+
+def _check_plausible(m: Measurement, base: str) -> None:
+    """Every metric is a rate, a latency or a duration: never negative; a CI holds its value."""
+    if m.value < 0:
+        raise RunFileError(f"{base}.value", f"expected a value >= 0 for {m.metric} ({METRICS[m.metric][0]}), "
+                                            f"got {m.value:g}")
+    if m.ci_low is not None and not m.ci_low <= m.value <= m.ci_high:
+        raise RunFileError(f"{base}.value", f"expected a value inside its confidence interval "
+                                            f"[{m.ci_low:g}, {m.ci_high:g}], got {m.value:g}")
+
+
 def _check_request_text(i: int, r: Request, checked: set) -> None:
     for name in ("workload", "finish_reason", "error"):
         value = getattr(r, name)
@@ -443,6 +472,8 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")
     seat = run.seat
+    if seat.role is UNSET:
+        seat.role = "candidate"
     if not text_checked:
         _check_run_text(run)
     if seat.settings:
@@ -451,8 +482,11 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:
         _finite(seat.placement.gpu_memory_bytes, "$.seat.placement.gpu_memory_bytes")
+    cells: dict[tuple, int] = {}
     for i, m in enumerate(run.measurements or ()):
         base = f"$.measurements[{i}]"
+        if m.statistic is UNSET:
+            m.statistic = "mean"
         expected = METRICS[m.metric][0]
         if m.unit != expected:
             raise RunFileError(f"{base}.unit", f'expected "{expected}" for {m.metric}, got "{m.unit}"')
@@ -462,6 +496,14 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
             raise RunFileError(base, "expected both ci_low and ci_high, or neither")
         if m.ci_low is not None and m.ci_low > m.ci_high:
             raise RunFileError(f"{base}.ci_low", f"expected ci_low <= ci_high, got {m.ci_low} > {m.ci_high}")
+        _check_plausible(m, base)
+        key = (m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens, m.fresh_prompt)
+        if key in cells and m.metric not in REPEATABLE_METRICS:
+            raise RunFileError(base, f"expected one value per workload, concurrency, metric and statistic, "
+                                     f"got a second {m.metric} {m.statistic} for {m.workload}"
+                                     + (f" at concurrency {m.concurrency}" if m.concurrency else "")
+                                     + f" (as $.measurements[{cells[key]}])")
+        cells[key] = i
     checked: set[str] = set()
     for i, r in enumerate(run.requests or ()):
         if not from_json:
@@ -478,8 +520,25 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
             raise RunFileError(f"$.requests[{i}].reasoning_tokens",
                                f"expected at most output_tokens ({output}) since delivered tokens "
                                f"include reasoning, got {reasoning}")
+        ttft, e2e = r.ttft_ms, r.e2e_latency_ms
+        if ttft is not None:
+            if e2e is not None and ttft > e2e + LATENCY_SLACK_MS:
+                raise RunFileError(f"$.requests[{i}].ttft_ms", f"expected at most e2e_latency_ms ({e2e:g}) since "
+                                                               f"the first token comes before the last, got {ttft:g}")
+        elif e2e is None and output is None and prompt is None and r.itl_ms is None and r.finish_reason is None \
+                and r.error is None and r.content_chars is None and r.reasoning_chars is None and cached is None \
+                and reasoning is None:
+            raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
+                                                   "error), got none: every field is absent or null")
+    exams: dict[tuple, int] = {}
     for i, e in enumerate(run.exams or ()):
         base = f"$.exams[{i}]"
+        key = (e.benchmark, e.dimension)
+        if key in exams:
+            raise RunFileError(base, f'expected one result per benchmark and dimension, got a second "{e.benchmark}"'
+                                     + (f' "{e.dimension}"' if e.dimension else "")
+                                     + f" (as $.exams[{exams[key]}])")
+        exams[key] = i
         has_items = e.items is not None
         has_counts = e.correct is not None or e.score is not None
         if has_items == has_counts:
@@ -502,5 +561,9 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
                 raise RunFileError(f"{base}.correct", f"expected at most total ({e.total}), got {e.correct}")
             if e.score is not None:
                 _finite(e.score, f"{base}.score")
+                if e.correct is not None and abs(e.score - 100.0 * e.correct / e.total) > SCORE_SLACK:
+                    raise RunFileError(f"{base}.score", f"expected {100.0 * e.correct / e.total:.2f} "
+                                                        f"(correct/total = {e.correct}/{e.total}, as a percentage), "
+                                                        f"got {e.score:g}")
         if e.measured_on is not None:
             _parse_date(e.measured_on, f"{base}.measured_on")
