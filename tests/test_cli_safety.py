@@ -80,15 +80,16 @@ def test_non_utf8_file_names_load_and_write_everywhere(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_a_file_name_cannot_forge_an_output_line(tmp_path):
+def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
     forged = "x.json: $: all good\nevil\u202e.json"
     (runs / forged).write_text("{}")
     (runs / "bad\r.json").write_text("[")
-    proc = run_cli("validate", runs)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    lines = proc.stdout.splitlines()
+    code = main(["validate", str(runs)])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.err
+    lines = out.out.splitlines()
     assert len(lines) == 2, lines
     assert lines[0] == f"{runs}/bad\\r.json: $: expected complete JSON, found a document that ends early " \
                        "(truncated?) at line 1 column 2"
