@@ -168,7 +168,7 @@ def _report_refused(result, *, quiet: bool) -> None:
     for r in result.refused:
         print(str(r), file=sys.stderr)
     if not quiet:
-        print(f"{len(result.runs)} run(s) loaded, {len(result.refused)} file(s) refused, "
+        print(f"{len(result.runs)} run(s) loaded, {result.refused_files} file(s) refused, "
               f"{len(result.skipped)} skipped", file=sys.stderr)
 
 
@@ -179,7 +179,7 @@ def cmd_validate(args) -> int:
     if not args.quiet:
         for s in result.skipped:
             print(str(s), file=sys.stderr)
-        print(f"{len(result.runs)} run(s) valid, {len(result.refused)} file(s) refused, "
+        print(f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
               f"{len(result.skipped)} skipped", file=sys.stderr)
     return EXIT_OK if result.ok else EXIT_REFUSED
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,7 +113,26 @@ def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | 
     return analyse(load(paths, progress=None if not quiet else False, **kwargs), options, quiet=quiet)
 
 
+#: a text cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection";
+#: ASVS 1.2.10 adds NUL; the fullwidth forms are read as their ASCII twins by some)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def neutralise_cell(value):
+    """A text cell a spreadsheet would run as a formula, prefixed with `'` (OWASP's rule); numbers,
+    and text that is a plain number such as "-5.2", are left as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def _csv(df: pd.DataFrame, path: Path) -> None:
+    text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    if text_cols:
+        df = df.copy()
+        for c in text_cols:
+            df[c] = df[c].map(neutralise_cell, na_action="ignore")
     df.to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 

@@ -10,17 +10,28 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from analysis.load import load
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_text())
-GOOD_IDS = {"good-1", "good-2", "good-3", "duplicate", "two-models-1"}
+GOOD_IDS = {"good-1", "good-2", "good-3", "duplicate", "two-models-1", "duplicate-pass-1"}
 
 
-def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "analysis", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd)
+@pytest.fixture
+def run_cli(capsys):
+    """`benchreport ARGS` in this process: returncode, stdout and stderr as a subprocess gives them."""
+    from types import SimpleNamespace
+
+    from analysis.cli import main
+
+    def run(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run
 
 
 def test_corpus_is_current(tmp_path):
@@ -49,7 +60,7 @@ def test_messages_name_the_file_and_a_json_path():
         assert line.startswith(str(CORPUS)) and ": $" in line
 
 
-def test_validate_cli_lists_each_refused_file_without_traceback():
+def test_validate_cli_lists_each_refused_file_without_traceback(run_cli):
     proc = run_cli("validate", CORPUS)
     assert proc.returncode == 1
     lines = proc.stdout.strip().splitlines()
@@ -59,7 +70,7 @@ def test_validate_cli_lists_each_refused_file_without_traceback():
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
-def test_ingest_keeps_good_files_and_writes_refused_json(tmp_path):
+def test_ingest_keeps_good_files_and_writes_refused_json(tmp_path, run_cli):
     proc = run_cli("ingest", CORPUS, "--out", tmp_path / "out")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     refused = json.loads((tmp_path / "out" / "refused.json").read_text())
@@ -70,7 +81,7 @@ def test_ingest_keeps_good_files_and_writes_refused_json(tmp_path):
     assert proc.returncode == 0
 
 
-def test_huge_file_fails_cleanly_with_a_size_message(tmp_path):
+def test_huge_file_fails_cleanly_with_a_size_message(tmp_path, run_cli):
     big = tmp_path / "huge.json"
     with open(big, "wb") as f:  # sparse: 3 GB on paper, nothing on disk, never read
         f.truncate(3 * 1024**3)

@@ -17,7 +17,23 @@ import pytest
 from analysis import outdir
 from analysis.pipeline import Options
 from analysis.report import build as B
-from test_report_e2e import run_cli, write_fixture_runs
+from test_report_e2e import write_fixture_runs
+
+
+@pytest.fixture
+def cli(capsys):
+    """`benchreport ARGS` in this process (the refusals come before papermill, so no kernel is
+    started): returncode, stdout and stderr as a subprocess would give them."""
+    from types import SimpleNamespace
+
+    from analysis.cli import main
+
+    def run(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -49,11 +65,11 @@ def leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if ".tmp-" in p.name or ".old-" in p.name)
 
 
-def test_refused_file_leaves_previous_report_byte_identical(tmp_path):
+def test_refused_file_leaves_previous_report_byte_identical(tmp_path, cli):
     data = write_fixture_runs(tmp_path / "data")  # includes broken.json
     out = previous_report(tmp_path)
     before = snapshot(out)
-    proc = run_cli("build", str(data), "--out", str(out), "--n-boot", "200")
+    proc = cli("build", str(data), "--out", str(out), "--n-boot", "200")
     assert proc.returncode == 1
     assert "broken.json: $: expected complete JSON" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -62,9 +78,9 @@ def test_refused_file_leaves_previous_report_byte_identical(tmp_path):
     assert leftovers(tmp_path) == []
 
 
-def test_refused_file_without_previous_report_writes_nothing(tmp_path):
+def test_refused_file_without_previous_report_writes_nothing(tmp_path, cli):
     data = write_fixture_runs(tmp_path / "data")
-    proc = run_cli("build", str(data), "--out", str(tmp_path / "new"), "--quiet")
+    proc = cli("build", str(data), "--out", str(tmp_path / "new"), "--quiet")
     assert proc.returncode == 1
     assert not (tmp_path / "new").exists()
     assert leftovers(tmp_path) == []
@@ -75,29 +91,29 @@ def test_refused_file_without_previous_report_writes_nothing(tmp_path):
     (["--figure-formats", "png,gif"], "--figure-formats takes"),
     (["--baseline", "no-such-seat"], "is not a seat in the data"),
 ])
-def test_usage_errors_exit_2_in_one_line(tmp_path, argv, message):
+def test_usage_errors_exit_2_in_one_line(tmp_path, cli, argv, message):
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = previous_report(tmp_path)
     before = snapshot(out)
-    proc = run_cli("build", str(data), "--out", str(out), *argv)
+    proc = cli("build", str(data), "--out", str(out), *argv)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert snapshot(out) == before and leftovers(tmp_path) == []
 
 
-def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path):
+def test_refuses_to_replace_a_folder_that_is_not_a_report(tmp_path, cli):
     data = write_fixture_runs(tmp_path / "data", bad=False)
     home = tmp_path / "home"
     home.mkdir()
     (home / "thesis.tex").write_text("precious")
-    proc = run_cli("build", str(data), "--out", str(home))
+    proc = cli("build", str(data), "--out", str(home))
     assert proc.returncode == 2 and "refusing to replace" in proc.stderr
     assert (home / "thesis.tex").read_text() == "precious"
 
 
-def test_no_run_files_exit_1(tmp_path):
+def test_no_run_files_exit_1(tmp_path, cli):
     (tmp_path / "empty").mkdir()
-    proc = run_cli("build", str(tmp_path / "empty"), "--out", str(tmp_path / "out"))
+    proc = cli("build", str(tmp_path / "empty"), "--out", str(tmp_path / "out"))
     assert proc.returncode == 1 and "no run could be read" in proc.stderr
     assert not (tmp_path / "out").exists()
 

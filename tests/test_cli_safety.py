@@ -80,15 +80,16 @@ def test_non_utf8_file_names_load_and_write_everywhere(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_a_file_name_cannot_forge_an_output_line(tmp_path):
+def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
     forged = "x.json: $: all good\nevil\u202e.json"
     (runs / forged).write_text("{}")
     (runs / "bad\r.json").write_text("[")
-    proc = run_cli("validate", runs)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    lines = proc.stdout.splitlines()
+    code = main(["validate", str(runs)])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.err
+    lines = out.out.splitlines()
     assert len(lines) == 2, lines
     assert lines[0] == f"{runs}/bad\\r.json: $: expected complete JSON, found a document that ends early " \
                        "(truncated?) at line 1 column 2"
@@ -160,3 +161,25 @@ def test_unreadable_subfolder_is_refused_even_as_root(tmp_path, monkeypatch):
     assert not result.runs
     assert [str(r) for r in result.refused] == [f"{runs}/locked: $: could not read the folder: Permission denied; "
                                                 "any run files in it were not read"]
+
+
+# --- item 12: CSV cells that a spreadsheet would run ---------------------------------------------
+
+def test_csv_cells_that_could_start_a_formula_are_neutralised(tmp_path, capsys):
+    import csv
+
+    from runs import make_run, write_run
+
+    run = make_run(exams=[{"benchmark": "=cmd|' /C calc'!A0", "correct": 150, "total": 164}])
+    run["measurements"][0]["workload"] = "=1+1"
+    run["measurements"][1]["workload"] = "@SUM(A1)"
+    write_run(tmp_path / "runs", "a.json", run)
+    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--n-boot", "200",
+                 "--quiet"]) == 0
+    with open(tmp_path / "out" / "tables" / "cells.csv", newline="") as f:
+        cells = list(csv.DictReader(f))
+    workloads = {row["workload"] for row in cells}
+    assert {"'=1+1", "'@SUM(A1)"} <= workloads and "=1+1" not in workloads
+    assert all(not row["estimate"].startswith("'") for row in cells)  # numbers stay numbers
+    text = (tmp_path / "out" / "tables" / "cells.csv").read_text()
+    assert "\n=" not in text and ",=" not in text and ",@" not in text

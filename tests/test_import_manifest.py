@@ -97,12 +97,16 @@ def test_bad_entries_are_refused_and_the_rest_applies(folder, entry, json_path, 
     assert len(result.runs) == 2  # the bad entry is ignored: first.json falls back to inference
 
 
-def test_unparsable_manifest_is_refused_once(folder):
+def test_unparsable_manifest_is_refused_once_and_its_files_with_it(folder):
+    """The files below a manifest that cannot be read are not imported under a guessed seat."""
     (folder / "benchreport.yaml").write_text("runs: [\n  - files: *x\n")
     result = load([folder])
     refusals = [r for r in result.refused if r.path.endswith("benchreport.yaml")]
     assert len(refusals) == 1 and "YAML" in refusals[0].message
-    assert len(result.runs) == 2
+    assert not result.runs
+    others = [r for r in result.refused if not r.path.endswith("benchreport.yaml")]
+    assert len(others) == 2 and all(f"{folder}/benchreport.yaml could not be read ($: expected a YAML manifest"
+                                    in r.message for r in others)
 
 
 @pytest.mark.parametrize("pattern,path,hit", [

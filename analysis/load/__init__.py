@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Iterable
 
 import msgspec
 
-from analysis.load import harness, native
+from analysis.load import duplicates, harness, native
 from analysis.load.errors import Refusal, RunFileError, Skipped, one_line
 from analysis._memory import gc_paused
 from analysis.progress import Progress
@@ -50,6 +51,11 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return not self.refused
+
+    @property
+    def refused_files(self) -> int:
+        """How many files were refused (one file may be refused for several reasons, or lines)."""
+        return len({r.path for r in self.refused})
 
     def refused_json(self) -> str:
         """`refused.json`: every refused and skipped file, and why."""
@@ -192,8 +198,10 @@ def _read(path: Path, max_file_bytes: int) -> bytes:
             raise _Unread(_not_opened(st.st_mode))
         if st.st_size > max_file_bytes:
             raise _Unread(_too_big(max_file_bytes, st.st_size))
-        data = f.read(max_file_bytes + 1)
-    if len(data) > max_file_bytes:  # grew while we read it
+        data = f.read(st.st_size + 1)
+        if len(data) > st.st_size:  # grew since: read on, up to the limit
+            data += f.read(max_file_bytes + 1 - len(data))
+    if len(data) > max_file_bytes:
         raise _Unread(_too_big(max_file_bytes, len(data)))
     return data
 
@@ -227,19 +235,30 @@ def _json_error(data: bytes) -> str:
         return f"expected valid JSON, found an error at {where}: {exc.msg}"
     except RecursionError:
         return "expected JSON nested at most a few hundred levels, found deeper nesting"
-    bad = _find_nonfinite(doc, "$")
+    bad = _find_bad_value(doc, "$")
     if bad:
-        return f"{bad[0]}\x00expected a finite number, got {bad[1]} (not valid JSON)"
+        return f"{bad[0]}\x00{bad[1]}"
     return "expected valid JSON"
 
 
-def _find_nonfinite(doc, path):
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _find_bad_value(doc, path) -> tuple[str, str] | None:
+    """The JSON path and reason of the first value msgspec refuses but Python's json reads: a
+    non-finite number (NaN, Infinity) or a lone surrogate in a string or key."""
     stack = [(doc, path)]
     while stack:
         obj, here = stack.pop()
         if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-            return here, ("NaN" if obj != obj else str(obj).replace("inf", "Infinity"))
+            found = "NaN" if obj != obj else str(obj).replace("inf", "Infinity")
+            return here, f"expected a finite number, got {found} (not valid JSON)"
+        if isinstance(obj, str) and _SURROGATE.search(obj):
+            return here, f"expected text, got a lone surrogate (U+{ord(_SURROGATE.search(obj).group()):04X}), which no UTF-8 text can hold"
         if isinstance(obj, dict):
+            for k in obj:
+                if _SURROGATE.search(k):
+                    return f"{here}.{one_line(k)}", "expected a key of text, got a lone surrogate in it"
             stack.extend((v, f"{here}.{k}") for k, v in reversed(list(obj.items())))
         elif isinstance(obj, list):
             stack.extend((v, f"{here}[{i}]") for i, v in reversed(list(enumerate(obj))))
@@ -253,21 +272,60 @@ def _refusal_from_text(display: str, reason: str) -> Refusal:
     return Refusal(display, "$", reason)
 
 
-def _parse_any(data: bytes, path: Path):
+@dataclass
+class _Parsed:
+    """An untyped document and how it was read: JSON Lines keep the good lines of a damaged file."""
+
+    doc: object
+    lines: bool = False
+    #: (line number, reason) of each JSON Lines line that could not be read
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _lenient(data: bytes):
+    """Python's json, which reads NaN and Infinity (Python's json.dump writes them by default):
+    harness files only, where a number the importer never reads must not refuse the file."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _parse_any(data: bytes, path: Path) -> _Parsed:
     """Untyped parse of a JSON or JSON Lines document (raises ValueError with a reason)."""
     try:
-        return msgspec.json.decode(data)
+        return _Parsed(msgspec.json.decode(data))
     except (msgspec.DecodeError, RecursionError):
         pass
     if path.suffix.lower() == ".jsonl" or data.count(b"\n") > 0:
-        lines = [ln for ln in data.splitlines() if ln.strip()]
-        try:
-            docs = [msgspec.json.decode(ln) for ln in lines]
-        except (msgspec.DecodeError, RecursionError):
-            docs = None
-        if docs and all(isinstance(d, dict) for d in docs):
-            return docs
-    raise ValueError(_json_error(data))
+        docs, bad = [], []
+        for number, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(msgspec.json.decode(line))
+            except (msgspec.DecodeError, RecursionError):
+                try:
+                    docs.append(_lenient(line))
+                except ValueError:
+                    bad.append((number, _json_error(line).replace("at line 1 column", "at column")))
+        if docs and all(isinstance(d, dict) for d in docs) and (len(docs) > 1 or path.suffix.lower() == ".jsonl"):
+            return _Parsed(docs, True, bad)
+    try:
+        doc = _lenient(data)
+    except ValueError:
+        raise ValueError(_json_error(data)) from None
+    if isinstance(doc, dict) and isinstance(doc.get("format"), str) and doc["format"].startswith("benchreport.run/"):
+        raise ValueError(_json_error(data))  # a native file is held to the contract: finite numbers
+    return _Parsed(doc)
+
+
+def _duplicate(data: bytes, decoded, *, lines: bool = False) -> Refusal | None:
+    """A key given twice in an object, as the file's refusal (None: there is none)."""
+    if not duplicates.may_have_duplicates(data, decoded):
+        return None
+    found = duplicates.find_duplicate(data, lines=lines)
+    return None if found is None else Refusal("", found[0], found[1])
 
 
 def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
@@ -317,7 +375,8 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 try:
                     run = native.decode(data)
                 except RunFileError as exc:
-                    result.refused.append(Refusal(display, exc.json_path, exc.message))
+                    found = duplicates.find_duplicate(data)  # a key given twice is the likelier cause
+                    result.refused.append(Refusal(display, *(found or (exc.json_path, exc.message))))
                     continue
                 except (msgspec.DecodeError, RecursionError):
                     result.refused.append(_refusal_from_text(display, _json_error(data)))
@@ -325,9 +384,14 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 result.runs.append(LoadedRun(run, display, digest))
                 continue
             try:
-                doc = _parse_any(data, path)
+                parsed = _parse_any(data, path)
             except ValueError as exc:
                 result.refused.append(_refusal_from_text(display, str(exc)))
+                continue
+            doc = parsed.doc
+            twice = _duplicate(data, doc, lines=parsed.lines)
+            if twice is not None:
+                result.refused.append(Refusal(display, twice.json_path, twice.message))
                 continue
             if isinstance(doc, dict) and "format" in doc:
                 result.refused.append(Refusal(display, "$.format", native.unknown_format_message(doc["format"])))
@@ -346,6 +410,9 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
             if kind == "auxiliary":
                 result.skipped.append(Skipped(display, f"{importer.name} file that carries no results"))
                 continue
+            for number, reason in parsed.bad_lines:  # partial damage stays partial
+                result.refused.append(Refusal(display, f"$[{number - 1}]", (
+                    f"line {number}: {reason}; the file's other {len(doc)} line(s) were read")))
             by_importer.setdefault(importer.name, (importer, []))[1].append(source)
     for name in sorted(by_importer):
         importer, sources = by_importer[name]
@@ -376,8 +443,56 @@ def _placement_key(seat: native.Seat):
     return None if seat.placement is None else msgspec.to_builtins(seat.placement)
 
 
+def _cells(run: native.Run) -> set[tuple]:
+    """What a run measured: its measurement cells, request cells and exams."""
+    out = {("measurement", m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens,
+            m.fresh_prompt) for m in run.measurements or ()}
+    out |= {("requests", w, c) for w, c in {(r.workload, r.concurrency) for r in run.requests or ()}}
+    out |= {("exam", e.benchmark, e.dimension) for e in run.exams or ()}
+    return out
+
+
+def _cell_words(cell: tuple) -> str:
+    if cell[0] == "measurement":
+        _, workload, conc, metric, stat = cell[:5]
+        return f"{metric} {stat} of {workload}" + (f" at concurrency {conc}" if conc else "")
+    if cell[0] == "requests":
+        return f"requests of {cell[1]}" + (f" at concurrency {cell[2]}" if cell[2] else "")
+    return f"exam {cell[1]}" + (f" {cell[2]}" if cell[2] else "")
+
+
+def _check_passes(runs: list[LoadedRun], refused: list[Refusal]) -> list[LoadedRun]:
+    """One pass of a seat, day, harness and probe is claimed once for any cell: two files that both
+    say they are pass 1 of the same measurement are refused (the later), not stacked as two passes.
+    Files of one sweep that measure different cells (vLLM writes one per concurrency) are fine."""
+    groups: dict[tuple, list[LoadedRun]] = {}
+    for lr in runs:
+        r = lr.run
+        groups.setdefault((r.seat.id, r.date[:10], r.harness.name, r.harness.probe, r.pass_), []).append(lr)
+    bad: set[int] = set()
+    for (seat, day, harness_name, probe, pass_), members in groups.items():
+        if len(members) < 2:
+            continue  # the common case costs nothing
+        claimed: dict[tuple, LoadedRun] = {}
+        for lr in members:
+            cells = _cells(lr.run)
+            clash = sorted((c for c in cells if c in claimed), key=repr)
+            if clash:
+                other = claimed[clash[0]]
+                refused.append(Refusal(lr.source_file, "$.pass", (
+                    f"expected pass {pass_} of seat \"{seat}\" on {day} ({harness_name}"
+                    + (f", probe {probe}" if probe else "") + f") to be claimed once, got it again for "
+                    f"{_cell_words(clash[0])}, which {other.source_file} already holds as pass {pass_}")))
+                bad.add(id(lr))
+                continue
+            for c in cells:
+                claimed[c] = lr
+    return [lr for lr in runs if id(lr) not in bad]
+
+
 def _check_across_files(result: LoadResult) -> None:
-    """run_id unique in the data set; one seat id means one model and placement.
+    """run_id unique in the data set; one seat id means one model and placement; a pass of a
+    seat, day, harness and probe claimed once per cell (`_check_passes`).
 
     The first file (in path order) wins; each later conflicting file is refused with a
     message naming both files.
@@ -411,4 +526,4 @@ def _check_across_files(result: LoadResult) -> None:
             first_seat[seat.id] = lr
         first_run[rid] = lr
         kept.append(lr)
-    result.runs = kept
+    result.runs = _check_passes(kept, result.refused)

@@ -17,9 +17,11 @@ import re
 from typing import Annotated, Any, Literal, Optional
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from analysis.columns import METRICS
-from analysis.load.errors import RunFileError
+from analysis.load import duplicates
+from analysis.load.errors import UNSAFE_CHARS, RunFileError, one_line
 
 FORMAT = "benchreport.run/1"
 ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
@@ -27,7 +29,32 @@ ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
 #: the largest integer any field may hold: the tidy tables' columns are int64 (Parquet, pandas)
 MAX_INT = 2**63 - 1
 
+# Named limits: one field can neither make a build take minutes nor take gigabytes (issue 16:
+# a 100,000-character workload took 8 minutes and 7.4 GB, and 10,000 of anything is far more
+# than a report can show). Lists are bounded far above real runs; a file over its limit is
+# refused with the limit in the message.
+#: names shown in the report: model, quantisation, engine, workload, benchmark, harness, ...;
+#: a Hugging Face model id is at most 96 + 1 + 96 characters
+MAX_NAME = 5_000
+#: free text: notes, event messages, request errors, placement notes
+MAX_TEXT = 20_000
+#: an exam item's id (lm-evaluation-harness doc hashes are 64 characters)
+MAX_ITEM_ID = 500
+MAX_MEASUREMENTS = 100_000
+#: requests of one run: 10 million records is about 1.6 GB of JSON, above any file size limit
+MAX_REQUESTS = 10_000_000
+MAX_EXAMS = 10_000
+MAX_ITEMS = 1_000_000
+MAX_EVENTS = 10_000
+MAX_COMPONENTS = 100
+#: seat.settings: at most this many values, nested at most this deep (as in the manifest)
+MAX_SETTINGS_VALUES = 500
+MAX_SETTINGS_DEPTH = 6
+
 Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, description="[A-Za-z0-9._-]{1,128}")]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
+OptName = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
+Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT)]
 PosInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 NonNegFloat = Annotated[float, msgspec.Meta(ge=0)]
@@ -46,56 +73,59 @@ class Placement(Base):
     gpus_per_node: Optional[PosInt] = None
     gpu_memory_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     tensor_parallel: Optional[PosInt] = None
-    interconnect: Optional[str] = None
+    interconnect: Optional[OptName] = None
 
 
 class Component(Base):
-    name: str
-    role: Optional[str] = None
-    license: Optional[str] = None
+    name: OptName
+    role: Optional[OptName] = None
+    license: Optional[OptName] = None
 
 
 class Seat(Base):
     id: Id
-    model: Annotated[str, msgspec.Meta(min_length=1)]
-    quantisation: Optional[str] = None
-    engine: Optional[str] = None
-    role: Role = "candidate"
+    model: Name
+    quantisation: Optional[OptName] = None
+    engine: Optional[OptName] = None
+    #: UNSET when absent (then "candidate", set by check_rules): a default the encoder would omit
+    #: would hide the key from the duplicate-key test (analysis.load.duplicates)
+    role: Annotated[Role, msgspec.Meta(extra_json_schema={"default": "candidate"})] | UnsetType = UNSET
     checkpoint_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     placement: Optional[Placement] = None
     settings: Optional[dict[str, Any]] = None
-    components: Optional[list[Component]] = None
+    components: Optional[Annotated[list[Component], msgspec.Meta(max_length=MAX_COMPONENTS)]] = None
 
 
 class Harness(Base):
-    name: Annotated[str, msgspec.Meta(min_length=1)]
-    version: Optional[str] = None
-    probe: Optional[str] = None
+    name: Name
+    version: Optional[OptName] = None
+    probe: Optional[OptName] = None
     max_tokens: Optional[PosInt] = None
     temperature: Optional[NonNegFloat] = None
     thinking: Optional[bool] = None
     #: extension: runs whose harnesses share a group measured the same thing (one cell)
-    group: Optional[str] = None
+    group: Optional[OptName] = None
 
 
 class Measurement(Base):
-    workload: Annotated[str, msgspec.Meta(min_length=1)]
+    workload: Name
     metric: Metric
     value: float
-    unit: str
+    unit: OptName
     concurrency: Optional[PosInt] = None
-    statistic: Statistic = "mean"
+    #: UNSET when absent (then "mean", set by check_rules), as Seat.role
+    statistic: Annotated[Statistic, msgspec.Meta(extra_json_schema={"default": "mean"})] | UnsetType = UNSET
     n: Optional[PosInt] = None
     context_tokens: Optional[PosInt] = None
     fresh_prompt: Optional[bool] = None
-    condition: Optional[str] = None
+    condition: Optional[OptName] = None
     ci_low: Optional[float] = None
     ci_high: Optional[float] = None
     ci_level: Optional[Annotated[float, msgspec.Meta(gt=0, lt=1)]] = None
 
 
 class Request(Base):
-    workload: Annotated[str, msgspec.Meta(min_length=1)]
+    workload: Name
     concurrency: Optional[PosInt] = None
     prompt_tokens: Optional[NonNegInt] = None
     cached_prompt_tokens: Optional[NonNegInt] = None
@@ -106,51 +136,51 @@ class Request(Base):
     ttft_ms: Optional[NonNegFloat] = None
     e2e_latency_ms: Optional[NonNegFloat] = None
     itl_ms: Optional[NonNegFloat] = None
-    finish_reason: Optional[str] = None
-    error: Optional[str] = None
+    finish_reason: Optional[OptName] = None
+    error: Optional[Text] = None
     #: when the request was sent (ms from the run's start, or since the epoch): keeps send order
     start_ms: Optional[NonNegFloat] = None
 
 
 class ExamItem(Base):
-    id: Annotated[str, msgspec.Meta(min_length=1)]
+    id: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ITEM_ID)]
     correct: bool
 
 
 class Exam(Base):
-    benchmark: Annotated[str, msgspec.Meta(min_length=1)]
-    dimension: Optional[str] = None
-    items: Optional[list[ExamItem]] = None
+    benchmark: Name
+    dimension: Optional[OptName] = None
+    items: Optional[Annotated[list[ExamItem], msgspec.Meta(max_length=MAX_ITEMS)]] = None
     correct: Optional[NonNegInt] = None
     total: Optional[PosInt] = None
     score: Optional[Annotated[float, msgspec.Meta(ge=0, le=100)]] = None
-    measured_on: Optional[str] = None
-    placement_note: Optional[str] = None
+    measured_on: Optional[OptName] = None
+    placement_note: Optional[Text] = None
     #: extension: the scores come from an earlier run than this one, date unknown
     from_earlier_run: Optional[bool] = None
 
 
 class Event(Base):
     kind: EventKind
-    message: str
+    message: Text
     concurrency: Optional[PosInt] = None
     reproduced: Optional[bool] = None
 
 
 class Run(Base):
-    format: str
+    format: OptName
     run_id: Id
-    date: str
+    date: OptName
     seat: Seat
     harness: Harness
     # `pass` is a Python keyword: stored as pass_, named "pass" in JSON.
     pass_: PosInt = msgspec.field(name="pass")
     warmup_excluded: Optional[bool] = None
-    measurements: Optional[list[Measurement]] = None
-    requests: Optional[list[Request]] = None
-    exams: Optional[list[Exam]] = None
-    events: Optional[list[Event]] = None
-    notes: Optional[str] = None
+    measurements: Optional[Annotated[list[Measurement], msgspec.Meta(max_length=MAX_MEASUREMENTS)]] = None
+    requests: Optional[Annotated[list[Request], msgspec.Meta(max_length=MAX_REQUESTS)]] = None
+    exams: Optional[Annotated[list[Exam], msgspec.Meta(max_length=MAX_EXAMS)]] = None
+    events: Optional[Annotated[list[Event], msgspec.Meta(max_length=MAX_EVENTS)]] = None
+    notes: Optional[Text] = None
 
 
 class _Sniff(msgspec.Struct, forbid_unknown_fields=False):
@@ -169,12 +199,17 @@ def sniff_format(data: bytes) -> Any:
 
 
 def decode(data: bytes) -> Run:
-    """Decode and fully validate one native run file's bytes (raises RunFileError)."""
+    """Decode and fully validate one native run file's bytes (raises RunFileError); a key given
+    twice in an object is refused (`analysis.load.duplicates`)."""
     try:
         run = _DECODER.decode(data)
     except msgspec.ValidationError as exc:
         raise _from_msgspec(exc, lambda: msgspec.json.decode(data)) from None
-    check_rules(run, from_json=True)
+    if duplicates.may_have_duplicates(data, run):  # before check_rules fills in defaults
+        found = duplicates.find_duplicate(data)
+        if found:
+            raise RunFileError(*found)
+    check_rules(run, from_json=True, text_checked=text_is_safe(data))
     return run
 
 
@@ -196,7 +231,13 @@ def _from_msgspec(exc: msgspec.ValidationError, document) -> RunFileError:
         text, _, rest = text.partition(" - at `")
         path = rest.rstrip("`")
     message = _plain(text, path)
-    if "got" not in message and not message.startswith("missing"):
+    if message.startswith("expected at most ") and message.endswith(("characters", "items", "entries")):
+        try:
+            found = _at_path(document(), path)
+            message += f", got {len(found)}"
+        except Exception:  # the length is a courtesy; the path and the limit are the message
+            pass
+    elif "got" not in message and not message.startswith("missing"):
         try:
             found = _at_path(document(), path)
         except Exception:  # the value is a courtesy; the path and expectation are the message
@@ -242,6 +283,10 @@ def _plain(text: str, path: str = "$") -> str:
                 else f"unknown value {found}")
     if text.startswith("Object missing required field "):
         text = "missing required field " + text[len("Object missing required field "):]
+    m = re.match(r"expected (str|array|object) of length <= (\d+)$", text)
+    if m:
+        unit = {"str": "characters", "array": "items", "object": "entries"}[m.group(1)]
+        text = f"expected at most {m.group(2)} {unit}"
     if text.startswith(f"expected int <= {MAX_INT}"):
         text = "expected an integer below 2^63" + text[len(f"expected int <= {MAX_INT}"):]
     if text == "Number out of range":
@@ -255,15 +300,31 @@ def unknown_format_message(found) -> str:
             f"got {json.dumps(found)[:80]}")
 
 
+#: the only dates accepted: a calendar date, or an RFC 3339 date-time (the offset may be left out
+#: for local time, as vLLM writes it). ISO 8601's other forms (basic `20260910T080000`, week
+#: `2026-W37-4`, ordinal `2026-253`) are refused: Python's fromisoformat reads them, the tables
+#: would not normalise them, and the wrong run would be taken as the latest.
+DATE_FORMS = 'an ISO date YYYY-MM-DD or an RFC 3339 date-time such as "2026-09-10T08:00:00Z"'
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?")
+
+
 def is_iso_date(text) -> bool:
-    """True for an ISO date ("2026-09-10") or date-time ("2026-09-10T08:00:00Z")."""
+    """True for a calendar date ("2026-09-10") or an RFC 3339 date-time ("2026-09-10T08:00:00Z",
+    "2026-09-10T08:00:00.5+02:00", or without the offset); False for anything else."""
     if not isinstance(text, str) or len(text) > 40:
         return False
     try:
-        if len(text) == 10:
+        if _DATE.fullmatch(text):
             _dt.date.fromisoformat(text)
-        else:
-            _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return True
+        m = _DATETIME.fullmatch(text)
+        if m is None:
+            return False
+        day, clock, frac, zone = m.groups()
+        frac = (frac or "")[:7]  # Python reads at most microseconds
+        zone = "+00:00" if zone in ("Z", "z") else (zone or "")
+        _dt.datetime.fromisoformat(f"{day}T{clock}{frac}{zone}")
     except ValueError:
         return False
     return True
@@ -271,7 +332,7 @@ def is_iso_date(text) -> bool:
 
 def _parse_date(value: str, path: str) -> None:
     if not is_iso_date(value):
-        raise RunFileError(path, f'expected an ISO date such as "2026-09-10", got "{value}"')
+        raise RunFileError(path, f'expected {DATE_FORMS}, got "{value}"')
 
 
 def _finite(value: Optional[float], path: str) -> None:
@@ -279,11 +340,135 @@ def _finite(value: Optional[float], path: str) -> None:
         raise RunFileError(path, f"expected a finite number, got {value}")
 
 
-def check_rules(run: Run, *, from_json: bool = False) -> None:
+def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0, *, text: bool = True) -> None:
+    """seat.settings: JSON values, at most MAX_SETTINGS_VALUES of them, MAX_SETTINGS_DEPTH deep
+    (and, with `text`, strings and keys free of unsafe characters)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise RunFileError("$.seat.settings", f"expected at most {MAX_SETTINGS_VALUES} values in settings, got more")
+    if depth > MAX_SETTINGS_DEPTH:
+        raise RunFileError(path, f"expected settings nested at most {MAX_SETTINGS_DEPTH} levels, got deeper")
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise RunFileError(path, f"expected at most {MAX_TEXT} characters, got {len(value)}")
+        if text:
+            _check_text(value, path)
+    elif isinstance(value, float):
+        _finite(value, path)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -MAX_INT - 1 <= value <= MAX_INT:
+            raise RunFileError(path, f"expected an integer of at most 2^63 in size, got {value}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_settings(v, f"{path}[{i}]", budget, depth + 1, text=text)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if len(k) > MAX_NAME:
+                raise RunFileError(path, f"expected keys of at most {MAX_NAME} characters, got {len(k)}")
+            if text:
+                _check_text(k, f"{path} (a key)")
+            _check_settings(v, f"{path}.{k}", budget, depth + 1, text=text)
+
+
+#: free text may hold line breaks and tabs; names may not
+_LINE_BREAKS = "\n\r\t"
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def text_problem(value: str, *, free_text: bool = False) -> str | None:
+    """Why `value` may not reach a report as it is (a control, bidi or surrogate character), or None.
+
+    Bidi overrides reverse what follows them on screen, numbers and dates included (Trojan
+    Source, CVE-2021-42574); NUL and other controls end up raw in HTML and CSV; a lone
+    surrogate cannot be written as UTF-8 at all.
+    """
+    m = UNSAFE_CHARS.search(value)
+    while m is not None and free_text and m.group() in _LINE_BREAKS:
+        m = UNSAFE_CHARS.search(value, m.end())
+    if m is None:
+        return None
+    code = ord(m.group())
+    kind = ("a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a bidi control" if code in _BIDI
+            else "a line break" if m.group() in _LINE_BREAKS else "a control character")
+    shown = one_line(value[:60]) + ("..." if len(value) > 60 else "")
+    return (f"expected text without control, bidi or surrogate characters, got {kind} (U+{code:04X}) "
+            f'at character {m.start() + 1}: "{shown}"')
+
+
+def _check_text(value: str | None, path: str, *, free_text: bool = False) -> None:
+    if value is not None:
+        problem = text_problem(value, free_text=free_text)
+        if problem:
+            raise RunFileError(path, problem)
+
+
+def _check_run_text(run: Run) -> None:
+    """Every string of a run that can reach the report or a table, except the requests' (checked in
+    their own loop) and those already held to a pattern, a list or a date."""
+    seat, h = run.seat, run.harness
+    _check_text(run.notes, "$.notes", free_text=True)
+    for name in ("model", "quantisation", "engine"):
+        _check_text(getattr(seat, name), f"$.seat.{name}")
+    if seat.placement is not None:
+        _check_text(seat.placement.interconnect, "$.seat.placement.interconnect")
+    for i, c in enumerate(seat.components or ()):
+        for name in ("name", "role", "license"):
+            _check_text(getattr(c, name), f"$.seat.components[{i}].{name}")
+    for name in ("name", "version", "probe"):
+        _check_text(getattr(h, name), f"$.harness.{name}")
+    for i, m in enumerate(run.measurements or ()):
+        _check_text(m.workload, f"$.measurements[{i}].workload")
+        _check_text(m.condition, f"$.measurements[{i}].condition")
+    for i, e in enumerate(run.exams or ()):
+        _check_text(e.benchmark, f"$.exams[{i}].benchmark")
+        _check_text(e.dimension, f"$.exams[{i}].dimension")
+        _check_text(e.placement_note, f"$.exams[{i}].placement_note", free_text=True)
+        for j, item in enumerate(e.items or ()):
+            _check_text(item.id, f"$.exams[{i}].items[{j}].id")
+    for i, ev in enumerate(run.events or ()):
+        _check_text(ev.message, f"$.events[{i}].message", free_text=True)
+
+
+#: metrics one run may report more than once for the same cell: prefill figures of prompts whose
+#: freshness the run does not state, which the prefix-cache flag compares with each other
+REPEATABLE_METRICS = frozenset({"prefill_tok_s"})
+#: a request's TTFT may exceed its end-to-end latency by this much (clock rounding) and no more
+LATENCY_SLACK_MS = 1e-6
+#: an exam's score may differ from 100 * correct / total by this much: rounding to whole percent
+SCORE_SLACK = 0.5
+
+
+def _check_plausible(m: Measurement, base: str) -> None:
+    """Every metric is a rate, a latency or a duration: never negative; a CI holds its value."""
+    if m.value < 0:
+        raise RunFileError(f"{base}.value", f"expected a value >= 0 for {m.metric} ({METRICS[m.metric][0]}), "
+                                            f"got {m.value:g}")
+    if m.ci_low is not None and not m.ci_low <= m.value <= m.ci_high:
+        raise RunFileError(f"{base}.value", f"expected a value inside its confidence interval "
+                                            f"[{m.ci_low:g}, {m.ci_high:g}], got {m.value:g}")
+
+
+def _check_request_text(i: int, r: Request, checked: set) -> None:
+    for name in ("workload", "finish_reason", "error"):
+        value = getattr(r, name)
+        if value is not None and value not in checked:
+            _check_text(value, f"$.requests[{i}].{name}", free_text=name == "error")
+            checked.add(value)
+
+
+def text_is_safe(data: bytes) -> bool:
+    """True when JSON text cannot hold an unsafe character (ASCII, no escapes, no DEL): then the
+    strings need no check one by one (the common case, and the fast one)."""
+    return data.isascii() and b"\\" not in data and b"\x7f" not in data
+
+
+def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False) -> None:
     """Rules of spec/run-format.md that types alone cannot say; first violation raises.
 
     `from_json`: the run was decoded from JSON text, where msgspec already refused NaN,
     Infinity and out-of-range numbers, so the per-request finiteness checks are skipped.
+    `text_checked`: the text was shown to hold no unsafe character (`text_is_safe`), so the
+    strings are not checked one by one.
     """
     if run.format != FORMAT:
         raise RunFileError("$.format", unknown_format_message(run.format))
@@ -291,12 +476,21 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")
     seat = run.seat
+    if seat.role is UNSET:
+        seat.role = "candidate"
+    if not text_checked:
+        _check_run_text(run)
+    if seat.settings:
+        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1], text=not text_checked)
     if seat.checkpoint_bytes is not None:
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:
         _finite(seat.placement.gpu_memory_bytes, "$.seat.placement.gpu_memory_bytes")
+    cells: dict[tuple, int] = {}
     for i, m in enumerate(run.measurements or ()):
         base = f"$.measurements[{i}]"
+        if m.statistic is UNSET:
+            m.statistic = "mean"
         expected = METRICS[m.metric][0]
         if m.unit != expected:
             raise RunFileError(f"{base}.unit", f'expected "{expected}" for {m.metric}, got "{m.unit}"')
@@ -306,10 +500,21 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
             raise RunFileError(base, "expected both ci_low and ci_high, or neither")
         if m.ci_low is not None and m.ci_low > m.ci_high:
             raise RunFileError(f"{base}.ci_low", f"expected ci_low <= ci_high, got {m.ci_low} > {m.ci_high}")
+        _check_plausible(m, base)
+        key = (m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens, m.fresh_prompt)
+        if key in cells and m.metric not in REPEATABLE_METRICS:
+            raise RunFileError(base, f"expected one value per workload, concurrency, metric and statistic, "
+                                     f"got a second {m.metric} {m.statistic} for {m.workload}"
+                                     + (f" at concurrency {m.concurrency}" if m.concurrency else "")
+                                     + f" (as $.measurements[{cells[key]}])")
+        cells[key] = i
+    checked: set[str] = set()
     for i, r in enumerate(run.requests or ()):
         if not from_json:
             for name in ("ttft_ms", "e2e_latency_ms", "itl_ms"):
                 _finite(getattr(r, name), f"$.requests[{i}].{name}")
+        if not text_checked:
+            _check_request_text(i, r, checked)
         cached, prompt = r.cached_prompt_tokens, r.prompt_tokens
         if cached is not None and prompt is not None and cached > prompt:
             raise RunFileError(f"$.requests[{i}].cached_prompt_tokens",
@@ -319,8 +524,25 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
             raise RunFileError(f"$.requests[{i}].reasoning_tokens",
                                f"expected at most output_tokens ({output}) since delivered tokens "
                                f"include reasoning, got {reasoning}")
+        ttft, e2e = r.ttft_ms, r.e2e_latency_ms
+        if ttft is not None:
+            if e2e is not None and ttft > e2e + LATENCY_SLACK_MS:
+                raise RunFileError(f"$.requests[{i}].ttft_ms", f"expected at most e2e_latency_ms ({e2e:g}) since "
+                                                               f"the first token comes before the last, got {ttft:g}")
+        elif e2e is None and output is None and prompt is None and r.itl_ms is None and r.finish_reason is None \
+                and r.error is None and r.content_chars is None and r.reasoning_chars is None and cached is None \
+                and reasoning is None:
+            raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
+                                                   "error), got none: every field is absent or null")
+    exams: dict[tuple, int] = {}
     for i, e in enumerate(run.exams or ()):
         base = f"$.exams[{i}]"
+        key = (e.benchmark, e.dimension)
+        if key in exams:
+            raise RunFileError(base, f'expected one result per benchmark and dimension, got a second "{e.benchmark}"'
+                                     + (f' "{e.dimension}"' if e.dimension else "")
+                                     + f" (as $.exams[{exams[key]}])")
+        exams[key] = i
         has_items = e.items is not None
         has_counts = e.correct is not None or e.score is not None
         if has_items == has_counts:
@@ -343,5 +565,9 @@ def check_rules(run: Run, *, from_json: bool = False) -> None:
                 raise RunFileError(f"{base}.correct", f"expected at most total ({e.total}), got {e.correct}")
             if e.score is not None:
                 _finite(e.score, f"{base}.score")
+                if e.correct is not None and abs(e.score - 100.0 * e.correct / e.total) > SCORE_SLACK:
+                    raise RunFileError(f"{base}.score", f"expected {100.0 * e.correct / e.total:.2f} "
+                                                        f"(correct/total = {e.correct}/{e.total}, as a percentage), "
+                                                        f"got {e.score:g}")
         if e.measured_on is not None:
             _parse_date(e.measured_on, f"{base}.measured_on")

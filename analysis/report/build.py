@@ -214,7 +214,7 @@ def build(args, options) -> int:
         for r in loaded.refused:
             print(str(r), file=sys.stderr)
         if loaded.refused and not getattr(args, "skip_bad", False):
-            raise BuildError(f"{len(loaded.refused)} file(s) refused; nothing was written "
+            raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
                              "(use --skip-bad to build from the other files)", EXIT_REFUSED)
         if not loaded.runs:
             raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
@@ -223,7 +223,7 @@ def build(args, options) -> int:
             shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
             raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})",
                              EXIT_USAGE)
-        _say(f"{len(loaded.runs)} run(s) of {len(seats)} seat(s) loaded, {len(loaded.refused)} file(s) "
+        _say(f"{len(loaded.runs)} run(s) of {len(seats)} seat(s) loaded, {loaded.refused_files} file(s) "
              f"refused, {len(loaded.skipped)} skipped", quiet=quiet)
         title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
         for path in outdir.clean_leftovers(out):

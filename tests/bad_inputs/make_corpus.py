@@ -91,6 +91,38 @@ def corpus() -> dict[str, bytes]:
     put("ci-reversed.json", text(run("ci-reversed", measurements__0__ci_low=950.0, measurements__0__ci_high=850.0)))
     # bounded and unambiguous (issue 16)
     put("huge-integer.json", text(run("huge-integer", measurements__0__concurrency=2**64)))
+    put("long-model.json", text(run("long-model", seat={"id": "seat-long", "model": "M" * 5001})))
+    put("many-components.json", text(run("many-components", seat={
+        "id": "seat-a", "model": "Model-A", "components": [{"name": f"c{i}"} for i in range(101)]})))
+    put("bidi-override.json", text(run("bidi-override", seat={"id": "seat-a", "model": "Llama\u202e"})))
+    put("nul-in-workload.json", text(run("nul-in-workload", measurements__0__workload="de\x00code")))
+    put("lone-surrogate.json", text(run("lone-surrogate")).replace("in-house", "in-house\\ud800"))
+    # ambiguity refused (issue 16)
+    put("duplicate-key.json", text(run("duplicate-key")).replace('"value": 896.9', '"value": 100,\n    "value": 999'))
+    put("duplicate-format.json", text(run("duplicate-format")).replace(
+        '"format": "benchreport.run/1"', '"format": "benchreport.run/1",\n "format": "benchreport.run/2"'))
+    put("duplicate-measurement.json", text(run("duplicate-measurement", measurements=[
+        {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "value": 896.9, "unit": "tok/s"},
+        {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "value": 982.5, "unit": "tok/s"}])))
+    put("duplicate-exam.json", text(run("duplicate-exam", exams=[
+        {"benchmark": "HumanEval", "correct": 153, "total": 164}, {"benchmark": "HumanEval", "correct": 150, "total": 164}])))
+    put("duplicate-pass-a.json", text(run("duplicate-pass-1", seat={"id": "seat-p", "model": "Model-P"})))
+    put("duplicate-pass-b.json", text(run("duplicate-pass-2", seat={"id": "seat-p", "model": "Model-P"})))
+    put("date-iso-basic.json", text(run("date-iso-basic", date="20260910T080000")))
+    put("date-iso-week.json", text(run("date-iso-week", date="2026-W37-4")))
+    put("negative-rate.json", text(run("negative-rate", measurements__0__value=-896.9)))
+    put("ci-excludes-value.json", text(run("ci-excludes-value", measurements__0__ci_low=900.0,
+                                           measurements__0__ci_high=950.0)))
+    put("ttft-above-e2e.json", text(run("ttft-above-e2e", requests=[
+        {"workload": "decode", "ttft_ms": 35.0, "e2e_latency_ms": 2400.0},
+        {"workload": "decode", "ttft_ms": 2500.0, "e2e_latency_ms": 2400.0}])))
+    put("score-disagrees.json", text(run("score-disagrees", exams=[
+        {"benchmark": "HumanEval", "correct": 153, "total": 164, "score": 96.2}])))
+    put("empty-request.json", text(run("empty-request", requests=[
+        {"workload": "decode", "ttft_ms": 35.0}, {"workload": "decode", "concurrency": 16, "ttft_ms": None}])))
+    deep = {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}}
+    put("settings-too-deep.json", text(run("settings-too-deep", seat={"id": "seat-a", "model": "Model-A",
+                                                                     "settings": deep})))
     return files
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from analysis.load import native
-from analysis.load.errors import Refusal, Skipped
+from analysis.load.errors import Refusal, Skipped, one_line
 from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile
 from analysis.load.harness import _manifest
 
@@ -76,7 +76,7 @@ def short_text(value: Any, limit: int = 300) -> str | None:
     if not text:
         return None
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    line = lines[-1] if lines else text
+    line = one_line(lines[-1] if lines else text)  # a terminal's colour codes shown, not run
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -252,6 +252,10 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         for extra in d.extra_paths:
             if not applied:
                 applied = index.lookup(extra)
+        if applied.problems:
+            outcome.refused.append(Refusal(d.source.display, "$", "expected a manifest that says clearly which "
+                                           "seat, pass and date this file measured; " + "; ".join(applied.problems)))
+            continue
         seat, seat_notes, error = _seat_from(d, applied)
         if error:
             outcome.refused.append(Refusal(d.source.display, "$", error))

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from analysis.load import native
-from analysis.load.errors import Refusal
+from analysis.load.errors import Refusal, one_line
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ROLES = ("incumbent", "candidate", "reference")
@@ -42,8 +42,16 @@ MAX_STRING = 200
 MAX_NOTES = 2000
 MAX_SETTINGS_NODES = 500
 MAX_SETTINGS_DEPTH = 6
-MAX_ENTRIES = 10_000
+#: entries of one manifest, glob patterns of one entry and of the whole manifest: every
+#: harness file is matched against every pattern, so their product is the cost
+MAX_ENTRIES = 1_000
 MAX_PATTERNS = 200
+MAX_MANIFEST_PATTERNS = 2_000
+#: a manifest is a few kilobytes; this bounds the YAML parser's work
+MAX_MANIFEST_BYTES = 1_000_000
+#: YAML aliases (`*name`) of one manifest: each may stand for a whole subtree, so a few hundred
+#: nested ones expand to billions of nodes ("billion laughs"); 10,000 took 17 minutes
+MAX_YAML_ALIASES = 100
 
 
 class ManifestError(ValueError):
@@ -67,6 +75,11 @@ class Manifest:
     folder: Path
     display: str
     entries: list[Entry] = field(default_factory=list)
+    #: what was refused: (the patterns of a refused entry, or None for a manifest that could not be
+    #: read at all: every file below it; why), so the files they were meant for are refused too
+    #: instead of being imported under a guessed seat. A refused entry whose patterns cannot be
+    #: read names no file; it is refused itself, and the other entries apply.
+    broken: list[tuple[list[re.Pattern] | None, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -76,6 +89,8 @@ class Applied:
     fields: dict[str, Any] = field(default_factory=dict)
     seat: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
+    #: why what the manifests say about this file cannot be trusted (a refused entry, two seats)
+    problems: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.fields or self.seat)
@@ -121,7 +136,7 @@ def _date(value: Any, path: str) -> str:
         return value.isoformat()
     text = _text(value, path, limit=40)
     if not native.is_iso_date(text):
-        raise ManifestError(path, f'expected an ISO date such as "2026-09-10", got "{text}"')
+        raise ManifestError(path, f'expected {native.DATE_FORMS}, got "{text}"')
     return text
 
 
@@ -145,6 +160,7 @@ def _json_value(value: Any, path: str, budget: list[int], depth: int = 0) -> Any
     if isinstance(value, list):
         return [_json_value(v, f"{path}[{i}]", budget, depth + 1) for i, v in enumerate(value)]
     if isinstance(value, dict):
+        _once(value, path)
         out = {}
         for k, v in value.items():
             key = _text(k, f"{path} (a key)", limit=MAX_STRING) if isinstance(k, str) else None
@@ -158,6 +174,7 @@ def _json_value(value: Any, path: str, budget: list[int], depth: int = 0) -> Any
 def _seat(value: Any, path: str) -> dict:
     if not isinstance(value, dict):
         raise ManifestError(path, f"expected a map of seat fields, got {type(value).__name__}")
+    _once(value, path)
     out: dict[str, Any] = {}
     for key, v in value.items():
         here = f"{path}.{key}"
@@ -176,6 +193,7 @@ def _seat(value: Any, path: str) -> dict:
         elif key == "placement":
             if not isinstance(v, dict):
                 raise ManifestError(here, "expected a map (nodes, gpus_per_node, gpu_memory_bytes, tensor_parallel, interconnect)")
+            _once(v, here)
             place = {}
             for pk, pv in v.items():
                 phere = f"{here}.{pk}"
@@ -201,6 +219,7 @@ def _seat(value: Any, path: str) -> dict:
                 chere = f"{here}[{i}]"
                 if not isinstance(c, dict) or "name" not in c:
                     raise ManifestError(chere, "expected a map with at least a name")
+                _once(c, chere)
                 comp = {}
                 for ck, cv in c.items():
                     if ck not in ("name", "role", "license"):
@@ -266,6 +285,7 @@ def _patterns(value: Any, path: str) -> list[re.Pattern]:
 def _entry(raw: Any, path: str, display: str) -> Entry:
     if not isinstance(raw, dict):
         raise ManifestError(path, f"expected a map with files and seat/pass/probe/date, got {type(raw).__name__}")
+    _once(raw, path)
     unknown = [k for k in raw if k not in ENTRY_KEYS]
     if unknown:
         raise ManifestError(f"{path}.{unknown[0]}", f"unknown field (known: {', '.join(ENTRY_KEYS)})")
@@ -297,15 +317,20 @@ def _entry(raw: Any, path: str, display: str) -> Entry:
 
 def _decode(source) -> Any:
     data = source.doc if isinstance(source.doc, (bytes, bytearray)) else bytes(str(source.doc), "utf-8")
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError("$", f"expected a manifest of at most {MAX_MANIFEST_BYTES // 1000} kB, "
+                                 f"found {len(data) / 1000:.0f} kB")
     if source.path.suffix.lower() == ".json":
         try:
-            return json.loads(data.decode("utf-8"))
+            return json.loads(data.decode("utf-8"), object_pairs_hook=_Map.from_pairs)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ManifestError("$", f"expected a JSON manifest, found an error: {exc}") from None
+        except RecursionError:
+            raise ManifestError("$", "expected a JSON manifest nested a few levels, found deeper nesting") from None
     import yaml
 
     try:
-        return yaml.safe_load(data)
+        return yaml.load(data, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
@@ -315,8 +340,89 @@ def _decode(source) -> Any:
         raise ManifestError("$", "expected a YAML manifest nested a few levels, found deeper nesting") from None
 
 
+class _Map(dict):
+    """A map as parsed, remembering keys it held more than once (JSON and YAML keep the last
+    silently; a manifest entry that says two things is refused instead)."""
+
+    duplicates: tuple = ()
+
+    @classmethod
+    def from_pairs(cls, pairs, where=None) -> "_Map":
+        out = cls(pairs)
+        if len(out) != len(pairs):
+            seen, dupes = set(), []
+            for key, _ in pairs:
+                if key in seen and key not in dupes:
+                    dupes.append(key)
+                seen.add(key)
+            out.duplicates = tuple((k, where) for k in dupes)
+        return out
+
+
+def _once(value: Any, path: str) -> None:
+    """Refuse a map that held a key twice, naming the key (and its line in YAML)."""
+    for key, line in getattr(value, "duplicates", ()):
+        at = f" (line {line})" if line else ""
+        raise ManifestError(f"{path}.{key}", f"expected each field once, got it more than once{at}")
+
+
+_LOADER = None
+
+
+def _loader():
+    """PyYAML's SafeLoader with two changes: dates stay text (checked by `_date`, so a bad one
+    names its entry instead of failing the whole manifest), and aliases are counted."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            aliases = 0
+
+            def compose_node(self, parent, index):
+                if self.check_event(yaml.AliasEvent):
+                    self.aliases += 1
+                    if self.aliases > MAX_YAML_ALIASES:
+                        mark = self.peek_event().start_mark
+                        raise ManifestError("$", f"expected at most {MAX_YAML_ALIASES} YAML aliases (*name), "
+                                                 f"found more (line {mark.line + 1})")
+                return super().compose_node(parent, index)
+
+            def construct_mapping(self, node, deep=False):
+                lines: dict = {}
+                for key_node, _ in node.value:
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                        lines.setdefault(key_node.value, []).append(key_node.start_mark.line + 1)
+                out = _Map(super().construct_mapping(node, deep=deep))
+                out.duplicates = tuple((k, ls[1]) for k, ls in lines.items() if len(ls) > 1)
+                return out
+
+            def construct_yaml_map(self, node):
+                data = _Map()
+                yield data
+                value = self.construct_mapping(node)
+                data.update(value)
+                data.duplicates = value.duplicates
+
+        Loader.add_constructor("tag:yaml.org,2002:map", Loader.construct_yaml_map)
+
+        Loader.yaml_implicit_resolvers = {
+            first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+        _LOADER = Loader
+    return _LOADER
+
+
 def parse(source) -> tuple[Manifest, list[Refusal]]:
     """Parse and validate one manifest file; bad entries are refused, good ones kept."""
+    manifest, refused = _parse(source)
+    for r in refused:  # the manifest as a whole is unusable: every file below it is in doubt
+        if r.json_path in ("$", "$.version", "$.runs"):
+            manifest.broken.append((None, f"{r.path} could not be read ({r.json_path}: {r.message})"))
+    return manifest, refused
+
+
+def _parse(source) -> tuple[Manifest, list[Refusal]]:
     folder = source.path.parent
     manifest = Manifest(folder, source.display)
     refused: list[Refusal] = []
@@ -327,6 +433,10 @@ def parse(source) -> tuple[Manifest, list[Refusal]]:
     if isinstance(doc, list):
         entries, base = doc, "$"
     elif isinstance(doc, dict):
+        try:
+            _once(doc, "$")
+        except ManifestError as exc:
+            return manifest, [Refusal(source.display, exc.json_path, exc.message)]
         unknown = [k for k in doc if k not in ("runs", "version")]
         if unknown:
             refused.append(Refusal(source.display, f"$.{unknown[0]}", "unknown field (known: runs, version)"))
@@ -341,13 +451,33 @@ def parse(source) -> tuple[Manifest, list[Refusal]]:
     else:
         return manifest, [Refusal(source.display, "$", f"expected a map with runs, got {type(doc).__name__}")]
     if len(entries) > MAX_ENTRIES:
-        return manifest, refused + [Refusal(source.display, base, f"expected at most {MAX_ENTRIES} entries")]
+        return manifest, refused + [Refusal(source.display, base, f"expected at most {MAX_ENTRIES} entries, "
+                                                                  f"got {len(entries)}")]
+    n_patterns = 0
     for i, raw in enumerate(entries):
         try:
-            manifest.entries.append(_entry(raw, f"{base}[{i}]", source.display))
+            entry = _entry(raw, f"{base}[{i}]", source.display)
+            n_patterns += len(entry.patterns)
+            if n_patterns > MAX_MANIFEST_PATTERNS:
+                raise ManifestError(f"{base}[{i}].files", f"expected at most {MAX_MANIFEST_PATTERNS} glob patterns "
+                                                          "in the whole manifest, got more")
+            manifest.entries.append(entry)
         except ManifestError as exc:
-            refused.append(Refusal(source.display, exc.json_path, exc.message + " (entry ignored)"))
+            refusal = Refusal(source.display, exc.json_path, exc.message + " (entry ignored)")
+            refused.append(refusal)
+            meant_for = _patterns_or_none(raw)
+            if meant_for:
+                manifest.broken.append((meant_for, f"{source.display} {base}[{i}] was refused "
+                                                  f"({exc.json_path}: {exc.message})"))
     return manifest, refused
+
+
+def _patterns_or_none(raw: Any) -> list[re.Pattern] | None:
+    """The patterns of a refused entry when they are readable (None: they may match anything)."""
+    try:
+        return _patterns(raw["files"], "$") if isinstance(raw, dict) and "files" in raw else None
+    except ManifestError:
+        return None
 
 
 class Index:
@@ -367,10 +497,21 @@ class Index:
                     rel = path.resolve().relative_to(m.folder.resolve()).as_posix()
                 except (ValueError, OSError):
                     continue
+            for patterns, why in m.broken:
+                if patterns is None or any(p.match(rel) for p in patterns):
+                    applied.problems.append(why)
+            seat_from: dict[str, tuple[Any, str]] = {}
             for entry in m.entries:
                 if any(p.match(rel) for p in entry.patterns):
                     for key, value in entry.fields.items():
                         if key == "seat":
+                            for k in ("id", "model"):  # one manifest, one seat per file
+                                if k in value:
+                                    prior = seat_from.setdefault(k, (value[k], entry.where))
+                                    if prior[0] != value[k]:
+                                        applied.problems.append(
+                                            f"{prior[1]} gives it seat {k} '{prior[0]}' and {entry.where} "
+                                            f"gives it '{value[k]}'")
                             applied.seat.update(value)
                         else:
                             applied.fields[key] = value
@@ -387,8 +528,18 @@ def index_for(manifests: list) -> tuple[Index, list[Refusal]]:
     if _LAST["manifests"] is manifests and _LAST["index"] is not None:
         return _LAST["index"], []
     parsed, refused = [], []
+    by_folder: dict[Path, list] = {}
     for source in manifests or ():
-        m, r = parse(source)
+        by_folder.setdefault(source.path.parent, []).append(source)
+    for folder, sources in by_folder.items():
+        if len(sources) > 1:  # which one applies would be a guess
+            names = " and ".join(sorted(s.path.name for s in sources))
+            why = f"expected one manifest in a folder, found {names}: neither applied"
+            for source in sources:
+                refused.append(Refusal(source.display, "$", why))
+            parsed.append(Manifest(folder, sources[0].display, broken=[(None, f"{one_line(str(folder))} holds {names}")]))
+            continue
+        m, r = parse(sources[0])
         parsed.append(m)
         refused.extend(r)
     index = Index(parsed)

@@ -69,7 +69,7 @@ class _Importer:
                 draft = guarded(outcome, source, "vLLM result", _draft, source, doc,
                                 f"r{i + 1}" if len(docs) > 1 else None)
                 if draft is None:
-                    break
+                    continue  # refused by `guarded`; one odd result must not lose the others
                 if len(docs) > 1:
                     draft.notes.append(f"result {i + 1} of {len(docs)} appended to this file (--append-result)")
                 drafts.append(draft)
