@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -83,27 +83,64 @@ class Analysis:
 
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
     """Statistics and flags for loaded runs (no I/O)."""
+    return analyse_tables(build_tables(loaded), options, loaded=loaded, quiet=quiet)
+
+
+def analyse_store(store, options: Options = Options(), *, quiet: bool = True) -> Analysis:
+    """Statistics and flags for a run store (analysis.store): its request records are read one
+    date at a time; only those of the dates the report describes are held in memory."""
+    from analysis.store import StoreRequests, read_tables
+    from analysis.store.read import store_load_result
+
+    tables = read_tables(store)
+    source = StoreRequests(store, tables.runs)
+    tables = replace(tables, requests=source.requests_of(set(described_dates(tables.runs).values())))
+    return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet)
+
+
+def described_dates(runs: pd.DataFrame) -> dict[str, str]:
+    """{seat: the date that describes it}: its latest (cells, comparisons and the request-record
+    checks are about that date; earlier dates are its history)."""
+    if runs is None or not len(runs):
+        return {}
+    return runs.groupby("seat")["date"].max().astype(str).to_dict()
+
+
+def _described_requests(tables: Tables) -> Tables:
+    """The tables with request records only of each seat's described date."""
+    r = tables.requests
+    if r is None or not len(r):
+        return tables
+    latest = described_dates(tables.runs)
+    keep = r["date"].astype(str).to_numpy() == r["seat"].astype(str).map(latest).to_numpy()
+    return tables if keep.all() else replace(tables, requests=r[keep].reset_index(drop=True))
+
+
+def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
+                   requests=None, quiet: bool = True) -> Analysis:
+    """Statistics and flags for tidy tables; `requests` a request source (analysis.stats.requests)
+    when the tables do not hold every request record (the run store)."""
     from analysis.flags import compute_flags, drop_excluded
     from analysis.stats.cells import estimate_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
 
     th = options.thresholds
-    tables = build_tables(loaded)
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
     # figures the flags exclude from results (a prefix-cache hit is not prefill) never
     # reach the statistics; the flags themselves see everything. Decided once, with the
     # user's thresholds.
     kept = drop_excluded(tables, thresholds=th)
-    cellset = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
-                             n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
+                             method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    flags = compute_flags(tables, cells=cellset.cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                          thresholds=th, baseline=options.baseline, passes=cellset.passes)
-    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, flags, options, cellset.passes)
+    flags = compute_flags(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
+                          exam_deltas=exam_deltas, thresholds=th, baseline=options.baseline, passes=cellset.passes)
+    return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, flags, options,
+                    cellset.passes)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
