@@ -24,7 +24,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
-STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval}"
+STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export}"
 PYTHON="${PYTHON:-python3}"
 FIX="$REPO/tests/fixtures/harness"
 
@@ -48,6 +48,8 @@ VLLM_NUM_PROMPTS=12
 GUIDELLM_REQUESTS=12
 AIPERF_C1_REQUESTS=12
 AIPERF_C4_REQUESTS=16
+AIPERF_SWEEP_CONCURRENCY=1,2,4,8
+AIPERF_SWEEP_REQUESTS=10
 
 export HF_HOME="$WORK/hf-home"             # keep any HF cache inside the work folder
 export TOKENIZERS_PARALLELISM=false
@@ -351,6 +353,137 @@ stage_aiperf() {
         echo "trimming large log $f"; tail -c 20000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"
     done < <(find out/aiperf -name '*.log' -size +100k)
     publish aiperf
+}
+
+# ---- helpers for the stages below (issue 12 fixtures) ---------------------------------
+aiperf_run() {  # aiperf_run VENV LOGNAME ARGS... : one aiperf profile, TMPDIR in the work folder
+    local venv="$1" name="$2"; shift 2
+    mkdir -p "$WORK/tmpdir"
+    TMPDIR="$WORK/tmpdir" "venv-$venv/bin/aiperf" profile "$@" > "$name.log" 2>&1 \
+        || { tail -40 "$name.log"; return 1; }
+    tail -3 "$name.log"
+}
+
+trim_logs() {  # trim_logs DIR : tail-trim any log larger than 100 KB to its last 20 KB
+    local f
+    while IFS= read -r f; do
+        echo "trimming large log $f"; tail -c 20000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+    done < <(find "$1" -name '*.log' -size +100k)
+}
+
+make_mixed_prompts() {  # make_mixed_prompts OUT N LONG_POSITIONS : single_turn JSONL
+    # Deterministic prompts: short ones (~30 tokens) and long ones (~700 tokens, past
+    # the 256-token context the failure stages give the server), long at the listed
+    # 0-based positions (comma-separated).
+    venv-server/bin/python - "$@" <<'PY'
+import json, random, sys
+out, n, longs = sys.argv[1], int(sys.argv[2]), {int(x) for x in sys.argv[3].split(",") if x}
+words = ("the model serves tokens fast while a cache keeps every block of the prompt "
+         "and the scheduler steps each request in turn until it stops").split()
+rng = random.Random(12)
+with open(out, "w") as f:
+    for i in range(n):
+        k = 600 if i in longs else 24
+        f.write(json.dumps({"text": " ".join(rng.choice(words) for _ in range(k))}) + "\n")
+PY
+}
+
+expected() {  # expected KIND FOLDER TOOL VERSION [ARGS...] : FOLDER/expected.json, the tool's own figures
+    local kind="$1" folder="$2" tool="$3" version="$4"; shift 4
+    venv-server/bin/python "$REPO/scripts/harness_expected.py" "$kind" "$FIX/$folder" \
+        --tool "$tool" --version "$version" "$@"
+}
+
+publish_inputs() {  # publish_inputs NAME FILE... : harness inputs, kept outside harness/
+    local name="$1"; shift
+    rm -rf "${FIX:?}/../harness-inputs/$name"
+    mkdir -p "$FIX/../harness-inputs/$name"
+    cp "$@" "$FIX/../harness-inputs/$name/"
+}
+
+# ---- stage: AIPerf 0.13 concurrency sweep x 3 trials -------------------------------------
+stage_aiperf_sweep() {
+    log "aiperf sweep: $AIPERF, concurrency $AIPERF_SWEEP_CONCURRENCY x 3 trials"
+    mkvenv aiperf "$AIPERF"
+    start_server tiny_server.py 8110 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/aiperf-sweep
+    # a comma-separated --concurrency is AIPerf's own sweep: one invocation writes
+    # profile_runs/trial_000T/concurrency_C/, aggregate/concurrency_C/ and
+    # aggregate/sweep_aggregate/
+    aiperf_run aiperf aiperf-sweep --model tiny-gpt2-s1 --url http://127.0.0.1:8110 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --concurrency "$AIPERF_SWEEP_CONCURRENCY" --request-count "$AIPERF_SWEEP_REQUESTS" \
+        --warmup-request-count 2 --num-profile-runs 3 \
+        --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-sweep --ui-type none --no-server-metrics
+    stop_server "$pid"
+    trim_logs out/aiperf-sweep
+    publish aiperf-sweep
+    expected aiperf aiperf-sweep aiperf "${AIPERF#aiperf==}"
+}
+
+# ---- stage: AIPerf 0.13 runs with failed requests -----------------------------------------
+# The server gets a 256-token context, so prompts of ~700 tokens are answered HTTP 400.
+# A single_turn input file sampled sequentially decides which requests fail: AIPerf
+# draws warm-up and profiling conversations from one shared sampler, so the first
+# entries go to the warm-up phase.
+stage_aiperf_failures() {
+    log "aiperf failed requests: $AIPERF"
+    mkvenv aiperf "$AIPERF"
+    make_mixed_prompts aiperf_warmup_failed.jsonl 13 0,1,2
+    make_mixed_prompts aiperf_errors.jsonl 24 0,1,3,4,6,7,9,10,12,14,16,18,20,22
+    start_server tiny_server.py 8111 --model-name tiny-gpt2-s1 --seed 1 --ctx 256
+    local pid=$LAST_PID
+    rm -rf out/aiperf-warmup-failed out/aiperf-errors
+    # warm-up: 3 requests, all too long (HTTP 400); profiling: the next 10, all short
+    aiperf_run aiperf aiperf-warmup-failed --model tiny-gpt2-s1 --url http://127.0.0.1:8111 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --input-file aiperf_warmup_failed.jsonl --custom-dataset-type single_turn \
+        --dataset-sampling-strategy sequential \
+        --concurrency 2 --warmup-request-count 3 --request-count 10 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-warmup-failed --ui-type none --no-server-metrics
+    # 24 requests, 14 of them too long (HTTP 400), no warm-up
+    aiperf_run aiperf aiperf-errors --model tiny-gpt2-s1 --url http://127.0.0.1:8111 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --input-file aiperf_errors.jsonl --custom-dataset-type single_turn \
+        --dataset-sampling-strategy sequential \
+        --concurrency 2 --request-count 24 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-errors --ui-type none --no-server-metrics
+    stop_server "$pid"
+    trim_logs out/aiperf-warmup-failed
+    trim_logs out/aiperf-errors
+    publish aiperf-warmup-failed
+    publish aiperf-errors
+    expected aiperf aiperf-warmup-failed aiperf "${AIPERF#aiperf==}"
+    expected aiperf aiperf-errors aiperf "${AIPERF#aiperf==}"
+    publish_inputs aiperf-failures aiperf_warmup_failed.jsonl aiperf_errors.jsonl
+}
+
+# ---- stage: AIPerf 0.13 export options -----------------------------------------------------
+stage_aiperf_export() {
+    log "aiperf export options: $AIPERF"
+    mkvenv aiperf "$AIPERF"
+    start_server tiny_server.py 8112 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/aiperf-export
+    local common=(--model tiny-gpt2-s1 --url http://127.0.0.1:8112 --endpoint-type chat
+                  --streaming --tokenizer ./tokenizer-bpe4k --concurrency 2 --request-count 8
+                  --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4
+                  --output-tokens-mean 16 --output-tokens-stddev 0
+                  --extra-inputs ignore_eos:true --random-seed 1 --ui-type none
+                  --no-server-metrics)
+    aiperf_run aiperf aiperf-export-summary "${common[@]}" --export-level summary \
+        --artifact-dir out/aiperf-export/summary
+    aiperf_run aiperf aiperf-export-prefix "${common[@]}" --profile-export-prefix tinybench \
+        --artifact-dir out/aiperf-export/prefix
+    stop_server "$pid"
+    trim_logs out/aiperf-export
+    publish aiperf-export
+    expected aiperf aiperf-export aiperf "${AIPERF#aiperf==}"
 }
 
 # ---- stage: lm-evaluation-harness --------------------------------------------------
