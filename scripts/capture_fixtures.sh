@@ -24,7 +24,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
-STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export}"
+STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export aiperf_versions genai_perf vllm_old}"
 PYTHON="${PYTHON:-python3}"
 FIX="$REPO/tests/fixtures/harness"
 
@@ -38,9 +38,16 @@ VLLM_CLIENT_PKGS=(numpy==2.4.6 pandas==3.1.1 aiohttp==3.14.5 datasets==5.0.1
                   huggingface_hub==0.36.2)
 VLLM_SDIST_BUILD_PKGS=(setuptools==84.2.1 setuptools_scm==10.3.4 wheel==0.48.0
                        packaging==26.4 jinja2==3.1.6)
+VLLM_OLD_VERSION="0.6.4.post1"   # 0.6.6.post1 calls get_tokenizer(tokenizer_mode=) that its own
+                                 # fallback lacks without vllm; 0.6.3 has no --max-concurrency
+VLLM_FAIL_SEED=27
 GUIDELLM="guidellm==0.8.1"
 AIPERF="aiperf==0.13.0"
 LMEVAL="lm_eval[api]==0.4.13"
+AIPERF_OLD_VERSIONS=(0.1.1 0.6.0 0.9.0 0.12.0)   # earliest, middle and last before 0.13
+GENAI_PERF="genai-perf==0.0.16"
+GENAI_PERF_EXTRA=(pandas==2.2.3 nvidia-cuda-runtime-cu12==12.4.127)
+GENAI_PERF_TRITON="tritonclient==2.49.0"   # its wheel ships the perf_analyzer binary
 LMEVAL_EXTRA=(transformers==5.24.0)
 
 # ---- capture sizes ---------------------------------------------------------------
@@ -484,6 +491,127 @@ stage_aiperf_export() {
     trim_logs out/aiperf-export
     publish aiperf-export
     expected aiperf aiperf-export aiperf "${AIPERF#aiperf==}"
+}
+
+# ---- stage: older AIPerf releases ------------------------------------------------------
+# One small run per release, the same flags in each (all of them exist since 0.1.1):
+# concurrency 2, 8 requests, 2 warm-up requests. Each release gets its own venv.
+stage_aiperf_versions() {
+    log "aiperf older releases: ${AIPERF_OLD_VERSIONS[*]}"
+    start_server tiny_server.py 8120 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID v
+    rm -rf out/aiperf-versions
+    for v in "${AIPERF_OLD_VERSIONS[@]}"; do
+        mkvenv "aiperf-$v" "aiperf==$v"
+        aiperf_run "aiperf-$v" "aiperf-$v" --model tiny-gpt2-s1 --url http://127.0.0.1:8120 \
+            --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+            --concurrency 2 --request-count 8 --warmup-request-count 2 \
+            --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+            --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+            --random-seed 1 --artifact-dir "out/aiperf-versions/$v" --ui-type none
+    done
+    stop_server "$pid"
+    trim_logs out/aiperf-versions
+    publish aiperf-versions
+    for v in "${AIPERF_OLD_VERSIONS[@]}"; do
+        expected aiperf "aiperf-versions/$v" aiperf "$v"
+    done
+}
+
+# ---- stage: GenAI-Perf ---------------------------------------------------------------------
+# GenAI-Perf drives the perf_analyzer C++ binary. The perf_analyzer package on PyPI is a
+# placeholder; the binary ships inside the tritonclient manylinux wheel up to 2.5x.
+# 2.55's needs glibc 2.38 (Debian 12 has 2.36); 2.49's runs with libb64 (Debian
+# libb64-0d) and libcudart.so.12 (the nvidia-cuda-runtime-cu12 wheel; no GPU is used).
+# perf_analyzer 2.49 has no --warmup-request-count, so this run has no warm-up.
+stage_genai_perf() {
+    log "genai-perf: $GENAI_PERF with $GENAI_PERF_TRITON"
+    if ! dpkg-query -W -f='${Status}' libb64-0d 2>/dev/null | grep -q 'install ok installed'; then
+        if [ "$(id -u)" = 0 ]; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libb64-0d >/dev/null
+        else
+            echo "perf_analyzer needs libb64: sudo apt-get install libb64-0d"; return 1
+        fi
+    fi
+    mkvenv genai-perf "$GENAI_PERF" "${GENAI_PERF_EXTRA[@]}"
+    venv-genai-perf/bin/pip install -q --no-deps --force-reinstall "$GENAI_PERF_TRITON" \
+        > pip-genai-perf-triton.log 2>&1 || { tail -20 pip-genai-perf-triton.log; return 1; }
+    local cudart
+    cudart="$(dirname "$(find "$WORK/venv-genai-perf" -name 'libcudart.so.12' | head -1)")"
+    start_server tiny_server.py 8121 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/genai-perf
+    LD_LIBRARY_PATH="$cudart" PATH="$WORK/venv-genai-perf/bin:$PATH" \
+        venv-genai-perf/bin/genai-perf profile -m tiny-gpt2-s1 --endpoint-type chat --streaming \
+        -u 127.0.0.1:8121 --tokenizer ./tokenizer-bpe4k --concurrency 2 --request-count 8 \
+        --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/genai-perf > genai-perf.log 2>&1 \
+        || { tail -40 genai-perf.log; return 1; }
+    stop_server "$pid"
+    publish genai-perf
+    expected aiperf genai-perf genai-perf "${GENAI_PERF#genai-perf==}"
+}
+
+# ---- stage: vLLM benchmark_serving.py from an older release (0.6.x) ------------------------
+vllm_benchmarks_src() {  # vllm_benchmarks_src VERSION : unpack benchmarks/ of the vllm sdist
+    local v="$1" src="vllm-src/vllm-$1"
+    [ -f "$src/benchmarks/benchmark_serving.py" ] && return 0
+    mkdir -p vllm-src
+    local sdist="vllm-src/vllm-$v.tar.gz" url
+    if [ ! -f "$sdist" ]; then   # see stage_vllm: the direct reference skips pip's version check
+        url="$(VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm==$v" \
+                --no-deps --no-binary :all: --no-build-isolation -d vllm-src 2>&1 \
+              | grep -o "https://[^ ]*/vllm-$v\.tar\.gz" | head -1 || true)"
+        if [ ! -f "$sdist" ]; then
+            [ -n "$url" ] || { echo "could not locate the vllm $v sdist"; return 1; }
+            VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm @ $url" \
+                --no-deps --no-build-isolation -d vllm-src > "pip-vllm-sdist-$v.log" 2>&1
+        fi
+    fi
+    tar -xzf "$sdist" -C vllm-src "vllm-$v/benchmarks"
+}
+
+stage_vllm_old() {
+    log "vllm: benchmarks/benchmark_serving.py from vllm==$VLLM_OLD_VERSION"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}" "${VLLM_CLIENT_PKGS[@]}"
+    vllm_benchmarks_src "$VLLM_OLD_VERSION"
+    local bs="vllm-src/vllm-$VLLM_OLD_VERSION/benchmarks/benchmark_serving.py"
+    start_server tiny_server.py 8140 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    start_server tiny_server.py 8141 --model-name tiny-gpt2-s1 --seed 1 --ctx 256
+    local pid_short=$LAST_PID
+    rm -rf out/vllm-0.6
+    local c common=(--backend vllm --endpoint /v1/completions --model tiny-gpt2-s1
+                    --tokenizer ./tokenizer-bpe4k --dataset-name random --ignore-eos
+                    --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,95,99
+                    --save-result)
+    mkdir -p out/vllm-0.6/ok out/vllm-0.6/failed
+    for c in 1 4; do
+        HF_HUB_OFFLINE=1 venv-vllm/bin/python "$bs" "${common[@]}" --base-url http://127.0.0.1:8140 \
+            --random-input-len 48 --random-output-len 32 --random-range-ratio 0.5 \
+            --num-prompts "$VLLM_NUM_PROMPTS" --max-concurrency "$c" --seed 1 \
+            --result-dir out/vllm-0.6/ok > "vllm-old-c$c.log" 2>&1 \
+            || { tail -40 "vllm-old-c$c.log"; return 1; }
+        grep -A4 '^Successful requests' "vllm-old-c$c.log" || true
+        sleep 1   # result file names carry a per-second timestamp
+    done
+    # prompts of 100-400 tokens against a 256-token context: the longer ones are answered
+    # HTTP 400. The script's initial test request uses the first prompt and aborts if it
+    # fails; with seed 27 the first prompt is short (119 tokens).
+    HF_HUB_OFFLINE=1 venv-vllm/bin/python "$bs" "${common[@]}" --base-url http://127.0.0.1:8141 \
+        --random-input-len 400 --random-output-len 16 --random-range-ratio 0.25 \
+        --num-prompts "$VLLM_NUM_PROMPTS" --max-concurrency 2 --seed "$VLLM_FAIL_SEED" \
+        --result-dir out/vllm-0.6/failed > vllm-old-failed.log 2>&1 \
+        || { tail -40 vllm-old-failed.log; return 1; }
+    grep -A4 '^Successful requests' vllm-old-failed.log || true
+    stop_server "$pid"
+    stop_server "$pid_short"
+    publish vllm-0.6
+    expected vllm vllm-0.6 vllm "$VLLM_OLD_VERSION" \
+        --console "ok/*concurrency1*=vllm-old-c1.log" --console "ok/*concurrency4*=vllm-old-c4.log" \
+        --console "failed=vllm-old-failed.log"
 }
 
 # ---- stage: lm-evaluation-harness --------------------------------------------------

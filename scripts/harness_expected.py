@@ -64,9 +64,14 @@ def figure(doc, candidates, base="$", absent="not in this file"):
 
 
 # ---- AIPerf / GenAI-Perf -----------------------------------------------------------------
+#: AIPerf 0.1.x nests the metrics under "records", keyed by tag ("ttft", "ttst")
+_AIPERF_01_TAGS = {"time_to_first_token": "ttft", "time_to_second_token": "ttst"}
+
+
 def _aiperf_metric(name, stat):
-    # AIPerf 0.x and GenAI-Perf write {"unit": ..., "avg": ..., "p50": ...} per metric
-    return [(f"$.{name}.{stat}", f"$.{name}.unit")]
+    # AIPerf and GenAI-Perf write {"unit": ..., "avg": ..., "p50": ...} per metric
+    old = _AIPERF_01_TAGS.get(name, name)
+    return [(f"$.{name}.{stat}", f"$.{name}.unit"), (f"$.records.{old}.{stat}", f"$.records.{old}.unit")]
 
 
 def aiperf_summary(doc):
@@ -138,7 +143,7 @@ def aiperf_files(folder: Path):
                                if get(doc, "$.metadata.variation_values") is not MISSING else None,
                                "figures": aiperf_aggregate(doc)})
         elif any(k in doc for k in ("time_to_first_token", "request_count", "error_request_count",
-                                    "request_latency", "error_summary")):
+                                    "request_latency", "error_summary", "records")):
             phase = "warmup" if "/phases/warmup/" in f"/{rel}" else (
                 "profiling (phase copy)" if "/phases/profiling/" in f"/{rel}" else "profiling")
             results.append({"file": rel, "phase": phase, "figures": aiperf_summary(doc)})
