@@ -11,7 +11,7 @@ mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
 PYTHON="${PYTHON:-python3}"
-FIX="$REPO/tests/fixtures/harness"
+FIX="${CAPTURE_FIXTURES_DIR:-$REPO/tests/fixtures/harness}"   # override to test a re-capture elsewhere
 
 TORCH="torch==2.13.0"                      # CPU build; any other pin pulls CUDA wheels
 SERVER_PKGS=(transformers==5.24.0 tokenizers==0.23.3 fastapi==0.165.0 uvicorn==0.54.0)
