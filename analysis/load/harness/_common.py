@@ -171,6 +171,7 @@ class Draft:
     measurements: list[dict] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)
     exams: list[dict] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)  # native Events (e.g. a result the harness ruled invalid)
     model: str | None = None               # model id as the file names it
     model_where: str = "model id"          # how to describe where it came from
     date: str | None = None                # ISO date(-time) from the file's own timestamp
@@ -289,6 +290,8 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
             obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
         if d.exams:
             obj["exams"] = d.exams
+        if d.events:
+            obj["events"] = d.events
         notes = list(d.notes)
         if "notes" in fields:
             notes.append(fields["notes"])
