@@ -96,3 +96,26 @@ def group_passes_by_probe(draft) -> None:
     probe = draft.harness.get("probe")
     if probe:
         draft.concurrency_key = draft.concurrency_key + (("probe", probe),)
+
+
+#: YAML set-up files a harness writes are small; anything bigger is not one of them
+MAX_YAML_BYTES = 1_000_000
+
+
+def safe_yaml(data: bytes):
+    """A harness's YAML file as Python data: safe types only, no aliases (no alias bombs), at most
+    MAX_YAML_BYTES. Raises ValueError with the reason."""
+    import yaml
+
+    class _NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):  # noqa: D401 - PyYAML hook
+            if self.check_event(yaml.AliasEvent):
+                raise yaml.YAMLError("YAML aliases are not read")
+            return super().compose_node(parent, index)
+
+    if len(data) > MAX_YAML_BYTES:
+        raise ValueError(f"expected a YAML set-up file of at most {MAX_YAML_BYTES // 1000} kB, found {len(data)} bytes")
+    try:
+        return yaml.load(data.decode("utf-8"), Loader=_NoAliases)  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(f"expected valid YAML, found an error: {str(exc).splitlines()[0][:200]}") from None
