@@ -37,7 +37,7 @@ def test_answers_only_in_the_reasoning_field_raise_the_reasoning_trap(flags):
     """GuideLLM against a server that answers in a "reasoning" field (fleet paper, trap 3)."""
     rows = _by_code(flags, "trap.reasoning_field")
     assert list(rows["seats"]) == [("tiny-gpt2-r1",)]
-    assert "12 of 12 answers" in rows["message"].iloc[0]
+    assert rows["evidence"].iloc[0]["empty_content"] == 12  # GuideLLM's 12; inference-perf's answers have content
 
 
 def test_inferences_without_a_manifest_are_flagged(flags):

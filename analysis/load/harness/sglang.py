@@ -212,8 +212,9 @@ def _request(lists: dict, i: int, where: str, wl: str, conc: int | None) -> dict
             r["itl_ms"] = mean(gaps) * 1000.0
         if ttft is not None:
             r["e2e_latency_ms"] = (ttft + sum(gaps)) * 1000.0
-    if isinstance(lists.get("generated_texts", [None] * (i + 1))[i], str):
-        r["content_chars"] = len(lists["generated_texts"][i])
+    text = lists["generated_texts"][i] if "generated_texts" in lists else None
+    if isinstance(text, str):
+        r["content_chars"] = len(text)
     if "cached_tokens" in lists:
         cached = expect_count(lists["cached_tokens"][i], f"{where}.cached_tokens[{i}]", "a cached token count",
                               optional=True)
