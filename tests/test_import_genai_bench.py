@@ -31,7 +31,8 @@ def test_a_run_per_run_file_and_the_rest_skipped(loaded):
     assert sorted(r.source_file for r in result.runs) == sorted(str(FOLDER / e["file"]) for e in ORACLE)
     reasons = {s.path.rsplit("/", 1)[1]: s.reason for s in result.skipped}
     assert reasons["experiment_metadata.json"].startswith("genai-bench experiment settings")
-    assert reasons["genai_bench.log"] == reasons["failed-ms_summary.xlsx"] == "not a JSON file (no results read from it)"
+    not_json = "not a JSON file (no results read from it)"
+    assert reasons["genai_bench.log"] == reasons["failed-ms_summary.xlsx"] == not_json
 
 
 @pytest.mark.parametrize("entry", ORACLE, ids=lambda e: e["file"].split("/")[0] + ":" + e["file"].split("_text")[0])

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
+
 import numpy as np
 import pytest
 
 from analysis.flags.rules import prefix_cache
 from analysis.load import load
 from analysis.tables import build_tables
-from harness_oracle import (HARNESS, copy_with_manifest, has_metric, load_tables, oracle, pass_row, requests_of,
+from harness_oracle import (HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of,
                             value)
 
 FOLDER = "sglang"
@@ -65,7 +66,8 @@ def test_our_figures_are_sglangs(loaded, entry):
     assert req.loc[req.error.isna(), "output_tokens"].sum() == value(entry["total_output_tokens"])
     assert {m.concurrency for m in run.measurements} == {entry["max_concurrency"]}
     for printed in ("ttft_p50_ms", "itl_p50_ms", "output_tok_s"):
-        assert f"{pass_row(passes, run.run_id, *_metric(printed)).value:.2f}" == entry["console_lines"][printed]["value"]
+        ours = pass_row(passes, run.run_id, *_metric(printed)).value
+        assert f"{ours:.2f}" == entry["console_lines"][printed]["value"]
 
 
 def _metric(name):

@@ -84,8 +84,9 @@ def draft_or_refuse(outcome: ImportOutcome, source: SourceFile, harness: str, bu
     except Broken as exc:
         outcome.refused.append(Refusal(source.display, exc.json_path, f"{exc.expected} ({harness})"[:400]))
     except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
+        why = f"{type(exc).__name__}: {exc}"
         outcome.refused.append(Refusal(source.display, "$", f"expected a readable {harness} file; the importer "
-                                                            f"could not read this one ({type(exc).__name__}: {exc})"[:400]))
+                                                            f"could not read this one ({why})"[:400]))
     return None
 
 

@@ -54,6 +54,7 @@ class _Importer:
         return "results" if _is_run(doc) or _is_metadata(doc) else None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        """Run files as runs, each with the experiment_metadata.json of its folder; the metadata skipped."""
         outcome = ImportOutcome()
         folders: dict = {}
         for s in files:
@@ -89,6 +90,7 @@ def _time_factor(doc: dict, meta: dict, d: Draft) -> float:
 
 
 def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
+    """One run from one run file, with its experiment's settings (model, version, time unit)."""
     doc = source.doc
     meta = meta_source.doc if meta_source is not None else {}
     agg = expect_dict(doc["aggregated_metrics"], "$.aggregated_metrics", "genai-bench's aggregated metrics")
@@ -126,6 +128,7 @@ def _load(agg: dict) -> tuple[str, int | None]:
 
 
 def _measurements(agg: dict, factor: float, wl: str, conc: int | None, n: int | None, d: Draft) -> None:
+    """genai-bench's own summaries: times converted from the file's unit once, rates per second."""
     stats = expect_dict(agg["stats"], "$.aggregated_metrics.stats", "the per-metric summaries")
     for key, metric in TIMES.items():
         block = stats.get(key)
@@ -152,6 +155,7 @@ def _measurements(agg: dict, factor: float, wl: str, conc: int | None, n: int | 
 
 
 def _request(r, where: str, factor: float, wl: str, conc: int | None) -> dict:
+    """One request record (times in the file's unit); a failed one keeps only its error."""
     r = expect_dict(r, where, "a request record")
     out: dict = {"workload": wl}
     if conc is not None:

@@ -48,7 +48,8 @@ SUMMARY_FILE = re.compile(r"(?:^|_)summary_lifecycle_metrics\.json$")
 # --- recognising --------------------------------------------------------------------------
 
 def _is_lifecycle(doc) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("load_summary"), dict) and isinstance(doc.get("successes"), dict)
+    return (isinstance(doc, dict) and isinstance(doc.get("load_summary"), dict)
+            and isinstance(doc.get("successes"), dict))
 
 
 def _is_record(r) -> bool:
@@ -116,6 +117,7 @@ class _Folder:
             self._place(s)
 
     def _place(self, s: SourceFile) -> None:
+        """File one source under its role in the folder (by content; stage numbers from the file names)."""
         kind = _yaml_kind(s.doc)
         stage = STAGE_FILE.search(s.path.name)
         if kind == "unreadable":
@@ -138,6 +140,7 @@ class _Folder:
 
 
 def _folder(outcome: ImportOutcome, files: list[SourceFile]) -> Draft | None:
+    """The run of one report folder (None when it holds no lifecycle report), its side files skipped."""
     f = _Folder(files)
     reports = dict(sorted(f.stages.items())) or ({0: f.summary} if f.summary else {})
     if not reports and f.other:
@@ -183,6 +186,7 @@ def _skip_side_files(outcome: ImportOutcome, f: _Folder, reports: dict, d: Draft
 
 
 def _draft(main: SourceFile, f: _Folder, reports: dict) -> Draft:
+    """One run: a workload per stage from its stage report, the records assigned to their stages."""
     config = f.config.doc["doc"] if f.config else {}
     config = config if isinstance(config, dict) else {}
     d = Draft(main, {"name": HARNESS_NAME}, source_format="inference-perf reports")
@@ -241,6 +245,7 @@ def _load_words(wl: str, conc: int | None) -> str:
 
 
 def _probe(config: dict) -> str | None:
+    """The prompt set: `data.type` (with the shared-prefix shape) and the API it was sent to."""
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     kind = data.get("type")
     if not isinstance(kind, str):
@@ -254,6 +259,7 @@ def _probe(config: dict) -> str | None:
 
 
 def _model(config: dict, records: SourceFile | None) -> str | None:
+    """The served model: config.yaml's `server.model_name`, else the `model` of the requests' bodies."""
     name = dig(config, "server", "model_name")
     if isinstance(name, str) and name.strip():
         return name.strip()
@@ -335,6 +341,7 @@ def _requests(doc, reports: dict, loads: dict, d: Draft) -> list[dict]:
 
 
 def _request(r: dict, where: str, t0: float, wl: str, conc: int | None) -> dict:
+    """One request record: send time, error or token counts, times and answer lengths."""
     start = expect_number(r["start_time"], f"{where}.start_time", "a start time in seconds")
     out: dict = {"workload": wl, "start_ms": (start - t0) * 1000.0}
     if conc is not None:

@@ -29,7 +29,7 @@ import re
 from analysis.load.harness import ImportOutcome, SourceFile
 from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number, group_passes_by_probe)
-from analysis.load.harness._common import (Draft, count, finish, iso_from_epoch, measurement, num, positive_int,
+from analysis.load.harness._common import (Draft, count, finish, iso_from_epoch, measurement, positive_int,
                                            short_text, skip)
 
 NAME = "llmperf"
@@ -69,6 +69,7 @@ class _Importer:
         return "results" if _is_summary(doc) or _is_responses(doc, path) else None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        """A run per summary with its responses file; responses without a summary skipped."""
         outcome = ImportOutcome()
         summaries = [s for s in files if _is_summary(s.doc)]
         responses = [s for s in files if s not in summaries]
@@ -100,6 +101,7 @@ def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[Sour
 
 
 def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
+    """One run from a summary and, when beside it, its per-request responses."""
     doc = source.doc
     d = Draft(source, {"name": HARNESS_NAME}, source_format="llmperf results")
     if isinstance(doc.get("version"), str):
@@ -130,6 +132,7 @@ def _probe(doc: dict) -> str:
 
 
 def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft) -> None:
+    """llmperf's summary statistics (seconds -> ms); NaN statistics are left out."""
     for key, metric in TIMES.items():
         for suffix, stat in STATS.items():
             v = doc.get(f"results_{key}_{suffix}")
@@ -146,6 +149,7 @@ def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft) -> None:
 
 
 def _request(r, where: str, conc: int | None) -> dict:
+    """One per-request response (seconds -> ms); an error record keeps only its error."""
     r = expect_dict(r, where, "a per-request response")
     out: dict = {"workload": ""}
     if conc is not None:
@@ -167,6 +171,7 @@ def _request(r, where: str, conc: int | None) -> dict:
 
 
 def _notes(doc: dict, d: Draft) -> None:
+    """What the counts say, that llmperf loses failed requests, and the NaN it wrote."""
     freq = doc.get("results_error_code_frequency")
     codes = dict(re.findall(r"(\d{3})\D+(\d+)", freq)) if isinstance(freq, str) else {}
     d.notes.append(f"llmperf run: {doc.get('results_num_requests_started')} requests started, "

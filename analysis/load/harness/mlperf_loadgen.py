@@ -85,6 +85,7 @@ class _Importer:
         return {"mlperf_log": "detail", **_records(data.decode("utf-8", errors="replace"))}
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        """Each detail log a run; summaries, stdout twins, accuracy and trace logs skipped."""
         outcome = ImportOutcome()
         details = {s.path.parent for s in files if _is_detail(s.doc)}
         drafts = []
@@ -116,11 +117,13 @@ def _records(text: str) -> dict:
 
 
 def _side_reason(s: SourceFile, with_detail: bool) -> str:
+    """Why a LoadGen file other than the detail log is skipped."""
     doc, kind = s.doc, s.doc.get("mlperf_log") if isinstance(s.doc, dict) else None
     if kind == "summary":
         return ("MLPerf LoadGen summary: the human-readable twin of mlperf_log_detail.txt beside it (same results, "
                 "read once from there)" if with_detail else
-                "MLPerf LoadGen summary without its mlperf_log_detail.txt: not read (the detail log carries the figures)")
+                "MLPerf LoadGen summary without its mlperf_log_detail.txt: not read (the detail log carries "
+                "the figures)")
     if kind == "empty trace":
         return "MLPerf LoadGen trace log, empty: tracing was off (it would hold trace events, not requests)"
     if _is_trace(doc, s.path):
@@ -141,6 +144,7 @@ def _values(records: list[dict]) -> dict:
 
 
 def _draft(source: SourceFile) -> Draft:
+    """One run from a detail log: its scenario's aggregates, validity and LoadGen's own errors."""
     v = _values(source.doc["records"])
     if "result_validity" not in v:
         raise Broken("$", f"expected a finished LoadGen run (a {MARK} result_validity record), found none: the test "
@@ -191,6 +195,7 @@ def _ns(v: dict, key: str) -> float | None:
 
 
 def _measurements(v: dict, wl: str, conc: int | None, n: int | None) -> list:
+    """Latency and first-token percentiles (ns -> ms), decode rate from TPOT, throughputs."""
     out = []
     for prefix, metric in (("result", "e2e_latency_ms"), ("result_first_token", "ttft_ms")):
         for stat in ("min", "max", "mean"):

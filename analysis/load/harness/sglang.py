@@ -24,7 +24,7 @@ from analysis.load.harness import ImportOutcome, SourceFile
 from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number, group_passes_by_probe)
 from analysis.load.harness._common import Draft, count, finish, first, mean, measurement, num, positive_int, \
-    short_text, skip
+    short_text
 
 NAME = "sglang"
 HARNESS_NAME = "sglang bench_serving"
@@ -55,6 +55,7 @@ class _Importer:
         return None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        """Every line of every file a run (a file written by several invocations holds several)."""
         outcome = ImportOutcome()
         drafts = []
         for source in files:
@@ -94,6 +95,7 @@ def _workload_suffix(doc: dict) -> str:
 
 
 def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
+    """One run from one result line: figures, requests, the cache report, and what the line says of itself."""
     doc = expect_dict(doc, where, "an SGLang result line")
     d = Draft(source, {"name": HARNESS_NAME}, source_format="sglang bench_serving result")
     probe = _probe(doc)
@@ -142,6 +144,7 @@ def _probe(doc: dict) -> str | None:
 
 
 def _measurements(doc: dict, wl: str, conc: int | None, n: int | None) -> list[dict]:
+    """SGLang's own summary figures (already in ms and tok/s), each with n = completed requests."""
     out = []
     for sname, metric in METRICS.items():
         for prefix, stat in STATS.items():
@@ -171,6 +174,7 @@ def _detail_lists(doc: dict, where: str) -> dict[str, list] | None:
 
 
 def _requests(doc: dict, where: str, wl: str, conc: int | None, d: Draft) -> list[dict]:
+    """The `--output-details` arrays as request records (none without them), with what had to be assumed."""
     lists = _detail_lists(doc, where)
     if lists is None:
         return []

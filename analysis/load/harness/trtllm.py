@@ -153,6 +153,7 @@ def _ambiguous(source: SourceFile) -> Refusal:
 
 
 def _draft(main: SourceFile, summary, records, text) -> Draft:
+    """One run: figures from the summary (JSON) or the text report, requests from the records."""
     d = Draft(main, {"name": HARNESS_NAME}, source_format="trtllm-bench output")
     report = text.doc["sections"] if text is not None else {}
     if summary is not None and _is_report_json(summary.doc):
