@@ -284,14 +284,14 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         warm = fields.get("warmup_excluded", d.warmup_excluded)
         if warm is not None:
             obj["warmup_excluded"] = warm
+        if d.events:
+            obj["events"] = d.events
         if d.measurements:
             obj["measurements"] = [{**m, "workload": base + m.get("workload", "")} for m in d.measurements]
         if d.requests:
             obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
         if d.exams:
             obj["exams"] = d.exams
-        if d.events:
-            obj["events"] = d.events
         notes = list(d.notes)
         if "notes" in fields:
             notes.append(fields["notes"])
