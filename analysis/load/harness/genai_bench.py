@@ -49,6 +49,8 @@ def _is_metadata(doc) -> bool:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "genai-bench run files and experiment_metadata.json"
 
     def recognise(self, doc, path):
         return "results" if _is_run(doc) or _is_metadata(doc) else None

@@ -72,6 +72,8 @@ def _yaml_kind(doc) -> str | None:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "inference-perf lifecycle reports (summary, stage_N, per-request)"
 
     def recognise(self, doc, path):
         if _is_lifecycle(doc) or _is_per_request(doc) or _is_validation(doc) or _yaml_kind(doc):

@@ -63,6 +63,8 @@ def _is_responses(doc, path) -> bool:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "llmperf *_summary.json and *_individual_responses.json"
     nonstandard_json = True  # `NaN` stddevs
 
     def recognise(self, doc, path):

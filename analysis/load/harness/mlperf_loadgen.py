@@ -61,6 +61,8 @@ def _is_trace(doc, path) -> bool:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "MLPerf LoadGen mlperf_log_detail.txt and its side files"
 
     def recognise(self, doc, path):
         if _is_detail(doc) or (isinstance(doc, dict) and doc.get("mlperf_log")) or _is_accuracy(doc, path) \

@@ -47,6 +47,8 @@ def _is_result(doc) -> bool:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "SGLang bench_serving --output-file JSON Lines"
     nonstandard_json = True  # `request_rate: Infinity`
 
     def recognise(self, doc, path):

@@ -84,6 +84,8 @@ def _is_report_text(doc) -> bool:
 
 class _Importer:
     name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "trtllm-bench request records, statistics, --report_json or text report"
 
     def recognise(self, doc, path):
         if _is_records(doc) or _is_statistics(doc) or _is_report_json(doc) or _is_report_text(doc):
