@@ -17,6 +17,7 @@ import pandas as pd
 
 from analysis.load import LoadResult, load
 from analysis.progress import note
+from analysis.stats.cells import described_runs
 from analysis.stats.compare import PrimaryCell
 from analysis.tables import Tables, build_tables
 from analysis.thresholds import DEFAULT, Thresholds
@@ -94,25 +95,16 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True) ->
 
     tables = read_tables(store)
     source = StoreRequests(store, tables.runs)
-    tables = replace(tables, requests=source.requests_of(set(described_dates(tables.runs).values())))
+    tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
     return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet)
 
 
-def described_dates(runs: pd.DataFrame) -> dict[str, str]:
-    """{seat: the date that describes it}: its latest (cells, comparisons and the request-record
-    checks are about that date; earlier dates are its history)."""
-    if runs is None or not len(runs):
-        return {}
-    return runs.groupby("seat")["date"].max().astype(str).to_dict()
-
-
 def _described_requests(tables: Tables) -> Tables:
-    """The tables with request records only of each seat's described date."""
+    """The tables with the request records of the described runs only (`described_runs`)."""
     r = tables.requests
     if r is None or not len(r):
         return tables
-    latest = described_dates(tables.runs)
-    keep = r["date"].astype(str).to_numpy() == r["seat"].astype(str).map(latest).to_numpy()
+    keep = r["run_id"].astype(str).isin(described_runs(tables.runs)).to_numpy()
     return tables if keep.all() else replace(tables, requests=r[keep].reset_index(drop=True))
 
 

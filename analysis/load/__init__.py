@@ -26,6 +26,12 @@ from analysis.progress import Progress
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
 #: in folders, only these endings are read; other files are listed as skipped
 RESULT_SUFFIXES = {".json", ".jsonl"}
+#: in folders, files with these endings are opened as text only when a harness importer
+#: recognises their first bytes (MLPerf LoadGen's `:::MLLOG` log, a harness's config YAML);
+#: the others are skipped as before
+TEXT_SUFFIXES = {".txt", ".log", ".yaml", ".yml"}
+#: how much of a text file is read to recognise it
+TEXT_HEAD_BYTES = 4096
 #: manifest names (spec: a small manifest beside harness files maps them to seats)
 MANIFEST_NAMES = {"benchreport.yaml", "benchreport.yml", "benchreport.json"}
 _NATIVE_MARK = b'"benchreport.run/'
@@ -74,6 +80,14 @@ def _kind(mode: int) -> str:
 
 def _wanted(name: str) -> bool:
     return Path(name).suffix.lower() in RESULT_SUFFIXES or name in MANIFEST_NAMES
+
+
+def _textual(name: str) -> bool:
+    """A text file a harness may write its results or set-up into (read only if recognised)."""
+    return Path(name).suffix.lower() in TEXT_SUFFIXES and name not in MANIFEST_NAMES
+
+
+NOT_JSON = "not a JSON file (no results read from it)"
 
 
 def _not_opened(mode: int) -> str:
@@ -132,8 +146,8 @@ def _walk(top: Path, found: _Found) -> None:
                 else:
                     subfolders.append(path)
                     found.folders.add(real)
-            elif not _wanted(entry.name):
-                found.skipped.append(Skipped(name, "not a JSON file (no results read from it)"))
+            elif not _wanted(entry.name) and not (_textual(entry.name) and stat.S_ISREG(mode)):
+                found.skipped.append(Skipped(name, NOT_JSON))
             elif stat.S_ISREG(mode):
                 found.files.append((path, name))
             else:
@@ -184,8 +198,9 @@ def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]]
     return unique, found.skipped, found.refused
 
 
-def _read(path: Path, max_file_bytes: int) -> bytes:
-    """The bytes of a regular file of at most `max_file_bytes` (raises _Unread with the reason).
+def _read(path: Path, max_file_bytes: int, head: int | None = None) -> bytes:
+    """The bytes of a regular file of at most `max_file_bytes` (raises _Unread with the reason);
+    with `head`, only its first `head` bytes, whatever its size.
 
     Opened without blocking and checked after opening, so a FIFO put in a file's place
     between discovery and reading is refused, never waited on.
@@ -196,6 +211,8 @@ def _read(path: Path, max_file_bytes: int) -> bytes:
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise _Unread(_not_opened(st.st_mode))
+        if head is not None:
+            return f.read(head)
         if st.st_size > max_file_bytes:
             raise _Unread(_too_big(max_file_bytes, st.st_size))
         data = f.read(st.st_size + 1)
@@ -280,6 +297,8 @@ class _Parsed:
     lines: bool = False
     #: (line number, reason) of each JSON Lines line that could not be read
     bad_lines: list[tuple[int, str]] = field(default_factory=list)
+    #: a text file an importer recognised (no JSON checks apply)
+    text: bool = False
 
 
 def _lenient(data: bytes):
@@ -328,6 +347,45 @@ def _duplicate(data: bytes, decoded, *, lines: bool = False) -> Refusal | None:
     return None if found is None else Refusal("", found[0], found[1])
 
 
+def _claimed_text(data: bytes, path: Path):
+    """(document, (importer, kind)) of a non-JSON file a harness importer recognises, or None."""
+    found = harness.recognise_text(data[:TEXT_HEAD_BYTES], path)
+    return (found[0].parse_text(data, path), found) if found else None
+
+
+def _harness_doc(data: bytes, path: Path):
+    """(parsed document, (importer, kind)) of a harness file; (importer, kind) None for no known kind.
+
+    JSON (JSON Lines keep their good lines; NaN and Infinity read, as Python's json.dump writes
+    them); else a text log an importer recognises (MLPerf LoadGen's `:::MLLOG` lines, an empty
+    trace file of a known layout). Raises ValueError with the reason when none of these reads it.
+    """
+    if _textual(path.name) and (claimed := _claimed_text(data, path)):
+        return _Parsed(claimed[0], text=True), claimed[1]
+    try:
+        parsed = _parse_any(data, path)
+    except ValueError:
+        if claimed := _claimed_text(data, path):
+            return _Parsed(claimed[0], text=True), claimed[1]
+        raise
+    doc = parsed.doc
+    if isinstance(doc, dict) and "format" in doc:
+        return parsed, None
+    return parsed, (harness.recognise(doc, path) or harness.recognise_nonstandard(doc, path))
+
+
+def _unrecognised_text(path: Path, display: str, max_file_bytes: int):
+    """Skipped (or, when unreadable, Refusal) for a text file no importer recognises by its
+    first bytes; None when one does (the file is then read in full)."""
+    try:
+        head = _read(path, max_file_bytes, head=TEXT_HEAD_BYTES)
+    except _Unread as exc:
+        return Refusal(display, "$", str(exc))
+    except OSError as exc:
+        return Refusal(display, "$", f"could not read the file: {exc.strerror}")
+    return None if harness.recognise_text(head, path) else Skipped(display, NOT_JSON)
+
+
 def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
          progress: bool | None = None) -> LoadResult:
     """Load every run file under `paths`; never raises for bad input."""
@@ -345,6 +403,11 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
     with Progress("reading run files", len(files), enabled=progress) as prog:
         for path, display in files:
             prog.step()
+            if _textual(path.name):
+                unread = _unrecognised_text(path, display, max_file_bytes)
+                if unread is not None:
+                    (result.skipped if isinstance(unread, Skipped) else result.refused).append(unread)
+                    continue
             try:
                 data = _read(path, max_file_bytes)
             except _Unread as exc:
@@ -364,7 +427,9 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 manifests.append(harness.SourceFile(path, display, digest, data, kind="manifest",
                                                      root=harness.root_of(path, roots)))
                 continue
-            if _NATIVE_MARK in data[:1024] and data[:64].lstrip().startswith(b"{"):  # skips a parse
+            if _textual(path.name) or not data.strip():
+                fmt = None  # a text log or an empty file: never a native run
+            elif _NATIVE_MARK in data[:1024] and data[:64].lstrip().startswith(b"{"):  # skips a parse
                 fmt = native.FORMAT
             else:
                 try:
@@ -384,19 +449,18 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 result.runs.append(LoadedRun(run, display, digest))
                 continue
             try:
-                parsed = _parse_any(data, path)
+                parsed, found = _harness_doc(data, path)
             except ValueError as exc:
                 result.refused.append(_refusal_from_text(display, str(exc)))
                 continue
             doc = parsed.doc
-            twice = _duplicate(data, doc, lines=parsed.lines)
+            twice = None if parsed.text else _duplicate(data, doc, lines=parsed.lines)
             if twice is not None:
                 result.refused.append(Refusal(display, twice.json_path, twice.message))
                 continue
-            if isinstance(doc, dict) and "format" in doc:
+            if found is None and isinstance(doc, dict) and "format" in doc:
                 result.refused.append(Refusal(display, "$.format", native.unknown_format_message(doc["format"])))
                 continue
-            found = harness.recognise(doc, path)
             if found is None:
                 what = "an object" if isinstance(doc, dict) else (
                     "JSON Lines" if isinstance(doc, list) and path.suffix == ".jsonl" else f"a JSON {type(doc).__name__}")

@@ -65,7 +65,7 @@ from .requests import (FrameSource, RequestGroup, RequestSource, column_metric, 
                        group_stats, request_metrics, statistic, supported)
 from .within import block_length, block_size, dependence_seen, sectioning_interval
 
-__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells",
+__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
            "request_metrics", "failed_mask", "ci_method_text"]
 
 #: columns of tables/cells.csv (spec/cli.md), in order
@@ -121,6 +121,19 @@ def _frame_iv(df, name: str, required: list[str]) -> pd.DataFrame | None:
 
 
 # --------------------------------------------------------------------------- the pass table
+def described_runs(runs: pd.DataFrame | None) -> set[str]:
+    """The run ids of the date that describes each seat as each harness and probe measured it
+    (its latest): what cells, comparisons and the request-record checks are about."""
+    if runs is None or not len(runs):
+        return set()
+    labels = _run_labels(runs)
+    keys = pd.DataFrame({"run_id": runs["run_id"].astype(str), "seat": runs["seat"].astype(str),
+                         "date": runs["date"].astype(str)})
+    keys["_m"] = [str(labels[r]) for r in keys["run_id"]]
+    last = keys.groupby(["seat", "_m"])["date"].transform("max")
+    return set(keys.loc[keys["date"] == last, "run_id"])
+
+
 def _run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
     """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
     if runs is None or not len(runs):
@@ -284,8 +297,8 @@ def _stat_order(stat: str) -> int:
 
 
 def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
-    if latest == "seat":
-        last = df.groupby("seat")["date"].transform("max")
+    if latest == "seat":  # each way a seat was measured (harness and probe) by its latest date
+        last = df.groupby(["seat", "_h", "_p"])["date"].transform("max")
     else:
         last = df.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"].transform("max")
     return df[df["date"] == last]
@@ -519,8 +532,9 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         The within-run bootstrap interval when the block length is 1.
     n_resamples, seed, level, latest
         Resamples; seed (same data and seed give byte-identical tables); the
-        confidence level (default 1 - alpha); which date describes a seat: its
-        latest overall ("seat") or each cell's latest ("cell").
+        confidence level (default 1 - alpha); which date describes a seat: the
+        latest of each harness and probe that measured it ("seat", `described_runs`)
+        or each cell's latest ("cell").
 
     Returns
     -------

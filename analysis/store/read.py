@@ -127,13 +127,14 @@ class StoreRequests:
     def group(self, key: tuple) -> RequestGroup:
         return self._day(self.day_of[str(key[0])]).group(key)
 
-    def requests_of(self, days: set[str]) -> pd.DataFrame:
-        """The request records of some dates, in memory (the dates a report describes)."""
+    def requests_of(self, run_ids: set[str]) -> pd.DataFrame:
+        """The request records of some runs, in memory (the runs a report describes)."""
         frames = []
-        for day in sorted(days):
+        for day in sorted({self.day_of[r] for r in run_ids if r in self.day_of}):
             arrow = _select(self._con, self.store, "requests", self.shas, where="AND t.day = ?", params=(day,))
             if arrow is not None:
-                frames.append(frame_from_arrow("requests", arrow))
+                f = frame_from_arrow("requests", arrow)
+                frames.append(f[f["run_id"].astype(str).isin(run_ids)])
         if not frames:
             return frame_from_arrow("requests", pa.table({c: pa.nulls(0) for c in TABLE_COLUMNS["requests"]}))
         return pd.concat(frames, ignore_index=True)

@@ -75,6 +75,41 @@ def root_of(path: Path, roots: list[Path]) -> Path | None:
     return best
 
 
+def _importers() -> list:
+    """The registered importers (registered on first use)."""
+    if not IMPORTERS:
+        _register()
+    return IMPORTERS
+
+
+def recognise_text(head: bytes, path: Path) -> tuple[Any, str] | None:
+    """(importer, kind) of the first importer that recognises a non-JSON file by its first bytes.
+
+    For a harness that writes results or set-up as text (a `.txt`/`.log`/`.yaml` file, or an empty
+    file of its layout), an importer has `recognise_text(head, path) -> str | None` and
+    `parse_text(data, path)`, which returns the document `import_files` gets (raising ValueError,
+    "JSON-PATH\\x00what was expected" or a plain reason, when the file is broken).
+    """
+    for importer in _importers():
+        fn = getattr(importer, "recognise_text", None)
+        kind = fn(head, path) if fn else None
+        if kind:
+            return importer, kind
+    return None
+
+
+def recognise_nonstandard(doc: Any, path: Path) -> tuple[Any, str] | None:
+    """(importer, kind) for a document with NaN/Infinity, from the importers whose harness writes them
+    (`nonstandard_json = True`: Python's json.dumps writes these tokens, so the harness's JSON is read
+    with them, as NaN/inf, instead of being refused)."""
+    for importer in _importers():
+        if getattr(importer, "nonstandard_json", False):
+            kind = importer.recognise(doc, path)
+            if kind:
+                return importer, kind
+    return None
+
+
 def _register() -> None:
     """Import the importer modules that exist (each appends itself to IMPORTERS)."""
     import importlib

@@ -171,6 +171,7 @@ class Draft:
     measurements: list[dict] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)
     exams: list[dict] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)  # native Events (e.g. a result the harness ruled invalid)
     model: str | None = None               # model id as the file names it
     model_where: str = "model id"          # how to describe where it came from
     date: str | None = None                # ISO date(-time) from the file's own timestamp
@@ -287,6 +288,8 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         warm = fields.get("warmup_excluded", d.warmup_excluded)
         if warm is not None:
             obj["warmup_excluded"] = warm
+        if d.events:
+            obj["events"] = d.events
         if d.measurements:
             obj["measurements"] = [{**m, "workload": base + m.get("workload", "")} for m in d.measurements]
         if d.requests:

@@ -1,0 +1,192 @@
+"""ray-project/llmperf `token_benchmark_ray.py` results: `*_summary.json` + `*_individual_responses.json`.
+
+What llmperf writes into `--results-dir` (token_benchmark_ray.py `run_token_benchmark`, summary
+format `version` "2023-08-31"): `<model>_<mean-in>_<mean-out>_summary.json`, one flat object:
+the set-up (`model`, `mean_input_tokens`, `stddev_input_tokens`, `mean_output_tokens`,
+`stddev_output_tokens`, `num_concurrent_requests`, `additional_sampling_params_*`),
+`results_<metric>_quantiles_p{25,50,75,90,95,99}` and `results_<metric>_{mean,min,max,stddev}`
+for `ttft_s`, `inter_token_latency_s`, `end_to_end_latency_s` (SECONDS),
+`request_output_throughput_token_per_s`, `number_input_tokens`, `number_output_tokens`, and the
+totals `results_num_requests_started`, `results_num_completed_requests`, `results_number_errors`,
+`results_error_rate`, `results_error_code_frequency` (a Python dict repr as a string),
+`results_mean_output_throughput_token_per_s` (all output tokens / test time),
+`results_num_completed_requests_per_min`, `timestamp` (epoch seconds). The stddev of a single
+value is the bare token `NaN` (Python's json.dumps: not valid JSON). And
+`<...>_individual_responses.json`: one record per completed request (`error_code`, `error_msg`,
+`ttft_s`, `inter_token_latency_s` (the request's mean gap), `end_to_end_latency_s`,
+`request_output_throughput_token_per_s`, `number_input_tokens`, `number_output_tokens` (the
+answer re-tokenised by the client: reasoning not counted)); no start times.
+
+Failed requests are lost: a request that fails returns an empty answer, the client's token
+count divides by zero and the worker thread dies, so the files hold only what completed before
+that (the run ends short; the error counts stay at 0). The importer says so in every run's notes.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from analysis.load.harness import ImportOutcome, SourceFile
+from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
+                                           expect_number, group_passes_by_probe)
+from analysis.load.harness._common import (Draft, count, finish, iso_from_epoch, measurement, positive_int,
+                                           short_text, skip)
+
+NAME = "llmperf"
+HARNESS_NAME = "llmperf"
+#: summary suffix -> native statistic
+STATS = {"mean": "mean", "quantiles_p50": "p50", "quantiles_p90": "p90", "quantiles_p95": "p95",
+         "quantiles_p99": "p99", "min": "min", "max": "max"}
+#: llmperf metric (seconds) -> native metric (ms)
+TIMES = {"ttft_s": "ttft_ms", "inter_token_latency_s": "itl_ms", "end_to_end_latency_s": "e2e_latency_ms"}
+SUMMARY_TAIL = "_summary.json"
+RESPONSES_TAIL = "_individual_responses.json"
+LOST_FAILURES = ("llmperf loses failed requests: a failed request ends its worker thread (an empty answer divides "
+                 "by zero in token_benchmark_ray.py), so failures never reach these files and the run stops short; "
+                 "the error counts here are not all the errors (look for 'Client Error' in its console output)")
+
+
+def _is_summary(doc) -> bool:
+    return (isinstance(doc, dict) and "results_ttft_s_mean" in doc
+            and ("num_concurrent_requests" in doc or "results_num_completed_requests" in doc))
+
+
+def _is_response(r) -> bool:
+    return isinstance(r, dict) and "ttft_s" in r and "end_to_end_latency_s" in r and "error_code" in r
+
+
+def _is_responses(doc, path) -> bool:
+    if isinstance(doc, list) and not doc:
+        return path.name.endswith(RESPONSES_TAIL)  # no completed request at all
+    return isinstance(doc, list) and all(_is_response(r) for r in doc)
+
+
+class _Importer:
+    name = NAME
+    #: the formats it reads, in words (for refusals that list what was considered)
+    label = "llmperf *_summary.json and *_individual_responses.json"
+    nonstandard_json = True  # `NaN` stddevs
+
+    def recognise(self, doc, path):
+        return "results" if _is_summary(doc) or _is_responses(doc, path) else None
+
+    def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
+        """A run per summary with its responses file; responses without a summary skipped."""
+        outcome = ImportOutcome()
+        summaries = [s for s in files if _is_summary(s.doc)]
+        responses = [s for s in files if s not in summaries]
+        drafts = []
+        for s in summaries:
+            pair = _pair(s, responses, summaries)
+            if pair is not None:
+                responses.remove(pair)
+            d = draft_or_refuse(outcome, s, "llmperf summary", _draft, s, pair)
+            if d is not None:
+                drafts.append(d)
+        for s in responses:
+            skip(outcome, s, "llmperf per-request responses without their *_summary.json beside them: the run's "
+                             "model, date and concurrency are only in the summary, so they are not read")
+        return finish(drafts, manifests, NAME, outcome)
+
+
+def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[SourceFile]) -> SourceFile | None:
+    """The responses file of a summary: same folder and name stem; else, in a folder of one summary,
+    its only responses file."""
+    here = [r for r in responses if r.path.parent == summary.path.parent]
+    if summary.path.name.endswith(SUMMARY_TAIL):
+        stem = summary.path.name[: -len(SUMMARY_TAIL)]
+        named = [r for r in here if r.path.name == stem + RESPONSES_TAIL]
+        if named:
+            return named[0]
+    alone = sum(s.path.parent == summary.path.parent for s in summaries) == 1
+    return here[0] if alone and len(here) == 1 else None
+
+
+def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
+    """One run from a summary and, when beside it, its per-request responses."""
+    doc = source.doc
+    d = Draft(source, {"name": HARNESS_NAME}, source_format="llmperf results")
+    if isinstance(doc.get("version"), str):
+        d.harness["version"] = f"results format {doc['version']}"
+    d.harness["probe"] = _probe(doc)
+    d.model = doc.get("model") if isinstance(doc.get("model"), str) and doc["model"].strip() else None
+    d.model_where = "llmperf model"
+    t = expect_number(doc.get("timestamp"), "$.timestamp", "the run's epoch time in seconds", optional=True)
+    if t:
+        d.date, d.timestamp = iso_from_epoch(t), t
+    conc = positive_int(doc.get("num_concurrent_requests"))
+    n = expect_count(doc.get("results_num_completed_requests"), "$.results_num_completed_requests",
+                     "the count of completed requests", optional=True)
+    _measurements(doc, conc, n or None, d)
+    if responses is not None:
+        d.extra_paths.append(responses.path)
+        d.requests = [_request(r, f"$[{i}]", conc)
+                      for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
+        d.notes.append(f"per-request records read from {responses.path.name}")
+    _notes(doc, d)
+    group_passes_by_probe(d)
+    return d
+
+
+def _probe(doc: dict) -> str:
+    return (f"{doc.get('mean_input_tokens')}±{doc.get('stddev_input_tokens')} -> "
+            f"{doc.get('mean_output_tokens')}±{doc.get('stddev_output_tokens')} tokens")
+
+
+def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft) -> None:
+    """llmperf's summary statistics (seconds -> ms); NaN statistics are left out."""
+    for key, metric in TIMES.items():
+        for suffix, stat in STATS.items():
+            v = doc.get(f"results_{key}_{suffix}")
+            if isinstance(v, float) and math.isnan(v):
+                continue  # a statistic llmperf could not compute (written as NaN)
+            v = expect_number(v, f"$.results_{key}_{suffix}", f"llmperf's {suffix} of {key}", optional=True)
+            if v is not None:
+                d.measurements.append(measurement("", conc, metric, v * 1000.0, "ms", stat, n))
+    for key, metric, unit, factor in (("results_mean_output_throughput_token_per_s", "output_tok_s", "tok/s", 1.0),
+                                      ("results_num_completed_requests_per_min", "request_rate", "req/s", 1 / 60)):
+        v = expect_number(doc.get(key), f"$.{key}", key, optional=True)
+        if v is not None:
+            d.measurements.append(measurement("", conc, metric, v * factor, unit, "mean", n))
+
+
+def _request(r, where: str, conc: int | None) -> dict:
+    """One per-request response (seconds -> ms); an error record keeps only its error."""
+    r = expect_dict(r, where, "a per-request response")
+    out: dict = {"workload": ""}
+    if conc is not None:
+        out["concurrency"] = conc
+    if r.get("error_code") is not None:
+        msg = r.get("error_msg")
+        out.update(finish_reason="error",
+                   error=short_text(f"HTTP {r['error_code']}: {msg}" if msg else f"HTTP {r['error_code']}") or "failed")
+        return out
+    for key, field in (("number_input_tokens", "prompt_tokens"), ("number_output_tokens", "output_tokens")):
+        v = expect_count(r.get(key), f"{where}.{key}", f"a token count ({key})", optional=True)
+        if v is not None:
+            out[field] = v
+    for key, field in TIMES.items():
+        v = expect_number(r.get(key), f"{where}.{key}", f"the request's {key}", optional=True)
+        if v is not None:
+            out[field] = v * 1000.0
+    return out
+
+
+def _notes(doc: dict, d: Draft) -> None:
+    """What the counts say, that llmperf loses failed requests, and the NaN it wrote."""
+    freq = doc.get("results_error_code_frequency")
+    codes = dict(re.findall(r"(\d{3})\D+(\d+)", freq)) if isinstance(freq, str) else {}
+    d.notes.append(f"llmperf run: {doc.get('results_num_requests_started')} requests started, "
+                   f"{doc.get('results_num_completed_requests')} completed, {doc.get('results_number_errors')} errors"
+                   + (f" (HTTP {', '.join(f'{c}: {k}' for c, k in codes.items())})" if codes else ""))
+    d.notes.append(LOST_FAILURES)
+    if any(isinstance(v, float) and math.isnan(v) for v in doc.values()):
+        d.notes.append("the summary holds NaN (llmperf's standard deviation of a single value, not valid JSON): "
+                       "read as missing")
+    d.assumptions.append("output tokens are llmperf's count of the answer re-tokenised by the client "
+                         "(reasoning tokens not counted)")
+    if count(doc.get("results_num_requests_started")) == 0:
+        d.notes.append("no request completed")
+
+
+IMPORTER = _Importer()

@@ -1,0 +1,111 @@
+"""genai-bench experiment folders: a run per run file, time unit from the experiment, reproduces its figures."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from analysis.load import load
+from analysis.stats.cells import request_metrics
+from harness_oracle import HARNESS, has_metric, load_tables, oracle, pass_row, requests_of, value
+
+FOLDER = HARNESS / "genai-bench"
+ORACLE = oracle("genai-bench")["results"]
+MS = {"s": 1000.0, "ms": 1.0}
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return load_tables(FOLDER)
+
+
+def _run(result, file):
+    return next(r for r in result.runs if r.source_file == str(FOLDER / file))
+
+
+def test_a_run_per_run_file_and_the_rest_skipped(loaded):
+    result, _, _ = loaded
+    assert not result.refused, [str(r) for r in result.refused]
+    assert sorted(r.source_file for r in result.runs) == sorted(str(FOLDER / e["file"]) for e in ORACLE)
+    reasons = {s.path.rsplit("/", 1)[1]: s.reason for s in result.skipped}
+    assert reasons["experiment_metadata.json"].startswith("genai-bench experiment settings")
+    not_json = "not a JSON file (no results read from it)"
+    assert reasons["genai_bench.log"] == reasons["failed-ms_summary.xlsx"] == not_json
+
+
+@pytest.mark.parametrize("entry", ORACLE, ids=lambda e: e["file"].split("/")[0] + ":" + e["file"].split("_text")[0])
+def test_our_figures_are_genai_benchs(loaded, entry):
+    """TTFT p50 and mean, recomputed from the imported requests, equal genai-bench's (numpy over
+    the same values, converted from the file's unit once); no ITL (genai-bench has none); its TPOT
+    is the per-request decode speed 1/TPOT; throughput and counts are its own."""
+    result, tables, passes = loaded
+    run = _run(result, entry["file"]).run
+    ms = MS[value(entry["time_unit"])]
+    ttft = pass_row(passes, run.run_id, "ttft_ms", "p50")
+    assert ttft.value == pytest.approx(value(entry["ttft_p50"]) * ms, rel=1e-12)
+    assert ttft.recomputed == pytest.approx(value(entry["ttft_p50"]) * ms, rel=1e-9)
+    assert pass_row(passes, run.run_id, "ttft_ms", "mean").recomputed == pytest.approx(value(entry["ttft_mean"]) * ms)
+    assert value(entry["itl_p50"]) is None and not has_metric(passes, run.run_id, "itl_ms")
+    per_request = request_metrics(requests_of(tables, run.run_id))
+    assert np.median(1000.0 / per_request.decode_tok_s_per_stream) == pytest.approx(value(entry["tpot_p50"]) * ms)
+    assert pass_row(passes, run.run_id, "output_tok_s", "mean").value == value(entry["output_tok_s"])
+    req = requests_of(tables, run.run_id)
+    assert len(req) == value(entry["request_count"])
+    assert int(req.error.notna().sum()) == value(entry["failed"])
+    ok = req[req.error.isna()]
+    assert len(ok) == value(entry["completed"])
+    assert ok.output_tokens.sum() == value(entry["output_tokens_total"])
+    assert ok.reasoning_tokens.sum() == value(entry["reasoning_tokens_total"])
+    assert {m.concurrency for m in run.measurements} == {value(entry["num_concurrency"])}
+    assert run.harness.probe == f"text-to-text {value(entry['scenario'])}"
+
+
+def test_failed_requests_carry_their_errors_and_the_error_rate_quirk(loaded):
+    result, _, _ = loaded
+    run = _run(result, "failed-ms/U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json").run
+    bad = [r for r in run.requests if r.finish_reason == "error"]
+    assert len(bad) == 10
+    assert all(r.error.startswith("HTTP 400: This model's maximum context length is 64 tokens") for r in bad)
+    assert "error_rate says 0, but 10 of 19 requests failed" in run.notes
+
+
+def test_reasoning_tokens_arrive(loaded):
+    result, _, _ = loaded
+    run = _run(result, "reasoning-2scenarios/D32_24_text-to-text_num_concurrency_1_time_4s.json").run
+    assert sorted({r.reasoning_tokens for r in run.requests}) == [0, 9]
+    assert all(r.output_tokens >= r.reasoning_tokens for r in run.requests)
+
+
+def test_model_version_and_scenarios_as_probes(loaded):
+    result, tables, _ = loaded
+    assert set(tables.runs.harness_version) == {"0.0.5"}
+    assert {lr.run.seat.model for lr in result.runs} == {"tiny-gpt2-r1", "tiny-gpt2-s1"}
+    assert set(tables.runs["pass"]) == {1}  # two scenarios at one concurrency are two cells, not two passes
+
+
+def test_time_unit_of_the_run_file_wins_and_a_bad_unit_is_refused(tmp_path):
+    shutil.copytree(FOLDER / "failed-ms", tmp_path / "x")
+    path = tmp_path / "x" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json"
+    doc = json.loads(path.read_text())
+    doc["_time_unit"] = "fortnights"
+    path.write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert not result.runs and result.refused[0].json_path == "$._time_unit"
+
+
+def test_without_metadata_the_file_asks_for_a_manifest(tmp_path):
+    shutil.copy(FOLDER / "failed-ms" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json", tmp_path / "r.json")
+    result = load([tmp_path])
+    assert not result.runs and "benchreport.yaml manifest" in result.refused[0].message
+
+
+def test_a_broken_request_record_is_refused_with_its_path(tmp_path):
+    shutil.copytree(FOLDER / "failed-ms", tmp_path / "x")
+    path = tmp_path / "x" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json"
+    doc = json.loads(path.read_text())
+    doc["individual_request_metrics"][1]["ttft"] = "slow"
+    path.write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert result.refused[0].json_path == "$.individual_request_metrics[1].ttft"

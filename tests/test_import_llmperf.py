@@ -1,0 +1,98 @@
+"""llmperf `*_summary.json` + `*_individual_responses.json`: one run per summary, NaN read, lost failures said."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from analysis.load import load
+from harness_oracle import HARNESS, load_tables, oracle, pass_row, requests_of, value
+
+FOLDER = HARNESS / "llmperf"
+ORACLE = oracle("llmperf")["results"]
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return load_tables(FOLDER)
+
+
+def _run(result, file):
+    return next(r for r in result.runs if r.source_file == str(FOLDER / file))
+
+
+def test_one_run_per_summary_with_its_responses(loaded):
+    result, _, _ = loaded
+    assert not result.refused, [str(r) for r in result.refused]
+    assert sorted(r.source_file for r in result.runs) == sorted(str(FOLDER / e["file"]) for e in ORACLE)
+    assert b"NaN" in (FOLDER / "failed-c2" / "tiny-gpt2-s1_64_24_summary.json").read_bytes()
+    assert not [s for s in result.skipped if s.path.endswith("_individual_responses.json")]
+
+
+@pytest.mark.parametrize("entry", ORACLE, ids=lambda e: e["file"].split("/")[0])
+def test_our_figures_are_llmperfs(loaded, entry):
+    """TTFT and ITL p50 and means, recomputed from the imported responses, equal llmperf's (pandas
+    quantiles over the same seconds, x1000 once); throughput and counts are its own."""
+    result, tables, passes = loaded
+    run = _run(result, entry["file"]).run
+    for metric, key in (("ttft_ms", "ttft"), ("itl_ms", "itl")):
+        p50 = pass_row(passes, run.run_id, metric, "p50")
+        assert p50.value == pytest.approx(value(entry[f"{key}_p50_s"]) * 1000, rel=1e-12)
+        assert p50.recomputed == pytest.approx(value(entry[f"{key}_p50_s"]) * 1000, rel=1e-9)
+        assert pass_row(passes, run.run_id, metric, "mean").recomputed == pytest.approx(
+            value(entry[f"{key}_mean_s"]) * 1000, rel=1e-9)
+    out = pass_row(passes, run.run_id, "output_tok_s", "mean").value
+    assert out == value(entry["output_tok_s"]) and repr(float(out)) == entry["console_output_throughput"]["value"]
+    req = requests_of(tables, run.run_id)
+    assert len(req) == value(entry["completed"]) == value(entry["request_count"])
+    assert int(req.error.notna().sum()) == value(entry["failed"])
+    assert {m.concurrency for m in run.measurements} == {value(entry["num_concurrent_requests"])}
+
+
+def test_lost_failures_and_nan_are_said_in_the_notes(loaded):
+    result, _, _ = loaded
+    run = _run(result, "failed-c2/tiny-gpt2-s1_64_24_summary.json").run
+    assert "llmperf loses failed requests" in run.notes
+    assert "1 requests started, 1 completed, 0 errors" in run.notes
+    assert "holds NaN" in run.notes
+    assert all(m.metric != "itl_ms" or m.statistic != "stddev" for m in run.measurements)
+
+
+def test_seat_date_and_probe_from_the_summary(loaded):
+    result, tables, _ = loaded
+    lr = _run(result, "reasoning-c1/tiny-gpt2-r1_64_24_summary.json")
+    doc = json.loads((FOLDER / "reasoning-c1" / "tiny-gpt2-r1_64_24_summary.json").read_text())
+    assert lr.run.seat.model == "tiny-gpt2-r1"
+    assert lr.run.date.startswith("2026-") and lr.run.harness.probe == "64±8 -> 24±4 tokens"
+    assert "reasoning tokens not counted" in "; ".join(lr.assumptions)
+    assert all(r.reasoning_tokens is None for r in lr.run.requests)  # llmperf reads no usage
+    assert doc["timestamp"] > 0
+
+
+def test_error_records_are_failed_requests(tmp_path):
+    shutil.copytree(FOLDER / "reasoning-c2", tmp_path / "x")
+    path = tmp_path / "x" / "tiny-gpt2-r1_64_24_individual_responses.json"
+    recs = json.loads(path.read_text())
+    recs[0].update(error_code=400, error_msg="Bad Request: context too long")
+    path.write_text(json.dumps(recs))
+    run = load([tmp_path]).runs[0].run
+    assert run.requests[0].finish_reason == "error"
+    assert run.requests[0].error == "HTTP 400: Bad Request: context too long"
+
+
+def test_responses_without_their_summary_are_skipped_with_the_reason(tmp_path):
+    shutil.copy(FOLDER / "reasoning-c2" / "tiny-gpt2-r1_64_24_individual_responses.json", tmp_path / "a.json")
+    result = load([tmp_path])
+    assert not result.refused and not result.runs
+    assert "without their *_summary.json" in result.skipped[0].reason
+
+
+def test_a_broken_summary_is_refused_with_its_path(tmp_path):
+    shutil.copytree(FOLDER / "reasoning-c2", tmp_path / "x")
+    path = tmp_path / "x" / "tiny-gpt2-r1_64_24_summary.json"
+    doc = json.loads(path.read_text())
+    doc["results_ttft_s_quantiles_p50"] = "quick"
+    path.write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert not result.runs and result.refused[0].json_path == "$.results_ttft_s_quantiles_p50"
