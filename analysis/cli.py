@@ -16,14 +16,13 @@ from pathlib import Path
 
 from analysis import __version__, outdir
 from analysis.load.errors import UNSAFE_CHARS, DataSetError, one_line
+from analysis.load.native import MAX_INT
 from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from analysis.thresholds import Thresholds
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
 
 
-#: the largest integer a count may be (what the tidy tables' int64 columns hold)
-MAX_INT = 2**63 - 1
 #: bootstrap resamples: fewer than 100 leave a 95% interval's tails to 2 or 3 resamples; more
 #: than a million is hours of work for a report whose intervals stop changing near 10,000
 N_BOOT_RANGE = (100, 1_000_000)

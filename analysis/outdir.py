@@ -37,12 +37,12 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
 from analysis.load.errors import one_line
 
 __all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
-           "replace_dir", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
+           "replace_dir", "write_output", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
 
 EXIT_USAGE, EXIT_FAILED = 2, 4
 #: the file that makes a folder benchreport's own (hidden, so never read as a run file)
@@ -361,7 +361,7 @@ def replace_dir(new: Path, out: Path) -> None:
     _remove(old)
 
 
-def write_output(target: Target, command: str, write, *, inputs: Sequence[str] = ()) -> None:
+def write_output(target: Target, command: str, write: Callable[[Path], None]) -> None:
     """Stage, `write(stage)`, publish: the whole output folder replaced at once or not at all."""
     clean_leftovers(target.path)
     with staging(target.path, command) as stage:

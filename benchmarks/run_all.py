@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import bench_ci  # noqa: E402
 import bench_ingest  # noqa: E402
+import bench_one_file  # noqa: E402
 import bench_scale  # noqa: E402
 from generate import generate  # noqa: E402
 
@@ -28,6 +29,7 @@ def main() -> None:
         ingest = bench_ingest.main([str(data), "--repeat", repeat])
         ci = bench_ci.main([str(data), "--groups", "2" if args.quick else "6"])
     scale = bench_scale.main(["--repeat", "1" if args.quick else "3"])
+    one = bench_one_file.main(["--requests", "200000" if args.quick else "200000,2000000"])
     print()
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
           f"{__import__('os').cpu_count()} cores")
@@ -41,6 +43,10 @@ def main() -> None:
     if scale.get("build"):
         b = scale["build"]
         print(f"| build HTML+PDF, {b['seats']} seats | {b['s']:.1f} s, peak {b['peak_mb']:.0f} MB | <= 60 s, <= 2 GB |")
+    for n, row in one.items():
+        print(f"| load {n:,} requests, one file vs {bench_one_file.FILES} files | {row['ratio']:.2f}x CPU "
+              f"({row['one']['cpu_s']:.1f} s vs {row['many']['cpu_s']:.1f} s), peak {row['one']['peak_mb']:.0f} MB "
+              f"| <= 2x, <= 2 GB |")
     if scale.get("growth"):
         g = scale["growth"]
         print(f"| growth 10 -> 50 seats | {g['data_ratio']:.0f}x data, {g['time_ratio']:.2f}x time | <= 6.5x time |")
