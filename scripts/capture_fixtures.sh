@@ -24,7 +24,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
-STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval}"
+STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export aiperf_versions genai_perf vllm_old}"
 PYTHON="${PYTHON:-python3}"
 FIX="$REPO/tests/fixtures/harness"
 
@@ -38,9 +38,16 @@ VLLM_CLIENT_PKGS=(numpy==2.4.6 pandas==3.1.1 aiohttp==3.14.5 datasets==5.0.1
                   huggingface_hub==0.36.2)
 VLLM_SDIST_BUILD_PKGS=(setuptools==84.2.1 setuptools_scm==10.3.4 wheel==0.48.0
                        packaging==26.4 jinja2==3.1.6)
+VLLM_OLD_VERSION="0.6.4.post1"   # 0.6.6.post1 calls get_tokenizer(tokenizer_mode=) that its own
+                                 # fallback lacks without vllm; 0.6.3 has no --max-concurrency
+VLLM_FAIL_SEED=27
 GUIDELLM="guidellm==0.8.1"
 AIPERF="aiperf==0.13.0"
 LMEVAL="lm_eval[api]==0.4.13"
+AIPERF_OLD_VERSIONS=(0.1.1 0.6.0 0.9.0 0.12.0)   # earliest, middle and last before 0.13
+GENAI_PERF="genai-perf==0.0.16"
+GENAI_PERF_EXTRA=(pandas==2.2.3 nvidia-cuda-runtime-cu12==12.4.127)
+GENAI_PERF_TRITON="tritonclient==2.49.0"   # its wheel ships the perf_analyzer binary
 LMEVAL_EXTRA=(transformers==5.24.0)
 
 # ---- capture sizes ---------------------------------------------------------------
@@ -48,6 +55,8 @@ VLLM_NUM_PROMPTS=12
 GUIDELLM_REQUESTS=12
 AIPERF_C1_REQUESTS=12
 AIPERF_C4_REQUESTS=16
+AIPERF_SWEEP_CONCURRENCY=1,2,4,8
+AIPERF_SWEEP_REQUESTS=10
 
 export HF_HOME="$WORK/hf-home"             # keep any HF cache inside the work folder
 export TOKENIZERS_PARALLELISM=false
@@ -351,6 +360,258 @@ stage_aiperf() {
         echo "trimming large log $f"; tail -c 20000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"
     done < <(find out/aiperf -name '*.log' -size +100k)
     publish aiperf
+}
+
+# ---- helpers for the stages below (issue 12 fixtures) ---------------------------------
+aiperf_run() {  # aiperf_run VENV LOGNAME ARGS... : one aiperf profile, TMPDIR in the work folder
+    local venv="$1" name="$2"; shift 2
+    mkdir -p "$WORK/tmpdir"
+    TMPDIR="$WORK/tmpdir" "venv-$venv/bin/aiperf" profile "$@" > "$name.log" 2>&1 \
+        || { tail -40 "$name.log"; return 1; }
+    tail -3 "$name.log"
+}
+
+trim_logs() {  # trim_logs DIR : tail-trim any log larger than 100 KB to its last 20 KB
+    local f
+    while IFS= read -r f; do
+        echo "trimming large log $f"; tail -c 20000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+    done < <(find "$1" -name '*.log' -size +100k)
+}
+
+make_mixed_prompts() {  # make_mixed_prompts OUT N LONG_POSITIONS : single_turn JSONL
+    # Deterministic prompts: short ones (~30 tokens) and long ones (~700 tokens, past
+    # the 256-token context the failure stages give the server), long at the listed
+    # 0-based positions (comma-separated).
+    venv-server/bin/python - "$@" <<'PY'
+import json, random, sys
+out, n, longs = sys.argv[1], int(sys.argv[2]), {int(x) for x in sys.argv[3].split(",") if x}
+words = ("the model serves tokens fast while a cache keeps every block of the prompt "
+         "and the scheduler steps each request in turn until it stops").split()
+rng = random.Random(12)
+with open(out, "w") as f:
+    for i in range(n):
+        k = 600 if i in longs else 24
+        f.write(json.dumps({"text": " ".join(rng.choice(words) for _ in range(k))}) + "\n")
+PY
+}
+
+expected() {  # expected KIND FOLDER TOOL VERSION [ARGS...] : FOLDER/expected.json, the tool's own figures
+    local kind="$1" folder="$2" tool="$3" version="$4"; shift 4
+    venv-server/bin/python "$REPO/scripts/harness_expected.py" "$kind" "$FIX/$folder" \
+        --tool "$tool" --version "$version" "$@"
+}
+
+publish_inputs() {  # publish_inputs NAME FILE... : harness inputs, kept outside harness/
+    local name="$1"; shift
+    rm -rf "${FIX:?}/../harness-inputs/$name"
+    mkdir -p "$FIX/../harness-inputs/$name"
+    cp "$@" "$FIX/../harness-inputs/$name/"
+}
+
+# ---- stage: AIPerf 0.13 concurrency sweep x 3 trials -------------------------------------
+stage_aiperf_sweep() {
+    log "aiperf sweep: $AIPERF, concurrency $AIPERF_SWEEP_CONCURRENCY x 3 trials"
+    mkvenv aiperf "$AIPERF"
+    start_server tiny_server.py 8110 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/aiperf-sweep
+    # a comma-separated --concurrency is AIPerf's own sweep: one invocation writes
+    # profile_runs/trial_000T/concurrency_C/, aggregate/concurrency_C/ and
+    # aggregate/sweep_aggregate/
+    aiperf_run aiperf aiperf-sweep --model tiny-gpt2-s1 --url http://127.0.0.1:8110 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --concurrency "$AIPERF_SWEEP_CONCURRENCY" --request-count "$AIPERF_SWEEP_REQUESTS" \
+        --warmup-request-count 2 --num-profile-runs 3 \
+        --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-sweep --ui-type none --no-server-metrics
+    stop_server "$pid"
+    trim_logs out/aiperf-sweep
+    publish aiperf-sweep
+    expected aiperf aiperf-sweep aiperf "${AIPERF#aiperf==}"
+}
+
+# ---- stage: AIPerf 0.13 runs with failed requests -----------------------------------------
+# The server gets a 256-token context, so prompts of ~700 tokens are answered HTTP 400.
+# A single_turn input file sampled sequentially decides which requests fail: AIPerf
+# draws warm-up and profiling conversations from one shared sampler, so the first
+# entries go to the warm-up phase.
+stage_aiperf_failures() {
+    log "aiperf failed requests: $AIPERF"
+    mkvenv aiperf "$AIPERF"
+    make_mixed_prompts aiperf_warmup_failed.jsonl 13 0,1,2
+    make_mixed_prompts aiperf_errors.jsonl 24 0,1,3,4,6,7,9,10,12,14,16,18,20,22
+    start_server tiny_server.py 8111 --model-name tiny-gpt2-s1 --seed 1 --ctx 256
+    local pid=$LAST_PID
+    rm -rf out/aiperf-warmup-failed out/aiperf-errors
+    # warm-up: 3 requests, all too long (HTTP 400); profiling: the next 10, all short
+    aiperf_run aiperf aiperf-warmup-failed --model tiny-gpt2-s1 --url http://127.0.0.1:8111 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --input-file aiperf_warmup_failed.jsonl --custom-dataset-type single_turn \
+        --dataset-sampling-strategy sequential \
+        --concurrency 2 --warmup-request-count 3 --request-count 10 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-warmup-failed --ui-type none --no-server-metrics
+    # 24 requests, 14 of them too long (HTTP 400), no warm-up
+    aiperf_run aiperf aiperf-errors --model tiny-gpt2-s1 --url http://127.0.0.1:8111 \
+        --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+        --input-file aiperf_errors.jsonl --custom-dataset-type single_turn \
+        --dataset-sampling-strategy sequential \
+        --concurrency 2 --request-count 24 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/aiperf-errors --ui-type none --no-server-metrics
+    stop_server "$pid"
+    trim_logs out/aiperf-warmup-failed
+    trim_logs out/aiperf-errors
+    publish aiperf-warmup-failed
+    publish aiperf-errors
+    expected aiperf aiperf-warmup-failed aiperf "${AIPERF#aiperf==}"
+    expected aiperf aiperf-errors aiperf "${AIPERF#aiperf==}"
+    publish_inputs aiperf-failures aiperf_warmup_failed.jsonl aiperf_errors.jsonl
+}
+
+# ---- stage: AIPerf 0.13 export options -----------------------------------------------------
+stage_aiperf_export() {
+    log "aiperf export options: $AIPERF"
+    mkvenv aiperf "$AIPERF"
+    start_server tiny_server.py 8112 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/aiperf-export
+    local common=(--model tiny-gpt2-s1 --url http://127.0.0.1:8112 --endpoint-type chat
+                  --streaming --tokenizer ./tokenizer-bpe4k --concurrency 2 --request-count 8
+                  --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4
+                  --output-tokens-mean 16 --output-tokens-stddev 0
+                  --extra-inputs ignore_eos:true --random-seed 1 --ui-type none
+                  --no-server-metrics)
+    aiperf_run aiperf aiperf-export-summary "${common[@]}" --export-level summary \
+        --artifact-dir out/aiperf-export/summary
+    aiperf_run aiperf aiperf-export-prefix "${common[@]}" --profile-export-prefix tinybench \
+        --artifact-dir out/aiperf-export/prefix
+    stop_server "$pid"
+    trim_logs out/aiperf-export
+    publish aiperf-export
+    expected aiperf aiperf-export aiperf "${AIPERF#aiperf==}"
+}
+
+# ---- stage: older AIPerf releases ------------------------------------------------------
+# One small run per release, the same flags in each (all of them exist since 0.1.1):
+# concurrency 2, 8 requests, 2 warm-up requests. Each release gets its own venv.
+stage_aiperf_versions() {
+    log "aiperf older releases: ${AIPERF_OLD_VERSIONS[*]}"
+    start_server tiny_server.py 8120 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID v
+    rm -rf out/aiperf-versions
+    for v in "${AIPERF_OLD_VERSIONS[@]}"; do
+        mkvenv "aiperf-$v" "aiperf==$v"
+        aiperf_run "aiperf-$v" "aiperf-$v" --model tiny-gpt2-s1 --url http://127.0.0.1:8120 \
+            --endpoint-type chat --streaming --tokenizer ./tokenizer-bpe4k \
+            --concurrency 2 --request-count 8 --warmup-request-count 2 \
+            --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+            --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+            --random-seed 1 --artifact-dir "out/aiperf-versions/$v" --ui-type none
+    done
+    stop_server "$pid"
+    trim_logs out/aiperf-versions
+    publish aiperf-versions
+    for v in "${AIPERF_OLD_VERSIONS[@]}"; do
+        expected aiperf "aiperf-versions/$v" aiperf "$v"
+    done
+}
+
+# ---- stage: GenAI-Perf ---------------------------------------------------------------------
+# GenAI-Perf drives the perf_analyzer C++ binary. The perf_analyzer package on PyPI is a
+# placeholder; the binary ships inside the tritonclient manylinux wheel up to 2.5x.
+# 2.55's needs glibc 2.38 (Debian 12 has 2.36); 2.49's runs with libb64 (Debian
+# libb64-0d) and libcudart.so.12 (the nvidia-cuda-runtime-cu12 wheel; no GPU is used).
+# perf_analyzer 2.49 has no --warmup-request-count, so this run has no warm-up.
+stage_genai_perf() {
+    log "genai-perf: $GENAI_PERF with $GENAI_PERF_TRITON"
+    if ! dpkg-query -W -f='${Status}' libb64-0d 2>/dev/null | grep -q 'install ok installed'; then
+        if [ "$(id -u)" = 0 ]; then
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libb64-0d >/dev/null
+        else
+            echo "perf_analyzer needs libb64: sudo apt-get install libb64-0d"; return 1
+        fi
+    fi
+    mkvenv genai-perf "$GENAI_PERF" "${GENAI_PERF_EXTRA[@]}"
+    venv-genai-perf/bin/pip install -q --no-deps --force-reinstall "$GENAI_PERF_TRITON" \
+        > pip-genai-perf-triton.log 2>&1 || { tail -20 pip-genai-perf-triton.log; return 1; }
+    local cudart
+    cudart="$(dirname "$(find "$WORK/venv-genai-perf" -name 'libcudart.so.12' | head -1)")"
+    start_server tiny_server.py 8121 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    rm -rf out/genai-perf
+    LD_LIBRARY_PATH="$cudart" PATH="$WORK/venv-genai-perf/bin:$PATH" \
+        venv-genai-perf/bin/genai-perf profile -m tiny-gpt2-s1 --endpoint-type chat --streaming \
+        -u 127.0.0.1:8121 --tokenizer ./tokenizer-bpe4k --concurrency 2 --request-count 8 \
+        --synthetic-input-tokens-mean 32 --synthetic-input-tokens-stddev 4 \
+        --output-tokens-mean 16 --output-tokens-stddev 0 --extra-inputs ignore_eos:true \
+        --random-seed 1 --artifact-dir out/genai-perf > genai-perf.log 2>&1 \
+        || { tail -40 genai-perf.log; return 1; }
+    stop_server "$pid"
+    publish genai-perf
+    expected aiperf genai-perf genai-perf "${GENAI_PERF#genai-perf==}"
+}
+
+# ---- stage: vLLM benchmark_serving.py from an older release (0.6.x) ------------------------
+vllm_benchmarks_src() {  # vllm_benchmarks_src VERSION : unpack benchmarks/ of the vllm sdist
+    local v="$1" src="vllm-src/vllm-$1"
+    [ -f "$src/benchmarks/benchmark_serving.py" ] && return 0
+    mkdir -p vllm-src
+    local sdist="vllm-src/vllm-$v.tar.gz" url
+    if [ ! -f "$sdist" ]; then   # see stage_vllm: the direct reference skips pip's version check
+        url="$(VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm==$v" \
+                --no-deps --no-binary :all: --no-build-isolation -d vllm-src 2>&1 \
+              | grep -o "https://[^ ]*/vllm-$v\.tar\.gz" | head -1 || true)"
+        if [ ! -f "$sdist" ]; then
+            [ -n "$url" ] || { echo "could not locate the vllm $v sdist"; return 1; }
+            VLLM_TARGET_DEVICE=empty venv-vllm/bin/pip download "vllm @ $url" \
+                --no-deps --no-build-isolation -d vllm-src > "pip-vllm-sdist-$v.log" 2>&1
+        fi
+    fi
+    tar -xzf "$sdist" -C vllm-src "vllm-$v/benchmarks"
+}
+
+stage_vllm_old() {
+    log "vllm: benchmarks/benchmark_serving.py from vllm==$VLLM_OLD_VERSION"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}"
+    mkvenv vllm "$TORCH" "${VLLM_SDIST_BUILD_PKGS[@]}" "${VLLM_CLIENT_PKGS[@]}"
+    vllm_benchmarks_src "$VLLM_OLD_VERSION"
+    local bs="vllm-src/vllm-$VLLM_OLD_VERSION/benchmarks/benchmark_serving.py"
+    start_server tiny_server.py 8140 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    start_server tiny_server.py 8141 --model-name tiny-gpt2-s1 --seed 1 --ctx 256
+    local pid_short=$LAST_PID
+    rm -rf out/vllm-0.6
+    local c common=(--backend vllm --endpoint /v1/completions --model tiny-gpt2-s1
+                    --tokenizer ./tokenizer-bpe4k --dataset-name random --ignore-eos
+                    --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,95,99
+                    --save-result)
+    mkdir -p out/vllm-0.6/ok out/vllm-0.6/failed
+    for c in 1 4; do
+        HF_HUB_OFFLINE=1 venv-vllm/bin/python "$bs" "${common[@]}" --base-url http://127.0.0.1:8140 \
+            --random-input-len 48 --random-output-len 32 --random-range-ratio 0.5 \
+            --num-prompts "$VLLM_NUM_PROMPTS" --max-concurrency "$c" --seed 1 \
+            --result-dir out/vllm-0.6/ok > "vllm-old-c$c.log" 2>&1 \
+            || { tail -40 "vllm-old-c$c.log"; return 1; }
+        grep -A4 '^Successful requests' "vllm-old-c$c.log" || true
+        sleep 1   # result file names carry a per-second timestamp
+    done
+    # prompts of 100-400 tokens against a 256-token context: the longer ones are answered
+    # HTTP 400. The script's initial test request uses the first prompt and aborts if it
+    # fails; with seed 27 the first prompt is short (119 tokens).
+    HF_HUB_OFFLINE=1 venv-vllm/bin/python "$bs" "${common[@]}" --base-url http://127.0.0.1:8141 \
+        --random-input-len 400 --random-output-len 16 --random-range-ratio 0.25 \
+        --num-prompts "$VLLM_NUM_PROMPTS" --max-concurrency 2 --seed "$VLLM_FAIL_SEED" \
+        --result-dir out/vllm-0.6/failed > vllm-old-failed.log 2>&1 \
+        || { tail -40 vllm-old-failed.log; return 1; }
+    grep -A4 '^Successful requests' vllm-old-failed.log || true
+    stop_server "$pid"
+    stop_server "$pid_short"
+    publish vllm-0.6
+    expected vllm vllm-0.6 vllm "$VLLM_OLD_VERSION" \
+        --console "ok/*concurrency1*=vllm-old-c1.log" --console "ok/*concurrency4*=vllm-old-c4.log" \
+        --console "failed=vllm-old-failed.log"
 }
 
 # ---- stage: lm-evaluation-harness --------------------------------------------------
