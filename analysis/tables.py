@@ -153,7 +153,8 @@ def _build_tables(loaded: LoadResult) -> Tables:
                      ("source_file", lr.source_file), ("source_sha256", lr.sha256),
                      ("source_format", lr.source_format), ("notes", run.notes),
                      ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
-                     ("harness_group", h.group)):
+                     ("harness_group", h.group),
+                     ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None)):
             runs[k].append(v)
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
         ms = run.measurements or ()

@@ -50,6 +50,7 @@ def _is_benchmark(b) -> bool:
 
 class _Importer:
     name = NAME
+    label = "GuideLLM 0.3-0.8 benchmarks report"
 
     def recognise(self, doc, path):
         benches = _benchmarks(doc)

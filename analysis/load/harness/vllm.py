@@ -46,6 +46,7 @@ def _is_pytorch_twin(doc) -> bool:
 
 class _Importer:
     name = NAME
+    label = "vLLM bench serve / benchmark_serving.py result"
 
     def recognise(self, doc, path):
         if _is_result(doc):
