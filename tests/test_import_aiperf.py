@@ -183,7 +183,7 @@ def test_older_aiperf_layout_from_the_source(tmp_path):
     run = result.runs[0].run
     assert run.harness.name == "aiperf" and run.date == "2025-10-01T10:00:00"
     assert run.warmup_excluded is False and {m.concurrency for m in run.measurements} == {2}
-    assert run.requests[1].error == "ServerError: overloaded (code 500)"
+    assert run.requests[1].error == "ServerError (code 500): overloaded"
     assert run.requests[1].prompt_tokens == 100
 
 

@@ -544,8 +544,9 @@ def _measurements(d: Draft, doc: dict, wl: str, conc: int | None) -> None:
 
 
 def error_text(err) -> str:
-    """`type: message (code N)` of an AIPerf error {code, type, message}; a message that is the
-    server's JSON error body is reduced to that body's own message."""
+    """`type (code N): message` of an AIPerf error {code, type, message} (the code first, so a
+    shortened text keeps it); a message that is the server's JSON error body is reduced to that
+    body's own message."""
     if not isinstance(err, dict):
         return short_text(err) or "error"
     message = err.get("message")
@@ -556,9 +557,9 @@ def error_text(err) -> str:
             inner = None
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
             message = inner["message"]
-    text = ": ".join(str(x) for x in (err.get("type"), message) if x)
     code = err.get("code")
-    return short_text(f"{text} (code {code})" if code is not None else text) or "error"
+    kind = " ".join(str(x) for x in (err.get("type"), f"(code {code})" if code is not None else None) if x)
+    return short_text(": ".join(x for x in (kind, str(message) if message else None) if x)) or "error"
 
 
 def _error_tally(doc: dict) -> list[tuple[str, int]]:
@@ -580,17 +581,26 @@ def _error_total(doc: dict) -> int:
 
 
 def _counted_failures(d: Draft, doc: dict, wl: str, conc: int | None, has_records: bool) -> None:
-    """Failed requests the export counts but the records do not hold become records without timings."""
+    """The export's request counts against the records read. Failed requests the export counts
+    but no record holds (no records file: `--export-level summary`, releases before 0.4) become
+    records without timings, so the failure share is AIPerf's."""
     total = _error_total(doc)
+    ok = count(dig(_blocks(doc), "request_count", "avg"))
     have = len(d.requests) - successful_count(d.requests)
+    against = "AIPerf's request_count and error counts"
+    if has_records and ok is not None:
+        d.checks.append(Check(against, wl, conc, "requests", "count", float(ok), float(successful_count(d.requests)),
+                              "profiling records without an error"))
     missing = total - have
     if missing <= 0:
+        if has_records and (total or "error_summary" in doc):
+            d.checks.append(Check(against, wl, conc, "failed", "count", float(total), float(have),
+                                  "profiling records with an error"))
         return
     d.requests += failed_from_counts(_error_tally(doc), missing, wl, conc)[:missing]
     if not has_records:
-        ok = count(dig(_blocks(doc), "request_count", "avg")) or 0
-        d.requests += count_only_requests(ok, wl, conc)
-        d.notes.append(f"AIPerf kept no per-request records here: its {total} failed and {ok} successful "
+        d.requests += count_only_requests(ok or 0, wl, conc)
+        d.notes.append(f"AIPerf kept no per-request records here: its {total} failed and {ok or 0} successful "
                        "requests are request rows without timings (from error_summary and request_count), so "
                        "the failure share is seen; the figures are the export's")
     else:

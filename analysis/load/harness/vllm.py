@@ -20,8 +20,8 @@ from __future__ import annotations
 import datetime as _dt
 
 from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import (Draft, count, finish, guarded, mean, measurement, num, positive_int,
-                                           short_text, skip)
+from analysis.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
+                                           measurement, num, positive_int, short_text, skip, successful_count)
 
 NAME = "vllm"
 HARNESS_NAME = "vllm bench serve"
@@ -124,6 +124,7 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     total = len(doc.get("ttfts") or doc.get("output_lens") or [])
     if failed is None and total and completed is not None:
         failed = total - completed
+    _check_counts(d, completed, failed, wl, conc)
     desc = [f"vLLM bench serve result: backend {doc.get('backend')}", f"{doc.get('num_prompts')} prompts",
             f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
             f"{completed} completed, {failed if failed is not None else 'unknown'} failed"]
@@ -131,6 +132,29 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
     return d
+
+
+def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None) -> None:
+    """The file's `completed`/`failed` against the request records read. Failed requests the file
+    only counts (no per-request lists: a result saved without --save-detailed) become records
+    without timings, with the completed ones beside them, so the failure share is vLLM's."""
+    if not d.requests:
+        if failed:
+            d.requests = (count_only_requests(failed, wl, conc, "failed (counted by vLLM; no per-request "
+                                                                 "lists saved)")
+                          + count_only_requests(completed or 0, wl, conc))
+            d.notes.append(f"no per-request lists in this file: its {failed} failed and {completed or 0} "
+                           "completed requests are request rows without timings, so the failure share is seen; "
+                           "the figures are the file's")
+        return
+    against = "vLLM's completed/failed counts"
+    ok = successful_count(d.requests)
+    if completed is not None:
+        d.checks.append(Check(against, wl, conc, "requests", "count", float(completed), float(ok),
+                              "request records without an error"))
+    if failed is not None:
+        d.checks.append(Check(against, wl, conc, "failed", "count", float(failed), float(len(d.requests) - ok),
+                              "request records with an error"))
 
 
 def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str | None]:
