@@ -44,9 +44,9 @@ def _benchmarks(doc):
 
 
 def _is_benchmark(b) -> bool:
-    return isinstance(b, dict) and (b.get("type_") == "generative_benchmark" or (
-        isinstance(b.get("metrics"), dict)
-        and any(k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second"))))
+    """A benchmark with results: GuideLLM's metrics (a `generative_benchmark` without them is broken)."""
+    return isinstance(b, dict) and isinstance(b.get("metrics"), dict) and any(
+        k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second", "request_latency"))
 
 
 def _is_report(doc) -> bool:
