@@ -162,3 +162,20 @@ def test_request_counts_checked_against_the_file(tmp_path):
     src = next((FIXTURES.parent / "vllm-0.6" / "failed").glob("*.json"))
     lr = _one(tmp_path, json.loads(src.read_text())).runs[0]
     assert "checked against vLLM's completed/failed counts" in lr.run.notes and not lr.checks
+
+
+def test_failed_requests_told_by_their_zero_latency_without_an_errors_list(tmp_path):
+    """`vllm bench serve` without --save-detailed keeps only `latencies` (0.0 for a failed
+    request, vLLM's placeholder): with as many zeros as `failed`, those are the failures."""
+    src = next((FIXTURES.parent / "vllm-0.6" / "failed").glob("*.json"))
+    doc = json.loads(src.read_text())
+    ok = [not e for e in doc["errors"]]
+    lat = [t + sum(g) if good else 0.0 for t, g, good in zip(doc["ttfts"], doc["itls"], ok)]
+    for k in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"):
+        doc.pop(k)
+    doc.update(latencies=lat, failed=ok.count(False))
+    lr = _one(tmp_path, doc).runs[0]
+    reqs = lr.run.requests
+    assert [r.finish_reason != "error" for r in reqs] == ok
+    assert all(r.e2e_latency_ms > 0 for r, good in zip(reqs, ok) if good)
+    assert "placeholder latency 0" in lr.run.notes and not lr.checks

@@ -278,6 +278,7 @@ FAILED_REASONS = ("error", "cancelled", "incomplete")
 
 
 def successful_count(requests: list[dict]) -> int:
+    """How many of the request records are not failed (no error, no failing finish reason)."""
     return sum(1 for r in requests if r.get("finish_reason") not in FAILED_REASONS and "error" not in r)
 
 

@@ -82,7 +82,7 @@ def _has_metrics(doc: dict) -> bool:
 def _is_export(doc) -> bool:
     """A profile export (summary): metric blocks, or AIPerf's export markers without any (a phase
     or run whose requests all failed has only error counts)."""
-    if not isinstance(doc, dict) or isinstance(doc.get("metadata"), dict) and "aggregation_type" in doc["metadata"]:
+    if not isinstance(doc, dict) or _aggregation(doc) is not None:
         return False
     has_cfg = isinstance(doc.get("input_config"), dict)
     marked = any(k in doc for k in ("aiperf_version", "schema_version", "benchmark_id"))
@@ -203,6 +203,7 @@ class _Importer:
 
 
 def _aggregate_reason(doc: dict) -> str:
+    """Why an aggregate is skipped, in words (sweep or trials)."""
     kind = _aggregation(doc)
     if kind == "sweep":
         n = len(doc.get("per_combination_metrics") or [])
@@ -286,6 +287,7 @@ def _sort_phase_exports(outcome, exports, kept, roots, phase_of):
 
 
 def _failed_words(doc: dict) -> str:
+    """", N request(s) failed[, no metrics]" for a phase export whose requests failed, else ""."""
     n = _error_total(doc)
     if not n:
         return ""
@@ -416,12 +418,14 @@ def _warmup_configured(cfg) -> bool | None:
 
 
 def _value(metric: dict | None) -> tuple[float | None, str | None]:
+    """(value, unit) of a record's metric {value, unit}."""
     if not isinstance(metric, dict):
         return None, None
     return num(metric.get("value")), metric.get("unit")
 
 
 def _harness(doc: dict, cfg: dict, summary: SourceFile | None) -> dict:
+    """`aiperf` (with its version) or `genai-perf`, told by AIPerf's markers and config sections."""
     is_aiperf = bool(summary is None or "aiperf_version" in doc or "schema_version" in doc or "records" in doc
                      or any(k in cfg for k in ("models", "phases", "loadgen")))
     harness = {"name": "aiperf" if is_aiperf else "genai-perf"}
@@ -736,6 +740,7 @@ def _invocation_folder(agg: SourceFile):
 
 
 def _under(path, folder) -> bool:
+    """Whether `path` lies inside `folder` (lexically)."""
     try:
         path.relative_to(folder)
     except ValueError:
@@ -744,6 +749,7 @@ def _under(path, folder) -> bool:
 
 
 def _concurrency_of(params) -> int | None:
+    """The concurrency of an aggregate's variation ({"phases.profiling.concurrency": C} or {"concurrency": C})."""
     if not isinstance(params, dict):
         return None
     for k, v in params.items():
@@ -753,6 +759,7 @@ def _concurrency_of(params) -> int | None:
 
 
 def _draft_concurrency(d: Draft) -> int | None:
+    """The concurrency of a trial run (from its first measurement or request that has one)."""
     for m in d.measurements + d.requests:
         if m.get("concurrency") is not None:
             return m["concurrency"]
@@ -807,6 +814,7 @@ def _trial_figure(d: Draft, metric: str, stat: str) -> float | None:
 
 
 def _measured(d: Draft, metric: str, stat: str, key: str = "value") -> float | None:
+    """A field (`value`, `n`) of the run's measurement of (metric, statistic), or None."""
     m = next((m for m in d.measurements if m["metric"] == metric and m.get("statistic") == stat), None)
     return float(m[key]) if m is not None and m.get(key) is not None else None
 

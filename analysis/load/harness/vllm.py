@@ -173,6 +173,28 @@ def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str 
                     f"({m * 1000:.3f} ms vs {target:.3f} ms)")
 
 
+def _successful(doc: dict, lists: dict, size: int, d: Draft) -> list[bool] | None:
+    """Which requests of the per-request lists succeeded, or None when that cannot be told.
+
+    From `errors` ("" on success) when saved. Without it (a result saved without
+    --save-detailed keeps only `latencies`), a failed request is the one with vLLM's
+    placeholder latency 0.0, accepted only when as many latencies are 0 as the file's `failed`.
+    """
+    if "errors" in lists:
+        return [not (isinstance(e, str) and e.strip()) for e in lists["errors"]]
+    failed = count(doc.get("failed"))
+    if failed == 0 or count(doc.get("completed")) == size:
+        return [True] * size
+    zero = [num(v) == 0 for v in lists.get("latencies", [])]
+    if failed and len(zero) == size and sum(zero) == failed:
+        d.notes.append(f"no errors list in this file: the {failed} failed requests are those with vLLM's "
+                       "placeholder latency 0 (as many as its failed count)")
+        return [not z for z in zero]
+    d.notes.append("per-request lists without errors and with failed requests; requests not imported "
+                   "(rerun with --save-detailed)")
+    return None
+
+
 def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
                                      "generated_texts", "errors", "start_times")}
@@ -184,13 +206,8 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
         d.notes.append("per-request lists of different lengths; requests not imported")
         return []
     size = sizes.pop()
-    if "errors" in lists:
-        ok = [not (isinstance(e, str) and e.strip()) for e in lists["errors"]]
-    elif count(doc.get("failed")) == 0 or count(doc.get("completed")) == size:
-        ok = [True] * size
-    else:
-        d.notes.append("per-request lists without errors and with failed requests; requests not imported "
-                       "(rerun with --save-detailed)")
+    ok = _successful(doc, lists, size, d)
+    if ok is None:
         return []
     factor, note = _seconds_factor(doc, lists.get("ttfts", []), ok)
     if note:
@@ -233,7 +250,8 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
                 r["content_chars"] = len(text)
         else:
             r["finish_reason"] = "error"
-            r["error"] = short_text(lists["errors"][i]) or "failed"
+            text = lists["errors"][i] if "errors" in lists else None
+            r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
         out.append(r)
     return out
 
