@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from analysis.format import printed_rounding
 from analysis.load import native
 from analysis.load.errors import Refusal, Skipped
-from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile
+from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
 from analysis.load.harness import _manifest
 
 FORMAT = "benchreport.run/1"
@@ -482,8 +482,9 @@ def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *ar
     try:
         return build(*args)
     except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
-        outcome.refused.append(Refusal(source.display, "$", f"expected a readable {harness} file; the importer "
-                                                            f"could not read this one ({type(exc).__name__}: {exc})"[:400]))
+        outcome.refused.append(Refusal(source.display, "$", (
+            f"expected a readable {harness} file; the importer could not read this one "
+            f"({type(exc).__name__}: {str(exc)[:120]}); found {describe(source.doc, source.path)}")[:600]))
         return None
 
 
