@@ -9,14 +9,20 @@
 #   HARNESS_CAPTURE_DIR  folder holding tiny_server.py and build_tokenizer.py
 #                        (default: ../shared/tools/harness-capture next to the repo)
 #   STAGES               which stages to run, in order (default: all of them)
-#                        "setup vllm guidellm aiperf lmeval"
+#                        "setup vllm guidellm guidellm_reasoning aiperf lmeval
+#                         aiperf_sweep aiperf_failures aiperf_export aiperf_versions
+#                         genai_perf vllm_old guidellm_versions vllm_bench"
+#                        (every stage after setup needs setup's tokenizer and server venv)
 #   PYTHON               interpreter used to create the venvs (default: python3)
 #
 # Everything talks to 127.0.0.1 only: a tiny, randomly initialised GPT-2-style model
 # served by tiny_server.py on the CPU. Nothing is downloaded from a model hub; packages
 # come from PyPI through pip. Each harness gets its own venv with pinned versions.
-# The only files written inside the repository are tests/fixtures/harness/{vllm,
-# guidellm,aiperf,lmeval}/ (replaced wholesale per stage that runs).
+# The only files written inside the repository are the harness folders under
+# tests/fixtures/harness/ (each replaced wholesale by the stage that writes it), their
+# expected.json (scripts/harness_expected.py: the harness's own figures) and the inputs
+# under tests/fixtures/harness-inputs/. The genai_perf stage installs the Debian package
+# libb64-0d when run as root; vllm_bench installs vllm with its CUDA dependencies (~10 GB).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -841,6 +847,14 @@ for s in $STAGES; do
     "stage_$s"
 done
 log "done; fixtures in $FIX"
-if grep -rn "$WORK\|$REPO\|$HOME/" "$FIX" >/dev/null 2>&1; then
-    echo "WARNING: machine paths left in fixtures:"; grep -rln "$WORK\|$REPO\|$HOME/" "$FIX"
+# Proof that no path of this machine is left: the work folder, the repository, $HOME and
+# the temp folder, in the harness folders and their inputs. Exits 1 if any is found.
+TMP_PREFIX="$(cd "${TMPDIR:-/tmp}" && pwd -P)/"
+MACHINE_PATHS=("$WORK" "$(cd "$WORK" && pwd -P)" "$REPO" "$TMP_PREFIX")
+if [ -n "${HOME:-}" ] && [ "$HOME" != / ]; then MACHINE_PATHS+=("${HOME%/}/"); fi
+GREP_ARGS=()
+for p in "${MACHINE_PATHS[@]}"; do GREP_ARGS+=(-e "$p"); done
+if grep -rlF "${GREP_ARGS[@]}" "$FIX" "$FIX/../harness-inputs"; then
+    echo "ERROR: machine paths left in the fixtures listed above"; exit 1
 fi
+echo "no machine path in $FIX or harness-inputs (checked: ${MACHINE_PATHS[*]})"
