@@ -249,7 +249,8 @@ CONSOLE_PATTERNS = {
              r"^Mean ITL.*$", r"^Median ITL.*$"],
     "aiperf": [r"^.*(Time to First Token|Inter Token Latency|Output Token Throughput|Request Count"
                r"|Error Request Count).*$"],
-    "guidellm": [r"^.*(concurrent|synchronous|throughput)@?.*\|.*$"],
+    # GuideLLM prints its summary as tables: keep the table rows and section titles
+    "guidellm": [r"^\s*\|.*\|\s*$", r"^.*\|.*\|.*$", r"^\S*\s*(Benchmarks? \w+|Request Latency|Server Throughput|Run Summary).*$"],
 }
 
 
