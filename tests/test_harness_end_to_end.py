@@ -24,9 +24,11 @@ FOLDERS = [HARNESS / name for name in (
     "genai-perf",
     "guidellm",
     "guidellm-reasoning",
+    "guidellm-versions",
     "lmeval",
     "vllm",
     "vllm-0.6",
+    "vllm-bench-serve",
 )]
 
 

@@ -22,9 +22,11 @@ FOLDERS = [HARNESS / name for name in (
     "genai-perf",
     "guidellm",
     "guidellm-reasoning",
+    "guidellm-versions",
     "lmeval",
     "vllm",
     "vllm-0.6",
+    "vllm-bench-serve",
 )]
 #: harness name in the runs table -> the oracle `tool` of its folders
 ORACLE_TOOLS = {"aiperf": "aiperf", "genai-perf": "genai-perf", "vllm bench serve": "vllm"}
@@ -87,17 +89,28 @@ def test_request_counts_match_the_harnesses_own_counts(loaded):
     for lr in result.runs:
         if not lr.run.requests:
             continue
-        doc = json.loads(Path(lr.source_file).read_text())
+        doc = _doc_of(lr)
         name = lr.run.harness.name
         if name == "vllm bench serve":
             expected = doc["completed"]
         elif name == "guidellm":
-            expected = sum(b["metrics"]["request_totals"]["successful"] for b in doc["benchmarks"])
+            expected = sum((b["metrics"].get("request_totals") or b["request_totals"])["successful"]
+                           for b in doc["benchmarks"])
         elif name == "aiperf":
             expected = doc["request_count"]["avg"]
         else:
             continue
         assert per_run.get(lr.run.run_id, 0) == expected, lr.source_file
+
+
+def _doc_of(lr) -> dict:
+    """The harness document a run was read from (its line, for an --append-result file)."""
+    text = Path(lr.source_file).read_text()
+    try:
+        return json.loads(text)
+    except ValueError:
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return lines[int(lr.run.run_id.rsplit("-r", 1)[1]) - 1]
 
 
 def test_failed_requests_are_request_records_with_their_error(loaded):
