@@ -3,7 +3,7 @@
 What GuideLLM writes (src/guidellm/benchmark/schemas/report.py, benchmark.py, metrics.py,
 src/guidellm/schemas/request_stats.py, statistics.py):
 - v0.7+ : `metadata` {version: 2, guidellm_version}, `config` (the scenario), `benchmarks[]`;
-  v0.4-0.6: `args` (+ `metadata` version 1 from v0.6), `benchmarks[]`;
+  v0.4-0.6: `args` (+ `metadata` version 1 from v0.5), `benchmarks[]`;
   v0.2-0.3: `benchmarks[]` only, each with `args`, `run_stats`, `worker.backend_model`.
 - each benchmark: the strategy (`config.strategy`, or `args.strategy` before v0.4) with
   `type_` synchronous / concurrent (`streams`) / throughput / constant / poisson (`rate`);
