@@ -66,7 +66,7 @@ TABLE_COLUMNS: dict[str, list[str]] = {
         "run_id", "seat", "date", "pass", "harness", "harness_version", "probe",
         "max_tokens", "temperature", "thinking", "warmup_excluded", "settings",
         "quantisation", "engine", "source_file", "source_sha256", "source_format",
-        "notes", "assumptions", "harness_group",
+        "notes", "assumptions", "harness_group", "figure_checks",
     ],
     "measurements": [
         "run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "statistic",
@@ -77,7 +77,7 @@ TABLE_COLUMNS: dict[str, list[str]] = {
         "run_id", "seat", "date", "pass", "workload", "concurrency", "prompt_tokens",
         "cached_prompt_tokens", "output_tokens", "reasoning_tokens", "content_chars",
         "reasoning_chars", "ttft_ms", "e2e_latency_ms", "itl_ms", "finish_reason", "error",
-        "start_ms",
+        "start_ms", "counted_only",
     ],
     "exams": [
         "run_id", "seat", "date", "benchmark", "dimension", "correct", "total", "score",

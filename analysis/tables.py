@@ -27,7 +27,7 @@ DTYPES: dict[str, str] = {
     "checkpoint_bytes": "float64", "gpu_memory_bytes": "float64",
     "nodes": "Int64", "gpus_per_node": "Int64", "tensor_parallel": "Int64",
     "max_tokens": "Int64", "temperature": "float64", "thinking": "boolean",
-    "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean",
+    "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean", "counted_only": "boolean",
     "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
     "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
     "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64", "start_ms": "float64",
@@ -174,7 +174,8 @@ def _build_tables(loaded: LoadResult) -> Tables:
                      ("source_file", lr.source_file), ("source_sha256", lr.sha256),
                      ("source_format", lr.source_format), ("notes", run.notes),
                      ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
-                     ("harness_group", h.group)):
+                     ("harness_group", h.group),
+                     ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None)):
             runs[k].append(v)
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
         ms = run.measurements or ()

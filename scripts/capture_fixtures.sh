@@ -9,14 +9,20 @@
 #   HARNESS_CAPTURE_DIR  folder holding tiny_server.py and build_tokenizer.py
 #                        (default: ../shared/tools/harness-capture next to the repo)
 #   STAGES               which stages to run, in order (default: all of them)
-#                        "setup vllm guidellm aiperf lmeval"
+#                        "setup vllm guidellm guidellm_reasoning aiperf lmeval
+#                         aiperf_sweep aiperf_failures aiperf_export aiperf_versions
+#                         genai_perf vllm_old guidellm_versions vllm_bench"
+#                        (every stage after setup needs setup's tokenizer and server venv)
 #   PYTHON               interpreter used to create the venvs (default: python3)
 #
 # Everything talks to 127.0.0.1 only: a tiny, randomly initialised GPT-2-style model
 # served by tiny_server.py on the CPU. Nothing is downloaded from a model hub; packages
 # come from PyPI through pip. Each harness gets its own venv with pinned versions.
-# The only files written inside the repository are tests/fixtures/harness/{vllm,
-# guidellm,aiperf,lmeval}/ (replaced wholesale per stage that runs).
+# The only files written inside the repository are the harness folders under
+# tests/fixtures/harness/ (each replaced wholesale by the stage that writes it), their
+# expected.json (scripts/harness_expected.py: the harness's own figures) and the inputs
+# under tests/fixtures/harness-inputs/. The genai_perf stage installs the Debian package
+# libb64-0d when run as root; vllm_bench installs vllm with its CUDA dependencies (~10 GB).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,7 +30,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 SHARED="${HARNESS_CAPTURE_DIR:-$REPO/../shared/tools/harness-capture}"
-STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export aiperf_versions genai_perf vllm_old}"
+STAGES="${STAGES:-setup vllm guidellm guidellm_reasoning aiperf lmeval aiperf_sweep aiperf_failures aiperf_export aiperf_versions genai_perf vllm_old guidellm_versions vllm_bench}"
 PYTHON="${PYTHON:-python3}"
 FIX="$REPO/tests/fixtures/harness"
 
@@ -41,7 +47,9 @@ VLLM_SDIST_BUILD_PKGS=(setuptools==84.2.1 setuptools_scm==10.3.4 wheel==0.48.0
 VLLM_OLD_VERSION="0.6.4.post1"   # 0.6.6.post1 calls get_tokenizer(tokenizer_mode=) that its own
                                  # fallback lacks without vllm; 0.6.3 has no --max-concurrency
 VLLM_FAIL_SEED=27
+VLLM_BENCH="vllm==0.33.0"                  # current release: vllm bench serve
 GUIDELLM="guidellm==0.8.1"
+GUIDELLM_OLD_VERSIONS=(0.3.1 0.4.0 0.5.4 0.6.1 0.7.4)
 AIPERF="aiperf==0.13.0"
 LMEVAL="lm_eval[api]==0.4.13"
 AIPERF_OLD_VERSIONS=(0.1.1 0.6.0 0.9.0 0.12.0)   # earliest, middle and last before 0.13
@@ -614,6 +622,113 @@ stage_vllm_old() {
         --console "failed=vllm-old-failed.log"
 }
 
+# ---- stage: older GuideLLM releases ---------------------------------------------------------
+# One small run per release (concurrency 2, 8 chat requests, a shared 32-token prefix)
+# against the patched server with reasoning and cached-token reporting, so each release's
+# report shows whether it records cached prompt tokens and reasoning at all. Their JSON
+# layouts differ (see the fixtures README).
+stage_guidellm_versions() {
+    log "guidellm older releases: ${GUIDELLM_OLD_VERSIONS[*]}"
+    start_server tiny_server_cached.py 8130 --model-name tiny-gpt2-s1 --seed 1 \
+        --reasoning some --report-cached 16
+    local pid=$LAST_PID v out extra
+    rm -rf out/guidellm-versions
+    for v in "${GUIDELLM_OLD_VERSIONS[@]}"; do
+        extra=()
+        [ "$v" = 0.4.0 ] && extra=(transformers==4.57.6)   # 0.4.0 imports a name transformers 5 dropped
+        mkvenv "guidellm-$v" "$TORCH"
+        mkvenv "guidellm-$v" "$TORCH" "guidellm==$v" "${extra[@]}"
+        out="out/guidellm-versions/$v"
+        mkdir -p "$out"
+        if [ "$v" = 0.3.1 ]; then   # 0.3: --rate-type/--output-path; the chat route by setting
+            COLUMNS=200 HF_HUB_OFFLINE=1 GUIDELLM__PREFERRED_ROUTE=chat_completions \
+            "venv-guidellm-$v/bin/guidellm" benchmark run --target http://127.0.0.1:8130 \
+                --model tiny-gpt2-s1 --processor ./tokenizer-bpe4k \
+                --data "prompt_tokens=32,output_tokens=16,prefix_tokens=32" \
+                --rate-type concurrent --rate 2 --max-requests 8 --random-seed 1 \
+                --output-path "$out/benchmarks.json" --disable-progress \
+                > "guidellm-$v.log" 2>&1 || { tail -40 "guidellm-$v.log"; return 1; }
+        elif [ "${v%.*}" = 0.7 ]; then   # 0.7 has the 0.8 CLI: guidellm run, kind=... specs;
+            # its synthetic_text takes prefixes only as a prefix_buckets list, so none here
+            COLUMNS=200 HF_HUB_OFFLINE=1 "venv-guidellm-$v/bin/guidellm" run \
+                --backend kind=openai_http,target=http://127.0.0.1:8130,model=tiny-gpt2-s1,request_format=/v1/chat/completions \
+                --profile kind=concurrent --override profile.streams 2 \
+                --data kind=synthetic_text,prompt_tokens=32,output_tokens=16 \
+                --tokenizer kind=hf_auto,model=./tokenizer-bpe4k \
+                --constraint kind=max_requests,count=8 \
+                --output "kind=json,path=$out/benchmarks.json" --disable-console-interactive \
+                > "guidellm-$v.log" 2>&1 || { tail -40 "guidellm-$v.log"; return 1; }
+        else
+            COLUMNS=200 HF_HUB_OFFLINE=1 "venv-guidellm-$v/bin/guidellm" benchmark run \
+                --target http://127.0.0.1:8130 --model tiny-gpt2-s1 --processor ./tokenizer-bpe4k \
+                --request-type chat_completions \
+                --data "prompt_tokens=32,output_tokens=16,prefix_tokens=32,prefix_count=1" \
+                --profile concurrent --rate 2 --max-requests 8 --random-seed 1 \
+                --output-dir "$out" --outputs benchmarks.json --disable-console-interactive \
+                > "guidellm-$v.log" 2>&1 || { tail -40 "guidellm-$v.log"; return 1; }
+        fi
+    done
+    stop_server "$pid"
+    publish guidellm-versions
+    for v in "${GUIDELLM_OLD_VERSIONS[@]}"; do
+        expected guidellm "guidellm-versions/$v" guidellm "$v" --console "console=guidellm-$v.log"
+    done
+}
+
+# ---- stage: current vLLM client, `vllm bench serve` -------------------------------------------
+# The full vllm wheel with its own dependencies (CUDA torch, about 10 GB installed); the
+# benchmark client itself runs on the CPU and needs no GPU.
+stage_vllm_bench() {
+    log "vllm bench serve: $VLLM_BENCH"
+    mkvenv vllm-bench "$VLLM_BENCH"
+    start_server tiny_server.py 8150 --model-name tiny-gpt2-s1 --seed 1
+    local pid=$LAST_PID
+    start_server tiny_server.py 8151 --model-name tiny-gpt2-s1 --seed 1 --ctx 256
+    local pid_short=$LAST_PID
+    rm -rf out/vllm-bench-serve
+    local c i common=(--backend vllm --endpoint /v1/completions --model tiny-gpt2-s1
+                      --tokenizer ./tokenizer-bpe4k --dataset-name random --ignore-eos
+                      --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,95,99)
+    vb() {  # vb LOG ARGS... : one vllm bench serve run
+        local name="$1"; shift
+        HF_HUB_OFFLINE=1 venv-vllm-bench/bin/vllm bench serve "${common[@]}" "$@" > "$name.log" 2>&1 \
+            || { tail -40 "$name.log"; return 1; }
+        grep -A2 '^Successful requests' "$name.log" || true
+        sleep 1   # result file names carry a per-second timestamp
+    }
+    # per-request lists kept (--save-detailed), concurrency 1 and 4
+    for c in 1 4; do
+        vb "vllm-bench-detailed-c$c" --base-url http://127.0.0.1:8150 --random-input-len 48 \
+            --random-output-len 32 --random-range-ratio 0.5 --num-prompts "$VLLM_NUM_PROMPTS" \
+            --max-concurrency "$c" --seed 1 --save-result --save-detailed \
+            --result-dir out/vllm-bench-serve/detailed
+    done
+    # the default result file: summary only
+    vb vllm-bench-summary-c2 --base-url http://127.0.0.1:8150 --random-input-len 48 \
+        --random-output-len 32 --random-range-ratio 0.5 --num-prompts "$VLLM_NUM_PROMPTS" \
+        --max-concurrency 2 --seed 1 --save-result --result-dir out/vllm-bench-serve/summary
+    # --append-result: three runs appended as lines of one file
+    for c in 1 2 4; do
+        vb "vllm-bench-append-c$c" --base-url http://127.0.0.1:8150 --random-input-len 48 \
+            --random-output-len 32 --random-range-ratio 0.5 --num-prompts 8 \
+            --max-concurrency "$c" --seed 1 --append-result \
+            --result-dir out/vllm-bench-serve/append --result-filename appended.json \
+            --label "append-c$c"
+    done
+    # prompts of 100-400 tokens against a 256-token context; the ready check (a test
+    # request with the first prompt, retried until it succeeds) is turned off
+    vb vllm-bench-failed --base-url http://127.0.0.1:8151 --random-input-len 250 \
+        --random-output-len 16 --random-range-ratio 0.6 --num-prompts "$VLLM_NUM_PROMPTS" \
+        --max-concurrency 2 --seed 1 --ready-check-timeout-sec 0 --save-result --save-detailed \
+        --result-dir out/vllm-bench-serve/failed
+    stop_server "$pid"
+    stop_server "$pid_short"
+    publish vllm-bench-serve
+    local cons=() f
+    for f in vllm-bench-*.log; do cons+=(--console "${f%.log}=$f"); done
+    expected vllm vllm-bench-serve vllm "${VLLM_BENCH#vllm==}" "${cons[@]}"
+}
+
 # ---- stage: lm-evaluation-harness --------------------------------------------------
 stage_lmeval() {
     log "lm-eval: $LMEVAL"
@@ -732,6 +847,14 @@ for s in $STAGES; do
     "stage_$s"
 done
 log "done; fixtures in $FIX"
-if grep -rn "$WORK\|$REPO\|$HOME/" "$FIX" >/dev/null 2>&1; then
-    echo "WARNING: machine paths left in fixtures:"; grep -rln "$WORK\|$REPO\|$HOME/" "$FIX"
+# Proof that no path of this machine is left: the work folder, the repository, $HOME and
+# the temp folder, in the harness folders and their inputs. Exits 1 if any is found.
+TMP_PREFIX="$(cd "${TMPDIR:-/tmp}" && pwd -P)/"
+MACHINE_PATHS=("$WORK" "$(cd "$WORK" && pwd -P)" "$REPO" "$TMP_PREFIX")
+if [ -n "${HOME:-}" ] && [ "$HOME" != / ]; then MACHINE_PATHS+=("${HOME%/}/"); fi
+GREP_ARGS=()
+for p in "${MACHINE_PATHS[@]}"; do GREP_ARGS+=(-e "$p"); done
+if grep -rlF "${GREP_ARGS[@]}" "$FIX" "$FIX/../harness-inputs"; then
+    echo "ERROR: machine paths left in the fixtures listed above"; exit 1
 fi
+echo "no machine path in $FIX or harness-inputs (checked: ${MACHINE_PATHS[*]})"

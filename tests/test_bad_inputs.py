@@ -1,6 +1,7 @@
 """Hardening: the bad-input corpus, every file refused with its message, good files kept.
 
-Expected messages: tests/bad_inputs_expected.json (`{dir}` stands for the corpus folder).
+Expected messages: tests/bad_inputs_expected.json (`{dir}` stands for the corpus folder,
+`{considered}` for the harness formats the registered importers read).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.load import load
+from analysis.load import harness, load
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_text())
@@ -47,8 +48,9 @@ def test_corpus_is_current(tmp_path):
 
 def test_every_bad_file_refused_with_its_message():
     result = load([CORPUS])
+    considered = "; ".join(harness.considered())  # the registered importers' formats
     got = {r.path.split("bad_inputs/", 1)[1]: f"{r.json_path}: {r.message}".replace(str(CORPUS), "{dir}")
-           for r in result.refused}
+           .replace(considered, "{considered}") for r in result.refused}
     assert got == EXPECTED
     assert {lr.run.run_id for lr in result.runs} == GOOD_IDS
 

@@ -13,9 +13,23 @@ from analysis.load import load
 from analysis.pipeline import Options, analyse
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
-#: The fixture folders of the first capture; the folders captured for issue 12 hold
-#: layouts the importers do not read yet and join this list as the importers learn them.
-FOLDERS = [HARNESS / name for name in ("vllm", "guidellm", "guidellm-reasoning", "aiperf", "lmeval")]
+#: The fixture folders the importers read, one a line (each joins when its importer reads it).
+FOLDERS = [HARNESS / name for name in (
+    "aiperf",
+    "aiperf-errors",
+    "aiperf-export",
+    "aiperf-sweep",
+    "aiperf-versions",
+    "aiperf-warmup-failed",
+    "genai-perf",
+    "guidellm",
+    "guidellm-reasoning",
+    "guidellm-versions",
+    "lmeval",
+    "vllm",
+    "vllm-0.6",
+    "vllm-bench-serve",
+)]
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +75,37 @@ def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
     assert (out / "report.pdf").stat().st_size > 10_000
     deltas = (out / "tables" / "exam_deltas.csv").read_text()
     assert "McNemar" in deltas  # two lm-eval seats' samples pair by item
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "analysis", *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("name", ["aiperf-sweep", "aiperf-warmup-failed"])
+def test_aiperf_folders_validate_as_written(name):
+    """AIPerf 0.13's sweep folder (3 trials x 4 concurrencies, aggregate/ and phases/) and a run
+    whose warm-up requests all failed: every file is read or skipped, none refused."""
+    proc = run_cli("validate", HARNESS / name)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 file(s) refused" in proc.stderr + proc.stdout
+
+
+def test_fourteen_of_twentyfour_failed_is_critical():
+    """AIPerf with 14 of 24 requests failed (HTTP 400): requests.failed, critical, with the error."""
+    proc = run_cli("flags", HARNESS / "aiperf-errors", "--json")
+    assert proc.returncode == 0, proc.stderr
+    failed = [f for f in json.loads(proc.stdout) if f["code"] == "requests.failed"]
+    assert len(failed) == 1 and failed[0]["severity"] == "critical"
+    assert failed[0]["evidence"]["failed"] == 14 and failed[0]["evidence"]["requests"] == 24
+    assert "maximum context length" in failed[0]["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["aiperf-sweep", "aiperf-warmup-failed"])
+def test_aiperf_folder_builds_without_skip_bad(tmp_path, name):
+    out = tmp_path / "report"
+    proc = run_cli("build", HARNESS / name, "--out", out, "--n-boot", "200", "--format", "html", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "report.html").stat().st_size > 10_000
+    refused = json.loads((out / "refused.json").read_text()) if (out / "refused.json").exists() else {"refused": []}
+    assert refused["refused"] == []

@@ -183,7 +183,7 @@ def test_older_aiperf_layout_from_the_source(tmp_path):
     run = result.runs[0].run
     assert run.harness.name == "aiperf" and run.date == "2025-10-01T10:00:00"
     assert run.warmup_excluded is False and {m.concurrency for m in run.measurements} == {2}
-    assert run.requests[1].error == "ServerError: overloaded (code 500)"
+    assert run.requests[1].error == "ServerError (code 500): overloaded"
     assert run.requests[1].prompt_tokens == 100
 
 
@@ -215,3 +215,94 @@ def test_multi_phase_workflow_is_read_phase_by_phase(tmp_path):
     assert by_conc[storm["concurrency"]].measurements[0].workload == "decode-storm"
     assert sum(len(r.requests) for r in by_conc.values()) == len(prof_recs)
     assert any("blending 2 profiling phases" in s.reason for s in result.skipped)
+
+
+HARNESS = FIXTURES.parent
+
+
+def _flags(paths):
+    from analysis.pipeline import Options, analyse
+
+    return analyse(load(paths), Options(n_boot=200)).flags
+
+
+def test_summary_only_export_keeps_its_failed_requests(tmp_path):
+    """`--export-level summary` (no records file) with 14 of 24 failed: the failures the export
+    only counts (error_summary) become request rows without timings, beside the 10 successful
+    ones, so requests.failed sees 14 of 24; no latency figure changes."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(HARNESS / "aiperf-errors", run_dir)
+    (run_dir / "profile_export.jsonl").unlink()
+    result = load([run_dir])
+    assert not result.refused, [str(r) for r in result.refused]
+    run = result.runs[0].run
+    failed = [r for r in run.requests if r.finish_reason == "error"]
+    assert len(failed) == 14 and len(run.requests) == 24
+    assert all(r.ttft_ms is None and r.e2e_latency_ms is None for r in run.requests)
+    assert failed[0].error.startswith("Bad Request (code 400): This model's maximum context length")
+    assert "request rows without timings" in run.notes
+    flags = _flags([run_dir])
+    row = flags[flags["code"] == "requests.failed"].iloc[0]
+    assert row["severity"] == "critical" and "14 of 24" in row["message"]
+
+
+def test_a_warmup_phase_whose_requests_all_failed_is_skipped(tmp_path):
+    result = load([HARNESS / "aiperf-warmup-failed"])
+    assert not result.refused
+    reason = next(s.reason for s in result.skipped if s.path.endswith("phases/warmup/profile_export_aiperf.json"))
+    assert reason == "AIPerf warm-up phase export (phase 'warmup', 3 request(s) failed, no metrics): not a measurement"
+    run = result.runs[0].run
+    assert run.warmup_excluded is True and "3 of the 3 warm-up request(s) failed" in run.notes
+    assert len(run.requests) == 10 and not any(r.error for r in run.requests)
+
+
+def test_an_export_with_no_metrics_no_errors_and_no_records_is_refused(tmp_path):
+    """A root export that claims to be AIPerf's (markers) but holds nothing: refused, naming its keys."""
+    doc = json.loads((HARNESS / "aiperf-warmup-failed" / "phases" / "warmup" / "profile_export_aiperf.json").read_text())
+    for k in ("error_request_count", "error_summary", "error_isl", "total_error_isl"):
+        doc.pop(k, None)
+    doc["error_summary"] = []
+    (tmp_path / "profile_export_aiperf.json").write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert len(result.refused) == 1 and not result.runs
+    msg = result.refused[0].message
+    assert msg.startswith("expected an AIPerf profile export with metric blocks")
+    assert '"schema_version", "aiperf_version", "benchmark_id"' in msg
+
+
+def test_sweep_and_trial_aggregates_are_checked_against_the_trials(tmp_path):
+    """A trial missing from the folder: AIPerf's aggregates over 3 trials no longer match the 2
+    read, and import.figure_mismatch says so (trial count first)."""
+    sweep = tmp_path / "sweep"
+    shutil.copytree(HARNESS / "aiperf-sweep", sweep)
+    shutil.rmtree(sweep / "profile_runs" / "trial_0003" / "concurrency_1")
+    result = load([sweep])
+    assert not result.refused
+    checked = [lr for lr in result.runs if lr.checks]
+    assert len(checked) == 1 and {c["metric"] for c in checked[0].checks} >= {"trials", "ttft_ms"}
+    trials = next(c for c in checked[0].checks if c["metric"] == "trials")
+    assert (trials["reported"], trials["recomputed"]) == (3.0, 2.0)
+    flags = _flags([sweep])
+    row = flags[flags["code"] == "import.figure_mismatch"].iloc[0]
+    assert row["severity"] == "warn"
+    assert "trial count at 1 stream: AIPerf's aggregate over trials" in row["message"]
+    assert "says 3, ours gives 2" in row["message"]
+
+
+def test_aiperf_0_1_records_layout(tmp_path):
+    """AIPerf 0.1.x: metrics under `records.<tag>`, TTFT tagged `ttft`, loadgen config, no records file."""
+    result = load([HARNESS / "aiperf-versions" / "0.1.1"])
+    assert not result.refused
+    run = result.runs[0].run
+    got = {(m.metric, m.statistic): m.value for m in run.measurements}
+    doc = json.loads((HARNESS / "aiperf-versions" / "0.1.1" / "profile_export_aiperf.json").read_text())
+    assert got[("ttft_ms", "p50")] == doc["records"]["ttft"]["p50"]
+    assert {m.concurrency for m in run.measurements} == {2} and run.warmup_excluded is True
+    assert not run.requests
+
+
+def test_trials_note_the_aggregate_check(loaded):
+    result, _ = loaded
+    trials = [lr for lr in result.runs if "profile_runs" in lr.source_file]
+    assert trials and all("checked against AIPerf's aggregate over trials" in lr.run.notes for lr in trials)
+    assert not any(lr.checks for lr in result.runs)

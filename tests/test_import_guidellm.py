@@ -182,3 +182,41 @@ def test_rate_strategies_are_separate_workloads(tmp_path):
     run = load([tmp_path]).runs[0].run
     assert {m.workload for m in run.measurements} == {"decode-constant-2rps", "decode-poisson-5rps"}
     assert {m.concurrency for m in run.measurements} == {None}
+
+
+def test_a_sampled_report_keeps_guidellm_failure_share(tmp_path):
+    """A report that keeps only some of its requests (sample_size): the missing ones are request
+    rows without timings, so the failed share is GuideLLM's counts', not the sample's."""
+    doc = json.loads(FILES[0].read_text())
+    b = doc["benchmarks"][0]
+    ok = b["requests"]["successful"]
+    err = dict(ok[0], info=dict(ok[0].get("info") or {}, error="HTTP 500: overloaded"))
+    b["requests"]["errored"] = [err]
+    b["requests"]["successful"] = ok[:4]
+    b["metrics"]["request_totals"] = {"successful": len(ok), "errored": 3, "incomplete": 0, "total": len(ok) + 3}
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    run = load([tmp_path]).runs[0].run
+    reqs = [r for r in run.requests if r.concurrency == run.measurements[0].concurrency]
+    assert sum(r.finish_reason == "error" for r in reqs) == 3
+    assert sum(r.finish_reason is None for r in reqs) == len(ok)
+    assert sum(r.ttft_ms is not None for r in reqs) == 4 + 1
+    assert "keeps a sample of its requests" in run.notes
+
+
+def test_a_broken_benchmark_is_refused_with_its_path(tmp_path):
+    doc = json.loads(FILES[0].read_text())
+    doc["benchmarks"].append({"type_": "generative_benchmark", "oops": 1})
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert not result.runs and len(result.refused) == 1
+    r = result.refused[0]
+    assert r.json_path == f"$.benchmarks[{len(doc['benchmarks']) - 1}]"
+    assert 'found an object with keys "type_", "oops"' in r.message
+
+
+def test_a_report_with_no_benchmarks_is_skipped(tmp_path):
+    doc = json.loads(FILES[0].read_text())
+    doc["benchmarks"] = []
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    result = load([tmp_path])
+    assert not result.refused and "no benchmarks" in result.skipped[0].reason

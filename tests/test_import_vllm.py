@@ -142,3 +142,40 @@ def test_unknown_json_is_refused_by_name(tmp_path):
     result = _one(tmp_path, {"hello": "world"}, name="mystery.json")
     assert not result.runs
     assert str(result.refused[0]).startswith(f"{tmp_path / 'mystery.json'}: $: expected a native run file")
+
+
+def test_failed_requests_known_only_as_counts(tmp_path):
+    """A result saved without --save-detailed (no per-request lists) with failures: the failed
+    and completed counts become request rows without timings."""
+    src = next((FIXTURES.parent / "vllm-0.6" / "failed").glob("*.json"))
+    doc = json.loads(src.read_text())
+    for k in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"):
+        doc.pop(k)
+    doc["failed"] = 6
+    run = _one(tmp_path, doc).runs[0].run
+    assert len(run.requests) == 12 and sum(r.finish_reason == "error" for r in run.requests) == 6
+    assert all(r.ttft_ms is None for r in run.requests)
+    assert "request rows without timings" in run.notes
+
+
+def test_request_counts_checked_against_the_file(tmp_path):
+    src = next((FIXTURES.parent / "vllm-0.6" / "failed").glob("*.json"))
+    lr = _one(tmp_path, json.loads(src.read_text())).runs[0]
+    assert "checked against vLLM's completed/failed counts" in lr.run.notes and not lr.checks
+
+
+def test_failed_requests_told_by_their_zero_latency_without_an_errors_list(tmp_path):
+    """`vllm bench serve` without --save-detailed keeps only `latencies` (0.0 for a failed
+    request, vLLM's placeholder): with as many zeros as `failed`, those are the failures."""
+    src = next((FIXTURES.parent / "vllm-0.6" / "failed").glob("*.json"))
+    doc = json.loads(src.read_text())
+    ok = [not e for e in doc["errors"]]
+    lat = [t + sum(g) if good else 0.0 for t, g, good in zip(doc["ttfts"], doc["itls"], ok)]
+    for k in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"):
+        doc.pop(k)
+    doc.update(latencies=lat, failed=ok.count(False))
+    lr = _one(tmp_path, doc).runs[0]
+    reqs = lr.run.requests
+    assert [r.finish_reason != "error" for r in reqs] == ok
+    assert all(r.e2e_latency_ms > 0 for r, good in zip(reqs, ok) if good)
+    assert "placeholder latency 0" in lr.run.notes and not lr.checks

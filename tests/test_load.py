@@ -188,3 +188,20 @@ def test_schema_agrees_with_loader_on_valid_and_invalid(tmp_path):
         assert list(validator.iter_errors(bad)), path
         _, refused = refusals(tmp_path, bad)
         assert refused, path
+
+
+def test_a_refusal_names_the_keys_seen_and_the_formats_considered(tmp_path):
+    from analysis.load import harness
+
+    keys = {f"k{i}": i for i in range(12)}
+    _, refused = refusals(tmp_path, json.dumps({"hello\nworld": 1, **keys}).encode())
+    msg = refused[0]
+    assert 'found an object with keys "hello\\nworld", "k0", "k1"' in msg and "and 5 more" in msg
+    assert f"(considered: {'; '.join(harness.considered())})" in msg
+    assert "AIPerf" in msg and "GuideLLM" in msg and "vLLM" in msg and "lm-evaluation-harness" in msg
+
+
+def test_fixture_oracles_are_skipped(tmp_path):
+    (tmp_path / "expected.json").write_text(json.dumps({"fixture_oracle": "x", "tool": "aiperf", "results": []}))
+    result = load([tmp_path])
+    assert not result.refused and "test oracle" in result.skipped[0].reason

@@ -1871,5 +1871,5 @@ from .within_runs import correlated_requests, figure_mismatch, requests_failed  
 RULES += [
     ("requests_failed", lambda c: requests_failed(c["tables"].requests, c["tables"].runs, thresholds=c["th"])),
     ("correlated_requests", lambda c: correlated_requests(c.get("passes"), thresholds=c["th"])),
-    ("figure_mismatch", lambda c: figure_mismatch(c.get("passes"), thresholds=c["th"])),
+    ("figure_mismatch", lambda c: figure_mismatch(c.get("passes"), c["tables"].runs, thresholds=c["th"])),
 ]

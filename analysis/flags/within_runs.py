@@ -6,6 +6,7 @@ Each rule takes the tidy tables or the statistics layer's per-pass table
 """
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 
@@ -124,15 +125,41 @@ RECOMPUTED_AS = {
 }
 
 
-def figure_mismatch(passes: pd.DataFrame | None, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
+def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
+                    thresholds: Thresholds = DEFAULT) -> list[Flag]:
     """`import.figure_mismatch`: a figure the harness reported that its own request records,
     recomputed, do not reproduce beyond rounding.
 
-    The report shows the harness's figure as printed and ours beside it; this flag says by
-    how much they differ and what each is. warn when the difference exceeds the noise band
-    (`noise`), info otherwise (different conventions: percentile definitions, token counts
-    from the server or a re-tokenisation, a measurement window). One flag per seat.
+    Two sources: the per-pass table (a run's reported figure against our statistic of its
+    request records), and the checks an importer made of an aggregate the harness wrote against
+    the files read (the runs table's `figure_checks`: e.g. AIPerf's mean over trials against the
+    trials found). The report shows the harness's figure as printed and ours beside it; this
+    flag says by how much they differ and what each is. warn when the difference exceeds the
+    noise band (`noise`), info otherwise (different conventions: percentile definitions, token
+    counts from the server or a re-tokenisation, a measurement window). One flag per seat.
     """
+    by_seat: dict[str, list[dict]] = {}
+    for c in _pass_mismatches(passes) + _import_mismatches(runs):
+        by_seat.setdefault(c.pop("seat"), []).append(c)
+    out = []
+    for seat, cl in sorted(by_seat.items()):
+        cl = sorted(cl, key=lambda c: (c.get("metric") != "trials", "against" not in c, _cell_order(c)))
+        worst = max((abs(c["relative_difference"]) for c in cl if c["relative_difference"] is not None), default=0)
+        sev = "warn" if worst > thresholds.noise else "info"
+        parts = [_mismatch_phrase(c) for c in cl[:3]]
+        more = f"; and {len(cl) - 3} more" if len(cl) > 3 else ""
+        msg = (f"{seat}: figures as the harness printed them differ from a recomputation from its own "
+               f"{'files' if any('against' in c for c in cl) else 'request records'} ({'; '.join(parts)}{more}). "
+               "The report shows the harness's figure; the harness may aggregate differently (percentile "
+               "definition, token counts, measurement window) or the files read are not all it aggregated.")
+        ev = {"n_cells": len(cl), "cells": cl, "worst_relative_difference": worst,
+              "thresholds": _used(thresholds, "noise")}
+        out.append(_one_cell(Flag("import.figure_mismatch", sev, (str(seat),), msg, ev), cl))
+    return out
+
+
+def _pass_mismatches(passes: pd.DataFrame | None) -> list[dict]:
+    """Cells (with `seat`) where a pass's reported figure and our recomputation differ beyond rounding."""
     if passes is None or not len(passes):
         return []
     rep = passes["reported"].astype(float).to_numpy()
@@ -141,35 +168,52 @@ def figure_mismatch(passes: pd.DataFrame | None, *, thresholds: Thresholds = DEF
     if not ok.any():
         return []
     tol = np.array([F.printed_rounding(v) if math.isfinite(v) else math.nan for v in rep])
-    diff = np.abs(rep - rec)
-    hit = ok & (diff > tol + 1e-12 * np.abs(rep))
-    out = []
-    for seat, g in passes[hit].assign(_rel=(rec - rep)[hit] / np.where(rep[hit] == 0, np.nan, rep[hit])).groupby(
-            "seat", sort=True):
-        cl = []
-        for r in g.to_dict("records"):
-            c = _cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"])
-            c.update({"harness": None if pd.isna(r["harness"]) else str(r["harness"]), "date": str(r["date"]),
-                      "pass": int(r["pass"]), "reported": float(r["reported"]),
-                      "recomputed": float(r["recomputed"]), "relative_difference": _plain(r["_rel"]),
-                      "n_obs": None if pd.isna(r["n_obs"]) else int(r["n_obs"])})
+    hit = ok & (np.abs(rep - rec) > tol + 1e-12 * np.abs(rep))
+    g = passes[hit].assign(_rel=(rec - rep)[hit] / np.where(rep[hit] == 0, np.nan, rep[hit]))
+    cl = []
+    for r in g.to_dict("records"):
+        c = _cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"])
+        c.update({"seat": str(r["seat"]), "harness": None if pd.isna(r["harness"]) else str(r["harness"]),
+                  "date": str(r["date"]), "pass": int(r["pass"]), "reported": float(r["reported"]),
+                  "recomputed": float(r["recomputed"]), "relative_difference": _plain(r["_rel"]),
+                  "n_obs": None if pd.isna(r["n_obs"]) else int(r["n_obs"])})
+        cl.append(c)
+    return cl
+
+
+def _import_mismatches(runs: pd.DataFrame | None) -> list[dict]:
+    """Cells (with `seat`) of the importers' checks that differ (runs.figure_checks, JSON lists)."""
+    if runs is None or "figure_checks" not in runs or not len(runs):
+        return []
+    cl = []
+    for r in runs[runs["figure_checks"].notna()].to_dict("records"):
+        try:
+            checks = json.loads(str(r["figure_checks"]))
+        except ValueError:
+            continue
+        for k in checks if isinstance(checks, list) else []:
+            rep, rec = k.get("reported"), k.get("recomputed")
+            if not isinstance(rep, (int, float)) or not isinstance(rec, (int, float)):
+                continue
+            c = _cell_dict(k.get("workload"), k.get("concurrency"), k.get("metric"), k.get("statistic"))
+            c.update({"seat": str(r["seat"]), "harness": None if pd.isna(r["harness"]) else str(r["harness"]),
+                      "date": str(r["date"]), "pass": int(r["pass"]), "reported": float(rep),
+                      "recomputed": float(rec), "relative_difference": (rec - rep) / rep if rep else None,
+                      "n_obs": None, "against": str(k.get("against", "")), "label": str(k.get("label", "")),
+                      "basis": str(k.get("basis", ""))})
             cl.append(c)
-        cl = sorted(cl, key=_cell_order)
-        worst = max((abs(c["relative_difference"]) for c in cl if c["relative_difference"] is not None), default=0)
-        sev = "warn" if worst > thresholds.noise else "info"
-        parts = []
-        for c in cl[:3]:
-            head = F.cell_phrase(c["workload"], c["concurrency"], c["metric"], c["statistic"])
-            who = c["harness"] or "the harness"
-            parts.append(f"{head}: {who} reports {F.value_with_unit(c['reported'], c['metric'])}, its "
-                         f"{c['n_obs']} request records give {F.num(c['recomputed'])} "
-                         f"({F.pct(c['relative_difference'], signed=True)}; ours "
-                         f"{RECOMPUTED_AS.get(c['metric'], 'from the request records')})")
-        more = f"; and {len(cl) - 3} more" if len(cl) > 3 else ""
-        msg = (f"{seat}: figures as the harness printed them differ from a recomputation from its own request "
-               f"records ({'; '.join(parts)}{more}). The report shows the harness's figure; the harness may "
-               "aggregate differently (percentile definition, token counts, measurement window).")
-        ev = {"n_cells": len(cl), "cells": cl, "worst_relative_difference": worst,
-              "thresholds": _used(thresholds, "noise")}
-        out.append(_one_cell(Flag("import.figure_mismatch", sev, (str(seat),), msg, ev), cl))
-    return out
+    return cl
+
+
+def _mismatch_phrase(c: dict) -> str:
+    """One mismatch in words: what the harness says, what ours gives, and how ours was made."""
+    rel = F.pct(c["relative_difference"], signed=True) if c["relative_difference"] is not None else "differs"
+    if "against" in c:
+        where = f" at {F.streams(c['concurrency'])}" if c["concurrency"] is not None else ""
+        return (f"{c['label']}{where}: {c['against']} says {F.num(c['reported'])}, ours gives "
+                f"{F.num(c['recomputed'])} ({rel}; {c['basis']})")
+    head = F.cell_phrase(c["workload"], c["concurrency"], c["metric"], c["statistic"])
+    who = c["harness"] or "the harness"
+    return (f"{head}: {who} reports {F.value_with_unit(c['reported'], c['metric'])}, its "
+            f"{c['n_obs']} request records give {F.num(c['recomputed'])} "
+            f"({rel}; ours {RECOMPUTED_AS.get(c['metric'], 'from the request records')})")

@@ -46,6 +46,9 @@ class LoadedRun:
     sha256: str
     source_format: str = "native"
     assumptions: tuple[str, ...] = ()
+    #: figures an importer found to differ from an aggregate the harness wrote (dicts; see
+    #: analysis.load.harness._common.Check); the runs table's `figure_checks`
+    checks: tuple[dict, ...] = ()
 
 
 @dataclass
@@ -462,17 +465,12 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 result.refused.append(Refusal(display, "$.format", native.unknown_format_message(doc["format"])))
                 continue
             if found is None:
-                what = "an object" if isinstance(doc, dict) else (
-                    "JSON Lines" if isinstance(doc, list) and path.suffix == ".jsonl" else f"a JSON {type(doc).__name__}")
-                result.refused.append(Refusal(display, "$", (
-                    f'expected a native run file ("format": "{native.FORMAT}") or a supported harness '
-                    f"output (vLLM bench serve, GuideLLM, AIPerf/GenAI-Perf, lm-evaluation-harness), "
-                    f"found {what} of no known kind")))
+                result.refused.append(Refusal(display, "$", harness.unknown_message(doc, path, native.FORMAT)))
                 continue
             importer, kind = found
             source = harness.SourceFile(path, display, digest, doc, kind=kind, root=harness.root_of(path, roots))
             if kind == "auxiliary":
-                result.skipped.append(Skipped(display, f"{importer.name} file that carries no results"))
+                result.skipped.append(Skipped(display, harness.skip_reason(importer, doc, path)))
                 continue
             for number, reason in parsed.bad_lines:  # partial damage stays partial
                 result.refused.append(Refusal(display, f"$[{number - 1}]", (
@@ -496,7 +494,8 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                                               f"{exc.message} (after import as {name})"))
                 continue
             result.runs.append(LoadedRun(run, imported.source.display, imported.source.sha256,
-                                         imported.source_format, tuple(imported.assumptions)))
+                                         imported.source_format, tuple(imported.assumptions),
+                                         tuple(imported.checks)))
     _check_across_files(result)
     result.refused.sort(key=lambda r: (r.path, r.json_path))
     result.skipped.sort(key=lambda s: s.path)

@@ -140,6 +140,9 @@ class Request(Base):
     error: Optional[Text] = None
     #: when the request was sent (ms from the run's start, or since the epoch): keeps send order
     start_ms: Optional[NonNegFloat] = None
+    #: extension: a request the harness counted but did not record (a summary-only export):
+    #: it counts towards how many requests there were and failed, and has no figures
+    counted_only: Optional[bool] = None
 
 
 class ExamItem(Base):
@@ -531,7 +534,7 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
                                                                f"the first token comes before the last, got {ttft:g}")
         elif e2e is None and output is None and prompt is None and r.itl_ms is None and r.finish_reason is None \
                 and r.error is None and r.content_chars is None and r.reasoning_chars is None and cached is None \
-                and reasoning is None:
+                and reasoning is None and not r.counted_only:
             raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
                                                    "error), got none: every field is absent or null")
     exams: dict[tuple, int] = {}

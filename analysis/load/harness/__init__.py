@@ -2,14 +2,23 @@
 
 Each importer module exposes an `IMPORTER` with
 - `name`: short format name (`vllm`, `guidellm`, `aiperf`, `lmeval`);
+- `label` (optional): the formats it reads, in words, for refusals ("considered: ...");
 - `recognise(doc, path) -> str | None`: `"results"` for a file that carries results,
   `"auxiliary"` for a file the harness writes beside them that carries none, None if
   the document is not this harness's;
+- `skip_reason(doc, path) -> str` (optional): why an auxiliary file carries no results;
 - `import_files(files, manifest) -> ImportOutcome`: turns that harness's results files
   into native run objects (validated later by `analysis.load.native.from_object`).
+
+The general rule for every harness: a file of a recognised layout that holds no results of
+its own (an aggregate, a phase copy, a manifest, inputs, a twin) is skipped with its reason,
+told from the tool's own markers; a file that claims to be a result and is broken is refused.
+Fixture oracles (`expected.json` with a top-level `fixture_oracle` key: a harness's own
+figures copied for tests) are skipped here, before any importer sees them.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +59,9 @@ class ImportedRun:
     source_format: str
     assumptions: list[str] = field(default_factory=list)
     json_path: str = "$"
+    #: figures the importer checked against an aggregate the harness wrote and found different
+    #: (`analysis.load.harness._common.Check` as dicts; the `import.figure_mismatch` flag reads them)
+    checks: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -60,6 +72,10 @@ class ImportOutcome:
 
 
 IMPORTERS: list = []
+#: the top-level key that marks a test oracle (tests/fixtures/harness/*/expected.json)
+ORACLE_KEY = "fixture_oracle"
+#: how many top-level keys a refusal quotes
+KEYS_SHOWN = 8
 
 
 def root_of(path: Path, roots: list[Path]) -> Path | None:
@@ -122,12 +138,87 @@ def _register() -> None:
                 IMPORTERS.append(module.IMPORTER)
 
 
+class _Oracle:
+    """Test oracles: a harness's own summary figures copied into `expected.json`, not its output."""
+
+    name = "fixture oracle"
+
+    def recognise(self, doc, path):
+        return "auxiliary" if isinstance(doc, dict) and ORACLE_KEY in doc else None
+
+    def skip_reason(self, doc, path):
+        return (f"a test oracle ({ORACLE_KEY}: the harness's own figures copied for the importer tests), "
+                "not harness output")
+
+
+ORACLE = _Oracle()
+
+
 def recognise(doc: Any, path: Path) -> tuple[Any, str] | None:
     """(importer, kind) of the first importer that recognises the document, or None."""
     if not IMPORTERS:
         _register()
-    for importer in IMPORTERS:
+    for importer in (ORACLE, *IMPORTERS):
         kind = importer.recognise(doc, path)
         if kind:
             return importer, kind
     return None
+
+
+def skip_reason(importer: Any, doc: Any, path: Path) -> str:
+    """Why a file the importer called auxiliary carries no results (its own words when it has them)."""
+    reason = getattr(importer, "skip_reason", None)
+    text = reason(doc, path) if callable(reason) else None
+    return text or f"{importer.name} file that carries no results"
+
+
+def considered() -> list[str]:
+    """The harness formats benchreport reads, in words (each importer's `label`, else its name)."""
+    if not IMPORTERS:
+        _register()
+    return [str(getattr(i, "label", i.name)) for i in IMPORTERS]
+
+
+def describe(doc: Any, path: Path | None = None) -> str:
+    """What a parsed document is, for a refusal: its type and its first top-level keys.
+
+    The keys are what a user needs to tell a wrong file from a layout benchreport does not read
+    yet; they are quoted (JSON strings), so odd characters cannot break the line.
+    """
+    if isinstance(doc, dict):
+        return "an object " + _keys_phrase(doc)
+    if isinstance(doc, list):
+        lines = path is not None and path.suffix.lower() == ".jsonl"
+        what = f"JSON Lines of {len(doc)} record(s)" if lines else f"a JSON list of {len(doc)} item(s)"
+        if doc and isinstance(doc[0], dict):
+            return f"{what} (the first an object {_keys_phrase(doc[0])})"
+        if doc:
+            return f"{what} (the first a {_json_type(doc[0])})"
+        return what
+    return f"a JSON {_json_type(doc)}"
+
+
+def _keys_phrase(obj: dict) -> str:
+    if not obj:
+        return "with no keys"
+    keys = [json.dumps(str(k)[:40], ensure_ascii=True) for k in list(obj)[:KEYS_SHOWN]]
+    more = f" and {len(obj) - KEYS_SHOWN} more" if len(obj) > KEYS_SHOWN else ""
+    return f"with keys {', '.join(keys)}{more}"
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if v is None:
+        return "null"
+    return "list" if isinstance(v, list) else "object"
+
+
+def unknown_message(doc: Any, path: Path, native_format: str) -> str:
+    """The refusal of a JSON file no importer recognises: what it is, and what was considered."""
+    return (f'expected a native run file ("format": "{native_format}") or a harness output benchreport '
+            f"reads (considered: {'; '.join(considered())}), found {describe(doc, path)}, of no known kind")

@@ -14,9 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from analysis.format import printed_rounding
 from analysis.load import native
 from analysis.load.errors import Refusal, Skipped, one_line
-from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile
+from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
 from analysis.load.harness import _manifest
 
 FORMAT = "benchreport.run/1"
@@ -156,6 +157,131 @@ def rate_ok(unit: Any, kind: str) -> bool:
     return u in ("requests/sec", "requests/s", "req/s", "requests/second")
 
 
+# --- failed requests known only as counts ---------------------------------------------------
+
+def count_only_requests(n: int, workload: str, concurrency: int | None, error: str | None = None) -> list[dict]:
+    """`n` request records without timings: failed ones (`error` given) or successful ones.
+
+    For a harness that keeps requests only as counts (a summary-only export), so the request
+    table still shows how many requests there were and how many failed; with no timings they
+    add nothing to any latency or throughput figure (analysis.stats.cells reads only timed
+    records). The importer says so in the run's notes.
+    """
+    rec: dict = {"workload": workload, "counted_only": True}
+    if concurrency is not None:
+        rec["concurrency"] = concurrency
+    if error is not None:
+        rec.update(finish_reason="error", error=short_text(error) or "failed")
+    return [dict(rec) for _ in range(max(0, n))]
+
+
+def failed_from_counts(errors: list[tuple[str, int]], total: int | None, workload: str,
+                       concurrency: int | None) -> list[dict]:
+    """Failed-request records from a harness's error tally [(error text, count)], topped up to
+    `total` (the harness's failed count) with a generic text when the tally says less."""
+    out: list[dict] = []
+    for text, n in errors:
+        out += count_only_requests(n, workload, concurrency, text)
+    if total is not None and total > len(out):
+        out += count_only_requests(total - len(out), workload, concurrency,
+                                   "failed (counted by the harness; no error text kept)")
+    return out
+
+
+# --- checks against the harness's own figures -----------------------------------------------
+
+#: how notes name a checked figure
+CHECK_WORDS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "e2e_latency_ms": "request latency",
+               "output_tok_s": "output throughput", "request_rate": "request rate",
+               "decode_tok_s_per_stream": "per-stream decode", "requests": "successful request count",
+               "failed": "failed request count", "trials": "trial count"}
+
+
+@dataclass
+class Check:
+    """A figure the harness wrote (in an aggregate or a summary) against ours from the data read.
+
+    `reported` is the harness's figure in the native unit, `recomputed` ours; `against` names the
+    harness's file and figure set, `basis` how ours was obtained. They agree when they differ by
+    no more than the harness figure's printed rounding (`analysis.format.printed_rounding`, the
+    tolerance of the per-pass comparison behind `import.figure_mismatch`), plus float noise.
+    """
+
+    against: str
+    workload: str
+    concurrency: int | None
+    metric: str
+    statistic: str
+    reported: float
+    recomputed: float
+    basis: str
+
+    @property
+    def agrees(self) -> bool:
+        tol = printed_rounding(self.reported) + 1e-9 * abs(self.reported)
+        return abs(self.reported - self.recomputed) <= tol
+
+    def words(self) -> str:
+        name = CHECK_WORDS.get(self.metric, self.metric)
+        return name if self.statistic == "count" else f"{name} {self.statistic}"
+
+    def as_dict(self, base: str) -> dict:
+        """The check for the runs table (`figure_checks`), its workload with the base prefixed."""
+        return {"against": self.against, "workload": base + self.workload, "concurrency": self.concurrency,
+                "metric": self.metric, "statistic": self.statistic, "label": self.words(),
+                "reported": self.reported, "recomputed": self.recomputed, "basis": self.basis}
+
+
+def check_notes(checks: list[Check]) -> list[str]:
+    """One note per harness figure set: which figures ours reproduce, and which differ."""
+    notes = []
+    for against in dict.fromkeys(c.against for c in checks):
+        mine = [c for c in checks if c.against == against]
+        ok = [c for c in mine if c.agrees]
+        bad = [c for c in mine if not c.agrees]
+        basis = "; ".join(dict.fromkeys(c.basis for c in mine))
+        if ok:
+            notes.append(f"checked against {against}: {', '.join(dict.fromkeys(c.words() for c in ok))} "
+                         f"agree with ours ({basis})")
+        if bad:
+            diffs = ", ".join(f"{c.words()} {c.reported:.6g} vs ours {c.recomputed:.6g}" for c in bad[:4])
+            notes.append(f"{against} differs from ours: {diffs}" + (" and more" if len(bad) > 4 else ""))
+    return notes
+
+
+def linear_quantile(values: list[float], q: float) -> float:
+    """The q-quantile with linear interpolation between order statistics (numpy's default)."""
+    v = sorted(values)
+    pos = (len(v) - 1) * q
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def statistic_of(values: list[float], statistic: str) -> float | None:
+    """mean or pNN of the values (None when there are none)."""
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    if not vals:
+        return None
+    if statistic == "mean":
+        return sum(vals) / len(vals)
+    return linear_quantile(vals, int(statistic[1:]) / 100.0)
+
+
+def request_values(requests: list[dict], field_: str) -> list[float]:
+    """A field of the successful requests that have it (failed records are not results)."""
+    return [r[field_] for r in requests if r.get("finish_reason") not in FAILED_REASONS and field_ in r]
+
+
+#: finish reasons of requests whose figures are not results (analysis.stats.cells.failed_mask)
+FAILED_REASONS = ("error", "cancelled", "incomplete")
+
+
+def successful_count(requests: list[dict]) -> int:
+    """How many of the request records are not failed (no error, no failing finish reason)."""
+    return sum(1 for r in requests if r.get("finish_reason") not in FAILED_REASONS and "error" not in r)
+
+
 # --- drafts and finishing -------------------------------------------------------------------
 
 @dataclass
@@ -184,6 +310,7 @@ class Draft:
     extra_paths: list = field(default_factory=list)  # twins read into this run (manifest lookup)
     notes: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)   # the harness's figures checked against ours
     source_format: str = ""
 
     def set_concurrency_key(self) -> None:
@@ -296,7 +423,7 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
             obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
         if d.exams:
             obj["exams"] = d.exams
-        notes = list(d.notes)
+        notes = list(d.notes) + check_notes(d.checks)
         if "notes" in fields:
             notes.append(fields["notes"])
         if applied.sources:
@@ -307,9 +434,12 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         assumptions = [a.replace(";", ",") for a in assumptions]  # the runs table joins them with "; "
         ready.append((d, obj, fields, assumptions))
     _assign_passes(ready, harness_key)
-    for d, obj, _fields, assumptions in ready:
+    for d, obj, fields, assumptions in ready:
         obj["run_id"] = make_run_id(harness_key, d.source, d.suffix)
-        outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions))
+        base = fields.get("workload", BASE_WORKLOAD)
+        differ = [c.as_dict(base) for c in d.checks if not c.agrees]
+        outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions,
+                                        checks=differ))
     return outcome
 
 
@@ -359,8 +489,9 @@ def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *ar
     try:
         return build(*args)
     except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
-        outcome.refused.append(Refusal(source.display, "$", f"expected a readable {harness} file; the importer "
-                                                            f"could not read this one ({type(exc).__name__}: {exc})"[:400]))
+        outcome.refused.append(Refusal(source.display, "$", (
+            f"expected a readable {harness} file; the importer could not read this one "
+            f"({type(exc).__name__}: {str(exc)[:120]}); found {describe(source.doc, source.path)}")[:600]))
         return None
 
 

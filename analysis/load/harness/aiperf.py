@@ -2,54 +2,93 @@
 
 What AIPerf writes into an artifact folder (docs/reference/json-export-schema.md,
 docs/tutorials/working-with-profile-exports.md, multi-run-confidence.md, multi-phase-workflows.md):
-- `profile_export_aiperf.json`: one block per metric tag {unit, avg, min, max, p1..p99, std,
-  count, sum} (`request_throughput`, `time_to_first_token`, `inter_token_latency`,
-  `request_latency`, `output_token_throughput`, `output_token_throughput_per_user`, ...),
-  plus `input_config`, `start_time`/`end_time`, `aiperf_version`, `schema_version`,
-  `run_info` {trial, ...} (1.2+), `warmup_metrics` (1.4+, warm-up only: never read).
+- `profile_export_aiperf.json` (or `<prefix>.json` with `--profile-export-prefix`): one block per
+  metric tag {unit, avg, min, max, p1..p99, std, count, sum} (`request_throughput`,
+  `time_to_first_token`, `inter_token_latency`, `request_latency`, `output_token_throughput`,
+  `output_token_throughput_per_user`, ...), plus `input_config`, `start_time`/`end_time`,
+  `aiperf_version`, `schema_version` (from 0.4), `run_info` {trial, ...} (1.2+), `error_summary`
+  [{error_details {code, type, message}, count}], `error_request_count`, `warmup_metrics` (1.4+,
+  warm-up only: never read). Releases 0.1-0.3 keep the blocks under `records.<tag>` and tag TTFT
+  `ttft`. A phase or a run whose requests all failed has no metric blocks, only error counts.
   GenAI-Perf's `profile_export_genai_perf.json` has the same metric blocks and `input_config`.
 - `profile_export.jsonl`: one record a request {metadata {request_start_ns, request_end_ns,
   benchmark_phase "warmup"|"profiling", was_cancelled, ...}, metrics {tag: {value, unit}},
-  error {code, type, message} | null}. Warm-up records are dropped here.
-- twins and side files: `inputs.json`, `run_config.json`, `outputs.json`, `phase_manifest.json`,
-  `phases/<phase>/profile_export_aiperf.json` (a phase-scoped copy; the warm-up phase is not a
-  measurement), `profile_runs/run_NNNN/` (one folder a trial: each trial is a pass),
-  `aggregate/profile_export_aiperf_aggregate.json` (mean and t-CI over the trials: it duplicates
-  them, so it is skipped), `profile_export_aiperf_collated.json`, and GenAI-Perf's raw
-  perf_analyzer `profile_export.json` (skipped: the summary is read instead).
+  error {code, type, message} | null}. Warm-up records are dropped here. `--export-level summary`
+  writes no records file (before 0.4 none was written).
+- beside them, no results of their own: `inputs.json`, `run_config.json`, `outputs.json`,
+  `phase_manifest.json`, `phases/<phase>/profile_export_aiperf.json` (a phase-scoped copy; the
+  warm-up phase is not a measurement), `aggregate/...aggregate.json` (mean and t-CI over the
+  trials, `metadata.aggregation_type` "confidence"), `aggregate/sweep_aggregate/...sweep.json`
+  (top-level `aggregation_type` "sweep": per parameter combination the same, plus the Pareto
+  front), the collated export, telemetry exports, the `.aiperf_results_ready.json` marker and
+  GenAI-Perf's raw perf_analyzer `profile_export.json`. Trials are `profile_runs/run_NNNN/`, or
+  `profile_runs/trial_NNNN/<variation>/` in a sweep: each trial is a pass.
 The summary JSON and the records JSONL of one artifact folder are one run: aggregates from the
-JSON, requests from the JSONL.
+JSON, requests from the JSONL. An aggregate over trials is checked against the trials read.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import PurePosixPath
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import (Draft, count, dig, epoch_from_iso, epoch_seconds, finish, first,
-                                           guarded, iso_from_epoch, ms_factor, num, positive_int, rate_ok, short_text,
-                                           skip, valid_iso)
+from analysis.load.errors import Refusal
+from analysis.load.harness import ImportOutcome, SourceFile, describe
+from analysis.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
+                                           epoch_seconds, failed_from_counts, finish, first, guarded,
+                                           iso_from_epoch, ms_factor, num, positive_int, rate_ok, request_values,
+                                           short_text, skip, statistic_of, successful_count, valid_iso)
 
 NAME = "aiperf"
+LABEL = "AIPerf 0.1-0.13 / GenAI-Perf profile export"
 SUMMARY_TAGS = ("request_throughput", "time_to_first_token", "request_latency", "inter_token_latency",
                 "output_token_throughput", "request_count", "output_sequence_length")
+#: tags of releases before 0.4 (`records.<tag>`) -> today's tag
+OLD_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
+#: keys only AIPerf's (and GenAI-Perf's) profile exports carry beside their metric blocks
+EXPORT_MARKERS = ("error_summary", "error_request_count", "was_cancelled", "is_complete", "records")
 STATS = (("avg", "mean"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
 LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms", "request_latency": "e2e_latency_ms"}
 CACHE_KEYS = ("usage_prompt_cache_read_tokens", "usage_prompt_cached_tokens", "usage_cached_tokens",
               "cached_tokens")
 WARMUP_CLI = re.compile(r"--(warmup-request-count|warmup-duration|num-warmup-sessions|warmup-requests)\b")
+#: the aggregate figures checked against the trials: (aggregate key, native metric, statistic)
+AGGREGATE_CHECKS = (("time_to_first_token_avg", "ttft_ms", "mean"), ("time_to_first_token_p50", "ttft_ms", "p50"),
+                    ("inter_token_latency_avg", "itl_ms", "mean"), ("inter_token_latency_p50", "itl_ms", "p50"),
+                    ("request_latency_avg", "e2e_latency_ms", "mean"), ("request_latency_p50", "e2e_latency_ms", "p50"),
+                    ("output_token_throughput_avg", "output_tok_s", "mean"), ("request_count_avg", "requests", "count"))
 
 
-# --- recognising --------------------------------------------------------------------------
+# --- recognising: each file's role from AIPerf's own markers ---------------------------------
 
 def _block(v) -> bool:
     return isinstance(v, dict) and "unit" in v and ("avg" in v or "p50" in v)
 
 
-def _is_summary(doc) -> bool:
-    return (isinstance(doc, dict) and any(_block(doc.get(t)) for t in SUMMARY_TAGS)
-            and any(k in doc for k in ("input_config", "aiperf_version", "schema_version", "benchmark_id")))
+def _blocks(doc: dict) -> dict:
+    """Where the metric blocks are: the top level, or `records` (releases before 0.4), by today's tags."""
+    rec = doc.get("records")
+    if isinstance(rec, dict) and any(_block(v) for v in rec.values()):
+        return {OLD_TAGS.get(k, k): v for k, v in rec.items() if _block(v)}
+    return doc
+
+
+def _has_metrics(doc: dict) -> bool:
+    blocks = _blocks(doc)
+    return any(_block(blocks.get(t)) for t in SUMMARY_TAGS)
+
+
+def _is_export(doc) -> bool:
+    """A profile export (summary): metric blocks, or AIPerf's export markers without any (a phase
+    or run whose requests all failed has only error counts)."""
+    if not isinstance(doc, dict) or _aggregation(doc) is not None:
+        return False
+    has_cfg = isinstance(doc.get("input_config"), dict)
+    marked = any(k in doc for k in ("aiperf_version", "schema_version", "benchmark_id"))
+    if _has_metrics(doc):
+        return has_cfg or marked
+    return has_cfg and (marked or "error_summary" in doc) and any(k in doc for k in EXPORT_MARKERS)
 
 
 def _is_record(r) -> bool:
@@ -61,9 +100,16 @@ def _is_records(doc) -> bool:
     return isinstance(doc, list) and bool(doc) and all(_is_record(r) for r in doc)
 
 
-def _is_aggregate(doc) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("metadata"), dict) and isinstance(doc.get("metrics"), dict) \
-        and ("aggregation_type" in doc["metadata"] or "num_profile_runs" in doc["metadata"])
+def _aggregation(doc) -> str | None:
+    """AIPerf's aggregation type ("confidence" over trials, "sweep" over parameter values), or None."""
+    if not isinstance(doc, dict):
+        return None
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    kind = first(doc.get("aggregation_type"), meta.get("aggregation_type"))
+    if kind is None and ("num_profile_runs" in meta or "num_profile_runs" in doc) and (
+            isinstance(doc.get("metrics"), dict) or isinstance(doc.get("per_combination_metrics"), list)):
+        kind = "confidence"
+    return str(kind)[:40] if kind is not None else None
 
 
 def _is_collated(doc) -> bool:
@@ -83,121 +129,169 @@ def _is_pa_raw(doc) -> bool:
         isinstance(e, dict) and ("requests" in e or "experiment" in e) for e in exps)
 
 
-def _is_aux(doc) -> bool:
+def _aux_kind(doc) -> str | None:
+    """What an AIPerf/GenAI-Perf side file is (it carries no results), or None."""
     if isinstance(doc, list):
-        # gpu_telemetry_export.jsonl / server_metrics_export.jsonl: timestamped samples, no requests
-        return bool(doc) and all(isinstance(x, dict) and "timestamp_ns" in x and any(
-            k in x for k in ("telemetry_data", "gpu_uuid", "dcgm_url", "endpoint_url", "metrics")) for x in doc)
+        if bool(doc) and all(isinstance(x, dict) and "timestamp_ns" in x and any(
+                k in x for k in ("telemetry_data", "gpu_uuid", "dcgm_url", "endpoint_url", "metrics")) for x in doc):
+            return "telemetry or server-metrics samples"
+        return None
     if not isinstance(doc, dict):
-        return False
+        return None
     data = doc.get("data")
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data[:5]):
-        if all("payloads" in x or "session_id" in x for x in data[:5]):
-            return True  # inputs.json
+        if all(any(k in x for k in ("payloads", "payload", "session_id")) for x in data[:5]):
+            return "the request payloads sent (inputs.json): input, not results"
         if all("response_text" in x for x in data[:5]):
-            return True  # outputs.json
+            return "the responses received (outputs.json), without timings"
     if "benchmark_id" in doc and ("cfg" in doc or "artifact_dir" in doc):
-        return True  # run_config.json
+        return "the resolved configuration (run_config.json)"
     if set(doc) and set(doc) <= {"ready", "was_cancelled", "partial"}:
-        return True  # .aiperf_results_ready.json
+        return "the completion marker (.aiperf_results_ready.json)"
     if "aiperf_version" in doc and not any(_block(v) for v in doc.values()):
-        return True  # other AIPerf side files (telemetry, server metrics)
-    return False
+        return "a side export (telemetry or server metrics)"
+    return None
+
+
+def _role(doc) -> str | None:
+    """The file's role in an AIPerf/GenAI-Perf artifact folder, or None if it is not one of theirs."""
+    if _is_records(doc):
+        return "records"
+    for role, test in (("aggregate", _aggregation), ("collated", _is_collated),
+                       ("phase_manifest", _is_phase_manifest), ("pa_raw", _is_pa_raw), ("export", _is_export)):
+        if test(doc):
+            return role
+    return "aux" if _aux_kind(doc) else None
 
 
 class _Importer:
     name = NAME
+    label = LABEL
 
     def recognise(self, doc, path):
-        if _is_summary(doc) or _is_records(doc):
-            return "results"
-        if _is_aggregate(doc) or _is_collated(doc) or _is_phase_manifest(doc) or _is_pa_raw(doc):
-            return "results"  # read for context or skipped in import_files with the precise reason
-        if _is_aux(doc):
-            return "auxiliary"
-        return None
+        role = _role(doc)
+        if role is None:
+            return None
+        return "auxiliary" if role == "aux" else "results"  # the others are sorted in import_files
+
+    def skip_reason(self, doc, path):
+        return f"AIPerf/GenAI-Perf side file: {_aux_kind(doc)}"
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
         outcome = ImportOutcome()
-        phase_of: dict[str, tuple[str, str]] = {}
-        summaries, records = [], []
+        by_role: dict[str, list[SourceFile]] = {}
         for s in files:
-            doc = s.doc
-            if _is_phase_manifest(doc):
-                phase_of.update(_phase_map(s))
-                skip(outcome, s, "AIPerf phase manifest (no results; used to tell the warm-up phase export "
-                                 "from the profiling ones)")
-            elif _is_aggregate(doc):
-                skip(outcome, s, "AIPerf aggregate over trials (mean and CI of the per-trial figures): it "
-                                 "duplicates its trials, which are read one by one as passes")
-            elif _is_collated(doc):
-                skip(outcome, s, "AIPerf collated export (per-request values of all trials pooled): it "
-                                 "duplicates its trials, which are read one by one as passes")
-            elif _is_pa_raw(doc):
-                skip(outcome, s, "perf_analyzer raw export behind GenAI-Perf: read once, through its "
-                                 "profile_export_genai_perf.json summary")
-            elif _is_summary(doc):
-                summaries.append(s)
-            elif _is_records(doc):
-                records.append(s)
-        roots = {}  # benchmark id -> root summary
-        kept = []
-        for s in summaries:
-            phase = _phase(s, phase_of)
-            if phase is None:
-                kept.append(s)
-                bid = s.doc.get("benchmark_id")
-                if isinstance(bid, str):
-                    roots[bid] = s
-        per_phase: list[tuple[SourceFile, SourceFile | None, str]] = []  # (phase export, its root, name)
-        warm_dirs = set()
-        for s in summaries:
-            phase = _phase(s, phase_of)
-            if phase is None:
-                continue
-            name, kind = phase
-            run_dir = s.path.parent.parent.parent
-            if kind == "warmup":
-                warm_dirs.add(str(run_dir))
-                skip(outcome, s, f"AIPerf warm-up phase export (phase '{name}'): not a measurement")
-                continue
-            bid = s.doc.get("benchmark_id")
-            root = roots.get(bid) if isinstance(bid, str) else None
-            if root is None:
-                root = next((k for k in kept if k.path.parent == run_dir), None)
-            if root is not None and len(_profiling_phases(root.doc.get("input_config"))) > 1:
-                per_phase.append((s, root, name))  # the root blends several profiling phases
-            elif root is not None:
-                skip(outcome, s, f"AIPerf phase-scoped copy of the profiling phase '{name}': read once, "
-                                 f"from the run's export {root.display}")
-            else:
-                per_phase.append((s, None, name))
-        blended = {id(root) for _, root, _ in per_phase if root is not None}
-        drafts = []
-        used_records = set()
-        for s in kept:
-            if id(s) in blended:
-                names = ", ".join(n for _, r, n in per_phase if r is s)
-                skip(outcome, s, f"AIPerf export blending {len(_profiling_phases(s.doc.get('input_config')))} "
-                                 f"profiling phases: read phase by phase instead ({names})")
-                _pair(s, records, used_records)  # its records are read per phase below
-                continue
-            rec = _pair(s, records, used_records)
-            d = guarded(outcome, s, "AIPerf export", _draft, s, rec, warm_dirs)
-            if d is not None:
-                drafts.append(d)
-        for s, root, name in per_phase:
-            rec = next((r for r in records if root is not None and r.path.parent == root.path.parent), None)
-            d = guarded(outcome, s, "AIPerf phase export", _draft, s, rec, warm_dirs, name,
-                        root.doc.get("input_config") if root is not None else None)
-            if d is not None:
-                drafts.append(d)
-        for r in records:
-            if id(r) not in used_records:
-                d = guarded(outcome, r, "AIPerf records", _draft, None, r, warm_dirs)
-                if d is not None:
-                    drafts.append(d)
+            by_role.setdefault(_role(s.doc) or "aux", []).append(s)
+        phase_of: dict[str, tuple[str, str]] = {}
+        for s in by_role.get("phase_manifest", []):
+            phase_of.update(_phase_map(s))
+            skip(outcome, s, "AIPerf phase manifest (no results; used to tell the warm-up phase export "
+                             "from the profiling ones)")
+        for s in by_role.get("collated", []):
+            skip(outcome, s, "AIPerf collated export (per-request values of all trials pooled): it "
+                             "duplicates its trials, which are read one by one as passes")
+        for s in by_role.get("pa_raw", []):
+            skip(outcome, s, "perf_analyzer raw export behind GenAI-Perf: read once, through its "
+                             "profile_export_genai_perf.json summary")
+        aggregates = by_role.get("aggregate", [])
+        for s in aggregates:
+            skip(outcome, s, _aggregate_reason(s.doc))
+        drafts = _read_runs(outcome, by_role.get("export", []), by_role.get("records", []), phase_of)
+        for s in aggregates:
+            guarded(outcome, s, "AIPerf aggregate", _check_aggregate, s, drafts)
         return finish(drafts, manifests, NAME, outcome)
+
+
+def _aggregate_reason(doc: dict) -> str:
+    """Why an aggregate is skipped, in words (sweep or trials)."""
+    kind = _aggregation(doc)
+    if kind == "sweep":
+        n = len(doc.get("per_combination_metrics") or [])
+        return (f"AIPerf sweep aggregate ({n} parameter combination(s): mean and CI over their trials, best "
+                "configurations, Pareto front): it duplicates the trials, which are read one by one as passes")
+    return (f"AIPerf aggregate over trials (aggregation '{kind}': mean and CI of the per-trial figures): it "
+            "duplicates its trials, which are read one by one as passes")
+
+
+# --- which exports are runs --------------------------------------------------------------
+
+def _read_runs(outcome: ImportOutcome, exports: list[SourceFile], records: list[SourceFile],
+               phase_of: dict) -> list[Draft]:
+    """Drafts of the runs: root exports (with their records), per-phase exports of multi-phase
+    workflows, records without a summary. Phase copies and broken exports are sorted out here."""
+    kept = [s for s in exports if _phase(s, phase_of) is None]
+    roots = {s.doc["benchmark_id"]: s for s in kept if isinstance(s.doc.get("benchmark_id"), str)}
+    per_phase, warm_dirs = _sort_phase_exports(outcome, exports, kept, roots, phase_of)
+    blended = {id(root) for _, root, _ in per_phase if root is not None}
+    drafts, used = [], set()
+    for s in kept:
+        if id(s) in blended:
+            names = ", ".join(n for _, r, n in per_phase if r is s)
+            skip(outcome, s, f"AIPerf export blending {len(_profiling_phases(s.doc.get('input_config')))} "
+                             f"profiling phases: read phase by phase instead ({names})")
+            _pair(s, records, used)  # its records are read per phase below
+            continue
+        rec = _pair(s, records, used)
+        if not _has_metrics(s.doc) and not _error_total(s.doc) and rec is None:
+            outcome.refused.append(Refusal(s.display, "$", (
+                "expected an AIPerf profile export with metric blocks (time_to_first_token, request_count, "
+                f"...) or error counts, found {describe(s.doc)}: no results, and no records file beside it")[:600]))
+            continue
+        d = guarded(outcome, s, "AIPerf export", _draft, s, rec, warm_dirs)
+        if d is not None:
+            drafts.append(d)
+    for s, root, name in per_phase:
+        rec = next((r for r in records if root is not None and r.path.parent == root.path.parent), None)
+        d = guarded(outcome, s, "AIPerf phase export", _draft, s, rec, warm_dirs, name,
+                    root.doc.get("input_config") if root is not None else None)
+        if d is not None:
+            drafts.append(d)
+    for r in records:
+        if id(r) not in used:
+            d = guarded(outcome, r, "AIPerf records", _draft, None, r, warm_dirs)
+            if d is not None:
+                drafts.append(d)
+    return drafts
+
+
+def _sort_phase_exports(outcome, exports, kept, roots, phase_of):
+    """Phase exports: warm-up ones skipped, profiling copies of a root skipped, the phases of a
+    multi-phase workflow kept as runs of their own. Returns (per-phase runs, warm-up run folders)."""
+    per_phase: list[tuple[SourceFile, SourceFile | None, str]] = []
+    warm_dirs = set()
+    for s in exports:
+        phase = _phase(s, phase_of)
+        if phase is None:
+            continue
+        name, kind = phase
+        run_dir = s.path.parent.parent.parent
+        if kind == "warmup":
+            warm_dirs.add(str(run_dir))
+            skip(outcome, s, f"AIPerf warm-up phase export (phase '{name}'{_failed_words(s.doc)}): "
+                             "not a measurement")
+            continue
+        bid = s.doc.get("benchmark_id")
+        root = roots.get(bid) if isinstance(bid, str) else None
+        if root is None:
+            root = next((k for k in kept if k.path.parent == run_dir), None)
+        if root is not None and len(_profiling_phases(root.doc.get("input_config"))) > 1:
+            per_phase.append((s, root, name))  # the root blends several profiling phases
+        elif root is not None:
+            skip(outcome, s, f"AIPerf phase-scoped copy of the profiling phase '{name}': read once, "
+                             f"from the run's export {root.display}")
+        elif _has_metrics(s.doc) or _error_total(s.doc):
+            per_phase.append((s, None, name))
+        else:
+            skip(outcome, s, f"AIPerf phase export (phase '{name}') with no metrics and no error counts")
+    return per_phase, warm_dirs
+
+
+def _failed_words(doc: dict) -> str:
+    """", N request(s) failed[, no metrics]" for a phase export whose requests failed, else ""."""
+    n = _error_total(doc)
+    if not n:
+        return ""
+    return f", {n} request(s) failed" + (", no metrics" if not _has_metrics(doc) else "")
 
 
 def _phase_map(s: SourceFile) -> dict[str, tuple[str, str]]:
@@ -230,9 +324,10 @@ def _pair(summary: SourceFile, records: list[SourceFile], used: set) -> SourceFi
     same = [r for r in records if r.path.parent == summary.path.parent and id(r) not in used]
     if len(same) > 1:
         stem = summary.path.name
-        for suffix in ("_aiperf.json", "_genai_perf.json"):
+        for suffix in ("_aiperf.json", "_genai_perf.json", ".json"):
             if stem.endswith(suffix):
                 stem = stem[: -len(suffix)]
+                break
         named = [r for r in same if r.path.stem == stem]
         same = named or []
     if len(same) == 1:
@@ -323,9 +418,20 @@ def _warmup_configured(cfg) -> bool | None:
 
 
 def _value(metric: dict | None) -> tuple[float | None, str | None]:
+    """(value, unit) of a record's metric {value, unit}."""
     if not isinstance(metric, dict):
         return None, None
     return num(metric.get("value")), metric.get("unit")
+
+
+def _harness(doc: dict, cfg: dict, summary: SourceFile | None) -> dict:
+    """`aiperf` (with its version) or `genai-perf`, told by AIPerf's markers and config sections."""
+    is_aiperf = bool(summary is None or "aiperf_version" in doc or "schema_version" in doc or "records" in doc
+                     or any(k in cfg for k in ("models", "phases", "loadgen")))
+    harness = {"name": "aiperf" if is_aiperf else "genai-perf"}
+    if isinstance(doc.get("aiperf_version"), str):
+        harness["version"] = doc["aiperf_version"][:40]
+    return harness
 
 
 def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: set,
@@ -335,12 +441,8 @@ def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: se
     primary = summary or records
     doc = summary.doc if summary else {}
     cfg = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
-    is_aiperf = bool(summary is None or "aiperf_version" in doc or "schema_version" in doc
-                     or any(k in cfg for k in ("models", "phases", "loadgen")))
-    harness = {"name": "aiperf" if is_aiperf else "genai-perf"}
-    if isinstance(doc.get("aiperf_version"), str):
-        harness["version"] = doc["aiperf_version"][:40]
-    d = Draft(primary, harness, source_format=("aiperf profile export" if is_aiperf else "genai-perf profile export"))
+    harness = _harness(doc, cfg, summary)
+    d = Draft(primary, harness, source_format=f"{harness['name']} profile export")
     if summary and records:
         d.extra_paths.append(records.path)
         d.notes.append(f"aggregates from {summary.path.name}, requests from {records.path.name} (one run)")
@@ -359,35 +461,49 @@ def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: se
         if phase_name != "profiling":
             wl += "-" + re.sub(r"[^A-Za-z0-9_-]", "_", phase_name)[:40]
         d.notes.append(f"profiling phase '{phase_name}' of a multi-phase AIPerf workflow")
-    warm = _warmup_configured(cfg) if cfg else None
-    run_dir = primary.path.parent.parent.parent if phase_name is not None else primary.path.parent
-    if isinstance(doc.get("warmup_metrics"), dict) or str(run_dir) in warm_dirs:
-        warm = True
-    trial = count(dig(doc, "run_info", "trial"))
-    cli = dig(doc, "run_info", "cli_command")
-    if not warm and trial and isinstance(cli, str) and WARMUP_CLI.search(cli):
-        warm = True
-        d.assumptions.append("warm-up taken as excluded: AIPerf ran it before the first trial only and this "
-                             f"is trial {trial + 1} of the same invocation")
-    if trial is not None and (trial > 0 or re.match(r"run_\d+$", primary.path.parent.name)):
-        d.notes.append(f"AIPerf trial {trial + 1} ({dig(doc, 'run_info', 'run_label') or primary.path.parent.name})")
+    warm = _warmup(d, doc, cfg, primary, warm_dirs, phase_name)
     if summary:
-        _measurements(d, doc, wl, conc)
+        _measurements(d, _blocks(doc), wl, conc)
     if records:
         dropped = _requests(d, records.doc, wl, conc, phase_name)
         if dropped:
             warm = True
             d.notes.append(f"{dropped} warm-up record(s) in {records.path.name} left out")
         if d.date is None:
-            starts = [epoch_seconds(dig(r, "metadata", "request_start_ns")) for r in records.doc]
-            starts = [t for t in starts if t is not None]
-            if starts:
-                d.timestamp = min(starts)
-                d.date = iso_from_epoch(d.timestamp)
+            _date_from_records(d, records.doc)
+    if summary:
+        _counted_failures(d, doc, wl, conc, has_records=records is not None)
     d.warmup_excluded = warm
     if doc.get("was_cancelled") is True:
         d.notes.append("AIPerf reports the run as cancelled (partial results)")
     return d
+
+
+def _warmup(d: Draft, doc: dict, cfg: dict, primary: SourceFile, warm_dirs: set, phase_name) -> bool | None:
+    """Whether warm-up requests were left out of the run's figures (and trial notes)."""
+    warm = _warmup_configured(cfg) if cfg else None
+    run_dir = primary.path.parent.parent.parent if phase_name is not None else primary.path.parent
+    if isinstance(doc.get("warmup_metrics"), dict) or str(run_dir) in warm_dirs:
+        warm = True
+    trial = count(dig(doc, "run_info", "trial"))
+    cli = first(dig(doc, "run_info", "cli_command"), dig(cfg, "cli_command"))
+    if not warm and trial and isinstance(cli, str) and WARMUP_CLI.search(cli):
+        warm = True
+        d.assumptions.append("warm-up taken as excluded: AIPerf ran it before the first trial only and this "
+                             f"is trial {trial + 1} of the same invocation")
+    if trial is not None and (trial > 0 or re.match(r"(run|trial)_\d+$", primary.path.parent.name)
+                              or primary.path.parent.parent.name.startswith("trial_")):
+        label = dig(doc, "run_info", "run_label") or primary.path.parent.name
+        d.notes.append(f"AIPerf trial {trial + 1} ({label})")
+    return warm
+
+
+def _date_from_records(d: Draft, recs: list) -> None:
+    starts = [epoch_seconds(dig(r, "metadata", "request_start_ns")) for r in recs]
+    starts = [t for t in starts if t is not None]
+    if starts:
+        d.timestamp = min(starts)
+        d.date = iso_from_epoch(d.timestamp)
 
 
 def _measurements(d: Draft, doc: dict, wl: str, conc: int | None) -> None:
@@ -431,6 +547,71 @@ def _measurements(d: Draft, doc: dict, wl: str, conc: int | None) -> None:
             add("decode_tok_s_per_stream", "tok/s", block.get(key), stat, c)
 
 
+def error_text(err) -> str:
+    """`type (code N): message` of an AIPerf error {code, type, message} (the code first, so a
+    shortened text keeps it); a message that is the server's JSON error body is reduced to that
+    body's own message."""
+    if not isinstance(err, dict):
+        return short_text(err) or "error"
+    message = err.get("message")
+    if isinstance(message, str) and message.lstrip().startswith("{"):
+        try:
+            inner = json.loads(message)
+        except ValueError:
+            inner = None
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            message = inner["message"]
+    code = err.get("code")
+    kind = " ".join(str(x) for x in (err.get("type"), f"(code {code})" if code is not None else None) if x)
+    return short_text(": ".join(x for x in (kind, str(message) if message else None) if x)) or "error"
+
+
+def _error_tally(doc: dict) -> list[tuple[str, int]]:
+    """[(error text, count)] from the export's `error_summary`."""
+    out = []
+    for e in doc.get("error_summary") or []:
+        n = count(e.get("count")) if isinstance(e, dict) else None
+        if n:
+            out.append((error_text(e.get("error_details")), n))
+    return out
+
+
+def _error_total(doc: dict) -> int:
+    """How many requests the export counts as failed (`error_request_count`, else its error summary)."""
+    n = count(dig(_blocks(doc), "error_request_count", "avg"))
+    if n is None:
+        n = sum(c for _, c in _error_tally(doc))
+    return n or 0
+
+
+def _counted_failures(d: Draft, doc: dict, wl: str, conc: int | None, has_records: bool) -> None:
+    """The export's request counts against the records read. Failed requests the export counts
+    but no record holds (no records file: `--export-level summary`, releases before 0.4) become
+    records without timings, so the failure share is AIPerf's."""
+    total = _error_total(doc)
+    ok = count(dig(_blocks(doc), "request_count", "avg"))
+    have = len(d.requests) - successful_count(d.requests)
+    against = "AIPerf's request_count and error counts"
+    if has_records and ok is not None:
+        d.checks.append(Check(against, wl, conc, "requests", "count", float(ok), float(successful_count(d.requests)),
+                              "profiling records without an error"))
+    missing = total - have
+    if missing <= 0:
+        if has_records and (total or "error_summary" in doc):
+            d.checks.append(Check(against, wl, conc, "failed", "count", float(total), float(have),
+                                  "profiling records with an error"))
+        return
+    d.requests += failed_from_counts(_error_tally(doc), missing, wl, conc)[:missing]
+    if not has_records:
+        d.requests += count_only_requests(ok or 0, wl, conc)
+        d.notes.append(f"AIPerf kept no per-request records here: its {total} failed and {ok or 0} successful "
+                       "requests are request rows without timings (from error_summary and request_count), so "
+                       "the failure share is seen; the figures are the export's")
+    else:
+        d.notes.append(f"{missing} failed request(s) counted in the export but missing from the records file "
+                       "are request rows without timings")
+
+
 def _requests(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str | None = None) -> int:
     dropped = 0
     mismatch = 0
@@ -441,68 +622,201 @@ def _requests(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str |
     if server_prompt:
         d.notes.append("prompt_tokens are the server's usage counts, like the cached-token counts "
                        "(AIPerf's input_sequence_length is tokenised by the client)")
+    warm_failed = 0
     for r in recs:
         meta = r.get("metadata") or {}
         phase = str(first(meta.get("benchmark_phase"), meta.get("phase_kind"), "profiling")).lower()
         if phase != "profiling":
             dropped += 1
+            warm_failed += bool(r.get("error"))
             continue
         if phase_name is not None and meta.get("phase_name") not in (None, phase_name):
             continue  # another profiling phase: read with that phase's run
-        m = r.get("metrics") if isinstance(r.get("metrics"), dict) else {}
-        rec: dict = {"workload": wl}
-        if conc is not None:
-            rec["concurrency"] = conc
-        sent = num(meta.get("request_start_ns"))
-        if sent is not None and sent >= 0:
-            rec["start_ms"] = sent / 1e6  # epoch ns: keeps the send order
-        isl, _ = _value(m.get("input_sequence_length"))
-        usage_prompt, _ = _value(m.get("usage_prompt_tokens"))
-        cached = next((count(_value(m.get(k))[0]) for k in CACHE_KEYS if m.get(k) is not None), None)
-        if server_prompt:
-            prompt = count(first(usage_prompt, isl, _value(m.get("error_isl"))[0]))
-        else:
-            prompt = count(first(isl, _value(m.get("error_isl"))[0]))
-        if cached is not None and prompt is not None and cached > prompt:
-            cached = None
-            mismatch += 1
-        if prompt is not None:
-            rec["prompt_tokens"] = prompt
-        if cached is not None:
-            rec["cached_prompt_tokens"] = cached
-        osl = count(_value(m.get("output_sequence_length"))[0])
-        content = count(_value(m.get("output_token_count"))[0])
-        reasoning = count(first(_value(m.get("reasoning_token_count"))[0], _value(m.get("usage_reasoning_tokens"))[0]))
-        if osl is None and (content is not None or reasoning is not None):
-            osl = (content or 0) + (reasoning or 0)
-        if osl is None:
-            osl = count(_value(m.get("usage_completion_tokens"))[0])
-        if osl is not None:
-            rec["output_tokens"] = osl
-        if reasoning is not None and (osl is None or reasoning <= osl):
-            rec["reasoning_tokens"] = reasoning
-        for tag, field in LATENCIES.items():
-            v, unit = _value(m.get(tag))
-            factor = ms_factor(unit)
-            if v is not None and factor is not None and v >= 0:
-                rec[field] = v * factor
-        err = r.get("error")
-        if isinstance(err, dict) or (err and not isinstance(err, dict)):
-            rec["finish_reason"] = "error"
-            if isinstance(err, dict):
-                text = ": ".join(str(x) for x in (err.get("type"), err.get("message")) if x)
-                code = err.get("code")
-                rec["error"] = short_text(f"{text} (code {code})" if code is not None else text) or "error"
-            else:
-                rec["error"] = short_text(err) or "error"
-        elif meta.get("was_cancelled") is True:
-            rec["finish_reason"] = "cancelled"
-            rec["error"] = "cancelled"
+        rec, over = _request(r, meta, wl, conc, server_prompt)
+        mismatch += over
         d.requests.append(rec)
     if mismatch:
         d.notes.append(f"{mismatch} request(s): the server's cached-token count exceeded the prompt length; "
                        "left out")
+    if warm_failed:
+        d.notes.append(f"{warm_failed} of the {dropped} warm-up request(s) failed (not part of the figures)")
     return dropped
+
+
+def _request(r: dict, meta: dict, wl: str, conc: int | None, server_prompt: bool) -> tuple[dict, int]:
+    """One request record, and 1 when its cached count was dropped for exceeding the prompt."""
+    m = r.get("metrics") if isinstance(r.get("metrics"), dict) else {}
+    rec: dict = {"workload": wl}
+    if conc is not None:
+        rec["concurrency"] = conc
+    sent = num(meta.get("request_start_ns"))
+    if sent is not None and sent >= 0:
+        rec["start_ms"] = sent / 1e6  # epoch ns: keeps the send order
+    isl, _ = _value(m.get("input_sequence_length"))
+    usage_prompt, _ = _value(m.get("usage_prompt_tokens"))
+    cached = next((count(_value(m.get(k))[0]) for k in CACHE_KEYS if m.get(k) is not None), None)
+    if server_prompt:
+        prompt = count(first(usage_prompt, isl, _value(m.get("error_isl"))[0]))
+    else:
+        prompt = count(first(isl, _value(m.get("error_isl"))[0]))
+    over = int(cached is not None and prompt is not None and cached > prompt)
+    if over:
+        cached = None
+    if prompt is not None:
+        rec["prompt_tokens"] = prompt
+    if cached is not None:
+        rec["cached_prompt_tokens"] = cached
+    _tokens(rec, m)
+    for tag, field in LATENCIES.items():
+        v, unit = _value(m.get(tag))
+        factor = ms_factor(unit)
+        if v is not None and factor is not None and v >= 0:
+            rec[field] = v * factor
+    err = r.get("error")
+    if err:
+        rec["finish_reason"] = "error"
+        rec["error"] = error_text(err)
+    elif meta.get("was_cancelled") is True:
+        rec["finish_reason"] = "cancelled"
+        rec["error"] = "cancelled"
+    return rec, over
+
+
+def _tokens(rec: dict, m: dict) -> None:
+    """Output tokens (content + reasoning, AIPerf's own count) and reasoning tokens of a record."""
+    osl = count(_value(m.get("output_sequence_length"))[0])
+    content = count(_value(m.get("output_token_count"))[0])
+    reasoning = count(first(_value(m.get("reasoning_token_count"))[0], _value(m.get("usage_reasoning_tokens"))[0]))
+    if osl is None and (content is not None or reasoning is not None):
+        osl = (content or 0) + (reasoning or 0)
+    if osl is None:
+        osl = count(_value(m.get("usage_completion_tokens"))[0])
+    if osl is not None:
+        rec["output_tokens"] = osl
+    if reasoning is not None and (osl is None or reasoning <= osl):
+        rec["reasoning_tokens"] = reasoning
+
+
+# --- aggregates over trials, checked against the trials read ----------------------------------
+
+def _check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
+    """Recompute an AIPerf aggregate (mean over trials of each trial's figure) from the trials read.
+
+    AIPerf's aggregate of a figure is the mean of the trials' figures (aiperf's
+    ConfidenceAggregator). Ours: each trial's TTFT, ITL and request latency (mean and p50)
+    from its request records (linear-interpolated percentiles, as AIPerf's numpy), else its
+    summary; output throughput from its summary; request counts from its records. The result
+    lands on the trials as a note (agreement) or a check the `import.figure_mismatch` flag reads.
+    """
+    root = _invocation_folder(agg)
+    if root is None:
+        return
+    trials = [d for d in drafts if _under(d.source.path, root / "profile_runs")]
+    doc = agg.doc
+    if _aggregation(doc) == "sweep":
+        combos = [(c.get("parameters"), c.get("metrics")) for c in doc.get("per_combination_metrics") or []
+                  if isinstance(c, dict)]
+        runs_per = positive_int(dig(doc, "metadata", "num_trials_per_value"))
+    else:
+        combos = [(dig(doc, "metadata", "variation_values"), doc.get("metrics"))]
+        runs_per = positive_int(first(dig(doc, "metadata", "num_successful_runs"),
+                                      dig(doc, "metadata", "num_profile_runs")))
+    where = agg.relative if agg.root is not None else agg.path.name
+    for params, metrics in combos:
+        if not isinstance(metrics, dict):
+            continue
+        conc = _concurrency_of(params)
+        mine = [d for d in trials if conc is None or _draft_concurrency(d) == conc]
+        if mine:
+            _compare(mine, metrics, runs_per, f"AIPerf's aggregate over trials ({where})")
+
+
+def _invocation_folder(agg: SourceFile):
+    """The folder of the invocation an aggregate belongs to: the parent of its `aggregate/` folder."""
+    for parent in agg.path.parents:
+        if parent.name == "aggregate":
+            return parent.parent
+    return None
+
+
+def _under(path, folder) -> bool:
+    """Whether `path` lies inside `folder` (lexically)."""
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _concurrency_of(params) -> int | None:
+    """The concurrency of an aggregate's variation ({"phases.profiling.concurrency": C} or {"concurrency": C})."""
+    if not isinstance(params, dict):
+        return None
+    for k, v in params.items():
+        if str(k).split(".")[-1] == "concurrency":
+            return positive_int(v)
+    return None
+
+
+def _draft_concurrency(d: Draft) -> int | None:
+    """The concurrency of a trial run (from its first measurement or request that has one)."""
+    for m in d.measurements + d.requests:
+        if m.get("concurrency") is not None:
+            return m["concurrency"]
+    return None
+
+
+def _compare(trials: list[Draft], metrics: dict, runs_per: int | None, against: str) -> None:
+    """Checks of one aggregate figure set against the mean over `trials`, put on every trial."""
+    first_trial = min(trials, key=lambda d: (d.timestamp or 0.0, d.source.relative))
+    wl = next((m["workload"] for m in first_trial.measurements + first_trial.requests), "")
+    conc = _draft_concurrency(first_trial)
+    checks = []
+    if runs_per is not None:
+        checks.append(Check(against, wl, conc, "trials", "count", float(runs_per), float(len(trials)),
+                            "trials found"))
+    for key, metric, stat in AGGREGATE_CHECKS:
+        theirs = _aggregate_value(metrics.get(key), metric)
+        per_trial = [_trial_figure(d, metric, stat) for d in trials]
+        if theirs is None or any(v is None for v in per_trial):
+            continue
+        ours = sum(per_trial) / len(per_trial)
+        basis = ("latencies from each trial's request records, the rest from its summary, then the mean "
+                 "over trials")
+        checks.append(Check(against, wl, conc, metric, stat, theirs, ours, basis))
+    for d in trials:
+        d.checks.extend(checks if d is first_trial else [c for c in checks if c.agrees])
+
+
+def _aggregate_value(entry, metric: str) -> float | None:
+    """An aggregate entry's mean across trials, in the native unit (None if absent or unit unknown)."""
+    if not isinstance(entry, dict):
+        return None
+    v = num(entry.get("mean"))
+    if v is None:
+        return None
+    if metric.endswith("_ms"):
+        factor = ms_factor(entry.get("unit"))
+        return v * factor if factor is not None else None
+    if metric == "output_tok_s":
+        return v if rate_ok(entry.get("unit"), "tok") else None
+    return v
+
+
+def _trial_figure(d: Draft, metric: str, stat: str) -> float | None:
+    """A trial's figure: from its request records where it has them, else its summary."""
+    if metric == "requests":
+        n = successful_count(d.requests)
+        return float(n) if d.requests else _measured(d, "ttft_ms", "mean", "n")
+    if metric.endswith("_ms") and d.requests:
+        return statistic_of(request_values(d.requests, metric), stat)
+    return _measured(d, metric, stat)
+
+
+def _measured(d: Draft, metric: str, stat: str, key: str = "value") -> float | None:
+    """A field (`value`, `n`) of the run's measurement of (metric, statistic), or None."""
+    m = next((m for m in d.measurements if m["metric"] == metric and m.get("statistic") == stat), None)
+    return float(m[key]) if m is not None and m.get(key) is not None else None
 
 
 IMPORTER = _Importer()

@@ -3,7 +3,7 @@
 What GuideLLM writes (src/guidellm/benchmark/schemas/report.py, benchmark.py, metrics.py,
 src/guidellm/schemas/request_stats.py, statistics.py):
 - v0.7+ : `metadata` {version: 2, guidellm_version}, `config` (the scenario), `benchmarks[]`;
-  v0.4-0.6: `args` (+ `metadata` version 1 from v0.6), `benchmarks[]`;
+  v0.4-0.6: `args` (+ `metadata` version 1 from v0.5), `benchmarks[]`;
   v0.2-0.3: `benchmarks[]` only, each with `args`, `run_stats`, `worker.backend_model`.
 - each benchmark: the strategy (`config.strategy`, or `args.strategy` before v0.4) with
   `type_` synchronous / concurrent (`streams`) / throughput / constant / poisson (`rate`);
@@ -23,9 +23,10 @@ One report is one GuideLLM invocation: one run, its benchmarks being the concurr
 """
 from __future__ import annotations
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import (Draft, count, dig, epoch_seconds, finish, first, guarded, iso_from_epoch,
-                                           num, positive_int, short_text)
+from analysis.load.errors import Refusal
+from analysis.load.harness import ImportOutcome, SourceFile, describe
+from analysis.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
+                                           first, guarded, iso_from_epoch, num, positive_int, short_text)
 
 NAME = "guidellm"
 STATS = (("mean", "mean"), ("median", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
@@ -43,13 +44,24 @@ def _benchmarks(doc):
 
 
 def _is_benchmark(b) -> bool:
-    return isinstance(b, dict) and (b.get("type_") == "generative_benchmark" or (
-        isinstance(b.get("metrics"), dict)
-        and any(k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second"))))
+    """A benchmark with results: GuideLLM's metrics (a `generative_benchmark` without them is broken)."""
+    return isinstance(b, dict) and isinstance(b.get("metrics"), dict) and any(
+        k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second", "request_latency"))
+
+
+def _is_report(doc) -> bool:
+    """GuideLLM's own markers: `metadata.guidellm_version` (0.6+) or a benchmark typed
+    `generative_benchmark` in the `benchmarks` list."""
+    benches = _benchmarks(doc)
+    if benches is None:
+        return False
+    return isinstance(dig(doc, "metadata", "guidellm_version"), str) or any(
+        isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benches)
 
 
 class _Importer:
     name = NAME
+    label = "GuideLLM 0.3-0.8 benchmarks report"
 
     def recognise(self, doc, path):
         benches = _benchmarks(doc)
@@ -57,14 +69,26 @@ class _Importer:
             return None
         if benches and all(_is_benchmark(b) for b in benches):
             return "results"
-        if not benches and ("metadata" in doc or "args" in doc) and isinstance(doc.get("metadata", {}), dict) \
-                and "guidellm_version" in doc.get("metadata", {}):
-            return "auxiliary"  # a report with no benchmarks
-        return None
+        if not _is_report(doc):
+            return None
+        return "results" if benches else "auxiliary"  # broken benchmarks are refused in import_files
+
+    def skip_reason(self, doc, path):
+        return "GuideLLM report with no benchmarks (the run ended before any benchmark completed)"
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
         outcome = ImportOutcome()
-        drafts = [d for s in files if (d := guarded(outcome, s, "GuideLLM report", _draft, s)) is not None]
+        drafts = []
+        for s in files:
+            bad = next((i for i, b in enumerate(_benchmarks(s.doc)) if not _is_benchmark(b)), None)
+            if bad is not None:
+                outcome.refused.append(Refusal(s.display, f"$.benchmarks[{bad}]", (
+                    "expected a GuideLLM benchmark with metrics (time_to_first_token_ms, requests_per_second, "
+                    f"...), found {describe(_benchmarks(s.doc)[bad])}")[:600]))
+                continue
+            d = guarded(outcome, s, "GuideLLM report", _draft, s)
+            if d is not None:
+                drafts.append(d)
         return finish(drafts, manifests, NAME, outcome)
 
 
@@ -239,15 +263,15 @@ def _times(r: dict) -> tuple[float | None, float | None]:
 
 
 def _requests(d: Draft, b: dict, wl: str, conc: int | None, index: int) -> None:
+    """The benchmark's request records inside its measured window, each with its send time; the
+    kept counts are then checked against GuideLLM's own `request_totals`."""
     groups = b.get("requests") if isinstance(b.get("requests"), dict) else {}
     lo, hi = _window(b)
     outside = 0
-    kept_ok = 0
-    for status in ("successful", "errored", "incomplete"):
+    kept = dict.fromkeys(STATUSES, 0)
+    for status in STATUSES:
         items = groups.get(status)
-        if not isinstance(items, list):
-            continue
-        for r in items:
+        for r in items if isinstance(items, list) else ():
             if not isinstance(r, dict):
                 continue
             start, end = _times(r)
@@ -260,14 +284,55 @@ def _requests(d: Draft, b: dict, wl: str, conc: int | None, index: int) -> None:
             if start is not None and start >= 0:
                 rec["start_ms"] = start * 1000.0  # epoch seconds: keeps the send order
             d.requests.append(rec)
-            kept_ok += status == "successful"
+            kept[status] += 1
     if outside:
         d.notes.append(f"benchmark {index + 1}: {outside} request(s) outside the measured window "
                        "(warm-up/cool-down) left out, as GuideLLM's own metrics do")
-    total = count(dig(b, "metrics", "request_totals", "successful"))
-    if total is not None and kept_ok < total:
-        d.notes.append(f"benchmark {index + 1}: the report keeps {kept_ok} of {total} successful requests "
-                       "(GuideLLM sample_size): request-level statistics are from that sample")
+    _check_totals(d, b, kept, outside, wl, conc, index)
+
+
+#: GuideLLM's request statuses, as its report lists them
+STATUSES = ("successful", "errored", "incomplete")
+
+
+def _check_totals(d: Draft, b: dict, kept: dict, outside: int, wl: str, conc: int | None, index: int) -> None:
+    """Kept records against `request_totals` (under `metrics` from v0.4, beside them before).
+
+    A report that keeps only a sample of the requests (`sample_size`/`sample_requests`) lists
+    fewer records than its totals: the missing ones become records without timings, so the
+    share of failed requests is GuideLLM's, not the sample's. Otherwise the counts are a check
+    (a note when they agree, `import.figure_mismatch` when not); not when records outside the
+    measured window were left out, since releases differ in whether their totals count those."""
+    totals = first(dig(b, "metrics", "request_totals"), b.get("request_totals"))
+    if not isinstance(totals, dict):
+        return
+    want = {s: count(totals.get(s)) for s in STATUSES}
+    missing = {s: (want[s] or 0) - kept[s] for s in STATUSES}
+    against = "GuideLLM's request_totals"
+    if outside:
+        return  # whether the totals count the warm-up/cool-down requests differs between releases
+    if any(m > 0 for m in missing.values()) and all(m >= 0 for m in missing.values()):
+        _sampled(d, missing, kept, wl, conc, index)
+        return
+    for status, metric in (("successful", "requests"), ("errored", "failed")):
+        if want[status] is not None:
+            d.checks.append(Check(against, wl, conc, metric, "count", float(want[status]), float(kept[status]),
+                                  "records kept in the measured window"))
+
+
+def _sampled(d: Draft, missing: dict, kept: dict, wl: str, conc: int | None, index: int) -> None:
+    """Records without timings for the requests a sampled report counts but does not list."""
+    d.requests += count_only_requests(missing["successful"], wl, conc)
+    d.requests += count_only_requests(missing["errored"], wl, conc, "errored (counted by GuideLLM; its record "
+                                                                     "was not kept in the report's sample)")
+    for _ in range(missing["incomplete"]):
+        d.requests += [dict(r, finish_reason="incomplete", error="incomplete (counted by GuideLLM; its record was "
+                                                                 "not kept in the report's sample)")
+                       for r in count_only_requests(1, wl, conc)]
+    shown = ", ".join(f"{kept[s]} of {kept[s] + missing[s]} {s}" for s in STATUSES if kept[s] + missing[s])
+    d.notes.append(f"benchmark {index + 1}: the report keeps a sample of its requests ({shown}; GuideLLM "
+                   "sample_size): request-level statistics are from that sample, and the requests it only "
+                   "counts are request rows without timings, so the failure share is GuideLLM's")
 
 
 def _request(r: dict, status: str, wl: str, conc: int | None) -> dict:

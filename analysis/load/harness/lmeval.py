@@ -52,6 +52,7 @@ def _is_samples(doc) -> bool:
 
 class _Importer:
     name = NAME
+    label = "lm-evaluation-harness results or samples"
 
     def recognise(self, doc, path):
         if _is_results(doc) or _is_samples(doc):

@@ -20,8 +20,8 @@ from __future__ import annotations
 import datetime as _dt
 
 from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import (Draft, count, finish, guarded, mean, measurement, num, positive_int,
-                                           short_text, skip)
+from analysis.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
+                                           measurement, num, positive_int, short_text, skip, successful_count)
 
 NAME = "vllm"
 HARNESS_NAME = "vllm bench serve"
@@ -46,6 +46,7 @@ def _is_pytorch_twin(doc) -> bool:
 
 class _Importer:
     name = NAME
+    label = "vLLM bench serve / benchmark_serving.py result"
 
     def recognise(self, doc, path):
         if _is_result(doc):
@@ -123,6 +124,7 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     total = len(doc.get("ttfts") or doc.get("output_lens") or [])
     if failed is None and total and completed is not None:
         failed = total - completed
+    _check_counts(d, completed, failed, wl, conc)
     desc = [f"vLLM bench serve result: backend {doc.get('backend')}", f"{doc.get('num_prompts')} prompts",
             f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
             f"{completed} completed, {failed if failed is not None else 'unknown'} failed"]
@@ -130,6 +132,29 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
     return d
+
+
+def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None) -> None:
+    """The file's `completed`/`failed` against the request records read. Failed requests the file
+    only counts (no per-request lists: a result saved without --save-detailed) become records
+    without timings, with the completed ones beside them, so the failure share is vLLM's."""
+    if not d.requests:
+        if failed:
+            d.requests = (count_only_requests(failed, wl, conc, "failed (counted by vLLM; no per-request "
+                                                                 "lists saved)")
+                          + count_only_requests(completed or 0, wl, conc))
+            d.notes.append(f"no per-request lists in this file: its {failed} failed and {completed or 0} "
+                           "completed requests are request rows without timings, so the failure share is seen; "
+                           "the figures are the file's")
+        return
+    against = "vLLM's completed/failed counts"
+    ok = successful_count(d.requests)
+    if completed is not None:
+        d.checks.append(Check(against, wl, conc, "requests", "count", float(completed), float(ok),
+                              "request records without an error"))
+    if failed is not None:
+        d.checks.append(Check(against, wl, conc, "failed", "count", float(failed), float(len(d.requests) - ok),
+                              "request records with an error"))
 
 
 def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str | None]:
@@ -148,6 +173,28 @@ def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str 
                     f"({m * 1000:.3f} ms vs {target:.3f} ms)")
 
 
+def _successful(doc: dict, lists: dict, size: int, d: Draft) -> list[bool] | None:
+    """Which requests of the per-request lists succeeded, or None when that cannot be told.
+
+    From `errors` ("" on success) when saved. Without it (a result saved without
+    --save-detailed keeps only `latencies`), a failed request is the one with vLLM's
+    placeholder latency 0.0, accepted only when as many latencies are 0 as the file's `failed`.
+    """
+    if "errors" in lists:
+        return [not (isinstance(e, str) and e.strip()) for e in lists["errors"]]
+    failed = count(doc.get("failed"))
+    if failed == 0 or count(doc.get("completed")) == size:
+        return [True] * size
+    zero = [num(v) == 0 for v in lists.get("latencies", [])]
+    if failed and len(zero) == size and sum(zero) == failed:
+        d.notes.append(f"no errors list in this file: the {failed} failed requests are those with vLLM's "
+                       "placeholder latency 0 (as many as its failed count)")
+        return [not z for z in zero]
+    d.notes.append("per-request lists without errors and with failed requests; requests not imported "
+                   "(rerun with --save-detailed)")
+    return None
+
+
 def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
                                      "generated_texts", "errors", "start_times")}
@@ -159,13 +206,8 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
         d.notes.append("per-request lists of different lengths; requests not imported")
         return []
     size = sizes.pop()
-    if "errors" in lists:
-        ok = [not (isinstance(e, str) and e.strip()) for e in lists["errors"]]
-    elif count(doc.get("failed")) == 0 or count(doc.get("completed")) == size:
-        ok = [True] * size
-    else:
-        d.notes.append("per-request lists without errors and with failed requests; requests not imported "
-                       "(rerun with --save-detailed)")
+    ok = _successful(doc, lists, size, d)
+    if ok is None:
         return []
     factor, note = _seconds_factor(doc, lists.get("ttfts", []), ok)
     if note:
@@ -208,7 +250,8 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
                 r["content_chars"] = len(text)
         else:
             r["finish_reason"] = "error"
-            r["error"] = short_text(lists["errors"][i]) or "failed"
+            text = lists["errors"][i] if "errors" in lists else None
+            r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
         out.append(r)
     return out
 
