@@ -340,6 +340,18 @@ def replicate(cfg: Config, rep: int, *, model: Model = Model(), n_boot: int = 20
     return res
 
 
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
+def _worker_init():
+    """Workers leave interruption to the parent, which stops handing out replicates."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _work(args):
     i, cfg, rep, model, n_boot, seed, start_ms = args
     return i, replicate(cfg, rep, model=model, n_boot=n_boot, seed=seed, start_ms=start_ms)
@@ -432,6 +444,16 @@ def aggregate(cfg: Config, reps: list[dict], truth: dict) -> dict:
     return out
 
 
+def analysis_fingerprint() -> str:
+    """sha256 over analysis/**/*.py: a resumed study must analyse with the same code."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "analysis").rglob("*.py")):
+        h.update(str(p.relative_to(ROOT)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def git_state() -> dict:
     def run(*a):
         try:
@@ -443,49 +465,102 @@ def git_state() -> dict:
 
 
 def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, model: Model,
-              n_boot: int, seed: int, jobs: int, start_ms: bool, quiet: bool = False) -> list[dict]:
-    """All replicates of all configs, over `jobs` processes; per-config raw replicate records."""
+              n_boot: int, seed: int, jobs: int, start_ms: bool, quiet: bool = False,
+              done: dict | None = None, deadline: float | None = None, checkpoint=None,
+              checkpoint_every: float = 60.0) -> tuple[list[list[dict]], bool]:
+    """All replicates of all configs over `jobs` processes: (per-config records, complete?).
+
+    Replicates are run round-robin (each configuration's replicate r before any r + 1,
+    in proportion to its target), so a run stopped early (`deadline`, a time.monotonic()
+    value after which nothing new starts, or SIGTERM / Ctrl-C) leaves every configuration
+    with about the same share of its replicates. `done` ({config key: records}) are
+    replicates of an earlier run that are kept instead of recomputed (--resume);
+    `checkpoint(raw)` is called every `checkpoint_every` seconds.
+    """
+    import signal
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    targets = [fleet_replicates if c.study == "fleet" else replicates for c in configs]
+    raw: list[list[dict]] = []
     tasks = []
-    for i, cfg in enumerate(configs):
-        n = fleet_replicates if cfg.study == "fleet" else replicates
-        tasks += [(i, cfg, r, model, n_boot, seed, start_ms) for r in range(n)]
-    # heavy configurations first so the workers finish together
-    weight = {i: c.seats * c.passes for i, c in enumerate(configs)}
-    tasks.sort(key=lambda t: (-weight[t[0]], t[0], t[2]))
-    raw: list[list[dict]] = [[] for _ in configs]
-    t0 = time.perf_counter()
-    total, done, last = len(tasks), 0, 0.0
+    for i, (cfg, n) in enumerate(zip(configs, targets)):
+        have = {r["rep"]: r for r in (done or {}).get(cfg.key, []) if r["rep"] < n}
+        raw.append(list(have.values()))
+        tasks += [((r + 0.5) / n, i, (i, cfg, r, model, n_boot, seed, start_ms))
+                  for r in range(n) if r not in have]
+    tasks.sort(key=lambda t: (t[0], t[1]))
+    queue = [t[2] for t in tasks]
+    t0 = time.monotonic()
+    total, finished, last_note, last_ckpt = len(queue), 0, 0.0, t0
+    reused = sum(len(r) for r in raw)
 
-    def progress(i, force=False):
-        nonlocal last
-        now = time.perf_counter() - t0
-        if quiet or (not force and now - last < 5.0):
+    def note(force=False):
+        nonlocal last_note
+        now = time.monotonic() - t0
+        if quiet or (not force and now - last_note < 10.0):
             return
-        last = now
-        eta = now / done * (total - done) if done else math.nan
-        cfg = configs[i]
-        print(f"[verdict-study] {done}/{total} replicates, {now:.0f} s elapsed, ETA {eta:.0f} s "
-              f"(last: {cfg.key} {len(raw[i])})", file=sys.stderr, flush=True)
+        last_note = now
+        eta = now / finished * (total - finished) if finished else math.nan
+        least = min(len(r) / n for r, n in zip(raw, targets))
+        print(f"[verdict-study] {finished}/{total} replicates ({reused} reused), {now / 60:.1f} min elapsed, "
+              f"ETA {eta / 60:.1f} min; every configuration at >= {100 * least:.0f}% of its target",
+              file=sys.stderr, flush=True)
 
-    if jobs > 1:
-        import multiprocessing as mp
+    def collect(i, res):
+        nonlocal finished, last_ckpt
+        raw[i].append(res)
+        finished += 1
+        note()
+        if checkpoint is not None and time.monotonic() - last_ckpt >= checkpoint_every:
+            last_ckpt = time.monotonic()
+            checkpoint(raw)
 
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx.Pool(jobs) as pool:
-            for i, res in pool.imap_unordered(_work, tasks, chunksize=2):
-                raw[i].append(res)
-                done += 1
-                progress(i)
-    else:
-        for t in tasks:
-            i, res = _work(t)
-            raw[i].append(res)
-            done += 1
-            progress(i)
-    progress(0, force=True)
+    def stop_now() -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    interrupted = False
+    old = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if jobs > 1:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
+                pending, pos = set(), 0
+                try:
+                    while pos < len(queue) or pending:
+                        while pos < len(queue) and len(pending) < 3 * jobs and not stop_now():
+                            pending.add(ex.submit(_work, queue[pos]))
+                            pos += 1
+                        if not pending:
+                            break
+                        fin, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for f in fin:
+                            collect(*f.result())
+                except KeyboardInterrupt:
+                    interrupted = True
+                    for f in pending:
+                        f.cancel()
+                    ex.shutdown(wait=True, cancel_futures=True)
+                    for f in pending:
+                        if f.done() and not f.cancelled() and f.exception() is None:
+                            collect(*f.result())
+        else:
+            for t in queue:
+                if stop_now():
+                    break
+                collect(*_work(t))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    note(force=True)
     for r in raw:
         r.sort(key=lambda x: x["rep"])
-    return raw
+    complete = not interrupted and all(len(r) >= n for r, n in zip(raw, targets))
+    if interrupted and not quiet:
+        print("[verdict-study] interrupted: keeping the replicates that finished", file=sys.stderr)
+    return raw, complete
 
 
 # --------------------------------------------------------------------------- docs
@@ -515,15 +590,18 @@ def render_tables(result: dict) -> str:
     fleet = [r for r in rows if r["config"]["study"] == "fleet"]
     power = [r for r in rows if r["config"]["study"] == "power"]
     lines.append(f"Command: `{meta['command']}`  ")
+    sm = ("yes" if meta["start_ms"] else
+          "no (switched off)" if meta.get("loader_keeps_start_ms") else "no (the loader does not keep it yet)")
     lines.append(f"Code analysed: commit `{meta['git']['commit'][:12]}`"
                  f"{' (analysis/ modified)' if meta['git']['dirty_analysis'] else ''}; "
-                 f"{meta['replicates']} replicates per configuration ({meta['fleet_replicates']} for the "
-                 f"10-seat fleet); n_boot = {meta['n_boot']} bootstrap resamples; seed {meta['seed']}; "
-                 f"`start_ms` written: {'yes' if meta['start_ms'] else 'no (the loader does not keep it yet)'}; "
-                 f"{meta['date']}; {meta['cores']} cores ({meta['machine']}), {meta['jobs']} worker processes, "
-                 f"{meta['elapsed_s'] / 60:.1f} min. True primary-cell value "
-                 f"{meta['truth']['value']:.4f} tok/s (Monte Carlo, {meta['truth']['draws']:,} draws, "
-                 f"SE {meta['truth']['mc_se']:.4f}; closed form {meta['truth']['closed_form']:.4f}).")
+                 f"{meta['replicates']} replicates per configuration as the target ({meta['fleet_replicates']} "
+                 f"for the 10-seat fleet; the count actually run is column n"
+                 f"{'' if meta.get('complete', True) else ', the run was stopped early'}); "
+                 f"n_boot = {meta['n_boot']} bootstrap resamples; seed {meta['seed']}; "
+                 f"`start_ms` written: {sm}; {meta['date']}; {meta['cores']} cores ({meta['machine']}), "
+                 f"{meta['jobs']} worker processes, {meta['elapsed_s'] / 60:.0f} min. True primary-cell value "
+                 f"{meta['truth']['value']:.3f} tok/s (Monte Carlo, {meta['truth']['draws']:,} draws, "
+                 f"SE {meta['truth']['mc_se']:.3f}; closed form {meta['truth']['closed_form']:.3f}).")
     lines.append("")
     lines.append("Each rate with its Wilson 95% interval. Targets (issue 11): false `better`/`worse` "
                  "at most 5%, cell CI coverage 93-97% wherever a CI is given; entries outside are in bold.")
@@ -532,41 +610,42 @@ def render_tables(result: dict) -> str:
         lines.append("**Two identical seats** (primary cell: decode, concurrency 1, "
                      "`decode_tok_s_per_stream`, mean)")
         lines.append("")
-        lines.append("| passes | pass CV | rho | comparison CI | false better/worse, primary | "
+        lines.append("| passes | pass CV | rho | n | comparison CI | false better/worse, primary | "
                      "any false verdict, all rows | cell CI | cell CI given | cell CI coverage |")
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in pair:
             c = r["config"]
             fp, cov = r["false_primary"], r["cell_coverage"]
             bad_f = fp["n"] and fp["rate"] > 0.05
             bad_c = cov["n"] and not (0.93 <= cov["rate"] <= 0.97)
             lines.append(
-                f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {_short_method(r['primary_methods'])} | "
-                f"{_flag(_pct(fp), bad_f)} | {_pct(r['any_false'])} of {r['rows_per_report']:.0f} | "
+                f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
+                f"{_short_method(r['primary_methods'])} | {_flag(_pct(fp), bad_f)} | {_pct(r['any_false'])} of {r['rows_per_report']:.0f} | "
                 f"{_short_method(r['cell_methods'])} | {_pct(r['cell_ci_given'], 0)} | "
                 f"{_flag(_pct(cov), bad_c) if cov['n'] else 'no CI'} |")
         lines.append("")
     if fleet:
         lines.append("**Ten identical seats** (9 candidates against the incumbent, kind `baseline`)")
         lines.append("")
-        lines.append("| passes | pass CV | rho | comparisons per report | reports with any false "
+        lines.append("| passes | pass CV | rho | n | comparisons per report | reports with any false "
                      "better/worse | false verdicts per report | reports with a false primary-cell verdict |")
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("|---|---|---|---|---|---|---|---|")
         for r in fleet:
             c = r["config"]
             af = r["any_false"]
-            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['rows_per_report']:.0f} | "
+            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
+                         f"{r['rows_per_report']:.0f} | "
                          f"{_flag(_pct(af), af['n'] and af['rate'] > 0.05)} | {r['false_per_report']:.1f} | "
                          f"{_pct(r['any_false_primary'])} |")
         lines.append("")
     if power:
         lines.append("**Power**: candidate truly 5% faster (decode rate x1.05, times /1.05), primary cell")
         lines.append("")
-        lines.append("| passes | pass CV | rho | comparison CI | `better` | `worse` (wrong direction) |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| passes | pass CV | rho | n | comparison CI | `better` | `worse` (wrong direction) |")
+        lines.append("|---|---|---|---|---|---|---|")
         for r in power:
             c = r["config"]
-            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | "
+            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
                          f"{_short_method(r['primary_methods'])} | {_pct(r['power_better'])} | "
                          f"{_pct(r['power_worse'])} |")
         lines.append("")
@@ -621,6 +700,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--docs-title", default=None, help="heading of the section")
     ap.add_argument("--from-json", type=Path, default=None,
                     help="do not simulate: render the docs from an earlier results JSON")
+    ap.add_argument("--max-minutes", type=float, default=None,
+                    help="start no new replicate after this many minutes (replicates run round-robin, "
+                         "so every configuration gets about the same share; the counts are reported)")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the replicates already in --out when it was made with the same options "
+                         "and the same analysis/ code, and run only the missing ones")
     ap.add_argument("--keep-replicate", default=None, metavar="KEY@REP:DIR",
                     help="debug: write the run files of one replicate to DIR and exit")
     a = ap.parse_args(argv)
@@ -656,6 +741,25 @@ def main(argv=None) -> dict:
         print(json.dumps(res, indent=1))
         return res
 
+    out = a.out or OUT_DIR / ("verdict_study_quick.json" if a.quick else "verdict_study.json")
+    argv_shown = " ".join(sys.argv[1:]) if argv is None else " ".join(argv)
+    same = {"n_boot": a.n_boot, "seed": a.seed, "model": asdict(model), "start_ms": start_ms,
+            "analysis_sha256": analysis_fingerprint()}
+    same = json.loads(json.dumps(same))  # as it reads back from the JSON (tuples become lists)
+    done, previous_s, command = {}, 0.0, f"python benchmarks/verdict_study.py {argv_shown}".strip()
+    if a.resume and out.exists():
+        old = json.loads(out.read_text(encoding="utf-8"))
+        om = old.get("meta", {})
+        if all(om.get(k) == v for k, v in same.items()):
+            done = old.get("raw", {})
+            previous_s = float(om.get("elapsed_s", 0.0))
+            command = om.get("command", command)
+            print(f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept",
+                  file=sys.stderr)
+        else:
+            print(f"[verdict-study] not resuming {out}: made with other options or other analysis code",
+                  file=sys.stderr)
+
     truth = true_mean_decode(model)
     truth_fast = true_mean_decode(model, speed=1.05)
     print(f"[verdict-study] true mean decode at pass factor 1: {truth['value']:.4f} tok/s "
@@ -663,26 +767,34 @@ def main(argv=None) -> dict:
     print(f"[verdict-study] {len(configs)} configurations, {replicates} replicates "
           f"({fleet_replicates} fleet), n_boot {a.n_boot}, {a.jobs} jobs", file=sys.stderr)
     t0 = time.perf_counter()
-    raw = run_study(configs, replicates=replicates, fleet_replicates=fleet_replicates, model=model,
-                    n_boot=a.n_boot, seed=a.seed, jobs=a.jobs, start_ms=start_ms)
-    elapsed = time.perf_counter() - t0
-    aggs = [aggregate(c, r, truth) for c, r in zip(configs, raw)]
-    argv_shown = " ".join(sys.argv[1:]) if argv is None else " ".join(argv)
-    result = {
-        "meta": {"command": f"python benchmarks/verdict_study.py {argv_shown}".strip(),
-                 "replicates": replicates, "fleet_replicates": fleet_replicates, "n_boot": a.n_boot,
-                 "seed": a.seed, "jobs": a.jobs, "cores": os.cpu_count(),
-                 "machine": f"{platform.machine()}, Python {platform.python_version()}",
-                 "date": _dt.date.today().isoformat(), "elapsed_s": elapsed, "start_ms": start_ms,
-                 "loader_keeps_start_ms": supported, "model": asdict(model), "truth": truth,
-                 "truth_fast": truth_fast, "primary": PRIMARY, "git": git_state(), "quick": a.quick},
-        "configs": aggs,
-        "raw": {c.key: r for c, r in zip(configs, raw)},
-    }
-    out = a.out or OUT_DIR / ("verdict_study_quick.json" if a.quick else "verdict_study.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, allow_nan=True), encoding="utf-8")
-    print(f"[verdict-study] {elapsed:.0f} s; results in {out}", file=sys.stderr)
+
+    def result_of(raw, complete):
+        return {
+            "meta": {"command": command, "replicates": replicates, "fleet_replicates": fleet_replicates,
+                     "jobs": a.jobs, "cores": os.cpu_count(), "complete": complete,
+                     "machine": f"{platform.machine()}, Python {platform.python_version()}",
+                     "date": _dt.date.today().isoformat(), "elapsed_s": previous_s + time.perf_counter() - t0,
+                     "loader_keeps_start_ms": supported, "truth": truth, "truth_fast": truth_fast,
+                     "primary": PRIMARY, "git": git_state(), "quick": a.quick, **same},
+            "configs": [aggregate(c, r, truth) for c, r in zip(configs, raw)],
+            "raw": {c.key: r for c, r in zip(configs, raw)},
+        }
+
+    def save(result):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(json.dumps(result, allow_nan=True), encoding="utf-8")
+        tmp.replace(out)
+
+    deadline = time.monotonic() + 60 * a.max_minutes if a.max_minutes else None
+    raw, complete = run_study(configs, replicates=replicates, fleet_replicates=fleet_replicates,
+                              model=model, n_boot=a.n_boot, seed=a.seed, jobs=a.jobs, start_ms=start_ms,
+                              done=done, deadline=deadline,
+                              checkpoint=lambda r: save(result_of(r, False)))
+    result = result_of(raw, complete)
+    save(result)
+    print(f"[verdict-study] {result['meta']['elapsed_s']:.0f} s; {'complete' if complete else 'INCOMPLETE'}; "
+          f"results in {out}", file=sys.stderr)
     if a.write_docs:
         write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
         print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
