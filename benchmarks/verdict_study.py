@@ -1,7 +1,13 @@
 """Verdict study: do benchreport's verdicts and cell CIs survive run-to-run variation?
 
-Usage:  python benchmarks/verdict_study.py [--quick] [--replicates N] [--n-boot B] [--jobs J]
-                                           [--out FILE.json] [--write-docs] [--start-ms auto|on|off]
+Usage:  python benchmarks/verdict_study.py [--quick] [--replicates N] [--fleet-replicates N]
+            [--n-boot B] [--jobs J] [--halfwidth H --min-replicates M] [--max-minutes T]
+            [--resume] [--out FILE.json] [--write-docs [--docs-section S --docs-title T]]
+            [--from-json FILE.json] [--start-ms auto|on|off] [--passes 3 --cvs 0.5 --rhos 0]
+            [--only KEY] [--keep-replicate KEY@REP:DIR]
+
+Results and the command behind them: docs/statistics.md. `--quick` (make bench) takes
+about a minute on an idle 2-core machine.
 
 Simulates native run files (`benchreport.run/1`) of seats whose true performance is
 known, analyses every replicate through the library exactly as a user would
@@ -111,6 +117,17 @@ class Config:
     @property
     def key(self) -> str:
         return f"{self.study}:S{self.seats}:K{self.passes}:cv{self.cv:g}:rho{self.rho:g}:e{self.effect:g}"
+
+    @classmethod
+    def from_key(cls, key: str) -> "Config":
+        """The inverse of `key` ('pair:S2:K1:cv0.02:rho0:e1')."""
+        import re
+
+        m = re.fullmatch(r"(\w+):S(\d+):K(\d+):cv([\d.e-]+):rho([\d.e-]+):e([\d.e-]+)", key)
+        if not m:
+            raise ValueError(f"not a configuration key: {key!r} (e.g. 'pair:S2:K1:cv0.02:rho0:e1')")
+        study, seats, passes, cv, rho, effect = m.groups()
+        return cls(study, int(seats), int(passes), float(cv), float(rho), float(effect))
 
     @property
     def crc(self) -> int:
@@ -358,7 +375,11 @@ def _work(args):
 
 
 # --------------------------------------------------------------------------- the grid
-def grid(quick: bool) -> list[Config]:
+def grid(quick: bool, *, passes=None, cvs=None, rhos=None) -> list[Config]:
+    """The study's configurations; `passes`, `cvs`, `rhos` replace the identical-pair grid."""
+    if passes or cvs or rhos:
+        return [Config("pair", 2, k, c, r) for k in (passes or (1, 3, 5, 10))
+                for c in (cvs or (0.0, 0.02, 0.05)) for r in (rhos or (0.0, 0.5))]
     if quick:
         pair = [Config("pair", 2, k, c, r) for k, c, r in
                 [(1, 0.0, 0.0), (1, 0.02, 0.0), (1, 0.0, 0.5), (3, 0.02, 0.0), (5, 0.05, 0.0)]]
@@ -399,16 +420,22 @@ def aggregate(cfg: Config, reps: list[dict], truth: dict) -> dict:
                  "first_error": errors[0] if errors else None,
                  "seconds_per_replicate": float(np.mean([r["seconds"] for r in reps])) if reps else math.nan}
     prim = [p for r in ok for p in r["primary"]]
-    verdicts = [p["verdict"] for p in prim]
-    out["primary_verdicts"] = _most_common(verdicts)
+    out["primary_verdicts"] = _most_common([p["verdict"] for p in prim])
     out["primary_methods"] = _most_common([p["method"] for p in prim])
     out["primary_rows"] = len(prim)
-    n_false_primary = sum(v in FALSE for v in verdicts)
-    if cfg.study in ("pair",):
-        out["false_primary"] = _rate(n_false_primary, len(prim))
+    # one verdict set per (replicate, candidate): robust to a table that one day gives
+    # a cell several rows (e.g. a within-run ratio beside the between-pass one)
+    sets = []
+    for r in ok:
+        by: dict[str, set] = {}
+        for p in r["primary"]:
+            by.setdefault(p["candidate"], set()).add(p["verdict"])
+        sets += list(by.values())
+    if cfg.study == "pair":
+        out["false_primary"] = _rate(sum(bool(v & set(FALSE)) for v in sets), len(sets))
     if cfg.study == "power":
-        out["power_better"] = _rate(sum(v == "better" for v in verdicts), len(prim))
-        out["power_worse"] = _rate(sum(v == "worse" for v in verdicts), len(prim))
+        out["power_better"] = _rate(sum("better" in v for v in sets), len(sets))
+        out["power_worse"] = _rate(sum("worse" in v for v in sets), len(sets))
     # (b) coverage, identical seats only (in power, seat 1 has another truth)
     cells = [c for r in ok for c in r["cells"]
              if cfg.study != "power" or c["seat"] != "seat-01"]
@@ -454,6 +481,14 @@ def analysis_fingerprint() -> str:
     return h.hexdigest()
 
 
+def headline_rates(agg: dict) -> list[dict]:
+    """The rates a configuration is run for (what --halfwidth watches)."""
+    study = agg["config"]["study"]
+    names = {"pair": ("false_primary", "cell_coverage"), "fleet": ("any_false", "any_false_primary"),
+             "power": ("power_better", "power_worse")}[study]
+    return [agg[n] for n in names if n in agg]
+
+
 def git_state() -> dict:
     def run(*a):
         try:
@@ -461,13 +496,15 @@ def git_state() -> dict:
         except Exception:
             return ""
     return {"commit": run("rev-parse", "HEAD"), "branch": run("rev-parse", "--abbrev-ref", "HEAD"),
+            "analysis_commit": run("log", "-1", "--format=%H", "--", "analysis"),
             "dirty_analysis": bool(run("status", "--porcelain", "--", "analysis"))}
 
 
 def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, model: Model,
               n_boot: int, seed: int, jobs: int, start_ms: bool, quiet: bool = False,
               done: dict | None = None, deadline: float | None = None, checkpoint=None,
-              checkpoint_every: float = 60.0) -> tuple[list[list[dict]], bool]:
+              checkpoint_every: float = 60.0, enough=None,
+              min_replicates: int = 100) -> tuple[list[list[dict]], bool]:
     """All replicates of all configs over `jobs` processes: (per-config records, complete?).
 
     Replicates are run round-robin (each configuration's replicate r before any r + 1,
@@ -475,7 +512,11 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     value after which nothing new starts, or SIGTERM / Ctrl-C) leaves every configuration
     with about the same share of its replicates. `done` ({config key: records}) are
     replicates of an earlier run that are kept instead of recomputed (--resume);
-    `checkpoint(raw)` is called every `checkpoint_every` seconds.
+    `checkpoint(raw)` is called every `checkpoint_every` seconds. `enough(i, records)`,
+    when given, closes configuration i for good once it returns True (checked from
+    `min_replicates` on, every 10 records): sequential stopping on precision. Whatever
+    stops a configuration, its replicates are always 0..n-1 (a prefix), so `--replicates n`
+    reproduces it.
     """
     import signal
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -491,7 +532,8 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     tasks.sort(key=lambda t: (t[0], t[1]))
     queue = [t[2] for t in tasks]
     t0 = time.monotonic()
-    total, finished, last_note, last_ckpt = len(queue), 0, 0.0, t0
+    finished, last_note, last_ckpt, pos = 0, 0.0, t0, 0
+    pending: set = set()
     reused = sum(len(r) for r in raw)
 
     def note(force=False):
@@ -500,10 +542,13 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
         if quiet or (not force and now - last_note < 10.0):
             return
         last_note = now
-        eta = now / finished * (total - finished) if finished else math.nan
-        least = min(len(r) / n for r, n in zip(raw, targets))
-        print(f"[verdict-study] {finished}/{total} replicates ({reused} reused), {now / 60:.1f} min elapsed, "
-              f"ETA {eta / 60:.1f} min; every configuration at >= {100 * least:.0f}% of its target",
+        left = sum(1 for t in queue[pos:] if t[0] not in closed) + len(pending)
+        eta = now / finished * left if finished else math.nan
+        least = min(len(r) / n for i, (r, n) in enumerate(zip(raw, targets)) if i not in closed) \
+            if len(closed) < len(raw) else 1.0
+        print(f"[verdict-study] {finished} replicates done ({reused} reused), {left} to go at most, "
+              f"{now / 60:.1f} min elapsed, ETA {eta / 60:.1f} min; {len(closed)} configuration(s) precise "
+              f"enough; the others at >= {100 * least:.0f}% of their target",
               file=sys.stderr, flush=True)
 
     def collect(i, res):
@@ -518,6 +563,22 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     def stop_now() -> bool:
         return deadline is not None and time.monotonic() >= deadline
 
+    closed: set[int] = set()
+    checked: dict[int, int] = {}
+
+    def is_closed(i: int) -> bool:
+        if i in closed or enough is None:
+            return i in closed
+        n = len(raw[i])
+        if n >= min_replicates and n - checked.get(i, -10) >= 10:
+            checked[i] = n
+            if enough(i, raw[i]):
+                closed.add(i)
+                if not quiet:
+                    print(f"[verdict-study] {configs[i].key}: precise enough at {n} replicates",
+                          file=sys.stderr, flush=True)
+        return i in closed
+
     interrupted = False
     old = signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -526,12 +587,13 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
 
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
             with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
-                pending, pos = set(), 0
                 try:
                     while pos < len(queue) or pending:
                         while pos < len(queue) and len(pending) < 3 * jobs and not stop_now():
-                            pending.add(ex.submit(_work, queue[pos]))
+                            t = queue[pos]
                             pos += 1
+                            if not is_closed(t[0]):
+                                pending.add(ex.submit(_work, t))
                         if not pending:
                             break
                         fin, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -547,9 +609,11 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
                             collect(*f.result())
         else:
             for t in queue:
+                pos += 1
                 if stop_now():
                     break
-                collect(*_work(t))
+                if not is_closed(t[0]):
+                    collect(*_work(t))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -557,7 +621,8 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     note(force=True)
     for r in raw:
         r.sort(key=lambda x: x["rep"])
-    complete = not interrupted and all(len(r) >= n for r, n in zip(raw, targets))
+    complete = not interrupted and all(len(r) >= n or i in closed
+                                       for i, (r, n) in enumerate(zip(raw, targets)))
     if interrupted and not quiet:
         print("[verdict-study] interrupted: keeping the replicates that finished", file=sys.stderr)
     return raw, complete
@@ -589,11 +654,14 @@ def render_tables(result: dict) -> str:
     pair = [r for r in rows if r["config"]["study"] == "pair"]
     fleet = [r for r in rows if r["config"]["study"] == "fleet"]
     power = [r for r in rows if r["config"]["study"] == "power"]
-    lines.append(f"Command: `{meta['command']}`  ")
+    cmds = meta.get("commands") or [meta["command"]]
+    lines.append(f"Command: `{cmds[-1]}`" + ("" if len(cmds) == 1 else
+                 " (resuming replicates of " + ", ".join(f"`{c}`" for c in cmds[:-1]) + ")") + "  ")
     sm = ("yes" if meta["start_ms"] else
           "no (switched off)" if meta.get("loader_keeps_start_ms") else "no (the loader does not keep it yet)")
-    lines.append(f"Code analysed: commit `{meta['git']['commit'][:12]}`"
-                 f"{' (analysis/ modified)' if meta['git']['dirty_analysis'] else ''}; "
+    g = meta["git"]
+    lines.append(f"Code analysed: `analysis/` as of commit `{(g.get('analysis_commit') or g['commit'])[:7]}`"
+                 f"{' plus uncommitted changes' if g['dirty_analysis'] else ''} (run from `{g['commit'][:7]}`); "
                  f"{meta['replicates']} replicates per configuration as the target ({meta['fleet_replicates']} "
                  f"for the 10-seat fleet; the count actually run is column n"
                  f"{'' if meta.get('complete', True) else ', the run was stopped early'}); "
@@ -602,6 +670,14 @@ def render_tables(result: dict) -> str:
                  f"{meta['jobs']} worker processes, {meta['elapsed_s'] / 60:.0f} min. True primary-cell value "
                  f"{meta['truth']['value']:.3f} tok/s (Monte Carlo, {meta['truth']['draws']:,} draws, "
                  f"SE {meta['truth']['mc_se']:.3f}; closed form {meta['truth']['closed_form']:.3f}).")
+    if meta.get("halfwidth"):
+        lines.append("")
+        lines.append(f"Sequential stopping: a configuration stopped once the Wilson half-width of each of its "
+                     f"headline rates (false better/worse and cell coverage; fleet: reports with a false "
+                     f"verdict; power: `better` and `worse`) was at most {100 * meta['halfwidth']:g} points, "
+                     f"after at least {meta['min_replicates']} replicates"
+                     + (f", or when the {meta['max_minutes']:g}-minute budget ran out" if meta.get("max_minutes") else "")
+                     + "; n is the count run (replicates 0..n-1, so `--only KEY --replicates n` reproduces a row).")
     lines.append("")
     lines.append("Each rate with its Wilson 95% interval. Targets (issue 11): false `better`/`worse` "
                  "at most 5%, cell CI coverage 93-97% wherever a CI is given; entries outside are in bold.")
@@ -692,6 +768,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--concurrencies", default="1,4", help="comma-separated (default 1,4; must include 1)")
     ap.add_argument("--start-ms", choices=["auto", "on", "off"], default="auto",
                     help="write the request field start_ms: auto = only if the loader keeps it (default)")
+    ap.add_argument("--passes", default=None, help="custom identical-pair grid: passes, e.g. 3 (replaces the grid)")
+    ap.add_argument("--cvs", default=None, help="custom identical-pair grid: pass CVs, e.g. 0.5")
+    ap.add_argument("--rhos", default=None, help="custom identical-pair grid: request correlations, e.g. 0")
     ap.add_argument("--only", default=None, help="run only configs whose key contains this (e.g. 'pair:S2:K1')")
     ap.add_argument("--out", type=Path, default=None,
                     help="results JSON (default benchmarks/out/verdict_study[_quick].json)")
@@ -703,6 +782,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--max-minutes", type=float, default=None,
                     help="start no new replicate after this many minutes (replicates run round-robin, "
                          "so every configuration gets about the same share; the counts are reported)")
+    ap.add_argument("--halfwidth", type=float, default=None,
+                    help="stop a configuration once the Wilson 95%% half-width of each of its headline rates "
+                         "(false better/worse and cell coverage; fleet: reports with a false verdict; "
+                         "power: better and worse) is at most this, e.g. 0.03")
+    ap.add_argument("--min-replicates", type=int, default=100,
+                    help="with --halfwidth: never stop a configuration before this many (default 100)")
     ap.add_argument("--resume", action="store_true",
                     help="keep the replicates already in --out when it was made with the same options "
                          "and the same analysis/ code, and run only the missing ones")
@@ -712,6 +797,10 @@ def main(argv=None) -> dict:
 
     if a.from_json:
         result = json.loads(a.from_json.read_text(encoding="utf-8"))
+        if result.get("raw"):  # re-aggregate with this code (the records are what was measured)
+            truth = result["meta"]["truth"]
+            result["configs"] = [aggregate(Config(**c["config"]), result["raw"][c["key"]], truth)
+                                 for c in result["configs"]]
         if a.write_docs:
             write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
             print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
@@ -724,7 +813,12 @@ def main(argv=None) -> dict:
     model = replace(Model(), sd_tpot=a.sd_tpot, n_requests=a.requests, concurrencies=concs)
     replicates = a.replicates or (40 if a.quick else 300)
     fleet_replicates = a.fleet_replicates or replicates
-    configs = [c for c in grid(a.quick) if a.only is None or a.only in c.key]
+    def floats(x):
+        return tuple(float(v) for v in x.split(",")) if x else None
+
+    configs = [c for c in grid(a.quick, passes=tuple(int(v) for v in a.passes.split(",")) if a.passes else None,
+                               cvs=floats(a.cvs), rhos=floats(a.rhos))
+               if a.only is None or a.only in c.key]
     if not configs:
         ap.error(f"--only {a.only!r} matches no configuration")
 
@@ -733,9 +827,9 @@ def main(argv=None) -> dict:
     print(f"[verdict-study] loader keeps start_ms: {supported}; writing it: {start_ms}", file=sys.stderr)
 
     if a.keep_replicate:
-        spec, _, folder = a.keep_replicate.partition(":")
-        key, _, rep = spec.partition("@")
-        cfg = next(c for c in grid(False) + grid(True) if c.key == key)
+        key, _, rest = a.keep_replicate.partition("@")
+        rep, _, folder = rest.partition(":")
+        cfg = Config.from_key(key)
         res = replicate(cfg, int(rep or 0), model=model, n_boot=a.n_boot, seed=a.seed,
                         start_ms=start_ms, keep=Path(folder))
         print(json.dumps(res, indent=1))
@@ -746,14 +840,15 @@ def main(argv=None) -> dict:
     same = {"n_boot": a.n_boot, "seed": a.seed, "model": asdict(model), "start_ms": start_ms,
             "analysis_sha256": analysis_fingerprint()}
     same = json.loads(json.dumps(same))  # as it reads back from the JSON (tuples become lists)
-    done, previous_s, command = {}, 0.0, f"python benchmarks/verdict_study.py {argv_shown}".strip()
+    command = f"python benchmarks/verdict_study.py {argv_shown}".strip()
+    done, previous_s, earlier = {}, 0.0, []
     if a.resume and out.exists():
         old = json.loads(out.read_text(encoding="utf-8"))
         om = old.get("meta", {})
         if all(om.get(k) == v for k, v in same.items()):
             done = old.get("raw", {})
             previous_s = float(om.get("elapsed_s", 0.0))
-            command = om.get("command", command)
+            earlier = om.get("commands", [om["command"]] if om.get("command") else [])
             print(f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept",
                   file=sys.stderr)
         else:
@@ -770,12 +865,14 @@ def main(argv=None) -> dict:
 
     def result_of(raw, complete):
         return {
-            "meta": {"command": command, "replicates": replicates, "fleet_replicates": fleet_replicates,
+            "meta": {"command": command, "commands": earlier + [command], "replicates": replicates, "fleet_replicates": fleet_replicates,
                      "jobs": a.jobs, "cores": os.cpu_count(), "complete": complete,
                      "machine": f"{platform.machine()}, Python {platform.python_version()}",
                      "date": _dt.date.today().isoformat(), "elapsed_s": previous_s + time.perf_counter() - t0,
                      "loader_keeps_start_ms": supported, "truth": truth, "truth_fast": truth_fast,
-                     "primary": PRIMARY, "git": git_state(), "quick": a.quick, **same},
+                     "primary": PRIMARY, "git": git_state(), "quick": a.quick,
+                     "halfwidth": a.halfwidth, "min_replicates": a.min_replicates if a.halfwidth else None,
+                     "max_minutes": a.max_minutes, **same},
             "configs": [aggregate(c, r, truth) for c, r in zip(configs, raw)],
             "raw": {c.key: r for c, r in zip(configs, raw)},
         }
@@ -787,9 +884,15 @@ def main(argv=None) -> dict:
         tmp.replace(out)
 
     deadline = time.monotonic() + 60 * a.max_minutes if a.max_minutes else None
+
+    def enough(i, records):
+        agg = aggregate(configs[i], records, truth)
+        return all((r["hi"] - r["lo"]) / 2 <= a.halfwidth for r in headline_rates(agg) if r["n"])
+
     raw, complete = run_study(configs, replicates=replicates, fleet_replicates=fleet_replicates,
                               model=model, n_boot=a.n_boot, seed=a.seed, jobs=a.jobs, start_ms=start_ms,
-                              done=done, deadline=deadline,
+                              done=done, deadline=deadline, min_replicates=a.min_replicates,
+                              enough=enough if a.halfwidth else None,
                               checkpoint=lambda r: save(result_of(r, False)))
     result = result_of(raw, complete)
     save(result)

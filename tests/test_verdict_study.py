@@ -132,3 +132,10 @@ def test_wilson_interval():
     lo, hi = vs.wilson(48, 100)
     assert lo < 0.48 < hi and math.isclose(lo, 0.3846, abs_tol=1e-3)
     assert vs.wilson(0, 40)[0] == 0.0
+
+
+def test_configuration_keys_round_trip():
+    for cfg in vs.grid(False) + vs.grid(True) + vs.grid(False, passes=(3,), cvs=(0.5,), rhos=(0.0,)):
+        assert vs.Config.from_key(cfg.key) == cfg
+    with pytest.raises(ValueError):
+        vs.Config.from_key("pair:K1")
