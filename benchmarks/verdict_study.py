@@ -640,11 +640,18 @@ def _flag(text: str, bad: bool) -> str:
 
 
 def _short_method(m: dict) -> str:
+    """The most common ci_method, degrees of freedom left out (they vary from replicate to replicate)."""
+    import re
+
     if not m:
         return ""
-    top = next(iter(m))
-    top = top.replace("bootstrap BCa ", "BCa ").replace("Welch t on log pass values", "Welch t, log")
-    return top + ("" if len(m) == 1 else " (+%d other)" % (len(m) - 1))
+    merged: dict[str, int] = {}
+    for k, v in m.items():
+        k = re.sub(r"\s*\(df=[^)]*\)", "", k)
+        merged[k] = merged.get(k, 0) + v
+    top = max(merged, key=merged.get)
+    short = top.replace("bootstrap BCa ", "BCa ").replace("Welch t on log pass values", "Welch t, log")
+    return short + ("" if len(merged) == 1 else " (+%d other)" % (len(merged) - 1))
 
 
 def render_tables(result: dict) -> str:
@@ -660,8 +667,8 @@ def render_tables(result: dict) -> str:
     sm = ("yes" if meta["start_ms"] else
           "no (switched off)" if meta.get("loader_keeps_start_ms") else "no (the loader does not keep it yet)")
     g = meta["git"]
-    lines.append(f"Code analysed: `analysis/` as of commit `{(g.get('analysis_commit') or g['commit'])[:7]}`"
-                 f"{' plus uncommitted changes' if g['dirty_analysis'] else ''} (run from `{g['commit'][:7]}`); "
+    lines.append(f"Code analysed: `analysis/` as of commit `{(g.get('analysis_commit') or g['commit'] or '?')[:7]}`"
+                 f"{' plus uncommitted changes' if g['dirty_analysis'] else ''} (run from `{g['commit'][:7] or '?'}`); "
                  f"{meta['replicates']} replicates per configuration as the target ({meta['fleet_replicates']} "
                  f"for the 10-seat fleet; the count actually run is column n"
                  f"{'' if meta.get('complete', True) else ', the run was stopped early'}); "
