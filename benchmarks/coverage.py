@@ -2,6 +2,7 @@
 
 Usage:  python benchmarks/coverage.py [--quick] [--reps N] [--n-boot B] [--sigma S]
                                      [--method BCa|percentile] [--seed S] [--jobs J] [--strict]
+        python benchmarks/coverage.py --verdicts [verdict_study.py options]
 
 Prints a markdown table: for each interval, statistic and sample size, the
 share of simulated data sets whose 95% CI covers the true value. Rows marked
@@ -25,6 +26,14 @@ with --quick). Each row has its own random stream (seed, row number), so the
 table does not depend on --jobs. The default run takes about a minute on 2 cores.
 The bootstrap uses `--n-boot` resamples (default 2000; coverage barely depends
 on it above 1000, and the CI endpoints' own Monte-Carlo noise is included).
+
+The intervals above are checked one estimator at a time, on data drawn the way
+each estimator assumes. `--verdicts` runs the end-to-end study instead
+(`benchmarks/verdict_study.py`, docs/statistics.md): native run files with
+run-to-run variation and correlated requests, analysed through
+`analysis.pipeline.analyse_paths`, counting false `better`/`worse` verdicts,
+cell CI coverage against the population value, the report-wide false-verdict
+rate of a 10-seat fleet and power at a true 5% difference.
 """
 from __future__ import annotations
 
@@ -124,6 +133,14 @@ def pass_rows(k: int, reps: int, n_boot: int, method: str, seed: tuple) -> list[
 
 
 def main(argv=None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--verdicts" in args:
+        args.remove("--verdicts")
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import verdict_study
+
+        verdict_study.main(args)
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer replications (a few seconds)")
     ap.add_argument("--reps", type=int, default=None, help="replications per row (default 2000; 300 with --quick)")
@@ -133,6 +150,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a given interval covers outside 93-97%%")
+    ap.add_argument("--verdicts", action="store_true",
+                    help="run the verdict study (benchmarks/verdict_study.py) with the other options instead")
     a = ap.parse_args(argv)
     reps = a.reps or (300 if a.quick else 2000)
     n_boot = a.n_boot or (1000 if a.quick else 2000)

@@ -1,6 +1,9 @@
 """`make bench`: every benchmark in one run, printed as the table of docs/performance.md.
 
-    python benchmarks/run_all.py [--quick]
+    python benchmarks/run_all.py [--quick] [--no-verdicts]
+
+Ends with the quick verdict study (benchmarks/verdict_study.py --quick, about a minute on
+2 cores; its numbers are a smoke check, docs/statistics.md has the full study).
 """
 from __future__ import annotations
 
@@ -15,12 +18,14 @@ import bench_ci  # noqa: E402
 import bench_ingest  # noqa: E402
 import bench_one_file  # noqa: E402
 import bench_scale  # noqa: E402
+import verdict_study  # noqa: E402
 from generate import generate  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats and groups")
+    ap.add_argument("--no-verdicts", action="store_true", help="skip the quick verdict study")
     args = ap.parse_args()
     repeat = "1" if args.quick else "5"
     with tempfile.TemporaryDirectory() as tmp:
@@ -30,6 +35,10 @@ def main() -> None:
         ci = bench_ci.main([str(data), "--groups", "2" if args.quick else "6"])
     scale = bench_scale.main(["--repeat", "1" if args.quick else "3"])
     one = bench_one_file.main(["--requests", "200000" if args.quick else "200000,2000000"])
+    study = None
+    if not args.no_verdicts:
+        print()
+        study = verdict_study.main(["--quick"])
     print()
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
           f"{__import__('os').cpu_count()} cores")
@@ -50,6 +59,44 @@ def main() -> None:
     if scale.get("growth"):
         g = scale["growth"]
         print(f"| growth 10 -> 50 seats | {g['data_ratio']:.0f}x data, {g['time_ratio']:.2f}x time | <= 6.5x time |")
+    if study:
+        for line in verdict_rows(study):
+            print(line)
+
+
+def verdict_rows(study: dict) -> list[str]:
+    """Summary rows of the quick verdict study (targets from issue 11)."""
+    cfgs = study["configs"]
+    reps = study["meta"]["replicates"]
+    pct = verdict_study._pct
+    rows = []
+    pair = [c for c in cfgs if c["config"]["study"] == "pair" and c["false_primary"]["n"]]
+    if pair:
+        worst = max(pair, key=lambda c: c["false_primary"]["rate"])
+        w = worst["config"]
+        rows.append(f"| verdict study (quick, {reps} reps): worst false better/worse, 2 identical seats "
+                    f"({w['passes']} pass(es), CV {100 * w['cv']:g}%, rho {w['rho']:g}) | "
+                    f"{pct(worst['false_primary'])} | <= 5% |")
+        cov = [c for c in pair if c["cell_coverage"]["n"]]
+        if cov:
+            lo = min(cov, key=lambda c: c["cell_coverage"]["rate"])
+            hi = max(cov, key=lambda c: c["cell_coverage"]["rate"])
+            rows.append(f"| verdict study: cell CI coverage, range over the quick grid | "
+                        f"{100 * lo['cell_coverage']['rate']:.0f}-{100 * hi['cell_coverage']['rate']:.0f}% | 93-97% |")
+    for c in cfgs:
+        if c["config"]["study"] == "fleet":
+            f = c["config"]
+            rows.append(f"| verdict study: 10 identical seats ({f['passes']} pass(es), CV {100 * f['cv']:g}%), "
+                        f"reports with any false better/worse | {pct(c['any_false'])}, "
+                        f"{c['false_per_report']:.1f} per report | <= 5% of reports |")
+        if c["config"]["study"] == "power":
+            f = c["config"]
+            rows.append(f"| verdict study: power at a true +5% ({f['passes']} passes, CV {100 * f['cv']:g}%) | "
+                        f"{pct(c['power_better'])} | (reported) |")
+    errors = sum(c["errors"] for c in cfgs)
+    if errors:
+        rows.append(f"| verdict study: replicates that crashed | {errors} | 0 |")
+    return rows
 
 
 if __name__ == "__main__":
