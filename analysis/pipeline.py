@@ -87,14 +87,15 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
     return analyse_tables(build_tables(loaded), options, loaded=loaded, quiet=quiet)
 
 
-def analyse_store(store, options: Options = Options(), *, quiet: bool = True) -> Analysis:
+def analyse_store(store, options: Options = Options(), *, quiet: bool = True, cache: bool = True) -> Analysis:
     """Statistics and flags for a run store (analysis.store): its request records are read one
-    date at a time; only those of the dates the report describes are held in memory."""
+    date at a time (each date's summaries cached in the store unless `cache` is false); only
+    the records of the runs the report describes are held in memory."""
     from analysis.store import StoreRequests, read_tables
     from analysis.store.read import store_load_result
 
     tables = read_tables(store)
-    source = StoreRequests(store, tables.runs)
+    source = StoreRequests(store, tables.runs, cache=cache)
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
     return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet)
 

@@ -110,3 +110,29 @@ def test_a_folder_that_is_not_a_store_is_refused(tmp_path):
         ingest([ROOT / "data" / "example"], tmp_path / "x")
     with pytest.raises(StoreError, match="not a run store"):
         Store.open(tmp_path / "x")
+
+
+def test_a_second_analysis_reads_each_dates_summaries_from_the_cache(archive, tmp_path):
+    from analysis.pipeline import Options, analyse_store
+    from analysis.store.read import StoreRequests as SR
+
+    ingest([archive], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    small = read_tables(store)
+    first = SR(store, small.runs)
+    a = estimate_cells(small.measurements, first, small.runs, n_resamples=300).cells
+    assert sorted(first.computed) == store.dates()
+    again = SR(store, small.runs)
+    b = estimate_cells(small.measurements, again, small.runs, n_resamples=300).cells
+    assert again.computed == [] and a.to_csv(index=False) == b.to_csv(index=False)
+    generate(archive / "2026-11-03", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-03", seed=4)
+    ingest([archive], tmp_path / "store")
+    small = read_tables(store)
+    third = SR(store, small.runs)
+    estimate_cells(small.measurements, third, small.runs, n_resamples=300)
+    assert third.computed == ["2026-11-03"]
+    opts = Options(n_boot=300, baseline="seat-000")
+    cached = analyse_store(store, opts)
+    fresh = analyse_store(store, opts, cache=False)
+    for name in ("cells", "comparisons", "passes"):
+        assert getattr(cached, name).to_csv(index=False) == getattr(fresh, name).to_csv(index=False)

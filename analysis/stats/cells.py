@@ -62,7 +62,7 @@ from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .requests import (FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, from_requests,
-                       group_stats, request_metrics, statistic, supported)
+                       request_metrics, supported)
 from .within import block_length, block_size, dependence_seen, sectioning_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
@@ -156,27 +156,22 @@ def _workload_key(workload, condition) -> str:
 
 
 def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[dict, dict]:
-    """Pass rows of the statistics the request records support, and every group's statistics
-    ({group key: {metric: (values by statistic, n, lag1)}}) for the reported figures."""
+    """Pass rows of the statistics the request records support, and every group's summary
+    ({group key: (stats, n_requests, n_failed)}) for the reported figures."""
     rows: dict[tuple, dict] = {}
-    per_group: dict[tuple, dict] = {}
-    for g in source.groups():
-        gs = group_stats(g)
-        run_id, workload, c = g.key
+    per_group: dict[tuple, tuple] = {}
+    for gsum in source.summaries():
+        run_id, workload, c = gsum.key
         conc = None if c < 0 else int(c)
-        summary = {}
-        for metric, sv in gs.sorted_values.items():
-            n, rho = int(sv.shape[0]), gs.lag1[metric]
-            values = {stat: statistic(sv, stat) for stat in REQUEST_STATISTICS}
-            summary[metric] = (values, n, rho)
+        for metric, (values, n, rho) in gsum.stats.items():
             for stat in REQUEST_STATISTICS:
                 if not supported(stat, n, th):
                     continue
-                row = _base_row(labels, run_id, g.seat, g.date, g.pass_, workload, conc, metric, stat)
-                row.update(recomputed=values[stat], n_obs=n, n_requests=g.n_requests, n_failed=g.n_failed,
-                           lag1=rho, source="requests", group=g.key)
+                row = _base_row(labels, run_id, gsum.seat, gsum.date, gsum.pass_, workload, conc, metric, stat)
+                row.update(recomputed=values[stat], n_obs=n, n_requests=gsum.n_requests, n_failed=gsum.n_failed,
+                           lag1=rho, source="requests", group=tuple(gsum.key))
                 rows[_row_key(row)] = row
-        per_group[g.key] = (summary, g.n_requests, g.n_failed)
+        per_group[tuple(gsum.key)] = (gsum.stats, gsum.n_requests, gsum.n_failed)
     return rows, per_group
 
 

@@ -21,12 +21,13 @@ from typing import Iterator, Protocol
 import numpy as np
 import pandas as pd
 
-from ..columns import QUANTILES, REQUEST_METRICS
+from ..columns import QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS
 from ..thresholds import Thresholds
 from ._common import lerp, quantile_positions
 from .within import lag1_autocorrelation
 
-__all__ = ["FAILED_REASONS", "RequestGroup", "GroupStats", "RequestSource", "FrameSource", "failed_mask",
+__all__ = ["FAILED_REASONS", "RequestGroup", "GroupSummary", "GroupStats", "RequestSource", "FrameSource",
+           "summarise", "failed_mask",
            "metric_values", "request_metrics", "group_stats", "supported", "from_requests", "statistic"]
 
 #: finish reasons of a failed request (spec/run-format.md: `error`; harnesses add the others)
@@ -49,6 +50,20 @@ class RequestGroup:
 
 
 @dataclass
+class GroupSummary:
+    """What the pass table needs of one group: counts, and per metric every request statistic
+    (computed whether or not the sample supports it), n and the lag-1 autocorrelation."""
+
+    key: tuple
+    seat: str
+    date: str
+    pass_: int
+    n_requests: int
+    n_failed: int
+    stats: dict          # metric -> (values by statistic, n, lag1)
+
+
+@dataclass
 class GroupStats:
     """What the cells need of one group: per metric, its sorted finite values' statistics."""
 
@@ -60,11 +75,11 @@ class GroupStats:
 class RequestSource(Protocol):
     """Where request records come from (memory or the run store)."""
 
-    def groups(self) -> Iterator[RequestGroup]:
-        """Every group, each once, in key order."""
+    def summaries(self) -> Iterator[GroupSummary]:
+        """Every group's summary, each once (the run store reads them from its cache)."""
 
     def group(self, key: tuple) -> RequestGroup:
-        """One group again (for a within-run interval)."""
+        """One group in full (for a within-run interval)."""
 
 
 def failed_mask(requests: pd.DataFrame) -> np.ndarray:
@@ -143,6 +158,9 @@ class FrameSource:
     def groups(self) -> Iterator[RequestGroup]:
         return iter(self._groups)
 
+    def summaries(self) -> Iterator[GroupSummary]:
+        return (summarise(g) for g in self._groups)
+
     def group(self, key: tuple) -> RequestGroup:
         return self._groups[self._index[key]]
 
@@ -157,6 +175,14 @@ def group_stats(g: RequestGroup) -> GroupStats:
             sorted_values[metric] = np.sort(v)
             lag1[metric] = lag1_autocorrelation(v)
     return GroupStats(g, sorted_values, lag1)
+
+
+def summarise(g: RequestGroup) -> GroupSummary:
+    """A group's counts and, per metric, every request statistic, n and lag-1 autocorrelation."""
+    gs = group_stats(g)
+    stats = {metric: ({stat: statistic(sv, stat) for stat in REQUEST_STATISTICS}, int(sv.shape[0]), gs.lag1[metric])
+             for metric, sv in gs.sorted_values.items()}
+    return GroupSummary(g.key, g.seat, g.date, g.pass_, g.n_requests, g.n_failed, stats)
 
 
 def from_requests(stat: str) -> bool:

@@ -7,6 +7,10 @@ analysis of the same files loaded from folders.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import uuid
 from typing import Iterator
 
 import duckdb
@@ -16,7 +20,7 @@ import pyarrow as pa
 from analysis.columns import TABLE_COLUMNS
 from analysis.load import LoadResult
 from analysis.load.errors import Refusal, Skipped
-from analysis.stats.requests import FrameSource, RequestGroup
+from analysis.stats.requests import FrameSource, GroupSummary, RequestGroup
 from analysis.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
 from .layout import Store
@@ -103,13 +107,27 @@ def store_load_result(store: Store) -> LoadResult:
     return LoadResult(refused=refused, skipped=skipped)
 
 
-class StoreRequests:
-    """Request groups of a store, one date at a time (analysis.stats.requests.RequestSource)."""
+#: bump when what a group summary holds changes: cached summaries of older code are not used
+SUMMARY_VERSION = 1
 
-    def __init__(self, store: Store, runs: pd.DataFrame):
+
+class StoreRequests:
+    """Request groups of a store, one date at a time (analysis.stats.requests.RequestSource).
+
+    Each date's group summaries are cached in `STORE/.cache/`, keyed by the file versions of
+    that date (and the code's summary version): a new night computes its own summaries and
+    reads every other night's from the cache, with the same numbers.
+    """
+
+    def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True):
         self.store = store
         self.shas = store.current_shas()
         self.day_of = dict(zip(runs["run_id"].astype(str), runs["date"].astype(str)))
+        self._files_of: dict[str, set] = {}
+        for d, sha in zip(runs["date"].astype(str), runs["source_sha256"].astype(str)):
+            self._files_of.setdefault(d, set()).add(sha)
+        self.cache = cache
+        self.computed: list[str] = []   # dates whose summaries were computed (not read from the cache)
         self._con = connect()
         self._cache: tuple[str, FrameSource] | None = None
 
@@ -123,6 +141,23 @@ class StoreRequests:
     def groups(self) -> Iterator[RequestGroup]:
         for day in sorted(set(self.day_of.values())):
             yield from self._day(day).groups()
+
+    def _cache_path(self, day: str):
+        key = hashlib.sha256(("\n".join([day, str(SUMMARY_VERSION), *sorted(self._files_of.get(day, ()))]))
+                             .encode()).hexdigest()[:24]
+        return self.store.root / ".cache" / "summaries" / f"{day}-{key}.json"
+
+    def summaries(self) -> Iterator[GroupSummary]:
+        for day in sorted(set(self.day_of.values())):
+            path = self._cache_path(day)
+            if self.cache and path.is_file():
+                yield from (_summary_from_json(s) for s in json.loads(path.read_text(encoding="utf-8")))
+                continue
+            day_summaries = list(self._day(day).summaries())
+            self.computed.append(day)
+            if self.cache:
+                _write_json(path, [_summary_to_json(s) for s in day_summaries])
+            yield from day_summaries
 
     def group(self, key: tuple) -> RequestGroup:
         return self._day(self.day_of[str(key[0])]).group(key)
@@ -138,3 +173,22 @@ class StoreRequests:
         if not frames:
             return frame_from_arrow("requests", pa.table({c: pa.nulls(0) for c in TABLE_COLUMNS["requests"]}))
         return pd.concat(frames, ignore_index=True)
+
+
+def _summary_to_json(s: GroupSummary) -> dict:
+    return {"key": list(s.key), "seat": s.seat, "date": s.date, "pass": s.pass_, "n_requests": s.n_requests,
+            "n_failed": s.n_failed, "stats": {m: [v, n, None if r != r else r] for m, (v, n, r) in s.stats.items()}}
+
+
+def _summary_from_json(d: dict) -> GroupSummary:
+    stats = {m: (v, int(n), float("nan") if r is None else float(r)) for m, (v, n, r) in d["stats"].items()}
+    key = (str(d["key"][0]), str(d["key"][1]), int(d["key"][2]))
+    return GroupSummary(key, d["seat"], d["date"], int(d["pass"]), int(d["n_requests"]), int(d["n_failed"]), stats)
+
+
+def _write_json(path, data) -> None:
+    """Write a cache file atomically (a killed build leaves no half-written entry)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp.write_text(json.dumps(data, allow_nan=False), encoding="utf-8")
+    os.replace(tmp, path)
