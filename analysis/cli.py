@@ -18,6 +18,7 @@ from analysis import __version__, outdir
 from analysis.load.errors import UNSAFE_CHARS, DataSetError, one_line
 from analysis.load.native import MAX_INT
 from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
+from analysis.store.layout import StoreError
 from analysis.thresholds import Thresholds
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
@@ -82,7 +83,9 @@ def _title(text: str) -> str:
 
 
 def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
-    p.add_argument("runs", nargs="+", metavar="RUNS", help="run files and folders (searched recursively)")
+    p.add_argument("runs", nargs="*", metavar="RUNS", help="run files and folders (searched recursively)")
+    p.add_argument("--store", default=None, metavar="DIR",
+                   help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS")
     p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
     p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
@@ -127,9 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check every file; one line per refused file")
     _add_common(p, stats=False)
-    p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json")
+    p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json, or add to a run store")
     _add_common(p, stats=False)
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--out", default=None, help="output folder for the tidy tables (or use --store)")
     p = sub.add_parser("analyse", help="statistics and flags, no rendering")
     _add_common(p)
     p.add_argument("--out", required=True, help="output folder")
@@ -156,11 +159,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class UsageError(Exception):
+    """A command line that asks for something impossible (exit 2, one line)."""
+
+
+def _store(args):
+    """The run store of `--store` (RUNS must then be absent), or None when RUNS are given."""
+    from analysis.store import Store
+
+    if args.store is None:
+        if not args.runs:
+            raise UsageError("give RUNS (files or folders) or --store DIR")
+        return None
+    if args.runs:
+        raise UsageError("give RUNS or --store DIR, not both")
+    return Store.open(args.store)
+
+
 def _load(args):
     from analysis.load import load
 
+    store = _store(args)
+    if store is not None:
+        from analysis.store.read import store_load_result
+
+        return store_load_result(store)
     result = load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
     return result
+
+
+def _analyse(args, result):
+    """The analysis of RUNS (already loaded as `result`) or of the run store."""
+    from analysis.pipeline import analyse, analyse_store
+
+    store = _store(args)
+    if store is not None:
+        return analyse_store(store, _options(args), quiet=args.quiet)
+    return analyse(result, _options(args), quiet=args.quiet)
 
 
 def _report_refused(result, *, quiet: bool) -> None:
@@ -186,6 +221,10 @@ def cmd_validate(args) -> int:
 def cmd_ingest(args) -> int:
     from analysis.tables import build_tables, write_parquet
 
+    if args.store is not None:
+        return _ingest_store(args)
+    if not args.runs or args.out is None:
+        raise UsageError("ingest needs RUNS and --out DIR (tidy tables) or --store DIR (a run store)")
     target = outdir.check_out(args.out, args.runs)
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
@@ -197,6 +236,21 @@ def cmd_ingest(args) -> int:
 
     outdir.write_output(target, "ingest", write)
     return EXIT_OK if result.ok or args.skip_bad else EXIT_REFUSED
+
+
+def _ingest_store(args) -> int:
+    """`ingest RUNS --store DIR`: add to the run store what it has not seen."""
+    from analysis.store import ingest
+
+    if not args.runs:
+        raise UsageError("ingest --store DIR needs RUNS to add")
+    report = ingest(args.runs, args.store, max_file_bytes=int(args.max_file_mb * 1e6),
+                    progress=None if not args.quiet else False)
+    for r in report.refused:
+        print(str(r), file=sys.stderr)
+    if not args.quiet:
+        print(report.summary(), file=sys.stderr)
+    return EXIT_OK if report.ok or args.skip_bad else EXIT_REFUSED
 
 
 def _options(args):
@@ -211,25 +265,24 @@ def _options(args):
 
 
 def cmd_analyse(args) -> int:
-    from analysis.pipeline import analyse, write_analysis
+    from analysis.pipeline import write_analysis
 
-    target = outdir.check_out(args.out, args.runs)
+    target = outdir.check_out(args.out, args.runs or [args.store])
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
-    analysis = analyse(result, _options(args), quiet=args.quiet)
+    analysis = _analyse(args, result)
     outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
     return EXIT_OK
 
 
 def cmd_flags(args) -> int:
     from analysis.flags import render_table, fail_on_met
-    from analysis.pipeline import analyse
 
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
-    analysis = analyse(result, _options(args), quiet=args.quiet)
+    analysis = _analyse(args, result)
     if args.json:
         print(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False))
     else:
@@ -283,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminate_as_interrupt():
             return COMMANDS[args.command](args)
-    except DataSetError as exc:  # the data set as a whole cannot be analysed as asked
+    except (DataSetError, UsageError, StoreError) as exc:  # cannot be done as asked
         print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except outdir.OutputFolderError as exc:

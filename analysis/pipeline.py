@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -183,3 +184,17 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     path.write_text(analysis.loaded.refused_json(), encoding="utf-8")
     written.append(path)
     return written
+
+
+def save_analysis(analysis: Analysis, path: str | os.PathLike) -> str:
+    """Save an analysis for the report notebook of the same build (pickle: the build's own
+    temporary file, written and read by the same benchreport, never a user's file)."""
+    with open(path, "wb") as f:
+        pickle.dump(analysis, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return str(path)
+
+
+def load_analysis(path: str | os.PathLike) -> Analysis:
+    """The analysis `save_analysis` wrote."""
+    with open(path, "rb") as f:
+        return pickle.load(f)

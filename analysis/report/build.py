@@ -34,15 +34,18 @@ unchanged. Every message is one line.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
 from analysis import outdir
 from analysis.load.errors import one_line
 from analysis.outdir import replace_dir
+from analysis.pipeline import save_analysis
 from analysis.progress import terminate_as_interrupt
 
 __all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
@@ -53,6 +56,8 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "report.ipynb"
 KERNEL = "python3"
 REPORT_FORMATS = ("html", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
+#: what a build records of its inputs in DIR, so that the next build of the same inputs does nothing
+BUILD_FILE = "build.json"
 
 
 class BuildError(Exception):
@@ -123,7 +128,8 @@ def _kernel_env() -> Iterator[None]:
 def _parameters(args, options, runs: list[str], stage: Path, figure_formats: list[str]) -> dict:
     """papermill parameters: plain data only (strings, numbers, lists of strings, None)."""
     params = {
-        "runs": runs,
+        "runs": runs if not getattr(args, "store", None) else [],
+        "store": str(Path(args.store).absolute()) if getattr(args, "store", None) else None,
         "out": str(stage),
         "title": str(args.title) if getattr(args, "title", None) else "Benchmark report",
         "baseline": options.baseline,
@@ -198,42 +204,111 @@ def _fail_on_met(flags: list[dict], level: str | None) -> bool:
     return any(f.get("severity") in wanted for f in flags)
 
 
-def build(args, options) -> int:
-    """Build the report for `args.runs` into `args.out`; returns the exit code (module docstring)."""
+def _input_paths(args) -> list[str]:
+    """The inputs as absolute paths: RUNS, or the run store's folder (exit 2 for neither or both)."""
+    store = getattr(args, "store", None)
+    if store and args.runs:
+        raise BuildError("give RUNS or --store DIR, not both", EXIT_USAGE)
+    if not store and not args.runs:
+        raise BuildError("give RUNS (files or folders) or --store DIR", EXIT_USAGE)
+    return [str(Path(p).expanduser().absolute()) for p in ([store] if store else args.runs)]
+
+
+def _inputs(args, options, runs: list[str], *, quiet: bool):
+    """(a function giving the analysis, content key): RUNS loaded, or the run store.
+
+    The build analyses once; the notebook reads that analysis (`analysis_file`). A refused
+    file without --skip-bad ends the build here (exit 1), before anything is written.
+    """
+    from analysis.pipeline import analyse, analyse_store
+
+    if getattr(args, "store", None):
+        from analysis.store import Store
+        from analysis.store.read import store_load_result
+
+        store = Store.open(args.store)
+        loaded = store_load_result(store)
+        _refusals(loaded, args)
+        return (lambda: analyse_store(store, options, quiet=quiet)), "store:" + store.content_key()
     from analysis.load import load
 
+    loaded = load(runs, max_file_bytes=int(float(getattr(args, "max_file_mb", 512)) * 1e6),
+                  progress=None if not quiet else False)
+    _refusals(loaded, args)
+    if not loaded.runs:
+        raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
+    key = "runs:" + ",".join(sorted(lr.sha256 for lr in loaded.runs)) + "|refused:" + ",".join(
+        sorted(f"{r.path}:{r.json_path}" for r in loaded.refused))
+    return (lambda: analyse(loaded, options, quiet=quiet)), key
+
+
+def _refusals(loaded, args) -> None:
+    for r in loaded.refused:
+        print(str(r), file=sys.stderr)
+    if loaded.refused and not getattr(args, "skip_bad", False):
+        raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
+                         "(use --skip-bad to build from the other files)", EXIT_REFUSED)
+
+
+def _build_key(content: str, options, args, formats, figure_formats) -> str:
+    """What the report depends on: the data's content, every option, the formats, the title and
+    benchreport's version. Equal keys: the report already in DIR is this build's."""
+    from analysis import __version__
+
+    spec = {"content": content, "options": options.as_dict(), "formats": formats, "figures": figure_formats,
+            "title": getattr(args, "title", None), "skip_bad": bool(getattr(args, "skip_bad", False)),
+            "version": __version__}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _up_to_date(out: Path, key: str, formats: list[str]) -> list[dict] | None:
+    """The flags of the report in `out` when it was built from the same inputs, else None."""
+    try:
+        done = json.loads((out / BUILD_FILE).read_text(encoding="utf-8"))
+        flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if done.get("build_key") != key or not all((out / f"report.{f}").is_file() for f in formats):
+        return None
+    return flags
+
+
+def build(args, options) -> int:
+    """Build the report for `args.runs` (or `args.store`) into `args.out`; returns the exit code."""
     quiet = bool(getattr(args, "quiet", False))
     try:
         formats = _formats(getattr(args, "format", "html,pdf"), REPORT_FORMATS, "--format")
         figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
-        runs = [str(Path(r).expanduser().absolute()) for r in args.runs]
-        target = _check_out(args.out, runs)
+        inputs = _input_paths(args)
+        target = _check_out(args.out, inputs)
+        analyse_now, content = _inputs(args, options, inputs, quiet=quiet)
         out = target.path
-        max_bytes = int(float(getattr(args, "max_file_mb", 512)) * 1e6)
-        loaded = load(runs, max_file_bytes=max_bytes, progress=None if not quiet else False)
-        for r in loaded.refused:
-            print(str(r), file=sys.stderr)
-        if loaded.refused and not getattr(args, "skip_bad", False):
-            raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
-                             "(use --skip-bad to build from the other files)", EXIT_REFUSED)
-        if not loaded.runs:
-            raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
-        seats = sorted({lr.run.seat.id for lr in loaded.runs})
+        key = _build_key(content, options, args, formats, figure_formats)
+        existing = _up_to_date(out, key, formats)
+        if existing is not None:
+            _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
+            return EXIT_FLAGS if _fail_on_met(existing, getattr(args, "fail_on", None)) else EXIT_OK
+        analysis = analyse_now()
+        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
         if options.baseline is not None and options.baseline not in seats:
             shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
             raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})",
                              EXIT_USAGE)
-        _say(f"{len(loaded.runs)} run(s) of {len(seats)} seat(s) loaded, {loaded.refused_files} file(s) "
-             f"refused, {len(loaded.skipped)} skipped", quiet=quiet)
+        loaded = analysis.loaded
+        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, {loaded.refused_files} "
+             f"file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
         title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
         for path in outdir.clean_leftovers(out):
             _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
         with terminate_as_interrupt(), _staging(out) as stage:
             step = "the report notebook"
             try:
-                params = _parameters(args, options, runs, stage, figure_formats)
-                _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
-                _execute(params, stage / "report.ipynb", quiet=quiet)
+                params = _parameters(args, options, inputs, stage, figure_formats)
+                with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
+                    params["analysis_file"] = save_analysis(analysis, Path(tmp) / "analysis.pickle")
+                    _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
+                    _execute(params, stage / "report.ipynb", quiet=quiet)
+                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key}, indent=2) + "\n", encoding="utf-8")
                 step = "rendering"
                 _render(stage, title, formats, quiet=quiet)
                 step = "checking the outputs"

@@ -67,41 +67,40 @@ class Report:
         self.labels: dict[str, str] = {}
 
     @classmethod
-    def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike], *, out: str | os.PathLike,
+    def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
              title: str = "Benchmark report", baseline: str | None = None, n_boot: int = 10000,
              seed: int = 0, ci_method: str = "BCa", thresholds: Thresholds | None = None,
              formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
              max_file_mb: float = 512, write: bool = True, display: bool = True,
              multiplicity: str = "holm", primary_metric: str = "output_tok_s", primary_statistic: str = "mean",
-             primary_workload: str | None = "decode", primary_concurrency: int | None = None) -> "Report":
-        """Load and analyse `runs`, write tables/*.csv, flags.json and refused.json to `out`.
+             primary_workload: str | None = "decode", primary_concurrency: int | None = None,
+             store: str | os.PathLike | None = None, analysis_file: str | os.PathLike | None = None) -> "Report":
+        """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
+        refused.json written to `out`. `analysis_file`: the analysis `benchreport build` made
+        (the build analyses once); without it the notebook analyses the data itself.
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
         written), DataSetError for a `baseline` that is not a seat of the data.
         """
-        from analysis.load import load
-        from analysis.pipeline import Options, analyse, primary_cell, write_analysis
+        from analysis.pipeline import Options, load_analysis, primary_cell, write_analysis
 
-        paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
-        if not paths:
-            raise ValueError("`runs` must name at least one file or folder")
-        loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False)
-        if loaded.refused and not skip_bad:
-            raise RefusedFiles(loaded.refused)
-        if not loaded.runs:
-            raise ValueError("no run could be loaded from " + ", ".join(paths))
-        seats = {lr.run.seat.id for lr in loaded.runs}
-        if baseline is not None and baseline not in seats:
-            raise DataSetError(f"the baseline seat {baseline!r} is not in the data")
         options = Options(baseline=baseline, n_boot=int(n_boot), seed=int(seed), ci_method=ci_method,
                           thresholds=thresholds or Thresholds(), multiplicity=multiplicity,
                           primary=primary_cell(primary_metric, primary_statistic, primary_workload,
                                                primary_concurrency))
-        analysis = analyse(loaded, options)
+        paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
+        if analysis_file is not None:
+            analysis = load_analysis(analysis_file)
+        else:
+            analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb)
+        seats = set(analysis.tables.seats["seat"].astype(str))
+        if baseline is not None and baseline not in seats:
+            raise DataSetError(f"the baseline seat {baseline!r} is not a seat in the data")
         if write:
             write_analysis(analysis, out)
-        params = {"runs": paths, "title": title, **options.parameters(), "formats": list(formats),
-                  "skip_bad": bool(skip_bad), "max_file_mb": max_file_mb, **options.thresholds.as_dict()}
+        params = {"runs": paths, "store": None if store is None else str(store), "title": title,
+                  **options.parameters(), "formats": list(formats), "skip_bad": bool(skip_bad),
+                  "max_file_mb": max_file_mb, **options.thresholds.as_dict()}
         return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
 
     # --- numbering --------------------------------------------------------------------------
@@ -185,3 +184,27 @@ class Report:
     def html(self) -> str:
         """Everything shown so far, as one HTML fragment (for tests and quick looks)."""
         return str(render.join_fragments(self.fragments))
+
+
+def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float):
+    """The analysis of run files, or of a run store (a notebook opened by hand)."""
+    from analysis.load import load
+    from analysis.pipeline import analyse, analyse_store
+
+    if store is not None:
+        from analysis.store import Store
+        from analysis.store.read import store_load_result
+
+        st = Store.open(store)
+        refused = store_load_result(st).refused
+        if refused and not skip_bad:
+            raise RefusedFiles(refused)
+        return analyse_store(st, options)
+    if not paths:
+        raise ValueError("`runs` must name at least one file or folder (or give `store`)")
+    loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False)
+    if loaded.refused and not skip_bad:
+        raise RefusedFiles(loaded.refused)
+    if not loaded.runs:
+        raise ValueError("no run could be loaded from " + ", ".join(paths))
+    return analyse(loaded, options)

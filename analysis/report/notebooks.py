@@ -38,6 +38,8 @@ def parameters_source() -> str:
     lines = [
         "# Parameters: papermill injects the values of a build in a cell below this one.",
         'runs = ["../data/example"]  # run files and folders, searched recursively (paths as strings)',
+        "store = None  # a run store folder (benchreport ingest RUNS --store DIR), in place of runs",
+        "analysis_file = None  # the analysis benchreport build made (it analyses once); None: analyse here",
         'out = "../reports/notebook"  # folder for tables/*.csv, flags.json and figures/',
         'title = "Benchmark report"  # report title (shown as text, never as markup)',
         "baseline = None  # seat every candidate is compared against; None: the incumbent",
@@ -92,7 +94,8 @@ def report_notebook():
          "                     ci_method=ci_method, thresholds=thresholds_from(globals()), formats=formats,\n"
          "                     skip_bad=skip_bad, max_file_mb=max_file_mb, multiplicity=multiplicity,\n"
          "                     primary_metric=primary_metric, primary_statistic=primary_statistic,\n"
-         "                     primary_workload=primary_workload, primary_concurrency=primary_concurrency)\n"
+         "                     primary_workload=primary_workload, primary_concurrency=primary_concurrency,\n"
+         "                     store=store, analysis_file=analysis_file)\n"
          "a = report.analysis\n"
          "report.title_block()", ()),
         ("h-abstract", "md", "## Abstract", ()),

@@ -165,7 +165,7 @@ def resolve_baseline(baseline, seats, present) -> str | None:
         if isinstance(seats, pd.DataFrame) and "seat" in seats:
             known |= set(seats["seat"].astype(str))
         if str(baseline) not in known:
-            raise DataSetError(f"the baseline seat {baseline!r} is not in the data "
+            raise DataSetError(f"the baseline seat {baseline!r} is not a seat in the data "
                                f"(seats: {', '.join(sorted(known)[:20])})")
         return str(baseline)
     if not isinstance(seats, pd.DataFrame) or not len(seats) or "role" not in seats or "seat" not in seats:
