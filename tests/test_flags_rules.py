@@ -522,11 +522,3 @@ def test_drift_thin_tail_not_judged():
     tables, frame, vals = _noisy_runs(9, trend=0.15)
     p99 = frame.assign(statistic="p99")
     assert R.drift(p99, tables) == []
-
-
-def test_benjamini_hochberg_matches_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    p = [0.01, 0.04, 0.03, 0.2, 0.5, 0.001, 0.049]
-    assert R._bh(p) == pytest.approx(list(multipletests(p, method="fdr_bh")[1]))
-    assert R._bh([]) == []

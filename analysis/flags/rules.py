@@ -33,6 +33,7 @@ from scipy.stats import norm, t as student_t
 
 from analysis.columns import QUANTILES, REQUEST_METRICS, STATISTICS
 from analysis.stats._common import parse_values
+from analysis.stats.stability import adjust_bh, change_test, cochrans_q, within_pass_se
 from analysis.thresholds import DEFAULT, Thresholds
 
 from analysis import format as F
@@ -573,77 +574,6 @@ def _pass_series(cells: pd.DataFrame | None, tables) -> list[dict]:
     return out
 
 
-def _quantile_se(v: np.ndarray, q: float, z: float) -> float:
-    """Distribution-free standard error of a sample quantile from the order statistics bracketing it
-    (the binomial rank interval of Conover 1999, section 3.2, half-width / z)."""
-    n = v.shape[0]
-    half = z * math.sqrt(n * q * (1 - q))
-    lo = int(max(0, math.floor(n * q - half) - 1))
-    hi = int(min(n - 1, math.ceil(n * q + half) - 1))
-    return float((v[hi] - v[lo]) / (2 * z))
-
-
-def _bh(p_values: list[float]) -> list[float]:
-    """Benjamini-Hochberg adjusted p-values (step-up, monotone; as statsmodels' fdr_bh)."""
-    p = np.asarray(p_values, dtype=float)
-    m = p.shape[0]
-    if m == 0:
-        return []
-    order = np.argsort(p)
-    ranked = p[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(ranked[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out.tolist()
-
-
-def _within_pass_se(tables, z: float, min_tail_obs: int = 10) -> dict[tuple, dict[int, float]]:
-    """Sampling error of each pass's value, where the data allow it:
-    (seat, date, workload, concurrency, metric, statistic) -> {pass: standard error}.
-
-    From request records (mean: SD/sqrt(n); quantiles: the order-statistic interval) and
-    from measurements that carry their own CI (half-width / z of its level). A tail quantile
-    with fewer than `min_tail_obs` requests beyond it in a pass gets an infinite error: its
-    per-pass value is a handful of the slowest requests and cannot be compared between passes.
-    """
-    out: dict[tuple, dict[int, float]] = {}
-    if tables is None:
-        return out
-    req = tables.requests
-    if req is not None and len(req):
-        try:
-            from analysis.stats.cells import request_metrics
-        except ImportError:  # pragma: no cover - the statistics layer is part of the package
-            request_metrics = None
-        if request_metrics is not None:
-            rm = request_metrics(req)
-            for (seat, date, w, c, p), g in rm.groupby(["seat", "date", "workload", "concurrency", "pass"],
-                                                       dropna=False, sort=False):
-                for metric in REQUEST_METRICS:
-                    v = g[metric].to_numpy(dtype=float)
-                    v = np.sort(v[np.isfinite(v)])
-                    n = v.shape[0]
-                    if n < 2:
-                        continue
-                    base = (str(seat), str(date), _na(w), _int_or_none(c), metric)
-                    out.setdefault(base + ("mean",), {})[int(p)] = float(np.std(v, ddof=1) / math.sqrt(n))
-                    for stat, q in QUANTILES.items():
-                        thin = q > 0.5 and n * (1 - q) < min_tail_obs
-                        out.setdefault(base + (stat,), {})[int(p)] = math.inf if thin else _quantile_se(v, q, z)
-    m = tables.measurements
-    if m is not None and len(m):
-        has_ci = m["ci_low"].notna() & m["ci_high"].notna()
-        sub = m[has_ci.to_numpy()]
-        cols = ["seat", "date", "pass", "workload", "condition", "concurrency", "metric", "statistic",
-                "ci_low", "ci_high", "ci_level"]
-        for seat, date, p, w, cond, c, metric, stat, lo, hi, level in zip(*[sub[k].tolist() for k in cols]):
-            level = 0.95 if F.missing(level) else float(level)
-            w = w if F.missing(cond) else f"{w}:{cond}"
-            key = (str(seat), str(date), _na(w), _int_or_none(c), str(metric), str(stat))
-            out.setdefault(key, {})[int(p)] = (float(hi) - float(lo)) / (2 * _z((1 + level) / 2))
-    return out
-
-
 def drift(cells: pd.DataFrame | None, tables=None, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
     """`drift.warmup` and `drift.unstable`, one flag per seat, day and code.
 
@@ -667,14 +597,12 @@ def drift(cells: pd.DataFrame | None, tables=None, *, thresholds: Thresholds = D
     reported as drift. Tail quantiles with fewer than `min_tail_obs` requests beyond them
     in a pass are not judged at all.
     """
-    from scipy.stats import chi2
-
     drift_limit, spread_limit, cv_limit = (float(thresholds.drift_limit), float(thresholds.spread_limit),
                                            float(thresholds.cv_limit))
     alpha = float(thresholds.alpha)
     z = _z(1 - alpha / 2)
-    noise = _within_pass_se(tables, z, int(thresholds.min_tail_obs))
-    from scipy.stats import norm
+    noise = {} if tables is None else within_pass_se(tables.requests, tables.measurements, z=z,
+                                                     min_tail_obs=int(thresholds.min_tail_obs))
 
     series = []
     for s in _pass_series(cells, tables):
@@ -698,17 +626,14 @@ def drift(cells: pd.DataFrame | None, tables=None, *, thresholds: Thresholds = D
             continue  # per-pass tail figures too thin to compare (sample.small_n speaks for them)
         if se is not None and all(x > 0 for x in se):
             cell["within_pass_se"] = se
-            delta_se = math.sqrt(se[0] ** 2 + se[-1] ** 2)
-            cell["change_p"] = float(2 * norm.sf(abs(vals[-1] - vals[0]) / delta_se))
-            w = np.array([1 / x ** 2 for x in se])
-            xw = float(np.sum(w * np.array(vals)) / np.sum(w))
-            q_stat = float(np.sum(w * (np.array(vals) - xw) ** 2))
-            cell["cochran_q"], cell["cochran_p"] = q_stat, float(chi2.sf(q_stat, len(vals) - 1))
+            cell["change_p"] = change_test(vals[0], vals[-1], se[0], se[-1])
+            q = cochrans_q(vals, se)
+            cell["cochran_q"], cell["cochran_p"] = q.statistic, q.pvalue
         series.append((s, cell, monotone))
     # many cells are tested at once: adjust across them (Benjamini & Hochberg 1995)
     for name in ("change_p", "cochran_p"):
         tested = [c for _, c, _ in series if name in c]
-        for c, adj in zip(tested, _bh([c[name] for c in tested])):
+        for c, adj in zip(tested, adjust_bh([c[name] for c in tested])):
             c[name + "_adj"] = adj
     groups: dict[tuple, list] = {}
     for s, cell, monotone in series:
