@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +20,9 @@ from analysis.progress import note
 from analysis.stats.compare import PrimaryCell
 from analysis.tables import Tables, build_tables
 from analysis.thresholds import DEFAULT, Thresholds
+
+if TYPE_CHECKING:
+    from analysis.flags import Exclusions
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class Analysis:
     flags: pd.DataFrame
     options: Options = field(default_factory=Options)
     passes: pd.DataFrame | None = None
+    #: the figures excluded from results, decided once (analysis.flags.Exclusions)
+    excluded: "Exclusions | None" = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -82,7 +88,7 @@ class Analysis:
 
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
     """Statistics and flags for loaded runs (no I/O)."""
-    from analysis.flags import compute_flags, drop_excluded
+    from analysis.flags import compute_flags, decide_exclusions, drop_excluded
     from analysis.stats.cells import estimate_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
@@ -90,10 +96,11 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
     th = options.thresholds
     tables = build_tables(loaded)
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
-    # figures the flags exclude from results (a prefix-cache hit is not prefill) never
-    # reach the statistics; the flags themselves see everything. Decided once, with the
-    # user's thresholds.
-    kept = drop_excluded(tables, thresholds=th)
+    # figures excluded from results (a prefix-cache hit is not prefill) are decided once, with
+    # the user's thresholds: they never reach the statistics, and the flags say why from the
+    # same decision
+    excluded = decide_exclusions(tables, thresholds=th)
+    kept = drop_excluded(tables, excluded)
     cellset = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
                              n_resamples=options.n_boot, seed=options.seed, thresholds=th)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
@@ -101,8 +108,9 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
     flags = compute_flags(tables, cells=cellset.cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                          thresholds=th, baseline=options.baseline, passes=cellset.passes)
-    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, flags, options, cellset.passes)
+                          excluded=excluded, thresholds=th, baseline=options.baseline, passes=cellset.passes)
+    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, flags, options, cellset.passes,
+                    excluded)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,

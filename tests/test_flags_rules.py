@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from analysis.flags import compute_flags, excluded_measurements
+from analysis.flags import compute_flags, decide_exclusions, excluded_measurements
 from analysis.flags import rules as R
 from analysis.thresholds import DEFAULT
-from flag_fixtures import cells_frame, comparisons_frame, exam_frame, m_, mkrun, tables_of
+from flag_fixtures import cells_frame, comparisons_frame, exam_frame, flags_of, m_, mkrun, tables_of
 
 
 def codes(flags) -> list[str]:
@@ -39,8 +39,7 @@ def test_sample_passes_classes(n, code):
 def test_sample_passes_min_passes_is_a_threshold():
     frame = cells_frame([cell(values=[100, 101, 100, 101, 100])])
     assert R.sample_passes(frame) == []
-    th = R._Overlay(DEFAULT, {"min_passes": 6})
-    flags = R.sample_passes(frame, thresholds=th)
+    flags = R.sample_passes(frame, thresholds=DEFAULT.replace(min_passes=6))
     assert codes(flags) == ["sample.few_passes"] and flags[0].evidence["thresholds"]["min_passes"] == 6
 
 
@@ -199,9 +198,13 @@ def prefill(value, **extra):
     return m_(value, "prefill_tok_s", workload="prefill", concurrency=None, **extra)
 
 
+def cache_flags(tables, thresholds=DEFAULT):
+    return R.prefix_cache(decide_exclusions(tables, thresholds=thresholds))
+
+
 def test_prefix_cache_not_fresh():
     t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(5000, fresh_prompt=False)]))
-    f = R.prefix_cache(t)
+    f = cache_flags(t)
     assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "critical"
     assert f[0].evidence["reasons"] == ["not_fresh"] and f[0].evidence["value"] == 5000
 
@@ -210,12 +213,12 @@ def test_prefix_cache_ratio_threshold():
     ratio = DEFAULT.cache_ratio
     above = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio + 1)]))
     below = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio - 1)]))
-    f = R.prefix_cache(above)
+    f = cache_flags(above)
     assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["ratio"]
-    assert R.prefix_cache(below) == []
+    assert cache_flags(below) == []
     # without any fresh-marked figure, the seat's other prefill figures are the reference
     unmarked = tables_of(mkrun(measurements=[prefill(4711), prefill(95941)]))
-    f = R.prefix_cache(unmarked)
+    f = cache_flags(unmarked)
     assert len(f) == 1 and f[0].evidence["value"] == 95941 and f[0].evidence["reference_kind"] == "other"
 
 
@@ -223,18 +226,18 @@ def test_prefix_cache_cached_tokens():
     req = lambda cached: {"workload": "prefill", "prompt_tokens": 31000, "cached_prompt_tokens": cached}
     hit = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(30000)]))
     miss = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(0)]))
-    f = R.prefix_cache(hit)
+    f = cache_flags(hit)
     assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["cached_tokens"]
     assert f[0].severity == "critical"
-    assert R.prefix_cache(miss) == []
+    assert cache_flags(miss) == []
     no_prefill = tables_of(mkrun(measurements=[m_(100)], requests=[req(100)]))
-    f = R.prefix_cache(no_prefill)
+    f = cache_flags(no_prefill)
     assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn" and f[0].evidence["excluded"] == []
 
 
 def test_excluded_measurements_mask():
     t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(95941, fresh_prompt=False), m_(100)]))
-    flags = compute_flags(t, cells=None, comparisons=None, exam_deltas=None)
+    flags = flags_of(t, cells=None, comparisons=None, exam_deltas=None)
     mask = excluded_measurements(t, flags)
     assert mask.tolist() == [False, True, False]
     assert t.measurements.loc[mask, "value"].tolist() == [95941.0]
@@ -367,7 +370,7 @@ def test_mixed_runs_in_one_cell():
 def test_prefix_cache_cached_tokens_one_flag_per_seat():
     req = {"workload": "decode", "concurrency": 16, "prompt_tokens": 100, "cached_prompt_tokens": 40}
     runs = [mkrun("s1", p, measurements=[m_(100)], requests=[req] * 4) for p in (1, 2, 3)]
-    f = R.prefix_cache(tables_of(*runs))
+    f = cache_flags(tables_of(*runs))
     assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn"
     assert "12 of 12 requests in 3 runs" in f[0].message and "40%" in f[0].message
 
@@ -461,17 +464,17 @@ def test_import_assumed():
 def test_every_rule_reads_thresholds_by_name():
     """Changing a threshold changes the outcome (nothing hard-coded)."""
     t = tables_of(mkrun(requests=capped(2, 10)))
-    assert "trap.capped_answers" in set(compute_flags(t, cells=None, comparisons=None, exam_deltas=None)["code"])
-    relaxed = compute_flags(t, cells=None, comparisons=None, exam_deltas=None,
+    assert "trap.capped_answers" in set(flags_of(t, cells=None, comparisons=None, exam_deltas=None)["code"])
+    relaxed = flags_of(t, cells=None, comparisons=None, exam_deltas=None,
                             thresholds=DEFAULT.replace(capped_share=0.25))
     assert "trap.capped_answers" not in set(relaxed["code"])
 
 
-def test_compute_flags_min_passes_extra():
+def test_compute_flags_min_passes():
     t = tables_of(mkrun())
     frame = cells_frame([cell(seat="s1", values=[100, 101, 100, 101, 100])])
-    assert compute_flags(t, cells=frame, comparisons=None, exam_deltas=None).empty
-    f = compute_flags(t, cells=frame, comparisons=None, exam_deltas=None, min_passes=6)
+    assert flags_of(t, cells=frame, comparisons=None, exam_deltas=None).empty
+    f = flags_of(t, cells=frame, comparisons=None, exam_deltas=None, thresholds=DEFAULT.replace(min_passes=6))
     assert list(f["code"]) == ["sample.few_passes"]
 
 

@@ -19,13 +19,13 @@ import textwrap
 import pandas as pd
 
 from analysis import format as F
-from .rules import (CODES, FLAG_COLUMNS, LOCAL_THRESHOLDS, SEVERITIES, Flag, compute_flags, drop_excluded,
-                    empty_flags, excluded_measurements)
+from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
+from .rules import CODES, FLAG_COLUMNS, LOCAL_THRESHOLDS, SEVERITIES, Flag, compute_flags, empty_flags
 from .text import limitations_markdown, limitations_paragraphs
 
 __all__ = [
     "compute_flags", "flags_to_records", "render_table", "fail_on_met", "excluded_measurements",
-    "drop_excluded", "limitations_markdown", "limitations_paragraphs", "empty_flags",
+    "drop_excluded", "decide_exclusions", "Exclusions", "limitations_markdown", "limitations_paragraphs", "empty_flags",
     "CODES", "FLAG_COLUMNS", "SEVERITIES", "LOCAL_THRESHOLDS", "Flag",
 ]
 

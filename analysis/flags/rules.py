@@ -37,6 +37,7 @@ from analysis.stats.stability import adjust_bh, change_test, cochrans_q, within_
 from analysis.thresholds import DEFAULT, Thresholds
 
 from analysis import format as F
+from .exclusions import PREFILL_METRICS, CacheHit, Exclusions, drop_excluded, excluded_measurements
 from .licenses import classify
 
 __all__ = [
@@ -696,118 +697,63 @@ def warmup_unknown(runs: pd.DataFrame) -> list[Flag]:
 
 # --- measurement traps --------------------------------------------------------------------------
 
-PREFILL_METRICS = ("prefill_tok_s",)
-#: figures a cache hit falsifies when the prompt was not fresh
-CACHE_SENSITIVE_METRICS = ("prefill_tok_s", "ttft_ms")
+def _measurement_id(h: CacheHit) -> dict:
+    """How a flag names one excluded measurement (evidence["excluded"] entries)."""
+    return {"seat": h.seat, "run_id": h.run_id, "workload": h.workload, "concurrency": h.concurrency,
+            "metric": h.metric, "statistic": h.statistic, "value": h.value}
 
 
-def _measurement_id(row) -> dict:
-    """How a flag names one measurement row (evidence["excluded"] entries)."""
-    return {"seat": str(row["seat"]), "run_id": str(row["run_id"]), "workload": _na(row["workload"]),
-            "concurrency": _int_or_none(row["concurrency"]), "metric": str(row["metric"]),
-            "statistic": _na(row["statistic"]), "value": float(row["value"])}
+def _cache_dict(cr) -> dict:
+    return {"requests_with_cache_hits": cr.requests_with_cache_hits, "requests": cr.requests,
+            "cached_prompt_tokens": cr.cached_prompt_tokens, "prompt_tokens": cr.prompt_tokens,
+            "seat": cr.seat, "date": cr.date}
 
 
-def prefix_cache(tables, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
+def prefix_cache(excluded: Exclusions) -> list[Flag]:
     """`trap.prefix_cache`: a prefill figure that is a prefix-cache hit, not prefill.
 
-    Critical, one flag per figure, and the figure is excluded from results
-    (`excluded_measurements`). Triggers, any of:
-    - the figure says its prompt was not fresh (`fresh_prompt` false; also for TTFT);
-    - its run's requests report cached prompt tokens (`cached_prompt_tokens` > 0);
-    - it is more than `cache_ratio` times the same seat's fresh-prompt prefill (median of
-      the figures marked fresh; without any, the median of the seat's other prefill
-      figures). The seeds' 95,941 against 4,711 tok/s is 20 times.
-    A run whose requests report cached prompt tokens but which has no prefill figure is
-    flagged warn: its TTFT includes cache hits.
+    Critical, one flag per figure `decide_exclusions` excluded from results. A run whose
+    requests report cached prompt tokens but which has no excluded figure is flagged warn:
+    its TTFT includes cache hits.
     """
-    ratio_limit = float(thresholds.cache_ratio)
-    m = tables.measurements
-    req = tables.requests
-    cached_runs: dict[str, dict] = {}
-    if req is not None and not req.empty:
-        hit = _true(req["cached_prompt_tokens"].astype("Int64").gt(0))
-        hit_runs = set(req.loc[hit.to_numpy(), "run_id"].astype(str))
-        if hit_runs:
-            sub = req[req["run_id"].astype(str).isin(hit_runs)]
-            sub_hit = hit.loc[sub.index]
-            for run_id, g in sub.groupby("run_id"):
-                gh = g[sub_hit.loc[g.index].to_numpy()]
-                cached_runs[str(run_id)] = {
-                    "requests_with_cache_hits": int(len(gh)), "requests": int(len(g)),
-                    "cached_prompt_tokens": int(gh["cached_prompt_tokens"].sum()),
-                    "prompt_tokens": _plain(g["prompt_tokens"].sum(min_count=1)),
-                    "seat": str(g["seat"].iloc[0]), "date": str(g["date"].iloc[0])}
-    reasons: dict[int, dict] = {}
-    if m is not None and not m.empty:
-        fresh = m["fresh_prompt"].astype("boolean")
-        not_fresh = fresh.eq(False).fillna(False).astype(bool).to_numpy()
-        is_fresh = fresh.eq(True).fillna(False).astype(bool)
-        metric = m["metric"].astype(str)
-        sensitive = metric.isin(CACHE_SENSITIVE_METRICS).to_numpy()
-        prefill = metric.isin(PREFILL_METRICS).to_numpy()
-        in_cached = m["run_id"].astype(str).isin(set(cached_runs)).to_numpy()
-        for idx in m.index[sensitive & not_fresh]:
-            reasons.setdefault(idx, {"reasons": []})["reasons"].append("not_fresh")
-        for idx in m.index[prefill & in_cached]:
-            reasons.setdefault(idx, {"reasons": []})["reasons"].append("cached_tokens")
-        pre = m[prefill]
-        for seat, g in pre.groupby("seat"):
-            g_fresh = is_fresh.loc[g.index].to_numpy()
-            fresh_vals = g.loc[g_fresh, "value"]
-            for idx, value, fr in zip(g.index, g["value"].to_numpy(dtype=float), g_fresh):
-                if fr:
-                    continue  # a figure stated fresh is the reference, not the suspect
-                if len(fresh_vals):
-                    ref, ref_kind = float(fresh_vals.median()), "fresh"
-                else:
-                    others = g["value"].drop(index=idx)
-                    if others.empty:
-                        continue
-                    ref, ref_kind = float(others.median()), "other"
-                if ref > 0 and value > ratio_limit * ref:
-                    r = reasons.setdefault(idx, {"reasons": []})
-                    r["reasons"].append("ratio")
-                    r.update({"reference": ref, "reference_kind": ref_kind, "ratio": value / ref})
+    th = {"cache_ratio": excluded.cache_ratio}
     out = []
     flagged_runs = set()
-    for idx, r in sorted(reasons.items()):
-        row = m.loc[idx]
-        seat, metric = str(row["seat"]), str(row["metric"])
-        mid = _measurement_id(row)
-        flagged_runs.add(mid["run_id"])
+    for h in excluded.hits:
+        seat, metric = h.seat, h.metric
+        mid = _measurement_id(h)
+        flagged_runs.add(h.run_id)
         clauses = []
-        if "not_fresh" in r["reasons"]:
+        if "not_fresh" in h.reasons:
             clauses.append("the prompt had been sent before")
-        if "cached_tokens" in r["reasons"]:
-            cr = cached_runs[mid["run_id"]]
-            clauses.append(f"{cr['requests_with_cache_hits']} of {cr['requests']} requests of its run report "
-                           f"{F.num(cr['cached_prompt_tokens'])} cached prompt tokens")
-        if "ratio" in r["reasons"]:
-            ref_txt = "fresh-prompt prefill" if r["reference_kind"] == "fresh" else "other prefill figures"
-            clauses.append(f"it is {F.ratio(r['ratio'])} times the seat's {ref_txt} of "
-                           f"{F.value_with_unit(r['reference'], 'prefill_tok_s')}")
+        if "cached_tokens" in h.reasons:
+            cr = excluded.cached_run(h.run_id)
+            clauses.append(f"{cr.requests_with_cache_hits} of {cr.requests} requests of its run report "
+                           f"{F.num(cr.cached_prompt_tokens)} cached prompt tokens")
+        if "ratio" in h.reasons:
+            ref_txt = "fresh-prompt prefill" if h.reference_kind == "fresh" else "other prefill figures"
+            clauses.append(f"it is {F.ratio(h.ratio)} times the seat's {ref_txt} of "
+                           f"{F.value_with_unit(h.reference, 'prefill_tok_s')}")
         what = "prefill figure" if metric in PREFILL_METRICS else f"{F.metric_words(metric)} figure"
         not_what = "prefill" if metric in PREFILL_METRICS else "a fresh-prompt measurement"
-        msg = (f"{seat}: the {what} of {F.value_with_unit(row['value'], metric)} ({row['date']}, pass {row['pass']}) "
+        msg = (f"{seat}: the {what} of {F.value_with_unit(h.value, metric)} ({h.date}, pass {h.pass_}) "
                f"is a prefix-cache hit, not {not_what}: "
                f"{'; '.join(clauses)}. It is excluded from results.")
-        ev = {"value": float(row["value"]), "run_id": mid["run_id"], "date": str(row["date"]),
-              "pass": int(row["pass"]), "reasons": r["reasons"],
-              "fresh_prompt": _plain(row["fresh_prompt"]), "context_tokens": _plain(row["context_tokens"]),
-              "excluded": [mid], "thresholds": _used(thresholds, "cache_ratio")}
-        for k in ("reference", "reference_kind", "ratio"):
-            if k in r:
-                ev[k] = _plain(r[k])
-        if "cached_tokens" in r["reasons"]:
-            ev["cache"] = cached_runs[mid["run_id"]]
+        ev = {"value": h.value, "run_id": h.run_id, "date": h.date,
+              "pass": h.pass_, "reasons": list(h.reasons),
+              "fresh_prompt": h.fresh_prompt, "context_tokens": h.context_tokens,
+              "excluded": [mid], "thresholds": dict(th)}
+        if h.reference_kind is not None:
+            ev.update({"reference": h.reference, "reference_kind": h.reference_kind, "ratio": h.ratio})
+        if "cached_tokens" in h.reasons:
+            ev["cache"] = _cache_dict(excluded.cached_run(h.run_id))
         out.append(Flag("trap.prefix_cache", "critical", (seat,), msg, ev,
-                        workload=_na(row["workload"]), concurrency=_int_or_none(row["concurrency"]),
-                        metric=metric, statistic=_na(row["statistic"])))
+                        workload=h.workload, concurrency=h.concurrency,
+                        metric=metric, statistic=h.statistic))
     per_seat: dict[str, list] = {}
-    for run_id, cr in sorted(cached_runs.items()):
-        if run_id not in flagged_runs:
-            per_seat.setdefault(cr["seat"], []).append({"run_id": run_id, **cr})
+    for cr in excluded.cached_runs:
+        if cr.run_id not in flagged_runs:
+            per_seat.setdefault(cr.seat, []).append({"run_id": cr.run_id, **_cache_dict(cr)})
     for seat, rs in sorted(per_seat.items()):
         hits = sum(r["requests_with_cache_hits"] for r in rs)
         total = sum(r["requests"] for r in rs)
@@ -822,41 +768,9 @@ def prefix_cache(tables, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
         msg = (f"{seat}: {hits} of {total} requests in {where} ({F.join_words(dates)}) report cached prompt "
                f"tokens{share_txt}: their time to first token measures prefix-cache hits, not prefill.")
         ev = {"runs": rs, "requests_with_cache_hits": hits, "requests": total, "excluded": [],
-              "thresholds": _used(thresholds, "cache_ratio")}
+              "thresholds": dict(th)}
         out.append(Flag("trap.prefix_cache", "warn", (seat,), msg, ev))
     return out
-
-
-def excluded_measurements(tables, flags: pd.DataFrame | None = None, *,
-                          thresholds: Thresholds = DEFAULT) -> pd.Series:
-    """Boolean mask over `tables.measurements`: True for figures the flags exclude from results.
-
-    From the `excluded` lists in the evidence of `trap.prefix_cache` flags (computed from
-    the tables when `flags` is None). Use it to drop prefix-cache hits from Table 1 and,
-    best, before the statistics are computed (`drop_excluded`).
-    """
-    m = tables.measurements
-    if flags is None:
-        entries = [e for f in prefix_cache(tables, thresholds=thresholds) for e in f.evidence.get("excluded", [])]
-    else:
-        entries = []
-        for ev in flags.loc[flags["code"] == "trap.prefix_cache", "evidence"] if len(flags) else []:
-            entries.extend((ev or {}).get("excluded", []))
-    if m.empty or not entries:
-        return pd.Series(False, index=m.index, dtype=bool)
-    keys = {(e["run_id"], e["workload"], e["concurrency"], e["metric"], e["statistic"], float(e["value"]))
-            for e in entries}
-    rows = zip(m["run_id"].astype(str), [_na(x) for x in m["workload"]], [_int_or_none(x) for x in m["concurrency"]],
-               m["metric"].astype(str), [_na(x) for x in m["statistic"]], m["value"].astype(float))
-    return pd.Series([k in keys for k in rows], index=m.index, dtype=bool)
-
-
-def drop_excluded(tables, flags: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT):
-    """A copy of the tables without the measurements `excluded_measurements` marks."""
-    import dataclasses
-
-    mask = excluded_measurements(tables, flags, thresholds=thresholds)
-    return dataclasses.replace(tables, measurements=tables.measurements[~mask.to_numpy()].reset_index(drop=True))
 
 
 def reasoning_field(requests: pd.DataFrame, *, thresholds: Thresholds = DEFAULT) -> list[Flag]:
@@ -1688,7 +1602,7 @@ RULES: list[tuple[str, Callable]] = [
     ("underpowered", lambda c: underpowered(c["comparisons"], c["exam_deltas"], thresholds=c["th"])),
     ("drift", lambda c: drift(c["cells"], c["tables"], thresholds=c["th"])),
     ("warmup_unknown", lambda c: warmup_unknown(c["tables"].runs)),
-    ("prefix_cache", lambda c: prefix_cache(c["tables"], thresholds=c["th"])),
+    ("prefix_cache", lambda c: prefix_cache(c["excluded"])),
     ("reasoning_field", lambda c: reasoning_field(c["tables"].requests, thresholds=c["th"])),
     ("capped_answers", lambda c: capped_answers(c["tables"].requests, c["tables"].runs, thresholds=c["th"])),
     ("no_incumbent", lambda c: no_incumbent(c["tables"], c["comparisons"], baseline=c["baseline"])),
@@ -1733,8 +1647,9 @@ def _frame(flags: Iterable[Flag]) -> pd.DataFrame:
 
 
 def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
-                  exam_deltas: pd.DataFrame | None, thresholds: Thresholds = DEFAULT, baseline: str | None = None,
-                  passes: pd.DataFrame | None = None, **extra_thresholds) -> pd.DataFrame:
+                  exam_deltas: pd.DataFrame | None, excluded: Exclusions, thresholds: Thresholds = DEFAULT,
+                  baseline: str | None = None, passes: pd.DataFrame | None = None,
+                  **extra_thresholds) -> pd.DataFrame:
     """Every flag the data raise, as a DataFrame (columns `FLAG_COLUMNS`), most severe first.
 
     Parameters
@@ -1770,8 +1685,11 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     th = thresholds
     if extra_thresholds:
         th = _Overlay(thresholds, extra_thresholds)
+    if float(excluded.cache_ratio) != float(thresholds.cache_ratio):
+        raise ValueError(f"`excluded` was decided with cache_ratio {excluded.cache_ratio}, the thresholds "
+                         f"say {thresholds.cache_ratio}: decide the exclusions with the same thresholds")
     ctx = {"tables": tables, "cells": cells, "comparisons": comparisons, "exam_deltas": exam_deltas,
-           "th": th, "baseline": baseline, "passes": passes}
+           "th": th, "baseline": baseline, "passes": passes, "excluded": excluded}
     flags: list[Flag] = []
     for _name, rule in RULES:
         flags.extend(rule(ctx))
