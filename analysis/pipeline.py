@@ -69,6 +69,8 @@ class Analysis:
     passes: pd.DataFrame | None = None
     #: the figures excluded from results, decided once (analysis.flags.Exclusions)
     excluded: "Exclusions | None" = None
+    #: the typed findings behind `flags`, in rule order (analysis.flags.findings)
+    findings: list = field(default_factory=list)
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -88,7 +90,7 @@ class Analysis:
 
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:
     """Statistics and flags for loaded runs (no I/O)."""
-    from analysis.flags import compute_flags, decide_exclusions, drop_excluded
+    from analysis.flags import decide_exclusions, drop_excluded, find, to_frame
     from analysis.stats.cells import estimate_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
@@ -107,10 +109,10 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
                                       multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    flags = compute_flags(tables, cells=cellset.cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                          excluded=excluded, thresholds=th, baseline=options.baseline, passes=cellset.passes)
-    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, flags, options, cellset.passes,
-                    excluded)
+    findings = find(tables, cells=cellset.cells, comparisons=comparisons, exam_deltas=exam_deltas,
+                    excluded=excluded, thresholds=th, baseline=options.baseline, passes=cellset.passes)
+    return Analysis(loaded, tables, cellset.cells, comparisons, exam_deltas, to_frame(findings), options,
+                    cellset.passes, excluded, findings)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,

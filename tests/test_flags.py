@@ -10,7 +10,7 @@ import pytest
 
 from analysis.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, decide_exclusions, drop_excluded,
                             excluded_measurements,
-                            fail_on_met, flags_to_records, limitations_markdown, limitations_paragraphs,
+                            fail_on_met, flags_to_records, limitations_paragraphs,
                             render_table)
 from analysis.flags.text import NO_FLAGS
 from analysis.thresholds import DEFAULT
@@ -34,6 +34,12 @@ def example():
     tables, cells, comps, deltas = example_frames()
     flags = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
     return tables, flags
+
+
+def section(flags) -> str:
+    """The limitations section as plain text: one paragraph per group, led by its title."""
+    paras = limitations_paragraphs(flags)
+    return "\n\n".join(f"{p.title}. {p.text}" for p in paras) if paras else NO_FLAGS
 
 
 def _rows(flags, code, seat=None):
@@ -265,7 +271,7 @@ def test_clean_data_raises_no_warning(tmp_path):
     flags = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
     assert not fail_on_met(flags, "warn"), render_table(flags)
     assert flags.empty, render_table(flags)
-    assert limitations_markdown(flags, title=None).strip() == NO_FLAGS
+    assert section(flags) == NO_FLAGS
 
 
 # --- the API ---------------------------------------------------------------------------------------
@@ -348,10 +354,9 @@ def test_without_statistics_frames(example):
 
 # --- the limitations section ---------------------------------------------------------------------
 
-def test_limitations_markdown_example(example):
+def test_limitations_section_example(example):
     _, flags = example
-    md = limitations_markdown(flags)
-    assert md.startswith("## What these numbers will not carry\n")
+    md = section(flags)
     titles = [p.title for p in limitations_paragraphs(flags)]
     assert titles == ["Sample sizes", "Stability", "Measurement traps", "Comparisons", "Exams", "Deployment",
                       "Faults and defects"]
@@ -367,7 +372,7 @@ def test_limitations_markdown_example(example):
 def test_limitations_say_nothing_beyond_the_flags(example):
     """Every number in the section appears in some flag's message or evidence."""
     _, flags = example
-    md = limitations_markdown(flags, title=None)
+    md = section(flags)
     source = " ".join(flags["message"]) + " " + json.dumps(list(flags["evidence"]), ensure_ascii=False)
     numbers = set(re.findall(r"\d[\d,.]*\d|\d", md))
     missing = [n for n in numbers if n not in source]
@@ -376,7 +381,7 @@ def test_limitations_say_nothing_beyond_the_flags(example):
 
 def test_limitations_exam_mde_said_once(example):
     _, flags = example
-    md = limitations_markdown(flags)
+    md = section(flags)
     assert md.count("7.6 points") == 1  # not-significant and underpowered are one sentence
 
 
@@ -384,8 +389,7 @@ def test_limitations_no_flags():
     from analysis.flags import empty_flags
 
     empty = empty_flags()
-    md = limitations_markdown(empty)
-    assert NO_FLAGS in md
+    assert section(empty) == NO_FLAGS
     assert limitations_paragraphs(empty) == []
     assert isinstance(empty, pd.DataFrame) and list(empty.columns) == FLAG_COLUMNS
 
@@ -412,17 +416,17 @@ def test_harness_imports_without_manifest():
 
 def test_limitations_condense_many_findings_of_one_code():
     """At fleet scale a code with many findings states a few in full and names the rest."""
-    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED, limitations_markdown
+    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED
 
     n = MAX_STATED + 4
     rows = [{"code": "fault.recorded", "severity": "warn", "seats": (f"seat-{i:02d}",), "workload": None,
              "concurrency": None, "metric": None, "statistic": None,
              "message": f"seat-{i:02d}: a fault was recorded at 16 streams (engine crash {i}).",
              "evidence": {"events": 1}} for i in range(n)]
-    text = limitations_markdown(pd.DataFrame(rows))
+    text = section(pd.DataFrame(rows))
     for i in range(STATED_WHEN_CONDENSED):
         assert f"engine crash {i})" in text
     assert f"engine crash {STATED_WHEN_CONDENSED})" not in text
     assert f"holds for {n - STATED_WHEN_CONDENSED} more cases" in text and f"seat-{n - 1:02d}" in text
-    few = limitations_markdown(pd.DataFrame(rows[:MAX_STATED]))
+    few = section(pd.DataFrame(rows[:MAX_STATED]))
     assert all(f"engine crash {i})" in few for i in range(MAX_STATED))

@@ -20,6 +20,7 @@ import pandas as pd
 from analysis.thresholds import Thresholds
 
 from ._common import int_or_none, na, plain, true_mask
+from .findings import Record
 
 __all__ = ["CacheHit", "CachedRun", "Exclusions", "EXCLUSION_COLUMNS", "PREFILL_METRICS",
            "CACHE_SENSITIVE_METRICS", "decide_exclusions", "excluded_measurements", "drop_excluded"]
@@ -27,27 +28,28 @@ __all__ = ["CacheHit", "CachedRun", "Exclusions", "EXCLUSION_COLUMNS", "PREFILL_
 PREFILL_METRICS = ("prefill_tok_s",)
 #: figures a cache hit falsifies when the prompt was not fresh
 CACHE_SENSITIVE_METRICS = ("prefill_tok_s", "ttft_ms")
-#: why a figure is a cache hit: its prompt was not fresh, its run's requests report cached
-#: prompt tokens, or it is more than cache_ratio times the seat's fresh prefill
-REASONS = ("not_fresh", "cached_tokens", "ratio")
 
 
-@dataclass(frozen=True)
-class CachedRun:
-    """A run whose requests report cached prompt tokens."""
+@dataclass(frozen=True, kw_only=True)
+class CachedRun(Record):
+    """A run whose requests report cached prompt tokens (a record of trap.prefix_cache evidence)."""
 
     run_id: str
-    seat: str
-    date: str
     requests_with_cache_hits: int
     requests: int
     cached_prompt_tokens: int
     prompt_tokens: int | None
+    seat: str
+    date: str
 
 
 @dataclass(frozen=True)
 class CacheHit:
-    """One figure decided to be a prefix-cache hit (excluded from results)."""
+    """One figure decided to be a prefix-cache hit (excluded from results).
+
+    `reasons`: "not_fresh" (its prompt was not fresh), "cached_tokens" (its run's requests
+    report cached prompt tokens), "ratio" (more than cache_ratio times the `reference`).
+    """
 
     seat: str
     run_id: str
@@ -123,9 +125,10 @@ def _cached_runs(req: pd.DataFrame | None) -> dict[str, CachedRun]:
     sub_hit = hit.loc[sub.index]
     for run_id, g in sub.groupby("run_id"):
         gh = g[sub_hit.loc[g.index].to_numpy()]
-        out[str(run_id)] = CachedRun(str(run_id), str(g["seat"].iloc[0]), str(g["date"].iloc[0]), int(len(gh)),
-                                     int(len(g)), int(gh["cached_prompt_tokens"].sum()),
-                                     plain(g["prompt_tokens"].sum(min_count=1)))
+        out[str(run_id)] = CachedRun(run_id=str(run_id), requests_with_cache_hits=int(len(gh)), requests=int(len(g)),
+                                     cached_prompt_tokens=int(gh["cached_prompt_tokens"].sum()),
+                                     prompt_tokens=plain(g["prompt_tokens"].sum(min_count=1)),
+                                     seat=str(g["seat"].iloc[0]), date=str(g["date"].iloc[0]))
     return out
 
 
