@@ -128,7 +128,8 @@ CHANGED = {
                     and severities(c, "requests.failed") == ["info"]),
     "failed_critical": (0.02, lambda d, c: severities(d, "requests.failed") == ["warn"]
                         and severities(c, "requests.failed") == ["critical"]),
-    "lag1_limit": (0.9, lambda d, c: rows(d, "sample.correlated_requests") and not rows(c, "sample.correlated_requests")),
+    "lag1_limit": (0.9, lambda d, c: rows(d, "sample.correlated_requests")
+                   and not rows(c, "sample.correlated_requests")),
     "power": (0.95, _power),
 }
 

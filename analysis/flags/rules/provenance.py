@@ -80,6 +80,13 @@ def import_assumed(runs: pd.DataFrame) -> list[ImportAssumed]:
     return out
 
 
+def _mismatch_cell(r: dict) -> MismatchCell:
+    return MismatchCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+                        harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]),
+                        pass_=int(r["pass"]), reported=float(r["reported"]), recomputed=float(r["recomputed"]),
+                        relative_difference=plain(r["_rel"]), n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]))
+
+
 def figure_mismatch(passes: pd.DataFrame | None, *, thresholds: Thresholds) -> list[FigureMismatch]:
     """`import.figure_mismatch`: a figure the harness reported that its own request records,
     recomputed, do not reproduce beyond rounding (`analysis.format.printed_rounding`).
@@ -100,14 +107,9 @@ def figure_mismatch(passes: pd.DataFrame | None, *, thresholds: Thresholds) -> l
     rel = (rec - rep)[hit] / np.where(rep[hit] == 0, np.nan, rep[hit])
     out = []
     for seat, g in passes[hit].assign(_rel=rel).groupby("seat", sort=True):
-        cl = sorted((MismatchCell(
-            **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
-            harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]), pass_=int(r["pass"]),
-            reported=float(r["reported"]), recomputed=float(r["recomputed"]), relative_difference=plain(r["_rel"]),
-            n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"])) for r in g.to_dict("records")),
-            key=lambda c: cell_order(c.evidence()))
+        cl = sorted((_mismatch_cell(r) for r in g.to_dict("records")), key=lambda c: cell_order(c.evidence()))
         worst = max((abs(c.relative_difference) for c in cl if c.relative_difference is not None), default=0)
-        out.append(FigureMismatch(code="import.figure_mismatch", severity="warn" if worst > thresholds.noise else "info",
-                                  seats=(str(seat),), **one_cell(cl), n_cells=len(cl), cells=cl,
+        out.append(FigureMismatch(code="import.figure_mismatch", severity="warn" if worst > thresholds.noise
+                                  else "info", seats=(str(seat),), **one_cell(cl), n_cells=len(cl), cells=cl,
                                   worst_relative_difference=worst, thresholds=used(thresholds, "noise")))
     return out

@@ -352,8 +352,8 @@ def correlated_requests(passes: pd.DataFrame | None, *, thresholds: Thresholds) 
     out = []
     for seat, g in p.groupby("seat", sort=True):
         cl = [LagCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], None), pass_=int(r["pass"]),
-                      date=str(r["date"]), lag1=float(r["lag1"]), n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]))
-              for r in g.to_dict("records")]
+                      date=str(r["date"]), lag1=float(r["lag1"]),
+                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"])) for r in g.to_dict("records")]
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
         out.append(CorrelatedRequests(code="sample.correlated_requests", severity="info", seats=(str(seat),),
                                       **one_cell(cl), n_cells=len(cl), cells=cl,

@@ -8,7 +8,7 @@ from analysis import format as F
 
 from .._common import key_sort, stat_rank
 
-__all__ = ["WRITERS", "COMBINERS", "writes", "combines", "describe_cells", "phrase", "exam_name", "points",
+__all__ = ["WRITERS", "COMBINERS", "writes", "combines", "describe_cells", "phrase", "exam_name",
            "test_words", "field_words", "show", "sentences", "generic", "more"]
 
 #: finding type -> function writing its message
@@ -70,16 +70,6 @@ def more(n_shown: int, n: int, what: str = "") -> str:
 
 def exam_name(benchmark, dimension) -> str:
     return f"{benchmark} ({dimension})" if not F.missing(dimension) else str(benchmark)
-
-
-def points(x, signed: bool = False) -> str:
-    """A difference of proportions in percentage points ('7.6 points', '-0.6 points')."""
-    if F.missing(x):
-        return "n/a"
-    v = float(x)
-    v = v * 100 if abs(v) <= 1 else v
-    sign = "+" if signed and v > 0 else ""
-    return f"{sign}{v:.1f} points"
 
 
 def test_words(test) -> str:

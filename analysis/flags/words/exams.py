@@ -4,7 +4,7 @@ from __future__ import annotations
 from analysis import format as F
 
 from ..rules.exams import CountsOnly, NotSignificant
-from ._common import exam_name, points, test_words, writes
+from ._common import exam_name, test_words, writes
 
 __all__ = ["not_significant", "counts_only"]
 
@@ -15,7 +15,7 @@ def not_significant(f: NotSignificant) -> str:
     name = exam_name(f.benchmark, f.dimension)
     if None not in (f.baseline_correct, f.candidate_correct, f.n_items):
         msg = (f"{name}: {f.candidate} {f.candidate_correct} of {f.n_items}, {f.baseline} {f.baseline_correct} of "
-               f"{f.n_items} ({points(f.diff, signed=True)}), ")
+               f"{f.n_items} ({F.points_words(f.diff, signed=True)}), ")
     else:
         msg = f"{name}: {f.candidate} against {f.baseline}, "
     if float(f.p_value) >= alpha:
@@ -25,7 +25,7 @@ def not_significant(f: NotSignificant) -> str:
         msg += (f"p = {F.pval(f.p_value)} but {F.pval(f.p_holm)} after Holm's correction for the other exam "
                 f"comparisons: no difference is shown at alpha = {F.num(alpha)}.")
     if f.mde is not None:
-        msg += f" This sample detects only differences of about {points(f.mde)} or more."
+        msg += f" This sample detects only differences of about {F.points_words(f.mde)} or more."
     return msg
 
 

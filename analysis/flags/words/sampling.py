@@ -5,7 +5,7 @@ from analysis import format as F
 
 from ..rules.sampling import (CorrelatedRequests, MixedRuns, PassCount, SmallN, UnderpoweredComparison,
                               UnderpoweredExam)
-from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, points, show, writes
+from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
 
 __all__ = ["LEAD", "pass_count", "small_n", "underpowered_comparison", "underpowered_exam", "mixed_runs",
            "correlated_requests"]
@@ -108,8 +108,8 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
 @writes(UnderpoweredExam)
 def underpowered_exam(f: UnderpoweredExam) -> str:
     return (f"{exam_name(f.benchmark, f.dimension)}, {f.candidate} against {f.baseline}: with {f.n_items} items this "
-            f"test detects only differences of about {points(f.mde)} or more at {F.pct(f.thresholds['power'])} "
-            f"power; the observed difference of {points(f.diff, signed=True)} is below that.")
+            f"test detects only differences of about {F.points_words(f.mde)} or more at {F.pct(f.thresholds['power'])} "
+            f"power; the observed difference of {F.points_words(f.diff, signed=True)} is below that.")
 
 
 @writes(MixedRuns)
