@@ -78,6 +78,17 @@ def points(x) -> str:
     return f"{float(x) * 100:+.1f} pp".replace("-", "−")
 
 
+def points_words(x, *, signed: bool = False) -> str:
+    """A difference of proportions in percentage points, as a sentence says it: '7.6 points',
+    '+0.6 points' with `signed` ('n/a' when missing; a value above 1 is taken as points already)."""
+    if missing(x):
+        return "n/a"
+    v = float(x)
+    v = v * 100 if abs(v) <= 1 else v
+    sign = "+" if signed and v > 0 else ""
+    return f"{sign}{v:.1f} points"
+
+
 def text(x, default: str = "") -> str:
     """A data value as a plain display string ('' for missing; yes/no; 16 not 16.0)."""
     if missing(x):

@@ -13,6 +13,7 @@ import pickle
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -22,6 +23,9 @@ from analysis.stats.cells import described_runs
 from analysis.stats.compare import PrimaryCell
 from analysis.tables import Tables, build_tables
 from analysis.thresholds import DEFAULT, Thresholds
+
+if TYPE_CHECKING:
+    from analysis.flags import Exclusions
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,10 @@ class Analysis:
     flags: pd.DataFrame
     options: Options = field(default_factory=Options)
     passes: pd.DataFrame | None = None
+    #: the figures excluded from results, decided once (analysis.flags.Exclusions)
+    excluded: "Exclusions | None" = None
+    #: the typed findings behind `flags`, in rule order (analysis.flags.findings)
+    findings: list = field(default_factory=list)
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -114,27 +122,29 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                    requests=None, quiet: bool = True) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (analysis.stats.requests)
     when the tables do not hold every request record (the run store)."""
-    from analysis.flags import compute_flags, drop_excluded
+    from analysis.flags import decide_exclusions, drop_excluded, find, to_frame
     from analysis.stats.cells import estimate_cells
     from analysis.stats.compare import comparisons as compute_comparisons
     from analysis.stats.exams import exam_deltas as compute_exam_deltas
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
-    # figures the flags exclude from results (a prefix-cache hit is not prefill) never
-    # reach the statistics; the flags themselves see everything. Decided once, with the
-    # user's thresholds.
-    kept = drop_excluded(tables, thresholds=th)
+    # figures excluded from results (a prefix-cache hit is not prefill) are decided once, with
+    # the user's thresholds: they never reach the statistics, and the flags say why from the
+    # same decision
+    excluded = decide_exclusions(tables, thresholds=th)
+    kept = drop_excluded(tables, excluded)
     cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
                              method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    flags = compute_flags(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
-                          exam_deltas=exam_deltas, thresholds=th, baseline=options.baseline, passes=cellset.passes)
-    return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, flags, options,
-                    cellset.passes)
+    findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
+                    exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
+                    passes=cellset.passes)
+    return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
+                    options, cellset.passes, excluded, findings)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,

@@ -16,9 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.flags import compute_flags, decide_exclusions, drop_excluded
 from analysis.load import load
 from analysis import stats as _stats
 from analysis.tables import build_tables
+from analysis.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -29,6 +31,14 @@ COMPARISON_COLUMNS = _stats.COMPARISON_COLUMNS + _stats.COMPARISON_EXTRA_COLUMNS
 EXAM_COLUMNS = ["benchmark", "dimension", "baseline", "candidate", "test", "n_items", "baseline_correct",
                 "candidate_correct", "baseline_only", "candidate_only", "p_value", "p_mid", "p_holm", "diff",
                 "diff_ci_low", "diff_ci_high", "diff_ci_method", "mde", "p_boschloo", "note"]
+
+
+def flags_of(tables, *, cells=None, comparisons=None, exam_deltas=None, thresholds=DEFAULT, baseline=None,
+             passes=None) -> pd.DataFrame:
+    """`compute_flags` with the exclusions decided from the same thresholds, as analysis.pipeline does."""
+    return compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
+                         excluded=decide_exclusions(tables, thresholds=thresholds), thresholds=thresholds,
+                         baseline=baseline, passes=passes)
 
 
 def cells_frame(rows: list[dict]) -> pd.DataFrame:
@@ -120,10 +130,8 @@ def example_tables():
 def example_frames(tables=None):
     """(tables, cells, comparisons, exam_deltas) for data/example with hand-made statistics:
     comparisons against the incumbent (Qwen), exam deltas the documents state."""
-    from analysis.flags import drop_excluded
-
     tables = tables or example_tables()
-    clean = drop_excluded(tables)
+    clean = drop_excluded(tables, decide_exclusions(tables, thresholds=DEFAULT))
     cells = cells_from_tables(clean)
     comparisons = comparisons_from_cells(cells, "qwen3.8-flash-next-tp2")
     orig, new = "gb10x4-glm-5.3-flash-dspark-original-build", "gb10x4-glm-5.3-flash-dspark-new-build"

@@ -8,12 +8,13 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, drop_excluded, excluded_measurements,
-                            fail_on_met, flags_to_records, limitations_markdown, limitations_paragraphs,
+from analysis.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, decide_exclusions, drop_excluded,
+                            excluded_measurements,
+                            fail_on_met, flags_to_records, limitations_paragraphs,
                             render_table)
 from analysis.flags.text import NO_FLAGS
 from analysis.thresholds import DEFAULT
-from flag_fixtures import EXAMPLE, clean_frames, example_frames, example_tables
+from flag_fixtures import EXAMPLE, clean_frames, example_frames, example_tables, flags_of
 
 NVFP4 = "glm-5.3-flash-nvfp4-tp4-2node"
 QWEN = "qwen3.8-flash-next-tp2"
@@ -31,8 +32,14 @@ pytestmark = pytest.mark.skipif(not EXAMPLE.exists(), reason="example data not p
 @pytest.fixture(scope="module")
 def example():
     tables, cells, comps, deltas = example_frames()
-    flags = compute_flags(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
+    flags = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
     return tables, flags
+
+
+def section(flags) -> str:
+    """The limitations section as plain text: one paragraph per group, led by its title."""
+    paras = limitations_paragraphs(flags)
+    return "\n\n".join(f"{p.title}. {p.text}" for p in paras) if paras else NO_FLAGS
 
 
 def _rows(flags, code, seat=None):
@@ -90,7 +97,8 @@ def test_cache_hit_95941(example):
     mask = excluded_measurements(tables, flags)
     assert mask.sum() == 1
     assert tables.measurements.loc[mask, "value"].tolist() == [95941.0]
-    assert excluded_measurements(tables).equals(mask)  # computed from the tables alone too
+    # the decision itself gives the same figures
+    assert excluded_measurements(tables, decide_exclusions(tables, thresholds=DEFAULT)).equals(mask)
     kept = drop_excluded(tables, flags).measurements
     assert 95941.0 not in kept["value"].tolist() and 4711.0 in kept["value"].tolist()
     # the fresh figures of both seats are not flagged
@@ -204,7 +212,7 @@ def test_no_incumbent_in_field_note_alone():
     from flag_fixtures import cells_from_tables
 
     tables = build_tables(load([str(EXAMPLE / "field-note")], progress=False))
-    flags = compute_flags(tables, cells=cells_from_tables(tables), comparisons=None, exam_deltas=None)
+    flags = flags_of(tables, cells=cells_from_tables(tables), comparisons=None, exam_deltas=None)
     rows = _rows(flags, "compare.no_incumbent")
     dates = sorted(e["date"] for e in rows["evidence"])
     assert dates == ["2026-10-25", "2026-10-28"]
@@ -232,9 +240,9 @@ def _stats(tables, baseline=None):
 @pytest.mark.parametrize("baseline", [None, ORIG])
 def test_example_with_statistics_layer(baseline):
     tables = example_tables()
-    clean = drop_excluded(tables)
+    clean = drop_excluded(tables, decide_exclusions(tables, thresholds=DEFAULT))
     c, cp, ed = _stats(clean, baseline)
-    flags = compute_flags(tables, cells=c, comparisons=cp, exam_deltas=ed, baseline=baseline)
+    flags = flags_of(tables, cells=c, comparisons=cp, exam_deltas=ed, baseline=baseline)
     codes = set(flags["code"])
     for code in ("sample.single_pass", "sample.two_passes", "sample.few_passes", "drift.warmup",
                  "trap.prefix_cache", "trap.reasoning_field", "trap.capped_answers", "compare.no_incumbent",
@@ -252,7 +260,7 @@ def test_example_with_statistics_layer(baseline):
 def test_clean_data_with_statistics_layer(tmp_path):
     tables, _, _, _ = clean_frames(tmp_path)
     c, cp, ed = _stats(tables)
-    flags = compute_flags(tables, cells=c, comparisons=cp, exam_deltas=ed)
+    flags = flags_of(tables, cells=c, comparisons=cp, exam_deltas=ed)
     assert not fail_on_met(flags, "warn"), render_table(flags)
 
 
@@ -260,10 +268,10 @@ def test_clean_data_with_statistics_layer(tmp_path):
 
 def test_clean_data_raises_no_warning(tmp_path):
     tables, cells, comps, deltas = clean_frames(tmp_path)
-    flags = compute_flags(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
+    flags = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
     assert not fail_on_met(flags, "warn"), render_table(flags)
     assert flags.empty, render_table(flags)
-    assert limitations_markdown(flags, title=None).strip() == NO_FLAGS
+    assert section(flags) == NO_FLAGS
 
 
 # --- the API ---------------------------------------------------------------------------------------
@@ -288,7 +296,7 @@ def test_frame_shape_and_order(example):
 def test_deterministic(example):
     tables, flags = example
     _, cells, comps, deltas = example_frames(tables)
-    again = compute_flags(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
+    again = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
     assert json.dumps(flags_to_records(flags)) == json.dumps(flags_to_records(again))
 
 
@@ -332,12 +340,13 @@ def test_fail_on_met(example):
 def test_unknown_extra_threshold_refused(example):
     tables, _ = example
     with pytest.raises(TypeError, match="min_pases"):
-        compute_flags(tables, cells=None, comparisons=None, exam_deltas=None, min_pases=3)
+        compute_flags(tables, cells=None, comparisons=None, exam_deltas=None, min_pases=3,
+                      excluded=decide_exclusions(tables, thresholds=DEFAULT), thresholds=DEFAULT)
 
 
 def test_without_statistics_frames(example):
     tables, _ = example
-    flags = compute_flags(tables, cells=None, comparisons=None, exam_deltas=None)
+    flags = flags_of(tables, cells=None, comparisons=None, exam_deltas=None)
     codes = set(flags["code"])
     assert "trap.prefix_cache" in codes and "compare.cross_model" in codes  # pairs from the incumbent
     assert not any(c.startswith("sample.") for c in codes)
@@ -345,10 +354,9 @@ def test_without_statistics_frames(example):
 
 # --- the limitations section ---------------------------------------------------------------------
 
-def test_limitations_markdown_example(example):
+def test_limitations_section_example(example):
     _, flags = example
-    md = limitations_markdown(flags)
-    assert md.startswith("## What these numbers will not carry\n")
+    md = section(flags)
     titles = [p.title for p in limitations_paragraphs(flags)]
     assert titles == ["Sample sizes", "Stability", "Measurement traps", "Comparisons", "Exams", "Deployment",
                       "Faults and defects"]
@@ -364,7 +372,7 @@ def test_limitations_markdown_example(example):
 def test_limitations_say_nothing_beyond_the_flags(example):
     """Every number in the section appears in some flag's message or evidence."""
     _, flags = example
-    md = limitations_markdown(flags, title=None)
+    md = section(flags)
     source = " ".join(flags["message"]) + " " + json.dumps(list(flags["evidence"]), ensure_ascii=False)
     numbers = set(re.findall(r"\d[\d,.]*\d|\d", md))
     missing = [n for n in numbers if n not in source]
@@ -373,7 +381,7 @@ def test_limitations_say_nothing_beyond_the_flags(example):
 
 def test_limitations_exam_mde_said_once(example):
     _, flags = example
-    md = limitations_markdown(flags)
+    md = section(flags)
     assert md.count("7.6 points") == 1  # not-significant and underpowered are one sentence
 
 
@@ -381,8 +389,7 @@ def test_limitations_no_flags():
     from analysis.flags import empty_flags
 
     empty = empty_flags()
-    md = limitations_markdown(empty)
-    assert NO_FLAGS in md
+    assert section(empty) == NO_FLAGS
     assert limitations_paragraphs(empty) == []
     assert isinstance(empty, pd.DataFrame) and list(empty.columns) == FLAG_COLUMNS
 
@@ -398,7 +405,7 @@ def test_harness_imports_without_manifest():
     if not folder.exists():
         pytest.skip("harness fixtures not present")
     tables = build_tables(load([str(folder)], progress=False))
-    flags = compute_flags(tables, cells=None, comparisons=None, exam_deltas=None)
+    flags = flags_of(tables, cells=None, comparisons=None, exam_deltas=None)
     assumed = _rows(flags, "import.assumed")
     assert len(assumed) == tables.runs.loc[tables.runs["assumptions"].notna(), "seat"].nunique()
     assert all("without a manifest" in m for m in assumed["message"])
@@ -409,17 +416,17 @@ def test_harness_imports_without_manifest():
 
 def test_limitations_condense_many_findings_of_one_code():
     """At fleet scale a code with many findings states a few in full and names the rest."""
-    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED, limitations_markdown
+    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED
 
     n = MAX_STATED + 4
     rows = [{"code": "fault.recorded", "severity": "warn", "seats": (f"seat-{i:02d}",), "workload": None,
              "concurrency": None, "metric": None, "statistic": None,
              "message": f"seat-{i:02d}: a fault was recorded at 16 streams (engine crash {i}).",
              "evidence": {"events": 1}} for i in range(n)]
-    text = limitations_markdown(pd.DataFrame(rows))
+    text = section(pd.DataFrame(rows))
     for i in range(STATED_WHEN_CONDENSED):
         assert f"engine crash {i})" in text
     assert f"engine crash {STATED_WHEN_CONDENSED})" not in text
     assert f"holds for {n - STATED_WHEN_CONDENSED} more cases" in text and f"seat-{n - 1:02d}" in text
-    few = limitations_markdown(pd.DataFrame(rows[:MAX_STATED]))
+    few = section(pd.DataFrame(rows[:MAX_STATED]))
     assert all(f"engine crash {i})" in few for i in range(MAX_STATED))

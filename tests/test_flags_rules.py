@@ -5,10 +5,12 @@ import math
 
 import pytest
 
-from analysis.flags import compute_flags, excluded_measurements
+from analysis.flags import decide_exclusions, excluded_measurements
 from analysis.flags import rules as R
+from analysis.flags import words
+from analysis.flags.codes import CODES, SEVERITIES
 from analysis.thresholds import DEFAULT
-from flag_fixtures import cells_frame, comparisons_frame, exam_frame, m_, mkrun, tables_of
+from flag_fixtures import cells_frame, comparisons_frame, exam_frame, flags_of, m_, mkrun, tables_of
 
 
 def codes(flags) -> list[str]:
@@ -32,50 +34,49 @@ def cell(seat="s1", values=(100.0,), *, n_obs=None, statistic="mean", ci=None, c
 @pytest.mark.parametrize("n, code", [(1, "sample.single_pass"), (2, "sample.two_passes"),
                                      (3, "sample.few_passes"), (4, "sample.few_passes"), (5, None)])
 def test_sample_passes_classes(n, code):
-    flags = R.sample_passes(cells_frame([cell(values=[100.0 + i for i in range(n)])]))
+    flags = R.sample_passes(cells_frame([cell(values=[100.0 + i for i in range(n)])]), thresholds=DEFAULT)
     assert codes(flags) == ([code] if code else [])
 
 
 def test_sample_passes_min_passes_is_a_threshold():
     frame = cells_frame([cell(values=[100, 101, 100, 101, 100])])
-    assert R.sample_passes(frame) == []
-    th = R._Overlay(DEFAULT, {"min_passes": 6})
-    flags = R.sample_passes(frame, thresholds=th)
-    assert codes(flags) == ["sample.few_passes"] and flags[0].evidence["thresholds"]["min_passes"] == 6
+    assert R.sample_passes(frame, thresholds=DEFAULT) == []
+    flags = R.sample_passes(frame, thresholds=DEFAULT.replace(min_passes=6))
+    assert codes(flags) == ["sample.few_passes"] and flags[0].evidence()["thresholds"]["min_passes"] == 6
 
 
 def test_sample_passes_one_flag_per_seat():
     frame = cells_frame([cell(concurrency=c) for c in (1, 4, 8, 16)] + [cell(seat="s2")])
-    flags = R.sample_passes(frame)
+    flags = R.sample_passes(frame, thresholds=DEFAULT)
     assert [(f.code, f.seats) for f in flags] == [("sample.single_pass", ("s1",)), ("sample.single_pass", ("s2",))]
-    assert "1, 4, 8 and 16 streams" in flags[0].message
+    assert "1, 4, 8 and 16 streams" in words.message(flags[0])
     assert flags[0].concurrency is None and flags[1].concurrency == 16  # cell only when one cell
 
 
 def test_small_n_ci_below_min_obs():
     below = cells_frame([cell(values=[100.0], n_obs=DEFAULT.min_obs - 1, ci=(95, 105), ci_method="published")])
     at = cells_frame([cell(values=[100.0], n_obs=DEFAULT.min_obs, ci=(95, 105), ci_method="published")])
-    f = R.small_n(below)
+    f = R.small_n(below, thresholds=DEFAULT)
     assert codes(f) == ["sample.small_n"] and f[0].severity == "info"
-    assert R.small_n(at) == []
-    assert R.small_n(cells_frame([cell(values=[100.0], n_obs=5)])) == []  # no CI, nothing to doubt
+    assert R.small_n(at, thresholds=DEFAULT) == []
+    assert R.small_n(cells_frame([cell(values=[100.0], n_obs=5)]), thresholds=DEFAULT) == []  # no CI, nothing to doubt
     boot = cells_frame([cell(values=[100.0], n_obs=10, ci=(95, 105), ci_method="bootstrap BCa over requests")])
-    assert R.small_n(boot)[0].severity == "warn"
+    assert R.small_n(boot, thresholds=DEFAULT)[0].severity == "warn"
 
 
 def test_small_n_tail_quantile():
     # p99 needs n*(1-0.99) >= 10: n = 1000 is just enough, 999 is not
-    assert codes(R.small_n(cells_frame([cell(statistic="p99", n_obs=999)]))) == ["sample.small_n"]
-    assert R.small_n(cells_frame([cell(statistic="p99", n_obs=1000)])) == []
-    f = R.small_n(cells_frame([cell(statistic="p95", n_obs=100)]))
-    assert f[0].severity == "warn" and f[0].evidence["cells"][0]["needed_n"] == 200
-    assert R.small_n(cells_frame([cell(statistic="p50", n_obs=3)])) == []  # the median is not a tail
+    assert codes(R.small_n(cells_frame([cell(statistic="p99", n_obs=999)]), thresholds=DEFAULT)) == ["sample.small_n"]
+    assert R.small_n(cells_frame([cell(statistic="p99", n_obs=1000)]), thresholds=DEFAULT) == []
+    f = R.small_n(cells_frame([cell(statistic="p95", n_obs=100)]), thresholds=DEFAULT)
+    assert f[0].severity == "warn" and f[0].evidence()["cells"][0]["needed_n"] == 200
+    assert R.small_n(cells_frame([cell(statistic="p50", n_obs=3)]), thresholds=DEFAULT) == []  # the median is not a tail
 
 
 def test_small_n_never_warns_about_figures_the_analysis_derived():
     # a p95 the run did not report, derived from its requests, is not a claim of the run
-    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="requests")])) == []
-    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="reported+requests")]))
+    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="requests")]), thresholds=DEFAULT) == []
+    assert R.small_n(cells_frame([cell(statistic="p95", n_obs=100, source="reported+requests")]), thresholds=DEFAULT)
 
 
 def comparison(lo, hi, *, ratio=None, baseline="inc", candidate="s1", verdict="insufficient_data") -> dict:
@@ -91,12 +92,12 @@ def test_underpowered_comparison():
     straddle = comparisons_frame([comparison(1 - noise - 0.001, 1.01)])
     inside_noise = comparisons_frame([comparison(1 - noise + 0.001, 1 + noise - 0.001, verdict="within_noise")])
     decided = comparisons_frame([comparison(1.03, 1.2, verdict="better")])
-    assert codes(R.underpowered(straddle)) == ["sample.underpowered"]
-    assert R.underpowered(inside_noise) == []
-    assert R.underpowered(decided) == []
-    single = R.underpowered(comparisons_frame([comparison(float("nan"), float("nan"), ratio=0.8)]))
+    assert codes(R.underpowered(straddle, thresholds=DEFAULT)) == ["sample.underpowered"]
+    assert R.underpowered(inside_noise, thresholds=DEFAULT) == []
+    assert R.underpowered(decided, thresholds=DEFAULT) == []
+    single = R.underpowered(comparisons_frame([comparison(float("nan"), float("nan"), ratio=0.8)]), thresholds=DEFAULT)
     assert codes(single) == ["sample.underpowered"]
-    assert single[0].evidence["cells"][0]["passes_needed"] == 3 and "at least 3 passes" in single[0].message
+    assert single[0].evidence()["cells"][0]["passes_needed"] == 3 and "at least 3 passes" in words.message(single[0])
 
 
 def test_underpowered_passes_needed_value():
@@ -104,13 +105,13 @@ def test_underpowered_passes_needed_value():
 
     lo, hi = 0.9, 1 / 0.9
     row = {**comparison(lo, hi, ratio=1.0), "df": 6.0, "baseline_n_passes": 4, "candidate_n_passes": 4}
-    f = R.underpowered(comparisons_frame([row]))[0]
+    f = R.underpowered(comparisons_frame([row]), thresholds=DEFAULT)[0]
     se = math.log(hi / lo) / (2 * stats.t.ppf(0.975, 6.0))
     s2 = se ** 2 / (1 / 4 + 1 / 4)
     gap = math.log(1.05) - math.log(1.02)
     expected = math.ceil(2 * s2 * (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / gap ** 2)
-    assert f.evidence["cells"][0]["passes_needed"] == expected
-    assert f"about {expected} passes per seat" in f.message
+    assert f.evidence()["cells"][0]["passes_needed"] == expected
+    assert f"about {expected} passes per seat" in words.message(f)
 
 
 def delta(p, *, diff=0.0, mde=0.05, p_holm=None, test="Fisher exact (counts)", b_only=None, c_only=None,
@@ -121,26 +122,26 @@ def delta(p, *, diff=0.0, mde=0.05, p_holm=None, test="Fisher exact (counts)", b
 
 
 def test_underpowered_exam():
-    assert codes(R.underpowered(None, exam_frame([delta(1.0, diff=-0.006, mde=0.076)]))) == ["sample.underpowered"]
-    assert R.underpowered(None, exam_frame([delta(0.2, diff=0.08, mde=0.076)])) == []  # could have been detected
-    assert R.underpowered(None, exam_frame([delta(0.01, diff=-0.006, mde=0.076)])) == []  # significant
+    assert codes(R.underpowered(None, exam_frame([delta(1.0, diff=-0.006, mde=0.076)]), thresholds=DEFAULT)) == ["sample.underpowered"]
+    assert R.underpowered(None, exam_frame([delta(0.2, diff=0.08, mde=0.076)]), thresholds=DEFAULT) == []  # could have been detected
+    assert R.underpowered(None, exam_frame([delta(0.01, diff=-0.006, mde=0.076)]), thresholds=DEFAULT) == []  # significant
 
 
 def test_exam_not_significant_at_alpha():
     a = DEFAULT.alpha
-    assert codes(R.exam_not_significant(exam_frame([delta(a)]))) == ["exam.not_significant"]
-    assert R.exam_not_significant(exam_frame([delta(a - 1e-9)])) == []
-    holm = R.exam_not_significant(exam_frame([delta(0.04, p_holm=0.06)]))
-    assert codes(holm) == ["exam.not_significant"] and "Holm" in holm[0].message
-    f = R.exam_not_significant(exam_frame([delta(1.0, diff=-1 / 164, mde=0.0762)]))[0]
-    assert "153 of 164" in f.message and "p = 1.0" in f.message and "7.6 points" in f.message
-    assert f.evidence["thresholds"] == {"alpha": 0.05}
+    assert codes(R.exam_not_significant(exam_frame([delta(a)]), thresholds=DEFAULT)) == ["exam.not_significant"]
+    assert R.exam_not_significant(exam_frame([delta(a - 1e-9)]), thresholds=DEFAULT) == []
+    holm = R.exam_not_significant(exam_frame([delta(0.04, p_holm=0.06)]), thresholds=DEFAULT)
+    assert codes(holm) == ["exam.not_significant"] and "Holm" in words.message(holm[0])
+    f = R.exam_not_significant(exam_frame([delta(1.0, diff=-1 / 164, mde=0.0762)]), thresholds=DEFAULT)[0]
+    assert "153 of 164" in words.message(f) and "p = 1.0" in words.message(f) and "7.6 points" in words.message(f)
+    assert f.evidence()["thresholds"] == {"alpha": 0.05}
 
 
 def test_exam_counts_only():
     counts = exam_frame([delta(1.0), delta(1.0, bench="GSM8K")])
     f = R.exam_counts_only(counts)
-    assert codes(f) == ["exam.counts_only"] and "GSM8K and HumanEval" in f[0].message
+    assert codes(f) == ["exam.counts_only"] and "GSM8K and HumanEval" in words.message(f[0])
     paired = exam_frame([delta(0.5, test="McNemar exact (paired items)", b_only=3, c_only=2)])
     assert R.exam_counts_only(paired) == []
 
@@ -158,31 +159,31 @@ def test_exam_counts_only():
     ([100] * 50 + [151], "drift.unstable"),    # spread 1.51 > spread_limit 1.5, CV 7%
 ])
 def test_drift_thresholds(values, code):
-    flags = R.drift(cells_frame([cell(values=values)]))
+    flags = R.drift(cells_frame([cell(values=values)]), thresholds=DEFAULT)
     assert codes(flags) == ([code] if code else [])
 
 
 def test_drift_warmup_not_also_unstable():
-    flags = R.drift(cells_frame([cell(values=[50, 100, 160])]))  # 3.2-fold and monotone
+    flags = R.drift(cells_frame([cell(values=[50, 100, 160])]), thresholds=DEFAULT)  # 3.2-fold and monotone
     assert codes(flags) == ["drift.warmup"]
-    assert flags[0].evidence["cells"][0]["spread"] == pytest.approx(3.2)
+    assert flags[0].evidence()["cells"][0]["spread"] == pytest.approx(3.2)
 
 
 def test_drift_days_are_not_mixed():
     frame = cells_frame([cell(values=[100, 101, 100], date="2026-11-01"), cell(values=[120, 121, 120], date="2026-11-02")])
-    assert R.drift(frame) == []
+    assert R.drift(frame, thresholds=DEFAULT) == []
     # without a date column, a seat measured on two days is read from the measurements per day
     runs = [mkrun("s1", p, date=d, measurements=[m_(v)]) for d, vs in (("2026-11-01", [100, 101, 100]),
                                                                        ("2026-11-02", [120, 121, 120]))
             for p, v in enumerate(vs, 1)]
     tables = tables_of(*runs)
     undated = cells_frame([cell(values=[100, 101, 100, 120, 121, 120], date=None)]).drop(columns="date")
-    assert R.drift(undated, tables) == []
+    assert R.drift(undated, tables, thresholds=DEFAULT) == []
 
 
 def test_drift_thresholds_are_read_from_the_object():
     frame = cells_frame([cell(values=[100, 102, 103])])
-    assert R.drift(frame) == []
+    assert R.drift(frame, thresholds=DEFAULT) == []
     assert codes(R.drift(frame, thresholds=DEFAULT.replace(drift_limit=0.02))) == ["drift.warmup"]
 
 
@@ -199,42 +200,46 @@ def prefill(value, **extra):
     return m_(value, "prefill_tok_s", workload="prefill", concurrency=None, **extra)
 
 
+def cache_flags(tables, thresholds=DEFAULT):
+    return R.prefix_cache(decide_exclusions(tables, thresholds=thresholds))
+
+
 def test_prefix_cache_not_fresh():
     t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(5000, fresh_prompt=False)]))
-    f = R.prefix_cache(t)
+    f = cache_flags(t)
     assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "critical"
-    assert f[0].evidence["reasons"] == ["not_fresh"] and f[0].evidence["value"] == 5000
+    assert f[0].evidence()["reasons"] == ["not_fresh"] and f[0].evidence()["value"] == 5000
 
 
 def test_prefix_cache_ratio_threshold():
     ratio = DEFAULT.cache_ratio
     above = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio + 1)]))
     below = tables_of(mkrun(measurements=[prefill(1000, fresh_prompt=True), prefill(1000 * ratio - 1)]))
-    f = R.prefix_cache(above)
-    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["ratio"]
-    assert R.prefix_cache(below) == []
+    f = cache_flags(above)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence()["reasons"] == ["ratio"]
+    assert cache_flags(below) == []
     # without any fresh-marked figure, the seat's other prefill figures are the reference
     unmarked = tables_of(mkrun(measurements=[prefill(4711), prefill(95941)]))
-    f = R.prefix_cache(unmarked)
-    assert len(f) == 1 and f[0].evidence["value"] == 95941 and f[0].evidence["reference_kind"] == "other"
+    f = cache_flags(unmarked)
+    assert len(f) == 1 and f[0].evidence()["value"] == 95941 and f[0].evidence()["reference_kind"] == "other"
 
 
 def test_prefix_cache_cached_tokens():
     req = lambda cached: {"workload": "prefill", "prompt_tokens": 31000, "cached_prompt_tokens": cached}
     hit = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(30000)]))
     miss = tables_of(mkrun(measurements=[prefill(5000)], requests=[req(0), req(0)]))
-    f = R.prefix_cache(hit)
-    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence["reasons"] == ["cached_tokens"]
+    f = cache_flags(hit)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].evidence()["reasons"] == ["cached_tokens"]
     assert f[0].severity == "critical"
-    assert R.prefix_cache(miss) == []
+    assert cache_flags(miss) == []
     no_prefill = tables_of(mkrun(measurements=[m_(100)], requests=[req(100)]))
-    f = R.prefix_cache(no_prefill)
-    assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn" and f[0].evidence["excluded"] == []
+    f = cache_flags(no_prefill)
+    assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn" and f[0].evidence()["excluded"] == []
 
 
 def test_excluded_measurements_mask():
     t = tables_of(mkrun(measurements=[prefill(4711, fresh_prompt=True), prefill(95941, fresh_prompt=False), m_(100)]))
-    flags = compute_flags(t, cells=None, comparisons=None, exam_deltas=None)
+    flags = flags_of(t, cells=None, comparisons=None, exam_deltas=None)
     mask = excluded_measurements(t, flags)
     assert mask.tolist() == [False, True, False]
     assert t.measurements.loc[mask, "value"].tolist() == [95941.0]
@@ -247,15 +252,15 @@ def answers(n_empty, n_total, **extra):
 
 
 def test_reasoning_field_share():
-    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests)) == ["trap.reasoning_field"]
-    assert R.reasoning_field(tables_of(mkrun(requests=answers(0, 10))).requests) == []
+    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=DEFAULT)) == ["trap.reasoning_field"]
+    assert R.reasoning_field(tables_of(mkrun(requests=answers(0, 10))).requests, thresholds=DEFAULT) == []
     th = DEFAULT.replace(reasoning_share=0.1)
     assert R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=th) == []
     assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(2, 10))).requests, thresholds=th)) \
         == ["trap.reasoning_field"]
     # an empty answer with no delivered tokens is a failed request, not this trap
     empty = [{"workload": "decode", "output_tokens": 0, "content_chars": 0}] * 3
-    assert R.reasoning_field(tables_of(mkrun(requests=empty)).requests) == []
+    assert R.reasoning_field(tables_of(mkrun(requests=empty)).requests, thresholds=DEFAULT) == []
 
 
 def capped(n_capped, n_total, *, by="finish"):
@@ -268,12 +273,13 @@ def capped(n_capped, n_total, *, by="finish"):
 
 
 def test_capped_answers_share():
-    assert R.capped_answers(*(lambda t: (t.requests, t.runs))(tables_of(mkrun(requests=capped(1, 10))))) == []
-    f = R.capped_answers(*(lambda t: (t.requests, t.runs))(tables_of(mkrun(requests=capped(2, 10)))))
-    assert codes(f) == ["trap.capped_answers"] and f[0].evidence["max_tokens"] == 512
+    below, above = tables_of(mkrun(requests=capped(1, 10))), tables_of(mkrun(requests=capped(2, 10)))
+    assert R.capped_answers(below.requests, below.runs, thresholds=DEFAULT) == []
+    f = R.capped_answers(above.requests, above.runs, thresholds=DEFAULT)
+    assert codes(f) == ["trap.capped_answers"] and f[0].evidence()["max_tokens"] == 512
     # reaching max_tokens counts even without a finish reason
     t = tables_of(mkrun(requests=capped(2, 10, by="tokens")))
-    assert codes(R.capped_answers(t.requests, t.runs)) == ["trap.capped_answers"]
+    assert codes(R.capped_answers(t.requests, t.runs, thresholds=DEFAULT)) == ["trap.capped_answers"]
 
 
 # --- comparisons --------------------------------------------------------------------------------------
@@ -284,17 +290,17 @@ def test_no_incumbent_same_day_same_probe():
     assert R.no_incumbent(ok) == []
     other_probe = tables_of(inc, mkrun("s1", harness={"name": "in-house", "probe": "other", "max_tokens": 512}))
     f = R.no_incumbent(other_probe)
-    assert codes(f) == ["compare.no_incumbent"] and "another harness or probe" in f[0].message
+    assert codes(f) == ["compare.no_incumbent"] and "another harness or probe" in words.message(f[0])
     other_day = tables_of(inc, mkrun("s1", date="2026-11-03"))
     f = R.no_incumbent(other_day)
-    assert f[0].seats == ("s1",) and "2026-11-03" in f[0].message and "not measured that day" in f[0].message
+    assert f[0].seats == ("s1",) and "2026-11-03" in words.message(f[0]) and "not measured that day" in words.message(f[0])
 
 
 def test_no_incumbent_at_all():
     assert R.no_incumbent(tables_of(mkrun("s1"))) == []  # one seat, nothing compared
     f = R.no_incumbent(tables_of(mkrun("s1"), mkrun("s2")))
     assert codes(f) == ["compare.no_incumbent"] and f[0].seats == ("s1", "s2")
-    assert "2026-11-02" in f[0].message and "no incumbent" in f[0].message
+    assert "2026-11-02" in words.message(f[0]) and "no incumbent" in words.message(f[0])
     # a chosen baseline stands in for the incumbent
     assert R.no_incumbent(tables_of(mkrun("s1"), mkrun("s2")), baseline="s1") == []
 
@@ -314,7 +320,7 @@ def test_cross_model():
                            mkrun("s1", model="GLM", measurements=[m_(1)],
                                  exams=[{"benchmark": "frontier", "dimension": "flat", "score": 90.8, "total": 94}]))
     f = R.cross_model(with_exams, pair_frame())
-    assert f[0].severity == "info" and "90.8 against 96.8" in f[0].message
+    assert f[0].severity == "info" and "90.8 against 96.8" in words.message(f[0])
     # history rows (a seat against its own earlier date) are not a cross-model comparison
     assert R.cross_model(diff, comparisons_frame([comparison(0.9, 1.2, baseline="s1", candidate="s1")])) == []
 
@@ -328,12 +334,12 @@ def test_not_like_for_like():
                                                                   "max_tokens": 1024}))
     f = R.not_like_for_like(cap, pair_frame())
     assert codes(f) == ["compare.not_like_for_like"] and f[0].severity == "warn"
-    assert f[0].evidence["differences"]["max_tokens"] == {"baseline": [512], "candidate": [1024]}
+    assert f[0].evidence()["differences"]["max_tokens"] == {"baseline": [512], "candidate": [1024]}
     spec = tables_of(base, mkrun("s1", settings={**settings, "speculative": True}))
-    assert "speculation true against false" in R.not_like_for_like(spec, pair_frame())[0].message
+    assert "speculation true against false" in words.message(R.not_like_for_like(spec, pair_frame())[0])
     one_side = tables_of(base, mkrun("s1", settings={**settings, "prefix_caching": True}))
     f = R.not_like_for_like(one_side, pair_frame())
-    assert f[0].severity == "info" and "prefix caching" in f[0].message
+    assert f[0].severity == "info" and "prefix caching" in words.message(f[0])
 
 
 def test_not_like_for_like_history_rows_name_the_dates():
@@ -344,7 +350,7 @@ def test_not_like_for_like_history_rows_name_the_dates():
                                "baseline_date": "2026-11-01", "candidate_date": "2026-11-02"}])
     f = R.not_like_for_like(t, hist)
     assert codes(f) == ["compare.not_like_for_like"] and f[0].seats == ("s1",)
-    assert f[0].message.startswith("s1 on 2026-11-02 and s1 on 2026-11-01 were not measured alike: harness guidellm "
+    assert words.message(f[0]).startswith("s1 on 2026-11-02 and s1 on 2026-11-01 were not measured alike: harness guidellm "
                                    "against vllm bench serve")
 
 
@@ -354,7 +360,7 @@ def test_mixed_runs_in_one_cell():
     c = mkrun("s1", 3, run_id="r3", harness={"name": "aiperf", "probe": "p", "max_tokens": 256})
     f = R.mixed_runs(tables_of(a, b, c))
     assert codes(f) == ["sample.mixed_runs"] and f[0].severity == "warn"
-    assert set(f[0].evidence["differences"]["max_tokens"]) == {256, 1024}
+    assert set(f[0].evidence()["differences"]["max_tokens"]) == {256, 1024}
     assert R.mixed_runs(tables_of(a, c)) == []  # the same set-up twice is two passes
     # another harness or probe is another cell (analysis.stats.cells), never pooled: nothing to say
     g = mkrun("s1", 2, run_id="r5", harness={"name": "guidellm", "probe": "p", "max_tokens": 256})
@@ -367,23 +373,23 @@ def test_mixed_runs_in_one_cell():
 def test_prefix_cache_cached_tokens_one_flag_per_seat():
     req = {"workload": "decode", "concurrency": 16, "prompt_tokens": 100, "cached_prompt_tokens": 40}
     runs = [mkrun("s1", p, measurements=[m_(100)], requests=[req] * 4) for p in (1, 2, 3)]
-    f = R.prefix_cache(tables_of(*runs))
+    f = cache_flags(tables_of(*runs))
     assert codes(f) == ["trap.prefix_cache"] and f[0].severity == "warn"
-    assert "12 of 12 requests in 3 runs" in f[0].message and "40%" in f[0].message
+    assert "12 of 12 requests in 3 runs" in words.message(f[0]) and "40%" in words.message(f[0])
 
 
 def test_missing_metric_forms():
     inc = mkrun("inc", role="incumbent", measurements=[m_(35, "ttft_ms", concurrency=1, statistic="p50"), m_(900)])
     other_form = tables_of(inc, mkrun("s1", measurements=[m_(226, "ttft_ms", concurrency=1), m_(760)]))
     f = [x for x in R.missing_metric(other_form, pair_frame()) if x.severity == "warn"]
-    assert len(f) == 1 and f[0].metric == "ttft_ms" and "p50" in f[0].message
+    assert len(f) == 1 and f[0].metric == "ttft_ms" and "p50" in words.message(f[0])
     same_form = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760)]))
     assert R.missing_metric(same_form, pair_frame()) == []
     one_side = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760),
                                                         m_(60, concurrency=4)]))
     f = R.missing_metric(one_side, pair_frame())
     assert [(x.code, x.severity) for x in f] == [("compare.missing_metric", "info")]
-    assert "for s1 only" in f[0].message
+    assert "for s1 only" in words.message(f[0])
 
 
 def test_stale_scores():
@@ -392,7 +398,7 @@ def test_stale_scores():
     assert R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-11-02"))).exams) == []
     assert R.stale_scores(tables_of(mkrun(exams=exams())).exams) == []
     f = R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-08-20"))).exams)
-    assert codes(f) == ["compare.stale_scores"] and "2026-08-20" in f[0].message
+    assert codes(f) == ["compare.stale_scores"] and "2026-08-20" in words.message(f[0])
     assert codes(R.stale_scores(tables_of(mkrun(exams=exams(placement_note="ran on node B"))).exams)) \
         == ["compare.stale_scores"]
     assert codes(R.stale_scores(tables_of(mkrun(exams=exams(from_earlier_run=True))).exams)) == ["compare.stale_scores"]
@@ -411,14 +417,14 @@ def seat_with(checkpoint, nodes=1):
 def test_fit_headroom_threshold():
     node = 2 * GPU
     limit = (1 - DEFAULT.fit_headroom) * node
-    assert R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit - 1e6))).seats) == []
-    f = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit + 1e6))).seats)
-    assert codes(f) == ["fit.exceeds_node"] and "less than the 10% needed" in f[0].message
-    assert f[0].evidence["thresholds"] == {"fit_headroom": DEFAULT.fit_headroom}
-    over = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(node + 1e9, nodes=2))).seats)
-    assert "exceeds one node's raw GPU memory" in over[0].message and "2 nodes" in over[0].message
+    assert R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit - 1e6))).seats, thresholds=DEFAULT) == []
+    f = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(limit + 1e6))).seats, thresholds=DEFAULT)
+    assert codes(f) == ["fit.exceeds_node"] and "less than the 10% needed" in words.message(f[0])
+    assert f[0].evidence()["thresholds"] == {"fit_headroom": DEFAULT.fit_headroom}
+    over = R.fit_exceeds_node(tables_of(mkrun(seat_extra=seat_with(node + 1e9, nodes=2))).seats, thresholds=DEFAULT)
+    assert "exceeds one node's raw GPU memory" in words.message(over[0]) and "2 nodes" in words.message(over[0])
     unknown = tables_of(mkrun(seat_extra={"checkpoint_bytes": 1e12}))  # no placement: cannot judge
-    assert R.fit_exceeds_node(unknown.seats) == []
+    assert R.fit_exceeds_node(unknown.seats, thresholds=DEFAULT) == []
 
 
 def test_licenses_rule():
@@ -428,12 +434,12 @@ def test_licenses_rule():
              {"name": "kernels", "role": "kernels"}]
     t = tables_of(mkrun("s1", seat_extra={"components": comps}), mkrun("s2", seat_extra={"components": comps[:1]}))
     f = R.licenses(t.components)
-    assert [(x.code, x.evidence["component"], x.seats) for x in f] == [
+    assert [(x.code, x.evidence()["component"], x.seats) for x in f] == [
         ("license.noncommercial", "drafter", ("s1", "s2")),
         ("license.unknown", "kernels", ("s1",)),
         ("license.unknown", "patches", ("s1",))]
-    assert "cc-by-nc-4.0, which forbids commercial use" in f[0].message
-    assert "has no licence recorded" in f[1].message and "NOASSERTION" in f[2].message
+    assert "cc-by-nc-4.0, which forbids commercial use" in words.message(f[0])
+    assert "has no licence recorded" in words.message(f[1]) and "NOASSERTION" in words.message(f[2])
 
 
 def test_faults_and_defects():
@@ -443,8 +449,8 @@ def test_faults_and_defects():
               {"kind": "note", "message": "pulled the image twice"}]
     f = R.faults(tables_of(mkrun(events=events)).events)
     assert codes(f) == ["fault.recorded", "fault.unreproduced", "fault.recorded", "defect.open"]
-    assert f[0].concurrency == 16 and f[0].message.endswith("RDMA fault.")
-    assert "reproduced in a later run" in f[2].message
+    assert f[0].concurrency == 16 and words.message(f[0]).endswith("RDMA fault.")
+    assert "reproduced in a later run" in words.message(f[2])
 
 
 def test_import_assumed():
@@ -452,8 +458,8 @@ def test_import_assumed():
                   assumptions={"r1": ("seat id from the file name", "pass 1")})
     f = R.import_assumed(t.runs)
     assert codes(f) == ["import.assumed"] and f[0].seats == ("s1",)
-    assert "seat id from the file name; pass 1" in f[0].message
-    assert f[0].evidence["assumptions"] == ["seat id from the file name", "pass 1"]
+    assert "seat id from the file name; pass 1" in words.message(f[0])
+    assert f[0].evidence()["assumptions"] == ["seat id from the file name", "pass 1"]
 
 
 # --- the entry point -------------------------------------------------------------------------------------
@@ -461,24 +467,34 @@ def test_import_assumed():
 def test_every_rule_reads_thresholds_by_name():
     """Changing a threshold changes the outcome (nothing hard-coded)."""
     t = tables_of(mkrun(requests=capped(2, 10)))
-    assert "trap.capped_answers" in set(compute_flags(t, cells=None, comparisons=None, exam_deltas=None)["code"])
-    relaxed = compute_flags(t, cells=None, comparisons=None, exam_deltas=None,
+    assert "trap.capped_answers" in set(flags_of(t, cells=None, comparisons=None, exam_deltas=None)["code"])
+    relaxed = flags_of(t, cells=None, comparisons=None, exam_deltas=None,
                             thresholds=DEFAULT.replace(capped_share=0.25))
     assert "trap.capped_answers" not in set(relaxed["code"])
 
 
-def test_compute_flags_min_passes_extra():
+def test_compute_flags_min_passes():
     t = tables_of(mkrun())
     frame = cells_frame([cell(seat="s1", values=[100, 101, 100, 101, 100])])
-    assert compute_flags(t, cells=frame, comparisons=None, exam_deltas=None).empty
-    f = compute_flags(t, cells=frame, comparisons=None, exam_deltas=None, min_passes=6)
+    assert flags_of(t, cells=frame, comparisons=None, exam_deltas=None).empty
+    f = flags_of(t, cells=frame, comparisons=None, exam_deltas=None, thresholds=DEFAULT.replace(min_passes=6))
     assert list(f["code"]) == ["sample.few_passes"]
 
 
 def test_codes_registry_is_complete():
-    for code, (sevs, group, trigger) in R.CODES.items():
-        assert set(sevs) <= set(R.SEVERITIES) and group and trigger
+    for code, c in CODES.items():
+        assert c.code == code and set(c.severities) <= set(SEVERITIES) and c.group and c.trigger and c.topic
         assert code.count(".") == 1
+
+
+def test_every_code_has_a_finding_type_and_words():
+    from analysis.flags.findings import finding_types
+    from analysis.flags.words._common import WRITERS
+
+    for code in CODES:
+        types = finding_types(code)
+        assert types, code
+        assert all(t in WRITERS for t in types), code
 
 
 # --- stability judged against each pass's own sampling error ----------------------------------------
@@ -503,17 +519,17 @@ def _noisy_runs(seed: int, *, trend: float = 0.0, n: int = 250, passes: int = 5)
 def test_drift_sampling_noise_is_not_drift(seed, effect):
     tables, frame, vals = _noisy_runs(seed)
     # judged by effect size alone these passes would be flagged ...
-    alone = codes(R.drift(frame))
+    alone = codes(R.drift(frame, thresholds=DEFAULT))
     assert alone == (["drift.unstable"] if effect == "cv" else ["drift.warmup"])
     # ... but the requests show each pass's p95 is that uncertain: no finding
-    assert R.drift(frame, tables) == []
+    assert R.drift(frame, tables, thresholds=DEFAULT) == []
 
 
 def test_drift_real_trend_beyond_sampling_noise():
     tables, frame, vals = _noisy_runs(9, trend=0.15)
-    f = R.drift(frame, tables)
+    f = R.drift(frame, tables, thresholds=DEFAULT)
     assert codes(f) == ["drift.warmup"]
-    c = f[0].evidence["cells"][0]
+    c = f[0].evidence()["cells"][0]
     assert c["change_p_adj"] < 0.05 and len(c["within_pass_se"]) == 5
 
 
@@ -521,12 +537,4 @@ def test_drift_thin_tail_not_judged():
     # p99 from 250 requests per pass has 2.5 requests beyond it: not compared between passes
     tables, frame, vals = _noisy_runs(9, trend=0.15)
     p99 = frame.assign(statistic="p99")
-    assert R.drift(p99, tables) == []
-
-
-def test_benjamini_hochberg_matches_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    p = [0.01, 0.04, 0.03, 0.2, 0.5, 0.001, 0.049]
-    assert R._bh(p) == pytest.approx(list(multipletests(p, method="fdr_bh")[1]))
-    assert R._bh([]) == []
+    assert R.drift(p99, tables, thresholds=DEFAULT) == []

@@ -7,7 +7,9 @@ import shutil
 import numpy as np
 import pytest
 
+from analysis.flags import decide_exclusions
 from analysis.flags.rules import prefix_cache, reasoning_field
+from analysis.thresholds import DEFAULT
 from analysis.load import load
 from harness_oracle import HARNESS, load_tables, oracle, pass_row, requests_of, value
 
@@ -110,8 +112,8 @@ def test_reasoning_and_cached_tokens_arrive_and_raise_their_traps(loaded):
     assert [r.output_tokens for r in run.requests] == [u["completion_tokens"] for u in usage]
     assert sum(1 for r in run.requests if r.reasoning_chars) == 5
     assert {r.finish_reason for r in run.requests} == {"length"}
-    assert {f.code for f in prefix_cache(tables)} == {"trap.prefix_cache"}
-    assert reasoning_field(tables.requests) == []  # every answer has content besides its reasoning
+    assert {f.code for f in prefix_cache(decide_exclusions(tables, thresholds=DEFAULT))} == {"trap.prefix_cache"}
+    assert reasoning_field(tables.requests, thresholds=DEFAULT) == []  # every answer has content besides its reasoning
 
 
 def test_start_times_keep_the_send_order(loaded):

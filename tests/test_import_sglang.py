@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
+from analysis.flags import decide_exclusions
 from analysis.flags.rules import prefix_cache
+from analysis.thresholds import DEFAULT
 from analysis.load import load
 from analysis.tables import build_tables
 from harness_oracle import (HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of,
@@ -138,7 +140,7 @@ def test_newer_release_cache_report_and_cached_tokens(tmp_path):
     assert [r.cached_prompt_tokens for r in run.requests][:3] == [0, 16, 16]
     assert {m.workload for m in run.measurements} == {"decode-4rps"}
     assert "176 of 393 prompt tokens" in run.notes
-    assert [f.code for f in prefix_cache(build_tables(result))] == ["trap.prefix_cache"]
+    assert [f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))] == ["trap.prefix_cache"]
 
 
 def test_cache_report_without_details_marks_ttft_not_fresh(tmp_path):
@@ -151,7 +153,7 @@ def test_cache_report_without_details_marks_ttft_not_fresh(tmp_path):
     run = result.runs[0].run
     assert not run.requests
     assert {m.fresh_prompt for m in run.measurements if m.metric == "ttft_ms"} == {False}
-    assert {f.code for f in prefix_cache(build_tables(result))} == {"trap.prefix_cache"}
+    assert {f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))} == {"trap.prefix_cache"}
 
 
 def test_no_reasoning_tokens_are_claimed(loaded):

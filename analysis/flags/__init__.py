@@ -1,107 +1,31 @@
 """Flags: findings about the data that limit what a reader may conclude (spec/flags.md).
 
+    excluded = decide_exclusions(tables, thresholds=th)       # prefix-cache hits, decided once
+    kept = drop_excluded(tables, excluded)                     # what the statistics see
     flags = compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                          thresholds=thresholds, baseline=None)
+                          excluded=excluded, thresholds=th, baseline=None, passes=passes)
     flags_to_records(flags)      # the JSON shape of `benchreport flags --json`
     render_table(flags)          # plain-text table for the terminal
     fail_on_met(flags, "warn")   # --fail-on
-    excluded_measurements(tables, flags)   # figures Table 1 must drop (prefix-cache hits)
-    limitations_markdown(flags)  # the report's "What these numbers will not carry"
+    limitations_paragraphs(flags)  # the report's "What these numbers will not carry"
 
-Rules live in `analysis.flags.rules`, the prose in `analysis.flags.text`, the licence
-list in `analysis/flags/licenses.json`.
+Where things are: a flag is decided in `rules/<family>.py` (its finding type beside it),
+its sentences are written in `words/<family>.py`, every per-code fact (severities, group,
+order, titles) is in `codes.py`, the exclusions in `exclusions.py`, the run over all rules
+in `compute.py`, the limitations section's composition in `text.py`; the statistics the
+stability rules use are in `analysis.stats.stability`.
 """
 from __future__ import annotations
 
-import shutil
-import textwrap
-
-import pandas as pd
-
-from analysis import format as F
-from .rules import (CODES, FLAG_COLUMNS, LOCAL_THRESHOLDS, SEVERITIES, Flag, compute_flags, drop_excluded,
-                    empty_flags, excluded_measurements)
-from .text import limitations_markdown, limitations_paragraphs
+from .codes import CODES, SEVERITIES, Code
+from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
+from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
+from .findings import Finding, finding_from_flag
+from .output import fail_on_met, flags_to_records, render_table
+from .text import limitations_paragraphs
 
 __all__ = [
-    "compute_flags", "flags_to_records", "render_table", "fail_on_met", "excluded_measurements",
-    "drop_excluded", "limitations_markdown", "limitations_paragraphs", "empty_flags",
-    "CODES", "FLAG_COLUMNS", "SEVERITIES", "LOCAL_THRESHOLDS", "Flag",
+    "compute_flags", "find", "to_frame", "flags_to_records", "render_table", "fail_on_met",
+    "decide_exclusions", "excluded_measurements", "drop_excluded", "Exclusions", "limitations_paragraphs",
+    "empty_flags", "finding_from_flag", "Finding", "Code", "CODES", "FLAG_COLUMNS", "SEVERITIES",
 ]
-
-_LEVELS = {"warn": {"warn", "critical"}, "critical": {"critical"}}
-
-
-def _cell(row) -> dict | None:
-    vals = {k: row[k] for k in ("workload", "concurrency", "metric", "statistic")}
-    if all(F.missing(v) for v in vals.values()):
-        return None
-    return {"workload": None if F.missing(vals["workload"]) else str(vals["workload"]),
-            "concurrency": None if F.missing(vals["concurrency"]) else int(vals["concurrency"]),
-            "metric": None if F.missing(vals["metric"]) else str(vals["metric"]),
-            "statistic": None if F.missing(vals["statistic"]) else str(vals["statistic"])}
-
-
-def flags_to_records(df: pd.DataFrame) -> list[dict]:
-    """The flags in the JSON shape of spec/flags.md, in table order:
-    `{code, severity, seats: [...], cell: {workload, concurrency, metric, statistic} | null,
-    message, evidence}` (JSON-ready Python objects)."""
-    out = []
-    for _, row in df.iterrows():
-        out.append({"code": str(row["code"]), "severity": str(row["severity"]),
-                    "seats": [str(s) for s in row["seats"]], "cell": _cell(row),
-                    "message": str(row["message"]), "evidence": row["evidence"] or {}})
-    return out
-
-
-def fail_on_met(df: pd.DataFrame, level: str) -> bool:
-    """Whether `--fail-on LEVEL` is met: "warn" by any warn or critical flag, "critical" by a critical one."""
-    if level not in _LEVELS:
-        raise ValueError(f"`level` must be 'warn' or 'critical'; got {level!r}")
-    if df is None or df.empty:
-        return False
-    return bool(df["severity"].isin(_LEVELS[level]).any())
-
-
-def _cell_text(row) -> str:
-    c = _cell(row)
-    if c is None:
-        return "-"
-    parts = [c["workload"] or "-"]
-    if c["concurrency"] is not None:
-        parts.append(f"c={c['concurrency']}")
-    if c["metric"]:
-        parts.append(c["metric"] + (f":{c['statistic']}" if c["statistic"] and c["statistic"] != "mean" else ""))
-    return " ".join(parts)
-
-
-def render_table(df: pd.DataFrame, *, width: int | None = None) -> str:
-    """A plain-text table of the flags for the terminal (severity, code, seats, cell, message),
-    messages wrapped to `width` (default: the terminal's, at least 100), and a count line."""
-    if df is None or df.empty:
-        return "No flags raised: nothing in these data limits what the numbers carry."
-    if width is None:
-        width = max(100, shutil.get_terminal_size((120, 24)).columns)
-    rows = [[str(r["severity"]), str(r["code"]), ", ".join(r["seats"]) or "-", _cell_text(r), str(r["message"])]
-            for _, r in df.iterrows()]
-    head = ["SEVERITY", "CODE", "SEATS", "CELL", "MESSAGE"]
-    caps = [8, 25, 34, 26]
-    widths = [min(cap, max(len(head[i]), *(len(r[i]) for r in rows))) for i, cap in enumerate(caps)]
-    while width - sum(widths) - 2 * len(widths) < 40 and (widths[2] > 14 or widths[3] > 14):
-        j = 2 if widths[2] >= widths[3] else 3  # narrow the seats and cell columns first
-        widths[j] -= 1
-    msg_w = max(30, width - sum(widths) - 2 * len(widths))
-    widths.append(msg_w)
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    for r in rows:
-        wrapped = [textwrap.wrap(text, w, break_long_words=True, break_on_hyphens=False) or [""]
-                   for text, w in zip(r, widths)]
-        for i in range(max(len(w) for w in wrapped)):
-            lines.append("  ".join((w[i] if i < len(w) else "").ljust(wd)
-                                   for w, wd in zip(wrapped, widths)).rstrip())
-    counts = df["severity"].value_counts()
-    summary = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in SEVERITIES)
-    lines.append("")
-    lines.append(f"{len(df)} flag{'s' if len(df) != 1 else ''}: {summary}")
-    return "\n".join(lines)

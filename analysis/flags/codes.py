@@ -6,7 +6,8 @@ carry" it belongs to, what triggers it (one line, for the docs and the appendix)
 report's flag list puts it (`priority`, lower first; None: after the listed ones, by
 severity), its title in section 5 when it is a measurement trap, and how the abstract names
 its family. The order of `CODES` is the reading order inside a group of the limitations
-section.
+section. `compute` checks every finding's severity against it, `text` groups and orders the
+limitations section by it, and the report reads `priority_of`, `trap_codes` and `topic`.
 """
 from __future__ import annotations
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+import pandas as pd
+
 __all__ = ["LicenseVerdict", "classify", "normalise", "load_list"]
 
 #: order used to combine parts of an expression: AND takes the worst part, OR the best choice
@@ -128,15 +130,8 @@ def classify(text) -> LicenseVerdict:
     (OR) is non-commercial only when every alternative is, a conjunction (AND) when any
     part is. Anything else is matched as one licence name.
     """
-    if text is None or (isinstance(text, float) and text != text):
+    if text is None or text is pd.NA or (isinstance(text, float) and text != text):
         return _one("")
-    try:
-        import pandas as pd
-
-        if text is pd.NA:
-            return _one("")
-    except ImportError:  # pragma: no cover
-        pass
     text = str(text)
     toks = _tokens(text)
     if any(t in ("AND", "OR", "WITH", "(", ")") for t in toks):

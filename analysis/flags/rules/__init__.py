@@ -1,0 +1,35 @@
+"""The flag rules: pure functions of the tidy tables and the statistics, returning typed findings.
+
+One module per family of spec/flags.md, each holding its finding types and the rules that
+make them; none writes a word (that is `analysis.flags.words`). Every threshold a rule uses
+comes in as `thresholds` (keyword-only, required) and is recorded in the finding's
+`thresholds`; the prefix-cache rule speaks for the exclusions decided once
+(`analysis.flags.exclusions`).
+
+    sampling     sample.single_pass/two_passes/few_passes, small_n, underpowered, mixed_runs,
+                 correlated_requests
+    stability    drift.warmup, drift.unstable, warmup.unknown, warmup.included
+    traps        trap.prefix_cache, trap.reasoning_field, trap.capped_answers
+    comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
+    exams        exam.not_significant, exam.counts_only
+    deployment   fit.exceeds_node, license.noncommercial, license.unknown
+    faults       fault.recorded, fault.unreproduced, defect.open, requests.failed
+    provenance   import.assumed, import.figure_mismatch
+    runs         the run index mixed_runs and not_like_for_like share
+"""
+from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbent, not_like_for_like, stale_scores
+from .deployment import fit_exceeds_node, licenses
+from .exams import exam_counts_only, exam_not_significant
+from .faults import faults, requests_failed
+from .provenance import figure_mismatch, import_assumed
+from .sampling import correlated_requests, mixed_runs, passes_needed, sample_passes, small_n, underpowered
+from .stability import drift, warmup_unknown
+from .traps import capped_answers, prefix_cache, reasoning_field
+
+__all__ = [
+    "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "correlated_requests",
+    "drift", "warmup_unknown", "prefix_cache", "reasoning_field", "capped_answers",
+    "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
+    "exam_not_significant", "exam_counts_only", "fit_exceeds_node", "licenses", "faults", "requests_failed",
+    "import_assumed", "figure_mismatch",
+]

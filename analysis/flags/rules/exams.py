@@ -1,0 +1,136 @@
+"""Exams: deltas that show no difference, and deltas tested unpaired because only counts are
+known (spec/flags.md, "Exams"). The exam side of `sample.underpowered` is in `sampling`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analysis import format as F
+from analysis.thresholds import Thresholds
+
+from .._common import int_or_none, key_sort, na, plain, used
+from ..findings import Finding, Record
+
+__all__ = ["NotSignificant", "CountsExam", "Rounded", "CountsOnly", "exam_not_significant", "exam_counts_only"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotSignificant(Finding):
+    """An exam delta whose exact test does not reject equality (raw or Holm-adjusted p >= alpha)."""
+
+    CODES = ("exam.not_significant",)
+    benchmark: str
+    dimension: str | None
+    baseline: str
+    candidate: str
+    test: str | None
+    n_items: int | None
+    baseline_correct: int | None
+    candidate_correct: int | None
+    p_value: float | None
+    p_holm: float | None
+    diff: float | None
+    mde: float | None
+    thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountsExam(Record):
+    benchmark: str
+    dimension: str | None
+    test: str | None
+    n_items: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rounded(Record):
+    seat: str
+    benchmark: str
+    dimension: str | None
+    rounding: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountsOnly(Finding):
+    """Exam deltas of one pair tested unpaired; `rounded` names counts reconstructed from scores."""
+
+    CODES = ("exam.counts_only",)
+    baseline: str
+    candidate: str
+    exams: list[CountsExam]
+    rounded: list[Rounded]
+
+
+def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresholds) -> list[NotSignificant]:
+    """`exam.not_significant`: an exam delta whose exact test does not reject equality at `alpha`
+    (raw p, or Holm-adjusted p across the exam deltas when that is >= alpha).
+
+    The field note's HumanEval 153 against 154 of 164 has p = 1.0: a one-problem difference
+    is no difference. The smallest detectable difference (`mde`) comes with it when the
+    statistics give it.
+    """
+    if exam_deltas is None or exam_deltas.empty:
+        return []
+    alpha = float(thresholds.alpha)
+    out = []
+    for r in exam_deltas.itertuples(index=False):
+        p = getattr(r, "p_value", None)
+        if F.missing(p):
+            continue
+        p_holm = na(getattr(r, "p_holm", None))
+        if not (float(p) >= alpha or (p_holm is not None and float(p_holm) >= alpha)):
+            continue
+        out.append(NotSignificant(
+            code="exam.not_significant", severity="info", seats=tuple(sorted({str(r.baseline), str(r.candidate)})),
+            benchmark=str(r.benchmark), dimension=na(getattr(r, "dimension", None)), baseline=str(r.baseline),
+            candidate=str(r.candidate), test=na(getattr(r, "test", None)),
+            n_items=int_or_none(getattr(r, "n_items", None)),
+            baseline_correct=int_or_none(getattr(r, "baseline_correct", None)),
+            candidate_correct=int_or_none(getattr(r, "candidate_correct", None)), p_value=plain(p),
+            p_holm=plain(p_holm), diff=plain(getattr(r, "diff", None)), mde=plain(na(getattr(r, "mde", None))),
+            thresholds=used(thresholds, "alpha")))
+    return out
+
+
+_PAIRED_TESTS = ("mcnemar", "paired", "tango", "sign")
+
+
+def _paired(r) -> bool:
+    test = "" if F.missing(getattr(r, "test", None)) else str(r.test).lower()
+    named_paired = any(k in test for k in _PAIRED_TESTS) and "unpaired" not in test
+    return (not F.missing(getattr(r, "baseline_only", None)) or not F.missing(getattr(r, "candidate_only", None))
+            or named_paired)
+
+
+def exam_counts_only(exam_deltas: pd.DataFrame | None, exams: pd.DataFrame | None = None) -> list[CountsOnly]:
+    """`exam.counts_only`: an exam delta tested unpaired because only counts are known.
+
+    Both seats took the same items (same benchmark and item count), but without item-level
+    verdicts the test cannot use the pairing (McNemar / exact conditional tests on
+    discordant items are sharper: Fagerland, Lydersen & Laake 2013). Detected from empty
+    `baseline_only`/`candidate_only` or an unpaired test name. One finding per pair; counts
+    reconstructed from published 0-100 scores are named.
+    """
+    if exam_deltas is None or exam_deltas.empty:
+        return []
+    rounding = {}
+    if exams is not None and not exams.empty and "count_rounding" in exams.columns:
+        for r in exams.itertuples(index=False):
+            if not F.missing(r.count_rounding):
+                rounding[(str(r.seat), str(r.benchmark), na(r.dimension))] = str(r.count_rounding)
+    pairs: dict[tuple, list] = {}
+    for r in exam_deltas.itertuples(index=False):
+        if not _paired(r):
+            pairs.setdefault((str(r.baseline), str(r.candidate)), []).append(CountsExam(
+                benchmark=str(r.benchmark), dimension=na(getattr(r, "dimension", None)),
+                test=na(getattr(r, "test", None)), n_items=int_or_none(getattr(r, "n_items", None))))
+    out = []
+    for (a, b), items in sorted(pairs.items()):
+        items = sorted(items, key=lambda i: (i.benchmark, key_sort(i.dimension)))
+        rounded = [Rounded(seat=s, benchmark=i.benchmark, dimension=i.dimension,
+                           rounding=rounding[(s, i.benchmark, i.dimension)])
+                   for s in (a, b) for i in items if (s, i.benchmark, i.dimension) in rounding]
+        out.append(CountsOnly(code="exam.counts_only", severity="info", seats=tuple(sorted((a, b))), baseline=a,
+                              candidate=b, exams=items, rounded=rounded))
+    return out

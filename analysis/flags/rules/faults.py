@@ -1,0 +1,136 @@
+"""Faults and failed requests: faults, crashes and defects recorded in the runs, and requests
+that failed (spec/flags.md, "Deployment": fault.recorded, fault.unreproduced, requests.failed)."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analysis import format as F
+from analysis.stats.cells import failed_mask
+from analysis.thresholds import Thresholds
+
+from .._common import int_or_none, plain, used
+from ..findings import Finding, Record, key
+
+__all__ = ["Event", "ErrorCount", "FailedRun", "RequestsFailed", "ERROR_EXAMPLES", "faults", "requests_failed"]
+
+#: how many distinct error messages a finding quotes per run
+ERROR_EXAMPLES = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(Finding):
+    """A fault or crash (fault.recorded), one not seen again (fault.unreproduced), a defect (defect.open)."""
+
+    CODES = ("fault.recorded", "fault.unreproduced", "defect.open")
+    kind: str
+    run_id: str
+    date: str
+    at: int | None = key("concurrency")
+    reproduced: bool | None
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorCount(Record):
+    error: str
+    count: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FailedRun(Record):
+    run_id: str
+    date: str
+    pass_: int = key("pass")
+    workloads: list[str]
+    concurrencies: list[int]
+    failed: int
+    requests: int
+    share: float
+    errors: list[ErrorCount]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestsFailed(Finding):
+    """Failed requests of one seat, run by run."""
+
+    CODES = ("requests.failed",)
+    failed: int
+    requests: int
+    worst_share: float
+    runs: list[FailedRun]
+    thresholds: dict[str, float]
+
+
+def faults(events: pd.DataFrame) -> list[Event]:
+    """`fault.recorded` (fault or crash, warn), `fault.unreproduced` (recorded as not seen again,
+    info) and `defect.open` (a defect, warn), one finding per event."""
+    if events is None or events.empty:
+        return []
+    out = []
+    for r in events.itertuples(index=False):
+        kind = str(r.kind)
+        if kind not in ("fault", "crash", "defect"):
+            continue
+        conc = int_or_none(r.concurrency)
+        ev = dict(kind=kind, run_id=str(r.run_id), date=str(r.date), at=conc,
+                  reproduced=None if F.missing(r.reproduced) else bool(r.reproduced), message=str(r.message))
+        head = dict(seats=(str(r.seat),), concurrency=conc)
+        if kind == "defect":
+            out.append(Event(code="defect.open", severity="warn", **head, **ev))
+            continue
+        out.append(Event(code="fault.recorded", severity="warn", **head, **ev))
+        if ev["reproduced"] is False:
+            out.append(Event(code="fault.unreproduced", severity="info", **head, **ev))
+    return out
+
+
+def _error_text(error, finish_reason) -> str:
+    if isinstance(error, str) and error.strip():
+        return error.strip()[:200]
+    return f"finish_reason {finish_reason}" if isinstance(finish_reason, str) else "failed"
+
+
+def _failed_run(run_id, g: pd.DataFrame) -> FailedRun:
+    n_failed = int(g["_failed"].sum())
+    bad = g.loc[g["_failed"]]
+    errors = Counter(_error_text(e, f) for e, f in zip(bad["error"] if "error" in g else [None] * n_failed,
+                                                        bad["finish_reason"] if "finish_reason" in g
+                                                        else [None] * n_failed))
+    return FailedRun(run_id=str(run_id), date=str(g["date"].iloc[0]), pass_=int(g["pass"].iloc[0]),
+                     workloads=sorted({str(w) for w in g["workload"].dropna()}),
+                     concurrencies=sorted({int(c) for c in g["concurrency"].dropna()}), failed=n_failed,
+                     requests=int(len(g)), share=n_failed / len(g),
+                     errors=[ErrorCount(error=e, count=c) for e, c in errors.most_common(ERROR_EXAMPLES)])
+
+
+def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
+                    thresholds: Thresholds) -> list[RequestsFailed]:
+    """`requests.failed`: requests of a run that failed (an error, or finish_reason error/cancelled/incomplete).
+
+    One finding per seat, with each run's failed share and the errors seen. Severity:
+    critical above `failed_critical` of a run's requests (the successful ones are not
+    representative of the seat), warn above `failed_warn`, info otherwise. The figures
+    are of the successful requests only (analysis.stats.cells).
+    """
+    if requests is None or not len(requests):
+        return []
+    failed = failed_mask(requests)
+    if not failed.any():
+        return []
+    by_seat: dict[str, list[FailedRun]] = {}
+    for (seat, run_id), g in requests.assign(_failed=failed).groupby(["seat", "run_id"], sort=True):
+        if g["_failed"].any():
+            by_seat.setdefault(str(seat), []).append(_failed_run(run_id, g))
+    out = []
+    for seat, items in sorted(by_seat.items()):
+        worst = max(i.share for i in items)
+        sev = ("critical" if worst > thresholds.failed_critical else
+               "warn" if worst > thresholds.failed_warn else "info")
+        out.append(RequestsFailed(code="requests.failed", severity=sev, seats=(seat,),
+                                  failed=sum(i.failed for i in items), requests=sum(i.requests for i in items),
+                                  worst_share=plain(worst), runs=items,
+                                  thresholds=used(thresholds, "failed_warn", "failed_critical")))
+    return out

@@ -1,0 +1,106 @@
+"""Which runs carry which cell, and what each run says about how it measured (built once).
+
+Shared by `sample.mixed_runs` (runs pooled as passes of one cell) and
+`compare.not_like_for_like` (the runs behind each side of a comparison).
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from analysis import format as F
+from analysis.columns import REQUEST_METRICS
+
+from .._common import int_or_none, na, plain, settings, wl
+
+__all__ = ["LIKE_FIELDS", "RunIndex", "seat_keys"]
+
+#: run fields that change what is measured (spec/flags.md compare.not_like_for_like); the
+#: seat's `settings` are compared too, as "settings.KEY"
+LIKE_FIELDS = ("harness", "probe", "max_tokens", "temperature", "thinking")
+
+
+def seat_keys(m: pd.DataFrame) -> dict[str, set]:
+    """seat -> set of (workload, concurrency, metric) it has measurements for."""
+    return {str(s_): set(zip([na(x) for x in g["workload"]], [int_or_none(x) for x in g["concurrency"]],
+                             g["metric"].astype(str)))
+            for s_, g in m.groupby("seat")}
+
+
+class RunIndex:
+    """Runs by cell, and each run's measuring profile.
+
+    Keys are plain Python values so that a comparison row is a dictionary lookup, not a
+    scan of the measurements (a fleet has thousands of comparison rows).
+    """
+
+    def __init__(self, tables):
+        self.by_cell = _by_key(tables.measurements, ["seat", "date", "workload", "concurrency", "metric"])
+        self.by_req = _by_key(tables.requests, ["seat", "date", "workload", "concurrency"])
+        self.profiles = _profiles(tables.runs)
+        self._cache: dict[frozenset, dict] = {}
+
+    def cell_runs(self, seat, workload, concurrency, metric, date=None) -> set:
+        """run_ids carrying a seat's figures for one cell (measurements; requests for request metrics)."""
+        key = (str(seat), None if date is None else str(date), wl(workload), int_or_none(concurrency))
+        ids = self.by_cell.get(key + (str(metric),), set())
+        if not ids and metric in REQUEST_METRICS:
+            ids = self.by_req.get(key, set())
+        return ids
+
+    def by_method(self, ids: set) -> list[set]:
+        """`ids` split by (harness group or harness, probe): the runs that can be passes of one cell."""
+        parts: dict[tuple, set] = {}
+        for rid in ids:
+            p = self.profiles.get(rid, {})
+            parts.setdefault((str(p.get("harness_group") or p.get("harness")), str(p.get("probe"))), set()).add(rid)
+        return [parts[k] for k in sorted(parts)]
+
+    def pooled_cells(self) -> list[tuple]:
+        """(seat, date, workload, concurrency, metric or None, run_ids) of the runs the statistics pool
+        as passes of one cell: per day, split by harness and probe (analysis.stats.cells)."""
+        cells = [(k[0], k[1], k[2], k[3], k[4], ids) for k, ids in self.by_cell.items() if k[1] is not None]
+        cells += [(k[0], k[1], k[2], k[3], None, ids) for k, ids in self.by_req.items() if k[1] is not None]
+        return [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in cells
+                for ids in self.by_method(all_ids)]
+
+    def profile(self, ids: set) -> dict[str, set]:
+        """field -> set of stated values over the runs (unstated left out); settings keys as 'settings.KEY'."""
+        fs = frozenset(ids)
+        if fs not in self._cache:
+            prof: dict[str, set] = {}
+            for rid in sorted(fs):
+                for f, v in self.profiles.get(rid, {}).items():
+                    prof.setdefault(f, set())
+                    if v is not None:
+                        prof[f].add(v)
+            self._cache[fs] = prof
+        return self._cache[fs]
+
+
+def _by_key(df: pd.DataFrame | None, cols: list[str]) -> dict[tuple, set]:
+    """(seat, date, workload, concurrency[, metric]) -> run_ids, and the same with date None (any day)."""
+    out: dict[tuple, set] = {}
+    if df is None or not len(df):
+        return out
+    g = df.groupby(cols, dropna=False, sort=False)["run_id"]
+    for k, ids in g.unique().items():
+        key = (str(k[0]), str(k[1]), na(k[2]), int_or_none(k[3])) + tuple(str(x) for x in k[4:])
+        out.setdefault(key, set()).update(map(str, ids))
+        out.setdefault(key[:1] + (None,) + key[2:], set()).update(map(str, ids))
+    return out
+
+
+def _profiles(runs: pd.DataFrame | None) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    if runs is None or not len(runs):
+        return out
+    for r_ in runs.itertuples(index=False):
+        prof = {f: getattr(r_, f) for f in LIKE_FIELDS}
+        prof["harness_group"] = getattr(r_, "harness_group", None)
+        prof = {f: (None if F.missing(v) else plain(v)) for f, v in prof.items()}
+        for k, v in settings(r_.settings).items():
+            prof["settings." + k] = json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
+        out[str(r_.run_id)] = prof
+    return out

@@ -1,0 +1,361 @@
+"""Sampling: too few passes, too few observations, pooled runs that differ, correlated
+requests, and comparisons this sample cannot decide (spec/flags.md, "Sampling").
+
+Repetitive findings are grouped so a reader can bear them: one finding per seat (per
+compared pair for `sample.underpowered`), every cell concerned listed in `cells`; the
+finding's cell is filled when exactly one cell is concerned.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+from scipy.stats import norm, t as student_t
+
+from analysis import format as F
+from analysis.columns import QUANTILES
+from analysis.stats._common import parse_values
+from analysis.thresholds import Thresholds
+
+from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain, used
+from ..findings import ABSENT, CellKey, Finding, key, one_cell
+from .runs import RunIndex
+
+__all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
+           "UnderpoweredExam", "MixedRuns", "LagCell", "CorrelatedRequests",
+           "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "correlated_requests"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PassCell(CellKey):
+    n_passes: int
+    values: list[float]
+    date: str | None = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class PassCount(Finding):
+    """Cells of one seat measured in one pass, two passes, or 3 to min_passes - 1 passes."""
+
+    CODES = ("sample.single_pass", "sample.two_passes", "sample.few_passes")
+    n_cells: int
+    cells: list[PassCell]
+    thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmallNCell(CellKey):
+    n_obs: int
+    beyond_quantile: float = ABSENT
+    needed_n: int = ABSENT
+    ci_method: str | None = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmallN(Finding):
+    """CIs of one seat from too few observations (`kind` ci or bootstrap), or thin tail quantiles (tail)."""
+
+    CODES = ("sample.small_n",)
+    n_cells: int
+    cells: list[SmallNCell]
+    kind: str
+    thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PowerCell(CellKey):
+    ratio: float | None
+    verdict: str | None
+    reason: str | None
+    passes_needed: int
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnderpoweredComparison(Finding):
+    """Comparison cells of one pair without a verdict, with the passes per seat a verdict needs."""
+
+    CODES = ("sample.underpowered",)
+    kind: str = "comparison"
+    baseline: str
+    candidate: str
+    n_cells: int
+    cells: list[PowerCell]
+    thresholds: dict[str, float]
+
+    @classmethod
+    def matches(cls, evidence: dict) -> bool:
+        return evidence.get("kind") == "comparison"
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnderpoweredExam(Finding):
+    """An exam delta not significant and below the smallest difference its test detects."""
+
+    CODES = ("sample.underpowered",)
+    kind: str = "exam"
+    benchmark: str
+    dimension: str | None
+    baseline: str
+    candidate: str
+    n_items: int | None
+    diff: float | None
+    mde: float | None
+    p_value: float | None
+    thresholds: dict[str, float]
+
+    @classmethod
+    def matches(cls, evidence: dict) -> bool:
+        return evidence.get("kind") == "exam"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MixedRuns(Finding):
+    """Runs of one seat and day pooled as passes of a cell although they were measured differently."""
+
+    CODES = ("sample.mixed_runs",)
+    date: str
+    differences: dict[str, list]
+    runs: list[str]
+    n_cells: int
+    cells: list[CellKey]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LagCell(CellKey):
+    pass_: int = key("pass")
+    date: str
+    lag1: float
+    n_obs: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CorrelatedRequests(Finding):
+    """Passes of one seat whose requests are correlated in send order."""
+
+    CODES = ("sample.correlated_requests",)
+    n_cells: int
+    cells: list[LagCell]
+    thresholds: dict[str, float]
+
+
+# --- rules ---------------------------------------------------------------------------------------
+
+_PASS_CODES = {1: "sample.single_pass", 2: "sample.two_passes"}
+
+
+def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[PassCount]:
+    """`sample.single_pass` / `sample.two_passes` / `sample.few_passes`, one finding per seat and kind.
+
+    From `cells.n_passes`. One pass says nothing of run-to-run variability; two passes are
+    reported as both values, not a mean; 3 to `min_passes - 1` passes as median and range (a
+    CI from so few clusters is fragile: Cameron & Miller 2015).
+    """
+    cells = norm_cells(cells)
+    if cells is None or cells.empty:
+        return []
+    min_passes = int(thresholds.min_passes)
+    kinds: dict[tuple, list] = {}
+    for row in cells.itertuples(index=False):
+        n = int_or_none(row.n_passes)
+        if n is None or n < 1 or n >= max(min_passes, 3):
+            continue
+        code = _PASS_CODES.get(n, "sample.few_passes")
+        date = ABSENT if F.missing(row.date) else str(row.date)
+        kinds.setdefault((row.seat, code), []).append(PassCell(
+            **cell_dict(row.workload, row.concurrency, row.metric, row.statistic), n_passes=n,
+            values=parse_values(row.values), date=date))
+    out = []
+    for (seat, code), cl in sorted(kinds.items()):
+        cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
+        sev = "info" if code == "sample.few_passes" else "warn"
+        out.append(PassCount(code=code, severity=sev, seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
+                             thresholds=used(thresholds, "min_passes")))
+    return out
+
+
+def _is_bootstrap(method) -> bool:
+    m = "" if F.missing(method) else str(method).lower()
+    return any(k in m for k in ("bootstrap", "bca", "percentile"))
+
+
+def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[SmallN]:
+    """`sample.small_n`: a figure a run reported whose CI rests on fewer than `min_obs`
+    observations, or a reported tail quantile with n*(1-q) < `min_tail_obs`.
+
+    A bootstrap CI below `min_obs` under-covers (percentile/BCa give about 75% at n=3 when
+    95% is asked: Davison & Hinkley 1997, ch. 5), hence warn; a t-interval or a published CI
+    from few observations is noted (info). A p99 from 100 requests is essentially the maximum
+    of one or two requests (MLPerf sets minimum query counts for its tail percentiles), warn.
+    Statistics the analysis derives itself are computed only where the sample supports them.
+    """
+    cells = norm_cells(cells)
+    if cells is None or cells.empty:
+        return []
+    if "source" in cells:  # only figures the runs claim: what we computed ourselves is never warned about
+        cells = cells[cells["source"].astype("string").fillna("").str.contains("reported")]
+    min_obs, min_tail = int(thresholds.min_obs), int(thresholds.min_tail_obs)
+    found: dict[tuple, list] = {}
+    for row in cells.itertuples(index=False):
+        n = int_or_none(row.n_obs)
+        if n is None:
+            continue
+        q = QUANTILES.get(str(row.statistic))
+        key = cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
+        if q is not None and q > 0.5 and n * (1 - q) < min_tail:
+            found.setdefault((row.seat, "tail"), []).append(SmallNCell(
+                **key, n_obs=n, beyond_quantile=n * (1 - q), needed_n=int(math.ceil(min_tail / (1 - q) - 1e-9))))
+        elif n < min_obs and ((not F.missing(row.ci_low) and not F.missing(row.ci_high))
+                              or not F.missing(getattr(row, "within_low", None))):
+            kind = "bootstrap" if _is_bootstrap(row.ci_method) else "ci"
+            found.setdefault((row.seat, kind), []).append(SmallNCell(**key, n_obs=n, ci_method=na(row.ci_method)))
+    out = []
+    for (seat, kind), cl in sorted(found.items()):
+        cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
+        sev = "info" if kind == "ci" else "warn"
+        out.append(SmallN(code="sample.small_n", severity=sev, seats=(seat,), **one_cell(cl), n_cells=len(cl),
+                          cells=cl, kind=kind, thresholds=used(thresholds, "min_obs", "min_tail_obs")))
+    return out
+
+
+def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | None = None, *,
+                 thresholds: Thresholds) -> list[Finding]:
+    """`sample.underpowered`: a difference this sample could not have told from none.
+
+    Comparisons (kind baseline) without a verdict: how many passes per seat would detect a
+    true `min_effect` difference with the interval clear of the noise band
+    (`passes_needed`); one finding per compared pair. Exam deltas: a delta with p >= alpha
+    whose observed difference lies below the smallest difference detectable at `power`
+    (`mde`, from the statistics layer).
+    """
+    out: list[Finding] = []
+    if comparisons is not None and not comparisons.empty:
+        out += _underpowered_comparisons(comparisons, thresholds)
+    if exam_deltas is not None and not exam_deltas.empty:
+        out += _underpowered_exams(exam_deltas, thresholds)
+    return out
+
+
+def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list[UnderpoweredComparison]:
+    alpha, power, noise, effect = float(th.alpha), float(th.power), float(th.noise), float(th.min_effect)
+    pairs: dict[tuple, list] = {}
+    for row in comparisons.itertuples(index=False):
+        if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
+                getattr(row, "kind", "baseline") == "history":
+            continue
+        needed = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise)
+        if needed is None:
+            continue
+        pairs.setdefault((row.baseline, row.candidate), []).append(PowerCell(
+            **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
+            ratio=plain(getattr(row, "ratio", None)), verdict=na(getattr(row, "verdict", None)),
+            reason=na(getattr(row, "verdict_reason", None)), passes_needed=needed,
+            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high)))
+    out = []
+    for (base, cand), cl in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
+        out.append(UnderpoweredComparison(
+            code="sample.underpowered", severity="info", seats=tuple(sorted({str(base), str(cand)})), **one_cell(cl),
+            baseline=base, candidate=cand, n_cells=len(cl), cells=cl,
+            thresholds=used(th, "alpha", "power", "noise", "min_effect")))
+    return out
+
+
+def _underpowered_exams(exam_deltas: pd.DataFrame, th: Thresholds) -> list[UnderpoweredExam]:
+    out = []
+    for row in exam_deltas.itertuples(index=False):
+        p = getattr(row, "p_value", None)
+        mde, diff = getattr(row, "mde", None), getattr(row, "diff", None)
+        if F.missing(p) or float(p) < float(th.alpha) or F.missing(mde):
+            continue
+        if not F.missing(diff) and abs(float(diff)) >= float(mde):
+            continue
+        out.append(UnderpoweredExam(
+            code="sample.underpowered", severity="info", seats=tuple(sorted({str(row.baseline), str(row.candidate)})),
+            benchmark=row.benchmark, dimension=na(getattr(row, "dimension", None)), baseline=row.baseline,
+            candidate=row.candidate, n_items=int_or_none(getattr(row, "n_items", None)), diff=plain(diff),
+            mde=plain(mde), p_value=plain(p), thresholds=used(th, "alpha", "power")))
+    return out
+
+
+def passes_needed(row, *, alpha: float, power: float, effect: float, noise: float) -> int | None:
+    """Passes per seat a comparison needs to detect a true `effect` with its CI clear of the noise band.
+
+    n = 2 s^2 (z_{1-alpha/2} + z_power)^2 / (ln(1 + effect) - ln(1 + noise))^2 (Cohen 1988,
+    ch. 2, on the log scale), s^2 the per-pass log variance recovered from the Welch interval
+    (s^2 = se^2 / (1/k_b + 1/k_c), the two sides taken as equally variable). Without a
+    between-pass interval: 3, the fewest passes that measure run-to-run variation. None when
+    the effect does not clear the noise band. Before any correction for multiple comparisons,
+    so a lower bound.
+    """
+    gap = math.log1p(effect) - math.log1p(noise)
+    if gap <= 0:
+        return None
+    lo, hi, df = getattr(row, "ci_low", None), getattr(row, "ci_high", None), getattr(row, "df", None)
+    if F.missing(lo) or F.missing(hi) or F.missing(df) or lo <= 0 or hi <= lo:
+        return 3
+    kb, kc = int_or_none(getattr(row, "baseline_n_passes", None)), int_or_none(getattr(row, "candidate_n_passes", None))
+    if not kb or not kc:
+        return 3
+    level = getattr(row, "ci_level", None)
+    level = 1 - alpha if F.missing(level) else float(level)
+    se = (math.log(hi) - math.log(lo)) / (2 * float(student_t.ppf(0.5 + level / 2, float(df))))
+    s2 = se * se / (1 / kb + 1 / kc)
+    n = 2 * s2 * (float(norm.ppf(1 - alpha / 2)) + float(norm.ppf(power))) ** 2 / gap ** 2
+    return max(3, int(math.ceil(n)))
+
+
+def mixed_runs(tables) -> list[MixedRuns]:
+    """`sample.mixed_runs`: the passes pooled in one cell come from runs measured differently.
+
+    The statistics treat the runs of one (seat, day, harness, probe, workload, concurrency)
+    as passes of one sweep. When those runs differ in answer cap, temperature, thinking
+    mode or settings, their spread is not run-to-run variability and their mean describes
+    no set-up. One finding per seat and day.
+    """
+    index = RunIndex(tables)
+    found: dict[tuple, dict] = {}
+    for seat, date, w, c, metric, ids in index.pooled_cells():
+        if len(ids) < 2:
+            continue
+        differing = {f: sorted(v, key=str) for f, v in index.profile(ids).items() if len(v) > 1}
+        if not differing:
+            continue
+        g = found.setdefault((seat, date), {"fields": {}, "cells": [], "runs": set()})
+        for f, v in differing.items():
+            g["fields"].setdefault(f, set()).update(v)
+        g["cells"].append(CellKey(**cell_dict(w, c, metric, None)))
+        g["runs"].update(ids)
+    out = []
+    for (seat, date), g in sorted(found.items()):
+        cl = sorted(g["cells"], key=lambda c: cell_order(c.evidence()))
+        out.append(MixedRuns(code="sample.mixed_runs", severity="warn", seats=(seat,), **one_cell(cl), date=date,
+                             differences={f: sorted(v, key=str) for f, v in g["fields"].items()},
+                             runs=sorted(g["runs"]), n_cells=len(cl), cells=cl))
+    return out
+
+
+def correlated_requests(passes: pd.DataFrame | None, *, thresholds: Thresholds) -> list[CorrelatedRequests]:
+    """`sample.correlated_requests`: requests of one pass, in send order, with a lag-1
+    autocorrelation above `lag1_limit` (Box & Jenkins' r_1).
+
+    Requests served in the same batches are not independent: a bootstrap over them one by
+    one overstates what a single run shows. The within-run intervals use blocks (Politis &
+    White 2004) for this reason; the finding says where it mattered. One per seat (info).
+    """
+    if passes is None or not len(passes) or "lag1" not in passes:
+        return []
+    p = passes[(passes["statistic"] == "mean") & passes["lag1"].notna()]
+    p = p[p["lag1"].astype(float) > thresholds.lag1_limit]
+    out = []
+    for seat, g in p.groupby("seat", sort=True):
+        cl = [LagCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], None), pass_=int(r["pass"]),
+                      date=str(r["date"]), lag1=float(r["lag1"]),
+                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"])) for r in g.to_dict("records")]
+        cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
+        out.append(CorrelatedRequests(code="sample.correlated_requests", severity="info", seats=(str(seat),),
+                                      **one_cell(cl), n_cells=len(cl), cells=cl,
+                                      thresholds=used(thresholds, "lag1_limit")))
+    return out

@@ -1,0 +1,112 @@
+"""Words for the comparison findings."""
+from __future__ import annotations
+
+from analysis import format as F
+
+from ..rules.comparisons import CrossModel, MissingForm, MissingOneSide, NoIncumbent, NotLikeForLike, StaleScores
+from ._common import combines, describe_cells, field_words, generic, more, phrase, show, writes
+
+__all__ = ["no_incumbent", "cross_model", "not_like_for_like", "missing_form", "missing_one_side", "stale_scores",
+           "stale_sentences"]
+
+
+@writes(NoIncumbent)
+def no_incumbent(f: NoIncumbent) -> str:
+    one = len(f.missing) == 1
+    names = F.join_words(f.missing)
+    if not f.reference:
+        return (f"On {f.date}, {names} {'was' if one else 'were'} measured with no incumbent seat in the data: "
+                f"a claim that {'it' if one else 'any of them'} is the best seat, or beats what serves today, "
+                "is not supported.")
+    refs = F.join_words(f.reference)
+    why = (f"{refs} was measured that day only with another harness or probe" if f.date in f.reference_days
+           else f"{refs} was not measured that day")
+    return (f"On {f.date}, {names} {'was' if one else 'were'} measured without the "
+            f"{'incumbent' if f.reference_kind == 'incumbent' else 'baseline'} beside {'it' if one else 'them'} "
+            f"({why}): a comparison with it, or a 'best' claim, is not supported by runs of that day.")
+
+
+@writes(CrossModel)
+def cross_model(f: CrossModel) -> str:
+    a, b, model = f.baseline, f.candidate, f.models
+    msg = (f"{b} ({model[b]}) and {a} ({model[a]}) serve different models, so throughput alone does not "
+           "say which seat is more useful.")
+    if not f.exams:
+        return msg + " No exam taken by both seats is in the data to weigh capability."
+    by_bench: dict[str, list] = {}
+    for e in f.exams:
+        label = f"{e['dimension']} " if e["dimension"] else ""
+        by_bench.setdefault(e["benchmark"], []).append(f"{label}{F.num(e[b])} against {F.num(e[a])}")
+    return msg + " Exam scores both took: " + "; ".join(f"{k} {', '.join(v)}" for k, v in by_bench.items()) + "."
+
+
+@writes(NotLikeForLike)
+def not_like_for_like(f: NotLikeForLike) -> str:
+    name = {"baseline": f.baseline if f.baseline_date is None else f"{f.baseline} on {f.baseline_date}",
+            "candidate": f.candidate if f.candidate_date is None else f"{f.candidate} on {f.candidate_date}"}
+    parts = [f"{field_words(k)} {show(v['candidate'])} against {show(v['baseline'])}"
+             for k, v in sorted(f.differences.items())]
+    side = [f"{field_words(k)} ({show(v['value'])}) is stated for {name[v['stated_for']]} only"
+            for k, v in sorted(f.stated_one_side.items())]
+    if not parts:
+        return (f"{name['candidate']} and {name['baseline']} may not have been measured alike: "
+                f"{'; '.join(side)}, so whether the other side matched is unknown.")
+    msg = (f"{name['candidate']} and {name['baseline']} were not measured alike: {'; '.join(parts)}. "
+           "Differences between them may come from how they were measured, not from the seats.")
+    return msg + (f" Also, {'; '.join(side)}." if side else "")
+
+
+@writes(MissingForm)
+def missing_form(f: MissingForm) -> str:
+    a, b = f.compared or tuple(f.cells[0].statistics)  # read back from a flag: in its statistics' order
+    parts = [f"{phrase(c)} is a {F.join_words(c.statistics[a], 'or')} for {a} but a "
+             f"{F.join_words(c.statistics[b], 'or')} for {b}" for c in f.cells[:4]]
+    return (f"{a} and {b} report figures in different forms: {'; '.join(parts)}{more(4, len(f.cells))}. "
+            "Such figures are not directly comparable.")
+
+
+@writes(MissingOneSide)
+def missing_one_side(f: MissingOneSide) -> str:
+    a, b = f.compared or f.pair  # read back from a flag, the direction of the comparison is not known
+    parts = [f"for {s} only: {describe_cells(f.only[s])}" for s in (a, b) if s in f.only]
+    return (f"Compared with each other, {a} and {b} do not report the same figures ({'; '.join(parts)}). "
+            "Those figures have nothing to be compared with.")
+
+
+def _scores(f: StaleScores) -> str:
+    return F.join_words([f"{i.benchmark}{' ' + i.dimension if i.dimension else ''} "
+                         f"{F.num(i.score) if isinstance(i.score, (int, float)) else i.score}" for i in f.exams])
+
+
+@writes(StaleScores)
+def stale_scores(f: StaleScores) -> str:
+    whys = []
+    dates = sorted({i.reasons["measured_on"] for i in f.exams if "measured_on" in i.reasons})
+    if dates:
+        whys.append(f"were measured on {F.join_words(dates)}")
+    if any("from_earlier_run" in i.reasons for i in f.exams):
+        whys.append("come from an earlier run whose date is not recorded")
+    notes = sorted({i.reasons["placement_note"] for i in f.exams if "placement_note" in i.reasons})
+    if notes:
+        whys.append(f"ran elsewhere ({'; '.join(notes)})")
+    run_dates = F.join_words(sorted({i.run_date for i in f.exams}))
+    return (f"{f.seats[0]}: the exam scores shown with its runs of {run_dates} ({_scores(f)}) "
+            f"{F.join_words(whys)}, not in those runs.")
+
+
+@combines("compare.stale_scores")
+def stale_sentences(findings: list[StaleScores], messages: list[str]) -> list[str]:
+    """Every seat's stale scores in one sentence, with why they are stale."""
+    if len(findings) == 1:
+        return generic(messages)
+    exams = [i for f in findings for i in f.exams]
+    reason = []
+    if any("from_earlier_run" in i.reasons for i in exams):
+        reason.append("come from earlier runs whose dates are not recorded")
+    dates = sorted({i.reasons["measured_on"] for i in exams if "measured_on" in i.reasons})
+    if dates:
+        reason.append(f"were measured on {F.join_words(dates)}")
+    if any("placement_note" in i.reasons for i in exams):
+        reason.append("ran on another placement")
+    seats = F.join_words([f"{f.seats[0]} ({_scores(f)})" for f in findings])
+    return [f"The exam scores of {seats} {F.join_words(reason, 'or')}, not in the runs they are shown with."]

@@ -1,0 +1,47 @@
+"""Words for provenance findings: importer assumptions, harness figures that do not reproduce."""
+from __future__ import annotations
+
+from analysis import format as F
+
+from ..rules.provenance import FigureMismatch, ImportAssumed
+from ._common import phrase, writes
+
+__all__ = ["RECOMPUTED_AS", "import_assumed", "figure_mismatch"]
+
+#: what our recomputation of a metric from request records is
+RECOMPUTED_AS = {
+    "decode_tok_s_per_stream": "per request (output tokens - 1) / (end-to-end - TTFT), then across requests",
+    "ttft_ms": "from each request's time to first token",
+    "itl_ms": "from each request's mean inter-token latency",
+    "e2e_latency_ms": "from each request's end-to-end latency",
+}
+
+
+@writes(ImportAssumed)
+def import_assumed(f: ImportAssumed) -> str:
+    n = len(f.runs)
+    src = f" from {F.join_words(f.source_formats)} output" if f.source_formats else ""
+    return (f"{f.seats[0]}: {F.plural(n, 'run')} {'was' if n == 1 else 'were'} imported{src} without a manifest, so "
+            f"the importer assumed: {'; '.join(f.assumptions)}.")
+
+
+def _mismatch_phrase(c) -> str:
+    """One mismatch in words: what the harness says, what ours gives, and how ours was made."""
+    rel = F.pct(c.relative_difference, signed=True) if c.relative_difference is not None else "differs"
+    if c.against is not None:
+        where = f" at {F.streams(c.concurrency)}" if c.concurrency is not None else ""
+        return f"{c.label}{where}: {c.against} says {F.num(c.reported)}, ours gives {F.num(c.recomputed)} ({rel}; {c.basis})"
+    return (f"{phrase(c)}: {c.harness or 'the harness'} reports {F.value_with_unit(c.reported, c.metric)}, "
+            f"its {c.n_obs} request records give {F.num(c.recomputed)} ({rel}; ours "
+            f"{RECOMPUTED_AS.get(c.metric, 'from the request records')})")
+
+
+@writes(FigureMismatch)
+def figure_mismatch(f: FigureMismatch) -> str:
+    parts = [_mismatch_phrase(c) for c in f.cells[:3]]
+    more = f"; and {len(f.cells) - 3} more" if len(f.cells) > 3 else ""
+    files = any(c.against is not None for c in f.cells)
+    return (f"{f.seats[0]}: figures as the harness printed them differ from a recomputation from its own "
+            f"{'files' if files else 'request records'} ({'; '.join(parts)}{more}). The report shows the "
+            "harness's figure; the harness may aggregate differently (percentile definition, token counts, "
+            "measurement window)" + (" or the files read are not all it aggregated." if files else "."))

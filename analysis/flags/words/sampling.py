@@ -1,0 +1,131 @@
+"""Words for the sampling findings: messages and their sentences in "What these numbers will not carry"."""
+from __future__ import annotations
+
+from analysis import format as F
+
+from ..rules.sampling import (CorrelatedRequests, MixedRuns, PassCount, SmallN, UnderpoweredComparison,
+                              UnderpoweredExam)
+from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
+
+__all__ = ["LEAD", "pass_count", "small_n", "underpowered_comparison", "underpowered_exam", "mixed_runs",
+           "correlated_requests"]
+
+#: the sentence that opens the sample-size paragraph when cells have too few passes
+LEAD = "The sample sizes are small."
+LEAD_CODES = {"sample.single_pass", "sample.two_passes", "sample.few_passes"}
+
+_ONE_PASS = (" One pass says nothing about run-to-run variability: there is no confidence interval "
+             "for the seat, intervals over its requests describe that one run only, and no verdict "
+             "of better or worse rests on it.")
+
+
+def _values(c) -> str:
+    return f"{F.series(c.values, ' and ')} {F.unit_of(c.metric)}".rstrip()
+
+
+@writes(PassCount)
+def pass_count(f: PassCount) -> str:
+    seat, cl = f.seats[0], f.cells
+    if f.code == "sample.single_pass":
+        if len(cl) == 1:
+            return f"{seat} was measured in a single pass for {phrase(cl[0])}." + _ONE_PASS
+        return f"{seat} was measured in a single pass in {len(cl)} cells ({describe_cells(cl)})." + _ONE_PASS
+    if f.code == "sample.two_passes":
+        shown = [f"{phrase(c)}: {_values(c)}" for c in cl[:4]]
+        return (f"{seat} was measured in two passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+                "Two observations do not give a reliable mean: report both values.")
+    same_n = len({c.n_passes for c in cl}) == 1
+    shown = [f"{phrase(c)}: " + ("" if same_n else f"{c.n_passes} passes, ")
+             + f"{F.series(c.values)} {F.unit_of(c.metric)}".rstrip() for c in cl[:4]]
+    ns = F.join_words(sorted({str(c.n_passes) for c in cl}), "or")
+    return (f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+            "Report the median and the range (the range of k passes covers the median with "
+            "probability 1 - 2^(1-k): 75% at 3, 88% at 4); a confidence interval from so few passes "
+            "is wide and rests on the passes varying lognormally.")
+
+
+@combines("sample.single_pass")
+def single_pass_sentences(findings: list[PassCount], messages: list[str]) -> list[str]:
+    """One sentence for all single-pass seats, then why one pass carries no interval."""
+    if len(findings) == 1:
+        return generic(messages)
+    seats = F.join_words([f"{f.seats[0]} ({F.plural(f.n_cells, 'cell')})" for f in findings])
+    return [f"{seats} were measured in a single pass.",
+            "One pass says nothing about run-to-run variability, so no confidence interval can be given."]
+
+
+@writes(SmallN)
+def small_n(f: SmallN) -> str:
+    seat, cl = f.seats[0], f.cells
+    if f.kind == "tail":
+        parts = [f"{phrase(c)} from {c.n_obs} observations ({F.num(c.beyond_quantile)} beyond it; "
+                 f"{c.needed_n} needed)" for c in cl[:4]]
+        return (f"{seat}: tail figures rest on too few observations beyond the quantile: "
+                f"{'; '.join(parts)}{more(4, len(cl))}. "
+                f"A tail quantile needs at least {f.thresholds['min_tail_obs']} observations beyond it to be more than "
+                "the slowest few requests.")
+    ns = F.join_words([str(n) for n in sorted({c.n_obs for c in cl})], "or")
+    how = "bootstrap confidence intervals" if f.kind == "bootstrap" else "confidence intervals"
+    msg = (f"{seat}: the {how} of {describe_cells(cl)} rest on {ns} observations, "
+           f"fewer than the {f.thresholds['min_obs']} this analysis asks for")
+    if f.kind == "bootstrap":
+        return msg + "; a bootstrap interval from so few observations covers less than its stated level."
+    return msg + "; they hold only as far as the values are close to normally distributed."
+
+
+@combines("sample.small_n")
+def small_n_sentences(findings: list[SmallN], messages: list[str]) -> list[str]:
+    """Tail and bootstrap findings as they are; the seats whose published CIs rest on few observations at once."""
+    info = [f for f in findings if f.kind == "ci"]
+    out = generic([m for f, m in zip(findings, messages) if f.kind != "ci"]) if len(info) < len(findings) else []
+    if len(info) == 1:
+        return out + generic([m for f, m in zip(findings, messages) if f.kind == "ci"])
+    if info:
+        ns = sorted({c.n_obs for f in info for c in f.cells})
+        out.append(f"The confidence intervals of {F.join_words([f.seats[0] for f in info])} rest on "
+                   f"{F.join_words([str(n) for n in ns], 'or')} observations, fewer than the "
+                   f"{info[0].thresholds['min_obs']} this analysis asks for; they hold only as far "
+                   "as the values are close to normally distributed.")
+    return out
+
+
+@writes(UnderpoweredComparison)
+def underpowered_comparison(f: UnderpoweredComparison) -> str:
+    th = f.thresholds
+    parts = []
+    for c in f.cells[:3]:
+        if F.missing(c.ci_low):
+            parts.append(f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
+                         "needed")
+        else:
+            parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
+                         f"{c.passes_needed} passes per seat needed")
+    return (f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} difference from "
+            f"none in {F.plural(len(f.cells), 'cell')} ({'; '.join(parts)}{more(3, len(f.cells))}), "
+            f"at {F.pct(th['power'])} power with the interval clear of the ±{F.pct(th['noise'])} noise band.")
+
+
+@writes(UnderpoweredExam)
+def underpowered_exam(f: UnderpoweredExam) -> str:
+    return (f"{exam_name(f.benchmark, f.dimension)}, {f.candidate} against {f.baseline}: with {f.n_items} items this "
+            f"test detects only differences of about {F.points_words(f.mde)} or more at {F.pct(f.thresholds['power'])} "
+            f"power; the observed difference of {F.points_words(f.diff, signed=True)} is below that.")
+
+
+@writes(MixedRuns)
+def mixed_runs(f: MixedRuns) -> str:
+    cl = f.cells
+    fields = "; ".join(f"{field_words(k)} {show(v)}" for k, v in sorted(f.differences.items()))
+    what = "per-request figures" if all(c.metric is None for c in cl) else describe_cells(
+        [c for c in cl if c.metric is not None])
+    return (f"{f.seats[0]} on {f.date}: the runs pooled as passes of {F.plural(len(cl), 'cell')} ({what}) were "
+            f"measured differently ({fields}). Their spread is not run-to-run variability and their mean "
+            "describes no single set-up; give each set-up its own seat or workload.")
+
+
+@writes(CorrelatedRequests)
+def correlated_requests(f: CorrelatedRequests) -> str:
+    top = max(c.lag1 for c in f.cells)
+    return (f"{f.seats[0]}: requests next to each other in send order are correlated (lag-1 autocorrelation up to "
+            f"{F.num(top)}) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
+            "requests; intervals within a run use blocks of consecutive requests.")
