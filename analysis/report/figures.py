@@ -33,7 +33,6 @@ from matplotlib.lines import Line2D
 
 from analysis.columns import METRIC_WORDS, METRICS, higher_is_better
 from analysis import format as fmt
-from analysis.format import pval
 from analysis.stats._common import parse_values
 
 __all__ = [
@@ -167,8 +166,8 @@ def _wrap(text: str, width: int = 34) -> str:
     return "\n".join(line.replace("- ", "-").replace("_ ", "_").rstrip() for line in lines)
 
 
-_num = fmt.num
-_finite = fmt.finite
+
+
 
 
 def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
@@ -181,7 +180,7 @@ def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
     d = cells[cells["metric"] == metric]
     if statistic is not None:
         d = d[d["statistic"] == statistic]
-    d = d[d["estimate"].map(_finite)]
+    d = d[d["estimate"].map(fmt.finite)]
     seats = sorted(d["seat"].astype(str).unique())
     if len(seats) <= top_n:
         return seats, len(seats)
@@ -205,7 +204,7 @@ def _log2_axis(ax, levels: Iterable[int]) -> None:
     else:
         ax.set_xlim(levels[0] - 1, levels[0] + 1)
     ax.set_xticks(levels)
-    ax.set_xticklabels([str(c) for c in levels])
+    ax.set_xticklabels([fmt.concurrency(c) for c in levels])
     ax.minorticks_off()
 
 
@@ -226,7 +225,7 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
     Per seat and workload the first of `statistics` it has is used.
     """
     d = cells[(cells["metric"] == metric) & cells["concurrency"].notna()].copy()
-    d = d[d["estimate"].map(_finite) & d["statistic"].isin(list(statistics))]
+    d = d[d["estimate"].map(fmt.finite) & d["statistic"].isin(list(statistics))]
     if d.empty:
         return d, 0, 0
     d["concurrency"] = pd.to_numeric(d["concurrency"], errors="coerce")
@@ -295,7 +294,7 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
             color = colors[seat]
             x = g["concurrency"].to_numpy(float)
             y = g["estimate"].to_numpy(float)
-            has_ci = (g["ci_low"].map(_finite) & g["ci_high"].map(_finite)).to_numpy(bool)
+            has_ci = (g["ci_low"].map(fmt.finite) & g["ci_high"].map(fmt.finite)).to_numpy(bool)
             if has_ci.any():
                 lo = np.where(has_ci, pd.to_numeric(g["ci_low"], errors="coerce"), y)
                 hi = np.where(has_ci, pd.to_numeric(g["ci_high"], errors="coerce"), y)
@@ -339,7 +338,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
     d = cells[cells["metric"] == metric].copy()
     conc = pd.to_numeric(d["concurrency"], errors="coerce")
     d = d[conc.isna()] if concurrency is None else d[conc == concurrency]
-    d = d[d["estimate"].map(_finite)]
+    d = d[d["estimate"].map(fmt.finite)]
     if d.empty:
         return None
     d["seat"] = d["seat"].astype(str)
@@ -392,7 +391,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
             if p is not None:
                 xs_all.append(r["y"])
                 right.append(r["y"])
-                ci = _finite(p.get("ci_low")) and _finite(p.get("ci_high"))
+                ci = fmt.finite(p.get("ci_low")) and fmt.finite(p.get("ci_high"))
                 if ci:
                     ax.hlines(yi, float(p["ci_low"]), float(p["ci_high"]), color=color, linewidth=1.5, zorder=2)
                     ax.scatter([r["y"]], [yi], color=color, s=22, zorder=3)
@@ -405,9 +404,9 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
                     ax.scatter(pv, [yi] * len(pv), color=color, s=7, zorder=4, linewidth=0)
                     xs_all += pv
                     right += pv
-            label = _num(r["y"]) if p is not None else ""
+            label = fmt.num(r["y"]) if p is not None else ""
             if r["range"] is not None:
-                rng = f"{_num(r['range'][0])}–{_num(r['range'][1])}"
+                rng = fmt.span(r["range"][0], r["range"][1])
                 label = f"{label} (range {rng})" if label else f"range {rng}"
             ax.annotate(label, (max(right), yi), textcoords="offset points", xytext=(6, 0),
                         va="center", fontsize=6.3, color="#333333")
@@ -428,7 +427,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
         ax.set_xlim(lo - pad, hi + pad * 2.4)
         ax.grid(axis="x", color="#dddddd")
         ax.grid(axis="y", visible=False)
-        where = f" at {concurrency} stream{'s' if concurrency != 1 else ''}" if concurrency else ""
+        where = f" at {fmt.streams(concurrency)}" if concurrency else ""
         ax.set_xlabel(metric_label(metric) + where)
     return fig
 
@@ -450,9 +449,9 @@ def ttft_vs_concurrency(cells: pd.DataFrame, *, seats: Sequence[str] | None = No
 
 def _cell_title(row, wrap: int = 30) -> str:
     conc = row.get("concurrency")
-    c = f", c={int(conc)}" if _finite(conc) else ""
+    c = f", c={fmt.concurrency(conc)}" if fmt.finite(conc) else ""
     stat = row.get("statistic")
-    st = "" if stat in (None, "mean") or stat is pd.NA else f" {stat}"
+    st = "" if fmt.missing(stat) or stat == "mean" else f" {stat}"
     return f"{_wrap(row['seat'], wrap)}\n{row['workload']}{c}: {metric_label(row['metric'], unit=False)}{st}"
 
 
@@ -490,7 +489,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
             color = colors[str(r["seat"])]
             ax.plot(x, v, color=color, marker="o", zorder=3)
             for xi, yi in zip(x, v):
-                ax.annotate(_num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5),
+                ax.annotate(fmt.num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5),
                             ha="center", fontsize=7)
             lo, hi = min(v), max(v)
             pad = (hi - lo) * 0.35 or abs(hi) * 0.05 or 1.0
@@ -501,7 +500,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
             unit = METRICS.get(str(r["metric"]), ("",))[0]
             ax.set_ylabel(unit)
             ax.set_title(_cell_title(r, wrap), fontsize=7.5, loc="left")
-            ax.text(0.98, 0.04, f"max/min {spread:.2f}", transform=ax.transAxes, ha="right",
+            ax.text(0.98, 0.04, f"max/min {fmt.ratio(spread)}", transform=ax.transAxes, ha="right",
                     va="bottom", fontsize=6.5, color="#555")
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
@@ -516,13 +515,13 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
     """
     if exam_deltas is None or exam_deltas.empty:
         return None
-    d = exam_deltas[exam_deltas["diff"].map(_finite)].head(max_rows)
+    d = exam_deltas[exam_deltas["diff"].map(fmt.finite)].head(max_rows)
     if d.empty:
         return None
     labels = []
     for _, r in d.iterrows():
-        dim = r.get("dimension")
-        dim = f" / {dim}" if isinstance(dim, str) and dim else ""
+        dim = fmt.text(r.get("dimension"))
+        dim = f" / {dim}" if dim else ""
         labels.append(f"{r['benchmark']}{dim}\n{_wrap(r['candidate'], 40)}\nvs {_wrap(r['baseline'], 40)}")
     n = len(d)
     with theme():
@@ -539,7 +538,7 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
                                                    "(percentage points)")
         for yi, (_, r) in zip(y, d.iterrows()):
             p = r.get("p_value")
-            txt = f"p = {pval(p)}" if _finite(p) else ""
+            txt = f"p = {fmt.pval(p)}" if fmt.finite(p) else ""
             ax.annotate(txt, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=7)
     return fig
 
@@ -562,7 +561,7 @@ def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | N
     """
     if comparisons is None or comparisons.empty:
         return None
-    d = comparisons[comparisons["ratio"].map(_finite)].head(max_rows)
+    d = comparisons[comparisons["ratio"].map(fmt.finite)].head(max_rows)
     if d.empty:
         return None
     n = len(d)
@@ -575,11 +574,11 @@ def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | N
         labels = []
         for yi, (_, r) in zip(y, d.iterrows()):
             c = r.get("concurrency")
-            cs = f" c={int(c)}" if _finite(c) else ""
+            cs = f" c={fmt.concurrency(c)}" if fmt.finite(c) else ""
             labels.append(f"{_wrap(r['candidate'], 40)}\n{metric_label(r['metric'], unit=False)}{cs}")
             color = verdict_color.get(str(r.get("verdict")), "#444")
             ratio = float(r["ratio"])
-            if _finite(r.get("ci_low")) and _finite(r.get("ci_high")):
+            if fmt.finite(r.get("ci_low")) and fmt.finite(r.get("ci_high")):
                 ax.hlines(yi, float(r["ci_low"]), float(r["ci_high"]), color=color, linewidth=1.6)
                 ax.scatter([ratio], [yi], color=color, s=24, zorder=3)
             else:
@@ -661,5 +660,5 @@ def request_distribution(requests: pd.DataFrame, field: str = "ttft_ms", *,
         a2.set_ylabel("share of requests ≤ x")
         for q, ls in ((0.5, "--"), (0.95, ":")):
             a2.axvline(np.quantile(xs, q), color="#777", linestyle=ls, linewidth=0.9)
-        fig.suptitle(f"n = {v.size} requests", fontsize=8)
+        fig.suptitle(f"n = {fmt.counted(v.size, 'request')}", fontsize=8)
     return fig

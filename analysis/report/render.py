@@ -23,6 +23,7 @@ from typing import Iterable
 
 from markupsafe import Markup
 
+from analysis import format as fmt
 from analysis.report.sections import Table
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "table_html", "figure_html", "notebook_to_html",
@@ -101,7 +102,7 @@ def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None 
                 key: str = "") -> Markup:
     """A PNG as a data-URI ``<img>`` inside ``<figure>`` with a numbered caption below."""
     data = base64.b64encode(png).decode("ascii")
-    style = Markup(' style="width:{:.2f}in"').format(width_in) if width_in else Markup("")
+    style = Markup(' style="width:{}in"').format(fmt.inches(width_in)) if width_in else Markup("")
     ident = Markup(' id="{}"').format(f"figure-{key}") if key else Markup("")
     return Markup('<figure class="report-figure"{}><img src="data:image/png;base64,{}" alt="{}"{}>'
                   '<figcaption><span class="label">{}.</span> {}</figcaption></figure>').format(

@@ -12,7 +12,7 @@ open defects, 7 What these numbers will not carry, Appendix: provenance.
 """
 from __future__ import annotations
 
-import math
+import json
 import os
 import platform
 from dataclasses import dataclass, field
@@ -23,16 +23,18 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup, escape
 
-from analysis.columns import METRICS, higher_is_better
+from analysis import __version__
 from analysis import format as fmt
-from analysis.format import ci as fmt_ci, gb as fmt_bytes, num as fmt_num, points as fmt_pp, ratio3 as fmt_ratio
-from analysis.format import printed_rounding, pval
+from analysis.columns import METRICS, STATISTICS, higher_is_better
+from analysis.flags import codes, limitations_paragraphs as flag_paragraphs
+from analysis.flags.text import NO_FLAGS
 from analysis.report import figures as F
+from analysis.thresholds import Thresholds
 from analysis.stats._common import parse_values
 from analysis.stats.multiplicity import describe as describe_multiplicity
 
 __all__ = [
-    "Table", "FigureBlock", "fmt_num", "fmt_ci", "fmt_p", "fmt_ratio",
+    "Table", "FigureBlock",
     "title_block", "abstract", "setup_text", "seats_table", "runs_table",
     "results_text", "results_table", "excluded_figures", "all_cells_table", "single_stream_figure",
     "throughput_figure", "per_stream_figure", "ttft_figure", "per_pass_figure", "history_figure",
@@ -51,8 +53,8 @@ LONG_TABLE_ROWS = 24
 FILES_LINE_CHARS = 92
 #: how many rows the comparison table may have before every comparison moves to the appendix
 MAX_COMPARISON_ROWS = 60
-#: display order of statistics inside a cell group
-STAT_ORDER = {s: i for i, s in enumerate(("mean", "p50", "p90", "p95", "p99", "min", "max"))}
+#: display order of statistics inside a cell group (the one order, analysis.columns.STATISTICS)
+STAT_ORDER = {s: i for i, s in enumerate(STATISTICS)}
 #: seats a figure shows before it falls back to the baseline plus the top seats
 TOP_SEATS = 8
 
@@ -99,34 +101,23 @@ class FigureBlock:
 
 # --- formatting -----------------------------------------------------------------------------
 
-_missing = fmt.missing
-_finite = fmt.finite
-_s = fmt.text
-_conc = fmt.concurrency
-_plural = fmt.plural
-_join = fmt.join_words
 
 
-def fmt_p(p) -> str:
-    """p-values as reported in papers: 1.0, 0.31, 0.004, < 0.001 ('–' when missing)."""
-    return fmt.pval(p, "–")
-
-
-_values = parse_values
-
-
-def _ci_pct(a) -> int:
-    alpha = getattr(getattr(a.options, "thresholds", None), "alpha", 0.05)
-    return int(round((1 - alpha) * 100))
+def _ci_pct(a) -> str:
+    """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""
+    return fmt.level(a.options.thresholds.alpha)
 
 
 def _p(template: str, *args, **kwargs) -> Markup:
     """A paragraph from our literal template; every argument is escaped."""
+    bad = [x for x in (*args, *kwargs.values()) if isinstance(x, (int, float, np.number)) and not isinstance(x, bool)]
+    if bad:
+        raise TypeError(f"format numbers with analysis.format before they reach a paragraph: {bad!r}")
     return Markup("<p>" + template + "</p>").format(*args, **kwargs)
 
 
 def _code(x) -> Markup:
-    return Markup('<span class="id">{}</span>').format(_s(x))
+    return Markup('<span class="id">{}</span>').format(fmt.text(x))
 
 
 def _concat(parts: Iterable) -> Markup:
@@ -138,28 +129,18 @@ def _concat(parts: Iterable) -> Markup:
 
 # --- flags access (rows as in spec/flags.md) --------------------------------------------------
 
-SEVERITY_RANK = {"critical": 0, "warn": 1, "info": 2}
-
-#: which flag speaks first when several are equally severe (the fleet paper's order)
-CODE_PRIORITY = [
-    "compare.no_incumbent", "trap.prefix_cache", "fit.exceeds_node", "drift.warmup",
-    "drift.unstable", "trap.reasoning_field", "trap.capped_answers", "license.noncommercial",
-    "compare.cross_model", "compare.not_like_for_like", "compare.missing_metric",
-    "compare.stale_scores", "sample.underpowered", "exam.not_significant", "sample.two_passes",
-    "sample.single_pass", "sample.few_passes", "sample.small_n", "fault.unreproduced",
-    "fault.recorded", "exam.counts_only", "warmup.unknown",
-]
+#: most severe first (analysis.flags.codes.SEVERITIES); an unknown severity after them
+SEVERITY_RANK = {s: i for i, s in enumerate(codes.SEVERITIES)}
 
 
 def flag_seats(value) -> list[str]:
     """The `seats` of a flag row as a list (list, tuple, array, JSON text or ';'-joined)."""
     if isinstance(value, (list, tuple, np.ndarray)):
         return [str(s) for s in value]
-    if _missing(value):
+    if fmt.missing(value):
         return []
     text = str(value)
     if text.startswith("["):
-        import json
         try:
             return [str(s) for s in json.loads(text)]
         except ValueError:
@@ -181,9 +162,9 @@ def _flag_cell(row) -> dict:
     out = {}
     for k in ("workload", "concurrency", "metric", "statistic"):
         v = row.get(k) if hasattr(row, "get") else None
-        if _missing(v) and isinstance(cell, dict):
+        if fmt.missing(v) and isinstance(cell, dict):
             v = cell.get(k)
-        out[k] = None if _missing(v) else v
+        out[k] = None if fmt.missing(v) else v
     return out
 
 
@@ -192,7 +173,6 @@ def _evidence(row) -> dict:
     if isinstance(ev, dict):
         return ev
     if isinstance(ev, str) and ev.startswith("{"):
-        import json
         try:
             return json.loads(ev)
         except ValueError:
@@ -201,13 +181,12 @@ def _evidence(row) -> dict:
 
 
 def sorted_flags(a) -> pd.DataFrame:
-    """Flags, most severe first, then by the fleet paper's order of importance."""
+    """Flags, most severe first, then by the fleet paper's order of importance (`codes.priority_of`)."""
     f = _flags(a)
     if f.empty:
         return f
-    prio = {c: i for i, c in enumerate(CODE_PRIORITY)}
-    key_sev = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3))
-    key_code = f["code"].map(lambda c: prio.get(str(c), len(prio)))
+    key_sev = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), len(SEVERITY_RANK)))
+    key_code = f["code"].map(lambda c: codes.priority_of(str(c)))
     return f.assign(_s=key_sev, _c=key_code).sort_values(["_s", "_c"], kind="stable").drop(columns=["_s", "_c"])
 
 
@@ -220,18 +199,24 @@ def _seat_row(a, seat: str) -> dict:
 
 
 def _role(a, seat: str) -> str:
-    return _s(_seat_row(a, seat).get("role"), "candidate")
+    return fmt.text(_seat_row(a, seat).get("role"), "candidate")
+
+
+def _baseline_word(a) -> str:
+    """What the report calls `Analysis.baseline`: 'incumbent' when that is its role, else 'baseline'."""
+    return "incumbent" if _role(a, a.baseline) == "incumbent" else "baseline"
 
 
 def _seat_label(a, seat: str) -> str:
+    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report."""
     r = _seat_row(a, seat)
     bits = [str(seat)]
     extra = []
-    if not _missing(r.get("model")):
+    if not fmt.missing(r.get("model")):
         extra.append(str(r["model"]))
-    role = _s(r.get("role"))
+    role = fmt.text(r.get("role"))
     if seat == a.baseline:
-        extra.append("baseline" if role != "incumbent" else "incumbent")
+        extra.append(_baseline_word(a))
     elif role and role != "candidate":
         extra.append(role)
     if extra:
@@ -242,21 +227,21 @@ def _seat_label(a, seat: str) -> str:
 def _placement(r: dict) -> str:
     nodes, gpn = r.get("nodes"), r.get("gpus_per_node")
     parts = []
-    if _finite(nodes) and _finite(gpn):
-        parts.append(f"{int(nodes)} node{'s' if int(nodes) != 1 else ''} × {int(gpn)} GPU{'s' if int(gpn) != 1 else ''}")
-    elif _finite(nodes):
-        parts.append(f"{int(nodes)} node{'s' if int(nodes) != 1 else ''}")
-    if _finite(r.get("gpu_memory_bytes")):
-        parts.append(f"{float(r['gpu_memory_bytes']) / 1e9:.1f} GB per GPU")
-    if _finite(r.get("tensor_parallel")):
-        parts.append(f"TP {int(r['tensor_parallel'])}")
-    if not _missing(r.get("interconnect")):
+    if fmt.finite(nodes) and fmt.finite(gpn):
+        parts.append(f"{fmt.counted(nodes, 'node')} × {fmt.counted(gpn, 'GPU')}")
+    elif fmt.finite(nodes):
+        parts.append(fmt.counted(nodes, "node"))
+    if fmt.finite(r.get("gpu_memory_bytes")):
+        parts.append(f"{fmt.gb(r['gpu_memory_bytes'])} per GPU")
+    if fmt.finite(r.get("tensor_parallel")):
+        parts.append(f"TP {fmt.count(r['tensor_parallel'])}")
+    if not fmt.missing(r.get("interconnect")):
         parts.append(str(r["interconnect"]))
     return ", ".join(parts) or "not stated"
 
 
 def _date_range(dates: Iterable) -> str:
-    ds = sorted({str(d) for d in dates if not _missing(d)})
+    ds = sorted({str(d) for d in dates if not fmt.missing(d)})
     if not ds:
         return "on an unstated date"
     if len(ds) == 1:
@@ -268,10 +253,9 @@ def title_block(title: str, a) -> Markup:
     """The title and a one-line description of the data set (no build time: reproducible)."""
     t = a.tables
     n_files = len(t.runs)
-    sub = (f"{_plural(n_files, 'run')} of {_plural(len(t.seats), 'seat')}, measured "
-           f"{_date_range(t.runs['date'])}; seed {a.options.seed}, "
-           f"{a.options.n_boot:,} bootstrap resamples ({a.options.ci_method}).")
-    from analysis import __version__
+    sub = (f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured "
+           f"{_date_range(t.runs['date'])}; seed {fmt.text(a.options.seed)}, "
+           f"{fmt.count(a.options.n_boot)} bootstrap resamples ({a.options.ci_method}).")
     return Markup('<header class="title-block"><h1 class="title">{}</h1>'
                   '<p class="subtitle">{}</p><p class="generator">benchreport {}</p></header>'
                   ).format(title, sub, __version__)
@@ -296,15 +280,15 @@ def seats_table(a) -> Table:
     for _, r in s.iterrows():
         r = r.to_dict()
         seat = str(r["seat"])
-        role = _s(r.get("role"), "candidate")
-        if seat == a.baseline and role != "incumbent":
+        role = fmt.text(r.get("role"), "candidate")
+        if seat == a.baseline and _baseline_word(a) == "baseline":
             role += " (baseline)"
         c = comps[comps["seat"] == seat] if len(comps) else comps
-        lic = sorted({_s(x) for x in c["license"]} - {""}) if len(c) else []
-        rows.append({"Seat": seat, "Role": role, "Model": _s(r.get("model")),
-                     "Quantisation": _s(r.get("quantisation"), "not stated"),
-                     "Engine": _s(r.get("engine"), "not stated"), "Placement": _placement(r),
-                     "Checkpoint": fmt_bytes(r.get("checkpoint_bytes")) if _finite(r.get("checkpoint_bytes")) else "–",
+        lic = sorted({fmt.text(x) for x in c["license"]} - {""}) if len(c) else []
+        rows.append({"Seat": seat, "Role": role, "Model": fmt.text(r.get("model")),
+                     "Quantisation": fmt.text(r.get("quantisation"), "not stated"),
+                     "Engine": fmt.text(r.get("engine"), "not stated"), "Placement": _placement(r),
+                     "Checkpoint": fmt.gb(r.get("checkpoint_bytes")) if fmt.finite(r.get("checkpoint_bytes")) else "–",
                      "Licences": ", ".join(lic) or "–"})
     df = pd.DataFrame(rows, columns=["Seat", "Role", "Model", "Quantisation", "Engine", "Placement",
                                      "Checkpoint", "Licences"])
@@ -329,22 +313,22 @@ def runs_table(a) -> Table:
         ncells = len(m.drop_duplicates(["workload", "concurrency", "metric", "statistic"])) if len(m) else 0
         if len(rq):
             per = rq.groupby(["workload", "concurrency"], dropna=False).size()
-            spread = str(int(per.iloc[0])) if per.nunique() == 1 else f"{int(per.min())}–{int(per.max())}"
-            req = spread + (f" in {len(per)} cells" if len(per) > 1 else "")
+            spread = fmt.count(per.iloc[0]) if per.nunique() == 1 else fmt.span(per.min(), per.max())
+            req = spread + (f" in {fmt.counted(len(per), 'cell')}" if len(per) > 1 else "")
         else:
             req = "none"
-        cap = {_s(x) for x in g["max_tokens"]} - {""}
-        think = {_s(x) for x in g["thinking"]} - {""}
-        warm = {_s(x) for x in g["warmup_excluded"]}
+        cap = {fmt.text(x) for x in g["max_tokens"]} - {""}
+        think = {fmt.text(x) for x in g["thinking"]} - {""}
+        warm = {fmt.text(x) for x in g["warmup_excluded"]}
         rows.append({
             "seat": str(seat),
-            "Date": _s(date), "Harness": _s(harness) + (f" {hver}" if not _missing(hver) else ""),
-            "Probe": _s(probe, "not stated"),
+            "Date": fmt.text(date), "Harness": fmt.text(harness) + (f" {hver}" if not fmt.missing(hver) else ""),
+            "Probe": fmt.text(probe, "not stated"),
             "Answer cap": ", ".join(sorted(cap)) or "not stated",
             "Thinking": ", ".join(sorted(think)) or "not stated",
             "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
-            "Passes": str(g["pass"].nunique()),
-            "Cells": str(ncells),
+            "Passes": fmt.count(g["pass"].nunique()),
+            "Cells": fmt.count(ncells),
             "Requests per cell": req,
         })
     df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Answer cap", "Thinking",
@@ -361,29 +345,27 @@ def setup_text(a) -> Markup:
     """Section 1's prose: what was measured, how often, with what."""
     t = a.tables
     seats, runs = t.seats, t.runs
-    models = sorted({_s(m) for m in seats["model"]})
-    harnesses = sorted({_s(h) for h in runs["harness"]})
-    probes = sorted({_s(p) for p in runs["probe"]} - {""})
+    models = sorted({fmt.text(m) for m in seats["model"]})
+    harnesses = sorted({fmt.text(h) for h in runs["harness"]})
+    probes = sorted({fmt.text(p) for p in runs["probe"]} - {""})
     passes = runs.groupby(["seat", "date"])["pass"].nunique()
     conc = sorted({int(c) for frame in (t.measurements, t.requests) if len(frame)
                    for c in pd.to_numeric(frame["concurrency"], errors="coerce").dropna()})
     base = a.baseline
     out = [_p("The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
-              _plural(len(runs), "run"), _plural(len(seats), "seat"),
-              _plural(len(models), "model"), _join(models), _date_range(runs["date"]),
-              _plural(len(harnesses), "harness", "harnesses"),
-              "was" if len(harnesses) == 1 else "were", _join(harnesses),
-              _plural(len(probes), "probe"), _join(probes) or "none stated")]
+              fmt.counted(len(runs), "run"), fmt.counted(len(seats), "seat"),
+              fmt.counted(len(models), "model"), fmt.join_words(models), _date_range(runs["date"]),
+              fmt.counted(len(harnesses), "harness", "harnesses"),
+              "was" if len(harnesses) == 1 else "were", fmt.join_words(harnesses),
+              fmt.counted(len(probes), "probe"), fmt.join_words(probes) or "none stated")]
     if len(passes):
         out.append(_p("Passes per seat and day range from {} to {}. Concurrency levels measured: {}. "
                       "{} of {} runs record per-request data.",
-                      int(passes.min()), int(passes.max()),
-                      ", ".join(str(c) for c in conc) or "none",
-                      int(t.requests["run_id"].nunique()) if len(t.requests) else 0, len(runs)))
+                      fmt.count(passes.min()), fmt.count(passes.max()),
+                      ", ".join(fmt.concurrency(c) for c in conc) or "none",
+                      fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
     if base:
-        role = _role(a, base)
-        out.append(_p("Every candidate is compared against {} {}.",
-                      "the incumbent" if role == "incumbent" else "the baseline", _code(base)))
+        out.append(_p("Every candidate is compared against the {} {}.", _baseline_word(a), _code(base)))
     else:
         out.append(_p("No seat is marked as the incumbent and no baseline was given, so no "
                       "comparison against an incumbent is made."))
@@ -407,16 +389,16 @@ def excluded_figures(a) -> list[dict]:
         ev = _evidence(fr)
         seats = flag_seats(fr.get("seats"))
         entries = ev.get("excluded") or []
-        if not entries and _finite(ev.get("value")):
+        if not entries and fmt.finite(ev.get("value")):
             entries = [{**_flag_cell(fr), "value": ev.get("value")}]
         for e in entries:
-            if not isinstance(e, dict) or not _finite(e.get("value")):
+            if not isinstance(e, dict) or not fmt.finite(e.get("value")):
                 continue
             out.append({"seat": e.get("seat") or (seats[0] if seats else None),
                         "workload": e.get("workload"), "concurrency": e.get("concurrency"),
                         "metric": e.get("metric"), "statistic": e.get("statistic"),
                         "value": float(e["value"]), "run_id": e.get("run_id"),
-                        "message": _s(fr.get("message"))})
+                        "message": fmt.text(fr.get("message"))})
     return out
 
 
@@ -437,8 +419,8 @@ def _result_cells(a) -> pd.DataFrame:
         if e.get("workload") is not None:
             m &= cells["workload"].astype(str) == str(e["workload"])
         for idx, r in cells[m].iterrows():
-            vals = _values(r.get("values")) if "values" in cells.columns else []
-            if any(_close(x, e["value"]) for x in vals) or (_finite(r.get("estimate")) and _close(r["estimate"], e["value"])):
+            vals = parse_values(r.get("values")) if "values" in cells.columns else []
+            if any(_close(x, e["value"]) for x in vals) or (fmt.finite(r.get("estimate")) and _close(r["estimate"], e["value"])):
                 drop.append(idx)
     return cells.drop(index=sorted(set(drop))) if drop else cells
 
@@ -449,7 +431,7 @@ def _method_labels(a) -> dict:
     cells = a.cells
     if cells is None or cells.empty or "harness" not in cells.columns:
         return {}
-    keys = list(zip(cells["workload"].map(_s), cells["harness"].map(_s), cells["probe"].map(_s)))
+    keys = list(zip(_workload_names(cells), cells["harness"].map(fmt.text), cells["probe"].map(fmt.text)))
     methods: dict[str, set] = {}
     for w, h, p in keys:
         methods.setdefault(w, set()).add((h, p))
@@ -457,25 +439,31 @@ def _method_labels(a) -> dict:
             for w, h, p in set(keys)}
 
 
+def _workload_names(df: pd.DataFrame) -> list[str]:
+    """Each row's workload with its measurement condition (`format.workload_label`: the
+    `condition` column where the frame has one, never a split of the workload string)."""
+    return [fmt.workload_label(w, c) for w, c in zip(df["workload"], _column(df, "condition"))]
+
+
 def _workloads(a, df: pd.DataFrame) -> list[str]:
     """The display workload of each row of a cells or comparisons frame (`_method_labels`)."""
     labels = _method_labels(a)
-    h = df["harness"].map(_s) if "harness" in df.columns else [""] * len(df)
-    p = df["probe"].map(_s) if "probe" in df.columns else [""] * len(df)
-    return [labels.get((w, hh, pp), w) for w, hh, pp in zip(df["workload"].map(_s), h, p)]
+    h = df["harness"].map(fmt.text) if "harness" in df.columns else [""] * len(df)
+    p = df["probe"].map(fmt.text) if "probe" in df.columns else [""] * len(df)
+    return [labels.get((w, hh, pp), w) for w, hh, pp in zip(_workload_names(df), h, p)]
 
 
 def _as_printed(reported, recomputed, estimate) -> str:
     """The estimate as the harness printed it, with our recomputation beside it where they differ."""
-    text = fmt_num(estimate)
-    if _finite(reported) and _finite(recomputed) and \
-            abs(reported - recomputed) > printed_rounding(reported) + 1e-12:
-        return f"{fmt_num(reported)} (recomputed {fmt_num(recomputed)})"
+    text = fmt.num(estimate)
+    if fmt.finite(reported) and fmt.finite(recomputed) and \
+            abs(reported - recomputed) > fmt.printed_rounding(reported) + 1e-12:
+        return f"{fmt.num(reported)} (recomputed {fmt.num(recomputed)})"
     return text
 
 
-def _within_ci(lo, hi, fmt=None) -> str:
-    ci = fmt_ci(lo, hi, fmt or fmt_num)
+def _within_ci(lo, hi, style=None) -> str:
+    ci = fmt.ci(lo, hi, style or fmt.num)
     return f"within one run {ci}" if ci else ""
 
 
@@ -512,20 +500,20 @@ def _cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
                      _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
                      _st=cells["statistic"].map(_stat_rank),
                      _w=_workloads(a, cells),
-                     _d=cells["date"].map(_s) if "date" in cells.columns else "")
+                     _d=cells["date"].map(fmt.text) if "date" in cells.columns else "")
     c = c.sort_values(["_o", "_m", "_w", "_c", "_d", "_st"], kind="stable")
-    vals = [_values(v) for v in _column(c, "values")]
-    n_passes = [int(p) if _finite(p) else len(v) for p, v in zip(_column(c, "n_passes"), vals)]
-    estimate = [_as_printed(r, q, e) if p == 1 else fmt_num(e) for r, q, e, p in
+    vals = [parse_values(v) for v in _column(c, "values")]
+    n_passes = [int(p) if fmt.finite(p) else len(v) for p, v in zip(_column(c, "n_passes"), vals)]
+    estimate = [_as_printed(r, q, e) if p == 1 else fmt.num(e) for r, q, e, p in
                 zip(_column(c, "reported"), _column(c, "recomputed"), _column(c, "estimate"), n_passes)]
-    per_pass = [", ".join(fmt_num(x) for x in v) if 1 < len(v) <= 4 else "" for v in vals]
+    per_pass = [", ".join(fmt.num(x) for x in v) if 1 < len(v) <= 4 else "" for v in vals]
     for i, (p, v, med) in enumerate(zip(n_passes, vals, _column(c, "median"))):
         if p == 2 and len(v) == 2:
             # two observations give no reliable mean: both values, as the fleet paper does
-            estimate[i], per_pass[i] = f"{fmt_num(v[0])}, {fmt_num(v[1])}", "both shown"
-        elif 3 <= p <= 4 and len(v) == p and _finite(med):
-            per_pass[i] += f"; median {fmt_num(med)}, range {fmt_num(min(v))}–{fmt_num(max(v))}"
-    ci = [fmt_ci(lo, hi) or _within_ci(wl, wh) or _no_ci(m)
+            estimate[i], per_pass[i] = f"{fmt.num(v[0])}, {fmt.num(v[1])}", "both shown"
+        elif 3 <= p <= 4 and len(v) == p and fmt.finite(med):
+            per_pass[i] += f"; median {fmt.num(med)}, range {fmt.num(min(v))}–{fmt.num(max(v))}"
+    ci = [fmt.ci(lo, hi) or _within_ci(wl, wh) or _no_ci(m)
           for lo, hi, wl, wh, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "within_low"),
                                        _column(c, "within_high"), _column(c, "ci_method"))]
     labels = {s: _seat_label(a, s) for s in c["_seat"].unique()}
@@ -534,12 +522,12 @@ def _cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
         "seat": c["_seat"].map(labels).tolist(),
         "Metric": c["metric"].map(metric_labels).tolist(),
         "Workload": c["_w"].tolist(),
-        "Conc.": [_conc(x) for x in _column(c, "concurrency")],
-        "Stat.": [_s(x) for x in _column(c, "statistic")],
+        "Conc.": [fmt.concurrency(x) for x in _column(c, "concurrency")],
+        "Stat.": [fmt.text(x) for x in _column(c, "statistic")],
         "Passes": [str(p) for p in n_passes],
-        "n": [_s(x, "–") for x in _column(c, "n_obs")],
+        "n": [fmt.count(x) for x in _column(c, "n_obs")],
         "Estimate": estimate,
-        "Unit": [_s(u) or _unit(m) for u, m in zip(_column(c, "unit"), _column(c, "metric"))],
+        "Unit": [fmt.text(u) or _unit(m) for u, m in zip(_column(c, "unit"), _column(c, "metric"))],
         "CI": ci,
         "Per pass, in order": per_pass,
         "_metric": c["metric"].astype(str).tolist(),
@@ -547,11 +535,11 @@ def _cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _cells_frame(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
+def _cells_frame(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
     """The long table: one row per seat, cell and statistic (the layout for small data)."""
-    d = _cell_display(a, cells).rename(columns={"CI": f"{ci_pct}% CI"})
+    d = _cell_display(a, cells).rename(columns={"CI": f"{ci_pct} CI"})
     return d[["seat", "Metric", "Workload", "Conc.", "Stat.", "Passes", "n", "Estimate", "Unit",
-              f"{ci_pct}% CI", "Per pass, in order"]]
+              f"{ci_pct} CI", "Per pass, in order"]]
 
 
 def _stat_heading(st) -> str:
@@ -615,7 +603,7 @@ def _drop_empty(df: pd.DataFrame, cols: Iterable[str]) -> pd.DataFrame:
     return df.drop(columns=gone) if gone else df
 
 
-def _cells_wide(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
+def _cells_wide(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
     """The wide table: one row per seat and cell (workload, concurrency, metric).
 
     The mean (or, where a cell has none, its first statistic, named in a Stat. column)
@@ -623,7 +611,7 @@ def _cells_wide(a, cells: pd.DataFrame, ci_pct: int) -> pd.DataFrame:
     other statistics (p50 ... p99, min, max) with their estimates. Columns no row fills
     are left out.
     """
-    ci = f"{ci_pct}% CI"
+    ci = f"{ci_pct} CI"
     head, other = _spread(_cell_display(a, cells), "Estimate")
     all_mean = bool((head["Stat."] == "mean").all())
     out = pd.DataFrame({
@@ -644,7 +632,7 @@ _SHORT_REASONS = (("two passes, both values reported", "2 passes"), ("single pas
 
 def _no_ci(method) -> str:
     """Why a cell or comparison has no CI, from its ci_method, shortened for a table cell."""
-    m = _s(method) or "none"
+    m = fmt.text(method) or "none"
     for long, short in _SHORT_REASONS:
         m = m.replace(long, short)
     return m
@@ -671,12 +659,12 @@ _TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3
                "pass in order.")
 
 
-def _wide_note(pct: int, columns: Sequence[str]) -> str:
+def _wide_note(pct: str, columns: Sequence[str]) -> str:
     """What a wide table of cells holds, for its note."""
     stats = [c for c in columns if c in {_stat_heading(s) for s in STAT_ORDER} and c != "Mean"]
-    bits = [f"One row per seat and cell. The mean is given with its {pct}% CI"
+    bits = [f"One row per seat and cell. The mean is given with its {pct} CI"
             + (" (a cell without a mean: its first statistic, named under Stat.)" if "Stat." in columns else "")
-            + (f"; {_join(stats)}: the estimates of those statistics" if stats else "") + ".",
+            + (f"; {fmt.join_words(stats)}: the estimates of those statistics" if stats else "") + ".",
             "tables/cells.csv beside this report has every statistic with its CI and per-pass values."]
     return " ".join(bits)
 
@@ -704,27 +692,27 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
             keep = _order_seats(a, cells["seat"])[:n_seats]
             total = cells["seat"].nunique()
         shown = cells[cells["seat"].astype(str).isin(keep)]
-        note_bits.append(f"This table shows {len(keep)} of {total} seats (the baseline and the "
+        note_bits.append(f"This table shows {fmt.count(len(keep))} of {fmt.count(total)} seats (the baseline and the "
                          "highest aggregate throughput); Table A1 in the appendix lists every seat "
                          "and cell.")
     ex = excluded_figures(a)
     if ex:
-        note_bits.append(f"{_plural(len(ex), 'figure')} flagged as a prefix-cache hit "
+        note_bits.append(f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
                          f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
     if wide:
         return _cells_wide_table(_cells_wide(a, shown, pct), "table", "results",
-                                 f"Measured results: estimates per seat and cell, the mean with its {pct}% "
+                                 f"Measured results: estimates per seat and cell, the mean with its {pct} "
                                  "confidence interval, number of passes and observations.", note_bits, pct)
     note_bits += [_CELLS_NOTE, _TWO_PASSES]
     df = _cells_frame(a, shown, pct)
-    return Table(df, f"Measured results: estimate per seat and cell with its {pct}% confidence "
+    return Table(df, f"Measured results: estimate per seat and cell with its {pct} confidence "
                      "interval, number of passes and observations.", kind="table", group="seat",
                  numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
                  key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.", "Per pass, in order"))
 
 
 def _cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
-                      pct: int) -> Table:
+                      pct: str) -> Table:
     """A wide table of cells (`_cells_wide`) with its note; a column with one value moves to the note."""
     passes = []
     if (df["Passes"] == "2").any():
@@ -752,7 +740,7 @@ def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
     pct = _ci_pct(a)
     return _cells_wide_table(
         _cells_wide(a, cells, pct), "appendix", "all-cells",
-        f"Every seat and cell: the mean with its {pct}% CI, number of passes and observations, and the "
+        f"Every seat and cell: the mean with its {pct} CI, number of passes and observations, and the "
         "percentiles (Table 1 shows the baseline and the top seats).", [], pct)
 
 
@@ -765,23 +753,25 @@ def results_text(a) -> Markup:
     np_ = pd.to_numeric(cells.get("n_passes"), errors="coerce")
     one = int((np_ == 1).sum())
     two = int((np_ == 2).sum())
-    with_ci = int((cells["ci_low"].map(_finite) & cells["ci_high"].map(_finite)).sum())
+    with_ci = int((cells["ci_low"].map(fmt.finite) & cells["ci_high"].map(fmt.finite)).sum())
     carry = "carries" if with_ci == 1 else "carry"
     if n <= MAX_BODY_ROWS:
         out = [_p("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
-                  "{} a confidence interval.", n, one, two, with_ci, carry)]
+                  "{} a confidence interval.", fmt.count(n), fmt.count(one), fmt.count(two), fmt.count(with_ci),
+                  carry)]
     else:
         where = ("Table 1 lists them" if not _cells_cut(cells, MAX_BODY_ROWS) else
                  "Table 1 lists them for the baseline and the top seats, Table A1 in the appendix for "
                  "every seat")
         out = [_p("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric); {}, "
                   "one row per cell with its statistics side by side. {} rest on a single pass, {} on two "
-                  "passes; {} {} a confidence interval.", n, _plural(int(_cell_rows_per_seat(cells).sum()), "cell"),
-                  where, one, two, with_ci, carry)]
+                  "passes; {} {} a confidence interval.", fmt.count(n),
+                  fmt.counted(_cell_rows_per_seat(cells).sum(), "cell"), where, fmt.count(one), fmt.count(two),
+                  fmt.count(with_ci), carry)]
     ex = excluded_figures(a)
     if ex:
         out.append(_p("{} excluded from the results: a prefix-cache hit is not a prefill "
-                      "measurement (Section 5).", _plural(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
+                      "measurement (Section 5).", fmt.counted(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
     return _concat(out)
 
 
@@ -795,10 +785,11 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
         return ""
     bits = []
     if over > 0:
-        bits.append(f"the figure shows {d.groupby(['seat', 'workload']).ngroups} series (the baseline and the "
-                    f"best at the highest concurrency); {over} more are in the tables")
+        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
+                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more are in the "
+                    "tables")
     if other_day > 0:
-        bits.append(f"{_plural(other_day, 'series', 'series')} measured at a single concurrency level on "
+        bits.append(f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
                     "days without a curve to compare with are not drawn")
     return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
 
@@ -835,7 +826,7 @@ def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBloc
     if n < min_rows:
         return None
     fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
-    more = f" The top {top_n} of {n} are shown; Table 1 has all." if n > top_n else ""
+    more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
     return _fig(fig, "Single-stream decode rate of every seat and workload, best first. A filled dot "
                      "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
                      "min-max range where the run reported one. Workloads are different probes: "
@@ -861,8 +852,9 @@ def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
     fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
     n = 0
     if cells is not None and "values" in cells.columns:
-        n = int(cells["values"].map(lambda v: len(_values(v)) >= 2).sum())
-    more = f" The {max_panels} cells with the largest spread of {n} are shown." if n > max_panels else ""
+        n = int(cells["values"].map(lambda v: len(parse_values(v)) >= 2).sum())
+    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown."
+            if n > max_panels else "")
     return _fig(fig, "Values of each pass in the order measured, for every cell measured more than "
                      "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
                      "panel has its own scale; max/min is the ratio of the extreme passes." + more,
@@ -917,34 +909,33 @@ def _cell_values(a, seat: str, row) -> list[float]:
         (cells["workload"].astype(str) == str(row["workload"]))
     for k in ("statistic", "harness", "probe"):
         if k in cells.columns and k in row:
-            m &= cells[k].map(_s) == _s(row.get(k))
+            m &= cells[k].map(fmt.text) == fmt.text(row.get(k))
     cc = pd.to_numeric(cells["concurrency"], errors="coerce")
-    if _finite(row.get("concurrency")):
+    if fmt.finite(row.get("concurrency")):
         m &= cc == float(row["concurrency"])
     else:
         m &= cc.isna()
     sel = cells[m]
-    return _values(sel["values"].iloc[0]) if len(sel) and "values" in sel.columns else []
+    return parse_values(sel["values"].iloc[0]) if len(sel) and "values" in sel.columns else []
 
 
 def _side(a, seat: str, estimate, row) -> str:
     """A seat's figure in a sentence: '763.9 tok/s in one pass', '896.9 and 982.5 tok/s in two passes'."""
     vals = _cell_values(a, seat, row)
     unit = _unit(row["metric"])
-    words = {2: "two", 3: "three", 4: "four"}
     if 1 < len(vals) <= 4:
-        return f"{_join([fmt_num(v) for v in vals])} {unit} in {words[len(vals)]} passes"
+        return f"{fmt.join_words([fmt.num(v) for v in vals])} {unit} in {fmt.spelled(len(vals))} passes"
     if len(vals) == 1:
-        return f"{fmt_num(estimate)} {unit} in one pass"
-    return f"{fmt_num(estimate)} {unit}"
+        return f"{fmt.num(estimate)} {unit} in one pass"
+    return f"{fmt.num(estimate)} {unit}"
 
 
 def _cell_words(row) -> str:
     c = row.get("concurrency")
-    at = f" at {int(float(c))} concurrent stream{'s' if _finite(c) and int(float(c)) != 1 else ''}" if _finite(c) else ""
-    stat = _s(row.get("statistic"))
+    at = f" at {fmt.counted(c, 'concurrent stream')}" if fmt.finite(c) else ""
+    stat = fmt.text(row.get("statistic"))
     st = f" {stat}" if stat and stat != "mean" else ""
-    return f"{F.metric_label(str(row['metric']), unit=False)}{st} ({_s(row['workload'])}){at}"
+    return f"{F.metric_label(str(row['metric']), unit=False)}{st} ({fmt.text(row['workload'])}){at}"
 
 
 def _unit(metric) -> str:
@@ -961,9 +952,9 @@ def verdict_rule(a) -> str:
     how = {"holm": f"after Holm's correction {family}",
            "bh": f"after the Benjamini-Hochberg correction {family}",
            "none": "at the stated level, without a correction for multiple comparisons"}[a.options.multiplicity]
-    return (f"'better' or 'worse' needs passes on both sides, the {_ci_pct(a)}% CI of the ratio wholly outside "
-            f"1 ± {th.noise:.0%}, and the change still significant {how}; 'within noise' means the CI lies "
-            f"inside 1 ± {th.noise:.0%}; anything else is 'insufficient data'")
+    return (f"'better' or 'worse' needs passes on both sides, the {_ci_pct(a)} CI of the ratio wholly outside "
+            f"1 ± {fmt.pct(th.noise)}, and the change still significant {how}; 'within noise' means the CI lies "
+            f"inside 1 ± {fmt.pct(th.noise)}; anything else is 'insufficient data'")
 
 
 def _primary_words(a) -> str:
@@ -971,26 +962,26 @@ def _primary_words(a) -> str:
     bits = [F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")]
     if p.workload:
         bits.append(f"({p.workload})")
-    bits.append(f"at {p.concurrency} streams" if p.concurrency else "at the highest concurrency both seats share")
+    bits.append(f"at {fmt.streams(p.concurrency)}" if p.concurrency else "at the highest concurrency both seats share")
     return " ".join(bits) + "; else the first metric both seats share"
 
 
 def _one_headline(a, row, lead: str, who: str) -> Markup:
     base, cand = str(row["baseline"]), str(row["candidate"])
-    ci = fmt_ci(row.get("ci_low"), row.get("ci_high"), fmt_ratio)
-    method = _s(row.get("ci_method"))
-    verdict = _s(row.get("verdict")).replace("_", " ")
-    reason = _s(row.get("verdict_reason"))
+    ci = fmt.ci(row.get("ci_low"), row.get("ci_high"), fmt.ratio3)
+    method = fmt.text(row.get("ci_method"))
+    verdict = fmt.text(row.get("verdict")).replace("_", " ")
+    reason = fmt.text(row.get("verdict_reason"))
     if ci:
-        ci_words = f"{_ci_pct(a)}% CI {ci}, {method}" if method else f"{_ci_pct(a)}% CI {ci}"
+        ci_words = f"{_ci_pct(a)} CI {ci}, {method}" if method else f"{_ci_pct(a)} CI {ci}"
     else:
         ci_words = "no CI for the seats: " + (method.replace("none: ", "") if method else "too few passes")
-        wi = _within_ci(row.get("within_low"), row.get("within_high"), fmt_ratio)
+        wi = _within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
         if wi:
             ci_words += f" ({wi}, which leaves out run-to-run variation)"
     return _p("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
               f"{lead}: " if lead else "", _cell_words(row), _code(cand), _side(a, cand, row.get("candidate_estimate"), row),
-              _side(a, base, row.get("baseline_estimate"), row), who, _code(base), fmt_ratio(row.get("ratio")),
+              _side(a, base, row.get("baseline_estimate"), row), who, _code(base), fmt.ratio3(row.get("ratio")),
               ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "")
 
 
@@ -1001,7 +992,7 @@ def headline_sentence(a, lead: str = "Headline") -> Markup:
         return _p("No seat is marked as the incumbent and no baseline was given, so this report "
                   "makes no comparison against an incumbent and supports no claim that any seat is "
                   "the best.")
-    who = "the incumbent" if _role(a, base) == "incumbent" else "the baseline"
+    who = f"the {_baseline_word(a)}"
     prim = _primary_rows(a)
     if prim is None or prim.empty:
         return _p("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
@@ -1017,16 +1008,16 @@ def headline_sentence(a, lead: str = "Headline") -> Markup:
     if not better and not worse:
         return _p("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
                   "or worse than {} {}; {} no verdict the data can carry.", lead, _primary_words(a),
-                  len(prim), who, _code(base), "all have" if rest == len(prim) else f"{rest} have")
+                  fmt.count(len(prim)), who, _code(base), "all have" if rest == len(prim) else f"{fmt.count(rest)} have")
     parts = []
     if better:
-        parts.append(f"{len(better)} better ({', '.join(better)})")
+        parts.append(f"{fmt.count(len(better))} better ({', '.join(better)})")
     if worse:
-        parts.append(f"{len(worse)} worse ({', '.join(worse)})")
+        parts.append(f"{fmt.count(len(worse))} worse ({', '.join(worse)})")
     if rest:
-        parts.append(f"{rest} without a verdict")
+        parts.append(f"{fmt.count(rest)} without a verdict")
     return _p("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
-              _primary_words(a), len(prim), who, _code(base), "; ".join(parts))
+              _primary_words(a), fmt.count(len(prim)), who, _code(base), "; ".join(parts))
 
 
 def _verdict_counts(a) -> dict:
@@ -1044,30 +1035,29 @@ def strongest_caveat(a):
     row = _headline_row(a)
     if row is not None:
         seats = {str(row["candidate"]), str(row["baseline"])}
-        top_sev = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3)).min()
-        same = f[f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), 3)) == top_sev]
+        rank = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), len(SEVERITY_RANK)))
+        same = f[rank == rank.min()]
         mine = same[same["seats"].map(lambda s: bool(seats & set(flag_seats(s))))]
         if len(mine):
             return mine.iloc[0]
     return f.iloc[0]
 
 
-#: how the abstract names the families of flags (by code prefix)
-FLAG_TOPICS = {"sample": "sample sizes", "drift": "stability across passes", "warmup": "warm-up",
-               "trap": "measurement traps", "compare": "comparisons", "exam": "exams",
-               "fit": "whether a seat fits one node", "license": "licences", "fault": "faults",
-               "defect": "open defects", "import": "provenance", "requests": "failed requests"}
+def _topic(code: str) -> str:
+    """How the abstract names a flag's family (`codes.Code.topic`)."""
+    c = codes.CODES.get(code)
+    return c.topic if c else "other findings"
 
 
 def abstract(a) -> Markup:
     """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
     t = a.tables
-    models = sorted({_s(m) for m in t.seats["model"]})
+    models = sorted({fmt.text(m) for m in t.seats["model"]})
     out = [_p("We analysed {} of {} ({}: {}) measured {}, with {} bootstrap resamples and seed {}. "
               "Every figure below is given with its number of passes and, where the passes allow "
-              "one, a {}% confidence interval.",
-              _plural(len(t.runs), "run"), _plural(len(t.seats), "seat"), _plural(len(models), "model"),
-              _join(models), _date_range(t.runs["date"]), f"{a.options.n_boot:,}", a.options.seed,
+              "one, a {} confidence interval.",
+              fmt.counted(len(t.runs), "run"), fmt.counted(len(t.seats), "seat"), fmt.counted(len(models), "model"),
+              fmt.join_words(models), _date_range(t.runs["date"]), fmt.count(a.options.n_boot), fmt.text(a.options.seed),
               _ci_pct(a))]
     out.append(headline_sentence(a))
     counts = _verdict_counts(a)
@@ -1075,23 +1065,24 @@ def abstract(a) -> Markup:
         total = sum(counts.values())
         out.append(_p("Of {} against the baseline, {} favour the candidate, {} the baseline, {} "
                       "within noise and {} too little data for a verdict (Section 3).",
-                      _plural(total, "comparison"), counts.get("better", 0), counts.get("worse", 0),
-                      _plural(counts.get("within_noise", 0), "is", "are"),
-                      _plural(counts.get("insufficient_data", 0), "has", "have")))
+                      fmt.counted(total, "comparison"), fmt.count(counts.get("better", 0)),
+                      fmt.count(counts.get("worse", 0)),
+                      fmt.counted(counts.get("within_noise", 0), "is", "are"),
+                      fmt.counted(counts.get("insufficient_data", 0), "has", "have")))
     f = _flags(a)
     if len(f):
         sev = f["severity"].astype(str).value_counts()
         cav = strongest_caveat(a)
         out.append(_p("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
-                      "({}, {}): {}", _plural(len(f), "flag"), int(sev.get("critical", 0)),
-                      int(sev.get("warn", 0)), _s(cav["code"]), _s(cav["severity"]), _s(cav["message"])))
+                      "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
+                      fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]), fmt.text(cav["message"])))
         rest = f.drop(index=cav.name) if cav.name in f.index else f
         rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
-        topics = rest["code"].astype(str).map(lambda c: FLAG_TOPICS.get(c.split(".")[0], "other findings"))
+        topics = rest["code"].astype(str).map(_topic)
         counts = topics.value_counts()
         if len(counts):
-            listed = _join([f"{t} ({n})" for t, n in counts.items()])
-            kinds = _join([w for w, n in (("critical flags", int(rest["severity"].eq("critical").sum())),
+            listed = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in counts.items()])
+            kinds = fmt.join_words([w for w, n in (("critical flags", int(rest["severity"].eq("critical").sum())),
                                           ("warnings", int(rest["severity"].eq("warn").sum()))) if n])
             out.append(_p("The other {} concern {}. Section 7 states what these numbers will not carry.",
                           kinds, listed))
@@ -1136,7 +1127,7 @@ def _comparison_candidates(a, c: pd.DataFrame, max_rows: int, rows: pd.Series | 
     if row is not None:
         same = c[(c["metric"] == row["metric"]) & (c["workload"].astype(str) == str(row["workload"]))]
         same = same[pd.to_numeric(same["concurrency"], errors="coerce").fillna(-1) ==
-                    (float(row["concurrency"]) if _finite(row.get("concurrency")) else -1)]
+                    (float(row["concurrency"]) if fmt.finite(row.get("concurrency")) else -1)]
         hib = higher_is_better(str(row["metric"])) if str(row["metric"]) in METRICS else True
         ranked = same.sort_values("ratio", ascending=not hib)["candidate"].astype(str).tolist()
         order = list(dict.fromkeys(ranked + order))
@@ -1180,7 +1171,7 @@ def comparison_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | None:
     wide = len(c) > max_rows
     if wide and _comparisons_cut(c, max_rows):
         keep = _comparison_candidates(a, c, max_rows, _comparison_rows_per_candidate(c))
-        note = (f"This table shows {len(keep)} of {c['candidate'].nunique()} candidates, the best on the "
+        note = (f"This table shows {fmt.count(len(keep))} of {fmt.count(c['candidate'].nunique())} candidates, the best on the "
                 "headline cell; the appendix lists every comparison.")
         c = c[c["candidate"].astype(str).isin(keep)]
     return _comparison_frame(a, c, note=note, wide=wide)
@@ -1198,7 +1189,7 @@ def all_comparisons_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | 
     t = _comparison_frame(a, c, wide=True)
     t.kind, t.key = "appendix", "all-comparisons"
     t.caption = ("Every comparison against the baseline, one row per candidate and cell: the mean's "
-                 f"ratio with its {_ci_pct(a)}% CI and verdict, and the verdicts of the percentiles.")
+                 f"ratio with its {_ci_pct(a)} CI and verdict, and the verdicts of the percentiles.")
     return t
 
 
@@ -1213,7 +1204,7 @@ def _cell_values_lookup(a) -> dict:
         return {}
     conc = pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1.0).astype(float)
     keys = zip(cells["seat"].astype(str), _workloads(a, cells), conc, cells["metric"].astype(str),
-               cells["statistic"].map(_s))
+               cells["statistic"].map(fmt.text))
     return dict(zip(keys, cells["values"]))
 
 
@@ -1230,31 +1221,31 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
                  _w=_workloads(a, c), _st=c["statistic"].map(_stat_rank))
     c = c.sort_values(["candidate", "_m", "_w", "_c", "_st"], kind="stable")
     lookup = _cell_values_lookup(a)
-    metric, stat = c["metric"].astype(str).tolist(), c["statistic"].map(_s).tolist()
+    metric, stat = c["metric"].astype(str).tolist(), c["statistic"].map(fmt.text).tolist()
 
     def side(seat_col: str, est_col: str) -> list[str]:
         out = []
         for seat, w, conc, m, st, est in zip(c[seat_col].astype(str), c["_w"], c["_c"], metric, stat,
                                              _column(c, est_col)):
-            vals = _values(lookup.get((seat, w, conc, m, st)))
+            vals = parse_values(lookup.get((seat, w, conc, m, st)))
             # two passes give no reliable mean: both values, as the fleet paper does
-            out.append(f"{fmt_num(vals[0])}, {fmt_num(vals[1])}" if len(vals) == 2 else fmt_num(est))
+            out.append(f"{fmt.num(vals[0])}, {fmt.num(vals[1])}" if len(vals) == 2 else fmt.num(est))
         return out
 
-    ratio = [fmt_ratio(x) for x in _column(c, "ratio")]
-    verdict = [_s(v) for v in _column(c, "verdict")]
+    ratio = [fmt.ratio3(x) for x in _column(c, "ratio")]
+    verdict = [fmt.text(v) for v in _column(c, "verdict")]
     metric_labels = {m: F.metric_label(m, unit=False) for m in set(metric)}
     return pd.DataFrame({
         "candidate": [f"{x} vs {y}" for x, y in zip(c["candidate"], c["baseline"])],
         "Metric": [metric_labels[m] for m in metric],
         "Workload": c["_w"].tolist(),
-        "Conc.": [_conc(x) for x in _column(c, "concurrency")],
+        "Conc.": [fmt.concurrency(x) for x in _column(c, "concurrency")],
         "Stat.": stat,
         "Baseline": side("baseline", "baseline_estimate"),
         "Candidate": side("candidate", "candidate_estimate"),
         "Unit": [_unit(m) for m in metric],
         "Ratio": ratio,
-        "CI": [fmt_ci(lo, hi, fmt_ratio) or _within_ci(wl, wh, fmt_ratio) or _no_ci(m)
+        "CI": [fmt.ci(lo, hi, fmt.ratio3) or _within_ci(wl, wh, fmt.ratio3) or _no_ci(m)
                for lo, hi, wl, wh, m in zip(_column(c, "ci_low"), _column(c, "ci_high"), _column(c, "within_low"),
                                             _column(c, "within_high"), _column(c, "ci_method"))],
         "Verdict": [v.replace("_", " ") for v in verdict],
@@ -1268,13 +1259,13 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
 
 def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool = False) -> Table:
     pct = _ci_pct(a)
-    ci = f"{pct}% CI"
-    who = "the incumbent" if _role(a, a.baseline) == "incumbent" else "the baseline"
+    ci = f"{pct} CI"
+    who = f"the {_baseline_word(a)}"
     d = _comparison_display(a, c).rename(columns={"CI": ci})
     if not wide:
         df = d[["candidate", "Metric", "Workload", "Conc.", "Stat.", "Baseline", "Candidate", "Unit",
                 "Ratio", ci, "Verdict"]]
-        return Table(df, f"Comparison against {who}: candidate/baseline ratio with its {pct}% CI and the "
+        return Table(df, f"Comparison against {who}: candidate/baseline ratio with its {pct} CI and the "
                          "verdict, per cell.",
                      group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio"), small=True,
                      key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", "Unit"),
@@ -1296,11 +1287,11 @@ def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool
     bits.append("Baseline, Candidate, Ratio, CI and Verdict are those of the mean"
                 + (" (of the statistic under Stat. where a cell has no mean)" if not all_mean else "") + ".")
     if stats:
-        bits.append(f"{_join(stats)}: the candidate/baseline ratio of that statistic and its verdict "
+        bits.append(f"{fmt.join_words(stats)}: the candidate/baseline ratio of that statistic and its verdict "
                     "(+ better, − worse, ≈ within noise, ? too little data for one).")
     bits += [_abbreviations(df["Metric"]), ("Every comparison, with its CI, test and counts, is in "
                                             "tables/comparisons.csv beside this report.")]
-    return Table(df, f"Comparison against {who}: candidate/baseline ratio of the mean with its {pct}% CI "
+    return Table(df, f"Comparison against {who}: candidate/baseline ratio of the mean with its {pct} CI "
                      "and the verdict, and the verdicts of the percentiles, per cell.",
                  group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio", *stats), small=True,
                  dense=True, key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", *stats),
@@ -1314,23 +1305,23 @@ def ratio_figure(a, *, max_rows: int = 24) -> FigureBlock | None:
     row per candidate, the best `max_rows` first.
     """
     c = _baseline_comparisons(a)
-    if c is None or c.empty or not (c["ci_low"].map(_finite) & c["ci_high"].map(_finite)).any():
+    if c is None or c.empty or not (c["ci_low"].map(fmt.finite) & c["ci_high"].map(fmt.finite)).any():
         return None
     more = ""
     if len(c) > max_rows:
         row = _headline_row(a)
         if row is not None:
             conc = pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1)
-            want = float(row["concurrency"]) if _finite(row.get("concurrency")) else -1
+            want = float(row["concurrency"]) if fmt.finite(row.get("concurrency")) else -1
             c = c[(c["metric"] == row["metric"]) & (c["workload"].astype(str) == str(row["workload"])) &
                   (conc == want)]
             hib = higher_is_better(str(row["metric"])) if str(row["metric"]) in METRICS else True
             total = len(c)
             c = c.sort_values("ratio", ascending=not hib).head(max_rows)
-            more = (f" Shown: {_cell_words(row)}, the best {len(c)} of {total} candidates; the "
+            more = (f" Shown: {_cell_words(row)}, the best {fmt.count(len(c))} of {fmt.count(total)} candidates; the "
                     "appendix lists every comparison.")
         else:
-            more = f" The first {max_rows} of {len(c)} comparisons are shown; the appendix lists all."
+            more = f" The first {fmt.count(max_rows)} of {fmt.count(len(c))} comparisons are shown; the appendix lists all."
     fig = F.ratio_forest(c, max_rows=max_rows)
     return _fig(fig, "Candidate/baseline ratios with their confidence intervals (filled) or without "
                      "one (hollow); the dashed line is parity. Colour gives the verdict." + more, "ratios")
@@ -1345,19 +1336,19 @@ def exam_scores_table(a) -> Table | None:
         return None
     rows = []
     for _, r in e.sort_values(["seat", "benchmark", "dimension"], na_position="first").iterrows():
-        when = _s(r.get("measured_on"))
+        when = fmt.text(r.get("measured_on"))
         if not when and r.get("from_earlier_run") is True:
             when = "earlier run, date unknown"
         elif not when:
-            when = _s(r.get("date"))
-        rows.append({"seat": _seat_label(a, str(r["seat"])), "Benchmark": _s(r["benchmark"]),
-                     "Dimension": _s(r.get("dimension"), "–"),
-                     "Correct": f"{_s(r.get('correct'))}/{_s(r.get('total'))}",
-                     "Published score": fmt_num(r.get("score")) if _finite(r.get("score")) else "–",
+            when = fmt.text(r.get("date"))
+        rows.append({"seat": _seat_label(a, str(r["seat"])), "Benchmark": fmt.text(r["benchmark"]),
+                     "Dimension": fmt.text(r.get("dimension"), "–"),
+                     "Correct": fmt.fraction(r.get("correct"), r.get("total")),
+                     "Published score": fmt.num(r.get("score")),
                      "Measured": when,
                      "Note": ("from items" if r.get("from_items") is True else
-                              ("count from score: " + _s(r.get("count_rounding"))) if not _missing(r.get("count_rounding"))
-                              else "counts only") + ("; " + _s(r.get("placement_note")) if not _missing(r.get("placement_note")) else "")})
+                              ("count from score: " + fmt.text(r.get("count_rounding"))) if not fmt.missing(r.get("count_rounding"))
+                              else "counts only") + ("; " + fmt.text(r.get("placement_note")) if not fmt.missing(r.get("placement_note")) else "")})
     df = pd.DataFrame(rows)
     return Table(df, "Exam scores as recorded: correct answers of the items asked, the published "
                      "score where given, and when the exam ran.", group="seat", small=True,
@@ -1374,28 +1365,28 @@ def exam_deltas_table(a) -> Table | None:
     for _, r in d.iterrows():
         n = r.get("n_items")
         disc = ""
-        if _finite(r.get("baseline_only")) and _finite(r.get("candidate_only")):
-            disc = f"{int(r['baseline_only'])} / {int(r['candidate_only'])}"
+        if fmt.finite(r.get("baseline_only")) and fmt.finite(r.get("candidate_only")):
+            disc = f"{fmt.count(r['baseline_only'])} / {fmt.count(r['candidate_only'])}"
         rows.append({
             "pair": f"{r['candidate']} vs {r['baseline']}",
-            "Benchmark": _s(r["benchmark"]) + (f" / {r['dimension']}" if not _missing(r.get("dimension")) else ""),
-            "Baseline": f"{_s(r.get('baseline_correct'))}/{_s(n)}",
-            "Candidate": f"{_s(r.get('candidate_correct'))}/{_s(n)}",
-            "Difference": fmt_pp(r.get("diff")),
-            f"{pct}% CI": fmt_ci(r.get("diff_ci_low"), r.get("diff_ci_high"), fmt_pp).replace(" pp", "") or "–",
-            "Test": _s(r.get("test")),
+            "Benchmark": fmt.text(r["benchmark"]) + (f" / {r['dimension']}" if not fmt.missing(r.get("dimension")) else ""),
+            "Baseline": fmt.fraction(r.get("baseline_correct"), n),
+            "Candidate": fmt.fraction(r.get("candidate_correct"), n),
+            "Difference": fmt.points(r.get("diff")),
+            f"{pct} CI": fmt.points_ci(r.get("diff_ci_low"), r.get("diff_ci_high")) or "–",
+            "Test": fmt.text(r.get("test")),
             "Discordant": disc or "–",
-            "p": fmt_p(r.get("p_value")),
-            "p (Holm)": fmt_p(r.get("p_holm")),
-            "MDE": fmt_pp(r.get("mde")).replace("+", "") if _finite(r.get("mde")) else "–",
+            "p": fmt.pval(r.get("p_value"), "–"),
+            "p (Holm)": fmt.pval(r.get("p_holm"), "–"),
+            "MDE": fmt.points_size(r.get("mde")),
         })
     df = pd.DataFrame(rows)
-    return Table(df, f"Exam deltas (candidate − baseline) in percentage points with their {pct}% CI, "
+    return Table(df, f"Exam deltas (candidate − baseline) in percentage points with their {pct} CI, "
                      "the exact test used, its p-value (raw and Holm-adjusted) and the smallest "
                      "difference this many items could detect (MDE, 80% power).", group="pair",
                  small=True, numeric=("Difference", "p", "p (Holm)", "MDE"), key="exam-deltas",
                  group_label="Comparison",
-                 nowrap=("Baseline", "Candidate", "Difference", f"{pct}% CI", "MDE"),
+                 nowrap=("Baseline", "Candidate", "Difference", f"{pct} CI", "MDE"),
                  note="Discordant: items only the baseline / only the candidate answered correctly "
                       "(paired tests only).")
 
@@ -1408,16 +1399,16 @@ def exams_text(a) -> Markup:
         return _p("No exam results were recorded.")
     out = []
     if e is not None and len(e):
-        out.append(_p("{} recorded for {}.", _plural(len(e), "exam score"),
-                      _plural(e["seat"].nunique(), "seat")))
+        out.append(_p("{} recorded for {}.", fmt.counted(len(e), "exam score"),
+                      fmt.counted(e["seat"].nunique(), "seat")))
     if d is not None and len(d):
-        sig_alpha = getattr(a.options.thresholds, "alpha", 0.05)
+        sig_alpha = a.options.thresholds.alpha
         p = pd.to_numeric(d["p_value"], errors="coerce")
         n_sig = int((p < sig_alpha).sum())
         out.append(_p("{} tested with an exact test; {} significant at alpha = {}. A delta that is "
                       "not significant is not evidence of equality: the MDE column gives the smallest "
-                      "difference these items could have detected.", _plural(len(d), "delta"),
-                      _plural(n_sig, "is", "are"), sig_alpha))
+                      "difference these items could have detected.", fmt.counted(len(d), "delta"),
+                      fmt.counted(n_sig, "is", "are"), fmt.num(sig_alpha)))
     return _concat(out)
 
 
@@ -1429,14 +1420,10 @@ def exam_figure(a) -> FigureBlock | None:
 
 # --- traps, faults, limitations ------------------------------------------------------------------
 
-TRAP_TITLES = {
-    "trap.prefix_cache": "A prefix-cache hit reported as prefill",
-    "trap.reasoning_field": "Tokens delivered in the reasoning field",
-    "trap.capped_answers": "Answers stopped at the token cap",
-    "drift.warmup": "Warm-up drift across passes",
-    "drift.unstable": "Passes that disagree",
-    "warmup.unknown": "Warm-up exclusion not recorded",
-}
+def trap_order() -> list[str]:
+    """The codes section 5 tells, in its order: the measurement traps first, then the stability
+    findings, each in the order of `codes.CODES` (`codes.trap_codes`)."""
+    return sorted(codes.trap_codes(), key=lambda c: codes.CODES[c].group != "traps")
 
 
 _EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source"}
@@ -1447,15 +1434,13 @@ def _evidence_value(v) -> str | None:
         return None
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return fmt_num(int(v))
-    if isinstance(v, (float, np.floating)):
-        return fmt_num(v) if abs(v) >= 1 or v == 0 else f"{v:.3g}"
+    if isinstance(v, (int, np.integer, float, np.floating)):
+        return fmt.num(v)
     if isinstance(v, (list, tuple)):
         if not v or any(isinstance(x, (dict, list, tuple)) for x in v):
             return None
         shown = [_evidence_value(x) or "" for x in v[:8]]
-        return ", ".join(shown) + (f" and {len(v) - 8} more" if len(v) > 8 else "")
+        return ", ".join(shown) + (f" and {fmt.count(len(v) - 8)} more" if len(v) > 8 else "")
     if isinstance(v, dict):
         if any(isinstance(x, (dict, list, tuple)) for x in v.values()):
             return None
@@ -1482,11 +1467,11 @@ def traps(a, *, max_each: int = 4) -> Markup:
     examples and the list of the other seats.
     """
     f = sorted_flags(a)
-    sel = f[f["code"].astype(str).isin(list(TRAP_TITLES))] if len(f) else f
+    order = {c: i for i, c in enumerate(trap_order())}
+    sel = f[f["code"].astype(str).isin(list(order))] if len(f) else f
     if sel.empty:
         return _p("No measurement trap was found: no prefix-cache hit, no reasoning-field "
                   "mismatch, no capped answers, no drift between passes.")
-    order = {c: i for i, c in enumerate(TRAP_TITLES)}
     sel = sel.assign(_o=sel["code"].map(order)).sort_values("_o", kind="stable")
     items = []
     for code, g in sel.groupby("code", sort=False):
@@ -1494,23 +1479,23 @@ def traps(a, *, max_each: int = 4) -> Markup:
             seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
             body = _p("{} {} not say whether warm-up requests were excluded, so their first "
                       "requests may carry start-up effects: {}.",
-                      _plural(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
+                      fmt.counted(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
                       Markup(", ").join(_code(x) for x in seats))
-            items.append((TRAP_TITLES[code], body, ""))
+            items.append((codes.CODES[code].trap_title, body, ""))
             continue
         if len(g) > max_each:
             shown = g.head(2)
             rest = sorted({x for v in g.iloc[2:]["seats"] for x in flag_seats(v)})
-            body = _concat([_p("{}", _s(r.get("message"))) for _, r in shown.iterrows()])
+            body = _concat([_p("{}", fmt.text(r.get("message"))) for _, r in shown.iterrows()])
             body += _p("The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its "
-                       "figures.", _plural(len(g) - 2, "case"), Markup(", ").join(_code(x) for x in rest))
-            items.append((f"{TRAP_TITLES.get(code, code)} ({len(g)} cases)", body, ""))
+                       "figures.", fmt.counted(len(g) - 2, "case"), Markup(", ").join(_code(x) for x in rest))
+            items.append((f"{codes.CODES[code].trap_title} ({fmt.counted(len(g), 'case')})", body, ""))
             continue
         for _, r in g.iterrows():
-            items.append((TRAP_TITLES.get(code, code), _p("{}", _s(r.get("message"))),
+            items.append((codes.CODES[code].trap_title, _p("{}", fmt.text(r.get("message"))),
                           evidence_text(_evidence(r))))
     out = [_p("{} found. Each is stated with its figures; a figure excluded here is not in "
-              "Table 1 or any figure.", _plural(len(items), "trap or instability", "traps or instabilities"))]
+              "Table 1 or any figure.", fmt.counted(len(items), "trap or instability", "traps or instabilities"))]
     for i, (title, body, ev) in enumerate(items, 1):
         out.append(Markup('<div class="finding"><h3>5.{} {}</h3>{}').format(i, title, body))
         if ev:
@@ -1526,7 +1511,7 @@ def faults(a) -> tuple[Markup, Table | None]:
     f = _flags(a)
     ff = f[f["code"].astype(str).str.match(r"^(fault|defect)\.")] if len(f) else f
     failed = f[f["code"].astype(str) == "requests.failed"] if len(f) else f
-    failed_text = [Markup('<p class="flag-note">{}</p>').format(_s(r.get("message"))) for _, r in failed.iterrows()]
+    failed_text = [Markup('<p class="flag-note">{}</p>').format(fmt.text(r.get("message"))) for _, r in failed.iterrows()]
     if ev is None or ev.empty:
         if len(failed):
             return _concat([_p("No fault, crash or defect was recorded as an event, but requests failed:"),
@@ -1536,45 +1521,32 @@ def faults(a) -> tuple[Markup, Table | None]:
     n_open = int(ev["reproduced"].isna().sum()) if "reproduced" in ev.columns else len(ev)
     text = [_p("{} recorded: {} not seen again in later runs, {} with no record of whether "
                "it recurred. None of them is resolved by the data; each is an open defect until a "
-               "run shows otherwise.", _plural(len(ev), "fault or defect", "faults or defects"),
-               n_unrep, n_open)]
+               "run shows otherwise.", fmt.counted(len(ev), "fault or defect", "faults or defects"),
+               fmt.count(n_unrep), fmt.count(n_open))]
     for _, r in ff.iterrows():
-        text.append(Markup('<p class="flag-note">{}</p>').format(_s(r.get("message"))))
+        text.append(Markup('<p class="flag-note">{}</p>').format(fmt.text(r.get("message"))))
     text += failed_text
     rows = []
     for _, r in ev.sort_values(["seat", "date", "pass"]).iterrows():
         rep = r.get("reproduced")
-        rows.append({"seat": _seat_label(a, str(r["seat"])), "Date": _s(r["date"]), "Pass": _s(r["pass"]),
-                     "Kind": _s(r["kind"]), "Conc.": _conc(r.get("concurrency")),
-                     "Reproduced": "unknown" if _missing(rep) else ("yes" if rep else "no"),
-                     "What happened": _s(r.get("message"))})
+        rows.append({"seat": _seat_label(a, str(r["seat"])), "Date": fmt.text(r["date"]), "Pass": fmt.count(r["pass"]),
+                     "Kind": fmt.text(r["kind"]), "Conc.": fmt.concurrency(r.get("concurrency")),
+                     "Reproduced": "unknown" if fmt.missing(rep) else ("yes" if rep else "no"),
+                     "What happened": fmt.text(r.get("message"))})
     tbl = Table(pd.DataFrame(rows), "Faults, crashes and defects recorded in the runs.", group="seat",
                 small=True, key="faults", numeric=("Pass", "Conc."), widths={"What happened": "58%"})
     return _concat(text), tbl
 
 
-def _fallback_limitations(a) -> list[tuple[str, str]]:
-    f = sorted_flags(a)
-    return [("", " ".join(str(m) for m in g["message"])) for _, g in f.groupby("code", sort=False)]
-
-
 def limitations_paragraphs(a) -> list[tuple[str, str]]:
-    """(title, text) per group of flags, from analysis.flags.text (the flags engineer's prose)."""
-    try:
-        from analysis.flags.text import limitations_paragraphs as paras
-    except ImportError:
-        return _fallback_limitations(a)
-    return [(p.title, p.text) for p in paras(a.flags)]
+    """(title, text) per group of flags, as `analysis.flags.limitations_paragraphs` writes them."""
+    return [(p.title, p.text) for p in flag_paragraphs(a.flags)]
 
 
 def limitations_html(a) -> Markup:
     """Section 7 from the flags alone: one paragraph per group, its title in bold; all escaped."""
     f = _flags(a)
     if f.empty:
-        try:
-            from analysis.flags.text import NO_FLAGS
-        except ImportError:
-            NO_FLAGS = "No flag was raised."
         return _p("{}", NO_FLAGS)
     out = []
     for title, text in limitations_paragraphs(a):
@@ -1591,8 +1563,8 @@ def limitations(a) -> Markup:
     sev = f["severity"].astype(str).value_counts() if len(f) else {}
     lead = _p("This section is written from the {} the analysis raised ({} critical, {} warnings, {} "
               "for information), and from nothing else; flags.json holds each with its evidence.",
-              _plural(len(f), "flag"), int(sev.get("critical", 0)), int(sev.get("warn", 0)),
-              int(sev.get("info", 0)))
+              fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)), fmt.count(sev.get("warn", 0)),
+              fmt.count(sev.get("info", 0)))
     return lead + Markup('<div class="limitations">') + limitations_html(a) + Markup("</div>")
 
 
@@ -1640,7 +1612,7 @@ def appendix_text(a) -> Markup | None:
               "statistics side by side. The long tables, one row per statistic with its confidence "
               "interval, per-pass values and, for comparisons, the test and counts, are "
               "tables/cells.csv and tables/comparisons.csv beside this report.",
-              labels, "lists" if len(tables) == 1 else "list", _join(tables))
+              labels, "lists" if len(tables) == 1 else "list", fmt.join_words(tables))
 
 
 def provenance_text(a, params: dict | None = None) -> Markup:
@@ -1648,11 +1620,11 @@ def provenance_text(a, params: dict | None = None) -> Markup:
     t, loaded = a.tables, a.loaded
     paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
     root = _common_root(paths)
-    out = [_p("Every number in this report comes from the {} listed in Table A{}, identified by "
+    out = [_p("Every number in this report comes from the {} listed in Table {}, identified by "
               "SHA-256. {} refused and {} skipped (no results in {}).",
-              _plural(t.runs["source_file"].nunique(), "file"), 1 + len(_appendix_tables(a)),
-              _plural(len(loaded.refused), "file was", "files were"),
-              _plural(len(loaded.skipped), "file was", "files were"),
+              fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
+              fmt.counted(len(loaded.refused), "file was", "files were"),
+              fmt.counted(len(loaded.skipped), "file was", "files were"),
               "it" if len(loaded.skipped) == 1 else "them")]
     if root:
         out.append(_p("Paths are relative to {}.", _code(root)))
@@ -1670,10 +1642,10 @@ def files_table(a) -> Table:
     rows = []
     for _, r in t.runs.sort_values(["source_file", "run_id"]).iterrows():
         rows.append({"File": _rel(str(r["source_file"]), root),
-                     "Run": _s(r["run_id"]),
-                     "Format": _s(r.get("source_format")),
-                     "Harness and version": _s(r.get("harness")) + (" " + _s(r.get("harness_version")) if not _missing(r.get("harness_version")) else " (version not stated)"),
-                     "SHA-256": _s(r.get("source_sha256"))})
+                     "Run": fmt.text(r["run_id"]),
+                     "Format": fmt.text(r.get("source_format")),
+                     "Harness and version": fmt.text(r.get("harness")) + (" " + fmt.text(r.get("harness_version")) if not fmt.missing(r.get("harness_version")) else " (version not stated)"),
+                     "SHA-256": fmt.text(r.get("source_sha256"))})
     df = pd.DataFrame(rows, columns=["File", "Run", "Format", "Harness and version", "SHA-256"])
     # a native file is named after its run: say it once
     same = [os.path.splitext(os.path.basename(f))[0] == r for f, r in zip(df["File"], df["Run"])]
@@ -1732,13 +1704,11 @@ def parameters_table(a, params: dict) -> Table:
 
 def thresholds_table(a) -> Table:
     """Every threshold: value used, default and why."""
-    from analysis.thresholds import Thresholds
-
     used = a.options.thresholds.as_dict()
     rows = []
     for name, default, why in Thresholds.describe():
         v = used.get(name, default)
-        rows.append({"Threshold": name, "Used": _s(v), "Default": _s(default),
+        rows.append({"Threshold": name, "Used": fmt.text(v), "Default": fmt.text(default),
                      "Why this default": why})
     return Table(pd.DataFrame(rows), "Thresholds used by the statistics and the flags, with their "
                                      "defaults and the reason for each.", kind="appendix", small=True,
