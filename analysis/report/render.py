@@ -24,7 +24,7 @@ from typing import Iterable
 from markupsafe import Markup
 
 from analysis import format as fmt
-from analysis.report.sections import Table
+from analysis.report.sections.blocks import Table
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "table_html", "figure_html", "notebook_to_html",
            "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
