@@ -6,12 +6,11 @@ import platform
 from importlib import metadata
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.thresholds import Thresholds
 
-from .blocks import Table, ident, para, prose
+from .blocks import Prose, Table, ident, para, prose
 from .cellview import cells_cut, result_cells
 from .comparisons import comparisons_cut
 from .headline import baseline_comparisons
@@ -47,7 +46,7 @@ def _appendix_tables(a) -> list[str]:
     return out
 
 
-def appendix_text(a) -> Markup | None:
+def appendix_text(a) -> Prose | None:
     """Lead of the appendix at fleet scale: the full tables, and where the long ones are.
 
     None when the body's tables hold everything (no Table A1 of cells).
@@ -56,29 +55,29 @@ def appendix_text(a) -> Markup | None:
     if not tables:
         return None
     labels = "Table A1" if len(tables) == 1 else "Tables A1 and A2"
-    return para("{} {} {}, one row per cell (a seat's workload, concurrency and metric) with the "
-              "statistics side by side. The long tables, one row per statistic with its confidence "
-              "interval, per-pass values and, for comparisons, the test and counts, are "
-              "tables/cells.csv and tables/comparisons.csv beside this report.",
-              labels, "lists" if len(tables) == 1 else "list", fmt.join_words(tables))
+    return prose(para("{} {} {}, one row per cell (a seat's workload, concurrency and metric) with the "
+                      "statistics side by side. The long tables, one row per statistic with its confidence "
+                      "interval, per-pass values and, for comparisons, the test and counts, are "
+                      "tables/cells.csv and tables/comparisons.csv beside this report.",
+                      labels, "lists" if len(tables) == 1 else "list", fmt.join_words(tables)))
 
 
-def provenance_text(a, params: dict | None = None) -> Markup:
+def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
     paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
     root = _common_root(paths)
     out = [para("Every number in this report comes from the {} listed in Table {}, identified by "
-              "SHA-256. {} refused and {} skipped (no results in {}).",
-              fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
-              fmt.counted(len(loaded.refused), "file was", "files were"),
-              fmt.counted(len(loaded.skipped), "file was", "files were"),
-              "it" if len(loaded.skipped) == 1 else "them")]
+                "SHA-256. {} refused and {} skipped (no results in {}).",
+                fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
+                fmt.counted(len(loaded.refused), "file was", "files were"),
+                fmt.counted(len(loaded.skipped), "file was", "files were"),
+                "it" if len(loaded.skipped) == 1 else "them")]
     if root:
         out.append(para("Paths are relative to {}.", ident(root)))
     if loaded.refused:
         out.append(para("The report was built with --skip-bad: the refused files below were left out, "
-                      "and nothing from them is in any table or figure."))
+                        "and nothing from them is in any table or figure."))
     return prose(out)
 
 
@@ -159,7 +158,7 @@ def thresholds_table(a) -> Table:
         rows.append({"Threshold": name, "Used": fmt.text(v), "Default": fmt.text(default),
                      "Why this default": why})
     return Table(pd.DataFrame(rows), "Thresholds used by the statistics and the flags, with their "
-                                     "defaults and the reason for each.", kind="appendix", small=True,
+                 "defaults and the reason for each.", kind="appendix", small=True,
                  mono=("Threshold",), numeric=("Used", "Default"), key="thresholds",
                  widths={"Why this default": "62%"})
 

@@ -217,15 +217,15 @@ def cells_cut(cells: pd.DataFrame, max_rows: int) -> bool:
 
 
 CELLS_NOTE = ("Conc.: concurrent streams; n: observations behind the figure where the run states "
-               "them. With several passes the estimate is the geometric mean of the pass values and the "
-               "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
-               "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
-               "figure is shown as printed, with our recomputation from its requests beside it where they "
-               "differ.")
+              "them. With several passes the estimate is the geometric mean of the pass values and the "
+              "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
+              "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
+              "figure is shown as printed, with our recomputation from its requests beside it where they "
+              "differ.")
 
 
 TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3 or 4 passes list every "
-               "pass in order.")
+              "pass in order.")
 
 
 def wide_note(pct: str, columns: Sequence[str]) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.columns import METRICS, higher_is_better
@@ -10,7 +9,7 @@ from analysis.report import figures as F
 from analysis.stats._common import parse_values
 from analysis.stats.multiplicity import describe as describe_multiplicity
 
-from .blocks import FigureBlock, Table, figure_block, ident, para, prose
+from .blocks import FigureBlock, Prose, Table, figure_block, ident, para, prose
 from .cellview import no_ci, spread_statistics, stat_rank, within_ci, workloads
 from .headline import (METRIC_PRIORITY, baseline_comparisons, cell_words, headline_row, headline_sentence,
                        primary_words, verdict_rule)
@@ -18,13 +17,13 @@ from .labels import baseline_word, ci_level, column
 from .tables import MAX_COMPARISON_ROWS, abbreviations, constant_columns, drop_empty, wide_metric
 
 
-def comparison_text(a) -> Markup:
+def comparison_text(a) -> Prose:
     """Section 3's prose: against whom, how ratios and verdicts are read."""
     base = a.baseline
     if not base:
-        return para("No seat is marked as the incumbent and no baseline was given: no comparison is "
-                  "made. A claim that any seat is the best would need the incumbent measured the "
-                  "same day with the same harness.")
+        return prose(para("No seat is marked as the incumbent and no baseline was given: no comparison is "
+                          "made. A claim that any seat is the best would need the incumbent measured the "
+                          "same day with the same harness."))
     c = baseline_comparisons(a)
     pct = ci_level(a)
     noise = getattr(a.options.thresholds, "noise", 0.02)
@@ -32,10 +31,10 @@ def comparison_text(a) -> Markup:
     if c is None or c.empty:
         return prose(out)
     out.append(para("The next table compares every candidate cell that matches a cell of {} (same harness, probe, "
-                  "workload, concurrency, metric and statistic). The ratio is candidate over baseline, of the "
-                  "geometric means of the pass values; the verdict is direction aware (lower is better for "
-                  "latencies): {}. Each candidate's headline is its primary cell ({}), declared before the "
-                  "analysis, never the best of many.", ident(base), verdict_rule(a), primary_words(a)))
+                    "workload, concurrency, metric and statistic). The ratio is candidate over baseline, of the "
+                    "geometric means of the pass values; the verdict is direction aware (lower is better for "
+                    "latencies): {}. Each candidate's headline is its primary cell ({}), declared before the "
+                    "analysis, never the best of many.", ident(base), verdict_rule(a), primary_words(a)))
     m = int(a.comparisons["p_value"].notna().sum()) if "p_value" in a.comparisons.columns else 0
     if m:
         out.append(para("{}", describe_multiplicity(a.options.multiplicity, m, a.options.thresholds.alpha)))
@@ -191,7 +190,7 @@ def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool
         df = d[["candidate", "Metric", "Workload", "Conc.", "Stat.", "Baseline", "Candidate", "Unit",
                 "Ratio", ci, "Verdict"]]
         return Table(df, f"Comparison against {who}: candidate/baseline ratio with its {pct} CI and the "
-                         "verdict, per cell.",
+                     "verdict, per cell.",
                      group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio"), small=True,
                      key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", "Unit"),
                      note=note, group_label="Comparison")
@@ -215,9 +214,9 @@ def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool
         bits.append(f"{fmt.join_words(stats)}: the candidate/baseline ratio of that statistic and its verdict "
                     "(+ better, − worse, ≈ within noise, ? too little data for one).")
     bits += [abbreviations(df["Metric"]), ("Every comparison, with its CI, test and counts, is in "
-                                            "tables/comparisons.csv beside this report.")]
+                                           "tables/comparisons.csv beside this report.")]
     return Table(df, f"Comparison against {who}: candidate/baseline ratio of the mean with its {pct} CI "
-                     "and the verdict, and the verdicts of the percentiles, per cell.",
+                 "and the verdict, and the verdicts of the percentiles, per cell.",
                  group="candidate", numeric=("Conc.", "Baseline", "Candidate", "Ratio", *stats), small=True,
                  dense=True, key="comparisons", nowrap=("Metric", "Baseline", "Candidate", "Ratio", "Stat.", *stats),
                  note=" ".join(b for b in bits if b), group_label="Comparison")
@@ -249,4 +248,4 @@ def ratio_figure(a, *, max_rows: int = 24) -> FigureBlock | None:
             more = f" The first {fmt.count(max_rows)} of {fmt.count(len(c))} comparisons are shown; the appendix lists all."
     fig = F.ratio_forest(c, max_rows=max_rows)
     return figure_block(fig, "Candidate/baseline ratios with their confidence intervals (filled) or without "
-                     "one (hollow); the dashed line is parity. Colour gives the verdict." + more, "ratios")
+                        "one (hollow); the dashed line is parity. Colour gives the verdict." + more, "ratios")

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.report import figures as F
 
-from .blocks import FigureBlock, Table, figure_block, para, prose
+from .blocks import FigureBlock, Prose, Table, figure_block, para, prose
 from .labels import ci_level, seat_label
 
 
@@ -33,7 +32,7 @@ def exam_scores_table(a) -> Table | None:
                               else "counts only") + ("; " + fmt.text(r.get("placement_note")) if not fmt.missing(r.get("placement_note")) else "")})
     df = pd.DataFrame(rows)
     return Table(df, "Exam scores as recorded: correct answers of the items asked, the published "
-                     "score where given, and when the exam ran.", group="seat", small=True,
+                 "score where given, and when the exam ran.", group="seat", small=True,
                  numeric=("Published score",), key="exam-scores", nowrap=("Correct",))
 
 
@@ -64,37 +63,37 @@ def exam_deltas_table(a) -> Table | None:
         })
     df = pd.DataFrame(rows)
     return Table(df, f"Exam deltas (candidate − baseline) in percentage points with their {pct} CI, "
-                     "the exact test used, its p-value (raw and Holm-adjusted) and the smallest "
-                     "difference this many items could detect (MDE, 80% power).", group="pair",
+                 "the exact test used, its p-value (raw and Holm-adjusted) and the smallest "
+                 "difference this many items could detect (MDE, 80% power).", group="pair",
                  small=True, numeric=("Difference", "p", "p (Holm)", "MDE"), key="exam-deltas",
                  group_label="Comparison",
                  nowrap=("Baseline", "Candidate", "Difference", f"{pct} CI", "MDE"),
                  note="Discordant: items only the baseline / only the candidate answered correctly "
-                      "(paired tests only).")
+                 "(paired tests only).")
 
 
-def exams_text(a) -> Markup:
+def exams_text(a) -> Prose:
     """Section 4's prose."""
     e = a.tables.exams
     d = a.exam_deltas
     if (e is None or e.empty) and (d is None or d.empty):
-        return para("No exam results were recorded.")
+        return prose(para("No exam results were recorded."))
     out = []
     if e is not None and len(e):
         out.append(para("{} recorded for {}.", fmt.counted(len(e), "exam score"),
-                      fmt.counted(e["seat"].nunique(), "seat")))
+                        fmt.counted(e["seat"].nunique(), "seat")))
     if d is not None and len(d):
         sig_alpha = a.options.thresholds.alpha
         p = pd.to_numeric(d["p_value"], errors="coerce")
         n_sig = int((p < sig_alpha).sum())
         out.append(para("{} tested with an exact test; {} significant at alpha = {}. A delta that is "
-                      "not significant is not evidence of equality: the MDE column gives the smallest "
-                      "difference these items could have detected.", fmt.counted(len(d), "delta"),
-                      fmt.counted(n_sig, "is", "are"), fmt.num(sig_alpha)))
+                        "not significant is not evidence of equality: the MDE column gives the smallest "
+                        "difference these items could have detected.", fmt.counted(len(d), "delta"),
+                        fmt.counted(n_sig, "is", "are"), fmt.num(sig_alpha)))
     return prose(out)
 
 
 def exam_figure(a) -> FigureBlock | None:
     """Forest plot of exam deltas."""
     return figure_block(F.exam_forest(a.exam_deltas), "Exam deltas (candidate − baseline) with their "
-                "confidence intervals; the dashed line is no difference, p is the exact test's.", "exams")
+                        "confidence intervals; the dashed line is no difference, p is the exact test's.", "exams")

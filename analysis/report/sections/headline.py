@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.report import figures as F
 from analysis.stats._common import parse_values
 
-from .blocks import ident, para, prose
+from .blocks import Prose, ident, para, prose
 from .cellview import within_ci
 from .labels import baseline_word, ci_level
 
@@ -105,7 +104,7 @@ def primary_words(a) -> str:
     return " ".join(bits) + "; else the first metric both seats share"
 
 
-def _one_headline(a, row, lead: str, who: str) -> Markup:
+def _one_headline(a, row, lead: str, who: str) -> Prose:
     base, cand = str(row["baseline"]), str(row["candidate"])
     ci = fmt.ci(row.get("ci_low"), row.get("ci_high"), fmt.ratio3)
     method = fmt.text(row.get("ci_method"))
@@ -118,36 +117,36 @@ def _one_headline(a, row, lead: str, who: str) -> Markup:
         wi = within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
         if wi:
             ci_words += f" ({wi}, which leaves out run-to-run variation)"
-    return para("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
-              f"{lead}: " if lead else "", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
-              _side(a, base, row.get("baseline_estimate"), row), who, ident(base), fmt.ratio3(row.get("ratio")),
-              ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "")
+    return prose(para("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
+                      f"{lead}: " if lead else "", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
+                      _side(a, base, row.get("baseline_estimate"), row), who, ident(base), fmt.ratio3(row.get("ratio")),
+                      ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""))
 
 
-def headline_sentence(a, lead: str = "Headline") -> Markup:
+def headline_sentence(a, lead: str = "Headline") -> Prose:
     """The headline: each candidate's declared primary cell against the incumbent, never the best of many."""
     base = a.baseline
     if not base:
-        return para("No seat is marked as the incumbent and no baseline was given, so this report "
-                  "makes no comparison against an incumbent and supports no claim that any seat is "
-                  "the best.")
+        return prose(para("No seat is marked as the incumbent and no baseline was given, so this report "
+                          "makes no comparison against an incumbent and supports no claim that any seat is "
+                          "the best."))
     who = f"the {baseline_word(a)}"
     prim = primary_rows(a)
     if prim is None or prim.empty:
-        return para("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
-                  "concurrency, metric and statistic), so no comparison against it can be made.",
-                  who[0].upper() + who[1:], ident(base))
+        return prose(para("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
+                          "concurrency, metric and statistic), so no comparison against it can be made.",
+                          who[0].upper() + who[1:], ident(base)))
     if len(prim) <= HEADLINE_PAIRS:
         return prose([_one_headline(a, r, lead if i == 0 else "", who)
-                        for i, (_, r) in enumerate(prim.iterrows())])
+                      for i, (_, r) in enumerate(prim.iterrows())])
     v = prim["verdict"].astype(str)
     better = sorted(prim.loc[v == "better", "candidate"].astype(str))
     worse = sorted(prim.loc[v == "worse", "candidate"].astype(str))
     rest = len(prim) - len(better) - len(worse)
     if not better and not worse:
-        return para("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
-                  "or worse than {} {}; {} no verdict the data can carry.", lead, primary_words(a),
-                  fmt.count(len(prim)), who, ident(base), "all have" if rest == len(prim) else f"{fmt.count(rest)} have")
+        return prose(para("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
+                          "or worse than {} {}; {} no verdict the data can carry.", lead, primary_words(a),
+                          fmt.count(len(prim)), who, ident(base), "all have" if rest == len(prim) else f"{fmt.count(rest)} have"))
     parts = []
     if better:
         parts.append(f"{fmt.count(len(better))} better ({', '.join(better)})")
@@ -155,5 +154,5 @@ def headline_sentence(a, lead: str = "Headline") -> Markup:
         parts.append(f"{fmt.count(len(worse))} worse ({', '.join(worse)})")
     if rest:
         parts.append(f"{fmt.count(rest)} without a verdict")
-    return para("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
-              primary_words(a), fmt.count(len(prim)), who, ident(base), "; ".join(parts))
+    return prose(para("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
+                      primary_words(a), fmt.count(len(prim)), who, ident(base), "; ".join(parts)))

@@ -4,12 +4,11 @@ from __future__ import annotations
 from typing import Sequence
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.report import figures as F
 
-from .blocks import Table, para, prose
+from .blocks import Prose, Table, para, prose
 from .cellview import (CELLS_NOTE, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
                        cells_wide, result_cells, stat_heading, wide_note)
 from .flagview import excluded_figures
@@ -49,18 +48,18 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
                          f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
     if wide:
         return cells_wide_table(cells_wide(a, shown, pct), "table", "results",
-                                 f"Measured results: estimates per seat and cell, the mean with its {pct} "
-                                 "confidence interval, number of passes and observations.", note_bits, pct)
+                                f"Measured results: estimates per seat and cell, the mean with its {pct} "
+                                "confidence interval, number of passes and observations.", note_bits, pct)
     note_bits += [CELLS_NOTE, TWO_PASSES]
     df = cells_frame(a, shown, pct)
     return Table(df, f"Measured results: estimate per seat and cell with its {pct} confidence "
-                     "interval, number of passes and observations.", kind="table", group="seat",
+                 "interval, number of passes and observations.", kind="table", group="seat",
                  numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
                  key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.", "Per pass, in order"))
 
 
 def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
-                      pct: str) -> Table:
+                     pct: str) -> Table:
     """A wide table of cells (`cells_wide`) with its note; a column with one value moves to the note."""
     passes = []
     if (df["Passes"] == "2").any():
@@ -92,11 +91,11 @@ def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
         "percentiles (Table 1 shows the baseline and the top seats).", [], pct)
 
 
-def results_text(a) -> Markup:
+def results_text(a) -> Prose:
     """Section 2's lead: what Table 1 holds and how many cells rest on one pass."""
     cells = result_cells(a)
     if cells is None or cells.empty:
-        return para("No measurement could be turned into a cell estimate.")
+        return prose(para("No measurement could be turned into a cell estimate."))
     n = len(cells)
     np_ = pd.to_numeric(cells.get("n_passes"), errors="coerce")
     one = int((np_ == 1).sum())
@@ -105,19 +104,19 @@ def results_text(a) -> Markup:
     carry = "carries" if with_ci == 1 else "carry"
     if n <= MAX_BODY_ROWS:
         out = [para("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
-                  "{} a confidence interval.", fmt.count(n), fmt.count(one), fmt.count(two), fmt.count(with_ci),
-                  carry)]
+                    "{} a confidence interval.", fmt.count(n), fmt.count(one), fmt.count(two), fmt.count(with_ci),
+                    carry)]
     else:
         where = ("Table 1 lists them" if not cells_cut(cells, MAX_BODY_ROWS) else
                  "Table 1 lists them for the baseline and the top seats, Table A1 in the appendix for "
                  "every seat")
         out = [para("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric); {}, "
-                  "one row per cell with its statistics side by side. {} rest on a single pass, {} on two "
-                  "passes; {} {} a confidence interval.", fmt.count(n),
-                  fmt.counted(cell_rows_per_seat(cells).sum(), "cell"), where, fmt.count(one), fmt.count(two),
-                  fmt.count(with_ci), carry)]
+                    "one row per cell with its statistics side by side. {} rest on a single pass, {} on two "
+                    "passes; {} {} a confidence interval.", fmt.count(n),
+                    fmt.counted(cell_rows_per_seat(cells).sum(), "cell"), where, fmt.count(one), fmt.count(two),
+                    fmt.count(with_ci), carry)]
     ex = excluded_figures(a)
     if ex:
         out.append(para("{} excluded from the results: a prefix-cache hit is not a prefill "
-                      "measurement (Section 5).", fmt.counted(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
+                        "measurement (Section 5).", fmt.counted(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
     return prose(out)

@@ -33,9 +33,9 @@ def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     stats = ("mean", "p50")
     fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
     return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat. "
-                     "Filled markers with bars and bands carry a confidence interval; hollow markers "
-                     "have none (too few passes); small dots are the values of individual passes."
-                + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
+                        "Filled markers with bars and bands carry a confidence interval; hollow markers "
+                        "have none (too few passes); small dots are the values of individual passes."
+                        + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
 
 
 def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
@@ -45,7 +45,7 @@ def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
                                   baseline=a.baseline, top_n=top_n)
     return figure_block(fig, "Per-stream decode rate against concurrency (markers as in Figure 1)."
-                + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
+                        + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
 
 
 def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBlock | None:
@@ -61,9 +61,9 @@ def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBloc
     fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
     more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
     return figure_block(fig, "Single-stream decode rate of every seat and workload, best first. A filled dot "
-                     "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
-                     "min-max range where the run reported one. Workloads are different probes: "
-                     "compare rows only within one workload." + more, "single-stream")
+                        "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
+                        "min-max range where the run reported one. Workloads are different probes: "
+                        "compare rows only within one workload." + more, "single-stream")
 
 
 def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
@@ -76,7 +76,7 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     extra = (" Seats report TTFT in different forms (" + ", ".join(stats) + "); the legend names "
              "each, and they are not directly comparable.") if len(stats) > 1 else ""
     return figure_block(fig, "Time to first token against concurrency (lower is better)." + extra
-                + _omitted_note(cells, "ttft_ms", a, top_n, ("p50", "mean", "p90", "p95", "p99")), "ttft")
+                        + _omitted_note(cells, "ttft_ms", a, top_n, ("p50", "mean", "p90", "p95", "p99")), "ttft")
 
 
 def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
@@ -89,13 +89,13 @@ def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
     more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown."
             if n > max_panels else "")
     return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
-                     "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
-                     "panel has its own scale; max/min is the ratio of the extreme passes." + more,
-                "per-pass")
+                        "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
+                        "panel has its own scale; max/min is the ratio of the extreme passes." + more,
+                        "per-pass")
 
 
 def history_figure(a) -> FigureBlock | None:
     """A seat's figures across dates, when a seat was measured on more than one day."""
     fig = F.seat_history(a.tables.measurements)
     return figure_block(fig, "History: seats measured on more than one date, the median of each day's "
-                     "passes (line) and the individual passes (dots).", "history")
+                        "passes (line) and the individual passes (dots).", "history")

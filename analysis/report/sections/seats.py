@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import pandas as pd
-from markupsafe import Markup
 
 from analysis import format as fmt
 
-from .blocks import Table, ident, para, prose
+from .blocks import Prose, Table, ident, para, prose
 from .labels import baseline_word, date_range, seat_label
 from .tables import drop_unstated
 
@@ -49,7 +48,7 @@ def seats_table(a) -> Table:
                                      "Checkpoint", "Licences"])
     df, note = drop_unstated(df, ["Quantisation", "Engine", "Checkpoint", "Licences"])
     return Table(df, "Seats: model, quantisation, engine and placement, with the licences of their "
-                     "components as declared in the run files.", kind="plain", small=True, key="seats",
+                 "components as declared in the run files.", kind="plain", small=True, key="seats",
                  mono=("Seat",), widths={"Seat": "24%"}, note=note)
 
 
@@ -91,12 +90,12 @@ def runs_table(a) -> Table:
     df["seat"] = [seat_label(a, s) for s in df["seat"]]
     df, note = drop_unstated(df, ["Probe", "Answer cap", "Thinking", "Requests per cell"])
     return Table(df, "Runs per seat and day: harness, probe, answer cap, whether warm-up was "
-                     "excluded, passes, measured cells and request records per cell.", kind="plain",
+                 "excluded, passes, measured cells and request records per cell.", kind="plain",
                  group="seat", small=True, key="runs", numeric=("Passes", "Cells"), note=note,
                  nowrap=("Date",))
 
 
-def setup_text(a) -> Markup:
+def setup_text(a) -> Prose:
     """Section 1's prose: what was measured, how often, with what."""
     t = a.tables
     seats, runs = t.seats, t.runs
@@ -108,20 +107,20 @@ def setup_text(a) -> Markup:
                    for c in pd.to_numeric(frame["concurrency"], errors="coerce").dropna()})
     base = a.baseline
     out = [para("The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
-              fmt.counted(len(runs), "run"), fmt.counted(len(seats), "seat"),
-              fmt.counted(len(models), "model"), fmt.join_words(models), date_range(runs["date"]),
-              fmt.counted(len(harnesses), "harness", "harnesses"),
-              "was" if len(harnesses) == 1 else "were", fmt.join_words(harnesses),
-              fmt.counted(len(probes), "probe"), fmt.join_words(probes) or "none stated")]
+                fmt.counted(len(runs), "run"), fmt.counted(len(seats), "seat"),
+                fmt.counted(len(models), "model"), fmt.join_words(models), date_range(runs["date"]),
+                fmt.counted(len(harnesses), "harness", "harnesses"),
+                "was" if len(harnesses) == 1 else "were", fmt.join_words(harnesses),
+                fmt.counted(len(probes), "probe"), fmt.join_words(probes) or "none stated")]
     if len(passes):
         out.append(para("Passes per seat and day range from {} to {}. Concurrency levels measured: {}. "
-                      "{} of {} runs record per-request data.",
-                      fmt.count(passes.min()), fmt.count(passes.max()),
-                      ", ".join(fmt.concurrency(c) for c in conc) or "none",
-                      fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
+                        "{} of {} runs record per-request data.",
+                        fmt.count(passes.min()), fmt.count(passes.max()),
+                        ", ".join(fmt.concurrency(c) for c in conc) or "none",
+                        fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
     if base:
         out.append(para("Every candidate is compared against the {} {}.", baseline_word(a), ident(base)))
     else:
         out.append(para("No seat is marked as the incumbent and no baseline was given, so no "
-                      "comparison against an incumbent is made."))
+                        "comparison against an incumbent is made."))
     return prose(out)

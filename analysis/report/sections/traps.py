@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-from markupsafe import Markup
 
 from analysis import format as fmt
 from analysis.flags import codes
 
-from .blocks import ident, para, prose
+from .blocks import Prose, division, idents, para, prose
 from .flagview import evidence, flag_seats, sorted_flags
 
 
@@ -51,7 +50,7 @@ def evidence_text(ev: dict) -> str:
     return "; ".join(bits)
 
 
-def traps(a, *, max_each: int = 4) -> Markup:
+def traps(a, *, max_each: int = 4) -> Prose:
     """Section 5: one numbered finding per trap or drift flag, with its figures and evidence.
 
     A code raised more than `max_each` times (fleet scale) becomes one finding: two
@@ -61,35 +60,33 @@ def traps(a, *, max_each: int = 4) -> Markup:
     order = {c: i for i, c in enumerate(trap_order())}
     sel = f[f["code"].astype(str).isin(list(order))] if len(f) else f
     if sel.empty:
-        return para("No measurement trap was found: no prefix-cache hit, no reasoning-field "
-                  "mismatch, no capped answers, no drift between passes.")
+        return prose(para("No measurement trap was found: no prefix-cache hit, no reasoning-field "
+                          "mismatch, no capped answers, no drift between passes."))
     sel = sel.assign(_o=sel["code"].map(order)).sort_values("_o", kind="stable")
     items = []
     for code, g in sel.groupby("code", sort=False):
         if code == "warmup.unknown":
             seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
             body = para("{} {} not say whether warm-up requests were excluded, so their first "
-                      "requests may carry start-up effects: {}.",
-                      fmt.counted(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
-                      Markup(", ").join(ident(x) for x in seats))
-            items.append((codes.CODES[code].trap_title, body, ""))
+                        "requests may carry start-up effects: {}.",
+                        fmt.counted(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
+                        idents(seats))
+            items.append((codes.CODES[code].trap_title, [body], ""))
             continue
         if len(g) > max_each:
             shown = g.head(2)
             rest = sorted({x for v in g.iloc[2:]["seats"] for x in flag_seats(v)})
-            body = prose([para("{}", fmt.text(r.get("message"))) for _, r in shown.iterrows()])
-            body += para("The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its "
-                       "figures.", fmt.counted(len(g) - 2, "case"), Markup(", ").join(ident(x) for x in rest))
+            body = [para("{}", fmt.text(r.get("message"))) for _, r in shown.iterrows()]
+            body.append(para("The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its "
+                             "figures.", fmt.counted(len(g) - 2, "case"), idents(rest)))
             items.append((f"{codes.CODES[code].trap_title} ({fmt.counted(len(g), 'case')})", body, ""))
             continue
         for _, r in g.iterrows():
-            items.append((codes.CODES[code].trap_title, para("{}", fmt.text(r.get("message"))),
+            items.append((codes.CODES[code].trap_title, [para("{}", fmt.text(r.get("message")))],
                           evidence_text(evidence(r))))
     out = [para("{} found. Each is stated with its figures; a figure excluded here is not in "
-              "Table 1 or any figure.", fmt.counted(len(items), "trap or instability", "traps or instabilities"))]
+                "Table 1 or any figure.", fmt.counted(len(items), "trap or instability", "traps or instabilities"))]
     for i, (title, body, ev) in enumerate(items, 1):
-        out.append(Markup('<div class="finding"><h3>5.{} {}</h3>{}').format(i, title, body))
-        if ev:
-            out.append(Markup('<p class="evidence">Evidence: {}</p>').format(ev))
-        out.append(Markup("</div>"))
-    return Markup('<div class="findings">') + prose(out) + Markup("</div>")
+        evidence_line = [para("Evidence: {}", ev, css="evidence")] if ev else []
+        out.append(division("finding", [*body, *evidence_line], heading=f"5.{fmt.count(i)} {title}"))
+    return prose(division("findings", out))
