@@ -30,7 +30,7 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
 def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     """Aggregate throughput against concurrency, per seat, with CI bands."""
     cells = result_cells(a)
-    stats = ("mean", "p50")
+    stats = F.THROUGHPUT_STATISTICS
     fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
     return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat. "
                         "Filled markers with bars and bands carry a confidence interval; hollow markers "
@@ -41,7 +41,7 @@ def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
 def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     """Per-stream decode rate against concurrency."""
     cells = result_cells(a)
-    stats = ("mean", "p50")
+    stats = F.THROUGHPUT_STATISTICS
     fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
                                   baseline=a.baseline, top_n=top_n)
     return figure_block(fig, "Per-stream decode rate against concurrency (markers as in Figure 1)."
@@ -76,7 +76,7 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     extra = (" Seats report TTFT in different forms (" + ", ".join(stats) + "); the legend names "
              "each, and they are not directly comparable.") if len(stats) > 1 else ""
     return figure_block(fig, "Time to first token against concurrency (lower is better)." + extra
-                        + _omitted_note(cells, "ttft_ms", a, top_n, ("p50", "mean", "p90", "p95", "p99")), "ttft")
+                        + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
 
 
 def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
