@@ -338,3 +338,26 @@ def test_history_of_a_seat_across_dates(tmp_path):
     ax = block.figure.axes[0]
     assert "qwen-tp2" in ax.get_title(loc="left") and len(ax.lines[0].get_xdata()) == 3
     figures.save_figure(block.figure, tmp_path, "history", ("png",))
+
+
+def test_section5_reads_its_titles_and_order_from_the_codes_table(fixture_analysis):
+    """No copy of per-code facts in the report: titles from codes.CODES, traps first, then stability."""
+    from analysis.flags import codes
+    from analysis.report.sections.traps import trap_order
+
+    order = trap_order()
+    assert sorted(order) == sorted(codes.trap_codes())
+    groups = [codes.CODES[c].group for c in order]
+    assert groups == sorted(groups, key=lambda g: g != "traps")
+    html = str(sections.traps(fixture_analysis))
+    titles = re.findall(r"<h3>5\.\d+ ([^<(]+?)(?: \(\d+ cases\))?</h3>", html)
+    by_title = {codes.CODES[c].trap_title: i for i, c in enumerate(order)}
+    assert titles and [by_title[t] for t in titles] == sorted(by_title[t] for t in titles)
+
+
+def test_flags_are_ordered_by_severity_then_the_codes_tables_priority(fixture_analysis):
+    from analysis.flags import codes
+
+    f = sections.sorted_flags(fixture_analysis)
+    key = [(codes.SEVERITIES.index(s), codes.priority_of(c)) for s, c in zip(f["severity"], f["code"])]
+    assert key == sorted(key)

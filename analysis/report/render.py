@@ -206,4 +206,5 @@ def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = No
 
 
 def join_fragments(fragments: Iterable[Markup]) -> Markup:
+    """Fragments one per line, as the report shows them."""
     return Markup("\n").join(fragments)

@@ -144,6 +144,7 @@ def wrap_id(text: str, width: int = 34) -> str:
 
 
 def log2_axis(ax, levels: Iterable[int]) -> None:
+    """Concurrency on a log-2 axis, ticked at the measured levels."""
     levels = sorted({int(c) for c in levels})
     if not levels:
         return
@@ -159,6 +160,7 @@ def log2_axis(ax, levels: Iterable[int]) -> None:
 
 
 def cell_title(row, wrap: int = 30) -> str:
+    """A panel's title: the seat, then workload, concurrency, metric and statistic."""
     conc = row.get("concurrency")
     c = f", c={fmt.concurrency(conc)}" if fmt.finite(conc) else ""
     stat = row.get("statistic")

@@ -31,9 +31,9 @@ def result_cells(a) -> pd.DataFrame:
     drop = []
     for e in excluded_figures(a):
         m = cells["seat"].astype(str) == str(e["seat"])
-        if e.get("metric") is not None:
+        if not fmt.missing(e.get("metric")):
             m &= cells["metric"].astype(str) == str(e["metric"])
-        if e.get("workload") is not None:
+        if not fmt.missing(e.get("workload")):
             m &= cells["workload"].astype(str) == str(e["workload"])
         for idx, r in cells[m].iterrows():
             vals = parse_values(r.get("values")) if "values" in cells.columns else []
@@ -80,11 +80,13 @@ def _as_printed(reported, recomputed, estimate) -> str:
 
 
 def within_ci(lo, hi, style=None) -> str:
+    """A within-run interval, labelled so it is never read as run-to-run: 'within one run [a, b]'."""
     ci = fmt.ci(lo, hi, style or fmt.num)
     return f"within one run {ci}" if ci else ""
 
 
 def stat_rank(st) -> int:
+    """Where a statistic sorts (analysis.columns.STATISTICS order; others last)."""
     return STAT_ORDER.get(str(st), 99)
 
 
@@ -116,7 +118,7 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
             # two observations give no reliable mean: both values, as the fleet paper does
             estimate[i], per_pass[i] = f"{fmt.num(v[0])}, {fmt.num(v[1])}", "both shown"
         elif 3 <= p <= 4 and len(v) == p and fmt.finite(med):
-            per_pass[i] += f"; median {fmt.num(med)}, range {fmt.num(min(v))}–{fmt.num(max(v))}"
+            per_pass[i] += f"; median {fmt.num(med)}, range {fmt.span(min(v), max(v))}"
     ci = [fmt.ci(lo, hi) or within_ci(wl, wh) or no_ci(m)
           for lo, hi, wl, wh, m in zip(column(c, "ci_low"), column(c, "ci_high"), column(c, "within_low"),
                                        column(c, "within_high"), column(c, "ci_method"))]
@@ -128,7 +130,7 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
         "Workload": c["_w"].tolist(),
         "Conc.": [fmt.concurrency(x) for x in column(c, "concurrency")],
         "Stat.": [fmt.text(x) for x in column(c, "statistic")],
-        "Passes": [str(p) for p in n_passes],
+        "Passes": [fmt.count(p) for p in n_passes],
         "n": [fmt.count(x) for x in column(c, "n_obs")],
         "Estimate": estimate,
         "Unit": [fmt.text(u) or fmt.unit_of(m) for u, m in zip(column(c, "unit"), column(c, "metric"))],
@@ -147,6 +149,7 @@ def cells_frame(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
 
 
 def stat_heading(st) -> str:
+    """A statistic as a column heading: 'Mean', 'p95'."""
     return {"mean": "Mean", "min": "Min", "max": "Max"}.get(str(st), str(st))
 
 

@@ -31,6 +31,7 @@ def flag_seats(value) -> list[str]:
 
 
 def flags_of(a) -> pd.DataFrame:
+    """The analysis's flags; an empty frame with the flag columns when there are none."""
     f = getattr(a, "flags", None)
     if f is None or len(f) == 0:
         return pd.DataFrame(columns=["code", "severity", "seats", "workload", "concurrency",
@@ -51,6 +52,7 @@ def flag_cell(row) -> dict:
 
 
 def evidence(row) -> dict:
+    """A flag row's evidence as a dict (JSON text read; {} when there is none)."""
     ev = row.get("evidence") if hasattr(row, "get") else None
     if isinstance(ev, dict):
         return ev

@@ -17,6 +17,7 @@ METRIC_PRIORITY = ["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "
 
 
 def baseline_comparisons(a) -> pd.DataFrame:
+    """The comparisons against `Analysis.baseline` (none without a baseline)."""
     c = a.comparisons
     if c is None or c.empty or not a.baseline:
         return c.iloc[0:0] if c is not None else pd.DataFrame()
@@ -73,6 +74,7 @@ def _side(a, seat: str, estimate, row) -> str:
 
 
 def cell_words(row) -> str:
+    """A comparison's cell in words: 'aggregate throughput (decode) at 16 concurrent streams'."""
     c = row.get("concurrency")
     at = f" at {fmt.counted(c, 'concurrent stream')}" if fmt.finite(c) else ""
     stat = fmt.text(row.get("statistic"))
@@ -96,6 +98,7 @@ def verdict_rule(a) -> str:
 
 
 def primary_words(a) -> str:
+    """The declared primary cell in words, as the headline and Section 3 state it."""
     p = a.options.primary
     bits = [F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")]
     if p.workload:

@@ -13,12 +13,14 @@ def ci_level(a) -> str:
 
 
 def seat_row(a, seat: str) -> dict:
+    """A seat's row of the seats table as a dict ({'seat': id} for an unknown seat)."""
     s = a.tables.seats
     r = s[s["seat"] == seat]
     return r.iloc[0].to_dict() if len(r) else {"seat": seat}
 
 
 def seat_role(a, seat: str) -> str:
+    """A seat's declared role ('candidate' when none is stated)."""
     return fmt.text(seat_row(a, seat).get("role"), "candidate")
 
 
@@ -45,6 +47,7 @@ def seat_label(a, seat: str) -> str:
 
 
 def order_seats(a, seats: Iterable[str]) -> list[str]:
+    """Seats sorted, `Analysis.baseline` first."""
     seats = sorted({str(s) for s in seats})
     b = a.baseline
     if b in seats:
@@ -54,6 +57,7 @@ def order_seats(a, seats: Iterable[str]) -> list[str]:
 
 
 def date_range(dates: Iterable) -> str:
+    """'on 2026-09-10', 'between 2026-09-10 and 2026-10-28'."""
     ds = sorted({str(d) for d in dates if not fmt.missing(d)})
     if not ds:
         return "on an unstated date"
@@ -63,5 +67,6 @@ def date_range(dates: Iterable) -> str:
 
 
 def column(df: pd.DataFrame, name: str) -> list:
+    """A frame's column as a list (Nones where the frame has no such column)."""
     return df[name].tolist() if name in df.columns else [None] * len(df)
 

@@ -13,6 +13,7 @@ from .tables import TOP_SEATS
 
 
 def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
+    """What a concurrency figure leaves out (series beyond the top ones, single points of other days)."""
     d, other_day, over = F.select_series(cells, metric, statistics=statistics, baseline=a.baseline, top_n=top_n)
     if d.empty:
         return ""

@@ -11,6 +11,7 @@ from .tables import drop_unstated
 
 
 def _placement(r: dict) -> str:
+    """Nodes, GPUs, memory per GPU, tensor parallelism and interconnect in one phrase."""
     nodes, gpn = r.get("nodes"), r.get("gpus_per_node")
     parts = []
     if fmt.finite(nodes) and fmt.finite(gpn):

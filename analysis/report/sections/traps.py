@@ -20,7 +20,8 @@ _EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source"}
 
 
 def _evidence_value(v) -> str | None:
-    if v is None or isinstance(v, dict) and not v:
+    """One evidence value as text; None for what is not shown (missing, empty, nested records)."""
+    if fmt.missing(v) or isinstance(v, dict) and not v:
         return None
     if isinstance(v, bool):
         return "yes" if v else "no"
