@@ -33,6 +33,8 @@ def test_a_paragraph_takes_formatted_text_only():
         para("{:.1f}", "1.0")
     with pytest.raises(ValueError):
         para("{}", "a", "b")
+    with pytest.raises(ValueError):
+        para("{} {}", "a")
 
 
 @pytest.mark.parametrize("text", [XSS, Markup(XSS), '" onmouseover="x', "&amp; & <b>"])

@@ -169,7 +169,10 @@ def para(template: str, *args, css: str | None = None, lead: str | None = None) 
             continue
         if name != "" or spec or conv:
             raise ValueError(f"paragraph templates take plain {{}} placeholders: {template!r}")
-        parts.extend(_parts(next(fields)))
+        try:
+            parts.extend(_parts(next(fields)))
+        except StopIteration:
+            raise ValueError(f"fewer arguments than placeholders in {template!r}") from None
     if next(fields, None) is not None:
         raise ValueError(f"more arguments than placeholders in {template!r}")
     return Paragraph(tuple(_merged(parts)), css=css, lead=lead)
