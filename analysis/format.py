@@ -250,3 +250,70 @@ def printed_rounding(value: float) -> float:
         return abs(value) * 5e-16
     decimals = len(text.split(".")[1].rstrip("0")) if "." in text else 0
     return 0.5 * 10.0 ** (-decimals)
+
+
+# --- what the report's tables, prose and figures add (one formatter per kind, as above) -------
+
+def count(n, missing_text: str = "–") -> str:
+    """A count as the report writes it: 35, 1,024 (whole numbers; `missing_text` when missing)."""
+    return num(round(float(n)), missing_text=missing_text) if finite(n) else missing_text
+
+
+def counted(n, word: str, many: str | None = None) -> str:
+    """'1 run', '1,024 runs': `plural` with the count written by `count`."""
+    return f"{count(n)} {word if finite(n) and float(n) == 1 else many or word + 's'}"
+
+
+_SPELLED = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def spelled(n) -> str:
+    """A small count in words, as prose writes it: 'two' passes; 10 and above as digits."""
+    return _SPELLED[int(n)] if finite(n) and float(n).is_integer() and 0 <= n < 10 else num(n)
+
+
+def span(lo, hi) -> str:
+    """A range of two figures: '79.4–104', '16–24' (the lowest and highest of several)."""
+    return f"{num(lo)}–{num(hi)}"
+
+
+def fraction(k, n) -> str:
+    """k of n as a fraction: '153/164' (an exam's correct answers of its items)."""
+    return f"{count(k)}/{count(n)}"
+
+
+def points_ci(lo, hi) -> str:
+    """An interval of a difference in percentage points, signed, its unit said by the column:
+    '[−7.4, +0.6]' ('' when missing, like `ci`)."""
+    if not (finite(lo) and finite(hi)):
+        return ""
+    return "[{}, {}]".format(*(f"{float(x) * 100:+.1f}".replace("-", "−") for x in (lo, hi)))
+
+
+def points_size(x) -> str:
+    """A size in percentage points, unsigned (a smallest detectable difference): '7.4 pp'."""
+    return f"{float(x) * 100:.1f} pp".replace("-", "−") if finite(x) else "–"
+
+
+def level(alpha) -> str:
+    """The confidence level of intervals at significance `alpha`, as a percentage: '95%'."""
+    return pct(1 - float(alpha))
+
+
+def inches(x) -> str:
+    """A length in inches for a layout attribute: '6.50' (two decimals)."""
+    return num(x, digits=2)
+
+
+def workload_label(workload, condition=None) -> str:
+    """A cell's workload as tables and figures name it: 'decode', 'init:cold'.
+
+    The measurement condition comes from the cells' `condition` column where given; a
+    workload key that already carries it ('init:cold', as the statistics layer writes it)
+    is not told twice.
+    """
+    w = text(workload)
+    c = text(condition)
+    if not c or w.endswith(f":{c}"):
+        return w
+    return f"{w}:{c}"

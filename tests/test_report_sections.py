@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from markupsafe import Markup
 
+from analysis import format as fmt
 from analysis.load import load
 from analysis.pipeline import Options, analyse
 from analysis.report import RefusedFiles, Report, figures, render, sections
@@ -200,14 +201,14 @@ def test_fleet_appendix_has_one_row_per_seat_and_cell_with_statistics_as_columns
                      (every.data["Conc."] == "4")].iloc[0]
     cell = cells[(cells["seat"] == "seat-003") & (cells["metric"] == "ttft_ms") & (cells["concurrency"] == 4)]
     est = dict(zip(cell["statistic"], cell["estimate"]))
-    assert row["Mean"] == sections.fmt_num(est["mean"]) and row["p95"] == sections.fmt_num(est["p95"])
+    assert row["Mean"] == fmt.num(est["mean"]) and row["p95"] == fmt.num(est["p95"])
     mean = cell[cell["statistic"] == "mean"].iloc[0]
-    assert row["95% CI"] == sections.fmt_ci(mean["ci_low"], mean["ci_high"])
+    assert row["95% CI"] == fmt.ci(mean["ci_low"], mean["ci_high"])
     # Table 1 keeps to its row budget, baseline first
     t1 = sections.results_table(a)
     assert len(t1) <= sections.MAX_BODY_ROWS and t1.data["seat"].iloc[0].startswith("seat-000 ")
     text = str(sections.results_text(a))
-    assert f"{len(cells)} estimates in {n_cells} cells" in text and "Table A1" in text
+    assert f"{fmt.count(len(cells))} estimates in {fmt.count(n_cells)} cells" in text and "Table A1" in text
 
 
 def test_fleet_comparisons_appendix_has_one_row_per_candidate_and_cell(fleet_requests):
@@ -222,10 +223,10 @@ def test_fleet_comparisons_appendix_has_one_row_per_candidate_and_cell(fleet_req
                      (every.data["Metric"] == "ITL (ms)") & (every.data["Conc."] == "1")].iloc[0]
     comp = c[(c["candidate"] == "seat-007") & (c["metric"] == "itl_ms") & (c["concurrency"] == 1)]
     by_stat = {r["statistic"]: r for _, r in comp.iterrows()}
-    assert row["Ratio"] == sections.fmt_ratio(by_stat["mean"]["ratio"])
+    assert row["Ratio"] == fmt.ratio3(by_stat["mean"]["ratio"])
     assert row["Verdict"] == by_stat["mean"]["verdict"].replace("_", " ")
     p95 = by_stat["p95"]
-    assert row["p95"] == f"{sections.fmt_ratio(p95['ratio'])} {sections.VERDICT_MARKS[p95['verdict']]}"
+    assert row["p95"] == f"{fmt.ratio3(p95['ratio'])} {sections.VERDICT_MARKS[p95['verdict']]}"
     assert "tables/comparisons.csv" in every.note and "+ better" in every.note
     body = sections.comparison_table(a)
     assert len(body) <= sections.MAX_COMPARISON_ROWS and "appendix lists every comparison" in body.note
@@ -312,11 +313,11 @@ def test_mathtext_in_data_is_text(tmp_path):
 
 
 def test_formatting():
-    assert sections.fmt_num(95941) == "95,941" and sections.fmt_num(763.9) == "763.9"
-    assert sections.fmt_num(35.0) == "35" and sections.fmt_num(float("nan")) == "–"
-    assert sections.fmt_p(1.0) == "1.0" and sections.fmt_p(0.0004) == "< 0.001" and sections.fmt_p(0.031) == "0.03"
-    assert sections.fmt_pp(-0.0061) == "−0.6 pp"
-    assert sections.fmt_ci(95.7, 102.1) == "[95.7, 102.1]" and sections.fmt_ci(None, 1) == ""
+    assert fmt.num(95941) == "95,941" and fmt.num(763.9) == "763.9"
+    assert fmt.num(35.0) == "35" and fmt.num(float("nan")) == "–"
+    assert fmt.pval(1.0, "–") == "1.0" and fmt.pval(0.0004, "–") == "< 0.001" and fmt.pval(0.031, "–") == "0.03"
+    assert fmt.points(-0.0061) == "−0.6 pp"
+    assert fmt.ci(95.7, 102.1) == "[95.7, 102.1]" and fmt.ci(None, 1) == ""
     assert isinstance(sections.abstract.__doc__, str)
     assert isinstance(Markup("<p>{}</p>").format("<x>"), Markup)
 
@@ -337,3 +338,26 @@ def test_history_of_a_seat_across_dates(tmp_path):
     ax = block.figure.axes[0]
     assert "qwen-tp2" in ax.get_title(loc="left") and len(ax.lines[0].get_xdata()) == 3
     figures.save_figure(block.figure, tmp_path, "history", ("png",))
+
+
+def test_section5_reads_its_titles_and_order_from_the_codes_table(fixture_analysis):
+    """No copy of per-code facts in the report: titles from codes.CODES, traps first, then stability."""
+    from analysis.flags import codes
+    from analysis.report.sections.traps import trap_order
+
+    order = trap_order()
+    assert sorted(order) == sorted(codes.trap_codes())
+    groups = [codes.CODES[c].group for c in order]
+    assert groups == sorted(groups, key=lambda g: g != "traps")
+    html = str(sections.traps(fixture_analysis))
+    titles = re.findall(r"<h3>5\.\d+ ([^<(]+?)(?: \(\d+ cases\))?</h3>", html)
+    by_title = {codes.CODES[c].trap_title: i for i, c in enumerate(order)}
+    assert titles and [by_title[t] for t in titles] == sorted(by_title[t] for t in titles)
+
+
+def test_flags_are_ordered_by_severity_then_the_codes_tables_priority(fixture_analysis):
+    from analysis.flags import codes
+
+    f = sections.sorted_flags(fixture_analysis)
+    key = [(codes.SEVERITIES.index(s), codes.priority_of(c)) for s, c in zip(f["severity"], f["code"])]
+    assert key == sorted(key)

@@ -3,10 +3,12 @@
 Layers (each usable on its own):
 
 - `figures`: tidy tables -> matplotlib Figures in one theme; `save_figure` (PNG, SVG, PDF).
-- `sections`: an `Analysis` -> paragraphs and `Table` / `FigureBlock` view-models, section
-  by section (Abstract, 1 Seats and setup ... 7 What these numbers will not carry, Appendix).
-- `render`: view-models -> escaped HTML fragments; executed notebook -> self-contained HTML
-  (templates/benchreport); HTML -> PDF (WeasyPrint, offline).
+- `sections`: an `Analysis` -> the view-model (paragraphs, divisions, `Table`, `FigureBlock`),
+  one module per section (Abstract, 1 Seats and setup ... 7 What these numbers will not
+  carry, Appendix).
+- `render`: view-model -> HTML fragments through the Jinja2 templates in templates/sections/
+  (autoescaped); executed notebook -> self-contained HTML (templates/benchreport); HTML ->
+  PDF (WeasyPrint, offline).
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
 - `notebooks`: the sources of notebooks/report.ipynb and explore.ipynb (parameters cell
   generated from `analysis.thresholds`; ``python -m analysis.report.notebooks`` rewrites them).

@@ -16,9 +16,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
+from analysis.load import load
 from analysis.load.errors import DataSetError, Refusal
+from analysis.pipeline import Options, analyse, analyse_store, load_analysis, primary_cell, write_analysis
 from analysis.report import render, sections
 from analysis.report.figures import DPI, save_figure
+from analysis.report.sections.blocks import Division, Paragraph, Prose, TitleBlock
 from analysis.thresholds import Thresholds
 
 __all__ = ["Report", "RefusedFiles", "thresholds_from"]
@@ -82,8 +85,6 @@ class Report:
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
         written), DataSetError for a `baseline` that is not a seat of the data.
         """
-        from analysis.pipeline import Options, load_analysis, primary_cell, write_analysis
-
         options = Options(baseline=baseline, n_boot=int(n_boot), seed=int(seed), ci_method=ci_method,
                           thresholds=thresholds or Thresholds(), multiplicity=multiplicity,
                           primary=primary_cell(primary_metric, primary_statistic, primary_workload,
@@ -122,14 +123,17 @@ class Report:
     def _emit(self, fragment: Markup) -> None:
         self.fragments.append(fragment)
         if self.display:
+            # deferred: IPython is heavy and only needed when a kernel displays the report
             from IPython.display import HTML, display
 
             display(HTML(str(fragment)))
 
     def show(self, *blocks) -> None:
-        """Display paragraphs (Markup), tables, figure blocks or lists of them, in order.
+        """Display text (`sections.blocks.Prose` or one of its blocks), tables, figure blocks
+        or lists of them, in order; each as one element of the report.
 
         ``None`` is skipped (an element with no data), so a cell can always call show.
+        A `markupsafe.Markup` is shown as it is (HTML the caller vouches for).
         """
         for block in blocks:
             if block is None:
@@ -140,11 +144,13 @@ class Report:
                 self.table(block)
             elif isinstance(block, sections.FigureBlock):
                 self.figure(block)
+            elif isinstance(block, (Prose, Paragraph, Division, TitleBlock)):
+                self._emit(render.prose_html(block))
             elif isinstance(block, Markup):
                 self._emit(block)
             else:
                 raise TypeError(f"Report.show cannot display a {type(block).__name__}; give it "
-                                "Markup, sections.Table or sections.FigureBlock")
+                                "a section's text, a sections.Table or a sections.FigureBlock")
 
     def table(self, table: sections.Table) -> str | None:
         """Number and display a table; returns its label ('Table 2')."""
@@ -179,7 +185,7 @@ class Report:
 
     def title_block(self) -> None:
         """The title, and one line on what the data set holds."""
-        self._emit(sections.title_block(self.title, self.analysis))
+        self._emit(render.prose_html(sections.title_block(self.title, self.analysis)))
 
     def html(self) -> str:
         """Everything shown so far, as one HTML fragment (for tests and quick looks)."""
@@ -188,11 +194,8 @@ class Report:
 
 def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float):
     """The analysis of run files, or of a run store (a notebook opened by hand)."""
-    from analysis.load import load
-    from analysis.pipeline import analyse, analyse_store
-
     if store is not None:
-        from analysis.store import Store
+        from analysis.store import Store  # deferred: DuckDB loads only when a store is read
         from analysis.store.read import store_load_result
 
         st = Store.open(store)

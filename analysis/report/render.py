@@ -2,9 +2,11 @@
 
 Three layers, one direction:
 
-- `table_html`, `figure_html`: a `sections.Table` or a PNG plus caption as an HTML
-  fragment. Every data string passes through ``html.escape`` (table cells, built column
-  by column) or ``markupsafe.escape`` (``Markup.format``); nothing from a run file is
+- `prose_html`, `table_html`, `figure_html`: the blocks of `analysis.report.sections`
+  (paragraphs and divisions, a `Table`, a PNG and its caption) as HTML fragments, through
+  the Jinja2 templates in ``templates/sections/``. The templates are fed plain data
+  (`table_view`, `figure_view`: classes, labels and display strings decided here) and
+  never compute; autoescape is on, so every string is text: nothing from a run file is
   ever marked safe.
 - `notebook_to_html`: nbconvert's HTMLExporter with our template
   (``templates/benchreport``: extends the ``lab`` template, hides code and prompts,
@@ -16,100 +18,129 @@ from __future__ import annotations
 
 import base64
 import copy
-import html
+import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+import jinja2
 from markupsafe import Markup
 
-from analysis.report.sections import Table
+from analysis import format as fmt
+from analysis.report.sections.blocks import Division, Ident, Paragraph, Prose, Table, TitleBlock
 
-__all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "table_html", "figure_html", "notebook_to_html",
-           "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
+__all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
+           "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
 
-#: the repository's templates folder (templates/benchreport/ is the nbconvert template)
+#: the repository's templates folder (templates/benchreport/ is the nbconvert template,
+#: templates/sections/ the report's blocks)
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 TEMPLATE_NAME = "benchreport"
 #: a table with at most this many rows is kept on one page
 SHORT_ROWS = 24
 
 
-def _cls(*names: str) -> str:
+@dataclass(frozen=True)
+class GroupRow:
+    """A table's full-width row naming the group of the rows below it."""
+
+    text: str
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "sections")),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.tests.update(ident=lambda x: isinstance(x, Ident), paragraph=lambda x: isinstance(x, Paragraph),
+                     division=lambda x: isinstance(x, Division), title_block=lambda x: isinstance(x, TitleBlock),
+                     group_row=lambda x: isinstance(x, GroupRow))
+    return env
+
+
+_ENV = _environment()
+
+
+def _render(name: str, **data) -> Markup:
+    return Markup(_ENV.get_template(name).render(**data))
+
+
+def prose_html(block) -> Markup:
+    """A section's text (a `Prose`, or one paragraph, division or title block) as HTML."""
+    blocks = block.blocks if isinstance(block, Prose) else (block,)
+    return _render("prose.html.j2", blocks=blocks)
+
+
+def _classes(*names: str) -> str:
     return " ".join(n for n in names if n)
 
 
-def _esc(value) -> str:
-    """A table cell's text, HTML-escaped ('' for None)."""
-    return "" if value is None else html.escape(str(value), quote=True)
+def _cell(value) -> str:
+    """A table cell's text ('' for None): a plain `str`, so the template escapes it."""
+    return "" if value is None else str(value)
 
 
-def table_html(table: Table, label: str | None) -> Markup:
-    """A `Table` as ``<table>`` with a numbered caption above and an optional note below.
+def table_view(table: Table, label: str | None) -> dict:
+    """What table.html.j2 shows of `table`: columns with their classes, rows of text, group rows.
 
-    Built column by column with ``html.escape`` on every cell (fleet-scale appendix tables
-    have thousands of rows, where one ``Markup.format`` per cell costs seconds); only our
-    own tag literals are unescaped.
+    A group with one row each becomes a plain first column (a header per row reads worse).
+    Built column by column (fleet-scale appendix tables have thousands of rows).
     """
-    df = table.data
-    group = table.group
+    df, group = table.data, table.group
     if group is not None and df[group].is_unique:
-        # one row per group: a plain first column reads better than a header per row
         glabel = table.group_label or group[:1].upper() + group[1:]
         df = df.rename(columns={group: glabel if glabel not in df.columns else f"{glabel} "})
         group = None
     cols = [c for c in df.columns if c != group]
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
-
-    def cls_attr(c) -> str:
-        names = _cls("num" if c in numeric else "", "mono" if c in mono else "", "nowrap" if c in nowrap else "")
-        return f' class="{names}"' if names else ""
-
-    head = "".join(
-        "<th{}{}>{}</th>".format(cls_attr(c), f' style="width:{_esc(table.widths[c])}"' if c in table.widths else "",
-                                 _esc(c))
-        for c in cols)
-    columns = []
-    for c in cols:
-        td = f"<td{cls_attr(c)}>"
-        columns.append([td + _esc(v) + "</td>" for v in df[c].tolist()])
-    rows = ["<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)]
+    classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
+                        "nowrap" if c in nowrap else "") for c in cols]
+    # each row a tuple of (class, text) per column
+    rows = list(zip(*([(k, _cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
     if group is not None:
         body, last = [], object()
         for g, row in zip(df[group].tolist(), rows):
             if g != last:
-                body.append(f'<tr class="group"><th colspan="{len(cols)}">{_esc(g)}</th></tr>')
+                body.append(GroupRow(_cell(g)))
                 last = g
             body.append(row)
         rows = body
-    caption = Markup('<caption><span class="label">{}</span> {}</caption>').format(
-        label + "." if label else "", table.caption) if label else Markup(
-        '<caption>{}</caption>').format(table.caption)
-    note = Markup('<p class="table-note">{}</p>').format(table.note) if table.note else Markup("")
-    ident = Markup(' id="{}"').format(f"table-{table.key}") if table.key else Markup("")
     short = len(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
-    # every cell was escaped above; the tags around them are our own literals
-    return Markup('<div class="{}"><table class="{}"{}>{}<thead><tr>{}</tr></thead>'
-                  '<tbody>{}</tbody></table>{}</div>').format(
-        _cls("table-wrap", "short" if short else ""),
-        _cls("report-table", "small" if table.small else "", "dense" if table.dense else "",
-             "grouped" if group else ""),
-        ident, caption, Markup(head), Markup("".join(rows)), note)
+    return {
+        "wrap_class": _classes("table-wrap", "short" if short else ""),
+        "table_class": _classes("report-table", "small" if table.small else "", "dense" if table.dense else "",
+                                "grouped" if group else ""),
+        "id": f"table-{table.key}" if table.key else "",
+        "label": f"{label}." if label else "",
+        "caption": _cell(table.caption),
+        "columns": [{"name": _cell(c), "cls": k, "width": _cell(table.widths.get(c)) if c in table.widths else ""}
+                    for c, k in zip(cols, classes)],
+        "n_columns": len(cols),
+        "body": rows,
+        "note": _cell(table.note) if table.note else "",
+    }
+
+
+def table_html(table: Table, label: str | None) -> Markup:
+    """A `Table` as ``<table>`` with a numbered caption above and an optional note below."""
+    return _render("table.html.j2", t=table_view(table, label))
+
+
+def figure_view(png: bytes, label: str, caption: str, *, width_in: float | None = None, key: str = "") -> dict:
+    """What figure.html.j2 shows: the PNG as base64, its label, caption, alt text and width."""
+    return {"png_base64": base64.b64encode(png).decode("ascii"), "label": f"{label}.", "caption": _cell(caption),
+            "alt": f"{label}: {caption}", "width": f"{fmt.inches(width_in)}in" if width_in else "",
+            "id": f"figure-{key}" if key else ""}
 
 
 def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None = None,
                 key: str = "") -> Markup:
     """A PNG as a data-URI ``<img>`` inside ``<figure>`` with a numbered caption below."""
-    data = base64.b64encode(png).decode("ascii")
-    style = Markup(' style="width:{:.2f}in"').format(width_in) if width_in else Markup("")
-    ident = Markup(' id="{}"').format(f"figure-{key}") if key else Markup("")
-    return Markup('<figure class="report-figure"{}><img src="data:image/png;base64,{}" alt="{}"{}>'
-                  '<figcaption><span class="label">{}.</span> {}</figcaption></figure>').format(
-        ident, data, f"{label}: {caption}", style, label, caption)
+    return _render("figure.html.j2", f=figure_view(png, label, caption, width_in=width_in, key=key))
 
 
 def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str:
     """An executed notebook as one self-contained HTML page, code and prompts hidden."""
+    # deferred: nbconvert (and traitlets with it) is heavy and needed for rendering only
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
@@ -156,16 +187,14 @@ def check_offline(html: str) -> None:
 
 def offline_fetcher():
     """WeasyPrint's URL fetcher, restricted to ``data:`` URIs: no network, no local files."""
-    from weasyprint.urls import URLFetcher
+    from weasyprint.urls import URLFetcher  # deferred: heavy, for the PDF only
 
     return URLFetcher(allowed_protocols={"data"})
 
 
 def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = None) -> Path:
     """Render the report HTML to PDF with WeasyPrint, offline (``data:`` URIs only)."""
-    import logging
-
-    from weasyprint import HTML
+    from weasyprint import HTML  # deferred: WeasyPrint (Pango) is heavy and needed for the PDF only
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -177,4 +206,5 @@ def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = No
 
 
 def join_fragments(fragments: Iterable[Markup]) -> Markup:
+    """Fragments one per line, as the report shows them."""
     return Markup("\n").join(fragments)

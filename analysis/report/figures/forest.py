@@ -1,0 +1,92 @@
+"""Forest plots: exam deltas and candidate/baseline ratios with their intervals."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import format as fmt
+
+from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
+
+
+def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | None:
+    """Exam deltas (candidate − baseline, percentage points) with their CIs, as a forest plot.
+
+    The p-value of the exact test is written at the right of each row; a dashed line marks
+    no difference.
+    """
+    if exam_deltas is None or exam_deltas.empty:
+        return None
+    d = exam_deltas[exam_deltas["diff"].map(fmt.finite)].head(max_rows)
+    if d.empty:
+        return None
+    labels = []
+    for _, r in d.iterrows():
+        dim = fmt.text(r.get("dimension"))
+        dim = f" / {dim}" if dim else ""
+        labels.append(f"{r['benchmark']}{dim}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
+    n = len(d)
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN, 0.62 * n + 0.9), layout="constrained")
+        ax = fig.add_subplot()
+        y = np.arange(n)[::-1]
+        diff = d["diff"].astype(float).to_numpy() * 100
+        lo = pd.to_numeric(d["diff_ci_low"], errors="coerce").to_numpy(float) * 100
+        hi = pd.to_numeric(d["diff_ci_high"], errors="coerce").to_numpy(float) * 100
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        ax.hlines(y[ok], lo[ok], hi[ok], color=PALETTE[0], linewidth=1.6)
+        ax.scatter(diff, y, color=PALETTE[0], zorder=3, s=26, marker="D")
+        _forest_axes(ax, y, labels, ref=0, xlabel="difference in share correct, candidate − baseline "
+                     "(percentage points)")
+        for yi, (_, r) in zip(y, d.iterrows()):
+            p = r.get("p_value")
+            txt = f"p = {fmt.pval(p)}" if fmt.finite(p) else ""
+            ax.annotate(txt, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=7)
+    return fig
+
+
+def _forest_axes(ax, y, labels, *, ref: float, xlabel: str) -> None:
+    """Shared look of the forest plots: a dashed line at `ref`, one labelled row per y."""
+    ax.axvline(ref, color="#777", linestyle="--", linewidth=0.9)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=6.8)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="#dddddd")
+    ax.grid(axis="y", visible=False)
+    ax.set_ylim(-0.7, len(y) - 0.3)
+
+
+def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | None:
+    """Candidate / baseline ratios with CIs, one row per comparison; 1 marks parity.
+
+    Rows without a CI are hollow; labels say metric, concurrency and candidate.
+    """
+    if comparisons is None or comparisons.empty:
+        return None
+    d = comparisons[comparisons["ratio"].map(fmt.finite)].head(max_rows)
+    if d.empty:
+        return None
+    n = len(d)
+    verdict_color = {"better": "#229954", "worse": "#c0392b", "within_noise": "#7f8c8d",
+                     "insufficient_data": "#7f8c8d"}
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN, 0.42 * n + 0.9), layout="constrained")
+        ax = fig.add_subplot()
+        y = np.arange(n)[::-1]
+        labels = []
+        for yi, (_, r) in zip(y, d.iterrows()):
+            c = r.get("concurrency")
+            cs = f" c={fmt.concurrency(c)}" if fmt.finite(c) else ""
+            labels.append(f"{wrap_id(r['candidate'], 40)}\n{metric_label(r['metric'], unit=False)}{cs}")
+            color = verdict_color.get(str(r.get("verdict")), "#444")
+            ratio = float(r["ratio"])
+            if fmt.finite(r.get("ci_low")) and fmt.finite(r.get("ci_high")):
+                ax.hlines(yi, float(r["ci_low"]), float(r["ci_high"]), color=color, linewidth=1.6)
+                ax.scatter([ratio], [yi], color=color, s=24, zorder=3)
+            else:
+                ax.scatter([ratio], [yi], facecolor="white", edgecolor=color, s=26, zorder=3, linewidth=1.2)
+            ax.annotate(str(r.get("verdict", "")).replace("_", " "), (1.01, yi),
+                        xycoords=("axes fraction", "data"), va="center", fontsize=7, color=color)
+        _forest_axes(ax, y, labels, ref=1, xlabel="candidate / baseline (ratio; > 1 means a larger figure)")
+    return fig

@@ -1,0 +1,143 @@
+"""Pass by pass and day by day: per-pass values of a cell, a seat's history, one cell's requests."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import format as fmt
+from analysis.columns import METRICS
+from analysis.stats._common import parse_values
+
+from .theme import PALETTE, WIDTH_IN, cell_title, seat_colors, theme
+
+
+def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int = 2,
+                    baseline: str | None = None) -> Figure | None:
+    """Per-pass values of every cell with 2+ passes, in pass order: drift made visible.
+
+    One small panel per cell (own y scale, values written on the points), the cells with
+    the largest max/min spread first; at most `max_panels`.
+    """
+    if "values" not in cells.columns:
+        return None
+    rows = []
+    for _, r in cells.iterrows():
+        v = parse_values(r["values"])
+        if len(v) >= min_passes:
+            lo = min(v)
+            spread = (max(v) / lo) if lo > 0 else float("inf")
+            rows.append((spread, r, v))
+    if not rows:
+        return None
+    rows.sort(key=lambda t: (-t[0], str(t[1]["seat"]), str(t[1]["workload"]), str(t[1]["metric"])))
+    rows = rows[:max_panels]
+    n = len(rows)
+    ncols = min(3, n) if n != 4 else 2
+    nrows = math.ceil(n / ncols)
+    wrap = {1: 60, 2: 44, 3: 30}[ncols]
+    colors = seat_colors([str(r["seat"]) for _, r, _ in rows], baseline)
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 2.05 * nrows + 0.2),
+                     layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False)
+        for ax, (spread, r, v) in zip(axes.flat, rows):
+            x = np.arange(1, len(v) + 1)
+            color = colors[str(r["seat"])]
+            ax.plot(x, v, color=color, marker="o", zorder=3)
+            for xi, yi in zip(x, v):
+                ax.annotate(fmt.num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5),
+                            ha="center", fontsize=7)
+            lo, hi = min(v), max(v)
+            pad = (hi - lo) * 0.35 or abs(hi) * 0.05 or 1.0
+            ax.set_ylim(lo - pad * 0.6, hi + pad)
+            ax.set_xlim(0.6, len(v) + 0.4)
+            ax.set_xticks(x)
+            ax.set_xlabel("pass")
+            unit = METRICS.get(str(r["metric"]), ("",))[0]
+            ax.set_ylabel(unit)
+            ax.set_title(cell_title(r, wrap), fontsize=7.5, loc="left")
+            ax.text(0.98, 0.04, f"max/min {fmt.ratio(spread)}", transform=ax.transAxes, ha="right",
+                    va="bottom", fontsize=6.5, color="#555")
+        for ax in list(axes.flat)[n:]:
+            ax.set_visible(False)
+    return fig
+
+
+def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = None,
+                 max_panels: int = 6) -> Figure | None:
+    """A seat's figures across dates (median of the day's passes, each pass as a dot).
+
+    Only cells measured on two or more dates are drawn; one panel per (seat, cell).
+    """
+    if measurements is None or measurements.empty:
+        return None
+    m = measurements.copy()
+    if seats is not None:
+        m = m[m["seat"].astype(str).isin([str(s) for s in seats])]
+    m["_c"] = pd.to_numeric(m["concurrency"], errors="coerce").fillna(-1)
+    k2 = ["seat", "workload", "_c", "metric", "statistic"]
+    dates = m.groupby(k2, dropna=False)["date"].nunique()
+    keep = dates[dates >= 2].index
+    if len(keep) == 0:
+        return None
+    panels = list(keep)[:max_panels]
+    n = len(panels)
+    ncols = min(2, n)
+    nrows = math.ceil(n / ncols)
+    colors = seat_colors([p[0] for p in panels])
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN, 2.2 * nrows + 0.2), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False)
+        for ax, p in zip(axes.flat, panels):
+            sel = m.set_index(k2).loc[[p]].reset_index()
+            day = sel.groupby("date")["value"].median().sort_index()
+            x = pd.to_datetime(day.index)
+            color = colors[str(p[0])]
+            ax.plot(x, day.to_numpy(float), color=color, marker="o", zorder=3)
+            ax.scatter(pd.to_datetime(sel["date"]), sel["value"].astype(float), color=color, s=8, alpha=0.6)
+            row = {"seat": p[0], "workload": p[1], "concurrency": None if p[2] < 0 else p[2],
+                   "metric": p[3], "statistic": p[4]}
+            ax.set_title(cell_title(row), fontsize=7.5, loc="left")
+            ax.set_ylabel(METRICS.get(str(p[3]), ("",))[0])
+            ax.set_xticks(x)
+            ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))
+            ax.tick_params(axis="x", labelrotation=30)
+        for ax in list(axes.flat)[n:]:
+            ax.set_visible(False)
+    return fig
+
+
+def request_distribution(requests: pd.DataFrame, field: str = "ttft_ms", *,
+                         seat: str | None = None, workload: str | None = None,
+                         concurrency: int | None = None) -> Figure | None:
+    """Per-request distribution of one field for one cell: histogram and ECDF side by side."""
+    r = requests
+    if seat is not None:
+        r = r[r["seat"] == seat]
+    if workload is not None:
+        r = r[r["workload"] == workload]
+    if concurrency is not None:
+        r = r[pd.to_numeric(r["concurrency"], errors="coerce") == concurrency]
+    v = pd.to_numeric(r[field], errors="coerce").dropna().to_numpy(float)
+    if v.size == 0:
+        return None
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN, 2.6), layout="constrained")
+        a1, a2 = fig.subplots(1, 2)
+        bins = min(40, max(5, int(np.sqrt(v.size)) + 1))
+        a1.hist(v, bins=bins, color=PALETTE[0], alpha=0.85)
+        a1.set_xlabel(field)
+        a1.set_ylabel("requests")
+        xs = np.sort(v)
+        a2.step(xs, np.arange(1, xs.size + 1) / xs.size, where="post", color=PALETTE[0])
+        a2.set_xlabel(field)
+        a2.set_ylabel("share of requests ≤ x")
+        for q, ls in ((0.5, "--"), (0.95, ":")):
+            a2.axvline(np.quantile(xs, q), color="#777", linestyle=ls, linewidth=0.9)
+        fig.suptitle(f"n = {fmt.counted(v.size, 'request')}", fontsize=8)
+    return fig

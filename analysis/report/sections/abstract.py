@@ -1,0 +1,96 @@
+"""The title block and the abstract: data set, headline comparison, verdict counts, strongest caveat."""
+from __future__ import annotations
+
+
+from analysis import __version__
+from analysis import format as fmt
+from analysis.flags import codes
+
+from .blocks import Prose, TitleBlock, division, para, prose
+from .flagview import SEVERITY_RANK, flag_seats, flags_of, sorted_flags
+from .headline import baseline_comparisons, headline_row, headline_sentence
+from .labels import ci_level, date_range
+
+
+def title_block(title: str, a) -> TitleBlock:
+    """The title and a one-line description of the data set (no build time: reproducible)."""
+    t = a.tables
+    n_files = len(t.runs)
+    sub = (f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured "
+           f"{date_range(t.runs['date'])}; seed {fmt.text(a.options.seed)}, "
+           f"{fmt.count(a.options.n_boot)} bootstrap resamples ({a.options.ci_method}).")
+    return TitleBlock(str(title), (para("{}", sub, css="subtitle"),
+                                   para("{}", f"benchreport {__version__}", css="generator")))
+
+
+def _verdict_counts(a) -> dict:
+    c = baseline_comparisons(a)
+    if c is None or c.empty:
+        return {}
+    return c["verdict"].astype(str).value_counts().to_dict()
+
+
+def strongest_caveat(a):
+    """The flag the abstract names: the most severe, preferring the headline's seats."""
+    f = sorted_flags(a)
+    if f.empty:
+        return None
+    row = headline_row(a)
+    if row is not None:
+        seats = {str(row["candidate"]), str(row["baseline"])}
+        rank = f["severity"].map(lambda s: SEVERITY_RANK.get(str(s), len(SEVERITY_RANK)))
+        same = f[rank == rank.min()]
+        mine = same[same["seats"].map(lambda s: bool(seats & set(flag_seats(s))))]
+        if len(mine):
+            return mine.iloc[0]
+    return f.iloc[0]
+
+
+def _topic(code: str) -> str:
+    """How the abstract names a flag's family (`codes.Code.topic`)."""
+    c = codes.CODES.get(code)
+    return c.topic if c else "other findings"
+
+
+def abstract(a) -> Prose:
+    """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
+    t = a.tables
+    models = sorted({fmt.text(m) for m in t.seats["model"]})
+    out = [para("We analysed {} of {} ({}: {}) measured {}, with {} bootstrap resamples and seed {}. "
+                "Every figure below is given with its number of passes and, where the passes allow "
+                "one, a {} confidence interval.",
+                fmt.counted(len(t.runs), "run"), fmt.counted(len(t.seats), "seat"), fmt.counted(len(models), "model"),
+                fmt.join_words(models), date_range(t.runs["date"]), fmt.count(a.options.n_boot), fmt.text(a.options.seed),
+                ci_level(a))]
+    out.append(headline_sentence(a))
+    counts = _verdict_counts(a)
+    if counts:
+        total = sum(counts.values())
+        out.append(para("Of {} against the baseline, {} favour the candidate, {} the baseline, {} "
+                        "within noise and {} too little data for a verdict (Section 3).",
+                        fmt.counted(total, "comparison"), fmt.count(counts.get("better", 0)),
+                        fmt.count(counts.get("worse", 0)),
+                        fmt.counted(counts.get("within_noise", 0), "is", "are"),
+                        fmt.counted(counts.get("insufficient_data", 0), "has", "have")))
+    f = flags_of(a)
+    if len(f):
+        sev = f["severity"].astype(str).value_counts()
+        cav = strongest_caveat(a)
+        out.append(para("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
+                        "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
+                        fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]), fmt.text(cav["message"])))
+        rest = f.drop(index=cav.name) if cav.name in f.index else f
+        rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
+        topics = rest["code"].astype(str).map(_topic)
+        counts = topics.value_counts()
+        if len(counts):
+            listed = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in counts.items()])
+            kinds = fmt.join_words([w for w, n in (("critical flags", int(rest["severity"].eq("critical").sum())),
+                                                   ("warnings", int(rest["severity"].eq("warn").sum()))) if n])
+            out.append(para("The other {} concern {}. Section 7 states what these numbers will not carry.",
+                            kinds, listed))
+        else:
+            out.append(para("Section 7 states what these numbers will not carry."))
+    else:
+        out.append(para("The analysis raised no flags."))
+    return prose(division("abstract", out))

@@ -1,0 +1,161 @@
+"""The headline comparison: each candidate's declared primary cell against the baseline, in words."""
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import format as fmt
+from analysis.report import figures as F
+from analysis.stats._common import parse_values
+
+from .blocks import Prose, ident, para, prose
+from .cellview import within_ci
+from .labels import baseline_word, ci_level
+
+
+METRIC_PRIORITY = ["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
+                   "e2e_latency_ms", "itl_ms", "request_rate", "engine_init_s"]
+
+
+def baseline_comparisons(a) -> pd.DataFrame:
+    """The comparisons against `Analysis.baseline` (none without a baseline)."""
+    c = a.comparisons
+    if c is None or c.empty or not a.baseline:
+        return c.iloc[0:0] if c is not None else pd.DataFrame()
+    return c[c["baseline"].astype(str) == str(a.baseline)]
+
+
+#: up to this many candidates, the headline gives each one's primary comparison in full
+HEADLINE_PAIRS = 3
+
+
+def primary_rows(a) -> pd.DataFrame:
+    """Each candidate's primary comparison against the baseline (the declared headline cells)."""
+    c = baseline_comparisons(a)
+    if c is None or c.empty or "primary" not in c.columns:
+        return c.iloc[0:0] if c is not None else pd.DataFrame()
+    c = c[c["primary"].astype(bool) & (c["kind"].astype(str) == "baseline")]
+    return c.sort_values("candidate", kind="stable")
+
+
+def headline_row(a):
+    """The primary comparison the abstract names: the first with a verdict of better or worse, else the first."""
+    c = primary_rows(a)
+    if c is None or c.empty:
+        return None
+    decided = c[c["verdict"].astype(str).isin(["better", "worse"])]
+    return (decided if len(decided) else c).iloc[0]
+
+
+def _cell_values(a, seat: str, row) -> list[float]:
+    cells = a.cells
+    m = (cells["seat"].astype(str) == seat) & (cells["metric"] == row["metric"]) & \
+        (cells["workload"].astype(str) == str(row["workload"]))
+    for k in ("statistic", "harness", "probe"):
+        if k in cells.columns and k in row:
+            m &= cells[k].map(fmt.text) == fmt.text(row.get(k))
+    cc = pd.to_numeric(cells["concurrency"], errors="coerce")
+    if fmt.finite(row.get("concurrency")):
+        m &= cc == float(row["concurrency"])
+    else:
+        m &= cc.isna()
+    sel = cells[m]
+    return parse_values(sel["values"].iloc[0]) if len(sel) and "values" in sel.columns else []
+
+
+def _side(a, seat: str, estimate, row) -> str:
+    """A seat's figure in a sentence: '763.9 tok/s in one pass', '896.9 and 982.5 tok/s in two passes'."""
+    vals = _cell_values(a, seat, row)
+    unit = fmt.unit_of(row["metric"])
+    if 1 < len(vals) <= 4:
+        return f"{fmt.join_words([fmt.num(v) for v in vals])} {unit} in {fmt.spelled(len(vals))} passes"
+    if len(vals) == 1:
+        return f"{fmt.num(estimate)} {unit} in one pass"
+    return f"{fmt.num(estimate)} {unit}"
+
+
+def cell_words(row) -> str:
+    """A comparison's cell in words: 'aggregate throughput (decode) at 16 concurrent streams'."""
+    c = row.get("concurrency")
+    at = f" at {fmt.counted(c, 'concurrent stream')}" if fmt.finite(c) else ""
+    stat = fmt.text(row.get("statistic"))
+    st = f" {stat}" if stat and stat != "mean" else ""
+    return f"{F.metric_label(str(row['metric']), unit=False)}{st} ({fmt.text(row['workload'])}){at}"
+
+
+def verdict_rule(a) -> str:
+    """The rule a verdict follows, in words (analysis.stats.compare.verdict)."""
+    th = a.options.thresholds
+    c = a.comparisons
+    m = int(c["p_value"].notna().sum()) if c is not None and len(c) and "p_value" in c.columns else 0
+    family = (f"across the {m} comparisons with a between-pass interval" if m else
+              "across the comparisons with a between-pass interval (none here has passes on both sides)")
+    how = {"holm": f"after Holm's correction {family}",
+           "bh": f"after the Benjamini-Hochberg correction {family}",
+           "none": "at the stated level, without a correction for multiple comparisons"}[a.options.multiplicity]
+    return (f"'better' or 'worse' needs passes on both sides, the {ci_level(a)} CI of the ratio wholly outside "
+            f"1 ± {fmt.pct(th.noise)}, and the change still significant {how}; 'within noise' means the CI lies "
+            f"inside 1 ± {fmt.pct(th.noise)}; anything else is 'insufficient data'")
+
+
+def primary_words(a) -> str:
+    """The declared primary cell in words, as the headline and Section 3 state it."""
+    p = a.options.primary
+    bits = [F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")]
+    if p.workload:
+        bits.append(f"({p.workload})")
+    bits.append(f"at {fmt.streams(p.concurrency)}" if p.concurrency else "at the highest concurrency both seats share")
+    return " ".join(bits) + "; else the first metric both seats share"
+
+
+def _one_headline(a, row, lead: str, who: str) -> Prose:
+    base, cand = str(row["baseline"]), str(row["candidate"])
+    ci = fmt.ci(row.get("ci_low"), row.get("ci_high"), fmt.ratio3)
+    method = fmt.text(row.get("ci_method"))
+    verdict = fmt.text(row.get("verdict")).replace("_", " ")
+    reason = fmt.text(row.get("verdict_reason"))
+    if ci:
+        ci_words = f"{ci_level(a)} CI {ci}, {method}" if method else f"{ci_level(a)} CI {ci}"
+    else:
+        ci_words = "no CI for the seats: " + (method.replace("none: ", "") if method else "too few passes")
+        wi = within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
+        if wi:
+            ci_words += f" ({wi}, which leaves out run-to-run variation)"
+    return prose(para("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
+                      f"{lead}: " if lead else "", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
+                      _side(a, base, row.get("baseline_estimate"), row), who, ident(base), fmt.ratio3(row.get("ratio")),
+                      ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""))
+
+
+def headline_sentence(a, lead: str = "Headline") -> Prose:
+    """The headline: each candidate's declared primary cell against the incumbent, never the best of many."""
+    base = a.baseline
+    if not base:
+        return prose(para("No seat is marked as the incumbent and no baseline was given, so this report "
+                          "makes no comparison against an incumbent and supports no claim that any seat is "
+                          "the best."))
+    who = f"the {baseline_word(a)}"
+    prim = primary_rows(a)
+    if prim is None or prim.empty:
+        return prose(para("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
+                          "concurrency, metric and statistic), so no comparison against it can be made.",
+                          who[0].upper() + who[1:], ident(base)))
+    if len(prim) <= HEADLINE_PAIRS:
+        return prose([_one_headline(a, r, lead if i == 0 else "", who)
+                      for i, (_, r) in enumerate(prim.iterrows())])
+    v = prim["verdict"].astype(str)
+    better = sorted(prim.loc[v == "better", "candidate"].astype(str))
+    worse = sorted(prim.loc[v == "worse", "candidate"].astype(str))
+    rest = len(prim) - len(better) - len(worse)
+    if not better and not worse:
+        return prose(para("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
+                          "or worse than {} {}; {} no verdict the data can carry.", lead, primary_words(a),
+                          fmt.count(len(prim)), who, ident(base), "all have" if rest == len(prim) else f"{fmt.count(rest)} have"))
+    parts = []
+    if better:
+        parts.append(f"{fmt.count(len(better))} better ({', '.join(better)})")
+    if worse:
+        parts.append(f"{fmt.count(len(worse))} worse ({', '.join(worse)})")
+    if rest:
+        parts.append(f"{fmt.count(rest)} without a verdict")
+    return prose(para("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
+                      primary_words(a), fmt.count(len(prim)), who, ident(base), "; ".join(parts)))

@@ -1,0 +1,72 @@
+"""Words every section shares: the seat label, what the baseline is called, dates, the CI level."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import pandas as pd
+
+from analysis import format as fmt
+
+def ci_level(a) -> str:
+    """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""
+    return fmt.level(a.options.thresholds.alpha)
+
+
+def seat_row(a, seat: str) -> dict:
+    """A seat's row of the seats table as a dict ({'seat': id} for an unknown seat)."""
+    s = a.tables.seats
+    r = s[s["seat"] == seat]
+    return r.iloc[0].to_dict() if len(r) else {"seat": seat}
+
+
+def seat_role(a, seat: str) -> str:
+    """A seat's declared role ('candidate' when none is stated)."""
+    return fmt.text(seat_row(a, seat).get("role"), "candidate")
+
+
+def baseline_word(a) -> str:
+    """What the report calls `Analysis.baseline`: 'incumbent' when that is its role, else 'baseline'."""
+    return "incumbent" if seat_role(a, a.baseline) == "incumbent" else "baseline"
+
+
+def seat_label(a, seat: str) -> str:
+    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report."""
+    r = seat_row(a, seat)
+    bits = [str(seat)]
+    extra = []
+    if not fmt.missing(r.get("model")):
+        extra.append(str(r["model"]))
+    role = fmt.text(r.get("role"))
+    if seat == a.baseline:
+        extra.append(baseline_word(a))
+    elif role and role != "candidate":
+        extra.append(role)
+    if extra:
+        bits.append("(" + ", ".join(extra) + ")")
+    return " ".join(bits)
+
+
+def order_seats(a, seats: Iterable[str]) -> list[str]:
+    """Seats sorted, `Analysis.baseline` first."""
+    seats = sorted({str(s) for s in seats})
+    b = a.baseline
+    if b in seats:
+        seats.remove(b)
+        seats.insert(0, b)
+    return seats
+
+
+def date_range(dates: Iterable) -> str:
+    """'on 2026-09-10', 'between 2026-09-10 and 2026-10-28'."""
+    ds = sorted({str(d) for d in dates if not fmt.missing(d)})
+    if not ds:
+        return "on an unstated date"
+    if len(ds) == 1:
+        return f"on {ds[0]}"
+    return f"between {ds[0]} and {ds[-1]}"
+
+
+def column(df: pd.DataFrame, name: str) -> list:
+    """A frame's column as a list (Nones where the frame has no such column)."""
+    return df[name].tolist() if name in df.columns else [None] * len(df)
+

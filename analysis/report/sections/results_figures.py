@@ -1,0 +1,102 @@
+"""Section 2's figures: throughput, per-stream decode, single stream, TTFT, per-pass values, history."""
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis import format as fmt
+from analysis.report import figures as F
+from analysis.stats._common import parse_values
+
+from .blocks import FigureBlock, figure_block
+from .cellview import result_cells
+from .tables import TOP_SEATS
+
+
+def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
+    """What a concurrency figure leaves out (series beyond the top ones, single points of other days)."""
+    d, other_day, over = F.select_series(cells, metric, statistics=statistics, baseline=a.baseline, top_n=top_n)
+    if d.empty:
+        return ""
+    bits = []
+    if over > 0:
+        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
+                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more are in the "
+                    "tables")
+    if other_day > 0:
+        bits.append(f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
+                    "days without a curve to compare with are not drawn")
+    return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
+
+
+def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Aggregate throughput against concurrency, per seat, with CI bands."""
+    cells = result_cells(a)
+    stats = F.THROUGHPUT_STATISTICS
+    fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
+    return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat. "
+                        "Filled markers with bars and bands carry a confidence interval; hollow markers "
+                        "have none (too few passes); small dots are the values of individual passes."
+                        + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
+
+
+def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Per-stream decode rate against concurrency."""
+    cells = result_cells(a)
+    stats = F.THROUGHPUT_STATISTICS
+    fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
+                                  baseline=a.baseline, top_n=top_n)
+    return figure_block(fig, "Per-stream decode rate against concurrency (markers as in Figure 1)."
+                        + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
+
+
+def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBlock | None:
+    """Per-stream decode at one stream, every seat and workload (the field note's table)."""
+    cells = result_cells(a)
+    if cells is None or cells.empty:
+        return None
+    conc = pd.to_numeric(cells["concurrency"], errors="coerce")
+    d = cells[(cells["metric"] == "decode_tok_s_per_stream") & (conc == 1)]
+    n = d.groupby(["seat", "workload"]).ngroups if len(d) else 0
+    if n < min_rows:
+        return None
+    fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
+    more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
+    return figure_block(fig, "Single-stream decode rate of every seat and workload, best first. A filled dot "
+                        "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
+                        "min-max range where the run reported one. Workloads are different probes: "
+                        "compare rows only within one workload." + more, "single-stream")
+
+
+def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
+    """Time to first token against concurrency."""
+    cells = result_cells(a)
+    fig = F.ttft_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
+    if fig is None:
+        return None
+    stats = sorted(set(cells.loc[cells["metric"] == "ttft_ms", "statistic"].astype(str)))
+    extra = (" Seats report TTFT in different forms (" + ", ".join(stats) + "); the legend names "
+             "each, and they are not directly comparable.") if len(stats) > 1 else ""
+    return figure_block(fig, "Time to first token against concurrency (lower is better)." + extra
+                        + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
+
+
+def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
+    """Per-pass values in pass order for every cell with two or more passes."""
+    cells = result_cells(a)
+    fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
+    n = 0
+    if cells is not None and "values" in cells.columns:
+        n = int(cells["values"].map(lambda v: len(parse_values(v)) >= 2).sum())
+    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown."
+            if n > max_panels else "")
+    return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
+                        "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
+                        "panel has its own scale; max/min is the ratio of the extreme passes." + more,
+                        "per-pass")
+
+
+def history_figure(a) -> FigureBlock | None:
+    """A seat's figures across dates, when a seat was measured on more than one day."""
+    fig = F.seat_history(a.tables.measurements)
+    return figure_block(fig, "History: seats measured on more than one date, the median of each day's "
+                        "passes (line) and the individual passes (dots).", "history")
