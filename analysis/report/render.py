@@ -45,19 +45,20 @@ SHORT_ROWS = 24
 class GroupRow:
     """A table's full-width row naming the group of the rows below it."""
 
-    text: str
+    text: str | tuple[str, ...]
+    title: str = ""
 
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "sections")),
                              autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters.update(pieces=display_text, hover=lambda full, limit=None: fmt.title_of(
+        full, fmt.short(fmt.short_tokens(full), limit) if limit else fmt.short_tokens(full)))
     env.tests.update(ident=lambda x: isinstance(x, Ident), paragraph=lambda x: isinstance(x, Paragraph),
                      division=lambda x: isinstance(x, Division), title_block=lambda x: isinstance(x, TitleBlock),
                      group_row=lambda x: isinstance(x, GroupRow))
     return env
 
-
-_ENV = _environment()
 
 
 def _render(name: str, **data) -> Markup:
@@ -75,8 +76,37 @@ def _classes(*names: str) -> str:
 
 
 def _cell(value) -> str:
-    """A table cell's text ('' for None): a plain `str`, so the template escapes it."""
+    """A caption's or heading's text ('' for None): a plain `str`, so the template escapes it."""
     return "" if value is None else str(value)
+
+
+def display_cell(value, limit: int = fmt.MAX_TEXT) -> tuple[str | tuple[str, ...], str]:
+    """A table cell as the template shows it, and its hover title ('' when shown in full).
+
+    The text is shortened for display (`format.shortened`: at most `limit` characters, no
+    unbroken run longer than `format.MAX_TOKEN`); a text with a long unbroken run comes as
+    a tuple of pieces the template joins with ``<wbr>`` (a break opportunity). Plain `str`
+    throughout, so the template escapes every piece.
+    """
+    full = "" if value is None else str(value)
+    if len(full) <= fmt.BREAK_RUN:
+        return full, ""
+    shown = fmt.shortened(full, limit)
+    if _LONG_RUN.search(shown):
+        return tuple(fmt.break_points(shown)), fmt.title_of(full, shown)
+    return shown, fmt.title_of(full, shown)
+
+
+_LONG_RUN = re.compile(r"\S{%d,}" % (fmt.BREAK_RUN + 1))
+
+
+def display_text(value, limit: int | None = None) -> tuple[str, ...]:
+    """Text inside a paragraph as pieces joined by ``<wbr>`` (`format.break_points`): unbroken
+    runs longer than `format.MAX_TOKEN` shortened, the whole shortened to `limit` if given."""
+    shown = fmt.short_tokens(value)
+    if limit is not None:
+        shown = fmt.short(shown, limit)
+    return tuple(fmt.break_points(shown))
 
 
 def table_view(table: Table, label: str | None) -> dict:
@@ -94,13 +124,13 @@ def table_view(table: Table, label: str | None) -> dict:
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
     classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
                         "nowrap" if c in nowrap else "") for c in cols]
-    # each row a tuple of (class, text) per column
-    rows = list(zip(*([(k, _cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
+    # each row a tuple of (class, text or pieces, title) per column
+    rows = list(zip(*([(k, *display_cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
     if group is not None:
         body, last = [], object()
         for g, row in zip(df[group].tolist(), rows):
             if g != last:
-                body.append(GroupRow(_cell(g)))
+                body.append(GroupRow(*display_cell(g)))
                 last = g
             body.append(row)
         rows = body
@@ -208,3 +238,6 @@ def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = No
 def join_fragments(fragments: Iterable[Markup]) -> Markup:
     """Fragments one per line, as the report shows them."""
     return Markup("\n").join(fragments)
+
+
+_ENV = _environment()

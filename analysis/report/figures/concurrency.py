@@ -12,8 +12,6 @@ from analysis import format as fmt
 from analysis.columns import higher_is_better
 from analysis.stats._common import parse_values
 
-from analysis.report.display import short
-
 from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme,
                     wrap_id)
 
@@ -134,7 +132,7 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
             _draw_series(fig, ax, g.sort_values("concurrency"), style, linestyle)
             label = wrap_id(seat, 48)
             if several_workloads:
-                label += f" · {short(workload)}"
+                label += f" · {fmt.short(workload)}"
             if len(stats) > 1:
                 label += f" ({g['statistic'].iloc[0]})"
             handles.append(Line2D([], [], color=style.color, marker=style.marker, linestyle=linestyle,

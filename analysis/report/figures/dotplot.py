@@ -10,8 +10,6 @@ from analysis import format as fmt
 from analysis.columns import higher_is_better
 from analysis.stats._common import parse_values
 
-from analysis.report.display import short
-
 from .theme import NEUTRAL, WIDTH_IN, axis_label, record_drawn, record_styles, seat_styles, theme, wrap_id
 
 
@@ -140,7 +138,7 @@ def _dot_axes(ax, rows: list[dict], ys: list[float], headers, total: float, base
         if r["seat"] == baseline:
             lab.set_fontweight("bold")
     for (hy, workload) in headers:
-        ax.annotate(short(workload), xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
+        ax.annotate(fmt.short(workload), xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
                     textcoords="offset points", ha="right", va="center", fontsize=7,
                     fontweight="bold", fontstyle="italic")
         if hy > 0:

@@ -7,8 +7,6 @@ from matplotlib.figure import Figure
 
 from analysis import format as fmt
 
-from analysis.report.display import short
-
 from .theme import NEUTRAL, PALETTE, WIDTH_IN, Style, metric_label, record_drawn, record_styles, theme, wrap_id
 
 
@@ -33,7 +31,7 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
     for _, r in d.iterrows():
         dim = fmt.text(r.get("dimension"))
         dim = f" / {dim}" if dim else ""
-        labels.append(f"{short(r['benchmark'])}{short(dim)}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
+        labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
     n = len(d)
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 0.62 * n + 0.9), layout="constrained")

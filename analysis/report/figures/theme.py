@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 
 from analysis import format as fmt
 from analysis.columns import METRIC_WORDS, METRICS
-from analysis.report.display import MAX_LABEL, short
+
 
 
 #: raster resolution of every PNG (fixed, so files compare byte for byte across builds)
@@ -69,7 +69,7 @@ METRIC_LABELS = METRIC_WORDS
 
 def metric_label(metric: str, *, unit: bool = True) -> str:
     """Human name of a metric, with its unit: 'aggregate throughput (tok/s)'."""
-    name = METRIC_LABELS.get(metric, short(metric, MAX_LABEL))
+    name = METRIC_LABELS.get(metric, fmt.short(metric))
     if unit and metric in METRICS:
         return f"{name} ({METRICS[metric][0]})"
     return name
@@ -93,7 +93,7 @@ def axis_label(metric: str, statistics=(), *, per: str = "") -> str:
     `per`: what one value is ('per request'); a figure drawing several statistics names
     each in its legend.
     """
-    name = AXIS_NAMES.get(metric) or METRIC_LABELS.get(metric) or short(metric, MAX_LABEL)
+    name = AXIS_NAMES.get(metric) or METRIC_LABELS.get(metric) or fmt.short(metric)
     stats = list(dict.fromkeys(str(s) for s in statistics if not fmt.missing(s)))
     unit = METRICS[metric][0] if metric in METRICS else FIELD_UNITS.get(metric, "")
     bits = [name, " or ".join(stats), per]
@@ -233,8 +233,8 @@ def date_axis(ax) -> None:
 
 def wrap_id(text: str, width: int = 34) -> str:
     """Wrap a long id at hyphens/dots for titles and legends (ids have no spaces); an id
-    longer than `display.MAX_LABEL` is shortened first (with an ellipsis)."""
-    text = short(str(text), MAX_LABEL)
+    longer than `format.MAX_LABEL` is shortened first (with an ellipsis)."""
+    text = fmt.short(str(text))
     if len(text) <= width:
         return text
     spaced = text.replace("-", "- ").replace("_", "_ ")
@@ -264,5 +264,5 @@ def cell_title(row, wrap: int = 30) -> str:
     c = f", c={fmt.concurrency(conc)}" if fmt.finite(conc) else ""
     stat = row.get("statistic")
     st = "" if fmt.missing(stat) or stat == "mean" else f" {stat}"
-    workload = short(fmt.text(row.get("workload")), MAX_LABEL)
+    workload = fmt.short(fmt.text(row.get("workload")))
     return f"{wrap_id(row['seat'], wrap)}\n{workload}{c}: {metric_label(row['metric'], unit=False)}{st}"
