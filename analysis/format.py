@@ -339,8 +339,9 @@ MAX_TEXT = 300
 #: an unbroken run of characters inside any displayed text (a path, a hash, an id in a message):
 #: a SHA-256 is 64 hex digits, the harness fixtures' longest relative path 96 characters
 MAX_TOKEN = 100
-#: the full text kept in a title attribute (hover) when it was shortened, up to this length
-MAX_TITLE = 1000
+#: the full text kept in a title attribute (hover) when it was shortened, up to this length (a
+#: name's limit, `analysis.load.native.MAX_NAME`: a name is always there whole)
+MAX_TITLE = 5_000
 #: an unbroken run longer than this gets break opportunities (the fleet paper's longest seat
 #: id, 46 characters, stays whole)
 BREAK_RUN = 48
@@ -384,9 +385,10 @@ def shortened(value, limit: int = MAX_TEXT) -> str:
 
 
 def title_of(full, shown: str) -> str:
-    """The hover text of a shortened display: the full text when it differs and fits, else ''."""
+    """The hover text of a shortened display: the full text (at most `MAX_TITLE` characters),
+    '' when nothing was left out."""
     s = text(full)
-    return s if s != shown and len(s) <= MAX_TITLE else ""
+    return short(s, MAX_TITLE) if s != shown else ""
 
 
 def _split_run(run: str) -> list[str]:

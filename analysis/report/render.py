@@ -28,7 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from analysis import format as fmt
-from analysis.report.sections.blocks import Division, Ident, Paragraph, Prose, Table, TitleBlock
+from analysis.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
            "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
@@ -55,6 +55,7 @@ def _environment() -> jinja2.Environment:
     env.filters.update(pieces=display_text, hover=lambda full, limit=None: fmt.title_of(
         full, fmt.short(fmt.short_tokens(full), limit) if limit else fmt.short_tokens(full)))
     env.tests.update(ident=lambda x: isinstance(x, Ident), paragraph=lambda x: isinstance(x, Paragraph),
+                     item_list=lambda x: isinstance(x, Items),
                      division=lambda x: isinstance(x, Division), title_block=lambda x: isinstance(x, TitleBlock),
                      group_row=lambda x: isinstance(x, GroupRow))
     return env
@@ -109,10 +110,16 @@ def display_text(value, limit: int | None = None) -> tuple[str, ...]:
     return tuple(fmt.break_points(shown))
 
 
+def _is_ci(column) -> bool:
+    """A confidence-interval column ('95% CI', 'CI'): its intervals are never wrapped."""
+    return str(column) == "CI" or str(column).endswith(" CI")
+
+
 def table_view(table: Table, label: str | None) -> dict:
     """What table.html.j2 shows of `table`: columns with their classes, rows of text, group rows.
 
     A group with one row each becomes a plain first column (a header per row reads worse).
+    A CI column is never wrapped; a dense table goes on landscape pages in the PDF.
     Built column by column (fleet-scale appendix tables have thousands of rows).
     """
     df, group = table.data, table.group
@@ -123,7 +130,7 @@ def table_view(table: Table, label: str | None) -> dict:
     cols = [c for c in df.columns if c != group]
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
     classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
-                        "nowrap" if c in nowrap else "") for c in cols]
+                        "nowrap" if c in nowrap else "", "ci" if _is_ci(c) else "") for c in cols]
     # each row a tuple of (class, text or pieces, title) per column
     rows = list(zip(*([(k, *display_cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
     if group is not None:
@@ -135,8 +142,9 @@ def table_view(table: Table, label: str | None) -> dict:
             body.append(row)
         rows = body
     short = len(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
+    landscape = table.dense if table.landscape is None else table.landscape
     return {
-        "wrap_class": _classes("table-wrap", "short" if short else ""),
+        "wrap_class": _classes("table-wrap", "short" if short else "", "landscape" if landscape else ""),
         "table_class": _classes("report-table", "small" if table.small else "", "dense" if table.dense else "",
                                 "grouped" if group else ""),
         "id": f"table-{table.key}" if table.key else "",

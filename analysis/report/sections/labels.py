@@ -30,12 +30,15 @@ def baseline_word(a) -> str:
 
 
 def seat_label(a, seat: str) -> str:
-    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report."""
+    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report.
+
+    The id and the model are shortened for display (`format.short`); tables/*.csv keep them whole.
+    """
     r = seat_row(a, seat)
-    bits = [str(seat)]
+    bits = [fmt.short(seat)]
     extra = []
     if not fmt.missing(r.get("model")):
-        extra.append(str(r["model"]))
+        extra.append(fmt.short(r["model"]))
     role = fmt.text(r.get("role"))
     if seat == a.baseline:
         extra.append(baseline_word(a))

@@ -9,7 +9,7 @@ from analysis import format as fmt
 from analysis.report import figures as F
 
 from .blocks import Prose, Table, para, prose
-from .cellview import (CELLS_NOTE, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
+from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
                        cells_wide, result_cells, stat_heading, wide_note)
 from .flagview import excluded_figures
 from .labels import ci_level, order_seats
@@ -68,11 +68,12 @@ def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: 
         passes.append("Cells with 3 or 4 passes list every pass in order.")
     df, same = constant_columns(df, ["Workload", "Passes"])
     stats = [c for c in df.columns if c in {stat_heading(s) for s in STAT_ORDER} or c == "Estimate"]
-    bits = [*lead, same, wide_note(pct, list(df.columns)), abbreviations(df["Metric"]), CELLS_NOTE, *passes]
+    marked = any(df[c].astype(str).str.endswith(RECOMPUTED_MARK).any() for c in stats)
+    bits = [*lead, same, wide_note(pct, list(df.columns), marked=marked), abbreviations(df["Metric"]), CELLS_NOTE,
+            *passes]
     note = " ".join(b for b in bits if b)
     return Table(df, caption, kind=kind, group="seat", numeric=("Conc.", "Passes", "n", *stats),
-                 note=note, small=True, dense=True, key=key,
-                 nowrap=("Metric", "Workload", "Stat.", "Per pass, in order"))
+                 note=note, small=True, dense=True, key=key, nowrap=("Metric", "Stat."))
 
 
 def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
