@@ -16,6 +16,11 @@ def limitations_paragraphs(a) -> list[tuple[str, str]]:
     return [(p.title, p.text) for p in flag_paragraphs(a.flags)]
 
 
+#: a finding's sentence in the section at most this long (its middle left out: an error text
+#: quoted many times); flags.json has every message whole
+MAX_SENTENCE = 700
+
+
 def limitations_html(a) -> Prose:
     """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
     findings as a list, one item each (a topic with one finding: one short paragraph); all escaped."""
@@ -24,10 +29,10 @@ def limitations_html(a) -> Prose:
         return prose(para("{}", NO_FLAGS))
     out = []
     for p in flag_paragraphs(a.flags):
-        sentences = list(p.sentences)
+        sentences = [fmt.shortened(x, MAX_SENTENCE) for x in p.sentences]
         lead = words.group_lead(p.group, set(p.codes))
         blocks = []
-        if lead and sentences and sentences[0] == lead:
+        if lead and sentences and sentences[0] == fmt.shortened(lead, MAX_SENTENCE):
             blocks.append(para("{}", sentences.pop(0)))
         if len(sentences) == 1:
             blocks.append(para("{}", sentences[0]))
