@@ -334,14 +334,14 @@ def workload_label(workload, condition=None) -> str:
 #: an identifier from a run file (seat id, model, workload, probe, run id, harness) as a label:
 #: the longest seat id of the fleet paper is 46 characters
 MAX_LABEL = 60
-#: free text from a run file (an error text, a message) in a table cell or a paragraph
-MAX_TEXT = 300
+#: free text from a run file (an error text, a message) in a table cell
+MAX_TEXT = 500
 #: an unbroken run of characters inside any displayed text (a path, a hash, an id in a message):
 #: a SHA-256 is 64 hex digits, the harness fixtures' longest relative path 96 characters
 MAX_TOKEN = 100
-#: the full text kept in a title attribute (hover) when it was shortened, up to this length (a
-#: name's limit, `analysis.load.native.MAX_NAME`: a name is always there whole)
-MAX_TITLE = 5_000
+#: the full text kept in a title attribute (hover) when it was shortened, up to this length:
+#: twice a name's limit (`analysis.load.native.MAX_NAME`), so a label with a name is whole
+MAX_TITLE = 10_000
 #: an unbroken run longer than this gets break opportunities (the fleet paper's longest seat
 #: id, 46 characters, stays whole)
 BREAK_RUN = 48

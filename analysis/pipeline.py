@@ -216,7 +216,7 @@ def _csv(df: pd.DataFrame, path: Path) -> None:
 
 
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
-    """`OUT/tables/{cells,comparisons,exam_deltas,passes}.csv`, `OUT/flags.json`, `OUT/refused.json`,
+    """`OUT/tables/{cells,comparisons,exam_deltas,passes,seats}.csv`, `OUT/flags.json`, `OUT/refused.json`,
     `OUT/provenance.csv` (`provenance`)."""
     out = Path(out_dir)
     tables_dir = out / "tables"
@@ -226,6 +226,10 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
         path = tables_dir / f"{name}.csv"
         _csv(getattr(analysis, name), path)
         written.append(path)
+    # the seats as the run files name them, whole (the report shortens long names for display)
+    path = tables_dir / "seats.csv"
+    _csv(analysis.tables.seats, path)
+    written.append(path)
     path = out / "flags.json"
     path.write_text(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)

@@ -32,13 +32,14 @@ def baseline_word(a) -> str:
 def seat_label(a, seat: str) -> str:
     """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report.
 
-    The id and the model are shortened for display (`format.short`); tables/*.csv keep them whole.
+    Whole: the renderer shortens it for display (`render.display_cell`) and keeps it as the
+    cell's title; tables/*.csv keep it whole too.
     """
     r = seat_row(a, seat)
-    bits = [fmt.short(seat)]
+    bits = [str(seat)]
     extra = []
     if not fmt.missing(r.get("model")):
-        extra.append(fmt.short(r["model"]))
+        extra.append(str(r["model"]))
     role = fmt.text(r.get("role"))
     if seat == a.baseline:
         extra.append(baseline_word(a))
