@@ -87,7 +87,7 @@ def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
     root = _common_root(_paths(a))
-    out = [para("Every number in this report comes from the {} in Table {}, identified by SHA-256. "
+    out = [para("Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
                 "{} refused and {} skipped (no results in {}). provenance.csv beside this report lists "
                 "every file read, refused or skipped, with its full path, run, hash and reason.",
                 fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
