@@ -81,11 +81,14 @@ def test_wide_tables_are_set_landscape(harness_report):
 
 
 def test_confidence_intervals_are_on_one_line(harness_report):
-    """Every '[low, high]' in the PDF starts and ends on the same line."""
+    """Every '[low, high]' in the PDF starts and ends on the same line (pdftotext gives an
+    interval as one word or two: '[74.5,' and '92.9]' side by side)."""
     broken, seen = [], 0
     for i, (_, _, words) in enumerate(words_by_page(harness_report / "report.pdf"), 1):
         for k, (x0, y0, x1, y1, t) in enumerate(words):
-            if t.startswith("[") and re.match(r"^\[[−\-+]?[\d.,]+,?$", t) and "]" not in t:
+            if re.match(r"^\[[−\-+]?[\d.,]+,\s?[−\-+]?[\d.,]+\]", t):
+                seen += 1  # one word: on one line
+            elif re.match(r"^\[[−\-+]?[\d.,]+,$", t):
                 nxt = words[k + 1] if k + 1 < len(words) else None
                 seen += 1
                 if nxt is None or not nxt[4].rstrip(".,;)").endswith("]") or abs(nxt[1] - y0) > 1.0:

@@ -115,6 +115,15 @@ def _is_ci(column) -> bool:
     return str(column) == "CI" or str(column).endswith(" CI")
 
 
+_INTERVAL = re.compile(r"(\[[^\[\]\s]*,) ([^\[\]\s]*\])")
+
+
+def whole_intervals(text: str) -> str:
+    """'[95.7, 102.1]' with a no-break space after its comma: an interval never wraps inside,
+    while the words around it ('within one run', a reason for no CI) still may."""
+    return _INTERVAL.sub("\\1\u00a0\\2", text) if "[" in text else text
+
+
 def table_view(table: Table, label: str | None) -> dict:
     """What table.html.j2 shows of `table`: columns with their classes, rows of text, group rows.
 
@@ -132,7 +141,8 @@ def table_view(table: Table, label: str | None) -> dict:
     classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
                         "nowrap" if c in nowrap else "", "ci" if _is_ci(c) else "") for c in cols]
     # each row a tuple of (class, text or pieces, title) per column
-    rows = list(zip(*([(k, *display_cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
+    rows = list(zip(*([(k, *display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v)) for v in df[c].tolist()]
+                      for c, k in zip(cols, classes))))
     if group is not None:
         body, last = [], object()
         for g, row in zip(df[group].tolist(), rows):
