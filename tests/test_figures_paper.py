@@ -348,3 +348,10 @@ def test_a_5000_character_seat_id_is_shortened_in_every_label():
     texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text"))]
     assert max(len(t) for t in texts) <= fmt.MAX_LABEL + 10
     assert any(fmt.ELLIPSIS in t for t in texts)
+
+
+def test_history_caption_says_how_many_panels_are_left_out(many_seats):
+    b = sections.history_figure(many_seats)
+    shown = sum(ax.get_visible() for ax in b.figure.axes)
+    m = re.search(r"The first (\d+) of (\d+) are shown", b.caption)
+    assert m and int(m.group(1)) == shown < int(m.group(2)), b.caption

@@ -110,6 +110,7 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
     record_drawn(fig, "passes")
+    fig.benchreport_panels = (n, len(keep))  # drawn, and how many there were, for the caption
     return record_styles(fig, {str(p[0]): styles[str(p[0])] for p in panels})
 
 

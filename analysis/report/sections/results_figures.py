@@ -20,8 +20,8 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
     bits = []
     if over > 0:
         bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
-                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more are in the "
-                    "tables")
+                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
+                    f"{'is' if over == 1 else 'are'} in the tables")
     if other_day > 0:
         bits.append(f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
                     "days without a curve to compare with are not drawn")
@@ -119,5 +119,8 @@ def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
 def history_figure(a) -> FigureBlock | None:
     """A seat's figures across dates, when a seat was measured on more than one day."""
     fig = F.seat_history(a.tables.measurements)
+    drawn, total = getattr(fig, "benchreport_panels", (0, 0))
+    more = f" The first {fmt.count(drawn)} of {fmt.count(total)} are shown." if total > drawn else ""
     return figure_block(fig, "History: seats measured on more than one date, the median of each day's "
-                        "passes (line) and the individual passes (dots), one panel per seat and cell.", "history")
+                        "passes (line) and the individual passes (dots), one panel per seat and cell." + more,
+                        "history")
