@@ -1,14 +1,16 @@
-"""Progress on stderr for long steps, only when stderr is a terminal (cron logs stay clean),
+"""Progress on stderr for long steps (tqdm), only when stderr is a terminal (cron logs stay clean),
 and how a long step is stopped: SIGTERM (a scheduler's timeout) unwinds like Ctrl-C.
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
-import time
 from typing import Iterator
+
+from tqdm import tqdm
 
 #: exit codes of a command stopped by a signal, as shells report them (128 + the signal number)
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -35,31 +37,21 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-class Progress:
-    """`with Progress("loading", total) as p: p.step()`; silent unless stderr is a TTY."""
+def progress(items, label: str, *, enabled: bool | None = None, unit: str = "file") -> tqdm:
+    """`items` with a tqdm bar on stderr: shown when `enabled`, never when False (--quiet), and
+    when None only if stderr is a terminal (tqdm's ``disable=None``), so cron logs stay clean."""
+    return tqdm(items, desc=label, unit=unit, file=sys.stderr, mininterval=0.2,
+                disable=None if enabled is None else not enabled, **_unsized_terminal())
 
-    def __init__(self, label: str, total: int | None = None, *, enabled: bool | None = None):
-        self.label, self.total, self.done = label, total, 0
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._last = 0.0
 
-    def __enter__(self) -> "Progress":
-        return self
-
-    def step(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if self.enabled and now - self._last > 0.2:
-            self._last = now
-            of = f"/{self.total}" if self.total else ""
-            sys.stderr.write(f"\r{self.label}: {self.done}{of}")
-            sys.stderr.flush()
-
-    def __exit__(self, *exc) -> None:
-        if self.enabled:
-            of = f"/{self.total}" if self.total else ""
-            sys.stderr.write(f"\r{self.label}: {self.done}{of} done\n")
-            sys.stderr.flush()
+def _unsized_terminal() -> dict:
+    """80 x 24 for a terminal that reports no size (a bare pseudo-terminal), where tqdm would
+    draw nothing; else nothing (tqdm measures stderr itself)."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):  # not a terminal, or no file descriptor
+        return {}
+    return {} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
 
 
 def note(message: str, *, quiet: bool = False) -> None:
