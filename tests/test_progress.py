@@ -35,8 +35,11 @@ def test_no_bar_when_stderr_is_not_a_terminal_or_disabled(capsys, enabled):
     assert capsys.readouterr().err == ""
 
 
-def test_progress_passes_every_item_through():
-    assert list(progress(range(5), "x", enabled=False)) == [0, 1, 2, 3, 4]
+@pytest.mark.parametrize("enabled", [True, False])
+def test_progress_passes_every_item_through(capsys, enabled):
+    with progress(range(5), "x", enabled=enabled) as items:
+        assert list(items) == [0, 1, 2, 3, 4]
+    assert ("5/5" in capsys.readouterr().err) is enabled
 
 
 def _stderr_on_a_terminal(*args: str, columns: int = 0) -> str:
