@@ -145,3 +145,14 @@ def test_settings_aliases_do_not_expand_the_work(folder):
     got = refusals(load([folder]))["benchreport.yaml"]
     assert time.monotonic() - t0 < 10
     assert "$.runs[0].seat.settings.x[0][0][0][0][0][0]: expected settings nested at most 6 levels (entry ignored)" in got
+
+
+def test_every_field_at_once_is_accepted_as_json_and_yaml(capsys):
+    """benchmarks/bench_manifest.py's manifest (each entry uses every field) parses with no refusal."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_manifest
+
+    out = bench_manifest.main(["--entries", "20", "--repeat", "1"])  # asserts no refusal, 20 entries
+    assert set(out) == {"benchreport.json", "benchreport.yaml", "benchreport.json checks", "benchreport.yaml checks"}
