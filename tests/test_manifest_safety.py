@@ -122,7 +122,8 @@ def test_a_bad_date_names_the_manifest_and_entry_and_spares_the_others(folder):
 
 
 @pytest.mark.parametrize("seat, expected", [
-    ("{id: a, model: m, settings: {1: x}}", "$.runs[0].seat.settings: expected string keys, got int"),
+    ("{id: a, model: m, settings: {1: x}}", "$.runs[0].seat.settings: expected string keys, got the key 1"),
+    ("{id: a, model: m, placement: {null: 1}}", "$.runs[0].seat.placement: expected string keys, got the key null"),
     ("{id: a, model: m, settings: {a: 1, a: 2}}",
      "$.runs[0].seat.settings.a: expected each field once, got it more than once (line 2)"),
     ("{id: a, model: m, placement: {gpu_memory_bytes: .nan}}",

@@ -185,9 +185,12 @@ def _refusal(exc: msgspec.ValidationError, raw: Any, base: str) -> ManifestError
     key_error = at.startswith("key` in `")  # a map's key: "... - at `key` in `$.seat.settings`"
     path = at.removeprefix("key` in `").rstrip("`") or "$"
     where = base + path[1:]
-    if key_error:
-        found = re.search(r"got `([^`]+)`", text)
-        return ManifestError(where, f"expected string keys, got {found[1] if found else 'another kind'}")
+    if key_error:  # msgspec does not say which key
+        try:
+            bad = next((k for k in native.value_at(raw, path) if not isinstance(k, str)), "?")
+        except (KeyError, IndexError, TypeError):
+            bad = "?"
+        return ManifestError(where, f"expected string keys, got the key {_shown(bad)}")
     struct, what = _STRUCTS.get(re.sub(r"\[\d+\]$", "", path).rsplit(".", 1)[-1], (None, ""))
     m = re.fullmatch(r"Object contains unknown field `(.+)`", text)
     if m:
