@@ -29,13 +29,25 @@ MM = 72 / 25.4
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def harness_report(tmp_path_factory):
+EXAMPLE = Path(__file__).parents[1] / "data" / "example"
+
+
+def _build(tmp_path_factory, runs: Path, *extra: str) -> Path:
     out = tmp_path_factory.mktemp("layout") / "report"
-    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(HARNESS), "--out", str(out),
-                           "--n-boot", "1000", "--skip-bad", "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(runs), "--out", str(out),
+                           "--n-boot", "1000", "--quiet", *extra], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def harness_report(tmp_path_factory):
+    return _build(tmp_path_factory, HARNESS, "--skip-bad")
+
+
+@pytest.fixture(scope="module")
+def example_report(tmp_path_factory):
+    return _build(tmp_path_factory, EXAMPLE)
 
 
 def page_margins() -> tuple[float, float]:
@@ -61,10 +73,12 @@ def words_by_page(pdf: Path) -> list[tuple[float, float, list[tuple[float, float
     return pages
 
 
-def test_no_text_lies_past_the_right_margin(harness_report):
+@pytest.mark.parametrize("which", ["harness_report", "example_report"])
+def test_no_text_lies_past_the_right_margin(request, which):
+    report = request.getfixturevalue(which)
     left, right = page_margins()
-    pages = words_by_page(harness_report / "report.pdf")
-    assert len(pages) == len(PdfReader(harness_report / "report.pdf").pages)
+    pages = words_by_page(report / "report.pdf")
+    assert len(pages) == len(PdfReader(report / "report.pdf").pages)
     over = []
     for i, (w, _, words) in enumerate(pages, 1):
         over += [(i, t, round(x1 - (w - right), 1)) for x0, _, x1, _, t in words if x1 > w - right + 1.0]

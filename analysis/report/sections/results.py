@@ -55,7 +55,7 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
     return Table(df, f"Measured results: estimate per seat and cell with its {pct} confidence "
                  "interval, number of passes and observations.", kind="table", group="seat",
                  numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
-                 key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat."))
+                 key="results", nowrap=("Metric", "Estimate", "Unit", "Stat."))
 
 
 def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
