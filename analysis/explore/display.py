@@ -81,10 +81,10 @@ def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
     """Lists as '[a, b]' text and dicts as JSON-ish text, so DataTables shows them whole."""
     out = df.copy()
     for c in out.columns:
-        if out[c].map(lambda v: isinstance(v, (list, tuple))).any():
+        if any(isinstance(v, (list, tuple)) for v in out[c]):
             out[c] = out[c].map(lambda v: "[" + ", ".join(fmt.num(x) for x in v) + "]"
                                 if isinstance(v, (list, tuple)) else v)
-        elif out[c].map(lambda v: isinstance(v, dict)).any():
+        elif any(isinstance(v, dict) for v in out[c]):
             out[c] = out[c].map(lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else v)
     return out
 
