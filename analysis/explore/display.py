@@ -29,8 +29,10 @@ ALL = "(all)"
 #: static HTML table beneath it for a reader without JavaScript
 TABLE_OPTIONS = dict(connected=False, display_logo_when_loading=False, classes="display compact cell-border",
                      maxBytes="8MB", showIndex=False, lengthMenu=[10, 25, 100, -1], pageLength=10,
-                     allow_html=False, layout={"topStart": "pageLength", "topEnd": "search",
-                                               "bottomStart": "info", "bottomEnd": "paging"})
+                     allow_html=False,
+                     # not itables' default layout, which drops the search box of a table of one page
+                     layout={"topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
+                             "bottomEnd": "paging"})
 
 #: wrap long text (messages, methods) instead of cutting it
 _CSS = """<style>
