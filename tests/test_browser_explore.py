@@ -202,9 +202,9 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             page.goto(f"{base}/lab/tree/explore.ipynb?token={token}", wait_until="domcontentloaded")
             page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')",
                                    timeout=90000)
-            page.wait_for_function("document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=idle]')"
-                                   " || document.querySelector('.jp-Toolbar-kernelStatus')", timeout=90000)
-            page.wait_for_timeout(2000)
+            # the kernel is up when the status bar says so
+            page.wait_for_function("document.body.innerText.includes('| Idle')", timeout=90000)
+            page.wait_for_timeout(1000)
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             # done when the last code cell has its execution count
             page.wait_for_function(
@@ -238,8 +238,9 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             page.wait_for_timeout(600)
             hover = page.locator(".hoverlayer").first.text_content() or ""
             _shot(page, "3-cells-hover")
-            cells.locator(".widget-dropdown", has_text="metric").locator("select").select_option(
-                "decode_tok_s_per_stream")
+            select = cells.locator(".widget-dropdown", has_text="metric").locator("select")
+            labels = select.evaluate("s => [...s.options].map(o => o.textContent)")
+            select.select_option(label=next(x for x in labels if "(decode_tok_s_per_stream)" in x))
             page.wait_for_function(
                 "(b) => { const t = [...document.querySelectorAll('.js-plotly-plot .gtitle')][0];"
                 " return t && t.textContent !== b; }", arg=before, timeout=30000)

@@ -36,7 +36,9 @@ TABLE_OPTIONS = dict(connected=False, display_logo_when_loading=False, classes="
 
 #: wrap long text (messages, methods) instead of cutting it
 _CSS = """<style>
-.benchreport-explore table.dataTable td { white-space: normal; max-width: 48em; overflow-wrap: anywhere; }
+.benchreport-explore table.dataTable td { white-space: normal; max-width: 40em; overflow-wrap: break-word;
+  word-break: normal; vertical-align: top; }
+.benchreport-explore table.dataTable td:first-child { min-width: 14em; }
 .benchreport-compare table { border-collapse: collapse; }
 .benchreport-compare td, .benchreport-compare th { padding: 2px 8px; border-bottom: 1px solid #ddd; }
 </style>"""
@@ -80,7 +82,8 @@ def offline_mode() -> None:
 
 
 def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
-    """Lists as '[a, b]' text and dicts as JSON-ish text, so DataTables shows them whole."""
+    """Lists as '[a, b]' text, dicts as 'key: value' text and missing values as empty cells,
+    so DataTables shows them whole."""
     out = df.copy()
     for c in out.columns:
         if any(isinstance(v, (list, tuple)) for v in out[c]):
@@ -88,6 +91,8 @@ def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
                                 if isinstance(v, (list, tuple)) else v)
         elif any(isinstance(v, dict) for v in out[c]):
             out[c] = out[c].map(lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else v)
+        elif not pd.api.types.is_bool_dtype(out[c]) and out[c].isna().any():
+            out[c] = out[c].astype(object).where(out[c].notna(), "")
     return out
 
 
@@ -117,6 +122,17 @@ class _Controls:
         return bundle
 
 
+#: beyond this many seats the starting selection is the baseline and its closest seats
+MAX_DEFAULT_SEATS = 10
+
+
+def _default_seats(a, baseline, others) -> list[str]:
+    c = a.comparisons
+    shared = c[(c["kind"] == "baseline") & (c["baseline"] == baseline)]["candidate"].value_counts() if len(c) else {}
+    ranked = sorted(others, key=lambda s: -int(shared.get(s, 0)) if len(shared) else 0)
+    return ([baseline] if baseline else []) + ranked[:MAX_DEFAULT_SEATS - 1]
+
+
 def _most_shared(a, baseline, others) -> str | None:
     """The seat sharing the most cells with `baseline` (the first of `others` when none shares any)."""
     c = a.comparisons
@@ -132,7 +148,8 @@ class Explorer:
     candidate, harness, pass and per-request field; each view redraws when one changes.
 
     The starting selection comes from the keyword arguments (None: everything, or for
-    `seats` the baseline and up to five more; for `baseline` the analysis's baseline).
+    `seats` every seat, or at fleet scale the baseline and the nine seats it shares most cells with;
+    for `baseline` the analysis's baseline).
     """
 
     def __init__(self, a, *, seats=None, metric: str = "output_tok_s", statistic: str = "mean", workload=None,
@@ -150,7 +167,10 @@ class Explorer:
         others = [s for s in seat_ids if s != first]
         candidate = candidate or _most_shared(a, first, others)
         self.state = {
-            "seats": list(seats) if seats is not None else ([first] if first else []) + others[:5],
+            # None: every seat (an empty selection shows all); at fleet scale the baseline and the
+            # seats it shares most cells with
+            "seats": list(seats) if seats is not None else
+            ([] if len(seat_ids) <= MAX_DEFAULT_SEATS else _default_seats(a, first, others)),
             "metric": metric if metric in self.options["metrics"] or not self.options["metrics"]
             else self.options["metrics"][0],
             "statistic": statistic, "workload": workload, "concurrency": concurrency,

@@ -57,8 +57,12 @@ class Comparison(pd.DataFrame):
                          "verdict": str(r.verdict).replace("_", " "), "reason": fmt.text(r.verdict_reason),
                          "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
                          "flags": ", ".join(r.flags), "primary": bool(r.primary)})
-        flags = [{"severity": str(f["severity"]), "code": str(f["code"]), "message": fmt.text(f.get("message"))}
-                 for _, f in self.flag_rows.iterrows()]
+        from analysis.report.sections.flagview import SEVERITY_RANK
+
+        fr = self.flag_rows
+        order = sorted(range(len(fr)), key=lambda i: SEVERITY_RANK.get(str(fr.iloc[i]["severity"]), 99))
+        flags = [{"severity": str(fr.iloc[i]["severity"]), "code": str(fr.iloc[i]["code"]),
+                  "message": fmt.text(fr.iloc[i].get("message"))} for i in order]
         return _TEMPLATE.render(summary=self.summary(), base=self.labels[self.baseline],
                                 cand=self.labels[self.candidate], rows=rows, flags=flags)
 
@@ -76,8 +80,8 @@ _TEMPLATE = Environment(autoescape=True).from_string("""\
 <td>{{ r.passes }}</td><td>{{ r.flags }}</td></tr>
 {% endfor %}</tbody></table>{% else %}<p>The two seats share no cell (same harness, probe, workload,
 concurrency, metric and statistic).</p>{% endif %}
-{% if flags %}<p>Flags that touch them:</p><ul>{% for f in flags %}
-<li><strong>{{ f.severity }}</strong> <code>{{ f.code }}</code>: {{ f.message }}</li>{% endfor %}</ul>{% endif %}
+{% if flags %}<details><summary>{{ flags|length }} flag(s) on these two seats, most severe first</summary><ul>{% for f in flags %}
+<li><strong>{{ f.severity }}</strong> <code>{{ f.code }}</code>: {{ f.message }}</li>{% endfor %}</ul></details>{% endif %}
 </div>""")
 
 
@@ -133,7 +137,7 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     -------
     Comparison
         A DataFrame of COMPARE_COLUMNS (`flags`: the codes of the flags that touch the cell's
-        seats and cell), with the flag rows in ``.flag_rows`` and a readable HTML view.
+        seats and cell), with the flag rows about either seat or both in ``.flag_rows`` and a readable HTML view.
 
     References
     ----------
@@ -146,7 +150,9 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     rows = _pair_rows(a, baseline, candidate).reset_index(drop=True)
     f = flags_of(a)
     pair = {baseline, candidate}
-    touching = [i for i, fl in f.iterrows() if set(flag_seats(fl.get("seats"))) & pair] if len(f) else []
+    # flags about either seat or the two together (not those pairing one with a third seat)
+    touching = [i for i, fl in f.iterrows() if set(flag_seats(fl.get("seats"))) & pair
+                and set(flag_seats(fl.get("seats"))) <= pair] if len(f) else []
     table = pd.DataFrame({
         **{k: rows[k] for k in ("workload", "concurrency", "metric", "statistic")},
         "unit": [fmt.unit_of(m) for m in rows["metric"]],

@@ -109,9 +109,9 @@ def seats_view(a) -> pd.DataFrame:
     return out.sort_values("seat", key=lambda col: col.map(order)).reset_index(drop=True)
 
 
-def flags_view(a, *, seats=None, severity=None) -> pd.DataFrame:
+def flags_view(a, *, seats=None, severity=None, evidence: bool = False) -> pd.DataFrame:
     """The flags most severe first: seats as labels (comma-separated), the cell in words, the
-    whole message (never cut), the evidence as a dict."""
+    whole message (never cut), and with `evidence` the evidence as a dict."""
     f = sorted_flags(a)
     cols = ["severity", "code", "seats", "cell", "message", "evidence"]
     if f.empty:
@@ -127,8 +127,8 @@ def flags_view(a, *, seats=None, severity=None) -> pd.DataFrame:
         rows.append({"severity": str(r["severity"]), "code": str(r["code"]),
                      "seats": ", ".join(labels.get(s, s) for s in ss), "cell": cell,
                      "message": fmt.text(r.get("message")), "evidence": r.get("evidence")})
-    out = pd.DataFrame(rows, columns=cols)
-    return _keep(out, "severity", severity).reset_index(drop=True)
+    out = _keep(pd.DataFrame(rows, columns=cols), "severity", severity).reset_index(drop=True)
+    return out if evidence else out.drop(columns="evidence")
 
 
 def pass_columns(df: pd.DataFrame, column: str = "values", *, max_passes: int = 12) -> pd.DataFrame:
