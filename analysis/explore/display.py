@@ -64,6 +64,25 @@ def _register_plotly() -> None:
     pio.renderers.default = _PLOTLY_RENDERER
 
 
+class _Plot:
+    """A plotly figure as a plain mimebundle: plotly's own `_ipython_display_` ignores display
+    ids, so a figure shown through it could never be replaced in place."""
+
+    def __init__(self, fig):
+        self.fig = fig
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        import plotly.io as pio
+
+        if _PLOTLY_RENDERER not in pio.renderers:
+            _register_plotly()
+        return pio.renderers[_PLOTLY_RENDERER].to_mimebundle(self.fig.to_plotly_json())
+
+
+def _displayable(obj):
+    return _Plot(obj) if type(obj).__module__.startswith("plotly.") else obj
+
+
 def offline_mode() -> None:
     """Embed DataTables and plotly.js in the notebook (once per kernel) and route plotly's
     figures through the offline renderer. Call it in the notebook's first code cell."""
@@ -82,8 +101,8 @@ def offline_mode() -> None:
 
 
 def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
-    """Lists as '[a, b]' text, dicts as 'key: value' text and missing values as empty cells,
-    so DataTables shows them whole."""
+    """Lists as '[a, b]' text, dicts as 'key: value' text, floats to six significant digits and
+    missing values as empty cells, so DataTables shows them whole and readable."""
     out = df.copy()
     for c in out.columns:
         if any(isinstance(v, (list, tuple)) for v in out[c]):
@@ -91,6 +110,8 @@ def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
                                 if isinstance(v, (list, tuple)) else v)
         elif any(isinstance(v, dict) for v in out[c]):
             out[c] = out[c].map(lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else v)
+        elif pd.api.types.is_float_dtype(out[c]):  # six significant digits, as numbers still sort
+            out[c] = [f"{v:.6g}" if pd.notna(v) else "" for v in out[c]]
         elif not pd.api.types.is_bool_dtype(out[c]) and out[c].isna().any():
             out[c] = out[c].astype(object).where(out[c].notna(), "")
     return out
@@ -282,12 +303,12 @@ class Explorer:
         box = w.VBox([w.HBox([ws[n] for n in names if n != "seats"], layout=w.Layout(flex_flow="row wrap")),
                       *[ws[n] for n in names if n == "seats"]])
         display(_Controls(box, lambda: "Selection: " + self.describe(*names)))
-        handles = [display(out, display_id=True) for out in render()]
+        handles = [display(_displayable(out), display_id=True) for out in render()]
 
         def redraw(change) -> None:
             self._read(change["owner"]._benchreport_name, change["new"])
             for h, out in zip(handles, render()):
-                h.update(out)
+                h.update(_displayable(out))
 
         for n in names:
             ws[n]._benchreport_name = n
