@@ -244,7 +244,8 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             page.wait_for_function(
                 "(b) => { const t = [...document.querySelectorAll('.js-plotly-plot .gtitle')][0];"
                 " return t && t.textContent !== b; }", arg=before, timeout=30000)
-            after = title.text_content()
+            page.wait_for_timeout(1000)  # the figure is replaced: wait for the new one to settle
+            after = cells.locator(".js-plotly-plot .gtitle").first.text_content()
             cells.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
             page.wait_for_timeout(600)
             _shot(page, "4-cells-after-metric-change")

@@ -212,25 +212,31 @@ def test_explorer_state_drives_the_views(example):
 
 
 def test_widgets_redraw_on_change(example, monkeypatch):
-    """A change of a widget's value updates the views through their display ids."""
+    """A change of a widget's value replaces each view through its display id."""
     pytest.importorskip("ipywidgets")
     import IPython.display as ipd
 
-    shown, updates = [], []
+    handles = []
 
     class Handle:
         def __init__(self, obj):
-            shown.append(obj)
+            self.shown = [obj]
+            handles.append(self)
 
         def update(self, obj):
-            updates.append(obj)
+            self.shown.append(obj)
 
-    monkeypatch.setattr(ipd, "display", lambda obj, display_id=False: Handle(obj) if display_id else shown.append(obj))
+    monkeypatch.setattr(ipd, "display", lambda obj, display_id=False: Handle(obj) if display_id else None)
     ex = explore.Explorer(example)
     ex.show_cells()
-    before = len(updates)
+    table, conc, _passes = handles
+    assert "output_tok_s" in table.shown[-1].data
     ex.widgets["metric"].value = "decode_tok_s_per_stream"
-    assert len(updates) == before + 3 and ex.state["metric"] == "decode_tok_s_per_stream"
+    assert ex.state["metric"] == "decode_tok_s_per_stream"
+    assert "decode_tok_s_per_stream" in table.shown[-1].data and "output_tok_s" not in table.shown[-1].data
+    bundle = conc.shown[-1]._repr_mimebundle_()
+    assert "per-stream decode" in bundle["application/vnd.plotly.v1+json"]["layout"]["title"]["text"]
+    assert "cdn" not in bundle["text/html"].lower()
     ex.widgets["concurrency"].value = 1
     assert ex.state["concurrency"] == 1
     from analysis.explore.display import ALL

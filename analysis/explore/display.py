@@ -307,8 +307,15 @@ class Explorer:
 
         def redraw(change) -> None:
             self._read(change["owner"]._benchreport_name, change["new"])
+            from IPython.display import Markdown
+
             for h, out in zip(handles, render()):
-                h.update(_displayable(out))
+                shown = _displayable(out)
+                if isinstance(shown, _Plot):
+                    # JupyterLab's plotly renderer draws a figure once: an output of another
+                    # type in between makes it draw the new one
+                    h.update(Markdown("*redrawing…*"))
+                h.update(shown)
 
         for n in names:
             ws[n]._benchreport_name = n
