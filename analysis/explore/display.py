@@ -29,7 +29,7 @@ ALL = "(all)"
 #: static HTML table beneath it for a reader without JavaScript
 TABLE_OPTIONS = dict(connected=False, display_logo_when_loading=False, classes="display compact cell-border",
                      maxBytes="8MB", showIndex=False, lengthMenu=[10, 25, 100, -1], pageLength=10,
-                     allow_html=False,
+                     allow_html=False, scrollX=True,
                      # not itables' default layout, which drops the search box of a table of one page
                      layout={"topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
                              "bottomEnd": "paging"})
@@ -39,6 +39,8 @@ _CSS = """<style>
 .benchreport-explore table.dataTable td { white-space: normal; max-width: 40em; overflow-wrap: break-word;
   word-break: normal; vertical-align: top; }
 .benchreport-explore table.dataTable td:first-child { min-width: 14em; }
+.benchreport-explore table.dataTable td:not(.dt-type-numeric),
+.benchreport-explore table.dataTable th:not(.dt-type-numeric) { text-align: left; }
 .benchreport-compare table { border-collapse: collapse; }
 .benchreport-compare td, .benchreport-compare th { padding: 2px 8px; border-bottom: 1px solid #ddd; }
 </style>"""
