@@ -9,6 +9,7 @@ from importlib import metadata
 import pandas as pd
 
 from analysis import format as fmt
+from analysis.pipeline import provenance
 from analysis.thresholds import Thresholds
 
 from .blocks import Prose, Table, ident, para, prose
@@ -140,6 +141,14 @@ def _folders_table(df: pd.DataFrame) -> Table:
                  mono=("Folder",), numeric=("Files",), key="files",
                  note=" ".join(b for b in (same, "provenance.csv beside this report lists every file with its "
                                            "run and SHA-256.") if b))
+
+
+def provenance_table(a) -> Table:
+    """Every file read, refused or skipped (`pipeline.provenance`, as provenance.csv): not
+    shown in the report, whose appendix summarises it; `benchreport table provenance`."""
+    df = provenance(a).fillna("")
+    return Table(df.astype(str), "Every file of the build: read, refused or skipped, with its run, SHA-256 and reason.",
+                 kind="appendix", small=True, mono=("path", "run_id", "sha256"), key="provenance")
 
 
 def refused_table(a) -> Table | None:
