@@ -2,8 +2,8 @@
 
 Each function returns a `plotly.graph_objects.Figure` (None when there is nothing to draw),
 built from precomputed intervals as the report's figures are (nothing re-estimated). Seats
-keep the report's colours (`analysis.report.figures.seat_colors`) and get a marker shape
-each as a second cue. Data strings are HTML-escaped before they reach plotly, which reads
+keep the report's colours and marker shapes (`analysis.report.figures.seat_styles`), so a
+seat looks the same in the notebook and in the paper. Data strings are HTML-escaped before they reach plotly, which reads
 a subset of HTML in every text it draws.
 """
 from __future__ import annotations
@@ -15,15 +15,17 @@ import numpy as np
 import pandas as pd
 
 from analysis import format as fmt
-from analysis.report.figures import metric_label, seat_colors
+from analysis.report.figures import MARKERS, metric_label, seat_styles
 
 from .views import cells_view, check_seats, requests_view, seat_labels
 
 __all__ = ["concurrency_plot", "passes_plot", "requests_plot", "comparison_plot", "SYMBOLS"]
 
-#: marker shapes, one per seat in the order of `seat_colors`
-SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "triangle-down",
-           "pentagon")
+#: plotly's names of the report's marker shapes (`analysis.report.figures.MARKERS`)
+PLOTLY_SYMBOL = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
+                 "P": "cross", "X": "x", "*": "star"}
+#: marker shapes, one per seat in the order of `seat_styles`
+SYMBOLS = tuple(PLOTLY_SYMBOL[m] for m in MARKERS)
 _LAYOUT = dict(template="simple_white", height=430, margin=dict(l=70, r=20, t=50, b=60),
                legend=dict(font=dict(size=11)), hoverlabel=dict(align="left"))
 
@@ -39,9 +41,8 @@ def _go():
 
 
 def _styles(a, seats) -> dict[str, tuple[str, str]]:
-    colours = seat_colors(seat_labels(a), a.baseline)
-    order = list(colours)
-    return {s: (colours[s], SYMBOLS[order.index(s) % len(SYMBOLS)]) for s in seats}
+    styles = seat_styles(seat_labels(a), a.baseline)
+    return {s: (styles[s].color, PLOTLY_SYMBOL[styles[s].marker]) for s in seats}
 
 
 def _axis_title(metric: str, statistic: str | None) -> str:
