@@ -3,8 +3,9 @@
 Simulation: Machado, Oliveira & Fernandes (2009), "A Physiologically-based Model for
 Simulation of Color Vision Deficiency", IEEE TVCG 15(6), the matrices at severity 1.0
 (deuteranopia, protanopia), applied to linear sRGB (the same matrices colorspacious uses;
-tests/test_figure_colours.py checks one colour against colorspacious when it is installed).
-Difference: CIEDE2000 (Sharma, Wu & Dalal 2005, "The CIEDE2000 Color-Difference Formula:
+tests/test_figures_paper.py checks them and the simulated colours against colorspacious, and the
+difference against Sharma's published test pairs). Difference: CIEDE2000 (Sharma, Wu & Dalal
+2005, "The CIEDE2000 Color-Difference Formula:
 Implementation Notes"), on CIELAB under D65.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Colours are Okabe and Ito's colour-blind-safe set (Okabe & Ito 2008, "Color Univ
 Design"; also seaborn's "colorblind"), without its yellow (too light on white); every seat
 also gets its own marker shape, and, past the seven colours, its own line style, so seats
 are told apart in greyscale and by readers with a colour-vision deficiency
-(tests/test_figure_colours.py checks the colours under deuteranopia and protanopia).
+(tests/test_figures_paper.py checks the colours under deuteranopia and protanopia).
 SVG text stays text (``svg.fonttype: none``), so a figure can be edited in Inkscape or
 Illustrator.
 """
