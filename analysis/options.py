@@ -264,5 +264,7 @@ if __name__ == "__main__":  # python -m benchreport.options --write-notebook
 
     if sys.argv[1:] != ["--write-notebook"]:
         sys.exit("usage: python -m benchreport.options --write-notebook")
-    nb = Path(__file__).resolve().parents[1] / "notebooks" / "report.ipynb"
+    from benchreport.resources import notebook_path
+
+    nb = notebook_path("report.ipynb")
     print(f"{nb}: {'updated' if write_notebook(nb) else 'already current'}")

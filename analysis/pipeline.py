@@ -82,9 +82,9 @@ class Analysis:
     flags: pd.DataFrame
     options: Options = field(default_factory=Options)
     passes: pd.DataFrame | None = None
-    #: the figures excluded from results, decided once (analysis.flags.Exclusions)
+    #: the figures excluded from results, decided once (benchreport.flags.Exclusions)
     excluded: "Exclusions | None" = None
-    #: the typed findings behind `flags`, in rule order (analysis.flags.findings)
+    #: the typed findings behind `flags`, in rule order (benchreport.flags.findings)
     findings: list = field(default_factory=list)
 
     def flags_records(self) -> list[dict]:

@@ -116,7 +116,7 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
 
     Parameters
     ----------
-    tables : analysis.tables.Tables
+    tables : benchreport.tables.Tables
         The tidy tables (`build_tables(load(...))`), exclusions not yet dropped.
     cells, comparisons, exam_deltas : DataFrame or None
         The statistics layer's frames (columns of tables/cells.csv, comparisons.csv,

@@ -48,12 +48,13 @@ from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import save_analysis
 from benchreport.progress import terminate_as_interrupt
+from benchreport.resources import notebook_path
 
 __all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_BUILD_FAILED = 0, 1, 2, 3, 4
 #: the parameterised report notebook (never overwritten: papermill writes a copy)
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "report.ipynb"
+NOTEBOOK = notebook_path("report.ipynb")
 KERNEL = "python3"
 REPORT_FORMATS = ("html", "pdf")
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -127,7 +128,7 @@ def _kernel_env() -> Iterator[None]:
 # --- the steps ---------------------------------------------------------------------------
 
 def _parameters(args, options, runs: list[str], stage: Path, figure_formats: list[str]) -> dict:
-    """papermill parameters: plain data only (analysis.options.notebook_parameters)."""
+    """papermill parameters: plain data only (benchreport.options.notebook_parameters)."""
     store = getattr(args, "store", None)
     return notebook_parameters(options, runs=[] if store else runs,
                                store=str(Path(store).absolute()) if store else None, out=str(stage),

@@ -72,7 +72,7 @@ class Report:
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
         refused.json written to `out`. `analysis_file`: the analysis `benchreport build` made
         (the build analyses once); without it the notebook analyses the data itself.
-        `options`, or the analysis options and thresholds by name (analysis.options).
+        `options`, or the analysis options and thresholds by name (benchreport.options).
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
         written), DataSetError for a `baseline` that is not a seat of the data.
@@ -95,7 +95,7 @@ class Report:
     @classmethod
     def from_parameters(cls, namespace: Mapping[str, Any]) -> "Report":
         """`open` with the report notebook's parameters, checked before anything runs
-        (analysis.options.parameters_from: unknown names, kinds, ranges, paths)."""
+        (benchreport.options.parameters_from: unknown names, kinds, ranges, paths)."""
         params = parameters_from(namespace)
         return cls.open(**params.build, options=params.options)
 

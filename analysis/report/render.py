@@ -29,13 +29,14 @@ from markupsafe import Markup
 
 from benchreport import format as fmt
 from benchreport.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
+from benchreport.resources import templates_dir
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
            "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
 
 #: the repository's templates folder (templates/benchreport/ is the nbconvert template,
 #: templates/sections/ the report's blocks)
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES_DIR = templates_dir()
 TEMPLATE_NAME = "benchreport"
 #: a table with at most this many rows is kept on one page
 SHORT_ROWS = 24

@@ -44,7 +44,7 @@ run as the unit of replication); Davison, A. C. & Hinkley, D. V. (1997),
 Bootstrap Methods and their Application, §3.8 (resample the top level) and
 §8.2 (block resampling); Miller, E. (2024), Adding error bars to evals, §5
 (clustered data); Efron (1987) (BCa); benchreport.stats.passes and
-analysis.stats.within for the methods' own references.
+benchreport.stats.within for the methods' own references.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from benchreport.flags import codes
 
 
 
-#: most severe first (analysis.flags.codes.SEVERITIES); an unknown severity after them
+#: most severe first (benchreport.flags.codes.SEVERITIES); an unknown severity after them
 SEVERITY_RANK = {s: i for i, s in enumerate(codes.SEVERITIES)}
 
 

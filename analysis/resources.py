@@ -1,0 +1,26 @@
+"""Where the package data the build reads is: the report notebook and the templates.
+
+Found through importlib.resources, so an installed wheel, an editable install and a clone
+agree (the folders are `notebooks/` and `templates/` in the repository, mapped to
+`benchreport.notebooks` and `benchreport.templates` in pyproject.toml).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["notebook_path", "templates_dir"]
+
+
+def _package_dir(package: str) -> Path:
+    return Path(str(resources.files(package)))
+
+
+def notebook_path(name: str = "report.ipynb") -> Path:
+    """A notebook shipped with the package (report.ipynb, explore.ipynb)."""
+    return _package_dir("benchreport.notebooks") / name
+
+
+def templates_dir() -> Path:
+    """The folder of the nbconvert template (`benchreport/`) and the section templates (`sections/`)."""
+    return _package_dir("benchreport.templates")

@@ -1,0 +1,1 @@
+"""The report and explore notebooks, shipped as package data (`benchreport.notebooks`)."""
