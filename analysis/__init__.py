@@ -16,4 +16,4 @@ def __getattr__(name):
         from benchreport.explore.pairs import compare
 
         return compare
-    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    raise AttributeError(f"module 'benchreport' has no attribute {name!r}")
