@@ -1,4 +1,4 @@
-"""The analyst's side (analysis.explore): readable views, `compare`, interactive figures, widgets.
+"""The analyst's side (benchreport.explore): readable views, `compare`, interactive figures, widgets.
 
 Checked against independent routes: per-pass values against the passes table, request
 quantiles against numpy on the raw records, a comparison's interval against scipy's Welch
@@ -110,7 +110,7 @@ def test_request_summary_matches_numpy_on_the_records():
 
 # --- compare ---------------------------------------------------------------------------------
 def test_compare_with_the_baseline_is_the_reports_row(example):
-    c = analysis.compare(example, example.baseline, "glm-5.3-flash-nvfp4-tp4-2node")
+    c = benchreport.compare(example, example.baseline, "glm-5.3-flash-nvfp4-tp4-2node")
     rep = example.comparisons
     rep = rep[(rep["kind"] == "baseline") & (rep["candidate"] == "glm-5.3-flash-nvfp4-tp4-2node")]
     assert len(c) == len(rep) >= 2
@@ -122,7 +122,7 @@ def test_compare_with_the_baseline_is_the_reports_row(example):
 
 
 def test_compare_any_pair_is_what_a_report_with_that_baseline_says(tmp_path, three):
-    c = analysis.compare(three, "cand", "other")
+    c = benchreport.compare(three, "cand", "other")
     again = analyse_paths([str(three_seats(tmp_path))], Options(n_boot=200, baseline="cand")).comparisons
     again = again[(again["kind"] == "baseline") & (again["candidate"] == "other")]
     assert len(c) == len(again) == 1
@@ -134,7 +134,7 @@ def test_compare_any_pair_is_what_a_report_with_that_baseline_says(tmp_path, thr
 def test_compare_interval_is_welchs_on_log_pass_values(three):
     from scipy import stats
 
-    c = analysis.compare(three, "base", "cand")
+    c = benchreport.compare(three, "base", "cand")
     lb, lc = np.log(BASE), np.log(CAND)
     res = stats.ttest_ind(lc, lb, equal_var=False)
     ci = res.confidence_interval(0.95)
@@ -149,13 +149,13 @@ def test_compare_interval_is_welchs_on_log_pass_values(three):
 
 def test_compare_refuses_unknown_or_equal_seats(three):
     with pytest.raises(ValueError, match=r"unknown seat\(s\) 'nope'; the seats are: base, cand, other"):
-        analysis.compare(three, "base", "nope")
+        benchreport.compare(three, "base", "nope")
     with pytest.raises(ValueError, match="two different seats"):
-        analysis.compare(three, "base", "base")
+        benchreport.compare(three, "base", "base")
 
 
 def test_compare_html_is_readable_and_escaped(three):
-    c = analysis.compare(three, "base", "other")
+    c = benchreport.compare(three, "base", "other")
     page = c._repr_html_()
     assert XSS_MODEL not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<table>" in page and "aggregate throughput at 16 streams" in page
