@@ -33,3 +33,9 @@ def test_rules_take_thresholds_explicitly(name):
     if "thresholds" in params:
         p = params["thresholds"]
         assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "analysis").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_library_module_is_under_600_lines(path):
+    """Issue 13's size rule for the whole library, not only the flags layer."""
+    assert path.read_text(encoding="utf-8").count("\n") < 600
