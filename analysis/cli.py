@@ -10,28 +10,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
 from analysis import __version__, outdir
 from analysis.load.errors import UNSAFE_CHARS, DataSetError, one_line
-from analysis.load.native import MAX_INT
 from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from analysis.store.layout import StoreError
-from analysis.thresholds import Thresholds
+from analysis.options import add_cli_options, number, options_from_args
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
 
 
-#: bootstrap resamples: fewer than 100 leave a 95% interval's tails to 2 or 3 resamples; more
-#: than a million is hours of work for a report whose intervals stop changing near 10,000
-N_BOOT_RANGE = (100, 1_000_000)
 #: the report title is shown in the abstract, page headers and the PDF's metadata
 MAX_TITLE = 300
-#: the range each threshold may take, (low, high, low included, high included); one line each
-#: the values each threshold may take (analysis.thresholds, field metadata "range")
-THRESHOLD_RANGES = Thresholds.ranges()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,40 +31,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
-
-
-def _shown(value) -> str:
-    if value == MAX_INT:
-        return "2^63-1"
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _bounds(low, high, low_in: bool, high_in: bool) -> str:
-    if low_in and high_in:
-        return f"from {_shown(low)} to {_shown(high)}"
-    left = f">= {_shown(low)}" if low_in else f"> {_shown(low)}"
-    right = f"<= {_shown(high)}" if high_in else f"< {_shown(high)}"
-    return f"{left} and {right}"
-
-
-def number(kind: type, low, high, low_in: bool = True, high_in: bool = True):
-    """An argparse `type` for a finite number of `kind` within bounds (else one-line refusal)."""
-    what = "an integer" if kind is int else "a number"
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, "
-                                             f"got {text!r}") from None
-        ok = math.isfinite(value) and (low <= value if low_in else low < value) \
-            and (value <= high if high_in else value < high)
-        if not ok:
-            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, got {text!r}")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its own messages
-    return parse
 
 
 def _title(text: str) -> str:
@@ -91,34 +49,7 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
     p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
                    help="refuse files larger than this (default 512)")
     if stats:
-        p.add_argument("--n-boot", type=number(int, *N_BOOT_RANGE), default=10000,
-                       help="bootstrap resamples, 100 to 1,000,000 (default 10000)")
-        p.add_argument("--seed", type=number(int, 0, MAX_INT), default=0,
-                       help="random seed, 0 to 2^63-1; same data and seed give identical numbers")
-        p.add_argument("--baseline", default=None, help="seat to compare against (default: the incumbent)")
-        p.add_argument("--ci-method", choices=["BCa", "percentile"], default="BCa",
-                       help="bootstrap interval (default BCa)")
-        p.add_argument("--multiplicity", choices=["holm", "bh", "none"], default="holm",
-                       help="correction across the report's comparisons before a verdict: holm (family-wise, "
-                            "default), bh (false discovery rate) or none")
-        p.add_argument("--primary-metric", default="output_tok_s", metavar="METRIC",
-                       help="the metric of each seat pair's headline cell (default output_tok_s)")
-        p.add_argument("--primary-statistic", default="mean", metavar="STAT",
-                       help="its statistic (default mean)")
-        p.add_argument("--primary-workload", default="decode", metavar="WORKLOAD",
-                       help="its workload (default decode, when the pair has it)")
-        p.add_argument("--primary-concurrency", default=None, metavar="N",
-                       help="its concurrency (default: the highest both seats were measured at)")
-        for name, default, why in Thresholds.describe():
-            opt = "--" + name.replace("_", "-")
-            low, high, low_in, high_in = THRESHOLD_RANGES[name]
-            p.add_argument(opt, type=number(type(default), low, high, low_in, high_in), default=default,
-                           dest=f"th_{name}", metavar=name.upper(),
-                           help=f"{why} (default {default}; {_bounds(low, high, low_in, high_in)})".replace("%", "%%"))
-
-
-def _thresholds(args) -> Thresholds:
-    return Thresholds(**{k[3:]: v for k, v in vars(args).items() if k.startswith("th_")})
+        add_cli_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -254,14 +185,7 @@ def _ingest_store(args) -> int:
 
 
 def _options(args):
-    from analysis.pipeline import Options
-
-    from analysis.pipeline import primary_cell
-
-    return Options(baseline=args.baseline, n_boot=args.n_boot, seed=args.seed,
-                   ci_method=args.ci_method, thresholds=_thresholds(args), multiplicity=args.multiplicity,
-                   primary=primary_cell(args.primary_metric, args.primary_statistic, args.primary_workload,
-                                        args.primary_concurrency))
+    return options_from_args(args)
 
 
 def cmd_analyse(args) -> int:

@@ -11,8 +11,9 @@ import json
 import os
 import pickle
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, Mapping
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -56,6 +57,17 @@ def primary_cell(metric: str = "output_tok_s", statistic: str = "mean", workload
     """The declared headline cell from plain parameters (CLI options, notebook parameters)."""
     return PrimaryCell(metric=metric, statistic=statistic, workload=workload or None,
                        concurrency=None if concurrency in (None, "", "max") else int(concurrency))
+
+
+def options_from(values: Mapping[str, Any]) -> Options:
+    """Options from flat values: the analysis options of `analysis.options` and any thresholds
+    (unknown names raise TypeError; missing ones take their defaults)."""
+    names = {f.name for f in fields(Thresholds)}
+    th = {k: v for k, v in values.items() if k in names}
+    v = {k: x for k, x in values.items() if k not in names}
+    primary = primary_cell(v.pop("primary_metric", "output_tok_s"), v.pop("primary_statistic", "mean"),
+                           v.pop("primary_workload", "decode"), v.pop("primary_concurrency", None))
+    return Options(**v, primary=primary, thresholds=Thresholds(**th))
 
 
 @dataclass

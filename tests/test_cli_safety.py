@@ -56,9 +56,9 @@ def test_bad_option_values_exit_2_in_one_line(capsys, argv, words):
 
 
 def test_every_threshold_has_a_range():
-    from analysis.cli import THRESHOLD_RANGES
     from analysis.thresholds import Thresholds
 
+    THRESHOLD_RANGES = Thresholds.ranges()
     assert set(THRESHOLD_RANGES) == {name for name, _, _ in Thresholds.describe()}
     for name, default, _ in Thresholds.describe():
         low, high, low_in, high_in = THRESHOLD_RANGES[name]

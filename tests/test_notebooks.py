@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from analysis.report import notebooks as NB
+from analysis.options import parameters_cell
 from analysis.thresholds import Thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,15 +19,39 @@ REPORT = ROOT / "notebooks" / "report.ipynb"
 EXPLORE = ROOT / "notebooks" / "explore.ipynb"
 
 
-@pytest.mark.parametrize("path, source", [(REPORT, NB.report_notebook), (EXPLORE, NB.explore_notebook)])
-def test_notebook_files_match_their_sources(path, source):
-    """A threshold added to analysis.thresholds must reach the notebook: rerun
-    `python -m analysis.report.notebooks` when this fails."""
-    on_disk = nbformat.read(path, as_version=4)
-    expected = source()
-    assert [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in on_disk.cells] == \
-           [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in expected.cells]
-    assert all(not c.get("outputs") for c in on_disk.cells if c.cell_type == "code")
+def test_the_parameters_cell_is_written_from_the_options():
+    """The .ipynb is the notebook's only source; its parameters cell is analysis/options.py's
+    (run `python -m analysis.options --write-notebook` when this fails)."""
+    nb = nbformat.read(REPORT, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert cell.source == parameters_cell()
+    for path in (REPORT, EXPLORE):
+        assert all(not c.get("outputs") for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code")
+
+
+def test_notebook_parameters_are_checked_before_anything_runs(tmp_path):
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    base = {"out": str(tmp_path / "o"), "n_boot": 200}
+    with pytest.raises(PapermillExecutionError, match="unknown parameter.*n_bot"):
+        pm.execute_notebook(str(REPORT), str(tmp_path / "a.ipynb"), parameters={**base, "n_bot": 5},
+                            kernel_name="python3", progress_bar=False, cwd=str(REPORT.parent))
+    with pytest.raises(PapermillExecutionError, match="does not exist"):
+        pm.execute_notebook(str(REPORT), str(tmp_path / "b.ipynb"), parameters={**base, "runs": "../no/such"},
+                            kernel_name="python3", progress_bar=False, cwd=str(REPORT.parent))
+    assert not (tmp_path / "o").exists()  # nothing ran
+
+
+def test_a_string_where_a_list_is_expected_is_one_path():
+    from analysis.options import parameters_from
+
+    p = parameters_from({"runs": str(ROOT / "data" / "example"), "n_boot": 300})
+    assert p.build["runs"] == [str(ROOT / "data" / "example")] and p.options.n_boot == 300
+    with pytest.raises(ValueError, match="n_boot"):
+        parameters_from({"n_boot": 5})
+    with pytest.raises(ValueError, match="multiplicity"):
+        parameters_from({"multiplicity": "sidak"})
 
 
 def test_report_parameters_cell_lists_every_threshold_once():

@@ -10,18 +10,15 @@ Layers (each usable on its own):
   (autoescaped); executed notebook -> self-contained HTML (templates/benchreport); HTML ->
   PDF (WeasyPrint, offline).
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
-- `notebooks`: the sources of notebooks/report.ipynb and explore.ipynb (parameters cell
-  generated from `analysis.thresholds`; ``python -m analysis.report.notebooks`` rewrites them).
 - `build.build(args, options)`: `benchreport build`: papermill, render, atomic replace of DIR.
 """
-from analysis.report.document import RefusedFiles, Report, thresholds_from
+from analysis.report.document import RefusedFiles, Report
 
-__all__ = ["Report", "RefusedFiles", "thresholds_from", "figures", "sections", "render", "build",
-           "notebooks"]
+__all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]
 
 
 def __getattr__(name):
-    if name in ("figures", "sections", "render", "build", "document", "notebooks"):
+    if name in ("figures", "sections", "render", "build", "document"):
         import importlib
 
         return importlib.import_module(f"analysis.report.{name}")

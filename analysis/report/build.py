@@ -45,6 +45,7 @@ from typing import Iterator
 from analysis import outdir
 from analysis.load.errors import one_line
 from analysis.outdir import replace_dir
+from analysis.options import notebook_parameters
 from analysis.pipeline import save_analysis
 from analysis.progress import terminate_as_interrupt
 
@@ -126,28 +127,13 @@ def _kernel_env() -> Iterator[None]:
 # --- the steps ---------------------------------------------------------------------------
 
 def _parameters(args, options, runs: list[str], stage: Path, figure_formats: list[str]) -> dict:
-    """papermill parameters: plain data only (strings, numbers, lists of strings, None)."""
-    params = {
-        "runs": runs if not getattr(args, "store", None) else [],
-        "store": str(Path(args.store).absolute()) if getattr(args, "store", None) else None,
-        "out": str(stage),
-        "title": str(args.title) if getattr(args, "title", None) else "Benchmark report",
-        "baseline": options.baseline,
-        "n_boot": int(options.n_boot),
-        "seed": int(options.seed),
-        "ci_method": str(options.ci_method),
-        "multiplicity": str(options.multiplicity),
-        "primary_metric": options.primary.metric,
-        "primary_statistic": options.primary.statistic,
-        "primary_workload": options.primary.workload,
-        "primary_concurrency": options.primary.concurrency,
-        "formats": figure_formats,
-        "skip_bad": bool(getattr(args, "skip_bad", False)),
-        "max_file_mb": float(getattr(args, "max_file_mb", 512)),
-    }
-    for name, value in options.thresholds.as_dict().items():
-        params[name] = value
-    return params
+    """papermill parameters: plain data only (analysis.options.notebook_parameters)."""
+    store = getattr(args, "store", None)
+    return notebook_parameters(options, runs=[] if store else runs,
+                               store=str(Path(store).absolute()) if store else None, out=str(stage),
+                               title=str(args.title) if getattr(args, "title", None) else "Benchmark report",
+                               formats=figure_formats, skip_bad=bool(getattr(args, "skip_bad", False)),
+                               max_file_mb=float(getattr(args, "max_file_mb", 512)))
 
 
 def _execute(params: dict, output: Path, *, quiet: bool) -> None:

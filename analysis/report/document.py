@@ -18,13 +18,13 @@ from markupsafe import Markup
 
 from analysis.load import load
 from analysis.load.errors import DataSetError, Refusal
-from analysis.pipeline import Options, analyse, analyse_store, load_analysis, primary_cell, write_analysis
+from analysis.options import notebook_parameters, parameters_from
+from analysis.pipeline import Options, analyse, analyse_store, load_analysis, options_from, write_analysis
 from analysis.report import render, sections
 from analysis.report.figures import DPI, save_figure
 from analysis.report.sections.blocks import Division, Paragraph, Prose, TitleBlock
-from analysis.thresholds import Thresholds
 
-__all__ = ["Report", "RefusedFiles", "thresholds_from"]
+__all__ = ["Report", "RefusedFiles"]
 
 
 class RefusedFiles(ValueError):
@@ -36,12 +36,6 @@ class RefusedFiles(ValueError):
         more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
         super().__init__(f"{len(self.refused)} file(s) refused; rerun with skip_bad=True "
                          f"(--skip-bad) to build from the others: {first}{more}")
-
-
-def thresholds_from(namespace: Mapping[str, Any]) -> Thresholds:
-    """The thresholds named in `namespace` (e.g. the notebook's parameters), defaults for the rest."""
-    names = [name for name, _, _ in Thresholds.describe()]
-    return Thresholds(**{n: namespace[n] for n in names if n in namespace})
 
 
 def _png_width_in(png: bytes) -> float | None:
@@ -71,38 +65,39 @@ class Report:
 
     @classmethod
     def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
-             title: str = "Benchmark report", baseline: str | None = None, n_boot: int = 10000,
-             seed: int = 0, ci_method: str = "BCa", thresholds: Thresholds | None = None,
-             formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
-             max_file_mb: float = 512, write: bool = True, display: bool = True,
-             multiplicity: str = "holm", primary_metric: str = "output_tok_s", primary_statistic: str = "mean",
-             primary_workload: str | None = "decode", primary_concurrency: int | None = None,
-             store: str | os.PathLike | None = None, analysis_file: str | os.PathLike | None = None) -> "Report":
+             title: str = "Benchmark report", formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
+             max_file_mb: float = 512, store: str | os.PathLike | None = None,
+             analysis_file: str | os.PathLike | None = None, options: Options | None = None,
+             write: bool = True, display: bool = True, **option_values) -> "Report":
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
         refused.json written to `out`. `analysis_file`: the analysis `benchreport build` made
         (the build analyses once); without it the notebook analyses the data itself.
+        `options`, or the analysis options and thresholds by name (analysis.options).
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
         written), DataSetError for a `baseline` that is not a seat of the data.
         """
-        options = Options(baseline=baseline, n_boot=int(n_boot), seed=int(seed), ci_method=ci_method,
-                          thresholds=thresholds or Thresholds(), multiplicity=multiplicity,
-                          primary=primary_cell(primary_metric, primary_statistic, primary_workload,
-                                               primary_concurrency))
+        options = options if options is not None else options_from(option_values)
         paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
         if analysis_file is not None:
             analysis = load_analysis(analysis_file)
         else:
             analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb)
         seats = set(analysis.tables.seats["seat"].astype(str))
-        if baseline is not None and baseline not in seats:
-            raise DataSetError(f"the baseline seat {baseline!r} is not a seat in the data")
+        if options.baseline is not None and options.baseline not in seats:
+            raise DataSetError(f"the baseline seat {options.baseline!r} is not a seat in the data")
         if write:
             write_analysis(analysis, out)
-        params = {"runs": paths, "store": None if store is None else str(store), "title": title,
-                  **options.parameters(), "formats": list(formats), "skip_bad": bool(skip_bad),
-                  "max_file_mb": max_file_mb, **options.thresholds.as_dict()}
+        params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
+                                     title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb)
         return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
+
+    @classmethod
+    def from_parameters(cls, namespace: Mapping[str, Any]) -> "Report":
+        """`open` with the report notebook's parameters, checked before anything runs
+        (analysis.options.parameters_from: unknown names, kinds, ranges, paths)."""
+        params = parameters_from(namespace)
+        return cls.open(**params.build, options=params.options)
 
     # --- numbering --------------------------------------------------------------------------
 

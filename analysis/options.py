@@ -1,0 +1,268 @@
+"""Every run option in one place: what it is, its default and range, why.
+
+From this table come the command line's options (`add_cli_options`), the report notebook's
+parameters cell (`parameters_cell`, written into notebooks/report.ipynb by
+`python -m analysis.options --write-notebook`; a test keeps it current), the parameters a
+build hands papermill (`notebook_parameters`) and the checks a notebook's parameters get
+before anything runs (`parameters_from`: a string where a list is expected is one path, an
+unknown name or a path that does not exist stops with one line).
+
+Two kinds: *analysis options* change the numbers (`Options`, with the thresholds of
+`analysis.thresholds`); *build options* say what to read and write.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from analysis.thresholds import Thresholds
+
+__all__ = ["Opt", "ANALYSIS_OPTIONS", "BUILD_OPTIONS", "ParameterError", "add_cli_options", "number",
+           "options_from_args",
+           "parameters_cell", "notebook_parameters", "parameters_from", "write_notebook"]
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One option: name, default, help; `choices` or `range` (low, high, low in, high in) when bounded."""
+
+    name: str
+    default: Any
+    help: str
+    kind: type = str
+    choices: tuple | None = None
+    range: tuple | None = None
+    nullable: bool = False
+    cli: bool = True          # also a command-line option (build options like `out` are commands' own)
+    metavar: str | None = None
+
+
+N_BOOT_RANGE = (100, 1_000_000, True, True)
+MAX_SEED = 2 ** 63 - 1
+
+ANALYSIS_OPTIONS = (
+    Opt("baseline", None, "seat every candidate is compared against; None: the incumbent", nullable=True,
+        metavar="SEAT"),
+    Opt("n_boot", 10000, "bootstrap resamples", int, range=N_BOOT_RANGE),
+    Opt("seed", 0, "random seed; the same data and seed give identical numbers", int, range=(0, MAX_SEED, True, True)),
+    Opt("ci_method", "BCa", "within-run bootstrap interval: BCa or percentile", choices=("BCa", "percentile")),
+    Opt("multiplicity", "holm", "correction across the report's comparisons before a verdict: holm (family-wise), "
+        "bh (false discovery rate) or none", choices=("holm", "bh", "none")),
+    Opt("primary_metric", "output_tok_s", "the metric of each seat pair's headline cell", metavar="METRIC"),
+    Opt("primary_statistic", "mean", "its statistic", metavar="STAT"),
+    Opt("primary_workload", "decode", "its workload, when the pair has it", nullable=True, metavar="WORKLOAD"),
+    Opt("primary_concurrency", None, "its concurrency; None: the highest both seats were measured at", int,
+        range=(1, 10 ** 9, True, True), nullable=True, metavar="N"),
+)
+
+BUILD_OPTIONS = (
+    Opt("runs", ["../data/example"], "run files and folders, searched recursively (paths as strings)", list,
+        cli=False),
+    Opt("store", None, "a run store folder (benchreport ingest RUNS --store DIR), in place of runs", nullable=True,
+        cli=False),
+    Opt("analysis_file", None, "the analysis benchreport build made (it analyses once); None: analyse here",
+        nullable=True, cli=False),
+    Opt("out", "../reports/notebook", "folder for tables/*.csv, flags.json and figures/", cli=False),
+    Opt("title", "Benchmark report", "report title (shown as text, never as markup)", cli=False),
+    Opt("formats", ["png", "svg"], "figure files to write: png, svg, pdf", list, cli=False),
+    Opt("skip_bad", False, "go on without refused files (they are listed in the appendix)", bool, cli=False),
+    Opt("max_file_mb", 512, "refuse run files larger than this", float, range=(0, 1e7, False, True), cli=False),
+)
+
+
+class ParameterError(ValueError):
+    """A notebook parameter that cannot be used (one line, names the parameter)."""
+
+
+# --- the command line ---------------------------------------------------------------------
+def _shown(value) -> str:
+    if value == MAX_SEED:
+        return "2^63-1"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _bounds(low, high, low_in: bool, high_in: bool) -> str:
+    if low_in and high_in:
+        return f"from {_shown(low)} to {_shown(high)}"
+    left = f">= {_shown(low)}" if low_in else f"> {_shown(low)}"
+    right = f"<= {_shown(high)}" if high_in else f"< {_shown(high)}"
+    return f"{left} and {right}"
+
+
+def number(kind: type, low, high, low_in: bool = True, high_in: bool = True):
+    """An argparse `type` for a finite number of `kind` within bounds (else a one-line refusal)."""
+    what = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, "
+                                             f"got {text!r}") from None
+        ok = math.isfinite(value) and (low <= value if low_in else low < value) \
+            and (value <= high if high_in else value < high)
+        if not ok:
+            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its own messages
+    return parse
+
+
+def add_cli_options(p: argparse.ArgumentParser) -> None:
+    """Every analysis option and threshold as `--name-with-dashes`, with its range and reason."""
+    for o in ANALYSIS_OPTIONS:
+        kw: dict = {"default": o.default, "dest": o.name, "metavar": o.metavar}
+        if o.choices:
+            kw["choices"] = list(o.choices)
+        elif o.range:
+            kw["type"] = number(o.kind, *o.range)
+        bounds = f"; {_bounds(*o.range)}" if o.range else ""
+        p.add_argument("--" + o.name.replace("_", "-"), help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"),
+                       **kw)
+    ranges = Thresholds.ranges()
+    for name, default, why in Thresholds.describe():
+        p.add_argument("--" + name.replace("_", "-"), type=number(type(default), *ranges[name]), default=default,
+                       dest=f"th_{name}", metavar=name.upper(),
+                       help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"))
+
+
+def options_from_args(args):
+    """The analysis options of a parsed command line."""
+    from analysis.pipeline import options_from
+
+    values = {o.name: getattr(args, o.name) for o in ANALYSIS_OPTIONS}
+    values.update({k[3:]: v for k, v in vars(args).items() if k.startswith("th_")})
+    return options_from(values)
+
+
+# --- the notebook ----------------------------------------------------------------------------
+def _help(text: str) -> str:
+    """A help comment papermill can parse: its inspector skips any line with a second '='."""
+    text = text.replace(">=", "≥").replace("<=", "≤")
+    text = re.sub(r"\b(\w+)=(\d)", r"\1 of \2", text)
+    return text.replace("=", " is ")
+
+
+def _literal(value) -> str:
+    return json.dumps(value) if isinstance(value, (str, list)) else repr(value)
+
+
+def parameters_cell() -> str:
+    """The report notebook's parameters cell: one `name = default  # help` line per option."""
+    lines = ["# Parameters: papermill injects the values of a build in a cell below this one."]
+    build = {o.name: o for o in BUILD_OPTIONS}
+    for name in ("runs", "store", "analysis_file", "out", "title"):
+        o = build[name]
+        lines.append(f"{o.name} = {_literal(o.default)}  # {_help(o.help)}")
+    for o in ANALYSIS_OPTIONS:
+        lines.append(f"{o.name} = {_literal(o.default)}  # {_help(o.help)}")
+    for name, default, why in Thresholds.describe():
+        lines.append(f"{name} = {default!r}  # {_help(why)}")
+    for name in ("formats", "skip_bad", "max_file_mb"):
+        o = build[name]
+        lines.append(f"{o.name} = {_literal(o.default)}  # {_help(o.help)}")
+    return "\n".join(lines)
+
+
+def write_notebook(path: str | os.PathLike) -> bool:
+    """Rewrite the parameters cell of a notebook from this table; True when it changed."""
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    new = parameters_cell()
+    if cell.source == new:
+        return False
+    cell.source = new
+    nbformat.write(nb, str(path))
+    return True
+
+
+def notebook_parameters(options, *, runs: list[str], store: str | None, out: str, title: str,
+                        formats: list[str], skip_bad: bool, max_file_mb: float,
+                        analysis_file: str | None = None) -> dict:
+    """What a build hands papermill: plain data only (strings, numbers, lists of strings, None)."""
+    return {"runs": list(runs), "store": store, "analysis_file": analysis_file, "out": str(out),
+            "title": str(title), **options.parameters(), "formats": list(formats), "skip_bad": bool(skip_bad),
+            "max_file_mb": float(max_file_mb), **options.thresholds.as_dict()}
+
+
+@dataclass
+class Parameters:
+    """A notebook's parameters, checked: the analysis options and the build options."""
+
+    options: Any
+    build: dict = field(default_factory=dict)
+
+
+#: names a notebook's namespace holds besides its parameters (IPython's own)
+_IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
+
+
+def _check_value(o: Opt, value):
+    if value is None and o.nullable:
+        return None
+    if o.kind is list:
+        if isinstance(value, (str, os.PathLike)):
+            return [str(value)]  # papermill's `-p runs ../data/x` passes a string: one path, not its characters
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, os.PathLike)) for v in value):
+            raise ParameterError(f"parameter {o.name}: expected a list of strings, got {value!r}")
+        return [str(v) for v in value]
+    if o.choices and value not in o.choices:
+        raise ParameterError(f"parameter {o.name}: expected one of {', '.join(o.choices)}, got {value!r}")
+    if o.kind is bool and not isinstance(value, bool):
+        raise ParameterError(f"parameter {o.name}: expected True or False, got {value!r}")
+    if o.kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise ParameterError(f"parameter {o.name}: expected a number, got {value!r}")
+    if o.range:
+        low, high, low_in, high_in = o.range
+        ok = (low <= value if low_in else low < value) and (value <= high if high_in else value < high)
+        if not (math.isfinite(value) and ok):
+            raise ParameterError(f"parameter {o.name}: expected {_bounds(*o.range)}, got {value!r}")
+    return value
+
+
+def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
+    """The parameters in a notebook's namespace, checked before anything runs.
+
+    Raises ParameterError (one line) for an unknown name, a value of the wrong kind or out of
+    range, or a run path or store that does not exist.
+    """
+    from analysis.pipeline import options_from
+
+    known = {o.name: o for o in (*ANALYSIS_OPTIONS, *BUILD_OPTIONS)}
+    thresholds = {name for name, _, _ in Thresholds.describe()}
+    user = {k for k, v in namespace.items() if not k.startswith("_") and k not in _IPYTHON_NAMES
+            and not callable(v) and type(v).__name__ != "module"}
+    unknown = sorted(user - set(known) - thresholds)
+    if unknown:
+        raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}: the report notebook takes "
+                             f"{', '.join(sorted(set(known) | thresholds))}")
+    values = {n: _check_value(o, namespace.get(n, o.default)) for n, o in known.items()}
+    ranges = Thresholds.ranges()
+    th = {}
+    for n in thresholds & set(namespace):
+        th[n] = _check_value(Opt(n, None, "", float, range=ranges[n]), namespace[n])
+    for p in values["runs"] if values["store"] is None and values["analysis_file"] is None else ():
+        if not Path(p).exists():
+            raise ParameterError(f"parameter runs: {p} does not exist")
+    if values["store"] is not None and not Path(values["store"]).is_dir():
+        raise ParameterError(f"parameter store: {values['store']} is not a folder")
+    options = options_from({**{o.name: values[o.name] for o in ANALYSIS_OPTIONS}, **th})
+    return Parameters(options, {o.name: values[o.name] for o in BUILD_OPTIONS})
+
+
+if __name__ == "__main__":  # python -m analysis.options --write-notebook
+    import sys
+
+    if sys.argv[1:] != ["--write-notebook"]:
+        sys.exit("usage: python -m analysis.options --write-notebook")
+    nb = Path(__file__).resolve().parents[1] / "notebooks" / "report.ipynb"
+    print(f"{nb}: {'updated' if write_notebook(nb) else 'already current'}")
