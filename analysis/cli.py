@@ -259,7 +259,7 @@ def _compare_side(args, text: str, store, tables_cache: dict):
         if "all" not in tables_cache:
             tables_cache["all"] = read_tables(store)
         tables, date = select_store(store, sel, tables=tables_cache["all"])
-        return tables, (f"{sel.seat}@{date}" if sel.seat else date), None
+        return tables, date, None
     if not Path(text).exists():
         raise UsageError(f"{one_line(text)}: no such file or folder (give two run folders, or --store DIR and two "
                          "selections)")
@@ -306,7 +306,7 @@ def cmd_compare(args) -> int:
         from analysis.report.compare_page import compare_html
         from analysis.report.render import html_to_pdf
 
-        page = compare_html(result, a_text=la or args.a, b_text=lb or args.b)
+        page = compare_html(result, a_text=args.a, b_text=args.b)
 
         def write(stage: Path) -> None:
             (stage / "tables").mkdir()
