@@ -50,6 +50,8 @@ def group_lead(group: str, codes: set) -> str | None:
     """The sentence that opens a group's paragraph, if any."""
     if group == "sample" and codes & sampling.LEAD_CODES:
         return sampling.LEAD
+    if group == "history":
+        return history.LEAD
     return None
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from analysis import format as F
 
 from ..rules.history import HistoryChanges
-from ._common import phrase, writes
+from ._common import combines, phrase, sentences, writes
 
-__all__ = ["history_changes", "change_words", "STATUS_WORDS"]
+__all__ = ["history_changes", "change_words", "history_sentences", "STATUS_WORDS", "LEAD"]
 
 #: what the next date said of a change, as a clause
 STATUS_WORDS = {"level_shift": "the next date confirmed it as a new level",
@@ -39,12 +39,32 @@ def history_changes(f: HistoryChanges) -> str:
     level_pct = F.level(th.get("alpha", 0.05))
     what = "regression" if f.code == "history.regression" else "improvement"
     n, k = f.n_changes, len(f.dates)
-    head = (f"{f.seats[0]}: {F.plural(n, what)} against its steady level on "
-            f"{F.plural(k, 'date')}" if n != k else f"{f.seats[0]}: {F.plural(n, what)} against its steady level")
-    parts = [_date_part(d, f.changes, level_pct) for d in f.dates[:DATES_SHOWN]]
-    more = f"; and {F.plural(k - DATES_SHOWN, 'earlier date')}" if k > DATES_SHOWN else ""
+    if k == 1:
+        mine = f.changes
+        told = "; ".join(change_words(c, level_pct) for c in mine[:CELLS_SHOWN])
+        rest = f"; and {F.plural(len(mine) - CELLS_SHOWN, 'more cell')}" if len(mine) > CELLS_SHOWN else ""
+        head, parts, more = (f"{f.seats[0]}: {F.plural(n, what)} against its steady level on {f.dates[0]}",
+                             [told + rest], "")
+    else:
+        head = f"{f.seats[0]}: {F.plural(n, what)} against its steady level on {F.plural(k, 'date')}"
+        parts = [_date_part(d, f.changes, level_pct) for d in f.dates[:DATES_SHOWN]]
+        more = f"; and {F.plural(k - DATES_SHOWN, 'earlier date')}" if k > DATES_SHOWN else ""
     return (f"{head}: {'; '.join(parts)}{more}. Each date is judged against the mean of up to "
             f"{F.count(th.get('history_window'))} earlier dates since the last confirmed change (a prediction "
             f"interval): a change beyond the ±{F.pct(th.get('noise'))} noise band, significant at "
             f"p < {th.get('history_alpha'):g} after a Bonferroni correction over the seat's cells that date; "
             "tables/history.csv has every date.")
+
+
+#: the sentence that opens the history paragraph of "What these numbers will not carry" (the
+#: method once; each seat's sentence then gives its changes, the thresholds are in the appendix)
+LEAD = ("Each seat's cells are judged date by date against their steady level, the mean of earlier dates "
+        "since the last confirmed change (a prediction interval, Hahn & Meeker 1991): a change counts when "
+        "it lies beyond the noise band and stays significant after a Bonferroni correction over the seat's "
+        "cells that date; tables/history.csv has every date.")
+
+
+@combines("history.regression", "history.improvement")
+def history_sentences(findings: list, messages: list[str]) -> list[str]:
+    """Each seat's changes, without the method sentence its message closes with (the paragraph's lead says it)."""
+    return [" ".join(sentences(m)[:-1]) or m for m in messages]
