@@ -26,7 +26,7 @@ import jinja2
 from analysis import outdir
 from analysis.load.errors import one_line
 
-__all__ = ["SITE_MARKER", "ENTRY_FILE", "open_site", "add_report", "entries", "index_html", "write_index",
+__all__ = ["SITE_MARKER", "ENTRY_FILE", "check_site", "open_site", "add_report", "entries", "index_html", "write_index",
            "headline_text"]
 
 SITE_MARKER = ".benchreport-site"
@@ -77,9 +77,9 @@ quoted as it stands).</p>
 """)
 
 
-def open_site(site: str | os.PathLike) -> Path:
-    """The site folder, made (and marked) when it is missing or empty; a folder holding anything
-    else without the site marker is refused (OutputFolderError, exit 2): it is not ours to fill."""
+def check_site(site: str | os.PathLike) -> Path:
+    """The site folder, if benchreport may fill it: missing, empty, or marked as a site (else
+    OutputFolderError, exit 2: a folder of someone else's is not ours to fill). Changes nothing."""
     path = Path(site).expanduser().absolute()
     shown = one_line(str(site))
     if path.exists() and not path.is_dir():
@@ -88,6 +88,12 @@ def open_site(site: str | os.PathLike) -> Path:
         if any(path.iterdir()):
             raise outdir.OutputFolderError(f"--site {shown} is not empty and was not made by benchreport (no "
                                            f"{SITE_MARKER}); choose an empty or new folder")
+    return path
+
+
+def open_site(site: str | os.PathLike) -> Path:
+    """The site folder (`check_site`), made and marked when it is missing or empty."""
+    path = check_site(site)
     path.mkdir(parents=True, exist_ok=True)
     marker = path / SITE_MARKER
     if not marker.is_file():

@@ -267,6 +267,17 @@ def _site_facts(analysis, title: str) -> dict:
     return {"date": max(dates) if len(dates) else None, "title": title, "headline": headline_text(analysis)}
 
 
+def _check_site(args) -> None:
+    """--site DIR must be a site benchreport keeps (or missing, or empty): checked before anything is built."""
+    if getattr(args, "site", None):
+        from analysis import site
+
+        try:
+            site.check_site(args.site)
+        except outdir.OutputFolderError as exc:
+            raise BuildError(str(exc), exc.code) from None
+
+
 def _to_site(args, out: Path, inputs: list[str], *, quiet: bool) -> None:
     """With --site DIR: the report in `out` kept as SITE/DATE/, and SITE/index.html rewritten."""
     if not getattr(args, "site", None):
@@ -296,6 +307,7 @@ def build(args, options) -> int:
         figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
         inputs = _input_paths(args)
         target = _check_out(args.out, inputs)
+        _check_site(args)
         analyse_now, content = _inputs(args, options, inputs, quiet=quiet)
         out = target.path
         key = _build_key(content, options, args, formats, figure_formats)
