@@ -190,7 +190,7 @@ def test_pdf_has_sections_caveats_and_page_numbers(report_build):
     for heading in ("Abstract", "1 Seats and setup", "2 Measured results",
                     "3 Comparison against the incumbent", "4 Exams", "5 Measurement traps found",
                     "6 Faults and open defects", "7 What these numbers will not carry",
-                    "Appendix: provenance"):
+                    "8 History across dates", "Appendix: provenance"):
         assert heading in text, heading
     assert "Page 1 of" in text
     n_pages = int(re.search(r"Page 1 of (\d+)", text).group(1))
