@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analysis import format as fmt
+from analysis.flags.rules.history import change_status
 
 from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
 
@@ -54,11 +55,48 @@ def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max
     return order[:max_panels], len(order)
 
 
-def _status(h: pd.DataFrame) -> np.ndarray:
-    """Whether each decided row's change was confirmed by the next date (its level restarts there)."""
-    from analysis.flags.rules.history import change_status
+def _rel(rows: pd.DataFrame, median: float) -> pd.Series:
+    return (rows["estimate"].astype(float) / median - 1.0) * 100
 
-    return change_status(h)
+
+def _draw_panel(ax, sel: pd.DataFrame, color_of: dict, marked: set) -> None:
+    """One panel: a line per cell relative to its median, decided dates marked by shape."""
+    for _, cell in sel.groupby(_CELL, sort=True, dropna=False):
+        cell = cell.sort_values("_date")
+        median = float(np.median(cell["estimate"].astype(float)))
+        c = cell["_c"].iloc[0]
+        color = color_of.get(int(c), "#555555") if np.isfinite(c) else "#555555"
+        ax.plot(cell["_date"], _rel(cell, median), color=color, linewidth=0.8, alpha=0.9)
+        for verdict in DECIDED:
+            one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]
+            if len(one):
+                m, mc, _ = MARKS[verdict]
+                ax.scatter(one["_date"], _rel(one, median), marker=m, s=22, facecolor=mc, edgecolor="black",
+                           linewidth=0.4, zorder=4)
+                marked.add(verdict)
+        shift = cell[cell["verdict"].isin(DECIDED) & (cell["_status"] == "level_shift")]
+        for d in shift["_date"]:
+            ax.axvline(d, color="#444444", linestyle=":", linewidth=0.8, zorder=1)
+        if len(shift):
+            m, mc, _ = MARKS["level_shift"]
+            ax.scatter(shift["_date"], _rel(shift, median), marker=m, s=24, facecolor="white", edgecolor=mc,
+                       linewidth=1.0, zorder=5)
+            marked.add("level_shift")
+    ax.set_ylabel("vs median (%)")
+    ax.axhline(0, color="#999999", linewidth=0.6, zorder=0)
+
+
+def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
+    handles = [Line2D([], [], color=color_of[c], linewidth=1.2,
+                      label=f"{fmt.concurrency(c)} streams" if c != 1 else "1 stream") for c in concs]
+    for k in ("regression", "improvement", "level_shift"):
+        if k in marked:
+            m, mc, words = MARKS[k]
+            shift = k == "level_shift"
+            handles.append(Line2D([], [], linestyle="", marker=m, markersize=5, label=words,
+                                  markerfacecolor="white" if shift else mc, markeredgecolor=mc if shift else "black"))
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
 
 
 def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
@@ -69,7 +107,7 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     if not keys:
         return None
     h = history.copy()
-    h["_status"] = _status(h)
+    h["_status"] = change_status(h)  # confirmed by the next date, or not
     h["_date"] = pd.to_datetime(h["date"].astype(str))
     h["_c"] = pd.to_numeric(h["concurrency"], errors="coerce")
     n = len(keys)
@@ -77,56 +115,23 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     nrows = math.ceil(n / ncols)
     concs = sorted({int(c) for c in h["_c"].dropna()})
     color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
-    lo_date, hi_date = h["_date"].min(), h["_date"].max()
     with theme():
         fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, 1.55 * nrows + 0.6), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
         marked: set[str] = set()
         for ax, key in zip(axes.flat, keys):
-            sel = h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])]
-            for _, cell in sel.groupby(_CELL, sort=True, dropna=False):
-                cell = cell.sort_values("_date")
-                est = cell["estimate"].astype(float)
-                rel = est / float(np.median(est)) - 1.0
-                c = cell["_c"].iloc[0]
-                color = color_of.get(int(c), "#555555") if np.isfinite(c) else "#555555"
-                ax.plot(cell["_date"], rel * 100, color=color, linewidth=0.8, alpha=0.9)
-                for verdict in DECIDED:
-                    one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]
-                    if len(one):
-                        m, mc, _ = MARKS[verdict]
-                        ax.scatter(one["_date"], (one["estimate"].astype(float) / float(np.median(est)) - 1) * 100,
-                                   marker=m, s=22, facecolor=mc, edgecolor="black", linewidth=0.4, zorder=4)
-                        marked.add(verdict)
-                shift = cell[cell["verdict"].isin(DECIDED) & (cell["_status"] == "level_shift")]
-                for d in shift["_date"]:
-                    ax.axvline(d, color="#444444", linestyle=":", linewidth=0.8, zorder=1)
-                if len(shift):
-                    m, mc, _ = MARKS["level_shift"]
-                    ax.scatter(shift["_date"], (shift["estimate"].astype(float) / float(np.median(est)) - 1) * 100,
-                               marker=m, s=24, facecolor="white", edgecolor=mc, linewidth=1.0, zorder=5)
-                    marked.add("level_shift")
+            _draw_panel(ax, h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])],
+                        color_of, marked)
             stat = "" if key[2] == "mean" else f" {key[2]}"
             ax.set_title(f"{wrap_id(key[0], 44 if ncols > 1 else 60)}\n{metric_label(key[1], unit=False)}{stat}",
                          fontsize=7.5, loc="left")
-            ax.set_ylabel("vs median (%)")
-            ax.axhline(0, color="#999999", linewidth=0.6, zorder=0)
         for ax in axes.flat:
             loc = mdates.AutoDateLocator(minticks=3, maxticks=7)
             ax.xaxis.set_major_locator(loc)
             ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
-        if lo_date != hi_date:
-            axes.flat[0].set_xlim(lo_date, hi_date)
+        if h["_date"].min() != h["_date"].max():
+            axes.flat[0].set_xlim(h["_date"].min(), h["_date"].max())
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
-        handles = [Line2D([], [], color=color_of[c], linewidth=1.2, label=f"{fmt.concurrency(c)} streams"
-                          if c != 1 else "1 stream") for c in concs]
-        for k in ("regression", "improvement", "level_shift"):
-            if k in marked:
-                m, mc, words = MARKS[k]
-                face = "white" if k == "level_shift" else mc
-                handles.append(Line2D([], [], linestyle="", marker=m, markersize=5, markerfacecolor=face,
-                                      markeredgecolor="black" if k != "level_shift" else mc, label=words))
-        if handles:
-            fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
+        _legend(fig, concs, color_of, marked)
     return fig

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis import format as fmt
+from analysis.flags.rules.history import change_status
 from analysis.report.figures.history import DECIDED, history_panels, panel_keys
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
@@ -33,8 +34,6 @@ def _history(a) -> pd.DataFrame | None:
 
 
 def _decided(h: pd.DataFrame) -> pd.DataFrame:
-    from analysis.flags.rules.history import change_status
-
     return h.assign(_status=change_status(h))[h["verdict"].isin(DECIDED)]
 
 
