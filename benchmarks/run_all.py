@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import bench_ci  # noqa: E402
 import bench_ingest  # noqa: E402
+import bench_manifest  # noqa: E402
 import bench_one_file  # noqa: E402
 import bench_scale  # noqa: E402
 import verdict_study  # noqa: E402
@@ -35,6 +36,7 @@ def main() -> None:
         ci = bench_ci.main([str(data), "--groups", "2" if args.quick else "6"])
     scale = bench_scale.main(["--repeat", "1" if args.quick else "3"])
     one = bench_one_file.main(["--requests", "200000" if args.quick else "200000,2000000"])
+    manifest = bench_manifest.main(["--repeat", "3" if args.quick else "7"])
     study = None
     if not args.no_verdicts:
         print()
@@ -56,6 +58,9 @@ def main() -> None:
         print(f"| load {n:,} requests, one file vs {bench_one_file.FILES} files | {row['ratio']:.2f}x CPU "
               f"({row['one']['cpu_s']:.1f} s vs {row['many']['cpu_s']:.1f} s), peak {row['one']['peak_mb']:.0f} MB "
               f"| <= 2x, <= 2 GB |")
+    print(f"| manifest at its limits (1,000 entries), parse + checks | JSON {manifest['benchreport.json'] * 1000:.0f} ms "
+          f"(checks without glob compilation {manifest['benchreport.json checks'] * 1000:.0f} ms), "
+          f"YAML {manifest['benchreport.yaml'] * 1000:.0f} ms | - |")
     if scale.get("growth"):
         g = scale["growth"]
         print(f"| growth 10 -> 50 seats | {g['data_ratio']:.0f}x data, {g['time_ratio']:.2f}x time | <= 6.5x time |")

@@ -84,6 +84,28 @@ def test_json_manifest_and_deeper_manifest_overrides(folder):
     ({"files": "*.json", "passes": 2}, "$.runs[0].passes", "unknown field"),
     ({"seat": {"id": "x"}}, "$.runs[0]", "missing required field files"),
     ({"files": "*.json", "seat": {"model": "a\x00b"}}, "$.runs[0].seat.model", "control characters"),
+    # what msgspec checks, in our words: the path, what was expected and what was found
+    ({"files": []}, "$.runs[0].files", "expected a list of length >= 1, got 0 items"),
+    ({"files": ["a/*.json", 4]}, "$.runs[0].files[1]", "expected a string, got 4"),
+    ({"files": "*.json", "pass": True}, "$.runs[0].pass", "expected an integer, got true"),
+    ({"files": "*.json", "pass": "2"}, "$.runs[0].pass", 'expected an integer, got "2"'),
+    ({"files": "*.json", "seat": {"id": 12}}, "$.runs[0].seat.id", "expected an id of 1 to 128 characters"),
+    ({"files": "*.json", "seat": {"model": None}}, "$.runs[0].seat.model", "expected a string, got null"),
+    ({"files": "*.json", "seat": {"model": "m" * 201}}, "$.runs[0].seat.model",
+     "expected a string of length <= 200, got 201 characters"),
+    ({"files": "*.json", "seat": "qwen"}, "$.runs[0].seat", 'expected a map of seat fields (id, model, role'),
+    ({"files": "*.json", "seat": {"placement": {"gpus": 8}}}, "$.runs[0].seat.placement.gpus",
+     "unknown placement field (known: nodes, gpus_per_node, gpu_memory_bytes, tensor_parallel, interconnect)"),
+    ({"files": "*.json", "seat": {"placement": {"gpu_memory_bytes": -1}}},
+     "$.runs[0].seat.placement.gpu_memory_bytes", "expected a number > 0.0, got -1"),
+    ({"files": "*.json", "seat": {"components": [{"role": "x"}]}}, "$.runs[0].seat.components[0]",
+     "missing required field name"),
+    ({"files": "*.json", "seat": {"components": [{"name": "x"}] * 51}}, "$.runs[0].seat.components",
+     "expected a list of length <= 50, got 51 items"),
+    ({"files": "*.json", "seat": {"settings": {"a": {"b": [1, "x\x01"]}}}}, "$.runs[0].seat.settings.a.b[1]",
+     "control characters"),
+    ({"files": "*.json", "warmup_excluded": "yes"}, "$.runs[0].warmup_excluded", 'expected true or false, got "yes"'),
+    ("just text", "$.runs[0]", "expected a map of entry fields (files, seat, pass, date"),
 ])
 def test_bad_entries_are_refused_and_the_rest_applies(folder, entry, json_path, words):
     good = {"files": "a/second.json", "seat": {"id": "good", "model": "tiny-gpt2"}}

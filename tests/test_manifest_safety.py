@@ -119,3 +119,41 @@ def test_a_bad_date_names_the_manifest_and_entry_and_spares_the_others(folder):
         f'RFC 3339 date-time such as "2026-09-10T08:00:00Z", got "2026-02-30")']
     assert [(lr.run.seat.id, lr.run.date) for lr in result.runs] == [("b", "2026-09-10")]
     assert "importer failed" not in str(got)
+
+
+@pytest.mark.parametrize("seat, expected", [
+    ("{id: a, model: m, settings: {1: x}}", "$.runs[0].seat.settings: expected string keys, got the key 1"),
+    ("{id: a, model: m, placement: {null: 1}}", "$.runs[0].seat.placement: expected string keys, got the key null"),
+    ("{id: a, model: m, settings: {a: 1, a: 2}}",
+     "$.runs[0].seat.settings.a: expected each field once, got it more than once (line 2)"),
+    ("{id: a, model: m, placement: {gpu_memory_bytes: .nan}}",
+     "$.runs[0].seat.placement.gpu_memory_bytes: expected a number > 0.0, got NaN"),
+    ("{id: a, model: m, settings: {a: .inf}}", "$.runs[0].seat.settings.a: expected a finite number"),
+    ("{id: a, model: m, settings: {a: !!set {x}}}", "$.runs[0].seat.settings.a: expected a JSON value, got set"),
+])
+def test_yaml_values_json_cannot_hold_are_refused_by_path(folder, seat, expected):
+    (folder / "benchreport.yaml").write_text(f"runs:\n  - {{files: '*.json', seat: {seat}}}\n")
+    assert refusals(load([folder]))["benchreport.yaml"] == [expected + " (entry ignored)"]
+
+
+def test_settings_aliases_do_not_expand_the_work(folder):
+    """Aliases nested 9 deep stand for 10^10 values; the settings walk stops at its bounds."""
+    lines = ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    (folder / "benchreport.yaml").write_text("defs:\n" + "\n".join(lines) + "\nruns:\n"
+                                             f"  - {{files: '*.json', seat: {{id: a, model: m, settings: {{x: *a9}}}}}}\n")
+    t0 = time.monotonic()
+    got = refusals(load([folder]))["benchreport.yaml"]
+    assert time.monotonic() - t0 < 10
+    assert "$.runs[0].seat.settings.x[0][0][0][0][0][0]: expected settings nested at most 6 levels (entry ignored)" in got
+
+
+def test_every_field_at_once_is_accepted_as_json_and_yaml(capsys):
+    """benchmarks/bench_manifest.py's manifest (each entry uses every field) parses with no refusal."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_manifest
+
+    out = bench_manifest.main(["--entries", "20", "--repeat", "1"])  # asserts no refusal, 20 entries
+    assert set(out) == {"benchreport.json", "benchreport.yaml", "benchreport.json checks", "benchreport.yaml checks"}

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 from scipy import optimize, stats
-from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from analysis.stats import (clopper_pearson, fieller_ratio, newcombe_difference,
                             newcombe_paired_difference, t_interval, tango_paired_difference,
@@ -21,19 +21,50 @@ def test_wilson_published_value_153_of_164():
     assert hi == pytest.approx(0.962138, abs=1e-6)
 
 
-@pytest.mark.parametrize("x,n", GRID)
-@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
-def test_wilson_equals_statsmodels(x, n, level):
-    ref = proportion_confint(x, n, alpha=1 - level, method="wilson")
-    np.testing.assert_allclose(wilson(x, n, level=level), ref, rtol=0, atol=1e-12)
+# Newcombe (1998) Stat Med 17:857, Table I: methods 3 (Wilson) and 5 (Clopper-Pearson), 95%
+NEWCOMBE_TABLE_I = [
+    (81, 263, (0.2553, 0.3662), (0.2527, 0.3676)),
+    (15, 148, (0.0624, 0.1605), (0.0578, 0.1617)),
+    (0, 20, (0.0, 0.1611), (0.0, 0.1684)),
+    (1, 29, (0.0061, 0.1718), (0.0009, 0.1776)),
+    (29, 29, (0.8830, 1.0), (0.8806, 1.0)),
+]
+
+
+@pytest.mark.parametrize("x,n,wilson_ci,exact_ci", NEWCOMBE_TABLE_I)
+def test_single_proportion_intervals_published_values(x, n, wilson_ci, exact_ci):
+    assert np.round(wilson(x, n), 4).tolist() == list(wilson_ci)
+    assert np.round(clopper_pearson(x, n), 4).tolist() == list(exact_ci)
+
+
+def _wilson_closed_form(x, n, level):
+    """Wilson (1927): the roots of |p - x/n| = z sqrt(p (1 - p) / n), solved by hand."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    p = x / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (0.0 if x == 0 else centre - half), (1.0 if x == n else centre + half)
+
+
+def _clopper_pearson_by_root(x, n, level):
+    """Clopper & Pearson (1934) as defined: the p where a binomial tail equals (1 - level)/2."""
+    a = (1 - level) / 2
+    lo = 0.0 if x == 0 else optimize.brentq(lambda p: stats.binom.sf(x - 1, n, p) - a, 1e-15, 1, xtol=1e-15)
+    hi = 1.0 if x == n else optimize.brentq(lambda p: stats.binom.cdf(x, n, p) - a, 0, 1 - 1e-15, xtol=1e-15)
+    return lo, hi
 
 
 @pytest.mark.parametrize("x,n", GRID)
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
-def test_clopper_pearson_equals_statsmodels_beta(x, n, level):
-    ref = proportion_confint(x, n, alpha=1 - level, method="beta")
-    ref = (0.0 if x == 0 else ref[0], 1.0 if x == n else ref[1])
-    np.testing.assert_allclose(clopper_pearson(x, n, level=level), ref, rtol=0, atol=1e-12)
+def test_wilson_equals_the_closed_form(x, n, level):
+    np.testing.assert_allclose(wilson(x, n, level=level), _wilson_closed_form(x, n, level), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("x,n", GRID)
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_clopper_pearson_equals_the_binomial_tail_roots(x, n, level):
+    np.testing.assert_allclose(clopper_pearson(x, n, level=level), _clopper_pearson_by_root(x, n, level),
+                               rtol=0, atol=1e-9)
 
 
 def test_clopper_pearson_textbook_values():

@@ -20,7 +20,7 @@ import msgspec
 from analysis.load import duplicates, harness, native
 from analysis.load.errors import Refusal, RunFileError, Skipped, one_line
 from analysis._memory import gc_paused
-from analysis.progress import Progress
+from analysis.progress import progress as progress_bar
 
 #: files bigger than this are refused with a size message instead of exhausting memory
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -403,9 +403,8 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
     result = LoadResult(skipped=skipped, refused=refused)
     by_importer: dict[str, tuple[object, list[harness.SourceFile]]] = {}
     manifests: list[harness.SourceFile] = []
-    with Progress("reading run files", len(files), enabled=progress) as prog:
-        for path, display in files:
-            prog.step()
+    with progress_bar(files, "reading run files", enabled=progress) as bar:
+        for path, display in bar:
             if _textual(path.name):
                 unread = _unrecognised_text(path, display, max_file_bytes)
                 if unread is not None:

@@ -236,13 +236,13 @@ def _from_msgspec(exc: msgspec.ValidationError, document) -> RunFileError:
     message = _plain(text, path)
     if message.startswith("expected at most ") and message.endswith(("characters", "items", "entries")):
         try:
-            found = _at_path(document(), path)
+            found = value_at(document(), path)
             message += f", got {len(found)}"
         except Exception:  # the length is a courtesy; the path and the limit are the message
             pass
     elif "got" not in message and not message.startswith("missing"):
         try:
-            found = _at_path(document(), path)
+            found = value_at(document(), path)
         except Exception:  # the value is a courtesy; the path and expectation are the message
             found = _MISSING
         if found is not _MISSING:
@@ -255,7 +255,7 @@ _MISSING = object()
 _PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
-def _at_path(doc, path: str):
+def value_at(doc, path: str):
     """The value at a msgspec JSON path such as `$.measurements[3].unit`."""
     for key, index in _PATH_PART.findall(path[1:]):
         doc = doc[int(index)] if index else doc[key]

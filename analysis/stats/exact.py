@@ -13,6 +13,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
+from .multiplicity import adjust
+
 __all__ = ["McNemarResult", "CountsTestResult", "mcnemar_exact", "counts_exact", "holm"]
 
 
@@ -143,32 +145,12 @@ def counts_exact(x1, n1, x2, n2, *, boschloo_max_n: int = 500) -> CountsTestResu
 
 
 def holm(p_values) -> np.ndarray:
-    """Holm's step-down adjusted p-values (NaN entries are left out and stay NaN).
-
-    adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)) over the m non-missing
-    p-values sorted ascending.
+    """Holm's step-down adjusted p-values; NaN entries are left out and stay NaN
+    (`analysis.stats.multiplicity.adjust(p, "holm")`, statsmodels ``multipletests``).
 
     References
     ----------
     Holm, S. (1979), A simple sequentially rejective multiple test procedure,
-    Scand J Statist 6, 65-70. Same as statsmodels
-    ``multipletests(p, method='holm')[1]``.
+    Scand J Statist 6, 65-70.
     """
-    p = np.asarray(p_values, dtype=float)
-    if p.ndim != 1:
-        raise ValueError(f"`p_values` must be 1-D; got shape {p.shape}")
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    if np.any((p[ok] < 0) | (p[ok] > 1)):
-        raise ValueError("`p_values` must lie in [0, 1]")
-    pv = p[ok]
-    m = pv.size
-    if m == 0:
-        return out
-    order = np.argsort(pv, kind="stable")
-    adj = np.minimum(1.0, (m - np.arange(m)) * pv[order])
-    adj = np.maximum.accumulate(adj)
-    res = np.empty(m)
-    res[order] = adj
-    out[ok] = res
-    return out
+    return adjust(p_values, "holm")

@@ -21,23 +21,21 @@ refused, naming the manifest, the entry and the field; the other entries still a
 """
 from __future__ import annotations
 
-import datetime as _dt
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from analysis.load import native
 from analysis.load.errors import Refusal, one_line
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ROLES = ("incumbent", "candidate", "reference")
-ENTRY_KEYS = ("files", "seat", "pass", "probe", "date", "warmup_excluded", "workload", "exam_metric", "notes",
-              "harness_group")
-SEAT_KEYS = ("id", "model", "role", "quantisation", "engine", "placement", "settings", "components",
-             "checkpoint_bytes")
-PLACEMENT_INT_KEYS = ("nodes", "gpus_per_node", "tensor_parallel")
 MAX_STRING = 200
 MAX_NOTES = 2000
 MAX_SETTINGS_NODES = 500
@@ -97,51 +95,150 @@ class Applied:
 
 
 # --- parsing and validation ---------------------------------------------------------------
+# The entry's shape is declared as msgspec Structs (types, lengths, ranges, patterns, unknown
+# fields); `msgspec.convert` checks it in one pass and names the JSON path of the first problem,
+# which `_refusal` words as the rest of the loader does. What a type cannot say (dates that are
+# dates, patterns inside the manifest's folder, the bounded free-form settings, a key given
+# twice) is checked after it.
 
-def _text(value: Any, path: str, *, limit: int = MAX_STRING) -> str:
-    if not isinstance(value, str):
-        raise ManifestError(path, f"expected a string, got {type(value).__name__}")
-    if not value or len(value) > limit:
-        raise ManifestError(path, f"expected a string of 1 to {limit} characters, got {len(value)}")
-    if any(ord(c) < 32 and c not in "\t\n" for c in value) or "\x7f" in value:
-        raise ManifestError(path, "expected printable text, found control characters")
-    return value
-
-
-def _ident(value: Any, path: str) -> str:
-    if not isinstance(value, str) or not ID_RE.match(value):
-        shown = json.dumps(value, default=str)[:60]
-        raise ManifestError(path, f"expected an id of 1 to 128 characters from [A-Za-z0-9._-], got {shown}")
-    return value
-
-
-def _int(value: Any, path: str, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ManifestError(path, f"expected an integer, got {json.dumps(value, default=str)[:40]}")
-    if value < minimum or value > 10**15:
-        raise ManifestError(path, f"expected an integer >= {minimum}, got {value}")
-    return value
+#: printable text: no control characters but tab and line feed
+PRINTABLE = r"^[^\x00-\x08\x0b-\x1f\x7f]*$"
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_STRING, pattern=PRINTABLE)]
+Notes = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NOTES, pattern=PRINTABLE)]
+Ident = Annotated[str, msgspec.Meta(pattern=ID_RE.pattern)]
+Count = Annotated[int, msgspec.Meta(ge=1, le=10**15)]
+Positive = Annotated[float, msgspec.Meta(gt=0, lt=1e18)]
+Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=500, pattern=PRINTABLE)]
+Files = Union[Pattern, Annotated[list[Pattern], msgspec.Meta(min_length=1, max_length=MAX_PATTERNS)]]
 
 
-def _positive_number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1e18):
-        raise ManifestError(path, f"expected a positive number, got {json.dumps(value, default=str)[:40]}")
-    return float(value)
+class _Fields(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Absent fields stay UNSET, so `msgspec.to_builtins` gives exactly the fields set."""
 
 
-def _date(value: Any, path: str) -> str:
-    if isinstance(value, _dt.datetime):
-        return value.isoformat()
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    text = _text(value, path, limit=40)
-    if not native.is_iso_date(text):
-        raise ManifestError(path, f'expected {native.DATE_FORMS}, got "{text}"')
-    return text
+class PlacementFields(_Fields):
+    nodes: Count | UnsetType = UNSET
+    gpus_per_node: Count | UnsetType = UNSET
+    gpu_memory_bytes: Positive | UnsetType = UNSET
+    tensor_parallel: Count | UnsetType = UNSET
+    interconnect: Text | UnsetType = UNSET
 
 
-def _json_value(value: Any, path: str, budget: list[int], depth: int = 0) -> Any:
-    """A settings value: JSON scalars, lists and string-keyed maps, bounded in size and depth."""
+class ComponentFields(_Fields):
+    name: Text
+    role: Text | UnsetType = UNSET
+    license: Text | UnsetType = UNSET
+
+
+class SeatFields(_Fields):
+    id: Ident | UnsetType = UNSET
+    model: Text | UnsetType = UNSET
+    role: Literal[ROLES] | UnsetType = UNSET  # type: ignore[valid-type]
+    quantisation: Text | UnsetType = UNSET
+    engine: Text | UnsetType = UNSET
+    placement: PlacementFields | UnsetType = UNSET
+    #: free-form engine settings: bounded and checked by `_settings`
+    settings: dict[str, Any] | UnsetType = UNSET
+    components: Annotated[list[ComponentFields], msgspec.Meta(max_length=50)] | UnsetType = UNSET
+    checkpoint_bytes: Positive | UnsetType = UNSET
+
+
+class EntryFields(_Fields):
+    files: Files
+    seat: SeatFields | UnsetType = UNSET
+    pass_: Count | UnsetType = msgspec.field(default=UNSET, name="pass")
+    #: checked by `native.is_iso_date` (YAML dates are read as text)
+    date: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=PRINTABLE)] | UnsetType = UNSET
+    probe: Text | UnsetType = UNSET
+    warmup_excluded: bool | UnsetType = UNSET
+    workload: Ident | UnsetType = UNSET
+    exam_metric: Text | UnsetType = UNSET
+    notes: Notes | UnsetType = UNSET
+    harness_group: Text | UnsetType = UNSET
+
+
+#: the Struct a map at a path holds, by the path's last key (names are unique in the manifest)
+_STRUCTS = {"$": (EntryFields, "entry"), "seat": (SeatFields, "seat"),
+            "placement": (PlacementFields, "placement"), "components": (ComponentFields, "component")}
+#: fields that hold an id (`Ident`)
+_IDS = ("id", "workload")
+_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+          "object": "a map", "array": "a list", "id": "an id of 1 to 128 characters from [A-Za-z0-9._-]"}
+
+
+def field_names(struct) -> list[str]:
+    """The JSON names of a Struct's fields, in declaration order."""
+    return [f.encode_name for f in msgspec.structs.fields(struct)]
+
+
+def _shown(value) -> str:
+    if isinstance(value, dict):
+        return "a map"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return json.dumps(value, default=str)[:60]
+
+
+def _refusal(exc: msgspec.ValidationError, raw: Any, base: str) -> ManifestError:
+    """msgspec's 'Expected `int` >= 1, got `0` - at `$.pass`' in our words, at the entry's path."""
+    text, _, at = str(exc).partition(" - at `")
+    key_error = at.startswith("key` in `")  # a map's key: "... - at `key` in `$.seat.settings`"
+    path = at.removeprefix("key` in `").rstrip("`") or "$"
+    where = base + path[1:]
+    if key_error:  # msgspec does not say which key
+        try:
+            bad = next((k for k in native.value_at(raw, path) if not isinstance(k, str)), "?")
+        except (KeyError, IndexError, TypeError):
+            bad = "?"
+        return ManifestError(where, f"expected string keys, got the key {_shown(bad)}")
+    struct, what = _STRUCTS.get(re.sub(r"\[\d+\]$", "", path).rsplit(".", 1)[-1], (None, ""))
+    m = re.fullmatch(r"Object contains unknown field `(.+)`", text)
+    if m:
+        noun = "" if what == "entry" else f"{what} "
+        return ManifestError(f"{where}.{m[1]}", f"unknown {noun}field (known: {', '.join(field_names(struct))})")
+    m = re.fullmatch(r"Object missing required field `(.+)`", text)
+    if m:
+        hint = " (glob patterns relative to the manifest)" if m[1] == "files" else ""
+        return ManifestError(where, f"missing required field {m[1]}{hint}")
+    try:
+        found = native.value_at(raw, path)
+    except (KeyError, IndexError, TypeError):  # the value is a courtesy; path and expectation are the message
+        found = None
+    return ManifestError(where, _expected(text, found, path.rsplit(".", 1)[-1], struct, what))
+
+
+def _expected(text: str, found: Any, key: str, struct, what: str) -> str:
+    """msgspec's expectation in words ("Expected `int` >= 1" -> "expected an integer >= 1"),
+    then what was found."""
+    got = _shown(found)
+    if text.startswith("Expected `str` matching regex"):
+        if ID_RE.pattern not in text:
+            return "expected printable text, found control characters"
+        text = "Expected `id`"
+    elif text.startswith("Invalid enum value"):
+        return f"expected one of {', '.join(ROLES)}, got {got}"
+    elif re.match(r"Expected `str`(,|$)", text) and key in _IDS:
+        text = "Expected `id`"
+    elif text.startswith("Expected `object`") and struct is not None:
+        return f"expected a map of {what} fields ({', '.join(field_names(struct))}), got {got}"
+    if " of length " in text and isinstance(found, (str, list)):
+        got = f"{len(found)} {'characters' if isinstance(found, str) else 'items'}"
+    text = re.sub(r", got `[^`]*`$", "", text)
+    text = re.sub(r"`([a-z |]+)`", lambda m: " or ".join(_WORDS.get(t, t) for t in m[1].split(" | ") if t != "null"), text)
+    return f"e{text[1:]}, got {got}"
+
+
+def _typed(value: Any, kind, path: str):
+    """`value` converted to `kind` (a Struct or an Annotated type); raises ManifestError at `path`."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        raise _refusal(exc, value, path) from None
+
+
+def _settings(value: Any, path: str, budget: list[int], depth: int = 0) -> Any:
+    """A settings value: JSON scalars, lists and string-keyed maps, bounded in size and depth
+    (walked here, not by msgspec: YAML aliases can make a small file a huge tree)."""
     budget[0] -= 1
     if budget[0] < 0:
         raise ManifestError(path, f"expected at most {MAX_SETTINGS_NODES} values in settings")
@@ -150,84 +247,33 @@ def _json_value(value: Any, path: str, budget: list[int], depth: int = 0) -> Any
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise ManifestError(path, "expected a finite number")
         return value
     if isinstance(value, str):
-        return _text(value, path, limit=MAX_NOTES)
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
+        return _typed(value, Notes, path)
     if isinstance(value, list):
-        return [_json_value(v, f"{path}[{i}]", budget, depth + 1) for i, v in enumerate(value)]
+        return [_settings(v, f"{path}[{i}]", budget, depth + 1) for i, v in enumerate(value)]
     if isinstance(value, dict):
         _once(value, path)
         out = {}
         for k, v in value.items():
-            key = _text(k, f"{path} (a key)", limit=MAX_STRING) if isinstance(k, str) else None
-            if key is None:
-                raise ManifestError(path, f"expected string keys, got {type(k).__name__}")
-            out[key] = _json_value(v, f"{path}.{key}", budget, depth + 1)
+            key = _typed(k, Text, f"{path} (a key)")
+            out[key] = _settings(v, f"{path}.{key}", budget, depth + 1)
         return out
     raise ManifestError(path, f"expected a JSON value, got {type(value).__name__}")
 
 
-def _seat(value: Any, path: str) -> dict:
-    if not isinstance(value, dict):
-        raise ManifestError(path, f"expected a map of seat fields, got {type(value).__name__}")
-    _once(value, path)
-    out: dict[str, Any] = {}
-    for key, v in value.items():
-        here = f"{path}.{key}"
-        if key not in SEAT_KEYS:
-            raise ManifestError(here, f"unknown seat field (known: {', '.join(SEAT_KEYS)})")
-        if key == "id":
-            out[key] = _ident(v, here)
-        elif key == "role":
-            if v not in ROLES:
-                raise ManifestError(here, f"expected one of {', '.join(ROLES)}, got {json.dumps(v, default=str)[:40]}")
-            out[key] = v
-        elif key in ("model", "quantisation", "engine"):
-            out[key] = _text(v, here)
-        elif key == "checkpoint_bytes":
-            out[key] = _positive_number(v, here)
-        elif key == "placement":
-            if not isinstance(v, dict):
-                raise ManifestError(here, "expected a map (nodes, gpus_per_node, gpu_memory_bytes, tensor_parallel, interconnect)")
-            _once(v, here)
-            place = {}
-            for pk, pv in v.items():
-                phere = f"{here}.{pk}"
-                if pk in PLACEMENT_INT_KEYS:
-                    place[pk] = _int(pv, phere)
-                elif pk == "gpu_memory_bytes":
-                    place[pk] = _positive_number(pv, phere)
-                elif pk == "interconnect":
-                    place[pk] = _text(pv, phere)
-                else:
-                    raise ManifestError(phere, "unknown placement field (known: nodes, gpus_per_node, "
-                                               "gpu_memory_bytes, tensor_parallel, interconnect)")
-            out[key] = place
-        elif key == "settings":
-            if not isinstance(v, dict):
-                raise ManifestError(here, "expected a map of engine settings")
-            out[key] = _json_value(v, here, [MAX_SETTINGS_NODES])
-        elif key == "components":
-            if not isinstance(v, list) or len(v) > 50:
-                raise ManifestError(here, "expected a list of at most 50 {name, role, license} maps")
-            comps = []
-            for i, c in enumerate(v):
-                chere = f"{here}[{i}]"
-                if not isinstance(c, dict) or "name" not in c:
-                    raise ManifestError(chere, "expected a map with at least a name")
-                _once(c, chere)
-                comp = {}
-                for ck, cv in c.items():
-                    if ck not in ("name", "role", "license"):
-                        raise ManifestError(f"{chere}.{ck}", "unknown component field (known: name, role, license)")
-                    comp[ck] = _text(cv, f"{chere}.{ck}")
-                comps.append(comp)
-            out[key] = comps
-    return out
+def _no_duplicates(raw: Any, path: str) -> None:
+    """A key given twice in the entry, its seat, placement or components (settings: `_settings`)."""
+    _once(raw, path)
+    seat = raw.get("seat") if isinstance(raw, dict) else None
+    if isinstance(seat, dict):
+        _once(seat, f"{path}.seat")
+        _once(seat.get("placement"), f"{path}.seat.placement")
+        components = seat.get("components")
+        for i, c in enumerate(components if isinstance(components, list) else ()):
+            _once(c, f"{path}.seat.components[{i}]")
 
 
 def glob_regex(pattern: str) -> re.Pattern:
@@ -266,14 +312,12 @@ def glob_regex(pattern: str) -> re.Pattern:
     return re.compile("^" + "".join(out) + "(?:/.*)?$")
 
 
-def _patterns(value: Any, path: str) -> list[re.Pattern]:
-    items = value if isinstance(value, list) else [value]
-    if not items or len(items) > MAX_PATTERNS:
-        raise ManifestError(path, f"expected 1 to {MAX_PATTERNS} glob patterns")
+def _patterns(value: str | list[str], path: str) -> list[re.Pattern]:
+    """The entry's `files` (already checked as EntryFields.files) as compiled globs."""
     out = []
-    for i, p in enumerate(items):
+    for i, p in enumerate(value if isinstance(value, list) else [value]):
         here = f"{path}[{i}]" if isinstance(value, list) else path
-        text = _text(p, here, limit=500).replace("\\", "/")
+        text = p.replace("\\", "/")
         parts = PurePosixPath(text).parts
         if text.startswith("/") or re.match(r"^[A-Za-z]:", text) or ".." in parts:
             raise ManifestError(here, f'expected a pattern relative to the manifest\'s folder (no "/" '
@@ -283,36 +327,20 @@ def _patterns(value: Any, path: str) -> list[re.Pattern]:
 
 
 def _entry(raw: Any, path: str, display: str) -> Entry:
-    if not isinstance(raw, dict):
-        raise ManifestError(path, f"expected a map with files and seat/pass/probe/date, got {type(raw).__name__}")
-    _once(raw, path)
-    unknown = [k for k in raw if k not in ENTRY_KEYS]
-    if unknown:
-        raise ManifestError(f"{path}.{unknown[0]}", f"unknown field (known: {', '.join(ENTRY_KEYS)})")
-    if "files" not in raw:
-        raise ManifestError(path, "missing required field files (glob patterns relative to the manifest)")
-    fields: dict[str, Any] = {}
-    for key, value in raw.items():
-        here = f"{path}.{key}"
-        if key == "files":
-            continue
-        if key == "seat":
-            fields["seat"] = _seat(value, here)
-        elif key == "pass":
-            fields["pass"] = _int(value, here)
-        elif key == "date":
-            fields["date"] = _date(value, here)
-        elif key == "warmup_excluded":
-            if not isinstance(value, bool):
-                raise ManifestError(here, f"expected true or false, got {json.dumps(value, default=str)[:40]}")
-            fields[key] = value
-        elif key == "workload":
-            fields[key] = _ident(value, here)
-        elif key in ("probe", "exam_metric", "harness_group"):
-            fields[key] = _text(value, here)
-        elif key == "notes":
-            fields[key] = _text(value, here, limit=MAX_NOTES)
-    return Entry(_patterns(raw["files"], f"{path}.files"), fields, f"{display} {path}")
+    _no_duplicates(raw, path)
+    spec = _typed(raw, EntryFields, path)
+    settings = UNSET
+    if spec.seat is not UNSET and spec.seat.settings is not UNSET:
+        # walked from the parsed map (which remembers keys given twice), never by to_builtins,
+        # which would walk it unbounded
+        settings, spec.seat.settings = raw["seat"]["settings"], UNSET
+    fields = msgspec.to_builtins(spec)
+    files = fields.pop("files")
+    if "date" in fields and not native.is_iso_date(fields["date"]):
+        raise ManifestError(f"{path}.date", f'expected {native.DATE_FORMS}, got "{fields["date"]}"')
+    if settings is not UNSET:
+        fields["seat"]["settings"] = _settings(settings, f"{path}.seat.settings", [MAX_SETTINGS_NODES])
+    return Entry(_patterns(files, f"{path}.files"), fields, f"{display} {path}")
 
 
 def _decode(source) -> Any:
@@ -475,7 +503,7 @@ def _parse(source) -> tuple[Manifest, list[Refusal]]:
 def _patterns_or_none(raw: Any) -> list[re.Pattern] | None:
     """The patterns of a refused entry when they are readable (None: they may match anything)."""
     try:
-        return _patterns(raw["files"], "$") if isinstance(raw, dict) and "files" in raw else None
+        return _patterns(_typed(raw["files"], Files, "$"), "$") if isinstance(raw, dict) and "files" in raw else None
     except ManifestError:
         return None
 
