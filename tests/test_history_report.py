@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib.dates as mdates
 import numpy as np
@@ -181,3 +182,18 @@ def test_a_stable_year_raises_at_most_one_false_regression_per_seat():
     step = h[(h["seat"] == "seat-001") & (h["date"] == YEAR[200])]
     assert (step["verdict"] == "regression").all()
 
+
+
+def test_a_history_without_changes_says_so_and_shows_the_headline_metric_first():
+    rng = np.random.default_rng(2)
+    rows = [dict(seat="S", harness="h", probe="p", workload="decode", concurrency=4, metric=m, statistic="mean",
+                 date=d, estimate=float(100 * np.exp(rng.normal(0, 0.002))), n_passes=5)
+            for m in ("decode_tok_s_per_stream", "output_tok_s", "ttft_ms") for d in DATES]
+    h = history(pd.DataFrame(rows))
+    assert not h["verdict"].isin(["regression", "improvement"]).any()
+    keys, n = panel_keys(h, max_panels=2)
+    assert n == 3 and [k[1] for k in keys] == ["output_tok_s", "ttft_ms"]
+    a = SimpleNamespace(history=h, options=Options())
+    text = str(sections.history_text(a))
+    assert "Of 90 dated verdicts none is a regression or an improvement" in text
+    assert "no seat&#39;s cell moved beyond its noise band" in text and sections.history_table(a) is None

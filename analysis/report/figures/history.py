@@ -31,6 +31,12 @@ MARKS = {"regression": ("v", "#c0392b", "regression"), "improvement": ("^", "#22
          "level_shift": ("D", "#222222", "confirmed level shift")}
 DECIDED = ("regression", "improvement")
 _PANEL = ["seat", "metric", "statistic"]
+#: a seat's panels without verdicts, in this order (the headline metrics first)
+PANEL_METRICS = ("output_tok_s", "ttft_ms", "decode_tok_s_per_stream", "itl_ms", "e2e_latency_ms")
+
+
+def _rank(value, order: tuple) -> int:
+    return order.index(value) if value in order else len(order)
 _CELL = ["harness", "probe", "workload", "concurrency"]
 
 
@@ -48,7 +54,8 @@ def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max
     decided = h["verdict"].isin(DECIDED)
     score = h.assign(_d=decided).groupby(_PANEL, sort=True, dropna=False)["_d"].sum()
     by_seat: dict[str, list] = {}
-    for k in sorted(score.index, key=lambda k: (-int(score[k]), str(k[1]), str(k[2]))):
+    for k in sorted(score.index, key=lambda k: (-int(score[k]), _rank(k[1], PANEL_METRICS), _rank(k[2], ("mean",)),
+                                                 str(k[1]), str(k[2]))):
         by_seat.setdefault(str(k[0]), []).append(k)
     seat_order = sorted(by_seat, key=lambda s: (-int(sum(score[k] for k in by_seat[s])), s))
     order = [by_seat[s][i] for i in range(max(map(len, by_seat.values()))) for s in seat_order if i < len(by_seat[s])]

@@ -61,14 +61,21 @@ def history_text(a) -> Prose:
     d = _decided(h)
     v = h["verdict"].astype(str).value_counts()
     shifts = int((d["_status"] == "level_shift").sum())
-    out.append(para("Of {} dated verdicts: {} and {} on {} ({} confirmed as a new level), {} within noise, and {} "
-                    "with too little to decide (no level yet in a cell's first {} dates, or an interval reaching "
-                    "into the noise band). tables/history.csv has every date of every cell.",
-                    fmt.count(len(h)), fmt.counted(int(v.get("regression", 0)), "regression"),
-                    fmt.counted(int(v.get("improvement", 0)), "improvement"),
-                    fmt.counted(d["date"].nunique(), "date"), fmt.count(shifts),
-                    fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
-                    fmt.count(th.history_min_level)))
+    if not len(d):
+        out.append(para("Of {} dated verdicts none is a regression or an improvement: {} within noise, and {} with "
+                        "too little to decide (no level yet in a cell's first {} dates, or an interval reaching into "
+                        "the noise band). tables/history.csv has every date of every cell.", fmt.count(len(h)),
+                        fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
+                        fmt.count(th.history_min_level)))
+    else:
+        out.append(para("Of {} dated verdicts: {} and {} on {} ({} confirmed as a new level), {} within noise, and {} "
+                        "with too little to decide (no level yet in a cell's first {} dates, or an interval reaching "
+                        "into the noise band). tables/history.csv has every date of every cell.",
+                        fmt.count(len(h)), fmt.counted(int(v.get("regression", 0)), "regression"),
+                        fmt.counted(int(v.get("improvement", 0)), "improvement"),
+                        fmt.counted(d["date"].nunique(), "date"), fmt.count(shifts),
+                        fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
+                        fmt.count(th.history_min_level)))
     newest = dates[-1]
     last = d[d["date"].astype(str) == newest]
     if len(last):
