@@ -270,6 +270,8 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 def cmd_compare(args) -> int:
     from analysis.compare import COMPARE_COLUMNS, compare, terminal_table
 
+    if args.baseline is not None:
+        raise UsageError("compare takes each pair's seat in A as the baseline; --baseline does not apply")
     store = None
     if args.store is not None:
         from analysis.store import Store

@@ -138,6 +138,8 @@ def test_clear_refusals(cli, nightly, tmp_path):
     assert res.returncode == 2 and "no run could be read from it" in res.stderr
     res = cli("compare", a, b, "--format", "docx", "--out", tmp_path / "o")
     assert res.returncode == 2 and "--format: expected html and/or pdf" in res.stderr
+    res = cli("compare", a, b, "--baseline", "seat-000")
+    assert res.returncode == 2 and "--baseline does not apply" in res.stderr
     res = cli("compare", "--store", tmp_path / "nostore", "latest", "previous")
     assert res.returncode == 2 and "not a run store" in res.stderr
 
