@@ -2,6 +2,18 @@
 
 Data flows one way: `load` (files -> validated runs) -> `tables` (tidy DataFrames)
 -> `stats` (estimates, CIs, comparisons, exam tests) -> `flags` (what the numbers
-will not carry) -> `report` (figures, HTML, PDF).
+will not carry) -> `report` (figures, HTML, PDF). `explore` is the analyst's side:
+``analysis.compare(a, "seat-x", "seat-y")`` puts two seats side by side.
 """
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "compare"]
+
+
+def __getattr__(name):
+    # deferred: pandas and the statistics load only when asked for (the CLI starts light)
+    if name == "compare":
+        from analysis.explore.pairs import compare
+
+        return compare
+    raise AttributeError(f"module 'analysis' has no attribute {name!r}")

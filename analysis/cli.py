@@ -1,4 +1,4 @@
-"""The `benchreport` command (spec/cli.md): validate, ingest, analyse, flags, build, exam-delta.
+"""The `benchreport` command (spec/cli.md): validate, ingest, analyse, flags, build, figure, table, exam-delta.
 
 Exit codes are a contract relied on by scheduled builds:
 0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
@@ -97,6 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="html", help="with --out: comma-separated html, pdf (default html)")
     p.add_argument("--fail-on", choices=["regression"], default=None,
                    help="exit 3 when a cell of B is worse than in A (a regression)")
+    p = sub.add_parser("figure", help="one figure of the report (png, svg or pdf by the suffix of --out)")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the figure's name (--list names them)")
+    _add_common(p)
+    p.add_argument("--out", default=None, metavar="FILE", help="the file to write: .png, .svg or .pdf")
+    p.add_argument("--list", action="store_true", help="list the figures (with RUNS: which this data draws, numbered)")
+    p = sub.add_parser("table", help="one table of the report as CSV, Markdown or LaTeX")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the table's name (--list names them)")
+    _add_common(p)
+    p.add_argument("--format", default=None, choices=["csv", "md", "tex"],
+                   help="csv, md or tex (default: from the suffix of --out, else csv)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--list", action="store_true", help="list the tables (with RUNS: which this data has)")
     p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
     p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
     p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
@@ -325,6 +337,154 @@ def cmd_compare(args) -> int:
     return EXIT_OK
 
 
+def _one_name(args, catalog: dict, kind: str) -> None:
+    """Before anything is read: a known NAME (unless --list)."""
+    if args.list:
+        if args.name:  # `--list RUNS`: the positional NAME took the first of RUNS
+            args.runs = [args.name, *args.runs]
+            args.name = None
+        return
+    if not args.name:
+        raise UsageError(f"give the {kind}'s NAME (benchreport {kind} --list names them)")
+    if args.name not in catalog:
+        raise UsageError(f"no {kind} named {_shown(args.name)}; the report's {kind}s are: {', '.join(catalog)}")
+
+
+def _shown(text: str) -> str:
+    """A user's string in a message: quoted, control and bidi characters escaped."""
+    return repr(UNSAFE_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text))
+
+
+def _out_file(args, suffixes) -> Path | None:
+    """--out as a file: its suffix one of `suffixes`, not a folder, not one of the inputs."""
+    if args.out is None:
+        return None
+    out = Path(args.out)
+    if out.suffix.lower() not in suffixes:
+        raise UsageError(f"--out must end in {', '.join(suffixes[:-1])} or {suffixes[-1]}, got {_shown(str(out))}")
+    if out.is_dir():
+        raise UsageError(f"--out {_shown(str(out))} is a folder; give a file name")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out: the folder {_shown(str(out.parent))} does not exist")
+    target = out.resolve()
+    for r in args.runs or []:
+        if Path(r).resolve() == target:
+            raise UsageError(f"--out {_shown(str(out))} is one of the inputs")
+    return out
+
+
+def _write_atomic(out: Path, write) -> None:
+    """`write(folder)` makes FOLDER/file in a temporary folder beside `out`; that file is then
+    moved into place, so `out` is never half written."""
+    import os
+    import shutil
+    import tempfile
+
+    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=".benchreport-tmp-"))
+    try:
+        os.replace(write(stage), out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _text_file(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _listing(args, catalog: dict, kind: str) -> int:
+    """`--list`: each name and what it shows; with RUNS, whether this data has it (and its number)."""
+    numbers = present = None
+    if args.runs or args.store:
+        from analysis.report import catalog as cat
+
+        result = _load(args)
+        _report_refused(result, quiet=args.quiet)
+        if not result.ok and not args.skip_bad:
+            return EXIT_REFUSED
+        a = _analyse(args, result)
+        if kind == "figure":
+            numbers = cat.figure_numbers(a)
+        else:
+            present = {n for n in catalog if cat.table(a, n) is not None}
+    for name, e in catalog.items():
+        mark = ""
+        if numbers is not None:
+            mark = f"Figure {numbers[name]}" if name in numbers else "(nothing to draw)"
+        elif present is not None:
+            mark = "" if name in present else "(no rows)"
+        print(f"{name:<16} {mark:<18} {e.what}" if numbers is not None or present is not None
+              else f"{name:<16} {e.what}")
+    return EXIT_OK
+
+
+def _analysis_for_one(args):
+    """Load and analyse as `analyse` does; None (after saying why) when a file was refused."""
+    result = _load(args)
+    _report_refused(result, quiet=args.quiet)
+    if not result.ok and not args.skip_bad:
+        return None
+    return _analyse(args, result)
+
+
+def cmd_figure(args) -> int:
+    from analysis.report import catalog as cat
+
+    _one_name(args, cat.FIGURES, "figure")
+    if args.list:
+        return _listing(args, cat.FIGURES, "figure")
+    out = _out_file(args, cat.FIGURE_SUFFIXES)
+    if out is None:
+        raise UsageError("give --out FILE (.png, .svg or .pdf)")
+    _store(args)  # RUNS or --store, before anything is read
+    a = _analysis_for_one(args)
+    if a is None:
+        return EXIT_REFUSED
+    block = cat.figure(a, args.name)
+    if block is None:
+        raise UsageError(f"figure {args.name!r} has nothing to draw for these runs "
+                         f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do")
+    from analysis.report.figures import save_figure
+
+    kind = out.suffix.lower()[1:]
+
+    try:
+        _write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,))[kind])
+    except OSError as exc:
+        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
+    if not args.quiet:
+        print(f"wrote {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_table(args) -> int:
+    from analysis.report import catalog as cat
+
+    _one_name(args, cat.TABLES, "table")
+    if args.list:
+        return _listing(args, cat.TABLES, "table")
+    out = _out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
+    fmt = args.format or (out.suffix.lower()[1:] if out is not None else "csv")
+    _store(args)
+    a = _analysis_for_one(args)
+    if a is None:
+        return EXIT_REFUSED
+    t = cat.table(a, args.name)
+    if t is None:
+        raise UsageError(f"table {args.name!r} has no rows for these runs ({cat.TABLES[args.name].what})")
+    text = cat.table_text(t, fmt)
+    if out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        _write_atomic(out, lambda stage: _text_file(stage / "table", text))
+    except OSError as exc:
+        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
+    if not args.quiet:
+        print(f"wrote {out}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_exam_delta(args) -> int:
     from analysis.stats.exams import exam_delta_counts, parse_counts
 
@@ -353,7 +513,8 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
-            "build": cmd_build, "compare": cmd_compare, "exam-delta": cmd_exam_delta, "schema": cmd_schema}
+            "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
+            "exam-delta": cmd_exam_delta, "schema": cmd_schema}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ number two ways. Plain text only: no HTML, no escaping (the renderer escapes).
 from __future__ import annotations
 
 import math
+import re
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -317,3 +318,102 @@ def workload_label(workload, condition=None) -> str:
     if not c or w.endswith(f":{c}"):
         return w
     return f"{w}:{c}"
+
+
+# --- display length: strings from run files, shortened for tables, prose and figures ---------
+#
+# A run file may hold a 5,000-character model name or a 20,000-character error text. Laid out
+# unshortened, one such string costs WeasyPrint minutes (an unbreakable run of text is measured
+# at every position it could wrap) and pushes a table or legend off the page. So what the report
+# shows is at most `MAX_LABEL` (identifiers) or `MAX_TEXT` (free text) characters, shortened in
+# the middle (the head and the tail are what tell two ids apart); an unbroken run longer than
+# `MAX_TOKEN` is shortened inside any text, and runs longer than `BREAK_RUN` get break
+# opportunities (`break_points`). The full value stays in tables/*.csv and, up to `MAX_TITLE`
+# characters, in the HTML element's title attribute (shown on hover).
+
+#: an identifier from a run file (seat id, model, workload, probe, run id, harness) as a label:
+#: the longest seat id of the fleet paper is 46 characters
+MAX_LABEL = 60
+#: free text from a run file (an error text, a message) in a table cell
+MAX_TEXT = 500
+#: an unbroken run of characters inside any displayed text (a path, a hash, an id in a message):
+#: a SHA-256 is 64 hex digits, the harness fixtures' longest relative path 96 characters
+MAX_TOKEN = 100
+#: the full text kept in a title attribute (hover) when it was shortened, up to this length:
+#: twice a name's limit (`analysis.load.native.MAX_NAME`), so a label with a name is whole
+MAX_TITLE = 10_000
+#: an unbroken run longer than this gets break opportunities (the fleet paper's longest seat
+#: id, 46 characters, stays whole)
+BREAK_RUN = 48
+#: ... after its punctuation, and at least this often
+BREAK_EVERY = 16
+#: what stands for the characters left out
+ELLIPSIS = "…"
+
+_LONG_RUN = re.compile(r"\S{%d,}" % (BREAK_RUN + 1))
+#: a break opportunity after these characters (as in a URL or a path), and after a dot not
+#: followed by a digit (so 1.25 stays whole)
+_AFTER = re.compile(r"(?<=[-_/:,;=+@|\\)\]}])|(?<=\.)(?!\d)")
+
+
+def short(value, limit: int = MAX_LABEL) -> str:
+    """`value` as text of at most `limit` characters: head and tail kept, an ellipsis between.
+
+    ``short("a" * 100, 11)`` is ``"aaaaaaa…aaa"``; text within the limit is returned as is.
+    """
+    s = text(value)
+    if len(s) <= limit:
+        return s
+    if limit < 3:
+        return s[:limit]
+    keep = limit - 1
+    head = (keep * 2 + 2) // 3
+    return s[:head] + ELLIPSIS + s[len(s) - (keep - head):]
+
+
+def short_tokens(value, limit: int = MAX_TOKEN) -> str:
+    """`value` as text with every unbroken run longer than `limit` characters shortened (`short`)."""
+    s = text(value)
+    if len(s) <= limit:
+        return s
+    return re.sub(r"\S{%d,}" % (limit + 1), lambda m: short(m.group(0), limit), s)
+
+
+def shortened(value, limit: int = MAX_TEXT) -> str:
+    """Free text for display: long runs shortened (`short_tokens`), then the whole to `limit`."""
+    return short(short_tokens(value), limit)
+
+
+def title_of(full, shown: str) -> str:
+    """The hover text of a shortened display: the full text (at most `MAX_TITLE` characters),
+    '' when nothing was left out."""
+    s = text(full)
+    return short(s, MAX_TITLE) if s != shown else ""
+
+
+def _split_run(run: str) -> list[str]:
+    pieces = []
+    for part in _AFTER.split(run):
+        while len(part) > BREAK_EVERY:
+            pieces.append(part[:BREAK_EVERY])
+            part = part[BREAK_EVERY:]
+        if part:
+            pieces.append(part)
+    return pieces
+
+
+def break_points(value) -> list[str]:
+    """`value` as pieces between which a line may break: unbroken runs longer than `BREAK_RUN`
+    are split after punctuation and every `BREAK_EVERY` characters; ``"".join`` of the
+    pieces is the text."""
+    s = text(value)
+    out: list[str] = []
+    last = 0
+    for m in _LONG_RUN.finditer(s):
+        if m.start() > last:
+            out.append(s[last:m.start()])
+        out += _split_run(m.group(0))
+        last = m.end()
+    if last < len(s):
+        out.append(s[last:])
+    return out

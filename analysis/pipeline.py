@@ -176,6 +176,32 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\uff1d", "\uff0b
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
+#: columns of provenance.csv, in order: every file the build read, refused or skipped
+PROVENANCE_COLUMNS = ["status", "path", "run_id", "format", "harness", "harness_version", "sha256",
+                      "json_path", "reason"]
+
+
+def provenance(analysis: Analysis) -> pd.DataFrame:
+    """Every file of the build, one row each (a file with several runs, one row per run):
+    status ``read``, ``refused`` or ``skipped``, its path as given, and what was read from
+    it or why not. The report's appendix summarises it; provenance.csv holds it in full."""
+    t, loaded = analysis.tables, analysis.loaded
+    runs = t.runs.sort_values(["source_file", "run_id"])
+    read = pd.DataFrame({"status": "read", "path": runs["source_file"].astype(str),
+                         "run_id": runs["run_id"].astype(str),
+                         "format": runs.get("source_format", pd.Series(None, index=runs.index)),
+                         "harness": runs.get("harness", pd.Series(None, index=runs.index)),
+                         "harness_version": runs.get("harness_version", pd.Series(None, index=runs.index)),
+                         "sha256": runs.get("source_sha256", pd.Series(None, index=runs.index))})
+    refused = pd.DataFrame([{"status": "refused", "path": r.path, "json_path": r.json_path, "reason": r.message}
+                            for r in (loaded.refused if loaded is not None else [])])
+    skipped = pd.DataFrame([{"status": "skipped", "path": s.path, "reason": s.reason}
+                            for s in (loaded.skipped if loaded is not None else [])])
+    frames = [f for f in (read, refused, skipped) if len(f)]
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return out.reindex(columns=PROVENANCE_COLUMNS)
+
+
 def neutralise_cell(value):
     """A text cell a spreadsheet would run as a formula, prefixed with `'` (OWASP's rule); numbers,
     and text that is a plain number such as "-5.2", are left as they are."""
@@ -200,7 +226,8 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 
 
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
-    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history}.csv`, `OUT/flags.json`, `OUT/refused.json`."""
+    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,seats}.csv`, `OUT/flags.json`,
+    `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
     out = Path(out_dir)
     tables_dir = out / "tables"
     tables_dir.mkdir(parents=True, exist_ok=True)
@@ -209,11 +236,18 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
         path = tables_dir / f"{name}.csv"
         _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)
+    # the seats as the run files name them, whole (the report shortens long names for display)
+    path = tables_dir / "seats.csv"
+    _csv(analysis.tables.seats, path)
+    written.append(path)
     path = out / "flags.json"
     path.write_text(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(path)
     path = out / "refused.json"
     path.write_text(analysis.loaded.refused_json(), encoding="utf-8")
+    written.append(path)
+    path = out / "provenance.csv"
+    _csv(provenance(analysis), path)
     written.append(path)
     return written
 

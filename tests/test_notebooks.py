@@ -96,17 +96,62 @@ def test_parameters_are_never_pasted_into_code():
             assert "exec(" not in cell.source and "eval(" not in cell.source and ".format(" not in cell.source
 
 
-def test_explore_notebook_runs_top_to_bottom_on_the_example(tmp_path):
+EXPLORE_DATA = {"example": ROOT / "data" / "example", "harness": ROOT / "tests" / "fixtures" / "harness" / "aiperf-sweep"}
+
+
+@pytest.fixture(scope="module", params=sorted(EXPLORE_DATA))
+def explored(request, tmp_path_factory):
+    """explore.ipynb executed by papermill (no browser) on the example and on a harness folder."""
     import papermill as pm
 
-    out = tmp_path / "explore.ipynb"
-    pm.execute_notebook(str(EXPLORE), str(out), parameters={"n_boot": 200}, kernel_name="python3",
-                        progress_bar=False, cwd=str(EXPLORE.parent),
+    out = tmp_path_factory.mktemp("explore") / f"explore-{request.param}.ipynb"
+    pm.execute_notebook(str(EXPLORE), str(out), parameters={"n_boot": 200, "runs": str(EXPLORE_DATA[request.param])},
+                        kernel_name="python3", progress_bar=False, cwd=str(EXPLORE.parent),
                         extra_arguments=["--IPKernelApp.log_level=ERROR"])
-    nb = nbformat.read(out, as_version=4)
-    outputs = {c.id: c.outputs for c in nb.cells if c.cell_type == "code"}
+    return request.param, out, nbformat.read(out, as_version=4)
+
+
+def _outputs(nb):
+    return {c.id: c.outputs for c in nb.cells if c.cell_type == "code"}
+
+
+def test_explore_notebook_runs_top_to_bottom(explored):
+    name, _, nb = explored
+    outputs = _outputs(nb)
     assert not [o for os_ in outputs.values() for o in os_ if o.output_type == "error"]
-    images = [c for c, os_ in outputs.items() if any("image/png" in o.get("data", {}) for o in os_)]
-    assert {"plot-concurrency", "plot-dots", "plot-passes", "plot-requests"} <= set(images)
-    tables = [c for c, os_ in outputs.items() if any("text/html" in o.get("data", {}) for o in os_)]
-    assert {"seats", "flags", "cells"} <= set(tables)
+    data = {c: [o.get("data", {}) for o in os_] for c, os_ in outputs.items()}
+    for cell in ("seats", "flags", "request-records", "comparisons", "files"):  # searchable tables
+        html = "".join(d.get("text/html", "") for d in data[cell])
+        assert "new ITable" in html and "window._itables_" in html, cell
+    plots = [c for c, ds in data.items() if any("application/vnd.plotly.v1+json" in d for d in ds)]
+    assert {"cells", "requests"} <= set(plots)
+    if name == "example":
+        assert "compare" in plots
+        assert any("image/png" in d for d in data["report-figure"])
+    for cell in ("cells", "compare", "requests"):  # widgets, with what they select as plain text
+        widget = next(d for d in data[cell] if "application/vnd.jupyter.widget-view+json" in d)
+        assert widget["text/plain"].startswith("Selection: ")
+
+
+def test_explore_notebook_loads_nothing_from_a_network(explored):
+    """Every script is inline: no <script src>, no module import of a URL, no stylesheet link."""
+    import re
+
+    _, _, nb = explored
+    html = "".join(o.get("data", {}).get("text/html", "") for os_ in _outputs(nb).values() for o in os_)
+    assert len(html) > 1_000_000  # plotly.js and DataTables embedded
+    assert not re.search(r"<script[^>]+src\s*=", html, re.I)
+    assert not re.search(r"import\s*[^;]*from\s*['\"]https?:", html)
+    assert not re.search(r"<link[^>]+href\s*=\s*['\"]?https?:", html, re.I)
+    assert "cdn.jsdelivr.net/npm/mathjax" not in html  # plotly's own notebook renderer would add it
+
+
+def test_explore_notebook_is_thin():
+    nb = nbformat.read(EXPLORE, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse("\n".join(ln for ln in cell.source.splitlines() if not ln.startswith("%")))
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Lambda))]
+        if "parameters" not in cell.metadata.get("tags", []):
+            assert len(tree.body) <= 6, cell.source

@@ -22,7 +22,7 @@ from analysis.options import notebook_parameters, parameters_from
 from analysis.pipeline import Options, analyse, analyse_store, load_analysis, options_from, write_analysis
 from analysis.report import render, sections
 from analysis.report.figures import DPI, save_figure
-from analysis.report.sections.blocks import Division, Paragraph, Prose, TitleBlock
+from analysis.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
 
 __all__ = ["Report", "RefusedFiles"]
 
@@ -139,7 +139,7 @@ class Report:
                 self.table(block)
             elif isinstance(block, sections.FigureBlock):
                 self.figure(block)
-            elif isinstance(block, (Prose, Paragraph, Division, TitleBlock)):
+            elif isinstance(block, (Prose, Paragraph, Items, Division, TitleBlock)):
                 self._emit(render.prose_html(block))
             elif isinstance(block, Markup):
                 self._emit(block)

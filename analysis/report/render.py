@@ -28,7 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from analysis import format as fmt
-from analysis.report.sections.blocks import Division, Ident, Paragraph, Prose, Table, TitleBlock
+from analysis.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
            "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
@@ -45,19 +45,21 @@ SHORT_ROWS = 24
 class GroupRow:
     """A table's full-width row naming the group of the rows below it."""
 
-    text: str
+    text: str | tuple[str, ...]
+    title: str = ""
 
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "sections")),
                              autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters.update(pieces=display_text, hover=lambda full, limit=None: fmt.title_of(
+        full, fmt.short(fmt.short_tokens(full), limit) if limit else fmt.short_tokens(full)))
     env.tests.update(ident=lambda x: isinstance(x, Ident), paragraph=lambda x: isinstance(x, Paragraph),
+                     item_list=lambda x: isinstance(x, Items),
                      division=lambda x: isinstance(x, Division), title_block=lambda x: isinstance(x, TitleBlock),
                      group_row=lambda x: isinstance(x, GroupRow))
     return env
 
-
-_ENV = _environment()
 
 
 def _render(name: str, **data) -> Markup:
@@ -75,14 +77,58 @@ def _classes(*names: str) -> str:
 
 
 def _cell(value) -> str:
-    """A table cell's text ('' for None): a plain `str`, so the template escapes it."""
+    """A caption's or heading's text ('' for None): a plain `str`, so the template escapes it."""
     return "" if value is None else str(value)
+
+
+def display_cell(value, limit: int = fmt.MAX_TEXT) -> tuple[str | tuple[str, ...], str]:
+    """A table cell as the template shows it, and its hover title ('' when shown in full).
+
+    The text is shortened for display (`format.shortened`: at most `limit` characters, no
+    unbroken run longer than `format.MAX_TOKEN`); a text with a long unbroken run comes as
+    a tuple of pieces the template joins with ``<wbr>`` (a break opportunity). Plain `str`
+    throughout, so the template escapes every piece.
+    """
+    full = "" if value is None else str(value)
+    if len(full) <= fmt.BREAK_RUN:
+        return full, ""
+    shown = fmt.shortened(full, limit)
+    if _LONG_RUN.search(shown):
+        return tuple(fmt.break_points(shown)), fmt.title_of(full, shown)
+    return shown, fmt.title_of(full, shown)
+
+
+_LONG_RUN = re.compile(r"\S{%d,}" % (fmt.BREAK_RUN + 1))
+
+
+def display_text(value, limit: int | None = None) -> tuple[str, ...]:
+    """Text inside a paragraph as pieces joined by ``<wbr>`` (`format.break_points`): unbroken
+    runs longer than `format.MAX_TOKEN` shortened, the whole shortened to `limit` if given."""
+    shown = fmt.short_tokens(value)
+    if limit is not None:
+        shown = fmt.short(shown, limit)
+    return tuple(fmt.break_points(shown))
+
+
+def _is_ci(column) -> bool:
+    """A confidence-interval column ('95% CI', 'CI'): its intervals are never wrapped."""
+    return str(column) == "CI" or str(column).endswith(" CI")
+
+
+_INTERVAL = re.compile(r"(\[[^\[\]\s]*,) ([^\[\]\s]*\])")
+
+
+def whole_intervals(text: str) -> str:
+    """'[95.7, 102.1]' with a no-break space after its comma: an interval never wraps inside,
+    while the words around it ('within one run', a reason for no CI) still may."""
+    return _INTERVAL.sub("\\1\u00a0\\2", text) if "[" in text else text
 
 
 def table_view(table: Table, label: str | None) -> dict:
     """What table.html.j2 shows of `table`: columns with their classes, rows of text, group rows.
 
     A group with one row each becomes a plain first column (a header per row reads worse).
+    A CI column is never wrapped; a dense table goes on landscape pages in the PDF.
     Built column by column (fleet-scale appendix tables have thousands of rows).
     """
     df, group = table.data, table.group
@@ -93,20 +139,22 @@ def table_view(table: Table, label: str | None) -> dict:
     cols = [c for c in df.columns if c != group]
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
     classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
-                        "nowrap" if c in nowrap else "") for c in cols]
-    # each row a tuple of (class, text) per column
-    rows = list(zip(*([(k, _cell(v)) for v in df[c].tolist()] for c, k in zip(cols, classes))))
+                        "nowrap" if c in nowrap else "", "ci" if _is_ci(c) else "") for c in cols]
+    # each row a tuple of (class, text or pieces, title) per column
+    rows = list(zip(*([(k, *display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v)) for v in df[c].tolist()]
+                      for c, k in zip(cols, classes))))
     if group is not None:
         body, last = [], object()
         for g, row in zip(df[group].tolist(), rows):
             if g != last:
-                body.append(GroupRow(_cell(g)))
+                body.append(GroupRow(*display_cell(g)))
                 last = g
             body.append(row)
         rows = body
     short = len(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
+    landscape = table.dense if table.landscape is None else table.landscape
     return {
-        "wrap_class": _classes("table-wrap", "short" if short else ""),
+        "wrap_class": _classes("table-wrap", "short" if short else "", "landscape" if landscape else ""),
         "table_class": _classes("report-table", "small" if table.small else "", "dense" if table.dense else "",
                                 "grouped" if group else ""),
         "id": f"table-{table.key}" if table.key else "",
@@ -208,3 +256,6 @@ def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = No
 def join_fragments(fragments: Iterable[Markup]) -> Markup:
     """Fragments one per line, as the report shows them."""
     return Markup("\n").join(fragments)
+
+
+_ENV = _environment()

@@ -28,7 +28,6 @@ JSON, requests from the JSONL. An aggregate over trials is checked against the t
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import PurePosixPath
@@ -37,8 +36,10 @@ from analysis.load.errors import Refusal
 from analysis.load.harness import ImportOutcome, SourceFile, describe
 from analysis.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
                                            epoch_seconds, failed_from_counts, finish, first, guarded,
-                                           iso_from_epoch, ms_factor, num, positive_int, rate_ok, request_values,
-                                           short_text, skip, statistic_of, successful_count, valid_iso)
+                                           iso_from_epoch, ms_factor, num, positive_int, rate_ok, skip,
+                                           successful_count, valid_iso)
+from analysis.load.harness.aiperf_aggregate import aggregation, check_aggregate
+from analysis.load.harness.aiperf_records import LATENCIES, error_text, requests_of
 
 NAME = "aiperf"
 LABEL = "AIPerf 0.1-0.13 / GenAI-Perf profile export"
@@ -49,15 +50,7 @@ OLD_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
 #: keys only AIPerf's (and GenAI-Perf's) profile exports carry beside their metric blocks
 EXPORT_MARKERS = ("error_summary", "error_request_count", "was_cancelled", "is_complete", "records")
 STATS = (("avg", "mean"), ("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
-LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms", "request_latency": "e2e_latency_ms"}
-CACHE_KEYS = ("usage_prompt_cache_read_tokens", "usage_prompt_cached_tokens", "usage_cached_tokens",
-              "cached_tokens")
 WARMUP_CLI = re.compile(r"--(warmup-request-count|warmup-duration|num-warmup-sessions|warmup-requests)\b")
-#: the aggregate figures checked against the trials: (aggregate key, native metric, statistic)
-AGGREGATE_CHECKS = (("time_to_first_token_avg", "ttft_ms", "mean"), ("time_to_first_token_p50", "ttft_ms", "p50"),
-                    ("inter_token_latency_avg", "itl_ms", "mean"), ("inter_token_latency_p50", "itl_ms", "p50"),
-                    ("request_latency_avg", "e2e_latency_ms", "mean"), ("request_latency_p50", "e2e_latency_ms", "p50"),
-                    ("output_token_throughput_avg", "output_tok_s", "mean"), ("request_count_avg", "requests", "count"))
 
 
 # --- recognising: each file's role from AIPerf's own markers ---------------------------------
@@ -82,7 +75,7 @@ def _has_metrics(doc: dict) -> bool:
 def _is_export(doc) -> bool:
     """A profile export (summary): metric blocks, or AIPerf's export markers without any (a phase
     or run whose requests all failed has only error counts)."""
-    if not isinstance(doc, dict) or _aggregation(doc) is not None:
+    if not isinstance(doc, dict) or aggregation(doc) is not None:
         return False
     has_cfg = isinstance(doc.get("input_config"), dict)
     marked = any(k in doc for k in ("aiperf_version", "schema_version", "benchmark_id"))
@@ -99,17 +92,6 @@ def _is_record(r) -> bool:
 def _is_records(doc) -> bool:
     return isinstance(doc, list) and bool(doc) and all(_is_record(r) for r in doc)
 
-
-def _aggregation(doc) -> str | None:
-    """AIPerf's aggregation type ("confidence" over trials, "sweep" over parameter values), or None."""
-    if not isinstance(doc, dict):
-        return None
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    kind = first(doc.get("aggregation_type"), meta.get("aggregation_type"))
-    if kind is None and ("num_profile_runs" in meta or "num_profile_runs" in doc) and (
-            isinstance(doc.get("metrics"), dict) or isinstance(doc.get("per_combination_metrics"), list)):
-        kind = "confidence"
-    return str(kind)[:40] if kind is not None else None
 
 
 def _is_collated(doc) -> bool:
@@ -157,7 +139,7 @@ def _role(doc) -> str | None:
     """The file's role in an AIPerf/GenAI-Perf artifact folder, or None if it is not one of theirs."""
     if _is_records(doc):
         return "records"
-    for role, test in (("aggregate", _aggregation), ("collated", _is_collated),
+    for role, test in (("aggregate", aggregation), ("collated", _is_collated),
                        ("phase_manifest", _is_phase_manifest), ("pa_raw", _is_pa_raw), ("export", _is_export)):
         if test(doc):
             return role
@@ -198,13 +180,13 @@ class _Importer:
             skip(outcome, s, _aggregate_reason(s.doc))
         drafts = _read_runs(outcome, by_role.get("export", []), by_role.get("records", []), phase_of)
         for s in aggregates:
-            guarded(outcome, s, "AIPerf aggregate", _check_aggregate, s, drafts)
+            guarded(outcome, s, "AIPerf aggregate", check_aggregate, s, drafts)
         return finish(drafts, manifests, NAME, outcome)
 
 
 def _aggregate_reason(doc: dict) -> str:
     """Why an aggregate is skipped, in words (sweep or trials)."""
-    kind = _aggregation(doc)
+    kind = aggregation(doc)
     if kind == "sweep":
         n = len(doc.get("per_combination_metrics") or [])
         return (f"AIPerf sweep aggregate ({n} parameter combination(s): mean and CI over their trials, best "
@@ -417,13 +399,6 @@ def _warmup_configured(cfg) -> bool | None:
     return None
 
 
-def _value(metric: dict | None) -> tuple[float | None, str | None]:
-    """(value, unit) of a record's metric {value, unit}."""
-    if not isinstance(metric, dict):
-        return None, None
-    return num(metric.get("value")), metric.get("unit")
-
-
 def _harness(doc: dict, cfg: dict, summary: SourceFile | None) -> dict:
     """`aiperf` (with its version) or `genai-perf`, told by AIPerf's markers and config sections."""
     is_aiperf = bool(summary is None or "aiperf_version" in doc or "schema_version" in doc or "records" in doc
@@ -465,7 +440,7 @@ def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: se
     if summary:
         _measurements(d, _blocks(doc), wl, conc)
     if records:
-        dropped = _requests(d, records.doc, wl, conc, phase_name)
+        dropped = requests_of(d, records.doc, wl, conc, phase_name)
         if dropped:
             warm = True
             d.notes.append(f"{dropped} warm-up record(s) in {records.path.name} left out")
@@ -547,25 +522,6 @@ def _measurements(d: Draft, doc: dict, wl: str, conc: int | None) -> None:
             add("decode_tok_s_per_stream", "tok/s", block.get(key), stat, c)
 
 
-def error_text(err) -> str:
-    """`type (code N): message` of an AIPerf error {code, type, message} (the code first, so a
-    shortened text keeps it); a message that is the server's JSON error body is reduced to that
-    body's own message."""
-    if not isinstance(err, dict):
-        return short_text(err) or "error"
-    message = err.get("message")
-    if isinstance(message, str) and message.lstrip().startswith("{"):
-        try:
-            inner = json.loads(message)
-        except ValueError:
-            inner = None
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            message = inner["message"]
-    code = err.get("code")
-    kind = " ".join(str(x) for x in (err.get("type"), f"(code {code})" if code is not None else None) if x)
-    return short_text(": ".join(x for x in (kind, str(message) if message else None) if x)) or "error"
-
-
 def _error_tally(doc: dict) -> list[tuple[str, int]]:
     """[(error text, count)] from the export's `error_summary`."""
     out = []
@@ -610,213 +566,6 @@ def _counted_failures(d: Draft, doc: dict, wl: str, conc: int | None, has_record
     else:
         d.notes.append(f"{missing} failed request(s) counted in the export but missing from the records file "
                        "are request rows without timings")
-
-
-def _requests(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str | None = None) -> int:
-    dropped = 0
-    mismatch = 0
-    # cached counts come from the server's usage: pair them with the server's prompt counts when
-    # the records have those (AIPerf's input_sequence_length is tokenised by the client)
-    server_prompt = any(isinstance(r.get("metrics"), dict) and r["metrics"].get("usage_prompt_tokens") is not None
-                        for r in recs)
-    if server_prompt:
-        d.notes.append("prompt_tokens are the server's usage counts, like the cached-token counts "
-                       "(AIPerf's input_sequence_length is tokenised by the client)")
-    warm_failed = 0
-    for r in recs:
-        meta = r.get("metadata") or {}
-        phase = str(first(meta.get("benchmark_phase"), meta.get("phase_kind"), "profiling")).lower()
-        if phase != "profiling":
-            dropped += 1
-            warm_failed += bool(r.get("error"))
-            continue
-        if phase_name is not None and meta.get("phase_name") not in (None, phase_name):
-            continue  # another profiling phase: read with that phase's run
-        rec, over = _request(r, meta, wl, conc, server_prompt)
-        mismatch += over
-        d.requests.append(rec)
-    if mismatch:
-        d.notes.append(f"{mismatch} request(s): the server's cached-token count exceeded the prompt length; "
-                       "left out")
-    if warm_failed:
-        d.notes.append(f"{warm_failed} of the {dropped} warm-up request(s) failed (not part of the figures)")
-    return dropped
-
-
-def _request(r: dict, meta: dict, wl: str, conc: int | None, server_prompt: bool) -> tuple[dict, int]:
-    """One request record, and 1 when its cached count was dropped for exceeding the prompt."""
-    m = r.get("metrics") if isinstance(r.get("metrics"), dict) else {}
-    rec: dict = {"workload": wl}
-    if conc is not None:
-        rec["concurrency"] = conc
-    sent = num(meta.get("request_start_ns"))
-    if sent is not None and sent >= 0:
-        rec["start_ms"] = sent / 1e6  # epoch ns: keeps the send order
-    isl, _ = _value(m.get("input_sequence_length"))
-    usage_prompt, _ = _value(m.get("usage_prompt_tokens"))
-    cached = next((count(_value(m.get(k))[0]) for k in CACHE_KEYS if m.get(k) is not None), None)
-    if server_prompt:
-        prompt = count(first(usage_prompt, isl, _value(m.get("error_isl"))[0]))
-    else:
-        prompt = count(first(isl, _value(m.get("error_isl"))[0]))
-    over = int(cached is not None and prompt is not None and cached > prompt)
-    if over:
-        cached = None
-    if prompt is not None:
-        rec["prompt_tokens"] = prompt
-    if cached is not None:
-        rec["cached_prompt_tokens"] = cached
-    _tokens(rec, m)
-    for tag, field in LATENCIES.items():
-        v, unit = _value(m.get(tag))
-        factor = ms_factor(unit)
-        if v is not None and factor is not None and v >= 0:
-            rec[field] = v * factor
-    err = r.get("error")
-    if err:
-        rec["finish_reason"] = "error"
-        rec["error"] = error_text(err)
-    elif meta.get("was_cancelled") is True:
-        rec["finish_reason"] = "cancelled"
-        rec["error"] = "cancelled"
-    return rec, over
-
-
-def _tokens(rec: dict, m: dict) -> None:
-    """Output tokens (content + reasoning, AIPerf's own count) and reasoning tokens of a record."""
-    osl = count(_value(m.get("output_sequence_length"))[0])
-    content = count(_value(m.get("output_token_count"))[0])
-    reasoning = count(first(_value(m.get("reasoning_token_count"))[0], _value(m.get("usage_reasoning_tokens"))[0]))
-    if osl is None and (content is not None or reasoning is not None):
-        osl = (content or 0) + (reasoning or 0)
-    if osl is None:
-        osl = count(_value(m.get("usage_completion_tokens"))[0])
-    if osl is not None:
-        rec["output_tokens"] = osl
-    if reasoning is not None and (osl is None or reasoning <= osl):
-        rec["reasoning_tokens"] = reasoning
-
-
-# --- aggregates over trials, checked against the trials read ----------------------------------
-
-def _check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
-    """Recompute an AIPerf aggregate (mean over trials of each trial's figure) from the trials read.
-
-    AIPerf's aggregate of a figure is the mean of the trials' figures (aiperf's
-    ConfidenceAggregator). Ours: each trial's TTFT, ITL and request latency (mean and p50)
-    from its request records (linear-interpolated percentiles, as AIPerf's numpy), else its
-    summary; output throughput from its summary; request counts from its records. The result
-    lands on the trials as a note (agreement) or a check the `import.figure_mismatch` flag reads.
-    """
-    root = _invocation_folder(agg)
-    if root is None:
-        return
-    trials = [d for d in drafts if _under(d.source.path, root / "profile_runs")]
-    doc = agg.doc
-    if _aggregation(doc) == "sweep":
-        combos = [(c.get("parameters"), c.get("metrics")) for c in doc.get("per_combination_metrics") or []
-                  if isinstance(c, dict)]
-        runs_per = positive_int(dig(doc, "metadata", "num_trials_per_value"))
-    else:
-        combos = [(dig(doc, "metadata", "variation_values"), doc.get("metrics"))]
-        runs_per = positive_int(first(dig(doc, "metadata", "num_successful_runs"),
-                                      dig(doc, "metadata", "num_profile_runs")))
-    where = agg.relative if agg.root is not None else agg.path.name
-    for params, metrics in combos:
-        if not isinstance(metrics, dict):
-            continue
-        conc = _concurrency_of(params)
-        mine = [d for d in trials if conc is None or _draft_concurrency(d) == conc]
-        if mine:
-            _compare(mine, metrics, runs_per, f"AIPerf's aggregate over trials ({where})")
-
-
-def _invocation_folder(agg: SourceFile):
-    """The folder of the invocation an aggregate belongs to: the parent of its `aggregate/` folder."""
-    for parent in agg.path.parents:
-        if parent.name == "aggregate":
-            return parent.parent
-    return None
-
-
-def _under(path, folder) -> bool:
-    """Whether `path` lies inside `folder` (lexically)."""
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
-
-
-def _concurrency_of(params) -> int | None:
-    """The concurrency of an aggregate's variation ({"phases.profiling.concurrency": C} or {"concurrency": C})."""
-    if not isinstance(params, dict):
-        return None
-    for k, v in params.items():
-        if str(k).split(".")[-1] == "concurrency":
-            return positive_int(v)
-    return None
-
-
-def _draft_concurrency(d: Draft) -> int | None:
-    """The concurrency of a trial run (from its first measurement or request that has one)."""
-    for m in d.measurements + d.requests:
-        if m.get("concurrency") is not None:
-            return m["concurrency"]
-    return None
-
-
-def _compare(trials: list[Draft], metrics: dict, runs_per: int | None, against: str) -> None:
-    """Checks of one aggregate figure set against the mean over `trials`, put on every trial."""
-    first_trial = min(trials, key=lambda d: (d.timestamp or 0.0, d.source.relative))
-    wl = next((m["workload"] for m in first_trial.measurements + first_trial.requests), "")
-    conc = _draft_concurrency(first_trial)
-    checks = []
-    if runs_per is not None:
-        checks.append(Check(against, wl, conc, "trials", "count", float(runs_per), float(len(trials)),
-                            "trials found"))
-    for key, metric, stat in AGGREGATE_CHECKS:
-        theirs = _aggregate_value(metrics.get(key), metric)
-        per_trial = [_trial_figure(d, metric, stat) for d in trials]
-        if theirs is None or any(v is None for v in per_trial):
-            continue
-        ours = sum(per_trial) / len(per_trial)
-        basis = ("latencies from each trial's request records, the rest from its summary, then the mean "
-                 "over trials")
-        checks.append(Check(against, wl, conc, metric, stat, theirs, ours, basis))
-    for d in trials:
-        d.checks.extend(checks if d is first_trial else [c for c in checks if c.agrees])
-
-
-def _aggregate_value(entry, metric: str) -> float | None:
-    """An aggregate entry's mean across trials, in the native unit (None if absent or unit unknown)."""
-    if not isinstance(entry, dict):
-        return None
-    v = num(entry.get("mean"))
-    if v is None:
-        return None
-    if metric.endswith("_ms"):
-        factor = ms_factor(entry.get("unit"))
-        return v * factor if factor is not None else None
-    if metric == "output_tok_s":
-        return v if rate_ok(entry.get("unit"), "tok") else None
-    return v
-
-
-def _trial_figure(d: Draft, metric: str, stat: str) -> float | None:
-    """A trial's figure: from its request records where it has them, else its summary."""
-    if metric == "requests":
-        n = successful_count(d.requests)
-        return float(n) if d.requests else _measured(d, "ttft_ms", "mean", "n")
-    if metric.endswith("_ms") and d.requests:
-        return statistic_of(request_values(d.requests, metric), stat)
-    return _measured(d, metric, stat)
-
-
-def _measured(d: Draft, metric: str, stat: str, key: str = "value") -> float | None:
-    """A field (`value`, `n`) of the run's measurement of (metric, statistic), or None."""
-    m = next((m for m in d.measurements if m["metric"] == metric and m.get("statistic") == stat), None)
-    return float(m[key]) if m is not None and m.get(key) is not None else None
 
 
 IMPORTER = _Importer()

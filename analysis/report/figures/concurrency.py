@@ -12,7 +12,8 @@ from analysis import format as fmt
 from analysis.columns import higher_is_better
 from analysis.stats._common import parse_values
 
-from .theme import WIDTH_IN, log2_axis, metric_label, seat_colors, theme, wrap_id
+from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme,
+                    wrap_id)
 
 
 #: the statistic a throughput line shows, the first a cell has: the mean, else the median
@@ -106,58 +107,72 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
                           top_n: int = 8, height: float = 2.9) -> Figure | None:
     """One line per (seat, workload) of `metric` against concurrency, CI band where one exists.
 
-    Series are chosen by `select_series`. Filled markers carry a CI; hollow markers are
-    cells without one (one or two passes): their per-pass values are drawn as small dots,
-    never averaged away. Returns None when no series spans two concurrency levels.
+    Series are chosen by `select_series`. Each seat has its own colour and marker shape
+    (`seat_styles`); a seat's workloads differ by line style. Filled markers carry a CI;
+    hollow markers are cells without one (one or two passes): their per-pass values are
+    drawn as small dots, never averaged away. The axis names the statistic drawn. Returns
+    None when no series spans two concurrency levels. What was drawn is noted on the
+    figure (`theme.drawn`) for its caption.
     """
     d, _, _ = select_series(cells, metric, statistics=statistics, seats=seats, baseline=baseline, top_n=top_n)
     if d.empty:
         return None
-    colors = seat_colors(d["seat"], baseline)
-    several_stats = d["statistic"].nunique() > 1
+    styles = seat_styles(d["seat"], baseline)
+    stats = [s for s in statistics if s in set(d["statistic"])]
     several_workloads = d["workload"].nunique() > 1
-    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
     with theme():
         fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
         ax = fig.add_subplot()
         handles = []
         for (seat, workload), g in d.groupby(["seat", "workload"], sort=True):
-            g = g.sort_values("concurrency")
             own = sorted(d.loc[d["seat"] == seat, "workload"].astype(str).unique())
-            mk = markers[own.index(str(workload)) % len(markers)]
-            color = colors[seat]
-            x = g["concurrency"].to_numpy(float)
-            y = g["estimate"].to_numpy(float)
-            has_ci = (g["ci_low"].map(fmt.finite) & g["ci_high"].map(fmt.finite)).to_numpy(bool)
-            if has_ci.any():
-                lo = np.where(has_ci, pd.to_numeric(g["ci_low"], errors="coerce"), y)
-                hi = np.where(has_ci, pd.to_numeric(g["ci_high"], errors="coerce"), y)
-                if has_ci.sum() > 1:
-                    ax.fill_between(x, lo, hi, color=color, alpha=0.16, linewidth=0)
-                ax.vlines(x[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=0.9, alpha=0.8)
-            if len(x) > 1:
-                ax.plot(x, y, color=color, linewidth=1.3, zorder=2)
-            ax.scatter(x[has_ci], y[has_ci], color=color, marker=mk, s=22, zorder=3)
-            ax.scatter(x[~has_ci], y[~has_ci], facecolor="white", edgecolor=color, marker=mk,
-                       s=24, linewidth=1.1, zorder=3)
-            if "values" in g.columns:
-                for xi, vals in zip(x, g["values"].tolist()):
-                    pv = parse_values(vals)
-                    if len(pv) > 1:
-                        ax.scatter([xi] * len(pv), pv, color=color, s=7, zorder=4, linewidth=0)
+            style = styles[seat]
+            linestyle = LINESTYLES[(LINESTYLES.index(style.linestyle) + own.index(str(workload))) % len(LINESTYLES)]
+            record_drawn(fig, "workload_lines" if len(own) > 1 else "")
+            _draw_series(fig, ax, g.sort_values("concurrency"), style, linestyle)
             label = wrap_id(seat, 48)
             if several_workloads:
-                label += f" · {workload}"
-            if several_stats:
+                label += f" · {fmt.short(workload)}"
+            if len(stats) > 1:
                 label += f" ({g['statistic'].iloc[0]})"
-            handles.append(Line2D([], [], color=color, marker=mk, markersize=4, label=label))
+            handles.append(Line2D([], [], color=style.color, marker=style.marker, linestyle=linestyle,
+                                  markersize=4, label=label))
         log2_axis(ax, d["concurrency"].astype(int))
         ax.set_xlabel("concurrent streams")
-        ax.set_ylabel(metric_label(metric))
+        ax.set_ylabel(axis_label(metric, stats))
         ax.set_ylim(bottom=0)
         fig.legend(handles=handles, loc="outside lower center", ncols=1 if len(handles) <= 2 else 2,
-                   handlelength=1.8, columnspacing=1.2)
-    return fig
+                   handlelength=2.4, columnspacing=1.2)
+    return record_styles(fig, {s: styles[s] for s in d["seat"].unique()})
+
+
+def _draw_series(fig, ax, g: pd.DataFrame, style, linestyle: str) -> None:
+    """One (seat, workload) series: CI band and bars, the line, filled/hollow markers, pass dots."""
+    color, mk = style.color, style.marker
+    x = g["concurrency"].to_numpy(float)
+    y = g["estimate"].to_numpy(float)
+    has_ci = (g["ci_low"].map(fmt.finite) & g["ci_high"].map(fmt.finite)).to_numpy(bool)
+    if has_ci.any():
+        lo = np.where(has_ci, pd.to_numeric(g["ci_low"], errors="coerce"), y)
+        hi = np.where(has_ci, pd.to_numeric(g["ci_high"], errors="coerce"), y)
+        if has_ci.sum() > 1:
+            ax.fill_between(x, lo, hi, color=color, alpha=0.16, linewidth=0)
+            record_drawn(fig, "band")
+        ax.vlines(x[has_ci], lo[has_ci], hi[has_ci], color=color, linewidth=0.9, alpha=0.8)
+        record_drawn(fig, "ci")
+    if len(x) > 1:
+        ax.plot(x, y, color=color, linewidth=1.3, linestyle=linestyle, zorder=2)
+    ax.scatter(x[has_ci], y[has_ci], color=color, marker=mk, s=22, zorder=3)
+    ax.scatter(x[~has_ci], y[~has_ci], facecolor="white", edgecolor=color, marker=mk,
+               s=24, linewidth=1.1, zorder=3)
+    if (~has_ci).any():
+        record_drawn(fig, "no_ci")
+    if "values" in g.columns:
+        for xi, vals in zip(x, g["values"].tolist()):
+            pv = parse_values(vals)
+            if len(pv) > 1:
+                ax.scatter([xi] * len(pv), pv, color=color, s=7, zorder=4, linewidth=0)
+                record_drawn(fig, "passes")
 
 
 def throughput_vs_concurrency(cells: pd.DataFrame, *, metric: str = "output_tok_s",

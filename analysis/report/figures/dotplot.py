@@ -10,7 +10,7 @@ from analysis import format as fmt
 from analysis.columns import higher_is_better
 from analysis.stats._common import parse_values
 
-from .theme import WIDTH_IN, metric_label, seat_colors, theme, wrap_id
+from .theme import NEUTRAL, WIDTH_IN, axis_label, record_drawn, record_styles, seat_styles, theme, wrap_id
 
 
 def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 1,
@@ -18,9 +18,10 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
                  top_n: int = 30) -> Figure | None:
     """Every (seat, workload) figure of `metric` at one concurrency, as a dot plot.
 
-    Point: the estimate (filled with its CI bar where one exists, hollow without);
-    small dots: per-pass values; a grey bar: the min-max range where the run gave one.
-    Sorted best first (direction aware); at most `top_n` rows.
+    Point: the estimate (filled with its CI bar where one exists, hollow without), in the
+    seat's colour and marker shape; small dots: per-pass values; a grey bar: the min-max
+    range where the run gave one. Sorted best first (direction aware); at most `top_n`
+    rows. What was drawn is noted on the figure (`theme.drawn`) for its caption.
     """
     rows = _dot_rows(cells, metric, concurrency, statistics)
     if not rows:
@@ -29,23 +30,24 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
     rows.sort(key=lambda r: (r["workload"], -r["y"] if hib else r["y"], r["seat"]))
     rows = rows[:top_n]
     positions, headers, total = _dot_layout(rows)
-    colors = seat_colors([r["seat"] for r in rows], baseline)
+    styles = seat_styles([r["seat"] for r in rows], baseline)
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 0.22 * total + 0.75), layout="constrained")
         ax = fig.add_subplot()
         ys = [total - p for p in positions]
         xs_all = []
         for yi, r in zip(ys, rows):
-            xs_all += _draw_row(ax, yi, r, colors[r["seat"]])
+            xs_all += _draw_row(fig, ax, yi, r, styles[r["seat"]])
         _dot_axes(ax, rows, ys, headers, total, baseline)
         lo, hi = min(xs_all), max(xs_all)
         pad = (hi - lo) * 0.12 or abs(hi) * 0.1 or 1.0
         ax.set_xlim(lo - pad, hi + pad * 2.4)
         ax.grid(axis="x", color="#dddddd")
         ax.grid(axis="y", visible=False)
-        where = f" at {fmt.streams(concurrency)}" if concurrency else ""
-        ax.set_xlabel(metric_label(metric) + where)
-    return fig
+        where = f"at {fmt.streams(concurrency)}" if concurrency else ""
+        shown = [r["point"]["statistic"] for r in rows if r["point"] is not None]
+        ax.set_xlabel(axis_label(metric, [s for s in statistics if s in shown], per=where))
+    return record_styles(fig, {r["seat"]: styles[r["seat"]] for r in rows})
 
 
 def _dot_rows(cells: pd.DataFrame, metric: str, concurrency, statistics) -> list[dict]:
@@ -91,11 +93,13 @@ def _dot_layout(rows: list[dict]) -> tuple[list[float], list[tuple[float, str]],
     return positions, headers, y
 
 
-def _draw_row(ax, yi: float, r: dict, color: str) -> list[float]:
+def _draw_row(fig, ax, yi: float, r: dict, style) -> list[float]:
     """One seat's row: range bar, point with or without CI, pass values, label; the x it spans."""
     xs = []
+    color, mk = style.color, style.marker
     if r["range"] is not None:
-        ax.hlines(yi, r["range"][0], r["range"][1], color="#9a9a9a", linewidth=3.0, alpha=0.8, zorder=1)
+        ax.hlines(yi, r["range"][0], r["range"][1], color=NEUTRAL, linewidth=3.0, alpha=0.6, zorder=1)
+        record_drawn(fig, "range")
         xs += list(r["range"])
     p = r["point"]
     right = [r["range"][1]] if r["range"] is not None else []
@@ -104,14 +108,17 @@ def _draw_row(ax, yi: float, r: dict, color: str) -> list[float]:
         right.append(r["y"])
         if fmt.finite(p.get("ci_low")) and fmt.finite(p.get("ci_high")):
             ax.hlines(yi, float(p["ci_low"]), float(p["ci_high"]), color=color, linewidth=1.5, zorder=2)
-            ax.scatter([r["y"]], [yi], color=color, s=22, zorder=3)
+            ax.scatter([r["y"]], [yi], color=color, marker=mk, s=22, zorder=3)
+            record_drawn(fig, "ci")
             xs += [float(p["ci_low"]), float(p["ci_high"])]
             right.append(float(p["ci_high"]))
         else:
-            ax.scatter([r["y"]], [yi], facecolor="white", edgecolor=color, s=24, linewidth=1.1, zorder=3)
+            ax.scatter([r["y"]], [yi], facecolor="white", edgecolor=color, marker=mk, s=24, linewidth=1.1, zorder=3)
+            record_drawn(fig, "no_ci")
         pv = parse_values(p.get("values")) if "values" in p.index else []
         if len(pv) > 1:
             ax.scatter(pv, [yi] * len(pv), color=color, s=7, zorder=4, linewidth=0)
+            record_drawn(fig, "passes")
             xs += pv
             right += pv
     label = fmt.num(r["y"]) if p is not None else ""
@@ -131,7 +138,7 @@ def _dot_axes(ax, rows: list[dict], ys: list[float], headers, total: float, base
         if r["seat"] == baseline:
             lab.set_fontweight("bold")
     for (hy, workload) in headers:
-        ax.annotate(workload, xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
+        ax.annotate(fmt.short(workload), xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
                     textcoords="offset points", ha="right", va="center", fontsize=7,
                     fontweight="bold", fontstyle="italic")
         if hy > 0:

@@ -7,7 +7,13 @@ from matplotlib.figure import Figure
 
 from analysis import format as fmt
 
-from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
+from .theme import NEUTRAL, PALETTE, WIDTH_IN, Style, metric_label, record_drawn, record_styles, theme, wrap_id
+
+
+#: a verdict's colour and marker (Okabe-Ito blue and vermillion, grey for no verdict; the marker
+#: points the way of the verdict, so it reads without colour too)
+VERDICT_STYLES = {"better": Style("#0072B2", "^"), "worse": Style("#D55E00", "v"),
+                  "within_noise": Style(NEUTRAL, "o"), "insufficient_data": Style(NEUTRAL, "s")}
 
 
 def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | None:
@@ -25,7 +31,7 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
     for _, r in d.iterrows():
         dim = fmt.text(r.get("dimension"))
         dim = f" / {dim}" if dim else ""
-        labels.append(f"{r['benchmark']}{dim}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
+        labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
     n = len(d)
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 0.62 * n + 0.9), layout="constrained")
@@ -43,7 +49,8 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
             p = r.get("p_value")
             txt = f"p = {fmt.pval(p)}" if fmt.finite(p) else ""
             ax.annotate(txt, (1.01, yi), xycoords=("axes fraction", "data"), va="center", fontsize=7)
-    return fig
+    record_drawn(fig, "ci" if ok.any() else "")
+    return record_styles(fig, {"exam delta": Style(PALETTE[0], "D")})
 
 
 def _forest_axes(ax, y, labels, *, ref: float, xlabel: str) -> None:
@@ -68,25 +75,35 @@ def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | N
     if d.empty:
         return None
     n = len(d)
-    verdict_color = {"better": "#229954", "worse": "#c0392b", "within_noise": "#7f8c8d",
-                     "insufficient_data": "#7f8c8d"}
+    used = {}
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 0.42 * n + 0.9), layout="constrained")
         ax = fig.add_subplot()
         y = np.arange(n)[::-1]
         labels = []
         for yi, (_, r) in zip(y, d.iterrows()):
-            c = r.get("concurrency")
-            cs = f" c={fmt.concurrency(c)}" if fmt.finite(c) else ""
-            labels.append(f"{wrap_id(r['candidate'], 40)}\n{metric_label(r['metric'], unit=False)}{cs}")
-            color = verdict_color.get(str(r.get("verdict")), "#444")
+            labels.append(_ratio_label(r))
+            verdict = str(r.get("verdict"))
+            style = VERDICT_STYLES.get(verdict, Style("#444444", "o"))
+            used[verdict] = style
             ratio = float(r["ratio"])
             if fmt.finite(r.get("ci_low")) and fmt.finite(r.get("ci_high")):
-                ax.hlines(yi, float(r["ci_low"]), float(r["ci_high"]), color=color, linewidth=1.6)
-                ax.scatter([ratio], [yi], color=color, s=24, zorder=3)
+                ax.hlines(yi, float(r["ci_low"]), float(r["ci_high"]), color=style.color, linewidth=1.6)
+                ax.scatter([ratio], [yi], color=style.color, marker=style.marker, s=26, zorder=3)
+                record_drawn(fig, "ci")
             else:
-                ax.scatter([ratio], [yi], facecolor="white", edgecolor=color, s=26, zorder=3, linewidth=1.2)
-            ax.annotate(str(r.get("verdict", "")).replace("_", " "), (1.01, yi),
-                        xycoords=("axes fraction", "data"), va="center", fontsize=7, color=color)
+                ax.scatter([ratio], [yi], facecolor="white", edgecolor=style.color, marker=style.marker, s=28,
+                           zorder=3, linewidth=1.2)
+                record_drawn(fig, "no_ci")
+            ax.annotate(verdict.replace("_", " "), (1.01, yi),
+                        xycoords=("axes fraction", "data"), va="center", fontsize=7, color=style.color)
         _forest_axes(ax, y, labels, ref=1, xlabel="candidate / baseline (ratio; > 1 means a larger figure)")
-    return fig
+    return record_styles(fig, used)
+
+
+def _ratio_label(r) -> str:
+    """A forest row's label: the candidate, then metric, statistic and concurrency."""
+    c = r.get("concurrency")
+    cs = f" c={fmt.concurrency(c)}" if fmt.finite(c) else ""
+    st = fmt.text(r.get("statistic"))
+    return f"{wrap_id(r['candidate'], 40)}\n{metric_label(r['metric'], unit=False)}{' ' + st if st else ''}{cs}"

@@ -4,16 +4,15 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis import format as fmt
-from analysis.columns import METRICS
 from analysis.stats._common import parse_values
 
-from .theme import PALETTE, WIDTH_IN, cell_title, seat_colors, theme
+from .theme import (PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record_drawn, record_styles,
+                    seat_styles, theme)
 
 
 def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int = 2,
@@ -40,15 +39,15 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
     ncols = min(3, n) if n != 4 else 2
     nrows = math.ceil(n / ncols)
     wrap = {1: 60, 2: 44, 3: 30}[ncols]
-    colors = seat_colors([str(r["seat"]) for _, r, _ in rows], baseline)
+    styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline)
     with theme():
         fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 2.05 * nrows + 0.2),
                      layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax, (spread, r, v) in zip(axes.flat, rows):
             x = np.arange(1, len(v) + 1)
-            color = colors[str(r["seat"])]
-            ax.plot(x, v, color=color, marker="o", zorder=3)
+            style = styles[str(r["seat"])]
+            ax.plot(x, v, color=style.color, marker=style.marker, zorder=3)
             for xi, yi in zip(x, v):
                 ax.annotate(fmt.num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5),
                             ha="center", fontsize=7)
@@ -58,21 +57,22 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
             ax.set_xlim(0.6, len(v) + 0.4)
             ax.set_xticks(x)
             ax.set_xlabel("pass")
-            unit = METRICS.get(str(r["metric"]), ("",))[0]
-            ax.set_ylabel(unit)
+            ax.set_ylabel(axis_label(str(r["metric"]), [r.get("statistic")]))
             ax.set_title(cell_title(r, wrap), fontsize=7.5, loc="left")
             ax.text(0.98, 0.04, f"max/min {fmt.ratio(spread)}", transform=ax.transAxes, ha="right",
                     va="bottom", fontsize=6.5, color="#555")
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
-    return fig
+    return record_styles(fig, {str(r["seat"]): styles[str(r["seat"])] for _, r, _ in rows})
 
 
 def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = None,
                  max_panels: int = 6) -> Figure | None:
     """A seat's figures across dates (median of the day's passes, each pass as a dot).
 
-    Only cells measured on two or more dates are drawn; one panel per (seat, cell).
+    Only cells measured on two or more dates are drawn; one panel per (seat, cell). Dates
+    are ticked by matplotlib's AutoDateLocator and ConciseDateFormatter (`theme.date_axis`),
+    so hundreds of dates stay readable.
     """
     if measurements is None or measurements.empty:
         return None
@@ -89,7 +89,7 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
     n = len(panels)
     ncols = min(2, n)
     nrows = math.ceil(n / ncols)
-    colors = seat_colors([p[0] for p in panels])
+    styles = seat_styles([p[0] for p in panels])
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 2.2 * nrows + 0.2), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
@@ -97,19 +97,21 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
             sel = m.set_index(k2).loc[[p]].reset_index()
             day = sel.groupby("date")["value"].median().sort_index()
             x = pd.to_datetime(day.index)
-            color = colors[str(p[0])]
-            ax.plot(x, day.to_numpy(float), color=color, marker="o", zorder=3)
-            ax.scatter(pd.to_datetime(sel["date"]), sel["value"].astype(float), color=color, s=8, alpha=0.6)
+            style = styles[str(p[0])]
+            ax.plot(x, day.to_numpy(float), color=style.color, marker=style.marker,
+                    markersize=4.5 if len(x) <= 40 else 2, zorder=3)
+            ax.scatter(pd.to_datetime(sel["date"]), sel["value"].astype(float), color=style.color, s=8,
+                       alpha=0.6, linewidth=0)
             row = {"seat": p[0], "workload": p[1], "concurrency": None if p[2] < 0 else p[2],
                    "metric": p[3], "statistic": p[4]}
             ax.set_title(cell_title(row), fontsize=7.5, loc="left")
-            ax.set_ylabel(METRICS.get(str(p[3]), ("",))[0])
-            ax.set_xticks(x)
-            ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m-%d"))
-            ax.tick_params(axis="x", labelrotation=30)
+            ax.set_ylabel(axis_label(str(p[3]), [p[4]]))
+            date_axis(ax)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
-    return fig
+    record_drawn(fig, "passes")
+    fig.benchreport_panels = (n, len(keep))  # drawn, and how many there were, for the caption
+    return record_styles(fig, {str(p[0]): styles[str(p[0])] for p in panels})
 
 
 def request_distribution(requests: pd.DataFrame, field: str = "ttft_ms", *,
@@ -131,13 +133,15 @@ def request_distribution(requests: pd.DataFrame, field: str = "ttft_ms", *,
         a1, a2 = fig.subplots(1, 2)
         bins = min(40, max(5, int(np.sqrt(v.size)) + 1))
         a1.hist(v, bins=bins, color=PALETTE[0], alpha=0.85)
-        a1.set_xlabel(field)
+        label = axis_label(field, per="per request")
+        a1.set_xlabel(label)
         a1.set_ylabel("requests")
         xs = np.sort(v)
         a2.step(xs, np.arange(1, xs.size + 1) / xs.size, where="post", color=PALETTE[0])
-        a2.set_xlabel(field)
+        a2.set_xlabel(label)
         a2.set_ylabel("share of requests ≤ x")
-        for q, ls in ((0.5, "--"), (0.95, ":")):
-            a2.axvline(np.quantile(xs, q), color="#777", linestyle=ls, linewidth=0.9)
+        for q, ls, name in ((0.5, "--", "p50"), (0.95, ":", "p95")):
+            a2.axvline(np.quantile(xs, q), color="#777", linestyle=ls, linewidth=0.9, label=name)
+        a2.legend(loc="lower right", handlelength=2.0)
         fig.suptitle(f"n = {fmt.counted(v.size, 'request')}", fontsize=8)
-    return fig
+    return record_styles(fig, {"requests": PALETTE[0]})

@@ -1,17 +1,29 @@
-"""The figures' one theme, sizes and colours, and `save_figure` (PNG, SVG, PDF with fixed bytes)."""
+"""The figures' one theme, sizes, colours and markers, and `save_figure` (PNG, SVG, PDF with fixed bytes).
+
+Colours are Okabe and Ito's colour-blind-safe set (Okabe & Ito 2008, "Color Universal
+Design"; also seaborn's "colorblind"), without its yellow (too light on white); every seat
+also gets its own marker shape, and, past the seven colours, its own line style, so seats
+are told apart in greyscale and by readers with a colour-vision deficiency
+(tests/test_figures_paper.py checks the colours under deuteranopia and protanopia).
+SVG text stays text (``svg.fonttype: none``), so a figure can be edited in Inkscape or
+Illustrator.
+"""
 from __future__ import annotations
 
 import contextlib
 import os
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import matplotlib
+import matplotlib.dates as mdates
 from matplotlib.figure import Figure
 
 from analysis import format as fmt
 from analysis.columns import METRIC_WORDS, METRICS
+
 
 
 #: raster resolution of every PNG (fixed, so files compare byte for byte across builds)
@@ -26,8 +38,29 @@ WIDTH_IN = 6.5
 FORMATS = ("png", "svg", "pdf")
 
 
-PALETTE = ["#1b4f72", "#c0392b", "#229954", "#b9770e", "#7d3c98", "#117a65",
-           "#a04000", "#2e4053", "#d4ac0d", "#5d6d7e"]
+#: Okabe-Ito: blue, orange, bluish green, vermillion, reddish purple, sky blue, black
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"]
+
+
+#: the second cue: one marker shape per seat, in this order (filled shapes, distinct outlines)
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+#: the third cue, past len(PALETTE) seats (and per workload within one seat)
+LINESTYLES = ["-", "--", ":", "-."]
+
+
+#: neutral colours for what is not a seat (reference lines, ranges, annotations)
+NEUTRAL = "#777777"
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one seat is drawn: colour, marker shape and line style (three independent cues)."""
+
+    color: str
+    marker: str
+    linestyle: str = "-"
 
 
 #: one vocabulary for metrics across text, tables and figures
@@ -36,10 +69,36 @@ METRIC_LABELS = METRIC_WORDS
 
 def metric_label(metric: str, *, unit: bool = True) -> str:
     """Human name of a metric, with its unit: 'aggregate throughput (tok/s)'."""
-    name = METRIC_LABELS.get(metric, str(metric))
+    name = METRIC_LABELS.get(metric, fmt.short(metric))
     if unit and metric in METRICS:
         return f"{name} ({METRICS[metric][0]})"
     return name
+
+
+#: a metric's name on an axis, where the statistic and unit follow it
+AXIS_NAMES = {"output_tok_s": "aggregate throughput", "decode_tok_s_per_stream": "per-stream decode",
+              "prefill_tok_s": "prefill throughput", "ttft_ms": "TTFT", "itl_ms": "ITL",
+              "e2e_latency_ms": "E2E latency", "request_rate": "request rate",
+              "engine_init_s": "engine start-up", "output_tokens": "output tokens",
+              "input_tokens": "input tokens"}
+
+
+#: units of the per-request fields that are not metrics
+FIELD_UNITS = {"output_tokens": "tokens", "input_tokens": "tokens"}
+
+
+def axis_label(metric: str, statistics=(), *, per: str = "") -> str:
+    """An axis label with the statistic drawn and the unit: 'TTFT p50 (ms)', 'TTFT p50 or mean (ms)'.
+
+    `per`: what one value is ('per request'); a figure drawing several statistics names
+    each in its legend.
+    """
+    name = AXIS_NAMES.get(metric) or METRIC_LABELS.get(metric) or fmt.short(metric)
+    stats = list(dict.fromkeys(str(s) for s in statistics if not fmt.missing(s)))
+    unit = METRICS[metric][0] if metric in METRICS else FIELD_UNITS.get(metric, "")
+    bits = [name, " or ".join(stats), per]
+    text = " ".join(b for b in bits if b)
+    return f"{text} ({unit})" if unit else text
 
 
 def _rc() -> dict:
@@ -51,7 +110,8 @@ def _rc() -> dict:
     rc.update({
         # deterministic vector output: fixed hash salt for SVG ids, text as paths
         "svg.hashsalt": "benchreport",
-        "svg.fonttype": "path",
+        # text stays text: editable in a vector editor, searchable, and smaller
+        "svg.fonttype": "none",
         "pdf.fonttype": 42,
         # data strings (seat ids, workloads) are text, never TeX/mathtext
         "text.parse_math": False,
@@ -124,18 +184,57 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
     return written
 
 
-def seat_colors(seats: Iterable[str], baseline: str | None = None) -> dict[str, str]:
-    """A stable colour per seat: the baseline always first (dark blue), then sorted order."""
+def seat_styles(seats: Iterable[str], baseline: str | None = None) -> dict[str, Style]:
+    """A stable style per seat: the baseline first (blue, circle), then in sorted order.
+
+    Seat i has colour i mod 7 and marker i mod 8, so no two of the first 56 seats share
+    both; past seven seats the line style changes as well.
+    """
     ordered = sorted({str(s) for s in seats})
     if baseline in ordered:
         ordered.remove(baseline)
         ordered.insert(0, baseline)
-    return {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(ordered)}
+    n = len(PALETTE)
+    return {s: Style(PALETTE[i % n], MARKERS[i % len(MARKERS)], LINESTYLES[(i // n) % len(LINESTYLES)])
+            for i, s in enumerate(ordered)}
+
+
+def seat_colors(seats: Iterable[str], baseline: str | None = None) -> dict[str, str]:
+    """A stable colour per seat (`seat_styles`' colours)."""
+    return {s: st.color for s, st in seat_styles(seats, baseline).items()}
+
+
+def record_styles(fig: Figure | None, styles: dict[str, Style | str]) -> Figure | None:
+    """Note on `fig` the style each seat (or verdict) was drawn in: tests and captions read it."""
+    if fig is not None:
+        fig.benchreport_styles = {str(k): (v if isinstance(v, Style) else Style(v, "o")) for k, v in styles.items()}
+    return fig
+
+
+def record_drawn(fig: Figure | None, *kinds: str) -> None:
+    """Note on `fig` which kinds of mark it drew ('ci', 'no_ci', 'passes', 'range'), for its caption."""
+    if fig is not None:
+        fig.benchreport_drawn = set(getattr(fig, "benchreport_drawn", set())) | {k for k in kinds if k}
+
+
+def drawn(fig) -> set[str]:
+    """The kinds of mark `record_drawn` noted on `fig` (empty for a figure that noted none)."""
+    return set(getattr(fig, "benchreport_drawn", set()))
+
+
+def date_axis(ax) -> None:
+    """Dates on the x axis that stay readable at hundreds of dates: matplotlib's
+    AutoDateLocator picks the ticks and ConciseDateFormatter writes each only as far as it
+    changes (year once, then months, then days)."""
+    locator = mdates.AutoDateLocator(minticks=3, maxticks=8)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
 
 
 def wrap_id(text: str, width: int = 34) -> str:
-    """Wrap a long id at hyphens/dots for titles and legends (ids have no spaces)."""
-    text = str(text)
+    """Wrap a long id at hyphens/dots for titles and legends (ids have no spaces); an id
+    longer than `format.MAX_LABEL` is shortened first (with an ellipsis)."""
+    text = fmt.short(str(text))
     if len(text) <= width:
         return text
     spaced = text.replace("-", "- ").replace("_", "_ ")
@@ -165,4 +264,5 @@ def cell_title(row, wrap: int = 30) -> str:
     c = f", c={fmt.concurrency(conc)}" if fmt.finite(conc) else ""
     stat = row.get("statistic")
     st = "" if fmt.missing(stat) or stat == "mean" else f" {stat}"
-    return f"{wrap_id(row['seat'], wrap)}\n{row['workload']}{c}: {metric_label(row['metric'], unit=False)}{st}"
+    workload = fmt.short(fmt.text(row.get("workload")))
+    return f"{wrap_id(row['seat'], wrap)}\n{workload}{c}: {metric_label(row['metric'], unit=False)}{st}"

@@ -21,7 +21,7 @@ and `tables` (row budgets, wide-table helpers). The notebook calls the section f
 re-exported here: ``from analysis.report import sections; sections.abstract(a)``.
 """
 from .abstract import abstract, strongest_caveat, title_block
-from .appendix import (appendix_text, files_table, packages_table, parameters_table, provenance_text,
+from .appendix import (appendix_text, files_table, packages_table, parameters_table, provenance_table, provenance_text,
                        refused_table, skipped_table, thresholds_table)
 from .blocks import FigureBlock, Table
 from .comparisons import VERDICT_MARKS, all_comparisons_table, comparison_table, comparison_text, ratio_figure
@@ -47,7 +47,7 @@ __all__ = [
     "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
     "history_text", "history_panels_figure", "history_table",
     "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "evidence_text",
-    "provenance_text", "files_table", "refused_table", "skipped_table", "parameters_table",
+    "provenance_text", "provenance_table", "files_table", "refused_table", "skipped_table", "parameters_table",
     "thresholds_table", "packages_table", "appendix_text",
     "sorted_flags", "flag_seats", "headline_sentence", "strongest_caveat", "verdict_rule",
     "MAX_BODY_ROWS", "MAX_COMPARISON_ROWS", "LONG_TABLE_ROWS", "TOP_SEATS", "VERDICT_MARKS",

@@ -52,6 +52,26 @@ def _topic(code: str) -> str:
     return c.topic if c else "other findings"
 
 
+#: the strongest caveat's message in the abstract, at most this long (its middle left out);
+#: Section 7 and flags.json have it whole
+CAVEAT_CHARS = 600
+
+
+def others_phrase(caveat_severity: str, n_critical: int, n_warn: int) -> str:
+    """The abstract's sentence on the flags besides the strongest caveat, up to its object:
+    'The 2 other critical flags and the 19 warnings concern', 'The 19 warnings concern' (no
+    'other' for a kind the caveat is not), 'The one other warning concerns'. At least one
+    count is positive."""
+    bits = []
+    for severity, n, one, many in (("critical", n_critical, "critical flag", "critical flags"),
+                                   ("warn", n_warn, "warning", "warnings")):
+        if n:
+            other = " other" if severity == caveat_severity else ""
+            bits.append(f"{fmt.spelled(n)}{other} {one if n == 1 else many}")
+    verb = "concerns" if n_critical + n_warn == 1 else "concern"
+    return "The " + " and the ".join(bits) + " " + verb
+
+
 def abstract(a) -> Prose:
     """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
     t = a.tables
@@ -60,7 +80,7 @@ def abstract(a) -> Prose:
                 "Every figure below is given with its number of passes and, where the passes allow "
                 "one, a {} confidence interval.",
                 fmt.counted(len(t.runs), "run"), fmt.counted(len(t.seats), "seat"), fmt.counted(len(models), "model"),
-                fmt.join_words(models), date_range(t.runs["date"]), fmt.count(a.options.n_boot), fmt.text(a.options.seed),
+                fmt.join_words([fmt.short(m) for m in models]), date_range(t.runs["date"]), fmt.count(a.options.n_boot), fmt.text(a.options.seed),
                 ci_level(a))]
     out.append(headline_sentence(a))
     counts = _verdict_counts(a)
@@ -78,17 +98,16 @@ def abstract(a) -> Prose:
         cav = strongest_caveat(a)
         out.append(para("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
                         "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
-                        fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]), fmt.text(cav["message"])))
+                        fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]),
+                        fmt.shortened(cav["message"], CAVEAT_CHARS)))
         rest = f.drop(index=cav.name) if cav.name in f.index else f
         rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
-        topics = rest["code"].astype(str).map(_topic)
-        counts = topics.value_counts()
+        counts = rest["code"].astype(str).map(_topic).value_counts()
         if len(counts):
             listed = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in counts.items()])
-            kinds = fmt.join_words([w for w, n in (("critical flags", int(rest["severity"].eq("critical").sum())),
-                                                   ("warnings", int(rest["severity"].eq("warn").sum()))) if n])
-            out.append(para("The other {} concern {}. Section 7 states what these numbers will not carry.",
-                            kinds, listed))
+            out.append(para("{} {}. Section 7 states what these numbers will not carry.",
+                            others_phrase(str(cav["severity"]), int(rest["severity"].eq("critical").sum()),
+                                          int(rest["severity"].eq("warn").sum())), listed))
         else:
             out.append(para("Section 7 states what these numbers will not carry."))
     else:

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from importlib import metadata
 
 import pandas as pd
 
 from analysis import format as fmt
+from analysis.pipeline import provenance
 from analysis.thresholds import Thresholds
 
 from .blocks import Prose, Table, ident, para, prose
 from .cellview import cells_cut, result_cells
 from .comparisons import comparisons_cut
 from .headline import baseline_comparisons
-from .tables import FILES_LINE_CHARS, LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, constant_columns
+from .tables import LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, constant_columns
 
 
 def _common_root(paths: list[str]) -> str | None:
@@ -62,13 +64,33 @@ def appendix_text(a) -> Prose | None:
                       labels, "lists" if len(tables) == 1 else "list", fmt.join_words(tables)))
 
 
+#: files the files table lists one by one, grouped by folder; past this many, one row per
+#: folder (provenance.csv lists every file)
+MAX_FILE_ROWS = LONG_TABLE_ROWS
+#: hex digits of a SHA-256 the files table shows (provenance.csv has all 64)
+SHA_SHOWN = 16
+
+
+def _paths(a) -> list[str]:
+    loaded = a.loaded
+    return ([str(p) for p in a.tables.runs["source_file"]] + [r.path for r in loaded.refused]
+            + [s.path for s in loaded.skipped])
+
+
+def _folder_and_name(path: str, root: str | None) -> tuple[str, str]:
+    """A path relative to the common root as (folder with a trailing slash, or '.', file name)."""
+    rel = _rel(path, root)
+    folder, name = os.path.split(rel)
+    return (folder + "/" if folder else "./"), name
+
+
 def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
-    paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
-    root = _common_root(paths)
-    out = [para("Every number in this report comes from the {} listed in Table {}, identified by "
-                "SHA-256. {} refused and {} skipped (no results in {}).",
+    root = _common_root(_paths(a))
+    out = [para("Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
+                "{} refused and {} skipped (no results in {}). provenance.csv beside this report lists "
+                "every file read, refused or skipped, with its full path, run, hash and reason.",
                 fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
                 fmt.counted(len(loaded.refused), "file was", "files were"),
                 fmt.counted(len(loaded.skipped), "file was", "files were"),
@@ -81,34 +103,52 @@ def provenance_text(a, params: dict | None = None) -> Prose:
     return prose(out)
 
 
+def _harness(r) -> str:
+    version = r.get("harness_version")
+    return fmt.text(r.get("harness")) + (" " + fmt.text(version) if not fmt.missing(version) else " (version not stated)")
+
+
 def files_table(a) -> Table:
-    """Every file read: path, format, harness and version, run id, SHA-256."""
-    t, loaded = a.tables, a.loaded
-    paths = [str(p) for p in t.runs["source_file"]] + [r.path for r in loaded.refused] + [s.path for s in loaded.skipped]
-    root = _common_root(paths)
+    """The files read, grouped by folder: name, format, harness and version, the start of the
+    SHA-256 (provenance.csv has it whole, and the run ids); past `MAX_FILE_ROWS` files, one row
+    per folder with its files, formats and harnesses."""
+    runs = a.tables.runs
+    root = _common_root(_paths(a))
+    files = runs.drop_duplicates("source_file").sort_values("source_file")
+    where = [_folder_and_name(str(p), root) for p in files["source_file"]]
+    df = pd.DataFrame({"Folder": [w[0] for w in where], "File": [w[1] for w in where],
+                       "Format": [fmt.text(x) for x in files.get("source_format", [None] * len(files))],
+                       "Harness and version": [_harness(r) for _, r in files.iterrows()],
+                       "SHA-256": [fmt.text(h)[:SHA_SHOWN] for h in files.get("source_sha256", [None] * len(files))]})
+    if len(df) > MAX_FILE_ROWS:
+        return _folders_table(df)
+    note = f"SHA-256: its first {SHA_SHOWN} hex digits; provenance.csv beside this report has all 64."
+    return Table(df, "Files read, by folder, with their format, harness and version, and SHA-256.",
+                 kind="appendix", small=True, mono=("File", "SHA-256"), key="files", group="Folder",
+                 nowrap=("SHA-256",), note=note)
+
+
+def _folders_table(df: pd.DataFrame) -> Table:
+    """Many files: one row per folder, with its files, formats and harnesses."""
     rows = []
-    for _, r in t.runs.sort_values(["source_file", "run_id"]).iterrows():
-        rows.append({"File": _rel(str(r["source_file"]), root),
-                     "Run": fmt.text(r["run_id"]),
-                     "Format": fmt.text(r.get("source_format")),
-                     "Harness and version": fmt.text(r.get("harness")) + (" " + fmt.text(r.get("harness_version")) if not fmt.missing(r.get("harness_version")) else " (version not stated)"),
-                     "SHA-256": fmt.text(r.get("source_sha256"))})
-    df = pd.DataFrame(rows, columns=["File", "Run", "Format", "Harness and version", "SHA-256"])
-    # a native file is named after its run: say it once
-    same = [os.path.splitext(os.path.basename(f))[0] == r for f, r in zip(df["File"], df["Run"])]
-    if all(same):
-        df = df.drop(columns=["Run"])
-    note = None
-    if len(df) > LONG_TABLE_ROWS:
-        # fleet scale: one format and harness for hundreds of files is said once
-        df, note = constant_columns(df, ["Format", "Harness and version"])
-    widths, nowrap = {"SHA-256": "30%", "File": "34%"}, ()
-    if len(df) and df["File"].str.len().max() + len(df["SHA-256"].iloc[0]) <= FILES_LINE_CHARS:
-        # short paths (fleet scale): a row per line, the hash unbroken
-        widths, nowrap = {}, ("SHA-256",)
-    return Table(df, "Files read, with their format, harness and version, and SHA-256.",
-                 kind="appendix", small=True, mono=("File", "Run", "SHA-256"), key="files",
-                 widths=widths, nowrap=nowrap, note=note or None)
+    for folder, g in df.groupby("Folder", sort=True):
+        rows.append({"Folder": folder, "Files": fmt.count(len(g)),
+                     "Format": ", ".join(sorted(set(g["Format"]) - {""})),
+                     "Harness and version": ", ".join(sorted(set(g["Harness and version"])))})
+    out, same = constant_columns(pd.DataFrame(rows), ["Format", "Harness and version"])
+    return Table(out, f"Files read, {fmt.counted(len(df), 'file')} in {fmt.counted(len(rows), 'folder')}, one row "
+                 "per folder with their formats, harnesses and versions.", kind="appendix", small=True,
+                 mono=("Folder",), numeric=("Files",), key="files",
+                 note=" ".join(b for b in (same, "provenance.csv beside this report lists every file with its "
+                                           "run and SHA-256.") if b))
+
+
+def provenance_table(a) -> Table:
+    """Every file read, refused or skipped (`pipeline.provenance`, as provenance.csv): not
+    shown in the report, whose appendix summarises it; `benchreport table provenance`."""
+    df = provenance(a).fillna("")
+    return Table(df.astype(str), "Every file of the build: read, refused or skipped, with its run, SHA-256 and reason.",
+                 kind="appendix", small=True, mono=("path", "run_id", "sha256"), key="provenance")
 
 
 def refused_table(a) -> Table | None:
@@ -116,22 +156,44 @@ def refused_table(a) -> Table | None:
     loaded = a.loaded
     if not loaded.refused:
         return None
-    paths = [r.path for r in loaded.refused]
-    root = _common_root([str(p) for p in a.tables.runs["source_file"]] + paths)
+    root = _common_root(_paths(a))
     rows = [{"File": _rel(r.path, root), "Where": r.json_path, "Why": r.message} for r in loaded.refused]
     return Table(pd.DataFrame(rows), "Refused files: left out of every table and figure.",
                  kind="appendix", small=True, mono=("File", "Where"), key="refused")
 
 
+_PATHLIKE = re.compile(r"\S*/\S*")
+_QUOTED = re.compile(r"'[^']*'")
+_NUMBER = re.compile(r"\d+")
+
+
+def reason_kind(reason: str) -> str:
+    """What a skip reason says with its particulars (paths, quoted names, numbers) left out:
+    the files skipped for the same kind of reason count together."""
+    r = _PATHLIKE.sub("…", fmt.text(reason))
+    return _NUMBER.sub("N", _QUOTED.sub("'…'", r))
+
+
 def skipped_table(a) -> Table | None:
-    """Skipped files: written beside results, carrying none."""
+    """Skipped files (written beside results, carrying none), counted by reason; provenance.csv
+    lists each."""
     loaded = a.loaded
     if not loaded.skipped:
         return None
-    root = _common_root([str(p) for p in a.tables.runs["source_file"]] + [s.path for s in loaded.skipped])
-    rows = [{"File": _rel(s.path, root), "Why skipped": s.reason} for s in loaded.skipped]
-    return Table(pd.DataFrame(rows), "Skipped files (no results in them).", kind="appendix", small=True,
-                 mono=("File",), key="skipped")
+    root = _common_root(_paths(a))
+    groups: dict[str, list] = {}
+    for s in loaded.skipped:
+        groups.setdefault(reason_kind(s.reason), []).append(s)
+    rows = []
+    for kind, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        folders = sorted({_folder_and_name(s.path, root)[0] for s in items})
+        example = _rel(items[0].path, root)
+        rows.append({"Why skipped": fmt.shortened(items[0].reason, 160), "Files": fmt.count(len(items)),
+                     "Folders": fmt.count(len(folders)), "For example": example})
+    return Table(pd.DataFrame(rows), f"Skipped files (no results in them), {fmt.counted(len(loaded.skipped), 'file')} "
+                 "counted by reason, with one of each (provenance.csv beside this report lists every one).",
+                 kind="appendix", small=True, mono=("For example",), numeric=("Files", "Folders"), key="skipped",
+                 widths={"Why skipped": "52%"})
 
 
 def parameters_table(a, params: dict) -> Table:

@@ -17,8 +17,8 @@ import pandas as pd
 
 from analysis import format as fmt
 
-__all__ = ["Ident", "Paragraph", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
-           "idents", "para", "division", "prose", "figure_block"]
+__all__ = ["Ident", "Paragraph", "Items", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
+           "idents", "para", "items", "division", "prose", "figure_block"]
 
 
 class _HTML:
@@ -66,6 +66,17 @@ class Paragraph(_HTML):
 
 
 @dataclass(frozen=True)
+class Items(_HTML):
+    """A bulleted list, one paragraph per item (a topic's findings, one each)."""
+
+    entries: tuple[Paragraph, ...]
+    css: str | None = None
+
+    def __post_init__(self):
+        _plain(self, "css")
+
+
+@dataclass(frozen=True)
 class Division(_HTML):
     """A division of blocks with a class (``abstract``, ``finding``) and an optional heading."""
 
@@ -88,7 +99,7 @@ class TitleBlock(_HTML):
         _plain(self, "title")
 
 
-Block = Union[Paragraph, Division, TitleBlock]
+Block = Union[Paragraph, Items, Division, TitleBlock]
 
 
 @dataclass(frozen=True)
@@ -121,6 +132,8 @@ class Table:
     group_label: str | None = None
     #: a long table of figures (one row per seat and cell): smaller type, tighter cells
     dense: bool = False
+    #: set on landscape pages in the PDF (None: when dense, as a wide table of cells is)
+    landscape: bool | None = None
 
     def __len__(self) -> int:
         return len(self.data)
@@ -201,6 +214,12 @@ def _merged(parts: list) -> list:
     return out
 
 
+def items(entries: Iterable, *, css: str | None = None) -> Items:
+    """A bulleted list: each entry a `Paragraph`, or text (our own words or words the flags
+    wrote, taken as one text part)."""
+    return Items(tuple(e if isinstance(e, Paragraph) else para("{}", str(e)) for e in entries), css=css)
+
+
 def division(css: str, blocks: Iterable, *, heading: str | None = None) -> Division:
     """A division of `blocks` (paragraphs, divisions, or the blocks of a `Prose`)."""
     return Division(css, tuple(_blocks(blocks)), heading)
@@ -216,7 +235,7 @@ def _blocks(items) -> list:
     for b in items:
         if isinstance(b, Prose):
             out += b.blocks
-        elif isinstance(b, (Paragraph, Division, TitleBlock)):
+        elif isinstance(b, (Paragraph, Items, Division, TitleBlock)):
             out.append(b)
         elif isinstance(b, (list, tuple)):
             out += _blocks(b)

@@ -1,6 +1,7 @@
 """Cells as the report's tables show them: display strings, long and wide layouts, excluded figures."""
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import pandas as pd
@@ -75,7 +76,8 @@ def _as_printed(reported, recomputed, estimate) -> str:
     text = fmt.num(estimate)
     if fmt.finite(reported) and fmt.finite(recomputed) and \
             abs(reported - recomputed) > fmt.printed_rounding(reported) + 1e-12:
-        return f"{fmt.num(reported)} (recomputed {fmt.num(recomputed)})"
+        # a no-break space: the recomputation may go under the figure, but stays whole
+        return f"{fmt.num(reported)} (recomputed\u00a0{fmt.num(recomputed)})"
     return text
 
 
@@ -193,7 +195,20 @@ def cells_wide(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
         out = out.drop(columns="Stat.")
     out = pd.concat([out, other.drop(columns=[c for c in other.columns if c in out.columns])], axis=1)
     out["Per pass, in order"] = head["Per pass, in order"]
+    stat_cols = [c for c in out.columns if c in {"Mean", "Estimate", *other.columns}]
+    for c in stat_cols:
+        out[c] = out[c].map(recomputed_mark)
     return drop_empty(out, [*other.columns, "Per pass, in order"])
+
+
+#: in a wide table, a figure whose recomputation differs carries this mark (the note says so)
+RECOMPUTED_MARK = "†"
+_RECOMPUTED = re.compile(r"^(\S+) \(recomputed\u00a0\S+\)$")
+
+
+def recomputed_mark(text: str) -> str:
+    """'38.6 (recomputed 37.6)' as '38.6†' (a wide table has no room for both figures)."""
+    return _RECOMPUTED.sub(r"\1" + RECOMPUTED_MARK, text) if isinstance(text, str) else text
 
 
 _SHORT_REASONS = (("two passes, both values reported", "2 passes"), ("single pass", "1 pass"),
@@ -231,11 +246,14 @@ TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3 
               "pass in order.")
 
 
-def wide_note(pct: str, columns: Sequence[str]) -> str:
+def wide_note(pct: str, columns: Sequence[str], *, marked: bool = False) -> str:
     """What a wide table of cells holds, for its note."""
     stats = [c for c in columns if c in {stat_heading(s) for s in STAT_ORDER} and c != "Mean"]
     bits = [f"One row per seat and cell. The mean is given with its {pct} CI"
             + (" (a cell without a mean: its first statistic, named under Stat.)" if "Stat." in columns else "")
             + (f"; {fmt.join_words(stats)}: the estimates of those statistics" if stats else "") + ".",
             "tables/cells.csv beside this report has every statistic with its CI and per-pass values."]
+    if marked:
+        bits.append(f"{RECOMPUTED_MARK}: the harness's figure as printed; our recomputation from its requests "
+                    "differs (tables/cells.csv has both).")
     return " ".join(bits)

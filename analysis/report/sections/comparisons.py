@@ -247,5 +247,15 @@ def ratio_figure(a, *, max_rows: int = 24) -> FigureBlock | None:
         else:
             more = f" The first {fmt.count(max_rows)} of {fmt.count(len(c))} comparisons are shown; the appendix lists all."
     fig = F.ratio_forest(c, max_rows=max_rows)
-    return figure_block(fig, "Candidate/baseline ratios with their confidence intervals (filled) or without "
-                        "one (hollow); the dashed line is parity. Colour gives the verdict." + more, "ratios")
+    kinds = F.drawn(fig)
+    marks = fmt.join_words([w for k, w in (("ci", "with their confidence intervals (filled)"),
+                                           ("no_ci", "without a confidence interval (hollow)")) if k in kinds])
+    shown = getattr(fig, "benchreport_styles", {})
+    verdicts = ", ".join(w for v, w in _VERDICT_MARK_WORDS.items() if v in shown)
+    return figure_block(fig, f"Candidate/baseline ratios {marks}; the dashed line is parity. Colour and marker "
+                        f"give the verdict, which is also written at the right ({verdicts})." + more, "ratios")
+
+
+#: the forest plot's markers (figures.VERDICT_STYLES), as its caption names them
+_VERDICT_MARK_WORDS = {"better": "▲ better", "worse": "▼ worse", "within_noise": "● within noise",
+                       "insufficient_data": "■ too little data"}

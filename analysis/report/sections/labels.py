@@ -30,7 +30,11 @@ def baseline_word(a) -> str:
 
 
 def seat_label(a, seat: str) -> str:
-    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report."""
+    """A seat as tables name it: 'id (model, incumbent)'; the one seat label of the report.
+
+    Whole: the renderer shortens it for display (`render.display_cell`) and keeps it as the
+    cell's title; tables/*.csv keep it whole too.
+    """
     r = seat_row(a, seat)
     bits = [str(seat)]
     extra = []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from analysis import format as fmt
 from analysis.flags import limitations_paragraphs as flag_paragraphs
+from analysis.flags import words
 from analysis.flags.text import NO_FLAGS
 
-from .blocks import Prose, division, para, prose
+from .blocks import Prose, division, items, para, prose
 from .flagview import flags_of
 
 
@@ -15,17 +16,29 @@ def limitations_paragraphs(a) -> list[tuple[str, str]]:
     return [(p.title, p.text) for p in flag_paragraphs(a.flags)]
 
 
+#: a finding's sentence in the section at most this long (its middle left out: an error text
+#: quoted many times); flags.json has every message whole
+MAX_SENTENCE = 700
+
+
 def limitations_html(a) -> Prose:
-    """Section 7 from the flags alone: one paragraph per group, its title in bold; all escaped."""
+    """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
+    findings as a list, one item each (a topic with one finding: one short paragraph); all escaped."""
     f = flags_of(a)
     if f.empty:
         return prose(para("{}", NO_FLAGS))
     out = []
-    for title, text in limitations_paragraphs(a):
-        if title:
-            out.append(para("{}", text, lead=f"{title}."))
-        else:
-            out.append(para("{}", text))
+    for p in flag_paragraphs(a.flags):
+        sentences = [fmt.shortened(x, MAX_SENTENCE) for x in p.sentences]
+        lead = words.group_lead(p.group, set(p.codes))
+        blocks = []
+        if lead and sentences and sentences[0] == fmt.shortened(lead, MAX_SENTENCE):
+            blocks.append(para("{}", sentences.pop(0)))
+        if len(sentences) == 1:
+            blocks.append(para("{}", sentences[0]))
+        elif sentences:
+            blocks.append(items(sentences))
+        out.append(division("topic", blocks, heading=p.title or None))
     return prose(out)
 
 

@@ -9,7 +9,7 @@ from analysis import format as fmt
 from analysis.report import figures as F
 
 from .blocks import Prose, Table, para, prose
-from .cellview import (CELLS_NOTE, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
+from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
                        cells_wide, result_cells, stat_heading, wide_note)
 from .flagview import excluded_figures
 from .labels import ci_level, order_seats
@@ -55,7 +55,7 @@ def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -
     return Table(df, f"Measured results: estimate per seat and cell with its {pct} confidence "
                  "interval, number of passes and observations.", kind="table", group="seat",
                  numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
-                 key="results", nowrap=("Metric", "Workload", "Estimate", "Unit", "Stat.", "Per pass, in order"))
+                 key="results", nowrap=("Metric", "Estimate", "Unit", "Stat."))
 
 
 def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
@@ -68,11 +68,12 @@ def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: 
         passes.append("Cells with 3 or 4 passes list every pass in order.")
     df, same = constant_columns(df, ["Workload", "Passes"])
     stats = [c for c in df.columns if c in {stat_heading(s) for s in STAT_ORDER} or c == "Estimate"]
-    bits = [*lead, same, wide_note(pct, list(df.columns)), abbreviations(df["Metric"]), CELLS_NOTE, *passes]
+    marked = any(df[c].astype(str).str.endswith(RECOMPUTED_MARK).any() for c in stats)
+    bits = [*lead, same, wide_note(pct, list(df.columns), marked=marked), abbreviations(df["Metric"]), CELLS_NOTE,
+            *passes]
     note = " ".join(b for b in bits if b)
     return Table(df, caption, kind=kind, group="seat", numeric=("Conc.", "Passes", "n", *stats),
-                 note=note, small=True, dense=True, key=key,
-                 nowrap=("Metric", "Workload", "Stat.", "Per pass, in order"))
+                 note=note, small=True, dense=True, key=key, nowrap=("Metric", "Stat."))
 
 
 def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:

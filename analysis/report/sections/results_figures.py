@@ -20,12 +20,34 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
     bits = []
     if over > 0:
         bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
-                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more are in the "
-                    "tables")
+                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
+                    f"{'is' if over == 1 else 'are'} in the tables")
     if other_day > 0:
         bits.append(f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
                     "days without a curve to compare with are not drawn")
     return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
+
+
+def marks_text(fig, *, what: str = "markers") -> str:
+    """What the marks of a figure mean, for its caption: only the kinds it drew (`figures.drawn`)."""
+    kinds = F.drawn(fig)
+    bits = []
+    if "ci" in kinds:
+        bits.append(f"filled {what} with bars" + (" and bands" if "band" in kinds else "")
+                    + " carry a confidence interval")
+    if "no_ci" in kinds:
+        bits.append(f"hollow {what} have no confidence interval (too few passes)")
+    if "passes" in kinds:
+        bits.append("small dots are the values of individual passes")
+    if "range" in kinds:
+        bits.append("a grey bar is the min-max range the run reported")
+    return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
+
+
+def _seats_cue(fig) -> str:
+    """How the seats (and a seat's workloads) are told apart in a concurrency figure."""
+    lines = "; a seat's workloads differ by line style" if "workload_lines" in F.drawn(fig) else ""
+    return f" Each seat has its own colour and marker shape{lines}."
 
 
 def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
@@ -33,9 +55,8 @@ def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     cells = result_cells(a)
     stats = F.THROUGHPUT_STATISTICS
     fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
-    return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat. "
-                        "Filled markers with bars and bands carry a confidence interval; hollow markers "
-                        "have none (too few passes); small dots are the values of individual passes."
+    return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat."
+                        + _seats_cue(fig) + marks_text(fig)
                         + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
 
 
@@ -45,7 +66,8 @@ def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     stats = F.THROUGHPUT_STATISTICS
     fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
                                   baseline=a.baseline, top_n=top_n)
-    return figure_block(fig, "Per-stream decode rate against concurrency (markers as in Figure 1)."
+    return figure_block(fig, "Per-stream decode rate against concurrency, per seat." + _seats_cue(fig)
+                        + marks_text(fig)
                         + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
 
 
@@ -61,9 +83,8 @@ def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBloc
         return None
     fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
     more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
-    return figure_block(fig, "Single-stream decode rate of every seat and workload, best first. A filled dot "
-                        "with a bar has a confidence interval, a hollow dot has none; a grey bar is the "
-                        "min-max range where the run reported one. Workloads are different probes: "
+    return figure_block(fig, "Single-stream decode rate of every seat and workload, best first, each seat in its "
+                        "own colour and marker shape." + marks_text(fig) + " Workloads are different probes: "
                         "compare rows only within one workload." + more, "single-stream")
 
 
@@ -76,8 +97,8 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     stats = sorted(set(cells.loc[cells["metric"] == "ttft_ms", "statistic"].astype(str)))
     extra = (" Seats report TTFT in different forms (" + ", ".join(stats) + "); the legend names "
              "each, and they are not directly comparable.") if len(stats) > 1 else ""
-    return figure_block(fig, "Time to first token against concurrency (lower is better)." + extra
-                        + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
+    return figure_block(fig, "Time to first token against concurrency (lower is better)." + _seats_cue(fig)
+                        + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
 
 
 def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
@@ -98,5 +119,8 @@ def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
 def history_figure(a) -> FigureBlock | None:
     """A seat's figures across dates, when a seat was measured on more than one day."""
     fig = F.seat_history(a.tables.measurements)
+    drawn, total = getattr(fig, "benchreport_panels", (0, 0))
+    more = f" The first {fmt.count(drawn)} of {fmt.count(total)} are shown." if total > drawn else ""
     return figure_block(fig, "History: seats measured on more than one date, the median of each day's "
-                        "passes (line) and the individual passes (dots).", "history")
+                        "passes (line) and the individual passes (dots), one panel per seat and cell." + more,
+                        "history")

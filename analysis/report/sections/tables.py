@@ -25,10 +25,6 @@ TOP_SEATS = 8
 LONG_TABLE_ROWS = 24
 
 
-#: monospace characters of path and hash that fit on one line of the files table
-FILES_LINE_CHARS = 92
-
-
 UNSTATED = {"", "–", "not stated", "none", "unknown"}
 
 

@@ -1,0 +1,59 @@
+"""The analyst's notebook (notebooks/explore.ipynb): its tables, figures, widgets and `compare`.
+
+`views` (pure: the analysis as readable tables), `pairs` (`compare(a, "seat-x", "seat-y")`),
+`plots` (interactive plotly figures with hover values) and `display` (offline itables and
+plotly, the `Explorer` widgets). The notebook stays thin: each cell calls one of these.
+"""
+from .pairs import COMPARE_COLUMNS, Comparison, compare
+from .views import (REQUEST_FIELDS, cells_view, check_seats, choices, files_view, flags_view, pass_columns,
+                    request_summary,
+                    requests_view, seat_labels, seats_view)
+
+__all__ = ["compare", "Comparison", "COMPARE_COLUMNS", "seat_labels", "check_seats", "choices", "seats_view",
+           "flags_view", "files_view", "cells_view", "requests_view", "request_summary", "pass_columns", "REQUEST_FIELDS",
+           "open_runs", "report_figure", "Explorer", "offline_mode", "interactive_table", "export_html", "plots"]
+
+
+def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None = None, store=None,
+              max_file_mb: float = 512, **options):
+    """Load and analyse `runs` (a path or a list of paths; a string is one path) or a run `store`,
+    refused files listed rather than fatal; other analysis options and thresholds by name."""
+    import os
+
+    from analysis.pipeline import analyse, analyse_store, options_from
+
+    opts = options_from({"n_boot": n_boot, "seed": seed, "baseline": baseline, **options})
+    if store is not None:
+        from analysis.store import Store
+
+        return analyse_store(Store.open(store), opts)
+    from analysis.load import load
+
+    paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise FileNotFoundError(f"runs: {', '.join(missing)} does not exist")
+    a = analyse(load(paths, max_file_bytes=int(max_file_mb * 1e6), progress=False), opts)
+    if baseline is not None:
+        check_seats(a, [baseline])
+    return a
+
+
+def report_figure(a, name: str):
+    """The report's figure `name` (analysis.report.catalog) as a matplotlib Figure, or None."""
+    from analysis.report import catalog
+
+    block = catalog.figure(a, name)
+    return None if block is None else block.figure
+
+
+def __getattr__(name):
+    if name in ("Explorer", "offline_mode", "interactive_table", "export_html"):
+        from . import display
+
+        return getattr(display, name)
+    if name == "plots":
+        import importlib
+
+        return importlib.import_module("analysis.explore.plots")
+    raise AttributeError(name)

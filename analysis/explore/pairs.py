@@ -1,0 +1,171 @@
+"""Two seats side by side in one call: `compare(a, "seat-x", "seat-y")`.
+
+Every cell the two seats share, with the candidate/baseline ratio, its CI, the verdict and
+the flags that touch the cell, as one tidy table. When the first seat is the analysis's
+baseline the rows are the report's own (tables/comparisons.csv); otherwise they are
+computed as a report with ``--baseline seat-x`` would (same cells, thresholds and
+multiplicity correction, the family being that report's comparisons), so a verdict here is
+one the report would give.
+"""
+from __future__ import annotations
+
+import pandas as pd
+from jinja2 import Environment
+
+from analysis import format as fmt
+from analysis.report.sections.flagview import flag_cell, flag_seats, flags_of
+from analysis.stats._common import parse_values
+
+from .views import check_seats, seat_labels
+
+__all__ = ["Comparison", "compare", "COMPARE_COLUMNS"]
+
+#: columns of a `compare` table, in order
+COMPARE_COLUMNS = ["workload", "concurrency", "metric", "statistic", "unit", "baseline_estimate",
+                   "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_level", "ci_method", "p_value", "p_adj",
+                   "verdict", "verdict_reason", "primary", "baseline_values", "candidate_values", "flags"]
+
+
+class Comparison(pd.DataFrame):
+    """A `compare` table: one row per shared cell (COMPARE_COLUMNS), plus the two seats
+    (`baseline`, `candidate`) and the flag rows that touch them (`flag_rows`).
+
+    A derived frame (a filter, a column) is a plain DataFrame again.
+    """
+
+    _metadata = ["baseline", "candidate", "labels", "flag_rows", "noise"]
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def summary(self) -> str:
+        """One line: how many cells, and the verdicts among them."""
+        counts = self["verdict"].value_counts() if len(self) else pd.Series(dtype=int)
+        verdicts = ", ".join(f"{fmt.count(n)} {v.replace('_', ' ')}" for v, n in counts.items())
+        return (f"{self.candidate} against {self.baseline}: {fmt.counted(len(self), 'shared cell')}"
+                + (f" ({verdicts})" if verdicts else "") + f"; {fmt.counted(len(self.flag_rows), 'flag')} touch them")
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for r in self.itertuples(index=False):
+            rows.append({"cell": fmt.cell_phrase(r.workload, r.concurrency, r.metric, r.statistic),
+                         "baseline": fmt.value_with_unit(r.baseline_estimate, r.metric),
+                         "candidate": fmt.value_with_unit(r.candidate_estimate, r.metric),
+                         "ratio": fmt.ratio3(r.ratio),
+                         "ci": fmt.ci(r.ci_low, r.ci_high, fmt.ratio3) if fmt.finite(r.ci_low) else str(r.ci_method),
+                         "verdict": str(r.verdict).replace("_", " "), "reason": fmt.text(r.verdict_reason),
+                         "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
+                         "flags": ", ".join(r.flags), "primary": bool(r.primary)})
+        from analysis.report.sections.flagview import SEVERITY_RANK
+
+        fr = self.flag_rows
+        order = sorted(range(len(fr)), key=lambda i: SEVERITY_RANK.get(str(fr.iloc[i]["severity"]), 99))
+        flags = [{"severity": str(fr.iloc[i]["severity"]), "code": str(fr.iloc[i]["code"]),
+                  "message": fmt.text(fr.iloc[i].get("message"))} for i in order]
+        return _TEMPLATE.render(summary=self.summary(), base=self.labels[self.baseline],
+                                cand=self.labels[self.candidate], rows=rows, flags=flags)
+
+
+_TEMPLATE = Environment(autoescape=True).from_string("""\
+<div class="benchreport-compare">
+<p><strong>{{ cand }}</strong> against <strong>{{ base }}</strong> (ratio = candidate / baseline, direction-aware verdicts)</p>
+<p>{{ summary }}</p>
+{% if rows %}<table>
+<thead><tr><th>cell</th><th>baseline</th><th>candidate</th><th>ratio</th><th>CI</th><th>verdict</th>
+<th>why</th><th>passes (b / c)</th><th>flags</th></tr></thead>
+<tbody>{% for r in rows %}<tr{% if r.primary %} style="font-weight:bold" title="the pair's headline cell"{% endif %}>
+<td>{{ r.cell }}</td><td style="text-align:right">{{ r.baseline }}</td><td style="text-align:right">{{ r.candidate }}</td>
+<td style="text-align:right">{{ r.ratio }}</td><td>{{ r.ci }}</td><td>{{ r.verdict }}</td><td>{{ r.reason }}</td>
+<td>{{ r.passes }}</td><td>{{ r.flags }}</td></tr>
+{% endfor %}</tbody></table>{% else %}<p>The two seats share no cell (same harness, probe, workload,
+concurrency, metric and statistic).</p>{% endif %}
+{% if flags %}<details><summary>{{ flags|length }} flag(s) on these two seats, most severe first</summary><ul>{% for f in flags %}
+<li><strong>{{ f.severity }}</strong> <code>{{ f.code }}</code>: {{ f.message }}</li>{% endfor %}</ul></details>{% endif %}
+</div>""")
+
+
+def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
+    c = a.comparisons
+    if a.baseline == baseline and len(c):
+        rows = c[(c["kind"] == "baseline") & (c["baseline"] == baseline) & (c["candidate"] == candidate)]
+        if len(rows):
+            return rows
+    from analysis.stats.cells import CellSet
+    from analysis.stats.compare import comparisons
+
+    th = a.options.thresholds
+    cs = CellSet(a.cells, a.passes if a.passes is not None else pd.DataFrame(), 1 - th.alpha)
+    c = comparisons(cs, a.tables.seats, baseline=baseline, thresholds=th, history=False,
+                    multiplicity=a.options.multiplicity, primary=a.options.primary)
+    return c[c["candidate"] == candidate] if len(c) else c
+
+
+def _touches(flag, row, seats: set) -> bool:
+    if not set(flag_seats(flag.get("seats"))) & seats:
+        return False
+    cell = flag_cell(flag)
+    for k in ("workload", "metric", "statistic"):
+        if cell[k] is not None and str(cell[k]) != str(row[k]):
+            return False
+    conc = cell["concurrency"]
+    return conc is None or (fmt.finite(row["concurrency"]) and int(conc) == int(row["concurrency"]))
+
+
+def _cell_values(a, seat: str, r) -> list[float]:
+    c = a.cells
+    m = (c["seat"] == seat) & (c["workload"] == r["workload"]) & (c["metric"] == r["metric"]) & \
+        (c["statistic"] == r["statistic"]) & (c["harness"].fillna("") == (r["harness"] or "")) & \
+        (c["probe"].fillna("") == (r["probe"] or ""))
+    conc = pd.to_numeric(c["concurrency"], errors="coerce")
+    m &= conc.isna() if not fmt.finite(r["concurrency"]) else conc == float(r["concurrency"])
+    hit = c[m]
+    return parse_values(hit["values"].iloc[0]) if len(hit) else []
+
+
+def compare(a, baseline: str, candidate: str) -> Comparison:
+    """Seat `candidate` against seat `baseline`, every cell they share: ratio, CI, verdict, flags.
+
+    Parameters
+    ----------
+    a : Analysis
+        From `analysis.pipeline.analyse_paths` (or `analyse`).
+    baseline, candidate : str
+        Seat ids of the analysis (ValueError naming the seats there are otherwise).
+
+    Returns
+    -------
+    Comparison
+        A DataFrame of COMPARE_COLUMNS (`flags`: the codes of the flags that touch the cell's
+        seats and cell), with the flag rows about either seat or both in ``.flag_rows`` and a readable HTML view.
+
+    References
+    ----------
+    `analysis.stats.compare` (Welch t on log pass values; verdicts after Holm or BH,
+    criterion.rs's noise band).
+    """
+    baseline, candidate = check_seats(a, [baseline, candidate])
+    if baseline == candidate:
+        raise ValueError(f"compare two different seats; got {baseline!r} twice")
+    rows = _pair_rows(a, baseline, candidate).reset_index(drop=True)
+    f = flags_of(a)
+    pair = {baseline, candidate}
+    # flags about either seat or the two together (not those pairing one with a third seat)
+    touching = [i for i, fl in f.iterrows() if set(flag_seats(fl.get("seats"))) & pair
+                and set(flag_seats(fl.get("seats"))) <= pair] if len(f) else []
+    table = pd.DataFrame({
+        **{k: rows[k] for k in ("workload", "concurrency", "metric", "statistic")},
+        "unit": [fmt.unit_of(m) for m in rows["metric"]],
+        **{k: rows[k] for k in ("baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_level",
+                                "ci_method", "p_value", "p_adj", "verdict", "verdict_reason", "primary")},
+        "baseline_values": [_cell_values(a, baseline, r) for _, r in rows.iterrows()],
+        "candidate_values": [_cell_values(a, candidate, r) for _, r in rows.iterrows()],
+        "flags": [list(dict.fromkeys(str(f.loc[i, "code"]) for i in touching if _touches(f.loc[i], r, pair)))
+                  for _, r in rows.iterrows()],
+    }, columns=COMPARE_COLUMNS)
+    out = Comparison(table)
+    out.baseline, out.candidate = baseline, candidate
+    out.labels = seat_labels(a)
+    out.noise = a.options.thresholds.noise
+    out.flag_rows = f.loc[touching].reset_index(drop=True) if touching else f.iloc[0:0]
+    return out

@@ -1,0 +1,184 @@
+"""The report's layout on real harness output (issue 15): the PDF of every harness fixture
+(tests/fixtures/harness, built with --skip-bad) has no text past the right margin, CIs on one
+line, a compact appendix (at most a fifth of the pages), section 7 as a list per topic, an
+abstract that names only flags there are, provenance.csv beside it, and an HTML page that
+never scrolls sideways on a 400-pixel screen (headless Chromium).
+
+The PDF's text layout is read with poppler's ``pdftotext -bbox`` (every word and its box) and
+its pages with pypdf.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from analysis.report.render import TEMPLATES_DIR
+
+HARNESS = Path(__file__).parent / "fixtures" / "harness"
+CHROMIUM = "/usr/bin/chromium"
+MM = 72 / 25.4
+
+pytestmark = pytest.mark.slow
+
+
+EXAMPLE = Path(__file__).parents[1] / "data" / "example"
+
+
+def _build(tmp_path_factory, runs: Path, *extra: str) -> Path:
+    out = tmp_path_factory.mktemp("layout") / "report"
+    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(runs), "--out", str(out),
+                           "--n-boot", "1000", "--quiet", *extra], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def harness_report(tmp_path_factory):
+    return _build(tmp_path_factory, HARNESS, "--skip-bad")
+
+
+@pytest.fixture(scope="module")
+def example_report(tmp_path_factory):
+    return _build(tmp_path_factory, EXAMPLE)
+
+
+def page_margins() -> tuple[float, float]:
+    """The left and right page margins (points) the stylesheet sets (``@page { margin: ... }``)."""
+    css = (TEMPLATES_DIR / "benchreport" / "static" / "report.css").read_text(encoding="utf-8")
+    m = re.search(r"@page\s*\{[^}]*?margin:\s*([\d.]+)mm\s+([\d.]+)mm\s+([\d.]+)mm\s+([\d.]+)mm", css)
+    assert m, "the stylesheet's @page margin"
+    return float(m.group(4)) * MM, float(m.group(2)) * MM
+
+
+def words_by_page(pdf: Path) -> list[tuple[float, float, list[tuple[float, float, float, float, str]]]]:
+    """(width, height, words) per page: each word as (x0, y0, x1, y1, text), from pdftotext -bbox."""
+    if not shutil.which("pdftotext"):
+        pytest.skip("poppler's pdftotext is not installed")
+    html = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    for page in re.findall(r"<page (.*?)</page>", html, flags=re.S):
+        w = float(re.search(r'width="([\d.]+)"', page).group(1))
+        h = float(re.search(r'height="([\d.]+)"', page).group(1))
+        words = [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in re.findall(
+            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', page)]
+        pages.append((w, h, words))
+    return pages
+
+
+@pytest.mark.parametrize("which", ["harness_report", "example_report"])
+def test_no_text_lies_past_the_right_margin(request, which):
+    report = request.getfixturevalue(which)
+    left, right = page_margins()
+    pages = words_by_page(report / "report.pdf")
+    assert len(pages) == len(PdfReader(report / "report.pdf").pages)
+    over = []
+    for i, (w, _, words) in enumerate(pages, 1):
+        over += [(i, t, round(x1 - (w - right), 1)) for x0, _, x1, _, t in words if x1 > w - right + 1.0]
+        over += [(i, t, round(left - x0, 1)) for x0, _, x1, _, t in words if x0 < left - 1.0]
+    assert not over, f"{len(over)} words past the margins (page, word, points over): {over[:10]}"
+
+
+def test_wide_tables_are_set_landscape(harness_report):
+    pages = words_by_page(harness_report / "report.pdf")
+    landscape = [i for i, (w, h, _) in enumerate(pages, 1) if w > h]
+    text = [" ".join(t for *_, t in words) for _, _, words in pages]
+    assert landscape, "Table 1 (one row per cell, statistics side by side) goes on landscape pages"
+    assert "Table 1." in text[landscape[0] - 1]
+
+
+def test_confidence_intervals_are_on_one_line(harness_report):
+    """Every '[low, high]' in the PDF starts and ends on the same line (pdftotext gives an
+    interval as one word or two: '[74.5,' and '92.9]' side by side)."""
+    broken, seen = [], 0
+    for i, (_, _, words) in enumerate(words_by_page(harness_report / "report.pdf"), 1):
+        for k, (x0, y0, x1, y1, t) in enumerate(words):
+            if re.match(r"^\[[−\-+]?[\d.,]+,\s?[−\-+]?[\d.,]+\]", t):
+                seen += 1  # one word: on one line
+            elif re.match(r"^\[[−\-+]?[\d.,]+,$", t):
+                nxt = words[k + 1] if k + 1 < len(words) else None
+                seen += 1
+                if nxt is None or not nxt[4].rstrip(".,;)").endswith("]") or abs(nxt[1] - y0) > 1.0:
+                    broken.append((i, t, nxt[4] if nxt else None))
+    assert seen >= 10, "the harness report has confidence intervals"
+    assert not broken, broken[:10]
+
+
+def test_the_appendix_is_at_most_a_fifth_of_the_pages(harness_report):
+    reader = PdfReader(harness_report / "report.pdf")
+    texts = [p.extract_text() or "" for p in reader.pages]
+    start = next(i for i, t in enumerate(texts) if re.search(r"^Appendix: provenance", t, flags=re.M))
+    appendix = len(texts) - start
+    assert appendix <= len(texts) / 5, f"the appendix is {appendix} of {len(texts)} pages"
+
+
+def test_provenance_csv_lists_every_file_and_the_appendix_counts_them(harness_report):
+    rows = list(csv.DictReader((harness_report / "provenance.csv").open(encoding="utf-8")))
+    by = {s: [r for r in rows if r["status"] == s] for s in ("read", "refused", "skipped")}
+    assert by["read"] and by["refused"] and len(by["skipped"]) > 100
+    assert all(re.fullmatch(r"[0-9a-f]{64}", r["sha256"]) for r in by["read"])
+    assert all(r["reason"] for r in by["skipped"] + by["refused"])
+    html = (harness_report / "report.html").read_text(encoding="utf-8")
+    skipped = re.search(r'<table class="[^"]*" id="table-skipped">(.*?)</table>', html, flags=re.S).group(1)
+    counts = [int(c.replace(",", "")) for c in re.findall(r'<td class="num">([\d,]+)</td><td class="num">', skipped)]
+    assert sum(counts) == len(by["skipped"]), "the skipped files counted by reason add up to provenance.csv"
+    assert len(counts) < len(by["skipped"]) / 4, "skipped files are counted by reason, not listed"
+
+
+def _section(html: str, heading: str) -> str:
+    start = html.index(f">{heading}<")
+    end = html.index("<h2", start + 1)
+    return html[start:end]
+
+
+def test_section_7_is_a_list_per_topic(harness_report):
+    html = (harness_report / "report.html").read_text(encoding="utf-8")
+    s7 = _section(html, "7 What these numbers will not carry")
+    topics = re.findall(r'<div class="topic"><h3>(.*?)</h3>', s7)
+    assert len(topics) >= 4, topics
+    assert s7.count("<li>") >= 10
+    paragraphs = [re.sub(r"<[^>]+>", "", p) for p in re.findall(r"<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", s7, flags=re.S)]
+    longest = max(len(p) for p in paragraphs)
+    assert longest < 1500, f"a paragraph or item of {longest} characters in section 7"
+
+
+def test_abstract_names_only_flags_there_are(harness_report):
+    html = (harness_report / "report.html").read_text(encoding="utf-8")
+    abstract = re.sub(r"<[^>]+>", "", _section(html, "Abstract"))
+    m = re.search(r"The analysis raised (\d+) flags \((\d+) critical, (\d+) warnings\)", abstract)
+    assert m, abstract[:500]
+    critical = int(m.group(2))
+    if critical <= 1:
+        assert "other critical" not in abstract
+    assert not re.search(r"The other warnings", abstract) or critical == 0
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
+def test_html_never_scrolls_sideways_on_a_narrow_screen(harness_report):
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 400, "height": 800})
+            page.goto((harness_report / "report.html").as_uri(), wait_until="load")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            wraps = page.evaluate(
+                "() => [...document.querySelectorAll('div.table-wrap')].map(d => ({"
+                "right: d.getBoundingClientRect().right, scroll: d.scrollWidth, client: d.clientWidth,"
+                "overflow: getComputedStyle(d).overflowX}))")
+            images = page.evaluate("() => [...document.images].map(i => i.getBoundingClientRect().right)")
+        finally:
+            browser.close()
+    assert width <= 400, f"the page is {width}px wide on a 400px screen"
+    assert wraps and all(w["right"] <= 400 and w["overflow"] == "auto" for w in wraps)
+    assert any(w["scroll"] > w["client"] for w in wraps), "a wide table scrolls inside its box"
+    assert all(r <= 400 for r in images)
