@@ -104,7 +104,7 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
     return figure_block(fig, "History of each seat across dates: every cell (one line per concurrency) relative "
                         "to its median over the dates. Downward triangles are regressions, upward triangles "
                         "improvements, and a hollow diamond on a dotted line is a change the next date confirmed "
-                        "as a new level; a latency that rises is a regression." + more, "history-panels")
+                        "as a new level; a latency that rises is a regression." + more, "history")
 
 
 def history_table(a, *, max_rows: int = MAX_HISTORY_ROWS) -> Table | None:
