@@ -257,7 +257,7 @@ def cmd_build(args) -> int:
 
 def _compare_side(args, text: str, store, tables_cache: dict):
     """(tables, label, LoadResult) of one side of `compare`."""
-    from analysis.compare import parse_selection, select_store
+    from analysis.before_after import parse_selection, select_store
     from analysis.load import load
     from analysis.tables import build_tables
 
@@ -280,7 +280,7 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 
 
 def cmd_compare(args) -> int:
-    from analysis.compare import COMPARE_COLUMNS, compare, terminal_table
+    from analysis.before_after import COMPARE_COLUMNS, compare, terminal_table
 
     if args.baseline is not None:
         raise UsageError("compare takes each pair's seat in A as the baseline; --baseline does not apply")

@@ -49,7 +49,7 @@ def _table(rows: pd.DataFrame, before: str, after: str, level: str) -> Table:
 
 
 def compare_html(result, *, a_text: str, b_text: str, title: str = "Before vs after") -> str:
-    """The page for a `analysis.compare.CompareResult` (A and B as the user named them)."""
+    """The page for a `analysis.before_after.CompareResult` (A and B as the user named them)."""
     c = result.counts()
     level = fmt.level(result.analyses[0].options.thresholds.alpha) if result.analyses else "95%"
     noise = result.analyses[0].options.thresholds.noise if result.analyses else 0.02
