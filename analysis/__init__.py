@@ -13,7 +13,7 @@ __all__ = ["__version__", "compare"]
 def __getattr__(name):
     # deferred: pandas and the statistics load only when asked for (the CLI starts light)
     if name == "compare":
-        from analysis.explore.pairs import compare
+        from benchreport.explore.pairs import compare
 
         return compare
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

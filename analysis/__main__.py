@@ -1,6 +1,6 @@
-"""`python -m analysis` is the `benchreport` command."""
+"""`python -m benchreport` is the `benchreport` command."""
 import sys
 
-from analysis.cli import main
+from benchreport.cli import main
 
 sys.exit(main())

@@ -7,7 +7,7 @@ of A; when the two share no seat and each holds one, those two are compared.
 
 Nothing new is estimated: each pair's runs are put in one data set (a seat in both is named
 ``SEAT@A`` and ``SEAT@B``, or by its dates) and analysed as `benchreport analyse` would with A's
-seat as the baseline (analysis.pipeline.analyse_tables). The rows are that analysis's
+seat as the baseline (benchreport.pipeline.analyse_tables). The rows are that analysis's
 comparisons of B's seat against A's (kind ``baseline``), so the ratios, CIs and verdicts are
 exactly those comparisons.csv gives for the same runs; a ``worse`` verdict is a regression.
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from analysis.load import LoadResult
-from analysis.load.errors import DataSetError
-from analysis.tables import Tables
+from benchreport.load import LoadResult
+from benchreport.load.errors import DataSetError
+from benchreport.tables import Tables
 
 __all__ = ["Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
            "terminal_table", "COMPARE_COLUMNS"]
@@ -84,7 +84,7 @@ def _subset(tables: Tables, run_ids: set[str], seats: set[str]) -> Tables:
 
 def select_store(store, sel: Selection, *, tables: Tables | None = None) -> tuple[Tables, str]:
     """The tidy tables of a selection (request records of its runs included) and its date."""
-    from analysis.store import StoreRequests, read_tables
+    from benchreport.store import StoreRequests, read_tables
 
     tables = tables if tables is not None else read_tables(store)
     runs = tables.runs
@@ -156,7 +156,7 @@ class CompareResult:
 
 def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B")) -> CompareResult:
     """Every seat of B against the same seat of A (see the module docstring)."""
-    from analysis.pipeline import analyse_tables
+    from benchreport.pipeline import analyse_tables
 
     frames, analyses = [], []
     pairs = seat_pairs(a, b)
@@ -174,7 +174,7 @@ def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B
 
 
 def _cell(r) -> str:
-    from analysis import format as fmt
+    from benchreport import format as fmt
 
     stat = "" if str(r["statistic"]) == "mean" else f" {r['statistic']}"
     conc = f" c={fmt.concurrency(r['concurrency'])}" if fmt.finite(r["concurrency"]) else ""
@@ -183,7 +183,7 @@ def _cell(r) -> str:
 
 def terminal_table(result: CompareResult) -> str:
     """The rows as a plain-text table, one block per pair, and a count of the verdicts."""
-    from analysis import format as fmt
+    from benchreport import format as fmt
 
     lines = []
     for before, after in dict.fromkeys(zip(result.rows["before"], result.rows["after"])):

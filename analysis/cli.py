@@ -13,11 +13,11 @@ import json
 import sys
 from pathlib import Path
 
-from analysis import __version__, outdir
-from analysis.load.errors import UNSAFE_CHARS, DataSetError, one_line
-from analysis.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
-from analysis.store.layout import StoreError
-from analysis.options import add_cli_options, number, options_from_args
+from benchreport import __version__, outdir
+from benchreport.load.errors import UNSAFE_CHARS, DataSetError, one_line
+from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
+from benchreport.store.layout import StoreError
+from benchreport.options import add_cli_options, number, options_from_args
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
 
@@ -127,7 +127,7 @@ class UsageError(Exception):
 
 def _store(args):
     """The run store of `--store` (RUNS must then be absent), or None when RUNS are given."""
-    from analysis.store import Store
+    from benchreport.store import Store
 
     if args.store is None:
         if not args.runs:
@@ -139,11 +139,11 @@ def _store(args):
 
 
 def _load(args):
-    from analysis.load import load
+    from benchreport.load import load
 
     store = _store(args)
     if store is not None:
-        from analysis.store.read import store_load_result
+        from benchreport.store.read import store_load_result
 
         return store_load_result(store)
     result = load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
@@ -152,7 +152,7 @@ def _load(args):
 
 def _analyse(args, result):
     """The analysis of RUNS (already loaded as `result`) or of the run store."""
-    from analysis.pipeline import analyse, analyse_store
+    from benchreport.pipeline import analyse, analyse_store
 
     store = _store(args)
     if store is not None:
@@ -181,7 +181,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_ingest(args) -> int:
-    from analysis.tables import build_tables, write_parquet
+    from benchreport.tables import build_tables, write_parquet
 
     if args.store is not None:
         return _ingest_store(args)
@@ -202,7 +202,7 @@ def cmd_ingest(args) -> int:
 
 def _ingest_store(args) -> int:
     """`ingest RUNS --store DIR`: add to the run store what it has not seen."""
-    from analysis.store import ingest
+    from benchreport.store import ingest
 
     if not args.runs:
         raise UsageError("ingest --store DIR needs RUNS to add")
@@ -220,7 +220,7 @@ def _options(args):
 
 
 def cmd_analyse(args) -> int:
-    from analysis.pipeline import write_analysis
+    from benchreport.pipeline import write_analysis
 
     target = outdir.check_out(args.out, args.runs or [args.store])
     result = _load(args)
@@ -233,7 +233,7 @@ def cmd_analyse(args) -> int:
 
 
 def cmd_flags(args) -> int:
-    from analysis.flags import render_table, fail_on_met
+    from benchreport.flags import render_table, fail_on_met
 
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
@@ -250,19 +250,19 @@ def cmd_flags(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from analysis.report.build import build
+    from benchreport.report.build import build
 
     return build(args, _options(args))
 
 
 def _compare_side(args, text: str, store, tables_cache: dict):
     """(tables, label, LoadResult) of one side of `compare`."""
-    from analysis.before_after import parse_selection, select_store
-    from analysis.load import load
-    from analysis.tables import build_tables
+    from benchreport.before_after import parse_selection, select_store
+    from benchreport.load import load
+    from benchreport.tables import build_tables
 
     if store is not None:
-        from analysis.store import read_tables
+        from benchreport.store import read_tables
 
         try:
             sel = parse_selection(text)
@@ -280,13 +280,13 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 
 
 def cmd_compare(args) -> int:
-    from analysis.before_after import COMPARE_COLUMNS, compare, terminal_table
+    from benchreport.before_after import COMPARE_COLUMNS, compare, terminal_table
 
     if args.baseline is not None:
         raise UsageError("compare takes each pair's seat in A as the baseline; --baseline does not apply")
     store = None
     if args.store is not None:
-        from analysis.store import Store
+        from benchreport.store import Store
 
         store = Store.open(args.store)
     formats = [f.strip() for f in str(args.format).split(",") if f.strip()]
@@ -316,9 +316,9 @@ def cmd_compare(args) -> int:
     else:
         print(terminal_table(result))
     if target is not None:
-        from analysis.pipeline import _csv
-        from analysis.report.compare_page import compare_html
-        from analysis.report.render import html_to_pdf
+        from benchreport.pipeline import _csv
+        from benchreport.report.compare_page import compare_html
+        from benchreport.report.render import html_to_pdf
 
         page = compare_html(result, a_text=args.a, b_text=args.b)
 
@@ -396,7 +396,7 @@ def _listing(args, catalog: dict, kind: str) -> int:
     """`--list`: each name and what it shows; with RUNS, whether this data has it (and its number)."""
     numbers = present = None
     if args.runs or args.store:
-        from analysis.report import catalog as cat
+        from benchreport.report import catalog as cat
 
         result = _load(args)
         _report_refused(result, quiet=args.quiet)
@@ -428,7 +428,7 @@ def _analysis_for_one(args):
 
 
 def cmd_figure(args) -> int:
-    from analysis.report import catalog as cat
+    from benchreport.report import catalog as cat
 
     _one_name(args, cat.FIGURES, "figure")
     if args.list:
@@ -444,7 +444,7 @@ def cmd_figure(args) -> int:
     if block is None:
         raise UsageError(f"figure {args.name!r} has nothing to draw for these runs "
                          f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do")
-    from analysis.report.figures import save_figure
+    from benchreport.report.figures import save_figure
 
     kind = out.suffix.lower()[1:]
 
@@ -458,7 +458,7 @@ def cmd_figure(args) -> int:
 
 
 def cmd_table(args) -> int:
-    from analysis.report import catalog as cat
+    from benchreport.report import catalog as cat
 
     _one_name(args, cat.TABLES, "table")
     if args.list:
@@ -486,7 +486,7 @@ def cmd_table(args) -> int:
 
 
 def cmd_exam_delta(args) -> int:
-    from analysis.stats.exams import exam_delta_counts, parse_counts
+    from benchreport.stats.exams import exam_delta_counts, parse_counts
 
     try:
         a_correct, a_total = parse_counts(args.a)
@@ -506,7 +506,7 @@ def cmd_exam_delta(args) -> int:
 
 
 def cmd_schema(args) -> int:
-    from analysis.schema import schema_text
+    from benchreport.schema import schema_text
 
     sys.stdout.write(schema_text())
     return EXIT_OK

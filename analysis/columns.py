@@ -25,7 +25,7 @@ REQUEST_STATISTICS = ("mean", "p50", "p90", "p95", "p99")
 QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
 
 #: request-record fields from which a per-request metric value is read directly
-#: (decode_tok_s_per_stream is derived, see analysis.stats.cells.request_metrics).
+#: (decode_tok_s_per_stream is derived, see benchreport.stats.cells.request_metrics).
 REQUEST_METRICS = ("ttft_ms", "itl_ms", "e2e_latency_ms", "decode_tok_s_per_stream")
 
 

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.columns import (
+from benchreport.columns import (
     METRIC_WORDS,  # noqa: F401  (re-exported: flags speak of metrics in words)
     METRICS,
 )
@@ -340,7 +340,7 @@ MAX_TEXT = 500
 #: a SHA-256 is 64 hex digits, the harness fixtures' longest relative path 96 characters
 MAX_TOKEN = 100
 #: the full text kept in a title attribute (hover) when it was shortened, up to this length:
-#: twice a name's limit (`analysis.load.native.MAX_NAME`), so a label with a name is whole
+#: twice a name's limit (`benchreport.load.native.MAX_NAME`), so a label with a name is whole
 MAX_TITLE = 10_000
 #: an unbroken run longer than this gets break opportunities (the fleet paper's longest seat
 #: id, 46 characters, stays whole)

@@ -2,13 +2,13 @@
 
 From this table come the command line's options (`add_cli_options`), the report notebook's
 parameters cell (`parameters_cell`, written into notebooks/report.ipynb by
-`python -m analysis.options --write-notebook`; a test keeps it current), the parameters a
+`python -m benchreport.options --write-notebook`; a test keeps it current), the parameters a
 build hands papermill (`notebook_parameters`) and the checks a notebook's parameters get
 before anything runs (`parameters_from`: a string where a list is expected is one path, an
 unknown name or a path that does not exist stops with one line).
 
 Two kinds: *analysis options* change the numbers (`Options`, with the thresholds of
-`analysis.thresholds`); *build options* say what to read and write.
+`benchreport.thresholds`); *build options* say what to read and write.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from analysis.thresholds import Thresholds
+from benchreport.thresholds import Thresholds
 
 __all__ = ["Opt", "ANALYSIS_OPTIONS", "BUILD_OPTIONS", "ParameterError", "add_cli_options", "number",
            "options_from_args",
@@ -135,7 +135,7 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
 
 def options_from_args(args):
     """The analysis options of a parsed command line."""
-    from analysis.pipeline import options_from
+    from benchreport.pipeline import options_from
 
     values = {o.name: getattr(args, o.name) for o in ANALYSIS_OPTIONS}
     values.update({k[3:]: v for k, v in vars(args).items() if k.startswith("th_")})
@@ -235,7 +235,7 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
     Raises ParameterError (one line) for an unknown name, a value of the wrong kind or out of
     range, or a run path or store that does not exist.
     """
-    from analysis.pipeline import options_from
+    from benchreport.pipeline import options_from
 
     known = {o.name: o for o in (*ANALYSIS_OPTIONS, *BUILD_OPTIONS)}
     thresholds = {name for name, _, _ in Thresholds.describe()}
@@ -259,10 +259,10 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
     return Parameters(options, {o.name: values[o.name] for o in BUILD_OPTIONS})
 
 
-if __name__ == "__main__":  # python -m analysis.options --write-notebook
+if __name__ == "__main__":  # python -m benchreport.options --write-notebook
     import sys
 
     if sys.argv[1:] != ["--write-notebook"]:
-        sys.exit("usage: python -m analysis.options --write-notebook")
+        sys.exit("usage: python -m benchreport.options --write-notebook")
     nb = Path(__file__).resolve().parents[1] / "notebooks" / "report.ipynb"
     print(f"{nb}: {'updated' if write_notebook(nb) else 'already current'}")

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from analysis.load.errors import one_line
+from benchreport.load.errors import one_line
 
 __all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
            "replace_dir", "write_output", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
@@ -250,7 +250,7 @@ def clean_leftovers(target: Path) -> list[Path]:
 
 
 def _write_marker(folder: Path, content: dict) -> None:
-    from analysis import __version__
+    from benchreport import __version__
 
     doc = {"format": MARKER_FORMAT, "written_by": f"benchreport {__version__}", **content}
     (folder / MARKER).write_text(json.dumps(doc, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")

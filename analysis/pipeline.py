@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from analysis.load import LoadResult, load
-from analysis.progress import note
-from analysis.stats.cells import described_runs
-from analysis.stats.compare import PrimaryCell
-from analysis.tables import Tables, build_tables
-from analysis.thresholds import DEFAULT, Thresholds
+from benchreport.load import LoadResult, load
+from benchreport.progress import note
+from benchreport.stats.cells import described_runs
+from benchreport.stats.compare import PrimaryCell
+from benchreport.tables import Tables, build_tables
+from benchreport.thresholds import DEFAULT, Thresholds
 
 if TYPE_CHECKING:
-    from analysis.flags import Exclusions
+    from benchreport.flags import Exclusions
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def primary_cell(metric: str = "output_tok_s", statistic: str = "mean", workload
 
 
 def options_from(values: Mapping[str, Any]) -> Options:
-    """Options from flat values: the analysis options of `analysis.options` and any thresholds
+    """Options from flat values: the analysis options of `benchreport.options` and any thresholds
     (unknown names raise TypeError; missing ones take their defaults)."""
     names = {f.name for f in fields(Thresholds)}
     th = {k: v for k, v in values.items() if k in names}
@@ -86,12 +86,12 @@ class Analysis:
     excluded: "Exclusions | None" = None
     #: the typed findings behind `flags`, in rule order (analysis.flags.findings)
     findings: list = field(default_factory=list)
-    #: dated verdicts of every seat's cells against their steady level (analysis.stats.history)
+    #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history)
     history: pd.DataFrame | None = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
-        from analysis.flags import flags_to_records
+        from benchreport.flags import flags_to_records
 
         return flags_to_records(self.flags)
 
@@ -111,11 +111,11 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
 
 
 def analyse_store(store, options: Options = Options(), *, quiet: bool = True, cache: bool = True) -> Analysis:
-    """Statistics and flags for a run store (analysis.store): its request records are read one
+    """Statistics and flags for a run store (benchreport.store): its request records are read one
     date at a time (each date's summaries cached in the store unless `cache` is false); only
     the records of the runs the report describes are held in memory."""
-    from analysis.store import StoreRequests, read_tables
-    from analysis.store.read import store_load_result
+    from benchreport.store import StoreRequests, read_tables
+    from benchreport.store.read import store_load_result
 
     tables = read_tables(store)
     source = StoreRequests(store, tables.runs, cache=cache)
@@ -134,13 +134,13 @@ def _described_requests(tables: Tables) -> Tables:
 
 def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
                    requests=None, quiet: bool = True) -> Analysis:
-    """Statistics and flags for tidy tables; `requests` a request source (analysis.stats.requests)
+    """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store)."""
-    from analysis.flags import decide_exclusions, drop_excluded, find, to_frame
-    from analysis.stats.cells import estimate_cells
-    from analysis.stats.compare import comparisons as compute_comparisons
-    from analysis.stats.exams import exam_deltas as compute_exam_deltas
-    from analysis.stats.history import HistoryRule, history as compute_history
+    from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
+    from benchreport.stats.cells import estimate_cells
+    from benchreport.stats.compare import comparisons as compute_comparisons
+    from benchreport.stats.exams import exam_deltas as compute_exam_deltas
+    from benchreport.stats.history import HistoryRule, history as compute_history
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -220,7 +220,7 @@ def _csv(df: pd.DataFrame, path: Path) -> None:
 
 
 def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
-    from analysis.stats.history import history
+    from benchreport.stats.history import history
 
     return analysis.history if analysis.history is not None else history(None)
 

@@ -23,8 +23,8 @@ from typing import Iterable
 
 import jinja2
 
-from analysis import outdir
-from analysis.load.errors import one_line
+from benchreport import outdir
+from benchreport.load.errors import one_line
 
 __all__ = ["SITE_MARKER", "ENTRY_FILE", "check_site", "open_site", "add_report", "entries", "index_html", "write_index",
            "headline_text"]
@@ -103,8 +103,8 @@ def open_site(site: str | os.PathLike) -> Path:
 
 def headline_text(analysis) -> str:
     """The report's headline sentence as plain text (sections.headline_sentence)."""
-    from analysis.report.sections import headline_sentence
-    from analysis.report.sections.blocks import Ident, Paragraph
+    from benchreport.report.sections import headline_sentence
+    from benchreport.report.sections.blocks import Ident, Paragraph
 
     out = []
     for block in headline_sentence(analysis).blocks:

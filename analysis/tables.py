@@ -1,6 +1,6 @@
 """Tidy tables from loaded runs: long-form pandas DataFrames with fixed keys, and Parquet I/O.
 
-One row per observation, keys named once in `analysis.columns`. Delivered tokens include
+One row per observation, keys named once in `benchreport.columns`. Delivered tokens include
 reasoning tokens (spec): `output_tokens` is all delivered tokens, `reasoning_tokens` the
 part of them that was reasoning.
 """
@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from analysis.columns import TABLE_COLUMNS
-from analysis.load import LoadResult, native
-from analysis._memory import gc_paused
+from benchreport.columns import TABLE_COLUMNS
+from benchreport.load import LoadResult, native
+from benchreport._memory import gc_paused
 
 #: pandas dtypes of every column that is not a plain string (strings use "string")
 DTYPES: dict[str, str] = {
@@ -38,7 +38,7 @@ DTYPES: dict[str, str] = {
 
 @dataclass
 class Tables:
-    """The tidy tables of one data set (see analysis.columns.TABLE_COLUMNS)."""
+    """The tidy tables of one data set (see benchreport.columns.TABLE_COLUMNS)."""
 
     seats: pd.DataFrame
     components: pd.DataFrame

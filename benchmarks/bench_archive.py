@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from generate_archive import generate_archive, nights  # noqa: E402
 
-BIN = [sys.executable, "-m", "analysis"]
+BIN = [sys.executable, "-m", "benchreport"]
 
 
 def run(args: list[str], *, ok=(0,)) -> dict:

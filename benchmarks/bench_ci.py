@@ -17,10 +17,10 @@ import warnings
 import numpy as np
 import scipy.stats
 
-from analysis.load import load
-from analysis.stats.bootstrap import bootstrap_group
-from analysis.stats.cells import request_metrics
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.stats.bootstrap import bootstrap_group
+from benchreport.stats.cells import request_metrics
+from benchreport.tables import build_tables
 
 METRICS = ["ttft_ms", "itl_ms", "e2e_latency_ms", "decode_tok_s_per_stream"]
 STATISTICS = ["mean", "p50", "p90", "p95", "p99"]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.tables import build_tables
 
 META = ["run_id", "date", "pass", ["seat", "id"]]
 

@@ -46,7 +46,7 @@ def write_copy(folder: Path, length: int) -> Path:
 
 def build_seconds(runs: Path, out: Path, n_boot: int) -> float:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(runs), "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(runs), "--out", str(out),
                            "--n-boot", str(n_boot), "--format", "html,pdf", "--quiet"],
                           capture_output=True, text=True)
     elapsed = time.perf_counter() - t0

@@ -1,7 +1,7 @@
 """Parse-and-validate time of a harness manifest at its limits: 1,000 entries, each with a full
 seat (placement, settings, components), pass, date, probe and two patterns; as JSON and YAML.
 
-Times `analysis.load.harness._manifest.parse` (decoding, every check, pattern compilation) in
+Times `benchreport.load.harness._manifest.parse` (decoding, every check, pattern compilation) in
 this process, the median of `--repeat` runs, CPU time (fairer on a shared machine); then the
 same with glob compilation stubbed out, which leaves decoding and the checks.
 
@@ -15,8 +15,8 @@ import statistics
 import time
 from pathlib import Path
 
-from analysis.load.harness import SourceFile
-from analysis.load.harness import _manifest
+from benchreport.load.harness import SourceFile
+from benchreport.load.harness import _manifest
 
 
 def manifest(n: int) -> dict:

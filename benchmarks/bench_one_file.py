@@ -2,7 +2,7 @@
 
 Both data sets hold the same request records (the same bytes per record); "one" is a single
 run of one seat and pass, "many" is 250 runs of 50 seats x 5 passes. Each is loaded in a
-separate process (`analysis.load.load` + `analysis.tables.build_tables`, every check
+separate process (`benchreport.load.load` + `benchreport.tables.build_tables`, every check
 included), so peak memory (ru_maxrss) is that load's own. Statistics are not timed here:
 one pass of N requests is one bootstrap over N observations, a cost of the stats layer.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 FILES = 250
-LOAD = ("import sys; from analysis.load import load; from analysis.tables import build_tables; "
+LOAD = ("import sys; from benchreport.load import load; from benchreport.tables import build_tables; "
         "r = load([sys.argv[1]], progress=False); assert r.ok, [str(x) for x in r.refused[:3]]; "
         "t = build_tables(r); assert len(t.requests) == int(sys.argv[2]), len(t.requests)")
 

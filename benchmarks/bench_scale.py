@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from generate import generate  # noqa: E402
 
-BIN = [sys.executable, "-m", "analysis"]
+BIN = [sys.executable, "-m", "benchreport"]
 
 
 def run(args) -> tuple[float, float]:

@@ -6,7 +6,7 @@ Usage:  python benchmarks/coverage.py [--quick] [--reps N] [--n-boot B] [--sigma
 
 Prints a markdown table: for each interval, statistic and sample size, the
 share of simulated data sets whose 95% CI covers the true value. Rows marked
-"given" are the sizes at which analysis.stats.cells() gives that interval
+"given" are the sizes at which benchreport.stats.cells() gives that interval
 (n >= min_obs for means and medians, n(1-q) >= min_tail_obs for tail
 quantiles, >= 3 passes for the t-interval over passes, >= min_passes_bootstrap
 for the bootstrap over passes); their coverage should be 93-97%. Rows marked
@@ -31,7 +31,7 @@ The intervals above are checked one estimator at a time, on data drawn the way
 each estimator assumes. `--verdicts` runs the end-to-end study instead
 (`benchmarks/verdict_study.py`, docs/statistics.md): native run files with
 run-to-run variation and correlated requests, analysed through
-`analysis.pipeline.analyse_paths`, counting false `better`/`worse` verdicts,
+`benchreport.pipeline.analyse_paths`, counting false `better`/`worse` verdicts,
 cell CI coverage against the population value, the report-wide false-verdict
 rate of a 10-seat fleet and power at a true 5% difference.
 """
@@ -49,8 +49,8 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.stats import bootstrap_group, t_interval  # noqa: E402
-from analysis.thresholds import DEFAULT  # noqa: E402
+from benchreport.stats import bootstrap_group, t_interval  # noqa: E402
+from benchreport.thresholds import DEFAULT  # noqa: E402
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
 Q = {"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}

@@ -5,7 +5,7 @@ pairs), 5 passes a night with a lognormal pass factor (CV `--pass-cv`), optional
 lognormal night factor shared by the night's passes (`--night-cv`, the regime where the
 passes of one night understate the noise), and heavy-tailed nights (`--outliers`, a share
 of nights 10% off). Each night's cell value is the geometric mean of its passes, as in
-cells.csv; `analysis.stats.history.history` then gives the dated verdicts.
+cells.csv; `benchreport.stats.history.history` then gives the dated verdicts.
 
 Measured: false regression (and improvement) verdicts per seat-year on stable seats, with
 an exact Poisson 95% CI; the share of seats whose 5% step on night 200 is found on that
@@ -28,7 +28,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.stats.history import HistoryRule, history  # noqa: E402
+from benchreport.stats.history import HistoryRule, history  # noqa: E402
 
 NIGHTS = 365
 CELLS = [(c, m, s) for c in (1, 4, 16, 64) for m, s in (("output_tok_s", "mean"), ("decode_tok_s_per_stream", "mean"),

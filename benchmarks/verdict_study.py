@@ -11,7 +11,7 @@ about a minute on an idle 2-core machine.
 
 Simulates native run files (`benchreport.run/1`) of seats whose true performance is
 known, analyses every replicate through the library exactly as a user would
-(`analysis.pipeline.analyse_paths(paths, Options(n_boot=..., seed=...))`), reads the
+(`benchreport.pipeline.analyse_paths(paths, Options(n_boot=..., seed=...))`), reads the
 `cells` and `comparisons` tables and counts (issue 11, "What it must show"):
 
 (a) false `better`/`worse` between two identical seats on the primary cell
@@ -240,8 +240,8 @@ def true_mean_decode(model: Model, *, speed: float = 1.0, conc: int = 1, draws: 
 # --------------------------------------------------------------------------- start_ms support
 def loader_keeps_start_ms() -> bool:
     """True when the loader accepts `start_ms` and keeps it in the requests table (tried, not assumed)."""
-    from analysis.load import load
-    from analysis.tables import build_tables
+    from benchreport.load import load
+    from benchreport.tables import build_tables
 
     with tempfile.TemporaryDirectory(prefix="verdict-probe-") as tmp:
         run = {"format": "benchreport.run/1", "run_id": "probe-p1", "date": DATE,
@@ -331,7 +331,7 @@ def summarise(cells, comparisons) -> dict:
 def replicate(cfg: Config, rep: int, *, model: Model = Model(), n_boot: int = 2000, seed: int = 0,
               start_ms: bool = False, keep: Path | None = None) -> dict:
     """Simulate, analyse and summarise replicate `rep` of `cfg` (reproducible on its own)."""
-    from analysis.pipeline import Options, analyse_paths
+    from benchreport.pipeline import Options, analyse_paths
 
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="verdict-"))

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.flags import compute_flags, decide_exclusions, drop_excluded
-from analysis.load import load
-from analysis import stats as _stats
-from analysis.tables import build_tables
-from analysis.thresholds import DEFAULT
+from benchreport.flags import compute_flags, decide_exclusions, drop_excluded
+from benchreport.load import load
+from benchreport import stats as _stats
+from benchreport.tables import build_tables
+from benchreport.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -35,7 +35,7 @@ EXAM_COLUMNS = ["benchmark", "dimension", "baseline", "candidate", "test", "n_it
 
 def flags_of(tables, *, cells=None, comparisons=None, exam_deltas=None, thresholds=DEFAULT, baseline=None,
              passes=None) -> pd.DataFrame:
-    """`compute_flags` with the exclusions decided from the same thresholds, as analysis.pipeline does."""
+    """`compute_flags` with the exclusions decided from the same thresholds, as benchreport.pipeline does."""
     return compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
                          excluded=decide_exclusions(tables, thresholds=thresholds), thresholds=thresholds,
                          baseline=baseline, passes=passes)
@@ -296,7 +296,7 @@ def mkrun(seat: str = "s1", pass_: int = 1, *, date: str = "2026-11-02", model: 
 
 def m_(value, metric="output_tok_s", *, workload="decode", concurrency=16, **extra) -> dict:
     """A measurement (unit from the metric)."""
-    from analysis.columns import unit_of
+    from benchreport.columns import unit_of
 
     m = {"workload": workload, "metric": metric, "value": value, "unit": unit_of(metric)}
     if concurrency is not None:
@@ -310,8 +310,8 @@ def tables_of(*runs: dict, assumptions: dict | None = None):
 
     `assumptions`: run_id -> tuple of what an importer assumed (the runs.assumptions column).
     """
-    from analysis.load import LoadedRun, LoadResult
-    from analysis.load.native import from_object
+    from benchreport.load import LoadedRun, LoadResult
+    from benchreport.load.native import from_object
 
     assumptions = assumptions or {}
     loaded = [LoadedRun(from_object(copy.deepcopy(r)), f"mem/{r['run_id']}.json", "0" * 64,

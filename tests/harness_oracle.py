@@ -1,6 +1,6 @@
 """Helpers for the importer tests that check our figures against a harness's own (`expected.json`).
 
-Our figure for a run is what the statistics layer uses: `analysis.stats.estimate_cells`' per-pass
+Our figure for a run is what the statistics layer uses: `benchreport.stats.estimate_cells`' per-pass
 table, whose `value` is the harness's reported figure where the run has one, else our statistic
 of its request records (`recomputed`). Nothing here re-implements a harness's formula.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.load import load
-from analysis.stats import estimate_cells
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.stats import estimate_cells
+from benchreport.tables import build_tables
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 

@@ -1,6 +1,6 @@
 """Builders of small tidy tables for the statistics tests (no loader involved).
 
-Frames have the columns of analysis.columns.TABLE_COLUMNS and the dtypes the
+Frames have the columns of benchreport.columns.TABLE_COLUMNS and the dtypes the
 loader is specified to produce (pandas string dtype, nullable Int64/boolean).
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.columns import TABLE_COLUMNS
+from benchreport.columns import TABLE_COLUMNS
 
 _STRING = {"run_id", "seat", "date", "workload", "metric", "statistic", "unit", "condition",
            "finish_reason", "error", "benchmark", "dimension", "count_rounding", "measured_on",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.load import harness, load
+from benchreport.load import harness, load
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_text())
@@ -25,7 +25,7 @@ def run_cli(capsys):
     """`benchreport ARGS` in this process: returncode, stdout and stderr as a subprocess gives them."""
     from types import SimpleNamespace
 
-    from analysis.cli import main
+    from benchreport.cli import main
 
     def run(*args):
         code = main([str(a) for a in args])
@@ -105,7 +105,7 @@ def test_large_valid_file_loads_within_memory(tmp_path):
     path = tmp_path / "big.json"
     with open(path, "w") as f:
         f.write(head + ',"requests":[' + ",".join([body] * 300_000) + "]}")
-    code = (f"import resource; from analysis.load import load; from analysis.tables import build_tables; "
+    code = (f"import resource; from benchreport.load import load; from benchreport.tables import build_tables; "
             f"r = load([{str(path)!r}]); t = build_tables(r); assert len(t.requests) == 300000; "
             f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

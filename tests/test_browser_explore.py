@@ -1,6 +1,6 @@
 """explore.ipynb in a real browser: Debian's Chromium driven by Playwright (never downloaded).
 
-Two routes: the executed notebook exported to HTML (`analysis.explore.export_html`), opened
+Two routes: the executed notebook exported to HTML (`benchreport.explore.export_html`), opened
 from disk; and JupyterLab itself on 127.0.0.1, the notebook run top to bottom, a widget
 changed and the plot seen to redraw. Both: tables become DataTables, plots are drawn by the
 embedded plotly.js, no request leaves the machine, nothing from the data executes.
@@ -71,7 +71,7 @@ def _browser_events(page) -> dict:
 def exported(runs_dir, tmp_path_factory):
     import papermill as pm
 
-    from analysis.explore import export_html
+    from benchreport.explore import export_html
 
     playwright = pytest.importorskip("playwright.sync_api")
     out = tmp_path_factory.mktemp("explore-html")
@@ -107,7 +107,7 @@ def exported(runs_dir, tmp_path_factory):
 def test_exported_html_tables_and_plots_are_live(exported):
     assert exported["tables"] >= 6 and exported["search"] == exported["tables"]
     assert exported["plots"] >= 4
-    from analysis import explore
+    from benchreport import explore
 
     fv = explore.flags_view(explore.open_runs(exported["runs"], n_boot=200))
     expected = fv.apply(lambda r: any("trap.prefix_cache" in str(v) for v in r), axis=1).sum()

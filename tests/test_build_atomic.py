@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import outdir
-from analysis.pipeline import Options
-from analysis.report import build as B
+from benchreport import outdir
+from benchreport.pipeline import Options
+from benchreport.report import build as B
 from test_report_e2e import write_fixture_runs
 
 
@@ -26,7 +26,7 @@ def cli(capsys):
     started): returncode, stdout and stderr as a subprocess would give them."""
     from types import SimpleNamespace
 
-    from analysis.cli import main
+    from benchreport.cli import main
 
     def run(*args):
         code = main([str(a) for a in args])
@@ -196,7 +196,7 @@ def test_interrupted_build_cleans_up(tmp_path, fake_steps):
 
 
 def test_interrupt_through_the_cli_exits_130(tmp_path, fake_steps, capsys):
-    from analysis.cli import main
+    from benchreport.cli import main
 
     fake_steps["fail_in"] = "interrupt"
     data = write_fixture_runs(tmp_path / "data", bad=False)
@@ -273,7 +273,7 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
     out = previous_report(tmp_path)
     before = snapshot(out)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "analysis", "build", str(data), "--out", str(out),
+    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out),
                              "--n-boot", "200"], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
-from analysis.report import catalog
+from benchreport.cli import main
+from benchreport.report import catalog
 from runs import make_run, set_path, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def test_list_with_runs_numbers_the_figures_this_data_draws(capsys):
 
 def test_the_figure_is_the_reports_own(tmp_path, capsys):
     """Same data, seed and figure as a report's Figure 1: the same bytes (PNG and SVG)."""
-    from analysis.report import Report, sections
+    from benchreport.report import Report, sections
 
     rep = Report.open([str(EXAMPLE)], out=tmp_path / "report", n_boot=200, display=False)
     assert rep.figure(sections.throughput_figure(rep.analysis)) == "Figure 1"
@@ -141,7 +141,7 @@ def test_a_refused_file_is_exit_1_unless_skip_bad(tmp_path, two_seats, capsys):
 
 
 def _analysis(path):
-    from analysis.pipeline import Options, analyse_paths
+    from benchreport.pipeline import Options, analyse_paths
 
     return analyse_paths([str(path)], Options(n_boot=200))
 

@@ -12,15 +12,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.cli import main
-from analysis.load import load
+from benchreport.cli import main
+from benchreport.load import load
 
 GOOD = Path(__file__).parent / "bad_inputs" / "good"
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "analysis", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "benchreport", *map(str, args)], capture_output=True, text=True,
                           cwd=str(ROOT), timeout=timeout)
 
 
@@ -56,7 +56,7 @@ def test_bad_option_values_exit_2_in_one_line(capsys, argv, words):
 
 
 def test_every_threshold_has_a_range():
-    from analysis.thresholds import Thresholds
+    from benchreport.thresholds import Thresholds
 
     THRESHOLD_RANGES = Thresholds.ranges()
     assert set(THRESHOLD_RANGES) == {name for name, _, _ in Thresholds.describe()}

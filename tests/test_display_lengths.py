@@ -11,10 +11,10 @@ import time
 import pytest
 from pypdf import PdfReader
 
-from analysis import format as fmt
-from analysis.load import load
-from analysis.pipeline import Options, analyse, write_analysis
-from analysis.report import Report, render, sections
+from benchreport import format as fmt
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse, write_analysis
+from benchreport.report import Report, render, sections
 from test_report_e2e import write_fixture_runs
 
 LONG = "M" * 2000 + "-middle-" + "x" * 2989 + "END"  # 5,000 characters (a name's limit), no space

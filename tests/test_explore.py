@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import analysis
-from analysis import explore
-from analysis.explore import plots
-from analysis.pipeline import Options, analyse_paths
-from analysis.report.sections.labels import seat_label
-from analysis.stats._common import parse_values
+import benchreport
+from benchreport import explore
+from benchreport.explore import plots
+from benchreport.pipeline import Options, analyse_paths
+from benchreport.report.sections.labels import seat_label
+from benchreport.stats._common import parse_values
 from runs import make_run, set_path, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -239,7 +239,7 @@ def test_widgets_redraw_on_change(example, monkeypatch):
     assert "cdn" not in bundle["text/html"].lower()
     ex.widgets["concurrency"].value = 1
     assert ex.state["concurrency"] == 1
-    from analysis.explore.display import ALL
+    from benchreport.explore.display import ALL
 
     ex.widgets["concurrency"].value = ALL
     assert ex.state["concurrency"] is None

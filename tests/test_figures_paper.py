@@ -20,12 +20,12 @@ from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import to_hex, to_rgb, to_rgba
 
 import cvd
-from analysis import format as fmt
-from analysis.load import load
-from analysis.pipeline import Options, analyse
-from analysis.report import figures as F
-from analysis.report import sections
-from analysis.report.figures import save_figure
+from benchreport import format as fmt
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse
+from benchreport.report import figures as F
+from benchreport.report import sections
+from benchreport.report.figures import save_figure
 from runs import write_run
 
 #: the smallest CIEDE2000 difference two seat colours must keep under each simulation: above

@@ -8,12 +8,12 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, decide_exclusions, drop_excluded,
+from benchreport.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, decide_exclusions, drop_excluded,
                             excluded_measurements,
                             fail_on_met, flags_to_records, limitations_paragraphs,
                             render_table)
-from analysis.flags.text import NO_FLAGS
-from analysis.thresholds import DEFAULT
+from benchreport.flags.text import NO_FLAGS
+from benchreport.thresholds import DEFAULT
 from flag_fixtures import EXAMPLE, clean_frames, example_frames, example_tables, flags_of
 
 NVFP4 = "glm-5.3-flash-nvfp4-tp4-2node"
@@ -207,8 +207,8 @@ def test_no_incumbent_on_field_note_dates(example):
 
 
 def test_no_incumbent_in_field_note_alone():
-    from analysis.load import load
-    from analysis.tables import build_tables
+    from benchreport.load import load
+    from benchreport.tables import build_tables
     from flag_fixtures import cells_from_tables
 
     tables = build_tables(load([str(EXAMPLE / "field-note")], progress=False))
@@ -230,7 +230,7 @@ def test_warmup_unknown_seats(example):
 
 def _stats(tables, baseline=None):
     """cells, comparisons and exam deltas of the statistics layer for `tables`."""
-    from analysis.stats import comparisons, estimate_cells, exam_deltas
+    from benchreport.stats import comparisons, estimate_cells, exam_deltas
 
     cs = estimate_cells(tables.measurements, tables.requests, tables.runs, n_resamples=500, seed=0)
     cp = comparisons(cs, tables.seats, baseline=baseline)
@@ -386,7 +386,7 @@ def test_limitations_exam_mde_said_once(example):
 
 
 def test_limitations_no_flags():
-    from analysis.flags import empty_flags
+    from benchreport.flags import empty_flags
 
     empty = empty_flags()
     assert section(empty) == NO_FLAGS
@@ -397,8 +397,8 @@ def test_limitations_no_flags():
 def test_harness_imports_without_manifest():
     """Harness outputs imported without a manifest: what the importer assumed is said, and runs of two
     harnesses pooled into one cell are caught."""
-    from analysis.load import load
-    from analysis.tables import build_tables
+    from benchreport.load import load
+    from benchreport.tables import build_tables
     from flag_fixtures import ROOT
 
     folder = ROOT / "tests" / "fixtures" / "harness"
@@ -416,7 +416,7 @@ def test_harness_imports_without_manifest():
 
 def test_limitations_condense_many_findings_of_one_code():
     """At fleet scale a code with many findings states a few in full and names the rest."""
-    from analysis.flags.text import MAX_STATED, STATED_WHEN_CONDENSED
+    from benchreport.flags.text import MAX_STATED, STATED_WHEN_CONDENSED
 
     n = MAX_STATED + 4
     rows = [{"code": "fault.recorded", "severity": "warn", "seats": (f"seat-{i:02d}",), "workload": None,

@@ -7,14 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.flags import (Exclusions, compute_flags, decide_exclusions, drop_excluded, excluded_measurements,
+from benchreport.flags import (Exclusions, compute_flags, decide_exclusions, drop_excluded, excluded_measurements,
                             finding_from_flag, flags_to_records)
-from analysis.flags import words
-from analysis.flags.exclusions import EXCLUSION_COLUMNS
-from analysis.flags.findings import ABSENT
-from analysis.load import load
-from analysis.pipeline import Options, analyse
-from analysis.thresholds import DEFAULT
+from benchreport.flags import words
+from benchreport.flags.exclusions import EXCLUSION_COLUMNS
+from benchreport.flags.findings import ABSENT
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse
+from benchreport.thresholds import DEFAULT
 from flag_fixtures import EXAMPLE, ROOT, example_tables, m_, mkrun, tables_of
 
 HARNESS = ROOT / "tests" / "fixtures" / "harness"
@@ -111,7 +111,7 @@ def test_the_warmup_sentences_are_written_in_one_place():
         "carry start-up effects.",
         "s2: 2 runs (2026-11-02) do not say whether warm-up requests were excluded, so the first requests may "
         "carry start-up effects."]
-    from analysis.flags import limitations_paragraphs
+    from benchreport.flags import limitations_paragraphs
 
     (para,) = [p for p in limitations_paragraphs(flags) if p.group == "stability"]
     assert "The runs of s1 (1 run) and s2 (2 runs) do not say whether warm-up requests were excluded, so their " \
@@ -124,7 +124,7 @@ def test_the_warmup_sentences_are_written_in_one_place():
 
 def test_limitations_read_flags_loaded_from_json(analysed):
     """The section is the same from the flags table and from flags.json read back."""
-    from analysis.flags import limitations_paragraphs
+    from benchreport.flags import limitations_paragraphs
 
     recs = json.loads(json.dumps(flags_to_records(analysed.flags)))
     back = pd.DataFrame([{"code": r["code"], "severity": r["severity"], "seats": tuple(r["seats"]),

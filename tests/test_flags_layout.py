@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.flags import rules as R
+from benchreport.flags import rules as R
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = sorted((ROOT / "analysis" / "flags").rglob("*.py")) + [ROOT / "analysis" / "stats" / "stability.py"]

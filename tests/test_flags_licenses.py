@@ -6,7 +6,7 @@ from importlib import resources
 
 import pytest
 
-from analysis.flags.licenses import classify, load_list, normalise
+from benchreport.flags.licenses import classify, load_list, normalise
 
 
 @pytest.mark.parametrize("text", [
@@ -52,7 +52,7 @@ def test_normalise():
 
 
 def test_every_list_entry_has_a_source():
-    data = json.loads(resources.files("analysis.flags").joinpath("licenses.json").read_text("utf-8"))
+    data = json.loads(resources.files("benchreport.flags").joinpath("licenses.json").read_text("utf-8"))
     for entry in data["noncommercial"]["ids"]:
         assert entry["source"].startswith("https://") and entry["name"], entry
     for entry in data["noncommercial"]["patterns"]:

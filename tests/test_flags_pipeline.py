@@ -1,4 +1,4 @@
-"""The flags through the whole pipeline (analysis.pipeline.analyse and `benchreport analyse`):
+"""The flags through the whole pipeline (benchreport.pipeline.analyse and `benchreport analyse`):
 exclusions decided once with the user's thresholds."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.cli import main
+from benchreport.cli import main
 from flag_fixtures import EXAMPLE
 
 NVFP4 = "glm-5.3-flash-nvfp4-tp4-2node"

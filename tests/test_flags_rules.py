@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from analysis.flags import decide_exclusions, excluded_measurements
-from analysis.flags import rules as R
-from analysis.flags import words
-from analysis.flags.codes import CODES, SEVERITIES
-from analysis.thresholds import DEFAULT
+from benchreport.flags import decide_exclusions, excluded_measurements
+from benchreport.flags import rules as R
+from benchreport.flags import words
+from benchreport.flags.codes import CODES, SEVERITIES
+from benchreport.thresholds import DEFAULT
 from flag_fixtures import cells_frame, comparisons_frame, exam_frame, flags_of, m_, mkrun, tables_of
 
 
@@ -362,7 +362,7 @@ def test_mixed_runs_in_one_cell():
     assert codes(f) == ["sample.mixed_runs"] and f[0].severity == "warn"
     assert set(f[0].evidence()["differences"]["max_tokens"]) == {256, 1024}
     assert R.mixed_runs(tables_of(a, c)) == []  # the same set-up twice is two passes
-    # another harness or probe is another cell (analysis.stats.cells), never pooled: nothing to say
+    # another harness or probe is another cell (benchreport.stats.cells), never pooled: nothing to say
     g = mkrun("s1", 2, run_id="r5", harness={"name": "guidellm", "probe": "p", "max_tokens": 256})
     assert R.mixed_runs(tables_of(a, g)) == []
     d = mkrun("s1", 1, run_id="r4", harness={"name": "aiperf", "probe": "other"},
@@ -488,8 +488,8 @@ def test_codes_registry_is_complete():
 
 
 def test_every_code_has_a_finding_type_and_words():
-    from analysis.flags.findings import finding_types
-    from analysis.flags.words._common import WRITERS
+    from benchreport.flags.findings import finding_types
+    from benchreport.flags.words._common import WRITERS
 
     for code in CODES:
         types = finding_types(code)

@@ -1,4 +1,4 @@
-"""Every threshold through the whole pipeline (analysis.pipeline.analyse), set away from its default:
+"""Every threshold through the whole pipeline (benchreport.pipeline.analyse), set away from its default:
 each changes what it governs (a flag appears, disappears or changes severity, or the statistics
 change), and every flag that records a threshold records the value used."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.pipeline import Options, analyse
-from analysis.thresholds import DEFAULT, Thresholds
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse
+from benchreport.thresholds import DEFAULT, Thresholds
 from flag_fixtures import EXAMPLE, ROOT, m_, mkrun, write_runs
 
 HARNESS = ROOT / "tests" / "fixtures" / "harness"

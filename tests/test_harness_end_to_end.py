@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.pipeline import Options, analyse
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 #: The fixture folders the importers read, one a line (each joins when its importer reads it).
@@ -62,7 +62,7 @@ def test_inferences_without_a_manifest_are_flagged(flags):
 @pytest.mark.slow
 def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "analysis", "build", *map(str, FOLDERS), "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, FOLDERS), "--out", str(out),
                            "--n-boot", "1000", "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
@@ -78,7 +78,7 @@ def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "analysis", *map(str, args)], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "benchreport", *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("name", ["aiperf-sweep", "aiperf-warmup-failed"])

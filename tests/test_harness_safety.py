@@ -7,8 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from analysis.load import load
-from analysis.tables import build_tables, write_parquet
+from benchreport.load import load
+from benchreport.tables import build_tables, write_parquet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harness"
 VLLM = FIXTURES / "vllm" / "pass1" / "vllm-infqps-concurrency1-tiny-gpt2-s1-20261129-235724.json"

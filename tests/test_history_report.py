@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.flags.rules.history import change_status, history_changes
-from analysis.pipeline import Options, analyse_paths, write_analysis
-from analysis.report import sections
-from analysis.report.figures import save_figure
-from analysis.report.figures.history import MARKS, history_panels, panel_keys
-from analysis.stats.history import HISTORY_COLUMNS, history
-from analysis.thresholds import DEFAULT
+from benchreport.flags.rules.history import change_status, history_changes
+from benchreport.pipeline import Options, analyse_paths, write_analysis
+from benchreport.report import sections
+from benchreport.report.figures import save_figure
+from benchreport.report.figures.history import MARKS, history_panels, panel_keys
+from benchreport.stats.history import HISTORY_COLUMNS, history
+from benchreport.thresholds import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.tables import build_tables
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harness" / "aiperf"
 #: every artifact folder with a root summary (not a phases/ copy)
@@ -221,7 +221,7 @@ HARNESS = FIXTURES.parent
 
 
 def _flags(paths):
-    from analysis.pipeline import Options, analyse
+    from benchreport.pipeline import Options, analyse
 
     return analyse(load(paths), Options(n_boot=200)).flags
 

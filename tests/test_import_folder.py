@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.tables import build_tables
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 #: The fixture folders the importers read, one a line (each joins when its importer reads it).

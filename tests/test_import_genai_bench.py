@@ -7,8 +7,8 @@ import shutil
 import numpy as np
 import pytest
 
-from analysis.load import load
-from analysis.stats.cells import request_metrics
+from benchreport.load import load
+from benchreport.stats.cells import request_metrics
 from harness_oracle import HARNESS, has_metric, load_tables, oracle, pass_row, requests_of, value
 
 FOLDER = HARNESS / "genai-bench"

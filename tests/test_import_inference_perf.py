@@ -7,10 +7,10 @@ import shutil
 import numpy as np
 import pytest
 
-from analysis.flags import decide_exclusions
-from analysis.flags.rules import prefix_cache, reasoning_field
-from analysis.thresholds import DEFAULT
-from analysis.load import load
+from benchreport.flags import decide_exclusions
+from benchreport.flags.rules import prefix_cache, reasoning_field
+from benchreport.thresholds import DEFAULT
+from benchreport.load import load
 from harness_oracle import HARNESS, load_tables, oracle, pass_row, requests_of, value
 
 FOLDER = HARNESS / "inference-perf"

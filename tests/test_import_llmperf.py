@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from analysis.load import load
+from benchreport.load import load
 from harness_oracle import HARNESS, load_tables, oracle, pass_row, requests_of, value
 
 FOLDER = HARNESS / "llmperf"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.tables import build_tables
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harness" / "lmeval"
 RESULTS = sorted(FIXTURES.rglob("results_*.json"))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.load.harness._manifest import glob_regex
+from benchreport.load import load
+from benchreport.load.harness._manifest import glob_regex
 
 VLLM = sorted((Path(__file__).parent / "fixtures" / "harness" / "vllm").rglob("*.json"))
 

@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from analysis.flags.rules import faults
-from analysis.load import load
+from benchreport.flags.rules import faults
+from benchreport.load import load
 from harness_oracle import HARNESS, copy_with_manifest, has_metric, load_tables, oracle, pass_row, value
 
 FOLDER = "mlperf-loadgen"

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.load import load
-from analysis.load.harness._common import ms_factor
+from benchreport.load import load
+from benchreport.load.harness._common import ms_factor
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 TOOLS = {"aiperf", "genai-perf", "vllm", "guidellm"}
@@ -60,7 +60,7 @@ def _cell(entry: dict):
     strategy = (entry.get("strategy") or {}).get("value")
     if not isinstance(strategy, dict):
         return None
-    from analysis.load.harness.guidellm import _cell as guidellm_cell
+    from benchreport.load.harness.guidellm import _cell as guidellm_cell
 
     return guidellm_cell(strategy)
 

@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from analysis.flags import decide_exclusions
-from analysis.flags.rules import prefix_cache
-from analysis.thresholds import DEFAULT
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.flags import decide_exclusions
+from benchreport.flags.rules import prefix_cache
+from benchreport.thresholds import DEFAULT
+from benchreport.load import load
+from benchreport.tables import build_tables
 from harness_oracle import (HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of,
                             value)
 

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from analysis.load import load
+from benchreport.load import load
 from harness_oracle import HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of, value
 
 FOLDER = "trtllm"

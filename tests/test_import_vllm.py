@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.load import load
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.tables import build_tables
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harness" / "vllm"
 FILES = sorted(FIXTURES.rglob("*.json"))

@@ -7,8 +7,8 @@ import json
 import jsonschema
 import pytest
 
-from analysis.load import load
-from analysis.schema import packaged_schema, schema_text
+from benchreport.load import load
+from benchreport.schema import packaged_schema, schema_text
 from runs import make_run, set_path, write_run
 
 
@@ -191,7 +191,7 @@ def test_schema_agrees_with_loader_on_valid_and_invalid(tmp_path):
 
 
 def test_a_refusal_names_the_keys_seen_and_the_formats_considered(tmp_path):
-    from analysis.load import harness
+    from benchreport.load import harness
 
     keys = {f"k{i}": i for i in range(12)}
     _, refused = refusals(tmp_path, json.dumps({"hello\nworld": 1, **keys}).encode())

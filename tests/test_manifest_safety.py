@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.load.harness import _manifest
+from benchreport.load import load
+from benchreport.load.harness import _manifest
 
 VLLM = sorted((Path(__file__).parent / "fixtures" / "harness" / "vllm").rglob("*.json"))
 SEAT = "seat: {id: tiny, model: tiny-gpt2}"

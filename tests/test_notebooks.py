@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from analysis.options import parameters_cell
-from analysis.thresholds import Thresholds
+from benchreport.options import parameters_cell
+from benchreport.thresholds import Thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "notebooks" / "report.ipynb"
@@ -21,7 +21,7 @@ EXPLORE = ROOT / "notebooks" / "explore.ipynb"
 
 def test_the_parameters_cell_is_written_from_the_options():
     """The .ipynb is the notebook's only source; its parameters cell is analysis/options.py's
-    (run `python -m analysis.options --write-notebook` when this fails)."""
+    (run `python -m benchreport.options --write-notebook` when this fails)."""
     nb = nbformat.read(REPORT, as_version=4)
     cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert cell.source == parameters_cell()
@@ -44,7 +44,7 @@ def test_notebook_parameters_are_checked_before_anything_runs(tmp_path):
 
 
 def test_a_string_where_a_list_is_expected_is_one_path():
-    from analysis.options import parameters_from
+    from benchreport.options import parameters_from
 
     p = parameters_from({"runs": str(ROOT / "data" / "example"), "n_boot": 300})
     assert p.build["runs"] == [str(ROOT / "data" / "example")] and p.options.n_boot == 300

@@ -2,7 +2,7 @@
 or `ingest` could destroy a user's files, each checked by hashing every file before and after.
 
 The commands stop before any statistics when the folder is refused, so these run in-process
-through `analysis.cli.main` in well under a second each.
+through `benchreport.cli.main` in well under a second each.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import outdir
-from analysis.cli import main
-from analysis.load import load
+from benchreport import outdir
+from benchreport.cli import main
+from benchreport.load import load
 from test_build_atomic import snapshot
 
 GOOD = Path(__file__).parent / "bad_inputs" / "good"
@@ -266,7 +266,7 @@ def test_failed_write_leaves_the_previous_output_byte_identical(tmp_path, capsys
     def full_disk(analysis, out_dir):
         raise OSError(28, "No space left on device", str(out_dir))
 
-    monkeypatch.setattr("analysis.pipeline.write_analysis", full_disk)
+    monkeypatch.setattr("benchreport.pipeline.write_analysis", full_disk)
     code, err = cli(capsys, "analyse", runs, "--out", out, *fast("analyse"))
     assert code == 4 and "No space left on device" in err and "unchanged" in err
     assert snapshot(out) == before

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.load import load
-from analysis.progress import progress
+from benchreport.load import load
+from benchreport.progress import progress
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example" / "field-note"
@@ -49,7 +49,7 @@ def _stderr_on_a_terminal(*args: str, columns: int = 0) -> str:
     if columns:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "analysis", *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "benchreport", *args], stdout=subprocess.PIPE,
                             stderr=slave, stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
     os.close(slave)
     chunks = []
@@ -81,7 +81,7 @@ def test_cli_shows_the_bar_on_a_terminal_and_quiet_hides_it(columns):
 
 
 def test_cli_shows_no_bar_in_a_log():
-    proc = subprocess.run([sys.executable, "-m", "analysis", "validate", str(EXAMPLE)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(EXAMPLE)], capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and "run(s) valid" in proc.stderr
     assert "reading run files" not in proc.stderr and "\r" not in proc.stderr

@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.columns import METRICS
-from analysis.load import load
-from analysis.tables import build_tables, read_parquet, write_parquet
+from benchreport.columns import METRICS
+from benchreport.load import load
+from benchreport.tables import build_tables, read_parquet, write_parquet
 
 ids = st.from_regex(r"[A-Za-z0-9._-]{1,20}", fullmatch=True)
 #: characters the loader refuses in names (errors.UNSAFE_CHARS): controls, surrogates, bidi
@@ -208,7 +208,7 @@ def test_integers_of_any_size_load_or_are_refused_by_path(n):
 @SETTINGS
 @given(st.text(max_size=12))
 def test_csv_cells_never_start_a_formula(value):
-    from analysis.pipeline import FORMULA_START, neutralise_cell
+    from benchreport.pipeline import FORMULA_START, neutralise_cell
 
     out = neutralise_cell(value)
     assert out == value or out == "'" + value

@@ -114,7 +114,7 @@ def shared_dir(tmp_path_factory, name: str) -> tuple[Path, Path]:
 
 def run_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "analysis", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "benchreport", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=str(ROOT), env=env)
 
 
@@ -178,7 +178,7 @@ def test_executed_notebook_records_parameters(report_build):
     assert params["n_boot"] == N_BOOT and params["seed"] == 0 and params["skip_bad"] is True
     assert params["title"] == TITLE and isinstance(params["runs"], list)
     assert all(isinstance(r, str) for r in params["runs"])
-    from analysis.thresholds import Thresholds
+    from benchreport.thresholds import Thresholds
     assert {n for n, _, _ in Thresholds.describe()} <= set(params)
     assert not [c for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
                 if o.get("output_type") == "error"]
@@ -270,7 +270,7 @@ def test_svg_figures_are_deterministic(report_build):
     _, out, _ = report_build
     svg = (out / "figures" / "figure-01.svg").read_text()
     assert "<dc:date>" not in svg
-    from analysis.report import figures
+    from benchreport.report import figures
     # the same figure saved again gives the same bytes
     import pandas as pd
     cells = pd.read_csv(out / "tables" / "cells.csv")
@@ -285,7 +285,7 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
     """report.html is a pure function of report.ipynb: papermill's random cell ids do not leak."""
     import nbformat
 
-    from analysis.report.render import notebook_to_html
+    from benchreport.report.render import notebook_to_html
 
     _, out, _ = report_build
     nb = nbformat.read(out / "report.ipynb", as_version=4)
@@ -297,7 +297,7 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
 
 def test_pdf_is_reproducible_from_the_html(report_build, tmp_path):
     """report.pdf is a pure function of report.html: no date, no random id (two builds, same bytes)."""
-    from analysis.report.render import html_to_pdf
+    from benchreport.report.render import html_to_pdf
 
     _, out, _ = report_build
     again = html_to_pdf((out / "report.html").read_text(encoding="utf-8"), tmp_path / "again.pdf", base_url=out)

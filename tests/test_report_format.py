@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 
 def test_counts_are_whole_numbers_with_separators():

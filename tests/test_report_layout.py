@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from analysis.report.render import TEMPLATES_DIR
+from benchreport.report.render import TEMPLATES_DIR
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 CHROMIUM = "/usr/bin/chromium"
@@ -34,7 +34,7 @@ EXAMPLE = Path(__file__).parents[1] / "data" / "example"
 
 def _build(tmp_path_factory, runs: Path, *extra: str) -> Path:
     out = tmp_path_factory.mktemp("layout") / "report"
-    proc = subprocess.run([sys.executable, "-m", "analysis", "build", str(runs), "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(runs), "--out", str(out),
                            "--n-boot", "1000", "--quiet", *extra], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out

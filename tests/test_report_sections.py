@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from markupsafe import Markup
 
-from analysis import format as fmt
-from analysis.load import load
-from analysis.pipeline import Options, analyse
-from analysis.report import RefusedFiles, Report, figures, render, sections
+from benchreport import format as fmt
+from benchreport.load import load
+from benchreport.pipeline import Options, analyse
+from benchreport.report import RefusedFiles, Report, figures, render, sections
 from runs import write_run
 from test_report_e2e import XSS_MODEL, write_fixture_runs
 
@@ -343,8 +343,8 @@ def test_history_of_a_seat_across_dates(tmp_path):
 
 def test_section5_reads_its_titles_and_order_from_the_codes_table(fixture_analysis):
     """No copy of per-code facts in the report: titles from codes.CODES, traps first, then stability."""
-    from analysis.flags import codes
-    from analysis.report.sections.traps import trap_order
+    from benchreport.flags import codes
+    from benchreport.report.sections.traps import trap_order
 
     order = trap_order()
     assert sorted(order) == sorted(codes.trap_codes())
@@ -357,7 +357,7 @@ def test_section5_reads_its_titles_and_order_from_the_codes_table(fixture_analys
 
 
 def test_flags_are_ordered_by_severity_then_the_codes_tables_priority(fixture_analysis):
-    from analysis.flags import codes
+    from benchreport.flags import codes
 
     f = sections.sorted_flags(fixture_analysis)
     key = [(codes.SEVERITIES.index(s), codes.priority_of(c)) for s, c in zip(f["severity"], f["code"])]

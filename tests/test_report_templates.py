@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from markupsafe import Markup
 
-from analysis.report import render, sections
-from analysis.report.sections.blocks import Ident, Paragraph, Prose, division, ident, idents, para, prose
+from benchreport.report import render, sections
+from benchreport.report.sections.blocks import Ident, Paragraph, Prose, division, ident, idents, para, prose
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ROOT / "analysis" / "report" / "sections"
@@ -25,7 +25,7 @@ def test_a_paragraph_is_text_and_identifiers_in_order():
 
 
 def test_a_paragraph_takes_formatted_text_only():
-    with pytest.raises(TypeError, match="analysis.format"):
+    with pytest.raises(TypeError, match="benchreport.format"):
         para("{} runs", 3)
     with pytest.raises(TypeError):
         para("{}", object())

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from analysis import site
+from benchreport import site
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,7 +66,7 @@ def test_reports_are_kept_by_date_and_listed_newest_first(tmp_path):
 
 
 def test_a_folder_that_is_not_a_site_is_refused(tmp_path):
-    from analysis.outdir import OutputFolderError
+    from benchreport.outdir import OutputFolderError
 
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
@@ -79,7 +79,7 @@ def test_a_folder_that_is_not_a_site_is_refused(tmp_path):
 
 @pytest.fixture
 def cli(capsys):
-    from analysis.cli import main
+    from benchreport.cli import main
 
     def run(*args):
         code = main([str(a) for a in args])

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analysis.stats import bootstrap_ci, bootstrap_group, bootstrap_ratio, jackknife_values
-from analysis.stats._common import key_rng, quantile_sorted
-from analysis.stats.bootstrap import DegenerateDataWarning
+from benchreport.stats import bootstrap_ci, bootstrap_group, bootstrap_ratio, jackknife_values
+from benchreport.stats._common import key_rng, quantile_sorted
+from benchreport.stats.bootstrap import DegenerateDataWarning
 
 R = 8
 B = 4000

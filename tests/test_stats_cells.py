@@ -14,8 +14,8 @@ import pingouin as pg
 import pytest
 from scipy import stats
 
-from analysis.stats import CELL_COLUMNS, CELL_EXTRA_COLUMNS, PASS_COLUMNS, cells, estimate_cells, request_metrics
-from analysis.thresholds import DEFAULT
+from benchreport.stats import CELL_COLUMNS, CELL_EXTRA_COLUMNS, PASS_COLUMNS, cells, estimate_cells, request_metrics
+from benchreport.thresholds import DEFAULT
 
 try:
     from tests.stats_fixtures import (measurement, measurements_frame, request_rows, requests_frame,

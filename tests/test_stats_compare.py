@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, PrimaryCell, comparisons,
+from benchreport.stats import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, PrimaryCell, comparisons,
                             estimate_cells, verdict, verdict_reason)
-from analysis.stats.multiplicity import adjust
-from analysis.thresholds import DEFAULT
+from benchreport.stats.multiplicity import adjust
+from benchreport.thresholds import DEFAULT
 
 try:
     from tests.stats_fixtures import (measurement, measurements_frame, requests_frame, seats_frame,

@@ -10,7 +10,7 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.power import NormalIndPower
 
-from analysis.stats import (EXAM_DELTA_COLUMNS, counts_exact, exam_delta_counts, exam_delta_paired,
+from benchreport.stats import (EXAM_DELTA_COLUMNS, counts_exact, exam_delta_counts, exam_delta_paired,
                             exam_deltas, holm, mcnemar_exact, mde_paired, mde_unpaired, parse_counts,
                             wilson)
 

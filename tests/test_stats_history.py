@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 
-from analysis.stats.history import HISTORY_COLUMNS, HistoryRule, history
+from benchreport.stats.history import HISTORY_COLUMNS, HistoryRule, history
 
 DATES = pd.date_range("2026-01-01", periods=60).strftime("%Y-%m-%d")
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import optimize, stats
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from analysis.stats import (clopper_pearson, fieller_ratio, newcombe_difference,
+from benchreport.stats import (clopper_pearson, fieller_ratio, newcombe_difference,
                             newcombe_paired_difference, t_interval, tango_paired_difference,
                             welch_log_ratio, wilson)
 

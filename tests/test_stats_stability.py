@@ -1,4 +1,4 @@
-"""analysis.stats.stability against independent implementations and published values."""
+"""benchreport.stats.stability against independent implementations and published values."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats.stability import (adjust_bh, change_test, ci_se, cochrans_q, mean_se, quantile_se,
+from benchreport.stats.stability import (adjust_bh, change_test, ci_se, cochrans_q, mean_se, quantile_se,
                                       within_pass_se)
 
 #: BCG vaccine trials (Colditz et al. 1994; metafor's dat.bcg): tpos, tneg, cpos, cneg

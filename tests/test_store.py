@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.load import load
-from analysis.stats import estimate_cells
-from analysis.store import Store, StoreError, StoreRequests, ingest, read_tables
-from analysis.tables import build_tables
+from benchreport.load import load
+from benchreport.stats import estimate_cells
+from benchreport.store import Store, StoreError, StoreRequests, ingest, read_tables
+from benchreport.tables import build_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -113,8 +113,8 @@ def test_a_folder_that_is_not_a_store_is_refused(tmp_path):
 
 
 def test_a_second_analysis_reads_each_dates_summaries_from_the_cache(archive, tmp_path):
-    from analysis.pipeline import Options, analyse_store
-    from analysis.store.read import StoreRequests as SR
+    from benchreport.pipeline import Options, analyse_store
+    from benchreport.store.read import StoreRequests as SR
 
     ingest([archive], tmp_path / "store")
     store = Store.open(tmp_path / "store")

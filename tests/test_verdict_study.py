@@ -15,8 +15,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import verdict_study as vs  # noqa: E402
-from analysis.load import load  # noqa: E402
-from analysis.tables import build_tables  # noqa: E402
+from benchreport.load import load  # noqa: E402
+from benchreport.tables import build_tables  # noqa: E402
 
 
 def _bytes(folder: Path) -> dict:
@@ -88,7 +88,7 @@ def test_one_replicate_through_the_pipeline_and_extra_columns_ignored():
     assert res["primary"][0]["verdict"] in ("better", "worse", "within_noise", "insufficient_data")
     assert res["n_rows"] > 0
 
-    from analysis.pipeline import Options, analyse_paths
+    from benchreport.pipeline import Options, analyse_paths
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:

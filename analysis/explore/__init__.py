@@ -20,14 +20,14 @@ def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None =
     refused files listed rather than fatal; other analysis options and thresholds by name."""
     import os
 
-    from analysis.pipeline import analyse, analyse_store, options_from
+    from benchreport.pipeline import analyse, analyse_store, options_from
 
     opts = options_from({"n_boot": n_boot, "seed": seed, "baseline": baseline, **options})
     if store is not None:
-        from analysis.store import Store
+        from benchreport.store import Store
 
         return analyse_store(Store.open(store), opts)
-    from analysis.load import load
+    from benchreport.load import load
 
     paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
     missing = [p for p in paths if not os.path.exists(p)]
@@ -41,7 +41,7 @@ def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None =
 
 def report_figure(a, name: str):
     """The report's figure `name` (analysis.report.catalog) as a matplotlib Figure, or None."""
-    from analysis.report import catalog
+    from benchreport.report import catalog
 
     block = catalog.figure(a, name)
     return None if block is None else block.figure
@@ -55,5 +55,5 @@ def __getattr__(name):
     if name == "plots":
         import importlib
 
-        return importlib.import_module("analysis.explore.plots")
+        return importlib.import_module("benchreport.explore.plots")
     raise AttributeError(name)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 from . import plots, views
 from .pairs import compare
@@ -375,7 +375,7 @@ def export_html(nb_path, out_path) -> str:
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
-    from analysis.report.render import TEMPLATES_DIR
+    from benchreport.report.render import TEMPLATES_DIR
 
     c = Config()
     c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES_DIR)]

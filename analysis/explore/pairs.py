@@ -12,9 +12,9 @@ from __future__ import annotations
 import pandas as pd
 from jinja2 import Environment
 
-from analysis import format as fmt
-from analysis.report.sections.flagview import flag_cell, flag_seats, flags_of
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.report.sections.flagview import flag_cell, flag_seats, flags_of
+from benchreport.stats._common import parse_values
 
 from .views import check_seats, seat_labels
 
@@ -57,7 +57,7 @@ class Comparison(pd.DataFrame):
                          "verdict": str(r.verdict).replace("_", " "), "reason": fmt.text(r.verdict_reason),
                          "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
                          "flags": ", ".join(r.flags), "primary": bool(r.primary)})
-        from analysis.report.sections.flagview import SEVERITY_RANK
+        from benchreport.report.sections.flagview import SEVERITY_RANK
 
         fr = self.flag_rows
         order = sorted(range(len(fr)), key=lambda i: SEVERITY_RANK.get(str(fr.iloc[i]["severity"]), 99))
@@ -91,8 +91,8 @@ def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
         rows = c[(c["kind"] == "baseline") & (c["baseline"] == baseline) & (c["candidate"] == candidate)]
         if len(rows):
             return rows
-    from analysis.stats.cells import CellSet
-    from analysis.stats.compare import comparisons
+    from benchreport.stats.cells import CellSet
+    from benchreport.stats.compare import comparisons
 
     th = a.options.thresholds
     cs = CellSet(a.cells, a.passes if a.passes is not None else pd.DataFrame(), 1 - th.alpha)
@@ -129,7 +129,7 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     Parameters
     ----------
     a : Analysis
-        From `analysis.pipeline.analyse_paths` (or `analyse`).
+        From `benchreport.pipeline.analyse_paths` (or `analyse`).
     baseline, candidate : str
         Seat ids of the analysis (ValueError naming the seats there are otherwise).
 
@@ -141,7 +141,7 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
 
     References
     ----------
-    `analysis.stats.compare` (Welch t on log pass values; verdicts after Holm or BH,
+    `benchreport.stats.compare` (Welch t on log pass values; verdicts after Holm or BH,
     criterion.rs's noise band).
     """
     baseline, candidate = check_seats(a, [baseline, candidate])

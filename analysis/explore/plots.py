@@ -2,7 +2,7 @@
 
 Each function returns a `plotly.graph_objects.Figure` (None when there is nothing to draw),
 built from precomputed intervals as the report's figures are (nothing re-estimated). Seats
-keep the report's colours and marker shapes (`analysis.report.figures.seat_styles`), so a
+keep the report's colours and marker shapes (`benchreport.report.figures.seat_styles`), so a
 seat looks the same in the notebook and in the paper. Data strings are HTML-escaped before they reach plotly, which reads
 a subset of HTML in every text it draws.
 """
@@ -14,14 +14,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.report.figures import MARKERS, metric_label, seat_styles
+from benchreport import format as fmt
+from benchreport.report.figures import MARKERS, metric_label, seat_styles
 
 from .views import cells_view, check_seats, requests_view, seat_labels
 
 __all__ = ["concurrency_plot", "passes_plot", "requests_plot", "comparison_plot", "SYMBOLS"]
 
-#: plotly's names of the report's marker shapes (`analysis.report.figures.MARKERS`)
+#: plotly's names of the report's marker shapes (`benchreport.report.figures.MARKERS`)
 PLOTLY_SYMBOL = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
                  "P": "cross", "X": "x", "*": "star"}
 #: marker shapes, one per seat in the order of `seat_styles`

@@ -1,7 +1,7 @@
 """Tables an analyst reads: seats as labels, per-pass values as lists and columns, whole messages.
 
-Pure functions of an `analysis.pipeline.Analysis` returning DataFrames (no display, no
-I/O); `analysis.explore.display` shows them as interactive tables. Filters take a value,
+Pure functions of an `benchreport.pipeline.Analysis` returning DataFrames (no display, no
+I/O); `benchreport.explore.display` shows them as interactive tables. Filters take a value,
 a list of values or None (everything).
 """
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.columns import METRIC_WORDS, STATISTICS
-from analysis.report.sections.flagview import flag_seats, sorted_flags
-from analysis.report.sections.labels import order_seats, seat_label
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.columns import METRIC_WORDS, STATISTICS
+from benchreport.report.sections.flagview import flag_seats, sorted_flags
+from benchreport.report.sections.labels import order_seats, seat_label
+from benchreport.stats._common import parse_values
 
 __all__ = ["seat_labels", "check_seats", "choices", "seats_view", "flags_view", "cells_view", "requests_view",
            "request_summary", "pass_columns", "files_view", "REQUEST_FIELDS"]

@@ -13,7 +13,7 @@ Where things are: a flag is decided in `rules/<family>.py` (its finding type bes
 its sentences are written in `words/<family>.py`, every per-code fact (severities, group,
 order, titles) is in `codes.py`, the exclusions in `exclusions.py`, the run over all rules
 in `compute.py`, the limitations section's composition in `text.py`; the statistics the
-stability rules use are in `analysis.stats.stability`.
+stability rules use are in `benchreport.stats.stability`.
 """
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from analysis import format as F
-from analysis.columns import STATISTICS
+from benchreport import format as F
+from benchreport.columns import STATISTICS
 
 __all__ = ["plain", "na", "int_or_none", "key_sort", "true_mask", "settings", "cell_dict", "cell_order",
            "stat_rank", "norm_cells", "wl", "used"]
@@ -83,7 +83,7 @@ def cell_order(c: dict) -> tuple:
 
 
 def stat_rank(stat) -> int:
-    """Where a statistic sorts (mean, median, p90, ... as analysis.columns.STATISTICS)."""
+    """Where a statistic sorts (mean, median, p90, ... as benchreport.columns.STATISTICS)."""
     s = "mean" if F.missing(stat) else str(stat)
     return STATISTICS.index(s) if s in STATISTICS else len(STATISTICS)
 

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from analysis.thresholds import Thresholds
+from benchreport.thresholds import Thresholds
 
 from . import rules as R
 from . import words
@@ -134,10 +134,10 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     baseline : str, optional
         The seat comparisons are made against when no seat has role incumbent.
     passes : DataFrame, optional
-        The per-pass table of the statistics layer (analysis.stats.cells.PASS_COLUMNS):
+        The per-pass table of the statistics layer (benchreport.stats.cells.PASS_COLUMNS):
         reported and recomputed figures, failed requests, lag-1 autocorrelation.
     history : DataFrame, optional
-        The dated verdicts of `analysis.stats.history.history` (history.regression/improvement).
+        The dated verdicts of `benchreport.stats.history.history` (history.regression/improvement).
 
     Returns
     -------

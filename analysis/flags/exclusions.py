@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.thresholds import Thresholds
+from benchreport.thresholds import Thresholds
 
 from ._common import int_or_none, na, plain, true_mask
 from .findings import Record

@@ -1,8 +1,8 @@
 """Findings: what a rule found, as typed data, before a word is written.
 
-Each rule (`analysis.flags.rules`) returns `Finding`s: the code, severity, seats and cell of
+Each rule (`benchreport.flags.rules`) returns `Finding`s: the code, severity, seats and cell of
 spec/flags.md plus typed evidence fields (one dataclass per code family, defined beside its
-rules). `analysis.flags.words` writes a finding's message and its sentences of "What these
+rules). `benchreport.flags.words` writes a finding's message and its sentences of "What these
 numbers will not carry"; `Finding.evidence()` is its `evidence` in flags.json, and
 `finding_from_flag` reads one back from a flags row (for the limitations section and for
 flags loaded from JSON).

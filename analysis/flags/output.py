@@ -7,7 +7,7 @@ import textwrap
 
 import pandas as pd
 
-from analysis import format as F
+from benchreport import format as F
 from .codes import SEVERITIES
 
 __all__ = ["flags_to_records", "render_table", "fail_on_met"]

@@ -2,7 +2,7 @@
 
 Grouped the way the fleet paper's section 9 reads (`codes.GROUPS`: sample sizes, stability,
 measurement traps, comparisons, exams, deployment, faults, provenance), codes in the order of
-`codes.CODES`; every sentence is written by `analysis.flags.words` from the findings behind
+`codes.CODES`; every sentence is written by `benchreport.flags.words` from the findings behind
 the flags, so the section cannot say more than the analysis found, nor drift from it.
 """
 from __future__ import annotations

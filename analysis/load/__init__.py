@@ -17,10 +17,10 @@ from typing import Iterable
 
 import msgspec
 
-from analysis.load import duplicates, harness, native
-from analysis.load.errors import Refusal, RunFileError, Skipped, one_line
-from analysis._memory import gc_paused
-from analysis.progress import progress as progress_bar
+from benchreport.load import duplicates, harness, native
+from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
+from benchreport._memory import gc_paused
+from benchreport.progress import progress as progress_bar
 
 #: files bigger than this are refused with a size message instead of exhausting memory
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -47,7 +47,7 @@ class LoadedRun:
     source_format: str = "native"
     assumptions: tuple[str, ...] = ()
     #: figures an importer found to differ from an aggregate the harness wrote (dicts; see
-    #: analysis.load.harness._common.Check); the runs table's `figure_checks`
+    #: benchreport.load.harness._common.Check); the runs table's `figure_checks`
     checks: tuple[dict, ...] = ()
 
 
@@ -110,7 +110,7 @@ class _Found:
 def _walk(top: Path, found: _Found) -> None:
     """Depth-first, sorted, over `top`: regular files by suffix; symlinks followed once; hidden
     names skipped; unreadable folders, dangling symlinks and FIFOs or devices reported by name."""
-    from analysis.outdir import MARKER as OUTPUT_MARKER
+    from benchreport.outdir import MARKER as OUTPUT_MARKER
 
     stack = [top]
     while stack:

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from analysis.load.errors import one_line
+from benchreport.load.errors import one_line
 
 __all__ = ["may_have_duplicates", "find_duplicate"]
 

@@ -6,7 +6,7 @@ patterns and reports the first problem with its JSON path (`$.measurements[3].un
 several times the speed of json.load. `check_rules` then applies the cross-field rules
 (units match metrics, counts within totals, finite numbers, dates that are dates). The JSON
 Schema kept in `analysis/schema/run-1.schema.json` is generated from these Structs
-(`python -m analysis schema`) and tested to agree with them.
+(`python -m benchreport schema`) and tested to agree with them.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from analysis.columns import METRICS
-from analysis.load import duplicates
-from analysis.load.errors import UNSAFE_CHARS, RunFileError, one_line
+from benchreport.columns import METRICS
+from benchreport.load import duplicates
+from benchreport.load.errors import UNSAFE_CHARS, RunFileError, one_line
 
 FORMAT = "benchreport.run/1"
 ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
@@ -88,7 +88,7 @@ class Seat(Base):
     quantisation: Optional[OptName] = None
     engine: Optional[OptName] = None
     #: UNSET when absent (then "candidate", set by check_rules): a default the encoder would omit
-    #: would hide the key from the duplicate-key test (analysis.load.duplicates)
+    #: would hide the key from the duplicate-key test (benchreport.load.duplicates)
     role: Annotated[Role, msgspec.Meta(extra_json_schema={"default": "candidate"})] | UnsetType = UNSET
     checkpoint_bytes: Optional[Annotated[float, msgspec.Meta(gt=0)]] = None
     placement: Optional[Placement] = None
@@ -203,7 +203,7 @@ def sniff_format(data: bytes) -> Any:
 
 def decode(data: bytes) -> Run:
     """Decode and fully validate one native run file's bytes (raises RunFileError); a key given
-    twice in an object is refused (`analysis.load.duplicates`)."""
+    twice in an object is refused (`benchreport.load.duplicates`)."""
     try:
         run = _DECODER.decode(data)
     except msgspec.ValidationError as exc:

@@ -12,7 +12,7 @@ Layers (each usable on its own):
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
 - `build.build(args, options)`: `benchreport build`: papermill, render, atomic replace of DIR.
 """
-from analysis.report.document import RefusedFiles, Report
+from benchreport.report.document import RefusedFiles, Report
 
 __all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]
 
@@ -21,5 +21,5 @@ def __getattr__(name):
     if name in ("figures", "sections", "render", "build", "document"):
         import importlib
 
-        return importlib.import_module(f"analysis.report.{name}")
+        return importlib.import_module(f"benchreport.report.{name}")
     raise AttributeError(name)

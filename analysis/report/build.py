@@ -3,7 +3,7 @@
 Read top to bottom (as papermill's own `execute.py`): check the input, stage, execute,
 render, check the outputs, swap into place, then judge `--fail-on`.
 
-1. Check before writing anything: output formats, the output folder (`analysis.outdir`:
+1. Check before writing anything: output formats, the output folder (`benchreport.outdir`:
    benchreport's own, marked by `.benchreport-output`, or empty or new; never an input,
    around one or inside one), every run file (a refused file without ``--skip-bad`` ends the
    build here with exit 1: nothing is written) and ``--baseline``.
@@ -42,12 +42,12 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from analysis import outdir
-from analysis.load.errors import one_line
-from analysis.outdir import replace_dir
-from analysis.options import notebook_parameters
-from analysis.pipeline import save_analysis
-from analysis.progress import terminate_as_interrupt
+from benchreport import outdir
+from benchreport.load.errors import one_line
+from benchreport.outdir import replace_dir
+from benchreport.options import notebook_parameters
+from benchreport.pipeline import save_analysis
+from benchreport.progress import terminate_as_interrupt
 
 __all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
 
@@ -161,7 +161,7 @@ def _execute(params: dict, output: Path, *, quiet: bool) -> None:
 def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> None:
     import nbformat
 
-    from analysis.report.render import html_to_pdf, notebook_to_html
+    from benchreport.report.render import html_to_pdf, notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
     _say("rendering report.html", quiet=quiet, progress_only=True)
@@ -206,17 +206,17 @@ def _inputs(args, options, runs: list[str], *, quiet: bool):
     The build analyses once; the notebook reads that analysis (`analysis_file`). A refused
     file without --skip-bad ends the build here (exit 1), before anything is written.
     """
-    from analysis.pipeline import analyse, analyse_store
+    from benchreport.pipeline import analyse, analyse_store
 
     if getattr(args, "store", None):
-        from analysis.store import Store
-        from analysis.store.read import store_load_result
+        from benchreport.store import Store
+        from benchreport.store.read import store_load_result
 
         store = Store.open(args.store)
         loaded = store_load_result(store)
         _refusals(loaded, args)
         return (lambda: analyse_store(store, options, quiet=quiet)), "store:" + store.content_key()
-    from analysis.load import load
+    from benchreport.load import load
 
     loaded = load(runs, max_file_bytes=int(float(getattr(args, "max_file_mb", 512)) * 1e6),
                   progress=None if not quiet else False)
@@ -239,7 +239,7 @@ def _refusals(loaded, args) -> None:
 def _build_key(content: str, options, args, formats, figure_formats) -> str:
     """What the report depends on: the data's content, every option, the formats, the title and
     benchreport's version. Equal keys: the report already in DIR is this build's."""
-    from analysis import __version__
+    from benchreport import __version__
 
     spec = {"content": content, "options": options.as_dict(), "formats": formats, "figures": figure_formats,
             "title": getattr(args, "title", None), "skip_bad": bool(getattr(args, "skip_bad", False)),
@@ -261,7 +261,7 @@ def _up_to_date(out: Path, key: str, formats: list[str]) -> list[dict] | None:
 
 def _site_facts(analysis, title: str) -> dict:
     """What a site's index shows of this build: the data's newest date, the title, the headline."""
-    from analysis.site import headline_text
+    from benchreport.site import headline_text
 
     dates = analysis.tables.runs["date"].astype(str) if len(analysis.tables.runs) else []
     return {"date": max(dates) if len(dates) else None, "title": title, "headline": headline_text(analysis)}
@@ -270,7 +270,7 @@ def _site_facts(analysis, title: str) -> dict:
 def _check_site(args) -> None:
     """--site DIR must be a site benchreport keeps (or missing, or empty): checked before anything is built."""
     if getattr(args, "site", None):
-        from analysis import site
+        from benchreport import site
 
         try:
             site.check_site(args.site)
@@ -282,7 +282,7 @@ def _to_site(args, out: Path, inputs: list[str], *, quiet: bool) -> None:
     """With --site DIR: the report in `out` kept as SITE/DATE/, and SITE/index.html rewritten."""
     if not getattr(args, "site", None):
         return
-    from analysis import site
+    from benchreport import site
 
     facts = json.loads((out / BUILD_FILE).read_text(encoding="utf-8"))
     if not facts.get("date"):

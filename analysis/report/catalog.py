@@ -1,6 +1,6 @@
 """The report's figures and tables by name, for one of them without a full build.
 
-`benchreport figure NAME` and `benchreport table NAME` (analysis.cli) and the exploration
+`benchreport figure NAME` and `benchreport table NAME` (benchreport.cli) and the exploration
 notebook look them up here. Names are the keys the report gives them (``throughput``,
 ``results``); the functions are the report's own section functions, so a figure or table
 got this way is the one the report shows, drawn from the same analysis.
@@ -12,7 +12,7 @@ from typing import Callable
 
 import pandas as pd
 
-from analysis.report import sections
+from benchreport.report import sections
 
 __all__ = ["Entry", "FIGURES", "TABLES", "figure", "table", "figure_numbers", "markdown_table", "latex_table",
            "table_text", "TABLE_FORMATS", "FIGURE_SUFFIXES"]
@@ -99,7 +99,7 @@ def figure_numbers(a) -> dict[str, int]:
 
 # --- table text ----------------------------------------------------------------------------
 def _cell_text(v) -> str:
-    from analysis import format as fmt
+    from benchreport import format as fmt
 
     return fmt.text(v) if not isinstance(v, str) else v
 
@@ -164,7 +164,7 @@ def table_text(t, fmt: str) -> str:
         raise ValueError(f"`fmt` must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}")
     df = _flat(t)
     if fmt == "csv":
-        from analysis.pipeline import neutralise_cell
+        from benchreport.pipeline import neutralise_cell
 
         return df.map(neutralise_cell).to_csv(index=False, lineterminator="\n")
     caption = " ".join(str(t.caption).split())

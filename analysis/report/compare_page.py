@@ -11,9 +11,9 @@ import html
 import pandas as pd
 from markupsafe import Markup
 
-from analysis import format as fmt
-from analysis.report import render
-from analysis.report.sections.blocks import Table, ident, para, prose
+from benchreport import format as fmt
+from benchreport.report import render
+from benchreport.report.sections.blocks import Table, ident, para, prose
 
 __all__ = ["compare_html"]
 
@@ -49,7 +49,7 @@ def _table(rows: pd.DataFrame, before: str, after: str, level: str) -> Table:
 
 
 def compare_html(result, *, a_text: str, b_text: str, title: str = "Before vs after") -> str:
-    """The page for a `analysis.before_after.CompareResult` (A and B as the user named them)."""
+    """The page for a `benchreport.before_after.CompareResult` (A and B as the user named them)."""
     c = result.counts()
     level = fmt.level(result.analyses[0].options.thresholds.alpha) if result.analyses else "95%"
     noise = result.analyses[0].options.thresholds.noise if result.analyses else 0.02

@@ -16,13 +16,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
-from analysis.load import load
-from analysis.load.errors import DataSetError, Refusal
-from analysis.options import notebook_parameters, parameters_from
-from analysis.pipeline import Options, analyse, analyse_store, load_analysis, options_from, write_analysis
-from analysis.report import render, sections
-from analysis.report.figures import DPI, save_figure
-from analysis.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
+from benchreport.load import load
+from benchreport.load.errors import DataSetError, Refusal
+from benchreport.options import notebook_parameters, parameters_from
+from benchreport.pipeline import Options, analyse, analyse_store, load_analysis, options_from, write_analysis
+from benchreport.report import render, sections
+from benchreport.report.figures import DPI, save_figure
+from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
 
 __all__ = ["Report", "RefusedFiles"]
 
@@ -190,8 +190,8 @@ class Report:
 def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float):
     """The analysis of run files, or of a run store (a notebook opened by hand)."""
     if store is not None:
-        from analysis.store import Store  # deferred: DuckDB loads only when a store is read
-        from analysis.store.read import store_load_result
+        from benchreport.store import Store  # deferred: DuckDB loads only when a store is read
+        from benchreport.store.read import store_load_result
 
         st = Store.open(store)
         refused = store_load_result(st).refused

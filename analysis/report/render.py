@@ -2,7 +2,7 @@
 
 Three layers, one direction:
 
-- `prose_html`, `table_html`, `figure_html`: the blocks of `analysis.report.sections`
+- `prose_html`, `table_html`, `figure_html`: the blocks of `benchreport.report.sections`
   (paragraphs and divisions, a `Table`, a PNG and its caption) as HTML fragments, through
   the Jinja2 templates in ``templates/sections/``. The templates are fed plain data
   (`table_view`, `figure_view`: classes, labels and display strings decided here) and
@@ -27,8 +27,8 @@ from typing import Iterable
 import jinja2
 from markupsafe import Markup
 
-from analysis import format as fmt
-from analysis.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
+from benchreport import format as fmt
+from benchreport.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
            "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]

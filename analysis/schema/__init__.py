@@ -1,4 +1,4 @@
-"""The JSON Schema of `benchreport.run/1`, generated from the Structs in analysis.load.native.
+"""The JSON Schema of `benchreport.run/1`, generated from the Structs in benchreport.load.native.
 
 The committed file `run-1.schema.json` is what external tools validate against; a test
 checks it equals `schema_text()` so it cannot drift from the loader.
@@ -15,7 +15,7 @@ SCHEMA_FILE = "run-1.schema.json"
 
 def schema_dict() -> dict:
     """JSON Schema (2020-12) for the native run file, from the loader's own types."""
-    from analysis.load.native import FORMAT, Run
+    from benchreport.load.native import FORMAT, Run
 
     schema = msgspec.json.schema(Run)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

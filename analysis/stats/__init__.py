@@ -1,6 +1,6 @@
 """Statistics layer: cell estimates with honest CIs, comparisons, exam deltas.
 
-Takes the tidy tables (analysis.columns.TABLE_COLUMNS) and returns DataFrames
+Takes the tidy tables (benchreport.columns.TABLE_COLUMNS) and returns DataFrames
 with the columns of spec/cli.md; touches no files.
 
 Public API

@@ -14,7 +14,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis.load.errors import DataSetError
+from benchreport.load.errors import DataSetError
 
 __all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
            "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level",

@@ -43,7 +43,7 @@ Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time (the
 run as the unit of replication); Davison, A. C. & Hinkley, D. V. (1997),
 Bootstrap Methods and their Application, §3.8 (resample the top level) and
 §8.2 (block resampling); Miller, E. (2024), Adding error bars to evals, §5
-(clustered data); Efron (1987) (BCa); analysis.stats.passes and
+(clustered data); Efron (1987) (BCa); benchreport.stats.passes and
 analysis.stats.within for the methods' own references.
 """
 from __future__ import annotations
@@ -531,7 +531,7 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
 
 def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     if not isinstance(thresholds, Thresholds):
-        raise ValueError("`thresholds` must be an analysis.thresholds.Thresholds")
+        raise ValueError("`thresholds` must be an benchreport.thresholds.Thresholds")
     method = _method_iv(method)
     n_resamples = _n_resamples_iv(n_resamples)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -551,10 +551,10 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     Parameters
     ----------
     measurements : DataFrame or None
-        The `measurements` tidy table (analysis.columns.TABLE_COLUMNS).
+        The `measurements` tidy table (benchreport.columns.TABLE_COLUMNS).
     requests : DataFrame, RequestSource or None
         The `requests` tidy table (in send order, or with `start_ms`), or a source of
-        request groups (analysis.stats.requests; the run store gives one).
+        request groups (benchreport.stats.requests; the run store gives one).
     runs : DataFrame, optional
         The `runs` table: harness (or `harness_group`) and probe per run, part of
         each cell's key. Without it every run counts as one harness and probe.

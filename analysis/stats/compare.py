@@ -13,7 +13,7 @@ ratio of the two cells' centres (geometric means of pass values), with:
   (``within_low``/``within_high``; normal on the log scale from the two sides'
   within-run standard errors). It describes those two runs, not the seats.
 
-Verdict, direction aware (analysis.columns.higher_is_better):
+Verdict, direction aware (benchreport.columns.higher_is_better):
 
 * ``within_noise``: the CI lies inside [1 - noise, 1 + noise];
 * ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
@@ -189,7 +189,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     Parameters
     ----------
     cellset : CellSet
-        From `analysis.stats.cells.estimate_cells` (nothing is re-estimated here).
+        From `benchreport.stats.cells.estimate_cells` (nothing is re-estimated here).
     seats : DataFrame, optional
         The `seats` table: the baseline is the seat with role "incumbent".
     baseline : str, keyword-only
@@ -200,7 +200,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     history : bool
         Add kind="history" rows (each earlier date of a seat's cell vs its latest).
     multiplicity : {"holm", "bh", "none"}
-        The correction across every row with a p-value (analysis.stats.multiplicity).
+        The correction across every row with a p-value (benchreport.stats.multiplicity).
     primary : PrimaryCell
         Which cell of each seat pair is its headline (column ``primary``).
 
@@ -210,7 +210,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         COMPARISON_COLUMNS then COMPARISON_EXTRA_COLUMNS.
     """
     if not isinstance(cellset, CellSet):
-        raise ValueError("`cellset` must be the CellSet of analysis.stats.cells.estimate_cells")
+        raise ValueError("`cellset` must be the CellSet of benchreport.stats.cells.estimate_cells")
     if history not in (True, False):
         raise ValueError(f"`history` must be True or False; got {history!r}")
     if multiplicity not in MULTIPLICITY:

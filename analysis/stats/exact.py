@@ -146,7 +146,7 @@ def counts_exact(x1, n1, x2, n2, *, boschloo_max_n: int = 500) -> CountsTestResu
 
 def holm(p_values) -> np.ndarray:
     """Holm's step-down adjusted p-values; NaN entries are left out and stay NaN
-    (`analysis.stats.multiplicity.adjust(p, "holm")`, statsmodels ``multipletests``).
+    (`benchreport.stats.multiplicity.adjust(p, "holm")`, statsmodels ``multipletests``).
 
     References
     ----------

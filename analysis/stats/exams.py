@@ -125,7 +125,7 @@ class ExamDelta:
 
         return {k: clean(v) for k, v in d.items()}
 
-    #: alias of `to_dict` (the name analysis.cli uses)
+    #: alias of `to_dict` (the name benchreport.cli uses)
     as_dict = to_dict
 
     def to_json(self, **kwargs) -> str:
@@ -448,7 +448,7 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     Parameters
     ----------
     exams : DataFrame
-        The `exams` tidy table (analysis.columns.TABLE_COLUMNS["exams"]).
+        The `exams` tidy table (benchreport.columns.TABLE_COLUMNS["exams"]).
     exam_items : DataFrame, optional
         The `exam_items` table (item verdicts).
     seats : DataFrame, optional
@@ -483,7 +483,7 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
 
     References
     ----------
-    See `exam_delta_paired`, `exam_delta_counts` and `analysis.stats.exact.holm`
+    See `exam_delta_paired`, `exam_delta_counts` and `benchreport.stats.exact.holm`
     (Holm 1979).
     """
     alpha, power = _alpha_power_iv(alpha, power)

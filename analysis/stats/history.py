@@ -10,7 +10,7 @@ scale), a new night x is within the level when
     |log x - m| <= t_{W-1, 1-alpha/2} * s * sqrt(1 + 1/W)      (Hahn & Meeker 1991, §4.5)
 
 The change exp(log x - m) gets that interval, and the verdict follows the same rule as
-a comparison's (analysis.stats.compare.verdict_reason), direction aware:
+a comparison's (benchreport.stats.compare.verdict_reason), direction aware:
 
 * ``within_noise``: the interval lies inside 1 +/- noise;
 * ``regression`` / ``improvement``: it lies wholly beyond the noise band and the test
@@ -67,7 +67,7 @@ class HistoryRule:
 
     @classmethod
     def from_thresholds(cls, th) -> "HistoryRule":
-        """The rule an analysis uses (analysis.thresholds): history_alpha, history_window and
+        """The rule an analysis uses (benchreport.thresholds): history_alpha, history_window and
         history_min_level, the comparisons' noise band, and intervals at 1 - alpha."""
         return cls(alpha=float(th.history_alpha), noise=float(th.noise), window=int(th.history_window),
                    min_level=int(th.history_min_level), level=1.0 - float(th.alpha))
@@ -138,7 +138,7 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
     Parameters
     ----------
     dated : DataFrame
-        Cells of every date (analysis.stats.cells.CellSet.dated): seat, harness, probe,
+        Cells of every date (benchreport.stats.cells.CellSet.dated): seat, harness, probe,
         workload, concurrency, metric, statistic, date, estimate, n_passes.
     rule : HistoryRule
 

@@ -4,7 +4,7 @@ The statistics never need all request records at once. They read each group once
 per-pass statistics (`GroupStats`) and come back later only for the groups whose cell is a
 single pass (its within-run interval). A `RequestSource` gives both: `FrameSource` over the
 `requests` tidy table in memory, and the run store's source over Parquet via DuckDB
-(analysis.store), so a year of nightly runs is analysed one date at a time with the same
+(benchreport.store), so a year of nightly runs is analysed one date at a time with the same
 numbers.
 
 Metric values per request: ttft_ms, itl_ms and e2e_latency_ms as recorded;
@@ -113,7 +113,7 @@ def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:
     """Per-request metric values of the successful requests, in table order.
 
     Returns run_id, seat, date, pass, workload, concurrency and one column per metric of
-    analysis.columns.REQUEST_METRICS (NaN where undefined).
+    benchreport.columns.REQUEST_METRICS (NaN where undefined).
     """
     r = requests.loc[~failed_mask(requests)]
     out = r[["run_id", "seat", "date", "pass", "workload", "concurrency"]].copy()

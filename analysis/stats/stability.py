@@ -1,7 +1,7 @@
 """Stability across passes: each pass's own sampling error, and whether passes differ beyond it.
 
 A p95 from 200 requests per pass moves by 10-20% between passes from sampling alone. The
-drift flags (`analysis.flags.rules.stability`) therefore call a warm-up or a swing a finding
+drift flags (`benchreport.flags.rules.stability`) therefore call a warm-up or a swing a finding
 only where it exceeds what each pass's sampling error explains: `within_pass_se` gives that
 error per pass, `change_test` tests the first pass against the last, `cochrans_q` tests the
 passes for homogeneity, and `adjust_bh` adjusts across the many cells of a fleet.
@@ -98,7 +98,7 @@ def ci_se(low: float, high: float, level: float) -> float:
 
 
 def adjust_bh(p_values) -> list[float]:
-    """Benjamini-Hochberg adjusted p-values (`analysis.stats.multiplicity.adjust(p, "bh")`)."""
+    """Benjamini-Hochberg adjusted p-values (`benchreport.stats.multiplicity.adjust(p, "bh")`)."""
     if len(p_values) == 0:
         return []
     return adjust(p_values, "bh").tolist()
@@ -154,7 +154,7 @@ def _from_measurements(m: pd.DataFrame, out: dict) -> None:
 
 
 def _missing(v) -> bool:
-    """None, NA, NaT or NaN (as `analysis.format.missing`)."""
+    """None, NA, NaT or NaN (as `benchreport.format.missing`)."""
     if v is None or v is pd.NA or v is pd.NaT:
         return True
     try:

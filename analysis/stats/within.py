@@ -19,7 +19,7 @@ within-run interval needs:
   means, Schmeiser 1982), which stays valid under dependence and costs O(n log n).
 
 A within-run interval describes one run only: it leaves out run-to-run
-variation and no verdict rests on it (analysis.stats.compare).
+variation and no verdict rests on it (benchreport.stats.compare).
 
 References
 ----------

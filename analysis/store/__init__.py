@@ -20,7 +20,7 @@ Spark, Trino or DuckDB read it as it is (docs/store.md has the queries).
 
 Analysis never loads the archive's request records at once: `read_tables` gives every
 table but requests, and `StoreRequests` hands the statistics one date's request records
-at a time (analysis.stats.requests).
+at a time (benchreport.stats.requests).
 """
 from __future__ import annotations
 

@@ -19,9 +19,9 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from analysis.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFFIXES, LoadResult, load
-from analysis.load.errors import Refusal, Skipped
-from analysis.tables import COMPONENT_RUN_COLUMNS, build_store_frames
+from benchreport.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFFIXES, LoadResult, load
+from benchreport.load.errors import Refusal, Skipped
+from benchreport.tables import COMPONENT_RUN_COLUMNS, build_store_frames
 
 from .layout import FILE_COLUMNS, Store
 

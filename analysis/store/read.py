@@ -1,7 +1,7 @@
 """Reading a run store with DuckDB: the small tables whole, request records one date at a time.
 
 Only the file versions in use (`files.parquet`, current and loaded) are read. Rows come
-back in the order `analysis.tables.build_tables` gives them (runs by seat, date, pass and
+back in the order `benchreport.tables.build_tables` gives them (runs by seat, date, pass and
 run id; each run's rows in their own order), so an analysis of the store equals an
 analysis of the same files loaded from folders.
 """
@@ -17,11 +17,11 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from analysis.columns import TABLE_COLUMNS
-from analysis.load import LoadResult
-from analysis.load.errors import Refusal, Skipped
-from analysis.stats.requests import FrameSource, GroupSummary, RequestGroup
-from analysis.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
+from benchreport.columns import TABLE_COLUMNS
+from benchreport.load import LoadResult
+from benchreport.load.errors import Refusal, Skipped
+from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
+from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
 from .layout import Store
 
@@ -112,7 +112,7 @@ SUMMARY_VERSION = 1
 
 
 class StoreRequests:
-    """Request groups of a store, one date at a time (analysis.stats.requests.RequestSource).
+    """Request groups of a store, one date at a time (benchreport.stats.requests.RequestSource).
 
     Each date's group summaries are cached in `STORE/.cache/`, keyed by the file versions of
     that date (and the code's summary version): a new night computes its own summaries and

@@ -15,8 +15,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from generate import generate  # noqa: E402
 
-from analysis.load import load  # noqa: E402
-from analysis.pipeline import Options, analyse, write_analysis  # noqa: E402
+from benchreport.load import load  # noqa: E402
+from benchreport.pipeline import Options, analyse, write_analysis  # noqa: E402
 
 TABLES = ("cells", "comparisons", "exam_deltas", "passes")
 #: baseline: a single-pass seat, so ratios over requests, over passes and mixed designs all occur

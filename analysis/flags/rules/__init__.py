@@ -1,10 +1,10 @@
 """The flag rules: pure functions of the tidy tables and the statistics, returning typed findings.
 
 One module per family of spec/flags.md, each holding its finding types and the rules that
-make them; none writes a word (that is `analysis.flags.words`). Every threshold a rule uses
+make them; none writes a word (that is `benchreport.flags.words`). Every threshold a rule uses
 comes in as `thresholds` (keyword-only, required) and is recorded in the finding's
 `thresholds`; the prefix-cache rule speaks for the exclusions decided once
-(`analysis.flags.exclusions`).
+(`benchreport.flags.exclusions`).
 
     sampling     sample.single_pass/two_passes/few_passes, small_n, underpowered, mixed_runs,
                  correlated_requests

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import format as F
+from benchreport import format as F
 
 from .._common import cell_dict, int_or_none, key_sort, na, norm_cells, plain, stat_rank
 from ..findings import CellKey, Finding, Record, key, one_cell, unwritten

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import format as F
-from analysis.thresholds import Thresholds
+from benchreport import format as F
+from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, key_sort, na, plain, used
 from ..findings import Finding, Record

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis import format as F
-from analysis.stats.cells import failed_mask
-from analysis.thresholds import Thresholds
+from benchreport import format as F
+from benchreport.stats.cells import failed_mask
+from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, plain, used
 from ..findings import Finding, Record, key
@@ -113,7 +113,7 @@ def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = N
     One finding per seat, with each run's failed share and the errors seen. Severity:
     critical above `failed_critical` of a run's requests (the successful ones are not
     representative of the seat), warn above `failed_warn`, info otherwise. The figures
-    are of the successful requests only (analysis.stats.cells).
+    are of the successful requests only (benchreport.stats.cells).
     """
     if requests is None or not len(requests):
         return []

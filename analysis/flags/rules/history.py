@@ -1,7 +1,7 @@
 """History: dated regressions and improvements of a seat's cells against their steady level
 (history.regression, history.improvement).
 
-The verdicts are the statistics layer's (`analysis.stats.history`: a prediction interval
+The verdicts are the statistics layer's (`benchreport.stats.history`: a prediction interval
 against the mean of up to `history_window` earlier dates, Bonferroni over the seat's cells
 that date); this rule only gathers them, one finding per seat and code, newest first, and
 says of each change whether the next date confirmed it (a new level), did not (one date
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.thresholds import Thresholds
+from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, na, plain, used
 from ..findings import CellKey, Finding, one_cell
@@ -87,7 +87,7 @@ def _change(r: dict) -> HistoryChange:
 
 def history_changes(history: pd.DataFrame | None, *, thresholds: Thresholds) -> list[HistoryChanges]:
     """`history.regression` (warn) and `history.improvement` (info): one finding per seat and code,
-    listing every dated change of its cells, newest date first (`analysis.stats.history.history`
+    listing every dated change of its cells, newest date first (`benchreport.stats.history.history`
     decides them with `history_alpha`, `history_window`, `history_min_level` and `noise`)."""
     if history is None or not len(history):
         return []

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis import format as F
-from analysis.thresholds import Thresholds
+from benchreport import format as F
+from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, plain, used
 from ..findings import CellKey, Finding, key, one_cell
@@ -140,7 +140,7 @@ def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCel
 def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
                     thresholds: Thresholds) -> list[FigureMismatch]:
     """`import.figure_mismatch`: a figure the harness reported that the data it came from does not
-    reproduce beyond rounding (`analysis.format.printed_rounding`).
+    reproduce beyond rounding (`benchreport.format.printed_rounding`).
 
     Two sources: the per-pass table (a run's reported figure against our statistic of its request
     records), and the checks an importer made of an aggregate the harness wrote against the files

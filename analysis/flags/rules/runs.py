@@ -9,8 +9,8 @@ import json
 
 import pandas as pd
 
-from analysis import format as F
-from analysis.columns import REQUEST_METRICS
+from benchreport import format as F
+from benchreport.columns import REQUEST_METRICS
 
 from .._common import int_or_none, na, plain, settings, wl
 
@@ -59,7 +59,7 @@ class RunIndex:
 
     def pooled_cells(self) -> list[tuple]:
         """(seat, date, workload, concurrency, metric or None, run_ids) of the runs the statistics pool
-        as passes of one cell: per day, split by harness and probe (analysis.stats.cells)."""
+        as passes of one cell: per day, split by harness and probe (benchreport.stats.cells)."""
         cells = [(k[0], k[1], k[2], k[3], k[4], ids) for k, ids in self.by_cell.items() if k[1] is not None]
         cells += [(k[0], k[1], k[2], k[3], None, ids) for k, ids in self.by_req.items() if k[1] is not None]
         return [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in cells

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy.stats import norm, t as student_t
 
-from analysis import format as F
-from analysis.columns import QUANTILES
-from analysis.stats._common import parse_values
-from analysis.thresholds import Thresholds
+from benchreport import format as F
+from benchreport.columns import QUANTILES
+from benchreport.stats._common import parse_values
+from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain, used
 from ..findings import ABSENT, CellKey, Finding, key, one_cell

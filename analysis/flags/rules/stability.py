@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from analysis import format as F
-from analysis.stats._common import parse_values
-from analysis.stats.stability import adjust_bh, change_test, cochrans_q, within_pass_se
-from analysis.thresholds import Thresholds
+from benchreport import format as F
+from benchreport.stats._common import parse_values
+from benchreport.stats.stability import adjust_bh, change_test, cochrans_q, within_pass_se
+from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, norm_cells, used
 from ..findings import ABSENT, CellKey, Finding, one_cell
@@ -124,7 +124,7 @@ def drift(cells: pd.DataFrame | None, tables=None, *, thresholds: Thresholds) ->
     series flagged as warm-up is not flagged again as unstable.
 
     Where each pass's own sampling error is known (request records, or a CI given with the
-    figure: `analysis.stats.stability.within_pass_se`), a movement that error explains is
+    figure: `benchreport.stats.stability.within_pass_se`), a movement that error explains is
     not a finding: a warm-up also needs the first-to-last change to be significant
     (`change_test`), instability also needs Cochran's Q to reject homogeneity (`cochrans_q`),
     both at `alpha` after Benjamini-Hochberg adjustment across all cells tested. Tail

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.thresholds import Thresholds
+from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, plain, true_mask, used
 from ..exclusions import CachedRun, Exclusions
@@ -113,7 +113,7 @@ def _counts(cr: CachedRun) -> CacheCounts:
 def prefix_cache(excluded: Exclusions) -> list[Finding]:
     """`trap.prefix_cache`: a prefill figure that is a prefix-cache hit, not prefill.
 
-    Critical, one finding per figure the decision (`analysis.flags.exclusions`) excluded
+    Critical, one finding per figure the decision (`benchreport.flags.exclusions`) excluded
     from results, with the `cache_ratio` it was made with. A run whose requests report
     cached prompt tokens but which has no excluded figure is a warn finding per seat: its
     TTFT includes cache hits.

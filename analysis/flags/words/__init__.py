@@ -11,7 +11,7 @@ Plain text only: nothing is escaped and no HTML is built (the renderer escapes).
 """
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from . import comparisons, deployment, exams, faults, history, provenance, sampling, stability, traps  # noqa: F401 (register)
 from ._common import COMBINERS, WRITERS, generic

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from analysis import format as F
+from benchreport import format as F
 
 from .._common import key_sort, stat_rank
 

@@ -1,7 +1,7 @@
 """Words for the comparison findings."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.comparisons import CrossModel, MissingForm, MissingOneSide, NoIncumbent, NotLikeForLike, StaleScores
 from ._common import combines, describe_cells, field_words, generic, more, phrase, show, writes

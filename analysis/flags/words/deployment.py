@@ -1,7 +1,7 @@
 """Words for the deployment findings: fit on one node, licences."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.deployment import ExceedsNode, License
 from ._common import combines, generic, writes

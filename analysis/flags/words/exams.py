@@ -1,7 +1,7 @@
 """Words for the exam findings."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.exams import CountsOnly, NotSignificant
 from ._common import exam_name, test_words, writes

@@ -1,7 +1,7 @@
 """Words for faults, crashes, defects and failed requests."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.faults import Event, FailedRun, RequestsFailed
 from ._common import more, writes

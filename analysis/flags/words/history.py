@@ -1,7 +1,7 @@
 """Words for the history findings: a seat's dated regressions and improvements against its steady level."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.history import HistoryChanges
 from ._common import combines, phrase, sentences, writes

@@ -1,7 +1,7 @@
 """Words for provenance findings: importer assumptions, harness figures that do not reproduce."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.provenance import FigureMismatch, ImportAssumed
 from ._common import phrase, writes

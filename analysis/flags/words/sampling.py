@@ -1,7 +1,7 @@
 """Words for the sampling findings: messages and their sentences in "What these numbers will not carry"."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.sampling import (CorrelatedRequests, MixedRuns, PassCount, SmallN, UnderpoweredComparison,
                               UnderpoweredExam)

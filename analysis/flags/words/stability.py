@@ -6,7 +6,7 @@ these numbers will not carry", and the report's summary of seats whose runs do n
 """
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..rules.stability import Drift, Warmup
 from ._common import combines, generic, more, phrase, writes

@@ -1,7 +1,7 @@
 """Words for the measurement traps: prefix-cache hits, the reasoning field, capped answers."""
 from __future__ import annotations
 
-from analysis import format as F
+from benchreport import format as F
 
 from ..exclusions import PREFILL_METRICS
 from ..rules.traps import CachedPromptTokens, CappedAnswers, PrefixCacheHit, ReasoningField

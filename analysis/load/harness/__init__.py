@@ -8,7 +8,7 @@ Each importer module exposes an `IMPORTER` with
   the document is not this harness's;
 - `skip_reason(doc, path) -> str` (optional): why an auxiliary file carries no results;
 - `import_files(files, manifest) -> ImportOutcome`: turns that harness's results files
-  into native run objects (validated later by `analysis.load.native.from_object`).
+  into native run objects (validated later by `benchreport.load.native.from_object`).
 
 The general rule for every harness: a file of a recognised layout that holds no results of
 its own (an aggregate, a phase copy, a manifest, inputs, a twin) is skipped with its reason,
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.load.errors import Refusal, Skipped
+from benchreport.load.errors import Refusal, Skipped
 
 
 @dataclass
@@ -60,7 +60,7 @@ class ImportedRun:
     assumptions: list[str] = field(default_factory=list)
     json_path: str = "$"
     #: figures the importer checked against an aggregate the harness wrote and found different
-    #: (`analysis.load.harness._common.Check` as dicts; the `import.figure_mismatch` flag reads them)
+    #: (`benchreport.load.harness._common.Check` as dicts; the `import.figure_mismatch` flag reads them)
     checks: list[dict] = field(default_factory=list)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from analysis.load.errors import Refusal
-from analysis.load.harness import ImportOutcome, SourceFile
+from benchreport.load.errors import Refusal
+from benchreport.load.harness import ImportOutcome, SourceFile
 
 
 class Broken(Exception):

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from analysis.format import printed_rounding
-from analysis.load import native
-from analysis.load.errors import Refusal, Skipped, one_line
-from analysis.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
-from analysis.load.harness import _manifest
+from benchreport.format import printed_rounding
+from benchreport.load import native
+from benchreport.load.errors import Refusal, Skipped, one_line
+from benchreport.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
+from benchreport.load.harness import _manifest
 
 FORMAT = "benchreport.run/1"
 ID_BAD = re.compile(r"[^A-Za-z0-9._-]+")
@@ -164,7 +164,7 @@ def count_only_requests(n: int, workload: str, concurrency: int | None, error: s
 
     For a harness that keeps requests only as counts (a summary-only export), so the request
     table still shows how many requests there were and how many failed; with no timings they
-    add nothing to any latency or throughput figure (analysis.stats.cells reads only timed
+    add nothing to any latency or throughput figure (benchreport.stats.cells reads only timed
     records). The importer says so in the run's notes.
     """
     rec: dict = {"workload": workload, "counted_only": True}
@@ -203,7 +203,7 @@ class Check:
 
     `reported` is the harness's figure in the native unit, `recomputed` ours; `against` names the
     harness's file and figure set, `basis` how ours was obtained. They agree when they differ by
-    no more than the harness figure's printed rounding (`analysis.format.printed_rounding`, the
+    no more than the harness figure's printed rounding (`benchreport.format.printed_rounding`, the
     tolerance of the per-pass comparison behind `import.figure_mismatch`), plus float noise.
     """
 
@@ -273,7 +273,7 @@ def request_values(requests: list[dict], field_: str) -> list[float]:
     return [r[field_] for r in requests if r.get("finish_reason") not in FAILED_REASONS and field_ in r]
 
 
-#: finish reasons of requests whose figures are not results (analysis.stats.cells.failed_mask)
+#: finish reasons of requests whose figures are not results (benchreport.stats.cells.failed_mask)
 FAILED_REASONS = ("error", "cancelled", "incomplete")
 
 

@@ -31,8 +31,8 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from analysis.load import native
-from analysis.load.errors import Refusal, one_line
+from benchreport.load import native
+from benchreport.load.errors import Refusal, one_line
 
 ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 ROLES = ("incumbent", "candidate", "reference")

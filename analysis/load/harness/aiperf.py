@@ -32,14 +32,14 @@ import os
 import re
 from pathlib import PurePosixPath
 
-from analysis.load.errors import Refusal
-from analysis.load.harness import ImportOutcome, SourceFile, describe
-from analysis.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
+from benchreport.load.errors import Refusal
+from benchreport.load.harness import ImportOutcome, SourceFile, describe
+from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
                                            epoch_seconds, failed_from_counts, finish, first, guarded,
                                            iso_from_epoch, ms_factor, num, positive_int, rate_ok, skip,
                                            successful_count, valid_iso)
-from analysis.load.harness.aiperf_aggregate import aggregation, check_aggregate
-from analysis.load.harness.aiperf_records import LATENCIES, error_text, requests_of
+from benchreport.load.harness.aiperf_aggregate import aggregation, check_aggregate
+from benchreport.load.harness.aiperf_records import LATENCIES, error_text, requests_of
 
 NAME = "aiperf"
 LABEL = "AIPerf 0.1-0.13 / GenAI-Perf profile export"

@@ -5,8 +5,8 @@ Split from aiperf.py, which calls `check_aggregate` for every aggregate file it 
 """
 from __future__ import annotations
 
-from analysis.load.harness import SourceFile
-from analysis.load.harness._common import (Check, Draft, dig, first, ms_factor, num, positive_int, rate_ok,
+from benchreport.load.harness import SourceFile
+from benchreport.load.harness._common import (Check, Draft, dig, first, ms_factor, num, positive_int, rate_ok,
                                            request_values, statistic_of, successful_count)
 
 #: the aggregate figures checked against the trials: (aggregate key, native metric, statistic)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.load.harness._common import Draft, count, first, ms_factor, num, short_text
+from benchreport.load.harness._common import Draft, count, first, ms_factor, num, short_text
 
 LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms", "request_latency": "e2e_latency_ms"}
 CACHE_KEYS = ("usage_prompt_cache_read_tokens", "usage_prompt_cached_tokens", "usage_cached_tokens",

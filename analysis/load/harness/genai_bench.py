@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number, group_passes_by_probe)
-from analysis.load.harness._common import Draft, count, finish, first, measurement, ms_factor, num, \
+from benchreport.load.harness._common import Draft, count, finish, first, measurement, ms_factor, num, \
     positive_int, short_text, skip
 
 NAME = "genai-bench"

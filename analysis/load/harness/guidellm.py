@@ -23,9 +23,9 @@ One report is one GuideLLM invocation: one run, its benchmarks being the concurr
 """
 from __future__ import annotations
 
-from analysis.load.errors import Refusal
-from analysis.load.harness import ImportOutcome, SourceFile, describe
-from analysis.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
+from benchreport.load.errors import Refusal
+from benchreport.load.harness import ImportOutcome, SourceFile, describe
+from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
                                            first, guarded, iso_from_epoch, num, positive_int, short_text)
 
 NAME = "guidellm"

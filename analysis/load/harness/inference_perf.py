@@ -28,10 +28,10 @@ from __future__ import annotations
 import json
 import re
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number, group_passes_by_probe, safe_yaml)
-from analysis.load.harness._common import (Draft, count, dig, epoch_from_iso, first, finish, iso_from_epoch,
+from benchreport.load.harness._common import (Draft, count, dig, epoch_from_iso, first, finish, iso_from_epoch,
                                            mean, measurement, num, positive_int, short_text, skip)
 
 NAME = "inference-perf"

@@ -20,8 +20,8 @@ import datetime as _dt
 import hashlib
 import re
 
-from analysis.load.harness import ImportOutcome, SourceFile, _manifest
-from analysis.load.harness._common import (Draft, dig, epoch_seconds, finish, first, guarded, iso_from_epoch, num,
+from benchreport.load.harness import ImportOutcome, SourceFile, _manifest
+from benchreport.load.harness._common import (Draft, dig, epoch_seconds, finish, first, guarded, iso_from_epoch, num,
                                            positive_int, skip)
 
 NAME = "lmeval"

@@ -29,9 +29,9 @@ from __future__ import annotations
 import json
 import re
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._checks import Broken, draft_or_refuse, expect_count, expect_number
-from analysis.load.harness._common import Draft, epoch_from_iso, finish, first, iso_from_epoch, measurement, num, \
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._checks import Broken, draft_or_refuse, expect_count, expect_number
+from benchreport.load.harness._common import Draft, epoch_from_iso, finish, first, iso_from_epoch, measurement, num, \
     positive_int, skip
 
 NAME = "mlperf-loadgen"

@@ -4,8 +4,8 @@ holding them loads without refusals; each carries a top-level `fixture_oracle` k
 """
 from __future__ import annotations
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import skip
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._common import skip
 
 NAME = "fixture oracle"
 

@@ -20,10 +20,10 @@ file.
 """
 from __future__ import annotations
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number, group_passes_by_probe)
-from analysis.load.harness._common import Draft, count, finish, first, mean, measurement, num, positive_int, \
+from benchreport.load.harness._common import Draft, count, finish, first, mean, measurement, num, positive_int, \
     short_text
 
 NAME = "sglang"

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import re
 
-from analysis.load.errors import Refusal
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
+from benchreport.load.errors import Refusal
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number)
-from analysis.load.harness._common import Draft, dig, finish, first, measurement, num
+from benchreport.load.harness._common import Draft, dig, finish, first, measurement, num
 
 NAME = "trtllm"
 HARNESS_NAME = "trtllm-bench"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from analysis.load.harness import ImportOutcome, SourceFile
-from analysis.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
+from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
                                            measurement, num, positive_int, short_text, skip, successful_count)
 
 NAME = "vllm"

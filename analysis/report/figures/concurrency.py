@@ -8,9 +8,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from analysis import format as fmt
-from analysis.columns import higher_is_better
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.columns import higher_is_better
+from benchreport.stats._common import parse_values
 
 from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme,
                     wrap_id)

@@ -6,9 +6,9 @@ from typing import Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import format as fmt
-from analysis.columns import higher_is_better
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.columns import higher_is_better
+from benchreport.stats._common import parse_values
 
 from .theme import NEUTRAL, WIDTH_IN, axis_label, record_drawn, record_styles, seat_styles, theme, wrap_id
 

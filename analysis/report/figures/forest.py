@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 from .theme import NEUTRAL, PALETTE, WIDTH_IN, Style, metric_label, record_drawn, record_styles, theme, wrap_id
 

@@ -1,6 +1,6 @@
 """A seat's history across dates: one small panel per seat and metric, verdicts marked by shape.
 
-Drawn from the history table (analysis.stats.history.HISTORY_COLUMNS), nothing re-estimated:
+Drawn from the history table (benchreport.stats.history.HISTORY_COLUMNS), nothing re-estimated:
 each cell of a panel (its workloads and concurrencies) is one line, shown relative to that
 cell's median over the dates so a panel's cells share one axis. Regressions are downward
 triangles, improvements upward triangles, and a change the next date confirmed as a new
@@ -19,8 +19,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from analysis import format as fmt
-from analysis.flags.rules.history import change_status
+from benchreport import format as fmt
+from benchreport.flags.rules.history import change_status
 
 from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis import format as fmt
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.stats._common import parse_values
 
 from .theme import (PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record_drawn, record_styles,
                     seat_styles, theme)

@@ -21,8 +21,8 @@ import matplotlib
 import matplotlib.dates as mdates
 from matplotlib.figure import Figure
 
-from analysis import format as fmt
-from analysis.columns import METRIC_WORDS, METRICS
+from benchreport import format as fmt
+from benchreport.columns import METRIC_WORDS, METRICS
 
 
 

@@ -1,7 +1,7 @@
 """The report's content as a view-model, section by section of the paper.
 
-Pure functions of an `analysis.pipeline.Analysis` (no I/O): paragraphs, `Table` and
-`FigureBlock` objects that `analysis.report.render` turns into HTML. Sections follow the
+Pure functions of an `benchreport.pipeline.Analysis` (no I/O): paragraphs, `Table` and
+`FigureBlock` objects that `benchreport.report.render` turns into HTML. Sections follow the
 fleet paper, one module each:
 
     abstract      title block and Abstract
@@ -18,7 +18,7 @@ fleet paper, one module each:
 Shared by them: `blocks` (the view-model types), `labels` (seat labels, shared words),
 `flagview` (the flags as the report reads them), `cellview` (cells as tables show them)
 and `tables` (row budgets, wide-table helpers). The notebook calls the section functions
-re-exported here: ``from analysis.report import sections; sections.abstract(a)``.
+re-exported here: ``from benchreport.report import sections; sections.abstract(a)``.
 """
 from .abstract import abstract, strongest_caveat, title_block
 from .appendix import (appendix_text, files_table, packages_table, parameters_table, provenance_table, provenance_text,

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 
-from analysis import __version__
-from analysis import format as fmt
-from analysis.flags import codes
+from benchreport import __version__
+from benchreport import format as fmt
+from benchreport.flags import codes
 
 from .blocks import Prose, TitleBlock, division, para, prose
 from .flagview import SEVERITY_RANK, flag_seats, flags_of, sorted_flags

@@ -8,9 +8,9 @@ from importlib import metadata
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.pipeline import provenance
-from analysis.thresholds import Thresholds
+from benchreport import format as fmt
+from benchreport.pipeline import provenance
+from benchreport.thresholds import Thresholds
 
 from .blocks import Prose, Table, ident, para, prose
 from .cellview import cells_cut, result_cells

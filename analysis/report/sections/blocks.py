@@ -1,6 +1,6 @@
 """The report's view-model: paragraphs, divisions, tables and figure blocks (plain data, no HTML).
 
-Section functions build these; `analysis.report.render` turns them into HTML through the
+Section functions build these; `benchreport.report.render` turns them into HTML through the
 Jinja2 templates in ``templates/sections/`` (autoescaped: every string here is text, and a
 seat id, model name or message from a run file can never become markup). Paragraphs are
 written from our literal templates with `para`: ``para("Compared against {} {}.", word,
@@ -15,7 +15,7 @@ from typing import Any, Iterable, Union
 import numpy as np
 import pandas as pd
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 __all__ = ["Ident", "Paragraph", "Items", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
            "idents", "para", "items", "division", "prose", "figure_block"]
@@ -26,7 +26,7 @@ class _HTML:
 
     def __html__(self) -> str:
         # imported here to break a cycle: the renderer imports these types
-        from analysis.report import render
+        from benchreport.report import render
 
         return str(render.prose_html(self))
 
@@ -170,7 +170,7 @@ def _text(x) -> str:
 def para(template: str, *args, css: str | None = None, lead: str | None = None) -> Paragraph:
     """A paragraph from our literal `template`, each ``{}`` filled by one argument.
 
-    An argument is text (a `str`, already formatted: numbers go through analysis.format
+    An argument is text (a `str`, already formatted: numbers go through benchreport.format
     first), an `Ident`, or a list of them (`idents`).
     """
     parts: list = []
@@ -197,7 +197,7 @@ def _parts(arg) -> list:
     if isinstance(arg, (list, tuple)):
         return [p for x in arg for p in _parts(x)]
     if isinstance(arg, (int, float, np.number)) and not isinstance(arg, bool):
-        raise TypeError(f"format numbers with analysis.format before they reach a paragraph: {arg!r}")
+        raise TypeError(f"format numbers with benchreport.format before they reach a paragraph: {arg!r}")
     if not isinstance(arg, str):
         raise TypeError(f"a paragraph takes text or identifiers, not {type(arg).__name__}")
     return [str(arg)]

@@ -6,17 +6,17 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.columns import METRICS, STATISTICS
-from analysis.report import figures as F
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.columns import METRICS, STATISTICS
+from benchreport.report import figures as F
+from benchreport.stats._common import parse_values
 
 from .flagview import excluded_figures
 from .labels import column, order_seats, seat_label
 from .tables import drop_empty, wide_metric
 
 
-#: display order of statistics inside a cell group (the one order, analysis.columns.STATISTICS)
+#: display order of statistics inside a cell group (the one order, benchreport.columns.STATISTICS)
 STAT_ORDER = {s: i for i, s in enumerate(STATISTICS)}
 
 
@@ -88,7 +88,7 @@ def within_ci(lo, hi, style=None) -> str:
 
 
 def stat_rank(st) -> int:
-    """Where a statistic sorts (analysis.columns.STATISTICS order; others last)."""
+    """Where a statistic sorts (benchreport.columns.STATISTICS order; others last)."""
     return STAT_ORDER.get(str(st), 99)
 
 

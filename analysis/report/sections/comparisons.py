@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.columns import METRICS, higher_is_better
-from analysis.report import figures as F
-from analysis.stats._common import parse_values
-from analysis.stats.multiplicity import describe as describe_multiplicity
+from benchreport import format as fmt
+from benchreport.columns import METRICS, higher_is_better
+from benchreport.report import figures as F
+from benchreport.stats._common import parse_values
+from benchreport.stats.multiplicity import describe as describe_multiplicity
 
 from .blocks import FigureBlock, Prose, Table, figure_block, ident, para, prose
 from .cellview import no_ci, spread_statistics, stat_rank, within_ci, workloads

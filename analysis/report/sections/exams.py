@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.report import figures as F
+from benchreport import format as fmt
+from benchreport.report import figures as F
 
 from .blocks import FigureBlock, Prose, Table, figure_block, para, prose
 from .labels import ci_level, seat_label

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.flags import codes
+from benchreport import format as fmt
+from benchreport.flags import codes
 
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.report import figures as F
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.report import figures as F
+from benchreport.stats._common import parse_values
 
 from .blocks import Prose, ident, para, prose
 from .cellview import within_ci
@@ -83,7 +83,7 @@ def cell_words(row) -> str:
 
 
 def verdict_rule(a) -> str:
-    """The rule a verdict follows, in words (analysis.stats.compare.verdict)."""
+    """The rule a verdict follows, in words (benchreport.stats.compare.verdict)."""
     th = a.options.thresholds
     c = a.comparisons
     m = int(c["p_value"].notna().sum()) if c is not None and len(c) and "p_value" in c.columns else 0

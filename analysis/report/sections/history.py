@@ -1,6 +1,6 @@
 """Section 8, History across dates: each seat's cells judged date by date against their steady level.
 
-Written from `Analysis.history` (analysis.stats.history: a prediction interval against the
+Written from `Analysis.history` (benchreport.stats.history: a prediction interval against the
 mean of earlier dates, Bonferroni over a seat's cells that date) and nothing re-estimated:
 a paragraph on the method and the counts, the newest date's verdicts, the small-multiple
 figure (analysis.report.figures.history) and the table of dated regressions and improvements.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.flags.rules.history import change_status
-from analysis.report.figures.history import DECIDED, history_panels, panel_keys
+from benchreport import format as fmt
+from benchreport.flags.rules.history import change_status
+from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
 from .labels import date_range

@@ -5,7 +5,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 def ci_level(a) -> str:
     """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""

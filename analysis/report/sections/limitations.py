@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 
-from analysis import format as fmt
-from analysis.flags import limitations_paragraphs as flag_paragraphs
-from analysis.flags import words
-from analysis.flags.text import NO_FLAGS
+from benchreport import format as fmt
+from benchreport.flags import limitations_paragraphs as flag_paragraphs
+from benchreport.flags import words
+from benchreport.flags.text import NO_FLAGS
 
 from .blocks import Prose, division, items, para, prose
 from .flagview import flags_of
 
 
 def limitations_paragraphs(a) -> list[tuple[str, str]]:
-    """(title, text) per group of flags, as `analysis.flags.limitations_paragraphs` writes them."""
+    """(title, text) per group of flags, as `benchreport.flags.limitations_paragraphs` writes them."""
     return [(p.title, p.text) for p in flag_paragraphs(a.flags)]
 
 

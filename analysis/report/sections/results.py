@@ -5,8 +5,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.report import figures as F
+from benchreport import format as fmt
+from benchreport.report import figures as F
 
 from .blocks import Prose, Table, para, prose
 from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,

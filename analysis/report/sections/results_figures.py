@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
-from analysis.report import figures as F
-from analysis.stats._common import parse_values
+from benchreport import format as fmt
+from benchreport.report import figures as F
+from benchreport.stats._common import parse_values
 
 from .blocks import FigureBlock, figure_block
 from .cellview import result_cells

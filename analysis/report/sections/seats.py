@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import format as fmt
+from benchreport import format as fmt
 
 from .blocks import Prose, Table, ident, para, prose
 from .labels import baseline_word, date_range, seat_label

@@ -5,7 +5,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from analysis.report import figures as F
+from benchreport.report import figures as F
 
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis import format as fmt
-from analysis.flags import codes
+from benchreport import format as fmt
+from benchreport.flags import codes
 
 from .blocks import Prose, division, idents, para, prose
 from .flagview import evidence, flag_seats, sorted_flags
