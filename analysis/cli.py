@@ -78,6 +78,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
+    p.add_argument("--site", default=None, metavar="DIR",
+                   help="also keep the report as DIR/DATE/ (the data's newest date) and rewrite DIR/index.html, "
+                        "every kept report newest first")
+    p = sub.add_parser("compare", help="before against after: B's cells against the same seat's in A, verdicts "
+                       "as in comparisons.csv")
+    p.add_argument("a", metavar="A", help="before: run files or a folder, or with --store a selection DATE or "
+                   "SEAT@DATE (DATE: YYYY-MM-DD, latest or previous)")
+    p.add_argument("b", metavar="B", help="after: as A")
+    p.add_argument("--store", default=None, metavar="DIR", help="select A and B from this run store")
+    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
+                   help="refuse files larger than this (default 512)")
+    add_cli_options(p)
+    p.add_argument("--json", action="store_true", help="the rows as a JSON array on stdout")
+    p.add_argument("--out", default=None, help="also write compare.html (and PDF), tables/compare.csv here")
+    p.add_argument("--format", default="html", help="with --out: comma-separated html, pdf (default html)")
+    p.add_argument("--fail-on", choices=["regression"], default=None,
+                   help="exit 3 when a cell of B is worse than in A (a regression)")
     p = sub.add_parser("figure", help="one figure of the report (png, svg or pdf by the suffix of --out)")
     p.add_argument("name", nargs="?", metavar="NAME", help="the figure's name (--list names them)")
     _add_common(p)
@@ -234,6 +253,88 @@ def cmd_build(args) -> int:
     from benchreport.report.build import build
 
     return build(args, _options(args))
+
+
+def _compare_side(args, text: str, store, tables_cache: dict):
+    """(tables, label, LoadResult) of one side of `compare`."""
+    from benchreport.before_after import parse_selection, select_store
+    from benchreport.load import load
+    from benchreport.tables import build_tables
+
+    if store is not None:
+        from benchreport.store import read_tables
+
+        try:
+            sel = parse_selection(text)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if "all" not in tables_cache:
+            tables_cache["all"] = read_tables(store)
+        tables, date = select_store(store, sel, tables=tables_cache["all"])
+        return tables, date, None
+    if not Path(text).exists():
+        raise UsageError(f"{one_line(text)}: no such file or folder (give two run folders, or --store DIR and two "
+                         "selections)")
+    result = load([text], max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
+    return build_tables(result), None, result
+
+
+def cmd_compare(args) -> int:
+    from benchreport.before_after import COMPARE_COLUMNS, compare, terminal_table
+
+    if args.baseline is not None:
+        raise UsageError("compare takes each pair's seat in A as the baseline; --baseline does not apply")
+    store = None
+    if args.store is not None:
+        from benchreport.store import Store
+
+        store = Store.open(args.store)
+    formats = [f.strip() for f in str(args.format).split(",") if f.strip()]
+    bad = [f for f in formats if f not in ("html", "pdf")]
+    if bad or not formats:
+        raise UsageError(f"--format: expected html and/or pdf, got {args.format!r}")
+    target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
+        if args.out is not None else None
+    cache: dict = {}
+    ta, la, ra = _compare_side(args, args.a, store, cache)
+    tb, lb, rb = _compare_side(args, args.b, store, cache)
+    refused = [*(ra.refused if ra else []), *(rb.refused if rb else [])]
+    for r in refused:
+        print(str(r), file=sys.stderr)
+    if refused and not args.skip_bad:
+        print(f"benchreport compare: {len(refused)} file(s) refused; nothing compared (use --skip-bad to compare "
+              "the others)", file=sys.stderr)
+        return EXIT_REFUSED
+    for text, r in ((args.a, ra), (args.b, rb)):
+        if r is not None and not r.runs:
+            raise UsageError(f"{one_line(text)}: no run could be read from it")
+    labels = (la, lb) if la and lb and la != lb else ("A", "B")
+    result = compare(ta, tb, _options(args), labels=labels)
+    if args.json:
+        rows = result.rows[COMPARE_COLUMNS].astype(object).where(result.rows[COMPARE_COLUMNS].notna(), None)
+        print(json.dumps(rows.to_dict("records"), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(terminal_table(result))
+    if target is not None:
+        from benchreport.pipeline import _csv
+        from benchreport.report.compare_page import compare_html
+        from benchreport.report.render import html_to_pdf
+
+        page = compare_html(result, a_text=args.a, b_text=args.b)
+
+        def write(stage: Path) -> None:
+            (stage / "tables").mkdir()
+            _csv(result.rows, stage / "tables" / "compare.csv")
+            (stage / "compare.html").write_text(page, encoding="utf-8")
+            if "pdf" in formats:
+                html_to_pdf(page, stage / "compare.pdf")
+
+        outdir.write_output(target, "compare", write)
+    if args.fail_on == "regression" and result.regressions:
+        if not args.quiet:
+            print(f"--fail-on regression: {result.regressions} cell(s) worse in B", file=sys.stderr)
+        return EXIT_FLAGS
+    return EXIT_OK
 
 
 def _one_name(args, catalog: dict, kind: str) -> None:
@@ -412,7 +513,8 @@ def cmd_schema(args) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
-            "build": cmd_build, "figure": cmd_figure, "table": cmd_table, "exam-delta": cmd_exam_delta, "schema": cmd_schema}
+            "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
+            "exam-delta": cmd_exam_delta, "schema": cmd_schema}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,6 +86,8 @@ class Analysis:
     excluded: "Exclusions | None" = None
     #: the typed findings behind `flags`, in rule order (benchreport.flags.findings)
     findings: list = field(default_factory=list)
+    #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history)
+    history: pd.DataFrame | None = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -138,6 +140,7 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons as compute_comparisons
     from benchreport.stats.exams import exam_deltas as compute_exam_deltas
+    from benchreport.stats.history import HistoryRule, history as compute_history
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -152,11 +155,12 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                                       multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
+    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th))
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
-                    passes=cellset.passes)
+                    passes=cellset.passes, history=history)
     return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
-                    options, cellset.passes, excluded, findings)
+                    options, cellset.passes, excluded, findings, history)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -215,16 +219,22 @@ def _csv(df: pd.DataFrame, path: Path) -> None:
     df.to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 
+def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
+    from benchreport.stats.history import history
+
+    return analysis.history if analysis.history is not None else history(None)
+
+
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
-    """`OUT/tables/{cells,comparisons,exam_deltas,passes,seats}.csv`, `OUT/flags.json`, `OUT/refused.json`,
-    `OUT/provenance.csv` (`provenance`)."""
+    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,seats}.csv`, `OUT/flags.json`,
+    `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
     out = Path(out_dir)
     tables_dir = out / "tables"
     tables_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in ("cells", "comparisons", "exam_deltas", "passes"):
+    for name in ("cells", "comparisons", "exam_deltas", "passes", "history"):
         path = tables_dir / f"{name}.csv"
-        _csv(getattr(analysis, name), path)
+        _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"

@@ -91,6 +91,20 @@ class Thresholds:
         "range": (0, 1, False, False),
         "why": "power for the smallest detectable difference (Miller 2024, "
                "'Adding Error Bars to Evals', uses 80%)"})
+    history_alpha: float = field(default=0.001, metadata={
+        "range": (0, 1, False, False),
+        "why": "a dated regression or improvement needs p < 0.001 against the steady level, Bonferroni "
+               "over the seat's cells that date (asv uses p < 0.002): at most about one false verdict "
+               "per stable seat-year (benchmarks/history_study.py)"})
+    history_window: int = field(default=64, metadata={
+        "range": (2, 1000000, True, True),
+        "why": "a date is judged against the mean of at most 64 earlier dates since the last confirmed "
+               "change (Bencher's default sample size): long enough for a stable spread, short enough "
+               "to follow slow drift"})
+    history_min_level: int = field(default=5, metadata={
+        "range": (2, 1000000, True, True),
+        "why": "no dated verdict until the level has 5 dates: a prediction interval from fewer has a "
+               "t quantile of 3.2 or more (3 degrees of freedom), so only large steps could show"})
 
     def as_dict(self) -> dict:
         """Plain dict of the values, in field order (for the appendix and JSON)."""

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+import bench_archive  # noqa: E402
 import bench_ci  # noqa: E402
 import bench_ingest  # noqa: E402
 import bench_manifest  # noqa: E402
@@ -27,6 +28,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats and groups")
     ap.add_argument("--no-verdicts", action="store_true", help="skip the quick verdict study")
+    ap.add_argument("--no-archive", action="store_true", help="skip the nightly archive (a year of 10 seats: "
+                    "about an hour on 2 cores; 30 nights with --quick)")
     args = ap.parse_args()
     repeat = "1" if args.quick else "5"
     with tempfile.TemporaryDirectory() as tmp:
@@ -37,6 +40,11 @@ def main() -> None:
     scale = bench_scale.main(["--repeat", "1" if args.quick else "3"])
     one = bench_one_file.main(["--requests", "200000" if args.quick else "200000,2000000"])
     manifest = bench_manifest.main(["--repeat", "3" if args.quick else "7"])
+    archive = None
+    if not args.no_archive:
+        with tempfile.TemporaryDirectory() as tmp:
+            archive = bench_archive.main(["--seats", "10", "--nights", "30" if args.quick else "365",
+                                          "--json-nights", "30", "--no-build", "--work", tmp])
     study = None
     if not args.no_verdicts:
         print()
@@ -61,6 +69,14 @@ def main() -> None:
     print(f"| manifest at its limits (1,000 entries), parse + checks | JSON {manifest['benchreport.json'] * 1000:.0f} ms "
           f"(checks without glob compilation {manifest['benchreport.json checks'] * 1000:.0f} ms), "
           f"YAML {manifest['benchreport.yaml'] * 1000:.0f} ms | - |")
+    if archive:
+        r = archive["ratios"]
+        print(f"| a nightly archive, {archive['nights']} nights x {archive['seats']} seats "
+              f"({archive['request_records']:,} requests) | ingest {archive['ingest_per_night_s']:.2f} s a night; "
+              f"analyse from the store {archive['analyse_full']['wall_s']:.0f} s, peak "
+              f"{archive['analyse_full']['peak_mb']} MB; a new night {r['new_night_over_full']:.0%} of it; "
+              f"JSON files / store on {archive['json_nights']} nights {r['json_over_store']:.2f}x | "
+              "<= 10% a new night, <= 2 GB |")
     if scale.get("growth"):
         g = scale["growth"]
         print(f"| growth 10 -> 50 seats | {g['data_ratio']:.0f}x data, {g['time_ratio']:.2f}x time | <= 6.5x time |")

@@ -87,7 +87,8 @@ def test_title_and_sections(page_report):
     assert heads[0] == "Abstract"
     assert [h for h in heads if h[:1].isdigit()] == [
         "1 Seats and setup", "2 Measured results", "3 Comparison against the incumbent", "4 Exams",
-        "5 Measurement traps found", "6 Faults and open defects", "7 What these numbers will not carry"]
+        "5 Measurement traps found", "6 Faults and open defects", "7 What these numbers will not carry",
+        "8 History across dates"]
     assert heads[-1] == "Appendix: provenance"
 
 

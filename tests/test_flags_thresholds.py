@@ -136,10 +136,51 @@ CHANGED = {
 }
 
 
+def _nightly_runs() -> list[dict]:
+    """One seat measured on 20 nights (one pass each, 0.4% night-to-night noise), 6% slower from night 14."""
+    import numpy as np
+
+    noise = np.exp(np.random.default_rng(14).normal(0, 0.004, 20))
+    return [mkrun("nightly-seat", 1, date=f"2026-03-{k + 1:02d}",
+                  measurements=[m_(round(1000 * noise[k] * (0.94 if k >= 13 else 1.0), 2))]) for k in range(20)]
+
+
+@pytest.fixture(scope="module")
+def nightly(tmp_path_factory):
+    result = load([str(write_runs(_nightly_runs(), tmp_path_factory.mktemp("nightly") / "runs"))], progress=False)
+    assert not result.refused
+    return result
+
+
+def _regression_dates(a) -> list[str]:
+    return [d for r in rows(a, "history.regression") for d in r["evidence"]["dates"]]
+
+
+#: the history thresholds, swept on a seat measured night after night (the data above have no history)
+HISTORY_CHANGED = {
+    "history_alpha": (1e-9, lambda d, c: _regression_dates(d) == ["2026-03-14"] and not _regression_dates(c)),
+    "history_window": (3, lambda d, c: d.history["level_nights"].max() == 13 and c.history["level_nights"].max() == 3),
+    "history_min_level": (15, lambda d, c: _regression_dates(d) == ["2026-03-14"] and not _regression_dates(c)
+                          and (c.history["verdict"].iloc[:15] == "insufficient_data").all()),
+}
+
+
 def test_every_threshold_is_swept_away_from_its_default():
-    assert set(CHANGED) == {f.name for f in fields(Thresholds)}
-    for name, (value, _) in CHANGED.items():
+    assert set(CHANGED) | set(HISTORY_CHANGED) == {f.name for f in fields(Thresholds)}
+    for name, (value, _) in {**CHANGED, **HISTORY_CHANGED}.items():
         assert value != getattr(DEFAULT, name), name
+
+
+@pytest.mark.parametrize("name", sorted(HISTORY_CHANGED))
+def test_history_threshold_changes_what_it_governs(name, nightly):
+    value, check = HISTORY_CHANGED[name]
+    default = analyse(nightly, Options(n_boot=N_BOOT))
+    changed = analyse(nightly, Options(n_boot=N_BOOT, thresholds=DEFAULT.replace(**{name: value})))
+    assert check(default, changed), f"{name} = {value} did not change what it governs"
+    recorded = [ev["thresholds"][name] for ev in changed.flags["evidence"] if name in ev.get("thresholds", {})]
+    assert all(v == value for v in recorded), name
+    assert all(ev["thresholds"][name] == getattr(DEFAULT, name) for ev in default.flags["evidence"]
+               if name in ev.get("thresholds", {}))
 
 
 @pytest.mark.parametrize("name", sorted(CHANGED))

@@ -84,7 +84,8 @@ def test_report_notebook_is_thin():
     assert headings == ["## Abstract", "## 1 Seats and setup", "## 2 Measured results",
                         "## 3 Comparison against the incumbent", "## 4 Exams",
                         "## 5 Measurement traps found", "## 6 Faults and open defects",
-                        "## 7 What these numbers will not carry", "## Appendix: provenance"]
+                        "## 7 What these numbers will not carry", "## 8 History across dates",
+                        "## Appendix: provenance"]
 
 
 def test_parameters_are_never_pasted_into_code():

@@ -190,7 +190,7 @@ def test_pdf_has_sections_caveats_and_page_numbers(report_build):
     for heading in ("Abstract", "1 Seats and setup", "2 Measured results",
                     "3 Comparison against the incumbent", "4 Exams", "5 Measurement traps found",
                     "6 Faults and open defects", "7 What these numbers will not carry",
-                    "Appendix: provenance"):
+                    "8 History across dates", "Appendix: provenance"):
         assert heading in text, heading
     assert "Page 1 of" in text
     n_pages = int(re.search(r"Page 1 of (\d+)", text).group(1))
@@ -263,7 +263,7 @@ def test_numbering_is_sequential(report_build):
     assert len(figures) == len(list((out / "figures").glob("*.png")))
     heads = re.findall(r"<h2[^>]*>(.*?)<", html)
     numbered = [h for h in heads if re.match(r"\d ", h)]
-    assert [h.split()[0] for h in numbered] == [str(i) for i in range(1, 8)]
+    assert [h.split()[0] for h in numbered] == [str(i) for i in range(1, 9)]
 
 
 def test_svg_figures_are_deterministic(report_build):

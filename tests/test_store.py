@@ -136,3 +136,19 @@ def test_a_second_analysis_reads_each_dates_summaries_from_the_cache(archive, tm
     fresh = analyse_store(store, opts, cache=False)
     for name in ("cells", "comparisons", "passes"):
         assert getattr(cached, name).to_csv(index=False) == getattr(fresh, name).to_csv(index=False)
+
+
+def test_ingest_in_chunks_reads_the_same_store(archive, tmp_path):
+    """Units read one chunk at a time (each its own batch) give the same tables as one read."""
+    one = ingest([archive], tmp_path / "one")
+    many = ingest([archive], tmp_path / "many", chunk_bytes=1)
+    assert len(many.batches) == 3 and len(one.batches) == 1  # the two nights and the example, one chunk each
+    assert many.runs_added == one.runs_added == 32 and len(many.skipped) == len(one.skipped) == 1
+    a, b = read_tables(Store.open(tmp_path / "one"), with_requests=True), \
+        read_tables(Store.open(tmp_path / "many"), with_requests=True)
+    for name in ("seats", "components", "runs", "measurements", "exams", "events", "requests"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    fa, fb = (Store.open(tmp_path / s).files().drop(columns=["batch"]) for s in ("one", "many"))
+    pd.testing.assert_frame_equal(fa, fb)
+    again = ingest([archive], tmp_path / "many", chunk_bytes=1)
+    assert again.added == [] and again.runs_added == 0

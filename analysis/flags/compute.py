@@ -38,6 +38,7 @@ class Inputs:
     excluded: Exclusions
     thresholds: Thresholds
     baseline: str | None
+    history: pd.DataFrame | None = None
 
 
 #: (name, rule over the inputs) in the order they run
@@ -47,6 +48,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("mixed_runs", lambda i: R.mixed_runs(i.tables)),
     ("underpowered", lambda i: R.underpowered(i.comparisons, i.exam_deltas, thresholds=i.thresholds)),
     ("drift", lambda i: R.drift(i.cells, i.tables, thresholds=i.thresholds)),
+    ("history", lambda i: R.history_changes(i.history, thresholds=i.thresholds)),
     ("warmup_unknown", lambda i: R.warmup_unknown(i.tables.runs)),
     ("prefix_cache", lambda i: R.prefix_cache(i.excluded)),
     ("reasoning_field", lambda i: R.reasoning_field(i.tables.requests, thresholds=i.thresholds)),
@@ -70,12 +72,13 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
 
 def find(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
          exam_deltas: pd.DataFrame | None, excluded: Exclusions, thresholds: Thresholds,
-         baseline: str | None = None, passes: pd.DataFrame | None = None) -> list[Finding]:
+         baseline: str | None = None, passes: pd.DataFrame | None = None,
+         history: pd.DataFrame | None = None) -> list[Finding]:
     """Every finding the data raise, in rule order (arguments as `compute_flags`)."""
     if float(excluded.cache_ratio) != float(thresholds.cache_ratio):
         raise ValueError(f"`excluded` was decided with cache_ratio {excluded.cache_ratio}, the thresholds "
                          f"say {thresholds.cache_ratio}: decide the exclusions with the same thresholds")
-    inputs = Inputs(tables, cells, comparisons, exam_deltas, passes, excluded, thresholds, baseline)
+    inputs = Inputs(tables, cells, comparisons, exam_deltas, passes, excluded, thresholds, baseline, history)
     return [f for _name, rule in RULES for f in rule(inputs)]
 
 
@@ -111,7 +114,8 @@ def empty_flags() -> pd.DataFrame:
 
 def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
                   exam_deltas: pd.DataFrame | None, excluded: Exclusions, thresholds: Thresholds,
-                  baseline: str | None = None, passes: pd.DataFrame | None = None) -> pd.DataFrame:
+                  baseline: str | None = None, passes: pd.DataFrame | None = None,
+                  history: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every flag the data raise, as a DataFrame (columns `FLAG_COLUMNS`), most severe first.
 
     Parameters
@@ -132,6 +136,8 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     passes : DataFrame, optional
         The per-pass table of the statistics layer (benchreport.stats.cells.PASS_COLUMNS):
         reported and recomputed figures, failed requests, lag-1 autocorrelation.
+    history : DataFrame, optional
+        The dated verdicts of `benchreport.stats.history.history` (history.regression/improvement).
 
     Returns
     -------
@@ -141,4 +147,4 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     it and the thresholds used, by name). Sorted by severity, code, seats, cell, message.
     """
     return to_frame(find(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas, excluded=excluded,
-                         thresholds=thresholds, baseline=baseline, passes=passes))
+                         thresholds=thresholds, baseline=baseline, passes=passes, history=history))

@@ -260,6 +260,46 @@ def _up_to_date(out: Path, key: str, formats: list[str]) -> list[dict] | None:
     return flags
 
 
+def _site_facts(analysis, title: str) -> dict:
+    """What a site's index shows of this build: the data's newest date, the title, the headline."""
+    from benchreport.site import headline_text
+
+    dates = analysis.tables.runs["date"].astype(str) if len(analysis.tables.runs) else []
+    return {"date": max(dates) if len(dates) else None, "title": title, "headline": headline_text(analysis)}
+
+
+def _check_site(args) -> None:
+    """--site DIR must be a site benchreport keeps (or missing, or empty): checked before anything is built."""
+    if getattr(args, "site", None):
+        from benchreport import site
+
+        try:
+            site.check_site(args.site)
+        except outdir.OutputFolderError as exc:
+            raise BuildError(str(exc), exc.code) from None
+
+
+def _to_site(args, out: Path, inputs: list[str], *, quiet: bool) -> None:
+    """With --site DIR: the report in `out` kept as SITE/DATE/, and SITE/index.html rewritten."""
+    if not getattr(args, "site", None):
+        return
+    from benchreport import site
+
+    facts = json.loads((out / BUILD_FILE).read_text(encoding="utf-8"))
+    if not facts.get("date"):
+        raise BuildError("--site: the data hold no dated run, so the report has no date to be kept under", EXIT_USAGE)
+    try:
+        root = site.open_site(args.site)
+        entry = site.add_report(root, out, date=facts["date"], title=facts.get("title") or "Benchmark report",
+                                headline=facts.get("headline") or "", inputs=inputs)
+        site.write_index(root)
+    except outdir.OutputFolderError as exc:
+        raise BuildError(str(exc), exc.code) from None
+    except OSError as exc:
+        raise BuildError(f"--site: could not write {one_line(str(args.site))}: {exc}") from None
+    _say(f"kept in the site as {one_line(str(entry))}; index.html rewritten", quiet=quiet)
+
+
 def build(args, options) -> int:
     """Build the report for `args.runs` (or `args.store`) into `args.out`; returns the exit code."""
     quiet = bool(getattr(args, "quiet", False))
@@ -268,12 +308,14 @@ def build(args, options) -> int:
         figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
         inputs = _input_paths(args)
         target = _check_out(args.out, inputs)
+        _check_site(args)
         analyse_now, content = _inputs(args, options, inputs, quiet=quiet)
         out = target.path
         key = _build_key(content, options, args, formats, figure_formats)
         existing = _up_to_date(out, key, formats)
         if existing is not None:
             _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
+            _to_site(args, out, inputs, quiet=quiet)
             return EXIT_FLAGS if _fail_on_met(existing, getattr(args, "fail_on", None)) else EXIT_OK
         analysis = analyse_now()
         seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
@@ -295,7 +337,8 @@ def build(args, options) -> int:
                     params["analysis_file"] = save_analysis(analysis, Path(tmp) / "analysis.pickle")
                     _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
                     _execute(params, stage / "report.ipynb", quiet=quiet)
-                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key}, indent=2) + "\n", encoding="utf-8")
+                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **_site_facts(analysis, title)},
+                                                           indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
                 step = "rendering"
                 _render(stage, title, formats, quiet=quiet)
                 step = "checking the outputs"
@@ -311,6 +354,7 @@ def build(args, options) -> int:
                     raise
                 raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
                                  "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
+        _to_site(args, out, inputs, quiet=quiet)
     except BuildError as exc:
         unchanged = "; the previous report, if any, is unchanged" if exc.code == EXIT_BUILD_FAILED else ""
         print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)

@@ -38,9 +38,10 @@ FIGURES = {e.name: e for e in (
     Entry("single-stream", "single-stream decode rate of every seat and workload", sections.single_stream_figure),
     Entry("ttft", "time to first token against concurrency", sections.ttft_figure),
     Entry("per-pass", "values of each pass in the order measured", sections.per_pass_figure),
-    Entry("history", "seats measured on more than one date", sections.history_figure),
     Entry("ratios", "candidate/baseline ratios with their confidence intervals", sections.ratio_figure),
     Entry("exams", "exam deltas with their confidence intervals", sections.exam_figure),
+    Entry("history", "each seat's cells across dates, regressions and level shifts marked (section 8)",
+          sections.history_panels_figure),
 )}
 
 #: the report's tables in the order the report shows them
@@ -52,6 +53,7 @@ TABLES = {e.name: e for e in (
     Entry("exam-scores", "exam scores per seat", sections.exam_scores_table),
     Entry("exam-deltas", "exam deltas with exact tests", sections.exam_deltas_table),
     Entry("faults", "faults, crashes and defects recorded in the runs", _faults_table),
+    Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
     Entry("all-cells", "appendix: every cell", sections.all_cells_table),
     Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),
     Entry("files", "appendix: the files read, by folder", sections.files_table),

@@ -40,6 +40,17 @@ TEMPLATES_DIR = templates_dir()
 TEMPLATE_NAME = "benchreport"
 #: a table with at most this many rows is kept on one page
 SHORT_ROWS = 24
+#: characters of a text cell counted as one line when a table's height is estimated
+LINE_CHARS = 90
+
+
+def _height(df) -> int:
+    """A table's height in lines, about: a row whose longest cell runs to several lines counts as
+    that many (the thresholds table's reasons), so a tall table may break across pages."""
+    if not len(df):
+        return 0
+    longest = df.astype(str).apply(lambda col: col.str.len()).max(axis=1).to_numpy()
+    return int(sum(max(1, -(-int(n) // LINE_CHARS)) for n in longest))
 
 
 @dataclass(frozen=True)
@@ -152,7 +163,7 @@ def table_view(table: Table, label: str | None) -> dict:
                 last = g
             body.append(row)
         rows = body
-    short = len(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
+    short = _height(df) + (df[group].nunique() if group else 0) <= SHORT_ROWS
     landscape = table.dense if table.landscape is None else table.landscape
     return {
         "wrap_class": _classes("table-wrap", "short" if short else "", "landscape" if landscape else ""),

@@ -318,30 +318,67 @@ def _implied_log_se(value, lo, hi, level) -> float:
     return float((math.log(hi) - math.log(lo)) / (2.0 * ndtri(0.5 + level / 2.0)))
 
 
-def _cell_row(key, date, sub: pd.DataFrame, s: PassSummary, borrowed: LogVariance | None, cfg: _Config) -> dict:
+class _Rows:
+    """The rows of one cell and date, as column arrays (a DataFrame slice per cell costs more than
+    the cell's statistics at a year of nightly dates)."""
+
+    __slots__ = ("cols", "pos")
+
+    def __init__(self, cols: dict, pos: np.ndarray):
+        self.cols, self.pos = cols, pos
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.cols[name][self.pos]
+
+
+def _columns(passes: pd.DataFrame) -> dict:
+    """Every column of the pass table as a numpy array: floats as float (NA as NaN), others as objects."""
+    out = {}
+    for c in passes.columns:
+        col = passes[c]
+        if c in ("value", "recomputed", "reported", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high",
+                 "ci_level", "lag1"):
+            out[c] = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        else:
+            out[c] = col.astype(object).to_numpy()
+    return out
+
+
+def _first_present(values: np.ndarray):
+    for v in values:
+        if not pd.isna(v):
+            return v
+    return None
+
+
+def _int_sum(v: np.ndarray):
+    return int(v.sum()) if not np.isnan(v).any() else pd.NA
+
+
+def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: _Config) -> dict:
     seat, h, p, workload, conc, metric, stat = key
-    vals = sub["value"].to_numpy(float)
-    rec = sub["recomputed"].to_numpy(float)
-    rep = sub["reported"].to_numpy(float)
-    n = sub["n_obs"]
-    n_obs = int(n.sum()) if n.notna().all() else pd.NA
+    vals = sub["value"]
     route = s.route
     lo, hi, level = s.low, s.high, (s.level if route else math.nan)
     sources = sorted(set(sub["source"]))
+    one = len(vals) == 1
     row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
-               unit=METRICS[metric][0] if metric in METRICS else None, n_passes=len(vals), n_obs=n_obs,
-               estimate=s.estimate, ci_low=lo, ci_high=hi, ci_level=level, ci_method="",
-               values=format_values(vals), harness=h, probe=p, date=date,
-               condition=sub["condition"].dropna().iloc[0] if sub["condition"].notna().any() else None,
+               unit=METRICS[metric][0] if metric in METRICS else None, n_passes=len(vals),
+               n_obs=_int_sum(sub["n_obs"]), estimate=s.estimate, ci_low=lo, ci_high=hi, ci_level=level,
+               ci_method="", values=format_values(vals), harness=h, probe=p, date=date,
+               condition=_first_present(sub["condition"]),
                ci_route=route, ci_reason=s.reason, log_se=s.log_se, df=s.df, median=s.median, min=s.min,
                max=s.max, range_level=s.range_level, within_low=math.nan, within_high=math.nan,
                within_level=math.nan, within_method="", within_log_se=math.nan,
-               reported=_geometric_mean(rep), recomputed=_geometric_mean(rec),
-               n_requests=_sum_int(sub["n_requests"]), n_failed=_sum_int(sub["n_failed"]),
-               lag1=float(sub["lag1"].iloc[0]) if len(sub) == 1 else math.nan, block=pd.NA,
-               source="+".join(sources), _group=sub["group"].iloc[0] if len(sub) == 1 else None)
-    if len(vals) == 1:
-        plo, phi, plv = (float(sub[c].iloc[0]) for c in ("ci_low", "ci_high", "ci_level"))
+               reported=_geometric_mean(sub["reported"]), recomputed=_geometric_mean(sub["recomputed"]),
+               n_requests=_int_sum(sub["n_requests"]), n_failed=_int_sum(sub["n_failed"]),
+               lag1=float(sub["lag1"][0]) if one else math.nan, block=pd.NA,
+               source="+".join(sources), _group=sub["group"][0] if one else None)
+    if one:
+        plo, phi, plv = (float(sub[c][0]) for c in ("ci_low", "ci_high", "ci_level"))
         if not route and math.isfinite(plo) and math.isfinite(phi):
             row.update(ci_low=plo, ci_high=phi, ci_level=plv, ci_route="published", ci_reason="",
                        within_log_se=_implied_log_se(vals[0], plo, phi, plv))
@@ -551,17 +588,19 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     latest_index = set(_select_latest(passes, latest).index)
     rows = []
     keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+    cols = _columns(passes)
+    index = passes.index.to_numpy()
     for gkey, pos in passes.groupby(keys, sort=False).indices.items():
-        sub = passes.iloc[np.sort(pos)]
+        sub = _Rows(cols, np.sort(pos))
         ckey, date = gkey[:-1], gkey[-1]
         others = [v for d, v in variances.get(ckey, {}).items() if d != date]
         borrowed = pooled_log_variance(others) if len(sub) < 3 else None
-        s = summarise_passes(sub["value"].to_numpy(float), level=level, borrowed=borrowed)
-        first = sub.iloc[0]
-        key = (first["seat"], first["harness"], first["probe"], first["workload"], first["concurrency"],
-               first["metric"], first["statistic"])
+        s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
+        i = sub.pos[0]
+        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "workload", "concurrency", "metric",
+                                         "statistic"))
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
-        row["_latest"] = sub.index[0] in latest_index
+        row["_latest"] = index[i] in latest_index
         rows.append(row)
     _within_intervals([r for r in rows if r["_latest"]], source, cfg)
     every = pd.DataFrame(rows)

@@ -65,6 +65,13 @@ class HistoryRule:
     min_level: int = 5          # level nights before the first verdict
     level: float = 0.95         # the interval shown with each change
 
+    @classmethod
+    def from_thresholds(cls, th) -> "HistoryRule":
+        """The rule an analysis uses (benchreport.thresholds): history_alpha, history_window and
+        history_min_level, the comparisons' noise band, and intervals at 1 - alpha."""
+        return cls(alpha=float(th.history_alpha), noise=float(th.noise), window=int(th.history_window),
+                   min_level=int(th.history_min_level), level=1.0 - float(th.alpha))
+
 
 @dataclass
 class _Series:

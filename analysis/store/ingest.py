@@ -39,7 +39,8 @@ class IngestReport:
     refused: list[Refusal] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     runs_added: int = 0
-    batch: str | None = None
+    batch: str | None = None                                # the last batch written
+    batches: list[str] = field(default_factory=list)        # every batch written (one per chunk)
 
     @property
     def ok(self) -> bool:
@@ -95,9 +96,33 @@ def _resolved(display: str) -> str:
         return display
 
 
+#: the file bytes read into memory at once: units are loaded in chunks of about this size, each
+#: written as its own batch, so a year of unread nights is ingested within bounded memory
+CHUNK_BYTES = 128 * 1024 * 1024
+
+
+def _unit_bytes(unit: Path) -> int:
+    return sum((_stat_key(f) or ("", 0, 0))[1] for f in _unit_files(unit))
+
+
+def chunks(units: list[Path], budget: int = CHUNK_BYTES) -> list[list[Path]]:
+    """Units in order, grouped so each group's files add up to about `budget` bytes (at least one unit)."""
+    out, size = [], 0
+    for u in units:
+        b = _unit_bytes(u)
+        if not out or (size + b > budget and out[-1]):
+            out.append([])
+            size = 0
+        out[-1].append(u)
+        size += b
+    return out
+
+
 def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
-           max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, progress: bool | None = False) -> IngestReport:
-    """Add the runs under `paths` the store has not seen; see the module docstring."""
+           max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, progress: bool | None = False,
+           chunk_bytes: int = CHUNK_BYTES) -> IngestReport:
+    """Add the runs under `paths` the store has not seen; see the module docstring. Units are
+    read `chunk_bytes` at a time (each chunk its own batch, the files table written after each)."""
     store = Store.open(store_dir, create=True)
     store.sweep_orphans()
     files = store.files()
@@ -110,19 +135,31 @@ def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
     report.unchanged = sum(len(_unit_files(u)) for u in units if u not in todo)
     if not todo:
         return report
-    loaded = load([*map(str, todo), *map(str, manifests)], max_file_bytes=max_file_bytes, progress=progress)
-    report.skipped += list(loaded.skipped)
-    new_runs, rows = _new_versions(loaded, files, report)
-    report.refused = list(loaded.refused) + report.refused
-    for r in report.refused:
-        rows.append(_file_row(r.path, None, "refused", f"{r.json_path}: {r.message}", []))
-    for s in report.skipped:
-        rows.append(_file_row(s.path, None, "skipped", s.reason, []))
-    if new_runs:
-        report.batch = hashlib.sha256("\n".join(sorted(lr.sha256 for lr in new_runs)).encode()).hexdigest()[:16]
-        _write_batch(store, LoadResult(runs=new_runs), report.batch)
-        report.runs_added = len(new_runs)
-    store.write_files(_merge_files(files, rows, report.batch))
+    noted = 0  # refusals already given a files-table row
+    rows = []
+    unit_skips, report.skipped, seen = report.skipped, [], set()
+    for chunk in chunks(todo, chunk_bytes):
+        loaded = load([*map(str, chunk), *map(str, manifests)], max_file_bytes=max_file_bytes, progress=progress)
+        fresh = [s for s in [*unit_skips, *loaded.skipped] if s.path not in seen]  # a manifest's, once
+        seen |= {s.path for s in fresh}
+        report.skipped += fresh
+        rows += [_file_row(s.path, None, "skipped", s.reason, []) for s in fresh]
+        new_runs, new_rows = _new_versions(loaded, files, report)
+        rows += new_rows
+        report.refused = report.refused[:noted] + list(loaded.refused) + report.refused[noted:]
+        for r in report.refused[noted:]:
+            rows.append(_file_row(r.path, None, "refused", f"{r.json_path}: {r.message}", []))
+        noted = len(report.refused)
+        batch = None
+        if new_runs:
+            batch = hashlib.sha256("\n".join(sorted(lr.sha256 for lr in new_runs)).encode()).hexdigest()[:16]
+            _write_batch(store, LoadResult(runs=new_runs), batch)
+            report.runs_added += len(new_runs)
+            report.batch = batch
+            report.batches.append(batch)
+        files = _merge_files(files, rows, batch)
+        store.write_files(files)
+        rows = []
     return report
 
 

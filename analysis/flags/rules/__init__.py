@@ -9,6 +9,7 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     sampling     sample.single_pass/two_passes/few_passes, small_n, underpowered, mixed_runs,
                  correlated_requests
     stability    drift.warmup, drift.unstable, warmup.unknown, warmup.included
+    history      history.regression, history.improvement
     traps        trap.prefix_cache, trap.reasoning_field, trap.capped_answers
     comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
     exams        exam.not_significant, exam.counts_only
@@ -21,6 +22,7 @@ from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbe
 from .deployment import fit_exceeds_node, licenses
 from .exams import exam_counts_only, exam_not_significant
 from .faults import faults, requests_failed
+from .history import history_changes
 from .provenance import figure_mismatch, import_assumed
 from .sampling import correlated_requests, mixed_runs, passes_needed, sample_passes, small_n, underpowered
 from .stability import drift, warmup_unknown
@@ -28,7 +30,7 @@ from .traps import capped_answers, prefix_cache, reasoning_field
 
 __all__ = [
     "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "correlated_requests",
-    "drift", "warmup_unknown", "prefix_cache", "reasoning_field", "capped_answers",
+    "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "capped_answers",
     "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
     "exam_not_significant", "exam_counts_only", "fit_exceeds_node", "licenses", "faults", "requests_failed",
     "import_assumed", "figure_mismatch",

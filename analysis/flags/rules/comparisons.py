@@ -170,6 +170,7 @@ def no_incumbent(tables, comparisons: pd.DataFrame | None = None, *, baseline=No
     if not refs and runs["seat"].nunique() < 2 and (comparisons is None or comparisons.empty):
         return []
     role = dict(zip(seats["seat"].astype(str), seats["role"].astype("string").fillna("candidate")))
+    runs = runs[["seat", "date", "harness", "probe"]].drop_duplicates()  # a year of runs: each way once
     ref_keys = {(str(r.date), na(r.harness), na(r.probe)) for r in runs.itertuples(index=False) if r.seat in refs}
     out = []
     for date, g in runs[~runs["seat"].isin(refs)].groupby("date"):

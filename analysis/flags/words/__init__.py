@@ -5,7 +5,7 @@ are that code's sentences in "What these numbers will not carry" (several findin
 code said together where that reads better; otherwise the messages themselves). One module
 per family, holding both, so a flag and its limitations sentence cannot disagree:
 
-    sampling, stability, traps, comparisons, exams, deployment, faults, provenance
+    sampling, stability, history, traps, comparisons, exams, deployment, faults, provenance
 
 Plain text only: nothing is escaped and no HTML is built (the renderer escapes).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from benchreport import format as F
 
-from . import comparisons, deployment, exams, faults, provenance, sampling, stability, traps  # noqa: F401 (register)
+from . import comparisons, deployment, exams, faults, history, provenance, sampling, stability, traps  # noqa: F401 (register)
 from ._common import COMBINERS, WRITERS, generic
 from .stability import warmup_unknown_summary
 
@@ -50,6 +50,8 @@ def group_lead(group: str, codes: set) -> str | None:
     """The sentence that opens a group's paragraph, if any."""
     if group == "sample" and codes & sampling.LEAD_CODES:
         return sampling.LEAD
+    if group == "history":
+        return history.LEAD
     return None
 
 

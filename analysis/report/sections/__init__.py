@@ -12,6 +12,7 @@ fleet paper, one module each:
     traps         5 Measurement traps found
     faults        6 Faults and open defects
     limitations   7 What these numbers will not carry
+    history       8 History across dates (the dated verdicts of a nightly archive)
     appendix      Appendix: provenance
 
 Shared by them: `blocks` (the view-model types), `labels` (seat labels, shared words),
@@ -28,6 +29,7 @@ from .exams import exam_deltas_table, exam_figure, exam_scores_table, exams_text
 from .faults import faults
 from .flagview import excluded_figures, flag_seats, sorted_flags
 from .headline import headline_sentence, verdict_rule
+from .history import history_panels_figure, history_table, history_text
 from .limitations import limitations, limitations_html, limitations_paragraphs
 from .results import all_cells_table, results_table, results_text
 from .results_figures import (history_figure, per_pass_figure, per_stream_figure, single_stream_figure,
@@ -43,6 +45,7 @@ __all__ = [
     "throughput_figure", "per_stream_figure", "ttft_figure", "per_pass_figure", "history_figure",
     "comparison_text", "comparison_table", "all_comparisons_table", "ratio_figure",
     "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
+    "history_text", "history_panels_figure", "history_table",
     "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "evidence_text",
     "provenance_text", "provenance_table", "files_table", "refused_table", "skipped_table", "parameters_table",
     "thresholds_table", "packages_table", "appendix_text",

@@ -1,0 +1,206 @@
+"""`benchreport compare A B`: before against after, the same cells matched, verdicts as in comparisons.csv.
+
+A and B are two data sets: two run folders (or files), or with ``--store DIR`` two selections
+of the run store, ``DATE``, ``SEAT@DATE``, where DATE is ``YYYY-MM-DD``, ``latest`` (the store's
+newest date) or ``previous`` (the one before it). Each seat of B is compared with the same seat
+of A; when the two share no seat and each holds one, those two are compared.
+
+Nothing new is estimated: each pair's runs are put in one data set (a seat in both is named
+``SEAT@A`` and ``SEAT@B``, or by its dates) and analysed as `benchreport analyse` would with A's
+seat as the baseline (benchreport.pipeline.analyse_tables). The rows are that analysis's
+comparisons of B's seat against A's (kind ``baseline``), so the ratios, CIs and verdicts are
+exactly those comparisons.csv gives for the same runs; a ``worse`` verdict is a regression.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from benchreport.load import LoadResult
+from benchreport.load.errors import DataSetError
+from benchreport.tables import Tables
+
+__all__ = ["Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
+           "terminal_table", "COMPARE_COLUMNS"]
+
+#: the columns `compare` prints and writes (comparisons.csv's, with the pair's data sets)
+COMPARE_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "statistic", "baseline_date",
+                   "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
+                   "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
+_SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>\d{4}-\d{2}-\d{2}|latest|previous)$")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Runs of the store on one date (of one seat, when given)."""
+
+    text: str
+    date: str
+    seat: str | None = None
+
+
+def parse_selection(text: str) -> Selection:
+    """``DATE`` or ``SEAT@DATE`` (DATE: YYYY-MM-DD, latest or previous); ValueError naming it otherwise."""
+    m = _SELECTION.match(str(text))
+    if not m:
+        raise ValueError(f"store selection {text!r}: expected DATE or SEAT@DATE, with DATE as YYYY-MM-DD, "
+                         "latest or previous")
+    date = m["date"]
+    if date not in ("latest", "previous"):
+        try:
+            dt.date.fromisoformat(date)
+        except ValueError:
+            raise ValueError(f"store selection {text!r}: {date} is not a calendar date") from None
+    return Selection(str(text), date, m["seat"])
+
+
+def _resolve_date(sel: Selection, dates: list[str]) -> str:
+    if not dates:
+        raise DataSetError("the store holds no runs")
+    if sel.date == "latest":
+        return dates[-1]
+    if sel.date == "previous":
+        if len(dates) < 2:
+            raise DataSetError(f"store selection {sel.text!r}: the store holds one date only ({dates[0]})")
+        return dates[-2]
+    if sel.date not in dates:
+        raise DataSetError(f"store selection {sel.text!r}: no runs on {sel.date} (the store holds "
+                           f"{len(dates)} date(s), {dates[0]} to {dates[-1]})")
+    return sel.date
+
+
+def _subset(tables: Tables, run_ids: set[str], seats: set[str]) -> Tables:
+    out = {}
+    for name, df in tables.items():
+        if "run_id" in df.columns:
+            out[name] = df[df["run_id"].astype(str).isin(run_ids)].reset_index(drop=True)
+        else:
+            out[name] = df[df["seat"].astype(str).isin(seats)].reset_index(drop=True)
+    return Tables(**out)
+
+
+def select_store(store, sel: Selection, *, tables: Tables | None = None) -> tuple[Tables, str]:
+    """The tidy tables of a selection (request records of its runs included) and its date."""
+    from benchreport.store import StoreRequests, read_tables
+
+    tables = tables if tables is not None else read_tables(store)
+    runs = tables.runs
+    date = _resolve_date(sel, sorted(set(runs["date"].astype(str))))
+    keep = runs["date"].astype(str) == date
+    if sel.seat is not None:
+        keep &= runs["seat"].astype(str) == sel.seat
+        if not keep.any():
+            seats = sorted(set(runs.loc[runs["date"].astype(str) == date, "seat"].astype(str)))
+            raise DataSetError(f"store selection {sel.text!r}: no runs of {sel.seat} on {date} (seats that date: "
+                               f"{', '.join(seats[:10])}{', ...' if len(seats) > 10 else ''})")
+    ids = set(runs.loc[keep, "run_id"].astype(str))
+    sub = _subset(tables, ids, set(runs.loc[keep, "seat"].astype(str)))
+    requests = StoreRequests(store, sub.runs).requests_of(ids)
+    return replace(sub, requests=requests), date
+
+
+def seat_pairs(a: Tables, b: Tables) -> list[tuple[str, str]]:
+    """(seat of A, seat of B) to compare: every seat in both, else the one seat of each."""
+    sa, sb = set(a.runs["seat"].astype(str)), set(b.runs["seat"].astype(str))
+    both = sorted(sa & sb)
+    if both:
+        return [(s, s) for s in both]
+    if len(sa) == 1 and len(sb) == 1:
+        return [(next(iter(sa)), next(iter(sb)))]
+    raise DataSetError(f"A and B share no seat, and they hold {len(sa)} and {len(sb)} seats: give two data sets "
+                       "with the same seats, or one seat each")
+
+
+def relabel(tables: Tables, seat: str, label: str, prefix: str) -> Tables:
+    """One seat's tables, the seat renamed `label` and every run id prefixed (two data sets in one)."""
+    ids = set(tables.runs.loc[tables.runs["seat"].astype(str) == seat, "run_id"].astype(str))
+    sub = _subset(tables, ids, {seat})
+    out = {}
+    for name, df in sub.items():
+        df = df.copy()
+        if "seat" in df.columns:
+            df["seat"] = df["seat"].astype("object").map(lambda s: label if str(s) == seat else s).astype(
+                sub.runs["seat"].dtype if len(sub.runs) else "string")
+        if "run_id" in df.columns:
+            df["run_id"] = (prefix + df["run_id"].astype(str)).astype(df["run_id"].dtype)
+        out[name] = df
+    seats = out["seats"]
+    if "role" in seats.columns:  # the baseline is named, never inferred from a role
+        seats["role"] = seats["role"].where(seats["role"].astype(str) != "incumbent", "candidate")
+    return Tables(**out)
+
+
+def _concat(a: Tables, b: Tables) -> Tables:
+    return Tables(**{name: pd.concat([df, getattr(b, name)], ignore_index=True) for name, df in a.items()})
+
+
+@dataclass
+class CompareResult:
+    """The rows of every pair (COMPARE_COLUMNS plus comparisons.csv's), and each pair's analysis."""
+
+    rows: pd.DataFrame
+    pairs: list[tuple[str, str]]
+    analyses: list = field(default_factory=list)
+
+    @property
+    def regressions(self) -> int:
+        return int((self.rows["verdict"] == "worse").sum()) if len(self.rows) else 0
+
+    def counts(self) -> dict:
+        v = self.rows["verdict"].astype(str).value_counts() if len(self.rows) else {}
+        return {k: int(v.get(k, 0)) for k in ("better", "worse", "within_noise", "insufficient_data")}
+
+
+def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B")) -> CompareResult:
+    """Every seat of B against the same seat of A (see the module docstring)."""
+    from benchreport.pipeline import analyse_tables
+
+    frames, analyses = [], []
+    pairs = seat_pairs(a, b)
+    for sa, sb in pairs:
+        before, after = (f"{sa}@{labels[0]}", f"{sb}@{labels[1]}") if sa == sb else (sa, sb)
+        both = _concat(relabel(a, sa, before, f"{labels[0]}:"), relabel(b, sb, after, f"{labels[1]}:"))
+        an = analyse_tables(both, replace(options, baseline=before), loaded=LoadResult())
+        c = an.comparisons
+        c = c[(c["kind"] == "baseline") & (c["baseline"] == before) & (c["candidate"] == after)]
+        frames.append(c.assign(before=before, after=after))
+        analyses.append(an)
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
+    rest = [col for col in rows.columns if col not in COMPARE_COLUMNS]
+    return CompareResult(rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses)
+
+
+def _cell(r) -> str:
+    from benchreport import format as fmt
+
+    stat = "" if str(r["statistic"]) == "mean" else f" {r['statistic']}"
+    conc = f" c={fmt.concurrency(r['concurrency'])}" if fmt.finite(r["concurrency"]) else ""
+    return f"{r['workload']}{conc} {r['metric']}{stat}"
+
+
+def terminal_table(result: CompareResult) -> str:
+    """The rows as a plain-text table, one block per pair, and a count of the verdicts."""
+    from benchreport import format as fmt
+
+    lines = []
+    for before, after in dict.fromkeys(zip(result.rows["before"], result.rows["after"])):
+        g = result.rows[(result.rows["before"] == before) & (result.rows["after"] == after)]
+        lines.append(f"{before} (before) -> {after} (after)")
+        body = [("cell", "before", "after", "ratio", "CI", "verdict")]
+        for _, r in g.iterrows():
+            ci = f"{fmt.ratio3(r['ci_low'])}-{fmt.ratio3(r['ci_high'])}" if fmt.finite(r["ci_low"]) else "–"
+            body.append((_cell(r), fmt.num(r["baseline_estimate"]), fmt.num(r["candidate_estimate"]),
+                         fmt.ratio3(r["ratio"]), ci, str(r["verdict"]).replace("worse", "worse (regression)")))
+        widths = [max(len(row[i]) for row in body) for i in range(len(body[0]))]
+        for row in body:
+            lines.append("  " + "  ".join(v.ljust(w) if i in (0, 5) else v.rjust(w)
+                                          for i, (v, w) in enumerate(zip(row, widths))).rstrip())
+    if not len(result.rows):
+        lines.append("no cell is measured in both A and B")
+    c = result.counts()
+    lines.append(f"{len(result.rows)} cell(s): {c['worse']} worse (regression), {c['better']} better, "
+                 f"{c['within_noise']} within noise, {c['insufficient_data']} insufficient data")
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""History: dated regressions and improvements of a seat's cells against their steady level
+(history.regression, history.improvement).
+
+The verdicts are the statistics layer's (`benchreport.stats.history`: a prediction interval
+against the mean of up to `history_window` earlier dates, Bonferroni over the seat's cells
+that date); this rule only gathers them, one finding per seat and code, newest first, and
+says of each change whether the next date confirmed it (a new level), did not (one date
+off its level), or is still to come (the newest date).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from benchreport.thresholds import Thresholds
+
+from .._common import cell_dict, cell_order, na, plain, used
+from ..findings import CellKey, Finding, one_cell
+
+__all__ = ["HistoryChange", "HistoryChanges", "STATUSES", "history_changes", "change_status"]
+
+#: what the next date said of a change: it moved the level, it did not, or there is no next date yet
+STATUSES = ("level_shift", "one_date", "latest")
+_CODE = {"regression": "history.regression", "improvement": "history.improvement"}
+_SEVERITY = {"history.regression": "warn", "history.improvement": "info"}
+_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryChange(CellKey):
+    """One cell's change on one date: its value against the level, the interval, and what followed."""
+
+    harness: str | None
+    probe: str | None
+    date: str
+    estimate: float
+    level: float
+    level_nights: int
+    level_since: str | None
+    change: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adj: float
+    status: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryChanges(Finding):
+    """The dated regressions (or improvements) of one seat, newest first."""
+
+    CODES = ("history.regression", "history.improvement")
+    n_changes: int
+    dates: list[str]
+    changes: list[HistoryChange]
+    thresholds: dict[str, float]
+
+
+def change_status(history: pd.DataFrame) -> np.ndarray:
+    """Per row of a history table (sorted by cell, then date, as `history()` returns it): whether
+    the next date of the same cell restarted the level at this date ("level_shift"), did not
+    ("one_date"), or there is no next date ("latest")."""
+    n = len(history)
+    if not n:
+        return np.array([], dtype=object)
+    same_next = np.zeros(n, dtype=bool)
+    same_next[:-1] = True
+    for col in _KEY:
+        v = history[col].astype("object").to_numpy()
+        a, b = v[1:], v[:-1]
+        same_next[:-1] &= (a == b) | (pd.isna(a) & pd.isna(b))
+    since_next = np.append(history["level_since"].astype("object").to_numpy()[1:], None)
+    moved = same_next & (since_next == history["date"].astype(str).to_numpy())
+    return np.where(~same_next, "latest", np.where(moved, "level_shift", "one_date"))
+
+
+def _change(r: dict) -> HistoryChange:
+    return HistoryChange(**cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+                         harness=na(r["harness"]), probe=na(r["probe"]), date=str(r["date"]),
+                         estimate=plain(r["estimate"]), level=plain(r["level"]),
+                         level_nights=int(r["level_nights"]), level_since=na(r["level_since"]),
+                         change=plain(r["change"]), ci_low=plain(r["ci_low"]), ci_high=plain(r["ci_high"]),
+                         p_value=plain(r["p_value"]), p_adj=plain(r["p_adj"]), status=str(r["_status"]))
+
+
+def history_changes(history: pd.DataFrame | None, *, thresholds: Thresholds) -> list[HistoryChanges]:
+    """`history.regression` (warn) and `history.improvement` (info): one finding per seat and code,
+    listing every dated change of its cells, newest date first (`benchreport.stats.history.history`
+    decides them with `history_alpha`, `history_window`, `history_min_level` and `noise`)."""
+    if history is None or not len(history):
+        return []
+    decided = history["verdict"].astype(str).isin(list(_CODE)).to_numpy()
+    if not decided.any():
+        return []
+    rows = history[decided].assign(_status=change_status(history)[decided]).to_dict("records")
+    groups: dict[tuple, list[HistoryChange]] = {}
+    for r in rows:
+        groups.setdefault((str(r["seat"]), _CODE[str(r["verdict"])]), []).append(_change(r))
+    th = used(thresholds, "history_alpha", "history_window", "history_min_level", "noise", "alpha")
+    out = []
+    for (seat, code), changes in sorted(groups.items()):
+        changes = sorted(sorted(changes, key=lambda c: cell_order(c.evidence())), key=lambda c: c.date, reverse=True)
+        cells = {(c.harness, c.probe, c.workload, c.concurrency, c.metric, c.statistic): c for c in changes}
+        out.append(HistoryChanges(code=code, severity=_SEVERITY[code], seats=(seat,), **one_cell(list(cells.values())),
+                                  n_changes=len(changes), dates=sorted({c.date for c in changes}, reverse=True),
+                                  changes=changes, thresholds=th))
+    return out

@@ -1,0 +1,144 @@
+"""A seat's history across dates: one small panel per seat and metric, verdicts marked by shape.
+
+Drawn from the history table (benchreport.stats.history.HISTORY_COLUMNS), nothing re-estimated:
+each cell of a panel (its workloads and concurrencies) is one line, shown relative to that
+cell's median over the dates so a panel's cells share one axis. Regressions are downward
+triangles, improvements upward triangles, and a change the next date confirmed as a new
+level is a diamond with a dotted vertical line: shapes, so the marks read without colour.
+Date axes use matplotlib's AutoDateLocator with the ConciseDateFormatter, which stay readable
+from a week to years of nightly dates.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import matplotlib.dates as mdates
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from benchreport import format as fmt
+from benchreport.flags.rules.history import change_status
+
+from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
+
+__all__ = ["history_panels", "panel_keys", "MARKS", "DECIDED"]
+
+#: verdict -> (marker, colour, legend words); a confirmed level shift is drawn with its own shape
+MARKS = {"regression": ("v", "#c0392b", "regression"), "improvement": ("^", "#229954", "improvement"),
+         "level_shift": ("D", "#222222", "confirmed level shift")}
+DECIDED = ("regression", "improvement")
+_PANEL = ["seat", "metric", "statistic"]
+#: a seat's panels without verdicts, in this order (the headline metrics first)
+PANEL_METRICS = ("output_tok_s", "ttft_ms", "decode_tok_s_per_stream", "itl_ms", "e2e_latency_ms")
+
+
+def _rank(value, order: tuple) -> int:
+    return order.index(value) if value in order else len(order)
+_CELL = ["harness", "probe", "workload", "concurrency"]
+
+
+def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
+               ) -> tuple[list[tuple], int]:
+    """The (seat, metric, statistic) panels to draw, at most `max_panels`, and how many there were.
+
+    Every seat's first panel before any seat's second (one panel per seat where they fit); seats
+    with more decided verdicts first, and within a seat its panels with most verdicts first."""
+    if history is None or not len(history):
+        return [], 0
+    h = history if seats is None else history[history["seat"].astype(str).isin([str(s) for s in seats])]
+    if not len(h):
+        return [], 0
+    decided = h["verdict"].isin(DECIDED)
+    score = h.assign(_d=decided).groupby(_PANEL, sort=True, dropna=False)["_d"].sum()
+    by_seat: dict[str, list] = {}
+    for k in sorted(score.index, key=lambda k: (-int(score[k]), _rank(k[1], PANEL_METRICS), _rank(k[2], ("mean",)),
+                                                 str(k[1]), str(k[2]))):
+        by_seat.setdefault(str(k[0]), []).append(k)
+    seat_order = sorted(by_seat, key=lambda s: (-int(sum(score[k] for k in by_seat[s])), s))
+    order = [by_seat[s][i] for i in range(max(map(len, by_seat.values()))) for s in seat_order if i < len(by_seat[s])]
+    return order[:max_panels], len(order)
+
+
+def _rel(rows: pd.DataFrame, median: float) -> pd.Series:
+    return (rows["estimate"].astype(float) / median - 1.0) * 100
+
+
+def _draw_panel(ax, sel: pd.DataFrame, color_of: dict, marked: set) -> None:
+    """One panel: a line per cell relative to its median, decided dates marked by shape."""
+    for _, cell in sel.groupby(_CELL, sort=True, dropna=False):
+        cell = cell.sort_values("_date")
+        median = float(np.median(cell["estimate"].astype(float)))
+        c = cell["_c"].iloc[0]
+        color = color_of.get(int(c), "#555555") if np.isfinite(c) else "#555555"
+        ax.plot(cell["_date"], _rel(cell, median), color=color, linewidth=0.8, alpha=0.9)
+        for verdict in DECIDED:
+            one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]
+            if len(one):
+                m, mc, _ = MARKS[verdict]
+                ax.scatter(one["_date"], _rel(one, median), marker=m, s=22, facecolor=mc, edgecolor="black",
+                           linewidth=0.4, zorder=4)
+                marked.add(verdict)
+        shift = cell[cell["verdict"].isin(DECIDED) & (cell["_status"] == "level_shift")]
+        for d in shift["_date"]:
+            ax.axvline(d, color="#444444", linestyle=":", linewidth=0.8, zorder=1)
+        if len(shift):
+            m, mc, _ = MARKS["level_shift"]
+            ax.scatter(shift["_date"], _rel(shift, median), marker=m, s=24, facecolor="white", edgecolor=mc,
+                       linewidth=1.0, zorder=5)
+            marked.add("level_shift")
+    ax.set_ylabel("vs median (%)")
+    ax.axhline(0, color="#999999", linewidth=0.6, zorder=0)
+
+
+def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
+    handles = [Line2D([], [], color=color_of[c], linewidth=1.2,
+                      label=f"{fmt.concurrency(c)} streams" if c != 1 else "1 stream") for c in concs]
+    for k in ("regression", "improvement", "level_shift"):
+        if k in marked:
+            m, mc, words = MARKS[k]
+            shift = k == "level_shift"
+            handles.append(Line2D([], [], linestyle="", marker=m, markersize=5, label=words,
+                                  markerfacecolor="white" if shift else mc, markeredgecolor=mc if shift else "black"))
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
+
+
+def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
+                   ) -> Figure | None:
+    """Small multiples of the history table: one panel per (seat, metric, statistic), a line per
+    cell relative to its median, verdicts marked by shape. None when nothing has a history."""
+    keys, _ = panel_keys(history, seats=seats, max_panels=max_panels)
+    if not keys:
+        return None
+    h = history.copy()
+    h["_status"] = change_status(h)  # confirmed by the next date, or not
+    h["_date"] = pd.to_datetime(h["date"].astype(str))
+    h["_c"] = pd.to_numeric(h["concurrency"], errors="coerce")
+    n = len(keys)
+    ncols = 1 if n == 1 else 2
+    nrows = math.ceil(n / ncols)
+    concs = sorted({int(c) for c in h["_c"].dropna()})
+    color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
+    with theme():
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, 1.55 * nrows + 0.6), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
+        marked: set[str] = set()
+        for ax, key in zip(axes.flat, keys):
+            _draw_panel(ax, h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])],
+                        color_of, marked)
+            stat = "" if key[2] == "mean" else f" {key[2]}"
+            ax.set_title(f"{wrap_id(key[0], 44 if ncols > 1 else 60)}\n{metric_label(key[1], unit=False)}{stat}",
+                         fontsize=7.5, loc="left")
+        for ax in axes.flat:
+            loc = mdates.AutoDateLocator(minticks=3, maxticks=7)
+            ax.xaxis.set_major_locator(loc)
+            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+        if h["_date"].min() != h["_date"].max():
+            axes.flat[0].set_xlim(h["_date"].min(), h["_date"].max())
+        for ax in list(axes.flat)[n:]:
+            ax.set_visible(False)
+        _legend(fig, concs, color_of, marked)
+    return fig

@@ -1,0 +1,143 @@
+"""Section 8, History across dates: each seat's cells judged date by date against their steady level.
+
+Written from `Analysis.history` (benchreport.stats.history: a prediction interval against the
+mean of earlier dates, Bonferroni over a seat's cells that date) and nothing re-estimated:
+a paragraph on the method and the counts, the newest date's verdicts, the small-multiple
+figure (analysis.report.figures.history) and the table of dated regressions and improvements.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from benchreport import format as fmt
+from benchreport.flags.rules.history import change_status
+from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
+
+from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
+from .labels import date_range
+
+__all__ = ["history_text", "history_panels_figure", "history_table", "MAX_HISTORY_ROWS", "MAX_HISTORY_PANELS",
+           "STATUS_LABELS"]
+
+#: dated changes the table shows before the rest is left to tables/history.csv
+MAX_HISTORY_ROWS = 40
+#: panels the figure shows (every seat's first panel before any seat's second)
+MAX_HISTORY_PANELS = 8
+#: what the next date said of a change, as the table writes it
+STATUS_LABELS = {"level_shift": "confirmed: new level", "one_date": "one date off its level",
+                 "latest": "newest date"}
+
+
+def _history(a) -> pd.DataFrame | None:
+    h = getattr(a, "history", None)
+    return h if h is not None and len(h) else None
+
+
+def _decided(h: pd.DataFrame) -> pd.DataFrame:
+    return h.assign(_status=change_status(h))[h["verdict"].isin(DECIDED)]
+
+
+def history_text(a) -> Prose:
+    """The method in two sentences, the counts of verdicts, and what the newest date says."""
+    h = _history(a)
+    if h is None:
+        return prose(para("No cell was measured on more than one date, so there is no history to judge: "
+                          "a nightly archive (benchreport ingest RUNS --store DIR) gives each seat one."))
+    th = a.options.thresholds
+    dates = sorted(set(h["date"].astype(str)))
+    seats = sorted(set(h["seat"].astype(str)))
+    cells = h.groupby(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"],
+                      dropna=False).ngroups
+    out = [para("{} of {} measured on more than one date ({}, {}) are judged date by date against their steady "
+                "level: the mean of up to {} earlier dates since the last confirmed change. A date is a regression "
+                "or an improvement when the {} prediction interval of its change lies beyond the ±{} noise band "
+                "and p < {} after a Bonferroni correction over the seat's cells that date (Hahn & Meeker 1991, "
+                "§4.5; the rule of asv and Bencher, made a prediction interval so that the spread between dates "
+                "sets the noise); within noise when the interval lies inside the band. A change the next date "
+                "repeats starts a new level; one it does not is one date off its level and is left out of it.",
+                fmt.counted(cells, "cell"), fmt.counted(len(seats), "seat"), date_range(dates),
+                fmt.counted(len(dates), "date"), fmt.count(th.history_window), fmt.level(th.alpha),
+                fmt.pct(th.noise), f"{th.history_alpha:g}")]
+    d = _decided(h)
+    v = h["verdict"].astype(str).value_counts()
+    shifts = int((d["_status"] == "level_shift").sum())
+    if not len(d):
+        out.append(para("Of {} dated verdicts none is a regression or an improvement: {} within noise, and {} with "
+                        "too little to decide (no level yet in a cell's first {} dates, or an interval reaching into "
+                        "the noise band). tables/history.csv has every date of every cell.", fmt.count(len(h)),
+                        fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
+                        fmt.count(th.history_min_level)))
+    else:
+        out.append(para("Of {} dated verdicts: {} and {} on {} ({} confirmed as a new level), {} within noise, and {} "
+                        "with too little to decide (no level yet in a cell's first {} dates, or an interval reaching "
+                        "into the noise band). tables/history.csv has every date of every cell.",
+                        fmt.count(len(h)), fmt.counted(int(v.get("regression", 0)), "regression"),
+                        fmt.counted(int(v.get("improvement", 0)), "improvement"),
+                        fmt.counted(d["date"].nunique(), "date"), fmt.count(shifts),
+                        fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
+                        fmt.count(th.history_min_level)))
+    newest = dates[-1]
+    last = d[d["date"].astype(str) == newest]
+    if len(last):
+        for verdict in DECIDED:
+            who = sorted(set(last.loc[last["verdict"] == verdict, "seat"].astype(str)))
+            if who:
+                out.append(para("On the newest date, {}, " + ("a regression" if verdict == "regression" else
+                                                                   "an improvement") + " in {} of {}: {} (not yet "
+                                "confirmed by a later date).", newest,
+                                fmt.counted(int((last["verdict"] == verdict).sum()), "cell"),
+                                fmt.counted(len(who), "seat"), idents(who)))
+    else:
+        out.append(para("On the newest date, {}, no seat's cell moved beyond its noise band.", newest))
+    return prose(out)
+
+
+def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureBlock | None:
+    """One panel per seat and metric, every date, verdicts marked by shape."""
+    h = _history(a)
+    if h is None:
+        return None
+    keys, n = panel_keys(h, max_panels=max_panels)
+    fig = history_panels(h, max_panels=max_panels)
+    more = (f" {fmt.count(len(keys))} of {fmt.count(n)} seat and metric panels are shown (every seat's with the "
+            "most verdicts first); tables/history.csv has them all." if n > len(keys) else "")
+    return figure_block(fig, "History of each seat across dates: every cell (one line per concurrency) relative "
+                        "to its median over the dates. Downward triangles are regressions, upward triangles "
+                        "improvements, and a hollow diamond on a dotted line is a change the next date confirmed "
+                        "as a new level; a latency that rises is a regression." + more, "history")
+
+
+def history_table(a, *, max_rows: int = MAX_HISTORY_ROWS) -> Table | None:
+    """The dated regressions and improvements, newest first."""
+    h = _history(a)
+    if h is None:
+        return None
+    d = _decided(h)
+    if not len(d):
+        return None
+    d = d.assign(_c=pd.to_numeric(d["concurrency"], errors="coerce").fillna(-1))
+    d = d.sort_values(["date", "seat", "metric", "statistic", "workload", "_c"],
+                      ascending=[False, True, True, True, True, True], kind="stable")
+    shown = d.head(max_rows)
+    pct = fmt.level(a.options.thresholds.alpha)
+    rows = pd.DataFrame({
+        "Date": shown["date"].astype(str),
+        "Seat": shown["seat"].astype(str),
+        "Cell": [fmt.cell_phrase(w, c, m, s) for w, c, m, s in zip(shown["workload"], shown["concurrency"],
+                                                                   shown["metric"], shown["statistic"])],
+        "Value": [fmt.value_with_unit(v, m) for v, m in zip(shown["estimate"], shown["metric"])],
+        "Change": [fmt.pct(float(c) - 1, signed=True) for c in shown["change"]],
+        f"{pct} CI": [f"{fmt.pct(lo - 1, signed=True)} to {fmt.pct(hi - 1, signed=True)}"
+                      for lo, hi in zip(shown["ci_low"].astype(float), shown["ci_high"].astype(float))],
+        "p (adj.)": [fmt.pval(p) for p in shown["p_adj"]],
+        "Verdict": shown["verdict"].astype(str).str.replace("_", " "),
+        "Next date": [STATUS_LABELS.get(s, s) for s in shown["_status"]],
+    })
+    note = (f"The newest {fmt.count(max_rows)} of {fmt.count(len(d))} dated changes; tables/history.csv has every "
+            "date." if len(d) > max_rows else None)
+    return Table(rows.reset_index(drop=True), "Dated regressions and improvements, newest first: each date's value "
+                 "(geometric mean of its passes) against the level of the earlier dates, the change with its "
+                 "prediction interval, the p-value after the Bonferroni correction, and whether the next date "
+                 "confirmed it.", note=note, numeric=("Value", "Change", f"{pct} CI", "p (adj.)"),
+                 mono=("Seat",), key="history-table", small=True,
+                 nowrap=("Date", "Seat", "Change", "p (adj.)"))

@@ -1,0 +1,123 @@
+"""A nightly archive: ingest per night, builds from the store and from the JSON files, side by side.
+
+The archive (benchmarks/generate_archive.py: 365 nights of a 10-seat fleet, 4 concurrencies
+x 5 passes x 200 requests, 14.6 million request records) is ingested into a run store all
+but its last night at once; then, each as its own `benchreport` process (peak memory is the
+child's ru_maxrss):
+
+1. `analyse --store` (the full build's statistics, the day-summary cache cold);
+2. the last night ingested, and `analyse --store` again (a new night: one day's summaries);
+3. `analyse --store` once more (no change);
+4. `analyse` of the same JSON files (every night read and analysed from the files);
+5. `build --store --format html` (the report, with its history section), new night and no change.
+
+    python benchmarks/bench_archive.py [--seats 10] [--nights 365] [--work DIR] [--json-nights N] [--json OUT]
+
+`--json-nights N` times the JSON route on the last N nights only (a year of JSON files does
+not fit in memory at 50 seats); the store route is then timed on the same N nights too, so
+the ratio compares like with like.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from generate_archive import generate_archive, nights  # noqa: E402
+
+BIN = [sys.executable, "-m", "benchreport"]
+
+
+def run(args: list[str], *, ok=(0,)) -> dict:
+    """Wall and CPU seconds and peak RSS (MB) of one benchreport process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(BIN + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code not in ok:
+        raise SystemExit(f"benchreport {' '.join(args)} failed ({code}): {proc.stderr.read()}")
+    out = {"wall_s": round(wall, 2), "cpu_s": round(ru.ru_utime + ru.ru_stime, 2), "peak_mb": round(ru.ru_maxrss / 1024)}
+    print(f"  {' '.join(args[:1] + [a for a in args[1:] if a.startswith('--') and a != '--quiet'])}: "
+          f"{out['wall_s']:.1f} s wall, {out['cpu_s']:.1f} s CPU, peak {out['peak_mb']} MB", file=sys.stderr, flush=True)
+    return out
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seats", type=int, default=10)
+    ap.add_argument("--nights", type=int, default=365)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/benchreport-archive"), help="archive, store and outputs")
+    ap.add_argument("--json-nights", type=int, default=0, help="time the JSON route on the last N nights (0: all)")
+    ap.add_argument("--no-build", action="store_true", help="skip the HTML builds")
+    ap.add_argument("--reuse-store", type=Path, default=None,
+                    help="a JSON of an earlier run whose store (all but the last night) is still there: "
+                         "its ingest is reused, not repeated")
+    ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    args = ap.parse_args(argv)
+    archive = args.work / f"archive-{args.seats}x{args.nights}"
+    dates = nights("2026-01-01", args.nights)
+    if not (archive / dates[-1]).is_dir():
+        t0 = time.perf_counter()
+        generate_archive(archive, seats=args.seats, n_nights=args.nights, requests=args.requests)
+        print(f"generated {archive} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    size = sum(f.stat().st_size for f in archive.rglob("*.json"))
+    n_req = args.seats * args.nights * 4 * 5 * args.requests
+    res: dict = {"seats": args.seats, "nights": args.nights, "request_records": n_req, "json_mb": round(size / 1e6)}
+    print(f"archive: {args.nights} nights x {args.seats} seats, {n_req:,} request records, {size / 1e6:,.0f} MB",
+          file=sys.stderr)
+
+    store, out = args.work / f"store-{args.seats}x{args.nights}", args.work / "out"
+    head = [str(archive / d) for d in dates[:-1]]
+    if args.reuse_store is not None:
+        res["ingest_all_but_last"] = json.loads(args.reuse_store.read_text())["ingest_all_but_last"]
+        shutil.rmtree(store / ".cache", ignore_errors=True)
+    else:
+        shutil.rmtree(store, ignore_errors=True)
+        res["ingest_all_but_last"] = run(["ingest", *head, "--store", str(store), "--quiet"])
+    res["ingest_per_night_s"] = round(res["ingest_all_but_last"]["wall_s"] / (args.nights - 1), 3)
+    res["store_mb"] = round(sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e6)
+    analyse = ["analyse", "--store", str(store), "--out", str(out / "analyse"), "--quiet"]
+    res["analyse_full"] = run(analyse)
+    res["ingest_one_night"] = run(["ingest", str(archive / dates[-1]), "--store", str(store), "--quiet"])
+    res["analyse_new_night"] = run(analyse)
+    res["analyse_no_change"] = run(analyse)
+    k = args.json_nights or args.nights
+    if k < args.nights:  # the store route on the same nights as the JSON route
+        small = args.work / f"store-{args.seats}x{k}"
+        shutil.rmtree(small, ignore_errors=True)
+        run(["ingest", *[str(archive / d) for d in dates[-k:]], "--store", str(small), "--quiet"])
+        res["analyse_store_same_nights"] = run(["analyse", "--store", str(small), "--out", str(out / "s"), "--quiet"])
+        shutil.rmtree(small, ignore_errors=True)
+    else:
+        res["analyse_store_same_nights"] = res["analyse_full"]
+    res["json_nights"] = k
+    res["analyse_json"] = run(["analyse", *[str(archive / d) for d in dates[-k:]], "--out", str(out / "json"),
+                               "--quiet"])
+    if not args.no_build:
+        build = ["build", "--store", str(store), "--out", str(out / "build"), "--format", "html", "--quiet"]
+        res["build_full"] = run(build)
+        res["build_no_change"] = run(build)
+    full = res["analyse_full"]["wall_s"]
+    res["ratios"] = {
+        "new_night_over_full": round(res["analyse_new_night"]["wall_s"] / full, 3),
+        "no_change_over_full": round(res["analyse_no_change"]["wall_s"] / full, 3),
+        "cpu_new_night_over_full": round(res["analyse_new_night"]["cpu_s"] / res["analyse_full"]["cpu_s"], 3),
+        "json_over_store": round(res["analyse_json"]["wall_s"] / res["analyse_store_same_nights"]["wall_s"], 2),
+    }
+    print(json.dumps(res["ratios"]), file=sys.stderr)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    return res
+
+
+if __name__ == "__main__":
+    main()

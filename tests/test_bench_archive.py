@@ -1,0 +1,20 @@
+"""The nightly-archive benchmark runs end to end on a tiny archive (its numbers are in docs/performance.md)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench_archive  # noqa: E402
+
+
+def test_the_archive_benchmark_runs_small(tmp_path):
+    res = bench_archive.main(["--seats", "2", "--nights", "4", "--requests", "10", "--json-nights", "2",
+                              "--no-build", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    assert res["request_records"] == 2 * 4 * 4 * 5 * 10 and res["json_nights"] == 2
+    for step in ("ingest_all_but_last", "analyse_full", "ingest_one_night", "analyse_new_night",
+                 "analyse_no_change", "analyse_store_same_nights", "analyse_json"):
+        assert res[step]["wall_s"] > 0 and res[step]["peak_mb"] > 0, step
+    assert set(res["ratios"]) >= {"new_night_over_full", "no_change_over_full", "json_over_store"}
+    assert (tmp_path / "r.json").is_file() and (tmp_path / "out" / "analyse" / "tables" / "history.csv").is_file()

@@ -1,0 +1,175 @@
+"""`benchreport compare A B`: the verdicts comparisons.csv gives, exit codes, clear refusals, the page."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from benchreport.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from generate_archive import generate_archive, nights  # noqa: E402
+
+N_BOOT = ["--n-boot", "200"]
+DATES = nights("2026-01-01", 14)
+
+
+@pytest.fixture
+def cli(capsys):
+    def run(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def nightly(tmp_path_factory):
+    """14 nights of 3 seats, 5 passes of measurements a night (1% pass noise); seat-001 10% slower
+    from night 10 (index 9)."""
+    root = tmp_path_factory.mktemp("nightly")
+    generate_archive(root / "runs", seats=3, n_nights=14, passes=5, requests=0, concurrencies=(1, 16),
+                     step=(1, 9, 0.9))
+    return root / "runs"
+
+
+def _seat_folder(nightly: Path, tmp: Path, date: str, seat: str, name: str) -> Path:
+    out = tmp / name
+    out.mkdir()
+    for f in (nightly / date).glob(f"{seat}-p*.json"):
+        shutil.copy(f, out / f.name)
+    return out
+
+
+def test_two_held_out_folders_give_the_verdicts_of_comparisons_csv(cli, nightly, tmp_path):
+    a = _seat_folder(nightly, tmp_path, DATES[3], "seat-000", "a")
+    b = _seat_folder(nightly, tmp_path, DATES[3], "seat-002", "b")
+    res = cli("compare", a, b, *N_BOOT, "--json", "--quiet")
+    assert res.returncode == 0, res.stderr
+    rows = pd.DataFrame(json.loads(res.stdout))
+    # the same runs in one folder, analysed with A's seat as the baseline
+    both = tmp_path / "both"
+    shutil.copytree(a, both)
+    shutil.copytree(b, both, dirs_exist_ok=True)
+    assert cli("analyse", both, "--out", tmp_path / "out", "--baseline", "seat-000", *N_BOOT, "--quiet").returncode == 0
+    want = pd.read_csv(tmp_path / "out" / "tables" / "comparisons.csv")
+    want = want[(want["kind"] == "baseline") & (want["candidate"] == "seat-002")]
+    assert len(rows) == len(want) == 2  # aggregate throughput at 1 and 16 streams
+    key = ["workload", "concurrency", "metric", "statistic"]
+    got = rows.sort_values(key).reset_index(drop=True)
+    want = want.sort_values(key).reset_index(drop=True)
+    assert list(got["verdict"]) == list(want["verdict"])
+    for col in ("ratio", "ci_low", "ci_high", "baseline_estimate", "candidate_estimate", "p_adj"):
+        pd.testing.assert_series_equal(got[col].astype(float), want[col].astype(float), check_names=False, rtol=1e-12)
+    assert set(got["before"]) == {"seat-000"} and set(got["after"]) == {"seat-002"}
+
+
+def test_a_regression_between_two_nights_is_worse_and_fails_the_check(cli, nightly, tmp_path):
+    res = cli("compare", nightly / DATES[8], nightly / DATES[9], *N_BOOT, "--fail-on", "regression")
+    assert res.returncode == 3, res.stderr
+    lines = res.stdout.splitlines()
+    block = lines[lines.index("seat-001@A (before) -> seat-001@B (after)") + 2:][:4]
+    assert all("worse (regression)" in line for line in block if "output_tok_s" in line)
+    assert "--fail-on regression: " in res.stderr
+    # the other seats did not move: no regression there
+    other = cli("compare", _seat_folder(nightly, tmp_path, DATES[8], "seat-000", "a"),
+                _seat_folder(nightly, tmp_path, DATES[9], "seat-000", "b"), *N_BOOT, "--fail-on", "regression",
+                "--quiet")
+    assert other.returncode == 0 and "worse (regression)\n" not in other.stdout and "within_noise" in other.stdout
+    assert "0 worse (regression)" in other.stdout
+
+
+def test_store_selections_by_date_and_seat(cli, nightly, tmp_path):
+    store = tmp_path / "store"
+    assert cli("ingest", nightly, "--store", store, "--quiet").returncode == 0
+    res = cli("compare", "--store", store, f"seat-001@{DATES[8]}", f"seat-001@{DATES[9]}", *N_BOOT, "--json",
+              "--quiet")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)
+    assert {r["before"] for r in rows} == {f"seat-001@{DATES[8]}"} and {r["verdict"] for r in rows} == {"worse"}
+    # the same comparison from two folders: the same numbers
+    folders = cli("compare", _seat_folder(nightly, tmp_path, DATES[8], "seat-001", "a"),
+                  _seat_folder(nightly, tmp_path, DATES[9], "seat-001", "b"), *N_BOOT, "--json", "--quiet")
+    assert [r["ratio"] for r in json.loads(folders.stdout)] == [r["ratio"] for r in rows]
+    # latest and previous: the two newest dates, every seat
+    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT, "--quiet")
+    assert res.returncode == 0 and f"seat-000@{DATES[-2]} (before) -> seat-000@{DATES[-1]} (after)" in res.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["2026-13-01", "latest"], "store selection '2026-13-01': 2026-13-01 is not a calendar date"),
+    (["yesterday", "latest"], "store selection 'yesterday': expected DATE or SEAT@DATE"),
+    (["2025-01-01", "latest"], "store selection '2025-01-01': no runs on 2025-01-01 (the store holds 14 date(s), "
+                               "2026-01-01 to 2026-01-14)"),
+    (["nobody@latest", "latest"], "store selection 'nobody@latest': no runs of nobody on 2026-01-14"),
+])
+def test_a_bad_store_selection_is_exit_2_with_one_line(cli, nightly, tmp_path, args, words):
+    store = tmp_path / "store"
+    cli("ingest", nightly / DATES[0], nightly / DATES[-1], nightly, "--store", store, "--quiet")
+    res = cli("compare", "--store", store, *args, *N_BOOT)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.count("\n") == 1 and words in res.stderr, res.stderr
+
+
+def test_clear_refusals(cli, nightly, tmp_path):
+    res = cli("compare", tmp_path / "missing", nightly / DATES[0])
+    assert res.returncode == 2 and "missing: no such file or folder" in res.stderr
+    a = _seat_folder(nightly, tmp_path, DATES[0], "seat-000", "a")
+    res = cli("compare", a, nightly / DATES[1])  # 1 seat against 3, none shared but seat-000... shared
+    assert res.returncode == 0
+    b = _seat_folder(nightly, tmp_path, DATES[0], "seat-001", "b")
+    c = tmp_path / "c"
+    shutil.copytree(b, c)
+    for f in _seat_folder(nightly, tmp_path, DATES[0], "seat-002", "d").iterdir():
+        shutil.copy(f, c / f.name)
+    res = cli("compare", a, c)
+    assert res.returncode == 2 and "A and B share no seat, and they hold 1 and 2 seats" in res.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = cli("compare", empty, a)
+    assert res.returncode == 2 and "no run could be read from it" in res.stderr
+    res = cli("compare", a, b, "--format", "docx", "--out", tmp_path / "o")
+    assert res.returncode == 2 and "--format: expected html and/or pdf" in res.stderr
+    res = cli("compare", a, b, "--baseline", "seat-000")
+    assert res.returncode == 2 and "--baseline does not apply" in res.stderr
+    res = cli("compare", "--store", tmp_path / "nostore", "latest", "previous")
+    assert res.returncode == 2 and "not a run store" in res.stderr
+
+
+def test_a_refused_file_is_exit_1_unless_skip_bad(cli, nightly, tmp_path):
+    a = _seat_folder(nightly, tmp_path, DATES[0], "seat-000", "a")
+    b = _seat_folder(nightly, tmp_path, DATES[1], "seat-000", "b")
+    (b / "broken.json").write_text('{"format": "benchreport.run/1", "run_id": 3}', encoding="utf-8")
+    res = cli("compare", a, b, *N_BOOT)
+    assert res.returncode == 1 and "broken.json" in res.stderr and res.stdout == ""
+    assert cli("compare", a, b, *N_BOOT, "--skip-bad", "--quiet").returncode == 0
+
+
+def test_the_page_escapes_what_it_is_given_and_the_pdf_says_the_verdicts(cli, nightly, tmp_path):
+    a = _seat_folder(nightly, tmp_path, DATES[8], "seat-001", "<i>before&")
+    b = _seat_folder(nightly, tmp_path, DATES[9], "seat-001", "<i>after&")
+    out = tmp_path / "out"
+    res = cli("compare", a, b, *N_BOOT, "--out", out, "--format", "html,pdf", "--quiet")
+    assert res.returncode == 0, res.stderr
+    page = (out / "compare.html").read_text(encoding="utf-8")
+    assert "<i>" not in page and "&lt;i&gt;before&amp;" in page and "<script" not in page
+    assert page.count("<table") == 1 and "seat-001@B (after) against seat-001@A (before)" in page
+    assert pd.read_csv(out / "tables" / "compare.csv")["verdict"].eq("worse").all()
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", "-layout", str(out / "compare.pdf"), "-"], capture_output=True,
+                              text=True).stdout
+        assert "Before vs after" in text and "Verdicts: 2 worse (regressions)" in " ".join(text.split())
+        assert "<i>after&" in text
+    # --out is refused when it is not benchreport's to replace
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    res = cli("compare", a, b, *N_BOOT, "--out", tmp_path / "mine", "--quiet")
+    assert res.returncode == 2 and (tmp_path / "mine" / "notes.txt").read_text() == "keep"
