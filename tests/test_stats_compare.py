@@ -148,6 +148,22 @@ def test_history_rows_compare_each_earlier_date_with_the_latest():
     assert hist["verdict"] == "better"
 
 
+def test_history_rows_are_their_own_multiplicity_family():
+    """A long history must not dilute the report's verdicts: Holm runs within each kind."""
+    rng = np.random.default_rng(5)
+    ms = _passes("inc", list(900 * rng.lognormal(0, 0.01, 3))) + _passes("new", list(990 * rng.lognormal(0, 0.01, 3)))
+    alone = _compare(ms)
+    for day in range(1, 28):
+        ms += _passes("new", list(990 * rng.lognormal(0, 0.01, 3)), date=f"2026-08-{day:02d}")
+    out = _compare(ms)
+    base, hist = out[out["kind"] == "baseline"], out[out["kind"] == "history"]
+    assert len(hist) >= 27
+    np.testing.assert_allclose(base["p_adj"], adjust(base["p_value"].to_numpy(), "holm"))
+    np.testing.assert_allclose(hist["p_adj"], adjust(hist["p_value"].to_numpy(), "holm"))
+    a, b = _row(alone, kind="baseline"), _row(out, kind="baseline")
+    assert b["p_adj"] == pytest.approx(a["p_adj"]) and b["verdict"] == a["verdict"] == "better"
+
+
 def test_no_incumbent_no_baseline_rows_and_explicit_baseline():
     ms = _passes("a", [1, 1.1, 1.2]) + _passes("b", [2, 2.1, 2.2])
     none = _compare(ms, seats=None)

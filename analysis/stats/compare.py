@@ -200,7 +200,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     history : bool
         Add kind="history" rows (each earlier date of a seat's cell vs its latest).
     multiplicity : {"holm", "bh", "none"}
-        The correction across every row with a p-value (benchreport.stats.multiplicity).
+        The correction across the rows of one kind with a p-value (benchreport.stats.multiplicity).
     primary : PrimaryCell
         Which cell of each seat pair is its headline (column ``primary``).
 
@@ -250,9 +250,16 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
 
 
 def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
-    """Adjusted p-values across the table, then each row's verdict and reason."""
+    """Adjusted p-values within each kind of comparison (the report's candidate-vs-baseline
+    verdicts are one family, each seat's earlier dates vs its latest another: a year of
+    history rows must not dilute the baseline verdicts), then each row's verdict and reason."""
     df = df.copy()
-    df["p_adj"] = adjust(df["p_value"].to_numpy(float), multiplicity)
+    p_adj = np.full(len(df), np.nan)
+    kinds = df["kind"].to_numpy()
+    for kind in pd.unique(kinds):
+        family = kinds == kind
+        p_adj[family] = adjust(df["p_value"].to_numpy(float)[family], multiplicity)
+    df["p_adj"] = p_adj
     df["multiplicity"] = multiplicity
     verdicts, reasons = [], []
     for r in df.itertuples(index=False):

@@ -35,7 +35,9 @@ def comparison_text(a) -> Prose:
                     "geometric means of the pass values; the verdict is direction aware (lower is better for "
                     "latencies): {}. Each candidate's headline is its primary cell ({}), declared before the "
                     "analysis, never the best of many.", ident(base), verdict_rule(a), primary_words(a)))
-    m = int(a.comparisons["p_value"].notna().sum()) if "p_value" in a.comparisons.columns else 0
+    cmp = a.comparisons
+    # the family of the correction: the candidate-vs-baseline rows (history rows are their own)
+    m = int((cmp["p_value"].notna() & (cmp["kind"] == "baseline")).sum()) if "p_value" in cmp.columns else 0
     if m:
         out.append(para("{}", describe_multiplicity(a.options.multiplicity, m, a.options.thresholds.alpha)))
     return prose(out)
