@@ -55,14 +55,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import METRICS, QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS, STATISTICS
+from ..columns import METRICS, QUANTILES, REQUEST_METRICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, key_rng
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
-from .requests import (FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, from_requests,
-                       request_metrics, supported)
+from .pass_rows import pass_rows, run_labels
+from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
 from .within import block_length, block_size, dependence_seen, sectioning_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
@@ -126,138 +126,12 @@ def described_runs(runs: pd.DataFrame | None) -> set[str]:
     (its latest): what cells, comparisons and the request-record checks are about."""
     if runs is None or not len(runs):
         return set()
-    labels = _run_labels(runs)
+    labels = run_labels(runs)
     keys = pd.DataFrame({"run_id": runs["run_id"].astype(str), "seat": runs["seat"].astype(str),
                          "date": runs["date"].astype(str)})
     keys["_m"] = [str(labels[r]) for r in keys["run_id"]]
     last = keys.groupby(["seat", "_m"])["date"].transform("max")
     return set(keys.loc[keys["date"] == last, "run_id"])
-
-
-def _run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
-    """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
-    if runs is None or not len(runs):
-        return {}
-    name = runs["harness"].astype("object") if "harness" in runs else pd.Series([None] * len(runs))
-    if "harness_group" in runs:
-        grp = runs["harness_group"].astype("object")
-        name = grp.where(grp.notna(), name)
-    probe = runs["probe"].astype("object") if "probe" in runs else pd.Series([None] * len(runs))
-    return {str(rid): (_str_or_none(h), _str_or_none(p))
-            for rid, h, p in zip(runs["run_id"].astype(str), name, probe)}
-
-
-def _str_or_none(v):
-    return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
-
-
-def _workload_key(workload, condition) -> str:
-    return f"{workload}:{condition}" if isinstance(condition, str) and condition else str(workload)
-
-
-def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[dict, dict]:
-    """Pass rows of the statistics the request records support, and every group's summary
-    ({group key: (stats, n_requests, n_failed)}) for the reported figures."""
-    rows: dict[tuple, dict] = {}
-    per_group: dict[tuple, tuple] = {}
-    for gsum in source.summaries():
-        run_id, workload, c = gsum.key
-        conc = None if c < 0 else int(c)
-        for metric, (values, n, rho) in gsum.stats.items():
-            for stat in REQUEST_STATISTICS:
-                if not supported(stat, n, th):
-                    continue
-                row = _base_row(labels, run_id, gsum.seat, gsum.date, gsum.pass_, workload, conc, metric, stat)
-                row.update(recomputed=values[stat], n_obs=n, n_requests=gsum.n_requests, n_failed=gsum.n_failed,
-                           lag1=rho, source="requests", group=tuple(gsum.key))
-                rows[_row_key(row)] = row
-        per_group[tuple(gsum.key)] = (gsum.stats, gsum.n_requests, gsum.n_failed)
-    return rows, per_group
-
-
-def _base_row(labels, run_id, seat, date, pss, workload, conc, metric, stat) -> dict:
-    h, p = labels.get(str(run_id), (None, None))
-    return dict(seat=str(seat), harness=h, probe=p, workload=workload, concurrency=conc, metric=metric,
-                statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
-                value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
-                n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
-                lag1=math.nan, source="", group=None, condition=None)
-
-
-def _measurement_columns(m: pd.DataFrame) -> dict:
-    stat = m["statistic"].astype("object").where(m["statistic"].notna(), "mean") if "statistic" in m \
-        else pd.Series(["mean"] * len(m), index=m.index)
-    cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
-            for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
-                      "condition", "ci_low", "ci_high", "ci_level")}
-    cols["statistic"] = stat.to_numpy(dtype=object)
-    return cols
-
-
-def _add_reported(rows: dict, measurements: pd.DataFrame, per_group: dict, labels: dict) -> None:
-    """Each reported figure into its pass row: shown as printed, with our recomputation from the
-    same run's requests beside it where the statistic can be recomputed."""
-    cols = _measurement_columns(measurements)
-    for i in range(len(measurements)):
-        value = _float(cols["value"][i])
-        if not math.isfinite(value):
-            continue
-        conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
-        cond = _str_or_none(cols["condition"][i])
-        pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
-        row = _base_row(labels, cols["run_id"][i], cols["seat"][i], cols["date"][i], pss,
-                        _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
-                        str(cols["statistic"][i]))
-        key = _row_key(row)
-        if key in rows and math.isfinite(rows[key]["reported"]):
-            continue  # a figure repeated in one run: the first one stands
-        gkey = (row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc)
-        if key in rows:
-            row = rows[key]
-        elif gkey in per_group and row["metric"] in per_group[gkey][0] and from_requests(row["statistic"]):
-            values, n, rho = per_group[gkey][0][row["metric"]]
-            row.update(recomputed=values[row["statistic"]], n_requests=per_group[gkey][1],
-                       n_failed=per_group[gkey][2], lag1=rho, group=gkey, n_obs=n)
-        row.update(reported=value, condition=cond, source="reported", ci_low=_float(cols["ci_low"][i]),
-                   ci_high=_float(cols["ci_high"][i]), ci_level=_float(cols["ci_level"][i]))
-        if not _missing(cols["n"][i]):
-            row["n_obs"] = int(cols["n"][i])
-        rows[key] = row
-
-
-def _pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.DataFrame:
-    """One row per (cell, date, pass, run): reported figure, our recomputation, the value used."""
-    labels = _run_labels(runs)
-    rows, per_group = _request_rows(source, labels, th)
-    if measurements is not None and len(measurements):
-        _add_reported(rows, measurements, per_group, labels)
-    if not rows:
-        return pd.DataFrame()
-    df = pd.DataFrame(list(rows.values()))
-    df["value"] = np.where(np.isfinite(df["reported"].to_numpy(float)), df["reported"], df["recomputed"])
-    df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    for c in ("harness", "probe"):
-        df[c] = df[c].astype("object")
-    df["_h"] = df["harness"].fillna("")
-    df["_p"] = df["probe"].fillna("")
-    return df.sort_values(["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"],
-                          kind="stable").reset_index(drop=True)
-
-
-def _row_key(row) -> tuple:
-    return (row["seat"], row["harness"], row["probe"], row["workload"], row["concurrency"], row["metric"],
-            row["statistic"], row["date"], row["pass"], row["run_id"])
-
-
-def _missing(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
-
-def _float(v) -> float:
-    try:
-        return math.nan if _missing(v) else float(v)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 # --------------------------------------------------------------------------- cells
@@ -580,7 +454,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         source = requests
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
-    passes = _pass_rows(measurements, source, runs, thresholds)
+    passes = pass_rows(measurements, source, runs, thresholds)
     if not len(passes):
         empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
         return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
