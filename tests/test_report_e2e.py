@@ -351,3 +351,13 @@ def test_example_report_states_the_humaneval_delta(example_build):
     m = re.search(r"HumanEval:(.{0,300}?)p = 1\.0", text)
     assert m, "the HumanEval delta with its exact test"
     assert "153 of 164" in m.group(1) and "154 of 164" in m.group(1)
+
+
+def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_build):
+    """The build writes into a hidden staging folder and hands the notebook a temporary analysis
+    file: neither is a choice of the user, and neither path exists once the build is done."""
+    _, text = example_build
+    start = text.index("Parameters of this build")
+    table = text[start:start + 1500]
+    assert ".tmp-" not in table and "analysis.pickle" not in table
+    assert "n_boot" in table and "seed" in table

@@ -196,12 +196,17 @@ def skipped_table(a) -> Table | None:
                  widths={"Why skipped": "52%"})
 
 
+#: build plumbing, not choices: the staging folder the build writes into before it swaps the
+#: report in, and the temporary file of the analysis it hands the notebook
+_PLUMBING = frozenset({"out", "analysis_file"})
+
+
 def parameters_table(a, params: dict) -> Table:
     """The parameters this report was built with (papermill parameters), seed included."""
     rows = []
     th = set(a.options.thresholds.as_dict())
     for k, v in params.items():
-        if k in th:
+        if k in th or k in _PLUMBING:
             continue
         if isinstance(v, (list, tuple)):
             v = ", ".join(str(x) for x in v)
