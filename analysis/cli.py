@@ -373,18 +373,24 @@ def _out_file(args, suffixes) -> Path | None:
     return out
 
 
-def _write_atomic(out: Path, write) -> None:
+def _write_atomic(out: Path, write, *, quiet: bool) -> int:
     """`write(folder)` makes FOLDER/file in a temporary folder beside `out`; that file is then
-    moved into place, so `out` is never half written."""
+    moved into place, so `out` is never half written. Exit 0, or exit 4 naming `out`."""
     import os
     import shutil
     import tempfile
 
-    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=".benchreport-tmp-"))
     try:
-        os.replace(write(stage), out)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=".benchreport-tmp-"))
+        try:
+            os.replace(write(stage), out)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+    except OSError as exc:
+        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
+    if not quiet:
+        print(f"wrote {out}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _text_file(path: Path, text: str) -> Path:
@@ -448,13 +454,8 @@ def cmd_figure(args) -> int:
 
     kind = out.suffix.lower()[1:]
 
-    try:
-        _write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,))[kind])
-    except OSError as exc:
-        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
-    if not args.quiet:
-        print(f"wrote {out}", file=sys.stderr)
-    return EXIT_OK
+    return _write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,))[kind],
+                         quiet=args.quiet)
 
 
 def cmd_table(args) -> int:
@@ -476,13 +477,7 @@ def cmd_table(args) -> int:
     if out is None:
         sys.stdout.write(text)
         return EXIT_OK
-    try:
-        _write_atomic(out, lambda stage: _text_file(stage / "table", text))
-    except OSError as exc:
-        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
-    if not args.quiet:
-        print(f"wrote {out}", file=sys.stderr)
-    return EXIT_OK
+    return _write_atomic(out, lambda stage: _text_file(stage / "table", text), quiet=args.quiet)
 
 
 def cmd_exam_delta(args) -> int:
