@@ -250,3 +250,11 @@ def test_interactive_table_is_offline_and_escaped(three):
     assert "new ITable" in html and "window._itables_" in html  # the embedded bundle, not a URL
     assert "cdn" not in html.lower() and "<script>alert" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_compare_html_folds_a_long_flag_list(example):
+    c = benchreport.compare(example, example.baseline, "glm-5.3-flash-nvfp4-tp4-2node")
+    html = c._repr_html_()
+    many = [f for f in c["flags"] if len(f) > 3]
+    assert many, "the example pair has cells touched by more than three flags"
+    assert f"<summary>{len(many[0])} flags</summary>" in html

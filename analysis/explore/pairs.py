@@ -56,7 +56,7 @@ class Comparison(pd.DataFrame):
                          "ci": fmt.ci(r.ci_low, r.ci_high, fmt.ratio3) if fmt.finite(r.ci_low) else str(r.ci_method),
                          "verdict": str(r.verdict).replace("_", " "), "reason": fmt.text(r.verdict_reason),
                          "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
-                         "flags": ", ".join(r.flags), "primary": bool(r.primary)})
+                         "flags": list(r.flags), "primary": bool(r.primary)})
         from benchreport.report.sections.flagview import SEVERITY_RANK
 
         fr = self.flag_rows
@@ -77,7 +77,8 @@ _TEMPLATE = Environment(autoescape=True).from_string("""\
 <tbody>{% for r in rows %}<tr{% if r.primary %} style="font-weight:bold" title="the pair's headline cell"{% endif %}>
 <td>{{ r.cell }}</td><td style="text-align:right">{{ r.baseline }}</td><td style="text-align:right">{{ r.candidate }}</td>
 <td style="text-align:right">{{ r.ratio }}</td><td>{{ r.ci }}</td><td>{{ r.verdict }}</td><td>{{ r.reason }}</td>
-<td>{{ r.passes }}</td><td>{{ r.flags }}</td></tr>
+<td>{{ r.passes }}</td><td>{% if r.flags|length > 3 %}<details><summary>{{ r.flags|length }} flags</summary>\
+{{ r.flags|join(", ") }}</details>{% else %}{{ r.flags|join(", ") }}{% endif %}</td></tr>
 {% endfor %}</tbody></table>{% else %}<p>The two seats share no cell (same harness, probe, workload,
 concurrency, metric and statistic).</p>{% endif %}
 {% if flags %}<details><summary>{{ flags|length }} flag(s) on these two seats, most severe first</summary><ul>{% for f in flags %}
