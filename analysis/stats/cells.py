@@ -177,10 +177,11 @@ def _variances(passes: pd.DataFrame) -> dict[tuple, dict[str, LogVariance]]:
     """{cell key: {date: log-variance of that date's passes}} for dates with 2+ positive passes."""
     out: dict[tuple, dict[str, LogVariance]] = {}
     keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+    values = passes["value"].to_numpy(float)
     for key, pos in passes.groupby(keys, sort=False).indices.items():
         if len(pos) < 2:
             continue
-        lv = log_variance(passes["value"].to_numpy(float)[pos])
+        lv = log_variance(values[pos])
         if lv is not None:
             out.setdefault(key[:-1], {})[key[-1]] = lv
     return out
@@ -208,10 +209,18 @@ class _Rows:
         return self.cols[name][self.pos]
 
 
+#: the pass table's columns a cell row is built from (the others are not copied: each would be
+#: one Python object per pass row, two million rows at a year of dates)
+_CELL_INPUTS = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "value",
+                "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high", "ci_level",
+                "lag1", "source", "group", "condition")
+
+
 def _columns(passes: pd.DataFrame) -> dict:
-    """Every column of the pass table as a numpy array: floats as float (NA as NaN), others as objects."""
+    """The pass table's columns of `_CELL_INPUTS` as numpy arrays: floats as float (NA as NaN),
+    others as objects."""
     out = {}
-    for c in passes.columns:
+    for c in _CELL_INPUTS:
         col = passes[c]
         if c in ("value", "recomputed", "reported", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high",
                  "ci_level", "lag1"):

@@ -34,23 +34,73 @@ def _workload_key(workload, condition) -> str:
     return f"{workload}:{condition}" if isinstance(condition, str) and condition else str(workload)
 
 
-def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[dict, dict]:
+#: the pass table's columns as the rows are built (the sort keys _c, _h, _p are added after)
+_ROW_COLUMNS = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "pass",
+                "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
+                "ci_high", "ci_level", "lag1", "source", "group", "condition")
+_KEY_COLUMNS = _ROW_COLUMNS[:10]
+
+
+class _Table:
+    """The pass rows as one list per column, and {row key: position}: a year of nightly dates is
+    about two million rows, which as one dict each were most of the 3.5 GB peak."""
+
+    __slots__ = ("cols", "index")
+
+    def __init__(self):
+        self.cols = {c: [] for c in _ROW_COLUMNS}
+        self.index: dict[tuple, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def put(self, row: dict) -> None:
+        """A new row, or in place of the row of the same key (which keeps its position)."""
+        key = _row_key(row)
+        i = self.index.get(key)
+        if i is None:
+            self.index[key] = len(self.cols["seat"])
+            for c in _ROW_COLUMNS:
+                self.cols[c].append(row[c])
+        else:
+            for c in _ROW_COLUMNS:
+                self.cols[c][i] = row[c]
+
+    def get(self, key: tuple) -> dict | None:
+        i = self.index.get(key)
+        return None if i is None else {c: self.cols[c][i] for c in _ROW_COLUMNS}
+
+
+def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[_Table, dict]:
     """Pass rows of the statistics the request records support, and every group's summary
     ({group key: (stats, n_requests, n_failed)}) for the reported figures."""
-    rows: dict[tuple, dict] = {}
+    rows = _Table()
+    cols, index = rows.cols, rows.index
+    col_list = [cols[c] for c in _ROW_COLUMNS]
     per_group: dict[tuple, tuple] = {}
+    nan = math.nan
     for gsum in source.summaries():
         run_id, workload, c = gsum.key
         conc = None if c < 0 else int(c)
+        group = tuple(gsum.key)
+        h, p = labels.get(str(run_id), (None, None))
+        seat, date, pss, rid = str(gsum.seat), str(gsum.date)[:10], int(gsum.pass_), str(run_id)
         for metric, (values, n, rho) in gsum.stats.items():
             for stat in REQUEST_STATISTICS:
                 if not supported(stat, n, th):
                     continue
-                row = _base_row(labels, run_id, gsum.seat, gsum.date, gsum.pass_, workload, conc, metric, stat)
-                row.update(recomputed=values[stat], n_obs=n, n_requests=gsum.n_requests, n_failed=gsum.n_failed,
-                           lag1=rho, source="requests", group=tuple(gsum.key))
-                rows[_row_key(row)] = row
-        per_group[tuple(gsum.key)] = (gsum.stats, gsum.n_requests, gsum.n_failed)
+                vals = (seat, h, p, workload, conc, metric, stat, date, pss, rid, nan, nan, values[stat], n,
+                        gsum.n_requests, gsum.n_failed, nan, nan, nan, rho, "requests", group, None)
+                key = vals[:10]
+                i = index.get(key)
+                if i is None:
+                    index[key] = len(col_list[0])
+                    for lst, v in zip(col_list, vals):
+                        lst.append(v)
+                else:
+                    for lst, v in zip(col_list, vals):
+                        lst[i] = v
+        per_group[group] = (gsum.stats, gsum.n_requests, gsum.n_failed)
     return rows, per_group
 
 
@@ -73,7 +123,7 @@ def _measurement_columns(m: pd.DataFrame) -> dict:
     return cols
 
 
-def _add_reported(rows: dict, measurements: pd.DataFrame, per_group: dict, labels: dict) -> None:
+def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, labels: dict) -> None:
     """Each reported figure into its pass row: shown as printed, with our recomputation from the
     same run's requests beside it where the statistic can be recomputed."""
     cols = _measurement_columns(measurements)
@@ -88,11 +138,12 @@ def _add_reported(rows: dict, measurements: pd.DataFrame, per_group: dict, label
                         _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
                         str(cols["statistic"][i]))
         key = _row_key(row)
-        if key in rows and math.isfinite(rows[key]["reported"]):
+        known = rows.get(key)
+        if known is not None and math.isfinite(known["reported"]):
             continue  # a figure repeated in one run: the first one stands
         gkey = (row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc)
-        if key in rows:
-            row = rows[key]
+        if known is not None:
+            row = known
         elif gkey in per_group and row["metric"] in per_group[gkey][0] and from_requests(row["statistic"]):
             values, n, rho = per_group[gkey][0][row["metric"]]
             row.update(recomputed=values[row["statistic"]], n_requests=per_group[gkey][1],
@@ -101,7 +152,7 @@ def _add_reported(rows: dict, measurements: pd.DataFrame, per_group: dict, label
                    ci_high=_float(cols["ci_high"][i]), ci_level=_float(cols["ci_level"][i]))
         if not _missing(cols["n"][i]):
             row["n_obs"] = int(cols["n"][i])
-        rows[key] = row
+        rows.put(row)
 
 
 def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.DataFrame:
@@ -110,9 +161,11 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
     rows, per_group = _request_rows(source, labels, th)
     if measurements is not None and len(measurements):
         _add_reported(rows, measurements, per_group, labels)
-    if not rows:
+    if not len(rows):
         return pd.DataFrame()
-    df = pd.DataFrame(list(rows.values()))
+    rows.index.clear()
+    df = pd.DataFrame(rows.cols)
+    rows.cols.clear()
     df["value"] = np.where(np.isfinite(df["reported"].to_numpy(float)), df["reported"], df["recomputed"])
     df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     for c in ("harness", "probe"):
