@@ -1,8 +1,7 @@
-# Shared helpers for scripts/capture/<tool>.sh (sourced, not run). Each tool script is
-# usable on its own: `scripts/capture/<tool>.sh [WORK_DIR]`. This mirrors the setup of
-# scripts/capture_fixtures.sh (server venv, locally trained tokenizer, tokenizer-config
-# tweak, the --report-cached server patch, path scrubbing) so that a tool script does not
-# depend on that file; the pins below are the same.
+# Shared prologue and helpers of scripts/capture_fixtures.sh and scripts/capture/<tool>.sh
+# (sourced, not run): work folder, server venv, locally trained tokenizer, tokenizer-config
+# tweak, the --report-cached server patch, path scrubbing, publishing. Each tool script is
+# usable on its own: `scripts/capture/<tool>.sh [WORK_DIR]`.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
