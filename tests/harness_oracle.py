@@ -17,6 +17,23 @@ from benchreport.stats import estimate_cells
 from benchreport.tables import build_tables
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
+#: The fixture folders the importers read, one a line (each joins when its importer reads it).
+FOLDERS = [HARNESS / name for name in (
+    "aiperf",
+    "aiperf-errors",
+    "aiperf-export",
+    "aiperf-sweep",
+    "aiperf-versions",
+    "aiperf-warmup-failed",
+    "genai-perf",
+    "guidellm",
+    "guidellm-reasoning",
+    "guidellm-versions",
+    "lmeval",
+    "vllm",
+    "vllm-0.6",
+    "vllm-bench-serve",
+)]
 
 
 def oracle(folder: str) -> dict:

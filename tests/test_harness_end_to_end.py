@@ -5,31 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from benchreport.load import load
+from harness_oracle import FOLDERS, HARNESS
 from benchreport.pipeline import Options, analyse
 
-HARNESS = Path(__file__).parent / "fixtures" / "harness"
-#: The fixture folders the importers read, one a line (each joins when its importer reads it).
-FOLDERS = [HARNESS / name for name in (
-    "aiperf",
-    "aiperf-errors",
-    "aiperf-export",
-    "aiperf-sweep",
-    "aiperf-versions",
-    "aiperf-warmup-failed",
-    "genai-perf",
-    "guidellm",
-    "guidellm-reasoning",
-    "guidellm-versions",
-    "lmeval",
-    "vllm",
-    "vllm-0.6",
-    "vllm-bench-serve",
-)]
 
 
 @pytest.fixture(scope="module")

@@ -8,26 +8,9 @@ from pathlib import Path
 import pytest
 
 from benchreport.load import load
+from harness_oracle import FOLDERS, HARNESS
 from benchreport.tables import build_tables
 
-HARNESS = Path(__file__).parent / "fixtures" / "harness"
-#: The fixture folders the importers read, one a line (each joins when its importer reads it).
-FOLDERS = [HARNESS / name for name in (
-    "aiperf",
-    "aiperf-errors",
-    "aiperf-export",
-    "aiperf-sweep",
-    "aiperf-versions",
-    "aiperf-warmup-failed",
-    "genai-perf",
-    "guidellm",
-    "guidellm-reasoning",
-    "guidellm-versions",
-    "lmeval",
-    "vllm",
-    "vllm-0.6",
-    "vllm-bench-serve",
-)]
 #: harness name in the runs table -> the oracle `tool` of its folders
 ORACLE_TOOLS = {"aiperf": "aiperf", "genai-perf": "genai-perf", "vllm bench serve": "vllm"}
 
