@@ -227,16 +227,17 @@ class Explorer:
             return None
         return compare(self.a, s["baseline"], s["candidate"])
 
-    def _request_filters(self) -> dict:
+    def request_filters(self) -> dict:
+        """The drill-down's current selection as keywords of `requests_view` / `request_summary`."""
         s = self.state
         return dict(seats=s["seats"] or None, workload=s["workload"], concurrency=s["concurrency"], pass_=s["pass"],
                     harness=s["harness"])
 
     def request_table(self) -> pd.DataFrame:
-        return views.request_summary(self.a, self.state["request_field"], **self._request_filters())
+        return views.request_summary(self.a, self.state["request_field"], **self.request_filters())
 
     def request_figure(self):
-        return plots.requests_plot(self.a, self.state["request_field"], **self._request_filters())
+        return plots.requests_plot(self.a, self.state["request_field"], **self.request_filters())
 
     def describe(self, *names: str) -> str:
         """The selection in words ('metric: output_tok_s; seats: a, b')."""

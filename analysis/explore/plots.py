@@ -9,7 +9,6 @@ a subset of HTML in every text it draws.
 from __future__ import annotations
 
 import html
-import math
 
 import numpy as np
 import pandas as pd
@@ -17,7 +16,7 @@ import pandas as pd
 from benchreport import format as fmt
 from benchreport.report.figures import MARKERS, metric_label, seat_styles
 
-from .views import cells_view, check_seats, requests_view, seat_labels
+from .views import cells_view, requests_view, seat_labels
 
 __all__ = ["concurrency_plot", "passes_plot", "requests_plot", "comparison_plot", "SYMBOLS"]
 
@@ -40,9 +39,12 @@ def _go():
     return go
 
 
-def _styles(a, seats) -> dict[str, tuple[str, str]]:
+def _styles(a, labels) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """(label -> seat id, seat id -> (colour, plotly symbol)) for the seat labels of a view,
+    in the report's per-seat colour and marker."""
+    ids = {v: k for k, v in seat_labels(a).items()}
     styles = seat_styles(seat_labels(a), a.baseline)
-    return {s: (styles[s].color, PLOTLY_SYMBOL[styles[s].marker]) for s in seats}
+    return ids, {ids[s]: (styles[ids[s]].color, PLOTLY_SYMBOL[styles[ids[s]].marker]) for s in labels}
 
 
 def _axis_title(metric: str, statistic: str | None) -> str:
@@ -77,8 +79,7 @@ def concurrency_plot(a, metric: str, *, statistic: str = "mean", seats=None, wor
     if d.empty:
         return None
     go = _go()
-    ids = {v: k for k, v in seat_labels(a).items()}
-    styles = _styles(a, [ids[s] for s in d["seat"].unique()])
+    ids, styles = _styles(a, d["seat"].unique())
     fig = go.Figure()
     for (seat, wl), g in d.groupby(["seat", "workload"], sort=False):
         g = g.assign(_c=pd.to_numeric(g["concurrency"])).sort_values("_c")
@@ -105,8 +106,7 @@ def passes_plot(a, metric: str, *, statistic: str = "mean", seats=None, workload
     if d.empty:
         return None
     go = _go()
-    ids = {v: k for k, v in seat_labels(a).items()}
-    styles = _styles(a, [ids[s] for s in d["seat"].unique()])
+    ids, styles = _styles(a, d["seat"].unique())
     fig = go.Figure()
     for r in d.itertuples(index=False):
         colour, symbol = styles[ids[r.seat]]
@@ -137,8 +137,7 @@ def requests_plot(a, field: str = "ttft_ms", *, seats=None, workload=None, concu
     if by not in ("pass", "concurrency", "workload", "harness"):
         raise ValueError(f"`by` must be pass, concurrency, workload or harness; got {by!r}")
     go = _go()
-    ids = {v: k for k, v in seat_labels(a).items()}
-    styles = _styles(a, [ids[s] for s in r["seat"].unique()])
+    ids, styles = _styles(a, r["seat"].unique())
     fig = go.Figure()
     for seat, g in r.groupby("seat", sort=False):
         colour, symbol = styles[ids[seat]]
