@@ -25,8 +25,6 @@ def comparison_text(a) -> Prose:
                           "made. A claim that any seat is the best would need the incumbent measured the "
                           "same day with the same harness."))
     c = baseline_comparisons(a)
-    pct = ci_level(a)
-    noise = getattr(a.options.thresholds, "noise", 0.02)
     out = [headline_sentence(a, "The headline comparison")]
     if c is None or c.empty:
         return prose(out)
