@@ -112,15 +112,20 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
 
 def analyse_store(store, options: Options = Options(), *, quiet: bool = True, cache: bool = True) -> Analysis:
     """Statistics and flags for a run store (benchreport.store): its request records are read one
-    date at a time (each date's summaries cached in the store unless `cache` is false); only
-    the records of the runs the report describes are held in memory."""
+    date at a time; unless `cache` is false, each date's request summaries, pass rows and cells
+    are kept in the store (benchreport.stats.day_cache), so a new night computes its own date
+    only. Only the records of the runs the report describes are held in memory."""
+    from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
     from benchreport.store import StoreRequests, read_tables
+    from benchreport.store.cache import StoreDayCache
     from benchreport.store.read import store_load_result
 
     tables = read_tables(store)
     source = StoreRequests(store, tables.runs, cache=cache)
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
-    return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet)
+    days = StoreDayCache(store.root, CELL_COLUMNS + CELL_EXTRA_COLUMNS) if cache else None
+    return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
+                          day_cache=days)
 
 
 def _described_requests(tables: Tables) -> Tables:
@@ -133,9 +138,10 @@ def _described_requests(tables: Tables) -> Tables:
 
 
 def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
-                   requests=None, quiet: bool = True) -> Analysis:
+                   requests=None, quiet: bool = True, day_cache=None) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
-    when the tables do not hold every request record (the run store)."""
+    when the tables do not hold every request record (the run store), `day_cache` where each
+    date's cells are kept (benchreport.stats.day_cache)."""
     from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
     from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons as compute_comparisons
@@ -150,7 +156,8 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     excluded = decide_exclusions(tables, thresholds=th)
     kept = drop_excluded(tables, excluded)
     cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
-                             method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+                             method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th,
+                             cache=day_cache)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,

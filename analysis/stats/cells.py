@@ -61,6 +61,7 @@ from ._common import check_level, format_values, key_rng
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
+from .day_cache import DayCache, cached_pass_rows, latest_of_cached, save_fresh
 from .pass_rows import pass_rows, run_labels
 from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
 from .within import block_length, block_size, dependence_seen, sectioning_interval
@@ -428,7 +429,7 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
 def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
                    runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
                    n_resamples: int = 10000, seed: int = 0, level: float | None = None,
-                   latest: str = "seat") -> CellSet:
+                   latest: str = "seat", cache: DayCache | None = None) -> CellSet:
     """Every cell's estimate, between-pass interval and within-run interval.
 
     Parameters
@@ -450,6 +451,10 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         confidence level (default 1 - alpha); which date describes a seat: the
         latest of each harness and probe that measured it ("seat", `described_runs`)
         or each cell's latest ("cell").
+    cache : DayCache, optional
+        Where each date's pass rows and 3+-pass cells are kept between analyses
+        (benchreport.stats.day_cache; used when the request source can key its dates,
+        as the run store's does). The tables are the same with and without it.
 
     Returns
     -------
@@ -463,17 +468,24 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         source = requests
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
-    passes = pass_rows(measurements, source, runs, thresholds)
+    if cache is not None and hasattr(source, "day_token"):
+        passes, cached, fresh, tokens = cached_pass_rows(measurements, source, runs, thresholds, level, cache)
+    else:
+        passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), [], None, {}
     if not len(passes):
         empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
         return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
-    variances = _variances(passes)
     latest_index = set(_select_latest(passes, latest).index)
-    rows = []
+    # the rows to estimate: every row without a cache; with one, the dates not in it and the
+    # cells with 1-2 passes (they borrow a variance from the other dates)
+    todo = passes if fresh is None else passes[passes["date"].isin(fresh).to_numpy() | passes["_small"].to_numpy()]
     keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
-    cols = _columns(passes)
-    index = passes.index.to_numpy()
-    for gkey, pos in passes.groupby(keys, sort=False).indices.items():
+    groups = todo.groupby(keys, sort=False).indices if len(todo) else {}
+    variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
+    rows = []
+    cols = _columns(todo)
+    index = todo.index.to_numpy()
+    for gkey, pos in groups.items():
         sub = _Rows(cols, np.sort(pos))
         ckey, date = gkey[:-1], gkey[-1]
         others = [v for d, v in variances.get(ckey, {}).items() if d != date]
@@ -486,10 +498,19 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         row["_latest"] = index[i] in latest_index
         rows.append(row)
     _within_intervals([r for r in rows if r["_latest"]], source, cfg)
-    every = pd.DataFrame(rows)
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    cells_df = _sorted(_typed(every[every["_latest"]], columns))
-    dated = _sorted(_typed(every, columns))
+    new = pd.DataFrame(rows, columns=columns + ["_latest"]) if rows else _empty_frame(columns + ["_latest"])
+    latest_flags = new["_latest"].to_numpy(dtype=bool)
+    new = _typed(new, columns)
+    if fresh is not None:
+        save_fresh(cache, passes, new, fresh, tokens)
+    if cached:
+        every = pd.concat([new, *cached], ignore_index=True)
+        latest_flags = np.concatenate([latest_flags, latest_of_cached(cached, passes, latest)])
+    else:
+        every = new
+    cells_df = _sorted(every[latest_flags].reset_index(drop=True))
+    dated = _sorted(every)
     return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated)
 
 

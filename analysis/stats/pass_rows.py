@@ -167,6 +167,12 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
     df = pd.DataFrame(rows.cols)
     rows.cols.clear()
     df["value"] = np.where(np.isfinite(df["reported"].to_numpy(float)), df["reported"], df["recomputed"])
+    return sort_passes(df)
+
+
+def sort_passes(df: pd.DataFrame) -> pd.DataFrame:
+    """The pass rows with their sort keys (_c, _h, _p) in the pass table's order: cell key, date,
+    pass, run id."""
     df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     for c in ("harness", "probe"):
         df[c] = df[c].astype("object")

@@ -147,8 +147,8 @@ class StoreRequests:
                              .encode()).hexdigest()[:24]
         return self.store.root / ".cache" / "summaries" / f"{day}-{key}.json"
 
-    def summaries(self) -> Iterator[GroupSummary]:
-        for day in sorted(set(self.day_of.values())):
+    def summaries(self, days=None) -> Iterator[GroupSummary]:
+        for day in (sorted(set(self.day_of.values())) if days is None else days):
             path = self._cache_path(day)
             if self.cache and path.is_file():
                 yield from (_summary_from_json(s) for s in json.loads(path.read_text(encoding="utf-8")))
@@ -162,6 +162,16 @@ class StoreRequests:
     def group(self, key: tuple) -> RequestGroup:
         return self._day(self.day_of[str(key[0])]).group(key)
 
+    def day_token(self, date: str) -> str:
+        """What the request records of one date (YYYY-MM-DD) are: their file versions
+        (benchreport.stats.day_cache keys a date's cells by it)."""
+        shas = sorted(sha for d, s in self._files_of.items() if d[:10] == date for sha in s)
+        return hashlib.sha256("\n".join([str(SUMMARY_VERSION), *shas]).encode()).hexdigest()
+
+    def only(self, dates) -> "_Dates":
+        """The same source restricted to some dates (YYYY-MM-DD)."""
+        return _Dates(self, set(dates))
+
     def requests_of(self, run_ids: set[str]) -> pd.DataFrame:
         """The request records of some runs, in memory (the runs a report describes)."""
         frames = []
@@ -173,6 +183,20 @@ class StoreRequests:
         if not frames:
             return frame_from_arrow("requests", pa.table({c: pa.nulls(0) for c in TABLE_COLUMNS["requests"]}))
         return pd.concat(frames, ignore_index=True)
+
+
+class _Dates:
+    """A StoreRequests seen through some dates only (the dates a day cache does not hold)."""
+
+    def __init__(self, source: StoreRequests, dates: set):
+        self.source, self.dates = source, dates
+
+    def summaries(self) -> Iterator[GroupSummary]:
+        return self.source.summaries(days=[d for d in sorted(set(self.source.day_of.values()))
+                                           if d[:10] in self.dates])
+
+    def group(self, key: tuple) -> RequestGroup:
+        return self.source.group(key)
 
 
 def _summary_to_json(s: GroupSummary) -> dict:

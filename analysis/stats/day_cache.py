@@ -1,0 +1,230 @@
+"""Each date's pass rows and cells kept between analyses, keyed by what they were computed from.
+
+A nightly archive grows by one date at a time, and a date's pass rows depend on that date
+alone: its reported figures (after exclusions), its runs' harness and probe, and its
+request records. So do its cells with 3 or more passes (their interval uses their own
+passes only). Cells with 1-2 passes borrow a pass variance from the cell's other dates
+(benchreport.stats.cells, ``t_log_pooled``), so they are never kept: they are recomputed on
+every analysis from the kept pass rows, with the other dates' variances in date order, as
+a full analysis computes them.
+
+A date's *token* is the SHA-256 of everything its rows are computed from: the
+benchreport version and this module's `CACHE_VERSION`, the thresholds and the confidence
+level, the date's measurement rows (their pandas row hashes), its runs' labels, and the
+request source's own token for the date (the run store's file versions). A changed input
+is a new token, so a stale entry is never read; `DayCache` implementations decide where
+entries live (benchreport.store.cache keeps them in the store).
+
+Entries go through Arrow both ways: a date computed now and a date read back are the same
+frame by construction (the tests check that a cold, a warm and a one-new-date analysis
+give byte-identical tables).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from benchreport import __version__
+
+__all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "day_of", "day_tokens", "passes_to_arrow",
+           "passes_from_arrow", "cells_to_arrow", "cells_from_arrow"]
+
+#: bump when what an entry holds, or how its rows are computed, changes
+CACHE_VERSION = 1
+
+
+@dataclass
+class DayEntry:
+    """One date's pass rows (pass_rows' columns, plus ``_small``: the row's cell has < 3 passes)
+    and the cells of that date with 3+ passes (typed CELL_COLUMNS + CELL_EXTRA_COLUMNS)."""
+
+    passes: pd.DataFrame
+    cells: pd.DataFrame
+
+
+class DayCache(Protocol):
+    """Where day entries are kept (the run store keeps them in STORE/.cache/cells/)."""
+
+    def load(self, day: str, token: str) -> DayEntry | None:
+        """The entry of `day` computed from inputs with this token, or None."""
+
+    def save(self, day: str, token: str, entry: DayEntry) -> None:
+        """Keep an entry (a failure to write is not an error of the analysis)."""
+
+
+def day_of(dates) -> np.ndarray:
+    """The date (YYYY-MM-DD) a pass row takes from a run's date (as benchreport.stats.pass_rows)."""
+    return np.array([str(d)[:10] for d in dates], dtype=object)
+
+
+def _row_hashes(df: pd.DataFrame | None) -> np.ndarray:
+    if df is None or not len(df):
+        return np.zeros(0, dtype=np.uint64)
+    return pd.util.hash_pandas_object(df.astype(object), index=False).to_numpy()
+
+
+def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, labels: dict, source_token,
+               *, thresholds, level: float) -> dict[str, str | None]:
+    """{date: token} for every date of the runs (None where the source cannot key a date:
+    that date is always computed)."""
+    head = json.dumps({"version": __version__, "cache": CACHE_VERSION, "level": repr(float(level)),
+                       "thresholds": {k: repr(v) for k, v in thresholds.as_dict().items()}}, sort_keys=True)
+    run_days: dict[str, list[str]] = {}
+    if runs is not None and len(runs):
+        for rid, d in zip(runs["run_id"].astype(str), day_of(runs["date"])):
+            run_days.setdefault(d, []).append(rid)
+    m_hash, m_pos = _row_hashes(measurements), {}
+    if measurements is not None and len(measurements):
+        m_cols = ",".join(map(str, measurements.columns))
+        for d, pos in pd.Series(day_of(measurements["date"])).groupby(day_of(measurements["date"]),
+                                                                      sort=False).indices.items():
+            m_pos[d] = pos
+    else:
+        m_cols = ""
+    out = {}
+    for d in sorted(set(run_days) | set(m_pos)):
+        src = source_token(d)
+        if src is None:
+            out[d] = None
+            continue
+        h = hashlib.sha256(head.encode())
+        h.update(f"\x00{d}\x00{src}\x00{m_cols}\x00".encode())
+        h.update(np.ascontiguousarray(m_hash[m_pos[d]]).tobytes() if d in m_pos else b"")
+        h.update(json.dumps(sorted([r, *map(str, labels.get(r, (None, None)))] for r in run_days.get(d, [])))
+                 .encode())
+        out[d] = h.hexdigest()
+    return out
+
+
+# --------------------------------------------------------------------------- Arrow round trips
+#: pass-row columns kept as objects of str or None in memory
+_TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "run_id", "source", "condition")
+_FLOAT = ("value", "reported", "recomputed", "ci_low", "ci_high", "ci_level", "lag1")
+_INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
+
+
+def passes_to_arrow(df: pd.DataFrame) -> pa.Table:
+    """A date's pass rows as Arrow (the request group key split into three columns)."""
+    group = df["group"].tolist()
+    arrays = {c: pa.array([None if _missing(v) else str(v) for v in df[c].tolist()], type=pa.string())
+              for c in _TEXT}
+    arrays["pass"] = pa.array(df["pass"].to_numpy(dtype=np.int64))
+    arrays.update({c: pa.array(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan))
+                   for c in _FLOAT})
+    arrays.update({c: pa.array([None if _missing(v) else int(v) for v in df[c].tolist()], type=pa.int64())
+                   for c in _INT_OR_NONE})
+    arrays["group_run"] = pa.array([None if g is None else str(g[0]) for g in group], type=pa.string())
+    arrays["group_workload"] = pa.array([None if g is None else str(g[1]) for g in group], type=pa.string())
+    arrays["group_c"] = pa.array([None if g is None else int(g[2]) for g in group], type=pa.int64())
+    arrays["_small"] = pa.array(df["_small"].to_numpy(dtype=bool))
+    return pa.table(arrays)
+
+
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
+
+
+def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
+    """The pass rows as pass_rows gives them (objects of str/int/None; floats with NaN)."""
+    cols = {}
+    for c in ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "pass",
+              "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
+              "ci_high", "ci_level", "lag1", "source"):
+        if c in _FLOAT:
+            cols[c] = t.column(c).to_numpy()
+        elif c == "pass":
+            cols[c] = t.column(c).to_numpy().astype(np.int64)
+        else:
+            cols[c] = np.array(t.column(c).to_pylist(), dtype=object)
+    run, wl, gc = (t.column(c).to_pylist() for c in ("group_run", "group_workload", "group_c"))
+    group = np.empty(t.num_rows, dtype=object)
+    group[:] = [None if r is None else (r, w, c) for r, w, c in zip(run, wl, gc)]
+    cols["group"] = group
+    cols["condition"] = np.array(t.column("condition").to_pylist(), dtype=object)
+    cols["_small"] = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
+    return pd.DataFrame(cols)
+
+
+_PANDAS = {pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype(), pa.bool_(): pd.BooleanDtype()}
+
+
+def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
+    """Typed cell rows (string, Int64, float columns) as Arrow."""
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+def cells_from_arrow(t: pa.Table, columns: list[str]) -> pd.DataFrame:
+    """Typed cell rows back, with the dtypes benchreport.stats.cells gives them."""
+    df = t.to_pandas(types_mapper=_PANDAS.get)
+    return df.reindex(columns=columns)
+
+
+# --------------------------------------------------------------------------- the cells' side
+_CELL_GROUP = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+
+
+def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache: DayCache):
+    """(pass rows of every date, cached cell frames, dates computed now, tokens): the dates in
+    `cache` are read from it, the others computed (benchreport.stats.pass_rows) from their own
+    measurements and request records only (`source.only(dates)`)."""
+    from .pass_rows import pass_rows, run_labels, sort_passes
+
+    labels = run_labels(runs)
+    tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
+    parts, cached, fresh = [], [], set()
+    for d, token in tokens.items():
+        entry = cache.load(d, token) if token else None
+        if entry is None:
+            fresh.add(d)
+        else:
+            parts.append(entry.passes)
+            cached.append(entry.cells)
+    if fresh:
+        m = measurements
+        if m is not None and len(m):
+            m = m[np.isin(day_of(m["date"]), sorted(fresh))].reset_index(drop=True)
+        new = pass_rows(m, source.only(fresh), runs, thresholds)
+        if len(new):
+            new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
+            parts.append(passes_from_arrow(passes_to_arrow(new)))
+    if not parts:
+        return pd.DataFrame(), cached, fresh, tokens
+    passes = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return sort_passes(passes), cached, fresh, tokens
+
+
+def save_fresh(cache: DayCache, passes: pd.DataFrame, cells: pd.DataFrame, fresh: set, tokens: dict) -> None:
+    """Keep each date computed now: its pass rows and its cells with 3+ passes."""
+    if not fresh:
+        return
+    p_days, c_days = passes["date"].to_numpy(dtype=object), cells["date"].astype(object).to_numpy()
+    keep = pd.to_numeric(cells["n_passes"], errors="coerce").fillna(0).to_numpy() >= 3
+    row_cols = [c for c in passes.columns if c not in ("_c", "_h", "_p")]
+    for d in sorted(fresh):
+        if not tokens.get(d):
+            continue
+        entry = DayEntry(passes[p_days == d][row_cols].reset_index(drop=True),
+                         cells[(c_days == d) & keep].reset_index(drop=True))
+        cache.save(d, tokens[d], entry)
+
+
+def latest_of_cached(cached: list[pd.DataFrame], passes: pd.DataFrame, latest: str) -> np.ndarray:
+    """Which rows of the cached cell frames are on the date that describes their seat (`latest`
+    "seat": the latest of its harness and probe; "cell": the cell's own latest)."""
+    keys = ["seat", "_h", "_p"] if latest == "seat" else _CELL_GROUP[:-1]
+    last = passes.groupby(keys, sort=False)["date"].max()
+    out = []
+    for f in cached:
+        k = pd.DataFrame({"seat": f["seat"].astype(object), "_h": f["harness"].astype(object).fillna(""),
+                          "_p": f["probe"].astype(object).fillna(""), "workload": f["workload"].astype(object),
+                          "_c": f["concurrency"].fillna(-1).astype("int64"), "metric": f["metric"].astype(object),
+                          "statistic": f["statistic"].astype(object)})[keys]
+        at = last.reindex(pd.MultiIndex.from_frame(k)).to_numpy(dtype=object)
+        out.append(at == f["date"].astype(object).to_numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=bool)

@@ -1,0 +1,109 @@
+"""The run store's per-date cache of pass rows and cells (benchreport.stats.day_cache): a cold,
+a warm and a one-new-night analysis give the tables a full analysis without the cache gives,
+byte for byte, and only the dates whose inputs changed are computed."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchreport.pipeline import Options, analyse_store
+from benchreport.stats import estimate_cells
+from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
+from benchreport.store import Store, StoreRequests, ingest, read_tables
+from benchreport.store.cache import StoreDayCache
+from benchreport.thresholds import Thresholds
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from generate import generate  # noqa: E402
+
+TABLES = ("cells", "comparisons", "passes", "history", "flags", "exam_deltas")
+
+
+@pytest.fixture()
+def archive(tmp_path):
+    """Three passes one night, one pass the next (its cells borrow the first night's variance),
+    two passes the third, and the example data (reported figures, exams, a prefix-cache hit)."""
+    runs = tmp_path / "runs"
+    kw = dict(seats=3, requests=40, concurrencies=(1, 4))
+    generate(runs / "2026-11-01", passes=3, date="2026-11-01", **kw)
+    generate(runs / "2026-11-02", passes=1, date="2026-11-02", seed=3, **kw)
+    generate(runs / "2026-11-03", passes=2, date="2026-11-03", seed=5, **kw)
+    shutil.copytree(ROOT / "data" / "example", runs / "example")
+    return runs
+
+
+def _same(a, b) -> None:
+    for name in TABLES:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.to_csv(index=False) == y.to_csv(index=False), name
+    assert a.flags_records() == b.flags_records()
+
+
+def _cells(store: Store, th: Thresholds = Thresholds()):
+    """The cells as analyse_store estimates them (exclusions first), with the cache it used."""
+    from benchreport.flags import decide_exclusions, drop_excluded
+
+    t = read_tables(store)
+    t = drop_excluded(t, decide_exclusions(t, thresholds=th))
+    cache = StoreDayCache(store.root, CELL_COLUMNS + CELL_EXTRA_COLUMNS)
+    cs = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300, thresholds=th,
+                        cache=cache)
+    return cs, cache
+
+
+def test_cold_warm_and_new_night_equal_a_full_analysis(archive, tmp_path):
+    ingest([archive / d for d in ("example", "2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    opts = Options(n_boot=300, baseline="seat-000")
+    full = analyse_store(store, opts, cache=False)
+    assert set(full.cells["ci_route"].dropna()) >= {"t_log", "t_log_pooled"}  # both kinds of cell are here
+    _same(analyse_store(store, opts), full)    # cold: every date computed and kept
+    _same(analyse_store(store, opts), full)    # warm: every date read back
+    cs, cache = _cells(store)
+    assert cache.written == [] and sorted(cache.read) == store.dates()
+    generate(archive / "2026-11-04", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-04", seed=7)
+    ingest([archive / "2026-11-04"], store.root)
+    _same(analyse_store(store, opts), analyse_store(store, opts, cache=False))
+    cs, cache = _cells(store)
+    assert cache.written == [] and "2026-11-04" in cache.read
+
+
+def test_only_the_dates_whose_inputs_changed_are_computed(archive, tmp_path):
+    ingest([archive / d for d in ("2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    _cells(store)
+    generate(archive / "2026-11-04", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-04", seed=7)
+    ingest([archive / "2026-11-04"], store.root)
+    _, cache = _cells(store)
+    assert cache.written == ["2026-11-04"]
+    # a changed file of an old night is a new version: that night, and only it, is computed again
+    f = sorted((archive / "2026-11-01").glob("*.json"))[0]
+    doc = json.loads(f.read_text())
+    doc["requests"][0]["ttft_ms"] = float(doc["requests"][0]["ttft_ms"]) * 3
+    f.write_text(json.dumps(doc))
+    ingest([archive / "2026-11-01"], store.root)
+    cs, cache = _cells(store)
+    assert cache.written == ["2026-11-01"]
+    t = read_tables(store)
+    plain = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300)
+    assert cs.dated.to_csv(index=False) == plain.dated.to_csv(index=False)
+    assert cs.passes.to_csv(index=False) == plain.passes.to_csv(index=False)
+    # other thresholds are other inputs: every date is computed with them
+    _, cache = _cells(store, Thresholds(min_tail_obs=20))
+    assert sorted(cache.written) == store.dates()
+
+
+def test_a_damaged_entry_is_computed_again(archive, tmp_path):
+    ingest([archive / "2026-11-01", archive / "2026-11-02"], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    first, _ = _cells(store)
+    for p in (store.root / ".cache" / "cells").glob("2026-11-01-*.cells.parquet"):
+        p.write_bytes(b"not parquet")
+    again, cache = _cells(store)
+    assert cache.written == ["2026-11-01"] and cache.read == ["2026-11-02"]
+    assert again.dated.to_csv(index=False) == first.dated.to_csv(index=False)
