@@ -54,6 +54,10 @@ ANALYSIS_OPTIONS = (
     Opt("ci_method", "BCa", "within-run bootstrap interval: BCa or percentile", choices=("BCa", "percentile")),
     Opt("multiplicity", "holm", "correction across the report's comparisons before a verdict: holm (family-wise), "
         "bh (false discovery rate) or none", choices=("holm", "bh", "none")),
+    Opt("history_comparisons", "previous", "dated comparisons of a seat's cell with itself (kind history in "
+        "comparisons.csv): its latest date against the previous one, or against every earlier date (all); "
+        "tables/history.csv judges every date against the steady level either way",
+        choices=("previous", "all")),
     Opt("primary_metric", "output_tok_s", "the metric of each seat pair's headline cell", metavar="METRIC"),
     Opt("primary_statistic", "mean", "its statistic", metavar="STAT"),
     Opt("primary_workload", "decode", "its workload, when the pair has it", nullable=True, metavar="WORKLOAD"),

@@ -40,11 +40,13 @@ class Options:
     thresholds: Thresholds = DEFAULT
     multiplicity: str = "holm"
     primary: PrimaryCell = PrimaryCell()
+    history_comparisons: str = "previous"
 
     def parameters(self) -> dict:
         """The options as plain data (papermill parameters, the appendix), thresholds excluded."""
         return {"baseline": self.baseline, "n_boot": self.n_boot, "seed": self.seed,
                 "ci_method": self.ci_method, "multiplicity": self.multiplicity,
+                "history_comparisons": self.history_comparisons,
                 "primary_metric": self.primary.metric, "primary_statistic": self.primary.statistic,
                 "primary_workload": self.primary.workload, "primary_concurrency": self.primary.concurrency}
 
@@ -117,7 +119,7 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     only. Only the records of the runs the report describes are held in memory."""
     from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
     from benchreport.store import StoreRequests, read_tables
-    from benchreport.store.cache import StoreDayCache
+    from benchreport.store.cache import StoreDayCache, StoreHistoryCache
     from benchreport.store.read import store_load_result
 
     tables = read_tables(store)
@@ -125,7 +127,7 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
     days = StoreDayCache(store.root, CELL_COLUMNS + CELL_EXTRA_COLUMNS) if cache else None
     return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
-                          day_cache=days)
+                          day_cache=days, history_cache=StoreHistoryCache(store.root) if cache else None)
 
 
 def _described_requests(tables: Tables) -> Tables:
@@ -138,10 +140,11 @@ def _described_requests(tables: Tables) -> Tables:
 
 
 def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
-                   requests=None, quiet: bool = True, day_cache=None) -> Analysis:
+                   requests=None, quiet: bool = True, day_cache=None, history_cache=None) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store), `day_cache` where each
-    date's cells are kept (benchreport.stats.day_cache)."""
+    date's cells are kept (benchreport.stats.day_cache), `history_cache` where the history walk's
+    state is (benchreport.stats.history.HistoryCache)."""
     from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
     from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons as compute_comparisons
@@ -159,10 +162,11 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                              method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th,
                              cache=day_cache)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
-                                      multiplicity=options.multiplicity, primary=options.primary)
+                                      multiplicity=options.multiplicity, primary=options.primary,
+                                      history="all" if options.history_comparisons == "all" else "previous")
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th))
+    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
                     passes=cellset.passes, history=history)
@@ -217,12 +221,26 @@ def neutralise_cell(value):
     return value
 
 
+def _neutralised(col: pd.Series) -> pd.Series:
+    """`neutralise_cell` over a column, calling it only where a text starts like a formula (a year
+    of pass rows is millions of cells, almost none of them suspect)."""
+    try:
+        suspect = col.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)
+    except (AttributeError, TypeError):  # not a text column after all
+        return col.map(neutralise_cell, na_action="ignore")
+    if not suspect.any():
+        return col
+    out = col.astype(object).copy()
+    out[suspect] = [neutralise_cell(v) for v in out[suspect]]
+    return out
+
+
 def _csv(df: pd.DataFrame, path: Path) -> None:
     text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
     if text_cols:
         df = df.copy()
         for c in text_cols:
-            df[c] = df[c].map(neutralise_cell, na_action="ignore")
+            df[c] = _neutralised(df[c])
     df.to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 

@@ -107,3 +107,36 @@ def test_a_damaged_entry_is_computed_again(archive, tmp_path):
     again, cache = _cells(store)
     assert cache.written == ["2026-11-01"] and cache.read == ["2026-11-02"]
     assert again.dated.to_csv(index=False) == first.dated.to_csv(index=False)
+
+
+def test_the_history_walk_resumes_after_the_last_date_it_saw(archive, tmp_path):
+    from benchreport.stats.history import HistoryRule, history
+    from benchreport.store.cache import StoreHistoryCache
+
+    ingest([archive / d for d in ("2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    rule = HistoryRule(min_level=2)  # a test from the third date on: the resumed walk tests against its level
+    first, _ = _cells(store)
+    cache = StoreHistoryCache(store.root)
+    history(first.dated, rule=rule, cache=cache)
+    assert cache.resumed_after is None  # nothing saved yet: walked from the start
+    generate(archive / "2026-11-04", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-04", seed=7)
+    ingest([archive / "2026-11-04"], store.root)
+    now, _ = _cells(store)
+    cache = StoreHistoryCache(store.root)
+    resumed = history(now.dated, rule=rule, cache=cache)
+    assert cache.resumed_after == "2026-11-03"
+    walked = history(now.dated, rule=rule)
+    assert resumed.to_csv(index=False) == walked.to_csv(index=False)
+    assert walked.loc[walked["date"] == "2026-11-04", "p_value"].notna().all()
+    # an earlier date that changed is not resumed over: the walk starts again
+    changed = now.dated.copy()
+    changed.loc[changed["date"] == "2026-11-02", "estimate"] *= 1.5
+    cache = StoreHistoryCache(store.root)
+    again = history(changed, rule=rule, cache=cache)
+    assert cache.resumed_after is None
+    assert again.to_csv(index=False) == history(changed, rule=rule).to_csv(index=False)
+    # another rule is another walk
+    cache = StoreHistoryCache(store.root)
+    history(changed, rule=HistoryRule(min_level=3), cache=cache)
+    assert cache.resumed_after is None

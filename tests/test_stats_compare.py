@@ -148,6 +148,20 @@ def test_history_rows_compare_each_earlier_date_with_the_latest():
     assert hist["verdict"] == "better"
 
 
+def test_history_rows_compare_the_latest_with_the_previous_date_unless_all_are_asked_for():
+    ms = sum((_passes("new", [800 + d, 805 + d, 810 + d], date=f"2026-09-{d:02d}") for d in (1, 5, 9, 12)), [])
+    prev = _compare(ms)
+    prev = prev[prev["kind"] == "history"]
+    assert list(zip(prev["baseline_date"], prev["candidate_date"])) == [("2026-09-09", "2026-09-12")]
+    every = _compare(ms, history="all")
+    every = every[every["kind"] == "history"]
+    assert list(every["baseline_date"]) == ["2026-09-01", "2026-09-05", "2026-09-09"]
+    assert set(every["candidate_date"]) == {"2026-09-12"}
+    assert _compare(ms, history=False)["kind"].eq("history").sum() == 0
+    with pytest.raises(ValueError, match="history"):
+        _compare(ms, history="some")
+
+
 def test_history_rows_are_their_own_multiplicity_family():
     """A long history must not dilute the report's verdicts: Holm runs within each kind."""
     rng = np.random.default_rng(5)
@@ -155,7 +169,7 @@ def test_history_rows_are_their_own_multiplicity_family():
     alone = _compare(ms)
     for day in range(1, 28):
         ms += _passes("new", list(990 * rng.lognormal(0, 0.01, 3)), date=f"2026-08-{day:02d}")
-    out = _compare(ms)
+    out = _compare(ms, history="all")
     base, hist = out[out["kind"] == "baseline"], out[out["kind"] == "history"]
     assert len(hist) >= 27
     np.testing.assert_allclose(base["p_adj"], adjust(base["p_value"].to_numpy(), "holm"))

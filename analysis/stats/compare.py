@@ -197,8 +197,12 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         no "baseline" rows (history rows are still given).
     thresholds : Thresholds
         noise and alpha are used.
-    history : bool
-        Add kind="history" rows (each earlier date of a seat's cell vs its latest).
+    history : {"previous", "all"} or bool
+        Add kind="history" rows: a seat's cell on its latest date against the date
+        before ("previous", also True), or against every earlier date ("all"); False:
+        none. (A year of nightly dates makes "all" hundreds of thousands of rows under
+        one correction; benchreport.stats.history judges each date against the
+        steady level instead.)
     multiplicity : {"holm", "bh", "none"}
         The correction across the rows of one kind with a p-value (benchreport.stats.multiplicity).
     primary : PrimaryCell
@@ -211,8 +215,10 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     """
     if not isinstance(cellset, CellSet):
         raise ValueError("`cellset` must be the CellSet of benchreport.stats.cells.estimate_cells")
-    if history not in (True, False):
-        raise ValueError(f"`history` must be True or False; got {history!r}")
+    if history is True:
+        history = "previous"
+    if history not in (False, "previous", "all"):
+        raise ValueError(f"`history` must be 'previous', 'all' or False; got {history!r}")
     if multiplicity not in MULTIPLICITY:
         raise ValueError(f"`multiplicity` must be one of {sorted(MULTIPLICITY)}; got {multiplicity!r}")
     cells = cellset.cells
@@ -230,13 +236,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
                 out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], thresholds,
                                                                           cellset.level)))
         if history and cellset.dated is not None and len(cellset.dated) > len(cells):
-            dated = _keyed(cellset.dated)
-            for seat, g in dated.groupby("seat", sort=True):
-                cur = by_seat.get(seat, {})
-                for r in sorted(g.to_dict("records"), key=lambda r: (_sort_key(tuple(r[k] for k in _MATCH)), r["date"])):
-                    c = cur.get(tuple(r[k] for k in _MATCH))
-                    if c is not None and r["date"] < c["date"]:
-                        out.append(_row("history", r, c, _pair(r, c, thresholds, cellset.level)))
+            out += _history_rows(cellset, by_seat, thresholds, every=history == "all")
     df = pd.DataFrame(out)
     if len(df):
         df = _judge(df, thresholds, multiplicity)
@@ -247,6 +247,28 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         df = df.sort_values(["_kind", "candidate", "harness", "probe", "workload", "_c", "metric", "_s",
                              "baseline_date"], kind="stable", na_position="first").drop(columns=["_kind", "_c", "_s"])
     return _typed_comparisons(df)
+
+
+def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool) -> list[dict]:
+    """kind="history" rows: each cell's latest against its previous date, or every earlier date."""
+    dated = cellset.dated
+    if not every:  # the date before each cell's latest only: select it before making records
+        k = _keyed(dated)
+        keys = ["seat", *_MATCH]
+        last = k.groupby(keys, sort=False)["date"].transform("max")
+        earlier = k[k["date"] < last]
+        if not len(earlier):
+            return []
+        prev = earlier.groupby(keys, sort=False)["date"].transform("max")
+        dated = earlier[earlier["date"] == prev]
+    out = []
+    for seat, g in _keyed(dated).groupby("seat", sort=True):
+        cur = by_seat.get(seat, {})
+        for r in sorted(g.to_dict("records"), key=lambda r: (_sort_key(tuple(r[k] for k in _MATCH)), r["date"])):
+            c = cur.get(tuple(r[k] for k in _MATCH))
+            if c is not None and r["date"] < c["date"]:
+                out.append(_row("history", r, c, _pair(r, c, th, cellset.level)))
+    return out
 
 
 def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:

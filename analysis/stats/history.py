@@ -38,15 +38,18 @@ system. ICPE '20. asv `asv/step_detect.py`; Bencher's t-test threshold model.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
+import numpy as np
 import pandas as pd
 from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
 
-__all__ = ["HISTORY_COLUMNS", "HistoryRule", "history", "VERDICTS"]
+__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryState", "HistoryCache", "history", "VERDICTS"]
 
 HISTORY_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
                    "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
@@ -132,7 +135,33 @@ def _rebase(s: _Series, rule: HistoryRule) -> None:
     s.logs, s.since, s.pending = [px], pdate, None
 
 
-def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.DataFrame:
+@dataclass
+class HistoryState:
+    """Where a walk over the dates stopped: its last date, the digest of every input row up to
+    it, each series' level state and the rows so far (every cell, before the one-date cells
+    are dropped). A later walk whose inputs up to `upto` have the same digest resumes here."""
+
+    upto: str
+    digest: str
+    series: dict
+    rows: pd.DataFrame
+
+
+class HistoryCache(Protocol):
+    """Where a HistoryState is kept between analyses (benchreport.store.cache keeps it in the store)."""
+
+    #: set by `history`: the date its walk resumed after, None when it walked from the start
+    resumed_after: str | None
+
+    def load(self) -> HistoryState | None: ...
+
+    def save(self, state: HistoryState) -> None: ...
+
+
+_WALK = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate", "n_passes"]
+
+
+def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: HistoryCache | None = None) -> pd.DataFrame:
     """Dated verdicts for every seat and cell measured on several dates.
 
     Parameters
@@ -141,6 +170,10 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
         Cells of every date (benchreport.stats.cells.CellSet.dated): seat, harness, probe,
         workload, concurrency, metric, statistic, date, estimate, n_passes.
     rule : HistoryRule
+    cache : HistoryCache, optional
+        Where the walk's state is kept: a date's verdicts depend on that date and the
+        earlier ones only, so when the inputs up to the cached state's last date are
+        unchanged the walk resumes there (a new night walks one date). Same result.
 
     Returns
     -------
@@ -149,23 +182,73 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
     """
     if dated is None or not len(dated):
         return pd.DataFrame({c: pd.Series(dtype="object") for c in HISTORY_COLUMNS})
-    d = dated[dated["estimate"].astype(float) > 0].copy()
+    d = dated[dated["estimate"].astype(float) > 0][_WALK].copy()
     d["_h"], d["_p"] = d["harness"].fillna(""), d["probe"].fillna("")
     d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    multi = d.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"].transform("nunique") > 1
-    d = d[multi].sort_values(["seat", "date", "_h", "_p", "workload", "_c", "metric", "statistic"], kind="stable")
+    d = d.sort_values(["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic"],
+                      kind="stable").reset_index(drop=True)
+    multi = (d.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"]
+             .transform("nunique") > 1).to_numpy()
+    digests = _digests(d, rule)
+    state = cache.load() if cache is not None else None
+    series, done, start = {}, None, 0
+    dates = d["date"].astype(object).to_numpy()
+    resumed = state is not None and digests.get(state.upto) == state.digest
+    if resumed:
+        series, done = state.series, state.rows
+        start = int(np.searchsorted(dates, state.upto, side="right"))
+    if cache is not None:
+        cache.resumed_after = state.upto if resumed else None
+    # every cell is walked (a cell of one date gets no test, so it changes no other cell's
+    # correction) and the cells of one date are dropped after: a later date can give them a second
     rows = []
-    for _seat, g in d.groupby("seat", sort=True):
-        series: dict[tuple, _Series] = {}
-        recs = g.to_dict("records")
-        start = 0
-        for i in range(1, len(recs) + 1):  # rows are sorted by date: one slice per date
-            if i == len(recs) or recs[i]["date"] != recs[start]["date"]:
-                rows.extend(_night(recs[start:i], recs[start]["date"], series, rule))
-                start = i
-    out = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    recs = d.iloc[start:].to_dict("records")
+    first = 0
+    for i in range(1, len(recs) + 1):  # rows sorted by date, then seat: one slice per seat and date
+        if i == len(recs) or (recs[i]["date"], recs[i]["seat"]) != (recs[first]["date"], recs[first]["seat"]):
+            rows.extend(_night(recs[first:i], recs[first]["date"], series.setdefault(recs[first]["seat"], {}), rule))
+            first = i
+    new = _typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS))
+    walked = new if done is None else pd.concat([done, new], ignore_index=True)
+    if cache is not None and len(dates):
+        cache.save(HistoryState(str(dates[-1]), digests[str(dates[-1])], series, walked))
+    out = walked[multi]
     return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
                            kind="stable", na_position="first").reset_index(drop=True)
+
+
+def _digests(d: pd.DataFrame, rule: HistoryRule) -> dict[str, str]:
+    """{date: SHA-256 of the rule and every walked row up to and including that date}."""
+    h = hashlib.sha256(repr(rule).encode())
+    rows = pd.util.hash_pandas_object(d[_WALK].astype(object), index=False).to_numpy()
+    out = {}
+    for date, pos in d.groupby("date", sort=True).indices.items():
+        h.update(str(date).encode() + np.ascontiguousarray(rows[pos]).tobytes())
+        out[str(date)] = h.copy().hexdigest()
+    return out
+
+
+_TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "level_since", "verdict",
+         "verdict_reason")
+_INT = ("concurrency", "n_passes", "level_nights")
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """The history table's dtypes, the same however its rows were walked."""
+    out = {}
+    for c in HISTORY_COLUMNS:
+        col = df[c]
+        if c in _TEXT:  # text as str or None (flags compare cells with ==, which NA does not allow)
+            out[c] = np.array([None if _na(v) else str(v) for v in col.tolist()], dtype=object)
+        elif c in _INT:
+            out[c] = np.array([None if _na(v) else int(v) for v in col.tolist()], dtype=object)
+        else:
+            out[c] = pd.to_numeric(col, errors="coerce").astype(float).to_numpy()
+    return pd.DataFrame(out, columns=HISTORY_COLUMNS)
+
+
+def _na(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False) -> tuple[dict, str, int]:

@@ -7,16 +7,19 @@ The cache holds nothing the store does not: deleting `.cache/` costs time, never
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import uuid
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchreport.stats.day_cache import (DayEntry, cells_from_arrow, cells_to_arrow, passes_from_arrow,
                                          passes_to_arrow)
 
-__all__ = ["StoreDayCache"]
+__all__ = ["StoreDayCache", "StoreHistoryCache"]
 
 
 class StoreDayCache:
@@ -57,3 +60,58 @@ class StoreDayCache:
         except OSError:
             return  # a read-only store still analyses; it only does not get faster
         self.written.append(day)
+
+
+class StoreHistoryCache:
+    """The history walk's state (benchreport.stats.history.HistoryState) in a store's
+    `.cache/history/`: a JSON of each series' level and a Parquet of the rows so far."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.dir = Path(root) / ".cache" / "history"
+        self.resumed_after: str | None = None   # set by history(): the date its walk resumed after
+
+    def load(self):
+        from benchreport.stats.history import HistoryState, _Series, _typed
+
+        try:
+            doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
+            rows = _typed(pq.read_table(self.dir / "rows.parquet").to_pandas())
+            series = {seat: {tuple(k): _Series(list(s["logs"]), s["since"],
+                                               tuple(s["spread"]) if s["spread"] is not None else None,
+                                               tuple(s["pending"]) if s["pending"] is not None else None)
+                             for k, s in items} for seat, items in doc["series"].items()}
+            if doc.get("rows_digest") != _file_digest(self.dir / "rows.parquet"):
+                return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # missing or damaged: walk from the start
+            del exc
+            return None
+        except Exception:  # noqa: BLE001 - a Parquet that cannot be read is a missing state
+            return None
+        return HistoryState(doc["upto"], doc["digest"], series, rows)
+
+    def save(self, state) -> None:
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            rows = self.dir / "rows.parquet"
+            tmp = rows.with_name(f".rows.{uuid.uuid4().hex}.tmp")
+            pq.write_table(pa.Table.from_pandas(state.rows, preserve_index=False), tmp, compression="zstd")
+            digest = _file_digest(tmp)
+            series = {seat: [[list(k), {"logs": s.logs, "since": s.since,
+                                        "spread": list(s.spread) if s.spread is not None else None,
+                                        "pending": list(s.pending) if s.pending is not None else None}]
+                             for k, s in items.items()] for seat, items in state.series.items()}
+            doc = json.dumps({"upto": state.upto, "digest": state.digest, "rows_digest": digest, "series": series})
+            os.replace(tmp, rows)
+            tmp = self.dir / f".state.{uuid.uuid4().hex}.tmp"
+            tmp.write_text(doc, encoding="utf-8")
+            os.replace(tmp, self.dir / "state.json")
+        except OSError:
+            return
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
