@@ -117,7 +117,6 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     date at a time; unless `cache` is false, each date's request summaries, pass rows and cells
     are kept in the store (benchreport.stats.day_cache), so a new night computes its own date
     only. Only the records of the runs the report describes are held in memory."""
-    from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
     from benchreport.store import StoreRequests, read_tables
     from benchreport.store.cache import StoreDayCache, StoreHistoryCache
     from benchreport.store.read import store_load_result
@@ -125,7 +124,7 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     tables = read_tables(store)
     source = StoreRequests(store, tables.runs, cache=cache)
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
-    days = StoreDayCache(store.root, CELL_COLUMNS + CELL_EXTRA_COLUMNS) if cache else None
+    days = StoreDayCache(store.root) if cache else None
     return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
                           day_cache=days, history_cache=StoreHistoryCache(store.root) if cache else None)
 

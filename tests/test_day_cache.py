@@ -12,7 +12,6 @@ import pytest
 
 from benchreport.pipeline import Options, analyse_store
 from benchreport.stats import estimate_cells
-from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
 from benchreport.store import Store, StoreRequests, ingest, read_tables
 from benchreport.store.cache import StoreDayCache
 from benchreport.thresholds import Thresholds
@@ -50,7 +49,7 @@ def _cells(store: Store, th: Thresholds = Thresholds()):
 
     t = read_tables(store)
     t = drop_excluded(t, decide_exclusions(t, thresholds=th))
-    cache = StoreDayCache(store.root, CELL_COLUMNS + CELL_EXTRA_COLUMNS)
+    cache = StoreDayCache(store.root)
     cs = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300, thresholds=th,
                         cache=cache)
     return cs, cache

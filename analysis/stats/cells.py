@@ -469,9 +469,10 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
     if cache is not None and hasattr(source, "day_token"):
-        passes, cached, fresh, tokens = cached_pass_rows(measurements, source, runs, thresholds, level, cache)
+        passes, cached, fresh, tokens = cached_pass_rows(measurements, source, runs, thresholds, level, cache,
+                                                         CELL_COLUMNS + CELL_EXTRA_COLUMNS)
     else:
-        passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), [], None, {}
+        passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), None, None, {}
     if not len(passes):
         empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
         return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
@@ -504,8 +505,8 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     new = _typed(new, columns)
     if fresh is not None:
         save_fresh(cache, passes, new, fresh, tokens)
-    if cached:
-        every = pd.concat([new, *cached], ignore_index=True)
+    if cached is not None and len(cached):
+        every = pd.concat([new, cached], ignore_index=True)
         latest_flags = np.concatenate([latest_flags, latest_of_cached(cached, passes, latest)])
     else:
         every = new

@@ -41,11 +41,12 @@ CACHE_VERSION = 1
 
 @dataclass
 class DayEntry:
-    """One date's pass rows (pass_rows' columns, plus ``_small``: the row's cell has < 3 passes)
-    and the cells of that date with 3+ passes (typed CELL_COLUMNS + CELL_EXTRA_COLUMNS)."""
+    """One date's pass rows (`passes_to_arrow`: pass_rows' columns plus ``_small``, the row's cell
+    has < 3 passes) and its cells with 3+ passes (`cells_to_arrow`), as Arrow tables: a year of
+    entries is concatenated once and converted once."""
 
-    passes: pd.DataFrame
-    cells: pd.DataFrame
+    passes: pa.Table
+    cells: pa.Table
 
 
 class DayCache(Protocol):
@@ -130,23 +131,53 @@ def _missing(v) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
+def _objects(col) -> np.ndarray:
+    """A column as Python objects, one object per distinct value (a year of pass rows repeats a few
+    thousand strings a million times: one str each was most of an analysis' memory)."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    arr = arr.dictionary_encode()
+    values = np.array(arr.dictionary.to_pylist() + [None], dtype=object)
+    return values[arr.indices.fill_null(-1).to_numpy(zero_copy_only=False)]
+
+
+def _codes(col) -> tuple[np.ndarray, list]:
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    arr = arr.dictionary_encode()
+    return arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
+
+
+def _groups(t: pa.Table) -> np.ndarray:
+    """The request group keys (run, workload, concurrency), one tuple per distinct group."""
+    (ir, vr), (iw, vw), (ic, vc) = (_codes(t.column(c)) for c in ("group_run", "group_workload", "group_c"))
+    code = ((ir + 1) * (len(vw) + 1) + (iw + 1)) * (len(vc) + 1) + (ic + 1)
+    uniq, inverse = np.unique(code, return_inverse=True)
+    keys = np.empty(len(uniq) + 1, dtype=object)
+    for n, u in enumerate(uniq.tolist()):
+        rest, k = divmod(u, len(vc) + 1)
+        r, w = divmod(rest, len(vw) + 1)
+        keys[n] = None if r == 0 else (vr[r - 1], vw[w - 1] if w else None, vc[k - 1] if k else None)
+    return keys[inverse.reshape(-1)]
+
+
 def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
     """The pass rows as pass_rows gives them (objects of str/int/None; floats with NaN)."""
     cols = {}
     for c in ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "pass",
               "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
-              "ci_high", "ci_level", "lag1", "source"):
+              "ci_high", "ci_level", "lag1", "source", "condition"):
         if c in _FLOAT:
             cols[c] = t.column(c).to_numpy()
         elif c == "pass":
             cols[c] = t.column(c).to_numpy().astype(np.int64)
         else:
-            cols[c] = np.array(t.column(c).to_pylist(), dtype=object)
-    run, wl, gc = (t.column(c).to_pylist() for c in ("group_run", "group_workload", "group_c"))
-    group = np.empty(t.num_rows, dtype=object)
-    group[:] = [None if r is None else (r, w, c) for r, w, c in zip(run, wl, gc)]
-    cols["group"] = group
-    cols["condition"] = np.array(t.column("condition").to_pylist(), dtype=object)
+            cols[c] = _objects(t.column(c))
+    cols["group"] = _groups(t) if t.num_rows else np.empty(0, dtype=object)
+    cols = {k: cols[k] for k in ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic",
+                                 "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs",
+                                 "n_requests", "n_failed", "ci_low", "ci_high", "ci_level", "lag1", "source",
+                                 "group", "condition")}
     cols["_small"] = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
     return pd.DataFrame(cols)
 
@@ -169,34 +200,39 @@ def cells_from_arrow(t: pa.Table, columns: list[str]) -> pd.DataFrame:
 _CELL_GROUP = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
 
 
-def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache: DayCache):
-    """(pass rows of every date, cached cell frames, dates computed now, tokens): the dates in
-    `cache` are read from it, the others computed (benchreport.stats.pass_rows) from their own
-    measurements and request records only (`source.only(dates)`)."""
+#: fresh dates computed together (bounds the Python rows held at once on a cold year)
+DAYS_PER_CHUNK = 16
+
+
+def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache: DayCache, columns: list[str]):
+    """(pass rows of every date, the cached cells as one frame, dates computed now, tokens): the
+    dates in `cache` are read from it, the others computed (benchreport.stats.pass_rows) from
+    their own measurements and request records only (`source.only(dates)`), a few dates at a time."""
     from .pass_rows import pass_rows, run_labels, sort_passes
 
     labels = run_labels(runs)
     tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
-    parts, cached, fresh = [], [], set()
+    parts, cells, fresh = [], [], []
     for d, token in tokens.items():
         entry = cache.load(d, token) if token else None
         if entry is None:
-            fresh.add(d)
+            fresh.append(d)
         else:
             parts.append(entry.passes)
-            cached.append(entry.cells)
-    if fresh:
-        m = measurements
-        if m is not None and len(m):
-            m = m[np.isin(day_of(m["date"]), sorted(fresh))].reset_index(drop=True)
-        new = pass_rows(m, source.only(fresh), runs, thresholds)
+            cells.append(entry.cells)
+    m_days = day_of(measurements["date"]) if measurements is not None and len(measurements) else None
+    for i in range(0, len(fresh), DAYS_PER_CHUNK):
+        chunk = fresh[i:i + DAYS_PER_CHUNK]
+        m = measurements if m_days is None else measurements[np.isin(m_days, chunk)].reset_index(drop=True)
+        new = pass_rows(m, source.only(chunk), runs, thresholds)
         if len(new):
             new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-            parts.append(passes_from_arrow(passes_to_arrow(new)))
+            parts.append(passes_to_arrow(new))
+    cached = cells_from_arrow(pa.concat_tables(cells, promote_options="permissive"), columns) if cells else None
     if not parts:
-        return pd.DataFrame(), cached, fresh, tokens
-    passes = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return sort_passes(passes), cached, fresh, tokens
+        return pd.DataFrame(), cached, set(fresh), tokens
+    passes = passes_from_arrow(pa.concat_tables(parts, promote_options="permissive"))
+    return sort_passes(passes), cached, set(fresh), tokens
 
 
 def save_fresh(cache: DayCache, passes: pd.DataFrame, cells: pd.DataFrame, fresh: set, tokens: dict) -> None:
@@ -209,22 +245,19 @@ def save_fresh(cache: DayCache, passes: pd.DataFrame, cells: pd.DataFrame, fresh
     for d in sorted(fresh):
         if not tokens.get(d):
             continue
-        entry = DayEntry(passes[p_days == d][row_cols].reset_index(drop=True),
-                         cells[(c_days == d) & keep].reset_index(drop=True))
+        entry = DayEntry(passes_to_arrow(passes[p_days == d][row_cols].reset_index(drop=True)),
+                         cells_to_arrow(cells[(c_days == d) & keep].reset_index(drop=True)))
         cache.save(d, tokens[d], entry)
 
 
-def latest_of_cached(cached: list[pd.DataFrame], passes: pd.DataFrame, latest: str) -> np.ndarray:
-    """Which rows of the cached cell frames are on the date that describes their seat (`latest`
+def latest_of_cached(f: pd.DataFrame, passes: pd.DataFrame, latest: str) -> np.ndarray:
+    """Which rows of the cached cells are on the date that describes their seat (`latest`
     "seat": the latest of its harness and probe; "cell": the cell's own latest)."""
     keys = ["seat", "_h", "_p"] if latest == "seat" else _CELL_GROUP[:-1]
     last = passes.groupby(keys, sort=False)["date"].max()
-    out = []
-    for f in cached:
-        k = pd.DataFrame({"seat": f["seat"].astype(object), "_h": f["harness"].astype(object).fillna(""),
-                          "_p": f["probe"].astype(object).fillna(""), "workload": f["workload"].astype(object),
-                          "_c": f["concurrency"].fillna(-1).astype("int64"), "metric": f["metric"].astype(object),
-                          "statistic": f["statistic"].astype(object)})[keys]
-        at = last.reindex(pd.MultiIndex.from_frame(k)).to_numpy(dtype=object)
-        out.append(at == f["date"].astype(object).to_numpy())
-    return np.concatenate(out) if out else np.zeros(0, dtype=bool)
+    k = pd.DataFrame({"seat": f["seat"].astype(object), "_h": f["harness"].astype(object).fillna(""),
+                      "_p": f["probe"].astype(object).fillna(""), "workload": f["workload"].astype(object),
+                      "_c": f["concurrency"].fillna(-1).astype("int64"), "metric": f["metric"].astype(object),
+                      "statistic": f["statistic"].astype(object)})[keys]
+    at = last.reindex(pd.MultiIndex.from_frame(k)).to_numpy(dtype=object)
+    return at == f["date"].astype(object).to_numpy()

@@ -16,8 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchreport.stats.day_cache import (DayEntry, cells_from_arrow, cells_to_arrow, passes_from_arrow,
-                                         passes_to_arrow)
+from benchreport.stats.day_cache import DayEntry
 
 __all__ = ["StoreDayCache", "StoreHistoryCache"]
 
@@ -25,9 +24,8 @@ __all__ = ["StoreDayCache", "StoreHistoryCache"]
 class StoreDayCache:
     """Day entries in a store's `.cache/cells/` (a benchreport.stats.day_cache.DayCache)."""
 
-    def __init__(self, root: str | os.PathLike, cell_columns: list[str]):
+    def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "cells"
-        self.cell_columns = cell_columns
         self.read: list[str] = []      # dates read from the cache
         self.written: list[str] = []   # dates computed and kept
 
@@ -40,7 +38,7 @@ class StoreDayCache:
         if not (p.is_file() and c.is_file()):
             return None
         try:
-            entry = DayEntry(passes_from_arrow(pq.read_table(p)), cells_from_arrow(pq.read_table(c), self.cell_columns))
+            entry = DayEntry(pq.read_table(p), pq.read_table(c))
         except Exception:  # noqa: BLE001 - a damaged entry is recomputed, never trusted
             return None
         self.read.append(day)
@@ -50,7 +48,7 @@ class StoreDayCache:
         p, c = self._paths(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            for path, table in ((p, passes_to_arrow(entry.passes)), (c, cells_to_arrow(entry.cells))):
+            for path, table in ((p, entry.passes), (c, entry.cells)):
                 tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
                 pq.write_table(table, tmp, compression="zstd")
                 os.replace(tmp, path)
