@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from benchreport.load import LoadResult, load
@@ -90,6 +91,10 @@ class Analysis:
     findings: list = field(default_factory=list)
     #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history)
     history: pd.DataFrame | None = None
+    #: {date: token} of the pass rows (benchreport.stats.day_cache), when a day cache was used
+    day_tokens: dict | None = None
+    #: where passes.csv keeps each date's lines (the run store's cache), or None
+    csv_fragments: Any = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -118,7 +123,7 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     are kept in the store (benchreport.stats.day_cache), so a new night computes its own date
     only. Only the records of the runs the report describes are held in memory."""
     from benchreport.store import StoreRequests, read_tables
-    from benchreport.store.cache import StoreDayCache, StoreHistoryCache
+    from benchreport.store.cache import StoreCsvFragments, StoreDayCache, StoreHistoryCache
     from benchreport.store.read import store_load_result
 
     tables = read_tables(store)
@@ -126,7 +131,8 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
     days = StoreDayCache(store.root) if cache else None
     return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
-                          day_cache=days, history_cache=StoreHistoryCache(store.root) if cache else None)
+                          day_cache=days, history_cache=StoreHistoryCache(store.root) if cache else None,
+                          csv_fragments=StoreCsvFragments(store.root) if cache else None)
 
 
 def _described_requests(tables: Tables) -> Tables:
@@ -139,7 +145,8 @@ def _described_requests(tables: Tables) -> Tables:
 
 
 def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
-                   requests=None, quiet: bool = True, day_cache=None, history_cache=None) -> Analysis:
+                   requests=None, quiet: bool = True, day_cache=None, history_cache=None,
+                   csv_fragments=None) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store), `day_cache` where each
     date's cells are kept (benchreport.stats.day_cache), `history_cache` where the history walk's
@@ -170,7 +177,8 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
                     passes=cellset.passes, history=history)
     return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
-                    options, cellset.passes, excluded, findings, history)
+                    options, cellset.passes, excluded, findings, history, cellset.day_tokens or None,
+                    csv_fragments)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -243,6 +251,47 @@ def _csv(df: pd.DataFrame, path: Path) -> None:
     df.to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 
+def _csv_text(df: pd.DataFrame, *, header: bool = True) -> str:
+    text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    if text_cols:
+        df = df.copy()
+        for c in text_cols:
+            df[c] = _neutralised(df[c])
+    return df.to_csv(index=False, header=header, lineterminator="\n", float_format=None)
+
+
+def _csv_lines(df: pd.DataFrame) -> list[str] | None:
+    """The CSV lines of some rows (each ending in a newline), or None when a text cell holds a
+    newline (its row would span two lines)."""
+    for c in df.columns:
+        if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype):
+            if df[c].astype(object).map(lambda v: isinstance(v, str) and "\n" in v).any():
+                return None
+    text = _csv_text(df, header=False)
+    return [line + "\n" for line in text.split("\n")[:-1]]
+
+
+def _csv_by_date(df: pd.DataFrame, path: Path, fragments, tokens: dict) -> None:
+    """`_csv` of a table of many dates whose rows of one date are determined by that date's token
+    (the pass table): each date's lines are formatted once and kept in `fragments`, then put in
+    the table's order. The same bytes as `_csv` (a test checks it)."""
+    dates = df["date"].astype(object).to_numpy()
+    out = np.empty(len(df), dtype=object)
+    for d, pos in pd.Series(dates).groupby(dates, sort=False).indices.items():
+        token = tokens.get(d)
+        lines = fragments.load(d, token) if token else None
+        if lines is None or len(lines) != len(pos):
+            lines = _csv_lines(df.iloc[pos])
+            if lines is None:
+                return _csv(df, path)
+            if token:
+                fragments.save(d, token, lines)
+        out[pos] = lines
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(_csv_text(df.iloc[:0]))
+        f.write("".join(out.tolist()))
+
+
 def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
     from benchreport.stats.history import history
 
@@ -258,7 +307,10 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     written = []
     for name in ("cells", "comparisons", "exam_deltas", "passes", "history"):
         path = tables_dir / f"{name}.csv"
-        _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
+        if name == "passes" and analysis.csv_fragments is not None and len(analysis.passes):
+            _csv_by_date(analysis.passes, path, analysis.csv_fragments, analysis.day_tokens or {})
+        else:
+            _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"

@@ -139,3 +139,51 @@ def test_the_history_walk_resumes_after_the_last_date_it_saw(archive, tmp_path):
     cache = StoreHistoryCache(store.root)
     history(changed, rule=HistoryRule(min_level=3), cache=cache)
     assert cache.resumed_after is None
+
+
+def test_passes_csv_from_each_dates_kept_lines_is_the_same_file(archive, tmp_path):
+    from benchreport.pipeline import write_analysis
+
+    ingest([archive / d for d in ("example", "2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    opts = Options(n_boot=300, baseline="seat-000")
+    write_analysis(analyse_store(store, opts, cache=False), tmp_path / "plain")
+    for run in ("cold", "warm"):
+        a = analyse_store(store, opts)
+        assert a.csv_fragments is not None and a.day_tokens
+        write_analysis(a, tmp_path / run)
+        for name in ("passes", "cells", "comparisons", "history"):
+            got = (tmp_path / run / "tables" / f"{name}.csv").read_bytes()
+            assert got == (tmp_path / "plain" / "tables" / f"{name}.csv").read_bytes(), (run, name)
+    assert len(list((store.root / ".cache" / "csv").glob("*.passes.csv"))) == len(store.dates())
+
+
+def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_path):
+    import pandas as pd
+
+    from benchreport.pipeline import _csv, _csv_by_date
+
+    class Memory:
+        def __init__(self):
+            self.kept = {}
+
+        def load(self, day, token):
+            return self.kept.get((day, token))
+
+        def save(self, day, token, lines):
+            self.kept[(day, token)] = lines
+
+    df = pd.DataFrame({"seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
+                       "date": pd.array(["2026-01-02", "2026-01-01", "2026-01-02", "2026-01-01"], dtype="string"),
+                       "value": [1.5, float("nan"), 1e-7, 3.0], "n": pd.array([1, None, 3, 4], dtype="Int64")})
+    _csv(df, tmp_path / "plain.csv")
+    frag = Memory()
+    tokens = {"2026-01-01": "t1", "2026-01-02": "t2"}
+    for run in ("cold", "warm"):
+        _csv_by_date(df, tmp_path / f"{run}.csv", frag, tokens)
+        assert (tmp_path / f"{run}.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
+    assert "'=HYPERLINK(1)" in (tmp_path / "warm.csv").read_text()
+    df.loc[0, "seat"] = "two\nlines"
+    _csv(df, tmp_path / "plain2.csv")
+    _csv_by_date(df, tmp_path / "nl.csv", Memory(), {"2026-01-01": "u1", "2026-01-02": "u2"})
+    assert (tmp_path / "nl.csv").read_bytes() == (tmp_path / "plain2.csv").read_bytes()

@@ -160,6 +160,8 @@ class CellSet:
     passes: pd.DataFrame
     level: float
     dated: pd.DataFrame = field(default=None, repr=False)
+    #: {date: token of what its pass rows were computed from}, when a day cache was used
+    day_tokens: dict = field(default_factory=dict, repr=False)
 
 
 def _stat_order(stat: str) -> int:
@@ -512,7 +514,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         every = new
     cells_df = _sorted(every[latest_flags].reset_index(drop=True))
     dated = _sorted(every)
-    return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated)
+    return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated, tokens)
 
 
 def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from benchreport.stats.day_cache import DayEntry
 
-__all__ = ["StoreDayCache", "StoreHistoryCache"]
+__all__ = ["StoreDayCache", "StoreHistoryCache", "StoreCsvFragments"]
 
 
 class StoreDayCache:
@@ -113,3 +113,35 @@ def _file_digest(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+class StoreCsvFragments:
+    """Each date's lines of tables/passes.csv in a store's `.cache/csv/` (a year of pass rows is a
+    million lines, formatted once each instead of on every build)."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.dir = Path(root) / ".cache" / "csv"
+
+    def _path(self, day: str, token: str) -> Path:
+        return self.dir / f"{day}-{token[:32]}.passes.csv"
+
+    def load(self, day: str, token: str) -> list[str] | None:
+        try:
+            text = self._path(day, token).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return [line + "\n" for line in text.split("\n")[:-1]]
+
+    def save(self, day: str, token: str, lines: list[str]) -> None:
+        path = self._path(day, token)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                f.write("".join(lines))
+            os.replace(tmp, path)
+            for old in self.dir.glob(f"{day}-*.passes.csv"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            return
