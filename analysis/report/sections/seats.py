@@ -53,22 +53,54 @@ def seats_table(a) -> Table:
                  mono=("Seat",), widths={"Seat": "24%"}, note=note)
 
 
-def runs_table(a) -> Table:
-    """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day."""
+def _request_counts(a) -> pd.DataFrame:
+    """Request records per run and cell (run_id, workload, concurrency, n): counted from the records
+    held in memory, else from the pass table (the run store holds only the described runs'
+    records in memory; each pass row knows its group's count)."""
+    frames, have = [], set()
+    rq = a.tables.requests
+    if rq is not None and len(rq):
+        c = rq.groupby(["run_id", "workload", "concurrency"], dropna=False).size().rename("n").reset_index()
+        frames.append(c)
+        have = set(c["run_id"].astype(str))
+    p = a.passes
+    if p is not None and len(p) and "n_requests" in p:
+        q = p[(p["source"] == "requests") & p["n_requests"].notna() & ~p["run_id"].astype(str).isin(have)]
+        q = q.drop_duplicates(["run_id", "workload", "concurrency"])[["run_id", "workload", "concurrency",
+                                                                     "n_requests"]]
+        frames.append(q.rename(columns={"n_requests": "n"}))
+    if not frames:
+        return pd.DataFrame({"run_id": [], "workload": [], "concurrency": [], "n": []})
+    out = pd.concat([f.astype({"run_id": object, "workload": object}) for f in frames], ignore_index=True)
+    out["concurrency"] = pd.array(out["concurrency"], dtype="Int64")
+    return out
+
+
+def _runs_rows(a) -> list[dict]:
+    """One row per seat, date, harness (version) and probe."""
     t = a.tables
     runs = t.runs
-    meas, reqs = t.measurements, t.requests
-    rows = []
     keys = ["seat", "date", "harness", "harness_version", "probe"]
-    for k, g in runs.groupby(keys, dropna=False, sort=True):
+    gid = runs.groupby(keys, dropna=False, sort=True).ngroup()
+    of_run = dict(zip(runs["run_id"].astype(str), gid))
+    meas = t.measurements
+    ncells: dict = {}
+    if meas is not None and len(meas):
+        m = meas.assign(_g=meas["run_id"].astype(str).map(of_run))
+        ncells = m.drop_duplicates(["_g", "workload", "concurrency", "metric", "statistic"]).groupby("_g").size().to_dict()
+    counts = _request_counts(a)
+    per_group: dict = {}
+    if len(counts):
+        counts["_g"] = counts["run_id"].astype(str).map(of_run)
+        cells = counts.dropna(subset=["_g"]).groupby(["_g", "workload", "concurrency"], dropna=False)["n"].sum()
+        for g, v in cells.groupby(level=0):
+            per_group[g] = v.to_numpy()
+    rows = []
+    for gi, (k, g) in enumerate(runs.groupby(keys, dropna=False, sort=True)):  # ngroup numbers them so
         seat, date, harness, hver, probe = k
-        ids = set(g["run_id"])
-        m = meas[meas["run_id"].isin(ids)]
-        rq = reqs[reqs["run_id"].isin(ids)]
-        ncells = len(m.drop_duplicates(["workload", "concurrency", "metric", "statistic"])) if len(m) else 0
-        if len(rq):
-            per = rq.groupby(["workload", "concurrency"], dropna=False).size()
-            spread = fmt.count(per.iloc[0]) if per.nunique() == 1 else fmt.span(per.min(), per.max())
+        per = per_group.get(gi)
+        if per is not None and len(per):
+            spread = fmt.count(per[0]) if len(set(per.tolist())) == 1 else fmt.span(per.min(), per.max())
             req = spread + (f" in {fmt.counted(len(per), 'cell')}" if len(per) > 1 else "")
         else:
             req = "none"
@@ -83,12 +115,52 @@ def runs_table(a) -> Table:
             "Thinking": ", ".join(sorted(think)) or "not stated",
             "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
             "Passes": fmt.count(g["pass"].nunique()),
-            "Cells": fmt.count(ncells),
+            "Cells": fmt.count(ncells.get(gi, 0)),
             "Requests per cell": req,
         })
+    return rows
+
+
+_SETTING = ("Harness", "Probe", "Answer cap", "Thinking", "Warm-up excluded", "Passes", "Cells", "Requests per cell")
+
+
+def _collapse_dates(rows: list[dict]) -> list[dict]:
+    """A seat's consecutive dates measured the same way as one row, 'first to last (N dates)': a
+    year of nightly runs is one row per seat and setting, not 365 ("consecutive" in the seat's
+    own dates, so a second harness on the same nights does not break the run)."""
+    out: list[tuple] = []
+    by_seat: dict[str, list[tuple[int, dict]]] = {}
+    for i, r in enumerate(rows):
+        by_seat.setdefault(r["seat"], []).append((i, r))
+    for seat, items in by_seat.items():
+        dates = sorted({r["Date"] for _, r in items})
+        at = {d: n for n, d in enumerate(dates)}
+        runs: dict[tuple, list] = {}
+        for i, r in items:
+            key = tuple(r[c] for c in _SETTING)
+            open_runs = runs.setdefault(key, [])
+            if open_runs and at[r["Date"]] == at[open_runs[-1][-1][1]["Date"]] + 1:
+                open_runs[-1].append((i, r))
+            else:
+                open_runs.append([(i, r)])
+        for chunks in runs.values():
+            for chunk in chunks:
+                first_i, first = chunk[0]
+                row = dict(first)
+                if len(chunk) > 1:
+                    row["Date"] = f"{first['Date']} to {chunk[-1][1]['Date']} ({fmt.counted(len(chunk), 'date')})"
+                out.append((first_i, row))
+    return [r for _, r in sorted(out, key=lambda x: x[0])]
+
+
+def runs_table(a) -> Table:
+    """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day
+    (consecutive days measured the same way in one row)."""
+    rows = _collapse_dates(_runs_rows(a))
     df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Answer cap", "Thinking",
                                      "Warm-up excluded", "Passes", "Cells", "Requests per cell"])
-    df["seat"] = [seat_label(a, s) for s in df["seat"]]
+    labels = {s: seat_label(a, s) for s in set(df["seat"])}
+    df["seat"] = [labels[s] for s in df["seat"]]
     df, note = drop_unstated(df, ["Probe", "Answer cap", "Thinking", "Requests per cell"])
     return Table(df, "Runs per seat and day: harness, probe, answer cap, whether warm-up was "
                  "excluded, passes, measured cells and request records per cell.", kind="plain",
