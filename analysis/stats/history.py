@@ -211,6 +211,10 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
     new = _typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS))
     walked = new if done is None else pd.concat([done, new], ignore_index=True)
     if cache is not None and len(dates):
+        keep = max(rule.window, rule.min_level)  # all a level ever reads of its nights
+        for per_seat in series.values():
+            for s in per_seat.values():
+                del s.logs[:-keep]
         cache.save(HistoryState(str(dates[-1]), digests[str(dates[-1])], series, walked))
     out = walked[multi]
     return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
@@ -244,6 +248,21 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
             out[c] = np.array([None if _na(v) else int(v) for v in col.tolist()], dtype=object)
         else:
             out[c] = pd.to_numeric(col, errors="coerce").astype(float).to_numpy()
+    return pd.DataFrame(out, columns=HISTORY_COLUMNS)
+
+
+def typed_from_arrow(t) -> pd.DataFrame:
+    """The history table from Arrow (its cache), with the dtypes `_typed` gives, without a Python
+    loop per row."""
+    out = {}
+    for c in HISTORY_COLUMNS:
+        col = t.column(c)
+        if c in _TEXT:
+            out[c] = np.array(col.to_pylist(), dtype=object)
+        elif c in _INT:
+            out[c] = np.array([None if v is None else int(v) for v in col.to_pylist()], dtype=object)
+        else:
+            out[c] = col.to_numpy().astype(float)
     return pd.DataFrame(out, columns=HISTORY_COLUMNS)
 
 

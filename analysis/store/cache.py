@@ -69,11 +69,11 @@ class StoreHistoryCache:
         self.resumed_after: str | None = None   # set by history(): the date its walk resumed after
 
     def load(self):
-        from benchreport.stats.history import HistoryState, _Series, _typed
+        from benchreport.stats.history import HistoryState, _Series, typed_from_arrow
 
         try:
             doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
-            rows = _typed(pq.read_table(self.dir / "rows.parquet").to_pandas())
+            rows = typed_from_arrow(pq.read_table(self.dir / "rows.parquet"))
             series = {seat: {tuple(k): _Series(list(s["logs"]), s["since"],
                                                tuple(s["spread"]) if s["spread"] is not None else None,
                                                tuple(s["pending"]) if s["pending"] is not None else None)

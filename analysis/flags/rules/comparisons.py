@@ -270,7 +270,7 @@ def not_like_for_like(tables, comparisons: pd.DataFrame | None = None, *, baseli
     if tables.runs is None or tables.runs.empty:
         return []
     pairs: dict[tuple, dict] = {}
-    index = RunIndex(tables)
+    index = RunIndex.of(tables)
     for a, b, w, c, mt, da, db in _compared_rows(tables, comparisons, baseline):
         ids_a, ids_b = index.cell_runs(a, w, c, mt, da), index.cell_runs(b, w, c, mt, db)
         if not ids_a or not ids_b or ids_a == ids_b:

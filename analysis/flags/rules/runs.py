@@ -6,6 +6,7 @@ Shared by `sample.mixed_runs` (runs pooled as passes of one cell) and
 from __future__ import annotations
 
 import json
+import weakref
 
 import pandas as pd
 
@@ -34,6 +35,18 @@ class RunIndex:
     Keys are plain Python values so that a comparison row is a dictionary lookup, not a
     scan of the measurements (a fleet has thousands of comparison rows).
     """
+
+    _last: tuple = (None, None)  # (weak reference to the tables, their index): two rules share one
+
+    @classmethod
+    def of(cls, tables) -> "RunIndex":
+        """The index of these tables, built once for the rules of one analysis."""
+        ref, index = cls._last
+        if ref is not None and ref() is tables:
+            return index
+        index = cls(tables)
+        cls._last = (weakref.ref(tables), index)
+        return index
 
     def __init__(self, tables):
         self.by_cell = _by_key(tables.measurements, ["seat", "date", "workload", "concurrency", "metric"])

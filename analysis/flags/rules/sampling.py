@@ -315,7 +315,7 @@ def mixed_runs(tables) -> list[MixedRuns]:
     mode or settings, their spread is not run-to-run variability and their mean describes
     no set-up. One finding per seat and day.
     """
-    index = RunIndex(tables)
+    index = RunIndex.of(tables)
     found: dict[tuple, dict] = {}
     for seat, date, w, c, metric, ids in index.pooled_cells():
         if len(ids) < 2:
