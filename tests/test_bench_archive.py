@@ -13,8 +13,17 @@ def test_the_archive_benchmark_runs_small(tmp_path):
     res = bench_archive.main(["--seats", "2", "--nights", "4", "--requests", "10", "--json-nights", "2",
                               "--no-build", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])
     assert res["request_records"] == 2 * 4 * 4 * 5 * 10 and res["json_nights"] == 2
-    for step in ("ingest_all_but_last", "analyse_full", "ingest_one_night", "analyse_new_night",
+    for step in ("ingest_all_but_last", "analyse_full", "ingest_one_night_analyse", "analyse_new_night",
                  "analyse_no_change", "analyse_store_same_nights", "analyse_json"):
         assert res[step]["wall_s"] > 0 and res[step]["peak_mb"] > 0, step
-    assert set(res["ratios"]) >= {"new_night_over_full", "no_change_over_full", "json_over_store"}
+    assert set(res["ratios"]) >= {"analyse_new_night_over_full", "analyse_no_change_over_full", "json_over_store"}
     assert (tmp_path / "r.json").is_file() and (tmp_path / "out" / "analyse" / "tables" / "history.csv").is_file()
+
+
+def test_the_archive_benchmark_times_full_new_night_and_no_change_builds(tmp_path):
+    res = bench_archive.main(["--seats", "2", "--nights", "3", "--requests", "10", "--json-nights", "1",
+                              "--work", str(tmp_path)])
+    for step in ("build_full", "ingest_one_night", "build_new_night", "build_no_change"):
+        assert res[step]["wall_s"] > 0, step
+    assert res["build_no_change"]["wall_s"] < res["build_full"]["wall_s"]
+    assert (tmp_path / "out" / "build" / "report.html").is_file()
