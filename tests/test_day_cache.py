@@ -187,3 +187,16 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
     _csv(df, tmp_path / "plain2.csv")
     _csv_by_date(df, tmp_path / "nl.csv", Memory(), {"2026-01-01": "u1", "2026-01-02": "u2"})
     assert (tmp_path / "nl.csv").read_bytes() == (tmp_path / "plain2.csv").read_bytes()
+
+
+def test_cells_made_in_batches_are_the_cells_made_at_once(archive, tmp_path, monkeypatch):
+    import benchreport.stats.cells as cells_module
+
+    ingest([archive / d for d in ("example", "2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    t = read_tables(store)
+    whole = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300)
+    monkeypatch.setattr(cells_module, "_BATCH", 7)
+    batched = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300)
+    assert batched.dated.to_csv(index=False) == whole.dated.to_csv(index=False)
+    assert batched.cells.to_csv(index=False) == whole.cells.to_csv(index=False)

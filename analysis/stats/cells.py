@@ -428,6 +428,10 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     return method, n_resamples, int(seed), level
 
 
+#: cell rows turned into a frame at a time while a cold archive is estimated
+_BATCH = 20_000
+
+
 def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
                    runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
                    n_resamples: int = 10000, seed: int = 0, level: float | None = None,
@@ -485,7 +489,8 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
     groups = todo.groupby(keys, sort=False).indices if len(todo) else {}
     variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
-    rows = []
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    latest_rows, batch, frames = [], [], []
     cols = _columns(todo)
     index = todo.index.to_numpy()
     for gkey, pos in groups.items():
@@ -498,13 +503,16 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "workload", "concurrency", "metric",
                                          "statistic"))
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
-        row["_latest"] = index[i] in latest_index
-        rows.append(row)
-    _within_intervals([r for r in rows if r["_latest"]], source, cfg)
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    new = pd.DataFrame(rows, columns=columns + ["_latest"]) if rows else _empty_frame(columns + ["_latest"])
-    latest_flags = new["_latest"].to_numpy(dtype=bool)
-    new = _typed(new, columns)
+        (latest_rows if index[i] in latest_index else batch).append(row)
+        if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
+            frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
+            batch = []
+    _within_intervals(latest_rows, source, cfg)
+    parts = [_typed(pd.DataFrame(r, columns=columns), columns) for r in (latest_rows, batch) if r] + frames
+    new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
+                                                                       _typed(_empty_frame(columns), columns))
+    latest_flags = np.zeros(len(new), dtype=bool)
+    latest_flags[:len(latest_rows)] = True
     if fresh is not None:
         save_fresh(cache, passes, new, fresh, tokens)
     if cached is not None and len(cached):
