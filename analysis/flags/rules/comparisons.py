@@ -171,13 +171,18 @@ def no_incumbent(tables, comparisons: pd.DataFrame | None = None, *, baseline=No
         return []
     role = dict(zip(seats["seat"].astype(str), seats["role"].astype("string").fillna("candidate")))
     runs = runs[["seat", "date", "harness", "probe"]].drop_duplicates()  # a year of runs: each way once
-    ref_keys = {(str(r.date), na(r.harness), na(r.probe)) for r in runs.itertuples(index=False) if r.seat in refs}
+    rows = list(zip(runs["seat"].astype(str), runs["date"].astype(str), map(na, runs["harness"]),
+                    map(na, runs["probe"])))
+    ref_keys = {(d, h, p) for s, d, h, p in rows if s in refs}
+    by_date: dict[str, dict[str, set]] = {}
+    for s, d, h, p in rows:  # plain dicts: a year of days x seats as pandas groups took seconds
+        if s not in refs:
+            by_date.setdefault(d, {}).setdefault(s, set()).add((d, h, p))
     out = []
-    for date, g in runs[~runs["seat"].isin(refs)].groupby("date"):
-        date = str(date)
+    for date in sorted(by_date):
         missing, how = [], {}
-        for seat, gs in g.groupby("seat"):
-            keys = {(date, na(r.harness), na(r.probe)) for r in gs.itertuples(index=False)}
+        for seat in sorted(by_date[date]):
+            keys = by_date[date][seat]
             if not keys & ref_keys:
                 missing.append(str(seat))
                 how[str(seat)] = sorted({f"{k[1]} / {k[2]}" for k in keys})
