@@ -40,6 +40,7 @@ def _same(a, b) -> None:
     for name in TABLES:
         x, y = getattr(a, name), getattr(b, name)
         assert x.to_csv(index=False) == y.to_csv(index=False), name
+        assert list(x.dtypes.astype(str)) == list(y.dtypes.astype(str)), name
     assert a.flags_records() == b.flags_records()
 
 
@@ -101,7 +102,7 @@ def test_a_damaged_entry_is_computed_again(archive, tmp_path):
     ingest([archive / "2026-11-01", archive / "2026-11-02"], tmp_path / "store")
     store = Store.open(tmp_path / "store")
     first, _ = _cells(store)
-    for p in (store.root / ".cache" / "cells").glob("2026-11-01-*.cells.parquet"):
+    for p in (store.root / ".cache" / "cells").glob("2026-11-01-*.cells.arrow"):
         p.write_bytes(b"not parquet")
     again, cache = _cells(store)
     assert cache.written == ["2026-11-01"] and cache.read == ["2026-11-02"]

@@ -475,10 +475,11 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
     if cache is not None and hasattr(source, "day_token"):
-        passes, cached, fresh, tokens = cached_pass_rows(measurements, source, runs, thresholds, level, cache,
-                                                         CELL_COLUMNS + CELL_EXTRA_COLUMNS)
+        passes, cached, fresh, tokens, typed_passes = cached_pass_rows(measurements, source, runs, thresholds,
+                                                                       level, cache, CELL_COLUMNS + CELL_EXTRA_COLUMNS)
     else:
         passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), None, None, {}
+        typed_passes = None
     if not len(passes):
         empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
         return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
@@ -522,7 +523,8 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         every = new
     cells_df = _sorted(every[latest_flags].reset_index(drop=True))
     dated = _sorted(every)
-    return CellSet(cells_df, _typed(passes, PASS_COLUMNS), level, dated, tokens)
+    typed_passes = _typed(passes, PASS_COLUMNS) if typed_passes is None else typed_passes
+    return CellSet(cells_df, typed_passes, level, dated, tokens)
 
 
 def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,

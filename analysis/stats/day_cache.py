@@ -230,9 +230,21 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
             parts.append(passes_to_arrow(new))
     cached = cells_from_arrow(pa.concat_tables(cells, promote_options="permissive"), columns) if cells else None
     if not parts:
-        return pd.DataFrame(), cached, set(fresh), tokens
-    passes = passes_from_arrow(pa.concat_tables(parts, promote_options="permissive"))
-    return sort_passes(passes), cached, set(fresh), tokens
+        return pd.DataFrame(), cached, set(fresh), tokens, None
+    table = pa.concat_tables(parts, promote_options="permissive")
+    passes = passes_from_arrow(table)
+    passes["_row"] = np.arange(len(passes))
+    passes = sort_passes(passes)
+    order = passes.pop("_row").to_numpy()
+    return passes, cached, set(fresh), tokens, typed_passes(table.take(order))
+
+
+def typed_passes(t: pa.Table) -> pd.DataFrame:
+    """The pass table (benchreport.stats.cells.PASS_COLUMNS, its dtypes: string, Int64, float)
+    straight from Arrow, without a Python object per cell."""
+    from .cells import PASS_COLUMNS
+
+    return t.select(PASS_COLUMNS).to_pandas(types_mapper=_PANDAS.get)
 
 
 def save_fresh(cache: DayCache, passes: pd.DataFrame, cells: pd.DataFrame, fresh: set, tokens: dict) -> None:

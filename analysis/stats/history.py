@@ -242,12 +242,12 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
     out = {}
     for c in HISTORY_COLUMNS:
         col = df[c]
-        if c in _TEXT:  # text as str or None (flags compare cells with ==, which NA does not allow)
-            out[c] = np.array([None if _na(v) else str(v) for v in col.tolist()], dtype=object)
+        if c in _TEXT:  # text as pandas' str (missing is NaN: flags compare cells with ==)
+            out[c] = pd.Series([None if _na(v) else str(v) for v in col.tolist()], dtype="str")
         elif c in _INT:
-            out[c] = np.array([None if _na(v) else int(v) for v in col.tolist()], dtype=object)
+            out[c] = pd.Series([None if _na(v) else int(v) for v in col.tolist()], dtype=object)
         else:
-            out[c] = pd.to_numeric(col, errors="coerce").astype(float).to_numpy()
+            out[c] = pd.Series(pd.to_numeric(col, errors="coerce").astype(float).to_numpy())
     return pd.DataFrame(out, columns=HISTORY_COLUMNS)
 
 
@@ -258,11 +258,11 @@ def typed_from_arrow(t) -> pd.DataFrame:
     for c in HISTORY_COLUMNS:
         col = t.column(c)
         if c in _TEXT:
-            out[c] = np.array(col.to_pylist(), dtype=object)
+            out[c] = pd.Series(col.to_pylist(), dtype="str")
         elif c in _INT:
-            out[c] = np.array([None if v is None else int(v) for v in col.to_pylist()], dtype=object)
+            out[c] = pd.Series([None if v is None else int(v) for v in col.to_pylist()], dtype=object)
         else:
-            out[c] = col.to_numpy().astype(float)
+            out[c] = pd.Series(col.to_numpy().astype(float))
     return pd.DataFrame(out, columns=HISTORY_COLUMNS)
 
 

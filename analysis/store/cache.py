@@ -1,6 +1,7 @@
 """The run store's cache of each date's cells (benchreport.stats.day_cache), in STORE/.cache/cells/.
 
-One entry per date: `DATE-TOKEN.passes.parquet` and `DATE-TOKEN.cells.parquet`, written
+One entry per date: `DATE-TOKEN.passes.arrow` and `DATE-TOKEN.cells.arrow` (Arrow IPC with
+zstd: a year of entries reads in a fraction of the time its Parquet took), written
 atomically (a killed build leaves no half-written entry); saving a date's new entry removes
 its older ones. A cache entry that cannot be read is treated as missing and recomputed.
 The cache holds nothing the store does not: deleting `.cache/` costs time, never data.
@@ -14,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
 from benchreport.stats.day_cache import DayEntry
@@ -31,14 +33,14 @@ class StoreDayCache:
 
     def _paths(self, day: str, token: str) -> tuple[Path, Path]:
         stem = f"{day}-{token[:32]}"
-        return self.dir / f"{stem}.passes.parquet", self.dir / f"{stem}.cells.parquet"
+        return self.dir / f"{stem}.passes.arrow", self.dir / f"{stem}.cells.arrow"
 
     def load(self, day: str, token: str) -> DayEntry | None:
         p, c = self._paths(day, token)
         if not (p.is_file() and c.is_file()):
             return None
         try:
-            entry = DayEntry(pq.read_table(p), pq.read_table(c))
+            entry = DayEntry(feather.read_table(p), feather.read_table(c))
         except Exception:  # noqa: BLE001 - a damaged entry is recomputed, never trusted
             return None
         self.read.append(day)
@@ -50,9 +52,9 @@ class StoreDayCache:
             self.dir.mkdir(parents=True, exist_ok=True)
             for path, table in ((p, entry.passes), (c, entry.cells)):
                 tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-                pq.write_table(table, tmp, compression="zstd")
+                feather.write_feather(table, tmp, compression="zstd")
                 os.replace(tmp, path)
-            for old in self.dir.glob(f"{day}-*.parquet"):
+            for old in self.dir.glob(f"{day}-*.arrow"):
                 if old not in (p, c):
                     old.unlink(missing_ok=True)
         except OSError:
