@@ -174,8 +174,12 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
         # constrained layout settles over a few draws; settle it first so every save of the
         # same figure, in any order, gives the same bytes
         if fig.get_layout_engine() is not None:
-            for _ in range(3):
+            fig.draw_without_rendering()
+            for _ in range(2):  # at most three draws; stop once the axes stay where they are
+                before = [ax.get_position().bounds for ax in fig.axes]
                 fig.draw_without_rendering()
+                if [ax.get_position().bounds for ax in fig.axes] == before:
+                    break
             fig.set_layout_engine("none")  # freeze the settled positions
         for kind in formats:
             path = folder / f"{stem}.{kind}"
