@@ -95,8 +95,13 @@ def _runs_rows(a) -> list[dict]:
         cells = counts.dropna(subset=["_g"]).groupby(["_g", "workload", "concurrency"], dropna=False)["n"].sum()
         for g, v in cells.groupby(level=0):
             per_group[g] = v.to_numpy()
+    cap_t = [fmt.text(x) for x in runs["max_tokens"]]
+    think_t = [fmt.text(x) for x in runs["thinking"]]
+    warm_t = [fmt.text(x) for x in runs["warmup_excluded"]]
+    passes = runs["pass"].tolist()
     rows = []
-    for gi, (k, g) in enumerate(runs.groupby(keys, dropna=False, sort=True)):  # ngroup numbers them so
+    groups = runs.groupby(keys, dropna=False, sort=True).indices  # positions, in ngroup's order
+    for gi, (k, pos) in enumerate(groups.items()):
         seat, date, harness, hver, probe = k
         per = per_group.get(gi)
         if per is not None and len(per):
@@ -104,9 +109,9 @@ def _runs_rows(a) -> list[dict]:
             req = spread + (f" in {fmt.counted(len(per), 'cell')}" if len(per) > 1 else "")
         else:
             req = "none"
-        cap = {fmt.text(x) for x in g["max_tokens"]} - {""}
-        think = {fmt.text(x) for x in g["thinking"]} - {""}
-        warm = {fmt.text(x) for x in g["warmup_excluded"]}
+        cap = {cap_t[i] for i in pos} - {""}
+        think = {think_t[i] for i in pos} - {""}
+        warm = {warm_t[i] for i in pos}
         rows.append({
             "seat": str(seat),
             "Date": fmt.text(date), "Harness": fmt.text(harness) + (f" {hver}" if not fmt.missing(hver) else ""),
@@ -114,7 +119,7 @@ def _runs_rows(a) -> list[dict]:
             "Answer cap": ", ".join(sorted(cap)) or "not stated",
             "Thinking": ", ".join(sorted(think)) or "not stated",
             "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
-            "Passes": fmt.count(g["pass"].nunique()),
+            "Passes": fmt.count(len({passes[i] for i in pos})),
             "Cells": fmt.count(ncells.get(gi, 0)),
             "Requests per cell": req,
         })
