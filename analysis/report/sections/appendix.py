@@ -118,7 +118,9 @@ def files_table(a) -> Table:
     where = [_folder_and_name(str(p), root) for p in files["source_file"]]
     df = pd.DataFrame({"Folder": [w[0] for w in where], "File": [w[1] for w in where],
                        "Format": [fmt.text(x) for x in files.get("source_format", [None] * len(files))],
-                       "Harness and version": [_harness(r) for _, r in files.iterrows()],
+                       "Harness and version": [_harness({"harness": h, "harness_version": v}) for h, v in
+                                               zip(files.get("harness", [None] * len(files)),
+                                                   files.get("harness_version", [None] * len(files)))],
                        "SHA-256": [fmt.text(h)[:SHA_SHOWN] for h in files.get("source_sha256", [None] * len(files))]})
     if len(df) > MAX_FILE_ROWS:
         return _folders_table(df)
