@@ -208,7 +208,7 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
     """(pass rows of every date, the cached cells as one frame, dates computed now, tokens): the
     dates in `cache` are read from it, the others computed (benchreport.stats.pass_rows) from
     their own measurements and request records only (`source.only(dates)`), a few dates at a time."""
-    from .pass_rows import pass_rows, run_labels, sort_passes
+    from .pass_rows import add_sort_keys, pass_rows, run_labels
 
     labels = run_labels(runs)
     tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
@@ -232,11 +232,21 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
     if not parts:
         return pd.DataFrame(), cached, set(fresh), tokens, None
     table = pa.concat_tables(parts, promote_options="permissive")
-    passes = passes_from_arrow(table)
-    passes["_row"] = np.arange(len(passes))
-    passes = sort_passes(passes)
-    order = passes.pop("_row").to_numpy()
-    return passes, cached, set(fresh), tokens, typed_passes(table.take(order))
+    table = table.take(_order(table))  # sorted in Arrow: no second copy of a year of rows in pandas
+    return add_sort_keys(passes_from_arrow(table)), cached, set(fresh), tokens, typed_passes(table)
+
+
+def _order(t: pa.Table) -> pa.Array:
+    """The positions of the pass rows in the pass table's order (benchreport.stats.pass_rows.PASS_ORDER),
+    a stable sort as pandas' (strings by code point, which is UTF-8 byte order)."""
+    import pyarrow.compute as pc
+
+    keys = pa.table({"seat": t.column("seat"), "_h": pc.fill_null(t.column("harness"), ""),
+                     "_p": pc.fill_null(t.column("probe"), ""), "workload": t.column("workload"),
+                     "_c": pc.fill_null(t.column("concurrency"), -1), "metric": t.column("metric"),
+                     "statistic": t.column("statistic"), "date": t.column("date"), "pass": t.column("pass"),
+                     "run_id": t.column("run_id")})
+    return pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in keys.column_names])
 
 
 def typed_passes(t: pa.Table) -> pd.DataFrame:

@@ -170,16 +170,24 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
     return sort_passes(df)
 
 
-def sort_passes(df: pd.DataFrame) -> pd.DataFrame:
-    """The pass rows with their sort keys (_c, _h, _p) in the pass table's order: cell key, date,
-    pass, run id."""
+#: the pass table's order: cell key, date, pass, run id
+PASS_ORDER = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"]
+
+
+def add_sort_keys(df: pd.DataFrame) -> pd.DataFrame:
+    """The sort keys of the pass rows: _c (concurrency, -1 when none), _h and _p (harness and
+    probe, "" when none)."""
     df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     for c in ("harness", "probe"):
         df[c] = df[c].astype("object")
     df["_h"] = df["harness"].fillna("")
     df["_p"] = df["probe"].fillna("")
-    return df.sort_values(["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"],
-                          kind="stable").reset_index(drop=True)
+    return df
+
+
+def sort_passes(df: pd.DataFrame) -> pd.DataFrame:
+    """The pass rows with their sort keys in the pass table's order (`PASS_ORDER`)."""
+    return add_sort_keys(df).sort_values(PASS_ORDER, kind="stable").reset_index(drop=True)
 
 
 def _row_key(row) -> tuple:
