@@ -93,8 +93,10 @@ class Analysis:
     history: pd.DataFrame | None = None
     #: {date: token} of the pass rows (benchreport.stats.day_cache), when a day cache was used
     day_tokens: dict | None = None
-    #: where passes.csv keeps each date's lines (the run store's cache), or None
+    #: where passes.csv and history.csv keep each date's lines (the run store's cache), or None
     csv_fragments: Any = None
+    #: {date: token} of the history rows (benchreport.stats.history), for history.csv's kept lines
+    history_tokens: dict | None = None
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -172,13 +174,15 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                                       history="all" if options.history_comparisons == "all" else "previous")
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
-    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache)
+    history_tokens: dict = {}
+    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache,
+                              tokens=history_tokens)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
                     passes=cellset.passes, history=history)
     return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
                     options, cellset.passes, excluded, findings, history, cellset.day_tokens or None,
-                    csv_fragments)
+                    csv_fragments, history_tokens)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -307,8 +311,11 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     written = []
     for name in ("cells", "comparisons", "exam_deltas", "passes", "history"):
         path = tables_dir / f"{name}.csv"
-        if name == "passes" and analysis.csv_fragments is not None and len(analysis.passes):
-            _csv_by_date(analysis.passes, path, analysis.csv_fragments, analysis.day_tokens or {})
+        frag = analysis.csv_fragments
+        if name == "passes" and frag is not None and len(analysis.passes):
+            _csv_by_date(analysis.passes, path, frag.of("passes"), analysis.day_tokens or {})
+        elif name == "history" and frag is not None and analysis.history is not None and len(analysis.history):
+            _csv_by_date(analysis.history, path, frag.of("history"), analysis.history_tokens or {})
         else:
             _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)

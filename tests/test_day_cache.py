@@ -157,6 +157,7 @@ def test_passes_csv_from_each_dates_kept_lines_is_the_same_file(archive, tmp_pat
             got = (tmp_path / run / "tables" / f"{name}.csv").read_bytes()
             assert got == (tmp_path / "plain" / "tables" / f"{name}.csv").read_bytes(), (run, name)
     assert len(list((store.root / ".cache" / "csv").glob("*.passes.csv"))) == len(store.dates())
+    assert len(list((store.root / ".cache" / "csv").glob("*.history.csv"))) >= 2
 
 
 def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_path):

@@ -161,7 +161,8 @@ class HistoryCache(Protocol):
 _WALK = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate", "n_passes"]
 
 
-def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: HistoryCache | None = None) -> pd.DataFrame:
+def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: HistoryCache | None = None,
+            tokens: dict | None = None) -> pd.DataFrame:
     """Dated verdicts for every seat and cell measured on several dates.
 
     Parameters
@@ -174,6 +175,10 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
         Where the walk's state is kept: a date's verdicts depend on that date and the
         earlier ones only, so when the inputs up to the cached state's last date are
         unchanged the walk resumes there (a new night walks one date). Same result.
+    tokens : dict, optional
+        Filled with {date: token}: a date's rows of the result are determined by its token
+        (the inputs up to that date, the rule, and which of its cells have other dates), so
+        their CSV lines can be kept (benchreport.pipeline writes history.csv from them).
 
     Returns
     -------
@@ -216,6 +221,10 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
             for s in per_seat.values():
                 del s.logs[:-keep]
         cache.save(HistoryState(str(dates[-1]), digests[str(dates[-1])], series, walked))
+    if tokens is not None:
+        for date, pos in pd.Series(dates).groupby(dates, sort=False).indices.items():
+            tokens[str(date)] = hashlib.sha256((digests[str(date)] + "\x00").encode()
+                                               + np.packbits(multi[pos]).tobytes() + str(len(pos)).encode()).hexdigest()
     out = walked[multi]
     return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
                            kind="stable", na_position="first").reset_index(drop=True)

@@ -118,14 +118,19 @@ def _file_digest(path: Path) -> str:
 
 
 class StoreCsvFragments:
-    """Each date's lines of tables/passes.csv in a store's `.cache/csv/` (a year of pass rows is a
-    million lines, formatted once each instead of on every build)."""
+    """Each date's lines of tables/passes.csv and history.csv in a store's `.cache/csv/` (a year
+    of pass rows is a million lines, formatted once each instead of on every build)."""
 
-    def __init__(self, root: str | os.PathLike):
-        self.dir = Path(root) / ".cache" / "csv"
+    def __init__(self, root: str | os.PathLike, table: str = "passes"):
+        self.root, self.table = Path(root), table
+        self.dir = self.root / ".cache" / "csv"
+
+    def of(self, table: str) -> "StoreCsvFragments":
+        """The fragments of another table (its own files)."""
+        return StoreCsvFragments(self.root, table)
 
     def _path(self, day: str, token: str) -> Path:
-        return self.dir / f"{day}-{token[:32]}.passes.csv"
+        return self.dir / f"{day}-{token[:32]}.{self.table}.csv"
 
     def load(self, day: str, token: str) -> list[str] | None:
         try:
@@ -142,7 +147,7 @@ class StoreCsvFragments:
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 f.write("".join(lines))
             os.replace(tmp, path)
-            for old in self.dir.glob(f"{day}-*.passes.csv"):
+            for old in self.dir.glob(f"{day}-*.{self.table}.csv"):
                 if old != path:
                     old.unlink(missing_ok=True)
         except OSError:
