@@ -38,3 +38,22 @@ def test_the_store_route_counts_request_records_of_every_night(tmp_path):
     from_files = sections.runs_table(analyse_paths([tmp_path / "runs"], Options(n_boot=200))).data
     assert from_store.to_dict("records") == from_files.to_dict("records")
     assert "none" not in set(from_store["Requests per cell"])
+
+
+def test_history_comparisons_option_reaches_the_comparisons(tmp_path, capsys):
+    from benchreport.cli import main
+    from benchreport.pipeline import options_from
+
+    _nights(tmp_path / "runs", ["2026-11-01", "2026-11-02", "2026-11-03"])
+    prev = analyse_paths([tmp_path / "runs"], options_from({"n_boot": 200}))
+    every = analyse_paths([tmp_path / "runs"], options_from({"n_boot": 200, "history_comparisons": "all"}))
+    h_prev = prev.comparisons[prev.comparisons["kind"] == "history"]
+    h_all = every.comparisons[every.comparisons["kind"] == "history"]
+    assert set(h_prev["baseline_date"]) == {"2026-11-02"}
+    assert set(h_all["baseline_date"]) == {"2026-11-01", "2026-11-02"} and len(h_all) == 2 * len(h_prev)
+    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--quiet", "--n-boot", "200",
+                 "--history-comparisons", "all"]) == 0
+    import pandas as pd
+
+    written = pd.read_csv(tmp_path / "out" / "tables" / "comparisons.csv")
+    assert set(written.loc[written["kind"] == "history", "baseline_date"]) == {"2026-11-01", "2026-11-02"}
