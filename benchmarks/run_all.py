@@ -44,7 +44,7 @@ def main() -> None:
     if not args.no_archive:
         with tempfile.TemporaryDirectory() as tmp:
             archive = bench_archive.main(["--seats", "10", "--nights", "30" if args.quick else "365",
-                                          "--json-nights", "30", "--no-build", "--work", tmp])
+                                          "--json-nights", "30", "--work", tmp] + (["--no-build"] if args.quick else []))
     study = None
     if not args.no_verdicts:
         print()
@@ -74,9 +74,12 @@ def main() -> None:
         print(f"| a nightly archive, {archive['nights']} nights x {archive['seats']} seats "
               f"({archive['request_records']:,} requests) | ingest {archive['ingest_per_night_s']:.2f} s a night; "
               f"analyse from the store {archive['analyse_full']['wall_s']:.0f} s, peak "
-              f"{archive['analyse_full']['peak_mb']} MB; a new night {r['new_night_over_full']:.0%} of it; "
-              f"JSON files / store on {archive['json_nights']} nights {r['json_over_store']:.2f}x | "
-              "<= 10% a new night, <= 2 GB |")
+              f"{archive['analyse_full']['peak_mb']} MB; a new night {r['analyse_new_night_over_full']:.0%} of it"
+              + (f"; build from the store {archive['build_full']['wall_s']:.0f} s, a new night "
+                 f"{r['build_new_night_over_full']:.0%} of it, no change {r['build_no_change_over_full']:.1%}"
+                 if "build_full" in archive else "")
+              + f"; peak {archive['peak_mb_max']} MB; JSON files / store on {archive['json_nights']} nights "
+              f"{r['json_over_store']:.2f}x | <= 10% a new night, <= 2% no change, <= 2 GB |")
     if scale.get("growth"):
         g = scale["growth"]
         print(f"| growth 10 -> 50 seats | {g['data_ratio']:.0f}x data, {g['time_ratio']:.2f}x time | <= 6.5x time |")
