@@ -229,11 +229,18 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
             new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
             parts.append(passes_to_arrow(new))
     cached = cells_from_arrow(pa.concat_tables(cells, promote_options="permissive"), columns) if cells else None
+    cells.clear()
     if not parts:
         return pd.DataFrame(), cached, set(fresh), tokens, None
     table = pa.concat_tables(parts, promote_options="permissive")
+    parts.clear()  # the entries as read: a year of them is hundreds of MB, not needed once sorted
     table = table.take(_order(table))  # sorted in Arrow: no second copy of a year of rows in pandas
-    return add_sort_keys(passes_from_arrow(table)), cached, set(fresh), tokens, typed_passes(table)
+    pa.default_memory_pool().release_unused()
+    passes = add_sort_keys(passes_from_arrow(table))
+    typed = typed_passes(table)
+    del table
+    pa.default_memory_pool().release_unused()  # hand the sorted copy's memory back (the pool keeps it)
+    return passes, cached, set(fresh), tokens, typed
 
 
 def _order(t: pa.Table) -> pa.Array:
