@@ -293,7 +293,7 @@ def _csv_by_date(df: pd.DataFrame, path: Path, fragments, tokens: dict) -> None:
         out[pos] = lines
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(_csv_text(df.iloc[:0]))
-        f.write("".join(out.tolist()))
+        f.writelines(out.tolist())  # not joined first: a year of lines is hundreds of MB of text
 
 
 def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
