@@ -204,3 +204,17 @@ def test_cells_made_in_batches_are_the_cells_made_at_once(archive, tmp_path, mon
     batched = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300)
     assert batched.dated.to_csv(index=False) == whole.dated.to_csv(index=False)
     assert batched.cells.to_csv(index=False) == whole.cells.to_csv(index=False)
+
+
+def test_a_date_that_is_not_a_plain_date_is_never_a_file_name(tmp_path):
+    from benchreport.store.cache import StoreCsvFragments
+
+    frag = StoreCsvFragments(tmp_path)
+    frag.save("../../escape", "a" * 64, ["x\n"])
+    frag.save("2026-01-01", "../" + "a" * 61, ["x\n"])
+    assert not (tmp_path / ".cache").exists() and not (tmp_path.parent / "escape").exists()
+    assert frag.load("../../escape", "a" * 64) is None
+    days = StoreDayCache(tmp_path)
+    assert days.load("2026-01-01/../../x", "b" * 64) is None
+    frag.save("2026-01-01", "c" * 64, ["x\n"])
+    assert frag.load("2026-01-01", "c" * 64) == ["x\n"]

@@ -508,10 +508,13 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
             frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
             batch = []
+    del cols, groups  # a cold year's column copies and group positions: hundreds of MB, done with
     _within_intervals(latest_rows, source, cfg)
     parts = [_typed(pd.DataFrame(r, columns=columns), columns) for r in (latest_rows, batch) if r] + frames
+    frames.clear()
     new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
                                                                        _typed(_empty_frame(columns), columns))
+    del parts
     latest_flags = np.zeros(len(new), dtype=bool)
     latest_flags[:len(latest_rows)] = True
     if fresh is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -21,6 +22,14 @@ import pyarrow.parquet as pq
 from benchreport.stats.day_cache import DayEntry
 
 __all__ = ["StoreDayCache", "StoreHistoryCache", "StoreCsvFragments"]
+
+#: a date as it may appear in a cache file's name (dates come from run files: never a path)
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TOKEN = re.compile(r"[0-9a-f]{32,64}")
+
+
+def _nameable(day: str, token: str) -> bool:
+    return bool(_DAY.fullmatch(str(day)) and _TOKEN.fullmatch(str(token)))
 
 
 class StoreDayCache:
@@ -36,6 +45,8 @@ class StoreDayCache:
         return self.dir / f"{stem}.passes.arrow", self.dir / f"{stem}.cells.arrow"
 
     def load(self, day: str, token: str) -> DayEntry | None:
+        if not _nameable(day, token):
+            return None
         p, c = self._paths(day, token)
         if not (p.is_file() and c.is_file()):
             return None
@@ -47,6 +58,8 @@ class StoreDayCache:
         return entry
 
     def save(self, day: str, token: str, entry: DayEntry) -> None:
+        if not _nameable(day, token):
+            return  # not a plain date: computed every time, never named on disk
         p, c = self._paths(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -133,6 +146,8 @@ class StoreCsvFragments:
         return self.dir / f"{day}-{token[:32]}.{self.table}.csv"
 
     def load(self, day: str, token: str) -> list[str] | None:
+        if not _nameable(day, token):
+            return None
         try:
             text = self._path(day, token).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -140,6 +155,8 @@ class StoreCsvFragments:
         return [line + "\n" for line in text.split("\n")[:-1]]
 
     def save(self, day: str, token: str, lines: list[str]) -> None:
+        if not _nameable(day, token):
+            return
         path = self._path(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
