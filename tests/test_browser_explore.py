@@ -22,19 +22,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from browser import ARGS, CHROMIUM, MARKS, record_events
 from runs import make_run, set_path, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPLORE = ROOT / "notebooks" / "explore.ipynb"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 XSS_MODEL = "<script>alert(1)</script>"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed"),
-]
+pytestmark = MARKS
 
 
 def _runs(d: Path) -> Path:
@@ -51,20 +46,6 @@ def _runs(d: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs_dir(tmp_path_factory):
     return _runs(tmp_path_factory.mktemp("explore-runs"))
-
-
-def _browser_events(page) -> dict:
-    events = {"console": [], "errors": [], "dialogs": [], "requests": []}
-    page.on("console", lambda m: events["console"].append((m.type, m.text)))
-    page.on("pageerror", lambda e: events["errors"].append(str(e)))
-
-    def on_dialog(d):
-        events["dialogs"].append(d.message)
-        d.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.on("request", lambda r: events["requests"].append(r.url))
-    return events
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +65,7 @@ def exported(runs_dir, tmp_path_factory):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            events = _browser_events(page)
+            events = record_events(page)
             page.goto(page_path.as_uri(), wait_until="load")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
                                    timeout=30000)
@@ -198,7 +179,7 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            events = _browser_events(page)
+            events = record_events(page)
             page.goto(f"{base}/lab/tree/explore.ipynb?token={token}", wait_until="domcontentloaded")
             page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')",
                                    timeout=90000)

@@ -5,20 +5,13 @@ named ``<script>alert(1)</script>``) shown as text and never executed.
 """
 from __future__ import annotations
 
-import os
 
 import pytest
 
+from browser import ARGS, CHROMIUM, MARKS, record_events
 from test_report_e2e import XSS_MODEL, report_build  # noqa: F401  (shared session fixture)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed"),
-]
+pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
@@ -26,20 +19,11 @@ def page_report(report_build):  # noqa: F811
     playwright = pytest.importorskip("playwright.sync_api")
     _, out, proc = report_build
     assert proc.returncode == 0, proc.stderr
-    events = {"console": [], "errors": [], "dialogs": [], "requests": []}
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             page = browser.new_page()
-            page.on("console", lambda m: events["console"].append((m.type, m.text)))
-            page.on("pageerror", lambda e: events["errors"].append(str(e)))
-
-            def on_dialog(d):
-                events["dialogs"].append(d.message)
-                d.dismiss()
-
-            page.on("dialog", on_dialog)
-            page.on("request", lambda r: events["requests"].append(r.url))
+            events = record_events(page)
             page.goto((out / "report.html").as_uri(), wait_until="load")
             page.wait_for_timeout(300)
             images = page.eval_on_selector_all(
