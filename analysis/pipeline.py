@@ -246,22 +246,22 @@ def _neutralised(col: pd.Series) -> pd.Series:
     return out
 
 
-def _csv(df: pd.DataFrame, path: Path) -> None:
+def _safe_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every text cell a spreadsheet would run as a formula neutralised."""
     text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
     if text_cols:
         df = df.copy()
         for c in text_cols:
             df[c] = _neutralised(df[c])
-    df.to_csv(path, index=False, lineterminator="\n", float_format=None)
+    return df
+
+
+def _csv(df: pd.DataFrame, path: Path) -> None:
+    _safe_frame(df).to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 
 def _csv_text(df: pd.DataFrame, *, header: bool = True) -> str:
-    text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
-    if text_cols:
-        df = df.copy()
-        for c in text_cols:
-            df[c] = _neutralised(df[c])
-    return df.to_csv(index=False, header=header, lineterminator="\n", float_format=None)
+    return _safe_frame(df).to_csv(index=False, header=header, lineterminator="\n", float_format=None)
 
 
 def _csv_lines(df: pd.DataFrame) -> list[str] | None:

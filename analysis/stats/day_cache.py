@@ -32,6 +32,8 @@ import pyarrow as pa
 
 from benchreport import __version__
 
+from ._common import _missing
+
 __all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "day_of", "day_tokens", "passes_to_arrow",
            "passes_from_arrow", "cells_to_arrow", "cells_from_arrow"]
 
@@ -125,10 +127,6 @@ def passes_to_arrow(df: pd.DataFrame) -> pa.Table:
     arrays["group_c"] = pa.array([None if g is None else int(g[2]) for g in group], type=pa.int64())
     arrays["_small"] = pa.array(df["_small"].to_numpy(dtype=bool))
     return pa.table(arrays)
-
-
-def _missing(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def _objects(col) -> np.ndarray:

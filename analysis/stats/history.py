@@ -48,6 +48,7 @@ import pandas as pd
 from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
+from ._common import _missing
 
 __all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryState", "HistoryCache", "history", "VERDICTS"]
 
@@ -252,31 +253,18 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
     for c in HISTORY_COLUMNS:
         col = df[c]
         if c in _TEXT:  # text as pandas' str (missing is NaN: flags compare cells with ==)
-            out[c] = pd.Series([None if _na(v) else str(v) for v in col.tolist()], dtype="str")
+            out[c] = pd.Series([None if _missing(v) else str(v) for v in col.tolist()], dtype="str")
         elif c in _INT:
-            out[c] = pd.Series([None if _na(v) else int(v) for v in col.tolist()], dtype=object)
+            out[c] = pd.Series([None if _missing(v) else int(v) for v in col.tolist()], dtype=object)
         else:
             out[c] = pd.Series(pd.to_numeric(col, errors="coerce").astype(float).to_numpy())
     return pd.DataFrame(out, columns=HISTORY_COLUMNS)
 
 
 def typed_from_arrow(t) -> pd.DataFrame:
-    """The history table from Arrow (its cache), with the dtypes `_typed` gives, without a Python
-    loop per row."""
-    out = {}
-    for c in HISTORY_COLUMNS:
-        col = t.column(c)
-        if c in _TEXT:
-            out[c] = pd.Series(col.to_pylist(), dtype="str")
-        elif c in _INT:
-            out[c] = pd.Series([None if v is None else int(v) for v in col.to_pylist()], dtype=object)
-        else:
-            out[c] = pd.Series(col.to_numpy().astype(float))
-    return pd.DataFrame(out, columns=HISTORY_COLUMNS)
+    """The history table from Arrow (its cache), with the dtypes `_typed` gives."""
+    return _typed(t.to_pandas())
 
-
-def _na(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False) -> tuple[dict, str, int]:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..columns import REQUEST_STATISTICS
 from ..thresholds import Thresholds
+from ._common import _missing
 from .requests import RequestSource, from_requests, supported
 def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
     """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
@@ -195,8 +196,6 @@ def _row_key(row) -> tuple:
             row["statistic"], row["date"], row["pass"], row["run_id"])
 
 
-def _missing(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
 def _float(v) -> float:

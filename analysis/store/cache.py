@@ -32,6 +32,13 @@ def _nameable(day: str, token: str) -> bool:
     return bool(_DAY.fullmatch(str(day)) and _TOKEN.fullmatch(str(token)))
 
 
+def _atomic(path: Path, write) -> None:
+    """`write(tmp)` beside `path`, then one rename: a killed build leaves no half-written entry."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    write(tmp)
+    os.replace(tmp, path)
+
+
 class StoreDayCache:
     """Day entries in a store's `.cache/cells/` (a benchreport.stats.day_cache.DayCache)."""
 
@@ -64,9 +71,7 @@ class StoreDayCache:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             for path, table in ((p, entry.passes), (c, entry.cells)):
-                tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-                feather.write_feather(table, tmp, compression="zstd")
-                os.replace(tmp, path)
+                _atomic(path, lambda tmp, t=table: feather.write_feather(t, tmp, compression="zstd"))
             for old in self.dir.glob(f"{day}-*.arrow"):
                 if old not in (p, c):
                     old.unlink(missing_ok=True)
@@ -95,10 +100,7 @@ class StoreHistoryCache:
                              for k, s in items} for seat, items in doc["series"].items()}
             if doc.get("rows_digest") != _file_digest(self.dir / "rows.parquet"):
                 return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # missing or damaged: walk from the start
-            del exc
-            return None
-        except Exception:  # noqa: BLE001 - a Parquet that cannot be read is a missing state
+        except Exception:  # noqa: BLE001 - missing or damaged (any reason): walk from the start
             return None
         return HistoryState(doc["upto"], doc["digest"], series, rows)
 
@@ -106,18 +108,15 @@ class StoreHistoryCache:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             rows = self.dir / "rows.parquet"
-            tmp = rows.with_name(f".rows.{uuid.uuid4().hex}.tmp")
-            pq.write_table(pa.Table.from_pandas(state.rows, preserve_index=False), tmp, compression="zstd")
-            digest = _file_digest(tmp)
+            table = pa.Table.from_pandas(state.rows, preserve_index=False)
+            _atomic(rows, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
             series = {seat: [[list(k), {"logs": s.logs, "since": s.since,
                                         "spread": list(s.spread) if s.spread is not None else None,
                                         "pending": list(s.pending) if s.pending is not None else None}]
                              for k, s in items.items()] for seat, items in state.series.items()}
-            doc = json.dumps({"upto": state.upto, "digest": state.digest, "rows_digest": digest, "series": series})
-            os.replace(tmp, rows)
-            tmp = self.dir / f".state.{uuid.uuid4().hex}.tmp"
-            tmp.write_text(doc, encoding="utf-8")
-            os.replace(tmp, self.dir / "state.json")
+            doc = json.dumps({"upto": state.upto, "digest": state.digest, "rows_digest": _file_digest(rows),
+                              "series": series})
+            _atomic(self.dir / "state.json", lambda tmp: tmp.write_text(doc, encoding="utf-8"))
         except OSError:
             return
 
@@ -160,10 +159,7 @@ class StoreCsvFragments:
         path = self._path(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-            with open(tmp, "w", encoding="utf-8", newline="") as f:
-                f.write("".join(lines))
-            os.replace(tmp, path)
+            _atomic(path, lambda tmp: tmp.write_text("".join(lines), encoding="utf-8", newline=""))
             for old in self.dir.glob(f"{day}-*.{self.table}.csv"):
                 if old != path:
                     old.unlink(missing_ok=True)
