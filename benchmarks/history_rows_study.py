@@ -1,0 +1,102 @@
+"""Dated comparisons (`kind` history in comparisons.csv) of a stable seat: how often do they say
+`better` or `worse` when nothing changed?
+
+A seat is measured on D nights, 5 passes a night, at 4 concurrencies x 2 metrics (throughput,
+TTFT). Nothing changes between nights except noise: each pass has its own lognormal factor
+(`pass_cv`), each night one shared by its passes (`night_cv`, the run-to-run variation of
+a real fleet). The dated rows compare the latest night with the previous one
+(`--history-comparisons previous`, the default) or with every earlier night (`all`), by
+Welch on the pass values, Holm within the history rows. Printed: the share of replicates
+with any false better/worse among the history rows, with its Wilson 95% interval.
+
+    python benchmarks/history_rows_study.py [--reps 200] [--json OUT]
+
+The study is of the comparison rows only; benchmarks/history_study.py is the study of the
+dated verdicts of tables/history.csv (the night as the unit), which is what a nightly job
+should act on.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchreport.columns import TABLE_COLUMNS
+from benchreport.stats import comparisons, estimate_cells
+from benchreport.tables import tidy_frame
+
+UNITS = {"output_tok_s": "tok/s", "ttft_ms": "ms"}
+CONCURRENCIES = (1, 4, 16, 64)
+
+
+def _frame(rng, nights: int, pass_cv: float, night_cv: float, passes: int = 5) -> pd.DataFrame:
+    sp, sn = math.sqrt(math.log1p(pass_cv ** 2)), math.sqrt(math.log1p(night_cv ** 2))
+    cols = {c: [] for c in TABLE_COLUMNS["measurements"]}
+    d0 = dt.date(2026, 1, 1)
+    for k in range(nights):
+        date = (d0 + dt.timedelta(days=k)).isoformat()
+        night = rng.lognormal(0.0, sn)
+        for p in range(1, passes + 1):
+            f = night * rng.lognormal(0.0, sp)
+            for conc in CONCURRENCIES:
+                for metric, base in (("output_tok_s", 900.0 * conc), ("ttft_ms", 40.0 + conc)):
+                    row = dict(run_id=f"s-{date}-p{p}", seat="s", date=date, workload="decode", concurrency=conc,
+                               metric=metric, statistic="mean", unit=UNITS[metric], **{"pass": p},
+                               value=base * f if metric == "output_tok_s" else base / f)
+                    for c in cols:
+                        cols[c].append(row.get(c))
+    return tidy_frame("measurements", cols)
+
+
+def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def study(reps: int, seed: int = 20261201) -> list[dict]:
+    out = []
+    for nights in (2, 30):
+        for night_cv in (0.0, 0.01, 0.03):
+            for mode in ("previous", "all"):
+                hits = 0
+                rows = 0
+                for r in range(reps):
+                    rng = np.random.default_rng([seed, nights, int(night_cv * 1000), r])
+                    cs = estimate_cells(_frame(rng, nights, 0.01, night_cv), n_resamples=200)
+                    c = comparisons(cs, None, history=mode)
+                    h = c[c["kind"] == "history"]
+                    rows += len(h)
+                    hits += int(h["verdict"].isin(["better", "worse"]).any())
+                lo, hi = _wilson(hits, reps)
+                res = dict(nights=nights, night_cv=night_cv, mode=mode, reps=reps, rows_per_report=rows / reps,
+                           false_reports=hits / reps, wilson_low=lo, wilson_high=hi)
+                print(f"nights {nights:3d}  night CV {night_cv:4.0%}  {mode:8s}  rows {rows / reps:5.0f}  "
+                      f"reports with a false better/worse {hits / reps:6.1%} [{lo:.1%}, {hi:.1%}]", flush=True)
+                out.append(res)
+    return out
+
+
+def main(argv=None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    res = study(args.reps)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    return res
+
+
+if __name__ == "__main__":
+    sys.exit(main() and 0)
