@@ -10,6 +10,14 @@ Nothing new is estimated: each pair's runs are put in one data set (a seat in bo
 seat as the baseline (benchreport.pipeline.analyse_tables). The rows are that analysis's
 comparisons of B's seat against A's (kind ``baseline``), so the ratios, CIs and verdicts are
 exactly those comparisons.csv gives for the same runs; a ``worse`` verdict is a regression.
+
+One seat on two dates of a store is a seat against itself on another night: its passes say
+nothing of how much nights differ, so those rows are comparisons.csv's dated rows (kind
+``history``, benchreport.stats.compare) of the seat's runs up to B's date, the noise the
+night-to-night spread of the nights before it, corrected for multiplicity within the pair.
+With too few earlier nights they say so (``insufficient_data``) rather than read the passes
+of two nights as the variation of the seat. Two folders hold no earlier nights: their rows
+rest on the passes alone (`CompareResult.notes` says so).
 """
 from __future__ import annotations
 
@@ -24,12 +32,13 @@ from benchreport.load.errors import DataSetError
 from benchreport.tables import Tables
 
 __all__ = ["Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
-           "terminal_table", "COMPARE_COLUMNS"]
+           "terminal_table", "COMPARE_COLUMNS", "store_nights", "night_rows"]
 
 #: the columns `compare` prints and writes (comparisons.csv's, with the pair's data sets)
 COMPARE_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "statistic", "baseline_date",
                    "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
                    "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>\d{4}-\d{2}-\d{2}|latest|previous)$")
 
 
@@ -102,6 +111,37 @@ def select_store(store, sel: Selection, *, tables: Tables | None = None) -> tupl
     return replace(sub, requests=requests), date
 
 
+def store_nights(store, tables: Tables, seat: str, date: str, window: int) -> Tables:
+    """One seat's runs on `date` and on the up to `window` dates before it, request records
+    included: the nights a dated comparison takes its noise from."""
+    from benchreport.store import StoreRequests
+
+    runs = tables.runs
+    mine = runs["seat"].astype(str) == seat
+    dates = sorted(d for d in set(runs.loc[mine, "date"].astype(str)) if d <= date)[-(window + 1):]
+    keep = mine & runs["date"].astype(str).isin(dates)
+    ids = set(runs.loc[keep, "run_id"].astype(str))
+    sub = _subset(tables, ids, {seat})
+    return replace(sub, requests=StoreRequests(store, sub.runs).requests_of(ids))
+
+
+def night_rows(tables: Tables, seat: str, before: str, after: str, options) -> pd.DataFrame:
+    """comparisons.csv's dated row of each cell of `seat` on date `after` against `before`
+    (tables: the seat's runs up to `after`), judged again as one family: the pair's cells."""
+    from benchreport.flags import decide_exclusions, drop_excluded
+    from benchreport.stats.cells import estimate_cells
+    from benchreport.stats.compare import comparisons, rejudge
+
+    th = options.thresholds
+    kept = drop_excluded(tables, decide_exclusions(tables, thresholds=th))
+    cs = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
+                        n_resamples=options.n_boot, seed=options.seed, thresholds=th)
+    c = comparisons(cs, None, thresholds=th, multiplicity=options.multiplicity, history="all")
+    c = c[(c["kind"] == "history") & (c["candidate"] == seat) & (c["baseline_date"] == before)
+          & (c["candidate_date"] == after)]
+    return rejudge(c, th, options.multiplicity)
+
+
 def seat_pairs(a: Tables, b: Tables) -> list[tuple[str, str]]:
     """(seat of A, seat of B) to compare: every seat in both, else the one seat of each."""
     sa, sb = set(a.runs["seat"].astype(str)), set(b.runs["seat"].astype(str))
@@ -144,6 +184,8 @@ class CompareResult:
     rows: pd.DataFrame
     pairs: list[tuple[str, str]]
     analyses: list = field(default_factory=list)
+    #: what the reader must know about how the rows were made (one sentence each)
+    notes: list = field(default_factory=list)
 
     @property
     def regressions(self) -> int:
@@ -154,23 +196,43 @@ class CompareResult:
         return {k: int(v.get(k, 0)) for k in ("better", "worse", "within_noise", "insufficient_data")}
 
 
-def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B")) -> CompareResult:
-    """Every seat of B against the same seat of A (see the module docstring)."""
+def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B"),
+            nights=None) -> CompareResult:
+    """Every seat of B against the same seat of A (see the module docstring).
+
+    `nights`: for store selections, ``nights(seat, date)`` gives that seat's runs up to `date`
+    (`store_nights`); with it, a seat on two dates (labels are the dates, A's first) is judged
+    by the night-to-night spread (`night_rows`)."""
     from benchreport.pipeline import analyse_tables
 
-    frames, analyses = [], []
+    frames, analyses, notes = [], [], []
     pairs = seat_pairs(a, b)
+    dated = nights is not None and labels[0] < labels[1] and all(_DATE.match(x) for x in labels)
     for sa, sb in pairs:
         before, after = (f"{sa}@{labels[0]}", f"{sb}@{labels[1]}") if sa == sb else (sa, sb)
         both = _concat(relabel(a, sa, before, f"{labels[0]}:"), relabel(b, sb, after, f"{labels[1]}:"))
         an = analyse_tables(both, replace(options, baseline=before), loaded=LoadResult())
-        c = an.comparisons
-        c = c[(c["kind"] == "baseline") & (c["baseline"] == before) & (c["candidate"] == after)]
-        frames.append(c.assign(before=before, after=after))
         analyses.append(an)
+        if sa == sb and dated:
+            c = night_rows(nights(sa, labels[1]), sa, labels[0], labels[1], options)
+            c = c.assign(baseline=before, candidate=after)
+            notes.append("a seat on two dates: the noise is the night-to-night spread of its nights before B "
+                         f"(up to {int(options.thresholds.history_window)}; a verdict needs "
+                         f"{max(int(options.thresholds.history_min_level), 3)})")
+        else:
+            c = an.comparisons
+            c = c[(c["kind"] == "baseline") & (c["baseline"] == before) & (c["candidate"] == after)]
+            if sa == sb:
+                how = ("A's date is not before B's" if nights is not None else
+                       "one data set against another, without the nights between them")
+                notes.append(f"{sa}: {how}: the intervals hold the variation between passes only, not the "
+                             "variation between nights (compare an earlier date of a run store with a later "
+                             "one to include it)")
+        frames.append(c.assign(before=before, after=after))
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
     rest = [col for col in rows.columns if col not in COMPARE_COLUMNS]
-    return CompareResult(rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses)
+    return CompareResult(rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses,
+                         list(dict.fromkeys(notes)))
 
 
 def _cell(r) -> str:
@@ -200,6 +262,8 @@ def terminal_table(result: CompareResult) -> str:
                                           for i, (v, w) in enumerate(zip(row, widths))).rstrip())
     if not len(result.rows):
         lines.append("no cell is measured in both A and B")
+    for note in result.notes:
+        lines.append(f"note: {note}")
     c = result.counts()
     lines.append(f"{len(result.rows)} cell(s): {c['worse']} worse (regression), {c['better']} better, "
                  f"{c['within_noise']} within noise, {c['insufficient_data']} insufficient data")

@@ -309,7 +309,14 @@ def cmd_compare(args) -> int:
         if r is not None and not r.runs:
             raise UsageError(f"{one_line(text)}: no run could be read from it")
     labels = (la, lb) if la and lb and la != lb else ("A", "B")
-    result = compare(ta, tb, _options(args), labels=labels)
+    opts = _options(args)
+    nights = None
+    if store is not None:
+        from benchreport.before_after import store_nights
+
+        window = int(opts.thresholds.history_window)
+        nights = lambda seat, date: store_nights(store, cache["all"], seat, date, window)  # noqa: E731
+    result = compare(ta, tb, opts, labels=labels, nights=nights)
     if args.json:
         rows = result.rows[COMPARE_COLUMNS].astype(object).where(result.rows[COMPARE_COLUMNS].notna(), None)
         print(json.dumps(rows.to_dict("records"), indent=2, ensure_ascii=False, default=str))

@@ -140,12 +140,64 @@ def test_holm_across_the_report_and_the_primary_cell():
     np.testing.assert_allclose(bh["p_adj"], adjust(bh["p_value"].to_numpy(), "bh"))
 
 
-def test_history_rows_compare_each_earlier_date_with_the_latest():
+def test_history_rows_of_two_dates_give_no_verdict_only_the_two_nights_pass_interval():
+    """Two nights of one seat: their passes say nothing of how much nights differ (issue 14)."""
     ms = (_passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [900, 905, 910], date="2026-09-10"))
     out = _compare(ms)
     hist = _row(out, kind="history")
     assert hist["baseline_date"] == "2026-09-01" and hist["candidate_date"] == "2026-09-10"
+    assert hist["verdict"] == "insufficient_data" and math.isnan(hist["ci_low"]) and math.isnan(hist["p_value"])
+    assert "night-to-night variation not estimated (1 earlier date; needs 5)" in hist["verdict_reason"]
+    # the pass-level interval of these two nights, as scipy's Welch test on the logs gives it
+    lb, lc = np.log([800, 805, 810]), np.log([900, 905, 910])
+    res = stats.ttest_ind(lc, lb, equal_var=False)
+    lo, hi = res.confidence_interval(0.95)
+    assert hist["within_low"] == pytest.approx(math.exp(lo)) and hist["within_high"] == pytest.approx(math.exp(hi))
+    assert "leaves out night-to-night variation" in hist["within_method"]
+
+
+def _nights(seat, n, rng, *, night_cv, pass_cv=0.01, base=900.0, last_factor=1.0, start=1):
+    ms = []
+    for d in range(n):
+        f = rng.lognormal(0, night_cv) * (last_factor if d == n - 1 else 1.0)
+        ms += _passes(seat, list(base * f * rng.lognormal(0, pass_cv, 3)), date=f"2026-08-{start + d:02d}")
+    return ms
+
+
+def test_history_rows_use_the_night_to_night_spread_of_earlier_dates():
+    """Interval and p-value against an independent computation: numpy's sample sd of the log
+    night values before the latest, scipy.stats' t."""
+    rng = np.random.default_rng(11)
+    ms = _nights("new", 12, rng, night_cv=0.02, last_factor=1.25)
+    hist = _row(_compare(ms), kind="history")
+    est = {}
+    for m in ms:
+        est.setdefault(m["date"], []).append(m["value"])
+    dates = sorted(est)
+    logs = {d: np.mean(np.log(v)) for d, v in est.items()}
+    sd = np.std([logs[d] for d in dates[:-1]], ddof=1)
+    diff = logs[dates[-1]] - logs[dates[-2]]
+    df = len(dates) - 2
+    se = sd * math.sqrt(2)
+    t = stats.t.ppf(0.975, df)
+    assert hist["ratio"] == pytest.approx(math.exp(diff))
+    assert hist["ci_low"] == pytest.approx(math.exp(diff - t * se))
+    assert hist["ci_high"] == pytest.approx(math.exp(diff + t * se))
+    assert hist["p_value"] == pytest.approx(2 * stats.t.sf(abs(diff) / se, df))
+    assert hist["df"] == df and "11 earlier dates" in hist["ci_method"]
     assert hist["verdict"] == "better"
+
+
+def test_a_stable_seat_with_night_to_night_variation_is_not_called_better_or_worse():
+    """The defect of benchmarks/history_rows_study.py: nights differ by 3%, passes by 0.5%; the
+    two nights' passes alone make the change 'significant', the nights do not."""
+    calls = 0
+    for seed in range(40):
+        rng = np.random.default_rng(100 + seed)
+        ms = _nights("new", 10, rng, night_cv=0.03, pass_cv=0.005)
+        hist = _row(_compare(ms), kind="history")
+        calls += hist["verdict"] in ("better", "worse")
+    assert calls <= 5          # about 5% at alpha 0.05; Welch on the passes called ~45%
 
 
 def test_history_rows_compare_the_latest_with_the_previous_date_unless_all_are_asked_for():

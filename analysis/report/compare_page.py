@@ -56,13 +56,15 @@ def compare_html(result, *, a_text: str, b_text: str, title: str = "Before vs af
     parts = [render.prose_html(prose(
         para("Before: {}. After: {}. Each seat of the second data set is compared with the same seat of the first "
              "(or the one seat of each), on every cell both measured, exactly as comparisons.csv compares a "
-             "candidate with its baseline: {} ratios of geometric means with a {} CI between passes; better or "
+             "candidate with its baseline: {} ratios of geometric means with a {} CI (between passes; between "
+             "nights for one seat on two dates of a run store, as comparisons.csv's dated rows); better or "
              "worse when the CI lies beyond the ±{} noise band and the change stays significant after the "
              "correction over the comparisons, within noise when the CI lies inside the band.",
              ident(a_text), ident(b_text), fmt.count(len(result.rows)), level, fmt.pct(noise)),
         para("Verdicts: {} worse (regressions), {} better, {} within noise, {} with too little data for a verdict.",
              fmt.count(c["worse"]), fmt.count(c["better"]), fmt.count(c["within_noise"]),
-             fmt.count(c["insufficient_data"]))))]
+             fmt.count(c["insufficient_data"])),
+        *[para("Note: {}.", n) for n in result.notes]))]
     for i, (before, after) in enumerate(dict.fromkeys(zip(result.rows["before"], result.rows["after"])), 1):
         g = result.rows[(result.rows["before"] == before) & (result.rows["after"] == after)]
         parts.append(render.table_html(_table(g, before, after, level), f"Table {i}"))

@@ -7,7 +7,12 @@ ratio of the two cells' centres (geometric means of pass values), with:
 
 * a between-pass interval and Welch's test on the log scale when both sides
   have a between-pass variance (3+ passes, or a variance pooled from other
-  dates), which is the only ground for ``better`` or ``worse``;
+  dates), which is the only ground for ``better`` or ``worse`` between seats;
+* for a seat against itself on another date (kind ``history``), a t interval
+  from the night-to-night spread of the cell's earlier dates instead (nights
+  differ by more than the passes of one night do: benchmarks/history_rows_study.py),
+  and no interval with fewer than ``history_min_level`` earlier dates; the
+  two nights' pass-level interval goes to ``within_low``/``within_high``;
 * otherwise no interval (``ci_method`` says why) and, where both sides are
   single runs with within-run intervals, a ratio interval "within one run"
   (``within_low``/``within_high``; normal on the log scale from the two sides'
@@ -38,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
+from scipy.special import ndtri, stdtr, stdtrit
 
 from ..columns import METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
@@ -48,7 +53,7 @@ from .multiplicity import METHODS as MULTIPLICITY, adjust
 from .passes import PassSummary, welch_log_ratio_test
 
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
-           "verdict", "verdict_reason", "primary_rows"]
+           "verdict", "verdict_reason", "primary_rows", "rejudge"]
 
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
@@ -250,24 +255,87 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
 
 
 def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool) -> list[dict]:
-    """kind="history" rows: each cell's latest against its previous date, or every earlier date."""
-    dated = cellset.dated
+    """kind="history" rows: each cell's latest against its previous date, or every earlier date.
+
+    A seat against itself on another night: the noise is the night-to-night spread of the
+    cell's own earlier nights (`_night_spread`), not the passes of the two nights."""
+    dated = _keyed(cellset.dated)
+    keys = ["seat", *_MATCH]
+    spread = _night_spread(dated, keys, int(th.history_window))
+    last = dated.groupby(keys, sort=False)["date"].transform("max")
+    earlier = dated[dated["date"] < last]
+    if not len(earlier):
+        return []
     if not every:  # the date before each cell's latest only: select it before making records
-        k = _keyed(dated)
-        keys = ["seat", *_MATCH]
-        last = k.groupby(keys, sort=False)["date"].transform("max")
-        earlier = k[k["date"] < last]
-        if not len(earlier):
-            return []
         prev = earlier.groupby(keys, sort=False)["date"].transform("max")
-        dated = earlier[earlier["date"] == prev]
+        earlier = earlier[earlier["date"] == prev]
     out = []
-    for seat, g in _keyed(dated).groupby("seat", sort=True):
+    for seat, g in earlier.groupby("seat", sort=True):
         cur = by_seat.get(seat, {})
         for r in sorted(g.to_dict("records"), key=lambda r: (_sort_key(tuple(r[k] for k in _MATCH)), r["date"])):
-            c = cur.get(tuple(r[k] for k in _MATCH))
+            key = tuple(r[k] for k in _MATCH)
+            c = cur.get(key)
             if c is not None and r["date"] < c["date"]:
-                out.append(_row("history", r, c, _pair(r, c, th, cellset.level)))
+                nights = spread.get((seat, *key, c["date"]))
+                out.append(_row("history", r, c, _night_pair(r, c, nights, th, cellset.level)))
+    return out
+
+
+def _night_spread(dated: pd.DataFrame, keys: list, window: int) -> dict:
+    """{(seat, *cell key, latest date): (sd, n)}: the standard deviation of the log night values
+    (each date's centre, its pass noise included) over the up to `window` dates before the
+    cell's latest, and how many there were."""
+    last = dated.groupby(keys, sort=False)["date"].transform("max")
+    est = pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float)
+    ok = (dated["date"] < last).to_numpy() & np.isfinite(est) & (est > 0)
+    if not ok.any():
+        return {}
+    e = dated.loc[ok, keys + ["date"]].assign(_x=np.log(est[ok]), _last=last[ok].to_numpy())
+    e = e.sort_values("date", kind="stable").groupby(keys, sort=False).tail(window)
+    agg = e.groupby(keys + ["_last"], sort=False)["_x"].agg(["std", "count"])
+    return {k: (float(sd), int(n)) for k, sd, n in zip(agg.index, agg["std"], agg["count"])}
+
+
+def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
+    """One seat's cell on two dates: the ratio of the two night values with a t interval
+    whose standard error is sqrt(2) times the night-to-night spread (log scale) of the
+    cell's earlier nights, on n - 1 df; the pass-level Welch interval of the two nights
+    alone goes to within_low/within_high. Fewer than `history_min_level` earlier nights
+    give no interval: a night's passes say nothing of how much the next night differs.
+
+    References
+    ----------
+    Kalibera & Jones (2013), §3 (repeat at the level that varies: here the night);
+    Hahn & Meeker (1991), §4.5; Welch (1947).
+    """
+    be, ce = float(b["estimate"]), float(c["estimate"])
+    positive = be > 0 and ce > 0 and math.isfinite(be) and math.isfinite(ce)
+    ratio = math.exp(math.log(ce) - math.log(be)) if positive else (ce / be if be else math.nan)  # as Welch's
+    out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
+               within_low=math.nan, within_high=math.nan, within_method="")
+    sb, sc = _summary(b), _summary(c)
+    test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
+    if test is not None:
+        out.update(within_low=test.low, within_high=test.high,
+                   within_method=f"Welch t on log pass values of these two dates only (df={test.df:.1f}); "
+                                 "leaves out night-to-night variation")
+    need = max(int(th.history_min_level), 3)
+    sd, n = nights if nights is not None else (math.nan, 0)
+    if not positive:
+        out["ci_method"] = "none: non-positive values"
+    elif n < need or not math.isfinite(sd):
+        out["ci_method"] = (f"none: night-to-night variation not estimated ({n} earlier date"
+                            f"{'' if n == 1 else 's'}; needs {need})")
+    elif sd == 0.0:
+        out["ci_method"] = "none: no spread between earlier nights"
+    else:
+        df = n - 1
+        se = sd * math.sqrt(2.0)
+        d = math.log(ratio)
+        t = float(stdtrit(df, 0.5 + level / 2.0))
+        out.update(ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), ci_level=level, df=float(df),
+                   p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))),
+                   ci_method=f"t on log night values, night-to-night spread of {n} earlier dates (df={df})")
     return out
 
 
@@ -296,6 +364,14 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
         reasons.append(why)
     df["verdict"], df["verdict_reason"] = verdicts, reasons
     return df
+
+
+def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm") -> pd.DataFrame:
+    """The same rows with p_adj and verdicts again, a family of their own (a subset taken out of
+    a larger table, e.g. one pair of `benchreport compare`)."""
+    if not len(df):
+        return df.reset_index(drop=True)
+    return _typed_comparisons(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity))
 
 
 def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
