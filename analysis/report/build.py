@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 from benchreport import outdir
+from benchreport._memory import release_memory
 from benchreport.load.errors import one_line
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
@@ -333,11 +334,16 @@ def build(args, options) -> int:
             step = "the report notebook"
             try:
                 params = _parameters(args, options, inputs, stage, figure_formats)
+                facts = _site_facts(analysis, title)
                 with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
                     params["analysis_file"] = save_analysis(analysis, Path(tmp) / "analysis.pickle")
+                    # the kernel reads its own copy: this process lets go of its own (a year of
+                    # pass rows is hundreds of MB, held twice while the notebook runs otherwise)
+                    analysis = loaded = None
+                    release_memory()
                     _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
                     _execute(params, stage / "report.ipynb", quiet=quiet)
-                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **_site_facts(analysis, title)},
+                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts},
                                                            indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
                 step = "rendering"
                 _render(stage, title, formats, quiet=quiet)

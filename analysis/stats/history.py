@@ -48,7 +48,6 @@ import pandas as pd
 from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
-from ._common import _missing
 
 __all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryState", "HistoryCache", "history", "VERDICTS"]
 
@@ -253,9 +252,14 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
     for c in HISTORY_COLUMNS:
         col = df[c]
         if c in _TEXT:  # text as pandas' str (missing is NaN: flags compare cells with ==)
-            out[c] = pd.Series([None if _missing(v) else str(v) for v in col.tolist()], dtype="str")
-        elif c in _INT:
-            out[c] = pd.Series([None if _missing(v) else int(v) for v in col.tolist()], dtype=object)
+            vals = col.astype(object)
+            out[c] = pd.Series(vals.where(vals.notna(), None).to_numpy(), dtype=object).astype("str")
+        elif c in _INT:  # Python ints, None where missing (a year of rows: no per-value Python calls)
+            vals = pd.to_numeric(col.astype(object), errors="coerce")
+            known = vals.notna().to_numpy()
+            ints = np.full(len(vals), None, dtype=object)
+            ints[known] = vals.to_numpy()[known].astype("int64").tolist()
+            out[c] = pd.Series(ints, dtype=object)
         else:
             out[c] = pd.Series(pd.to_numeric(col, errors="coerce").astype(float).to_numpy())
     return pd.DataFrame(out, columns=HISTORY_COLUMNS)
