@@ -131,12 +131,14 @@ def night_rows(tables: Tables, seat: str, before: str, after: str, options) -> p
     from benchreport.flags import decide_exclusions, drop_excluded
     from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons, rejudge
+    from benchreport.stats.history import HistoryRule, history
 
     th = options.thresholds
     kept = drop_excluded(tables, decide_exclusions(tables, thresholds=th))
     cs = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
                         n_resamples=options.n_boot, seed=options.seed, thresholds=th)
-    c = comparisons(cs, None, thresholds=th, multiplicity=options.multiplicity, history="all")
+    levels = history(cs.dated, rule=HistoryRule.from_thresholds(th))
+    c = comparisons(cs, None, thresholds=th, multiplicity=options.multiplicity, history="all", levels=levels)
     c = c[(c["kind"] == "history") & (c["candidate"] == seat) & (c["baseline_date"] == before)
           & (c["candidate_date"] == after)]
     return rejudge(c, th, options.multiplicity)

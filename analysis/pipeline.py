@@ -169,14 +169,15 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
                              method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th,
                              cache=day_cache)
-    comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
-                                      multiplicity=options.multiplicity, primary=options.primary,
-                                      history="all" if options.history_comparisons == "all" else "previous")
-    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
-                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
     history_tokens: dict = {}
     history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache,
                               tokens=history_tokens)
+    comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
+                                      multiplicity=options.multiplicity, primary=options.primary,
+                                      history="all" if options.history_comparisons == "all" else "previous",
+                                      levels=history)
+    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
+                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
                     passes=cellset.passes, history=history)

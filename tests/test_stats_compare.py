@@ -256,3 +256,33 @@ def test_multiplicity_adjust_matches_published_examples():
     q = np.array([0.01, 0.04, 0.03, 0.005])
     np.testing.assert_allclose(adjust(q, "holm"), [0.03, 0.06, 0.06, 0.02])
     assert np.isnan(adjust(np.array([np.nan, 0.01]), "holm")[0])
+
+
+def test_history_rows_take_the_spread_from_the_current_level_when_it_has_enough_nights():
+    """A 10% step on night 6 of 20: from the whole window the step widens the spread past any
+    verdict; from the level history.csv gives (since the step) the last two nights are
+    within noise, the spread numpy's over those nights."""
+    from benchreport.stats.history import HistoryRule, history
+
+    rng = np.random.default_rng(3)
+    ms = []
+    for d in range(20):
+        f = rng.lognormal(0, 0.002) * (0.9 if d >= 5 else 1.0)
+        ms += _passes("new", list(900 * f * rng.lognormal(0, 0.002, 3)), date=f"2026-08-{1 + d:02d}")
+    cs = estimate_cells(measurements_frame(ms), None, n_resamples=NB)
+    levels = history(cs.dated, rule=HistoryRule.from_thresholds(DEFAULT))
+    since = levels[levels["date"] == "2026-08-20"]["level_since"].iloc[0]
+    assert "2026-08-06" <= since <= "2026-08-07"
+    wide = _row(comparisons(cs, SEATS), kind="history")
+    assert wide["verdict"] == "insufficient_data" and "since" not in wide["ci_method"]
+    row = _row(comparisons(cs, SEATS, levels=levels), kind="history")
+    assert f"of the level since {since}" in row["ci_method"] and row["verdict"] == "within_noise"
+    est = {}
+    for m in ms:
+        est.setdefault(m["date"], []).append(m["value"])
+    logs = [np.mean(np.log(v)) for d, v in sorted(est.items()) if since <= d < "2026-08-20"]
+    sd, df = np.std(logs, ddof=1), len(logs) - 1
+    d = np.mean(np.log(est["2026-08-20"])) - np.mean(np.log(est["2026-08-19"]))
+    t = stats.t.ppf(0.975, df)
+    assert row["ci_low"] == pytest.approx(math.exp(d - t * sd * math.sqrt(2)))
+    assert row["ci_high"] == pytest.approx(math.exp(d + t * sd * math.sqrt(2)))

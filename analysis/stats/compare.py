@@ -188,7 +188,7 @@ def _records(df: pd.DataFrame) -> dict[tuple, dict]:
 
 def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline: str | None = None,
                 thresholds: Thresholds = DEFAULT, history: bool = True, multiplicity: str = "holm",
-                primary: PrimaryCell = PrimaryCell()) -> pd.DataFrame:
+                primary: PrimaryCell = PrimaryCell(), levels: pd.DataFrame | None = None) -> pd.DataFrame:
     """Candidate/baseline ratios with CIs, adjusted p-values and verdicts, as tables/comparisons.csv.
 
     Parameters
@@ -212,6 +212,11 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         The correction across the rows of one kind with a p-value (benchreport.stats.multiplicity).
     primary : PrimaryCell
         Which cell of each seat pair is its headline (column ``primary``).
+    levels : DataFrame, optional
+        tables/history.csv (benchreport.stats.history): a history row's night-to-night spread
+        is taken from the dates of the cell's current steady level (``level_since`` of its
+        latest date) when it has `history_min_level` of them before the latest, so a level
+        shift among the earlier dates does not widen it; else from the last `history_window`.
 
     Returns
     -------
@@ -241,7 +246,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
                 out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], thresholds,
                                                                           cellset.level)))
         if history and cellset.dated is not None and len(cellset.dated) > len(cells):
-            out += _history_rows(cellset, by_seat, thresholds, every=history == "all")
+            out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
     df = pd.DataFrame(out)
     if len(df):
         df = _judge(df, thresholds, multiplicity)
@@ -254,14 +259,16 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     return _typed_comparisons(df)
 
 
-def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool) -> list[dict]:
+def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool,
+                  levels: pd.DataFrame | None = None) -> list[dict]:
     """kind="history" rows: each cell's latest against its previous date, or every earlier date.
 
     A seat against itself on another night: the noise is the night-to-night spread of the
     cell's own earlier nights (`_night_spread`), not the passes of the two nights."""
     dated = _keyed(cellset.dated)
     keys = ["seat", *_MATCH]
-    spread = _night_spread(dated, keys, int(th.history_window))
+    spread = _night_spread(dated, keys, int(th.history_window), _level_since(levels, keys),
+                           max(int(th.history_min_level), 3))
     last = dated.groupby(keys, sort=False)["date"].transform("max")
     earlier = dated[dated["date"] < last]
     if not len(earlier):
@@ -281,25 +288,49 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     return out
 
 
-def _night_spread(dated: pd.DataFrame, keys: list, window: int) -> dict:
-    """{(seat, *cell key, latest date): (sd, n)}: the standard deviation of the log night values
-    (each date's centre, its pass noise included) over the up to `window` dates before the
-    cell's latest, and how many there were."""
+def _level_since(levels: pd.DataFrame | None, keys: list) -> pd.DataFrame | None:
+    """(cell key, _last, _since): each cell's latest date in tables/history.csv and the first
+    date of the level it was judged against."""
+    if levels is None or not len(levels) or "level_since" not in levels:
+        return None
+    k = _keyed(levels)
+    last = k.groupby(keys, sort=False)["date"].transform("max")
+    k = k[(k["date"] == last) & k["level_since"].notna()]
+    return k[keys].assign(_last=k["date"].astype(str), _since=k["level_since"].astype(str))
+
+
+def _night_spread(dated: pd.DataFrame, keys: list, window: int, since: pd.DataFrame | None = None,
+                  need: int = 3) -> dict:
+    """{(seat, *cell key, latest date): (sd, n, since)}: the standard deviation of the log night
+    values (each date's centre, its pass noise included) over the dates before the cell's
+    latest, and how many there were. The dates are those of the cell's current steady level
+    (`since`: from history.csv) when there are `need` of them, else the last `window`
+    (`since` is then None)."""
     last = dated.groupby(keys, sort=False)["date"].transform("max")
     est = pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float)
     ok = (dated["date"] < last).to_numpy() & np.isfinite(est) & (est > 0)
     if not ok.any():
         return {}
-    e = dated.loc[ok, keys + ["date"]].assign(_x=np.log(est[ok]), _last=last[ok].to_numpy())
-    e = e.sort_values("date", kind="stable").groupby(keys, sort=False).tail(window)
-    agg = e.groupby(keys + ["_last"], sort=False)["_x"].agg(["std", "count"])
-    return {k: (float(sd), int(n)) for k, sd, n in zip(agg.index, agg["std"], agg["count"])}
+    e = dated.loc[ok, keys + ["date"]].assign(_x=np.log(est[ok]), _last=last[ok].astype(str).to_numpy())
+    e = e.sort_values("date", kind="stable")
+    window_rows = e.groupby(keys, sort=False).tail(window)
+    agg = window_rows.groupby(keys + ["_last"], sort=False)["_x"].agg(["std", "count"])
+    out = {k: (float(sd), int(n), None) for k, sd, n in zip(agg.index, agg["std"], agg["count"])}
+    if since is not None and len(since):
+        lv = e.merge(since, on=keys + ["_last"], how="inner")
+        lv = lv[lv["date"].astype(str) >= lv["_since"]]
+        lv = lv.groupby(keys, sort=False).tail(window)
+        agg = lv.groupby(keys + ["_last", "_since"], sort=False)["_x"].agg(["std", "count"])
+        for k, sd, n in zip(agg.index, agg["std"], agg["count"]):
+            if int(n) >= need:
+                out[k[:-1]] = (float(sd), int(n), str(k[-1]))
+    return out
 
 
 def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
     """One seat's cell on two dates: the ratio of the two night values with a t interval
     whose standard error is sqrt(2) times the night-to-night spread (log scale) of the
-    cell's earlier nights, on n - 1 df; the pass-level Welch interval of the two nights
+    cell's earlier nights (those of its current level, when there are enough), on n - 1 df; the pass-level Welch interval of the two nights
     alone goes to within_low/within_high. Fewer than `history_min_level` earlier nights
     give no interval: a night's passes say nothing of how much the next night differs.
 
@@ -320,7 +351,7 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
                    within_method=f"Welch t on log pass values of these two dates only (df={test.df:.1f}); "
                                  "leaves out night-to-night variation")
     need = max(int(th.history_min_level), 3)
-    sd, n = nights if nights is not None else (math.nan, 0)
+    sd, n, since = nights if nights is not None else (math.nan, 0, None)
     if not positive:
         out["ci_method"] = "none: non-positive values"
     elif n < need or not math.isfinite(sd):
@@ -335,7 +366,8 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
         t = float(stdtrit(df, 0.5 + level / 2.0))
         out.update(ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), ci_level=level, df=float(df),
                    p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))),
-                   ci_method=f"t on log night values, night-to-night spread of {n} earlier dates (df={df})")
+                   ci_method=f"t on log night values, night-to-night spread of {n} earlier dates"
+                             + (f" of the level since {since}" if since else "") + f" (df={df})")
     return out
 
 
