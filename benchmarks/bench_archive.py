@@ -18,7 +18,8 @@ child's ru_maxrss), in one run:
 
 `--json-nights N` times the JSON route on the last N nights only (a year of JSON files does
 not fit in memory at 50 seats); the store route is then timed on the same N nights too, so
-the ratio compares like with like. `--no-build` skips the report builds (analyse only).
+the ratio compares like with like. `--no-build` skips the report builds (analyse only);
+`--builds-only` runs steps 1-3 only.
 """
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--work", type=Path, default=Path("/tmp/benchreport-archive"), help="archive, store and outputs")
     ap.add_argument("--json-nights", type=int, default=0, help="time the JSON route on the last N nights (0: all)")
     ap.add_argument("--no-build", action="store_true", help="skip the HTML builds")
+    ap.add_argument("--builds-only", action="store_true", help="the three builds only (no analyse or JSON route)")
     ap.add_argument("--reuse-store", type=Path, default=None,
                     help="a JSON of an earlier run whose store (all but the last night) is still there: "
                          "its ingest is reused, not repeated")
@@ -89,13 +91,27 @@ def main(argv=None) -> dict:
     res["store_mb"] = round(sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e6)
     twin = args.work / f"store-{args.seats}x{args.nights}-analyse"   # the analyse route's own store
     shutil.rmtree(twin, ignore_errors=True)
-    shutil.copytree(store, twin)
+    if not args.builds_only:
+        shutil.copytree(store, twin)
     if not args.no_build:
         build = ["build", "--store", str(store), "--out", str(out / "build"), "--format", "html", "--quiet"]
         res["build_full"] = run(build)
         res["ingest_one_night"] = run(["ingest", str(archive / dates[-1]), "--store", str(store), "--quiet"])
         res["build_new_night"] = run(build)
         res["build_no_change"] = run(build)
+    if args.builds_only:
+        shutil.rmtree(twin, ignore_errors=True)
+        bf = res["build_full"]["wall_s"]
+        res["ratios"] = {
+            "build_new_night_over_full": round((res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"])
+                                               / bf, 3),
+            "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / bf, 3)}
+        res["peak_mb_max"] = max(v["peak_mb"] for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
+        print(json.dumps(res["ratios"]), file=sys.stderr)
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(res, indent=2) + "\n")
+        return res
     analyse = ["analyse", "--store", str(twin), "--out", str(out / "analyse"), "--quiet"]
     res["analyse_full"] = run(analyse)
     res["ingest_one_night_analyse"] = run(["ingest", str(archive / dates[-1]), "--store", str(twin), "--quiet"])

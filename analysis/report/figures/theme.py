@@ -181,9 +181,18 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
                 if [ax.get_position().bounds for ax in fig.axes] == before:
                     break
             fig.set_layout_engine("none")  # freeze the settled positions
+            # and no engine at all, not matplotlib's placeholder for one: with any engine set,
+            # savefig draws the figure once more before drawing it (matplotlib 3.11's
+            # print_figure); the positions are already final
+            fig._layout_engine = None
+        else:
+            fig.draw_without_rendering()
+        # the tight box once, from the settled figure: `bbox_inches="tight"` would draw the
+        # figure again for each format just to find it (two of a figure's seven draws)
+        bbox = fig.get_tightbbox().padded(float(matplotlib.rcParams["savefig.pad_inches"]))
         for kind in formats:
             path = folder / f"{stem}.{kind}"
-            fig.savefig(path, format=kind, dpi=DPI, metadata=metadata[kind])
+            fig.savefig(path, format=kind, dpi=DPI, metadata=metadata[kind], bbox_inches=bbox)
             written[kind] = path
     return written
 
