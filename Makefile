@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
 	@# jsonschema imports rfc3987-syntax when present (jupyter-events asks for it), which compiles a
-	@# Lark grammar at import: 3 s in every process that imports nbformat (each build, twice).
+	@# Lark grammar at import: 3 s in every process that imports nbformat (every build, via papermill).
 	@# No format we validate needs it (docs/performance.md).
 	$(PY) -m pip uninstall --quiet -y rfc3987-syntax lark
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
