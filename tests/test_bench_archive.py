@@ -21,9 +21,11 @@ def test_the_archive_benchmark_runs_small(tmp_path):
 
 
 def test_the_archive_benchmark_times_full_new_night_and_no_change_builds(tmp_path):
-    res = bench_archive.main(["--seats", "2", "--nights", "3", "--requests", "10", "--json-nights", "1",
-                              "--work", str(tmp_path)])
+    res = bench_archive.main(["--seats", "2", "--nights", "3", "--requests", "10", "--builds-only",
+                              "--work", str(tmp_path), "--json", str(tmp_path / "b.json")])
     for step in ("build_full", "ingest_one_night", "build_new_night", "build_no_change"):
         assert res[step]["wall_s"] > 0, step
     assert res["build_no_change"]["wall_s"] < res["build_full"]["wall_s"]
+    assert set(res["ratios"]) == {"build_new_night_over_full", "build_no_change_over_full"}
+    assert "analyse_full" not in res and (tmp_path / "b.json").is_file()
     assert (tmp_path / "out" / "build" / "report.html").is_file()
