@@ -101,17 +101,8 @@ def main(argv=None) -> dict:
         res["build_no_change"] = run(build)
     if args.builds_only:
         shutil.rmtree(twin, ignore_errors=True)
-        bf = res["build_full"]["wall_s"]
-        res["ratios"] = {
-            "build_new_night_over_full": round((res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"])
-                                               / bf, 3),
-            "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / bf, 3)}
-        res["peak_mb_max"] = max(v["peak_mb"] for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
-        print(json.dumps(res["ratios"]), file=sys.stderr)
-        if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(res, indent=2) + "\n")
-        return res
+        res["ratios"] = _build_ratios(res)
+        return _finish(res, args.json)
     analyse = ["analyse", "--store", str(twin), "--out", str(out / "analyse"), "--quiet"]
     res["analyse_full"] = run(analyse)
     res["ingest_one_night_analyse"] = run(["ingest", str(archive / dates[-1]), "--store", str(twin), "--quiet"])
@@ -139,17 +130,25 @@ def main(argv=None) -> dict:
         "json_over_store": round(res["analyse_json"]["wall_s"] / res["analyse_store_same_nights"]["wall_s"], 2),
     }
     if not args.no_build:
-        bf = res["build_full"]["wall_s"]
-        res["ratios"].update({
-            "build_new_night_over_full": round((res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"])
-                                               / bf, 3),
-            "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / bf, 3),
-        })
+        res["ratios"].update(_build_ratios(res))
+    return _finish(res, args.json)
+
+
+def _build_ratios(res: dict) -> dict:
+    """A new night's ingest and build, and a no-change build, over the full build (wall time)."""
+    full = res["build_full"]["wall_s"]
+    return {"build_new_night_over_full": round((res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"])
+                                               / full, 3),
+            "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / full, 3)}
+
+
+def _finish(res: dict, out: Path | None) -> dict:
+    """The peak over every step, the ratios on stderr, and the results as JSON in `out`."""
     res["peak_mb_max"] = max(v["peak_mb"] for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
     print(json.dumps(res["ratios"]), file=sys.stderr)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2) + "\n")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=2) + "\n")
     return res
 
 
