@@ -29,6 +29,7 @@ import pandas as pd
 
 from benchreport.load import LoadResult
 from benchreport.load.errors import DataSetError
+from benchreport.stats.compare import nights_needed
 from benchreport.tables import Tables
 
 __all__ = ["Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
@@ -39,7 +40,7 @@ COMPARE_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "stat
                    "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
                    "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>\d{4}-\d{2}-\d{2}|latest|previous)$")
+_SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>" + _DATE.pattern[1:-1] + r"|latest|previous)$")
 
 
 @dataclass(frozen=True)
@@ -125,23 +126,18 @@ def store_nights(store, tables: Tables, seat: str, date: str, window: int) -> Ta
     return replace(sub, requests=StoreRequests(store, sub.runs).requests_of(ids))
 
 
-def night_rows(tables: Tables, seat: str, before: str, after: str, options) -> pd.DataFrame:
-    """comparisons.csv's dated row of each cell of `seat` on date `after` against `before`
-    (tables: the seat's runs up to `after`), judged again as one family: the pair's cells."""
-    from benchreport.flags import decide_exclusions, drop_excluded
-    from benchreport.stats.cells import estimate_cells
-    from benchreport.stats.compare import comparisons, rejudge
-    from benchreport.stats.history import HistoryRule, history
+def night_rows(tables: Tables, seat: str, before: str, after: str, options):
+    """(rows, analysis): comparisons.csv's dated row of each cell of `seat` on date `after`
+    against `before` (tables: the seat's runs up to `after`, analysed as `benchreport analyse`
+    would, every earlier date compared), judged again as one family: the pair's cells."""
+    from benchreport.pipeline import analyse_tables
+    from benchreport.stats.compare import rejudge
 
-    th = options.thresholds
-    kept = drop_excluded(tables, decide_exclusions(tables, thresholds=th))
-    cs = estimate_cells(kept.measurements, kept.requests, kept.runs, method=options.ci_method,
-                        n_resamples=options.n_boot, seed=options.seed, thresholds=th)
-    levels = history(cs.dated, rule=HistoryRule.from_thresholds(th))
-    c = comparisons(cs, None, thresholds=th, multiplicity=options.multiplicity, history="all", levels=levels)
+    an = analyse_tables(tables, replace(options, baseline=None, history_comparisons="all"), loaded=LoadResult())
+    c = an.comparisons
     c = c[(c["kind"] == "history") & (c["candidate"] == seat) & (c["baseline_date"] == before)
           & (c["candidate_date"] == after)]
-    return rejudge(c, th, options.multiplicity)
+    return rejudge(c, options.thresholds, options.multiplicity), an
 
 
 def seat_pairs(a: Tables, b: Tables) -> list[tuple[str, str]]:
@@ -212,16 +208,15 @@ def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B
     dated = nights is not None and labels[0] < labels[1] and all(_DATE.match(x) for x in labels)
     for sa, sb in pairs:
         before, after = (f"{sa}@{labels[0]}", f"{sb}@{labels[1]}") if sa == sb else (sa, sb)
-        both = _concat(relabel(a, sa, before, f"{labels[0]}:"), relabel(b, sb, after, f"{labels[1]}:"))
-        an = analyse_tables(both, replace(options, baseline=before), loaded=LoadResult())
-        analyses.append(an)
         if sa == sb and dated:
-            c = night_rows(nights(sa, labels[1]), sa, labels[0], labels[1], options)
+            c, an = night_rows(nights(sa, labels[1]), sa, labels[0], labels[1], options)
             c = c.assign(baseline=before, candidate=after)
             notes.append("a seat on two dates: the noise is the night-to-night spread of its nights before B "
                          f"(up to {int(options.thresholds.history_window)}; a verdict needs "
-                         f"{max(int(options.thresholds.history_min_level), 3)})")
+                         f"{nights_needed(options.thresholds)})")
         else:
+            both = _concat(relabel(a, sa, before, f"{labels[0]}:"), relabel(b, sb, after, f"{labels[1]}:"))
+            an = analyse_tables(both, replace(options, baseline=before), loaded=LoadResult())
             c = an.comparisons
             c = c[(c["kind"] == "baseline") & (c["baseline"] == before) & (c["candidate"] == after)]
             if sa == sb:
@@ -231,6 +226,7 @@ def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B
                              "variation between nights (compare an earlier date of a run store with a later "
                              "one to include it)")
         frames.append(c.assign(before=before, after=after))
+        analyses.append(an)
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
     rest = [col for col in rows.columns if col not in COMPARE_COLUMNS]
     return CompareResult(rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses,

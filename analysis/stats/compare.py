@@ -53,7 +53,7 @@ from .multiplicity import METHODS as MULTIPLICITY, adjust
 from .passes import PassSummary, welch_log_ratio_test
 
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
-           "verdict", "verdict_reason", "primary_rows", "rejudge"]
+           "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed"]
 
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
@@ -267,9 +267,8 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     cell's own earlier nights (`_night_spread`), not the passes of the two nights."""
     dated = _keyed(cellset.dated)
     keys = ["seat", *_MATCH]
-    spread = _night_spread(dated, keys, int(th.history_window), _level_since(levels, keys),
-                           max(int(th.history_min_level), 3))
     last = dated.groupby(keys, sort=False)["date"].transform("max")
+    spread = _night_spread(dated, last, keys, int(th.history_window), _level_since(levels, keys), nights_needed(th))
     earlier = dated[dated["date"] < last]
     if not len(earlier):
         return []
@@ -299,14 +298,18 @@ def _level_since(levels: pd.DataFrame | None, keys: list) -> pd.DataFrame | None
     return k[keys].assign(_last=k["date"].astype(str), _since=k["level_since"].astype(str))
 
 
-def _night_spread(dated: pd.DataFrame, keys: list, window: int, since: pd.DataFrame | None = None,
-                  need: int = 3) -> dict:
+def nights_needed(th: Thresholds) -> int:
+    """Earlier dates a dated row needs for its night-to-night spread: `history_min_level`, at least 3."""
+    return max(int(th.history_min_level), 3)
+
+
+def _night_spread(dated: pd.DataFrame, last: pd.Series, keys: list, window: int,
+                  since: pd.DataFrame | None = None, need: int = 3) -> dict:
     """{(seat, *cell key, latest date): (sd, n, since)}: the standard deviation of the log night
     values (each date's centre, its pass noise included) over the dates before the cell's
     latest, and how many there were. The dates are those of the cell's current steady level
     (`since`: from history.csv) when there are `need` of them, else the last `window`
-    (`since` is then None)."""
-    last = dated.groupby(keys, sort=False)["date"].transform("max")
+    (`since` is then None). `last`: each row's cell's latest date."""
     est = pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float)
     ok = (dated["date"] < last).to_numpy() & np.isfinite(est) & (est > 0)
     if not ok.any():
@@ -330,8 +333,8 @@ def _night_spread(dated: pd.DataFrame, keys: list, window: int, since: pd.DataFr
 def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
     """One seat's cell on two dates: the ratio of the two night values with a t interval
     whose standard error is sqrt(2) times the night-to-night spread (log scale) of the
-    cell's earlier nights (those of its current level, when there are enough), on n - 1 df; the pass-level Welch interval of the two nights
-    alone goes to within_low/within_high. Fewer than `history_min_level` earlier nights
+    cell's earlier nights (those of its current level, when there are enough), on n - 1
+    df; the pass-level Welch interval of the two nights alone goes to within_low/within_high. Fewer than `history_min_level` earlier nights
     give no interval: a night's passes say nothing of how much the next night differs.
 
     References
@@ -350,7 +353,7 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
         out.update(within_low=test.low, within_high=test.high,
                    within_method=f"Welch t on log pass values of these two dates only (df={test.df:.1f}); "
                                  "leaves out night-to-night variation")
-    need = max(int(th.history_min_level), 3)
+    need = nights_needed(th)
     sd, n, since = nights if nights is not None else (math.nan, 0, None)
     if not positive:
         out["ci_method"] = "none: non-positive values"
