@@ -32,6 +32,8 @@ import pandas as pd
 
 from benchreport.columns import TABLE_COLUMNS
 from benchreport.stats import comparisons, estimate_cells
+from benchreport.stats.history import HistoryRule, history
+from benchreport.thresholds import DEFAULT
 from benchreport.tables import tidy_frame
 
 UNITS = {"output_tok_s": "tok/s", "ttft_ms": "ms"}
@@ -69,26 +71,39 @@ def _wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def study(reps: int, seed: int = 20261201) -> list[dict]:
+def _history_rows(frame: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """The dated rows as benchreport.pipeline makes them: the history walk's levels passed in."""
+    cs = estimate_cells(frame, n_resamples=200)
+    levels = history(cs.dated, rule=HistoryRule.from_thresholds(DEFAULT))
+    c = comparisons(cs, None, history=mode, levels=levels)
+    return c[c["kind"] == "history"]
+
+
+def study(reps: int, seed: int = 20261201, nights_only: int | None = None) -> list[dict]:
+    """False better/worse per report, and how often a row's CI covers 1 (the seat never changed)."""
     out = []
     regimes = [(n, cv, 0.0) for n in (2, 8, 30) for cv in (0.0, 0.01, 0.03)] + [(30, 0.01, 0.05)]
     for nights, night_cv, outliers in regimes:
-            for mode in ("previous", "all"):
-                hits = 0
-                rows = 0
-                for r in range(reps):
-                    rng = np.random.default_rng([seed, nights, int(night_cv * 1000), int(outliers * 100), r])
-                    cs = estimate_cells(_frame(rng, nights, 0.01, night_cv, outliers=outliers), n_resamples=200)
-                    c = comparisons(cs, None, history=mode)
-                    h = c[c["kind"] == "history"]
-                    rows += len(h)
-                    hits += int(h["verdict"].isin(["better", "worse"]).any())
-                lo, hi = _wilson(hits, reps)
-                res = dict(nights=nights, night_cv=night_cv, outliers=outliers, mode=mode, reps=reps, rows_per_report=rows / reps,
-                           false_reports=hits / reps, wilson_low=lo, wilson_high=hi)
-                print(f"nights {nights:3d}  night CV {night_cv:4.0%}  outliers {outliers:3.0%}  {mode:8s}  rows {rows / reps:5.0f}  "
-                      f"reports with a false better/worse {hits / reps:6.1%} [{lo:.1%}, {hi:.1%}]", flush=True)
-                out.append(res)
+        if nights_only is not None and nights != nights_only:
+            continue
+        for mode in ("previous", "all"):
+            hits = rows = with_ci = covered = 0
+            for r in range(reps):
+                rng = np.random.default_rng([seed, nights, int(night_cv * 1000), int(outliers * 100), r])
+                h = _history_rows(_frame(rng, nights, 0.01, night_cv, outliers=outliers), mode)
+                rows += len(h)
+                hits += int(h["verdict"].isin(["better", "worse"]).any())
+                ci = h[h["ci_low"].notna()]
+                with_ci += len(ci)
+                covered += int(((ci["ci_low"] <= 1) & (ci["ci_high"] >= 1)).sum())
+            lo, hi = _wilson(hits, reps)
+            cover = covered / with_ci if with_ci else math.nan
+            out.append(dict(nights=nights, night_cv=night_cv, outliers=outliers, mode=mode, reps=reps,
+                            rows_per_report=rows / reps, false_reports=hits / reps, wilson_low=lo, wilson_high=hi,
+                            rows_with_ci=with_ci, coverage_of_1=cover))
+            print(f"nights {nights:3d}  night CV {night_cv:4.0%}  outliers {outliers:3.0%}  {mode:8s}  "
+                  f"rows {rows / reps:5.0f}  reports with a false better/worse {hits / reps:6.1%} [{lo:.1%}, {hi:.1%}]"
+                  f"  CI covers 1: {cover:6.1%} of {with_ci} rows", flush=True)
     return out
 
 
@@ -102,9 +117,8 @@ def power(reps: int, seed: int = 20261202, step: float = 0.9) -> list[dict]:
             found = 0
             for r in range(reps):
                 rng = np.random.default_rng([seed, nights, int(night_cv * 1000), r])
-                cs = estimate_cells(_frame(rng, nights, 0.01, night_cv, last_step=step), n_resamples=200)
-                c = comparisons(cs, None, history="previous")
-                h = c[(c["kind"] == "history") & (c["metric"] == "output_tok_s") & (c["concurrency"] == 16)]
+                h = _history_rows(_frame(rng, nights, 0.01, night_cv, last_step=step), "previous")
+                h = h[(h["metric"] == "output_tok_s") & (h["concurrency"] == 16)]
                 found += int((h["verdict"] == "worse").any())
             lo, hi = _wilson(found, reps)
             out.append(dict(nights=nights, night_cv=night_cv, step=step, reps=reps, found=found / reps,
@@ -119,8 +133,9 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--only", choices=["null", "power"], default=None, help="run one half of the study")
+    ap.add_argument("--nights", type=int, default=None, help="the null regimes of this many nights only")
     args = ap.parse_args(argv)
-    res = (study(args.reps) if args.only != "power" else []) + (power(args.reps) if args.only != "null" else [])
+    res = (study(args.reps, nights_only=args.nights) if args.only != "power" else []) + (power(args.reps) if args.only != "null" else [])
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n")
     return res
