@@ -475,8 +475,9 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
     if cache is not None and hasattr(source, "day_token"):
-        passes, cached, fresh, tokens, typed_passes = cached_pass_rows(measurements, source, runs, thresholds,
-                                                                       level, cache, CELL_COLUMNS + CELL_EXTRA_COLUMNS)
+        passes, cached, fresh, tokens, typed_passes = cached_pass_rows(
+            measurements, source, runs, thresholds, level, cache, CELL_COLUMNS + CELL_EXTRA_COLUMNS,
+            cells_of=lambda chunk: _chunk_cells(chunk, cfg, level))
     else:
         passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), None, None, {}
         typed_passes = None
@@ -487,30 +488,10 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     # the rows to estimate: every row without a cache; with one, the dates not in it and the
     # cells with 1-2 passes (they borrow a variance from the other dates)
     todo = passes if fresh is None else passes[passes["date"].isin(fresh).to_numpy() | passes["_small"].to_numpy()]
-    keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
-    groups = todo.groupby(keys, sort=False).indices if len(todo) else {}
-    variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    latest_rows, batch, frames = [], [], []
-    cols = _columns(todo)
-    index = todo.index.to_numpy()
-    for gkey, pos in groups.items():
-        sub = _Rows(cols, np.sort(pos))
-        ckey, date = gkey[:-1], gkey[-1]
-        others = [v for d, v in variances.get(ckey, {}).items() if d != date]
-        borrowed = pooled_log_variance(others) if len(sub) < 3 else None
-        s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
-        i = sub.pos[0]
-        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "workload", "concurrency", "metric",
-                                         "statistic"))
-        row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
-        (latest_rows if index[i] in latest_index else batch).append(row)
-        if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
-            frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
-            batch = []
-    del cols, groups  # a cold year's column copies and group positions: hundreds of MB, done with
+    latest_rows, frames = _estimate(todo, passes, cfg, level, latest_index)
     _within_intervals(latest_rows, source, cfg)
-    parts = [_typed(pd.DataFrame(r, columns=columns), columns) for r in (latest_rows, batch) if r] + frames
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    parts = ([_typed(pd.DataFrame(latest_rows, columns=columns), columns)] if latest_rows else []) + frames
     frames.clear()
     new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
                                                                        _typed(_empty_frame(columns), columns))
@@ -528,6 +509,51 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     dated = _sorted(every)
     typed_passes = _typed(passes, PASS_COLUMNS) if typed_passes is None else typed_passes
     return CellSet(cells_df, typed_passes, level, dated, tokens)
+
+
+_GROUP_KEYS = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+
+
+def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: float,
+              latest_index: set) -> tuple[list[dict], list[pd.DataFrame]]:
+    """The cells of the pass rows `todo` (one per cell key and date): those whose first row is in
+    `latest_index` as dicts (their within-run intervals come next), the others as typed frames
+    of `_BATCH` rows. 1-2-pass cells borrow a variance from the other dates of `passes`."""
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    groups = todo.groupby(_GROUP_KEYS, sort=False).indices if len(todo) else {}
+    variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
+    latest_rows, batch, frames = [], [], []
+    cols = _columns(todo)
+    index = todo.index.to_numpy()
+    for gkey, pos in groups.items():
+        sub = _Rows(cols, np.sort(pos))
+        ckey, date = gkey[:-1], gkey[-1]
+        others = [v for d, v in variances.get(ckey, {}).items() if d != date]
+        borrowed = pooled_log_variance(others) if len(sub) < 3 else None
+        s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
+        i = sub.pos[0]
+        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "workload", "concurrency", "metric",
+                                         "statistic"))
+        row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
+        (latest_rows if index[i] in latest_index else batch).append(row)
+        if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
+            frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
+            batch = []
+    if batch:
+        frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
+    return latest_rows, frames
+
+
+def _chunk_cells(chunk: pd.DataFrame, cfg: _Config, level: float) -> pd.DataFrame:
+    """The 3+-pass cells of some dates' pass rows (with ``_small``): they depend on their own date
+    only, so a cold analysis computes them while the dates' rows are at hand (as a day cache
+    entry keeps them) instead of holding a year of rows for one loop."""
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    big = chunk[~chunk["_small"].to_numpy(dtype=bool)]
+    _, frames = _estimate(big, big, cfg, level, set())
+    if not frames:
+        return _typed(_empty_frame(columns), columns)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,

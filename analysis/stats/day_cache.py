@@ -142,6 +142,8 @@ def _objects(col) -> np.ndarray:
 
 def _codes(col) -> tuple[np.ndarray, list]:
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
     arr = arr.dictionary_encode()
     return arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64), arr.dictionary.to_pylist()
 
@@ -202,10 +204,16 @@ _CELL_GROUP = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "dat
 DAYS_PER_CHUNK = 16
 
 
-def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache: DayCache, columns: list[str]):
+def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache: DayCache, columns: list[str],
+                     cells_of=None):
     """(pass rows of every date, the cached cells as one frame, dates computed now, tokens): the
     dates in `cache` are read from it, the others computed (benchreport.stats.pass_rows) from
-    their own measurements and request records only (`source.only(dates)`), a few dates at a time."""
+    their own measurements and request records only (`source.only(dates)`), a few dates at a time.
+
+    With `cells_of` (a chunk's pass rows -> their 3+-pass cells, typed), each chunk's cells are
+    computed at once and the chunk's dates kept in `cache` as they are done: a cold year then
+    holds what a warm one does (a year of Arrow entries), never a year of rows for one loop,
+    and the dates come back as cached (an empty set of dates computed now)."""
     from .pass_rows import add_sort_keys, pass_rows, run_labels
 
     labels = run_labels(runs)
@@ -216,16 +224,32 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
         if entry is None:
             fresh.append(d)
         else:
-            parts.append(entry.passes)
+            parts.append(_compact(entry.passes))
             cells.append(entry.cells)
     m_days = day_of(measurements["date"]) if measurements is not None and len(measurements) else None
     for i in range(0, len(fresh), DAYS_PER_CHUNK):
         chunk = fresh[i:i + DAYS_PER_CHUNK]
         m = measurements if m_days is None else measurements[np.isin(m_days, chunk)].reset_index(drop=True)
         new = pass_rows(m, source.only(chunk), runs, thresholds)
-        if len(new):
-            new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-            parts.append(passes_to_arrow(new))
+        if not len(new):
+            continue
+        new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
+        if cells_of is None:
+            parts.append(_compact(passes_to_arrow(new)))
+            continue
+        done = cells_of(new)
+        p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
+        row_cols = [c for c in new.columns if c not in ("_c", "_h", "_p")]
+        for d in chunk:
+            entry = DayEntry(passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
+                             cells_to_arrow(done[c_days == d].reset_index(drop=True)))
+            if tokens.get(d):
+                cache.save(d, tokens[d], entry)
+            parts.append(_compact(entry.passes))
+            cells.append(entry.cells)
+        del new, done
+    if cells_of is not None:
+        fresh = []
     cached = cells_from_arrow(pa.concat_tables(cells, promote_options="permissive"), columns) if cells else None
     cells.clear()
     if not parts:
@@ -241,16 +265,29 @@ def cached_pass_rows(measurements, source, runs, thresholds, level: float, cache
     return passes, cached, set(fresh), tokens, typed
 
 
+def _compact(t: pa.Table) -> pa.Table:
+    """A day's pass rows with their text columns dictionary-encoded: a year of entries is held
+    until it is sorted, and its text (seat, metric, run id, ...) repeats on every row (314 MB
+    of a 10-seat year as plain strings)."""
+    return pa.table({name: col.dictionary_encode() if pa.types.is_string(col.type) else col
+                     for name, col in zip(t.column_names, t.columns)})
+
+
+def _plain(col):
+    """A column with its dictionary decoded (the values as their own type)."""
+    return col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
+
+
 def _order(t: pa.Table) -> pa.Array:
     """The positions of the pass rows in the pass table's order (benchreport.stats.pass_rows.PASS_ORDER),
     a stable sort as pandas' (strings by code point, which is UTF-8 byte order)."""
     import pyarrow.compute as pc
 
-    keys = pa.table({"seat": t.column("seat"), "_h": pc.fill_null(t.column("harness"), ""),
-                     "_p": pc.fill_null(t.column("probe"), ""), "workload": t.column("workload"),
-                     "_c": pc.fill_null(t.column("concurrency"), -1), "metric": t.column("metric"),
-                     "statistic": t.column("statistic"), "date": t.column("date"), "pass": t.column("pass"),
-                     "run_id": t.column("run_id")})
+    c = {name: _plain(t.column(name)) for name in ("seat", "harness", "probe", "workload", "concurrency", "metric",
+                                                    "statistic", "date", "pass", "run_id")}
+    keys = pa.table({"seat": c["seat"], "_h": pc.fill_null(c["harness"], ""), "_p": pc.fill_null(c["probe"], ""),
+                     "workload": c["workload"], "_c": pc.fill_null(c["concurrency"], -1), "metric": c["metric"],
+                     "statistic": c["statistic"], "date": c["date"], "pass": c["pass"], "run_id": c["run_id"]})
     return pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in keys.column_names])
 
 
@@ -259,7 +296,7 @@ def typed_passes(t: pa.Table) -> pd.DataFrame:
     straight from Arrow, without a Python object per cell."""
     from .cells import PASS_COLUMNS
 
-    return t.select(PASS_COLUMNS).to_pandas(types_mapper=_PANDAS.get)
+    return pa.table({c: _plain(t.column(c)) for c in PASS_COLUMNS}).to_pandas(types_mapper=_PANDAS.get)
 
 
 def save_fresh(cache: DayCache, passes: pd.DataFrame, cells: pd.DataFrame, fresh: set, tokens: dict) -> None:
