@@ -93,27 +93,43 @@ class RunIndex:
 
 
 def _by_key(df: pd.DataFrame | None, cols: list[str]) -> dict[tuple, set]:
-    """(seat, date, workload, concurrency[, metric]) -> run_ids, and the same with date None (any day)."""
+    """(seat, date, workload, concurrency[, metric]) -> run_ids, and the same with date None (any day).
+
+    One pass over the distinct (key, run) rows as plain objects (iterating pandas' Arrow-backed
+    text one group at a time was most of a year's flags)."""
     out: dict[tuple, set] = {}
     if df is None or not len(df):
         return out
-    g = df.groupby(cols, dropna=False, sort=False)["run_id"]
-    for k, ids in g.unique().items():
+    rows = df[cols + ["run_id"]].drop_duplicates()
+    arrays = [rows[c].astype(object).to_numpy() for c in cols + ["run_id"]]
+    for values in zip(*arrays):
+        k, rid = values[:-1], str(values[-1])
         key = (str(k[0]), str(k[1]), na(k[2]), int_or_none(k[3])) + tuple(str(x) for x in k[4:])
-        out.setdefault(key, set()).update(map(str, ids))
-        out.setdefault(key[:1] + (None,) + key[2:], set()).update(map(str, ids))
+        out.setdefault(key, set()).add(rid)
+        out.setdefault(key[:1] + (None,) + key[2:], set()).add(rid)
     return out
 
 
 def _profiles(runs: pd.DataFrame | None) -> dict[str, dict]:
+    """run_id -> the run's measuring profile (LIKE_FIELDS, harness_group, settings.KEY); runs stating
+    the same values share one profile (a year of nightly runs states a few dozen)."""
     out: dict[str, dict] = {}
     if runs is None or not len(runs):
         return out
-    for r_ in runs.itertuples(index=False):
-        prof = {f: getattr(r_, f) for f in LIKE_FIELDS}
-        prof["harness_group"] = getattr(r_, "harness_group", None)
-        prof = {f: (None if F.missing(v) else plain(v)) for f, v in prof.items()}
-        for k, v in settings(r_.settings).items():
-            prof["settings." + k] = json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
-        out[str(r_.run_id)] = prof
+    names = [*LIKE_FIELDS, "harness_group", "settings"]
+    arrays = [runs[f].astype(object).to_numpy() if f in runs else [None] * len(runs) for f in names]
+    seen: dict[tuple, dict] = {}
+    for rid, *values in zip(runs["run_id"].astype(object).to_numpy(), *arrays):
+        try:
+            key = tuple(None if F.missing(v) else v for v in values)
+            prof = seen.get(key)
+        except TypeError:  # an unhashable value (settings as a dict): no sharing
+            key, prof = None, None
+        if prof is None:
+            prof = {f: (None if F.missing(v) else plain(v)) for f, v in zip(names[:-1], values[:-1])}
+            for k, v in settings(values[-1]).items():
+                prof["settings." + k] = json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v
+            if key is not None:
+                seen[key] = prof
+        out[str(rid)] = prof
     return out
