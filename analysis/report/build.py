@@ -44,7 +44,7 @@ from typing import Iterator
 
 from benchreport import outdir
 from benchreport._memory import release_memory
-from benchreport.load.errors import one_line
+from benchreport.load.errors import DataSetError, one_line
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import save_analysis
@@ -158,6 +158,64 @@ def _execute(params: dict, output: Path, *, quiet: bool) -> None:
             raise BuildError(exc.evalue, EXIT_USAGE) from None
         raise BuildError(f"the report notebook failed in cell {exc.exec_count}: "
                          f"{exc.ename}: {exc.evalue}") from None
+
+
+@contextlib.contextmanager
+def _notebook_alongside(params: dict, output: Path, handoff: Path, *, quiet: bool) -> Iterator[None]:
+    """Execute the report notebook in a thread while the body analyses: the kernel starts and
+    imports on the other core, and its first cell waits for `handoff` (benchreport.pipeline.
+    wait_for_analysis). Leaving the body normally waits for the notebook and raises its error;
+    leaving it by an exception tells the kernel not to wait (or stops it) first."""
+    import threading
+
+    from benchreport.pipeline import handoff_marker
+
+    handoff_marker(handoff, "pending").touch()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            _execute(params, output, quiet=quiet)
+        except BaseException as exc:  # re-raised in the build's own thread
+            errors.append(exc)
+
+    _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
+    thread = threading.Thread(target=run, name="benchreport-notebook", daemon=True)
+    thread.start()
+    try:
+        yield
+        while thread.is_alive():  # a timed join, so SIGTERM/Ctrl-C still reach this thread
+            thread.join(0.2)
+    except BaseException:
+        handoff_marker(handoff, "abandoned").touch()
+        _stop_kernel(handoff)
+        thread.join(30)
+        raise
+    if errors:
+        raise errors[0]
+
+
+def _cannot_be_done_as_asked(exc: Exception) -> bool:
+    """The data cannot be analysed as asked (several incumbents, a store that is not one): the
+    command line's exit 2, not a failed build."""
+    from benchreport.store.layout import StoreError
+
+    return isinstance(exc, (DataSetError, StoreError))
+
+
+def _stop_kernel(handoff: Path) -> None:
+    """Stop the kernel of an abandoned build when it is past waiting (it wrote its process id)."""
+    import signal
+
+    from benchreport.pipeline import handoff_marker
+
+    try:
+        pid = int(handoff_marker(handoff, "kernel").read_text())
+    except (OSError, ValueError):
+        return  # not started or still waiting: the abandoned marker ends its wait
+    if handoff.exists():  # it may be reading the analysis or drawing: nothing else will stop it
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
 
 
 def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> None:
@@ -318,31 +376,33 @@ def build(args, options) -> int:
             _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
             _to_site(args, out, inputs, quiet=quiet)
             return EXIT_FLAGS if _fail_on_met(existing, getattr(args, "fail_on", None)) else EXIT_OK
-        analysis = analyse_now()
-        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
-        if options.baseline is not None and options.baseline not in seats:
-            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
-            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})",
-                             EXIT_USAGE)
-        loaded = analysis.loaded
-        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, {loaded.refused_files} "
-             f"file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
         title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
         for path in outdir.clean_leftovers(out):
             _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
         with terminate_as_interrupt(), _staging(out) as stage:
-            step = "the report notebook"
+            step = "the analysis"
             try:
                 params = _parameters(args, options, inputs, stage, figure_formats)
-                facts = _site_facts(analysis, title)
                 with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
-                    params["analysis_file"] = save_analysis(analysis, Path(tmp) / "analysis.pickle")
-                    # the kernel reads its own copy: this process lets go of its own (a year of
-                    # pass rows is hundreds of MB, held twice while the notebook runs otherwise)
-                    analysis = loaded = None
-                    release_memory()
-                    _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
-                    _execute(params, stage / "report.ipynb", quiet=quiet)
+                    handoff = Path(tmp) / "analysis.pickle"
+                    params["analysis_file"] = str(handoff)
+                    with _notebook_alongside(params, stage / "report.ipynb", handoff, quiet=quiet):
+                        analysis = analyse_now()
+                        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
+                        if options.baseline is not None and options.baseline not in seats:
+                            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+                            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data "
+                                             f"(seats: {shown})", EXIT_USAGE)
+                        loaded = analysis.loaded
+                        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+                             f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
+                        facts = _site_facts(analysis, title)
+                        save_analysis(analysis, handoff)
+                        # the kernel reads its own copy: this process lets go of its own (a year of
+                        # pass rows is hundreds of MB, held twice while the notebook runs otherwise)
+                        analysis = loaded = None
+                        release_memory()
+                        step = "the report notebook"
                 (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts},
                                                            indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
                 step = "rendering"
@@ -356,7 +416,7 @@ def build(args, options) -> int:
             except outdir.OutputFolderError as exc:
                 raise BuildError(str(exc), exc.code) from None
             except Exception as exc:  # one line for a scheduled build's log; the traceback on request
-                if os.environ.get("BENCHREPORT_DEBUG"):
+                if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
                     raise
                 raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
                                  "(set BENCHREPORT_DEBUG=1 for the traceback)") from None

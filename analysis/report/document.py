@@ -19,7 +19,8 @@ from markupsafe import Markup
 from benchreport.load import load
 from benchreport.load.errors import DataSetError, Refusal
 from benchreport.options import notebook_parameters, parameters_from
-from benchreport.pipeline import Options, analyse, analyse_store, load_analysis, options_from, write_analysis
+from benchreport.pipeline import (Options, analyse, analyse_store, load_analysis, options_from, wait_for_analysis,
+                                  write_analysis)
 from benchreport.report import render, sections
 from benchreport.report.figures import DPI, save_figure
 from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
@@ -80,7 +81,7 @@ class Report:
         options = options if options is not None else options_from(option_values)
         paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
         if analysis_file is not None:
-            analysis = load_analysis(analysis_file)
+            analysis = load_analysis(wait_for_analysis(analysis_file))
         else:
             analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb)
         seats = set(analysis.tables.seats["seat"].astype(str))
