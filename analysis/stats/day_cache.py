@@ -285,9 +285,10 @@ def _order(t: pa.Table) -> pa.Array:
 
     c = {name: _plain(t.column(name)) for name in ("seat", "harness", "probe", "workload", "concurrency", "metric",
                                                     "statistic", "date", "pass", "run_id")}
-    keys = pa.table({"seat": c["seat"], "_h": pc.fill_null(c["harness"], ""), "_p": pc.fill_null(c["probe"], ""),
-                     "workload": c["workload"], "_c": pc.fill_null(c["concurrency"], -1), "metric": c["metric"],
-                     "statistic": c["statistic"], "date": c["date"], "pass": c["pass"], "run_id": c["run_id"]})
+    keys = pa.table({"date": c["date"], "seat": c["seat"], "_h": pc.fill_null(c["harness"], ""),
+                     "_p": pc.fill_null(c["probe"], ""), "workload": c["workload"],
+                     "_c": pc.fill_null(c["concurrency"], -1), "metric": c["metric"], "statistic": c["statistic"],
+                     "pass": c["pass"], "run_id": c["run_id"]})
     return pc.sort_indices(keys, sort_keys=[(k, "ascending") for k in keys.column_names])
 
 

@@ -171,8 +171,10 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
     return sort_passes(df)
 
 
-#: the pass table's order: cell key, date, pass, run id
-PASS_ORDER = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date", "pass", "run_id"]
+#: the pass table's order: date, cell key, pass, run id. Date first, so a nightly archive's table
+#: is its dates' rows one after another (a new night's rows come last, and a run store can keep and
+#: write each date's rows on their own: benchreport.stats.day_cache)
+PASS_ORDER = ["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic", "pass", "run_id"]
 
 
 def add_sort_keys(df: pd.DataFrame) -> pd.DataFrame:
