@@ -85,7 +85,9 @@ class Analysis:
     exam_deltas: pd.DataFrame
     flags: pd.DataFrame
     options: Options = field(default_factory=Options)
-    passes: pd.DataFrame | None = None
+    #: the pass table (benchreport.stats.cells.PASS_COLUMNS); from a run store a PassDays, read one
+    #: date at a time (`passes` gives it whole)
+    pass_table: Any = None
     #: the figures excluded from results, decided once (benchreport.flags.Exclusions)
     excluded: "Exclusions | None" = None
     #: the typed findings behind `flags`, in rule order (benchreport.flags.findings)
@@ -98,6 +100,18 @@ class Analysis:
     csv_fragments: Any = None
     #: {date: token} of the history rows (benchreport.stats.history), for history.csv's kept lines
     history_tokens: dict | None = None
+    #: request records per run and cell as the pass rows count them (benchreport.stats.day_cache.request_counts)
+    request_counts: pd.DataFrame | None = None
+
+    @property
+    def passes(self) -> pd.DataFrame | None:
+        """The pass table whole: one row per cell, date and pass. From a run store it is read from
+        the store's cache when asked (a year of a 50-seat fleet is six million rows), and kept."""
+        from benchreport.stats.day_cache import PassDays
+
+        if isinstance(self.pass_table, PassDays):
+            self.pass_table = self.pass_table.frame()
+        return self.pass_table
 
     def flags_records(self) -> list[dict]:
         """The flags in the JSON shape of spec/flags.md."""
@@ -181,10 +195,11 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
-                    passes=cellset.passes, history=history)
+                    passes=cellset.notable, history=history)
     return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
-                    options, cellset.passes, excluded, findings, history, cellset.day_tokens or None,
-                    csv_fragments, history_tokens)
+                    options, pass_table=cellset.passes, excluded=excluded, findings=findings, history=history,
+                    day_tokens=cellset.day_tokens or None, csv_fragments=csv_fragments,
+                    history_tokens=history_tokens, request_counts=cellset.request_counts)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -279,7 +294,7 @@ def _csv_lines(df: pd.DataFrame) -> list[str] | None:
 
 def _csv_by_date(df: pd.DataFrame, path: Path, fragments, tokens: dict) -> None:
     """`_csv` of a table of many dates whose rows of one date are determined by that date's token
-    (the pass table): each date's lines are formatted once and kept in `fragments`, then put in
+    (the history table): each date's lines are formatted once and kept in `fragments`, then put in
     the table's order. The same bytes as `_csv` (a test checks it)."""
     dates = df["date"].astype(object).to_numpy()
     out = np.empty(len(df), dtype=object)
@@ -298,6 +313,28 @@ def _csv_by_date(df: pd.DataFrame, path: Path, fragments, tokens: dict) -> None:
         f.writelines(out.tolist())  # not joined first: a year of lines is hundreds of MB of text
 
 
+def _csv_of_days(days, path: Path, fragments) -> None:
+    """tables/passes.csv of a run store's pass table (benchreport.stats.day_cache.PassDays), one date
+    at a time: the table is its dates' rows one after another, so each date's lines (kept in
+    `fragments` by the date's token) are written in turn and a year of them is never held. The
+    same bytes as `_csv` of the whole table (a test checks it)."""
+    from benchreport.stats.day_cache import typed_passes
+
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(_csv_text(typed_passes(None)))
+        for d in days.days:
+            token = days.tokens.get(d) if fragments is not None else None
+            lines = fragments.load(d, token) if token else None
+            if lines is None or len(lines) != days.counts[d]:
+                lines = _csv_lines(days.typed(d))
+                if lines is None:  # a text cell holds a line break: the whole table, as `_csv` writes it
+                    f.close()
+                    return _csv(days.frame(), path)
+                if token:
+                    fragments.save(d, token, lines)
+            f.writelines(lines)
+
+
 def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
     from benchreport.stats.history import history
 
@@ -307,6 +344,8 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
     """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,seats}.csv`, `OUT/flags.json`,
     `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
+    from benchreport.stats.day_cache import PassDays
+
     out = Path(out_dir)
     tables_dir = out / "tables"
     tables_dir.mkdir(parents=True, exist_ok=True)
@@ -314,8 +353,8 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     for name in ("cells", "comparisons", "exam_deltas", "passes", "history"):
         path = tables_dir / f"{name}.csv"
         frag = analysis.csv_fragments
-        if name == "passes" and frag is not None and len(analysis.passes):
-            _csv_by_date(analysis.passes, path, frag.of("passes"), analysis.day_tokens or {})
+        if name == "passes" and isinstance(analysis.pass_table, PassDays):
+            _csv_of_days(analysis.pass_table, path, frag.of("passes") if frag is not None else None)
         elif name == "history" and frag is not None and analysis.history is not None and len(analysis.history):
             _csv_by_date(analysis.history, path, frag.of("history"), analysis.history_tokens or {})
         else:

@@ -61,12 +61,12 @@ from ._common import check_level, format_values, key_rng
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
-from .day_cache import DayCache, cached_pass_rows, latest_of_cached, save_fresh
+from .day_cache import DayCache, PassDays, request_counts
 from .pass_rows import pass_rows, run_labels
 from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
 from .within import block_length, block_size, dependence_seen, sectioning_interval
 
-__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
+__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
            "request_metrics", "failed_mask", "ci_method_text"]
 
 #: columns of tables/cells.csv (spec/cli.md), in order
@@ -81,6 +81,9 @@ CELL_EXTRA_COLUMNS = ["harness", "probe", "date", "condition", "ci_route", "ci_r
 PASS_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
                 "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed",
                 "ci_low", "ci_high", "ci_level", "lag1", "source"]
+#: what the history and the dated comparisons read of a cell on each date (`CellSet.dated` of a run store)
+DATED_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate",
+                 "n_passes"]
 #: the key of a cell across dates
 CELL_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
 
@@ -150,18 +153,29 @@ class CellSet:
     """Cells with their between-pass and within-run intervals, and the pass values behind them.
 
     ``cells``: one row per cell (CELL_COLUMNS then CELL_EXTRA_COLUMNS), on the
-    date that describes each seat; ``dated``: the same for every date measured
-    (within-run intervals on the described date only), for history comparisons;
-    ``passes``: one row per cell, date and pass (PASS_COLUMNS); ``level``: the
-    confidence level of all of them.
+    date that describes each seat; ``dated``: the cells of every date measured (within-run
+    intervals on the described date only), for the history and the dated comparisons (from a
+    run store, only their `DATED_COLUMNS`: `dated_rows` gives chosen ones whole);
+    ``passes``: one row per cell, date and pass (PASS_COLUMNS; from a run store a `PassDays`,
+    read one date at a time); ``level``: the confidence level of all of them.
     """
 
     cells: pd.DataFrame
-    passes: pd.DataFrame
+    passes: "pd.DataFrame | PassDays"
     level: float
     dated: pd.DataFrame = field(default=None, repr=False)
     #: {date: token of what its pass rows were computed from}, when a day cache was used
     day_tokens: dict = field(default_factory=dict, repr=False)
+    #: the pass rows a flag may be raised on (benchreport.stats.day_cache.notable_passes); None: `passes`
+    notable: pd.DataFrame | None = field(default=None, repr=False)
+    #: request records per run and cell, as the pass rows count them (day_cache.request_counts)
+    request_counts: pd.DataFrame | None = field(default=None, repr=False)
+    #: (rows of `dated`: cell key and date) -> those rows with every column; None: `dated` has them
+    dated_rows: object = field(default=None, repr=False)
+
+    def pass_frame(self) -> pd.DataFrame:
+        """The pass table whole (read date by date from a run store's cache)."""
+        return self.passes.frame() if isinstance(self.passes, PassDays) else self.passes
 
 
 def _stat_order(stat: str) -> int:
@@ -405,11 +419,14 @@ def _typed(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+_STAT_ORDER = {st: i for i, st in enumerate(STATISTICS)}
+
+
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
     if not len(df):
         return df
-    keys = df.assign(_c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"),
-                     _s=[_stat_order(s) for s in df["statistic"]],
+    stat = df["statistic"].astype(object).map(_STAT_ORDER).fillna(len(STATISTICS)).astype("int64")
+    keys = df.assign(_c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"), _s=stat.to_numpy(),
                      _h=df["harness"].fillna(""), _p=df["probe"].fillna(""))
     keys = keys.sort_values(["seat", "date", "_h", "_p", "workload", "_c", "metric", "_s"], kind="stable")
     return keys.drop(columns=["_c", "_s", "_h", "_p"]).reset_index(drop=True)
@@ -474,54 +491,55 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         source = requests
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
     cfg = _Config(thresholds, method, n_resamples, level, seed)
-    if cache is not None and hasattr(source, "day_token"):
-        passes, cached, fresh, tokens, typed_passes = cached_pass_rows(
-            measurements, source, runs, thresholds, level, cache, CELL_COLUMNS + CELL_EXTRA_COLUMNS,
-            cells_of=lambda chunk: _chunk_cells(chunk, cfg, level))
-    else:
-        passes, cached, fresh, tokens = pass_rows(measurements, source, runs, thresholds), None, None, {}
-        typed_passes = None
+    if cache is not None and hasattr(source, "day_token") and latest == "seat":
+        from .day_cells import estimate_from_days
+
+        return estimate_from_days(measurements, source, runs, cfg, level, cache)
+    passes = pass_rows(measurements, source, runs, thresholds)
     if not len(passes):
-        empty = _typed(_empty_frame(CELL_COLUMNS + CELL_EXTRA_COLUMNS), CELL_COLUMNS + CELL_EXTRA_COLUMNS)
-        return CellSet(empty, _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS), level, empty)
+        return _empty_cellset(level)
     latest_index = set(_select_latest(passes, latest).index)
-    # the rows to estimate: every row without a cache; with one, the dates not in it and the
-    # cells with 1-2 passes (they borrow a variance from the other dates)
-    todo = passes if fresh is None else passes[passes["date"].isin(fresh).to_numpy() | passes["_small"].to_numpy()]
-    latest_rows, frames = _estimate(todo, passes, cfg, level, latest_index)
+    latest_rows, frames = _estimate(passes, passes, cfg, level, latest_index)
     _within_intervals(latest_rows, source, cfg)
+    every = _joined(latest_rows, frames)
+    latest_flags = np.zeros(len(every), dtype=bool)
+    latest_flags[:len(latest_rows)] = True
+    typed = _typed(passes, PASS_COLUMNS)
+    return CellSet(_sorted(every[latest_flags].reset_index(drop=True)), typed, level, _sorted(every), {},
+                   notable=typed, request_counts=request_counts(typed))
+
+
+def _empty_cellset(level: float) -> CellSet:
+    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    empty = _typed(_empty_frame(columns), columns)
+    typed = _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS)
+    return CellSet(empty, typed, level, empty, notable=typed, request_counts=request_counts(None))
+
+
+def _joined(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The estimated cells, the described ones (still dicts: their within-run intervals were just
+    added) first, then the typed batches."""
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     parts = ([_typed(pd.DataFrame(latest_rows, columns=columns), columns)] if latest_rows else []) + frames
     frames.clear()
-    new = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
-                                                                       _typed(_empty_frame(columns), columns))
-    del parts
-    latest_flags = np.zeros(len(new), dtype=bool)
-    latest_flags[:len(latest_rows)] = True
-    if fresh is not None:
-        save_fresh(cache, passes, new, fresh, tokens)
-    if cached is not None and len(cached):
-        every = pd.concat([new, cached], ignore_index=True)
-        latest_flags = np.concatenate([latest_flags, latest_of_cached(cached, passes, latest)])
-    else:
-        every = new
-    cells_df = _sorted(every[latest_flags].reset_index(drop=True))
-    dated = _sorted(every)
-    typed_passes = _typed(passes, PASS_COLUMNS) if typed_passes is None else typed_passes
-    return CellSet(cells_df, typed_passes, level, dated, tokens)
+    if not parts:
+        return _typed(_empty_frame(columns), columns)
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 _GROUP_KEYS = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
 
 
 def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: float,
-              latest_index: set) -> tuple[list[dict], list[pd.DataFrame]]:
+              latest_index: set, variances: dict | None = None) -> tuple[list[dict], list[pd.DataFrame]]:
     """The cells of the pass rows `todo` (one per cell key and date): those whose first row is in
     `latest_index` as dicts (their within-run intervals come next), the others as typed frames
-    of `_BATCH` rows. 1-2-pass cells borrow a variance from the other dates of `passes`."""
+    of `_BATCH` rows. 1-2-pass cells borrow a variance from the other dates of `passes` (or from
+    `variances`, {cell key: {date: LogVariance}}, when given)."""
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     groups = todo.groupby(_GROUP_KEYS, sort=False).indices if len(todo) else {}
-    variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
+    if variances is None:
+        variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
     latest_rows, batch, frames = [], [], []
     cols = _columns(todo)
     index = todo.index.to_numpy()

@@ -275,6 +275,8 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     if not every:  # the date before each cell's latest only: select it before making records
         prev = earlier.groupby(keys, sort=False)["date"].transform("max")
         earlier = earlier[earlier["date"] == prev]
+    if cellset.dated_rows is not None:  # a run store's dated cells hold a few columns: the chosen ones whole
+        earlier = _keyed(cellset.dated_rows(earlier))
     out = []
     for seat, g in earlier.groupby("seat", sort=True):
         cur = by_seat.get(seat, {})

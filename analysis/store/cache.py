@@ -45,28 +45,43 @@ class StoreDayCache:
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "cells"
         self.read: list[str] = []      # dates read from the cache
+        self._seen: set[str] = set()
         self.written: list[str] = []   # dates computed and kept
 
     def _paths(self, day: str, token: str) -> tuple[Path, Path]:
         stem = f"{day}-{token[:32]}"
         return self.dir / f"{stem}.passes.arrow", self.dir / f"{stem}.cells.arrow"
 
-    def load(self, day: str, token: str) -> DayEntry | None:
+    def has(self, day: str, token: str) -> bool:
         if not _nameable(day, token):
-            return None
+            return False
         p, c = self._paths(day, token)
-        if not (p.is_file() and c.is_file()):
-            return None
+        return p.is_file() and c.is_file()
+
+    def _read(self, path: Path, day: str, columns=None) -> pa.Table | None:
         try:
-            entry = DayEntry(feather.read_table(p), feather.read_table(c))
+            table = feather.read_table(path, columns=list(columns) if columns is not None else None)
         except Exception:  # noqa: BLE001 - a damaged entry is recomputed, never trusted
             return None
-        self.read.append(day)
-        return entry
+        if day not in self._seen:
+            self._seen.add(day)
+            self.read.append(day)
+        return table
 
-    def save(self, day: str, token: str, entry: DayEntry) -> None:
+    def load_passes(self, day: str, token: str, columns=None) -> pa.Table | None:
+        return self._read(self._paths(day, token)[0], day, columns) if self.has(day, token) else None
+
+    def load_cells(self, day: str, token: str) -> pa.Table | None:
+        return self._read(self._paths(day, token)[1], day) if self.has(day, token) else None
+
+    def load(self, day: str, token: str) -> DayEntry | None:
+        """A date's whole entry, or None."""
+        passes, cells = self.load_passes(day, token), self.load_cells(day, token)
+        return DayEntry(passes, cells) if passes is not None and cells is not None else None
+
+    def save(self, day: str, token: str, entry: DayEntry) -> bool:
         if not _nameable(day, token):
-            return  # not a plain date: computed every time, never named on disk
+            return False  # not a plain date: computed every time, never named on disk
         p, c = self._paths(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -76,8 +91,9 @@ class StoreDayCache:
                 if old not in (p, c):
                     old.unlink(missing_ok=True)
         except OSError:
-            return  # a read-only store still analyses; it only does not get faster
+            return False  # a read-only store still analyses; it only does not get faster
         self.written.append(day)
+        return True
 
 
 class StoreHistoryCache:

@@ -55,19 +55,17 @@ def seats_table(a) -> Table:
 
 def _request_counts(a) -> pd.DataFrame:
     """Request records per run and cell (run_id, workload, concurrency, n): counted from the records
-    held in memory, else from the pass table (the run store holds only the described runs'
-    records in memory; each pass row knows its group's count)."""
+    held in memory, else as the pass table counts them (`Analysis.request_counts`: the run store
+    holds only the described runs' records in memory; each pass row knows its group's count)."""
     frames, have = [], set()
     rq = a.tables.requests
     if rq is not None and len(rq):
         c = rq.groupby(["run_id", "workload", "concurrency"], dropna=False).size().rename("n").reset_index()
         frames.append(c)
         have = set(c["run_id"].astype(str))
-    p = a.passes
-    if p is not None and len(p) and "n_requests" in p:
-        q = p[(p["source"] == "requests") & p["n_requests"].notna() & ~p["run_id"].astype(str).isin(have)]
-        q = q.drop_duplicates(["run_id", "workload", "concurrency"])[["run_id", "workload", "concurrency",
-                                                                     "n_requests"]]
+    q = a.request_counts
+    if q is not None and len(q):
+        q = q[~q["run_id"].astype(str).isin(have)]
         frames.append(q.rename(columns={"n_requests": "n"}))
     if not frames:
         return pd.DataFrame({"run_id": [], "workload": [], "concurrency": [], "n": []})
