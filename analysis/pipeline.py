@@ -186,7 +186,7 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                              cache=day_cache)
     history_tokens: dict = {}
     history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache,
-                              tokens=history_tokens)
+                              tokens=history_tokens, day_tokens=cellset.day_tokens)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary,
                                       history="all" if options.history_comparisons == "all" else "previous",

@@ -128,24 +128,32 @@ def _args(data: Path, out: Path, **kw) -> argparse.Namespace:
     return argparse.Namespace(**base)
 
 
-def _fake_outputs(stage: Path, flags: list[dict]) -> None:
+def _fake_tables(stage: Path, flags: list[dict]) -> None:
+    """What the build writes beside the notebook: the tables and flags.json."""
     (stage / "tables").mkdir(parents=True, exist_ok=True)
     for name in ("cells", "comparisons", "exam_deltas"):
         (stage / "tables" / f"{name}.csv").write_text("x\n")
     (stage / "flags.json").write_text(json.dumps(flags))
+
+
+def _fake_outputs(stage: Path) -> None:
+    """What the notebook writes: the executed notebook and the figures."""
     (stage / "report.ipynb").write_text("{}")
-    (stage / "figures").mkdir(exist_ok=True)
+    (stage / "figures").mkdir(parents=True, exist_ok=True)
     (stage / "figures" / "figure-01.png").write_bytes(b"png")
 
 
 @pytest.fixture
 def fake_steps(monkeypatch):
-    """Replace papermill and rendering by stand-ins that write plausible outputs."""
+    """Replace papermill, the tables and rendering by stand-ins that write plausible outputs."""
     state = {"flags": [{"code": "sample.single_pass", "severity": "warn"}], "fail_in": None}
+
+    def write_tables(analysis, stage):
+        _fake_tables(Path(stage), state["flags"])
 
     def execute(params, output, *, quiet):
         stage = Path(params["out"])
-        _fake_outputs(stage, state["flags"])
+        _fake_outputs(stage)
         if state["fail_in"] == "execute":
             raise RuntimeError("the kernel died")
         if state["fail_in"] == "interrupt":
@@ -158,6 +166,7 @@ def fake_steps(monkeypatch):
             (stage / f"report.{f}").write_text(f"new {f}")
 
     monkeypatch.setattr(B, "_execute", execute)
+    monkeypatch.setattr(B, "write_analysis", write_tables)
     monkeypatch.setattr(B, "_render", render)
     return state
 

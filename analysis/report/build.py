@@ -9,11 +9,11 @@ render, check the outputs, swap into place, then judge `--fail-on`.
    build here with exit 1: nothing is written) and ``--baseline``.
 2. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR
    (same parent, so the same filesystem), named ``.DIR.tmp-XXXX``.
-3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``. Its parameters
-   are plain data (lists of path strings, numbers, strings); the notebook writes
-   ``tables/*.csv``, ``flags.json``, ``refused.json`` and ``figures/figure-NN.*`` into
-   the staging folder, and papermill saves the executed notebook there as
-   ``report.ipynb``.
+3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``, started while the
+   build analyses. Its parameters are plain data (lists of path strings, numbers, strings);
+   the build writes ``tables/*.csv``, ``flags.json`` and ``refused.json`` into the staging
+   folder while the notebook draws ``figures/figure-NN.*`` there, and papermill saves the
+   executed notebook there as ``report.ipynb``.
 4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf``
    (WeasyPrint, offline) from it.
 5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
@@ -47,7 +47,7 @@ from benchreport._memory import release_memory
 from benchreport.load.errors import DataSetError, one_line
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
-from benchreport.pipeline import save_analysis
+from benchreport.pipeline import save_analysis, write_analysis
 from benchreport.progress import terminate_as_interrupt
 from benchreport.resources import notebook_path
 
@@ -398,8 +398,10 @@ def build(args, options) -> int:
                              f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
                         facts = _site_facts(analysis, title)
                         save_analysis(analysis, handoff)
-                        # the kernel reads its own copy: this process lets go of its own (a year of
-                        # pass rows is hundreds of MB, held twice while the notebook runs otherwise)
+                        # the tables are written here while the kernel draws the report (the
+                        # notebook does not write them when it is given the analysis)
+                        write_analysis(analysis, stage)
+                        # the kernel reads its own copy: this process lets go of its own
                         analysis = loaded = None
                         release_memory()
                         step = "the report notebook"

@@ -72,7 +72,8 @@ class Report:
              write: bool = True, display: bool = True, **option_values) -> "Report":
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
         refused.json written to `out`. `analysis_file`: the analysis `benchreport build` made
-        (the build analyses once); without it the notebook analyses the data itself.
+        (the build analyses once, and writes the tables itself while this notebook draws);
+        without it the notebook analyses the data itself and writes them.
         `options`, or the analysis options and thresholds by name (benchreport.options).
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
@@ -87,7 +88,7 @@ class Report:
         seats = set(analysis.tables.seats["seat"].astype(str))
         if options.baseline is not None and options.baseline not in seats:
             raise DataSetError(f"the baseline seat {options.baseline!r} is not a seat in the data")
-        if write:
+        if write and analysis_file is None:
             write_analysis(analysis, out)
         params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
                                      title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb)

@@ -162,7 +162,7 @@ _WALK = ["seat", "harness", "probe", "workload", "concurrency", "metric", "stati
 
 
 def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: HistoryCache | None = None,
-            tokens: dict | None = None) -> pd.DataFrame:
+            tokens: dict | None = None, day_tokens: dict | None = None) -> pd.DataFrame:
     """Dated verdicts for every seat and cell measured on several dates.
 
     Parameters
@@ -179,6 +179,10 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
         Filled with {date: token}: a date's rows of the result are determined by its token
         (the inputs up to that date, the rule, and which of its cells have other dates), so
         their CSV lines can be kept (benchreport.pipeline writes history.csv from them).
+    day_tokens : dict, optional
+        {date: token} of what each date's cells were computed from (benchreport.stats.day_cache):
+        when every date has one, a date's walked rows are known by it and the digests are made
+        from the tokens instead of from the rows.
 
     Returns
     -------
@@ -194,7 +198,7 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
                       kind="stable").reset_index(drop=True)
     multi = (d.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"]
              .transform("nunique") > 1).to_numpy()
-    digests = _digests(d, rule)
+    digests = _digests(d, rule, day_tokens)
     state = cache.load() if cache is not None else None
     series, done, start = {}, None, 0
     dates = d["date"].astype(object).to_numpy()
@@ -230,11 +234,19 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
                            kind="stable", na_position="first").reset_index(drop=True)
 
 
-def _digests(d: pd.DataFrame, rule: HistoryRule) -> dict[str, str]:
-    """{date: SHA-256 of the rule and every walked row up to and including that date}."""
+def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None) -> dict[str, str]:
+    """{date: SHA-256 of the rule and every walked row up to and including that date}; from each
+    date's token instead of its rows when `day_tokens` knows every date (a year of rows hashed is
+    most of a resumed walk's time)."""
+    dates = sorted(set(d["date"].astype(str)))
     h = hashlib.sha256(repr(rule).encode())
-    rows = pd.util.hash_pandas_object(d[_WALK].astype(object), index=False).to_numpy()
     out = {}
+    if day_tokens and all(day_tokens.get(x) for x in dates):
+        for date in dates:
+            h.update(f"\x00{date}\x00{day_tokens[date]}".encode())
+            out[date] = h.copy().hexdigest()
+        return out
+    rows = pd.util.hash_pandas_object(d[_WALK].astype(object), index=False).to_numpy()
     for date, pos in d.groupby("date", sort=True).indices.items():
         h.update(str(date).encode() + np.ascontiguousarray(rows[pos]).tobytes())
         out[str(date)] = h.copy().hexdigest()
