@@ -92,8 +92,11 @@ class Analysis:
     excluded: "Exclusions | None" = None
     #: the typed findings behind `flags`, in rule order (benchreport.flags.findings)
     findings: list = field(default_factory=list)
-    #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history)
-    history: pd.DataFrame | None = None
+    #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history);
+    #: from a run store a HistoryDays, read one date at a time (`history` gives it whole)
+    history_table: Any = None
+    #: what the report and the flags read of it (benchreport.stats.history_days.HistorySummary)
+    history_summary: Any = None
     #: {date: token} of the pass rows (benchreport.stats.day_cache), when a day cache was used
     day_tokens: dict | None = None
     #: where passes.csv and history.csv keep each date's lines (the run store's cache), or None
@@ -102,6 +105,16 @@ class Analysis:
     history_tokens: dict | None = None
     #: request records per run and cell as the pass rows count them (benchreport.stats.day_cache.request_counts)
     request_counts: pd.DataFrame | None = None
+
+    @property
+    def history(self) -> pd.DataFrame | None:
+        """The history table whole (tables/history.csv). From a run store it is read from the
+        store's cache when asked, and kept."""
+        from benchreport.stats.history_days import HistoryDays
+
+        if isinstance(self.history_table, HistoryDays):
+            self.history_table = self.history_table.frame()
+        return self.history_table
 
     @property
     def passes(self) -> pd.DataFrame | None:
@@ -166,13 +179,14 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                    csv_fragments=None) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store), `day_cache` where each
-    date's cells are kept (benchreport.stats.day_cache), `history_cache` where the history walk's
-    state is (benchreport.stats.history.HistoryCache)."""
+    date's cells are kept (benchreport.stats.day_cache), `history_cache` where the history walk is
+    kept (benchreport.stats.history.HistoryDayCache)."""
     from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
     from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons as compute_comparisons
     from benchreport.stats.exams import exam_deltas as compute_exam_deltas
     from benchreport.stats.history import HistoryRule, history as compute_history
+    from benchreport.stats.history_days import history_days, summarise_history
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -184,20 +198,25 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
                              method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th,
                              cache=day_cache)
-    history_tokens: dict = {}
-    history = compute_history(cellset.dated, rule=HistoryRule.from_thresholds(th), cache=history_cache,
-                              tokens=history_tokens, day_tokens=cellset.day_tokens)
+    rule = HistoryRule.from_thresholds(th)
+    if history_cache is not None:  # a run store: the walk resumes, the table is kept date by date
+        history, summary, history_tokens = history_days(cellset.dated, rule=rule, cache=history_cache,
+                                                        day_tokens=cellset.day_tokens)
+    else:
+        history, history_tokens = compute_history(cellset.dated, rule=rule), {}
+        summary = summarise_history(history)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary,
                                       history="all" if options.history_comparisons == "all" else "previous",
-                                      levels=history)
+                                      levels=summary.latest)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
-                    passes=cellset.notable, history=history)
+                    passes=cellset.notable, history=summary)
     return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
-                    options, pass_table=cellset.passes, excluded=excluded, findings=findings, history=history,
+                    options, pass_table=cellset.passes, excluded=excluded, findings=findings,
+                    history_table=history, history_summary=summary,
                     day_tokens=cellset.day_tokens or None, csv_fragments=csv_fragments,
                     history_tokens=history_tokens, request_counts=cellset.request_counts)
 
@@ -292,38 +311,17 @@ def _csv_lines(df: pd.DataFrame) -> list[str] | None:
     return [line + "\n" for line in text.split("\n")[:-1]]
 
 
-def _csv_by_date(df: pd.DataFrame, path: Path, fragments, tokens: dict) -> None:
-    """`_csv` of a table of many dates whose rows of one date are determined by that date's token
-    (the history table): each date's lines are formatted once and kept in `fragments`, then put in
-    the table's order. The same bytes as `_csv` (a test checks it)."""
-    dates = df["date"].astype(object).to_numpy()
-    out = np.empty(len(df), dtype=object)
-    for d, pos in pd.Series(dates).groupby(dates, sort=False).indices.items():
-        token = tokens.get(d)
-        lines = fragments.load(d, token) if token else None
-        if lines is None or len(lines) != len(pos):
-            lines = _csv_lines(df.iloc[pos])
-            if lines is None:
-                return _csv(df, path)
-            if token:
-                fragments.save(d, token, lines)
-        out[pos] = lines
+def _csv_of_days(days, path: Path, fragments, header: pd.DataFrame, tokens: dict | None = None) -> None:
+    """A table kept date by date (the pass table of a run store, benchreport.stats.day_cache.PassDays;
+    its history, benchreport.stats.history_days.HistoryDays) as CSV, one date at a time: both tables
+    are their dates' rows one after another, so each date's lines (kept in `fragments` by the
+    date's token) are written in turn and a year of them is never held. The same bytes as `_csv`
+    of the whole table (a test checks it). `header`: an empty frame with the table's columns."""
+    tokens = days.tokens if tokens is None else tokens
     with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(_csv_text(df.iloc[:0]))
-        f.writelines(out.tolist())  # not joined first: a year of lines is hundreds of MB of text
-
-
-def _csv_of_days(days, path: Path, fragments) -> None:
-    """tables/passes.csv of a run store's pass table (benchreport.stats.day_cache.PassDays), one date
-    at a time: the table is its dates' rows one after another, so each date's lines (kept in
-    `fragments` by the date's token) are written in turn and a year of them is never held. The
-    same bytes as `_csv` of the whole table (a test checks it)."""
-    from benchreport.stats.day_cache import typed_passes
-
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(_csv_text(typed_passes(None)))
+        f.write(_csv_text(header))
         for d in days.days:
-            token = days.tokens.get(d) if fragments is not None else None
+            token = tokens.get(d) if fragments is not None else None
             lines = fragments.load(d, token) if token else None
             if lines is None or len(lines) != days.counts[d]:
                 lines = _csv_lines(days.typed(d))
@@ -344,7 +342,9 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
     """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,seats}.csv`, `OUT/flags.json`,
     `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
-    from benchreport.stats.day_cache import PassDays
+    from benchreport.stats.day_cache import PassDays, typed_passes
+    from benchreport.stats.history import history
+    from benchreport.stats.history_days import HistoryDays
 
     out = Path(out_dir)
     tables_dir = out / "tables"
@@ -354,9 +354,11 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
         path = tables_dir / f"{name}.csv"
         frag = analysis.csv_fragments
         if name == "passes" and isinstance(analysis.pass_table, PassDays):
-            _csv_of_days(analysis.pass_table, path, frag.of("passes") if frag is not None else None)
-        elif name == "history" and frag is not None and analysis.history is not None and len(analysis.history):
-            _csv_by_date(analysis.history, path, frag.of("history"), analysis.history_tokens or {})
+            _csv_of_days(analysis.pass_table, path, frag.of("passes") if frag is not None else None,
+                         typed_passes(None))
+        elif name == "history" and isinstance(analysis.history_table, HistoryDays):
+            _csv_of_days(analysis.history_table, path, frag.of("history") if frag is not None else None,
+                         history(None), analysis.history_tokens or {})
         else:
             _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)

@@ -42,6 +42,7 @@ def _same(a, b) -> None:
         assert x.to_csv(index=False) == y.to_csv(index=False), name
         assert list(x.dtypes.astype(str)) == list(y.dtypes.astype(str)), name
     assert a.flags_records() == b.flags_records()
+    _same_summary(a.history_summary, b.history_summary)
 
 
 def _cells(store: Store, th: Thresholds = Thresholds()):
@@ -119,8 +120,16 @@ def test_a_damaged_entry_is_computed_again(archive, tmp_path):
     assert again.pass_frame().to_csv(index=False) == first.pass_frame().to_csv(index=False)
 
 
+def _same_summary(a, b) -> None:
+    for name in ("n_rows", "dates", "seats", "n_cells", "verdicts", "concurrencies"):
+        assert getattr(a, name) == getattr(b, name), name
+    for name in ("decided", "latest", "panels"):
+        assert getattr(a, name).to_csv(index=False) == getattr(b, name).to_csv(index=False), name
+
+
 def test_the_history_walk_resumes_after_the_last_date_it_saw(archive, tmp_path):
     from benchreport.stats.history import HistoryRule, history
+    from benchreport.stats.history_days import history_days, summarise_history
     from benchreport.store.cache import StoreHistoryCache
 
     ingest([archive / d for d in ("2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
@@ -128,28 +137,39 @@ def test_the_history_walk_resumes_after_the_last_date_it_saw(archive, tmp_path):
     rule = HistoryRule(min_level=2)  # a test from the third date on: the resumed walk tests against its level
     first, _ = _cells(store)
     cache = StoreHistoryCache(store.root)
-    history(first.dated, rule=rule, cache=cache)
+    history_days(first.dated, rule=rule, cache=cache)
     assert cache.resumed_after is None  # nothing saved yet: walked from the start
     generate(archive / "2026-11-04", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-04", seed=7)
     ingest([archive / "2026-11-04"], store.root)
     now, _ = _cells(store)
     cache = StoreHistoryCache(store.root)
-    resumed = history(now.dated, rule=rule, cache=cache)
+    days, summary, _ = history_days(now.dated, rule=rule, cache=cache)
     assert cache.resumed_after == "2026-11-03"
     walked = history(now.dated, rule=rule)
-    assert resumed.to_csv(index=False) == walked.to_csv(index=False)
+    assert days.frame().to_csv(index=False) == walked.to_csv(index=False)
     assert walked.loc[walked["date"] == "2026-11-04", "p_value"].notna().all()
+    _same_summary(summary, summarise_history(walked))
     # an earlier date that changed is not resumed over: the walk starts again
     changed = now.dated.copy()
     changed.loc[changed["date"] == "2026-11-02", "estimate"] *= 1.5
     cache = StoreHistoryCache(store.root)
-    again = history(changed, rule=rule, cache=cache)
+    days, summary, _ = history_days(changed, rule=rule, cache=cache)
     assert cache.resumed_after is None
-    assert again.to_csv(index=False) == history(changed, rule=rule).to_csv(index=False)
+    assert days.frame().to_csv(index=False) == history(changed, rule=rule).to_csv(index=False)
     # another rule is another walk
     cache = StoreHistoryCache(store.root)
-    history(changed, rule=HistoryRule(min_level=3), cache=cache)
+    history_days(changed, rule=HistoryRule(min_level=3), cache=cache)
     assert cache.resumed_after is None
+    # an earlier date's kept rows gone: walked again from the start, the same table
+    cache = StoreHistoryCache(store.root)
+    history_days(changed, rule=rule, cache=cache)
+    (f,) = (store.root / ".cache" / "history").glob("2026-11-02-*.arrow")
+    f.unlink()
+    cache = StoreHistoryCache(store.root)
+    days, summary, _ = history_days(changed, rule=rule, cache=cache)
+    assert cache.resumed_after is None
+    assert days.frame().to_csv(index=False) == history(changed, rule=rule).to_csv(index=False)
+    _same_summary(summary, summarise_history(history(changed, rule=rule)))
 
 
 def test_passes_csv_from_each_dates_kept_lines_is_the_same_file(archive, tmp_path):
@@ -173,7 +193,7 @@ def test_passes_csv_from_each_dates_kept_lines_is_the_same_file(archive, tmp_pat
 def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_path):
     import pandas as pd
 
-    from benchreport.pipeline import _csv, _csv_by_date
+    from benchreport.pipeline import _csv, _csv_of_days
 
     class Memory:
         def __init__(self):
@@ -185,19 +205,31 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
         def save(self, day, token, lines):
             self.kept[(day, token)] = lines
 
+    class Days:  # a table kept date by date, as PassDays and HistoryDays are
+        def __init__(self, df, tokens):
+            self.df, self.tokens = df, tokens
+            self.days = sorted(set(df["date"]))
+            self.counts = {d: int((df["date"] == d).sum()) for d in self.days}
+
+        def typed(self, d):
+            return self.df[self.df["date"] == d].reset_index(drop=True)
+
+        def frame(self):
+            return self.df
+
     df = pd.DataFrame({"seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
-                       "date": pd.array(["2026-01-02", "2026-01-01", "2026-01-02", "2026-01-01"], dtype="string"),
+                       "date": pd.array(["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"], dtype="string"),
                        "value": [1.5, float("nan"), 1e-7, 3.0], "n": pd.array([1, None, 3, 4], dtype="Int64")})
     _csv(df, tmp_path / "plain.csv")
     frag = Memory()
-    tokens = {"2026-01-01": "t1", "2026-01-02": "t2"}
+    days = Days(df, {"2026-01-01": "t1", "2026-01-02": "t2"})
     for run in ("cold", "warm"):
-        _csv_by_date(df, tmp_path / f"{run}.csv", frag, tokens)
+        _csv_of_days(days, tmp_path / f"{run}.csv", frag, df.iloc[:0])
         assert (tmp_path / f"{run}.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
-    assert "'=HYPERLINK(1)" in (tmp_path / "warm.csv").read_text()
+    assert len(frag.kept) == 2 and "'=HYPERLINK(1)" in (tmp_path / "warm.csv").read_text()
     df.loc[0, "seat"] = "two\nlines"
     _csv(df, tmp_path / "plain2.csv")
-    _csv_by_date(df, tmp_path / "nl.csv", Memory(), {"2026-01-01": "u1", "2026-01-02": "u2"})
+    _csv_of_days(Days(df, {"2026-01-01": "u1", "2026-01-02": "u2"}), tmp_path / "nl.csv", Memory(), df.iloc[:0])
     assert (tmp_path / "nl.csv").read_bytes() == (tmp_path / "plain2.csv").read_bytes()
 
 

@@ -45,11 +45,12 @@ from typing import Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
 
-__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryState", "HistoryCache", "history", "VERDICTS"]
+__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER"]
 
 HISTORY_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
                    "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
@@ -84,6 +85,7 @@ class _Series:
     since: str | None = None
     spread: tuple | None = None                   # (s, df) borrowed from the previous level
     pending: tuple | None = None                  # (log value, date, direction) awaiting confirmation
+    decided: bool = False                         # the last row was a regression or an improvement
 
 
 def _level(s: _Series, rule: HistoryRule) -> tuple[float, float, int]:
@@ -135,35 +137,72 @@ def _rebase(s: _Series, rule: HistoryRule) -> None:
     s.logs, s.since, s.pending = [px], pdate, None
 
 
-@dataclass
-class HistoryState:
-    """Where a walk over the dates stopped: its last date, the digest of every input row up to
-    it, each series' level state and the rows so far (every cell, before the one-date cells
-    are dropped). A later walk whose inputs up to `upto` have the same digest resumes here."""
+class HistoryDayCache(Protocol):
+    """Where a walk over the dates is kept between analyses (benchreport.store.cache keeps it in the
+    store): each date's walked rows, keyed by the digest of every input up to that date, and the
+    series' level state after the last date walked."""
 
-    upto: str
-    digest: str
-    series: dict
-    rows: pd.DataFrame
-
-
-class HistoryCache(Protocol):
-    """Where a HistoryState is kept between analyses (benchreport.store.cache keeps it in the store)."""
-
-    #: set by `history`: the date its walk resumed after, None when it walked from the start
+    #: set by `history_days`: the date its walk resumed after, None when it walked from the start
     resumed_after: str | None
 
-    def load(self) -> HistoryState | None: ...
+    def load_state(self) -> dict | None:
+        """{"upto": date, "digest": its digest, "series": {seat: {key: _Series}}}, or None."""
 
-    def save(self, state: HistoryState) -> None: ...
+    def save_state(self, state: dict) -> bool: ...
+
+    def has_rows(self, day: str, digest: str) -> bool: ...
+
+    def load_rows(self, day: str, digest: str) -> pa.Table | None: ...
+
+    def save_rows(self, day: str, digest: str, rows: pa.Table) -> bool: ...
 
 
 _WALK = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate", "n_passes"]
+#: a walked row's cell key in the walk's own terms (harness and probe "" when none, concurrency -1)
+_WKEY = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic"]
+#: the order of the history table: date first, then the cell (the order the dates are walked in)
+ORDER = ["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic"]
 
 
-def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: HistoryCache | None = None,
-            tokens: dict | None = None, day_tokens: dict | None = None) -> pd.DataFrame:
-    """Dated verdicts for every seat and cell measured on several dates.
+def _walk_input(dated: pd.DataFrame) -> pd.DataFrame:
+    """The rows to walk (positive estimates), with the walk's keys, in the table's order."""
+    d = dated[pd.to_numeric(dated["estimate"], errors="coerce").astype(float).to_numpy() > 0][_WALK].copy()
+    d["_h"], d["_p"] = d["harness"].astype(object).fillna(""), d["probe"].astype(object).fillna("")
+    d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    d["date"] = d["date"].astype(object).astype(str)
+    return d.sort_values(ORDER, kind="stable").reset_index(drop=True)
+
+
+def _walk(d: pd.DataFrame, series: dict, rule: HistoryRule, start: int = 0):
+    """(date, rows) for every date of `d` from position `start` on: each seat's cells judged against
+    their level, the levels moved (`_night`). Rows are dicts of HISTORY_COLUMNS plus ``_follows``
+    (the cell's previous row was a regression or an improvement). One date's records at a time."""
+    dates = d["date"].to_numpy(dtype=object)
+    seats = d["seat"].astype(object).to_numpy()
+    i, n = start, len(d)
+    while i < n:
+        j = i
+        date = dates[i]
+        while j < n and dates[j] == date:
+            j += 1
+        recs = d.iloc[i:j].to_dict("records")
+        rows, first = [], 0
+        for k in range(1, len(recs) + 1):  # rows sorted by date, then seat: one slice per seat and date
+            if k == len(recs) or seats[i + k] != seats[i + first]:
+                rows.extend(_night(recs[first:k], date, series.setdefault(seats[i + first], {}), rule))
+                first = k
+        yield str(date), rows
+        i = j
+
+
+def _multi(d: pd.DataFrame) -> np.ndarray:
+    """Which walked rows belong to a cell with more than one date (the table has those only)."""
+    return (d.groupby(_WKEY)["date"].transform("nunique") > 1).to_numpy()
+
+
+def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.DataFrame:
+    """Dated verdicts for every seat and cell measured on several dates (the whole table in memory;
+    a run store keeps it date by date: `history_days`).
 
     Parameters
     ----------
@@ -171,67 +210,26 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule(), cache: Hi
         Cells of every date (benchreport.stats.cells.CellSet.dated): seat, harness, probe,
         workload, concurrency, metric, statistic, date, estimate, n_passes.
     rule : HistoryRule
-    cache : HistoryCache, optional
-        Where the walk's state is kept: a date's verdicts depend on that date and the
-        earlier ones only, so when the inputs up to the cached state's last date are
-        unchanged the walk resumes there (a new night walks one date). Same result.
-    tokens : dict, optional
-        Filled with {date: token}: a date's rows of the result are determined by its token
-        (the inputs up to that date, the rule, and which of its cells have other dates), so
-        their CSV lines can be kept (benchreport.pipeline writes history.csv from them).
-    day_tokens : dict, optional
-        {date: token} of what each date's cells were computed from (benchreport.stats.day_cache):
-        when every date has one, a date's walked rows are known by it and the digests are made
-        from the tokens instead of from the rows.
 
     Returns
     -------
-    DataFrame with HISTORY_COLUMNS, one row per seat, cell and date (the first
+    DataFrame with HISTORY_COLUMNS, one row per seat, cell and date, by date then cell (the first
     `min_level` dates of a cell are ``insufficient_data``: no level yet).
     """
     if dated is None or not len(dated):
-        return pd.DataFrame({c: pd.Series(dtype="object") for c in HISTORY_COLUMNS})
-    d = dated[dated["estimate"].astype(float) > 0][_WALK].copy()
-    d["_h"], d["_p"] = d["harness"].fillna(""), d["probe"].fillna("")
-    d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    d = d.sort_values(["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic"],
-                      kind="stable").reset_index(drop=True)
-    multi = (d.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"]
-             .transform("nunique") > 1).to_numpy()
-    digests = _digests(d, rule, day_tokens)
-    state = cache.load() if cache is not None else None
-    series, done, start = {}, None, 0
-    dates = d["date"].astype(object).to_numpy()
-    resumed = state is not None and digests.get(state.upto) == state.digest
-    if resumed:
-        series, done = state.series, state.rows
-        start = int(np.searchsorted(dates, state.upto, side="right"))
-    if cache is not None:
-        cache.resumed_after = state.upto if resumed else None
-    # every cell is walked (a cell of one date gets no test, so it changes no other cell's
-    # correction) and the cells of one date are dropped after: a later date can give them a second
-    rows = []
-    recs = d.iloc[start:].to_dict("records")
-    first = 0
-    for i in range(1, len(recs) + 1):  # rows sorted by date, then seat: one slice per seat and date
-        if i == len(recs) or (recs[i]["date"], recs[i]["seat"]) != (recs[first]["date"], recs[first]["seat"]):
-            rows.extend(_night(recs[first:i], recs[first]["date"], series.setdefault(recs[first]["seat"], {}), rule))
-            first = i
-    new = _typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS))
-    walked = new if done is None else pd.concat([done, new], ignore_index=True)
-    if cache is not None and len(dates):
-        keep = max(rule.window, rule.min_level)  # all a level ever reads of its nights
-        for per_seat in series.values():
-            for s in per_seat.values():
-                del s.logs[:-keep]
-        cache.save(HistoryState(str(dates[-1]), digests[str(dates[-1])], series, walked))
-    if tokens is not None:
-        for date, pos in pd.Series(dates).groupby(dates, sort=False).indices.items():
-            tokens[str(date)] = hashlib.sha256((digests[str(date)] + "\x00").encode()
-                                               + np.packbits(multi[pos]).tobytes() + str(len(pos)).encode()).hexdigest()
-    out = walked[multi]
-    return out.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
-                           kind="stable", na_position="first").reset_index(drop=True)
+        return _typed(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
+    d = _walk_input(dated)
+    multi = _multi(d)
+    parts, batch = [], []
+    for _, rows in _walk(d, {}, rule):
+        batch.extend(rows)
+        if len(batch) >= 20_000:  # a year of rows as dicts would be most of a cold walk's memory
+            parts.append(_typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+            batch = []
+    if batch or not parts:
+        parts.append(_typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+    walked = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    return walked[multi].reset_index(drop=True)
 
 
 def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None) -> dict[str, str]:
@@ -239,7 +237,7 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
     date's token instead of its rows when `day_tokens` knows every date (a year of rows hashed is
     most of a resumed walk's time)."""
     dates = sorted(set(d["date"].astype(str)))
-    h = hashlib.sha256(repr(rule).encode())
+    h = hashlib.sha256((repr(rule) + f"\x00history {HISTORY_VERSION}").encode())
     out = {}
     if day_tokens and all(day_tokens.get(x) for x in dates):
         for date in dates:
@@ -251,6 +249,10 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
         h.update(str(date).encode() + np.ascontiguousarray(rows[pos]).tobytes())
         out[str(date)] = h.copy().hexdigest()
     return out
+
+
+#: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
+HISTORY_VERSION = 2
 
 
 _TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "level_since", "verdict",
@@ -279,8 +281,13 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
 
 def typed_from_arrow(t) -> pd.DataFrame:
     """The history table from Arrow (its cache), with the dtypes `_typed` gives."""
-    return _typed(t.to_pandas())
+    return _typed(t.select(HISTORY_COLUMNS).to_pandas())
 
+
+def _rows_to_arrow(rows: list[dict]) -> pa.Table:
+    """One date's walked rows as Arrow: HISTORY_COLUMNS typed, and ``_follows``."""
+    t = pa.Table.from_pandas(_typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS)), preserve_index=False)
+    return t.append_column("_follows", pa.array([bool(r["_follows"]) for r in rows], type=pa.bool_()))
 
 
 def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False) -> tuple[dict, str, int]:
@@ -324,6 +331,7 @@ def _night(recs: list[dict], date: str, series: dict, rule: HistoryRule) -> list
             s.since = s.since or date
             s.logs.append(x)
         row = {c: r.get(c) for c in HISTORY_COLUMNS if c in r}
-        row.update(date=date, **fields)
+        row.update(date=date, _follows=s.decided, **fields)
+        s.decided = verdict in ("regression", "improvement")
         out.append(row)
     return out

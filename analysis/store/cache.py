@@ -8,7 +8,6 @@ The cache holds nothing the store does not: deleting `.cache/` costs time, never
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,7 +16,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.feather as feather
-import pyarrow.parquet as pq
 
 from benchreport.stats.day_cache import DayEntry
 
@@ -97,52 +95,70 @@ class StoreDayCache:
 
 
 class StoreHistoryCache:
-    """The history walk's state (benchreport.stats.history.HistoryState) in a store's
-    `.cache/history/`: a JSON of each series' level and a Parquet of the rows so far."""
+    """The history walk in a store's `.cache/history/` (benchreport.stats.history.HistoryDayCache):
+    each date's walked rows as `DATE-DIGEST.arrow` (Arrow IPC, zstd) and the series' level state
+    after the last date walked as `state.json`."""
 
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "history"
-        self.resumed_after: str | None = None   # set by history(): the date its walk resumed after
+        self.resumed_after: str | None = None   # set by history_days(): the date its walk resumed after
 
-    def load(self):
-        from benchreport.stats.history import HistoryState, _Series, typed_from_arrow
+    def _rows(self, day: str, digest: str) -> Path:
+        return self.dir / f"{day}-{digest[:32]}.arrow"
+
+    def has_rows(self, day: str, digest: str) -> bool:
+        return _nameable(day, digest) and self._rows(day, digest).is_file()
+
+    def load_rows(self, day: str, digest: str) -> pa.Table | None:
+        if not self.has_rows(day, digest):
+            return None
+        try:
+            return feather.read_table(self._rows(day, digest))
+        except Exception:  # noqa: BLE001 - a damaged file is walked again, never trusted
+            return None
+
+    def save_rows(self, day: str, digest: str, rows: pa.Table) -> bool:
+        if not _nameable(day, digest):
+            return False
+        path = self._rows(day, digest)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            _atomic(path, lambda tmp: feather.write_feather(rows, tmp, compression="zstd"))
+            for old in self.dir.glob(f"{day}-*.arrow"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            return False
+        return True
+
+    def load_state(self) -> dict | None:
+        from benchreport.stats.history import _Series
 
         try:
             doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
-            rows = typed_from_arrow(pq.read_table(self.dir / "rows.parquet"))
             series = {seat: {tuple(k): _Series(list(s["logs"]), s["since"],
                                                tuple(s["spread"]) if s["spread"] is not None else None,
-                                               tuple(s["pending"]) if s["pending"] is not None else None)
+                                               tuple(s["pending"]) if s["pending"] is not None else None,
+                                               bool(s["decided"]))
                              for k, s in items} for seat, items in doc["series"].items()}
-            if doc.get("rows_digest") != _file_digest(self.dir / "rows.parquet"):
-                return None
+            return {"upto": str(doc["upto"]), "digest": str(doc["digest"]), "series": series}
         except Exception:  # noqa: BLE001 - missing or damaged (any reason): walk from the start
             return None
-        return HistoryState(doc["upto"], doc["digest"], series, rows)
 
-    def save(self, state) -> None:
+    def save_state(self, state: dict) -> bool:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            rows = self.dir / "rows.parquet"
-            table = pa.Table.from_pandas(state.rows, preserve_index=False)
-            _atomic(rows, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
             series = {seat: [[list(k), {"logs": s.logs, "since": s.since,
                                         "spread": list(s.spread) if s.spread is not None else None,
-                                        "pending": list(s.pending) if s.pending is not None else None}]
-                             for k, s in items.items()] for seat, items in state.series.items()}
-            doc = json.dumps({"upto": state.upto, "digest": state.digest, "rows_digest": _file_digest(rows),
-                              "series": series})
+                                        "pending": list(s.pending) if s.pending is not None else None,
+                                        "decided": s.decided}]
+                             for k, s in items.items()] for seat, items in state["series"].items()}
+            doc = json.dumps({"upto": state["upto"], "digest": state["digest"], "series": series})
             _atomic(self.dir / "state.json", lambda tmp: tmp.write_text(doc, encoding="utf-8"))
+            (self.dir / "rows.parquet").unlink(missing_ok=True)  # the whole-table file of older versions
         except OSError:
-            return
-
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+            return False
+        return True
 
 
 class StoreCsvFragments:

@@ -59,21 +59,29 @@ class HistoryChanges(Finding):
 
 
 def change_status(history: pd.DataFrame) -> np.ndarray:
-    """Per row of a history table (sorted by cell, then date, as `history()` returns it): whether
-    the next date of the same cell restarted the level at this date ("level_shift"), did not
-    ("one_date"), or there is no next date ("latest")."""
+    """Per row of a history table (in any order): whether the next date of the same cell restarted
+    the level at this date ("level_shift"), did not ("one_date"), or there is no next date
+    ("latest")."""
     n = len(history)
     if not n:
         return np.array([], dtype=object)
+    keys = history[_KEY].astype("object").reset_index(drop=True)
+    keys["harness"], keys["probe"] = keys["harness"].fillna(""), keys["probe"].fillna("")
+    keys["concurrency"] = pd.array(history["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    keys["date"] = history["date"].astype(str).to_numpy()
+    order = keys.sort_values([*_KEY, "date"], kind="stable").index.to_numpy()  # by cell, then date
     same_next = np.zeros(n, dtype=bool)
     same_next[:-1] = True
     for col in _KEY:
-        v = history[col].astype("object").to_numpy()
-        a, b = v[1:], v[:-1]
-        same_next[:-1] &= (a == b) | (pd.isna(a) & pd.isna(b))
-    since_next = np.append(history["level_since"].astype("object").to_numpy()[1:], None)
-    moved = same_next & (since_next == history["date"].astype(str).to_numpy())
-    return np.where(~same_next, "latest", np.where(moved, "level_shift", "one_date"))
+        v = keys[col].to_numpy()[order]
+        same_next[:-1] &= v[1:] == v[:-1]
+    since = history["level_since"].astype("object").to_numpy()[order]
+    since_next = np.append(since[1:], None)
+    moved = same_next & (since_next == keys["date"].to_numpy()[order])
+    status = np.where(~same_next, "latest", np.where(moved, "level_shift", "one_date"))
+    out = np.empty(n, dtype=object)
+    out[order] = status
+    return out
 
 
 def _change(r: dict) -> HistoryChange:
@@ -85,16 +93,21 @@ def _change(r: dict) -> HistoryChange:
                          p_value=plain(r["p_value"]), p_adj=plain(r["p_adj"]), status=str(r["_status"]))
 
 
-def history_changes(history: pd.DataFrame | None, *, thresholds: Thresholds) -> list[HistoryChanges]:
+def history_changes(history, *, thresholds: Thresholds) -> list[HistoryChanges]:
     """`history.regression` (warn) and `history.improvement` (info): one finding per seat and code,
     listing every dated change of its cells, newest date first (`benchreport.stats.history.history`
-    decides them with `history_alpha`, `history_window`, `history_min_level` and `noise`)."""
+    decides them with `history_alpha`, `history_window`, `history_min_level` and `noise`).
+    `history`: the history table, or its summary (benchreport.stats.history_days.HistorySummary:
+    the decided rows with what the next date said)."""
     if history is None or not len(history):
         return []
-    decided = history["verdict"].astype(str).isin(list(_CODE)).to_numpy()
-    if not decided.any():
+    if hasattr(history, "decided"):  # a summary: the decided rows are gathered already
+        rows = history.decided.rename(columns={"status": "_status"}).to_dict("records")
+    else:
+        decided = history["verdict"].astype(str).isin(list(_CODE)).to_numpy()
+        rows = history[decided].assign(_status=change_status(history)[decided]).to_dict("records")
+    if not rows:
         return []
-    rows = history[decided].assign(_status=change_status(history)[decided]).to_dict("records")
     groups: dict[tuple, list[HistoryChange]] = {}
     for r in rows:
         groups.setdefault((str(r["seat"]), _CODE[str(r["verdict"])]), []).append(_change(r))

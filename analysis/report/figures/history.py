@@ -42,7 +42,8 @@ _CELL = ["harness", "probe", "workload", "concurrency"]
 
 def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
                ) -> tuple[list[tuple], int]:
-    """The (seat, metric, statistic) panels to draw, at most `max_panels`, and how many there were.
+    """The (seat, metric, statistic) panels to draw, at most `max_panels`, and how many there were,
+    from a history table or a summary's panels (seat, metric, statistic, n_decided).
 
     Every seat's first panel before any seat's second (one panel per seat where they fit); seats
     with more decided verdicts first, and within a seat its panels with most verdicts first."""
@@ -51,8 +52,11 @@ def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max
     h = history if seats is None else history[history["seat"].astype(str).isin([str(s) for s in seats])]
     if not len(h):
         return [], 0
-    decided = h["verdict"].isin(DECIDED)
-    score = h.assign(_d=decided).groupby(_PANEL, sort=True, dropna=False)["_d"].sum()
+    if "n_decided" in h:  # the panels of a history summary (benchreport.stats.history_days)
+        score = h.set_index(_PANEL)["n_decided"].sort_index()
+    else:
+        decided = h["verdict"].isin(DECIDED)
+        score = h.assign(_d=decided).groupby(_PANEL, sort=True, dropna=False)["_d"].sum()
     by_seat: dict[str, list] = {}
     for k in sorted(score.index, key=lambda k: (-int(score[k]), _rank(k[1], PANEL_METRICS), _rank(k[2], ("mean",)),
                                                  str(k[1]), str(k[2]))):
@@ -106,11 +110,16 @@ def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
 
 
-def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
-                   ) -> Figure | None:
+def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8,
+                   keys: list[tuple] | None = None, dates: tuple[str, str] | None = None,
+                   concurrencies: Sequence[int] | None = None) -> Figure | None:
     """Small multiples of the history table: one panel per (seat, metric, statistic), a line per
-    cell relative to its median, verdicts marked by shape. None when nothing has a history."""
-    keys, _ = panel_keys(history, seats=seats, max_panels=max_panels)
+    cell relative to its median, verdicts marked by shape. None when nothing has a history.
+
+    `keys`: the panels (else `panel_keys` of `history`), `history` then holding at least their
+    rows; `dates` (first, last) and `concurrencies`: of the whole table (else of `history`)."""
+    if keys is None:
+        keys, _ = panel_keys(history, seats=seats, max_panels=max_panels)
     if not keys:
         return None
     h = history.copy()
@@ -120,7 +129,7 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     n = len(keys)
     ncols = 1 if n == 1 else 2
     nrows = math.ceil(n / ncols)
-    concs = sorted({int(c) for c in h["_c"].dropna()})
+    concs = sorted({int(c) for c in (h["_c"].dropna() if concurrencies is None else concurrencies)})
     color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
     with theme():
         fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, 1.55 * nrows + 0.6), layout="constrained")
@@ -136,8 +145,9 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
             loc = mdates.AutoDateLocator(minticks=3, maxticks=7)
             ax.xaxis.set_major_locator(loc)
             ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
-        if h["_date"].min() != h["_date"].max():
-            axes.flat[0].set_xlim(h["_date"].min(), h["_date"].max())
+        first, last = (h["_date"].min(), h["_date"].max()) if dates is None else map(pd.Timestamp, dates)
+        if first != last:
+            axes.flat[0].set_xlim(first, last)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         _legend(fig, concs, color_of, marked)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.flags.rules.history import change_status
 from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
+from benchreport.stats.history_days import HistoryDays, HistorySummary, summarise_history
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
 from .labels import date_range
@@ -28,26 +28,39 @@ STATUS_LABELS = {"level_shift": "confirmed: new level", "one_date": "one date of
                  "latest": "newest date"}
 
 
-def _history(a) -> pd.DataFrame | None:
-    h = getattr(a, "history", None)
-    return h if h is not None and len(h) else None
+def _summary(a) -> HistorySummary | None:
+    """What the section reads of the analysis' history (benchreport.stats.history_days), or None
+    without one."""
+    s = getattr(a, "history_summary", None)
+    if s is None:
+        h = getattr(a, "history", None)
+        s = summarise_history(h) if h is not None and len(h) else None
+    return s if s is not None and s.n_rows else None
 
 
-def _decided(h: pd.DataFrame) -> pd.DataFrame:
-    return h.assign(_status=change_status(h))[h["verdict"].isin(DECIDED)]
+def _decided(s: HistorySummary) -> pd.DataFrame:
+    return s.decided.rename(columns={"status": "_status"})
+
+
+def _panel_rows(a, keys: list) -> pd.DataFrame:
+    """Every row of the figure's panels: read date by date from a run store, else from the table."""
+    table = getattr(a, "history_table", None)
+    if isinstance(table, HistoryDays):
+        return table.panel_rows(keys)
+    h = a.history
+    want = {tuple(map(str, k)) for k in keys}
+    on = [k in want for k in zip(h["seat"].astype(str), h["metric"].astype(str), h["statistic"].astype(str))]
+    return h[on]
 
 
 def history_text(a) -> Prose:
     """The method in two sentences, the counts of verdicts, and what the newest date says."""
-    h = _history(a)
+    h = _summary(a)
     if h is None:
         return prose(para("No cell was measured on more than one date, so there is no history to judge: "
                           "a nightly archive (benchreport ingest RUNS --store DIR) gives each seat one."))
     th = a.options.thresholds
-    dates = sorted(set(h["date"].astype(str)))
-    seats = sorted(set(h["seat"].astype(str)))
-    cells = h.groupby(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"],
-                      dropna=False).ngroups
+    dates, seats, cells = h.dates, h.seats, h.n_cells
     out = [para("{} of {} measured on more than one date ({}, {}) are judged date by date against their steady "
                 "level: the mean of up to {} earlier dates since the last confirmed change. A date is a regression "
                 "or an improvement when the {} prediction interval of its change lies beyond the ±{} noise band "
@@ -59,19 +72,19 @@ def history_text(a) -> Prose:
                 fmt.counted(len(dates), "date"), fmt.count(th.history_window), fmt.level(th.alpha),
                 fmt.pct(th.noise), f"{th.history_alpha:g}")]
     d = _decided(h)
-    v = h["verdict"].astype(str).value_counts()
+    v = h.verdicts
     shifts = int((d["_status"] == "level_shift").sum())
     if not len(d):
         out.append(para("Of {} dated verdicts none is a regression or an improvement: {} within noise, and {} with "
                         "too little to decide (no level yet in a cell's first {} dates, or an interval reaching into "
-                        "the noise band). tables/history.csv has every date of every cell.", fmt.count(len(h)),
+                        "the noise band). tables/history.csv has every date of every cell.", fmt.count(h.n_rows),
                         fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
                         fmt.count(th.history_min_level)))
     else:
         out.append(para("Of {} dated verdicts: {} and {} on {} ({} confirmed as a new level), {} within noise, and {} "
                         "with too little to decide (no level yet in a cell's first {} dates, or an interval reaching "
                         "into the noise band). tables/history.csv has every date of every cell.",
-                        fmt.count(len(h)), fmt.counted(int(v.get("regression", 0)), "regression"),
+                        fmt.count(h.n_rows), fmt.counted(int(v.get("regression", 0)), "regression"),
                         fmt.counted(int(v.get("improvement", 0)), "improvement"),
                         fmt.counted(d["date"].nunique(), "date"), fmt.count(shifts),
                         fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
@@ -94,11 +107,12 @@ def history_text(a) -> Prose:
 
 def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureBlock | None:
     """One panel per seat and metric, every date, verdicts marked by shape."""
-    h = _history(a)
+    h = _summary(a)
     if h is None:
         return None
-    keys, n = panel_keys(h, max_panels=max_panels)
-    fig = history_panels(h, max_panels=max_panels)
+    keys, n = panel_keys(h.panels, max_panels=max_panels)
+    fig = history_panels(_panel_rows(a, keys), keys=keys, dates=(h.dates[0], h.dates[-1]),
+                         concurrencies=h.concurrencies) if keys else None
     more = (f" {fmt.count(len(keys))} of {fmt.count(n)} seat and metric panels are shown (every seat's with the "
             "most verdicts first); tables/history.csv has them all." if n > len(keys) else "")
     return figure_block(fig, "History of each seat across dates: every cell (one line per concurrency) relative "
@@ -109,7 +123,7 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
 
 def history_table(a, *, max_rows: int = MAX_HISTORY_ROWS) -> Table | None:
     """The dated regressions and improvements, newest first."""
-    h = _history(a)
+    h = _summary(a)
     if h is None:
         return None
     d = _decided(h)

@@ -1,0 +1,248 @@
+"""The history of a run store, kept date by date: the walk resumes where it stopped, and a year of
+dated verdicts is never held at once.
+
+`history_days` walks the dates of `benchreport.stats.history` (the same verdicts, the same rows)
+but keeps each date's walked rows in a cache keyed by the digest of every input up to that
+date, and the series' level state after the last date: a new night walks one date. What the
+report and the flags read of the table is gathered into a `HistorySummary` (the dated
+regressions and improvements with what the next date said of them, each cell's latest row,
+the counts); `HistoryDays` reads the table one date at a time (tables/history.csv, the figure's
+panels) or whole when asked (`Analysis.history`). `summarise_history` gives the same summary of
+a table held in memory, so every route reads one kind of thing.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .history import (HISTORY_COLUMNS, HistoryDayCache, HistoryRule, _Series, _digests, _multi, _rows_to_arrow,
+                      _typed, _walk, _walk_input, typed_from_arrow)
+
+__all__ = ["HistorySummary", "HistoryDays", "history_days", "summarise_history", "DECIDED", "KEY"]
+
+DECIDED = ("regression", "improvement")
+#: a history row's cell
+KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+#: a figure panel of the history: one seat's metric and statistic
+PANEL = ["seat", "metric", "statistic"]
+
+
+@dataclass
+class HistorySummary:
+    """What the report and the flags read of a history table (benchreport.stats.history).
+
+    ``decided``: its regressions and improvements (HISTORY_COLUMNS and ``status``: what the next
+    date of the cell said, benchreport.flags.rules.history.change_status), in the table's order;
+    ``latest``: each cell's latest row; ``panels``: one row per (seat, metric, statistic) with
+    its number of decided rows; the counts of rows, verdicts, cells, seats and dates."""
+
+    n_rows: int
+    dates: list
+    seats: list
+    n_cells: int
+    verdicts: dict
+    decided: pd.DataFrame
+    latest: pd.DataFrame
+    panels: pd.DataFrame = field(repr=False)
+    #: the concurrencies of its cells (a figure's colours)
+    concurrencies: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+
+def _status(rows: pd.DataFrame) -> np.ndarray:
+    from benchreport.flags.rules.history import change_status  # the one definition of "what came next"
+
+    return change_status(rows)
+
+
+def _panels(keys: pd.DataFrame, decided: pd.DataFrame) -> pd.DataFrame:
+    """(seat, metric, statistic, n_decided) of every panel with a row, sorted."""
+    p = keys[PANEL].astype(object).drop_duplicates()
+    n = decided.groupby(PANEL, sort=False).size().rename("n_decided") if len(decided) else None
+    p = p.merge(n.reset_index(), on=PANEL, how="left") if n is not None else p.assign(n_decided=0)
+    p["n_decided"] = p["n_decided"].fillna(0).astype("int64")
+    return p.sort_values(PANEL, kind="stable").reset_index(drop=True)
+
+
+def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
+    """The summary of a whole history table (`benchreport.stats.history.history`)."""
+    if h is None or not len(h):
+        empty = _typed(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
+        return HistorySummary(0, [], [], 0, {}, empty.assign(status=pd.Series(dtype=object)), empty,
+                              pd.DataFrame({"seat": [], "metric": [], "statistic": [], "n_decided": []}))
+    verdict = h["verdict"].astype(str)
+    decided = h[verdict.isin(DECIDED).to_numpy()]
+    decided = decided.assign(status=_status(h)[verdict.isin(DECIDED).to_numpy()])
+    keyed = h[KEY].astype(object).fillna({"harness": "", "probe": ""})
+    keyed["concurrency"] = pd.array(h["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+    latest = h[~keyed.duplicated(keep="last").to_numpy()]
+    return HistorySummary(len(h), sorted(set(h["date"].astype(str))), sorted(set(h["seat"].astype(str))),
+                          int((~keyed.duplicated()).sum()), {k: int(v) for k, v in verdict.value_counts().items()},
+                          decided.reset_index(drop=True), latest.reset_index(drop=True), _panels(h, decided),
+                          _concurrencies(h["concurrency"]))
+
+
+class HistoryDays:
+    """A run store's history table, one date at a time: each date's walked rows (from the cache or
+    `held`), less the cells measured on one date only (`dropped`: {date: keys})."""
+
+    def __init__(self, cache, digests: dict, held: dict, dropped: dict, counts: dict):
+        self.cache, self.digests, self.held, self.dropped = cache, dict(digests), held, dropped
+        self.counts = {d: n for d, n in counts.items() if n}
+        self.days = sorted(self.counts)
+
+    def __len__(self) -> int:
+        return int(sum(self.counts.values()))
+
+    def arrow(self, day: str) -> pa.Table:
+        """One date's walked rows (every cell, ``_follows`` included)."""
+        if day in self.held:
+            return self.held[day]
+        t = self.cache.load_rows(day, self.digests[day])
+        if t is None:
+            raise RuntimeError(f"the history cache lost the rows of {day} while this analysis was open; analyse again")
+        return t
+
+    def _kept(self, day: str, t: pa.Table) -> pa.Table:
+        drop = self.dropped.get(day)
+        if not drop:
+            return t
+        keys = zip(*[[_plain(v, c) for v in t.column(c).to_pylist()] for c in KEY])
+        return t.filter(pa.array([k not in drop for k in keys], type=pa.bool_()))
+
+    def typed(self, day: str, *, follows: bool = False) -> pd.DataFrame:
+        """One date's rows of the table (HISTORY_COLUMNS, typed; and ``_follows`` when asked)."""
+        t = self._kept(day, self.arrow(day))
+        out = typed_from_arrow(t)
+        if follows:
+            out["_follows"] = t.column("_follows").to_numpy(zero_copy_only=False).astype(bool)
+        return out
+
+    def frame(self) -> pd.DataFrame:
+        """The whole table, by date then cell."""
+        if not self.days:
+            return summarise_history(None).latest
+        return typed_from_arrow(pa.concat_tables([self._kept(d, self.arrow(d)) for d in self.days]))
+
+    def panel_rows(self, panels) -> pd.DataFrame:
+        """Every row of some (seat, metric, statistic) panels, by date then cell (a figure's data)."""
+        import pyarrow.compute as pc
+
+        wanted = {tuple(map(str, p)) for p in panels}
+        parts = []
+        for d in self.days:
+            t = self._kept(d, self.arrow(d))
+            seats = {p[0] for p in wanted}
+            t = t.filter(pc.is_in(t.column("seat"), pa.array(sorted(seats), type=pa.string())))
+            if not t.num_rows:
+                continue
+            mask = [k in wanted for k in zip(*[t.column(c).to_pylist() for c in PANEL])]
+            t = t.filter(pa.array(mask, type=pa.bool_()))
+            if t.num_rows:
+                parts.append(t)
+        if not parts:
+            return summarise_history(None).latest
+        return typed_from_arrow(pa.concat_tables(parts))
+
+
+def _plain(v, column: str):
+    """A key value as the walk keys it (harness and probe "" when none, concurrency -1)."""
+    missing = v is None or v is pd.NA or (isinstance(v, float) and v != v)
+    if column in ("harness", "probe"):
+        return "" if missing else str(v)
+    if column == "concurrency":
+        return -1 if missing else int(v)
+    return v
+
+
+def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCache, day_tokens: dict | None = None
+                 ) -> tuple[HistoryDays, HistorySummary, dict]:
+    """`benchreport.stats.history.history` for a run store: (the table, its summary, {date: token of
+    the date's rows of the table}, by which tables/history.csv keeps each date's lines).
+
+    The walk resumes after the last date the cache saw when every input up to it is unchanged
+    (its digest: the rule and each date's rows, or their day tokens) and every earlier date's
+    rows are still kept; otherwise it walks from the start. Same rows as `history`."""
+    d = _walk_input(dated) if dated is not None and len(dated) else None
+    if d is None or not len(d):
+        cache.resumed_after = None
+        return HistoryDays(cache, {}, {}, {}, {}), summarise_history(None), {}
+    digests = _digests(d, rule, day_tokens)
+    dates = sorted(digests)
+    state = cache.load_state()
+    resumed = (state is not None and digests.get(state["upto"]) == state["digest"]
+               and all(cache.has_rows(x, digests[x]) for x in dates if x <= state["upto"]))
+    series = state["series"] if resumed else {}
+    cache.resumed_after = state["upto"] if resumed else None
+    start = int(np.searchsorted(d["date"].to_numpy(dtype=object), state["upto"], side="right")) if resumed else 0
+    held: dict[str, pa.Table] = {}
+    walked = False
+    for date, rows in _walk(d, series, rule, start):
+        t = _rows_to_arrow(rows)
+        if cache.save_rows(date, digests[date], t) is not True:
+            held[date] = t
+        walked = True
+    if walked or not resumed:
+        keep = max(rule.window, rule.min_level)  # all a level ever reads of its nights
+        for per_seat in series.values():
+            for s in per_seat.values():
+                del s.logs[:-keep]
+        cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series})
+    multi = _multi(d)
+    single = d.loc[~multi, ["date", *KEY]]
+    dropped: dict[str, set] = {}
+    for r in single.itertuples(index=False):
+        dropped.setdefault(r.date, set()).add(tuple(_plain(getattr(r, c), c) for c in KEY))
+    counts = d.assign(_m=multi).groupby("date", sort=True)["_m"].sum().astype(int).to_dict()
+    days = HistoryDays(cache, {x: digests[x] for x in dates}, held, dropped, counts)
+    tokens = {x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest()
+              for x in dates}
+    return days, _summary_of_days(days, d[multi]), tokens
+
+
+def _summary_of_days(days: HistoryDays, kept: pd.DataFrame) -> HistorySummary:
+    """`summarise_history` of a HistoryDays, read one date at a time: the decided rows and the rows
+    after them (what the next date said), the verdict counts, each cell's latest row."""
+    import pyarrow.compute as pc
+
+    if not len(days):
+        return summarise_history(None)
+    marked, verdicts = [], {}
+    for day in days.days:
+        t = days._kept(day, days.arrow(day))
+        for v, n in zip(*pc.value_counts(t.column("verdict")).flatten()):
+            verdicts[v.as_py()] = verdicts.get(v.as_py(), 0) + int(n.as_py())
+        mask = pc.or_(pc.is_in(t.column("verdict"), pa.array(DECIDED)), t.column("_follows"))
+        sub = t.filter(pc.fill_null(mask, False))
+        if sub.num_rows:
+            marked.append(sub)
+    if marked:
+        m = typed_from_arrow(pa.concat_tables(marked))
+        is_decided = m["verdict"].astype(str).isin(DECIDED).to_numpy()
+        decided = m[is_decided].assign(status=_status(m)[is_decided]).reset_index(drop=True)
+    else:
+        decided = summarise_history(None).decided
+    last = kept.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"], sort=False)["date"].transform("max")
+    latest_keys = kept[kept["date"] == last]
+    parts = []
+    for day, g in latest_keys.groupby("date", sort=True):
+        rows = days.typed(day)
+        k = rows[KEY].astype(object)
+        k["harness"], k["probe"] = k["harness"].fillna(""), k["probe"].fillna("")
+        k["concurrency"] = pd.array(rows["concurrency"], dtype="Int64").fillna(-1).astype("int64")
+        want = set(zip(g["seat"], g["_h"], g["_p"], g["workload"], g["_c"], g["metric"], g["statistic"]))
+        parts.append(rows[[tuple(x) in want for x in k.itertuples(index=False)]])
+    latest = pd.concat(parts, ignore_index=True)
+    cells = kept.drop_duplicates(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])
+    return HistorySummary(len(days), list(days.days), sorted(set(kept["seat"].astype(str))), len(cells), verdicts,
+                          decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]))
+
+
+def _concurrencies(col) -> list:
+    return sorted({int(c) for c in pd.to_numeric(col, errors="coerce").dropna()})
