@@ -149,6 +149,9 @@ def _execute(params: dict, output: Path, *, quiet: bool) -> None:
             pm.execute_notebook(str(NOTEBOOK), str(output), parameters=params, kernel_name=KERNEL,
                                 progress_bar=(not quiet) and sys.stderr.isatty(), log_output=False,
                                 cwd=str(NOTEBOOK.parent),
+                                # saved once when it is done (and on a failure), not after every cell:
+                                # nobody reads the staging copy while it runs
+                                request_save_on_cell_execute=False,
                                 # the kernel's own start-up chatter is not the user's business
                                 extra_arguments=["--IPKernelApp.log_level=ERROR"])
     except PapermillExecutionError as exc:
