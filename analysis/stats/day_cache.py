@@ -378,37 +378,23 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
         held[d], held_cells[d] = entry.passes, entry.cells
         return entry.passes
 
-    # first reading: the described date of each seat, harness and probe; the cells with 1-2 passes
+    # one reading of every date: what the analysis keeps of it
     described: dict[tuple, str] = {}
     small_keys: set = set()
     counts: dict[str, int] = {}
+    small_parts, dated, notable, counted = [], [], [], []
+    last_cells: dict[str, pa.Table] = {}  # the cells of dates still the latest of some seat, harness and probe
+    key_columns = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic")
     for d in days:
-        t = passes_of(d, ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "_small"])
+        t = passes_of(d)
         counts[d] = t.num_rows
         for k in _distinct_rows(t, ("seat", "harness", "probe")):
             described[k] = d  # dates ascend: the last one seen is the latest
         is_small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
         if is_small.any():
-            small_keys.update(_distinct_rows(t.filter(pa.array(is_small)), ("seat", "harness", "probe", "workload",
-                                                                           "concurrency", "metric", "statistic")))
-    # second reading: everything else, one date at a time
-    from .cells import _variances  # the same per-date variances a full analysis pools
-
-    small_parts, latest, dated, notable, counted = [], [], [], [], []
-    variances: dict = {}
-    for d in days:
-        t = passes_of(d)
-        on_d = {k for k, v in described.items() if v == d}
-        if small_keys:
-            mine = _key_mask(t, ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"),
-                             small_keys)
-            if mine.any():
-                sub = add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))
-                for k, per_date in _variances(sub).items():
-                    variances.setdefault(k, {}).update(per_date)
-                is_small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
-                if is_small.any():
-                    small_parts.append(t.filter(pa.array(is_small)))
+            small = t.filter(pa.array(is_small))
+            small_parts.append(small)
+            small_keys.update(_distinct_rows(small, key_columns))
         keep = notable_passes(t, thresholds.lag1_limit)
         if keep.any():
             notable.append(t.filter(pa.array(keep)))
@@ -418,11 +404,27 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
             _recompute(d)
             c = held_cells[d]
         if c.num_rows:
-            if on_d:
-                mask = _key_mask(c, ("seat", "harness", "probe"), on_d)
-                if mask.any():
-                    latest.append(c.filter(pa.array(mask)))
             dated.append(c.select(DATED_COLUMNS))
+            last_cells[d] = c
+        live = set(described.values())
+        for x in [x for x in last_cells if x not in live]:
+            del last_cells[x]
+    latest = []
+    for d, c in sorted(last_cells.items()):
+        mask = _key_mask(c, ("seat", "harness", "probe"), {k for k, v in described.items() if v == d})
+        if mask.any():
+            latest.append(c.filter(pa.array(mask)))
+    # the cells with 1-2 passes borrow the pass variance of their other dates: a second reading,
+    # of their cells' rows only, where there are any
+    from .cells import _variances  # the same per-date variances a full analysis pools
+
+    variances: dict = {}
+    for d in days if small_keys else ():
+        t = passes_of(d)
+        mine = _key_mask(t, key_columns, small_keys)
+        if mine.any():
+            for k, per_date in _variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
+                variances.setdefault(k, {}).update(per_date)
     return DayScan(tokens=tokens, days=PassDays(cache, tokens, held, counts), described=described,
                    small=(add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
                           if small_parts else None),
