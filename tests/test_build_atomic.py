@@ -286,10 +286,13 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
                              "--n-boot", "200"], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not leftovers(tmp_path):
-        time.sleep(0.05)
-    assert leftovers(tmp_path), "the build never staged"
-    time.sleep(1.0)  # inside papermill by now
+
+    def drawing() -> bool:  # the notebook has begun its figures: inside papermill
+        return any((tmp_path / name / "figures").is_dir() for name in leftovers(tmp_path))
+
+    while time.monotonic() < deadline and not drawing() and proc.poll() is None:
+        time.sleep(0.01)
+    assert drawing(), "the build never reached the notebook's figures"
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err  # 128 + SIGTERM, as a shell reports a terminated command

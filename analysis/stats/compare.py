@@ -267,14 +267,26 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     cell's own earlier nights (`_night_spread`), not the passes of the two nights."""
     dated = _keyed(cellset.dated)
     keys = ["seat", *_MATCH]
-    last = dated.groupby(keys, sort=False)["date"].transform("max")
-    spread = _night_spread(dated, last, keys, int(th.history_window), _level_since(levels, keys), nights_needed(th))
-    earlier = dated[dated["date"] < last]
-    if not len(earlier):
+    codes = dated.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    first = pd.Series(np.arange(len(dated))).groupby(codes, sort=True).first().to_numpy()
+    code_of = {tuple(r): i for i, r in enumerate(dated[keys].iloc[first].itertuples(index=False, name=None))}
+    dates = dated["date"].astype(str).to_numpy(dtype=object)
+    names, day = np.unique(dates, return_inverse=True)  # ISO dates: their order is the order of the text
+    day = day.reshape(-1).astype(np.int64)
+    last = np.full(len(code_of), -1, dtype=np.int64)
+    np.maximum.at(last, codes, day)
+    before = day < last[codes]
+    if not before.any():
         return []
+    spread = _night_spread(codes, day, names, pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float),
+                           before, int(th.history_window), _level_since(levels, keys, code_of, names, last),
+                           nights_needed(th))
+    pick = before.copy()
     if not every:  # the date before each cell's latest only: select it before making records
-        prev = earlier.groupby(keys, sort=False)["date"].transform("max")
-        earlier = earlier[earlier["date"] == prev]
+        prev = np.full(len(code_of), -1, dtype=np.int64)
+        np.maximum.at(prev, codes[before], day[before])
+        pick &= day == prev[codes]
+    earlier = dated[pick]
     if cellset.dated_rows is not None:  # a run store's dated cells hold a few columns: the chosen ones whole
         earlier = _keyed(cellset.dated_rows(earlier))
     out = []
@@ -284,20 +296,28 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
             key = tuple(r[k] for k in _MATCH)
             c = cur.get(key)
             if c is not None and r["date"] < c["date"]:
-                nights = spread.get((seat, *key, c["date"]))
+                code = code_of.get((seat, *key))
+                nights = spread.get(code) if code is not None and names[last[code]] == str(c["date"]) else None
                 out.append(_row("history", r, c, _night_pair(r, c, nights, th, cellset.level)))
     return out
 
 
-def _level_since(levels: pd.DataFrame | None, keys: list) -> pd.DataFrame | None:
-    """(cell key, _last, _since): each cell's latest date in tables/history.csv and the first
-    date of the level it was judged against."""
+def _level_since(levels: pd.DataFrame | None, keys: list, code_of: dict, names: np.ndarray,
+                 last: np.ndarray) -> dict:
+    """{cell code: first date of the level its latest date was judged against}, from each cell's
+    latest row of tables/history.csv where that row is the cell's latest date here too."""
     if levels is None or not len(levels) or "level_since" not in levels:
-        return None
+        return {}
     k = _keyed(levels)
-    last = k.groupby(keys, sort=False)["date"].transform("max")
-    k = k[(k["date"] == last) & k["level_since"].notna()]
-    return k[keys].assign(_last=k["date"].astype(str), _since=k["level_since"].astype(str))
+    latest = k.groupby(keys, sort=False)["date"].transform("max")
+    k = k[(k["date"] == latest) & k["level_since"].notna()]
+    out = {}
+    for row, date, since in zip(k[keys].itertuples(index=False, name=None), k["date"].astype(str),
+                                k["level_since"].astype(str)):
+        code = code_of.get(tuple(row))
+        if code is not None and names[last[code]] == date:
+            out[code] = since
+    return out
 
 
 def nights_needed(th: Thresholds) -> int:
@@ -305,31 +325,36 @@ def nights_needed(th: Thresholds) -> int:
     return max(int(th.history_min_level), 3)
 
 
-def _night_spread(dated: pd.DataFrame, last: pd.Series, keys: list, window: int,
-                  since: pd.DataFrame | None = None, need: int = 3) -> dict:
-    """{(seat, *cell key, latest date): (sd, n, since)}: the standard deviation of the log night
-    values (each date's centre, its pass noise included) over the dates before the cell's
-    latest, and how many there were. The dates are those of the cell's current steady level
-    (`since`: from history.csv) when there are `need` of them, else the last `window`
-    (`since` is then None). `last`: each row's cell's latest date."""
-    est = pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float)
-    ok = (dated["date"] < last).to_numpy() & np.isfinite(est) & (est > 0)
+def _night_spread(codes: np.ndarray, day: np.ndarray, names: np.ndarray, estimate: np.ndarray, before: np.ndarray,
+                  window: int, since: dict | None = None, need: int = 3) -> dict:
+    """{cell code: (sd, n, since)}: the standard deviation (ddof 1) of the log night values (each
+    date's centre, its pass noise included) over the dates before the cell's latest, and how
+    many there were. The dates are those of the cell's current steady level (`since`: {code:
+    first date}, from history.csv) when there are `need` of them, else the last `window`
+    (`since` is then None). `codes`, `day`: each row's cell and date (an index into `names`, the
+    dates in order); `before`: the rows before their cell's latest date."""
+    ok = before & np.isfinite(estimate) & (estimate > 0)
     if not ok.any():
         return {}
-    e = dated.loc[ok, keys + ["date"]].assign(_x=np.log(est[ok]), _last=last[ok].astype(str).to_numpy())
-    e = e.sort_values("date", kind="stable")
-    window_rows = e.groupby(keys, sort=False).tail(window)
-    agg = window_rows.groupby(keys + ["_last"], sort=False)["_x"].agg(["std", "count"])
-    out = {k: (float(sd), int(n), None) for k, sd, n in zip(agg.index, agg["std"], agg["count"])}
-    if since is not None and len(since):
-        lv = e.merge(since, on=keys + ["_last"], how="inner")
-        lv = lv[lv["date"].astype(str) >= lv["_since"]]
-        lv = lv.groupby(keys, sort=False).tail(window)
-        agg = lv.groupby(keys + ["_last", "_since"], sort=False)["_x"].agg(["std", "count"])
-        for k, sd, n in zip(agg.index, agg["std"], agg["count"]):
-            if int(n) >= need:
-                out[k[:-1]] = (float(sd), int(n), str(k[-1]))
+    idx = np.flatnonzero(ok)
+    idx = idx[np.lexsort((day[idx], codes[idx]))]  # by cell, then date
+    x, c = np.log(estimate[idx]), codes[idx]
+    bounds = np.flatnonzero(np.diff(c)) + 1
+    out = {}
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(c)]):
+        code = int(c[lo])
+        w = x[lo:hi][-window:]
+        out[code] = (_sd(w), len(w), None)
+        first = (since or {}).get(code)
+        if first is not None:  # the nights of the current level, when there are enough
+            level = x[lo:hi][names[day[idx[lo:hi]]] >= first][-window:]
+            if len(level) >= need:
+                out[code] = (_sd(level), len(level), first)
     return out
+
+
+def _sd(w: np.ndarray) -> float:
+    return float(np.std(w, ddof=1)) if len(w) > 1 else math.nan
 
 
 def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:

@@ -146,7 +146,9 @@ class HistoryDayCache(Protocol):
     resumed_after: str | None
 
     def load_state(self) -> dict | None:
-        """{"upto": date, "digest": its digest, "series": {seat: {key: _Series}}}, or None."""
+        """{"upto": date, "digest": its digest, "series": {seat: {key: _Series}}, "pieces": {date:
+        {"n": rows walked, "verdicts": {verdict: n}}}, "marked": the walked rows that are a
+        regression or an improvement or follow one (Arrow)}, or None."""
 
     def save_state(self, state: dict) -> bool: ...
 
@@ -252,7 +254,7 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
 
 
 #: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
-HISTORY_VERSION = 2
+HISTORY_VERSION = 3
 
 
 _TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "level_since", "verdict",

@@ -111,10 +111,7 @@ class HistoryDays:
 
     def _kept(self, day: str, t: pa.Table) -> pa.Table:
         drop = self.dropped.get(day)
-        if not drop:
-            return t
-        keys = zip(*[[_plain(v, c) for v in t.column(c).to_pylist()] for c in KEY])
-        return t.filter(pa.array([k not in drop for k in keys], type=pa.bool_()))
+        return t.filter(pa.array(_keep_mask(t, drop), type=pa.bool_())) if drop else t
 
     def typed(self, day: str, *, follows: bool = False) -> pd.DataFrame:
         """One date's rows of the table (HISTORY_COLUMNS, typed; and ``_follows`` when asked)."""
@@ -151,6 +148,12 @@ class HistoryDays:
         return typed_from_arrow(pa.concat_tables(parts))
 
 
+def _keep_mask(t: pa.Table, drop: set) -> list[bool]:
+    """Which walked rows are not of the cells in `drop` (keys as `_plain` gives them)."""
+    keys = zip(*[[_plain(v, c) for v in t.column(c).to_pylist()] for c in KEY])
+    return [k not in drop for k in keys]
+
+
 def _plain(v, column: str):
     """A key value as the walk keys it (harness and probe "" when none, concurrency -1)."""
     missing = v is None or v is pd.NA or (isinstance(v, float) and v != v)
@@ -179,6 +182,8 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     resumed = (state is not None and digests.get(state["upto"]) == state["digest"]
                and all(cache.has_rows(x, digests[x]) for x in dates if x <= state["upto"]))
     series = state["series"] if resumed else {}
+    pieces = dict(state["pieces"]) if resumed else {}
+    marked = [state["marked"]] if resumed and state["marked"] is not None and state["marked"].num_rows else []
     cache.resumed_after = state["upto"] if resumed else None
     start = int(np.searchsorted(d["date"].to_numpy(dtype=object), state["upto"], side="right")) if resumed else 0
     held: dict[str, pa.Table] = {}
@@ -187,13 +192,19 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
         t = _rows_to_arrow(rows)
         if cache.save_rows(date, digests[date], t) is not True:
             held[date] = t
+        pieces[date] = {"n": t.num_rows, "verdicts": _verdict_counts(t)}
+        m = _marked(t)
+        if m.num_rows:
+            marked.append(m)
         walked = True
+    marked = pa.concat_tables(marked) if marked else None
     if walked or not resumed:
         keep = max(rule.window, rule.min_level)  # all a level ever reads of its nights
         for per_seat in series.values():
             for s in per_seat.values():
                 del s.logs[:-keep]
-        cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series})
+        cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series, "pieces": pieces,
+                          "marked": marked})
     multi = _multi(d)
     single = d.loc[~multi, ["date", *KEY]]
     dropped: dict[str, set] = {}
@@ -203,27 +214,49 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     days = HistoryDays(cache, {x: digests[x] for x in dates}, held, dropped, counts)
     tokens = {x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest()
               for x in dates}
-    return days, _summary_of_days(days, d[multi]), tokens
+    return days, _summary_of_days(days, d[multi], pieces, marked), tokens
 
 
-def _summary_of_days(days: HistoryDays, kept: pd.DataFrame) -> HistorySummary:
-    """`summarise_history` of a HistoryDays, read one date at a time: the decided rows and the rows
-    after them (what the next date said), the verdict counts, each cell's latest row."""
+def _verdict_counts(t: pa.Table) -> dict:
     import pyarrow.compute as pc
 
+    return {v.as_py(): int(n.as_py()) for v, n in zip(*pc.value_counts(t.column("verdict")).flatten())}
+
+
+def _marked(t: pa.Table) -> pa.Table:
+    """The walked rows the summary's decided rows come from: a regression or an improvement, and
+    the row after one (what the next date said of it)."""
+    import pyarrow.compute as pc
+
+    mask = pc.or_(pc.is_in(t.column("verdict"), pa.array(DECIDED)), t.column("_follows"))
+    return t.filter(pc.fill_null(mask, False))
+
+
+def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked: pa.Table | None
+                     ) -> HistorySummary:
+    """`summarise_history` of a HistoryDays from what the walk kept of each date (`pieces`: rows and
+    verdicts walked; `marked`: `_marked` rows), less the cells of one date (read from their dates),
+    and each cell's latest row (read from the latest dates)."""
     if not len(days):
         return summarise_history(None)
-    marked, verdicts = [], {}
-    for day in days.days:
-        t = days._kept(day, days.arrow(day))
-        for v, n in zip(*pc.value_counts(t.column("verdict")).flatten()):
-            verdicts[v.as_py()] = verdicts.get(v.as_py(), 0) + int(n.as_py())
-        mask = pc.or_(pc.is_in(t.column("verdict"), pa.array(DECIDED)), t.column("_follows"))
-        sub = t.filter(pc.fill_null(mask, False))
-        if sub.num_rows:
-            marked.append(sub)
-    if marked:
-        m = typed_from_arrow(pa.concat_tables(marked))
+    verdicts: dict[str, int] = {}
+    for day in days.digests:  # every date walked, those with only one-date cells too
+        for v, n in pieces[day]["verdicts"].items():
+            verdicts[v] = verdicts.get(v, 0) + n
+    for day, keys in days.dropped.items():  # cells measured on one date only are not in the table
+        t = days.arrow(day)
+        gone = t.filter(pa.array([not x for x in _keep_mask(t, keys)], type=pa.bool_()))
+        for v, n in _verdict_counts(gone).items():
+            verdicts[v] -= n
+    verdicts = {v: n for v, n in verdicts.items() if n}
+    if marked is not None and marked.num_rows:
+        dates = marked.column("date").to_pylist()
+        keep = np.ones(marked.num_rows, dtype=bool)
+        for day, keys in days.dropped.items():
+            on = np.array([x == day for x in dates])
+            if on.any():
+                keep[on] = _keep_mask(marked.filter(pa.array(on)), keys)
+        m = typed_from_arrow(marked.filter(pa.array(keep)))
         is_decided = m["verdict"].astype(str).isin(DECIDED).to_numpy()
         decided = m[is_decided].assign(status=_status(m)[is_decided]).reset_index(drop=True)
     else:

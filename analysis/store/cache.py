@@ -141,9 +141,21 @@ class StoreHistoryCache:
                                                tuple(s["pending"]) if s["pending"] is not None else None,
                                                bool(s["decided"]))
                              for k, s in items} for seat, items in doc["series"].items()}
-            return {"upto": str(doc["upto"]), "digest": str(doc["digest"]), "series": series}
+            marked = None
+            if doc.get("marked"):
+                path = self.dir / doc["marked"]
+                if not _nameable(doc["upto"], doc["digest"]) or path.name != self._marked(doc["upto"], doc["digest"]).name:
+                    return None
+                marked = feather.read_table(path)
+            pieces = {str(d): {"n": int(p["n"]), "verdicts": {str(v): int(n) for v, n in p["verdicts"].items()}}
+                      for d, p in doc["pieces"].items()}
+            return {"upto": str(doc["upto"]), "digest": str(doc["digest"]), "series": series, "pieces": pieces,
+                    "marked": marked}
         except Exception:  # noqa: BLE001 - missing or damaged (any reason): walk from the start
             return None
+
+    def _marked(self, upto: str, digest: str) -> Path:
+        return self.dir / f"marked-{upto}-{digest[:32]}.arrow"
 
     def save_state(self, state: dict) -> bool:
         try:
@@ -153,8 +165,17 @@ class StoreHistoryCache:
                                         "pending": list(s.pending) if s.pending is not None else None,
                                         "decided": s.decided}]
                              for k, s in items.items()] for seat, items in state["series"].items()}
-            doc = json.dumps({"upto": state["upto"], "digest": state["digest"], "series": series})
+            marked = None
+            if state.get("marked") is not None and _nameable(state["upto"], state["digest"]):
+                path = self._marked(state["upto"], state["digest"])
+                _atomic(path, lambda tmp: feather.write_feather(state["marked"], tmp, compression="zstd"))
+                marked = path.name
+            doc = json.dumps({"upto": state["upto"], "digest": state["digest"], "series": series,
+                              "pieces": state.get("pieces", {}), "marked": marked})
             _atomic(self.dir / "state.json", lambda tmp: tmp.write_text(doc, encoding="utf-8"))
+            for old in self.dir.glob("marked-*.arrow"):
+                if old.name != marked:
+                    old.unlink(missing_ok=True)
             (self.dir / "rows.parquet").unlink(missing_ok=True)  # the whole-table file of older versions
         except OSError:
             return False
