@@ -103,7 +103,7 @@ class Analysis:
     csv_fragments: Any = None
     #: {date: token} of the history rows (benchreport.stats.history), for history.csv's kept lines
     history_tokens: dict | None = None
-    #: request records per run and cell as the pass rows count them (benchreport.stats.day_cache.request_counts)
+    #: request records per run and cell as the pass rows count them (benchreport.stats.day_scan.request_counts)
     request_counts: pd.DataFrame | None = None
 
     @property

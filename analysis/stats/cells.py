@@ -61,7 +61,8 @@ from ._common import check_level, format_values, key_rng
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
-from .day_cache import DayCache, PassDays, request_counts
+from .day_cache import DayCache, PassDays
+from .day_scan import request_counts
 from .pass_rows import pass_rows, run_labels
 from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
 from .within import block_length, block_size, dependence_seen, sectioning_interval
@@ -133,9 +134,9 @@ def described_runs(runs: pd.DataFrame | None) -> set[str]:
     labels = run_labels(runs)
     keys = pd.DataFrame({"run_id": runs["run_id"].astype(str), "seat": runs["seat"].astype(str),
                          "date": runs["date"].astype(str)})
-    keys["_m"] = [str(labels[r]) for r in keys["run_id"]]
+    keys["_m"] = [str(labels[r]) for r in keys["run_id"].tolist()]
     last = keys.groupby(["seat", "_m"])["date"].transform("max")
-    return set(keys.loc[keys["date"] == last, "run_id"])
+    return set(keys.loc[keys["date"] == last, "run_id"].tolist())
 
 
 # --------------------------------------------------------------------------- cells
@@ -166,9 +167,9 @@ class CellSet:
     dated: pd.DataFrame = field(default=None, repr=False)
     #: {date: token of what its pass rows were computed from}, when a day cache was used
     day_tokens: dict = field(default_factory=dict, repr=False)
-    #: the pass rows a flag may be raised on (benchreport.stats.day_cache.notable_passes); None: `passes`
+    #: the pass rows a flag may be raised on (benchreport.stats.day_scan.notable_passes); None: `passes`
     notable: pd.DataFrame | None = field(default=None, repr=False)
-    #: request records per run and cell, as the pass rows count them (day_cache.request_counts)
+    #: request records per run and cell, as the pass rows count them (day_scan.request_counts)
     request_counts: pd.DataFrame | None = field(default=None, repr=False)
     #: (rows of `dated`: cell key and date) -> those rows with every column; None: `dated` has them
     dated_rows: object = field(default=None, repr=False)

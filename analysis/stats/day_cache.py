@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -34,9 +34,8 @@ from benchreport import __version__
 
 from ._common import _missing
 
-__all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "DayScan", "PassDays", "day_of", "day_tokens", "scan_days",
-           "notable_passes", "request_counts", "passes_to_arrow", "passes_from_arrow", "cells_to_arrow",
-           "cells_from_arrow", "typed_passes"]
+__all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
+           "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
 
 #: bump when what an entry holds, or how its rows are computed, changes
 CACHE_VERSION = 1
@@ -68,10 +67,17 @@ class DayCache(Protocol):
         """Keep an entry; True when kept (a failure to write is not an error of the analysis:
         the entry is then held in memory)."""
 
+    def load_index(self) -> dict | None:
+        """{date: benchreport.stats.day_scan.DayFacts} as last kept, or None."""
+
+    def save_index(self, facts: dict) -> bool:
+        """Keep what the analysis keeps of each date (one index for all of them)."""
+
 
 def day_of(dates) -> np.ndarray:
     """The date (YYYY-MM-DD) a pass row takes from a run's date (as benchreport.stats.pass_rows)."""
-    return np.array([str(d)[:10] for d in dates], dtype=object)
+    # the text's own slicing (a year of dates one Python str at a time was a second of an analysis)
+    return pd.Series(dates, dtype=object).astype(str).str.slice(0, 10).to_numpy(dtype=object)
 
 
 def _row_hashes(df: pd.DataFrame | None) -> np.ndarray:
@@ -224,9 +230,14 @@ class PassDays:
     written date by date). Rows live in the day cache (`cache`, keyed by `tokens`), or in
     `held` for a date the cache could not keep."""
 
-    def __init__(self, cache, tokens: dict, held: dict, counts: dict):
+    def __init__(self, cache, tokens: dict, held: dict, counts: dict, recompute=None):
         self.cache, self.tokens, self.held, self.counts = cache, dict(tokens), held, dict(counts)
         self.days = sorted(self.counts)
+        #: a date's rows computed again when its entry cannot be read (in the analysing process only)
+        self.recompute = recompute
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "recompute": None}  # the analysis' data are not carried to a kernel
 
     def __len__(self) -> int:
         return int(sum(self.counts.values()))
@@ -236,6 +247,8 @@ class PassDays:
         if day in self.held:
             return self.held[day]
         t = self.cache.load_passes(day, self.tokens[day])
+        if t is None and self.recompute is not None:
+            t = self.recompute(day)
         if t is None:
             raise RuntimeError(f"the day cache lost the pass rows of {day} while this analysis was open; "
                                "analyse again")
@@ -253,249 +266,6 @@ class PassDays:
             return typed_passes(None)
         return typed_passes(pa.concat_tables([self.arrow(d).select(PASS_COLUMNS) for d in self.days],
                                              promote_options="permissive"))
-
-
-@dataclass
-class DayScan:
-    """What an analysis keeps of a year of day entries (`scan_days`): never the year's pass rows.
-
-    ``described``: {(seat, harness, probe): date}, the date that describes each seat as each
-    harness and probe measured it (its latest, as benchreport.stats.cells.described_runs);
-    ``small``: pass rows (as pass_rows gives them, with sort keys) of every cell with 1-2 passes,
-    which borrow a variance from their other dates and so are estimated on every analysis;
-    ``variances``: {cell key: {date: LogVariance}} of those cells' dates; ``latest_cells``: the
-    3+-pass cells of the described dates (all columns); ``dated``: the 3+-pass cells of every
-    date (benchreport.stats.cells.DATED_COLUMNS); ``notable``: the pass rows the flags read
-    (`notable_passes`); ``request_counts``: `request_counts` of the whole pass table."""
-
-    tokens: dict
-    days: PassDays
-    described: dict
-    small: pd.DataFrame
-    variances: dict
-    latest_cells: pd.DataFrame
-    dated: pd.DataFrame
-    notable: pd.DataFrame
-    request_counts: pd.DataFrame
-    #: where each date's cells are (the cache, or `held`), for rows of `dated` wanted whole
-    held_cells: dict = field(default_factory=dict)
-
-
-def notable_passes(passes: pd.DataFrame | pa.Table, lag1_limit: float):
-    """The pass rows a flag may be raised on: a mean whose requests' lag-1 autocorrelation exceeds
-    `lag1_limit` (sample.correlated_requests), and a reported figure beside a recomputed one that
-    is not the same number (import.figure_mismatch: the flag then applies its own rounding rule).
-    A mask over `passes` (a pass table, or a date's Arrow rows)."""
-    if isinstance(passes, pa.Table):
-        import pyarrow.compute as pc
-
-        lag = passes.column("lag1").to_numpy()
-        stat = pc.equal(_plain(passes.column("statistic")), "mean").to_numpy(zero_copy_only=False)
-        rep, rec = passes.column("reported").to_numpy(), passes.column("recomputed").to_numpy()
-    else:
-        lag = pd.to_numeric(passes["lag1"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        stat = (passes["statistic"].astype(object) == "mean").to_numpy(dtype=bool)
-        rep = pd.to_numeric(passes["reported"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        rec = pd.to_numeric(passes["recomputed"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    stat = np.asarray(stat, dtype=bool) & ~np.isnan(lag)
-    with np.errstate(invalid="ignore"):
-        correlated = stat & (lag > lag1_limit)
-    return correlated | (np.isfinite(rep) & np.isfinite(rec) & (rep != rec))
-
-
-REQUEST_COUNT_COLUMNS = ["run_id", "workload", "concurrency", "n_requests"]
-
-
-def request_counts(passes: pd.DataFrame) -> pd.DataFrame:
-    """Request records per (run, workload, concurrency), as each pass row computed from them says
-    (the run store holds only the described runs' records in memory; the report's runs table
-    counts every run's)."""
-    if passes is None or not len(passes) or "n_requests" not in passes:
-        return pd.DataFrame({"run_id": pd.Series(dtype="string"), "workload": pd.Series(dtype="string"),
-                             "concurrency": pd.Series(dtype="Int64"), "n_requests": pd.Series(dtype="Int64")})
-    q = passes[(passes["source"].astype(object) == "requests").to_numpy(dtype=bool) & passes["n_requests"].notna()]
-    return q.drop_duplicates(["run_id", "workload", "concurrency"])[REQUEST_COUNT_COLUMNS].reset_index(drop=True)
-
-
-def _store(cache: DayCache, day: str, token: str | None, entry: DayEntry, held: dict, held_cells: dict) -> None:
-    """Keep a date's entry in the cache, or in memory when the cache cannot keep it."""
-    if not (token and cache.save(day, token, entry) is True):
-        held[day], held_cells[day] = entry.passes, entry.cells
-
-
-def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCache, cells_of) -> DayScan:
-    """Every date's pass rows and 3+-pass cells, from `cache` where it has them and computed
-    (`benchreport.stats.pass_rows`, then `cells_of`) a few dates at a time where not, then read
-    back one date at a time for what the analysis keeps (`DayScan`). The dates are read twice:
-    first which seat each harness and probe describes on which date and which cells have 1-2
-    passes, then everything else; a year of pass rows is never held at once."""
-    from .cells import DATED_COLUMNS
-    from .pass_rows import pass_rows, run_labels
-
-    labels = run_labels(runs)
-    tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
-    held: dict[str, pa.Table] = {}
-    held_cells: dict[str, pa.Table] = {}
-    fresh = [d for d, token in tokens.items() if not (token and cache.has(d, token))]
-    m_days = day_of(measurements["date"]) if measurements is not None and len(measurements) else None
-    for i in range(0, len(fresh), DAYS_PER_CHUNK):
-        chunk = fresh[i:i + DAYS_PER_CHUNK]
-        m = measurements if m_days is None else measurements[np.isin(m_days, chunk)].reset_index(drop=True)
-        new = pass_rows(m, source.only(chunk), runs, thresholds)
-        if len(new):
-            new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-            done = cells_of(new)
-            p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
-            row_cols = [c for c in new.columns if c not in ("_c", "_h", "_p")]
-        for d in chunk:
-            if not len(new) or not (p_days == d).any():
-                continue  # a date without pass rows (its runs hold nothing to estimate)
-            entry = DayEntry(passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
-                             cells_to_arrow(done[c_days == d].reset_index(drop=True)))
-            _store(cache, d, tokens.get(d), entry, held, held_cells)
-        del new
-    days = [d for d in sorted(tokens) if d in held or (tokens[d] and cache.has(d, tokens[d]))]
-
-    def passes_of(d, columns=None):
-        t = held.get(d)
-        if t is None:
-            t = cache.load_passes(d, tokens[d], columns)
-            if t is not None:
-                return t
-            t = _recompute(d)  # damaged since it was written
-        return t if columns is None else t.select(columns)
-
-    def _recompute(d):
-        """A date whose kept entry cannot be read: computed again, kept again, and held for this analysis."""
-        m = measurements if m_days is None else measurements[m_days == d].reset_index(drop=True)
-        new = pass_rows(m, source.only([d]), runs, thresholds)
-        new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-        row_cols = [c for c in new.columns if c not in ("_c", "_h", "_p")]
-        entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
-                         cells_to_arrow(cells_of(new).reset_index(drop=True)))
-        if tokens.get(d):
-            cache.save(d, tokens[d], entry)
-        held[d], held_cells[d] = entry.passes, entry.cells
-        return entry.passes
-
-    # one reading of every date: what the analysis keeps of it
-    described: dict[tuple, str] = {}
-    small_keys: set = set()
-    counts: dict[str, int] = {}
-    small_parts, dated, notable, counted = [], [], [], []
-    last_cells: dict[str, pa.Table] = {}  # the cells of dates still the latest of some seat, harness and probe
-    key_columns = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic")
-    for d in days:
-        t = passes_of(d)
-        counts[d] = t.num_rows
-        for k in _distinct_rows(t, ("seat", "harness", "probe")):
-            described[k] = d  # dates ascend: the last one seen is the latest
-        is_small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
-        if is_small.any():
-            small = t.filter(pa.array(is_small))
-            small_parts.append(small)
-            small_keys.update(_distinct_rows(small, key_columns))
-        keep = notable_passes(t, thresholds.lag1_limit)
-        if keep.any():
-            notable.append(t.filter(pa.array(keep)))
-        counted.append(_counted(t))
-        c = held_cells[d] if d in held_cells else cache.load_cells(d, tokens[d])
-        if c is None:
-            _recompute(d)
-            c = held_cells[d]
-        if c.num_rows:
-            dated.append(c.select(DATED_COLUMNS))
-            last_cells[d] = c
-        live = set(described.values())
-        for x in [x for x in last_cells if x not in live]:
-            del last_cells[x]
-    latest = []
-    for d, c in sorted(last_cells.items()):
-        mask = _key_mask(c, ("seat", "harness", "probe"), {k for k, v in described.items() if v == d})
-        if mask.any():
-            latest.append(c.filter(pa.array(mask)))
-    # the cells with 1-2 passes borrow the pass variance of their other dates: a second reading,
-    # of their cells' rows only, where there are any
-    from .cells import _variances  # the same per-date variances a full analysis pools
-
-    variances: dict = {}
-    for d in days if small_keys else ():
-        t = passes_of(d)
-        mine = _key_mask(t, key_columns, small_keys)
-        if mine.any():
-            for k, per_date in _variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
-                variances.setdefault(k, {}).update(per_date)
-    return DayScan(tokens=tokens, days=PassDays(cache, tokens, held, counts), described=described,
-                   small=(add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
-                          if small_parts else None),
-                   variances=variances, latest_cells=_cells_frame(latest), dated=_cells_frame(dated, DATED_COLUMNS),
-                   notable=typed_passes(pa.concat_tables(notable, promote_options="permissive") if notable else None),
-                   request_counts=_counts_frame(counted), held_cells=held_cells)
-
-
-def add_sort_keys_of(df: pd.DataFrame) -> pd.DataFrame:
-    from .pass_rows import add_sort_keys
-
-    return add_sort_keys(df)
-
-
-def _key_values(t: pa.Table, columns) -> list[list]:
-    out = []
-    for c in columns:
-        col = _plain(t.column(c))
-        vals = col.to_pylist()
-        if c in ("harness", "probe"):
-            vals = ["" if v is None else v for v in vals]
-        elif c == "concurrency":
-            vals = [-1 if v is None else int(v) for v in vals]
-        out.append(vals)
-    return out
-
-
-def _distinct_rows(t: pa.Table, columns) -> set:
-    """The distinct keys of some columns of Arrow rows (harness and probe "" when none, concurrency -1)."""
-    if not t.num_rows:
-        return set()
-    grouped = t.select(list(columns)).group_by(list(columns)).aggregate([])
-    return set(zip(*_key_values(grouped, columns)))
-
-
-def _key_mask(t: pa.Table, columns, keys: set) -> np.ndarray:
-    """Which Arrow rows have their key (`_distinct_rows`' form) in `keys`."""
-    if not t.num_rows or not keys:
-        return np.zeros(t.num_rows, dtype=bool)
-    return np.fromiter((k in keys for k in zip(*_key_values(t, columns))), dtype=bool, count=t.num_rows)
-
-
-def _counted(t: pa.Table) -> pa.Table:
-    """`request_counts` of one date's Arrow rows (each group's first row)."""
-    import pyarrow.compute as pc
-
-    mask = pc.and_(pc.equal(_plain(t.column("source")), "requests"), pc.is_valid(t.column("n_requests")))
-    rows = t.filter(pc.fill_null(mask, False)).select(["run_id", "workload", "concurrency", "n_requests"])
-    if not rows.num_rows:
-        return rows
-    keys = rows.select(["run_id", "workload", "concurrency"]).append_column("_i", pa.array(np.arange(rows.num_rows)))
-    first = keys.group_by(["run_id", "workload", "concurrency"], use_threads=False).aggregate([("_i", "min")])
-    return rows.take(pa.array(np.sort(first.column("_i_min").to_numpy())))
-
-
-def _counts_frame(parts: list) -> pd.DataFrame:
-    parts = [p for p in parts if p.num_rows]
-    if not parts:
-        return request_counts(None)
-    t = pa.concat_tables(parts, promote_options="permissive")
-    return pa.table({c: _plain(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=_PANDAS.get)
-
-
-def _cells_frame(parts: list, columns: list | None = None) -> pd.DataFrame:
-    from .cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
-
-    columns = columns or CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    parts = [p for p in parts if p.num_rows]
-    if not parts:
-        return None
-    return cells_from_arrow(pa.concat_tables(parts, promote_options="permissive"), columns)
 
 
 def _plain(col):

@@ -11,13 +11,14 @@ import pandas as pd
 
 from .cells import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, CellSet, _Config, _chunk_cells, _empty_cellset,
                     _empty_frame, _estimate, _joined, _sorted, _typed, _within_intervals)
-from .day_cache import DayCache, scan_days
+from .day_cache import DayCache
+from .day_scan import scan_days
 
 __all__ = ["estimate_from_days", "DatedRows"]
 
 
 def estimate_from_days(measurements, source, runs, cfg: _Config, level: float, cache: DayCache) -> CellSet:
-    """`estimate_cells` over a day cache (benchreport.stats.day_cache.scan_days): each date's pass rows
+    """`estimate_cells` over a day cache (benchreport.stats.day_scan.scan_days): each date's pass rows
     and 3+-pass cells are computed once and kept; an analysis reads them back one date at a time
     and keeps the described dates' cells whole, every date's `DATED_COLUMNS`, and the rows the flags
     and the report need. The cells with 1-2 passes borrow a variance from their other dates, so
@@ -67,10 +68,8 @@ class DatedRows:
         if self.small is not None and len(self.small):
             parts.append(_keys_of(self.small).merge(want, on=keys, how="inner"))
         for d in sorted(set(want["date"].astype(str))):
-            t = self.scan.held_cells.get(d)
-            if t is None:
-                t = self.cache.load_cells(d, self.scan.tokens[d])
-            if t is None or not t.num_rows:
+            t = self.scan.cells_on(d)
+            if not t.num_rows:
                 continue
             parts.append(_keys_of(cells_from_arrow(t, columns)).merge(want[want["date"] == d], on=keys, how="inner"))
         parts = [p for p in parts if len(p)]

@@ -238,7 +238,7 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
     """{date: SHA-256 of the rule and every walked row up to and including that date}; from each
     date's token instead of its rows when `day_tokens` knows every date (a year of rows hashed is
     most of a resumed walk's time)."""
-    dates = sorted(set(d["date"].astype(str)))
+    dates = sorted(d["date"].astype(str).unique().tolist())
     h = hashlib.sha256((repr(rule) + f"\x00history {HISTORY_VERSION}").encode())
     out = {}
     if day_tokens and all(day_tokens.get(x) for x in dates):

@@ -82,7 +82,8 @@ def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
     keyed = h[KEY].astype(object).fillna({"harness": "", "probe": ""})
     keyed["concurrency"] = pd.array(h["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     latest = h[~keyed.duplicated(keep="last").to_numpy()]
-    return HistorySummary(len(h), sorted(set(h["date"].astype(str))), sorted(set(h["seat"].astype(str))),
+    return HistorySummary(len(h), sorted(h["date"].astype(str).unique().tolist()),
+                          sorted(h["seat"].astype(str).unique().tolist()),
                           int((~keyed.duplicated()).sum()), {k: int(v) for k, v in verdict.value_counts().items()},
                           decided.reset_index(drop=True), latest.reset_index(drop=True), _panels(h, decided),
                           _concurrencies(h["concurrency"]))
@@ -273,7 +274,8 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
         parts.append(rows[[tuple(x) in want for x in k.itertuples(index=False)]])
     latest = pd.concat(parts, ignore_index=True)
     cells = kept.drop_duplicates(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])
-    return HistorySummary(len(days), list(days.days), sorted(set(kept["seat"].astype(str))), len(cells), verdicts,
+    return HistorySummary(len(days), list(days.days), sorted(kept["seat"].astype(str).unique().tolist()), len(cells),
+                          verdicts,
                           decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]))
 
 

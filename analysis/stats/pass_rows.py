@@ -24,7 +24,7 @@ def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
         name = grp.where(grp.notna(), name)
     probe = runs["probe"].astype("object") if "probe" in runs else pd.Series([None] * len(runs))
     return {str(rid): (_str_or_none(h), _str_or_none(p))
-            for rid, h, p in zip(runs["run_id"].astype(str), name, probe)}
+            for rid, h, p in zip(runs["run_id"].astype(str).tolist(), name.tolist(), probe.tolist())}
 
 
 def _str_or_none(v):

@@ -56,6 +56,16 @@ class StoreDayCache:
         p, c = self._paths(day, token)
         return p.is_file() and c.is_file()
 
+    def stamp(self, day: str, token: str) -> list | None:
+        """The entry's files as they are now (size and modification time of each): the index's facts
+        of a date are used only while its entry is the one they were read from."""
+        if not _nameable(day, token):
+            return None
+        try:
+            return [x for path in self._paths(day, token) for st in [path.stat()] for x in (st.st_size, st.st_mtime_ns)]
+        except OSError:
+            return None
+
     def _read(self, path: Path, day: str, columns=None) -> pa.Table | None:
         try:
             table = feather.read_table(path, columns=list(columns) if columns is not None else None)
@@ -91,6 +101,65 @@ class StoreDayCache:
         except OSError:
             return False  # a read-only store still analyses; it only does not get faster
         self.written.append(day)
+        return True
+
+    # --- the index: what an analysis keeps of each date (benchreport.stats.day_scan.DayFacts) ------
+    _INDEX_TABLES = ("notable", "counted", "dated")
+
+    def load_index(self) -> dict | None:
+        from benchreport.stats.day_cache import CACHE_VERSION
+        from benchreport.stats.day_scan import DayFacts
+
+        try:
+            doc = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
+            if doc.get("version") != CACHE_VERSION:
+                return None
+            tables = {}
+            for name in self._INDEX_TABLES:
+                t = feather.read_table(self.dir / f"index.{name}.arrow")
+                if (t.schema.metadata or {}).get(b"generation", b"").decode() != doc["generation"]:
+                    return None  # written by another analysis than the JSON beside it
+                tables[name] = t
+            out = {}
+            for day, f in doc["days"].items():
+                cut = {name: tables[name].slice(*f["rows"][name]) for name in self._INDEX_TABLES}
+                out[str(day)] = DayFacts(str(f["token"]), int(f["n"]), [tuple(k) for k in f["triples"]],
+                                         bool(f["small"]), cut["notable"], cut["counted"], cut["dated"],
+                                         list(f["stamp"]) if f.get("stamp") else None)
+            return out
+        except Exception:  # noqa: BLE001 - missing or damaged (any reason): read from the entries
+            return None
+
+    def save_index(self, facts: dict) -> bool:
+        from benchreport.stats.day_cache import CACHE_VERSION
+
+        days = sorted(d for d, f in facts.items() if _nameable(d, f.token))
+        generation = uuid.uuid4().hex
+        doc = {"version": CACHE_VERSION, "generation": generation, "days": {}}
+        start = {name: 0 for name in self._INDEX_TABLES}
+        for d in days:
+            f = facts[d]
+            rows = {}
+            for name in self._INDEX_TABLES:
+                n = getattr(f, name).num_rows
+                rows[name] = [start[name], n]
+                start[name] += n
+            doc["days"][d] = {"token": f.token, "n": f.n, "triples": [list(k) for k in f.triples],
+                              "small": f.small, "rows": rows, "stamp": self.stamp(d, f.token)}
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            for name in self._INDEX_TABLES:
+                parts = [getattr(facts[d], name) for d in days]
+                if not parts:
+                    return False
+                t = pa.concat_tables(parts, promote_options="permissive")
+                t = t.replace_schema_metadata({**(t.schema.metadata or {}), b"generation": generation.encode()})
+                _atomic(self.dir / f"index.{name}.arrow",
+                        lambda tmp, t=t: feather.write_feather(t, tmp, compression="zstd"))
+            text = json.dumps(doc)
+            _atomic(self.dir / "index.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except OSError:
+            return False
         return True
 
 

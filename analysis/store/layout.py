@@ -77,7 +77,7 @@ class Store:
         if not len(f):
             return []
         use = f[(f["status"] == "loaded") & f["current"].astype(bool)]
-        return sorted(set(use["sha256"].astype(str)))
+        return sorted(set(use["sha256"].astype(str).tolist()))
 
     def content_key(self) -> str:
         """A digest of what the store holds now (the versions in use): equal stores, equal keys."""

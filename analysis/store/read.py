@@ -122,7 +122,7 @@ class StoreRequests:
     def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True):
         self.store = store
         self.shas = store.current_shas()
-        self.day_of = dict(zip(runs["run_id"].astype(str), runs["date"].astype(str)))
+        self.day_of = dict(zip(runs["run_id"].astype(str).tolist(), runs["date"].astype(str).tolist()))
         self._files_of: dict[str, set] = {}
         for d, sha in zip(runs["date"].astype(str), runs["source_sha256"].astype(str)):
             self._files_of.setdefault(d, set()).add(sha)
