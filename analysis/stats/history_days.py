@@ -50,6 +50,29 @@ class HistorySummary:
     panels: pd.DataFrame = field(repr=False)
     #: the concurrencies of its cells (a figure's colours)
     concurrencies: list = field(default_factory=list)
+    #: every row's cell, date and value (categorical text: a year is a few bytes a row), for figures
+    values: pd.DataFrame | None = field(default=None, repr=False)
+
+    def rows_of(self, panels) -> pd.DataFrame:
+        """Every row of some (seat, metric, statistic) panels with its value, and the verdict and
+        status of the decided ones (a figure's data; the others are "" here)."""
+        if self.values is None or not len(self.values):
+            return self.decided.iloc[:0]
+        v = self.values
+        on = np.zeros(len(v), dtype=bool)
+        for seat, metric, statistic in panels:  # category comparisons: no Python value per row
+            on |= ((v["seat"] == str(seat)) & (v["metric"] == str(metric)) & (v["statistic"] == str(statistic))).to_numpy()
+        rows = pd.DataFrame({c: v[c].astype(object).to_numpy()[on] for c in v.columns})
+        rows["estimate"] = rows["estimate"].astype(float)
+        rows["concurrency"] = pd.array(v["concurrency"].to_numpy()[on], dtype="Int64")
+        marks = {_walk_key(r, date): (verdict, status) for r, date, verdict, status in
+                 zip(self.decided[KEY].itertuples(index=False, name=None), self.decided["date"].astype(str),
+                     self.decided["verdict"].astype(str), self.decided["status"].astype(str))}
+        found = [marks.get(_walk_key(r, date), ("", "")) for r, date in
+                 zip(rows[KEY].itertuples(index=False, name=None), rows["date"].astype(str))]
+        rows["verdict"] = [m[0] for m in found]
+        rows["status"] = [m[1] for m in found]
+        return rows
 
     def __len__(self) -> int:
         return self.n_rows
@@ -86,7 +109,7 @@ def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
                           sorted(h["seat"].astype(str).unique().tolist()),
                           int((~keyed.duplicated()).sum()), {k: int(v) for k, v in verdict.value_counts().items()},
                           decided.reset_index(drop=True), latest.reset_index(drop=True), _panels(h, decided),
-                          _concurrencies(h["concurrency"]))
+                          _concurrencies(h["concurrency"]), _values(h))
 
 
 class HistoryDays:
@@ -147,6 +170,11 @@ class HistoryDays:
         if not parts:
             return summarise_history(None).latest
         return typed_from_arrow(pa.concat_tables(parts))
+
+
+def _walk_key(row: tuple, date: str) -> tuple:
+    """A history row's cell (KEY order) and date as the walk keys it."""
+    return (*(_plain(v, c) for v, c in zip(row, KEY)), str(date))
 
 
 def _keep_mask(t: pa.Table, drop: set) -> list[bool]:
@@ -275,8 +303,16 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
     latest = pd.concat(parts, ignore_index=True)
     cells = kept.drop_duplicates(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])
     return HistorySummary(len(days), list(days.days), sorted(kept["seat"].astype(str).unique().tolist()), len(cells),
-                          verdicts,
-                          decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]))
+                          verdicts, decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]),
+                          _values(kept))
+
+
+def _values(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each row's cell, date and value, text as categories (`HistorySummary.values`)."""
+    out = {c: pd.Categorical(rows[c].astype(object)) for c in (*KEY, "date") if c != "concurrency"}
+    out["concurrency"] = pd.array(rows["concurrency"], dtype="Int64")
+    out["estimate"] = pd.to_numeric(rows["estimate"], errors="coerce").to_numpy(dtype=float)
+    return pd.DataFrame(out)[[*KEY, "date", "estimate"]].reset_index(drop=True)
 
 
 def _concurrencies(col) -> list:

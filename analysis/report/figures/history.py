@@ -123,7 +123,8 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     if not keys:
         return None
     h = history.copy()
-    h["_status"] = change_status(h)  # confirmed by the next date, or not
+    # confirmed by the next date, or not (a summary's rows carry it: benchreport.stats.history_days)
+    h["_status"] = h["status"].to_numpy(dtype=object) if "status" in h else change_status(h)
     h["_date"] = pd.to_datetime(h["date"].astype(str))
     h["_c"] = pd.to_numeric(h["concurrency"], errors="coerce")
     n = len(keys)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
-from benchreport.stats.history_days import HistoryDays, HistorySummary, summarise_history
+from benchreport.stats.history_days import HistorySummary, summarise_history
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
 from .labels import date_range
@@ -42,15 +42,9 @@ def _decided(s: HistorySummary) -> pd.DataFrame:
     return s.decided.rename(columns={"status": "_status"})
 
 
-def _panel_rows(a, keys: list) -> pd.DataFrame:
-    """Every row of the figure's panels: read date by date from a run store, else from the table."""
-    table = getattr(a, "history_table", None)
-    if isinstance(table, HistoryDays):
-        return table.panel_rows(keys)
-    h = a.history
-    want = {tuple(map(str, k)) for k in keys}
-    on = [k in want for k in zip(h["seat"].astype(str), h["metric"].astype(str), h["statistic"].astype(str))]
-    return h[on]
+def _panel_rows(s: HistorySummary, keys: list) -> pd.DataFrame:
+    """Every row of the figure's panels: each date's value, the decided ones' verdicts and statuses."""
+    return s.rows_of(keys)
 
 
 def history_text(a) -> Prose:
@@ -111,7 +105,7 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
     if h is None:
         return None
     keys, n = panel_keys(h.panels, max_panels=max_panels)
-    fig = history_panels(_panel_rows(a, keys), keys=keys, dates=(h.dates[0], h.dates[-1]),
+    fig = history_panels(_panel_rows(h, keys), keys=keys, dates=(h.dates[0], h.dates[-1]),
                          concurrencies=h.concurrencies) if keys else None
     more = (f" {fmt.count(len(keys))} of {fmt.count(n)} seat and metric panels are shown (every seat's with the "
             "most verdicts first); tables/history.csv has them all." if n > len(keys) else "")
