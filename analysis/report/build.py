@@ -12,8 +12,9 @@ render, check the outputs, swap into place, then judge `--fail-on`.
 3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``, started while the
    build analyses. Its parameters are plain data (lists of path strings, numbers, strings);
    the build writes ``tables/*.csv``, ``flags.json`` and ``refused.json`` into the staging
-   folder while the notebook draws ``figures/figure-NN.*`` there, and papermill saves the
-   executed notebook there as ``report.ipynb``.
+   folder while the notebook draws ``figures/figure-NN.*`` there (the build drawing some of
+   them too, from the report's end: benchreport.report.shared_figures), and papermill saves
+   the executed notebook there as ``report.ipynb``.
 4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf``
    (WeasyPrint, offline) from it.
 5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
@@ -48,6 +49,7 @@ from benchreport.load.errors import DataSetError, one_line
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import save_analysis, write_analysis
+from benchreport.report.shared_figures import SharedFigures, draw_from_end
 from benchreport.progress import terminate_as_interrupt
 from benchreport.resources import notebook_path
 
@@ -400,9 +402,12 @@ def build(args, options) -> int:
                         _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
                              f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
                         facts = _site_facts(analysis, title)
+                        shared = SharedFigures.open(handoff)
                         save_analysis(analysis, handoff)
-                        # the tables are written here while the kernel draws the report (the
-                        # notebook does not write them when it is given the analysis)
+                        # figures from the report's end while the notebook draws from its start,
+                        # then the tables (the notebook does not write them when it is given the
+                        # analysis)
+                        draw_from_end(analysis, shared, tuple(dict.fromkeys(("png", *figure_formats))))
                         write_analysis(analysis, stage)
                         # the kernel reads its own copy: this process lets go of its own
                         analysis = loaded = None

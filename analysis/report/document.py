@@ -5,11 +5,13 @@ The notebook stays thin (no ``def`` or ``class``): its cells call `Report.open` 
 (Table 1, 2, ...; appendix Table A1, ...) and figures (Figure 1, ...), writes every figure
 to ``OUT/figures/figure-NN.{png,svg}`` (names from our counter, never from data), and
 displays each element as escaped HTML (``text/html`` outputs) that the nbconvert template
-turns into the paper.
+turns into the paper. In a build, the build's own process draws some figures while the
+notebook runs (benchreport.report.shared_figures); they are put in their places here.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import struct
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -19,11 +21,12 @@ from markupsafe import Markup
 from benchreport.load import load
 from benchreport.load.errors import DataSetError, Refusal
 from benchreport.options import notebook_parameters, parameters_from
-from benchreport.pipeline import (Options, analyse, analyse_store, load_analysis, options_from, wait_for_analysis,
-                                  write_analysis)
+from benchreport.pipeline import (Options, analyse, analyse_store, handoff_marker, load_analysis, options_from,
+                                  wait_for_analysis, write_analysis)
 from benchreport.report import render, sections
 from benchreport.report.figures import DPI, save_figure
 from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
+from benchreport.report.shared_figures import SharedFigures
 
 __all__ = ["Report", "RefusedFiles"]
 
@@ -63,6 +66,9 @@ class Report:
         self._appendix = 0
         self._figures = 0
         self.labels: dict[str, str] = {}
+        #: figures the build draws beside this notebook (benchreport.report.shared_figures), or None
+        self.shared = None
+        self._gone = lambda: False
 
     @classmethod
     def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
@@ -92,7 +98,11 @@ class Report:
             write_analysis(analysis, out)
         params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
                                      title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb)
-        return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
+        report = cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
+        if analysis_file is not None:  # a build: it may draw some figures beside this notebook
+            report.shared = SharedFigures.beside(analysis_file)
+            report._gone = handoff_marker(analysis_file, "abandoned").exists
+        return report
 
     @classmethod
     def from_parameters(cls, namespace: Mapping[str, Any]) -> "Report":
@@ -169,16 +179,39 @@ class Report:
             return None
         label = self._next_label("figure")
         stem = f"figure-{self._figures:02d}"
-        paths = save_figure(block.figure, self.out / "figures", stem,
-                            tuple(dict.fromkeys(("png", *self.formats))))
-        png = paths["png"].read_bytes()
-        if "png" not in self.formats:
-            paths["png"].unlink()
+        formats = tuple(dict.fromkeys(("png", *self.formats)))
+        png = self._taken(block, stem, formats)
+        if png is None:
+            paths = save_figure(block.figure, self.out / "figures", stem, formats)
+            png = paths["png"].read_bytes()
+            if "png" not in self.formats:
+                paths["png"].unlink()
         if block.key:
             self.labels[block.key] = label
         self._emit(render.figure_html(png, label, block.caption, width_in=_png_width_in(png),
                                       key=block.key))
         return label
+
+    def _taken(self, block, stem: str, formats: tuple) -> bytes | None:
+        """The PNG of a figure the build drew beside this notebook, its files moved into place; None
+        when this notebook is to draw it (it claimed it, or the build's is missing, failed or
+        differs)."""
+        shared = self.shared
+        if shared is None or not block.key or shared.claim(block.key):
+            return None
+        facts = shared.wait(block.key, gone=self._gone)
+        if not facts or facts.get("caption") != block.caption or not set(formats) <= set(facts.get("formats", ())):
+            return None
+        files = shared.files(block.key, formats)
+        try:
+            png = files["png"].read_bytes()
+            (self.out / "figures").mkdir(parents=True, exist_ok=True)
+            for kind in formats:
+                if kind in self.formats:
+                    shutil.move(files[kind], self.out / "figures" / f"{stem}.{kind}")
+        except OSError:
+            return None
+        return png
 
     def title_block(self) -> None:
         """The title, and one line on what the data set holds."""
