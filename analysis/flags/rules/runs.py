@@ -95,18 +95,27 @@ class RunIndex:
 def _by_key(df: pd.DataFrame | None, cols: list[str]) -> dict[tuple, set]:
     """(seat, date, workload, concurrency[, metric]) -> run_ids, and the same with date None (any day).
 
-    One pass over the distinct (key, run) rows as plain objects (iterating pandas' Arrow-backed
-    text one group at a time was most of a year's flags)."""
+    One pass over the distinct (key, run) rows, each column turned into plain Python values in
+    one call (value by value, pandas' Arrow-backed text was most of a year's flags)."""
     out: dict[tuple, set] = {}
     if df is None or not len(df):
         return out
     rows = df[cols + ["run_id"]].drop_duplicates()
-    arrays = [rows[c].astype(object).to_numpy() for c in cols + ["run_id"]]
-    for values in zip(*arrays):
-        k, rid = values[:-1], str(values[-1])
-        key = (str(k[0]), str(k[1]), na(k[2]), int_or_none(k[3])) + tuple(str(x) for x in k[4:])
-        out.setdefault(key, set()).add(rid)
-        out.setdefault(key[:1] + (None,) + key[2:], set()).add(rid)
+    workload = rows[cols[2]].astype(object)
+    conc = [None if v != v else int(v) for v in pd.to_numeric(rows[cols[3]], errors="coerce").astype(float).tolist()]
+    parts = [rows[cols[0]].astype(str).tolist(), rows[cols[1]].astype(str).tolist(),
+             workload.where(workload.notna(), None).tolist(), conc,
+             *(rows[c].astype(str).tolist() for c in cols[4:])]
+    for key, rid in zip(zip(*parts), rows["run_id"].astype(str).tolist()):
+        ids = out.get(key)
+        if ids is None:
+            ids = out[key] = set()
+        ids.add(rid)
+        any_day = key[:1] + (None,) + key[2:]
+        ids = out.get(any_day)
+        if ids is None:
+            ids = out[any_day] = set()
+        ids.add(rid)
     return out
 
 
