@@ -58,7 +58,7 @@ def _tree_rss(proc) -> int:
 def run(args: list[str], *, ok=(0,)) -> dict:
     """Wall and CPU seconds and peak memory (MB) of one benchreport process: ``peak_mb`` the largest
     single process (ru_maxrss), ``tree_peak_mb`` the largest sum over the process and its children
-    at any moment (sampled every 20 ms: a build runs its report kernel beside itself)."""
+    at any moment (sampled every 100 ms: a build runs its report kernel beside itself)."""
     import threading
 
     import psutil
@@ -68,7 +68,7 @@ def run(args: list[str], *, ok=(0,)) -> dict:
     watched, peak, done = psutil.Process(proc.pid), [0], threading.Event()
 
     def sample():
-        while not done.wait(0.02):
+        while not done.wait(0.1):
             peak[0] = max(peak[0], _tree_rss(watched))
 
     sampler = threading.Thread(target=sample, daemon=True)

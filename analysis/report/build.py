@@ -154,8 +154,10 @@ def _execute(params: dict, output: Path, *, quiet: bool) -> None:
                                 # saved once when it is done (and on a failure), not after every cell:
                                 # nobody reads the staging copy while it runs
                                 request_save_on_cell_execute=False,
-                                # the kernel's own start-up chatter is not the user's business
-                                extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                                # the kernel's own chatter is not the user's business: its start-up, and
+                                # "KeyboardInterrupt caught in kernel" when a stopped build interrupts it
+                                # (a cell's error reaches the build through papermill, not this log)
+                                extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
     except PapermillExecutionError as exc:
         if exc.ename == "RefusedFiles":
             raise BuildError(exc.evalue, EXIT_REFUSED) from None
@@ -404,6 +406,9 @@ def build(args, options) -> int:
                         facts = _site_facts(analysis, title)
                         shared = SharedFigures.open(handoff)
                         save_analysis(analysis, handoff)
+                        # what the analysis freed goes back to the system before the kernel reads
+                        # its own copy (a year of 50 seats: hundreds of MB held twice otherwise)
+                        release_memory()
                         # figures from the report's end while the notebook draws from its start,
                         # then the tables (the notebook does not write them when it is given the
                         # analysis)

@@ -270,9 +270,9 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     codes = dated.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
     first = pd.Series(np.arange(len(dated))).groupby(codes, sort=True).first().to_numpy()
     code_of = {tuple(r): i for i, r in enumerate(dated[keys].iloc[first].itertuples(index=False, name=None))}
-    dates = dated["date"].astype(str).to_numpy(dtype=object)
-    names, day = np.unique(dates, return_inverse=True)  # ISO dates: their order is the order of the text
-    day = day.reshape(-1).astype(np.int64)
+    day, names = pd.factorize(dated["date"].astype("str"), sort=True)  # ISO dates: text order is date order
+    names = np.asarray(names, dtype=object)
+    day = np.asarray(day, dtype=np.int64)
     last = np.full(len(code_of), -1, dtype=np.int64)
     np.maximum.at(last, codes, day)
     before = day < last[codes]

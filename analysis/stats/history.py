@@ -169,9 +169,10 @@ ORDER = ["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic"]
 def _walk_input(dated: pd.DataFrame) -> pd.DataFrame:
     """The rows to walk (positive estimates), with the walk's keys, in the table's order."""
     d = dated[pd.to_numeric(dated["estimate"], errors="coerce").astype(float).to_numpy() > 0][_WALK].copy()
-    d["_h"], d["_p"] = d["harness"].astype(object).fillna(""), d["probe"].astype(object).fillna("")
+    # text stays pandas' own (a year of rows as Python strings was hundreds of MB at 50 seats)
+    d["_h"], d["_p"] = d["harness"].astype("str").fillna(""), d["probe"].astype("str").fillna("")
     d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    d["date"] = d["date"].astype(object).astype(str)
+    d["date"] = d["date"].astype("str")
     return d.sort_values(ORDER, kind="stable").reset_index(drop=True)
 
 
@@ -179,9 +180,10 @@ def _walk(d: pd.DataFrame, series: dict, rule: HistoryRule, start: int = 0):
     """(date, rows) for every date of `d` from position `start` on: each seat's cells judged against
     their level, the levels moved (`_night`). Rows are dicts of HISTORY_COLUMNS plus ``_follows``
     (the cell's previous row was a regression or an improvement). One date's records at a time."""
+    d = d.iloc[start:]  # a resumed walk: Python values for its own dates only
     dates = d["date"].to_numpy(dtype=object)
     seats = d["seat"].astype(object).to_numpy()
-    i, n = start, len(d)
+    i, n = 0, len(d)
     while i < n:
         j = i
         date = dates[i]

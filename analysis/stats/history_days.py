@@ -243,7 +243,7 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     days = HistoryDays(cache, {x: digests[x] for x in dates}, held, dropped, counts)
     tokens = {x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest()
               for x in dates}
-    return days, _summary_of_days(days, d[multi], pieces, marked), tokens
+    return days, _summary_of_days(days, d if multi.all() else d[multi], pieces, marked), tokens
 
 
 def _verdict_counts(t: pa.Table) -> dict:
