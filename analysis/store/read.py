@@ -38,20 +38,27 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", params=(), order=_RUN_ORDER) -> pa.Table:
+def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", params=(), order=_RUN_ORDER,
+            day: str | None = None) -> pa.Table:
     """Rows of one stored table from the file versions in use, as Arrow, in run order
-    (each row's run placed by the runs table: seat, date, pass, run id; then its own order)."""
+    (each row's run placed by the runs table: seat, date, pass, run id; then its own order);
+    `day`: of one date's partition only (the runs placing them read from that date's too)."""
     if not store.has(table) or not shas:
         return None
     con.execute("CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS sha", [shas])
     src = "read_parquet(?, hive_partitioning = true, union_by_name = true)"
+    if day is not None:
+        where, params = f"{where} AND t.day = ?", (*params, day)
     if order == _RUN_ORDER and table != "runs":
+        # a date's rows are placed by that date's runs only (a run and its rows share its date's
+        # partition): a year of runs read for every date was most of a cold analysis
+        o_day = " AND day = ?" if day is not None else ""
         sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq) FROM {src} AS t JOIN "
                f"(SELECT run_id, seat AS o_seat, date AS o_date, pass AS o_pass FROM {src} "
-               f"WHERE file_sha IN (SELECT sha FROM use)) AS o USING (run_id) "
+               f"WHERE file_sha IN (SELECT sha FROM use){o_day}) AS o USING (run_id) "
                f"WHERE t.file_sha IN (SELECT sha FROM use) {where} "
                f"ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq")
-        args = [store.glob(table), store.glob("runs"), *params]
+        args = [store.glob(table), store.glob("runs"), *(() if day is None else (day,)), *params]
     else:
         sql = (f"SELECT * EXCLUDE (day, file_sha, seq) FROM {src} "
                f"WHERE file_sha IN (SELECT sha FROM use) {where} ORDER BY {order}")
@@ -133,7 +140,7 @@ class StoreRequests:
 
     def _day(self, day: str) -> FrameSource:
         if self._cache is None or self._cache[0] != day:
-            arrow = _select(self._con, self.store, "requests", self.shas, where="AND t.day = ?", params=(day,))
+            arrow = _select(self._con, self.store, "requests", self.shas, day=day)
             frame = frame_from_arrow("requests", arrow) if arrow is not None else None
             self._cache = (day, FrameSource(frame))
         return self._cache[1]
@@ -176,7 +183,7 @@ class StoreRequests:
         """The request records of some runs, in memory (the runs a report describes)."""
         frames = []
         for day in sorted({self.day_of[r] for r in run_ids if r in self.day_of}):
-            arrow = _select(self._con, self.store, "requests", self.shas, where="AND t.day = ?", params=(day,))
+            arrow = _select(self._con, self.store, "requests", self.shas, day=day)
             if arrow is not None:
                 f = frame_from_arrow("requests", arrow)
                 frames.append(f[f["run_id"].astype(str).isin(run_ids)])
