@@ -38,38 +38,44 @@ from generate_archive import generate_archive, nights  # noqa: E402
 BIN = [sys.executable, "-m", "benchreport"]
 
 
-def _tree_rss(proc) -> int:
-    """Resident bytes of a process and every process below it (the build's report kernel among them)."""
+def _tree_memory(proc) -> tuple[int, int]:
+    """(resident, proportional) bytes of a process and every process below it (the build's report
+    kernel among them). Resident counts the libraries both processes map twice; proportional
+    (PSS) shares each page among the processes that map it, so its sum is what the tree takes."""
     import psutil
 
-    total = 0
+    rss = pss = 0
     try:
         procs = [proc] + proc.children(recursive=True)
     except psutil.Error:
-        return 0
+        return 0, 0
     for p in procs:
         try:
-            total += p.memory_info().rss
+            info = p.memory_full_info()
         except psutil.Error:
-            pass
-    return total
+            continue
+        rss += info.rss
+        pss += getattr(info, "pss", info.rss)
+    return rss, pss
 
 
 def run(args: list[str], *, ok=(0,)) -> dict:
-    """Wall and CPU seconds and peak memory (MB) of one benchreport process: ``peak_mb`` the largest
-    single process (ru_maxrss), ``tree_peak_mb`` the largest sum over the process and its children
-    at any moment (sampled every 100 ms: a build runs its report kernel beside itself)."""
+    """Wall and CPU seconds and peak memory (MiB, printed as MB) of one benchreport process:
+    ``peak_mb`` the largest single process (ru_maxrss), ``tree_peak_mb`` the largest sum of
+    resident memory over the process and its children at any moment and ``tree_pss_mb`` the same
+    in proportional set size (sampled every 100 ms: a build runs its report kernel beside itself)."""
     import threading
 
     import psutil
 
     t0 = time.perf_counter()
     proc = subprocess.Popen(BIN + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    watched, peak, done = psutil.Process(proc.pid), [0], threading.Event()
+    watched, peak, done = psutil.Process(proc.pid), [0, 0], threading.Event()
 
     def sample():
         while not done.wait(0.1):
-            peak[0] = max(peak[0], _tree_rss(watched))
+            rss, pss = _tree_memory(watched)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -81,10 +87,12 @@ def run(args: list[str], *, ok=(0,)) -> dict:
     if code not in ok:
         raise SystemExit(f"benchreport {' '.join(args)} failed ({code}): {proc.stderr.read()}")
     out = {"wall_s": round(wall, 2), "cpu_s": round(ru.ru_utime + ru.ru_stime, 2), "peak_mb": round(ru.ru_maxrss / 1024),
-           "tree_peak_mb": round(max(peak[0], ru.ru_maxrss * 1024) / 2**20)}
+           "tree_peak_mb": round(max(peak[0], ru.ru_maxrss * 1024) / 2**20),
+           "tree_pss_mb": round(peak[1] / 2**20) or None}
     print(f"  {' '.join(args[:1] + [a for a in args[1:] if a.startswith('--') and a != '--quiet'])}: "
           f"{out['wall_s']:.1f} s wall, {out['cpu_s']:.1f} s CPU, peak {out['peak_mb']} MB "
-          f"(process tree {out['tree_peak_mb']} MB)", file=sys.stderr, flush=True)
+          f"(process tree {out['tree_peak_mb']} MB resident, {out['tree_pss_mb']} MB proportional)",
+          file=sys.stderr, flush=True)
     return out
 
 
@@ -181,6 +189,7 @@ def _finish(res: dict, out: Path | None) -> dict:
     """The peak over every step, the ratios on stderr, and the results as JSON in `out`."""
     res["peak_mb_max"] = max(v["peak_mb"] for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
     res["tree_peak_mb_max"] = max(v.get("tree_peak_mb", 0) for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
+    res["tree_pss_mb_max"] = max(v.get("tree_pss_mb") or 0 for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
     print(json.dumps(res["ratios"]), file=sys.stderr)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -79,7 +79,7 @@ def main() -> None:
                  f"{r['build_new_night_over_full']:.0%} of it, no change {r['build_no_change_over_full']:.1%}"
                  if "build_full" in archive else "")
               + f"; peak {archive['peak_mb_max']} MB (process tree, kernel included: "
-              f"{archive['tree_peak_mb_max']} MB); JSON files / store on {archive['json_nights']} nights "
+              f"{archive['tree_peak_mb_max']} MB resident, {archive.get('tree_pss_mb_max')} MB proportional); JSON files / store on {archive['json_nights']} nights "
               f"{r['json_over_store']:.2f}x | <= 10% a new night, <= 2% no change, <= 2 GB |")
     if scale.get("growth"):
         g = scale["growth"]

@@ -405,9 +405,11 @@ def build(args, options) -> int:
                              f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
                         facts = _site_facts(analysis, title)
                         shared = SharedFigures.open(handoff)
-                        save_analysis(analysis, handoff)
                         # what the analysis freed goes back to the system before the kernel reads
-                        # its own copy (a year of 50 seats: hundreds of MB held twice otherwise)
+                        # its own copy (a year of 50 seats: hundreds of MB held twice otherwise),
+                        # and what pickling it left behind once it is written
+                        release_memory()
+                        save_analysis(analysis, handoff)
                         release_memory()
                         # figures from the report's end while the notebook draws from its start,
                         # then the tables (the notebook does not write them when it is given the
