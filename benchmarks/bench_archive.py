@@ -3,7 +3,7 @@
 The archive (benchmarks/generate_archive.py: 365 nights of a 10-seat fleet, 4 concurrencies
 x 5 passes x 200 requests, 14.6 million request records) is ingested into a run store all
 but its last night at once; then, each as its own `benchreport` process (peak memory is the
-child's ru_maxrss), in one run:
+child's own high-water mark, benchmarks/measure.py), in one run:
 
 1. `build --store --format html` with the store's cache empty: the **full build** (every
    date's request records read and summarised, every cell estimated, the report made);
@@ -25,70 +25,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from generate_archive import generate_archive, nights  # noqa: E402
+from measure import run_measured  # noqa: E402
 
 BIN = [sys.executable, "-m", "benchreport"]
 
 
-def _tree_memory(proc) -> tuple[int, int]:
-    """(resident, proportional) bytes of a process and every process below it (the build's report
-    kernel among them). Resident counts the libraries both processes map twice; proportional
-    (PSS) shares each page among the processes that map it, so its sum is what the tree takes."""
-    import psutil
-
-    rss = pss = 0
-    try:
-        procs = [proc] + proc.children(recursive=True)
-    except psutil.Error:
-        return 0, 0
-    for p in procs:
-        try:
-            info = p.memory_full_info()
-        except psutil.Error:
-            continue
-        rss += info.rss
-        pss += getattr(info, "pss", info.rss)
-    return rss, pss
-
-
 def run(args: list[str], *, ok=(0,)) -> dict:
-    """Wall and CPU seconds and peak memory (MiB, printed as MB) of one benchreport process:
-    ``peak_mb`` the largest single process (ru_maxrss), ``tree_peak_mb`` the largest sum of
-    resident memory over the process and its children at any moment and ``tree_pss_mb`` the same
-    in proportional set size (sampled every 100 ms: a build runs its report kernel beside itself)."""
-    import threading
-
-    import psutil
-
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(BIN + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    watched, peak, done = psutil.Process(proc.pid), [0, 0], threading.Event()
-
-    def sample():
-        while not done.wait(0.1):
-            rss, pss = _tree_memory(watched)
-            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, status, ru = os.wait4(proc.pid, 0)
-    done.set()
-    sampler.join()
-    wall = time.perf_counter() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code not in ok:
-        raise SystemExit(f"benchreport {' '.join(args)} failed ({code}): {proc.stderr.read()}")
-    out = {"wall_s": round(wall, 2), "cpu_s": round(ru.ru_utime + ru.ru_stime, 2), "peak_mb": round(ru.ru_maxrss / 1024),
-           "tree_peak_mb": round(max(peak[0], ru.ru_maxrss * 1024) / 2**20),
-           "tree_pss_mb": round(peak[1] / 2**20) or None}
+    """Wall and CPU seconds and peak memory (MiB, printed as MB) of one benchreport process
+    (benchmarks/measure.py): ``peak_mb`` the process itself, ``tree_peak_mb`` the largest sum of
+    resident memory over the process and its children at any moment and ``tree_pss_mb`` the
+    same in proportional set size (sampled every 100 ms: a build runs its report kernel beside
+    itself)."""
+    m = run_measured(BIN + args, tree=True)
+    if m.returncode not in ok:
+        raise SystemExit(f"benchreport {' '.join(args)} failed ({m.returncode}): {m.stderr}")
+    out = {"wall_s": round(m.wall_s, 2), "cpu_s": round(m.cpu_s, 2), "peak_mb": m.peak_mb,
+           "tree_peak_mb": m.tree_peak_mb, "tree_pss_mb": m.tree_pss_mb}
     print(f"  {' '.join(args[:1] + [a for a in args[1:] if a.startswith('--') and a != '--quiet'])}: "
           f"{out['wall_s']:.1f} s wall, {out['cpu_s']:.1f} s CPU, peak {out['peak_mb']} MB "
           f"(process tree {out['tree_peak_mb']} MB resident, {out['tree_pss_mb']} MB proportional)",

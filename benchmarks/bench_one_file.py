@@ -3,7 +3,7 @@
 Both data sets hold the same request records (the same bytes per record); "one" is a single
 run of one seat and pass, "many" is 250 runs of 50 seats x 5 passes. Each is loaded in a
 separate process (`benchreport.load.load` + `benchreport.tables.build_tables`, every check
-included), so peak memory (ru_maxrss) is that load's own. Statistics are not timed here:
+included), so peak memory (its own high-water mark, benchmarks/measure.py) is that load's own. Statistics are not timed here:
 one pass of N requests is one bootstrap over N observations, a cost of the stats layer.
 
     python benchmarks/bench_one_file.py [--requests 200000,2000000] [--repeat 1]
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from measure import run_measured  # noqa: E402
 
 FILES = 250
 LOAD = ("import sys; from benchreport.load import load; from benchreport.tables import build_tables; "
@@ -74,13 +74,10 @@ def write(folder: Path, n: int, *, one: bool, seed: int = 20261201) -> int:
 def load_once(folder: Path, n: int) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of loading `folder` in a fresh
     process. CPU time is the fairer measure on a shared machine; both are reported."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", LOAD, str(folder), str(n)], stderr=subprocess.PIPE, text=True)
-    _, status, ru = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"loading {folder} failed: {proc.stderr.read()}")
-    return elapsed, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+    m = run_measured([sys.executable, "-c", LOAD, str(folder), str(n)], stdout=None)
+    if m.returncode != 0:
+        raise SystemExit(f"loading {folder} failed: {m.stderr}")
+    return m.wall_s, m.cpu_s, m.peak_mb
 
 
 def main(argv=None) -> dict:

@@ -1,36 +1,31 @@
 """Fleet scale: `benchreport analyse` and `build` at 10, 25 and 50 seats; time, peak memory, growth.
 
 Each size is generated (benchmarks/generate.py, deterministic) and run as a separate
-`benchreport` process, so peak memory (ru_maxrss of the child) is the command's own.
+`benchreport` process, so peak memory (the child's own high-water mark, benchmarks/measure.py) is the command's own.
 
     python benchmarks/bench_scale.py [--seats 10,25,50] [--repeat 3] [--build-seats 50]
 """
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from generate import generate  # noqa: E402
+from measure import run_measured  # noqa: E402
 
 BIN = [sys.executable, "-m", "benchreport"]
 
 
 def run(args) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one benchreport process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(BIN + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, ru = os.wait4(proc.pid, 0)[1:]
-    elapsed = time.perf_counter() - t0
-    if proc.returncode not in (None, 0):
-        raise SystemExit(f"benchreport {' '.join(args)} failed: {proc.stderr.read()}")
-    return elapsed, ru.ru_maxrss / 1024
+    """Wall seconds and peak RSS (MiB) of one benchreport process (benchmarks/measure.py)."""
+    m = run_measured(BIN + args)
+    if m.returncode != 0:
+        raise SystemExit(f"benchreport {' '.join(args)} failed: {m.stderr}")
+    return m.wall_s, m.peak_mb
 
 
 def main(argv=None) -> dict:
