@@ -146,9 +146,9 @@ def _build_ratios(res: dict) -> dict:
 
 def _finish(res: dict, out: Path | None) -> dict:
     """The peak over every step, the ratios on stderr, and the results as JSON in `out`."""
-    res["peak_mb_max"] = max(v["peak_mb"] for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
-    res["tree_peak_mb_max"] = max(v.get("tree_peak_mb", 0) for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
-    res["tree_pss_mb_max"] = max(v.get("tree_pss_mb") or 0 for v in res.values() if isinstance(v, dict) and "peak_mb" in v)
+    steps = [v for v in res.values() if isinstance(v, dict) and "peak_mb" in v]
+    for key in ("peak_mb", "tree_peak_mb", "tree_pss_mb"):
+        res[f"{key}_max"] = max(v.get(key) or 0 for v in steps)
     print(json.dumps(res["ratios"]), file=sys.stderr)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)

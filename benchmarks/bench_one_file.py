@@ -3,8 +3,9 @@
 Both data sets hold the same request records (the same bytes per record); "one" is a single
 run of one seat and pass, "many" is 250 runs of 50 seats x 5 passes. Each is loaded in a
 separate process (`benchreport.load.load` + `benchreport.tables.build_tables`, every check
-included), so peak memory (its own high-water mark, benchmarks/measure.py) is that load's own. Statistics are not timed here:
-one pass of N requests is one bootstrap over N observations, a cost of the stats layer.
+included), so peak memory (its own high-water mark, benchmarks/measure.py) is that load's own.
+Statistics are not timed here: one pass of N requests is one bootstrap over N observations, a
+cost of the stats layer.
 
     python benchmarks/bench_one_file.py [--requests 200000,2000000] [--repeat 1]
 """
@@ -72,7 +73,7 @@ def write(folder: Path, n: int, *, one: bool, seed: int = 20261201) -> int:
 
 
 def load_once(folder: Path, n: int) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of loading `folder` in a fresh
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of loading `folder` in a fresh
     process. CPU time is the fairer measure on a shared machine; both are reported."""
     m = run_measured([sys.executable, "-c", LOAD, str(folder), str(n)], stdout=None)
     if m.returncode != 0:

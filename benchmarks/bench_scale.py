@@ -1,7 +1,8 @@
 """Fleet scale: `benchreport analyse` and `build` at 10, 25 and 50 seats; time, peak memory, growth.
 
 Each size is generated (benchmarks/generate.py, deterministic) and run as a separate
-`benchreport` process, so peak memory (the child's own high-water mark, benchmarks/measure.py) is the command's own.
+`benchreport` process, so peak memory (the child's own high-water mark, benchmarks/measure.py)
+is the command's own.
 
     python benchmarks/bench_scale.py [--seats 10,25,50] [--repeat 3] [--build-seats 50]
 """

@@ -87,10 +87,12 @@ def run_measured(cmd: list[str], *, interval: float = 0.1, tree: bool = False, *
     sampler, reader = threading.Thread(target=sample, daemon=True), threading.Thread(target=drain, daemon=True)
     sampler.start()
     reader.start()
-    _, status, ru = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    if hasattr(os, "waitid"):  # exited but not reaped: its pid is not reused while the sampler stops
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
     done.set()
     sampler.join()
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     reader.join()
     wall = time.perf_counter() - t0
     own = hwm[0] or ru.ru_maxrss * 1024
