@@ -66,7 +66,7 @@ TABLE_COLUMNS: dict[str, list[str]] = {
         "run_id", "seat", "date", "pass", "harness", "harness_version", "probe",
         "max_tokens", "temperature", "thinking", "warmup_excluded", "settings",
         "quantisation", "engine", "source_file", "source_sha256", "source_format",
-        "notes", "assumptions", "harness_group", "figure_checks",
+        "notes", "assumptions", "harness_group", "figure_checks", "load", "load_id", "load_label",
     ],
     "measurements": [
         "run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "statistic",

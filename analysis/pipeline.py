@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Mapping
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from benchreport.load import LoadResult, load

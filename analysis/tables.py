@@ -12,10 +12,12 @@ from dataclasses import dataclass, fields
 from operator import attrgetter
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from benchreport import conditions
 from benchreport.columns import TABLE_COLUMNS
 from benchreport.load import LoadResult, native
 from benchreport._memory import gc_paused
@@ -165,6 +167,7 @@ def _build_tables(loaded: LoadResult) -> Tables:
                          ("run_id", run.run_id)):
                 comp_runs[k].append(v)
         h = run.harness
+        load = msgspec.to_builtins(run.load) if run.load is not None else None
         for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
                      ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
                      ("max_tokens", h.max_tokens), ("temperature", h.temperature), ("thinking", h.thinking),
@@ -175,7 +178,10 @@ def _build_tables(loaded: LoadResult) -> Tables:
                      ("source_format", lr.source_format), ("notes", run.notes),
                      ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
                      ("harness_group", h.group),
-                     ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None)):
+                     ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None),
+                     ("load", json.dumps(load, sort_keys=True) if load else None),
+                     ("load_id", conditions.fingerprint(load) or None),
+                     ("load_label", conditions.words(load) or None)):
             runs[k].append(v)
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
         ms = run.measurements or ()

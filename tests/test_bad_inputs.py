@@ -19,7 +19,7 @@ from measure import run_measured  # noqa: E402
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_text())
-GOOD_IDS = {"good-1", "good-2", "good-3", "duplicate", "two-models-1", "duplicate-pass-1"}
+GOOD_IDS = {"good-1", "good-2", "good-3", "duplicate", "two-models-1"}
 
 
 @pytest.fixture

@@ -172,7 +172,7 @@ def test_csv_cells_that_could_start_a_formula_are_neutralised(tmp_path, capsys):
 
     run = make_run(exams=[{"benchmark": "=cmd|' /C calc'!A0", "correct": 150, "total": 164}])
     run["measurements"][0]["workload"] = "=1+1"
-    run["measurements"][1]["workload"] = "@SUM(A1)"
+    run["measurements"][2]["workload"] = "@SUM(A1)"
     write_run(tmp_path / "runs", "a.json", run)
     assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--n-boot", "200",
                  "--quiet"]) == 0

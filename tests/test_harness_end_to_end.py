@@ -38,7 +38,11 @@ def test_answers_only_in_the_reasoning_field_raise_the_reasoning_trap(flags):
 
 def test_inferences_without_a_manifest_are_flagged(flags):
     seats = {s for t in _by_code(flags, "import.assumed")["seats"] for s in t}
-    assert seats == {"tiny-gpt2-s1", "tiny-gpt2-s2", "tiny-gpt2-r1"}
+    # files that record no model (MLPerf LoadGen, trtllm-bench reports, SGLang) are seats named after
+    # their folders (issue 25), said as an assumption
+    named = {"harness_mlperf-loadgen_offline", "harness_mlperf-loadgen_server-qps4", "harness_sglang"}
+    assert {"tiny-gpt2-s1", "tiny-gpt2-s2", "tiny-gpt2-r1"} | named <= seats
+    assert all(s.startswith(("tiny-gpt2", "harness_")) for s in seats)
 
 
 @pytest.mark.slow

@@ -98,10 +98,12 @@ def test_date_and_version_from_the_log(loaded):
     assert run.date.startswith("2026-12-01T10:54:40") and run.harness.version.startswith("6.0.17")
 
 
-def test_without_a_manifest_the_model_is_asked_for(tmp_path):
+def test_without_a_manifest_the_seat_is_its_folder(tmp_path):
+    """LoadGen's log names no model: the seat is named after the folder, never refused (issue 25)."""
     shutil.copy(HARNESS / FOLDER / "offline" / "mlperf_log_detail.txt", tmp_path)
     result = load([tmp_path])
-    assert not result.runs and "benchreport.yaml manifest" in result.refused[0].message
+    assert not result.refused and [lr.run.seat.id for lr in result.runs] == [tmp_path.name]
+    assert "benchreport.yaml manifest" in "; ".join(result.runs[0].assumptions)
 
 
 @pytest.mark.parametrize("text, where", [

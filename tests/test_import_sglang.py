@@ -107,11 +107,18 @@ def test_passes_are_not_mixed_across_prompt_sets(loaded):
     assert runs.probe.nunique() == 3
 
 
-def test_without_a_model_the_file_asks_for_a_manifest(tmp_path):
-    (tmp_path / "x.jsonl").write_bytes((HARNESS / FOLDER / "failed.jsonl").read_bytes())
+def test_without_a_model_the_seat_is_named_after_its_folder(tmp_path):
+    """SGLang's bench_serving records no model: never refused for that alone (issue 25); the seat is
+    its folder, said as an assumption, and two folders of one name are two seats."""
+    for where, name in (("node-a/results", "failed.jsonl"), ("node-b/results", "completions.jsonl")):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "x.jsonl").write_bytes((HARNESS / FOLDER / name).read_bytes())
     result = load([tmp_path])
-    assert not result.runs
-    assert "benchreport.yaml manifest" in result.refused[0].message
+    assert not result.refused and result.runs
+    seats = {lr.run.seat.id for lr in result.runs}
+    assert seats == {f"{tmp_path.name}_node-a_results", f"{tmp_path.name}_node-b_results"}
+    notes = "; ".join(result.runs[0].assumptions)
+    assert "recorded no model name" in notes and "benchreport.yaml manifest" in notes
 
 
 def test_model_from_server_info(tmp_path):

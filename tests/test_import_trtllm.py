@@ -96,10 +96,11 @@ def test_text_report_alone_is_a_run(tmp_path):
     assert {m.n for m in result.runs[0].run.measurements} == {12}
 
 
-def test_records_without_a_model_ask_for_a_manifest(tmp_path):
+def test_records_without_a_model_are_a_seat_named_after_their_folder(tmp_path):
     (tmp_path / "requests.json").write_bytes((HARNESS / FOLDER / "bench-77d7fe1" / "requests.json").read_bytes())
     result = load([tmp_path])
-    assert not result.runs and "benchreport.yaml manifest" in result.refused[0].message
+    assert not result.refused and [lr.run.seat.id for lr in result.runs] == [tmp_path.name]
+    assert "recorded no model name" in "; ".join(result.runs[0].assumptions)
 
 
 def test_report_json_of_later_releases(tmp_path):

@@ -107,7 +107,10 @@ def _touches(flag, row, seats: set) -> bool:
         return False
     cell = flag_cell(flag)
     for k in ("workload", "metric", "statistic"):
-        if cell[k] is not None and str(cell[k]) != str(row[k]):
+        if cell[k] is None or str(cell[k]) == str(row[k]):
+            continue
+        # a flag on a workload touches its cells of every measurement condition ("prefill:31,000-token context")
+        if not (k == "workload" and str(row[k]).startswith(f"{cell[k]}:")):
             return False
     conc = cell["concurrency"]
     return conc is None or (fmt.finite(row["concurrency"]) and int(conc) == int(row["concurrency"]))
@@ -116,8 +119,10 @@ def _touches(flag, row, seats: set) -> bool:
 def _cell_values(a, seat: str, r) -> list[float]:
     c = a.cells
     m = (c["seat"] == seat) & (c["workload"] == r["workload"]) & (c["metric"] == r["metric"]) & \
-        (c["statistic"] == r["statistic"]) & (c["harness"].fillna("") == (r["harness"] or "")) & \
-        (c["probe"].fillna("") == (r["probe"] or ""))
+        (c["statistic"] == r["statistic"])
+    for k in ("harness", "probe", "load_id"):  # missing on both sides matches (pd.NA is never truthy)
+        if k in c.columns:
+            m &= c[k].astype(object).fillna("").astype(str) == fmt.text(r.get(k) if hasattr(r, "get") else r[k])
     conc = pd.to_numeric(c["concurrency"], errors="coerce")
     m &= conc.isna() if not fmt.finite(r["concurrency"]) else conc == float(r["concurrency"])
     hit = c[m]

@@ -171,11 +171,13 @@ def cells_view(a, *, metric=None, statistic=None, seats=None, workload=None, con
 
 
 def _requests(a) -> pd.DataFrame:
-    """Request records with the harness and probe of their run."""
+    """Request records with the harness, probe and load of their run."""
     req = a.tables.requests
     if req is None or not len(req):
-        return pd.DataFrame(columns=["run_id", "seat", "harness", "probe", "workload", "concurrency", "pass"])
-    runs = a.tables.runs[["run_id", "harness", "probe"]].drop_duplicates("run_id")
+        return pd.DataFrame(columns=["run_id", "seat", "harness", "probe", "load_label", "workload", "concurrency",
+                                     "pass"])
+    cols = [c for c in ("run_id", "harness", "probe", "load_label") if c in a.tables.runs.columns]
+    runs = a.tables.runs[cols].drop_duplicates("run_id")
     return req.merge(runs, on="run_id", how="left")
 
 

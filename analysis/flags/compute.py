@@ -46,6 +46,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("sample_passes", lambda i: R.sample_passes(i.cells, thresholds=i.thresholds)),
     ("small_n", lambda i: R.small_n(i.cells, thresholds=i.thresholds)),
     ("mixed_runs", lambda i: R.mixed_runs(i.tables)),
+    ("mixed_conditions", lambda i: R.mixed_conditions(i.tables)),
     ("underpowered", lambda i: R.underpowered(i.comparisons, i.exam_deltas, thresholds=i.thresholds)),
     ("drift", lambda i: R.drift(i.cells, i.tables, thresholds=i.thresholds)),
     ("history", lambda i: R.history_changes(i.history, thresholds=i.thresholds)),
@@ -67,6 +68,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("requests_failed", lambda i: R.requests_failed(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("correlated_requests", lambda i: R.correlated_requests(i.passes, thresholds=i.thresholds)),
     ("figure_mismatch", lambda i: R.figure_mismatch(i.passes, i.tables.runs, thresholds=i.thresholds)),
+    ("repeated_figure", lambda i: R.repeated_figure(i.tables, i.excluded)),
 ]
 
 

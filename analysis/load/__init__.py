@@ -18,6 +18,7 @@ from typing import Iterable
 import msgspec
 
 from benchreport.load import duplicates, harness, native
+from benchreport.load.across import check_across_files
 from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
 from benchreport._memory import gc_paused
 from benchreport.progress import progress as progress_bar
@@ -495,97 +496,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
             result.runs.append(LoadedRun(run, imported.source.display, imported.source.sha256,
                                          imported.source_format, tuple(imported.assumptions),
                                          tuple(imported.checks)))
-    _check_across_files(result)
+    check_across_files(result)
     result.refused.sort(key=lambda r: (r.path, r.json_path))
     result.skipped.sort(key=lambda s: s.path)
     return result
-
-
-def _placement_key(seat: native.Seat):
-    return None if seat.placement is None else msgspec.to_builtins(seat.placement)
-
-
-def _cells(run: native.Run) -> set[tuple]:
-    """What a run measured: its measurement cells, request cells and exams."""
-    out = {("measurement", m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens,
-            m.fresh_prompt) for m in run.measurements or ()}
-    out |= {("requests", w, c) for w, c in {(r.workload, r.concurrency) for r in run.requests or ()}}
-    out |= {("exam", e.benchmark, e.dimension) for e in run.exams or ()}
-    return out
-
-
-def _cell_words(cell: tuple) -> str:
-    if cell[0] == "measurement":
-        _, workload, conc, metric, stat = cell[:5]
-        return f"{metric} {stat} of {workload}" + (f" at concurrency {conc}" if conc else "")
-    if cell[0] == "requests":
-        return f"requests of {cell[1]}" + (f" at concurrency {cell[2]}" if cell[2] else "")
-    return f"exam {cell[1]}" + (f" {cell[2]}" if cell[2] else "")
-
-
-def _check_passes(runs: list[LoadedRun], refused: list[Refusal]) -> list[LoadedRun]:
-    """One pass of a seat, day, harness and probe is claimed once for any cell: two files that both
-    say they are pass 1 of the same measurement are refused (the later), not stacked as two passes.
-    Files of one sweep that measure different cells (vLLM writes one per concurrency) are fine."""
-    groups: dict[tuple, list[LoadedRun]] = {}
-    for lr in runs:
-        r = lr.run
-        groups.setdefault((r.seat.id, r.date[:10], r.harness.name, r.harness.probe, r.pass_), []).append(lr)
-    bad: set[int] = set()
-    for (seat, day, harness_name, probe, pass_), members in groups.items():
-        if len(members) < 2:
-            continue  # the common case costs nothing
-        claimed: dict[tuple, LoadedRun] = {}
-        for lr in members:
-            cells = _cells(lr.run)
-            clash = sorted((c for c in cells if c in claimed), key=repr)
-            if clash:
-                other = claimed[clash[0]]
-                refused.append(Refusal(lr.source_file, "$.pass", (
-                    f"expected pass {pass_} of seat \"{seat}\" on {day} ({harness_name}"
-                    + (f", probe {probe}" if probe else "") + f") to be claimed once, got it again for "
-                    f"{_cell_words(clash[0])}, which {other.source_file} already holds as pass {pass_}")))
-                bad.add(id(lr))
-                continue
-            for c in cells:
-                claimed[c] = lr
-    return [lr for lr in runs if id(lr) not in bad]
-
-
-def _check_across_files(result: LoadResult) -> None:
-    """run_id unique in the data set; one seat id means one model and placement; a pass of a
-    seat, day, harness and probe claimed once per cell (`_check_passes`).
-
-    The first file (in path order) wins; each later conflicting file is refused with a
-    message naming both files.
-    """
-    first_run: dict[str, LoadedRun] = {}
-    first_seat: dict[str, LoadedRun] = {}
-    kept: list[LoadedRun] = []
-    for lr in sorted(result.runs, key=lambda r: (r.source_file, r.run.run_id)):
-        rid, seat = lr.run.run_id, lr.run.seat
-        if rid in first_run:
-            result.refused.append(Refusal(lr.source_file, "$.run_id", (
-                f'expected a run_id unique in the data set, got "{rid}", '
-                f"which {first_run[rid].source_file} already uses")))
-            continue
-        prior = first_seat.get(seat.id)
-        if prior is not None:
-            ps = prior.run.seat
-            if ps.model != seat.model:
-                result.refused.append(Refusal(lr.source_file, "$.seat.model", (
-                    f'expected model "{ps.model}" for seat "{seat.id}" as in {prior.source_file}, '
-                    f'got "{seat.model}" (one seat id means one model)')))
-                continue
-            a, b = _placement_key(ps), _placement_key(seat)
-            if a is not None and b is not None and a != b:
-                result.refused.append(Refusal(lr.source_file, "$.seat.placement", (
-                    f'expected the placement of seat "{seat.id}" as in {prior.source_file} '
-                    f"({json.dumps(a, sort_keys=True)}), got {json.dumps(b, sort_keys=True)} "
-                    "(one seat id means one placement)")))
-                continue
-        else:
-            first_seat[seat.id] = lr
-        first_run[rid] = lr
-        kept.append(lr)
-    result.runs = _check_passes(kept, result.refused)

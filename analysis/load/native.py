@@ -12,60 +12,25 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Optional
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from benchreport.columns import METRICS
 from benchreport.load import duplicates
-from benchreport.load.errors import UNSAFE_CHARS, RunFileError, one_line
+from benchreport.load.errors import RunFileError
+from benchreport.load.native_load import Load, TokenTarget, check_load
+from benchreport.load.native_types import *  # noqa: F401,F403  (the vocabulary, re-exported)
+from benchreport.load.native_types import (MAX_COMPONENTS, MAX_EVENTS, MAX_EXAMS, MAX_INT, MAX_ITEM_ID, MAX_ITEMS,
+                                           MAX_MEASUREMENTS, MAX_NAME, MAX_REQUESTS, MAX_SETTINGS_DEPTH,
+                                           MAX_SETTINGS_VALUES, MAX_TEXT, FORMAT, Base, EventKind, Id, Metric, Name,
+                                           NonNegFloat, NonNegInt, OptName, PosInt, Role, Statistic, Text)
+from benchreport.load.native_types import check_text as _check_text, finite as _finite, text_problem
 
-FORMAT = "benchreport.run/1"
-ID_PATTERN = r"^[A-Za-z0-9._-]{1,128}$"
-
-#: the largest integer any field may hold: the tidy tables' columns are int64 (Parquet, pandas)
-MAX_INT = 2**63 - 1
-
-# Named limits: one field can neither make a build take minutes nor take gigabytes (issue 16:
-# a 100,000-character workload took 8 minutes and 7.4 GB, and 10,000 of anything is far more
-# than a report can show). Lists are bounded far above real runs; a file over its limit is
-# refused with the limit in the message.
-#: names shown in the report: model, quantisation, engine, workload, benchmark, harness, ...;
-#: a Hugging Face model id is at most 96 + 1 + 96 characters
-MAX_NAME = 5_000
-#: free text: notes, event messages, request errors, placement notes
-MAX_TEXT = 20_000
-#: an exam item's id (lm-evaluation-harness doc hashes are 64 characters)
-MAX_ITEM_ID = 500
-MAX_MEASUREMENTS = 100_000
-#: requests of one run: 10 million records is about 1.6 GB of JSON, above any file size limit
-MAX_REQUESTS = 10_000_000
-MAX_EXAMS = 10_000
-MAX_ITEMS = 1_000_000
-MAX_EVENTS = 10_000
-MAX_COMPONENTS = 100
-#: seat.settings: at most this many values, nested at most this deep (as in the manifest)
-MAX_SETTINGS_VALUES = 500
-MAX_SETTINGS_DEPTH = 6
-
-Id = Annotated[str, msgspec.Meta(pattern=ID_PATTERN, description="[A-Za-z0-9._-]{1,128}")]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME)]
-OptName = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
-Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT)]
-PosInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
-NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
-NonNegFloat = Annotated[float, msgspec.Meta(ge=0)]
-Metric = Literal[tuple(METRICS)]  # type: ignore[valid-type]
-Statistic = Literal["mean", "p50", "p90", "p95", "p99", "min", "max"]
-Role = Literal["incumbent", "candidate", "reference"]
-EventKind = Literal["fault", "crash", "defect", "note"]
-
-
-class Base(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=False, gc=False):
-    """Readers ignore fields they do not know (spec: fields may be added later)."""
+__all__ = ["FORMAT", "Run", "Seat", "Harness", "Load", "TokenTarget", "Measurement", "Request", "Exam", "Event",
+           "decode", "from_object", "check_rules", "is_iso_date", "text_problem", "sniff_format", "value_at"]
 
 
 class Placement(Base):
@@ -179,6 +144,7 @@ class Run(Base):
     # `pass` is a Python keyword: stored as pass_, named "pass" in JSON.
     pass_: PosInt = msgspec.field(name="pass")
     warmup_excluded: Optional[bool] = None
+    load: Optional[Load] = None
     measurements: Optional[Annotated[list[Measurement], msgspec.Meta(max_length=MAX_MEASUREMENTS)]] = None
     requests: Optional[Annotated[list[Request], msgspec.Meta(max_length=MAX_REQUESTS)]] = None
     exams: Optional[Annotated[list[Exam], msgspec.Meta(max_length=MAX_EXAMS)]] = None
@@ -338,10 +304,6 @@ def _parse_date(value: str, path: str) -> None:
         raise RunFileError(path, f'expected {DATE_FORMS}, got "{value}"')
 
 
-def _finite(value: Optional[float], path: str) -> None:
-    if value is not None and not math.isfinite(value):
-        raise RunFileError(path, f"expected a finite number, got {value}")
-
 
 def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0, *, text: bool = True) -> None:
     """seat.settings: JSON values, at most MAX_SETTINGS_VALUES of them, MAX_SETTINGS_DEPTH deep
@@ -371,38 +333,6 @@ def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0, *,
             if text:
                 _check_text(k, f"{path} (a key)")
             _check_settings(v, f"{path}.{k}", budget, depth + 1, text=text)
-
-
-#: free text may hold line breaks and tabs; names may not
-_LINE_BREAKS = "\n\r\t"
-_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-
-
-def text_problem(value: str, *, free_text: bool = False) -> str | None:
-    """Why `value` may not reach a report as it is (a control, bidi or surrogate character), or None.
-
-    Bidi overrides reverse what follows them on screen, numbers and dates included (Trojan
-    Source, CVE-2021-42574); NUL and other controls end up raw in HTML and CSV; a lone
-    surrogate cannot be written as UTF-8 at all.
-    """
-    m = UNSAFE_CHARS.search(value)
-    while m is not None and free_text and m.group() in _LINE_BREAKS:
-        m = UNSAFE_CHARS.search(value, m.end())
-    if m is None:
-        return None
-    code = ord(m.group())
-    kind = ("a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a bidi control" if code in _BIDI
-            else "a line break" if m.group() in _LINE_BREAKS else "a control character")
-    shown = one_line(value[:60]) + ("..." if len(value) > 60 else "")
-    return (f"expected text without control, bidi or surrogate characters, got {kind} (U+{code:04X}) "
-            f'at character {m.start() + 1}: "{shown}"')
-
-
-def _check_text(value: str | None, path: str, *, free_text: bool = False) -> None:
-    if value is not None:
-        problem = text_problem(value, free_text=free_text)
-        if problem:
-            raise RunFileError(path, problem)
 
 
 def _check_run_text(run: Run) -> None:
@@ -485,6 +415,8 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
         _check_run_text(run)
     if seat.settings:
         _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1], text=not text_checked)
+    if run.load is not None:
+        check_load(run, text=not text_checked)
     if seat.checkpoint_bytes is not None:
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:

@@ -1,12 +1,13 @@
 """Cell estimates and confidence intervals: tables/cells.csv and the per-pass table.
 
-A cell is one (seat, harness, probe, workload, concurrency, metric, statistic)
-on the date that describes the seat. The pass is the unit of replication: each
-pass contributes one value, the figure the harness reported where the run gives
-one (shown as printed), else our statistic of its request records. Requests of
-different passes are never pooled, and runs of different harnesses or probes
-are different cells (a manifest's ``harness_group`` says when two harnesses
-measured the same thing).
+A cell is one (seat, harness, probe, load, workload, concurrency, metric,
+statistic) on the date that describes the seat. The pass is the unit of
+replication: each pass contributes one value, the figure the harness reported
+where the run gives one (shown as printed), else our statistic of its request
+records. Requests of different passes are never pooled, and runs of different
+harnesses, probes or recorded loads (``load_id``, the fingerprint of what was sent:
+benchreport.conditions) are different cells (a manifest's ``harness_group`` says
+when two harnesses measured the same thing).
 
 Two intervals, never confused:
 
@@ -63,7 +64,7 @@ from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .day_cache import DayCache, PassDays
 from .day_scan import request_counts
-from .pass_rows import pass_rows, run_labels
+from .pass_rows import load_labels, pass_rows, run_labels
 from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
 from .within import block_length, block_size, dependence_seen, sectioning_interval
 
@@ -74,19 +75,19 @@ __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS"
 CELL_COLUMNS = ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes",
                 "n_obs", "estimate", "ci_low", "ci_high", "ci_level", "ci_method", "values"]
 #: extra columns after the spec's
-CELL_EXTRA_COLUMNS = ["harness", "probe", "date", "condition", "ci_route", "ci_reason", "log_se", "df",
-                      "median", "min", "max", "range_level", "within_low", "within_high", "within_level",
+CELL_EXTRA_COLUMNS = ["harness", "probe", "load_id", "load", "date", "condition", "ci_route", "ci_reason",
+                      "log_se", "df", "median", "min", "max", "range_level", "within_low", "within_high", "within_level",
                       "within_method", "within_log_se", "reported", "recomputed", "n_requests", "n_failed",
                       "lag1", "block", "source"]
 #: the long-form per-pass table (one row per cell and pass)
-PASS_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
-                "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed",
+PASS_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic",
+                "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed",
                 "ci_low", "ci_high", "ci_level", "lag1", "source"]
 #: what the history and the dated comparisons read of a cell on each date (`CellSet.dated` of a run store)
-DATED_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate",
-                 "n_passes"]
+DATED_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
+                 "estimate", "n_passes"]
 #: the key of a cell across dates
-CELL_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+CELL_KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 
 #: why a cell has no between-pass interval -> how ci_method says it (spec/cli.md: "none: ...")
 NO_CI_WORDS = {
@@ -147,6 +148,8 @@ class _Config:
     n_resamples: int
     level: float
     seed: int
+    #: {load_id: the load in words} (benchreport.stats.pass_rows.load_labels)
+    load_labels: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -184,17 +187,18 @@ def _stat_order(stat: str) -> int:
 
 
 def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
-    if latest == "seat":  # each way a seat was measured (harness and probe) by its latest date
-        last = df.groupby(["seat", "_h", "_p"])["date"].transform("max")
+    if latest == "seat":  # each way a seat was measured (harness, probe, load) by its latest date
+        last = df.groupby(["seat", "_h", "_p", "_l"])["date"].transform("max")
     else:
-        last = df.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])["date"].transform("max")
+        last = df.groupby(["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"])["date"] \
+            .transform("max")
     return df[df["date"] == last]
 
 
 def _variances(passes: pd.DataFrame) -> dict[tuple, dict[str, LogVariance]]:
     """{cell key: {date: log-variance of that date's passes}} for dates with 2+ positive passes."""
     out: dict[tuple, dict[str, LogVariance]] = {}
-    keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+    keys = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
     values = passes["value"].to_numpy(float)
     for key, pos in passes.groupby(keys, sort=False).indices.items():
         if len(pos) < 2:
@@ -229,8 +233,8 @@ class _Rows:
 
 #: the pass table's columns a cell row is built from (the others are not copied: each would be
 #: one Python object per pass row, two million rows at a year of dates)
-_CELL_INPUTS = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "value",
-                "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high", "ci_level",
+_CELL_INPUTS = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic",
+                "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high", "ci_level",
                 "lag1", "source", "group", "condition")
 
 
@@ -260,7 +264,7 @@ def _int_sum(v: np.ndarray):
 
 
 def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: _Config) -> dict:
-    seat, h, p, workload, conc, metric, stat = key
+    seat, h, p, lid, workload, conc, metric, stat = key
     vals = sub["value"]
     route = s.route
     lo, hi, level = s.low, s.high, (s.level if route else math.nan)
@@ -269,7 +273,8 @@ def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | Non
     row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
                unit=METRICS[metric][0] if metric in METRICS else None, n_passes=len(vals),
                n_obs=_int_sum(sub["n_obs"]), estimate=s.estimate, ci_low=lo, ci_high=hi, ci_level=level,
-               ci_method="", values=format_values(vals), harness=h, probe=p, date=date,
+               ci_method="", values=format_values(vals), harness=h, probe=p, load_id=lid,
+               load=cfg.load_labels.get(lid) if lid else None, date=date,
                condition=_first_present(sub["condition"]),
                ci_route=route, ci_reason=s.reason, log_se=s.log_se, df=s.df, median=s.median, min=s.min,
                max=s.max, range_level=s.range_level, within_low=math.nan, within_high=math.nan,
@@ -404,7 +409,8 @@ def _empty_frame(columns) -> pd.DataFrame:
 
 
 _STRING_COLUMNS = ("seat", "workload", "metric", "statistic", "unit", "ci_method", "values", "harness",
-                   "probe", "date", "condition", "ci_route", "ci_reason", "within_method", "source", "run_id")
+                   "probe", "load_id", "load", "date", "condition", "ci_route", "ci_reason", "within_method", "source",
+                   "run_id")
 _INT_COLUMNS = ("concurrency", "n_passes", "n_obs", "n_requests", "n_failed", "block", "pass")
 
 
@@ -428,9 +434,9 @@ def _sorted(df: pd.DataFrame) -> pd.DataFrame:
         return df
     stat = df["statistic"].astype(object).map(_STAT_ORDER).fillna(len(STATISTICS)).astype("int64")
     keys = df.assign(_c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"), _s=stat.to_numpy(),
-                     _h=df["harness"].fillna(""), _p=df["probe"].fillna(""))
-    keys = keys.sort_values(["seat", "date", "_h", "_p", "workload", "_c", "metric", "_s"], kind="stable")
-    return keys.drop(columns=["_c", "_s", "_h", "_p"]).reset_index(drop=True)
+                     _h=df["harness"].fillna(""), _p=df["probe"].fillna(""), _l=df["load_id"].fillna(""))
+    keys = keys.sort_values(["seat", "date", "_h", "_p", "_l", "workload", "_c", "metric", "_s"], kind="stable")
+    return keys.drop(columns=["_c", "_s", "_h", "_p", "_l"]).reset_index(drop=True)
 
 
 def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
@@ -491,7 +497,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     else:
         source = requests
     method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
-    cfg = _Config(thresholds, method, n_resamples, level, seed)
+    cfg = _Config(thresholds, method, n_resamples, level, seed, load_labels(runs))
     if cache is not None and hasattr(source, "day_token") and latest == "seat":
         from .day_cells import estimate_from_days
 
@@ -528,7 +534,7 @@ def _joined(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.DataFrame
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
-_GROUP_KEYS = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+_GROUP_KEYS = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
 
 
 def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: float,
@@ -551,8 +557,8 @@ def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: flo
         borrowed = pooled_log_variance(others) if len(sub) < 3 else None
         s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
         i = sub.pos[0]
-        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "workload", "concurrency", "metric",
-                                         "statistic"))
+        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency",
+                                         "metric", "statistic"))
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         (latest_rows if index[i] in latest_index else batch).append(row)
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak

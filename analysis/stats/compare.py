@@ -60,13 +60,13 @@ COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baselin
                       "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
                       "ci_method", "verdict"]
 #: extra columns after the spec's
-COMPARISON_EXTRA_COLUMNS = ["harness", "probe", "kind", "baseline_date", "candidate_date", "ci_level",
+COMPARISON_EXTRA_COLUMNS = ["harness", "probe", "load_id", "load", "kind", "baseline_date", "candidate_date", "ci_level",
                             "p_value", "p_adj", "multiplicity", "verdict_reason", "primary",
                             "within_low", "within_high", "within_method", "df",
                             "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate"]
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
-_MATCH = ["_h", "_p", "workload", "_c", "metric", "statistic"]
+_MATCH = ["_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 
 
 def verdict(low: float, high: float, *, higher_is_better: bool, noise: float,
@@ -172,13 +172,15 @@ def _summary(r) -> PassSummary | None:
 def _row(kind: str, b, c, res: dict) -> dict:
     return dict(workload=c["workload"], concurrency=c["concurrency"], metric=c["metric"], statistic=c["statistic"],
                 baseline=b["seat"], candidate=c["seat"], baseline_estimate=float(b["estimate"]),
-                candidate_estimate=float(c["estimate"]), harness=c["harness"], probe=c["probe"], kind=kind,
+                candidate_estimate=float(c["estimate"]), harness=c["harness"], probe=c["probe"],
+                load_id=c.get("load_id"), load=c.get("load"), kind=kind,
                 baseline_date=b["date"], candidate_date=c["date"], baseline_n_passes=b["n_passes"],
                 candidate_n_passes=c["n_passes"], n_baseline=b["n_obs"], n_candidate=c["n_obs"], **res)
 
 
 def _keyed(df: pd.DataFrame) -> pd.DataFrame:
-    return df.assign(_h=df["harness"].fillna(""), _p=df["probe"].fillna(""),
+    load = df["load_id"] if "load_id" in df else pd.Series([None] * len(df), index=df.index, dtype=object)
+    return df.assign(_h=df["harness"].fillna(""), _p=df["probe"].fillna(""), _l=load.fillna(""),
                      _c=df["concurrency"].fillna(-1).astype("int64"))
 
 
@@ -254,8 +256,9 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         df["_kind"] = (df["kind"] == "history").astype(int)
         df["_c"] = df["concurrency"].fillna(-1).astype("int64")
         df["_s"] = [_stat_pos(s) for s in df["statistic"]]
-        df = df.sort_values(["_kind", "candidate", "harness", "probe", "workload", "_c", "metric", "_s",
-                             "baseline_date"], kind="stable", na_position="first").drop(columns=["_kind", "_c", "_s"])
+        df = df.sort_values(["_kind", "candidate", "harness", "probe", "load_id", "workload", "_c", "metric",
+                             "_s", "baseline_date"], kind="stable", na_position="first") \
+            .drop(columns=["_kind", "_c", "_s"])
     return _typed_comparisons(df)
 
 
@@ -475,12 +478,13 @@ def _stat_pos(s):
 
 
 def _sort_key(k):
-    h, p, w, c, m, s = k
-    return (str(h), str(p), str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
+    h, p, lid, w, c, m, s = k
+    return (str(h), str(p), str(lid), str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
 
 
 _STRINGS = ("workload", "metric", "statistic", "baseline", "candidate", "ci_method", "verdict", "harness", "probe",
-            "kind", "baseline_date", "candidate_date", "multiplicity", "verdict_reason", "within_method")
+            "load_id", "load", "kind", "baseline_date", "candidate_date", "multiplicity", "verdict_reason",
+            "within_method")
 _INTS = ("concurrency", "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate")
 
 

@@ -38,7 +38,7 @@ __all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_t
            "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
 
 #: bump when what an entry holds, or how its rows are computed, changes
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: pass rows and cells keyed by load_id too (benchreport.conditions)
 
 
 @dataclass
@@ -113,7 +113,7 @@ def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, lab
         h = hashlib.sha256(head.encode())
         h.update(f"\x00{d}\x00{src}\x00{m_cols}\x00".encode())
         h.update(np.ascontiguousarray(m_hash[m_pos[d]]).tobytes() if d in m_pos else b"")
-        h.update(json.dumps(sorted([r, *map(str, labels.get(r, (None, None)))] for r in run_days.get(d, [])))
+        h.update(json.dumps(sorted([r, *map(str, labels.get(r, (None, None, None)))] for r in run_days.get(d, [])))
                  .encode())
         out[d] = h.hexdigest()
     return out
@@ -121,7 +121,8 @@ def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, lab
 
 # --------------------------------------------------------------------------- Arrow round trips
 #: pass-row columns kept as objects of str or None in memory
-_TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "run_id", "source", "condition")
+_TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic", "date", "run_id", "source",
+         "condition")
 _FLOAT = ("value", "reported", "recomputed", "ci_low", "ci_high", "ci_level", "lag1")
 _INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
 
@@ -178,8 +179,8 @@ def _groups(t: pa.Table) -> np.ndarray:
 def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
     """The pass rows as pass_rows gives them (objects of str/int/None; floats with NaN)."""
     cols = {}
-    for c in ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "pass",
-              "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
+    for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
+              "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
               "ci_high", "ci_level", "lag1", "source", "condition"):
         if c in _FLOAT:
             cols[c] = t.column(c).to_numpy()
@@ -188,8 +189,8 @@ def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
         else:
             cols[c] = _objects(t.column(c))
     cols["group"] = _groups(t) if t.num_rows else np.empty(0, dtype=object)
-    cols = {k: cols[k] for k in ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic",
-                                 "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs",
+    cols = {k: cols[k] for k in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric",
+                                 "statistic", "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs",
                                  "n_requests", "n_failed", "ci_low", "ci_high", "ci_level", "lag1", "source",
                                  "group", "condition")}
     cols["_small"] = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
@@ -211,8 +212,9 @@ def cells_from_arrow(t: pa.Table, columns: list[str]) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- the year, one date at a time
-_CELL_GROUP = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
-#: the columns of a pass row's cell key (with the sort keys: "" for no harness or probe, -1 for no concurrency)
+_CELL_GROUP = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
+#: the columns of a pass row's cell key (with the sort keys: "" for no harness, probe or load, -1 for no
+#: concurrency)
 _CELL_KEY = _CELL_GROUP[:-1]
 
 

@@ -32,8 +32,8 @@ def estimate_from_days(measurements, source, runs, cfg: _Config, level: float, c
     small = scan.small
     if small is not None and len(small):
         described = scan.described
-        on = [described.get((s, h, p)) == d for s, h, p, d in
-              zip(small["seat"], small["_h"], small["_p"], small["date"])]
+        on = [described.get((s, h, p, lid)) == d for s, h, p, lid, d in
+              zip(small["seat"], small["_h"], small["_p"], small["_l"], small["date"])]
         latest_rows, frames = _estimate(small, small, cfg, level, set(small.index[np.array(on, dtype=bool)]),
                                         variances=scan.variances)
         _within_intervals(latest_rows, source, cfg)
@@ -62,7 +62,7 @@ class DatedRows:
         from .day_cache import cells_from_arrow
 
         columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-        keys = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic", "date"]
+        keys = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
         want = _keys_of(wanted)[keys].drop_duplicates()
         parts = []
         if self.small is not None and len(self.small):
@@ -79,9 +79,10 @@ class DatedRows:
 
 
 def _keys_of(df: pd.DataFrame) -> pd.DataFrame:
-    """`df` with the cell key as plain objects (harness and probe "" when none, concurrency -1)."""
+    """`df` with the cell key as plain objects (harness, probe and load "" when none, concurrency -1)."""
     return df.assign(seat=df["seat"].astype(object), _h=df["harness"].astype(object).fillna(""),
-                     _p=df["probe"].astype(object).fillna(""), workload=df["workload"].astype(object),
+                     _p=df["probe"].astype(object).fillna(""), _l=df["load_id"].astype(object).fillna(""),
+                     workload=df["workload"].astype(object),
                      _c=pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64"),
                      metric=df["metric"].astype(object), statistic=df["statistic"].astype(object),
                      date=df["date"].astype(object).astype(str))

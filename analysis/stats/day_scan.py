@@ -17,6 +17,11 @@ import pyarrow as pa
 from .day_cache import (_CELL_GROUP, DAYS_PER_CHUNK, _PANDAS, DayCache, DayEntry, PassDays, _plain, cells_from_arrow,
                         cells_to_arrow, day_of, day_tokens, passes_from_arrow, passes_to_arrow, typed_passes)
 
+#: the columns naming each way a seat was measured (the date that describes it is its latest)
+_DESCRIBED = ("seat", "harness", "probe", "load_id")
+#: the pass rows' sort keys (benchreport.stats.pass_rows.add_sort_keys), not kept in the cache
+_SORT_KEYS = ("_c", "_h", "_p", "_l")
+
 __all__ = ["DayScan", "DayFacts", "scan_days", "notable_passes", "request_counts", "REQUEST_COUNT_COLUMNS"]
 
 
@@ -25,8 +30,8 @@ __all__ = ["DayScan", "DayFacts", "scan_days", "notable_passes", "request_counts
 class DayScan:
     """What an analysis keeps of a year of day entries (`scan_days`): never the year's pass rows.
 
-    ``described``: {(seat, harness, probe): date}, the date that describes each seat as each
-    harness and probe measured it (its latest, as benchreport.stats.cells.described_runs);
+    ``described``: {(seat, harness, probe, load_id): date}, the date that describes each seat as
+    each harness, probe and load measured it (its latest, as benchreport.stats.cells.described_runs);
     ``small``: pass rows (as pass_rows gives them, with sort keys) of every cell with 1-2 passes,
     which borrow a variance from their other dates and so are estimated on every analysis;
     ``variances``: {cell key: {date: LogVariance}} of those cells' dates; ``latest_cells``: the
@@ -52,7 +57,7 @@ class DayScan:
 @dataclass
 class DayFacts:
     """What an analysis keeps of one date's entry, kept beside the entries by the date's token:
-    its pass rows' count, the (seat, harness, probe) they describe, whether any cell has 1-2
+    its pass rows' count, the (seat, harness, probe, load_id) they describe, whether any cell has 1-2
     passes, the rows the flags read (`notable_passes`), the request counts (`request_counts`)
     and the dated columns of its 3+-pass cells (benchreport.stats.cells.DATED_COLUMNS)."""
 
@@ -113,7 +118,7 @@ def _facts(token: str, t: pa.Table, c: pa.Table, lag1_limit: float) -> DayFacts:
     from .cells import DATED_COLUMNS
 
     small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
-    return DayFacts(token, t.num_rows, sorted(_distinct_rows(t, ("seat", "harness", "probe"))), bool(small.any()),
+    return DayFacts(token, t.num_rows, sorted(_distinct_rows(t, _DESCRIBED)), bool(small.any()),
                     t.filter(pa.array(notable_passes(t, lag1_limit))), _counted(t), c.select(DATED_COLUMNS))
 
 
@@ -139,7 +144,7 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
             new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
             done = cells_of(new)
             p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
-            row_cols = [c for c in new.columns if c not in ("_c", "_h", "_p")]
+            row_cols = [c for c in new.columns if c not in _SORT_KEYS]
         for d in chunk:
             if not len(new) or not (p_days == d).any():
                 continue  # a date without pass rows (its runs hold nothing to estimate)
@@ -171,7 +176,7 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
         m = measurements if m_days is None else measurements[m_days == d].reset_index(drop=True)
         new = pass_rows(m, source.only([d]), runs, thresholds)
         new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-        row_cols = [c for c in new.columns if c not in ("_c", "_h", "_p")]
+        row_cols = [c for c in new.columns if c not in _SORT_KEYS]
         entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
                          cells_to_arrow(cells_of(new).reset_index(drop=True)))
         if tokens.get(d):
@@ -195,12 +200,12 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
     latest = []
     for d in sorted(set(described.values())):
         c = cells_on(d)
-        mask = _key_mask(c, ("seat", "harness", "probe"), {k for k, v in described.items() if v == d})
+        mask = _key_mask(c, _DESCRIBED, {k for k, v in described.items() if v == d})
         if mask.any():
             latest.append(c.filter(pa.array(mask)))
     # the cells with 1-2 passes borrow the pass variance of their other dates: their rows, and
     # a second reading of the dates for their cells' rows, where there are any
-    key_columns = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic")
+    key_columns = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
     small_parts, small_keys = [], set()
     for d in days:
         if facts[d].small:
@@ -240,7 +245,7 @@ def _key_values(t: pa.Table, columns) -> list[list]:
     for c in columns:
         col = _plain(t.column(c))
         vals = col.to_pylist()
-        if c in ("harness", "probe"):
+        if c in ("harness", "probe", "load_id"):
             vals = ["" if v is None else v for v in vals]
         elif c == "concurrency":
             vals = [-1 if v is None else int(v) for v in vals]
@@ -249,7 +254,7 @@ def _key_values(t: pa.Table, columns) -> list[list]:
 
 
 def _distinct_rows(t: pa.Table, columns) -> set:
-    """The distinct keys of some columns of Arrow rows (harness and probe "" when none, concurrency -1)."""
+    """The distinct keys of some columns of Arrow rows (harness, probe and load "" when none, concurrency -1)."""
     if not t.num_rows:
         return set()
     grouped = t.select(list(columns)).group_by(list(columns)).aggregate([])

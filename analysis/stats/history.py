@@ -52,11 +52,11 @@ from ..columns import METRICS, higher_is_better
 
 __all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER"]
 
-HISTORY_COLUMNS = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date",
+HISTORY_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
                    "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
                    "p_value", "p_adj", "verdict", "verdict_reason"]
 VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
-_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+_KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 
 
 @dataclass(frozen=True)
@@ -159,18 +159,22 @@ class HistoryDayCache(Protocol):
     def save_rows(self, day: str, digest: str, rows: pa.Table) -> bool: ...
 
 
-_WALK = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "estimate", "n_passes"]
-#: a walked row's cell key in the walk's own terms (harness and probe "" when none, concurrency -1)
-_WKEY = ["seat", "_h", "_p", "workload", "_c", "metric", "statistic"]
+_WALK = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date", "estimate",
+         "n_passes"]
+#: a walked row's cell key in the walk's own terms (harness, probe and load "" when none, concurrency -1)
+_WKEY = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 #: the order of the history table: date first, then the cell (the order the dates are walked in)
-ORDER = ["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic"]
+ORDER = ["date", "seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 
 
 def _walk_input(dated: pd.DataFrame) -> pd.DataFrame:
     """The rows to walk (positive estimates), with the walk's keys, in the table's order."""
+    if "load_id" not in dated:  # a dated table of cells not keyed by load (tests, older callers)
+        dated = dated.assign(load_id=None)
     d = dated[pd.to_numeric(dated["estimate"], errors="coerce").astype(float).to_numpy() > 0][_WALK].copy()
     # text stays pandas' own (a year of rows as Python strings was hundreds of MB at 50 seats)
     d["_h"], d["_p"] = d["harness"].astype("str").fillna(""), d["probe"].astype("str").fillna("")
+    d["_l"] = d["load_id"].astype("str").fillna("")
     d["_c"] = pd.array(d["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     d["date"] = d["date"].astype("str")
     return d.sort_values(ORDER, kind="stable").reset_index(drop=True)
@@ -256,10 +260,10 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
 
 
 #: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
-HISTORY_VERSION = 3
+HISTORY_VERSION = 4  # 4: cells keyed by load_id too
 
 
-_TEXT = ("seat", "harness", "probe", "workload", "metric", "statistic", "date", "level_since", "verdict",
+_TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic", "date", "level_since", "verdict",
          "verdict_reason")
 _INT = ("concurrency", "n_passes", "level_nights")
 
@@ -313,7 +317,7 @@ def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False
 
 def _night(recs: list[dict], date: str, series: dict, rule: HistoryRule) -> list[dict]:
     """The verdicts of one seat's cells on one date, Bonferroni over the cells with a level."""
-    keys = [tuple(r[k] for k in ("_h", "_p", "workload", "_c", "metric", "statistic")) for r in recs]
+    keys = [tuple(r[k] for k in ("_h", "_p", "_l", "workload", "_c", "metric", "statistic")) for r in recs]
     tests = [_test(series.setdefault(k, _Series()), math.log(float(r["estimate"])), rule) for r, k in zip(recs, keys)]
     m = sum(t is not None for t in tests)
     out = []

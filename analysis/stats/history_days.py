@@ -19,14 +19,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .history import (HISTORY_COLUMNS, HistoryDayCache, HistoryRule, _Series, _digests, _multi, _rows_to_arrow,
-                      _typed, _walk, _walk_input, typed_from_arrow)
+from .history import (_WKEY, HISTORY_COLUMNS, HistoryDayCache, HistoryRule, _digests, _multi,
+                      _rows_to_arrow, _typed, _walk, _walk_input, typed_from_arrow)
 
 __all__ = ["HistorySummary", "HistoryDays", "history_days", "summarise_history", "DECIDED", "KEY"]
 
 DECIDED = ("regression", "improvement")
 #: a history row's cell
-KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
+KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 #: a figure panel of the history: one seat's metric and statistic
 PANEL = ["seat", "metric", "statistic"]
 
@@ -102,7 +102,7 @@ def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
     verdict = h["verdict"].astype(str)
     decided = h[verdict.isin(DECIDED).to_numpy()]
     decided = decided.assign(status=_status(h)[verdict.isin(DECIDED).to_numpy()])
-    keyed = h[KEY].astype(object).fillna({"harness": "", "probe": ""})
+    keyed = h[KEY].astype(object).fillna({"harness": "", "probe": "", "load_id": ""})
     keyed["concurrency"] = pd.array(h["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     latest = h[~keyed.duplicated(keep="last").to_numpy()]
     return HistorySummary(len(h), sorted(h["date"].astype(str).unique().tolist()),
@@ -184,9 +184,9 @@ def _keep_mask(t: pa.Table, drop: set) -> list[bool]:
 
 
 def _plain(v, column: str):
-    """A key value as the walk keys it (harness and probe "" when none, concurrency -1)."""
+    """A key value as the walk keys it (harness, probe and load "" when none, concurrency -1)."""
     missing = v is None or v is pd.NA or (isinstance(v, float) and v != v)
-    if column in ("harness", "probe"):
+    if column in ("harness", "probe", "load_id"):
         return "" if missing else str(v)
     if column == "concurrency":
         return -1 if missing else int(v)
@@ -290,18 +290,18 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
         decided = m[is_decided].assign(status=_status(m)[is_decided]).reset_index(drop=True)
     else:
         decided = summarise_history(None).decided
-    last = kept.groupby(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"], sort=False)["date"].transform("max")
+    last = kept.groupby(_WKEY, sort=False)["date"].transform("max")
     latest_keys = kept[kept["date"] == last]
     parts = []
     for day, g in latest_keys.groupby("date", sort=True):
         rows = days.typed(day)
         k = rows[KEY].astype(object)
-        k["harness"], k["probe"] = k["harness"].fillna(""), k["probe"].fillna("")
+        k["harness"], k["probe"], k["load_id"] = k["harness"].fillna(""), k["probe"].fillna(""), k["load_id"].fillna("")
         k["concurrency"] = pd.array(rows["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-        want = set(zip(g["seat"], g["_h"], g["_p"], g["workload"], g["_c"], g["metric"], g["statistic"]))
+        want = set(zip(*(g[c] for c in _WKEY)))
         parts.append(rows[[tuple(x) in want for x in k.itertuples(index=False)]])
     latest = pd.concat(parts, ignore_index=True)
-    cells = kept.drop_duplicates(["seat", "_h", "_p", "workload", "_c", "metric", "statistic"])
+    cells = kept.drop_duplicates(_WKEY)
     return HistorySummary(len(days), list(days.days), sorted(kept["seat"].astype(str).unique().tolist()), len(cells),
                           verdicts, decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]),
                           _values(kept))

@@ -11,20 +11,38 @@ import numpy as np
 import pandas as pd
 
 from ..columns import REQUEST_STATISTICS
+from ..conditions import measurement_condition
 from ..thresholds import Thresholds
 from ._common import _missing
 from .requests import RequestSource, from_requests, supported
 def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
-    """{run_id: (harness, probe)}: the harness group where a manifest gives one, else its name."""
+    """{run_id: (harness, probe, load_id)}: the harness group where a manifest gives one, else its
+    name; the probe the run names; the fingerprint of the load it describes
+    (benchreport.conditions), None when it describes none."""
     if runs is None or not len(runs):
         return {}
-    name = runs["harness"].astype("object") if "harness" in runs else pd.Series([None] * len(runs))
+    none = pd.Series([None] * len(runs), index=runs.index)
+    name = runs["harness"].astype("object") if "harness" in runs else none
     if "harness_group" in runs:
         grp = runs["harness_group"].astype("object")
         name = grp.where(grp.notna(), name)
-    probe = runs["probe"].astype("object") if "probe" in runs else pd.Series([None] * len(runs))
-    return {str(rid): (_str_or_none(h), _str_or_none(p))
-            for rid, h, p in zip(runs["run_id"].astype(str).tolist(), name.tolist(), probe.tolist())}
+    probe = runs["probe"].astype("object") if "probe" in runs else none
+    load = runs["load_id"].astype("object") if "load_id" in runs else none
+    return {str(rid): (_str_or_none(h), _str_or_none(p), _str_or_none(lid))
+            for rid, h, p, lid in zip(runs["run_id"].astype(str).tolist(), name.tolist(), probe.tolist(),
+                                      load.tolist())}
+
+
+def load_labels(runs: pd.DataFrame | None) -> dict[str, str]:
+    """{load_id: the load in words} of the runs table; two loads that read alike are told apart by
+    their fingerprint's first digits ('chat, 32 → 24 tok, streaming #3fa2c1')."""
+    if runs is None or not len(runs) or "load_id" not in runs or "load_label" not in runs:
+        return {}
+    pairs = runs[["load_id", "load_label"]].dropna(subset=["load_id"]).drop_duplicates("load_id")
+    ids, words = pairs["load_id"].astype(str).tolist(), pairs["load_label"].astype(object).tolist()
+    words = [w if isinstance(w, str) and w else "load not described" for w in words]
+    twice = {w for w in words if words.count(w) > 1}
+    return {i: (f"{w} #{i[:6]}" if w in twice else w) for i, w in zip(ids, words)}
 
 
 def _str_or_none(v):
@@ -36,10 +54,10 @@ def _workload_key(workload, condition) -> str:
 
 
 #: the pass table's columns as the rows are built (the sort keys _c, _h, _p are added after)
-_ROW_COLUMNS = ("seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date", "pass",
+_ROW_COLUMNS = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date", "pass",
                 "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
                 "ci_high", "ci_level", "lag1", "source", "group", "condition")
-_KEY_COLUMNS = _ROW_COLUMNS[:10]
+_KEY_COLUMNS = _ROW_COLUMNS[:11]
 
 
 class _Table:
@@ -84,15 +102,15 @@ def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[
         run_id, workload, c = gsum.key
         conc = None if c < 0 else int(c)
         group = tuple(gsum.key)
-        h, p = labels.get(str(run_id), (None, None))
+        h, p, lid = labels.get(str(run_id), (None, None, None))
         seat, date, pss, rid = str(gsum.seat), str(gsum.date)[:10], int(gsum.pass_), str(run_id)
         for metric, (values, n, rho) in gsum.stats.items():
             for stat in REQUEST_STATISTICS:
                 if not supported(stat, n, th):
                     continue
-                vals = (seat, h, p, workload, conc, metric, stat, date, pss, rid, nan, nan, values[stat], n,
+                vals = (seat, h, p, lid, workload, conc, metric, stat, date, pss, rid, nan, nan, values[stat], n,
                         gsum.n_requests, gsum.n_failed, nan, nan, nan, rho, "requests", group, None)
-                key = vals[:10]
+                key = vals[:11]
                 i = index.get(key)
                 if i is None:
                     index[key] = len(col_list[0])
@@ -106,8 +124,8 @@ def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[
 
 
 def _base_row(labels, run_id, seat, date, pss, workload, conc, metric, stat) -> dict:
-    h, p = labels.get(str(run_id), (None, None))
-    return dict(seat=str(seat), harness=h, probe=p, workload=workload, concurrency=conc, metric=metric,
+    h, p, lid = labels.get(str(run_id), (None, None, None))
+    return dict(seat=str(seat), harness=h, probe=p, load_id=lid, workload=workload, concurrency=conc, metric=metric,
                 statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
                 value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
                 n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
@@ -119,7 +137,7 @@ def _measurement_columns(m: pd.DataFrame) -> dict:
         else pd.Series(["mean"] * len(m), index=m.index)
     cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
             for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
-                      "condition", "ci_low", "ci_high", "ci_level")}
+                      "condition", "context_tokens", "ci_low", "ci_high", "ci_level")}
     cols["statistic"] = stat.to_numpy(dtype=object)
     return cols
 
@@ -133,7 +151,7 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
         if not math.isfinite(value):
             continue
         conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
-        cond = _str_or_none(cols["condition"][i])
+        cond = measurement_condition(_str_or_none(cols["condition"][i]), cols["context_tokens"][i])
         pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
         row = _base_row(labels, cols["run_id"][i], cols["seat"][i], cols["date"][i], pss,
                         _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
@@ -141,7 +159,7 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
         key = _row_key(row)
         known = rows.get(key)
         if known is not None and math.isfinite(known["reported"]):
-            continue  # a figure repeated in one run: the first one stands
+            continue  # a figure repeated in one run: the first one stands (flags: sample.repeated_figure)
         gkey = (row["run_id"], str(cols["workload"][i]), -1 if conc is None else conc)
         if known is not None:
             row = known
@@ -174,17 +192,20 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
 #: the pass table's order: date, cell key, pass, run id. Date first, so a nightly archive's table
 #: is its dates' rows one after another (a new night's rows come last, and a run store can keep and
 #: write each date's rows on their own: benchreport.stats.day_cache)
-PASS_ORDER = ["date", "seat", "_h", "_p", "workload", "_c", "metric", "statistic", "pass", "run_id"]
+PASS_ORDER = ["date", "seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "pass", "run_id"]
 
 
 def add_sort_keys(df: pd.DataFrame) -> pd.DataFrame:
-    """The sort keys of the pass rows: _c (concurrency, -1 when none), _h and _p (harness and
-    probe, "" when none)."""
+    """The sort keys of the pass rows: _c (concurrency, -1 when none), _h, _p and _l (harness,
+    probe and load id, "" when none)."""
     df["_c"] = pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    for c in ("harness", "probe"):
+    if "load_id" not in df:
+        df["load_id"] = None
+    for c in ("harness", "probe", "load_id"):
         df[c] = df[c].astype("object")
     df["_h"] = df["harness"].fillna("")
     df["_p"] = df["probe"].fillna("")
+    df["_l"] = df["load_id"].fillna("")
     return df
 
 
@@ -194,8 +215,8 @@ def sort_passes(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _row_key(row) -> tuple:
-    return (row["seat"], row["harness"], row["probe"], row["workload"], row["concurrency"], row["metric"],
-            row["statistic"], row["date"], row["pass"], row["run_id"])
+    return (row["seat"], row["harness"], row["probe"], row["load_id"], row["workload"], row["concurrency"],
+            row["metric"], row["statistic"], row["date"], row["pass"], row["run_id"])
 
 
 

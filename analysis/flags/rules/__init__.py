@@ -15,7 +15,7 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     exams        exam.not_significant, exam.counts_only
     deployment   fit.exceeds_node, license.noncommercial, license.unknown
     faults       fault.recorded, fault.unreproduced, defect.open, requests.failed
-    provenance   import.assumed, import.figure_mismatch
+    provenance   import.assumed, import.figure_mismatch, sample.repeated_figure
     runs         the run index mixed_runs and not_like_for_like share
 """
 from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbent, not_like_for_like, stale_scores
@@ -23,15 +23,17 @@ from .deployment import fit_exceeds_node, licenses
 from .exams import exam_counts_only, exam_not_significant
 from .faults import faults, requests_failed
 from .history import history_changes
-from .provenance import figure_mismatch, import_assumed
-from .sampling import correlated_requests, mixed_runs, passes_needed, sample_passes, small_n, underpowered
+from .provenance import figure_mismatch, import_assumed, repeated_figure
+from .sampling import (correlated_requests, mixed_conditions, mixed_runs, passes_needed, sample_passes, small_n,
+                       underpowered)
 from .stability import drift, warmup_unknown
 from .traps import capped_answers, prefix_cache, reasoning_field
 
 __all__ = [
-    "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "correlated_requests",
+    "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
+    "correlated_requests",
     "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "capped_answers",
     "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
     "exam_not_significant", "exam_counts_only", "fit_exceeds_node", "licenses", "faults", "requests_failed",
-    "import_assumed", "figure_mismatch",
+    "import_assumed", "figure_mismatch", "repeated_figure",
 ]

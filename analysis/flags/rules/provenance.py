@@ -1,5 +1,6 @@
-"""Provenance: what an importer assumed, and harness figures their own request records do not
-reproduce (import.assumed, import.figure_mismatch)."""
+"""Provenance: what an importer assumed, harness figures their own request records do not
+reproduce, and a figure one run reports twice with two values (import.assumed,
+import.figure_mismatch, sample.repeated_figure)."""
 from __future__ import annotations
 
 import json
@@ -16,7 +17,8 @@ from benchreport.thresholds import Thresholds
 from .._common import cell_dict, cell_order, plain, used
 from ..findings import CellKey, Finding, key, one_cell
 
-__all__ = ["ImportAssumed", "MismatchCell", "FigureMismatch", "import_assumed", "figure_mismatch"]
+__all__ = ["ImportAssumed", "MismatchCell", "FigureMismatch", "RepeatedFigure", "import_assumed", "figure_mismatch",
+           "repeated_figure"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +61,59 @@ class FigureMismatch(Finding):
     cells: list[MismatchCell]
     worst_relative_difference: float
     thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepeatedFigure(Finding):
+    """One run reporting the same figure (workload, concurrency, metric, statistic, measurement
+    condition and context) more than once with different values; the first one is used."""
+
+    CODES = ("sample.repeated_figure",)
+    run_id: str
+    source_file: str | None
+    condition: str | None
+    values: list[float]
+    used: float
+
+
+#: what makes two figures of one run the same figure (the pass rows' key within a run)
+_FIGURE_KEY = ["run_id", "workload", "concurrency", "metric", "statistic", "condition", "context_tokens"]
+
+
+def repeated_figure(tables, excluded=None) -> list[RepeatedFigure]:
+    """`sample.repeated_figure`: a run gives one figure twice with different values (a file written
+    by hand or by two tools). The statistics use the first, as printed; the finding names both
+    values and the file, so no value is dropped in silence. Figures decided not to be results
+    (prefix-cache hits, benchreport.flags.exclusions) are told by their own flag and left out."""
+    m = tables.measurements
+    if m is None or len(m) < 2:
+        return []
+    if excluded is not None:
+        m = m[~excluded.mask(m).to_numpy(dtype=bool)]
+    m = m.assign(statistic=m["statistic"].astype(object).where(m["statistic"].notna(), "mean"))
+    groups: dict[tuple, list[int]] = {}
+    for i, row in enumerate(m[_FIGURE_KEY].itertuples(index=False)):
+        groups.setdefault(tuple(None if F.missing(v) else str(v) for v in row), []).append(i)
+    repeated = [pos for pos in groups.values() if len(pos) > 1]
+    if not repeated:
+        return []
+    files = dict(zip(tables.runs["run_id"].astype(str), tables.runs["source_file"].astype(object))) \
+        if tables.runs is not None and "source_file" in tables.runs else {}
+    out = []
+    for pos in repeated:
+        g = m.iloc[pos]
+        values = [float(v) for v in g["value"]]
+        if len(set(values)) < 2:
+            continue
+        r = g.iloc[0]
+        rid = str(r["run_id"])
+        cond = " ".join(x for x in (F.text(r["condition"]), F.text(r["context_tokens"]) and
+                                    f"{F.num(r['context_tokens'])} context tokens") if x) or None
+        out.append(RepeatedFigure(code="sample.repeated_figure", severity="warn", seats=(str(r["seat"]),),
+                                  **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+                                  run_id=rid, source_file=plain(files.get(rid)), condition=cond, values=values,
+                                  used=values[0]))
+    return sorted(out, key=lambda f: (f.seats, f.run_id, cell_order(f.evidence())))
 
 
 def _said_once(texts) -> list[str]:

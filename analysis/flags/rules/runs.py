@@ -1,7 +1,8 @@
 """Which runs carry which cell, and what each run says about how it measured (built once).
 
-Shared by `sample.mixed_runs` (runs pooled as passes of one cell) and
-`compare.not_like_for_like` (the runs behind each side of a comparison).
+Shared by `sample.mixed_runs` (runs pooled as passes of one cell), `sample.mixed_conditions`
+(runs one label groups that sent different loads) and `compare.not_like_for_like` (the runs
+behind each side of a comparison).
 """
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ __all__ = ["LIKE_FIELDS", "RunIndex", "seat_keys"]
 #: run fields that change what is measured (spec/flags.md compare.not_like_for_like); the
 #: seat's `settings` are compared too, as "settings.KEY"
 LIKE_FIELDS = ("harness", "probe", "max_tokens", "temperature", "thinking")
+
+
+#: what the profile keeps of a run's load (benchreport.conditions): its id, words and description
+_LOAD_FIELDS = ("load_id", "load_label", "load")
 
 
 def seat_keys(m: pd.DataFrame) -> dict[str, set]:
@@ -62,29 +67,57 @@ class RunIndex:
             ids = self.by_req.get(key, set())
         return ids
 
-    def by_method(self, ids: set) -> list[set]:
-        """`ids` split by (harness group or harness, probe): the runs that can be passes of one cell."""
+    def by_method(self, ids: set, *, by_load: bool = True) -> dict[tuple, set]:
+        """`ids` split by (harness group or harness, probe, load id): the runs that can be passes of one
+        cell (benchreport.stats.cells keys cells by all three); without `by_load`, by the first two."""
         parts: dict[tuple, set] = {}
         for rid in ids:
             p = self.profiles.get(rid, {})
-            parts.setdefault((str(p.get("harness_group") or p.get("harness")), str(p.get("probe"))), set()).add(rid)
-        return [parts[k] for k in sorted(parts)]
+            k = (str(p.get("harness_group") or p.get("harness")), str(p.get("probe")))
+            parts.setdefault(k + ((str(p.get("load_id") or ""),) if by_load else ()), set()).add(rid)
+        return {k: parts[k] for k in sorted(parts)}
+
+    def labelled_cells(self) -> list[tuple]:
+        """(seat, date, workload, concurrency, metric or None, harness, probe, {load id: run_ids}) where a
+        stated probe groups runs of more than one recorded load (each load its own cell)."""
+        out = []
+        for seat, date, w, c, metric, all_ids in self._day_cells():
+            for (h, probe), ids in self.by_method(all_ids, by_load=False).items():
+                if probe in ("None", ""):
+                    continue
+                loads: dict[str, set] = {}
+                for rid in ids:
+                    loads.setdefault(str(self.profiles.get(rid, {}).get("load_id") or ""), set()).add(rid)
+                if len(loads) > 1:
+                    out.append((seat, date, w, c, metric, h, probe, loads))
+        return out
+
+    def _day_cells(self) -> list[tuple]:
+        cells = [(k[0], k[1], k[2], k[3], k[4], ids) for k, ids in self.by_cell.items() if k[1] is not None]
+        return cells + [(k[0], k[1], k[2], k[3], None, ids) for k, ids in self.by_req.items() if k[1] is not None]
 
     def pooled_cells(self) -> list[tuple]:
         """(seat, date, workload, concurrency, metric or None, run_ids) of the runs the statistics pool
-        as passes of one cell: per day, split by harness and probe (benchreport.stats.cells)."""
-        cells = [(k[0], k[1], k[2], k[3], k[4], ids) for k, ids in self.by_cell.items() if k[1] is not None]
-        cells += [(k[0], k[1], k[2], k[3], None, ids) for k, ids in self.by_req.items() if k[1] is not None]
-        return [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in cells
-                for ids in self.by_method(all_ids)]
+        as passes of one cell: per day, split by harness, probe and load (benchreport.stats.cells)."""
+        return [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in self._day_cells()
+                for ids in self.by_method(all_ids).values()]
+
+    def load_of(self, rid: str) -> tuple[str | None, dict | None]:
+        """(the load in words, the load description) of a run; (None, None) when it states none."""
+        p = self.profiles.get(str(rid), {})
+        text = p.get("load")
+        return p.get("load_label"), (json.loads(text) if isinstance(text, str) and text else None)
 
     def profile(self, ids: set) -> dict[str, set]:
-        """field -> set of stated values over the runs (unstated left out); settings keys as 'settings.KEY'."""
+        """field -> set of stated values over the runs (unstated left out); settings keys as 'settings.KEY'.
+        The load is not among them: the cell key holds it (`load_of`)."""
         fs = frozenset(ids)
         if fs not in self._cache:
             prof: dict[str, set] = {}
             for rid in sorted(fs):
                 for f, v in self.profiles.get(rid, {}).items():
+                    if f in _LOAD_FIELDS:
+                        continue
                     prof.setdefault(f, set())
                     if v is not None:
                         prof[f].add(v)
@@ -125,7 +158,7 @@ def _profiles(runs: pd.DataFrame | None) -> dict[str, dict]:
     out: dict[str, dict] = {}
     if runs is None or not len(runs):
         return out
-    names = [*LIKE_FIELDS, "harness_group", "settings"]
+    names = [*LIKE_FIELDS, "harness_group", *_LOAD_FIELDS, "settings"]
     arrays = [runs[f].astype(object).to_numpy() if f in runs else [None] * len(runs) for f in names]
     seen: dict[tuple, dict] = {}
     for rid, *values in zip(runs["run_id"].astype(object).to_numpy(), *arrays):

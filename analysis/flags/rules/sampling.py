@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy.stats import norm, t as student_t
 
+from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
 from benchreport.stats._common import parse_values
@@ -23,8 +24,9 @@ from ..findings import ABSENT, CellKey, Finding, key, one_cell
 from .runs import RunIndex
 
 __all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
-           "UnderpoweredExam", "MixedRuns", "LagCell", "CorrelatedRequests",
-           "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "correlated_requests"]
+           "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
+           "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
+           "correlated_requests"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,6 +121,21 @@ class MixedRuns(Finding):
     date: str
     differences: dict[str, list]
     runs: list[str]
+    n_cells: int
+    cells: list[CellKey]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MixedConditions(Finding):
+    """Runs that one stated probe (the user's label) groups, although they sent different loads:
+    each load is its own cell; `loads` lists them, `differences` what differed (in words)."""
+
+    CODES = ("sample.mixed_conditions",)
+    date: str
+    harness: str
+    probe: str
+    loads: list[dict]
+    differences: dict[str, list]
     n_cells: int
     cells: list[CellKey]
 
@@ -334,6 +351,42 @@ def mixed_runs(tables) -> list[MixedRuns]:
         out.append(MixedRuns(code="sample.mixed_runs", severity="warn", seats=(seat,), **one_cell(cl), date=date,
                              differences={f: sorted(v, key=str) for f, v in g["fields"].items()},
                              runs=sorted(g["runs"]), n_cells=len(cl), cells=cl))
+    return out
+
+
+def mixed_conditions(tables) -> list[MixedConditions]:
+    """`sample.mixed_conditions`: a probe the runs state (a run file's or a manifest's label) groups
+    runs whose recorded loads differ (benchreport.conditions). The statistics keep each load a cell
+    of its own, so no pass is pooled with another condition; the finding says the label covers
+    more than one condition and what differed. One finding per seat, day, harness and probe."""
+    index = RunIndex.of(tables)
+    found: dict[tuple, dict] = {}
+    for seat, date, w, c, metric, h, probe, loads in index.labelled_cells():
+        g = found.setdefault((seat, date, h, probe), {"loads": {}, "cells": []})
+        for lid, ids in loads.items():
+            g["loads"].setdefault(lid, set()).update(ids)
+        g["cells"].append(CellKey(**cell_dict(w, c, metric, None)))
+    out = []
+    for (seat, date, h, probe), g in sorted(found.items()):
+        loads = []
+        for lid, ids in sorted(g["loads"].items()):
+            label, desc = index.load_of(min(ids))
+            loads.append({"load_id": lid or None, "label": label or "load not described", "runs": sorted(ids),
+                          "_desc": desc})
+        diff: dict[str, list] = {}
+        for a in loads:
+            for b in loads:
+                for f_, (va, vb) in conditions.differences(a["_desc"], b["_desc"]).items():
+                    diff.setdefault(f_, [])
+                    for v in (va, vb):
+                        shown = conditions.value_words(f_, v)
+                        if shown not in diff[f_]:
+                            diff[f_].append(shown)
+        cl = sorted(set(g["cells"]), key=lambda c: cell_order(c.evidence()))
+        out.append(MixedConditions(code="sample.mixed_conditions", severity="warn", seats=(seat,), **one_cell(cl),
+                                   date=date, harness=h, probe=probe,
+                                   loads=[{k: v for k, v in d.items() if k != "_desc"} for d in loads],
+                                   differences=diff, n_cells=len(cl), cells=cl))
     return out
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from benchreport import format as F
 
-from ..rules.provenance import FigureMismatch, ImportAssumed
+from ..rules.provenance import FigureMismatch, ImportAssumed, RepeatedFigure
 from ._common import phrase, writes
 
-__all__ = ["RECOMPUTED_AS", "import_assumed", "figure_mismatch"]
+__all__ = ["RECOMPUTED_AS", "import_assumed", "figure_mismatch", "repeated_figure"]
 
 #: what our recomputation of a metric from request records is
 RECOMPUTED_AS = {
@@ -45,3 +45,13 @@ def figure_mismatch(f: FigureMismatch) -> str:
             f"{'files' if files else 'request records'} ({'; '.join(parts)}{more}). The report shows the "
             "harness's figure; the harness may aggregate differently (percentile definition, token counts, "
             "measurement window)" + (" or the files read are not all it aggregated." if files else "."))
+
+
+@writes(RepeatedFigure)
+def repeated_figure(f: RepeatedFigure) -> str:
+    values = ", ".join(F.value_with_unit(v, f.metric) for v in f.values)
+    where = f" ({f.condition})" if f.condition else ""
+    src = f" in {f.source_file}" if f.source_file else ""
+    return (f"{f.seats[0]}: run {f.run_id}{src} reports {phrase(f)}{where} {F.spelled(len(f.values))} times with "
+            f"different values ({values}); the first, {F.value_with_unit(f.used, f.metric)}, is used. Say which "
+            "figure is meant, or give the others their own context or condition.")

@@ -1,14 +1,15 @@
 """Words for the sampling findings: messages and their sentences in "What these numbers will not carry"."""
 from __future__ import annotations
 
+from benchreport import conditions
 from benchreport import format as F
 
-from ..rules.sampling import (CorrelatedRequests, MixedRuns, PassCount, SmallN, UnderpoweredComparison,
-                              UnderpoweredExam)
+from ..rules.sampling import (CorrelatedRequests, MixedConditions, MixedRuns, PassCount, SmallN,
+                              UnderpoweredComparison, UnderpoweredExam)
 from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
 
 __all__ = ["LEAD", "pass_count", "small_n", "underpowered_comparison", "underpowered_exam", "mixed_runs",
-           "correlated_requests"]
+           "mixed_conditions", "correlated_requests"]
 
 #: the sentence that opens the sample-size paragraph when cells have too few passes
 LEAD = "The sample sizes are small."
@@ -121,6 +122,19 @@ def mixed_runs(f: MixedRuns) -> str:
     return (f"{f.seats[0]} on {f.date}: the runs pooled as passes of {F.plural(len(cl), 'cell')} ({what}) were "
             f"measured differently ({fields}). Their spread is not run-to-run variability and their mean "
             "describes no single set-up; give each set-up its own seat or workload.")
+
+
+@writes(MixedConditions)
+def mixed_conditions(f: MixedConditions) -> str:
+    cl = f.cells
+    fields = "; ".join(f"{conditions.FIELD_WORDS.get(k, k)} {' / '.join(v)}" for k, v in f.differences.items())
+    loads = "; ".join(f"{d['label']} ({F.plural(len(d['runs']), 'run')})" for d in f.loads)
+    what = "per-request figures" if all(c.metric is None for c in cl) else describe_cells(
+        [c for c in cl if c.metric is not None])
+    return (f"{f.seats[0]} on {f.date}: the probe \"{f.probe}\" ({f.harness}) names runs that sent "
+            f"{F.spelled(len(f.loads))} different loads ({loads})" + (f", differing in {fields}" if fields else "")
+            + f". Each load is reported as its own cell ({what}), never pooled as passes of one; do not read "
+            "them as repetitions of one probe.")
 
 
 @writes(CorrelatedRequests)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from benchreport import conditions
 from benchreport.format import printed_rounding
 from benchreport.load import native
 from benchreport.load.errors import Refusal, Skipped, one_line
@@ -312,12 +313,42 @@ class Draft:
     assumptions: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)   # the harness's figures checked against ours
     source_format: str = ""
+    #: what the run sent, as the harness records it (the native `load`; benchreport.conditions)
+    load: dict = field(default_factory=dict)
 
     def set_concurrency_key(self) -> None:
         keys = {(m.get("workload", ""), m.get("concurrency")) for m in self.measurements}
         keys |= {(r.get("workload", ""), r.get("concurrency")) for r in self.requests}
         keys |= {("exam", e.get("benchmark"), e.get("dimension")) for e in self.exams}
         self.concurrency_key = tuple(sorted(keys, key=repr))
+
+
+def clean_load(load: dict, harness: dict) -> dict:
+    """A draft's load description as the native format takes it: no empty values, token targets
+    with numbers only, the endpoint in words (benchreport.conditions.normal_endpoint), the answer
+    cap the harness section states (they must agree)."""
+    out: dict = {}
+    for k, v in (load or {}).items():
+        if isinstance(v, dict):
+            v = {kk: vv for kk, vv in v.items() if vv is not None and not (isinstance(vv, float) and vv != vv)}
+        if v is None or v == {} or v == "":
+            continue
+        out[k] = v
+    endpoint = conditions.normal_endpoint(out.pop("endpoint", None))
+    if endpoint:
+        out["endpoint"] = endpoint
+    if harness.get("max_tokens") is not None:
+        out["max_tokens"] = harness["max_tokens"]
+    return out
+
+
+def token_target(mean=None, stdev=None, min_=None, max_=None) -> dict:
+    """A token-length target from a harness's numbers (anything not a finite number left out)."""
+    vals = {"mean": num(mean), "stdev": num(stdev), "min": num(min_), "max": num(max_)}
+    vals = {k: v for k, v in vals.items() if v is not None and v >= 0}
+    if "stdev" in vals and vals["stdev"] == 0:
+        del vals["stdev"]
+    return vals
 
 
 def sanitise_id(text: str, limit: int = 128) -> str:
@@ -343,15 +374,38 @@ def make_run_id(harness_key: str, source: SourceFile, suffix: str | None = None)
     return head + slug + tail
 
 
+def folder_name(source: SourceFile) -> str:
+    """The folder a file lies in, as the seat of a file that names no model is called: its path
+    below the folder the user gave, led by that folder's name ('sglang-runs/node-a'), so two
+    folders of one name in different places are never one seat."""
+    root = source.root
+    parent = source.path.parent
+    if root is not None:
+        try:
+            rel = parent.relative_to(root).as_posix()
+        except ValueError:
+            rel = ""
+        base = root.name or "runs"
+        return base if rel in ("", ".") else f"{base}/{rel}"
+    return parent.name or "runs"
+
+
 def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, list[str], str | None]:
-    """Seat object and the assumptions behind it, or an error message."""
+    """Seat object and the assumptions behind it. A file whose harness records no model (SGLang's
+    bench_serving) is never refused for that alone: its seat is named from the manifest, else from
+    its folder (`folder_name`), and the assumption says so."""
     assumptions = []
     seat = dict(applied.seat)
     if "model" not in seat:
-        if not draft.model:
-            return None, [], ("expected the model the file measured (none found in the file); name the "
-                              "seat in a benchreport.yaml manifest beside it (docs/importers.md)")
-        seat["model"] = draft.model[:200]
+        if draft.model:
+            seat["model"] = draft.model[:200]
+        else:
+            folder = folder_name(draft.source)[:200]
+            seat["model"] = f"not recorded ({folder})"
+            if "id" not in seat:
+                seat["id"] = sanitise_id(folder)
+            assumptions.append(f"the harness recorded no model name: seat '{seat['id']}' named after the folder "
+                               f"'{folder}' (name the seat and model in a benchreport.yaml manifest)")
     if "id" not in seat:
         basis = seat["model"]
         seat["id"] = sanitise_id(basis)
@@ -415,6 +469,9 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         warm = fields.get("warmup_excluded", d.warmup_excluded)
         if warm is not None:
             obj["warmup_excluded"] = warm
+        load = clean_load(d.load, harness)
+        if load:
+            obj["load"] = load
         if d.events:
             obj["events"] = d.events
         if d.measurements:
@@ -443,10 +500,18 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
     return outcome
 
 
+def _pass_group(d: Draft, obj: dict, fields: dict, harness_key: str) -> tuple:
+    """The runs whose passes are numbered together: one seat, day, harness, probe and recorded load
+    (benchreport.conditions: runs of another load are another cell), base workload and
+    workload/concurrency set."""
+    return (obj["seat"]["id"], obj["date"][:10], harness_key, obj["harness"].get("probe"),
+            conditions.fingerprint(obj.get("load")), fields.get("workload"), d.concurrency_key)
+
+
 def _assign_passes(ready: list, harness_key: str) -> None:
     """Pass from the manifest, else one the importer read from the file (`Draft.pass_`), else by
-    timestamp order among runs of the same seat, day, harness and workload/concurrency set
-    (stated as an assumption). Passes the manifest gave are not reused by the inference."""
+    timestamp order among runs of the same seat, day, harness, probe, load and workload/concurrency
+    set (stated as an assumption). Passes the manifest gave are not reused by the inference."""
     groups: dict[tuple, list] = {}
     for item in ready:
         d, obj, fields, assumptions = item
@@ -458,13 +523,11 @@ def _assign_passes(ready: list, harness_key: str) -> None:
             if d.pass_note:
                 assumptions.append(d.pass_note)
             continue
-        key = (obj["seat"]["id"], obj["date"][:10], harness_key, fields.get("workload"), d.concurrency_key)
-        groups.setdefault(key, []).append(item)
+        groups.setdefault(_pass_group(d, obj, fields, harness_key), []).append(item)
     taken: dict[tuple, set] = {}
     for d, obj, fields, _a in ready:
         if "pass" in obj:
-            key = (obj["seat"]["id"], obj["date"][:10], harness_key, fields.get("workload"), d.concurrency_key)
-            taken.setdefault(key, set()).add(obj["pass"])
+            taken.setdefault(_pass_group(d, obj, fields, harness_key), set()).add(obj["pass"])
     for key, items in groups.items():
         items.sort(key=lambda it: (it[0].timestamp if it[0].timestamp is not None else math.inf,
                                    it[0].source.relative, it[0].suffix or ""))
@@ -476,11 +539,12 @@ def _assign_passes(ready: list, harness_key: str) -> None:
                 n += 1
             obj["pass"] = n
             if len(items) == 1 and not used:
-                assumptions.append(f"pass {n} assumed (the only run of this seat, workload/concurrency and day)")
+                assumptions.append(f"pass {n} assumed (the only run of this seat, load, workload/concurrency "
+                                   "and day)")
             else:
-                basis = "timestamp" if d.timestamp is not None else "path"
-                assumptions.append(f"pass {n} inferred from the file's {basis} order among "
-                                   f"{len(items)} runs of this seat, workload/concurrency and day")
+                basis = "start time" if d.timestamp is not None else "path"
+                assumptions.append(f"pass {n} inferred from the runs' {basis} order among "
+                                   f"{len(items)} runs of this seat, load, workload/concurrency and day")
 
 
 def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *args):

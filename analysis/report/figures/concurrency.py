@@ -1,4 +1,5 @@
-"""A metric against concurrency, one line per seat and workload, CI bands where passes allow."""
+"""A metric against concurrency, one line per seat and series (workload, harness, probe, load), CI
+bands where passes allow."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -12,6 +13,7 @@ from benchreport import format as fmt
 from benchreport.columns import higher_is_better
 from benchreport.stats._common import parse_values
 
+from .series import with_series
 from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme,
                     wrap_id)
 
@@ -48,28 +50,30 @@ def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
 def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
                   seats: Sequence[str] | None = None, baseline: str | None = None,
                   top_n: int = 8) -> tuple[pd.DataFrame, int, int]:
-    """The cells a concurrency plot of `metric` draws, and the (seat, workload) series it leaves out.
+    """The cells a concurrency plot of `metric` draws (with their `series`, figures.series), and the
+    (seat, series) series it leaves out.
 
     Returns (cells drawn, series left out as single points of other days, series left out
     beyond `top_n`).
 
-    A line needs two concurrency levels, so the plot holds every (seat, workload) measured
+    A line needs two concurrency levels, so the plot holds every (seat, series) measured
     at two or more levels, plus the single-level series of seats measured on the same day
     as one of those (the same-day context a comparison needs) and the baseline's. At most
     `top_n` series: the baseline first, then the most levels, then the highest figure.
-    Per seat and workload the first of `statistics` it has is used.
+    Per seat and series the first of `statistics` it has is used.
     """
     d = cells[(cells["metric"] == metric) & cells["concurrency"].notna()].copy()
     d = d[d["estimate"].map(fmt.finite) & d["statistic"].isin(list(statistics))]
     if d.empty:
         return d, 0, 0
+    d = with_series(d)
     d["concurrency"] = pd.to_numeric(d["concurrency"], errors="coerce")
     d = d[d["concurrency"].notna()]
     rank = {s: i for i, s in enumerate(statistics)}
     d["_rank"] = d["statistic"].map(rank)
-    d = d[d["_rank"] == d.groupby(["seat", "workload"])["_rank"].transform("min")]
+    d = d[d["_rank"] == d.groupby(["seat", "series"])["_rank"].transform("min")]
     d["seat"] = d["seat"].astype(str)
-    levels = d.groupby(["seat", "workload"])["concurrency"].nunique()
+    levels = d.groupby(["seat", "series"])["concurrency"].nunique()
     total = len(levels)
     if seats is not None:
         wanted = {str(s) for s in seats}
@@ -82,7 +86,7 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
         days = set()
         if "date" in d.columns:
             days = set(d.loc[d["seat"].isin({k[0] for k in multi}), "date"].astype(str))
-        top = d.groupby(["seat", "workload"])["estimate"].max()
+        top = d.groupby(["seat", "series"])["estimate"].max()
         if not higher_is_better(metric):
             top = -top
 
@@ -92,23 +96,24 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
         cand = []
         for k, n in levels.items():
             same_day = "date" in d.columns and bool(
-                set(d.loc[(d["seat"] == k[0]) & (d["workload"] == k[1]), "date"].astype(str)) & days)
+                set(d.loc[(d["seat"] == k[0]) & (d["series"] == k[1]), "date"].astype(str)) & days)
             if n >= 2 or k[0] == baseline or same_day:
                 cand.append(k)
         eligible = len(cand)
         keep = sorted(cand, key=order)[:top_n]
     keyset = set(keep)
-    d = d[[(s, w) in keyset for s, w in zip(d["seat"], d["workload"])]]
+    d = d[[(s, w) in keyset for s, w in zip(d["seat"], d["series"])]]
     return d, total - eligible, eligible - len(keyset)
 
 
 def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
                           seats: Sequence[str] | None = None, baseline: str | None = None,
                           top_n: int = 8, height: float = 2.9) -> Figure | None:
-    """One line per (seat, workload) of `metric` against concurrency, CI band where one exists.
+    """One line per (seat, series) of `metric` against concurrency, CI band where one exists: a line
+    never joins figures of different harnesses, probes or loads.
 
     Series are chosen by `select_series`. Each seat has its own colour and marker shape
-    (`seat_styles`); a seat's workloads differ by line style. Filled markers carry a CI;
+    (`seat_styles`); a seat's series differ by line style. Filled markers carry a CI;
     hollow markers are cells without one (one or two passes): their per-pass values are
     drawn as small dots, never averaged away. The axis names the statistic drawn. Returns
     None when no series spans two concurrency levels. What was drawn is noted on the
@@ -119,13 +124,13 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
         return None
     styles = seat_styles(d["seat"], baseline)
     stats = [s for s in statistics if s in set(d["statistic"])]
-    several_workloads = d["workload"].nunique() > 1
+    several_workloads = d["series"].nunique() > 1
     with theme():
         fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
         ax = fig.add_subplot()
         handles = []
-        for (seat, workload), g in d.groupby(["seat", "workload"], sort=True):
-            own = sorted(d.loc[d["seat"] == seat, "workload"].astype(str).unique())
+        for (seat, workload), g in d.groupby(["seat", "series"], sort=True):
+            own = sorted(d.loc[d["seat"] == seat, "series"].astype(str).unique())
             style = styles[seat]
             linestyle = LINESTYLES[(LINESTYLES.index(style.linestyle) + own.index(str(workload))) % len(LINESTYLES)]
             record_drawn(fig, "workload_lines" if len(own) > 1 else "")

@@ -10,6 +10,7 @@ from benchreport import format as fmt
 from benchreport.columns import higher_is_better
 from benchreport.stats._common import parse_values
 
+from .series import with_series
 from .theme import NEUTRAL, WIDTH_IN, axis_label, record_drawn, record_styles, seat_styles, theme, wrap_id
 
 
@@ -51,7 +52,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
 
 
 def _dot_rows(cells: pd.DataFrame, metric: str, concurrency, statistics) -> list[dict]:
-    """One row per (seat, workload): its point (first of `statistics`) and min-max range."""
+    """One row per (seat, series: workload, harness, probe, load): its point (first of `statistics`) and min-max range."""
     d = cells[cells["metric"] == metric].copy()
     conc = pd.to_numeric(d["concurrency"], errors="coerce")
     d = d[conc.isna()] if concurrency is None else d[conc == concurrency]
@@ -59,8 +60,9 @@ def _dot_rows(cells: pd.DataFrame, metric: str, concurrency, statistics) -> list
     if d.empty:
         return []
     d["seat"] = d["seat"].astype(str)
+    d = with_series(d)
     rows = []
-    for (seat, workload), g in d.groupby(["seat", "workload"], sort=True):
+    for (seat, workload), g in d.groupby(["seat", "series"], sort=True):
         point = None
         for st in statistics:
             sel = g[g["statistic"] == st]
@@ -78,7 +80,8 @@ def _dot_rows(cells: pd.DataFrame, metric: str, concurrency, statistics) -> list
 
 
 def _dot_layout(rows: list[dict]) -> tuple[list[float], list[tuple[float, str]], float]:
-    """Row positions top down, one block per workload (different probes are not comparable)."""
+    """Row positions top down, one block per series (different harnesses, probes or loads are not
+    comparable)."""
     positions, headers, y = [], [], 0.0
     last = None
     for r in rows:

@@ -44,17 +44,29 @@ def result_cells(a) -> pd.DataFrame:
 
 
 def _method_labels(a) -> dict:
-    """(workload, harness, probe) -> the workload as tables show it: with the harness and probe
-    where one workload was measured by several of them (they are different cells)."""
+    """(workload, harness, probe, load) -> the workload as tables show it: with the harness, probe
+    and load (what was sent, in words) where one workload was measured by several of them (they are
+    different cells)."""
     cells = a.cells
     if cells is None or cells.empty or "harness" not in cells.columns:
         return {}
-    keys = list(zip(_workload_names(cells), cells["harness"].map(fmt.text), cells["probe"].map(fmt.text)))
+    keys = list(zip(_workload_names(cells), cells["harness"].map(fmt.text), cells["probe"].map(fmt.text),
+                    _loads(cells)))
     methods: dict[str, set] = {}
-    for w, h, p in keys:
-        methods.setdefault(w, set()).add((h, p))
-    return {(w, h, p): (f"{w} ({', '.join(x for x in (h, p) if x)})" if len(methods[w]) > 1 else w)
-            for w, h, p in set(keys)}
+    for w, h, p, ld in keys:
+        methods.setdefault(w, set()).add((h, p, ld))
+    return {(w, h, p, ld): (f"{w} ({', '.join(x for x in _distinct(methods[w], (h, p, ld)) if x)})"
+                            if len(methods[w]) > 1 else w)
+            for w, h, p, ld in set(keys)}
+
+
+def _distinct(methods: set, mine: tuple) -> tuple:
+    """The parts of `mine` (harness, probe, load) that tell it from the workload's other methods."""
+    return tuple(x if len({m[i] for m in methods}) > 1 else "" for i, x in enumerate(mine))
+
+
+def _loads(df: pd.DataFrame) -> list[str]:
+    return df["load"].map(fmt.text).tolist() if "load" in df.columns else [""] * len(df)
 
 
 def _workload_names(df: pd.DataFrame) -> list[str]:
@@ -68,7 +80,7 @@ def workloads(a, df: pd.DataFrame) -> list[str]:
     labels = _method_labels(a)
     h = df["harness"].map(fmt.text) if "harness" in df.columns else [""] * len(df)
     p = df["probe"].map(fmt.text) if "probe" in df.columns else [""] * len(df)
-    return [labels.get((w, hh, pp), w) for w, hh, pp in zip(_workload_names(df), h, p)]
+    return [labels.get((w, hh, pp, ld), w) for w, hh, pp, ld in zip(_workload_names(df), h, p, _loads(df))]
 
 
 def _as_printed(reported, recomputed, estimate) -> str:

@@ -75,10 +75,12 @@ def _request_counts(a) -> pd.DataFrame:
 
 
 def _runs_rows(a) -> list[dict]:
-    """One row per seat, date, harness (version) and probe."""
+    """One row per seat, date, harness (version), probe and load."""
     t = a.tables
     runs = t.runs
-    keys = ["seat", "date", "harness", "harness_version", "probe"]
+    if "load_label" not in runs:
+        runs = runs.assign(load_label=None)
+    keys = ["seat", "date", "harness", "harness_version", "probe", "load_label"]
     gid = runs.groupby(keys, dropna=False, sort=True).ngroup()
     of_run = dict(zip(runs["run_id"].astype(str), gid))
     meas = t.measurements
@@ -100,7 +102,7 @@ def _runs_rows(a) -> list[dict]:
     rows = []
     groups = runs.groupby(keys, dropna=False, sort=True).indices  # positions, in ngroup's order
     for gi, (k, pos) in enumerate(groups.items()):
-        seat, date, harness, hver, probe = k
+        seat, date, harness, hver, probe, load = k
         per = per_group.get(gi)
         if per is not None and len(per):
             spread = fmt.count(per[0]) if len(set(per.tolist())) == 1 else fmt.span(per.min(), per.max())
@@ -114,6 +116,7 @@ def _runs_rows(a) -> list[dict]:
             "seat": str(seat),
             "Date": fmt.text(date), "Harness": fmt.text(harness) + (f" {hver}" if not fmt.missing(hver) else ""),
             "Probe": fmt.text(probe, "not stated"),
+            "Load": fmt.text(load, "not described"),
             "Answer cap": ", ".join(sorted(cap)) or "not stated",
             "Thinking": ", ".join(sorted(think)) or "not stated",
             "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
@@ -124,7 +127,7 @@ def _runs_rows(a) -> list[dict]:
     return rows
 
 
-_SETTING = ("Harness", "Probe", "Answer cap", "Thinking", "Warm-up excluded", "Passes", "Cells", "Requests per cell")
+_SETTING = ("Harness", "Probe", "Load", "Answer cap", "Thinking", "Warm-up excluded", "Passes", "Cells", "Requests per cell")
 
 
 def _collapse_dates(rows: list[dict]) -> list[dict]:
@@ -160,13 +163,14 @@ def runs_table(a) -> Table:
     """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day
     (consecutive days measured the same way in one row)."""
     rows = _collapse_dates(_runs_rows(a))
-    df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Answer cap", "Thinking",
+    df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Load", "Answer cap", "Thinking",
                                      "Warm-up excluded", "Passes", "Cells", "Requests per cell"])
     labels = {s: seat_label(a, s) for s in set(df["seat"])}
     df["seat"] = [labels[s] for s in df["seat"]]
-    df, note = drop_unstated(df, ["Probe", "Answer cap", "Thinking", "Requests per cell"])
-    return Table(df, "Runs per seat and day: harness, probe, answer cap, whether warm-up was "
-                 "excluded, passes, measured cells and request records per cell.", kind="plain",
+    df, note = drop_unstated(df, ["Probe", "Load", "Answer cap", "Thinking", "Requests per cell"])
+    return Table(df, "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
+                 "answer cap, whether warm-up was excluded, passes, measured cells and request records "
+                 "per cell.", kind="plain",
                  group="seat", small=True, key="runs", numeric=("Passes", "Cells"), note=note,
                  nowrap=("Date",))
 

@@ -25,7 +25,7 @@ TOP_SEATS = 8
 LONG_TABLE_ROWS = 24
 
 
-UNSTATED = {"", "–", "not stated", "none", "unknown"}
+UNSTATED = {"", "–", "not stated", "not described", "none", "unknown"}
 
 
 def drop_unstated(df: pd.DataFrame, cols: Sequence[str]) -> tuple[pd.DataFrame, str | None]:
