@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 
 import numpy as np
@@ -59,7 +61,12 @@ def test_our_figures_are_genai_benchs(loaded, entry):
     assert ok.output_tokens.sum() == value(entry["output_tokens_total"])
     assert ok.reasoning_tokens.sum() == value(entry["reasoning_tokens_total"])
     assert {m.concurrency for m in run.measurements} == {value(entry["num_concurrency"])}
-    assert run.harness.probe == f"text-to-text {value(entry['scenario'])}"
+    # the scenario is the load (issue 25): its lengths in the load description, no invented probe
+    assert run.harness.probe is None and run.load.endpoint == "chat"
+    kind, nums = value(entry["scenario"])[0], [float(x) for x in re.findall(r"[\d.]+", value(entry["scenario"]))]
+    p, o = run.load.prompt_tokens, run.load.output_tokens
+    got = [p.mean, o.mean] if kind == "D" else [p.min, p.max, o.min, o.max]
+    assert got == nums
 
 
 def test_failed_requests_carry_their_errors_and_the_error_rate_quirk(loaded):
@@ -95,10 +102,21 @@ def test_time_unit_of_the_run_file_wins_and_a_bad_unit_is_refused(tmp_path):
     assert not result.runs and result.refused[0].json_path == "$._time_unit"
 
 
-def test_without_metadata_the_file_asks_for_a_manifest(tmp_path):
+def test_the_date_is_the_experiment_folders_not_the_files(tmp_path):
+    """A copied experiment (file times of the copy) keeps the date its default folder name records."""
+    exp = tmp_path / "vllm_vLLM_text-to-text_tiny_20261128_093015"
+    shutil.copytree(FOLDER / "failed-ms", exp)
+    os.utime(exp / "experiment_metadata.json", (2e9, 2e9))
+    result = load([tmp_path])
+    assert {lr.run.date for lr in result.runs} == {"2026-11-28T09:30:15"}
+    assert not any("modification time" in a for lr in result.runs for a in lr.assumptions)
+
+
+def test_without_metadata_the_seat_is_its_folder_and_a_manifest_is_asked_for(tmp_path):
     shutil.copy(FOLDER / "failed-ms" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json", tmp_path / "r.json")
     result = load([tmp_path])
-    assert not result.runs and "benchreport.yaml manifest" in result.refused[0].message
+    assert not result.refused and [lr.run.seat.id for lr in result.runs] == [tmp_path.name]
+    assert "benchreport.yaml manifest" in "; ".join(result.runs[0].assumptions)
 
 
 def test_a_broken_request_record_is_refused_with_its_path(tmp_path):

@@ -95,7 +95,9 @@ def test_infinity_rate_seconds_and_workload(loaded):
     assert {m.workload for m in run.measurements} == {"decode"}
     assert run.requests[0].ttft_ms == pytest.approx(doc["ttfts"][0] * 1000)
     assert run.requests[0].itl_ms == pytest.approx(np.mean(doc["itls"][0]) * 1000)
-    assert run.harness.probe == "random-ids 48x32 range 0.5"
+    assert run.harness.probe is None  # what was sent is the load (issue 25), lengths drawn in [len * ratio, len]
+    assert (run.load.dataset, run.load.prompt_tokens.min, run.load.prompt_tokens.max) == ("random-ids", 24, 48)
+    assert (run.load.output_tokens.min, run.load.output_tokens.max, run.load.endpoint) == (16, 32, "completions")
     assert run.warmup_excluded is True
 
 
@@ -104,7 +106,7 @@ def test_passes_are_not_mixed_across_prompt_sets(loaded):
     _, result, tables, _ = loaded
     runs = tables.runs
     assert set(runs["pass"]) == {1}
-    assert runs.probe.nunique() == 3
+    assert runs.load_id.nunique() == 3 and runs.load_label.nunique() == 3
 
 
 def test_without_a_model_the_seat_is_named_after_its_folder(tmp_path):

@@ -99,7 +99,7 @@ def test_seat_date_and_passes_inferred_and_stated(loaded):
         assert lr.run.date.replace("-", "").replace("T", "-").replace(":", "")[:15] == doc["date"]
         text = runs.loc[lr.run.run_id, "assumptions"]
         assert f"seat id inferred from model id '{doc['model_id']}'" in text
-        assert "inferred from the file's timestamp order" in text
+        assert "inferred from the runs' start time order" in text
     # two passes of each concurrency, in timestamp order
     by_conc = {}
     for lr in result.runs:

@@ -90,15 +90,6 @@ def draft_or_refuse(outcome: ImportOutcome, source: SourceFile, harness: str, bu
     return None
 
 
-def group_passes_by_probe(draft) -> None:
-    """Key the pass inference by the probe too: runs of one seat and day that sent different prompt
-    sets are not repetitions of one measurement (`finish` numbers passes per `concurrency_key`)."""
-    draft.set_concurrency_key()
-    probe = draft.harness.get("probe")
-    if probe:
-        draft.concurrency_key = draft.concurrency_key + (("probe", probe),)
-
-
 #: YAML set-up files a harness writes are small; anything bigger is not one of them
 MAX_YAML_BYTES = 1_000_000
 

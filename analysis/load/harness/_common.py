@@ -125,6 +125,14 @@ def mtime_iso(source: SourceFile) -> tuple[str | None, float | None]:
     return iso_from_epoch(t), t
 
 
+#: the client backend -> the API it calls (vLLM's benchmark_serving
+#: ASYNC_REQUEST_FUNCS, SGLang's bench_serving likewise)
+BACKEND_ENDPOINTS = {"vllm": "completions", "openai": "completions", "sglang-oai": "completions",
+                     "lmdeploy": "completions", "deepspeed-mii": "completions", "tgi": "generate",
+                     "tensorrt-llm": "generate", "sglang": "generate", "scalellm": "completions",
+                     "openai-chat": "chat", "vllm-chat": "chat", "sglang-oai-chat": "chat", "openai-audio": "audio"}
+
+
 # --- measurements ---------------------------------------------------------------------------
 
 def measurement(workload: str, concurrency: int | None, metric: str, value: float | None, unit: str,

@@ -34,6 +34,7 @@ from pathlib import PurePosixPath
 
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile, describe
+from benchreport.load.harness.aiperf_load import load_description
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
                                            epoch_seconds, failed_from_counts, finish, first, guarded,
                                            iso_from_epoch, ms_factor, num, positive_int, rate_ok, skip,
@@ -430,6 +431,8 @@ def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: se
             and any(p.get("name") == phase_name for p in _profiling_phases(root_cfg)):
         cfg = root_cfg  # the run's root export describes the phase
     conc, rate = _load(cfg, phase_name)
+    d.load = load_description(cfg, _profiling_phase(cfg, phase_name) if isinstance(cfg.get("phases"), list)
+                              else None, dig(doc, "run_info", "random_seed"))
     wl = f"-{rate:g}rps" if rate is not None else ""
     if phase_name is not None:
         d.suffix = phase_name

@@ -25,7 +25,8 @@ import json
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number, group_passes_by_probe)
+                                           expect_number)
+from benchreport.load.harness.genai_bench_load import genai_load, started as _started
 from benchreport.load.harness._common import Draft, count, finish, first, measurement, ms_factor, num, \
     positive_int, short_text, skip
 
@@ -99,9 +100,8 @@ def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
     d = Draft(source, {"name": HARNESS_NAME}, source_format="genai-bench run")
     if isinstance(meta.get("benchmark_version"), str):
         d.harness["version"] = meta["benchmark_version"]
-    scenario = agg.get("scenario")
-    if isinstance(scenario, str) and scenario:
-        d.harness["probe"] = f"{meta.get('task') or 'genai-bench'} {scenario}"[:200]
+    d.load = genai_load(meta, agg.get("scenario"), d)
+    d.date, d.timestamp = _started(meta, source)
     d.model = first(*(meta.get(k) for k in ("api_model_name", "model") if isinstance(meta.get(k), str) and meta[k]))
     d.model_where = "genai-bench api_model_name"
     if meta_source is not None:
@@ -117,7 +117,6 @@ def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
                   for i, r in enumerate(expect_list(doc["individual_request_metrics"], "$.individual_request_metrics",
                                                     "the per-request records"))]
     _count_notes(agg, d)
-    group_passes_by_probe(d)
     return d
 
 

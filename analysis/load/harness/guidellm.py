@@ -26,7 +26,8 @@ from __future__ import annotations
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile, describe
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
-                                           first, guarded, iso_from_epoch, num, positive_int, short_text)
+                                           first, guarded, iso_from_epoch, num, positive_int, short_text,
+                                           token_target)
 
 NAME = "guidellm"
 STATS = (("mean", "mean"), ("median", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
@@ -133,19 +134,73 @@ def _model(doc: dict, benches: list) -> str | None:
     return None
 
 
-def _probe(doc: dict) -> str | None:
+def _data_spec(doc: dict) -> dict:
+    """The first data source as a dict: v0.7+ `config.spec.data[0]`; v0.4-0.6 `args.data[0]`, a
+    'prompt_tokens=32,output_tokens=16' string (read into numbers) or a dataset name."""
     data = dig(doc, "config", "spec", "data")
     if data is None:
         data = first(dig(doc, "config", "data"), dig(doc, "args", "data"))
-    if isinstance(data, list) and data:
-        data = data[0]
+    if isinstance(data, list):
+        data = data[0] if data else None
     if isinstance(data, dict):
-        p, o = count(data.get("prompt_tokens")), count(data.get("output_tokens"))
-        if p is not None and o is not None:
-            return f"synthetic {p}x{o} tokens"
-        return None
+        return data
     if isinstance(data, str) and data:
-        return data[:80]
+        pairs = [p.partition("=") for p in data.split(",")]
+        if all(sep and k.strip() for k, sep, _ in pairs):
+            return {"kind": "synthetic_text", **{k.strip(): (num(_number(v)) if _number(v) is not None else v.strip())
+                                                 for k, _, v in pairs}}
+        return {"kind": data[:200]}
+    return {}
+
+
+def _number(text: str):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _load(doc: dict) -> dict:
+    """What the run sent (docs/importers.md): endpoint, streaming, data source and token targets
+    (GuideLLM sends ignore_eos whenever an output length is asked: v0.7+ request handlers), the
+    cap when none is, arrival, request limit and seed."""
+    spec = dig(doc, "config", "spec")
+    spec = spec if isinstance(spec, dict) else {}
+    args = doc.get("args") if isinstance(doc.get("args"), dict) else {}
+    backend = spec.get("backend") if isinstance(spec.get("backend"), dict) else {}
+    data = _data_spec(doc)
+    kind = data.get("kind")
+    load = {
+        "endpoint": first(backend.get("request_format"), dig(args, "backend_kwargs", "request_format"),
+                          args.get("data_request_formatter")),
+        "streaming": backend.get("stream") if isinstance(backend.get("stream"), bool) else None,
+        "dataset": (kind if kind != "synthetic_text" else "synthetic") if isinstance(kind, str) else None,
+        "prompt_tokens": token_target(data.get("prompt_tokens"), data.get("prompt_tokens_stdev"),
+                                      data.get("prompt_tokens_min"), data.get("prompt_tokens_max")),
+        "output_tokens": token_target(data.get("output_tokens"), data.get("output_tokens_stdev"),
+                                      data.get("output_tokens_min"), data.get("output_tokens_max")),
+        "prefix_tokens": count(first(dig(data, "prefix_buckets", 0, "prefix_tokens"), data.get("prefix_tokens"))),
+        "arrival": first(dig(spec, "profile", "kind"), args.get("profile") if isinstance(args.get("profile"), str)
+                         else None),
+        "requests": positive_int(first(_constraint(spec, "max_requests"), args.get("max_requests"))),
+        "duration_s": num(first(_constraint(spec, "max_duration"), args.get("max_seconds"))),
+        "seed": count(first(dig(spec, "seed", "value"), args.get("random_seed"))),
+    }
+    if spec and load["output_tokens"]:
+        load["fixed_output"] = True
+    cap = positive_int(backend.get("max_tokens"))
+    if cap is not None and not load["output_tokens"]:
+        load["max_tokens"] = cap
+    body = dig(backend, "extras", "body")
+    if isinstance(body, dict):
+        load["sampling"] = {k: v for k, v in body.items() if isinstance(v, (int, float, str, bool))} or None
+    return load
+
+
+def _constraint(spec: dict, kind: str):
+    for c in spec.get("constraints") or ():
+        if isinstance(c, dict) and c.get("kind") == kind:
+            return first(c.get("count"), c.get("duration"), c.get("value"))
     return None
 
 
@@ -181,10 +236,7 @@ def _draft(source: SourceFile) -> Draft:
     harness = {"name": "guidellm"}
     if isinstance(version, str) and version:
         harness["version"] = version[:40]
-    probe = _probe(doc)
-    if probe:
-        harness["probe"] = probe
-    d = Draft(source, harness, source_format="guidellm benchmarks report")
+    d = Draft(source, harness, source_format="guidellm benchmarks report", load=_load(doc))
     d.model = _model(doc, benches)
     d.model_where = "backend model"
     starts = [t for t in (_start(b) for b in benches) if t is not None]

@@ -30,9 +30,9 @@ import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number, group_passes_by_probe, safe_yaml)
+                                           expect_number, safe_yaml)
 from benchreport.load.harness._common import (Draft, count, dig, epoch_from_iso, first, finish, iso_from_epoch,
-                                           mean, measurement, num, positive_int, short_text, skip)
+                                           mean, measurement, num, positive_int, short_text, skip, token_target)
 
 NAME = "inference-perf"
 HARNESS_NAME = "inference-perf"
@@ -191,10 +191,7 @@ def _draft(main: SourceFile, f: _Folder, reports: dict) -> Draft:
     """One run: a workload per stage from its stage report, the records assigned to their stages."""
     config = f.config.doc["doc"] if f.config else {}
     config = config if isinstance(config, dict) else {}
-    d = Draft(main, {"name": HARNESS_NAME}, source_format="inference-perf reports")
-    probe = _probe(config)
-    if probe:
-        d.harness["probe"] = probe
+    d = Draft(main, {"name": HARNESS_NAME}, source_format="inference-perf reports", load=_load(config))
     d.model = _model(config, f.records)
     d.model_where = "inference-perf server model"
     d.date, d.timestamp = _start(f.stage_yaml)
@@ -208,7 +205,6 @@ def _draft(main: SourceFile, f: _Folder, reports: dict) -> Draft:
     if f.records is not None:
         d.requests = _requests(f.records.doc, reports, loads, d)
     _validation_notes(f.validation, d)
-    group_passes_by_probe(d)
     return d
 
 
@@ -246,18 +242,41 @@ def _load_words(wl: str, conc: int | None) -> str:
     return f"concurrency {conc}" if conc else (wl.lstrip("-") or "unstated load")
 
 
-def _probe(config: dict) -> str | None:
-    """The prompt set: `data.type` (with the shared-prefix shape) and the API it was sent to."""
+def _distribution(dist) -> dict:
+    """inference-perf's `{min, max, mean, std_dev}` as a token target."""
+    if not isinstance(dist, dict):
+        return {}
+    return token_target(dist.get("mean"), dist.get("std_dev"), dist.get("min"), dist.get("max"))
+
+
+def _load(config: dict) -> dict:
+    """What config.yaml says was sent: `api.type` and `api.streaming`, `data.type` with its input and
+    output distributions (or the shared-prefix shape: system prompt + question -> output),
+    `server.ignore_eos`, `load.type` (concurrent, constant, poisson) and `load.base_seed`."""
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
-    kind = data.get("type")
-    if not isinstance(kind, str):
-        return None
-    api = dig(config, "api", "type")
-    sp = data.get("shared_prefix") if isinstance(data.get("shared_prefix"), dict) else None
-    if kind == "shared_prefix" and sp:
-        kind += (f" {sp.get('num_unique_system_prompts')}x{sp.get('num_users_per_system_prompt')} "
-                 f"system {sp.get('system_prompt_len')} + question {sp.get('question_len')} -> {sp.get('output_len')}")
-    return f"{kind} via {api}" if isinstance(api, str) else kind
+    sp = data.get("shared_prefix") if isinstance(data.get("shared_prefix"), dict) else {}
+    load = {"endpoint": dig(config, "api", "type"), "dataset": data.get("type"),
+            "streaming": dig(config, "api", "streaming") if isinstance(dig(config, "api", "streaming"), bool)
+            else None,
+            "prompt_tokens": _distribution(data.get("input_distribution")),
+            "output_tokens": _distribution(data.get("output_distribution")),
+            "fixed_output": dig(config, "server", "ignore_eos") if isinstance(dig(config, "server", "ignore_eos"),
+                                                                              bool) else None,
+            "arrival": dig(config, "load", "type"), "seed": count(dig(config, "load", "base_seed"))}
+    if sp:
+        load["prefix_tokens"] = count(sp.get("system_prompt_len"))
+        load["prompt_tokens"] = token_target(sp.get("question_len"))
+        load["output_tokens"] = token_target(sp.get("output_len"))
+        shape = {k: v for k, v in sp.items() if k in ("num_unique_system_prompts", "num_users_per_system_prompt")
+                 and isinstance(v, (int, float))}
+        load["extra"] = shape or None
+    if not isinstance(load["dataset"], str):
+        load["dataset"] = None
+    if not isinstance(load["endpoint"], str):
+        load["endpoint"] = None
+    if not isinstance(load["arrival"], str):
+        load["arrival"] = None
+    return load
 
 
 def _model(config: dict, records: SourceFile | None) -> str | None:

@@ -28,9 +28,9 @@ import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number, group_passes_by_probe)
+                                           expect_number)
 from benchreport.load.harness._common import (Draft, count, finish, iso_from_epoch, measurement, positive_int,
-                                           short_text, skip)
+                                           short_text, skip, token_target)
 
 NAME = "llmperf"
 HARNESS_NAME = "llmperf"
@@ -108,7 +108,7 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
     d = Draft(source, {"name": HARNESS_NAME}, source_format="llmperf results")
     if isinstance(doc.get("version"), str):
         d.harness["version"] = f"results format {doc['version']}"
-    d.harness["probe"] = _probe(doc)
+    d.load = _load(doc)
     d.model = doc.get("model") if isinstance(doc.get("model"), str) and doc["model"].strip() else None
     d.model_where = "llmperf model"
     t = expect_number(doc.get("timestamp"), "$.timestamp", "the run's epoch time in seconds", optional=True)
@@ -124,13 +124,24 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
                       for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
         d.notes.append(f"per-request records read from {responses.path.name}")
     _notes(doc, d)
-    group_passes_by_probe(d)
     return d
 
 
-def _probe(doc: dict) -> str:
-    return (f"{doc.get('mean_input_tokens')}±{doc.get('stddev_input_tokens')} -> "
-            f"{doc.get('mean_output_tokens')}±{doc.get('stddev_output_tokens')} tokens")
+def _load(doc: dict) -> dict:
+    """What the summary says was sent: the prompt and output length asked (mean, spread; the output
+    as `max_tokens`), the concurrency's closed loop, and the flattened `--additional-sampling-params`
+    (`additional_sampling_params_<key>`: ignore_eos, temperature, ...). llmperf always streams chat
+    completions (`--llm-api openai`); the API is not written, nor the request count."""
+    params = {k[len("additional_sampling_params_"):]: v for k, v in doc.items()
+              if isinstance(k, str) and k.startswith("additional_sampling_params_")
+              and isinstance(v, (int, float, str, bool))}
+    load = {"prompt_tokens": token_target(doc.get("mean_input_tokens"), doc.get("stddev_input_tokens")),
+            "output_tokens": token_target(doc.get("mean_output_tokens"), doc.get("stddev_output_tokens")),
+            "streaming": True, "arrival": "concurrent",
+            "sampling": {k: v for k, v in params.items() if k not in ("ignore_eos", "max_tokens")} or None}
+    if isinstance(params.get("ignore_eos"), bool):
+        load["fixed_output"] = params["ignore_eos"]
+    return load
 
 
 def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft) -> None:

@@ -31,8 +31,8 @@ import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import Broken, draft_or_refuse, expect_count, expect_number
-from benchreport.load.harness._common import Draft, epoch_from_iso, finish, first, iso_from_epoch, measurement, num, \
-    positive_int, skip
+from benchreport.load.harness._common import (Draft, count, epoch_from_iso, finish, first, iso_from_epoch,
+                                           measurement, num, positive_int, skip)
 
 NAME = "mlperf-loadgen"
 HARNESS_NAME = "mlperf loadgen"
@@ -154,8 +154,7 @@ def _draft(source: SourceFile) -> Draft:
     d = Draft(source, {"name": HARNESS_NAME}, source_format="mlperf loadgen detail log")
     if isinstance(v.get("loadgen_version"), str):
         d.harness["version"] = v["loadgen_version"][:100]
-    if isinstance(v.get("qsl_name"), str):
-        d.harness["probe"] = f"{v['qsl_name']} ({v.get('qsl_reported_performance_count')} samples)"[:200]
+    d.load = _load_description(v)
     t = epoch_from_iso(v.get("test_datetime")) if isinstance(v.get("test_datetime"), str) else None
     if t is not None:
         d.date, d.timestamp = iso_from_epoch(t), t
@@ -170,6 +169,23 @@ def _draft(source: SourceFile) -> Draft:
     if source.doc.get("stray_lines"):
         d.notes.append(f"{source.doc['stray_lines']} lines without {MARK} were left out")
     return d
+
+
+def _load_description(v: dict) -> dict:
+    """What LoadGen sent: the scenario's arrival (Server: Poisson at the target QPS; Offline: every
+    sample in one query; SingleStream / MultiStream: one query after another) and the query set
+    (its name and size). Prompts, lengths and the endpoint are the system under test's, not in the log."""
+    scenario = v.get("effective_scenario")
+    arrival = {"Server": "poisson", "Offline": "offline", "SingleStream": "sequential",
+               "MultiStream": "multistream"}.get(scenario, scenario if isinstance(scenario, str) else None)
+    qsl = v.get("qsl_name")
+    load = {"arrival": arrival, "rate": num(v.get("effective_target_qps")) if scenario == "Server" else None,
+            "dataset": f"{qsl} ({v.get('qsl_reported_performance_count')} samples)"[:200]
+            if isinstance(qsl, str) else None,
+            "seed": count(v.get("effective_schedule_rng_seed")),
+            "duration_s": num(v.get("effective_min_duration_ms")) / 1000.0
+            if num(v.get("effective_min_duration_ms")) is not None else None}
+    return load
 
 
 def _load(v: dict) -> tuple[str, int | None]:

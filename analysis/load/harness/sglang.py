@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number, group_passes_by_probe)
-from benchreport.load.harness._common import Draft, count, finish, first, mean, measurement, num, positive_int, \
-    short_text
+                                           expect_number)
+from benchreport.load.harness._common import (BACKEND_ENDPOINTS, Draft, count, finish, first, mean, measurement, num,
+                                           positive_int, short_text, token_target)
 
 NAME = "sglang"
 HARNESS_NAME = "sglang bench_serving"
@@ -99,10 +99,7 @@ def _workload_suffix(doc: dict) -> str:
 def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
     """One run from one result line: figures, requests, the cache report, and what the line says of itself."""
     doc = expect_dict(doc, where, "an SGLang result line")
-    d = Draft(source, {"name": HARNESS_NAME}, source_format="sglang bench_serving result")
-    probe = _probe(doc)
-    if probe:
-        d.harness["probe"] = probe
+    d = Draft(source, {"name": HARNESS_NAME}, source_format="sglang bench_serving result", load=_load(doc))
     d.suffix = suffix
     d.model = _model(doc)
     d.model_where = "SGLang server_info model"
@@ -126,23 +123,28 @@ def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
         f"{total_out} output tokens")))
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
-    group_passes_by_probe(d)
     return d
 
 
-def _probe(doc: dict) -> str | None:
-    """The prompt set: dataset, and for the random ones the lengths asked for; `via chat` for the
-    chat backends (a chat template changes the prompt)."""
-    name = doc.get("dataset_name")
-    if not isinstance(name, str) or not name:
-        return None
-    if name.startswith("random") and count(doc.get("random_input_len")) is not None:
-        name += f" {doc.get('random_input_len')}x{doc.get('random_output_len')}"
-        if num(doc.get("random_range_ratio")) is not None:
-            name += f" range {doc.get('random_range_ratio'):g}"
-    if str(doc.get("backend", "")).endswith("-chat"):
-        name += " via chat"
-    return name[:200]
+def _load(doc: dict) -> dict:
+    """What the line says was sent: the API (from the client backend), the dataset, the random
+    lengths asked for (SGLang draws each in [len * range_ratio, len]: benchmark/datasets
+    compute_random_lens), the arrival (an infinite rate is a closed loop; a finite one Poisson).
+    Streaming, ignore_eos (on by default), the prompt count and the seed are not written."""
+    rate = num(doc.get("request_rate"))
+    load = {"endpoint": BACKEND_ENDPOINTS.get(str(doc.get("backend")), doc.get("backend")
+                                              if isinstance(doc.get("backend"), str) else None),
+            "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None,
+            "arrival": "concurrent" if rate is None else "poisson", "rate": rate}
+    ratio = num(doc.get("random_range_ratio"))
+    for key, name in (("random_input_len", "prompt_tokens"), ("random_output_len", "output_tokens")):
+        n = num(doc.get(key))
+        if n is not None and str(load["dataset"] or "").startswith("random"):
+            load[name] = token_target(None if ratio not in (None, 1.0) else n, None,
+                                      n * ratio if ratio is not None else None, n if ratio is not None else None)
+    if count(doc.get("sharegpt_output_len")):
+        load["output_tokens"] = token_target(doc["sharegpt_output_len"])
+    return load
 
 
 def _measurements(doc: dict, wl: str, conc: int | None, n: int | None) -> list[dict]:

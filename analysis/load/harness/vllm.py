@@ -21,7 +21,8 @@ import datetime as _dt
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
-                                           measurement, num, positive_int, short_text, skip, successful_count)
+                                           measurement, num, positive_int, short_text, skip, successful_count,
+                                           token_target, BACKEND_ENDPOINTS)
 
 NAME = "vllm"
 HARNESS_NAME = "vllm bench serve"
@@ -96,7 +97,7 @@ def _workload_suffix(doc) -> str:
 
 
 def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
-    d = Draft(source, {"name": HARNESS_NAME}, source_format="vllm bench serve result")
+    d = Draft(source, {"name": HARNESS_NAME}, source_format="vllm bench serve result", load=_load(doc))
     d.suffix = suffix
     d.model = doc.get("model_id") if isinstance(doc.get("model_id"), str) else None
     d.model_where = "model id"
@@ -132,6 +133,30 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
     return d
+
+
+def _load(doc: dict) -> dict:
+    """What the run sent, as far as the result file says: the API (from the client backend, or
+    `endpoint_type` in `vllm bench serve`), streaming (the client always streams), the arrival
+    (an infinite rate is a closed loop at the concurrency; a finite one Poisson at burstiness 1,
+    gamma otherwise) and the prompt count. Lengths, dataset, ignore_eos and the seed are not
+    written by vLLM (docs/importers.md); `--metadata` keys of those names are read when given."""
+    backend = doc.get("endpoint_type") or doc.get("backend")
+    rate = doc.get("request_rate")
+    rate = None if isinstance(rate, str) or num(rate) is None or num(rate) == float("inf") else num(rate)
+    burst = num(doc.get("burstiness"))
+    arrival = "concurrent" if rate is None else ("poisson" if burst in (None, 1.0) else f"gamma {burst:g}")
+    load = {"endpoint": BACKEND_ENDPOINTS.get(str(backend), backend if isinstance(backend, str) else None),
+            "streaming": True, "arrival": arrival, "rate": rate, "requests": positive_int(doc.get("num_prompts")),
+            "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None}
+    p, o = num(doc.get("random_input_len")), num(doc.get("random_output_len"))
+    if p is not None or o is not None:  # `--metadata` keys (the range ratio's meaning changed in 0.8)
+        load["prompt_tokens"], load["output_tokens"] = token_target(p), token_target(o)
+        if num(doc.get("random_range_ratio")) is not None:
+            load["extra"] = {"random_range_ratio": num(doc.get("random_range_ratio"))}
+    if isinstance(doc.get("ignore_eos"), bool):
+        load["fixed_output"] = doc["ignore_eos"]
+    return load
 
 
 def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None) -> None:
