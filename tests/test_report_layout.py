@@ -119,10 +119,24 @@ def test_the_appendix_is_at_most_a_fifth_of_the_pages(harness_report):
     texts = [p.extract_text() or "" for p in reader.pages]
     start = next(i for i, t in enumerate(texts) if re.search(r"^Appendix: provenance", t, flags=re.M))
     appendix = len(texts) - start
-    # every fixture folder now reaches the report (SGLang's were refused before issue 25), so the
-    # appendix's table of every cell is longer; issue 27 (a report in about eight pages) brings the
-    # bound back to a fifth
-    assert appendix <= len(texts) * 0.4, f"the appendix is {appendix} of {len(texts)} pages"
+    # the table of every seat and cell (223 rows here, 13 landscape pages when printed) is a
+    # reference: collapsed in the HTML, one line in the PDF saying where it is
+    assert appendix <= len(texts) * 0.2, f"the appendix is {appendix} of {len(texts)} pages"
+    every = re.search(r"Table A1\. Every seat and cell.*?Not printed \((\d+) rows\)", texts[start], flags=re.S)
+    assert every and int(every.group(1)) > 100, texts[start][:2000]
+    assert "tables/cells.csv" in texts[start]
+
+
+def test_the_table_of_every_cell_is_in_the_html_collapsed_with_every_row(harness_report):
+    html = (harness_report / "report.html").read_text(encoding="utf-8")
+    block = re.search(r'<details class="screen-only"><summary>(.*?)</summary>(.*?)</details>', html, flags=re.S)
+    assert block and "Table A1." in block.group(1) and 'id="table-all-cells"' in block.group(2)
+    shown = int(re.search(r"(\d+) rows", block.group(1)).group(1))
+    with (harness_report / "tables" / "cells.csv").open(encoding="utf-8") as f:
+        cells = list(csv.DictReader(f))
+    body = re.search(r"<tbody>(.*?)</tbody>", block.group(2), flags=re.S).group(1)
+    rows = len(re.findall(r"<tr>", body))
+    assert rows == shown and 100 < rows <= len(cells)
 
 
 def test_provenance_csv_lists_every_file_and_the_appendix_counts_them(harness_report):

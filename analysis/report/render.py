@@ -177,6 +177,8 @@ def table_view(table: Table, label: str | None) -> dict:
         "n_columns": len(cols),
         "body": rows,
         "note": _cell(table.note) if table.note else "",
+        "screen_only": _cell(table.screen_only),
+        "n_rows": fmt.counted(len(df), "row"),
     }
 
 

@@ -134,6 +134,10 @@ class Table:
     dense: bool = False
     #: set on landscape pages in the PDF (None: when dense, as a wide table of cells is)
     landscape: bool | None = None
+    #: a reference table too long to print (every seat and cell at fleet scale), named by the
+    #: file beside the report that has it in full ("tables/cells.csv"): the HTML has it
+    #: collapsed, the PDF a line saying where it is
+    screen_only: str = ""
 
     def __len__(self) -> int:
         return len(self.data)

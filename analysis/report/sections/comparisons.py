@@ -111,7 +111,7 @@ def all_comparisons_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | 
     if c is None or not comparisons_cut(c, max_rows):
         return None
     t = _comparison_frame(a, c, wide=True)
-    t.kind, t.key = "appendix", "all-comparisons"
+    t.kind, t.key, t.screen_only = "appendix", "all-comparisons", "tables/comparisons.csv"
     t.caption = ("Every comparison against the baseline, one row per candidate and cell: the mean's "
                  f"ratio with its {ci_level(a)} CI and verdict, and the verdicts of the percentiles.")
     return t

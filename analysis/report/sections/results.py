@@ -80,16 +80,20 @@ def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
     """Table A1 (fleet scale only): one row per seat and cell, when Table 1 had to be cut.
 
     The statistics are columns (`cells_wide`); the long table, one row per statistic with
-    every CI, is tables/cells.csv beside the report.
+    every CI, is tables/cells.csv beside the report. A reference, not reading: the HTML has
+    it collapsed and the PDF says where it is (pages of it made the appendix most of the
+    report, issue 27).
     """
     cells = result_cells(a)
     if cells is None or not cells_cut(cells, max_rows):
         return None
     pct = ci_level(a)
-    return cells_wide_table(
+    table = cells_wide_table(
         cells_wide(a, cells, pct), "appendix", "all-cells",
         f"Every seat and cell: the mean with its {pct} CI, number of passes and observations, and the "
         "percentiles (Table 1 shows the baseline and the top seats).", [], pct)
+    table.screen_only = "tables/cells.csv"
+    return table
 
 
 def results_text(a) -> Prose:
