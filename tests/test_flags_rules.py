@@ -282,6 +282,20 @@ def test_capped_answers_share():
     assert codes(R.capped_answers(t.requests, t.runs, thresholds=DEFAULT)) == ["trap.capped_answers"]
 
 
+def test_capped_answers_leave_out_fixed_output_runs():
+    # ignore_eos with an output length: every answer runs to the length by design (issue 26)
+    fixed = mkrun(requests=capped(9, 10), run_id="fixed")
+    fixed["load"] = {"fixed_output": True, "output_tokens": {"mean": 512}}
+    free = mkrun(requests=capped(9, 10), run_id="free", pass_=2)
+    free["load"] = {"fixed_output": False, "output_tokens": {"mean": 512}}
+    only_fixed = tables_of(fixed)
+    assert R.capped_answers(only_fixed.requests, only_fixed.runs, thresholds=DEFAULT) == []
+    both = tables_of(fixed, free)
+    f = R.capped_answers(both.requests, both.runs, thresholds=DEFAULT)
+    assert codes(f) == ["trap.capped_answers"] and f[0].evidence()["runs"] == ["free"]
+    assert f[0].evidence()["answers"] == 10
+
+
 # --- comparisons --------------------------------------------------------------------------------------
 
 def test_no_incumbent_same_day_same_probe():

@@ -2,6 +2,7 @@
 stopped at the token cap (spec/flags.md, "Measurement traps")."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pandas as pd
@@ -13,7 +14,7 @@ from ..exclusions import CachedRun, Exclusions
 from ..findings import ABSENT, Finding, Record, key
 
 __all__ = ["ExcludedFigure", "CacheCounts", "PrefixCacheHit", "CachedPromptTokens", "ReasoningField",
-           "CappedAnswers", "prefix_cache", "reasoning_field", "capped_answers"]
+           "CappedAnswers", "prefix_cache", "reasoning_field", "capped_answers", "fixed_output_runs"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,6 +177,20 @@ def reasoning_field(requests: pd.DataFrame, *, thresholds: Thresholds) -> list[R
     return out
 
 
+def fixed_output_runs(runs: pd.DataFrame) -> set[str]:
+    """Runs whose load asked for a fixed output length (`load.fixed_output`: ignore_eos with an
+    output length): every answer runs to its length by design, so stopping there is no trap."""
+    if runs is None or runs.empty or "load" not in runs.columns:
+        return set()
+    out = set()
+    for run_id, text in zip(runs["run_id"].astype(str), runs["load"]):
+        if isinstance(text, str) and text:
+            load = json.loads(text)
+            if isinstance(load, dict) and load.get("fixed_output") is True:
+                out.add(run_id)
+    return out
+
+
 def capped_answers(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Thresholds) -> list[CappedAnswers]:
     """`trap.capped_answers`: a large share of answers stopped at the token cap.
 
@@ -183,9 +198,16 @@ def capped_answers(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Th
     harness's `max_tokens`; the share is over answers where either is known, per seat and
     cap, and flagged above `capped_share`. The figures then measure truncated answers and
     compare only with runs under the same cap (the field note's 28 of 30 at 1,024 tokens).
+    Answers of fixed-output runs (`fixed_output_runs`: ignore_eos) are not counted: they were
+    not free to stop, so reaching the length is the design, not a cut.
     """
     if requests is None or requests.empty:
         return []
+    fixed = fixed_output_runs(runs)
+    if fixed:
+        requests = requests[~requests["run_id"].astype(str).isin(fixed)]
+        if requests.empty:
+            return []
     cap = requests["run_id"].map(runs.set_index("run_id")["max_tokens"]).astype("Int64")
     fr = requests["finish_reason"].astype("string")
     ot = requests["output_tokens"].astype("Int64")
