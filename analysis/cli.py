@@ -135,7 +135,7 @@ def _store(args):
         return None
     if args.runs:
         raise UsageError("give RUNS or --store DIR, not both")
-    return Store.open(args.store)
+    return Store.open(args.store).snapshot()  # one state of the store for the whole command
 
 
 def _load(args):
@@ -288,7 +288,7 @@ def cmd_compare(args) -> int:
     if args.store is not None:
         from benchreport.store import Store
 
-        store = Store.open(args.store)
+        store = Store.open(args.store).snapshot()
     formats = [f.strip() for f in str(args.format).split(",") if f.strip()]
     bad = [f for f in formats if f not in ("html", "pdf")]
     if bad or not formats:

@@ -155,6 +155,7 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
     from benchreport.store.cache import StoreCsvFragments, StoreDayCache, StoreHistoryCache
     from benchreport.store.read import store_load_result
 
+    store = store.snapshot()  # one state of the store, whatever an ingest does meanwhile
     tables = read_tables(store)
     source = StoreRequests(store, tables.runs, cache=cache)
     tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))

@@ -127,6 +127,7 @@ def test_a_second_analysis_reads_each_dates_summaries_from_the_cache(archive, tm
     assert again.computed == [] and a.to_csv(index=False) == b.to_csv(index=False)
     generate(archive / "2026-11-03", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-03", seed=4)
     ingest([archive], tmp_path / "store")
+    store = Store.open(tmp_path / "store")  # a Store is a snapshot: opened again, it sees the new night
     small = read_tables(store)
     third = SR(store, small.runs)
     estimate_cells(small.measurements, third, small.runs, n_resamples=300)

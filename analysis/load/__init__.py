@@ -57,6 +57,9 @@ class LoadResult:
     runs: list[LoadedRun] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: the SHA-256 of the bytes read of every file that was read (shown path -> digest), the
+    #: refused ones too: the run store compares a refusal's content to see that a cause is fixed
+    digests: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -420,6 +423,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 result.refused.append(Refusal(display, "$", f"could not read the file: {exc.strerror}"))
                 continue
             digest = hashlib.sha256(data).hexdigest()
+            result.digests[display] = digest
             if not data.isascii():
                 try:
                     data.decode("utf-8")

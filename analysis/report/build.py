@@ -279,7 +279,7 @@ def _inputs(args, options, runs: list[str], *, quiet: bool):
         from benchreport.store import Store
         from benchreport.store.read import store_load_result
 
-        store = Store.open(args.store)
+        store = Store.open(args.store).snapshot()  # the key and the analysis of one state of the store
         loaded = store_load_result(store)
         _refusals(loaded, args)
         return (lambda: analyse_store(store, options, quiet=quiet)), "store:" + store.content_key()

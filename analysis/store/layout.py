@@ -1,34 +1,104 @@
-"""Where a run store keeps what: its marker, the files table, one Parquet dataset per table."""
+"""Where a run store keeps what: its marker, its lock, the files table, the parts table, one
+Parquet dataset per table.
+
+Two tables are the truth about a store. `files.parquet` lists every file version seen (its
+content hash, status, the batch its rows were written in, whether it is in use);
+`parts.parquet` lists every part file an ingest wrote (table, date, batch, size, SHA-256).
+Readers take exactly the listed parts of the batches in use, never a glob, so a stray copy a
+sync tool leaves is never read and a deleted or truncated part is a one-line "damaged store"
+error naming it, never a silent gap. Writers hold the store's lock (`Store.lock`, an OS
+`flock` on `STORE/.lock`): one ingest or repair at a time; readers need no lock, because a
+writer only adds parts and replaces the two tables atomically (parts first, then files), so
+a reader sees the store before or after an ingest, never half of one.
+"""
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
+import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["STORE_FORMAT", "Store", "StoreError", "STORED_TABLES", "FILE_COLUMNS"]
+__all__ = ["STORE_FORMAT", "Store", "StoreError", "StoreBusy", "StoreDamaged", "STORED_TABLES", "FILE_COLUMNS",
+           "PART_COLUMNS"]
 
 STORE_FORMAT = "benchreport.store/1"
 #: tables kept per date (requests are the bulk; the rest are small)
 STORED_TABLES = ("runs", "measurements", "requests", "exams", "exam_items", "events", "seat_runs", "component_runs")
-#: the files table: one row per file version seen
-FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_ids", "current", "batch"]
+#: the files table: one row per file version seen (`context`: a digest of the manifests the
+#: version was read with, "" for none; a file read with another manifest is another version)
+FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_ids", "current", "batch", "context"]
+#: the parts table: one row per part file written (`name` relative to the store, POSIX)
+PART_COLUMNS = ["table", "day", "batch", "name", "size", "sha256"]
+#: a part's name as an ingest writes it (anything else under a table's folder is a stray)
+_PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
+_OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
 class StoreError(Exception):
-    """A store that cannot be used as asked (one line, names the store)."""
+    """A store that cannot be used as asked (one line, names the store). `code` is the exit
+    code (docs/cli.md): 2 when the command asked for something that is not there."""
+
+    code = 2
+
+
+class StoreBusy(StoreError):
+    """Another job holds the store's lock (exit 4: nothing was done, try again or `--wait`)."""
+
+    code = 4
+
+
+class StoreDamaged(StoreError):
+    """A listed part is missing, truncated or not what was written (exit 4; `store check`)."""
+
+    code = 4
 
 
 class Store:
-    """A run store folder: its marker, files table and Parquet datasets."""
+    """A run store folder: its marker, lock, files and parts tables and Parquet datasets.
+
+    The root is made absolute when the store is opened: nothing a store does depends on the
+    working directory (papermill changes it while a build runs). A Store sees the tables as
+    they are now; `snapshot()` is a Store that keeps the state it first read, which every
+    reader (an analysis, a build) takes, so it never mixes two states of the store.
+    """
 
     def __init__(self, root: str | os.PathLike):
-        self.root = Path(root)
+        self.root = Path(os.path.abspath(Path(root).expanduser()))
+        self._files: pd.DataFrame | None = None
+        self._parts: pd.DataFrame | None = None
+        self._seen: dict[str, tuple] = {}   # table -> the stat it was read at
+        self.frozen = False
+
+    def snapshot(self) -> "Store":
+        """This store as it is now, kept: later ingests are not seen by it (a reader's view)."""
+        if self.frozen:
+            return self
+        snap = Store(self.root)
+        snap.files(), snap.parts()
+        snap.frozen = True
+        return snap
+
+    def _fresh(self, name: str, path: Path) -> bool:
+        """Whether the table read last is still the one on disk (a frozen snapshot: always)."""
+        if self.frozen:
+            return True
+        try:
+            st = path.stat()
+            now = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            now = None
+        fresh = self._seen.get(name, "unread") == now
+        self._seen[name] = now
+        return fresh
 
     # --- the marker --------------------------------------------------------------------
     @classmethod
@@ -36,52 +106,196 @@ class Store:
         """Open a store; with `create`, make it when the folder is missing or empty."""
         store = cls(root)
         marker = store.root / "store.json"
-        if marker.is_file():
-            try:
-                fmt = json.loads(marker.read_text(encoding="utf-8")).get("format")
-            except (OSError, ValueError, AttributeError) as exc:
-                raise StoreError(f"{marker}: not a readable store marker ({exc})") from None
-            if fmt != STORE_FORMAT:
-                raise StoreError(f"{marker}: expected format {STORE_FORMAT!r}, got {fmt!r}")
-            return store
-        if not create:
-            raise StoreError(f"{store.root}: not a run store (no store.json); create one with "
-                             "`benchreport ingest RUNS --store DIR`")
-        if store.root.exists() and any(store.root.iterdir()):
-            raise StoreError(f"{store.root}: not empty and not a run store; choose an empty or new folder")
-        store.root.mkdir(parents=True, exist_ok=True)
-        _write_atomic(marker, json.dumps({"format": STORE_FORMAT}, indent=2) + "\n")
+        try:
+            if marker.is_file():
+                try:
+                    fmt = json.loads(marker.read_text(encoding="utf-8")).get("format")
+                except (OSError, ValueError, AttributeError) as exc:
+                    raise StoreError(f"{marker}: not a readable store marker ({_why(exc)})") from None
+                if fmt != STORE_FORMAT:
+                    raise StoreError(f"{marker}: expected format {STORE_FORMAT!r}, got {fmt!r}")
+                return store
+            if not create:
+                raise StoreError(f"{store.root}: not a run store (no store.json); create one with "
+                                 "`benchreport ingest RUNS --store DIR`")
+            if store.root.exists() and any(store.root.iterdir()):
+                raise StoreError(f"{store.root}: not empty and not a run store; choose an empty or new folder")
+            store.root.mkdir(parents=True, exist_ok=True)
+            _write_atomic(marker, json.dumps({"format": STORE_FORMAT}, indent=2) + "\n")
+        except OSError as exc:
+            raise StoreError(f"{store.root}: cannot be used as a run store ({_why(exc)})") from None
         return store
+
+    # --- one writer at a time ----------------------------------------------------------------
+    @property
+    def writable(self) -> bool:
+        """Whether this process may write in the store (a read-only share is still read)."""
+        return os.access(self.root, os.W_OK | os.X_OK)
+
+    @contextmanager
+    def lock(self, wait: float | None = None, *, doing: str = "ingest"):
+        """Hold the store's writer lock (an OS `flock` on STORE/.lock, released when the process
+        ends, however it ends). Another holder: StoreBusy at once, or after `wait` seconds."""
+        import fcntl
+
+        if not self.writable:
+            raise StoreError(f"{self.root}: read-only; `{doing}` writes to the store (analyse and build "
+                             "read a read-only store)")
+        path = self.root / ".lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot be opened to lock the store ({_why(exc)})") from None
+        deadline = time.monotonic() + (wait or 0)
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
+                    if time.monotonic() >= deadline:
+                        holder = _holder(fd)
+                        waited = f" after waiting {wait:g} s" if wait else ""
+                        raise StoreBusy(f"{self.root}: another job holds the store's lock{holder}{waited}; "
+                                        f"nothing was changed (give --wait SECONDS to wait for it)") from None
+                    time.sleep(0.1)
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"pid": os.getpid(), "doing": doing,
+                                     "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode())
+            self._files = self._parts = None  # what the last writer left, not an older snapshot
+            yield self
+        finally:
+            os.close(fd)  # releases the lock
 
     # --- the files table -----------------------------------------------------------------
     @property
     def files_path(self) -> Path:
         return self.root / "files.parquet"
 
+    @property
+    def parts_path(self) -> Path:
+        return self.root / "parts.parquet"
+
     def files(self) -> pd.DataFrame:
-        """Every file version seen (FILE_COLUMNS); empty for a new store."""
-        if not self.files_path.is_file():
-            return pd.DataFrame({c: pd.Series(dtype="object") for c in FILE_COLUMNS})
-        return pd.read_parquet(self.files_path)
+        """Every file version seen (FILE_COLUMNS); empty for a new store. Read once (a snapshot)."""
+        if self._files is None or not self._fresh("files", self.files_path):
+            if not self.files_path.is_file():
+                self._files = pd.DataFrame({c: pd.Series(dtype="object") for c in FILE_COLUMNS})
+            else:
+                try:
+                    df = pd.read_parquet(self.files_path)
+                except Exception as exc:  # noqa: BLE001 - any unreadable table is one line
+                    raise StoreDamaged(f"damaged store: {self.files_path} cannot be read ({_why(exc)}); "
+                                       "run `benchreport store check`") from None
+                if "context" not in df.columns:  # a store written before manifests were versioned
+                    df["context"] = ""
+                missing = [c for c in FILE_COLUMNS if c not in df.columns]
+                if missing:
+                    raise StoreDamaged(f"damaged store: {self.files_path} has no column {missing[0]!r}")
+                df["context"] = df["context"].fillna("").astype(str)
+                self._files = df[FILE_COLUMNS]
+        return self._files
 
     def write_files(self, df: pd.DataFrame) -> None:
         """Replace the files table (atomically: a killed ingest leaves the previous one)."""
-        tmp = self.files_path.with_name(f".files.{uuid.uuid4().hex}.parquet")
         df = df[FILE_COLUMNS].sort_values(["path", "current", "sha256"], kind="stable").reset_index(drop=True)
-        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
-        os.replace(tmp, self.files_path)
+        _write_parquet_atomic(self.files_path, df)
+        self._files = df
+        self._fresh("files", self.files_path)
+
+    def in_use(self) -> pd.DataFrame:
+        """The versions in use: loaded and current (path, sha256, batch, ...)."""
+        f = self.files()
+        if not len(f):
+            return f
+        return f[(f["status"] == "loaded") & f["current"].astype(bool)]
 
     def current_shas(self) -> list[str]:
         """The file versions in use (loaded, current), sorted."""
-        f = self.files()
-        if not len(f):
-            return []
-        use = f[(f["status"] == "loaded") & f["current"].astype(bool)]
-        return sorted(set(use["sha256"].astype(str).tolist()))
+        return sorted(set(self.in_use()["sha256"].astype(str).tolist()))
 
     def content_key(self) -> str:
-        """A digest of what the store holds now (the versions in use): equal stores, equal keys."""
-        return hashlib.sha256("\n".join(self.current_shas()).encode()).hexdigest()
+        """A digest of everything a report of the store shows: the versions in use (and the
+        batches and manifests they were read with), and the refusals and skips it lists."""
+        f = self.files()
+        if not len(f):
+            return hashlib.sha256(b"").hexdigest()
+        cur = f[f["current"].astype(bool)]
+        lines = sorted(f"{s}|{p}|{h}|{b}|{c}|{r}" for s, p, h, b, c, r in zip(
+            cur["status"], cur["path"], cur["sha256"], cur["batch"], cur["context"], cur["reason"]))
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+    # --- the parts table ------------------------------------------------------------------
+    def parts(self) -> pd.DataFrame:
+        """Every part written (PART_COLUMNS). A store written before parts were listed gets
+        its list from the parts of known batches on disk (`store repair` writes it down)."""
+        if self._parts is None or not self._fresh("parts", self.parts_path):
+            if self.parts_path.is_file():
+                try:
+                    self._parts = pd.read_parquet(self.parts_path)[PART_COLUMNS]
+                except Exception as exc:  # noqa: BLE001
+                    raise StoreDamaged(f"damaged store: {self.parts_path} cannot be read ({_why(exc)}); "
+                                       "run `benchreport store repair`") from None
+            else:
+                self._parts = self.parts_on_disk(known_only=True)
+        return self._parts
+
+    def parts_on_disk(self, *, known_only: bool = False, hashed: bool = False) -> pd.DataFrame:
+        """The part files under the table folders (a legacy store's list; `store check`'s view);
+        `known_only`: only well-named parts of batches the files table knows."""
+        known = set(self.files()["batch"].dropna().astype(str)) if known_only else None
+        rows = []
+        for table in STORED_TABLES:
+            for part in sorted(self.table_dir(table).glob("day=*/*")):
+                m = _PART_NAME.fullmatch(part.name)
+                if known is not None and (m is None or m.group(1) not in known):
+                    continue
+                try:
+                    size = part.stat().st_size
+                except OSError:
+                    continue
+                rows.append({"table": table, "day": part.parent.name[4:], "batch": m.group(1) if m else None,
+                             "name": part.relative_to(self.root).as_posix(), "size": size,
+                             "sha256": _sha_file(part) if hashed else None})
+        return pd.DataFrame(rows, columns=PART_COLUMNS)
+
+    def write_parts(self, df: pd.DataFrame) -> None:
+        df = df[PART_COLUMNS].sort_values(["table", "day", "batch"], kind="stable").reset_index(drop=True)
+        df["size"] = df["size"].astype("int64")
+        _write_parquet_atomic(self.parts_path, df)
+        self._parts = df
+        self._fresh("parts", self.parts_path)
+
+    def part_files(self, table: str, day: str | None = None) -> list[tuple[str, list[str]]]:
+        """The listed parts of a table (of one date) that hold rows of versions in use, each
+        with the SHA-256s of its batch's versions in use: what a reader reads, in a fixed order.
+        A listed part that is missing or not its listed size is StoreDamaged, named."""
+        self.table_dir(table)  # checks the name
+        use = self.in_use()
+        if not len(use):
+            return []
+        shas_of: dict[str, list[str]] = {}
+        for sha, batch in zip(use["sha256"].astype(str), use["batch"].astype(str)):
+            shas_of.setdefault(batch, []).append(sha)
+        p = self.parts()
+        p = p[(p["table"] == table) & p["batch"].isin(list(shas_of))]
+        if day is not None:
+            p = p[p["day"] == str(day)]
+        out = []
+        for name, size, batch in zip(p["name"], p["size"], p["batch"]):
+            path = self.root / name
+            try:
+                have = path.stat().st_size
+            except OSError:
+                raise StoreDamaged(f"damaged store: {path} is missing (listed in parts.parquet); "
+                                   "`benchreport store check --store DIR` says what is wrong") from None
+            if have != int(size):
+                raise StoreDamaged(f"damaged store: {path} is {have} bytes, {int(size)} were written "
+                                   "(truncated or replaced); `benchreport store check --store DIR`")
+            out.append((str(path), sorted(shas_of[batch])))
+        return out
 
     # --- the datasets ----------------------------------------------------------------------
     def table_dir(self, table: str) -> Path:
@@ -89,46 +303,81 @@ class Store:
             raise ValueError(f"`table` must be one of {STORED_TABLES}; got {table!r}")
         return self.root / table
 
-    def glob(self, table: str) -> str:
-        """The DuckDB glob of a table's parts."""
-        return str(self.table_dir(table) / "day=*" / "*.parquet")
-
     def has(self, table: str) -> bool:
-        d = self.table_dir(table)
-        return d.is_dir() and any(d.glob("day=*/*.parquet"))
+        return bool(self.part_files(table))
 
     def dates(self) -> list[str]:
-        """The dates the store holds runs of, sorted."""
-        d = self.table_dir("runs")
-        return sorted(p.name[4:] for p in d.glob("day=*")) if d.is_dir() else []
+        """The dates the store holds runs of (in use), sorted."""
+        use = set(self.in_use()["batch"].astype(str))
+        p = self.parts()
+        return sorted(set(p.loc[(p["table"] == "runs") & p["batch"].isin(use), "day"].astype(str)))
 
     def sweep_orphans(self) -> int:
-        """Remove part files of batches the files table does not know (a killed ingest's);
-        returns how many were removed."""
-        f = self.files()
-        known = set(f["batch"].dropna().astype(str)) if len(f) else set()
+        """Under the lock: remove what a killed writer of this store left (its temporary files,
+        and parts in its own naming that no listed batch owns); returns how many. Files of any
+        other name are never removed here (`store check` lists them, `store repair` moves them)."""
+        known = set(self.files()["batch"].dropna().astype(str))
+        if not self.parts_path.is_file() and len(self.files()):  # a store from before parts were listed
+            self.write_parts(self.parts_on_disk(known_only=True, hashed=True))
+        parts = self.parts()
+        dead = ~parts["batch"].astype(str).isin(known)  # listed by a writer killed before its files table
+        if dead.any():
+            self.write_parts(parts[~dead])
+        listed = set(self.parts()["name"].astype(str))
         gone = 0
+        for entry in self.root.iterdir():
+            if _OWN_TEMP.fullmatch(entry.name):
+                entry.unlink(missing_ok=True)
+                gone += 1
         for table in STORED_TABLES:
-            d = self.table_dir(table)
-            if not d.is_dir():
-                continue
-            for part in d.glob("day=*/*"):
-                name = part.name
-                batch = name[5:-8] if name.startswith("part-") and name.endswith(".parquet") else None
-                if name.endswith(".tmp") or (batch is not None and batch not in known):
+            for part in self.table_dir(table).glob("day=*/*"):
+                m = _PART_NAME.fullmatch(part.name)
+                own = _OWN_TEMP.fullmatch(part.name) is not None
+                name = part.relative_to(self.root).as_posix()
+                if own or (m is not None and name not in listed and m.group(1) not in known):
                     part.unlink(missing_ok=True)
                     gone += 1
         return gone
 
-    def write_part(self, table: str, date: str, frame: pd.DataFrame, batch: str) -> Path:
-        """One part file of a table for one date (written to a temporary name, then renamed)."""
+    def write_part(self, table: str, date: str, frame: pd.DataFrame, batch: str) -> dict:
+        """One part file of a table for one date (written to a temporary name, then renamed);
+        returns its row of the parts table (size and SHA-256 of the bytes written)."""
         folder = self.table_dir(table) / f"day={date}"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"part-{batch}.parquet"
         tmp = folder / f".part-{batch}.{uuid.uuid4().hex}.tmp"
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
+        sha, size = _sha_file(tmp), tmp.stat().st_size
         os.replace(tmp, path)
-        return path
+        return {"table": table, "day": str(date), "batch": batch, "name": path.relative_to(self.root).as_posix(),
+                "size": size, "sha256": sha}
+
+
+def _sha_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _holder(fd: int) -> str:
+    """' (pid N, ingest since T)' from the lock file, when its holder wrote it."""
+    try:
+        info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        return f" (pid {int(info['pid'])}, {str(info['doing'])[:20]} since {str(info['since'])[:25]})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def _why(exc: BaseException) -> str:
+    return " ".join(str(getattr(exc, "strerror", None) or exc).split())[:200]
+
+
+def _write_parquet_atomic(path: Path, df: pd.DataFrame) -> None:
+    tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.parquet")
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
+    os.replace(tmp, path)
 
 
 def _write_atomic(path: Path, text: str) -> None:

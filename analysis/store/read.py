@@ -23,7 +23,7 @@ from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
-from .layout import Store
+from .layout import Store, StoreDamaged
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
 
@@ -42,28 +42,47 @@ def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", 
             day: str | None = None) -> pa.Table:
     """Rows of one stored table from the file versions in use, as Arrow, in run order
     (each row's run placed by the runs table: seat, date, pass, run id; then its own order);
-    `day`: of one date's partition only (the runs placing them read from that date's too)."""
-    if not store.has(table) or not shas:
+    `day`: of one date's partition only (the runs placing them read from that date's too).
+
+    Only the parts the store lists are read (never a glob: a stray copy is not read), and of
+    each part only the rows of its batch's versions in use (a version's rows are those of the
+    batch it was written in)."""
+    want = set(shas)
+    parts = [(f, [s for s in ss if s in want]) for f, ss in store.part_files(table, day)] if want else []
+    parts = [(f, ss) for f, ss in parts if ss]
+    if not parts:
         return None
-    con.execute("CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS sha", [shas])
-    src = "read_parquet(?, hive_partitioning = true, union_by_name = true)"
-    if day is not None:
-        where, params = f"{where} AND t.day = ?", (*params, day)
+    pairs = [(f, s) for f, ss in parts for s in ss]
+    src = "read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true, filename = true)"
+    con.execute("CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS filename, "
+                "unnest(?::VARCHAR[]) AS sha", [[f for f, _ in pairs], [s for _, s in pairs]])
+    files = [f for f, _ in parts]
     if order == _RUN_ORDER and table != "runs":
         # a date's rows are placed by that date's runs only (a run and its rows share its date's
         # partition): a year of runs read for every date was most of a cold analysis
-        o_day = " AND day = ?" if day is not None else ""
-        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq) FROM {src} AS t JOIN "
-               f"(SELECT run_id, seat AS o_seat, date AS o_date, pass AS o_pass FROM {src} "
-               f"WHERE file_sha IN (SELECT sha FROM use){o_day}) AS o USING (run_id) "
-               f"WHERE t.file_sha IN (SELECT sha FROM use) {where} "
-               f"ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq")
-        args = [store.glob(table), store.glob("runs"), *(() if day is None else (day,)), *params]
+        runs = [(f, [s for s in ss if s in want]) for f, ss in store.part_files("runs", day)]
+        rpairs = [(f, s) for f, ss in runs for s in ss]
+        if not rpairs:
+            return None
+        con.execute("CREATE OR REPLACE TEMP TABLE use_runs AS SELECT unnest(?::VARCHAR[]) AS filename, "
+                    "unnest(?::VARCHAR[]) AS sha", [[f for f, _ in rpairs], [s for _, s in rpairs]])
+        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
+               f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
+               f"JOIN (SELECT r.run_id, r.seat AS o_seat, r.date AS o_date, r.pass AS o_pass FROM {src} AS r "
+               f"SEMI JOIN use_runs AS v ON r.filename = v.filename AND r.file_sha = v.sha) AS o USING (run_id) "
+               f"WHERE true {where} ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq")
+        args = [files, sorted({f for f, _ in runs}), *params]
     else:
-        sql = (f"SELECT * EXCLUDE (day, file_sha, seq) FROM {src} "
-               f"WHERE file_sha IN (SELECT sha FROM use) {where} ORDER BY {order}")
-        args = [store.glob(table), *params]
-    return con.sql(sql, params=args).to_arrow_table()
+        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
+               f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
+               f"WHERE true {where} ORDER BY {order}")
+        args = [files, *params]
+    try:
+        return con.sql(sql, params=args).to_arrow_table()
+    except duckdb.Error as exc:
+        where_ = f"{table}/day={day}" if day else table
+        raise StoreDamaged(f"damaged store: a part of {store.root / where_} cannot be read "
+                           f"({' '.join(str(exc).split())[:200]}); `benchreport store check --store DIR`") from None
 
 
 def _table(con, store, name: str, shas, source: str | None = None) -> pd.DataFrame:
@@ -92,6 +111,7 @@ def _seats(con, store, shas) -> tuple[pd.DataFrame, pd.DataFrame]:
 def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
     """Every tidy table of the store's versions in use; requests empty unless `with_requests`
     (a year of them does not fit in memory: use `StoreRequests`)."""
+    store = store.snapshot()
     con = connect()
     shas = store.current_shas()
     seats, components = _seats(con, store, shas)
@@ -103,7 +123,7 @@ def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
 
 def store_load_result(store: Store) -> LoadResult:
     """The refusals and skips the store recorded (current rows), as a load would list them."""
-    f = store.files()
+    f = store.snapshot().files()
     if not len(f):
         return LoadResult()
     cur = f[f["current"].astype(bool)]
@@ -127,7 +147,7 @@ class StoreRequests:
     """
 
     def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True):
-        self.store = store
+        self.store = store = store.snapshot()
         self.shas = store.current_shas()
         self.day_of = dict(zip(runs["run_id"].astype(str).tolist(), runs["date"].astype(str).tolist()))
         self._files_of: dict[str, set] = {}
