@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json, or add to a run store")
     _add_common(p, stats=False)
     p.add_argument("--out", default=None, help="output folder for the tidy tables (or use --store)")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="with --store: wait up to SECONDS for another job holding the store (default: exit 4 at once)")
     p = sub.add_parser("analyse", help="statistics and flags, no rendering")
     _add_common(p)
     p.add_argument("--out", required=True, help="output folder")
@@ -117,6 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--power", type=number(float, 0, 1, False, False), default=0.80,
                    help="power for the detectable difference, between 0 and 1 (default 0.8)")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p = sub.add_parser("store", help="check a run store, or repair it (`store check|repair --store DIR`)")
+    p.add_argument("action", choices=("check", "repair"), help="check: say what is wrong; repair: mend it")
+    p.add_argument("--store", required=True, metavar="DIR", help="the run store")
+    p.add_argument("--fast", action="store_true", help="check: sizes only, no SHA-256 of every part")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="repair: wait up to SECONDS for another job holding the store")
+    p.add_argument("--json", action="store_true", help="check: the problems as a JSON array on stdout")
+    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     p = sub.add_parser("schema", help="print the JSON Schema of the native run format")
     return parser
 
@@ -145,7 +155,9 @@ def _load(args):
     if store is not None:
         from benchreport.store.read import store_load_result
 
-        return store_load_result(store)
+        result = store_load_result(store)
+        result.store_versions = len(store.current_shas())  # what the summary line counts
+        return result
     result = load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
     return result
 
@@ -164,8 +176,9 @@ def _report_refused(result, *, quiet: bool) -> None:
     for r in result.refused:
         print(str(r), file=sys.stderr)
     if not quiet:
-        print(f"{len(result.runs)} run(s) loaded, {result.refused_files} file(s) refused, "
-              f"{len(result.skipped)} skipped", file=sys.stderr)
+        what = (f"{result.store_versions} file version(s) in the store" if result.store_versions is not None
+                else f"{len(result.runs)} run(s) loaded")
+        print(f"{what}, {result.refused_files} file(s) refused, {len(result.skipped)} skipped", file=sys.stderr)
 
 
 def cmd_validate(args) -> int:
@@ -207,9 +220,11 @@ def _ingest_store(args) -> int:
     if not args.runs:
         raise UsageError("ingest --store DIR needs RUNS to add")
     report = ingest(args.runs, args.store, max_file_bytes=int(args.max_file_mb * 1e6),
-                    progress=None if not args.quiet else False)
+                    progress=None if not args.quiet else False, wait=args.wait)
     for r in report.refused:
         print(str(r), file=sys.stderr)
+    for n in report.notes:
+        print(f"note: {n}", file=sys.stderr)
     if not args.quiet:
         print(report.summary(), file=sys.stderr)
     return EXIT_OK if report.ok or args.skip_bad else EXIT_REFUSED
@@ -514,9 +529,42 @@ def cmd_schema(args) -> int:
     return EXIT_OK
 
 
+def cmd_store(args) -> int:
+    """`store check` (0 sound, 1 clutter only: strays, leftovers, lost versions, 4 damaged) and
+    `store repair` (0 when the store then checks clean, else as check after the repair)."""
+    from benchreport.store import Store
+    from benchreport.store.check import check, repair
+
+    store = Store.open(args.store)
+    if args.action == "check":
+        problems = check(store, hashed=not args.fast)
+        if args.json:
+            print(json.dumps([{"kind": p.kind, "name": p.name, "detail": p.detail} for p in problems], indent=2))
+        else:
+            for p in problems:
+                print(str(p))
+        if not args.quiet:
+            print(f"{store.root}: {len(store.parts())} part(s) listed, {len(problems)} problem(s)"
+                  + ("; `benchreport store repair --store DIR` mends them" if problems else ""), file=sys.stderr)
+    else:
+        done = repair(store, wait=args.wait)
+        problems = done.problems_after
+        for p in problems:
+            print(str(p))
+        if not args.quiet:
+            for name in done.moved:
+                print(f"moved to lost+found/: {name}", file=sys.stderr)
+            for path in done.lost:
+                print(f"lost (its source is gone or changed; ingest it again): {path}", file=sys.stderr)
+            print(done.summary(store.root), file=sys.stderr)
+    if any(p.damages_data for p in problems):
+        return EXIT_FAILED
+    return EXIT_REFUSED if problems else EXIT_OK
+
+
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
             "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
-            "exam-delta": cmd_exam_delta, "schema": cmd_schema}
+            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -524,9 +572,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminate_as_interrupt():
             return COMMANDS[args.command](args)
-    except (DataSetError, UsageError, StoreError) as exc:  # cannot be done as asked
+    except (DataSetError, UsageError) as exc:  # cannot be done as asked
         print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except StoreError as exc:  # 2: not a store as asked; 4: busy or damaged (docs/cli.md)
+        print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
+        return exc.code
     except outdir.OutputFolderError as exc:
         unchanged = "; the previous output is unchanged" if exc.code == EXIT_FAILED else ""
         print(f"benchreport {args.command}: {one_line(str(exc))}{unchanged}", file=sys.stderr)

@@ -11,6 +11,7 @@ import json
 import os
 import pickle
 import re
+import sys
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -157,12 +158,26 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
 
     store = store.snapshot()  # one state of the store, whatever an ingest does meanwhile
     tables = read_tables(store)
-    source = StoreRequests(store, tables.runs, cache=cache)
-    tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
-    days = StoreDayCache(store.root) if cache else None
-    return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
-                          day_cache=days, history_cache=StoreHistoryCache(store.root) if cache else None,
-                          csv_fragments=StoreCsvFragments(store.root) if cache else None)
+    with store.cache_lock() as (root, note):
+        if note and cache:
+            _say_once(note, quiet)
+        cache = cache and root is not None
+        source = StoreRequests(store, tables.runs, cache=cache, cache_root=root)
+        tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
+        return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
+                              day_cache=StoreDayCache(root) if cache else None,
+                              history_cache=StoreHistoryCache(root) if cache else None,
+                              csv_fragments=StoreCsvFragments(root) if cache else None)
+
+
+_SAID: set[str] = set()
+
+
+def _say_once(note: str, quiet: bool) -> None:
+    """A note about where the store's cache went, on stderr once per process (never with --quiet)."""
+    if not quiet and note not in _SAID:
+        _SAID.add(note)
+        print(f"benchreport: {note}", file=sys.stderr)
 
 
 def _described_requests(tables: Tables) -> Tables:

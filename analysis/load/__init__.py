@@ -60,6 +60,8 @@ class LoadResult:
     #: the SHA-256 of the bytes read of every file that was read (shown path -> digest), the
     #: refused ones too: the run store compares a refusal's content to see that a cause is fixed
     digests: dict[str, str] = field(default_factory=dict)
+    #: read from a run store: how many file versions it has in use (the runs are in the store)
+    store_versions: int | None = None
 
     @property
     def ok(self) -> bool:

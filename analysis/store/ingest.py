@@ -162,10 +162,14 @@ def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
         return _ingest(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes)
 
 
-def _ingest(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int) -> IngestReport:
+def _ingest(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int,
+            manifests: list[Path] | None = None) -> IngestReport:
+    """The ingest itself, under the lock. `manifests`: read with these (`store repair` reading
+    a batch again) instead of those at the top of the folders given."""
     files = store.files()
     report = IngestReport(store.root)
-    units, manifests, report.skipped = _units(paths)
+    units, found, report.skipped = _units(paths)
+    manifests = found if manifests is None else manifests
     context = manifest_context(manifests)
     units, too_long = _path_limits(units, report)
     current = files[files["current"].astype(bool)] if len(files) else files

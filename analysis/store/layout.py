@@ -169,6 +169,50 @@ class Store:
         finally:
             os.close(fd)  # releases the lock
 
+    def cache_root(self) -> Path | None:
+        """The folder whose `.cache/` keeps this store's analysis caches: the store itself, or for
+        a read-only store (a share) a folder of the user's cache dir
+        (`$XDG_CACHE_HOME/benchreport/stores/<digest of the store's path>`); None when neither can
+        be written (the analysis then computes everything, with the same numbers)."""
+        if self.writable:
+            return self.root
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchreport" / "stores"
+        folder = base / hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+        try:
+            (folder / ".cache").mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return folder if os.access(folder / ".cache", os.W_OK | os.X_OK) else None
+
+    @contextmanager
+    def cache_lock(self):
+        """Yield (the cache root, a note or None): the root of `cache_root()` with its cache lock
+        held (non-blocking: while another analysis writes the cache, this one computes without it,
+        yielding None), so two builds never write one cache at once."""
+        import fcntl
+
+        root = self.cache_root()
+        if root is None:
+            yield None, f"{self.root} is read-only and no user cache folder can be written: nothing is cached"
+            return
+        note = None if root == self.root else f"{self.root} is read-only: its cache is kept in {root / '.cache'}"
+        try:
+            (root / ".cache").mkdir(parents=True, exist_ok=True)
+            fd = os.open(root / ".cache" / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            yield None, f"{root / '.cache'} cannot be written ({_why(exc)}): nothing is cached"
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                yield None, (f"another analysis is writing {root / '.cache'}: this one computes without the "
+                             "cache (same numbers, slower)")
+                return
+            yield root, note
+        finally:
+            os.close(fd)
+
     # --- the files table -----------------------------------------------------------------
     @property
     def files_path(self) -> Path:

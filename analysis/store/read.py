@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import uuid
+from pathlib import Path
 from typing import Iterator
 
 import duckdb
@@ -127,8 +128,9 @@ def store_load_result(store: Store) -> LoadResult:
     if not len(f):
         return LoadResult()
     cur = f[f["current"].astype(bool)]
+    gone = cur["status"].isin(["refused", "lost"])  # lost: its parts were damaged (`store repair`)
     refused = [Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
-               for p, r in zip(cur.loc[cur["status"] == "refused", "path"], cur.loc[cur["status"] == "refused", "reason"])]
+               for p, r in zip(cur.loc[gone, "path"], cur.loc[gone, "reason"])]
     skipped = [Skipped(p, str(r)) for p, r in zip(cur.loc[cur["status"] == "skipped", "path"],
                                                   cur.loc[cur["status"] == "skipped", "reason"])]
     return LoadResult(refused=refused, skipped=skipped)
@@ -146,8 +148,9 @@ class StoreRequests:
     reads every other night's from the cache, with the same numbers.
     """
 
-    def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True):
+    def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True, cache_root=None):
         self.store = store = store.snapshot()
+        self.cache_root = Path(cache_root) if cache_root is not None else store.root
         self.shas = store.current_shas()
         self.day_of = dict(zip(runs["run_id"].astype(str).tolist(), runs["date"].astype(str).tolist()))
         self._files_of: dict[str, set] = {}
@@ -172,13 +175,14 @@ class StoreRequests:
     def _cache_path(self, day: str):
         key = hashlib.sha256(("\n".join([day, str(SUMMARY_VERSION), *sorted(self._files_of.get(day, ()))]))
                              .encode()).hexdigest()[:24]
-        return self.store.root / ".cache" / "summaries" / f"{day}-{key}.json"
+        return self.cache_root / ".cache" / "summaries" / f"{day}-{key}.json"
 
     def summaries(self, days=None) -> Iterator[GroupSummary]:
         for day in (sorted(set(self.day_of.values())) if days is None else days):
             path = self._cache_path(day)
-            if self.cache and path.is_file():
-                yield from (_summary_from_json(s) for s in json.loads(path.read_text(encoding="utf-8")))
+            cached = _read_json(path) if self.cache else None
+            if cached is not None:
+                yield from cached
                 continue
             day_summaries = list(self._day(day).summaries())
             self.computed.append(day)
@@ -237,9 +241,21 @@ def _summary_from_json(d: dict) -> GroupSummary:
     return GroupSummary(key, d["seat"], d["date"], int(d["pass"]), int(d["n_requests"]), int(d["n_failed"]), stats)
 
 
+def _read_json(path) -> list[GroupSummary] | None:
+    """A date's cached summaries, or None when missing or damaged (then computed again)."""
+    try:
+        return [_summary_from_json(s) for s in json.loads(path.read_text(encoding="utf-8"))]
+    except Exception:  # noqa: BLE001 - any unreadable entry is recomputed, never trusted
+        return None
+
+
 def _write_json(path, data) -> None:
-    """Write a cache file atomically (a killed build leaves no half-written entry)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(json.dumps(data, allow_nan=False), encoding="utf-8")
-    os.replace(tmp, path)
+    """Write a cache file atomically (a killed build leaves no half-written entry); a cache that
+    cannot be written is skipped (the numbers are the same, only not kept)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        tmp.write_text(json.dumps(data, allow_nan=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return
