@@ -148,8 +148,6 @@ def _vllm_by_input(a: Analysed) -> dict[int, str]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="vLLM importer: the load description ignores input_lens / "
-                                       "total_input_tokens, so 64- and 512-token runs are one cell")
 def test_vllm_64_and_512_token_prompts_are_two_cells(vllm_two):
     by_input = _vllm_by_input(vllm_two)
     assert sorted(by_input) == [361, 3668]  # vLLM's totals for 12 prompts asked at 64 and 512 tokens
@@ -158,6 +156,13 @@ def test_vllm_64_and_512_token_prompts_are_two_cells(vllm_two):
     assert loads[361] != loads[3668]
     ttft = vllm_two.cell()
     assert len(ttft) == 2 and ttft["n_passes"].tolist() == [1, 1]
+    # the prompt length each cell names is the mean of the lengths vLLM says it sent
+    for n, rid in by_input.items():
+        (result,) = [r for r in vllm_two.expected["results"] if vllm_two.run_of(r["file"]) == rid]
+        lens = _harness_doc(vllm_two, result["file"])["input_lens"]
+        words = ttft.loc[ttft["load_id"] == loads[n], "load"].iloc[0]
+        assert words.startswith("completions, ") and f"{sum(lens) / len(lens):.3g}" in words, words
+    assert "sample.mixed_conditions" not in vllm_two.codes()  # no probe stated over the two
 
 
 def test_vllm_two_loads_figures_are_the_harness_figures(vllm_two):
