@@ -98,6 +98,10 @@ def _workload_suffix(doc) -> str:
 
 def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     d = Draft(source, {"name": HARNESS_NAME}, source_format="vllm bench serve result", load=_load(doc))
+    if d.load.get("prompt_tokens") and num(doc.get("random_input_len")) is None:
+        d.notes.append("prompt length in the load description from the lengths sent ("
+                       + ("input_lens" if isinstance(doc.get("input_lens"), list) else "total_input_tokens / completed")
+                       + "): vLLM writes no target length")
     d.suffix = suffix
     d.model = doc.get("model_id") if isinstance(doc.get("model_id"), str) else None
     d.model_where = "model id"
@@ -139,8 +143,9 @@ def _load(doc: dict) -> dict:
     """What the run sent, as far as the result file says: the API (from the client backend, or
     `endpoint_type` in `vllm bench serve`), streaming (the client always streams), the arrival
     (an infinite rate is a closed loop at the concurrency; a finite one Poisson at burstiness 1,
-    gamma otherwise) and the prompt count. Lengths, dataset, ignore_eos and the seed are not
-    written by vLLM (docs/importers.md); `--metadata` keys of those names are read when given."""
+    gamma otherwise), the prompt count and the prompt lengths sent (`_prompt_lengths`). The
+    length targets, dataset, ignore_eos and the seed are not written by vLLM (docs/importers.md);
+    `--metadata` keys of those names are read when given."""
     backend = doc.get("endpoint_type") or doc.get("backend")
     rate = doc.get("request_rate")
     rate = None if isinstance(rate, str) or num(rate) is None or num(rate) == float("inf") else num(rate)
@@ -154,9 +159,35 @@ def _load(doc: dict) -> dict:
         load["prompt_tokens"], load["output_tokens"] = token_target(p), token_target(o)
         if num(doc.get("random_range_ratio")) is not None:
             load["extra"] = {"random_range_ratio": num(doc.get("random_range_ratio"))}
+    else:
+        sent = _prompt_lengths(doc)
+        if sent:
+            load["prompt_tokens"] = sent
     if isinstance(doc.get("ignore_eos"), bool):
         load["fixed_output"] = doc["ignore_eos"]
     return load
+
+
+def _prompt_lengths(doc: dict) -> dict:
+    """The prompt lengths the client sent, when no target was written: vLLM keeps no
+    `--random-input-len` (or dataset), but `input_lens` holds every request's prompt length as
+    the client counted it (the length drawn for the random dataset, its own tokenisation for
+    the others; failed requests included), so their mean, spread and range describe the load.
+    Without the list (`vllm bench serve` without --save-detailed), `total_input_tokens` over
+    `completed` gives the mean. The output lengths are not read: `output_lens` are the
+    server's answers (what the runs compare), not what was asked."""
+    lens = doc.get("input_lens")
+    if isinstance(lens, list) and lens:
+        vals = [count(v) for v in lens]
+        if all(v is not None for v in vals):
+            m = sum(vals) / len(vals)
+            sd = (sum((v - m) ** 2 for v in vals) / len(vals)) ** 0.5
+            return token_target(m, sd, min(vals), max(vals))
+        return {}
+    total, done = count(doc.get("total_input_tokens")), count(doc.get("completed"))
+    if total is not None and done:
+        return token_target(total / done)
+    return {}
 
 
 def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None) -> None:
