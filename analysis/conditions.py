@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any, Mapping
 
-__all__ = ["FINGERPRINT_LEFT_OUT", "measurement_condition", "normal_endpoint", "canonical", "fingerprint", "words", "differences",
+__all__ = ["FINGERPRINT_LEFT_OUT", "measurement_condition", "normal_endpoint", "canonical", "keyed", "fingerprint", "words", "differences",
            "difference_words", "value_words", "FIELD_WORDS"]
 
 #: fields of a load description that are not part of its condition, and why
@@ -95,9 +95,24 @@ def canonical(load: Mapping | None) -> dict:
     return _clean(out)
 
 
-def fingerprint(load: Mapping | None) -> str:
-    """12 hexadecimal digits of SHA-256 over the canonical condition; "" when nothing was recorded."""
+def keyed(load: Mapping | None) -> dict:
+    """The condition as the cell key takes it: `canonical`, with token lengths that were counted
+    as sent rather than asked for (`sent: true`) reduced to their octave, round(log2(mean)):
+    two draws of one target (another seed, another sample of a data set) differ by a few
+    percent and are one condition; 64- and 512-token prompts are three octaves apart. A draw
+    within a few percent of a half-octave boundary (45, 91, 181, 362, 724, ... tokens) can
+    still fall on either side; the load in words shows the lengths themselves."""
     c = canonical(load)
+    for name in ("prompt_tokens", "output_tokens"):
+        t = c.get(name)
+        if isinstance(t, Mapping) and t.get("sent") and isinstance(t.get("mean"), (int, float)):
+            c[name] = {"sent": True, "octave": round(math.log2(max(float(t["mean"]), 1.0)))}
+    return c
+
+
+def fingerprint(load: Mapping | None) -> str:
+    """12 hexadecimal digits of SHA-256 over the keyed condition (`keyed`); "" when nothing was recorded."""
+    c = keyed(load)
     if not c:
         return ""
     text = json.dumps(c, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -181,7 +196,8 @@ def differences(a: Mapping | None, b: Mapping | None) -> dict[str, tuple]:
     """{field: (value in a, value in b)} for every fingerprinted field the two conditions differ in
     (None where one side does not state it)."""
     ca, cb = canonical(a), canonical(b)
-    return {k: (ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k)}
+    ka, kb = keyed(a), keyed(b)  # lengths counted as sent differ only where their octaves do
+    return {k: (ca.get(k), cb.get(k)) for k in sorted(set(ca) | set(cb)) if ka.get(k) != kb.get(k)}
 
 
 def value_words(field: str, value: Any) -> str:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import uuid
 from pathlib import Path
 from typing import Iterable
@@ -142,23 +143,57 @@ def add_report(site: Path, out: Path, *, date: str, title: str, headline: str, i
     return target.path
 
 
-def entries(site: Path) -> list[dict]:
-    """Every report the site holds, newest first (folders named by date with an entry file)."""
+def entries(site: Path, problems: list[str] | None = None) -> list[dict]:
+    """Every report the site holds, newest first (folders named by date with an entry file).
+    An entry file that is not what `add_report` writes is left out of the index, and said in
+    `problems` (file, JSON path, what was expected); it never stops the index of the others."""
     out = []
-    for d in site.iterdir():
+    for d in sorted(site.iterdir()):
         f = d / ENTRY_FILE
         if not (d.is_dir() and _DATE.match(d.name) and f.is_file()):
             continue
         try:
-            e = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            e = _entry(json.loads(f.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            where, what = exc.args if isinstance(exc, _BadEntry) else ("$", f"expected JSON ({one_line(str(exc))[:120]})")
+            if problems is not None:
+                problems.append(f"{f}: {where}: {what}; left out of the index")
             continue
-        flags = e.get("flags") if isinstance(e.get("flags"), dict) else {}
-        formats = [x for x in e.get("formats", []) if x in ("html", "pdf")]
-        out.append({"date": d.name, "title": str(e.get("title", "")), "headline": str(e.get("headline", "")),
-                    "flags": {s: int(flags.get(s, 0)) for s in ("critical", "warn", "info")},
+        formats = e["formats"]
+        out.append({"date": d.name, "title": e["title"], "headline": e["headline"], "flags": e["flags"],
                     "formats": formats, "href": {x: f"{d.name}/report.{x}" for x in formats}})
     return sorted(out, key=lambda e: e["date"], reverse=True)
+
+
+class _BadEntry(ValueError):
+    """(JSON path, what was expected) of a site entry file that is not as written."""
+
+
+def _entry(doc) -> dict:
+    """A site entry checked field by field: title and headline text (at most 2,000 characters),
+    flag counts whole numbers, formats a list of "html"/"pdf"."""
+    if not isinstance(doc, dict):
+        raise _BadEntry("$", f"expected an object, got {type(doc).__name__}")
+    out = {}
+    for key in ("title", "headline"):
+        v = doc.get(key, "")
+        if not isinstance(v, str) or len(v) > 2000:
+            raise _BadEntry(f"$.{key}", "expected text of at most 2,000 characters")
+        out[key] = v
+    flags = doc.get("flags", {})
+    if not isinstance(flags, dict):
+        raise _BadEntry("$.flags", "expected an object of counts")
+    out["flags"] = {}
+    for sev in ("critical", "warn", "info"):
+        n = flags.get(sev, 0)
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 10**9:
+            raise _BadEntry(f"$.flags.{sev}", f"expected a count (a whole number >= 0), got {json.dumps(n)[:40]}")
+        out["flags"][sev] = n
+    formats = doc.get("formats", [])
+    if not isinstance(formats, list) or any(x not in ("html", "pdf") for x in formats):
+        raise _BadEntry("$.formats", 'expected a list of "html" and "pdf"')
+    out["formats"] = [x for x in ("html", "pdf") if x in formats]
+    return out
 
 
 def index_html(items: list[dict], *, title: str = "Benchmark reports") -> str:
@@ -170,6 +205,10 @@ def write_index(site: Path, *, title: str = "Benchmark reports") -> Path:
     """Write SITE/index.html from the entries (atomically: a reader never sees half a page)."""
     path = site / "index.html"
     tmp = site / f".index.{uuid.uuid4().hex}.tmp"
-    tmp.write_text(index_html(entries(site), title=title), encoding="utf-8")
+    problems: list[str] = []
+    items = entries(site, problems)
+    for p in problems:
+        print(f"benchreport: {p}", file=sys.stderr)
+    tmp.write_text(index_html(items, title=title), encoding="utf-8")
     os.replace(tmp, path)
     return path

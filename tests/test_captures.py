@@ -226,3 +226,27 @@ def test_aiperf_trial_figures_are_the_harness_figures(aiperf):
     assert sorted(values) == pytest.approx(
         sorted(trials[t]["figures"]["ttft_p50"]["value"] for t in TRIALS), rel=1e-9)
     assert agg["figures"]["ttft_p50_across_trials_mean"]["value"] == pytest.approx(values.mean(), rel=1e-9)
+
+
+def test_vllm_same_load_with_another_seed_is_still_one_cell(tmp_path):
+    """vLLM writes no target length, so the load names the lengths it sent; another seed draws
+    other lengths from the same range (here: re-drawn within each file's min and max), which must
+    stay passes of one cell, while the 64/512 runs above stay two."""
+    import numpy as np
+
+    src = tmp_path / "vllm-seeds"
+    shutil.copytree(CAPTURES / "vllm-repeated", src)
+    files = sorted(p for p in src.rglob("*.json") if p.name != "expected.json")
+    for seed, path in enumerate(files[1:], start=1):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        lens = doc["input_lens"]
+        drawn = np.random.default_rng(seed).integers(min(lens), max(lens) + 1, len(lens)).tolist()
+        doc["input_lens"], doc["total_input_tokens"] = drawn, int(sum(drawn))
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    means = [np.mean(json.loads(p.read_text(encoding="utf-8"))["input_lens"]) for p in files]
+    assert len({round(m, 3) for m in means}) == len(files)  # the draws differ
+    out = tmp_path / "out"
+    assert cli.main(["analyse", str(src), "--out", str(out), "--quiet"]) == 0
+    cells = pd.read_csv(out / "tables" / "cells.csv", dtype={"load_id": str})
+    ttft = cells[(cells["metric"] == "ttft_ms") & (cells["statistic"] == "mean")]
+    assert len(ttft) == 1 and ttft["n_passes"].iloc[0] == len(files)

@@ -201,3 +201,36 @@ def test_latex_escape_round_trips_through_an_independent_reading():
 def test_table_store_or_runs_not_both(two_seats, tmp_path, capsys):
     code, _, err = cli(capsys, "table", "results", two_seats, "--store", tmp_path)
     assert code == 2 and "not both" in err
+
+
+def test_markdown_cells_render_as_text_in_an_independent_renderer(tmp_path, capsys):
+    """A run file's strings in a Markdown table are text when rendered (mistune, the renderer
+    nbconvert uses): no element, link, image or code span from them, and the words as written."""
+    from html.parser import HTMLParser
+
+    import mistune
+
+    hostile = "<script>alert(1)</script> [x](javascript:alert(1)) ![i](http://e/i.png) `c` *e* a&amp;b"
+    d = tmp_path / "runs"
+    run = make_run(run_id="r1")
+    run["seat"] = {**run["seat"], "model": hostile}
+    write_run(d, "r1.json", run)
+    code, out, err = cli(capsys, "table", "seats", d, "--format", "md", "--quiet")
+    assert code == 0, err
+    rendered = mistune.create_markdown(escape=False, plugins=["table"])(out)  # raw HTML passed, as CommonMark does
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags, self.text = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    p = Tags()
+    p.feed(rendered)
+    assert set(p.tags) <= {"table", "thead", "tbody", "tr", "th", "td", "p"}, set(p.tags)
+    assert hostile in "".join(p.text)  # the parser has turned the entities back into characters

@@ -121,3 +121,19 @@ def test_a_broken_or_unfinished_log_is_refused(tmp_path, text, where):
 def test_an_empty_json_elsewhere_is_still_refused(tmp_path):
     (tmp_path / "result.json").write_bytes(b"")
     assert "empty file" in load([tmp_path]).refused[0].message
+
+
+@pytest.mark.parametrize("stamp", ["2026-13-45T99:00:00Z", "not a date", "9999-01-01T00:00:00Z", 20261201])
+def test_an_impossible_test_datetime_is_refused_with_its_key(tmp_path, stamp):
+    """A date LoadGen cannot have written is refused by its key, never replaced by the file's time."""
+    import json
+
+    text = (HARNESS / FOLDER / "offline" / "mlperf_log_detail.txt").read_text(encoding="utf-8")
+    good = '"value": "2026-12-01T10:54:46Z"'
+    assert good in text
+    (tmp_path / "mlperf_log_detail.txt").write_text(text.replace(good, f'"value": {json.dumps(stamp)}'),
+                                                    encoding="utf-8")
+    result = load([tmp_path])
+    assert not result.runs
+    (r,) = result.refused
+    assert r.json_path == "$.test_datetime" and json.dumps(stamp)[:20] in r.message

@@ -194,3 +194,26 @@ def test_a_document_of_no_known_kind_is_refused_even_when_nan_is_read(tmp_path):
     # document no importer recognises is still refused, by what it is
     (tmp_path / "x.json").write_text('{"hello": NaN}')
     assert "of no known kind" in str(load([tmp_path]).refused[0])
+
+
+def test_a_completed_count_its_own_records_contradict_is_a_figure_check(tmp_path):
+    """`completed: 100` beside 12 request records: the figures' n is SGLang's, but the
+    contradiction is checked and flagged (import.figure_mismatch), never accepted in silence."""
+    from benchreport.pipeline import Options, analyse
+
+    doc = json.loads((HARNESS / "sglang" / "completions.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    n_records = len(doc["ttfts"])
+    doc["completed"] = 100
+    path = tmp_path / "sglang.jsonl"
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    result = load([path])
+    assert not result.refused
+    (check,) = [c for c in result.runs[0].checks if c["metric"] == "requests"]
+    assert (check["reported"], check["recomputed"]) == (100.0, float(n_records))
+    flags = analyse(result, Options(n_boot=200)).flags
+    msgs = flags.loc[flags["code"] == "import.figure_mismatch", "message"].tolist()
+    assert any("says 100, ours gives 12" in m for m in msgs), msgs
+    doc["completed"] = n_records  # as SGLang writes it: no check fails
+    path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    flags = analyse(load([path]), Options(n_boot=200)).flags
+    assert not any("completed count" in m for m in flags.loc[flags["code"] == "import.figure_mismatch", "message"])

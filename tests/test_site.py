@@ -107,3 +107,26 @@ def test_build_with_site_keeps_the_report_and_refuses_a_foreign_site(cli, tmp_pa
     assert entry["headline"].startswith("Headline: on per-stream decode")
     assert (tmp_path / "site" / "2026-10-28" / "report.html").read_bytes() == \
         (tmp_path / "out" / "report.html").read_bytes()
+
+
+@pytest.mark.parametrize("damage, where", [
+    ("[1, 2]", "$: expected an object, got list"),
+    ('{"title": "t", "flags": {"warn": "many"}}', "$.flags.warn: expected a count"),
+    ('{"title": "t", "formats": "html"}', '$.formats: expected a list of "html" and "pdf"'),
+    ('{"title": "t", "formats": ["../../etc/passwd"]}', '$.formats: expected a list of "html" and "pdf"'),
+    ('{"title": 7}', "$.title: expected text"),
+    ('{"title": "t", "flags": {"warn": true}}', "$.flags.warn: expected a count"),
+    ('{"title": ', "$: expected JSON"),
+])
+def test_a_damaged_site_entry_is_left_out_and_named_never_a_traceback(tmp_path, capsys, damage, where):
+    root = site.open_site(tmp_path / "site")
+    for date in ("2026-11-29", "2026-11-30"):
+        site.add_report(root, _report(tmp_path / f"out-{date}", flags=[]), date=date, title=f"Night {date}",
+                        headline="h", inputs=[])
+    bad = root / "2026-11-30" / site.ENTRY_FILE
+    bad.write_text(damage, encoding="utf-8")
+    page = site.write_index(root).read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert f"{bad}: {where}" in err and "left out of the index" in err
+    assert "Night 2026-11-29" in page and "Night 2026-11-30" not in page
+    assert [e["date"] for e in site.entries(root)] == ["2026-11-29"]

@@ -15,12 +15,16 @@ __all__ = ["TokenTarget", "Load", "check_load", "MAX_LOAD_VALUES"]
 
 class TokenTarget(Base):
     """A token-length target as the harness asked for it: mean, spread (standard deviation) and
-    bounds; any may be absent."""
+    bounds; any may be absent. `sent`: these are the lengths the client sent, counted, not a
+    target it was given (a harness that writes no target, e.g. vLLM's `input_lens`); another
+    draw of the same target gives other numbers, so the condition keys them by octave only
+    (benchreport.conditions.fingerprint)."""
 
     mean: Optional[NonNegFloat] = None
     stdev: Optional[NonNegFloat] = None
     min: Optional[NonNegFloat] = None
     max: Optional[NonNegFloat] = None
+    sent: Optional[bool] = None
 
 
 class Load(Base):

@@ -104,14 +104,24 @@ def _cell_text(v) -> str:
     return fmt.text(v) if not isinstance(v, str) else v
 
 
+#: what a Markdown renderer would read as markup in a cell: HTML (as entities, so `<script>` from a
+#: run file is text, never an element), then links, images, code spans and emphasis (a backslash)
+_MD_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_PUNCT = set("\\|[]`*~")
+
+
 def markdown_table(df: pd.DataFrame, caption: str | None = None) -> str:
-    """A GitHub/pandoc pipe table; `|`, backslashes and line breaks in cells escaped.
+    """A GitHub/pandoc pipe table. Cells are untrusted text (seat names, notes from run files):
+    `<`, `>` and `&` become entities (CommonMark passes raw HTML through, and a rendered
+    `<script>` runs), and `|`, backslash, brackets, backticks, `*` and `~` are
+    backslash-escaped (CommonMark 0.31, "Backslash escapes"), so no cell makes a link, an image,
+    code or a new column; line breaks become spaces.
 
     Cells are text (`Table.data` holds display strings); the caption follows in pandoc's
     ``Table: ...`` form.
     """
     def esc(v) -> str:
-        s = _cell_text(v).replace("\\", "\\\\").replace("|", "\\|")
+        s = "".join(_MD_HTML.get(ch) or (f"\\{ch}" if ch in _MD_PUNCT else ch) for ch in _cell_text(v))
         return " ".join(s.split("\n")).replace("\r", " ")
 
     cols = [esc(c) for c in df.columns]

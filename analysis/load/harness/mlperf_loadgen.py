@@ -155,8 +155,12 @@ def _draft(source: SourceFile) -> Draft:
     if isinstance(v.get("loadgen_version"), str):
         d.harness["version"] = v["loadgen_version"][:100]
     d.load = _load_description(v)
-    t = epoch_from_iso(v.get("test_datetime")) if isinstance(v.get("test_datetime"), str) else None
-    if t is not None:
+    if "test_datetime" in v:  # what LoadGen recorded; a date it cannot have written is refused, never the mtime
+        raw = v["test_datetime"]
+        t = epoch_from_iso(raw) if isinstance(raw, str) else None
+        if t is None or not 0 < t < 32503680000:  # before 3000-01-01
+            raise Broken("$.test_datetime", "expected the ISO date-time LoadGen writes (2026-12-01T10:54:40Z), "
+                                            f"got {json.dumps(raw)[:60]}")
         d.date, d.timestamp = iso_from_epoch(t), t
     d.model_where = "LoadGen log"
     wl, conc = _load(v)

@@ -23,8 +23,8 @@ from __future__ import annotations
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number)
-from benchreport.load.harness._common import (BACKEND_ENDPOINTS, Draft, count, finish, first, mean, measurement, num,
-                                           positive_int, short_text, token_target)
+from benchreport.load.harness._common import (BACKEND_ENDPOINTS, Check, Draft, count, finish, first, mean, measurement,
+                                           num, positive_int, short_text, successful_count, token_target)
 
 NAME = "sglang"
 HARNESS_NAME = "sglang bench_serving"
@@ -113,6 +113,9 @@ def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
     d.measurements = _measurements(doc, wl, conc, n)
     d.requests = _requests(doc, where, wl, conc, d)
     _cache_report(doc, d)
+    if d.requests and completed is not None:  # SGLang's count against its own records (a figure check)
+        d.checks.append(Check("SGLang's completed count", wl, conc, "requests", "count", float(completed),
+                              float(successful_count(d.requests)), "request records without an error"))
     failed = sum(1 for r in d.requests if r.get("finish_reason") == "error")
     total_out = first(count(doc.get("total_output_tokens")), count(doc.get("total_output")))
     d.notes.append(", ".join(str(x) for x in (

@@ -182,11 +182,11 @@ def _prompt_lengths(doc: dict) -> dict:
         if all(v is not None for v in vals):
             m = sum(vals) / len(vals)
             sd = (sum((v - m) ** 2 for v in vals) / len(vals)) ** 0.5
-            return token_target(m, sd, min(vals), max(vals))
+            return {**token_target(m, sd, min(vals), max(vals)), "sent": True}
         return {}
     total, done = count(doc.get("total_input_tokens")), count(doc.get("completed"))
     if total is not None and done:
-        return token_target(total / done)
+        return {**token_target(total / done), "sent": True}
     return {}
 
 
