@@ -19,7 +19,9 @@ METRICS: dict[str, tuple[str, bool]] = {
 
 #: statistics a measurement may carry (spec: `statistic`), and which request-level
 #: statistics the analysis computes from request records.
-STATISTICS = ("mean", "p50", "p90", "p95", "p99", "min", "max")
+#: `not_stated`: the source gives the figure without saying which statistic it is (an extension:
+#: an absent statistic is `mean`, as spec/run-format.md says; a converter that does not know says so)
+STATISTICS = ("mean", "p50", "p90", "p95", "p99", "min", "max", "not_stated")
 REQUEST_STATISTICS = ("mean", "p50", "p90", "p95", "p99")
 #: quantile level of each quantile statistic
 QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
@@ -86,3 +88,7 @@ TABLE_COLUMNS: dict[str, list[str]] = {
     "exam_items": ["run_id", "seat", "date", "benchmark", "dimension", "item_id", "correct"],
     "events": ["run_id", "seat", "date", "pass", "kind", "message", "concurrency", "reproduced"],
 }
+
+
+#: how `exams.count_rounding` starts when a score is no whole number of its items (then no exact test)
+NOT_A_COUNT = "not a count: "

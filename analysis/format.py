@@ -200,10 +200,15 @@ def cell_phrase(workload=None, concurrency=None, metric=None, statistic=None) ->
     'time to first token p50 at 1 stream', 'prefill throughput', 'per-stream decode at 1 stream (code)'."""
     head = metric_words(metric) if not missing(metric) else "figures"
     if not missing(statistic) and str(statistic) != "mean":
-        head += f" {statistic}"
+        head += f" {stat_words(statistic)}"
     if not missing(concurrency):
         head += f" at {streams(concurrency)}"
     return head + workload_note(workload)
+
+
+def stat_words(statistic) -> str:
+    """A statistic as a reader reads it: 'p50', 'mean', '(statistic not stated)'."""
+    return "(statistic not stated)" if str(statistic) == "not_stated" else str(statistic)
 
 
 def workload_note(workload) -> str:

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from benchreport import conditions
-from benchreport.columns import TABLE_COLUMNS
+from benchreport.columns import NOT_A_COUNT, TABLE_COLUMNS
 from benchreport.load import LoadResult, native
 from benchreport._memory import gc_paused
 
@@ -109,9 +109,24 @@ def _day(date: str) -> str:
     return date[:10]
 
 
+def score_is_a_count(score: float, total: int) -> bool:
+    """Whether a 0-100 score can be `100 * k / total` for a whole k, as printed: the nearest
+    share is within half a unit of the score's last decimal (88 -> 0.5, 88.2 -> 0.05). A score
+    that is not (88.2% of 94 items is 82.9 items) is an average over parts of other sizes or a
+    weighted score, not a share of these items."""
+    text = repr(float(score))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    decimals = 0 if text.endswith(".0") else decimals
+    k = np.floor(score / 100.0 * total + 0.5)
+    return abs(100.0 * k / total - score) <= 0.5 * 10.0 ** -decimals + 1e-9
+
+
 def _rounding(score: float, total: int) -> tuple[int, str]:
     exact = score / 100.0 * total
     count = int(np.floor(exact + 0.5))
+    if not score_is_a_count(score, total):
+        return count, (f"{NOT_A_COUNT}{score:g} on a 0-100 scale of {total} items is {exact:.2f} items, no whole "
+                       f"number ({count} items would be {100.0 * count / total:.2f})")
     return count, f"{score:g} on a 0-100 scale of {total} items = {exact:.2f}, rounded to {count}"
 
 

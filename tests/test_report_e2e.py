@@ -361,3 +361,28 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
     table = text[start:start + 1500]
     assert ".tmp-" not in table and "analysis.pickle" not in table
     assert "n_boot" in table and "seed" in table
+
+
+def test_every_flag_message_is_in_the_html_whole(example_build):
+    """Section 7 says the flags by topic (and may join several into one sentence); the appendix's
+    table of every flag has each message of flags.json whole, never cut (issue 27)."""
+    from html.parser import HTMLParser
+
+    out, pdf = example_build
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.parts = []
+
+        def handle_data(self, data):
+            self.parts.append(data)
+
+    p = Text()
+    p.feed((out / "report.html").read_text(encoding="utf-8"))
+    text = " ".join("".join(p.parts).split())
+    flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
+    assert flags
+    missing = [f["message"][:80] for f in flags if " ".join(f["message"].split()) not in text]
+    assert not missing, missing
+    assert "flags.json beside this report has every value" in " ".join(pdf.split())  # the PDF says where

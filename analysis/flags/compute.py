@@ -61,6 +61,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("stale_scores", lambda i: R.stale_scores(i.tables.exams)),
     ("exam_not_significant", lambda i: R.exam_not_significant(i.exam_deltas, thresholds=i.thresholds)),
     ("exam_counts_only", lambda i: R.exam_counts_only(i.exam_deltas, i.tables.exams)),
+    ("exam_score_not_a_count", lambda i: R.exam_score_not_a_count(i.tables.exams, i.exam_deltas)),
     ("fit_exceeds_node", lambda i: R.fit_exceeds_node(i.tables.seats, thresholds=i.thresholds)),
     ("licenses", lambda i: R.licenses(i.tables.components)),
     ("faults", lambda i: R.faults(i.tables.events)),

@@ -230,7 +230,7 @@ def value_at(doc, path: str):
 
 _ALLOWED = {
     "metric": tuple(METRICS),
-    "statistic": ("mean", "p50", "p90", "p95", "p99", "min", "max"),
+    "statistic": ("mean", "p50", "p90", "p95", "p99", "min", "max", "not_stated"),
     "role": ("incumbent", "candidate", "reference"),
     "kind": ("fault", "crash", "defect", "note"),
 }

@@ -50,7 +50,7 @@ PosInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_INT)]
 NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_INT)]
 NonNegFloat = Annotated[float, msgspec.Meta(ge=0)]
 Metric = Literal[tuple(METRICS)]  # type: ignore[valid-type]
-Statistic = Literal["mean", "p50", "p90", "p95", "p99", "min", "max"]
+Statistic = Literal["mean", "p50", "p90", "p95", "p99", "min", "max", "not_stated"]
 Role = Literal["incumbent", "candidate", "reference"]
 EventKind = Literal["fault", "crash", "defect", "note"]
 

@@ -56,6 +56,7 @@ TABLES = {e.name: e for e in (
     Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
     Entry("all-cells", "appendix: every cell", sections.all_cells_table),
     Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),
+    Entry("flags", "appendix: every flag, its message whole", sections.flags_table),
     Entry("files", "appendix: the files read, by folder", sections.files_table),
     Entry("refused", "appendix: refused files and why", sections.refused_table),
     Entry("skipped", "appendix: skipped files, counted by reason", sections.skipped_table),

@@ -113,6 +113,12 @@ def display_cell(value, limit: int = fmt.MAX_TEXT) -> tuple[str | tuple[str, ...
 _LONG_RUN = re.compile(r"\S{%d,}" % (fmt.BREAK_RUN + 1))
 
 
+def display_whole(value) -> tuple[tuple[str, ...], str]:
+    """A table cell shown whole (`Table.whole`): never shortened, its long unbroken runs given
+    break opportunities (``<wbr>``); no hover title, since nothing is left out."""
+    return tuple(fmt.break_points("" if value is None else str(value))), ""
+
+
 def display_text(value, limit: int | None = None) -> tuple[str, ...]:
     """Text inside a paragraph as pieces joined by ``<wbr>`` (`format.break_points`): unbroken
     runs longer than `format.MAX_TOKEN` shortened, the whole shortened to `limit` if given."""
@@ -153,7 +159,9 @@ def table_view(table: Table, label: str | None) -> dict:
     classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
                         "nowrap" if c in nowrap else "", "ci" if _is_ci(c) else "") for c in cols]
     # each row a tuple of (class, text or pieces, title) per column
-    rows = list(zip(*([(k, *display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v)) for v in df[c].tolist()]
+    whole = set(table.whole)
+    rows = list(zip(*([(k, *(display_whole(v) if c in whole else
+                             display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v))) for v in df[c].tolist()]
                       for c, k in zip(cols, classes))))
     if group is not None:
         body, last = [], object()

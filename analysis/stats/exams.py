@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ..columns import NOT_A_COUNT
 from ._common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
@@ -521,17 +522,33 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
                 int(np.sum(~xb & ~xc)), alpha=alpha, power=power, benchmark=bench,
                 dimension=dimension, baseline=pair_base, candidate=seat, note="; ".join(notes)))
         else:
-            rows.append(exam_delta_counts(
+            row = exam_delta_counts(
                 int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
                 alpha=alpha, power=power, benchmark=bench, dimension=dimension,
                 baseline=pair_base, candidate=seat, note="; ".join(notes),
-                boschloo_max_n=boschloo_max_n))
+                boschloo_max_n=boschloo_max_n)
+            if any(isinstance(r.count_rounding, str) and r.count_rounding.startswith(NOT_A_COUNT)
+                   for r in (basr, cand)):
+                row = _untested(row)
+            rows.append(row)
     cols = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
     if not rows:
         return _typed_exam_frame(pd.DataFrame(columns=cols))
     df = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in rows], columns=cols)
     df["p_holm"] = holm(df["p_value"].to_numpy(dtype=float))
     return _typed_exam_frame(df)
+
+
+def _untested(row: "ExamDelta") -> "ExamDelta":
+    """A delta whose counts are made up from a score that is no whole number of its items: the
+    counts are shown as reconstructed, but no test, p-value or interval is given (an exact test
+    of invented counts is not exact; `exam.score_not_a_count` says why)."""
+    from dataclasses import replace
+
+    nan = float("nan")
+    return replace(row, test="none: a score is not a whole number of items", p_value=nan, p_mid=nan, p_holm=nan,
+                   diff_ci_low=nan, diff_ci_high=nan, diff_ci_method="none: counts reconstructed from a score "
+                   "that is not a share of the stated items", p_boschloo=nan)
 
 
 def _typed_exam_frame(df: pd.DataFrame) -> pd.DataFrame:

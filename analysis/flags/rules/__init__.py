@@ -12,7 +12,7 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     history      history.regression, history.improvement
     traps        trap.prefix_cache, trap.reasoning_field, trap.capped_answers
     comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
-    exams        exam.not_significant, exam.counts_only
+    exams        exam.not_significant, exam.counts_only, exam.score_not_a_count
     deployment   fit.exceeds_node, license.noncommercial, license.unknown
     faults       fault.recorded, fault.unreproduced, defect.open, requests.failed
     provenance   import.assumed, import.figure_mismatch, sample.repeated_figure
@@ -20,7 +20,7 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
 """
 from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbent, not_like_for_like, stale_scores
 from .deployment import fit_exceeds_node, licenses
-from .exams import exam_counts_only, exam_not_significant
+from .exams import exam_counts_only, exam_not_significant, exam_score_not_a_count
 from .faults import faults, requests_failed
 from .history import history_changes
 from .provenance import figure_mismatch, import_assumed, repeated_figure
@@ -34,6 +34,6 @@ __all__ = [
     "correlated_requests",
     "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "capped_answers",
     "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
-    "exam_not_significant", "exam_counts_only", "fit_exceeds_node", "licenses", "faults", "requests_failed",
+    "exam_not_significant", "exam_counts_only", "exam_score_not_a_count", "fit_exceeds_node", "licenses", "faults", "requests_failed",
     "import_assumed", "figure_mismatch", "repeated_figure",
 ]

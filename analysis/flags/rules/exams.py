@@ -7,12 +7,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchreport import format as F
+from benchreport.columns import NOT_A_COUNT
 from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, key_sort, na, plain, used
 from ..findings import Finding, Record
 
-__all__ = ["NotSignificant", "CountsExam", "Rounded", "CountsOnly", "exam_not_significant", "exam_counts_only"]
+__all__ = ["NotSignificant", "CountsExam", "Rounded", "CountsOnly", "NotACount", "exam_not_significant",
+           "exam_counts_only", "exam_score_not_a_count"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,6 +123,8 @@ def exam_counts_only(exam_deltas: pd.DataFrame | None, exams: pd.DataFrame | Non
                 rounding[(str(r.seat), str(r.benchmark), na(r.dimension))] = str(r.count_rounding)
     pairs: dict[tuple, list] = {}
     for r in exam_deltas.itertuples(index=False):
+        if str(getattr(r, "test", "") or "").startswith("none"):
+            continue  # not tested at all (exam.score_not_a_count says why)
         if not _paired(r):
             pairs.setdefault((str(r.baseline), str(r.candidate)), []).append(CountsExam(
                 benchmark=str(r.benchmark), dimension=na(getattr(r, "dimension", None)),
@@ -134,3 +138,41 @@ def exam_counts_only(exam_deltas: pd.DataFrame | None, exams: pd.DataFrame | Non
         out.append(CountsOnly(code="exam.counts_only", severity="info", seats=tuple(sorted((a, b))), baseline=a,
                               candidate=b, exams=items, rounded=rounded))
     return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotACount(Finding):
+    """A published 0-100 score that is no whole number of the items it is said to be over, so
+    no count (and no exact test of a delta) can be made from it."""
+
+    CODES = ("exam.score_not_a_count",)
+    benchmark: str
+    dimension: str | None
+    score: float
+    total: int
+    items: float
+    compared_with: list[str]
+
+
+def exam_score_not_a_count(exams: pd.DataFrame | None, exam_deltas: pd.DataFrame | None = None) -> list[NotACount]:
+    """`exam.score_not_a_count`: a score given without counts whose share of its stated total is
+    no whole number of items (88.2% of 94 items is 82.9 items: an average over parts of other
+    sizes, or a weighted score). The statistics make no test of its deltas (`test` "none: ...",
+    benchreport.stats.exams); this says why, and names the seats it was to be compared with."""
+    if exams is None or exams.empty or "count_rounding" not in exams.columns:
+        return []
+    partners: dict[tuple, set] = {}
+    if exam_deltas is not None and not exam_deltas.empty:
+        for r in exam_deltas.itertuples(index=False):
+            for a, b in ((r.baseline, r.candidate), (r.candidate, r.baseline)):
+                partners.setdefault((str(a), str(r.benchmark), na(r.dimension)), set()).add(str(b))
+    out = []
+    for r in exams.itertuples(index=False):
+        if not (isinstance(r.count_rounding, str) and r.count_rounding.startswith(NOT_A_COUNT)):
+            continue
+        dim = na(r.dimension)
+        out.append(NotACount(code="exam.score_not_a_count", severity="warn", seats=(str(r.seat),),
+                             benchmark=str(r.benchmark), dimension=dim, score=float(r.score), total=int(r.total),
+                             items=float(r.score) / 100.0 * int(r.total),
+                             compared_with=sorted(partners.get((str(r.seat), str(r.benchmark), dim), ()))))
+    return sorted(out, key=lambda f: (f.seats[0], f.benchmark, key_sort(f.dimension)))

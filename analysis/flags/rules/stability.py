@@ -26,6 +26,7 @@ class DriftCell(CellKey):
 
     values: list[float]
     n_passes: int
+    harness: str = ABSENT   # the harness that measured the cell, where the cells table says
     cv: float | None
     spread: float | None
     total_change: float | None
@@ -78,7 +79,9 @@ def _pass_series(cells: pd.DataFrame | None, tables) -> list[dict]:
             if not has_date and row.seat in multi_day:
                 continue
             date = str(row.date) if not F.missing(row.date) else (days.get(row.seat, [None]) or [None])[0]
+            harness = getattr(row, "harness", None)
             out.append({"seat": row.seat, "date": date, "values": parse_values(row.values),
+                        "harness": None if F.missing(harness) else str(harness),
                         **cell_dict(row.workload, row.concurrency, row.metric, row.statistic)})
         if has_date:
             return out
@@ -98,6 +101,8 @@ def _describe(s: dict, se_by_pass: dict) -> tuple[dict, bool] | None:
     mean = float(np.mean(vals))
     diffs = np.diff(vals)
     cell = {k: s[k] for k in ("workload", "concurrency", "metric", "statistic")}
+    if s.get("harness"):
+        cell["harness"] = s["harness"]
     cell.update({"values": vals, "n_passes": len(vals),
                  "cv": float(np.std(vals, ddof=1) / abs(mean)) if mean != 0 else math.inf,
                  "spread": max(vals) / min(vals) if min(vals) > 0 else None,

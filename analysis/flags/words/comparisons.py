@@ -59,8 +59,11 @@ def not_like_for_like(f: NotLikeForLike) -> str:
 @writes(MissingForm)
 def missing_form(f: MissingForm) -> str:
     a, b = f.compared or tuple(f.cells[0].statistics)  # read back from a flag: in its statistics' order
-    parts = [f"{phrase(c)} is a {F.join_words(c.statistics[a], 'or')} for {a} but a "
-             f"{F.join_words(c.statistics[b], 'or')} for {b}" for c in f.cells[:4]]
+    def form(stats) -> str:  # 'a p50', 'a mean or a p50', 'a figure of no stated statistic'
+        return F.join_words(["a figure of no stated statistic" if s == "not_stated" else f"a {s}" for s in stats], "or")
+
+    parts = [f"{phrase(c)} is {form(c.statistics[a])} for {a} but {form(c.statistics[b])} for {b}"
+             for c in f.cells[:4]]
     return (f"{a} and {b} report figures in different forms: {'; '.join(parts)}{more(4, len(f.cells))}. "
             "Such figures are not directly comparable.")
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from benchreport import format as F
 
-from ..rules.exams import CountsOnly, NotSignificant
+from ..rules.exams import CountsOnly, NotACount, NotSignificant
 from ._common import exam_name, test_words, writes
 
-__all__ = ["not_significant", "counts_only"]
+__all__ = ["not_significant", "counts_only", "score_not_a_count"]
 
 
 @writes(NotSignificant)
@@ -39,3 +39,12 @@ def counts_only(f: CountsOnly) -> str:
     if f.rounded:
         msg += f" Some counts are reconstructed from published scores ({f.rounded[0].rounding})."
     return msg
+
+
+@writes(NotACount)
+def score_not_a_count(f: NotACount) -> str:
+    with_ = f" against {F.join_words(f.compared_with)}" if f.compared_with else ""
+    return (f"{exam_name(f.benchmark, f.dimension)}: {f.seats[0]}'s score {F.num(f.score)} on a 0-100 scale of "
+            f"{f.total} items is {f.items:.1f} items, not a whole number, so it is not a share of these items "
+            f"(an average over parts of other sizes, or a weighted score). No count can be made from it, so its "
+            f"delta{with_} is not tested; give the counts (correct and total) to test it.")

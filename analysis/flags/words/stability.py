@@ -7,6 +7,7 @@ these numbers will not carry", and the report's summary of seats whose runs do n
 from __future__ import annotations
 
 from benchreport import format as F
+from benchreport.columns import higher_is_better
 
 from ..rules.stability import Drift, Warmup
 from ._common import combines, generic, more, phrase, writes
@@ -18,10 +19,22 @@ __all__ = ["drift", "warmup", "warmup_sentences", "warmup_unknown_summary"]
 def drift(f: Drift) -> str:
     seat, cl = f.seats[0], f.cells
     if f.code == "drift.warmup":
-        parts = [f"{phrase(c)} {'climbed' if c.total_change > 0 else 'fell'} {F.series(c.values, ' → ')} "
-                 f"{F.unit_of(c.metric)} ({F.pct(c.total_change, signed=True)})".replace("  ", " ") for c in cl[:3]]
-        return (f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))} across consecutive passes, so the seat "
-                "was not at steady state. Report the median and the range; the first passes are not representative.")
+        better = [_improved(c) for c in cl]
+        parts = [f"{phrase(c)}{_by(c)} {'rose' if c.total_change > 0 else 'fell'} {F.series(c.values, ' → ')} "
+                 f"{F.unit_of(c.metric)} ({F.pct(c.total_change, signed=True)}, "
+                 f"{'better' if b else 'worse'} each pass)".replace("  ", " ") for c, b in zip(cl[:3], better[:3])]
+        if all(better):
+            why = ("getting better pass after pass, as a warm-up does (caches, compilation, autotuning), so the "
+                   "seat was not at steady state. Report the later passes' level and the range; the first passes "
+                   "are not representative.")
+        elif not any(better):
+            why = ("getting worse pass after pass, which a warm-up does not do (throttling, memory or queue "
+                   "growth, a neighbour's load?), so the seat was not at steady state. Report the range and find "
+                   "the cause before quoting any one pass.")
+        else:
+            why = ("moving steadily in opposite directions, better in some and worse in others, so the seat was "
+                   "not at steady state. Report the median and the range; no one pass is representative.")
+        return f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))} across consecutive passes: {why}"
     parts = []
     for c in cl[:3]:
         spread = f"{F.ratio(c.spread)}-fold" if c.spread is not None else "spread n/a"
@@ -29,6 +42,17 @@ def drift(f: Drift) -> str:
                      f"over {c.n_passes} passes ({spread}, CV {F.pct(c.cv)})".replace("  ", " "))
     return (f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))}. "
             "One pass is not representative of this seat; report the median and the range.")
+
+
+def _improved(c) -> bool:
+    """Whether the cell's movement is an improvement (throughput up, latency down)."""
+    return (c.total_change > 0) == higher_is_better(str(c.metric))
+
+
+def _by(c) -> str:
+    """' (vllm bench serve)': the harness that measured the cell, where known."""
+    h = getattr(c, "harness", None)
+    return f" ({h})" if isinstance(h, str) and h else ""
 
 
 def _runs_say(included: bool) -> str:

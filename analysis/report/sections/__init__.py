@@ -30,7 +30,7 @@ from .faults import faults
 from .flagview import excluded_figures, flag_seats, sorted_flags
 from .headline import headline_sentence, verdict_rule
 from .history import history_panels_figure, history_table, history_text
-from .limitations import limitations, limitations_html, limitations_paragraphs
+from .limitations import flags_table, limitations, limitations_html, limitations_paragraphs
 from .results import all_cells_table, results_table, results_text
 from .results_figures import (history_figure, per_pass_figure, per_stream_figure, single_stream_figure,
                               throughput_figure, ttft_figure)
@@ -46,7 +46,7 @@ __all__ = [
     "comparison_text", "comparison_table", "all_comparisons_table", "ratio_figure",
     "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
     "history_text", "history_panels_figure", "history_table",
-    "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "evidence_text",
+    "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "flags_table", "evidence_text",
     "provenance_text", "provenance_table", "files_table", "refused_table", "skipped_table", "parameters_table",
     "thresholds_table", "packages_table", "appendix_text",
     "sorted_flags", "flag_seats", "headline_sentence", "strongest_caveat", "verdict_rule",

@@ -138,6 +138,9 @@ class Table:
     #: file beside the report that has it in full ("tables/cells.csv"): the HTML has it
     #: collapsed, the PDF a line saying where it is
     screen_only: str = ""
+    #: columns shown whole, never shortened (a flag's message: the disclosure is the sentence);
+    #: long unbroken runs still get break opportunities
+    whole: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.data)

@@ -7,8 +7,10 @@ from benchreport.flags import limitations_paragraphs as flag_paragraphs
 from benchreport.flags import words
 from benchreport.flags.text import NO_FLAGS
 
-from .blocks import Prose, division, items, para, prose
-from .flagview import flags_of
+import pandas as pd
+
+from .blocks import Prose, Table, division, items, para, prose
+from .flagview import flag_seats, flags_of, sorted_flags
 
 
 def limitations_paragraphs(a) -> list[tuple[str, str]]:
@@ -17,7 +19,7 @@ def limitations_paragraphs(a) -> list[tuple[str, str]]:
 
 
 #: a finding's sentence in the section at most this long (its middle left out: an error text
-#: quoted many times); flags.json has every message whole
+#: quoted many times); flags.json, and the appendix's table of every flag, have every message whole
 MAX_SENTENCE = 700
 
 
@@ -51,3 +53,18 @@ def limitations(a) -> Prose:
                 fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)), fmt.count(sev.get("warn", 0)),
                 fmt.count(sev.get("info", 0)))
     return prose(lead, division("limitations", limitations_html(a).blocks))
+
+
+def flags_table(a) -> Table | None:
+    """Table A: every flag as flags.json has it, most severe first, each message whole (Section 7
+    says them by topic, and may join several into one sentence). A reference: collapsed in the
+    HTML, one line in the PDF saying where it is."""
+    f = sorted_flags(a)
+    if f.empty:
+        return None
+    data = pd.DataFrame({"Severity": f["severity"].astype(str).tolist(), "Code": f["code"].astype(str).tolist(),
+                         "Seats": [", ".join(flag_seats(s)) for s in f["seats"]],
+                         "Message": [fmt.text(m) for m in f["message"]]})
+    return Table(data, "Every flag the analysis raised, most severe first, each message whole as flags.json has "
+                 "it (Section 7 says them by topic).", kind="appendix", key="flags", mono=("Code",),
+                 small=True, whole=("Message",), screen_only="flags.json")
