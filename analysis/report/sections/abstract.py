@@ -1,6 +1,7 @@
 """The title block and the abstract: data set, headline comparison, verdict counts, strongest caveat."""
 from __future__ import annotations
 
+import re
 
 from benchreport import __version__
 from benchreport import format as fmt
@@ -52,9 +53,21 @@ def _topic(code: str) -> str:
     return c.topic if c else "other findings"
 
 
-#: the strongest caveat's message in the abstract, at most this long (its middle left out);
-#: Section 7 and flags.json have it whole
+#: the strongest caveat's message in the abstract: its first sentences up to this long, never cut
+#: inside a sentence (Section 7, the appendix's flag table and flags.json have it whole)
 CAVEAT_CHARS = 600
+
+
+def first_sentences(text: str, limit: int = CAVEAT_CHARS) -> str:
+    """The first whole sentences of `text` that fit in `limit` characters (at least the first
+    one, whole), then ' (Section 7 has the rest.)' when something was left out."""
+    parts = re.split(r"(?<=[.;:!?])\s+(?=[A-Z0-9])", fmt.text(text).strip())
+    out = parts[0]
+    for p in parts[1:]:
+        if len(out) + 1 + len(p) > limit:
+            return out + " (Section 7 has the rest.)"
+        out += " " + p
+    return out
 
 
 def others_phrase(caveat_severity: str, n_critical: int, n_warn: int) -> str:
@@ -99,7 +112,7 @@ def abstract(a) -> Prose:
         out.append(para("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
                         "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
                         fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]),
-                        fmt.shortened(cav["message"], CAVEAT_CHARS)))
+                        fmt.short_tokens(first_sentences(cav["message"]))))
         rest = f.drop(index=cav.name) if cav.name in f.index else f
         rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
         counts = rest["code"].astype(str).map(_topic).value_counts()
