@@ -220,3 +220,48 @@ def test_a_report_with_no_benchmarks_is_skipped(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps(doc))
     result = load([tmp_path])
     assert not result.refused and "no benchmarks" in result.skipped[0].reason
+
+
+def _mismatched_cells(folder) -> set[tuple]:
+    """(metric, statistic, concurrency) of every cell import.figure_mismatch names."""
+    from benchreport.pipeline import Options, analyse
+
+    flags = analyse(load([folder]), Options(n_boot=200)).flags
+    out = set()
+    for ev in flags.loc[flags["code"] == "import.figure_mismatch", "evidence"]:
+        ev = json.loads(ev) if isinstance(ev, str) else ev
+        for c in ev.get("cells", []):
+            out.add((c.get("metric"), c.get("statistic"), c.get("concurrency")))
+    return out
+
+
+def test_a_sampled_report_is_not_checked_against_its_sample_but_an_edited_figure_is(tmp_path):
+    """`--metrics sample_size=8`: 8 request records of each benchmark's requests. The sample's mean
+    differs from GuideLLM's figure over all of them by sampling error alone, which is no mismatch
+    (it was 422 false ones on a real capture, issue 26); a figure edited in a full report is one."""
+    doc = json.loads(FILES[0].read_text())
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "x.json").write_text(json.dumps(doc))
+    before = _mismatched_cells(full)
+    sampled = copy.deepcopy(doc)
+    for b in sampled["benchmarks"]:
+        ok = b["requests"]["successful"]
+        if len(ok) <= 10:
+            continue
+        b["metrics"]["request_totals"] = {"successful": len(ok), "errored": 0, "incomplete": 0, "total": len(ok)}
+        # the slowest 8: a biased sample on purpose, so its TTFT mean is far from GuideLLM's
+        b["requests"]["successful"] = sorted(ok, key=lambda r: -(r.get("time_to_first_token_ms") or 0))[:8]
+    (tmp_path / "sampled").mkdir()
+    (tmp_path / "sampled" / "x.json").write_text(json.dumps(sampled))
+    result = load([tmp_path / "sampled"])
+    assert any("not checked against the sample" in (lr.run.notes or "") for lr in result.runs)
+    after = _mismatched_cells(tmp_path / "sampled")
+    assert not any(m == "ttft_ms" for m, _, _ in after), after
+    assert after <= before  # nothing new from the sample; what the full file shows is conventions
+    edited = copy.deepcopy(doc)
+    ttft = edited["benchmarks"][0]["metrics"]["time_to_first_token_ms"]["successful"]
+    ttft["mean"] = ttft["mean"] * 1.3
+    (tmp_path / "edited").mkdir()
+    (tmp_path / "edited" / "x.json").write_text(json.dumps(edited))
+    assert any(m == "ttft_ms" and st == "mean" for m, st, _ in _mismatched_cells(tmp_path / "edited") - before)

@@ -384,7 +384,8 @@ def _sampled(d: Draft, missing: dict, kept: dict, wl: str, conc: int | None, ind
     shown = ", ".join(f"{kept[s]} of {kept[s] + missing[s]} {s}" for s in STATUSES if kept[s] + missing[s])
     d.notes.append(f"benchmark {index + 1}: the report keeps a sample of its requests ({shown}; GuideLLM "
                    "sample_size): request-level statistics are from that sample, and the requests it only "
-                   "counts are request rows without timings, so the failure share is GuideLLM's")
+                   "counts are request rows without timings, so the failure share is GuideLLM's; GuideLLM's "
+                   "figures are over all its requests and are shown as printed, not checked against the sample")
 
 
 def _request(r: dict, status: str, wl: str, conc: int | None) -> dict:
