@@ -92,3 +92,9 @@ TABLE_COLUMNS: dict[str, list[str]] = {
 
 #: how `exams.count_rounding` starts when a score is no whole number of its items (then no exact test)
 NOT_A_COUNT = "not a count: "
+
+
+def is_not_a_count(count_rounding) -> bool:
+    """Whether an exams row's `count_rounding` says its count is made up from a score that is no
+    whole number of its items (benchreport.tables._rounding)."""
+    return isinstance(count_rounding, str) and count_rounding.startswith(NOT_A_COUNT)

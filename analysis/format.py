@@ -200,15 +200,22 @@ def cell_phrase(workload=None, concurrency=None, metric=None, statistic=None) ->
     'time to first token p50 at 1 stream', 'prefill throughput', 'per-stream decode at 1 stream (code)'."""
     head = metric_words(metric) if not missing(metric) else "figures"
     if not missing(statistic) and str(statistic) != "mean":
-        head += f" {stat_words(statistic)}"
+        head += " (statistic not stated)" if str(statistic) == NOT_STATED else f" {statistic}"
     if not missing(concurrency):
         head += f" at {streams(concurrency)}"
     return head + workload_note(workload)
 
 
-def stat_words(statistic) -> str:
-    """A statistic as a reader reads it: 'p50', 'mean', '(statistic not stated)'."""
-    return "(statistic not stated)" if str(statistic) == "not_stated" else str(statistic)
+#: the statistic of a figure whose source does not say which it is (benchreport.columns.STATISTICS)
+NOT_STATED = "not_stated"
+
+
+def stat_words(statistic, *, short: bool = False) -> str:
+    """A statistic as a reader reads it: 'p50', 'mean', 'statistic not stated' ('not stated'
+    with `short`, in a column headed by the statistic)."""
+    if str(statistic) == NOT_STATED:
+        return "not stated" if short else "statistic not stated"
+    return str(statistic)
 
 
 def workload_note(workload) -> str:

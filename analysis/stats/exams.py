@@ -13,13 +13,13 @@ import json
 import math
 import re
 from collections import namedtuple
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import NOT_A_COUNT
+from ..columns import is_not_a_count
 from ._common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
@@ -527,8 +527,7 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
                 alpha=alpha, power=power, benchmark=bench, dimension=dimension,
                 baseline=pair_base, candidate=seat, note="; ".join(notes),
                 boschloo_max_n=boschloo_max_n)
-            if any(isinstance(r.count_rounding, str) and r.count_rounding.startswith(NOT_A_COUNT)
-                   for r in (basr, cand)):
+            if is_not_a_count(basr.count_rounding) or is_not_a_count(cand.count_rounding):
                 row = _untested(row)
             rows.append(row)
     cols = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
@@ -543,8 +542,6 @@ def _untested(row: "ExamDelta") -> "ExamDelta":
     """A delta whose counts are made up from a score that is no whole number of its items: the
     counts are shown as reconstructed, but no test, p-value or interval is given (an exact test
     of invented counts is not exact; `exam.score_not_a_count` says why)."""
-    from dataclasses import replace
-
     nan = float("nan")
     return replace(row, test="none: a score is not a whole number of items", p_value=nan, p_mid=nan, p_holm=nan,
                    diff_ci_low=nan, diff_ci_high=nan, diff_ci_method="none: counts reconstructed from a score "

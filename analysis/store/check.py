@@ -22,7 +22,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .layout import STORED_TABLES, Store, StoreDamaged, _OWN_TEMP, _sha_file
+from benchreport.load import DEFAULT_MAX_FILE_BYTES
+
+from .ingest import _ingest, manifest_context
+from .layout import Store, StoreDamaged, _OWN_TEMP, _sha_file
 
 __all__ = ["Problem", "check", "repair", "RepairReport"]
 
@@ -77,16 +80,13 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
         if str(batch) not in with_runs:
             problems.append(Problem("no_parts", str(path), f"in use, but its batch {batch} lists no runs part",
                                     str(batch)))
-    for table in STORED_TABLES:
-        for entry in sorted(store.table_dir(table).rglob("*")):
-            if entry.is_dir():
-                continue
-            name = entry.relative_to(store.root).as_posix()
-            if name in listed:
-                continue
-            kind = "leftover" if _OWN_TEMP.fullmatch(entry.name) else "stray"
-            problems.append(Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it "
-                                    "to lost+found/"))
+    for _, entry in store.table_files():
+        name = entry.relative_to(store.root).as_posix()
+        if name in listed:
+            continue
+        kind = "leftover" if _OWN_TEMP.fullmatch(entry.name) else "stray"
+        problems.append(Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it "
+                                "to lost+found/"))
     if len(files):
         cur = files[files["current"].astype(bool) & (files["status"] == "lost")]
         for path, reason in zip(cur["path"], cur["reason"]):
@@ -111,8 +111,6 @@ class RepairReport:
 
 def repair(store: Store, *, wait: float | None = None, max_file_bytes: int | None = None) -> RepairReport:
     """Mend the store (see the module docstring) under its lock; returns what was done."""
-    from .ingest import _ingest, DEFAULT_MAX_FILE_BYTES
-
     report = RepairReport()
     with store.lock(wait, doing="store repair"):
         store.sweep_orphans()
@@ -134,13 +132,12 @@ def repair(store: Store, *, wait: float | None = None, max_file_bytes: int | Non
             files.loc[hit, "reason"] = "$: its parts in the store were damaged, and its source was not read again"
             store.write_files(files)
             for batch in damaged:
-                _read_again(store, todo[todo["batch"] == batch], report,
-                            max_file_bytes or DEFAULT_MAX_FILE_BYTES, _ingest)
+                _read_again(store, todo[todo["batch"] == batch], report, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
         report.problems_after = check(store)
     return report
 
 
-def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_file_bytes: int, ingest_fn) -> None:
+def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_file_bytes: int) -> None:
     """Read a damaged batch's versions again, together (as they were read), with the manifests
     of their context; a source whose content is another now stays lost."""
     if not len(versions):
@@ -152,8 +149,6 @@ def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_
     for ctx, paths in sorted(by_context.items()):
         mans = files[(files["status"] == "manifest") & files["current"].astype(bool) & (files["context"] == ctx)]
         manifests = [Path(p) for p in mans["path"]] if ctx else []
-        from .ingest import manifest_context
-
         if ctx and manifest_context(manifests) != ctx:
             report.lost += paths
             continue
@@ -161,7 +156,7 @@ def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_
         there = [Path(p) for p in paths if Path(p).is_file() and _sha_or_none(Path(p)) == want[p]]
         report.lost += [p for p in paths if Path(p) not in set(there)]
         if there:
-            got = ingest_fn(store, there, max_file_bytes=max_file_bytes, progress=False,
+            got = _ingest(store, there, max_file_bytes=max_file_bytes, progress=False,
                             chunk_bytes=1 << 62, manifests=manifests)
             back = set(got.added) | set(got.restored)
             report.restored += [str(p) for p in there if str(p) in back]

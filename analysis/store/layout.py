@@ -14,6 +14,7 @@ a reader sees the store before or after an ingest, never half of one.
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -136,31 +137,28 @@ class Store:
     def lock(self, wait: float | None = None, *, doing: str = "ingest"):
         """Hold the store's writer lock (an OS `flock` on STORE/.lock, released when the process
         ends, however it ends). Another holder: StoreBusy at once, or after `wait` seconds."""
-        import fcntl
-
         if not self.writable:
             raise StoreError(f"{self.root}: read-only; `{doing}` writes to the store (analyse and build "
                              "read a read-only store)")
         path = self.root / ".lock"
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = _lock_file(path)
         except OSError as exc:
             raise StoreError(f"{path}: cannot be opened to lock the store ({_why(exc)})") from None
         deadline = time.monotonic() + (wait or 0)
         try:
             while True:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
+                    if _try_flock(fd):
+                        break
                 except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                        raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
-                    if time.monotonic() >= deadline:
-                        holder = _holder(fd)
-                        waited = f" after waiting {wait:g} s" if wait else ""
-                        raise StoreBusy(f"{self.root}: another job holds the store's lock{holder}{waited}; "
-                                        f"nothing was changed (give --wait SECONDS to wait for it)") from None
-                    time.sleep(0.1)
+                    raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
+                if time.monotonic() >= deadline:
+                    holder = _holder(fd)
+                    waited = f" after waiting {wait:g} s" if wait else ""
+                    raise StoreBusy(f"{self.root}: another job holds the store's lock{holder}{waited}; "
+                                    f"nothing was changed (give --wait SECONDS to wait for it)") from None
+                time.sleep(0.1)
             os.ftruncate(fd, 0)
             os.write(fd, json.dumps({"pid": os.getpid(), "doing": doing,
                                      "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode())
@@ -189,8 +187,6 @@ class Store:
         """Yield (the cache root, a note or None): the root of `cache_root()` with its cache lock
         held (non-blocking: while another analysis writes the cache, this one computes without it,
         yielding None), so two builds never write one cache at once."""
-        import fcntl
-
         root = self.cache_root()
         if root is None:
             yield None, f"{self.root} is read-only and no user cache folder can be written: nothing is cached"
@@ -198,14 +194,16 @@ class Store:
         note = None if root == self.root else f"{self.root} is read-only: its cache is kept in {root / '.cache'}"
         try:
             (root / ".cache").mkdir(parents=True, exist_ok=True)
-            fd = os.open(root / ".cache" / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = _lock_file(root / ".cache" / ".lock")
         except OSError as exc:
             yield None, f"{root / '.cache'} cannot be written ({_why(exc)}): nothing is cached"
             return
         try:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = _try_flock(fd)
             except OSError:
+                held = False
+            if not held:
                 yield None, (f"another analysis is writing {root / '.cache'}: this one computes without the "
                              "cache (same numbers, slower)")
                 return
@@ -287,22 +285,21 @@ class Store:
         return self._parts
 
     def parts_on_disk(self, *, known_only: bool = False, hashed: bool = False) -> pd.DataFrame:
-        """The part files under the table folders (a legacy store's list; `store check`'s view);
+        """The part files in the `day=` folders of the tables (a legacy store's list);
         `known_only`: only well-named parts of batches the files table knows."""
         known = set(self.files()["batch"].dropna().astype(str)) if known_only else None
         rows = []
-        for table in STORED_TABLES:
-            for part in sorted(self.table_dir(table).glob("day=*/*")):
-                m = _PART_NAME.fullmatch(part.name)
-                if known is not None and (m is None or m.group(1) not in known):
-                    continue
-                try:
-                    size = part.stat().st_size
-                except OSError:
-                    continue
-                rows.append({"table": table, "day": part.parent.name[4:], "batch": m.group(1) if m else None,
-                             "name": part.relative_to(self.root).as_posix(), "size": size,
-                             "sha256": _sha_file(part) if hashed else None})
+        for table, part in self.table_files(dated_only=True):
+            m = _PART_NAME.fullmatch(part.name)
+            if known is not None and (m is None or m.group(1) not in known):
+                continue
+            try:
+                size = part.stat().st_size
+            except OSError:
+                continue
+            rows.append({"table": table, "day": part.parent.name[4:], "batch": m.group(1) if m else None,
+                         "name": part.relative_to(self.root).as_posix(), "size": size,
+                         "sha256": _sha_file(part) if hashed else None})
         return pd.DataFrame(rows, columns=PART_COLUMNS)
 
     def write_parts(self, df: pd.DataFrame) -> None:
@@ -347,6 +344,19 @@ class Store:
             raise ValueError(f"`table` must be one of {STORED_TABLES}; got {table!r}")
         return self.root / table
 
+    def table_files(self, *, dated_only: bool = False) -> list[tuple[str, Path]]:
+        """(table, path) of every file under the table folders, sorted; `dated_only`: only those
+        directly in a `day=` folder (where parts are written)."""
+        out = []
+        for table in STORED_TABLES:
+            folder = self.table_dir(table)
+            for path in sorted(folder.rglob("*")):
+                if dated_only and not (path.parent.parent == folder and path.parent.name.startswith("day=")):
+                    continue
+                if path.is_file():
+                    out.append((table, path))
+        return out
+
     def has(self, table: str) -> bool:
         return bool(self.part_files(table))
 
@@ -373,14 +383,13 @@ class Store:
             if _OWN_TEMP.fullmatch(entry.name):
                 entry.unlink(missing_ok=True)
                 gone += 1
-        for table in STORED_TABLES:
-            for part in self.table_dir(table).glob("day=*/*"):
-                m = _PART_NAME.fullmatch(part.name)
-                own = _OWN_TEMP.fullmatch(part.name) is not None
-                name = part.relative_to(self.root).as_posix()
-                if own or (m is not None and name not in listed and m.group(1) not in known):
-                    part.unlink(missing_ok=True)
-                    gone += 1
+        for _, part in self.table_files(dated_only=True):
+            m = _PART_NAME.fullmatch(part.name)
+            own = _OWN_TEMP.fullmatch(part.name) is not None
+            name = part.relative_to(self.root).as_posix()
+            if own or (m is not None and name not in listed and m.group(1) not in known):
+                part.unlink(missing_ok=True)
+                gone += 1
         return gone
 
     def write_part(self, table: str, date: str, frame: pd.DataFrame, batch: str) -> dict:
@@ -403,6 +412,23 @@ def _sha_file(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def _lock_file(path: Path) -> int:
+    """An open descriptor of a lock file (made when missing), not inherited by child processes."""
+    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+
+
+def _try_flock(fd: int) -> bool:
+    """Take an exclusive `flock` without waiting: True when taken, False when another holds it
+    (any other failure raises OSError)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return False
+        raise
 
 
 def _holder(fd: int) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchreport import format as F
-from benchreport.columns import NOT_A_COUNT
+from benchreport.columns import is_not_a_count
 from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, key_sort, na, plain, used
@@ -168,7 +168,7 @@ def exam_score_not_a_count(exams: pd.DataFrame | None, exam_deltas: pd.DataFrame
                 partners.setdefault((str(a), str(r.benchmark), na(r.dimension)), set()).add(str(b))
     out = []
     for r in exams.itertuples(index=False):
-        if not (isinstance(r.count_rounding, str) and r.count_rounding.startswith(NOT_A_COUNT)):
+        if not is_not_a_count(r.count_rounding):
             continue
         dim = na(r.dimension)
         out.append(NotACount(code="exam.score_not_a_count", severity="warn", seats=(str(r.seat),),

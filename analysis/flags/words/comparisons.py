@@ -60,7 +60,7 @@ def not_like_for_like(f: NotLikeForLike) -> str:
 def missing_form(f: MissingForm) -> str:
     a, b = f.compared or tuple(f.cells[0].statistics)  # read back from a flag: in its statistics' order
     def form(stats) -> str:  # 'a p50', 'a mean or a p50', 'a figure of no stated statistic'
-        return F.join_words(["a figure of no stated statistic" if s == "not_stated" else f"a {s}" for s in stats], "or")
+        return F.join_words(["a figure of no stated statistic" if s == F.NOT_STATED else f"a {s}" for s in stats], "or")
 
     parts = [f"{phrase(c)} is {form(c.statistics[a])} for {a} but {form(c.statistics[b])} for {b}"
              for c in f.cells[:4]]

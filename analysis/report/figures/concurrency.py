@@ -21,7 +21,7 @@ from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, r
 #: the statistic a throughput line shows, the first a cell has: the mean, else the median
 THROUGHPUT_STATISTICS = ("mean", "p50")
 #: the statistic a TTFT line shows: p50 where measured, else the harness's mean, else a tail
-TTFT_STATISTICS = ("p50", "mean", "p90", "p95", "p99", "not_stated")
+TTFT_STATISTICS = ("p50", "mean", "p90", "p95", "p99", fmt.NOT_STATED)
 
 
 def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
@@ -139,7 +139,7 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
             if several_workloads:
                 label += f" · {fmt.short(workload)}"
             if len(stats) > 1:
-                label += f" ({fmt.stat_words(g['statistic'].iloc[0]).strip('()')})"
+                label += f" ({fmt.stat_words(g['statistic'].iloc[0])})"
             handles.append(Line2D([], [], color=style.color, marker=style.marker, linestyle=linestyle,
                                   markersize=4, label=label))
         log2_axis(ax, d["concurrency"].astype(int))

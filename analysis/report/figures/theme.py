@@ -94,8 +94,7 @@ def axis_label(metric: str, statistics=(), *, per: str = "") -> str:
     each in its legend.
     """
     name = AXIS_NAMES.get(metric) or METRIC_LABELS.get(metric) or fmt.short(metric)
-    stats = list(dict.fromkeys("statistic not stated" if str(s) == "not_stated" else str(s) for s in statistics
-                               if not fmt.missing(s)))
+    stats = list(dict.fromkeys(fmt.stat_words(s) for s in statistics if not fmt.missing(s)))
     unit = METRICS[metric][0] if metric in METRICS else FIELD_UNITS.get(metric, "")
     bits = [name, " or ".join(stats), per]
     text = " ".join(b for b in bits if b)

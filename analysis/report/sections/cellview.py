@@ -143,7 +143,7 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
         "Metric": c["metric"].map(metric_labels).tolist(),
         "Workload": c["_w"].tolist(),
         "Conc.": [fmt.concurrency(x) for x in column(c, "concurrency")],
-        "Stat.": ["not stated" if x == "not_stated" else fmt.text(x) for x in column(c, "statistic")],
+        "Stat.": [fmt.stat_words(fmt.text(x), short=True) for x in column(c, "statistic")],
         "Passes": [fmt.count(p) for p in n_passes],
         "n": [fmt.count(x) for x in column(c, "n_obs")],
         "Estimate": estimate,

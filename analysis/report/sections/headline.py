@@ -78,7 +78,7 @@ def cell_words(row) -> str:
     c = row.get("concurrency")
     at = f" at {fmt.counted(c, 'concurrent stream')}" if fmt.finite(c) else ""
     stat = fmt.text(row.get("statistic"))
-    st = f" {fmt.stat_words(stat)}" if stat and stat != "mean" else ""
+    st = "" if not stat or stat == "mean" else (f" ({fmt.stat_words(stat)})" if stat == fmt.NOT_STATED else f" {stat}")
     return f"{F.metric_label(str(row['metric']), unit=False)}{st} ({fmt.text(row['workload'])}){at}"
 
 

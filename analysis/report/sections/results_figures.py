@@ -95,8 +95,7 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
     if fig is None:
         return None
     stats = sorted(set(cells.loc[cells["metric"] == "ttft_ms", "statistic"].astype(str)))
-    extra = (" Seats report TTFT in different forms (" + ", ".join("statistic not stated" if s == "not_stated" else s
-                                                                    for s in stats)
+    extra = (" Seats report TTFT in different forms (" + ", ".join(fmt.stat_words(s) for s in stats)
              + "); the legend names each, and they are not directly comparable.") if len(stats) > 1 else ""
     return figure_block(fig, "Time to first token against concurrency (lower is better)." + _seats_cue(fig)
                         + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
