@@ -41,6 +41,8 @@ FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_i
 PART_COLUMNS = ["table", "day", "batch", "name", "size", "sha256"]
 #: a part's name as an ingest writes it (anything else under a table's folder is a stray)
 _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
+#: the temporary file a job making a store writes its marker through (another job may see it)
+_MARKER_TEMP = re.compile(r"\.store\.json\.[0-9a-f]{32}\.tmp")
 _OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
@@ -119,10 +121,22 @@ class Store:
             if not create:
                 raise StoreError(f"{store.root}: not a run store (no store.json); create one with "
                                  "`benchreport ingest RUNS --store DIR`")
-            if store.root.exists() and any(store.root.iterdir()):
+            # another job may be making this store now: its marker's temporary file is not content
+            if store.root.exists() and any(not _MARKER_TEMP.fullmatch(e.name) for e in store.root.iterdir()):
+                if marker.is_file():
+                    return cls.open(root)  # made meanwhile
                 raise StoreError(f"{store.root}: not empty and not a run store; choose an empty or new folder")
             store.root.mkdir(parents=True, exist_ok=True)
-            _write_atomic(marker, json.dumps({"format": STORE_FORMAT}, indent=2) + "\n")
+            tmp = marker.with_name(f".store.json.{uuid.uuid4().hex}.tmp")
+            tmp.write_text(json.dumps({"format": STORE_FORMAT}, indent=2) + "\n", encoding="utf-8")
+            try:
+                os.link(tmp, marker)  # exactly one job makes the marker; the others find it made
+            except FileExistsError:
+                pass
+            except OSError:  # a file system with no hard links: last writer wins, same content
+                os.replace(tmp, marker)
+            finally:
+                tmp.unlink(missing_ok=True)
         except OSError as exc:
             raise StoreError(f"{store.root}: cannot be used as a run store ({_why(exc)})") from None
         return store
@@ -447,10 +461,4 @@ def _why(exc: BaseException) -> str:
 def _write_parquet_atomic(path: Path, df: pd.DataFrame) -> None:
     tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.parquet")
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
-    os.replace(tmp, path)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
