@@ -127,3 +127,61 @@ def test_a_broken_request_record_is_refused_with_its_path(tmp_path):
     path.write_text(json.dumps(doc))
     result = load([tmp_path])
     assert result.refused[0].json_path == "$.individual_request_metrics[1].ttft"
+
+
+# --- its summary against its own records (issue 26) ----------------------------------------------
+
+def _flags(folder):
+    from benchreport.pipeline import analyse_paths
+
+    return analyse_paths([str(folder)]).flags
+
+
+def test_the_error_rate_its_records_contradict_is_named():
+    """failed-ms: `error_rate` 0 while 10 of its 19 records failed (`num_error_requests` 10 is right):
+    import.figure_mismatch, warn, names genai-bench's key and the records' count; the counts that
+    agree (num_requests 19, num_completed_requests 9, num_error_requests 10) are not in it."""
+    f = _flags(FOLDER / "failed-ms")
+    mm = f[f.code == "import.figure_mismatch"]
+    assert len(mm) == 1 and mm.iloc[0].severity == "warn"
+    msg = mm.iloc[0].message
+    assert "genai-bench's `error_rate` at 2 streams says 0, its records show 10 of 19 failed (53%)" in msg
+    assert "contradicts its own records" in msg and "percentile definition" not in msg
+    cells = mm.iloc[0].evidence["cells"]
+    assert [(c["field"], c["of"], c["reported"]) for c in cells] == [("error_rate", 19, 0.0)]
+    assert cells[0]["recomputed"] == pytest.approx(10 / 19)
+    assert not (f.code == "requests.missing").any()  # 19 records of 12 asked: genai-bench overshoots
+
+
+def test_a_right_error_rate_and_right_counts_raise_nothing():
+    f = _flags(FOLDER / "reasoning-2scenarios")
+    assert not f.code.isin(["import.figure_mismatch", "requests.missing"]).any(), list(f.message)
+
+
+def test_an_edited_count_is_named_and_a_rounded_rate_agrees(tmp_path):
+    shutil.copytree(FOLDER / "failed-ms", tmp_path / "x")
+    path = tmp_path / "x" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json"
+    doc = json.loads(path.read_text())
+    doc["aggregated_metrics"]["error_rate"] = 0.53  # 10 of 19 = 0.526, rounded: agrees
+    doc["aggregated_metrics"]["num_completed_requests"] = 12  # 9 records without an error
+    path.write_text(json.dumps(doc))
+    mm = _flags(tmp_path / "x").query("code == 'import.figure_mismatch'")
+    msg = mm.iloc[0].message
+    assert "genai-bench's `num_completed_requests` at 2 streams says 12, its records show 9" in msg
+    assert "error_rate" not in msg and mm.iloc[0].severity == "warn"
+
+
+def test_a_run_that_ended_before_its_time_limit_with_fewer_records_than_asked(tmp_path):
+    """A run of 3.7 s of its 60 s limit stopped at its request limit (max_requests_per_run 12): with
+    records dropped to 8, 4 asked requests are missing (requests.missing, warn, the key named)."""
+    shutil.copytree(FOLDER / "failed-ms", tmp_path / "x")
+    path = tmp_path / "x" / "U16_48_24_24_text-to-text_num_concurrency_2_time_3s.json"
+    doc = json.loads(path.read_text())
+    doc["individual_request_metrics"] = [r for r in doc["individual_request_metrics"] if r["error_code"] is None][:8]
+    path.write_text(json.dumps(doc))
+    f = _flags(tmp_path / "x")
+    miss = f[f.code == "requests.missing"]
+    assert len(miss) == 1 and miss.iloc[0].severity == "warn"
+    assert miss.iloc[0].message.startswith("tiny-gpt2-s1: 4 requests genai-bench sent are missing from its files")
+    assert "12 sent (" in miss.iloc[0].message and "`max_requests_per_run` 12" in miss.iloc[0].message
+    assert "8 in the files" in miss.iloc[0].message

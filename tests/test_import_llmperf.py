@@ -99,3 +99,45 @@ def test_a_broken_summary_is_refused_with_its_path(tmp_path):
     path.write_text(json.dumps(doc))
     result = load([tmp_path])
     assert not result.runs and result.refused[0].json_path == "$.results_ttft_s_quantiles_p50"
+
+
+# --- requests its files lost (issue 26) ------------------------------------------------------------
+
+def _flags(folder):
+    from benchreport.pipeline import analyse_paths
+
+    return analyse_paths([str(folder)]).flags
+
+
+def test_a_run_with_fewer_records_than_worker_threads_lost_requests():
+    """failed-c2: 2 worker threads (`num_concurrent_requests` 2), each sending at least one request,
+    and 1 response in the files (its summary agrees: 1 started, 1 completed, 0 errors): at least 1
+    request missing, said as such; the summary's counts are no contradiction."""
+    f = _flags(FOLDER / "failed-c2")
+    miss = f[f.code == "requests.missing"]
+    assert len(miss) == 1 and miss.iloc[0].severity == "warn"
+    msg = miss.iloc[0].message
+    assert msg.startswith("tiny-gpt2-s1: at least 1 request llmperf sent is missing from its files")
+    assert "at least 2 sent (one per worker thread, `num_concurrent_requests` 2), 1 in the files" in msg
+    ev = miss.iloc[0].evidence
+    assert ev["missing"] == 1 and ev["at_least"] is True and ev["runs"][0]["field"] == "num_concurrent_requests"
+    assert not (f.code == "import.figure_mismatch").any()
+
+
+@pytest.mark.parametrize("folder", ["reasoning-c1", "reasoning-c2"])
+def test_full_runs_lose_nothing_and_their_counts_agree(folder):
+    f = _flags(FOLDER / folder)
+    assert not f.code.isin(["requests.missing", "import.figure_mismatch"]).any(), list(f.message)
+
+
+def test_an_error_count_its_responses_contradict_is_named(tmp_path):
+    shutil.copytree(FOLDER / "reasoning-c2", tmp_path / "x")
+    path = next((tmp_path / "x").glob("*_summary.json"))
+    doc = json.loads(path.read_text())
+    doc["results_number_errors"], doc["results_error_rate"] = 3, 0.25
+    path.write_text(json.dumps(doc))
+    mm = _flags(tmp_path / "x").query("code == 'import.figure_mismatch'")
+    assert len(mm) == 1 and mm.iloc[0].severity == "warn"
+    msg = mm.iloc[0].message
+    assert "llmperf's `results_number_errors` at 2 streams says 3, its records show 0" in msg
+    assert "llmperf's `results_error_rate` at 2 streams says 0.25, its records show 0 of 12 failed (0%)" in msg

@@ -179,3 +179,16 @@ def test_failed_requests_told_by_their_zero_latency_without_an_errors_list(tmp_p
     assert [r.finish_reason != "error" for r in reqs] == ok
     assert all(r.e2e_latency_ms > 0 for r, good in zip(reqs, ok) if good)
     assert "placeholder latency 0" in lr.run.notes and not lr.checks
+
+
+def test_the_failed_run_of_the_real_0_6_capture_is_said_as_one_of_three():
+    """vllm-0.6: 6 of 12 requests failed (HTTP 400) at 2 streams, the seat's other 2 runs (1 and 4
+    streams) none: the sentence scopes the failures to that run (17% of the seat's 36 requests)."""
+    from benchreport.pipeline import analyse_paths
+
+    f = analyse_paths([str(FIXTURES.parent / "vllm-0.6")]).flags
+    msg = f[f.code == "requests.failed"].iloc[0].message
+    assert msg.startswith("tiny-gpt2-s1: 6 of 12 requests in 1 run failed (17% of the seat's 36 requests in 3 runs): "
+                          "6 of 12 (50%) at 2 streams on ")
+    assert "do not quote its figures" in msg and "The seat's other 2 runs had no failed request." in msg
+    assert "do not quote these figures" not in msg

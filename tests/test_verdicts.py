@@ -90,12 +90,43 @@ def test_failed_requests_are_flagged_and_named_in_the_faults_section(tmp_path):
     a = analyse(load([str(folder)], progress=False), Options(n_boot=200))
     f = a.flags[a.flags["code"] == "requests.failed"]
     assert len(f) == 1 and f.iloc[0]["severity"] == "critical" and f.iloc[0]["seats"] == ("seat-1",)
-    assert "14 of 48 requests failed" in f.iloc[0]["message"] and "HTTP 400" in f.iloc[0]["message"]
+    assert "14 of 48 requests in 1 run failed" in f.iloc[0]["message"] and "HTTP 400" in f.iloc[0]["message"]
     text, _table = sections.faults(a)
-    assert "14 of 48 requests failed" in str(text) and "no request failed" not in str(text)
+    assert "14 of 48 requests in 1 run failed" in str(text) and "no request failed" not in str(text)
     cell = a.cells[(a.cells["seat"] == "seat-1") & (a.cells["concurrency"] == 8) &
                    (a.cells["metric"] == "ttft_ms") & (a.cells["statistic"] == "mean")].iloc[0]
     assert cell["n_obs"] == 10 and cell["n_failed"] == 14
+
+
+def test_failures_in_some_runs_are_said_as_theirs_not_the_seats(tmp_path):
+    """Issue 26: 25 of 208 requests failed in each of 2 of a seat's 5 runs (1,040 requests): the
+    sentence names the 2 runs and their share of the seat's requests, and tells not to quote those
+    runs' figures, not "these figures" of the whole seat."""
+    folder = write_fleet(tmp_path / "f", seats=1, passes=5, requests=104)
+    for p in (1, 2):
+        path = folder / f"s0-p{p}.json"
+        run = json.loads(path.read_text())
+        bad = [r for r in run["requests"] if r["concurrency"] == 8][:25]
+        for r in bad:
+            r.update(finish_reason="error", error="HTTP 400: prompt longer than the context")
+            r.pop("ttft_ms"), r.pop("e2e_latency_ms")
+        path.write_text(json.dumps(run))
+    a = analyse(load([str(folder)], progress=False), Options(n_boot=100))
+    f = a.flags[a.flags["code"] == "requests.failed"].iloc[0]
+    assert f["severity"] == "critical"  # 12% of each run: above failed_critical
+    msg = f["message"]
+    assert msg.startswith("seat-0: 50 of 416 requests in 2 runs failed (4.8% of the seat's 1,040 requests in 5 runs)")
+    assert "do not quote their figures" in msg and "The seat's other 3 runs had no failed request." in msg
+    assert "do not quote these figures" not in msg
+    assert f["evidence"]["seat_requests"] == 1040 and f["evidence"]["seat_runs"] == 5
+
+
+def test_failures_in_every_run_of_a_seat_are_the_seats(tmp_path):
+    folder = write_fleet(tmp_path / "f", seats=1, passes=2, requests=24, failed={0: 14})
+    a = analyse(load([str(folder)], progress=False), Options(n_boot=100))
+    msg = a.flags[a.flags["code"] == "requests.failed"].iloc[0]["message"]
+    assert msg.startswith("seat-0: 28 of 96 requests in 2 runs failed:") and "of the seat's" not in msg
+    assert msg.endswith("do not quote these figures.")
 
 
 @settings(max_examples=60, deadline=None)

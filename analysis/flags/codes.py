@@ -147,6 +147,9 @@ CODES: dict[str, Code] = dict([
     _c('requests.failed', ('critical', 'warn', 'info'), 'faults',
        'failed requests: critical above failed_critical of a run, warn above failed_warn',
        'failed requests', None, None),
+    _c('requests.missing', ('warn',), 'faults',
+       'a run whose files hold fewer request records than its harness was asked to send (or must have sent: one per llmperf worker thread)',
+       'missing requests', None, None),
     _c('import.assumed', ('info',), 'provenance',
        'a run whose importer assumed seat, pass or date',
        'provenance', None, None),
@@ -154,7 +157,7 @@ CODES: dict[str, Code] = dict([
        'one run reports the same figure (cell, condition and context) more than once with different values',
        'provenance', None, None),
     _c('import.figure_mismatch', ('warn', 'info'), 'provenance',
-       'a reported figure its own request records do not reproduce beyond rounding (warn beyond the noise band)',
+       "a reported figure its own request records do not reproduce beyond rounding (warn beyond the noise band, or when a count or error rate of the harness's summary contradicts its records)",
        'provenance', None, None),
  ])
 

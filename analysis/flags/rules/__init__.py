@@ -14,14 +14,14 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
     exams        exam.not_significant, exam.counts_only, exam.score_not_a_count
     deployment   fit.exceeds_node, license.noncommercial, license.unknown
-    faults       fault.recorded, fault.unreproduced, defect.open, requests.failed
+    faults       fault.recorded, fault.unreproduced, defect.open, requests.failed, requests.missing
     provenance   import.assumed, import.figure_mismatch, sample.repeated_figure
     runs         the run index mixed_runs and not_like_for_like share
 """
 from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbent, not_like_for_like, stale_scores
 from .deployment import fit_exceeds_node, licenses
 from .exams import exam_counts_only, exam_not_significant, exam_score_not_a_count
-from .faults import faults, requests_failed
+from .faults import faults, requests_failed, requests_missing
 from .history import history_changes
 from .provenance import figure_mismatch, import_assumed, repeated_figure
 from .sampling import (correlated_requests, mixed_conditions, mixed_runs, passes_needed, sample_passes, small_n,
@@ -35,5 +35,6 @@ __all__ = [
     "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "capped_answers",
     "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
     "exam_not_significant", "exam_counts_only", "exam_score_not_a_count", "fit_exceeds_node", "licenses", "faults", "requests_failed",
+    "requests_missing",
     "import_assumed", "figure_mismatch", "repeated_figure",
 ]

@@ -12,9 +12,11 @@ from benchreport.stats.cells import failed_mask
 from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, plain, used
-from ..findings import Finding, Record, key
+from ..findings import ABSENT, Finding, Record, key
+from .provenance import run_checks
 
-__all__ = ["Event", "ErrorCount", "FailedRun", "RequestsFailed", "ERROR_EXAMPLES", "faults", "requests_failed"]
+__all__ = ["Event", "ErrorCount", "FailedRun", "RequestsFailed", "MissingRun", "RequestsMissing", "ERROR_EXAMPLES",
+           "faults", "requests_failed", "requests_missing"]
 
 #: how many distinct error messages a finding quotes per run
 ERROR_EXAMPLES = 3
@@ -54,7 +56,9 @@ class FailedRun(Record):
 
 @dataclass(frozen=True, kw_only=True)
 class RequestsFailed(Finding):
-    """Failed requests of one seat, run by run."""
+    """Failed requests of one seat, run by run: `requests` are those of the runs with failures,
+    `seat_requests` and `seat_runs` all the seat's request records and the runs that hold them
+    (the failures' scope: "18 of 38 requests in 2 runs failed, 2% of the seat's 1,040")."""
 
     CODES = ("requests.failed",)
     failed: int
@@ -62,6 +66,34 @@ class RequestsFailed(Finding):
     worst_share: float
     runs: list[FailedRun]
     thresholds: dict[str, float]
+    seat_requests: int = ABSENT
+    seat_runs: int = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class MissingRun(Record):
+    run_id: str
+    date: str
+    pass_: int = key("pass")
+    workload: str | None
+    concurrency: int | None
+    asked: int
+    at_least: bool
+    kept: int
+    field: str | None
+    basis: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestsMissing(Finding):
+    """Requests a harness was asked to send (or must have sent) that its files do not hold, run
+    by run (`missing` is a lower bound when any run's count is one)."""
+
+    CODES = ("requests.missing",)
+    harness: str | None
+    missing: int
+    at_least: bool
+    runs: list[MissingRun]
 
 
 def faults(events: pd.DataFrame) -> list[Event]:
@@ -124,6 +156,7 @@ def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = N
     for (seat, run_id), g in requests.assign(_failed=failed).groupby(["seat", "run_id"], sort=True):
         if g["_failed"].any():
             by_seat.setdefault(str(seat), []).append(_failed_run(run_id, g))
+    seat_rows = requests.groupby("seat")["run_id"].agg(["size", "nunique"])
     out = []
     for seat, items in sorted(by_seat.items()):
         worst = max(i.share for i in items)
@@ -132,5 +165,35 @@ def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = N
         out.append(RequestsFailed(code="requests.failed", severity=sev, seats=(seat,),
                                   failed=sum(i.failed for i in items), requests=sum(i.requests for i in items),
                                   worst_share=plain(worst), runs=items,
-                                  thresholds=used(thresholds, "failed_warn", "failed_critical")))
+                                  thresholds=used(thresholds, "failed_warn", "failed_critical"),
+                                  seat_requests=int(seat_rows.loc[seat, "size"]),
+                                  seat_runs=int(seat_rows.loc[seat, "nunique"])))
+    return out
+
+
+def requests_missing(runs: pd.DataFrame | None) -> list[RequestsMissing]:
+    """`requests.missing` (warn): requests a harness was asked to send, or must have sent, that its
+    files do not hold (issue 26). The importers state them (`runs.figure_checks`, metric `sent`):
+    llmperf's worker threads each send at least one request and a failure ends its thread before
+    it is written; a genai-bench run that ended before its time limit stopped at its request
+    limit. A harness that drops requests mostly drops its failures, so the failure share and the
+    figures are of the requests kept. One finding per seat and harness."""
+    by_seat: dict[tuple, list[MissingRun]] = {}
+    for r, k in run_checks(runs):
+        if k.get("metric") != "sent" or float(k["recomputed"]) >= float(k["reported"]):
+            continue
+        harness = None if F.missing(r.get("harness")) else str(r["harness"])
+        field_ = k.get("field") if isinstance(k.get("field"), str) else None
+        by_seat.setdefault((str(r["seat"]), harness), []).append(MissingRun(
+            run_id=str(r["run_id"]), date=str(r["date"]), pass_=int(r["pass"]),
+            workload=k.get("workload") if isinstance(k.get("workload"), str) else None,
+            concurrency=int_or_none(k.get("concurrency")), asked=int(k["reported"]),
+            at_least=bool(k.get("at_least")), kept=int(k["recomputed"]), field=field_,
+            basis=k.get("basis") if isinstance(k.get("basis"), str) else None))
+    out = []
+    for (seat, harness), items in sorted(by_seat.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        items.sort(key=lambda i: (i.date, i.pass_, i.run_id, i.concurrency or 0))
+        out.append(RequestsMissing(code="requests.missing", severity="warn", seats=(seat,), harness=harness,
+                                   missing=sum(i.asked - i.kept for i in items),
+                                   at_least=any(i.at_least for i in items), runs=items))
     return out

@@ -45,10 +45,14 @@ class MismatchCell(CellKey):
     against: str | None = None
     label: str | None = None
     basis: str | None = None
+    #: a check of the harness's summary against its own records: the harness's key, and the
+    #: requests a share (`statistic` share, e.g. an error rate) is of
+    field: str | None = None
+    of: int | None = None
 
     def evidence(self) -> dict:
         ev = super().evidence()
-        for k in ("against", "label", "basis"):
+        for k in ("against", "label", "basis", "field", "of"):
             if ev.get(k) is None:
                 ev.pop(k, None)
         return ev
@@ -169,11 +173,10 @@ def _pass_mismatches(passes: pd.DataFrame | None) -> list[tuple[str, MismatchCel
     return [(str(r["seat"]), _mismatch_cell(r)) for r in passes[hit].assign(_rel=rel).to_dict("records")]
 
 
-def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCell]]:
-    """(seat, cell) of the importers' checks that differ (runs.figure_checks: JSON lists)."""
+def run_checks(runs: pd.DataFrame | None):
+    """(run row, check dict) of the importers' checks that differ (runs.figure_checks: JSON lists)."""
     if runs is None or "figure_checks" not in runs or not len(runs):
-        return []
-    out = []
+        return
     for r in runs[runs["figure_checks"].notna()].to_dict("records"):
         try:
             checks = json.loads(str(r["figure_checks"]))
@@ -181,15 +184,31 @@ def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCel
             continue
         for k in checks if isinstance(checks, list) else []:
             rep, rec = k.get("reported"), k.get("recomputed")
-            if not isinstance(rep, (int, float)) or not isinstance(rec, (int, float)):
-                continue
-            out.append((str(r["seat"]), MismatchCell(
-                **cell_dict(k.get("workload"), k.get("concurrency"), k.get("metric"), k.get("statistic")),
-                harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]),
-                pass_=int(r["pass"]), reported=float(rep), recomputed=float(rec),
-                relative_difference=(rec - rep) / rep if rep else None, n_obs=None,
-                against=str(k.get("against", "")), label=str(k.get("label", "")), basis=str(k.get("basis", "")))))
+            if isinstance(k, dict) and isinstance(rep, (int, float)) and isinstance(rec, (int, float)):
+                yield r, k
+
+
+def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCell]]:
+    """(seat, cell) of the importers' checks that differ, but for the requests a harness was asked
+    to send against the records it kept (metric `sent`: requests.missing tells those)."""
+    out = []
+    for r, k in run_checks(runs):
+        if k.get("metric") == "sent":
+            continue
+        rep, rec = float(k["reported"]), float(k["recomputed"])
+        of = k.get("of") if isinstance(k.get("of"), int) else None
+        out.append((str(r["seat"]), MismatchCell(
+            **cell_dict(k.get("workload"), k.get("concurrency"), k.get("metric"), k.get("statistic")),
+            harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]),
+            pass_=int(r["pass"]), reported=rep, recomputed=rec,
+            relative_difference=(rec - rep) / rep if rep else None, n_obs=None,
+            against=str(k.get("against", "")), label=str(k.get("label", "")), basis=str(k.get("basis", "")),
+            field=plain(k.get("field")) if isinstance(k.get("field"), str) else None, of=of)))
     return out
+
+
+#: statistics of checks on counts (benchreport.load.harness._common.COUNT_STATISTICS): exact
+_COUNTS = ("count", "share")
 
 
 def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
@@ -201,16 +220,21 @@ def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = Non
     records), and the checks an importer made of an aggregate the harness wrote against the files
     read (the runs table's `figure_checks`: e.g. AIPerf's mean over trials against the trials
     found). warn when the difference exceeds the noise band (`noise`), info otherwise (different
-    conventions: percentile definitions, token counts, a measurement window). One finding per seat.
+    conventions: percentile definitions, token counts, a measurement window); warn whenever a
+    count or a share of the harness's summary contradicts its own records (genai-bench's
+    `error_rate` 0 where 10 of 19 records failed: a count has no convention to differ by). One
+    finding per seat.
     """
     by_seat: dict[str, list[MismatchCell]] = {}
     for seat, c in _pass_mismatches(passes) + _import_mismatches(runs):
         by_seat.setdefault(seat, []).append(c)
     out = []
     for seat, cl in sorted(by_seat.items()):
-        cl = sorted(cl, key=lambda c: (c.metric != "trials", c.against is None, cell_order(c.evidence())))
+        cl = sorted(cl, key=lambda c: (c.metric != "trials", c.statistic not in _COUNTS, c.against is None,
+                                       cell_order(c.evidence())))
         worst = max((abs(c.relative_difference) for c in cl if c.relative_difference is not None), default=0)
+        counts = any(c.statistic in _COUNTS for c in cl)
         out.append(FigureMismatch(code="import.figure_mismatch", severity="warn" if worst > thresholds.noise
-                                  else "info", seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
+                                  or counts else "info", seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
                                   worst_relative_difference=worst, thresholds=used(thresholds, "noise")))
     return out

@@ -25,9 +25,23 @@ def import_assumed(f: ImportAssumed) -> str:
             f"the importer assumed: {'; '.join(f.assumptions)}.")
 
 
+def _count_phrase(c) -> str:
+    """A count or share of the harness's summary its own records contradict, its key named:
+    "genai-bench's `error_rate` says 0, its records show 10 of 19 failed (53%)"."""
+    where = f" at {F.streams(c.concurrency)}" if c.concurrency is not None else ""
+    who = f"{c.harness}'s `{c.field}`" if c.harness else f"`{c.field}`"
+    if c.statistic == "share" and c.of:
+        shown = round(c.recomputed * c.of)
+        return (f"{who}{where} says {c.reported:g}, its records show {F.count(shown)} of {F.count(c.of)} "
+                f"failed ({F.pct(c.recomputed)})")
+    return f"{who}{where} says {F.count(c.reported)}, its records show {F.count(c.recomputed)} ({c.basis})"
+
+
 def _mismatch_phrase(c) -> str:
     """One mismatch in words: what the harness says, what ours gives, and how ours was made."""
     rel = F.pct(c.relative_difference, signed=True) if c.relative_difference is not None else "differs"
+    if c.against is not None and c.field and c.statistic in ("count", "share"):
+        return _count_phrase(c)
     if c.against is not None:
         where = f" at {F.streams(c.concurrency)}" if c.concurrency is not None else ""
         return f"{c.label}{where}: {c.against} says {F.num(c.reported)}, ours gives {F.num(c.recomputed)} ({rel}; {c.basis})"
@@ -36,11 +50,18 @@ def _mismatch_phrase(c) -> str:
             f"{RECOMPUTED_AS.get(c.metric, 'from the request records')})")
 
 
+def _is_count(c) -> bool:
+    return c.against is not None and bool(c.field) and c.statistic in ("count", "share")
+
+
 @writes(FigureMismatch)
 def figure_mismatch(f: FigureMismatch) -> str:
     parts = [_mismatch_phrase(c) for c in f.cells[:3]]
     more = f"; and {len(f.cells) - 3} more" if len(f.cells) > 3 else ""
     files = any(c.against is not None for c in f.cells)
+    if all(_is_count(c) for c in f.cells):
+        return (f"{f.seats[0]}: the harness's summary contradicts its own records ({'; '.join(parts)}{more}). "
+                "The report counts requests and failures from the records, not from the summary.")
     return (f"{f.seats[0]}: figures as the harness printed them differ from a recomputation from its own "
             f"{'files' if files else 'request records'} ({'; '.join(parts)}{more}). The report shows the "
             "harness's figure; the harness may aggregate differently (percentile definition, token counts, "

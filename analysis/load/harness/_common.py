@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from benchreport import conditions
-from benchreport.format import printed_rounding
 from benchreport.load import native
 from benchreport.load.errors import Refusal, Skipped, one_line
 from benchreport.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
 from benchreport.load.harness import _manifest
+from benchreport.load.harness._figure_checks import CHECK_WORDS, COUNT_STATISTICS, Check, check_notes  # noqa: F401
 
 FORMAT = "benchreport.run/1"
 ID_BAD = re.compile(r"[^A-Za-z0-9._-]+")
@@ -197,66 +197,7 @@ def failed_from_counts(errors: list[tuple[str, int]], total: int | None, workloa
     return out
 
 
-# --- checks against the harness's own figures -----------------------------------------------
-
-#: how notes name a checked figure
-CHECK_WORDS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "e2e_latency_ms": "request latency",
-               "output_tok_s": "output throughput", "request_rate": "request rate",
-               "decode_tok_s_per_stream": "per-stream decode", "requests": "successful request count",
-               "failed": "failed request count", "trials": "trial count"}
-
-
-@dataclass
-class Check:
-    """A figure the harness wrote (in an aggregate or a summary) against ours from the data read.
-
-    `reported` is the harness's figure in the native unit, `recomputed` ours; `against` names the
-    harness's file and figure set, `basis` how ours was obtained. They agree when they differ by
-    no more than the harness figure's printed rounding (`benchreport.format.printed_rounding`, the
-    tolerance of the per-pass comparison behind `import.figure_mismatch`), plus float noise.
-    """
-
-    against: str
-    workload: str
-    concurrency: int | None
-    metric: str
-    statistic: str
-    reported: float
-    recomputed: float
-    basis: str
-
-    @property
-    def agrees(self) -> bool:
-        tol = printed_rounding(self.reported) + 1e-9 * abs(self.reported)
-        return abs(self.reported - self.recomputed) <= tol
-
-    def words(self) -> str:
-        name = CHECK_WORDS.get(self.metric, self.metric)
-        return name if self.statistic == "count" else f"{name} {self.statistic}"
-
-    def as_dict(self, base: str) -> dict:
-        """The check for the runs table (`figure_checks`), its workload with the base prefixed."""
-        return {"against": self.against, "workload": base + self.workload, "concurrency": self.concurrency,
-                "metric": self.metric, "statistic": self.statistic, "label": self.words(),
-                "reported": self.reported, "recomputed": self.recomputed, "basis": self.basis}
-
-
-def check_notes(checks: list[Check]) -> list[str]:
-    """One note per harness figure set: which figures ours reproduce, and which differ."""
-    notes = []
-    for against in dict.fromkeys(c.against for c in checks):
-        mine = [c for c in checks if c.against == against]
-        ok = [c for c in mine if c.agrees]
-        bad = [c for c in mine if not c.agrees]
-        basis = "; ".join(dict.fromkeys(c.basis for c in mine))
-        if ok:
-            notes.append(f"checked against {against}: {', '.join(dict.fromkeys(c.words() for c in ok))} "
-                         f"agree with ours ({basis})")
-        if bad:
-            diffs = ", ".join(f"{c.words()} {c.reported:.6g} vs ours {c.recomputed:.6g}" for c in bad[:4])
-            notes.append(f"{against} differs from ours: {diffs}" + (" and more" if len(bad) > 4 else ""))
-    return notes
-
+# --- checks against the harness's own figures: Check and check_notes in _figure_checks.py ----
 
 def linear_quantile(values: list[float], q: float) -> float:
     """The q-quantile with linear interpolation between order statistics (numpy's default)."""

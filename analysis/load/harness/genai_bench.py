@@ -27,8 +27,8 @@ from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number)
 from benchreport.load.harness.genai_bench_load import genai_load, started as _started
-from benchreport.load.harness._common import Draft, count, finish, first, measurement, ms_factor, num, \
-    positive_int, short_text, skip
+from benchreport.load.harness._common import Check, Draft, count, finish, first, measurement, ms_factor, num, \
+    positive_int, short_text, skip, successful_count
 
 NAME = "genai-bench"
 HARNESS_NAME = "genai-bench"
@@ -117,7 +117,34 @@ def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
                   for i, r in enumerate(expect_list(doc["individual_request_metrics"], "$.individual_request_metrics",
                                                     "the per-request records"))]
     _count_notes(agg, d)
+    _check_counts(agg, meta, wl, conc, d)
     return d
+
+
+def _check_counts(agg: dict, meta: dict, wl: str, conc: int | None, d: Draft) -> None:
+    """genai-bench's request counts and `error_rate` against its own request records (issue 26:
+    its `error_rate` can say 0 where half the records failed); and, in a run that ended before
+    its time limit, the requests it was asked for (`max_requests_per_run`) against the records."""
+    against = "genai-bench's aggregated_metrics"
+    n_rec = len(d.requests)
+    ok = successful_count(d.requests)
+    failed = n_rec - ok
+    for key, metric, ours, basis in (("num_requests", "total", n_rec, "request records"),
+                                     ("num_completed_requests", "requests", ok, "request records without an error"),
+                                     ("num_error_requests", "failed", failed, "request records with an error")):
+        theirs = count(agg.get(key))
+        if theirs is not None:
+            d.checks.append(Check(against, wl, conc, metric, "count", float(theirs), float(ours), basis, field=key))
+    rate = num(agg.get("error_rate"))
+    if rate is not None and n_rec:
+        d.checks.append(Check(against, wl, conc, "error_rate", "share", rate, failed / n_rec,
+                              f"{failed} of {n_rec} request records failed", field="error_rate", of=n_rec))
+    asked = positive_int(meta.get("max_requests_per_run"))
+    limit, took = num(meta.get("max_time_per_run_s")), num(agg.get("run_duration"))
+    if asked and limit and took is not None and took < limit:
+        d.checks.append(Check(against, wl, conc, "sent", "count", float(asked), float(n_rec),
+                              f"request records; the run ended after {took:.3g} s of its {limit:g} s limit, so "
+                              f"by its request limit, `max_requests_per_run` {asked}", field="max_requests_per_run"))
 
 
 def _load(agg: dict) -> tuple[str, int | None]:

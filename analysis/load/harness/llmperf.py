@@ -29,8 +29,8 @@ import re
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number)
-from benchreport.load.harness._common import (Draft, count, finish, iso_from_epoch, measurement, positive_int,
-                                           short_text, skip, token_target)
+from benchreport.load.harness._common import (Check, Draft, count, finish, iso_from_epoch, measurement,
+                                           positive_int, short_text, skip, successful_count, token_target)
 
 NAME = "llmperf"
 HARNESS_NAME = "llmperf"
@@ -123,8 +123,37 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
         d.requests = [_request(r, f"$[{i}]", conc)
                       for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
         d.notes.append(f"per-request records read from {responses.path.name}")
+        _check_counts(doc, conc, d)
     _notes(doc, d)
     return d
+
+
+def _check_counts(doc: dict, conc: int | None, d: Draft) -> None:
+    """The summary's counts and `results_error_rate` against the responses file; and the requests
+    llmperf must have sent against the records (issue 26). Each of its `num_concurrent_requests`
+    worker threads sends at least one request, so a run with fewer records than threads lost
+    requests (a failure kills its thread before it is written); the count asked
+    (`--max-num-completed-requests`) is not in the files."""
+    against = "llmperf's summary"
+    n_rec = len(d.requests)
+    ok = successful_count(d.requests)
+    for key, metric, ours, basis in (("results_num_requests_started", "total", n_rec, "response records"),
+                                     ("results_num_completed_requests", "requests", ok,
+                                      "response records without an error"),
+                                     ("results_number_errors", "failed", n_rec - ok, "response records with an error")):
+        theirs = count(doc.get(key))
+        if theirs is not None:
+            d.checks.append(Check(against, "", conc, metric, "count", float(theirs), float(ours), basis, field=key))
+    rate = doc.get("results_error_rate")
+    rate = rate if isinstance(rate, (int, float)) and not isinstance(rate, bool) and math.isfinite(rate) else None
+    if rate is not None and n_rec:
+        d.checks.append(Check(against, "", conc, "error_rate", "share", float(rate), (n_rec - ok) / n_rec,
+                              f"{n_rec - ok} of {n_rec} response records failed", field="results_error_rate",
+                              of=n_rec))
+    if conc:
+        d.checks.append(Check(against, "", conc, "sent", "count", float(conc), float(n_rec),
+                              f"response records; one per worker thread, `num_concurrent_requests` {conc}",
+                              field="num_concurrent_requests", at_least=True))
 
 
 def _load(doc: dict) -> dict:

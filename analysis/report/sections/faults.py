@@ -16,11 +16,12 @@ def faults(a) -> tuple[Prose, Table | None]:
     ev = ev[ev["kind"].astype(str).isin(["fault", "crash", "defect"])] if ev is not None and len(ev) else ev
     f = flags_of(a)
     ff = f[f["code"].astype(str).str.match(r"^(fault|defect)\.")] if len(f) else f
-    failed = f[f["code"].astype(str) == "requests.failed"] if len(f) else f
+    failed = f[f["code"].astype(str).isin(["requests.failed", "requests.missing"])] if len(f) else f
     failed_text = [para("{}", fmt.text(r.get("message")), css="flag-note") for _, r in failed.iterrows()]
     if ev is None or ev.empty:
         if len(failed):
-            return prose([para("No fault, crash or defect was recorded as an event, but requests failed:"),
+            lost = "failed" if set(failed["code"].astype(str)) == {"requests.failed"} else "failed or went missing"
+            return prose([para(f"No fault, crash or defect was recorded as an event, but requests {lost}:"),
                           *failed_text]), None
         return prose(para("No fault, crash or defect was recorded in the runs, and no request failed.")), None
     n_unrep = int((ev["reproduced"] == False).sum()) if "reproduced" in ev.columns else 0  # noqa: E712
