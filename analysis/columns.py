@@ -79,7 +79,7 @@ TABLE_COLUMNS: dict[str, list[str]] = {
         "run_id", "seat", "date", "pass", "workload", "concurrency", "prompt_tokens",
         "cached_prompt_tokens", "output_tokens", "reasoning_tokens", "content_chars",
         "reasoning_chars", "ttft_ms", "e2e_latency_ms", "itl_ms", "finish_reason", "error",
-        "start_ms", "counted_only",
+        "start_ms", "counted_only", "first_content_ms", "first_token_chunk_ms",
     ],
     "exams": [
         "run_id", "seat", "date", "benchmark", "dimension", "correct", "total", "score",

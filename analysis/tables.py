@@ -33,6 +33,7 @@ DTYPES: dict[str, str] = {
     "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
     "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
     "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64", "start_ms": "float64",
+    "first_content_ms": "float64", "first_token_chunk_ms": "float64",
     "correct": "Int64", "total": "Int64", "score": "float64", "from_items": "boolean",
     "from_earlier_run": "boolean",
 }

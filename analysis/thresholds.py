@@ -66,6 +66,16 @@ class Thresholds:
         "range": (0, 1, True, False),
         "why": "any answer with an empty content field but delivered tokens is a "
                "client reading the wrong field; share above this value is flagged"})
+    reasoning_ttft_ratio: float = field(default=1.25, metadata={
+        "range": (1, 1000000.0, True, True),
+        "why": "where a harness times the first content token apart from TTFT, a first content token "
+               "more than 1.25x later than TTFT (p50 or mean) means TTFT times the reasoning, not the "
+               "answer; without reasoning the two are the same time"})
+    first_chunk_ratio: float = field(default=0.5, metadata={
+        "range": (0, 1, False, True),
+        "why": "a first token needs a forward pass over the prompt, at least about one decode step: "
+               "a TTFT p50 below half the inter-token p50 of the same requests (or below half the "
+               "time to the first chunk that carried a token) timed a chunk without a token"})
     fit_headroom: float = field(default=0.10, metadata={
         "range": (0, 1, True, False),
         "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "

@@ -263,6 +263,83 @@ def test_reasoning_field_share():
     assert R.reasoning_field(tables_of(mkrun(requests=empty)).requests, thresholds=DEFAULT) == []
 
 
+def test_reasoning_field_says_the_ttft_of_empty_answers():
+    timed = tables_of(mkrun(requests=answers(2, 4, ttft_ms=40.0, e2e_latency_ms=900.0)))
+    f = R.reasoning_field(timed.requests, thresholds=DEFAULT)
+    assert f[0].evidence()["with_ttft"] == 2 and f[0].evidence()["ttft_p50_ms"] == 40.0
+    assert "times reasoning, not an answer" in words.message(f[0])
+    untimed = R.reasoning_field(tables_of(mkrun(requests=answers(2, 4))).requests, thresholds=DEFAULT)
+    assert "with_ttft" not in untimed[0].evidence() and "TTFT" not in words.message(untimed[0])
+
+
+def timed(n_reasoning, n_total, *, late=3.0, ttft=50.0, harness="guidellm", **extra):
+    """Requests with a TTFT and a first content token: `n_reasoning` of them got reasoning first
+    (their answer `late` times later), the others the answer first (the two times equal)."""
+    return mkrun(harness={"name": harness}, requests=[
+        {"workload": "decode", "concurrency": 2, "ttft_ms": ttft + i, "e2e_latency_ms": 2000.0, "output_tokens": 64,
+         "first_content_ms": (ttft + i) * (late if i < n_reasoning else 1.0), **extra} for i in range(n_total)])
+
+
+def test_reasoning_ttft_on_both_sides_of_its_ratio():
+    t = tables_of(timed(6, 12))
+    f = R.reasoning_ttft(t.requests, t.runs, thresholds=DEFAULT)
+    assert codes(f) == ["trap.reasoning_ttft"] and f[0].severity == "warn"
+    c = f[0].cells[0]
+    assert (c.reasoning_first, c.requests, c.concurrency, c.harness) == (6, 12, 2, "guidellm")
+    assert c.first_content_mean_ms == pytest.approx((sum(3 * (50 + i) for i in range(6))
+                                                     + sum(50 + i for i in range(6, 12))) / 12)
+    msg = words.message(f[0])
+    assert "time_to_first_token_ms" in msg and "time_to_first_output_token_ms" in msg and "6 of 12" in msg
+    # no reasoning: the first content token is the first token, nothing to say
+    none = tables_of(timed(0, 12))
+    assert R.reasoning_ttft(none.requests, none.runs, thresholds=DEFAULT) == []
+    # a little reasoning on one request of twelve: neither p50 nor mean moves by 25%
+    little = tables_of(timed(1, 12, late=1.5))
+    assert R.reasoning_ttft(little.requests, little.runs, thresholds=DEFAULT) == []
+    assert codes(R.reasoning_ttft(little.requests, little.runs, thresholds=DEFAULT.replace(reasoning_ttft_ratio=1.01))) \
+        == ["trap.reasoning_ttft"]
+    # failed requests are not figures
+    failed = tables_of(timed(6, 12, finish_reason="error", error="HTTP 500"))
+    assert R.reasoning_ttft(failed.requests, failed.runs, thresholds=DEFAULT) == []
+    # a harness that records no first content token (the column empty): nothing to compare
+    plain_run = tables_of(mkrun(requests=[{"workload": "decode", "ttft_ms": 50.0}] * 4))
+    assert R.reasoning_ttft(plain_run.requests, plain_run.runs, thresholds=DEFAULT) == []
+
+
+def chunky(ttft, itl, n=12, **extra):
+    return mkrun(harness={"name": "in-house"}, requests=[
+        {"workload": "decode", "concurrency": 4, "ttft_ms": ttft + 0.1 * i, "itl_ms": itl + 0.1 * i,
+         "e2e_latency_ms": 3000.0, "output_tokens": 64, **extra} for i in range(n)])
+
+
+def test_first_chunk_by_the_inter_token_gap():
+    t = tables_of(chunky(5.9, 30.0))
+    f = R.first_chunk(t.requests, t.runs, thresholds=DEFAULT)
+    assert codes(f) == ["trap.first_chunk"] and f[0].severity == "warn"
+    c = f[0].cells[0]
+    assert c.basis == "itl" and c.requests == 12 and c.ttft_p50_ms == pytest.approx(5.9 + 0.55)
+    assert "not to be quoted as TTFT" in words.message(f[0]) and "inter-token gap" in words.message(f[0])
+    # just above half a gap: silent; a prefix-cache hit or a tiny prompt still takes one step
+    above = tables_of(chunky(15.6, 30.0))
+    assert R.first_chunk(above.requests, above.runs, thresholds=DEFAULT) == []
+    cached = tables_of(chunky(28.0, 30.0, prompt_tokens=64, cached_prompt_tokens=48))
+    assert R.first_chunk(cached.requests, cached.runs, thresholds=DEFAULT) == []
+    # too few requests to judge by a median
+    few = tables_of(chunky(1.0, 30.0, n=2))
+    assert R.first_chunk(few.requests, few.runs, thresholds=DEFAULT) == []
+
+
+def test_first_chunk_by_a_chunk_without_a_token():
+    # the importer saw one chunk more than tokens: the first token came at first_token_chunk_ms
+    marked = tables_of(chunky(6.0, 8.0, first_token_chunk_ms=40.0))
+    f = R.first_chunk(marked.requests, marked.runs, thresholds=DEFAULT)
+    c = f[0].cells[0]
+    assert c.basis == "chunks" and c.empty_first_chunk == 12 and c.first_token_p50_ms == 40.0
+    # the token-less chunk came just before the first token: TTFT is near enough
+    near = tables_of(chunky(36.0, 8.0, first_token_chunk_ms=40.0))
+    assert R.first_chunk(near.requests, near.runs, thresholds=DEFAULT) == []
+
+
 def capped(n_capped, n_total, *, by="finish"):
     if by == "finish":
         capped_req = {"workload": "decode", "finish_reason": "length"}

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(not (EXAMPLE.exists() and HARNESS.exists()), rea
 
 def _extra_runs() -> list[dict]:
     """What data/example and the harness fixtures lack: failed requests in a run of 250 requests (8 failed:
-    3.2%), answers 30% of which have an empty content field, and a prefill cache hit that only its ratio
+    3.2%), answers 30% of which have an empty content field, a TTFT far below one inter-token gap, and a
+    prefill cache hit that only its ratio
     to the seat's fresh figure gives away (95,941 against 4,711 tok/s, in a pass of its own)."""
     ok = [{"workload": "decode", "concurrency": 4, "ttft_ms": 50 + i % 7, "e2e_latency_ms": 900 + (i * 37) % 101,
            "output_tokens": 200, "finish_reason": "stop"} for i in range(242)]
@@ -31,7 +32,11 @@ def _extra_runs() -> list[dict]:
                                              "content_chars": 900}] * 7
     prefill = [m_(4711, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=True,
                   context_tokens=31000), m_(95941, "prefill_tok_s", workload="prefill", concurrency=None)]
+    # a TTFT of 3 ms against gaps of 20 ms between tokens: a chunk without a token was timed
+    chunked = [{"workload": "decode", "concurrency": 2, "ttft_ms": 3.0 + i % 3, "itl_ms": 20.0 + i % 5,
+                "e2e_latency_ms": 700.0, "output_tokens": 32} for i in range(12)]
     return [mkrun("failing-seat", 1, requests=ok + failed), mkrun("reasoning-seat", 1, requests=answers),
+            mkrun("chunk-seat", 1, requests=chunked),
             mkrun("cache-seat", 1, measurements=prefill[:1]), mkrun("cache-seat", 2, measurements=prefill[1:])]
 
 
@@ -122,6 +127,11 @@ CHANGED = {
                      and "gb10x4-glm-5.3-flash-2026-10-25-entry" not in seats_of(c, "trap.capped_answers")),
     "reasoning_share": (0.5, lambda d, c: "reasoning-seat" in seats_of(d, "trap.reasoning_field")
                         and "reasoning-seat" not in seats_of(c, "trap.reasoning_field")),
+    # guidellm/ and aiperf/ (seat tiny-gpt2-s1): first content 2-3.6x later than TTFT
+    "reasoning_ttft_ratio": (5.0, lambda d, c: "tiny-gpt2-s1" in seats_of(d, "trap.reasoning_ttft")
+                             and not seats_of(c, "trap.reasoning_ttft")),
+    "first_chunk_ratio": (0.1, lambda d, c: seats_of(d, "trap.first_chunk") == {"chunk-seat"}
+                          and not seats_of(c, "trap.first_chunk")),
     "fit_headroom": (0.2, lambda d, c: seats_of(c, "fit.exceeds_node") - seats_of(d, "fit.exceeds_node")
                      == {"glm-5.3-flash-exl3-4.0bpw-1node"}),
     "min_effect": (0.01, lambda d, c: rows(d, "sample.underpowered", kind="comparison")

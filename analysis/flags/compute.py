@@ -53,6 +53,8 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("warmup_unknown", lambda i: R.warmup_unknown(i.tables.runs)),
     ("prefix_cache", lambda i: R.prefix_cache(i.excluded)),
     ("reasoning_field", lambda i: R.reasoning_field(i.tables.requests, thresholds=i.thresholds)),
+    ("reasoning_ttft", lambda i: R.reasoning_ttft(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
+    ("first_chunk", lambda i: R.first_chunk(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("capped_answers", lambda i: R.capped_answers(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("no_incumbent", lambda i: R.no_incumbent(i.tables, i.comparisons, baseline=i.baseline)),
     ("cross_model", lambda i: R.cross_model(i.tables, i.comparisons, baseline=i.baseline)),

@@ -108,6 +108,13 @@ class Request(Base):
     #: extension: a request the harness counted but did not record (a summary-only export):
     #: it counts towards how many requests there were and failed, and has no figures
     counted_only: Optional[bool] = None
+    #: extension: time to the first token of the content field (the answer, after any reasoning),
+    #: when the harness timed it apart from ttft_ms (GuideLLM's time_to_first_output_token_ms,
+    #: AIPerf's time_to_first_output_token)
+    first_content_ms: Optional[NonNegFloat] = None
+    #: extension: time to the first streamed chunk that carried a token, when the chunk ttft_ms
+    #: timed carried none (a role-only first chunk: the stream had one chunk more than tokens)
+    first_token_chunk_ms: Optional[NonNegFloat] = None
 
 
 class ExamItem(Base):
@@ -446,7 +453,7 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
     checked: set[str] = set()
     for i, r in enumerate(run.requests or ()):
         if not from_json:
-            for name in ("ttft_ms", "e2e_latency_ms", "itl_ms"):
+            for name in ("ttft_ms", "e2e_latency_ms", "itl_ms", "first_content_ms", "first_token_chunk_ms"):
                 _finite(getattr(r, name), f"$.requests[{i}].{name}")
         if not text_checked:
             _check_request_text(i, r, checked)
@@ -469,6 +476,15 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
                 and reasoning is None and not r.counted_only:
             raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
                                                    "error), got none: every field is absent or null")
+        for name in ("first_content_ms", "first_token_chunk_ms"):
+            later = getattr(r, name)
+            if later is not None and e2e is not None and later > e2e + LATENCY_SLACK_MS:
+                raise RunFileError(f"$.requests[{i}].{name}", f"expected at most e2e_latency_ms ({e2e:g}) since "
+                                                              f"a first token comes before the last, got {later:g}")
+        chunk = r.first_token_chunk_ms
+        if chunk is not None and ttft is not None and chunk + LATENCY_SLACK_MS < ttft:
+            raise RunFileError(f"$.requests[{i}].first_token_chunk_ms",
+                               f"expected at least ttft_ms ({ttft:g}) since it times a later chunk, got {chunk:g}")
     exams: dict[tuple, int] = {}
     for i, e in enumerate(run.exams or ()):
         base = f"$.exams[{i}]"

@@ -10,7 +10,8 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
                  correlated_requests
     stability    drift.warmup, drift.unstable, warmup.unknown, warmup.included
     history      history.regression, history.improvement
-    traps        trap.prefix_cache, trap.reasoning_field, trap.capped_answers
+    traps        trap.prefix_cache, trap.reasoning_field, trap.reasoning_ttft, trap.first_chunk,
+                 trap.capped_answers
     comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
     exams        exam.not_significant, exam.counts_only, exam.score_not_a_count
     deployment   fit.exceeds_node, license.noncommercial, license.unknown
@@ -27,12 +28,13 @@ from .provenance import figure_mismatch, import_assumed, repeated_figure
 from .sampling import (correlated_requests, mixed_conditions, mixed_runs, passes_needed, sample_passes, small_n,
                        underpowered)
 from .stability import drift, warmup_unknown
-from .traps import capped_answers, prefix_cache, reasoning_field
+from .traps import capped_answers, first_chunk, prefix_cache, reasoning_field, reasoning_ttft
 
 __all__ = [
     "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
     "correlated_requests",
-    "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "capped_answers",
+    "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "reasoning_ttft",
+    "first_chunk", "capped_answers",
     "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
     "exam_not_significant", "exam_counts_only", "exam_score_not_a_count", "fit_exceeds_node", "licenses", "faults", "requests_failed",
     "requests_missing",

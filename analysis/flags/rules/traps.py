@@ -1,20 +1,23 @@
-"""Measurement traps: a prefix-cache hit read as prefill, tokens in the reasoning field, answers
-stopped at the token cap (spec/flags.md, "Measurement traps")."""
+"""Measurement traps: a prefix-cache hit read as prefill, tokens in the reasoning field, a TTFT
+that times the reasoning or an empty first chunk, answers stopped at the token cap (spec/flags.md,
+"Measurement traps")."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from benchreport.thresholds import Thresholds
 
-from .._common import int_or_none, plain, true_mask, used
+from .._common import int_or_none, na, plain, true_mask, used
 from ..exclusions import CachedRun, Exclusions
 from ..findings import ABSENT, Finding, Record, key
 
 __all__ = ["ExcludedFigure", "CacheCounts", "PrefixCacheHit", "CachedPromptTokens", "ReasoningField",
-           "CappedAnswers", "prefix_cache", "reasoning_field", "capped_answers", "fixed_output_runs"]
+           "ReasoningTtftCell", "ReasoningTtft", "FirstChunkCell", "FirstChunk", "CappedAnswers", "prefix_cache",
+           "reasoning_field", "reasoning_ttft", "first_chunk", "capped_answers", "fixed_output_runs"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +95,68 @@ class ReasoningField(Finding):
     output_tokens: int | None
     runs: list[str]
     thresholds: dict[str, float]
+    #: of the empty answers, how many have a time to first token (it times reasoning, not an
+    #: answer, and is counted in the TTFT figures), and its p50
+    with_ttft: int = ABSENT
+    ttft_p50_ms: float = ABSENT
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningTtftCell(Record):
+    """One cell (seat, workload, concurrency, harness, load) where the first content token came after TTFT."""
+
+    workload: str | None
+    concurrency: int | None
+    harness: str | None
+    load: str | None
+    runs: list[str]
+    requests: int
+    reasoning_first: int
+    ttft_p50_ms: float
+    first_content_p50_ms: float
+    ttft_mean_ms: float
+    first_content_mean_ms: float
+    ratio: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningTtft(Finding):
+    """A TTFT that times the first reasoning token while the answer's first token came much later (warn)."""
+
+    CODES = ("trap.reasoning_ttft",)
+    cells: list[ReasoningTtftCell]
+    thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirstChunkCell(Record):
+    """One cell whose TTFT cannot be a first token.
+
+    `basis`: "chunks" (the importer saw one chunk more than tokens: `first_token_chunk_ms`) or
+    "itl" (TTFT p50 below `first_chunk_ratio` x the ITL p50 of the same requests).
+    """
+
+    workload: str | None
+    concurrency: int | None
+    harness: str | None
+    load: str | None
+    runs: list[str]
+    requests: int
+    basis: str
+    empty_first_chunk: int
+    ttft_p50_ms: float
+    itl_p50_ms: float | None
+    first_token_p50_ms: float | None
+    ratio: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirstChunk(Finding):
+    """A TTFT that times a chunk that carried no token (a role-only first chunk), not a first token (warn)."""
+
+    CODES = ("trap.first_chunk",)
+    cells: list[FirstChunkCell]
+    thresholds: dict[str, float]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,13 +233,127 @@ def reasoning_field(requests: pd.DataFrame, *, thresholds: Thresholds) -> list[R
         if n_known == 0 or n_empty == 0 or n_empty / n_known <= float(thresholds.reasoning_share):
             continue
         sub = requests.loc[idx][empty.loc[idx].to_numpy()]
+        ttft = _times(sub, "ttft_ms")
+        ttft = ttft[~np.isnan(ttft)]
+        timed = {"with_ttft": int(ttft.size), "ttft_p50_ms": float(np.median(ttft))} if ttft.size else {}
         out.append(ReasoningField(
             code="trap.reasoning_field", severity="warn", seats=(str(seat),), empty_content=n_empty,
             with_content_field=n_known, share=n_empty / n_known,
             reasoning_tokens=plain(sub["reasoning_tokens"].astype("Int64").sum(min_count=1)),
             output_tokens=plain(sub["output_tokens"].astype("Int64").sum(min_count=1)),
-            runs=sorted(set(sub["run_id"].astype(str))), thresholds=used(thresholds, "reasoning_share")))
+            runs=sorted(set(sub["run_id"].astype(str))), thresholds=used(thresholds, "reasoning_share"), **timed))
     return out
+
+
+def _times(df: pd.DataFrame, col: str) -> np.ndarray:
+    """A request time column as floats (NaN where absent)."""
+    if col not in df.columns:
+        return np.full(len(df), np.nan)
+    return pd.to_numeric(df[col], errors="coerce").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+
+
+#: (workload, concurrency, harness, load) groups of a seat's successful requests
+_GROUP = ["seat", "workload", "concurrency", "harness", "load_label"]
+
+
+def _timed_groups(requests: pd.DataFrame, runs: pd.DataFrame, needed: str):
+    """(key, group) of successful, recorded requests per seat and cell (workload, concurrency,
+    harness, load: passes of one cell pooled), for requests whose table has column `needed` set."""
+    from benchreport.stats.requests import failed_mask
+
+    if requests is None or requests.empty or needed not in requests.columns or not requests[needed].notna().any():
+        return
+    keep = ~failed_mask(requests)
+    if "counted_only" in requests.columns:
+        keep &= ~true_mask(requests["counted_only"]).to_numpy()
+    df = requests[keep]
+    info = runs.set_index("run_id") if runs is not None and not runs.empty else None
+    df = df.assign(harness=df["run_id"].map(info["harness"]) if info is not None else None,
+                   load_label=df["run_id"].map(info["load_label"]) if info is not None and "load_label" in info
+                   else None)
+    for k, g in df.groupby(_GROUP, dropna=False, sort=True):
+        if g[needed].notna().any():
+            yield k, g
+
+
+def reasoning_ttft(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Thresholds) -> list[ReasoningTtft]:
+    """`trap.reasoning_ttft`: a TTFT that times the reasoning while the answer's first token came later.
+
+    Where a harness times the first content token apart from TTFT (`first_content_ms`: GuideLLM's
+    time_to_first_output_token_ms, AIPerf's time_to_first_output_token), a cell of a seat (its
+    successful requests of one workload, concurrency, harness and load, passes pooled) is flagged
+    when some requests got their first content token after their TTFT (reasoning came first) and
+    the first content token's p50 or mean exceeds `reasoning_ttft_ratio` x TTFT's. The TTFT figures
+    are then times to the first token of reasoning, not of the answer. One finding per seat.
+    """
+    limit = float(thresholds.reasoning_ttft_ratio)
+    per_seat: dict[str, list[ReasoningTtftCell]] = {}
+    for (seat, workload, conc, harness, load), g in _timed_groups(requests, runs, "first_content_ms"):
+        t, c = _times(g, "ttft_ms"), _times(g, "first_content_ms")
+        both = ~np.isnan(t) & ~np.isnan(c)
+        if not both.any():
+            continue
+        t, c = t[both], c[both]
+        later = int(np.sum(c > t + np.maximum(1e-3, 1e-6 * t)))
+        p50_t, p50_c, mean_t, mean_c = (float(np.median(t)), float(np.median(c)), float(np.mean(t)),
+                                        float(np.mean(c)))
+        ratio = max(p50_c / p50_t if p50_t > 0 else np.inf, mean_c / mean_t if mean_t > 0 else np.inf)
+        if later == 0 or ratio <= limit:
+            continue
+        per_seat.setdefault(str(seat), []).append(ReasoningTtftCell(
+            workload=na(workload), concurrency=int_or_none(conc), harness=na(harness), load=na(load),
+            runs=sorted(set(g["run_id"].astype(str)[both])), requests=int(both.sum()), reasoning_first=later,
+            ttft_p50_ms=p50_t, first_content_p50_ms=p50_c, ttft_mean_ms=mean_t, first_content_mean_ms=mean_c,
+            ratio=float(ratio)))
+    return [ReasoningTtft(code="trap.reasoning_ttft", severity="warn", seats=(seat,), cells=cells,
+                          thresholds=used(thresholds, "reasoning_ttft_ratio"))
+            for seat, cells in sorted(per_seat.items())]
+
+
+#: fewest requests of a cell whose TTFT the ITL test judges (a median of fewer is one or two requests)
+FIRST_CHUNK_MIN_REQUESTS = 3
+
+
+def first_chunk(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Thresholds) -> list[FirstChunk]:
+    """`trap.first_chunk`: a TTFT that cannot be a first token (an empty or role-only first chunk).
+
+    A cell of a seat (successful requests of one workload, concurrency, harness and load) is
+    flagged when its TTFT p50 is below `first_chunk_ratio` x
+    - the p50 time to the first chunk that carried a token, where the importer saw a stream
+      with one chunk more than tokens (`first_token_chunk_ms`; vLLM's chat client times the
+      role-only chunk an OpenAI-compatible server sends first), on at least half the requests;
+    - else the p50 inter-token latency of the same requests (at least 3 with both): a first
+      token needs a forward pass over the prompt, which takes at least about one decode step,
+      so a TTFT far below one inter-token gap timed something that carried no token.
+    A prefix-cache hit or a tiny prompt still needs that one step, so neither trips the ITL test.
+    One finding per seat.
+    """
+    limit = float(thresholds.first_chunk_ratio)
+    per_seat: dict[str, list[FirstChunkCell]] = {}
+    for (seat, workload, conc, harness, load), g in _timed_groups(requests, runs, "ttft_ms"):
+        t, itl, chunk = _times(g, "ttft_ms"), _times(g, "itl_ms"), _times(g, "first_token_chunk_ms")
+        timed = ~np.isnan(t)
+        n = int(timed.sum())
+        marked = timed & ~np.isnan(chunk)
+        with_itl = timed & ~np.isnan(itl)
+        itl_p50 = float(np.median(itl[with_itl])) if with_itl.any() else None
+        if n and marked.sum() * 2 >= n:
+            basis, sel, ref = "chunks", marked, float(np.median(chunk[marked]))
+        elif with_itl.sum() >= FIRST_CHUNK_MIN_REQUESTS:
+            basis, sel, ref = "itl", with_itl, itl_p50
+        else:
+            continue
+        p50 = float(np.median(t[sel]))
+        if not ref or ref <= 0 or p50 >= limit * ref:
+            continue
+        per_seat.setdefault(str(seat), []).append(FirstChunkCell(
+            workload=na(workload), concurrency=int_or_none(conc), harness=na(harness), load=na(load),
+            runs=sorted(set(g["run_id"].astype(str)[sel])), requests=int(sel.sum()), basis=basis,
+            empty_first_chunk=int(marked.sum()), ttft_p50_ms=p50, itl_p50_ms=itl_p50,
+            first_token_p50_ms=float(np.median(chunk[marked])) if marked.any() else None, ratio=p50 / ref))
+    return [FirstChunk(code="trap.first_chunk", severity="warn", seats=(seat,), cells=cells,
+                       thresholds=used(thresholds, "first_chunk_ratio"))
+            for seat, cells in sorted(per_seat.items())]
 
 
 def fixed_output_runs(runs: pd.DataFrame) -> set[str]:

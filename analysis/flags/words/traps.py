@@ -1,13 +1,16 @@
-"""Words for the measurement traps: prefix-cache hits, the reasoning field, capped answers."""
+"""Words for the measurement traps: prefix-cache hits, the reasoning field, a TTFT of the reasoning or
+of an empty first chunk, capped answers."""
 from __future__ import annotations
 
 from benchreport import format as F
 
 from ..exclusions import PREFILL_METRICS
-from ..rules.traps import CachedPromptTokens, CappedAnswers, PrefixCacheHit, ReasoningField
+from ..rules.traps import (CachedPromptTokens, CappedAnswers, FirstChunk, FirstChunkCell, PrefixCacheHit,
+                           ReasoningField, ReasoningTtft, ReasoningTtftCell)
 from ._common import writes
 
-__all__ = ["prefix_cache_hit", "cached_prompt_tokens", "reasoning_field", "capped_answers"]
+__all__ = ["prefix_cache_hit", "cached_prompt_tokens", "reasoning_field", "reasoning_ttft", "first_chunk",
+           "capped_answers"]
 
 
 def _hit_clauses(f: PrefixCacheHit) -> list[str]:
@@ -53,9 +56,73 @@ def cached_prompt_tokens(f: CachedPromptTokens) -> str:
 def reasoning_field(f: ReasoningField) -> str:
     tokens = f.reasoning_tokens if not F.missing(f.reasoning_tokens) else f.output_tokens
     delivered = f"{F.num(tokens)} tokens were" if not F.missing(tokens) else "tokens were"
+    timed = ""
+    if not F.missing(f.with_ttft) and f.with_ttft:
+        which = "its" if f.with_ttft == 1 else "their"
+        timed = (f" {F.plural(f.with_ttft, 'such answer')} {'has' if f.with_ttft == 1 else 'have'} a time to first "
+                 f"token (p50 {F.value_with_unit(f.ttft_p50_ms, 'ttft_ms')}) that times reasoning, not an answer, "
+                 f"and {which} TTFT is in the TTFT figures.")
     return (f"{f.seats[0]}: {f.empty_content} of {f.with_content_field} answers ({F.pct(f.share)}) had an empty "
             f"content field while {delivered} delivered in the reasoning field: the model is working and the "
-            "client reads the wrong field. Count delivered tokens including reasoning.")
+            f"client reads the wrong field. Count delivered tokens including reasoning.{timed}")
+
+
+#: harness -> (what its TTFT field is called, what its first-content field is called)
+_FIRST_TOKEN_FIELDS = {
+    "guidellm": ("GuideLLM's time_to_first_token_ms", "its time_to_first_output_token_ms"),
+    "aiperf": ("AIPerf's time_to_first_token", "its time_to_first_output_token"),
+}
+
+
+def _where(c) -> str:
+    head = f"at {F.streams(c.concurrency)}" if c.concurrency is not None else ""
+    note = F.workload_note(c.workload).strip()
+    load = f" ({c.load})" if c.load else ""
+    return (" ".join(x for x in (head, note) if x) or "in its requests") + load
+
+
+def _reasoning_cell(c: ReasoningTtftCell) -> str:
+    return (f"{_where(c)}, {c.reasoning_first} of {c.requests} requests got reasoning first: TTFT p50 "
+            f"{F.value_with_unit(c.ttft_p50_ms, 'ttft_ms')} against {F.value_with_unit(c.first_content_p50_ms, 'ttft_ms')}"
+            f" to the answer (means {F.num(c.ttft_mean_ms)} and {F.value_with_unit(c.first_content_mean_ms, 'ttft_ms')})")
+
+
+def _cells(cells: list, one) -> str:
+    """The cells of a first-token finding, said one by one (at most three), first letter capital."""
+    text = "; ".join(one(c) for c in cells[:3])
+    more = f"; and {F.plural(len(cells) - 3, 'more cell')}" if len(cells) > 3 else ""
+    return text[:1].upper() + text[1:] + more + "."
+
+
+@writes(ReasoningTtft)
+def reasoning_ttft(f: ReasoningTtft) -> str:
+    names = {_FIRST_TOKEN_FIELDS.get(str(c.harness).lower()) for c in f.cells}
+    ttft_name, content_name = (names.pop() if len(names) == 1 and None not in names
+                               else ("its time to first token", "the first content token"))
+    return (f"{f.seats[0]}: TTFT here is {ttft_name}, the first token of reasoning or answer, and the answer's "
+            f"first token ({content_name}) came later: quote TTFT as the time to the first token with reasoning "
+            f"included, not as the wait for the answer. {_cells(f.cells, _reasoning_cell)}")
+
+
+def _chunk_cell(c: FirstChunkCell) -> str:
+    if c.basis == "chunks":
+        why = (f"{c.empty_first_chunk} of {c.requests} streams had one chunk more than tokens, and TTFT p50 "
+               f"{F.value_with_unit(c.ttft_p50_ms, 'ttft_ms')} is {F.pct(c.ratio)} of the "
+               f"{F.value_with_unit(c.first_token_p50_ms, 'ttft_ms')} (p50) to the first chunk that carried a token")
+    else:
+        why = (f"TTFT p50 {F.value_with_unit(c.ttft_p50_ms, 'ttft_ms')} over {c.requests} requests is "
+               f"{F.pct(c.ratio)} of one inter-token gap of the same requests (p50 "
+               f"{F.value_with_unit(c.itl_p50_ms, 'itl_ms')})")
+    return f"{_where(c)}, {why}"
+
+
+@writes(FirstChunk)
+def first_chunk(f: FirstChunk) -> str:
+    vllm = any("vllm" in str(c.harness).lower() for c in f.cells)
+    client = (" (vLLM's client on the chat endpoint times the first chunk, which may carry only the role)"
+              if vllm else "")
+    return (f"{f.seats[0]}: its time to first token cannot be a first token: it times an empty first chunk"
+            f"{client}, not a token, and is not to be quoted as TTFT. {_cells(f.cells, _chunk_cell)}")
 
 
 @writes(CappedAnswers)

@@ -102,6 +102,10 @@ def _request(r: dict, meta: dict, wl: str, conc: int | None, server_prompt: bool
         factor = ms_factor(unit)
         if v is not None and factor is not None and v >= 0:
             rec[field] = v * factor
+    v, unit = _value(m.get("time_to_first_output_token"))  # the first non-reasoning token
+    factor = ms_factor(unit)
+    if v is not None and factor is not None and v >= 0:
+        rec["first_content_ms"] = v * factor
     err = r.get("error")
     if err:
         rec["finish_reason"] = "error"

@@ -411,6 +411,9 @@ def _request(r: dict, status: str, wl: str, conc: int | None) -> dict:
     ttft = num(r.get("time_to_first_token_ms"))
     if ttft is not None and ttft >= 0:
         rec["ttft_ms"] = ttft
+    first_output = num(r.get("time_to_first_output_token_ms"))  # 0.7+: the first content token
+    if first_output is not None and first_output >= 0:
+        rec["first_content_ms"] = first_output
     lat = num(r.get("request_latency"))
     if lat is not None and lat >= 0:
         rec["e2e_latency_ms"] = lat * 1000.0

@@ -251,6 +251,17 @@ def _successful(doc: dict, lists: dict, size: int, d: Draft) -> list[bool] | Non
     return None
 
 
+def _empty_first_chunk(gaps: list[float], tokens: int | None) -> bool:
+    """Whether the first chunk the client timed carried no token: the stream had one chunk more than
+    the server's token count (`itls` holds a gap per chunk after the first) and the first gap, which
+    then holds the prefill, is longer than the typical one. vLLM's chat client times the first chunk
+    with `choices` whatever it carries, and OpenAI-compatible servers send the role alone first."""
+    if tokens is None or tokens < 2 or len(gaps) != tokens:
+        return False
+    rest = sorted(gaps[1:])
+    return gaps[0] > rest[len(rest) // 2]
+
+
 def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
                                      "generated_texts", "errors", "start_times")}
@@ -295,6 +306,8 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
             gaps = [num(g) for g in gaps] if gaps is not None else None
             if gaps and all(g is not None and g >= 0 for g in gaps):
                 r["itl_ms"] = mean(gaps) * factor
+                if ttft is not None and ttft >= 0 and _empty_first_chunk(gaps, r.get("output_tokens")):
+                    r["first_token_chunk_ms"] = (ttft + gaps[0]) * factor
             if "latencies" in lists:
                 lat = num(lists["latencies"][i])
                 if lat is not None and lat >= 0:
