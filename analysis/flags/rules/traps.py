@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchreport.stats.requests import failed_mask
 from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, na, plain, true_mask, used
@@ -259,8 +260,6 @@ _GROUP = ["seat", "workload", "concurrency", "harness", "load_label"]
 def _timed_groups(requests: pd.DataFrame, runs: pd.DataFrame, needed: str):
     """(key, group) of successful, recorded requests per seat and cell (workload, concurrency,
     harness, load: passes of one cell pooled), for requests whose table has column `needed` set."""
-    from benchreport.stats.requests import failed_mask
-
     if requests is None or requests.empty or needed not in requests.columns or not requests[needed].notna().any():
         return
     keep = ~failed_mask(requests)
