@@ -5,8 +5,8 @@
 One bad file never stops or loses the others.
 
 A file found in a folder that no importer reads and that does not claim to be a run (no
-native `format`, no harness's signature key, and when it is not JSON no harness's result name:
-`harness.claim`) is *skipped* as not a run file (`errors.not_a_run`): a tokenizer, a data set,
+native `format`, no harness's signature key; when it is not valid JSON, neither a harness's
+result name nor its opening keys: `harness.claim`; and not empty) is *skipped* as not a run file (`errors.not_a_run`): a tokenizer, a data set,
 any other tool's JSON. A file that claims to be a run and breaks its format is refused. A file
 named in `paths` is the user's choice and is refused when it is not a run file, as every such
 file is with `strict` (docs/importers.md, "Files that are not run files").
@@ -527,7 +527,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None, strict: bool = F
             if _textual(path.name):
                 unread = _unrecognised_text(path, display, max_file_bytes)
                 if unread is not None:
-                    (result.skipped if isinstance(unread, Skipped) else result.refused).append(unread)
+                    _add(result, unread)
                     continue
             try:
                 data = _read(path, max_file_bytes)
