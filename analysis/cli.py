@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from benchreport import __version__, outdir
-from benchreport.load.errors import UNSAFE_CHARS, DataSetError, one_line
+from benchreport.load.errors import UNSAFE_CHARS, DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from benchreport.store.layout import StoreError
 from benchreport.options import add_cli_options, number, options_from_args
@@ -40,14 +40,26 @@ def _title(text: str) -> str:
     return text
 
 
+#: --strict's help: what it changes (docs/importers.md, "Files that are not run files")
+STRICT_HELP = ("refuse files that are not run files (a JSON no importer reads that claims no format) instead of "
+               "skipping them")
+
+
+def _add_loading(p: argparse.ArgumentParser) -> None:
+    """The options of every command that loads run files."""
+    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress or summary on stderr; one short line per refused file")
+    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
+                   help="refuse files larger than this (default 512)")
+
+
 def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
     p.add_argument("runs", nargs="*", metavar="RUNS", help="run files and folders (searched recursively)")
     p.add_argument("--store", default=None, metavar="DIR",
                    help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS")
-    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
-    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
-                   help="refuse files larger than this (default 512)")
+    _add_loading(p)
     if stats:
         add_cli_options(p)
 
@@ -89,10 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "SEAT@DATE (DATE: YYYY-MM-DD, latest or previous)")
     p.add_argument("b", metavar="B", help="after: as A")
     p.add_argument("--store", default=None, metavar="DIR", help="select A and B from this run store")
-    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
-    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
-                   help="refuse files larger than this (default 512)")
+    _add_loading(p)
     add_cli_options(p)
     p.add_argument("--json", action="store_true", help="the rows as a JSON array on stdout")
     p.add_argument("--out", default=None, help="also write compare.html (and PDF), tables/compare.csv here")
@@ -158,8 +167,19 @@ def _load(args):
         result = store_load_result(store)
         result.store_versions = len(store.current_shas())  # what the summary line counts
         return result
-    result = load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
-    return result
+    _exist(args.runs)
+    return load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False,
+                strict=args.strict)
+
+
+def _exist(paths) -> None:
+    """Every path given exists (else a usage error, exit 2, even with --skip-bad: a mistyped
+    folder must not pass for an empty one)."""
+    from benchreport.load import missing
+
+    gone = missing(paths)
+    if gone:
+        raise UsageError(gone[0] + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""))
 
 
 def _analyse(args, result):
@@ -172,24 +192,32 @@ def _analyse(args, result):
     return analyse(result, _options(args), quiet=args.quiet)
 
 
-def _report_refused(result, *, quiet: bool) -> None:
-    for r in result.refused:
-        print(str(r), file=sys.stderr)
+def _report_refused(result, *, quiet: bool, listed_in: str | None = None) -> None:
+    """The refusals on stderr (with `quiet` one short line per refused file), then the counts and
+    one line for the files that are not run files (errors.refusal_lines)."""
+    lines = refusal_lines(result.refused, quiet=quiet)
     if not quiet:
         what = (f"{result.store_versions} file version(s) in the store" if result.store_versions is not None
                 else f"{len(result.runs)} run(s) loaded")
-        print(f"{what}, {result.refused_files} file(s) refused, {len(result.skipped)} skipped", file=sys.stderr)
+        lines.append(f"{what}, {result.refused_files} file(s) refused, {len(result.skipped)} skipped")
+        lines += [line for line in [not_a_run_summary(result.skipped, listed_in=listed_in)] if line]
+    for line in lines:
+        print(line, file=sys.stderr)
 
 
 def cmd_validate(args) -> int:
     result = _load(args)
-    for r in result.refused:
-        print(str(r))
+    for line in refusal_lines(result.refused, quiet=args.quiet):  # --quiet: one short line a file
+        print(line)
     if not args.quiet:
         for s in result.skipped:
-            print(str(s), file=sys.stderr)
+            if not s.not_a_run:  # those are counted in one line below
+                print(str(s), file=sys.stderr)
         print(f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
               f"{len(result.skipped)} skipped", file=sys.stderr)
+        summary = not_a_run_summary(result.skipped)
+        if summary:
+            print(summary, file=sys.stderr)
     return EXIT_OK if result.ok else EXIT_REFUSED
 
 
@@ -200,9 +228,10 @@ def cmd_ingest(args) -> int:
         return _ingest_store(args)
     if not args.runs or args.out is None:
         raise UsageError("ingest needs RUNS and --out DIR (tidy tables) or --store DIR (a run store)")
+    _exist(args.runs)
     target = outdir.check_out(args.out, args.runs)
     result = _load(args)
-    _report_refused(result, quiet=args.quiet)
+    _report_refused(result, quiet=args.quiet, listed_in="refused.json")
     tables = build_tables(result)
 
     def write(stage: Path) -> None:
@@ -219,14 +248,18 @@ def _ingest_store(args) -> int:
 
     if not args.runs:
         raise UsageError("ingest --store DIR needs RUNS to add")
+    _exist(args.runs)
     report = ingest(args.runs, args.store, max_file_bytes=int(args.max_file_mb * 1e6),
-                    progress=None if not args.quiet else False, wait=args.wait)
-    for r in report.refused:
-        print(str(r), file=sys.stderr)
+                    progress=None if not args.quiet else False, wait=args.wait, strict=args.strict)
+    for line in refusal_lines(report.refused, quiet=args.quiet):
+        print(line, file=sys.stderr)
     for n in report.notes:
         print(f"note: {n}", file=sys.stderr)
     if not args.quiet:
         print(report.summary(), file=sys.stderr)
+        summary = not_a_run_summary(report.skipped, listed_in="the store's files.parquet")
+        if summary:
+            print(summary, file=sys.stderr)
     return EXIT_OK if report.ok or args.skip_bad else EXIT_REFUSED
 
 
@@ -237,9 +270,10 @@ def _options(args):
 def cmd_analyse(args) -> int:
     from benchreport.pipeline import write_analysis
 
+    _exist(args.runs)
     target = outdir.check_out(args.out, args.runs or [args.store])
     result = _load(args)
-    _report_refused(result, quiet=args.quiet)
+    _report_refused(result, quiet=args.quiet, listed_in="refused.json")
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
     analysis = _analyse(args, result)
@@ -290,7 +324,8 @@ def _compare_side(args, text: str, store, tables_cache: dict):
     if not Path(text).exists():
         raise UsageError(f"{one_line(text)}: no such file or folder (give two run folders, or --store DIR and two "
                          "selections)")
-    result = load([text], max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False)
+    result = load([text], max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False,
+                  strict=args.strict)
     return build_tables(result), None, result
 
 
@@ -314,8 +349,11 @@ def cmd_compare(args) -> int:
     ta, la, ra = _compare_side(args, args.a, store, cache)
     tb, lb, rb = _compare_side(args, args.b, store, cache)
     refused = [*(ra.refused if ra else []), *(rb.refused if rb else [])]
-    for r in refused:
-        print(str(r), file=sys.stderr)
+    for line in refusal_lines(refused, quiet=args.quiet):
+        print(line, file=sys.stderr)
+    summary = not_a_run_summary([*(ra.skipped if ra else []), *(rb.skipped if rb else [])])
+    if summary and not args.quiet:
+        print(summary, file=sys.stderr)
     if refused and not args.skip_bad:
         print(f"benchreport compare: {len(refused)} file(s) refused; nothing compared (use --skip-bad to compare "
               "the others)", file=sys.stderr)

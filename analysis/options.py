@@ -77,6 +77,8 @@ BUILD_OPTIONS = (
     Opt("formats", ["png", "svg"], "figure files to write: png, svg, pdf", list, cli=False),
     Opt("skip_bad", False, "go on without refused files (they are listed in the appendix)", bool, cli=False),
     Opt("max_file_mb", 512, "refuse run files larger than this", float, range=(0, 1e7, False, True), cli=False),
+    Opt("strict", False, "refuse files that are not run files (a JSON no importer reads that claims no format) "
+        "instead of skipping them", bool, cli=False),
 )
 
 
@@ -169,7 +171,7 @@ def parameters_cell() -> str:
         lines.append(f"{o.name} = {_literal(o.default)}  # {_help(o.help)}")
     for name, default, why in Thresholds.describe():
         lines.append(f"{name} = {default!r}  # {_help(why)}")
-    for name in ("formats", "skip_bad", "max_file_mb"):
+    for name in ("formats", "skip_bad", "max_file_mb", "strict"):
         o = build[name]
         lines.append(f"{o.name} = {_literal(o.default)}  # {_help(o.help)}")
     return "\n".join(lines)
@@ -191,11 +193,11 @@ def write_notebook(path: str | os.PathLike) -> bool:
 
 def notebook_parameters(options, *, runs: list[str], store: str | None, out: str, title: str,
                         formats: list[str], skip_bad: bool, max_file_mb: float,
-                        analysis_file: str | None = None) -> dict:
+                        analysis_file: str | None = None, strict: bool = False) -> dict:
     """What a build hands papermill: plain data only (strings, numbers, lists of strings, None)."""
     return {"runs": list(runs), "store": store, "analysis_file": analysis_file, "out": str(out),
             "title": str(title), **options.parameters(), "formats": list(formats), "skip_bad": bool(skip_bad),
-            "max_file_mb": float(max_file_mb), **options.thresholds.as_dict()}
+            "max_file_mb": float(max_file_mb), "strict": bool(strict), **options.thresholds.as_dict()}
 
 
 @dataclass

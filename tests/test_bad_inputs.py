@@ -20,6 +20,9 @@ from measure import run_measured  # noqa: E402
 CORPUS = Path(__file__).parent / "bad_inputs"
 EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_text())
 GOOD_IDS = {"good-1", "good-2", "good-3", "duplicate", "two-models-1"}
+#: corpus files that claim to be no run (no native format, no harness's key): in a folder they are
+#: skipped as not run files, refused only with strict (issue 31)
+NOT_RUNS = {"binary.json", "deep-nesting.json"}
 
 
 @pytest.fixture
@@ -49,11 +52,18 @@ def test_corpus_is_current(tmp_path):
 
 
 def test_every_bad_file_refused_with_its_message():
-    result = load([CORPUS])
+    result = load([CORPUS], strict=True)
     considered = "; ".join(harness.considered())  # the registered importers' formats
     got = {r.path.split("bad_inputs/", 1)[1]: f"{r.json_path}: {r.message}".replace(str(CORPUS), "{dir}")
            .replace(considered, "{considered}") for r in result.refused}
     assert got == EXPECTED
+    assert {lr.run.run_id for lr in result.runs} == GOOD_IDS
+
+
+def test_without_strict_the_files_that_are_not_runs_are_skipped_and_the_others_refused_as_before():
+    result = load([CORPUS])
+    assert {r.path.split("bad_inputs/", 1)[1] for r in result.refused} == set(EXPECTED) - NOT_RUNS
+    assert {Path(s.path).name for s in result.skipped if s.not_a_run} == NOT_RUNS
     assert {lr.run.run_id for lr in result.runs} == GOOD_IDS
 
 
@@ -65,7 +75,7 @@ def test_messages_name_the_file_and_a_json_path():
 
 
 def test_validate_cli_lists_each_refused_file_without_traceback(run_cli):
-    proc = run_cli("validate", CORPUS)
+    proc = run_cli("validate", CORPUS, "--strict")
     assert proc.returncode == 1
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == len(EXPECTED)
@@ -78,7 +88,9 @@ def test_ingest_keeps_good_files_and_writes_refused_json(tmp_path, run_cli):
     proc = run_cli("ingest", CORPUS, "--out", tmp_path / "out")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     refused = json.loads((tmp_path / "out" / "refused.json").read_text())
-    assert sorted(Path(r["path"]).name for r in refused["refused"]) == sorted(Path(n).name for n in EXPECTED)
+    assert sorted(Path(r["path"]).name for r in refused["refused"]) == sorted(
+        Path(n).name for n in EXPECTED if n not in NOT_RUNS)
+    assert NOT_RUNS <= {Path(s["path"]).name for s in refused["skipped"]}
     runs = pd.read_parquet(tmp_path / "out" / "runs.parquet")
     assert set(runs["run_id"]) == GOOD_IDS
     proc = run_cli("ingest", CORPUS, "--out", tmp_path / "out2", "--skip-bad")

@@ -86,7 +86,7 @@ def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
     forged = "x.json: $: all good\nevil\u202e.json"
     (runs / forged).write_text("{}")
     (runs / "bad\r.json").write_text("[")
-    code = main(["validate", str(runs)])
+    code = main(["validate", "--strict", str(runs)])  # without --strict both are skipped as not run files
     out = capsys.readouterr()
     assert code == 1 and "Traceback" not in out.err
     lines = out.out.splitlines()
@@ -94,8 +94,10 @@ def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
     assert lines[0] == f"{runs}/bad\\r.json: $: expected complete JSON, found a document that ends early " \
                        "(truncated?) at line 1 column 2"
     assert lines[1].startswith(f"{runs}/x.json: $: all good\\nevil\\u202e.json: $: expected a native")
-    refused = json.loads(json.dumps([r.as_dict() for r in load([runs]).refused]))
+    refused = json.loads(json.dumps([r.as_dict() for r in load([runs], strict=True).refused]))
     assert all("\n" not in r["path"] for r in refused)
+    skipped = json.loads(load([runs]).refused_json())["skipped"]
+    assert len(skipped) == 2 and all("\n" not in s["path"] and "\r" not in s["path"] for s in skipped)
 
 
 # --- item 5: only regular files are opened ----------------------------------------------------

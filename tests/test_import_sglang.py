@@ -191,9 +191,12 @@ def test_a_broken_line_is_refused_with_its_path(tmp_path, edit, where):
 
 def test_a_document_of_no_known_kind_is_refused_even_when_nan_is_read(tmp_path):
     # NaN/Infinity are read in harness files (Python's json.dump writes them; issue 16), but a
-    # document no importer recognises is still refused, by what it is
+    # document no importer recognises is still refused, by what it is (with strict: without, a
+    # file that claims to be no run is skipped, issue 31), and skipped as what it is
     (tmp_path / "x.json").write_text('{"hello": NaN}')
-    assert "of no known kind" in str(load([tmp_path]).refused[0])
+    assert "of no known kind" in str(load([tmp_path], strict=True).refused[0])
+    (skipped,) = load([tmp_path]).skipped
+    assert skipped.not_a_run and 'keys "hello"' in skipped.reason
 
 
 def test_a_completed_count_its_own_records_contradict_is_a_figure_check(tmp_path):

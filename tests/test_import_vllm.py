@@ -139,9 +139,12 @@ def test_failed_requests_and_newer_release_fields(tmp_path):
 
 
 def test_unknown_json_is_refused_by_name(tmp_path):
-    result = _one(tmp_path, {"hello": "world"}, name="mystery.json")
-    assert not result.runs
-    assert str(result.refused[0]).startswith(f"{tmp_path / 'mystery.json'}: $: expected a native run file")
+    """With strict (or named directly); in a folder without it, skipped as not a run file (issue 31)."""
+    _one(tmp_path, {"hello": "world"}, name="mystery.json")
+    for result in (load([tmp_path], strict=True), load([tmp_path / "mystery.json"])):
+        assert not result.runs
+        assert str(result.refused[0]).startswith(f"{tmp_path / 'mystery.json'}: $: expected a native run file")
+    assert load([tmp_path]).skipped[0].not_a_run
 
 
 def test_failed_requests_known_only_as_counts(tmp_path):

@@ -12,9 +12,9 @@ from benchreport.schema import packaged_schema, schema_text
 from runs import make_run, set_path, write_run
 
 
-def refusals(tmp_path, run, name="run.json"):
+def refusals(tmp_path, run, name="run.json", **kwargs):
     write_run(tmp_path, name, run)
-    result = load([tmp_path])
+    result = load([tmp_path], **kwargs)
     return result, [str(r) for r in result.refused]
 
 
@@ -133,15 +133,28 @@ def test_one_seat_id_one_placement(tmp_path):
 @pytest.mark.parametrize("raw,words", [
     (b"", "empty file"),
     (b'{"format": "benchreport.run/1", "run_id": "x"', "ends early"),
-    (b"\x00\x01\x02\xff\xfe binary", "expected UTF-8 JSON text"),
     ("{\"format\": \"benchreport.run/1\", \"x\": \"caf\xe9\"}".encode("latin-1"), "undecodable bytes"),
-    (b"[1, 2, 3]", "of no known kind"),
-    (b'{"hello": "world"}', "of no known kind"),
-    (b"[" * 20000 + b"]" * 20000, "found deeper nesting"),
 ])
 def test_unreadable_files(tmp_path, raw, words):
     _, refused = refusals(tmp_path, raw)
     assert len(refused) == 1 and words in refused[0], refused
+
+
+# issue 31: in a folder, a file that is not a run and does not claim to be one is skipped (its
+# reason recorded); with strict it is refused as before, and so is a file named directly
+@pytest.mark.parametrize("raw,words", [
+    (b"\x00\x01\x02\xff\xfe binary", "expected UTF-8 JSON text"),
+    (b"[1, 2, 3]", "of no known kind"),
+    (b'{"hello": "world"}', "of no known kind"),
+    (b"[" * 20000 + b"]" * 20000, "found deeper nesting"),
+])
+def test_files_that_are_not_runs_are_skipped_unless_strict_or_named(tmp_path, raw, words):
+    result, refused = refusals(tmp_path, raw)
+    assert not refused and len(result.skipped) == 1 and result.skipped[0].not_a_run, result.skipped
+    result, refused = refusals(tmp_path, raw, strict=True)
+    assert len(refused) == 1 and words in refused[0] and not result.skipped, refused
+    named = load([tmp_path / "run.json"])
+    assert len(named.refused) == 1 and words in str(named.refused[0]), named.refused
 
 
 def test_nan_is_refused_with_its_path(tmp_path):
@@ -159,8 +172,9 @@ def test_bad_files_never_lose_good_ones(tmp_path):
     write_run(tmp_path, "notes.txt", "a note")
     result = load([tmp_path])
     assert sorted(lr.run.run_id for lr in result.runs) == ["qwen-tp2-2026-09-10-p1", "second"]
-    assert sorted(r.path.rsplit("/", 1)[1] for r in result.refused) == ["other.json", "trunc.json", "unit.json"]
-    assert [s.path.rsplit("/", 1)[1] for s in result.skipped] == ["notes.txt"]
+    # other.json is not a run file and claims to be none: skipped (issue 31), not refused
+    assert sorted(r.path.rsplit("/", 1)[1] for r in result.refused) == ["trunc.json", "unit.json"]
+    assert [s.path.rsplit("/", 1)[1] for s in result.skipped] == ["notes.txt", "other.json"]
 
 
 def test_missing_path_is_refused(tmp_path):
@@ -194,7 +208,7 @@ def test_a_refusal_names_the_keys_seen_and_the_formats_considered(tmp_path):
     from benchreport.load import harness
 
     keys = {f"k{i}": i for i in range(12)}
-    _, refused = refusals(tmp_path, json.dumps({"hello\nworld": 1, **keys}).encode())
+    _, refused = refusals(tmp_path, json.dumps({"hello\nworld": 1, **keys}).encode(), strict=True)
     msg = refused[0]
     assert 'found an object with keys "hello\\nworld", "k0", "k1"' in msg and "and 5 more" in msg
     assert f"(considered: {'; '.join(harness.considered())})" in msg

@@ -15,9 +15,10 @@ __all__ = ["compare", "Comparison", "COMPARE_COLUMNS", "seat_labels", "check_sea
 
 
 def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None = None, store=None,
-              max_file_mb: float = 512, **options):
+              max_file_mb: float = 512, strict: bool = False, **options):
     """Load and analyse `runs` (a path or a list of paths; a string is one path) or a run `store`,
-    refused files listed rather than fatal; other analysis options and thresholds by name."""
+    refused files listed rather than fatal (`strict`: files that are not run files among them,
+    rather than skipped); other analysis options and thresholds by name."""
     import os
 
     from benchreport.pipeline import analyse, analyse_store, options_from
@@ -33,7 +34,7 @@ def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None =
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         raise FileNotFoundError(f"runs: {', '.join(missing)} does not exist")
-    a = analyse(load(paths, max_file_bytes=int(max_file_mb * 1e6), progress=False), opts)
+    a = analyse(load(paths, max_file_bytes=int(max_file_mb * 1e6), progress=False, strict=strict), opts)
     if baseline is not None:
         check_seats(a, [baseline])
     return a

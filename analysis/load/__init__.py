@@ -3,6 +3,13 @@
 `load(paths)` never raises for bad input: every file ends up loaded, refused (with
 `PATH: JSON-PATH: what was expected, what was found`) or skipped (carries no results).
 One bad file never stops or loses the others.
+
+A file found in a folder that no importer reads and that does not claim to be a run (no
+native `format`, no harness's signature key; when it is not valid JSON, neither a harness's
+result name nor its opening keys: `harness.claim`; and not empty) is *skipped* as not a run file (`errors.not_a_run`): a tokenizer, a data set,
+any other tool's JSON. A file that claims to be a run and breaks its format is refused. A file
+named in `paths` is the user's choice and is refused when it is not a run file, as every such
+file is with `strict` (docs/importers.md, "Files that are not run files").
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ import msgspec
 
 from benchreport.load import duplicates, harness, native
 from benchreport.load.across import check_across_files
-from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
+from benchreport.load.errors import Refusal, RunFileError, Skipped, not_a_run, one_line
 from benchreport._memory import gc_paused
 from benchreport.progress import progress as progress_bar
 
@@ -108,6 +115,7 @@ class _Found:
 
     def __init__(self) -> None:
         self.files: list[tuple[Path, str]] = []
+        self.named: set[str] = set()  # display names of the files given by name, not found in a folder
         self.skipped: list[Skipped] = []
         self.refused: list[Refusal] = []
         self.folders: set[Path] = set()  # real paths of folders read, so a symlink is followed once
@@ -165,6 +173,14 @@ def _walk(top: Path, found: _Found) -> None:
 
 
 def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]], list[Skipped], list[Refusal]]:
+    """Files to read (path, display name), sorted, and the files skipped and refused on the way
+    (`_discover`, without which of the files were named)."""
+    files, skipped, refused, _ = _discover(paths)
+    return files, skipped, refused
+
+
+def _discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]], list[Skipped], list[Refusal],
+                                                           set[str]]:
     """Files to read (path, display name), sorted; folders searched recursively.
 
     Files named on the command line are always read; inside folders only .json/.jsonl files
@@ -192,6 +208,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]]
             _walk(p, found)
         elif stat.S_ISREG(mode):
             found.files.append((p, shown))
+            found.named.add(shown)
         else:
             found.refused.append(Refusal(shown, "$", _not_opened(mode)))
     seen: dict[Path, str] = {}
@@ -204,7 +221,19 @@ def discover(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]]
             continue
         seen[key] = shown
         unique.append((f, shown))
-    return unique, found.skipped, found.refused
+    return unique, found.skipped, found.refused, found.named
+
+
+def missing(paths: Iterable[str | os.PathLike]) -> list[str]:
+    """One line for each of `paths` that does not exist (a symlink to nothing included): what a
+    command line says before reading anything, since a mistyped folder must not pass for an empty
+    one. `load` itself refuses such a path, by name."""
+    gone = []
+    for given in paths:
+        if not os.path.exists(given):
+            kind = "a symlink to nothing" if os.path.islink(given) else "no such file or folder"
+            gone.append(f"{one_line(str(given))}: {kind}")
+    return gone
 
 
 def _read(path: Path, max_file_bytes: int, head: int | None = None) -> bytes:
@@ -356,10 +385,20 @@ def _duplicate(data: bytes, decoded, *, lines: bool = False) -> Refusal | None:
     return None if found is None else Refusal("", found[0], found[1])
 
 
+class _Broken(ValueError):
+    """A file an importer recognised that it could not read: refused, never skipped."""
+
+
 def _claimed_text(data: bytes, path: Path):
-    """(document, (importer, kind)) of a non-JSON file a harness importer recognises, or None."""
+    """(document, (importer, kind)) of a non-JSON file a harness importer recognises, or None
+    (raises _Broken with the reason when the importer cannot read it)."""
     found = harness.recognise_text(data[:TEXT_HEAD_BYTES], path)
-    return (found[0].parse_text(data, path), found) if found else None
+    if not found:
+        return None
+    try:
+        return found[0].parse_text(data, path), found
+    except ValueError as exc:
+        raise _Broken(str(exc)) from None
 
 
 def _harness_doc(data: bytes, path: Path):
@@ -367,7 +406,8 @@ def _harness_doc(data: bytes, path: Path):
 
     JSON (JSON Lines keep their good lines; NaN and Infinity read, as Python's json.dump writes
     them); else a text log an importer recognises (MLPerf LoadGen's `:::MLLOG` lines, an empty
-    trace file of a known layout). Raises ValueError with the reason when none of these reads it.
+    trace file of a known layout). Raises ValueError with the reason when none of these reads it
+    (_Broken when an importer recognised it).
     """
     if _textual(path.name) and (claimed := _claimed_text(data, path)):
         return _Parsed(claimed[0], text=True), claimed[1]
@@ -395,17 +435,90 @@ def _unrecognised_text(path: Path, display: str, max_file_bytes: int):
     return None if harness.recognise_text(head, path) else Skipped(display, NOT_JSON)
 
 
+#: endings of tables, which are never run files whatever they hold
+TABLE_SUFFIXES = {".csv": "a CSV file", ".tsv": "a TSV file", ".parquet": "a Parquet file",
+                  ".xlsx": "an Excel workbook", ".xls": "an Excel workbook"}
+#: how many first lines of a file are looked at to tell a CSV (or TSV) table
+TABLE_SNIFF_LINES = 6
+
+
+def _table_kind(data: bytes, path: Path) -> str | None:
+    """'a CSV file' (TSV, Parquet, Excel) for a table given where a run file was expected, by its
+    ending or its first bytes (Parquet's `PAR1`; lines of one same number of commas or tabs), or None."""
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        return TABLE_SUFFIXES[path.suffix.lower()]
+    if data[:4] == b"PAR1":
+        return TABLE_SUFFIXES[".parquet"]
+    head = data[:TEXT_HEAD_BYTES]
+    if b"\x00" in head or head.lstrip()[:1] in (b"{", b"[", b""):
+        return None
+    lines = [line for line in head.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    if len(data) > TEXT_HEAD_BYTES:
+        lines = lines[:-1]  # the last line read may be cut short
+    lines = lines[:TABLE_SNIFF_LINES]
+    for sep, kind in (("\t", "a TSV file"), (",", "a CSV file")):
+        counts = [line.count(sep) for line in lines]
+        if len(lines) >= 2 and counts[0] >= 1 and all(c == counts[0] for c in counts):
+            return kind
+    return None
+
+
+def table_message(kind: str) -> str:
+    """The reason given for a table where a run file was expected."""
+    return (f"{kind}, not a run file: benchreport reads JSON run files (a native benchreport.run/1 file or a "
+            "harness's JSON output, docs/importers.md), not tables; give the JSON the harness wrote")
+
+
+class _Unknown:
+    """Whether a file no importer reads is refused or skipped: refused with `strict`, when it was
+    named in `paths`, or when it claims to be a run (`harness.claim`); skipped as not a run file
+    otherwise."""
+
+    def __init__(self, *, strict: bool, named: set[str]):
+        self.strict = strict
+        self.named = named
+
+    def __call__(self, display: str, data: bytes, path: Path, refusal: Refusal, what: str, *,
+                 parsed: bool) -> Refusal | Skipped:
+        table = None if parsed else _table_kind(data, path)
+        if table is not None:
+            refusal, what = Refusal(display, "$", table_message(table)), table
+        if self.strict or display in self.named:
+            return refusal
+        claimed = harness.claim(data, path, parsed=parsed)
+        if claimed is not None:
+            if claimed.startswith("it names the native format"):
+                return refusal  # a native file: its own message says enough
+            return Refusal(display, refusal.json_path, f"{refusal.message}; refused, not skipped: {claimed}")
+        if not parsed and not data.strip():
+            return refusal  # an empty file: most often a result not yet (or never) written
+        return Skipped(display, not_a_run(what))
+
+
+def _add(result: LoadResult, outcome: Refusal | Skipped) -> None:
+    (result.skipped if isinstance(outcome, Skipped) else result.refused).append(outcome)
+
+
 def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-         progress: bool | None = None) -> LoadResult:
-    """Load every run file under `paths`; never raises for bad input."""
+         progress: bool | None = None, strict: bool = False,
+         named: Iterable[str | os.PathLike] | None = None) -> LoadResult:
+    """Load every run file under `paths`; never raises for bad input.
+
+    A file no importer reads that does not claim to be a run is skipped as not a run file when
+    it was found in a folder, refused when it was named (a file in `paths`; `named`: only these
+    of them, for a caller that lists folders itself) and, with `strict`, refused wherever it is.
+    """
     with gc_paused():
-        return _load(paths, max_file_bytes=max_file_bytes, progress=progress)
+        return _load(paths, max_file_bytes=max_file_bytes, progress=progress, strict=strict, named=named)
 
 
-def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
+def _load(paths, *, max_file_bytes: int, progress: bool | None, strict: bool = False, named=None) -> LoadResult:
     paths = list(paths)
     roots = [Path(p) for p in paths if Path(p).is_dir()]  # harness run ids use paths relative to these
-    files, skipped, refused = discover(paths)
+    files, skipped, refused, given = _discover(paths)
+    if named is not None:
+        given &= {one_line(str(p)) for p in named}
+    unknown = _Unknown(strict=strict, named=given)
     result = LoadResult(skipped=skipped, refused=refused)
     by_importer: dict[str, tuple[object, list[harness.SourceFile]]] = {}
     manifests: list[harness.SourceFile] = []
@@ -414,7 +527,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
             if _textual(path.name):
                 unread = _unrecognised_text(path, display, max_file_bytes)
                 if unread is not None:
-                    (result.skipped if isinstance(unread, Skipped) else result.refused).append(unread)
+                    _add(result, unread)
                     continue
             try:
                 data = _read(path, max_file_bytes)
@@ -430,7 +543,9 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 try:
                     data.decode("utf-8")
                 except UnicodeDecodeError:
-                    result.refused.append(_refusal_from_text(display, _json_error(data)))
+                    reason = _json_error(data)
+                    _add(result, unknown(display, data, path, _refusal_from_text(display, reason),
+                                         f"not JSON ({reason.rpartition(chr(0))[2]})", parsed=False))
                     continue
             if path.name in MANIFEST_NAMES:
                 manifests.append(harness.SourceFile(path, display, digest, data, kind="manifest",
@@ -459,10 +574,21 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 continue
             try:
                 parsed, found = _harness_doc(data, path)
-            except ValueError as exc:
+            except _Broken as exc:
                 result.refused.append(_refusal_from_text(display, str(exc)))
                 continue
+            except ValueError as exc:
+                _add(result, unknown(display, data, path, _refusal_from_text(display, str(exc)),
+                                     f"not JSON ({str(exc).rpartition(chr(0))[2]})", parsed=False))
+                continue
             doc = parsed.doc
+            if found is None and not (isinstance(doc, dict) and "format" in doc):
+                outcome = unknown(display, data, path,
+                                  Refusal(display, "$", harness.unknown_message(doc, path, native.FORMAT)),
+                                  harness.describe(doc, path), parsed=True)
+                if isinstance(outcome, Skipped):
+                    result.skipped.append(outcome)
+                    continue
             twice = None if parsed.text else _duplicate(data, doc, lines=parsed.lines)
             if twice is not None:
                 result.refused.append(Refusal(display, twice.json_path, twice.message))
@@ -471,7 +597,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None) -> LoadResult:
                 result.refused.append(Refusal(display, "$.format", native.unknown_format_message(doc["format"])))
                 continue
             if found is None:
-                result.refused.append(Refusal(display, "$", harness.unknown_message(doc, path, native.FORMAT)))
+                result.refused.append(outcome)
                 continue
             importer, kind = found
             source = harness.SourceFile(path, display, digest, doc, kind=kind, root=harness.root_of(path, roots))

@@ -45,7 +45,8 @@ from typing import Iterator
 
 from benchreport import outdir
 from benchreport._memory import release_memory
-from benchreport.load.errors import DataSetError, one_line
+from benchreport.load import missing
+from benchreport.load.errors import DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import save_analysis, write_analysis
@@ -137,7 +138,8 @@ def _parameters(args, options, runs: list[str], stage: Path, figure_formats: lis
                                store=str(Path(store).absolute()) if store else None, out=str(stage),
                                title=str(args.title) if getattr(args, "title", None) else "Benchmark report",
                                formats=figure_formats, skip_bad=bool(getattr(args, "skip_bad", False)),
-                               max_file_mb=float(getattr(args, "max_file_mb", 512)))
+                               max_file_mb=float(getattr(args, "max_file_mb", 512)),
+                               strict=bool(getattr(args, "strict", False)))
 
 
 def _execute(params: dict, output: Path, *, quiet: bool) -> None:
@@ -264,6 +266,9 @@ def _input_paths(args) -> list[str]:
         raise BuildError("give RUNS or --store DIR, not both", EXIT_USAGE)
     if not store and not args.runs:
         raise BuildError("give RUNS (files or folders) or --store DIR", EXIT_USAGE)
+    gone = missing(args.runs or [])  # a mistyped folder is exit 2, even with --skip-bad
+    if gone:
+        raise BuildError(gone[0] + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""), EXIT_USAGE)
     return [str(Path(p).expanduser().absolute()) for p in ([store] if store else args.runs)]
 
 
@@ -286,7 +291,7 @@ def _inputs(args, options, runs: list[str], *, quiet: bool):
     from benchreport.load import load
 
     loaded = load(runs, max_file_bytes=int(float(getattr(args, "max_file_mb", 512)) * 1e6),
-                  progress=None if not quiet else False)
+                  progress=None if not quiet else False, strict=bool(getattr(args, "strict", False)))
     _refusals(loaded, args)
     if not loaded.runs:
         raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
@@ -296,8 +301,14 @@ def _inputs(args, options, runs: list[str], *, quiet: bool):
 
 
 def _refusals(loaded, args) -> None:
-    for r in loaded.refused:
-        print(str(r), file=sys.stderr)
+    """The refusals on stderr (one short line a file with --quiet) and one line for the files that
+    are not run files; a refusal without --skip-bad ends the build (exit 1)."""
+    quiet = bool(getattr(args, "quiet", False))
+    lines = refusal_lines(loaded.refused, quiet=quiet)
+    if not quiet:
+        lines += [line for line in [not_a_run_summary(loaded.skipped, listed_in="refused.json")] if line]
+    for line in lines:
+        print(line, file=sys.stderr)
     if loaded.refused and not getattr(args, "skip_bad", False):
         raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
                          "(use --skip-bad to build from the other files)", EXIT_REFUSED)
@@ -310,6 +321,7 @@ def _build_key(content: str, options, args, formats, figure_formats) -> str:
 
     spec = {"content": content, "options": options.as_dict(), "formats": formats, "figures": figure_formats,
             "title": getattr(args, "title", None), "skip_bad": bool(getattr(args, "skip_bad", False)),
+            "strict": bool(getattr(args, "strict", False)),
             "version": __version__}
     return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
 

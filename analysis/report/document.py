@@ -73,7 +73,7 @@ class Report:
     @classmethod
     def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
              title: str = "Benchmark report", formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
-             max_file_mb: float = 512, store: str | os.PathLike | None = None,
+             max_file_mb: float = 512, strict: bool = False, store: str | os.PathLike | None = None,
              analysis_file: str | os.PathLike | None = None, options: Options | None = None,
              write: bool = True, display: bool = True, **option_values) -> "Report":
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
@@ -90,14 +90,15 @@ class Report:
         if analysis_file is not None:
             analysis = load_analysis(wait_for_analysis(analysis_file))
         else:
-            analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb)
+            analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb, strict=strict)
         seats = set(analysis.tables.seats["seat"].astype(str))
         if options.baseline is not None and options.baseline not in seats:
             raise DataSetError(f"the baseline seat {options.baseline!r} is not a seat in the data")
         if write and analysis_file is None:
             write_analysis(analysis, out)
         params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
-                                     title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb)
+                                     title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb,
+                                     strict=strict)
         report = cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
         if analysis_file is not None:  # a build: it may draw some figures beside this notebook
             report.shared = SharedFigures.beside(analysis_file)
@@ -222,7 +223,7 @@ class Report:
         return str(render.join_fragments(self.fragments))
 
 
-def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float):
+def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float, strict: bool = False):
     """The analysis of run files, or of a run store (a notebook opened by hand)."""
     if store is not None:
         from benchreport.store import Store  # deferred: DuckDB loads only when a store is read
@@ -235,7 +236,7 @@ def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: f
         return analyse_store(st, options)
     if not paths:
         raise ValueError("`runs` must name at least one file or folder (or give `store`)")
-    loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False)
+    loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False, strict=strict)
     if loaded.refused and not skip_bad:
         raise RefusedFiles(loaded.refused)
     if not loaded.runs:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from benchreport.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFFIXES, LoadResult, load
-from benchreport.load.errors import Refusal, Skipped
+from benchreport.load.errors import NOT_A_RUN_WHY, Refusal, Skipped
 from benchreport.tables import COMPONENT_RUN_COLUMNS, build_store_frames
 
 from .layout import FILE_COLUMNS, PART_COLUMNS, Store, StoreError
@@ -66,13 +66,15 @@ class IngestReport:
                 f"{len(self.skipped)} skipped")
 
 
-def _units(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[Path], list[Skipped]]:
-    """(units to read, manifests at the top of the folders given, files there that are no run files)."""
-    units, manifests, skipped = [], [], []
+def _units(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[Path], list[Skipped], set[str]]:
+    """(units to read, manifests at the top of the folders given, files there that are no run files,
+    the units that are files given by name: only these are refused when they are not run files)."""
+    units, manifests, skipped, named = [], [], [], set()
     for given in paths:
         p = Path(os.path.abspath(Path(given).expanduser()))
         if not p.is_dir():
             units.append(p)
+            named.add(str(p))
             continue
         for entry in sorted(p.iterdir()):
             if entry.name in MANIFEST_NAMES:
@@ -81,7 +83,7 @@ def _units(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[Path], 
                 units.append(entry)
             else:
                 skipped.append(Skipped(str(entry), "not a .json or .jsonl file: not read"))
-    return units, manifests, skipped
+    return units, manifests, skipped, named
 
 
 def _stat_key(path: Path) -> tuple[str, int, int] | None:
@@ -151,31 +153,37 @@ def chunks(units: list[Path], budget: int = CHUNK_BYTES) -> list[list[Path]]:
 
 def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
            max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, progress: bool | None = False,
-           chunk_bytes: int = CHUNK_BYTES, wait: float | None = None) -> IngestReport:
+           chunk_bytes: int = CHUNK_BYTES, wait: float | None = None, strict: bool = False) -> IngestReport:
     """Add the runs under `paths` the store has not seen; see the module docstring. Units are
     read `chunk_bytes` at a time (each chunk its own batch, the tables written after each).
-    Another ingest holding the store: StoreBusy, at once or after `wait` seconds."""
+    Another ingest holding the store: StoreBusy, at once or after `wait` seconds. `strict`: a
+    file that is not a run file is refused, not skipped (`benchreport.load.load`), and one skipped
+    so before is read again."""
     paths = [Path(os.path.abspath(Path(p).expanduser())) for p in paths]  # before anything changes directory
     store = Store.open(store_dir, create=True)
     with store.lock(wait, doing="ingest"):
         store.sweep_orphans()
-        return _ingest(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes)
+        return _ingest(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes,
+                       strict=strict)
 
 
 def _ingest(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int,
-            manifests: list[Path] | None = None) -> IngestReport:
+            manifests: list[Path] | None = None, strict: bool = False) -> IngestReport:
     """The ingest itself, under the lock. `manifests`: read with these (`store repair` reading
     a batch again) instead of those at the top of the folders given."""
     files = store.files()
     report = IngestReport(store.root)
-    units, found, report.skipped = _units(paths)
+    units, found, report.skipped, named = _units(paths)
     manifests = found if manifests is None else manifests
     context = manifest_context(manifests)
     units, too_long = _path_limits(units, report)
     current = files[files["current"].astype(bool)] if len(files) else files
     # refused files are read again (their cause may be fixed); a loaded file only if it was read
     # with the manifests given now
-    fresh = current[(current["status"] == "skipped")
+    skipped = current["status"] == "skipped" if len(current) else None
+    if strict and len(current):  # skipped as not a run file: refused now, so read again
+        skipped &= ~current["reason"].astype(str).str.startswith(NOT_A_RUN_WHY)
+    fresh = current[skipped
                     | ((current["status"] == "loaded") & (current["context"] == context))] if len(current) else current
     known = {(p, int(s), int(m)) for p, s, m in zip(fresh.get("path", []), fresh.get("size", []),
                                                      fresh.get("mtime_ns", [])) if not (pd.isna(s) or pd.isna(m))}
@@ -190,7 +198,7 @@ def _ingest(store: Store, paths: list[Path], *, max_file_bytes: int, progress, c
         return report
     unit_skips, report.skipped, seen = report.skipped, [], set()
     for chunk in chunks(todo, chunk_bytes):
-        loaded, stats = _load_steady(chunk, manifests, max_file_bytes, progress, report)
+        loaded, stats = _load_steady(chunk, manifests, max_file_bytes, progress, report, strict=strict, named=named)
         new_skips = [s for s in [*unit_skips, *loaded.skipped] if s.path not in seen]  # a manifest's, once
         seen |= {s.path for s in new_skips}
         report.skipped += new_skips
@@ -240,13 +248,15 @@ def _path_limits(units: list[Path], report: IngestReport) -> tuple[list[Path], l
 
 
 def _load_steady(chunk: list[Path], manifests: list[Path], max_file_bytes: int, progress,
-                 report: IngestReport) -> tuple[LoadResult, dict]:
+                 report: IngestReport, *, strict: bool = False, named: set[str] = frozenset()
+                 ) -> tuple[LoadResult, dict]:
     """Load a chunk, stat-ing its files before and after: a file that changed while it was read
     is read again once; if it is still changing, what was read is kept and its stat is left
     unrecorded (the next ingest reads it again), with a note. Returns (result, path -> stat)."""
     for attempt in (1, 2):
         before = {k[0]: k for f in (f for u in chunk for f in _unit_files(u)) for k in [_stat_key(f)] if k}
-        loaded = load([*map(str, chunk), *map(str, manifests)], max_file_bytes=max_file_bytes, progress=progress)
+        loaded = load([*map(str, chunk), *map(str, manifests)], max_file_bytes=max_file_bytes, progress=progress,
+                      strict=strict, named=[*(u for u in map(str, chunk) if u in named), *map(str, manifests)])
         after = {k[0]: k for f in (f for u in chunk for f in _unit_files(u)) for k in [_stat_key(f)] if k}
         moving = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
         if not moving:

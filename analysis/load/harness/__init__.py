@@ -7,6 +7,12 @@ Each importer module exposes an `IMPORTER` with
   `"auxiliary"` for a file the harness writes beside them that carries none, None if
   the document is not this harness's;
 - `skip_reason(doc, path) -> str` (optional): why an auxiliary file carries no results;
+- `signature` (optional): keys only this harness's result files hold, and `result_names`
+  (optional, a compiled pattern): the names it gives them. A file no importer reads that holds
+  one of these keys in its first bytes (or, when it is not valid JSON, has one of these names)
+  claims to be this harness's result and is refused, never skipped as "not a run file" (`claim`);
+  `early_keys` (optional): keys its results open with, two of which claim a file that is not
+  valid JSON (cut short while it was written) to be its result;
 - `import_files(files, manifest) -> ImportOutcome`: turns that harness's results files
   into native run objects (validated later by `benchreport.load.native.from_object`).
 
@@ -19,6 +25,7 @@ figures copied for tests) are skipped here, before any importer sees them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,6 +223,57 @@ def _json_type(v: Any) -> str:
     if v is None:
         return "null"
     return "list" if isinstance(v, list) else "object"
+
+
+#: how much of a file is searched for a harness's signature keys (`claim`)
+CLAIM_HEAD_BYTES = 64 * 1024
+_NATIVE_CLAIM = re.compile(rb'"benchreport\.run/')
+_ANY_KEY = re.compile(rb'(?<!\\)"([A-Za-z_][A-Za-z0-9_\-]{0,63})"\s*:')
+#: how many of a harness's `early_keys` claim a file that is not valid JSON (one is too common)
+EARLY_KEYS_CLAIM = 2
+_signature: list = []
+
+
+def _signature_pattern():
+    """(compiled pattern of every importer's signature keys as JSON keys, key -> importer name)."""
+    if not _signature:
+        owner: dict[str, str] = {}
+        for importer in _importers():
+            for key in getattr(importer, "signature", ()):
+                owner.setdefault(key, importer.name)
+        keys = sorted(owner, key=len, reverse=True)
+        # a key: quoted, not escaped inside a string, followed by a colon
+        _signature.append((re.compile(rb'(?<!\\)"(' + b"|".join(re.escape(k.encode()) for k in keys)
+                                      + rb')"\s*:'), owner))
+    return _signature[0]
+
+
+def claim(data: bytes, path: Path, *, parsed: bool) -> str | None:
+    """Why a file no importer reads still claims to be a run (refused, not skipped), or None.
+
+    A native run's format (`"benchreport.run/`) or a harness's signature key in its first
+    CLAIM_HEAD_BYTES; for a file that could not be parsed (`parsed` False: truncated, still being
+    written) also a name a harness gives its results, or two of the keys its results open with. A parsed document is judged by its content
+    alone, so another tool's `run_summary.json` is not taken for llmperf's.
+    """
+    head = data[:CLAIM_HEAD_BYTES]
+    if _NATIVE_CLAIM.search(head):
+        return 'it names the native format ("benchreport.run/...")'
+    pattern, owner = _signature_pattern()
+    found = pattern.search(head)
+    if found:
+        key = found.group(1).decode()
+        return f'it holds "{key}", a key of {owner[key]} results'
+    if not parsed:
+        for importer in _importers():
+            names = getattr(importer, "result_names", None)
+            if names is not None and names.search(path.name):
+                return f"its name is one {importer.name} gives its results"
+        keys = {k.decode() for k in _ANY_KEY.findall(head)}
+        early = max(([k for k in getattr(i, "early_keys", ()) if k in keys], i.name) for i in _importers())
+        if len(early[0]) >= EARLY_KEYS_CLAIM:
+            return f"it opens as {early[1]} results do ({', '.join(early[0][:3])})"
+    return None
 
 
 def unknown_message(doc: Any, path: Path, native_format: str) -> str:

@@ -150,6 +150,11 @@ def _role(doc) -> str | None:
 class _Importer:
     name = NAME
     label = LABEL
+    #: keys only its exports have (a file holding one is refused when not read, never skipped), and
+    #: the names of its exports
+    signature = ("aiperf_version", "time_to_first_token", "inter_token_latency", "output_token_throughput",
+                 "error_request_count", "request_start_ns", "benchmark_phase")
+    result_names = re.compile(r"^profile_export.*\.jsonl?$")
 
     def recognise(self, doc, path):
         role = _role(doc)

@@ -22,6 +22,7 @@ per output token after the first TPOT.
 from __future__ import annotations
 
 import json
+import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
@@ -52,6 +53,10 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "genai-bench run files and experiment_metadata.json"
+    #: keys only its files have (a file holding one is refused when not read, never skipped), and
+    #: the name of its metadata
+    signature = ("aggregated_metrics", "individual_request_metrics", "traffic_scenario", "benchmark_version")
+    result_names = re.compile(r"^experiment_metadata\.json$")
 
     def recognise(self, doc, path):
         return "results" if _is_run(doc) or _is_metadata(doc) else None

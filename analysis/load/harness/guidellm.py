@@ -23,6 +23,8 @@ One report is one GuideLLM invocation: one run, its benchmarks being the concurr
 """
 from __future__ import annotations
 
+import re
+
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile, describe
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
@@ -63,6 +65,13 @@ def _is_report(doc) -> bool:
 class _Importer:
     name = NAME
     label = "GuideLLM 0.3-0.8 benchmarks report"
+    #: keys only its report has (a file holding one is refused when not read, never skipped), and its
+    #: default output name
+    signature = ("guidellm_version", "time_to_first_token_ms", "inter_token_latency_ms",
+                 "time_per_output_token_ms")
+    result_names = re.compile(r"^benchmarks\.json$")
+    #: keys its report opens with, before any figure: two of them claim a file cut short
+    early_keys = ("benchmarks", "type_", "id_", "run_id", "run_stats", "request_loader")
 
     def recognise(self, doc, path):
         benches = _benchmarks(doc)

@@ -74,6 +74,10 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "inference-perf lifecycle reports (summary, stage_N, per-request)"
+    #: keys only its reports have (a file holding one is refused when not read, never skipped), and
+    #: the names of its reports
+    signature = ("load_summary",)
+    result_names = re.compile(f"{STAGE_FILE.pattern}|{SUMMARY_FILE.pattern}")
 
     def recognise(self, doc, path):
         if _is_lifecycle(doc) or _is_per_request(doc) or _is_validation(doc) or _yaml_kind(doc):

@@ -65,6 +65,11 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "llmperf *_summary.json and *_individual_responses.json"
+    #: keys only its files have (a file holding one is refused when not read, never skipped), and
+    #: the names of its files
+    signature = ("results_ttft_s_mean", "results_num_completed_requests", "num_concurrent_requests",
+                 "end_to_end_latency_s", "inter_token_latency_s", "ttft_s")
+    result_names = re.compile(r"(?:_summary|_individual_responses)\.json$")
     nonstandard_json = True  # `NaN` stddevs
 
     def recognise(self, doc, path):

@@ -53,6 +53,11 @@ def _is_samples(doc) -> bool:
 class _Importer:
     name = NAME
     label = "lm-evaluation-harness results or samples"
+    #: keys only its files have (a file holding one is refused when not read, never skipped), and
+    #: the names of its files
+    signature = ("lm_eval_version", "n-shot", "higher_is_better", "group_subtasks", "task_hashes",
+                 "filtered_resps", "doc_hash")
+    result_names = re.compile(r"^(?:results|samples)_.*\d{4}-\d{2}-\d{2}T[0-9.\-]+\.jsonl?$")
 
     def recognise(self, doc, path):
         if _is_results(doc) or _is_samples(doc):

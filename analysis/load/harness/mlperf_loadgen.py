@@ -63,6 +63,10 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "MLPerf LoadGen mlperf_log_detail.txt and its side files"
+    #: keys only its files have (a file holding one is refused when not read, never skipped), and
+    #: the names of its files
+    signature = ("mlperf_log", "qsl_idx")
+    result_names = re.compile(r"^mlperf_log_")
 
     def recognise(self, doc, path):
         if _is_detail(doc) or (isinstance(doc, dict) and doc.get("mlperf_log")) or _is_accuracy(doc, path) \

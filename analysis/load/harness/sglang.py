@@ -49,6 +49,12 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "SGLang bench_serving --output-file JSON Lines"
+    #: keys only its result lines have (a file holding one is refused when not read, never skipped)
+    signature = ("total_output_tokens_retokenized", "total_output_retokenized", "max_output_tokens_per_s",
+                 "total_input_text_tokens", "mean_e2e_latency_ms", "median_e2e_latency_ms")
+    #: keys its result line opens with, before any figure: two of them claim a file cut short
+    early_keys = ("backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len",
+                  "random_input_len", "random_output_len", "random_range_ratio")
     nonstandard_json = True  # `request_rate: Infinity`
 
     def recognise(self, doc, path):

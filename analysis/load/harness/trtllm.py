@@ -86,6 +86,8 @@ class _Importer:
     name = NAME
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "trtllm-bench request records, statistics, --report_json or text report"
+    #: keys only its files have (a file holding one is refused when not read, never skipped)
+    signature = ("total_latency_ns", "first_token_timestamp", "ttft_percentiles", "request_latency_percentiles")
 
     def recognise(self, doc, path):
         if _is_records(doc) or _is_statistics(doc) or _is_report_json(doc) or _is_report_text(doc):

@@ -18,6 +18,7 @@ The PyTorch-benchmark-format twin (`*.pytorch.json`) repeats the same figures an
 from __future__ import annotations
 
 import datetime as _dt
+import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
@@ -48,6 +49,14 @@ def _is_pytorch_twin(doc) -> bool:
 class _Importer:
     name = NAME
     label = "vLLM bench serve / benchmark_serving.py result"
+    #: keys only a serving benchmark's result has: a file that holds one is refused when it is not
+    #: read, never skipped as "not a run file"; and a name vLLM gives its results
+    signature = ("request_throughput", "output_throughput", "total_token_throughput", "mean_ttft_ms",
+                 "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2el_ms")
+    result_names = re.compile(r"-(?:inf|\d+(?:\.\d+)?)qps.*\.json$")
+    #: keys its result opens with, before any figure: two of them claim a file cut short
+    early_keys = ("date", "backend", "model_id", "tokenizer_id", "best_of", "num_prompts", "request_rate",
+                  "burstiness", "max_concurrency")
 
     def recognise(self, doc, path):
         if _is_result(doc):

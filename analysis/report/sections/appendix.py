@@ -9,6 +9,7 @@ from importlib import metadata
 import pandas as pd
 
 from benchreport import format as fmt
+from benchreport.load.errors import NOT_A_RUN_WHY
 from benchreport.pipeline import provenance
 from benchreport.thresholds import Thresholds
 
@@ -172,6 +173,8 @@ _NUMBER = re.compile(r"\d+")
 def reason_kind(reason: str) -> str:
     """What a skip reason says with its particulars (paths, quoted names, numbers) left out:
     the files skipped for the same kind of reason count together."""
+    if reason.startswith(NOT_A_RUN_WHY):  # files that are not run files: one kind, whatever each was
+        return NOT_A_RUN_WHY
     r = _PATHLIKE.sub("…", fmt.text(reason))
     return _NUMBER.sub("N", _QUOTED.sub("'…'", r))
 
@@ -190,7 +193,8 @@ def skipped_table(a) -> Table | None:
     for kind, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         folders = sorted({_folder_and_name(s.path, root)[0] for s in items})
         example = _rel(items[0].path, root)
-        rows.append({"Why skipped": fmt.shortened(items[0].reason, 160), "Files": fmt.count(len(items)),
+        why = kind if kind == NOT_A_RUN_WHY else items[0].reason
+        rows.append({"Why skipped": fmt.shortened(why, 160), "Files": fmt.count(len(items)),
                      "Folders": fmt.count(len(folders)), "For example": example})
     return Table(pd.DataFrame(rows), f"Skipped files (no results in them), {fmt.counted(len(loaded.skipped), 'file')} "
                  "counted by reason, with one of each (provenance.csv beside this report lists every one).",
