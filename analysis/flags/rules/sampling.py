@@ -16,7 +16,7 @@ from scipy.stats import norm, t as student_t
 from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
-from benchreport.stats._common import parse_values
+from benchreport.stats._common import parse_values, tail_count, tail_needed_n, tail_supported
 from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain, used
@@ -221,9 +221,9 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[Small
             continue
         q = QUANTILES.get(str(row.statistic))
         key = cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
-        if q is not None and q > 0.5 and n * (1 - q) < min_tail:
+        if not tail_supported(n, q, min_tail):
             found.setdefault((row.seat, "tail"), []).append(SmallNCell(
-                **key, n_obs=n, beyond_quantile=n * (1 - q), needed_n=int(math.ceil(min_tail / (1 - q) - 1e-9))))
+                **key, n_obs=n, beyond_quantile=float(tail_count(n, q)), needed_n=tail_needed_n(q, min_tail)))
         elif n < min_obs and ((not F.missing(row.ci_low) and not F.missing(row.ci_high))
                               or not F.missing(getattr(row, "within_low", None))):
             kind = "bootstrap" if _is_bootstrap(row.ci_method) else "ci"
