@@ -70,7 +70,7 @@ CODES: dict[str, Code] = dict([
        'a CI from fewer than min_obs observations (warn when bootstrapped), or a tail quantile with n*(1-q) < min_tail_obs (warn)',
        'sample sizes', 17, None),
     _c('sample.correlated_requests', ('info',), 'sample',
-       'requests of one pass with lag-1 autocorrelation above lag1_limit',
+       "requests of one pass with lag-1 autocorrelation above lag1_limit and significant (one-sided Ljung-Box) under Holm's correction over the seat's passes and metrics of that date, at alpha",
        'sample sizes', None, None),
     _c('sample.underpowered', ('info',), 'sample',
        'a comparison without a verdict (no run-to-run variation measured, or a CI not clear of the noise band), or an exam delta below its smallest detectable difference; states the passes or the difference needed',

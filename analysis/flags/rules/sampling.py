@@ -17,6 +17,8 @@ from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
 from benchreport.stats._common import parse_values, tail_count, tail_needed_n, tail_supported
+from benchreport.stats.day_scan import DEPENDENT, dependent_mask
+from benchreport.stats.within import lag1_pvalue
 from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain, used
@@ -146,6 +148,7 @@ class LagCell(CellKey):
     date: str
     lag1: float
     n_obs: int | None
+    p_value: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -391,24 +394,35 @@ def mixed_conditions(tables) -> list[MixedConditions]:
 
 
 def correlated_requests(passes: pd.DataFrame | None, *, thresholds: Thresholds) -> list[CorrelatedRequests]:
-    """`sample.correlated_requests`: requests of one pass, in send order, with a lag-1
-    autocorrelation above `lag1_limit` (Box & Jenkins' r_1).
+    """`sample.correlated_requests`: requests of one pass, in send order, correlated at lag 1.
+
+    One decision rule (`benchreport.stats.within.dependent_passes`): each pass and metric is
+    tested (one-sided Ljung-Box at lag 1, Ljung & Box 1978), Holm's step-down over the tests of
+    one seat and date keeps the chance of flagging a seat whose requests are independent at
+    most `alpha` (Holm 1979), and the autocorrelation must exceed `lag1_limit`, the size that
+    matters (Box & Jenkins' r_1). Without the family rule, a threshold on every pass fired on
+    most seats of fleets with short independent passes (issue 30).
 
     Requests served in the same batches are not independent: a bootstrap over them one by
     one overstates what a single run shows. The within-run intervals use blocks (Politis &
     White 2004) for this reason; the finding says where it mattered. One per seat (info).
+    A run store's kept rows carry the decision made on their whole date (column
+    `lag1_dependent`); a full pass table is decided here.
     """
     if passes is None or not len(passes) or "lag1" not in passes:
         return []
-    p = passes[(passes["statistic"] == "mean") & passes["lag1"].notna()]
-    p = p[p["lag1"].astype(float) > thresholds.lag1_limit]
+    dep = (passes[DEPENDENT].to_numpy(dtype=bool) if DEPENDENT in passes
+           else dependent_mask(passes, thresholds))
+    p = passes[dep]
     out = []
     for seat, g in p.groupby("seat", sort=True):
         cl = [LagCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], None), pass_=int(r["pass"]),
                       date=str(r["date"]), lag1=float(r["lag1"]),
-                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"])) for r in g.to_dict("records")]
+                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]),
+                      p_value=None if pd.isna(r["n_obs"]) else lag1_pvalue(float(r["lag1"]), int(r["n_obs"])))
+              for r in g.to_dict("records")]
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
         out.append(CorrelatedRequests(code="sample.correlated_requests", severity="info", seats=(str(seat),),
                                       **one_cell(cl), n_cells=len(cl), cells=cl,
-                                      thresholds=used(thresholds, "lag1_limit")))
+                                      thresholds=used(thresholds, "lag1_limit", "alpha")))
     return out

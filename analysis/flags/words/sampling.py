@@ -141,5 +141,5 @@ def mixed_conditions(f: MixedConditions) -> str:
 def correlated_requests(f: CorrelatedRequests) -> str:
     top = max(c.lag1 for c in f.cells)
     return (f"{f.seats[0]}: requests next to each other in send order are correlated (lag-1 autocorrelation up to "
-            f"{F.num(top)}) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
+            f"{F.num(top)}, more than chance gives over all the seat's passes) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
             "requests; intervals within a run use blocks of consecutive requests.")
