@@ -28,7 +28,7 @@ from .runs import RunIndex
 __all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
            "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
            "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-           "correlated_requests"]
+           "correlated_requests", "OneSession", "one_session"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,6 +161,18 @@ class CorrelatedRequests(Finding):
     thresholds: dict[str, float]
 
 
+@dataclass(frozen=True, kw_only=True)
+class OneSession(Finding):
+    """A seat whose every pass ran on one date: its intervals leave out day-to-day variation."""
+
+    CODES = ("sample.one_session",)
+    date: str
+    n_runs: int
+    n_cells: int           # cells measured in two or more passes
+    n_intervals: int       # of which with an interval over their passes
+    session: str = "calendar date of the run's recorded date"
+
+
 # --- rules ---------------------------------------------------------------------------------------
 
 _PASS_CODES = {1: "sample.single_pass", 2: "sample.two_passes"}
@@ -193,6 +205,45 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list
         sev = "info" if code == "sample.few_passes" else "warn"
         out.append(PassCount(code=code, severity=sev, seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
                              thresholds=used(thresholds, "min_passes")))
+    return out
+
+
+def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[OneSession]:
+    """`sample.one_session` (info): every pass of a seat ran in one session, so the variance
+    between sessions (a server start, a day's thermal state, the neighbours on the network) is
+    not in its intervals.
+
+    A cell's interval rests on its passes as independent draws of the seat's performance; passes
+    of one session share that session's factor, so the interval describes that session only
+    (a two-level design: passes within sessions; the between-session component is not
+    estimable from one session, Searle, Casella & McCulloch 1992, ch. 3). The run format records
+    no server start, so a session is a calendar date of a run's `date`. Raised for a seat with a
+    cell of two or more passes whose runs all fall on one date.
+    """
+    cells = norm_cells(cells)
+    if cells is None or cells.empty or runs is None or not len(runs) or "date" not in runs:
+        return []
+    n = pd.to_numeric(cells["n_passes"], errors="coerce")
+    multi = cells[(n >= 2).fillna(False).to_numpy(dtype=bool)]
+    if multi.empty:
+        return []
+    has_ci = (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool) \
+        if "ci_low" in multi and "ci_high" in multi else [False] * len(multi)
+    per_seat: dict[str, list[int]] = {}
+    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
+        per_seat.setdefault(seat, [0, 0])
+        per_seat[seat][0] += 1
+        per_seat[seat][1] += int(bool(ci))
+    r = runs[["seat", "date"]].dropna()
+    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
+    counts = r.groupby(r["seat"].astype(str)).size()
+    out = []
+    for seat in sorted(per_seat):
+        if seat not in dates.index or len(dates[seat]) != 1:
+            continue
+        n_cells, n_ci = per_seat[seat]
+        out.append(OneSession(code="sample.one_session", severity="info", seats=(seat,), date=dates[seat][0],
+                              n_runs=int(counts[seat]), n_cells=n_cells, n_intervals=n_ci))
     return out
 
 
