@@ -355,7 +355,7 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 
 
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
-    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,seats}.csv`, `OUT/flags.json`,
+    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,sessions,seats}.csv`, `OUT/flags.json`,
     `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
     from benchreport.stats.day_cache import PassDays, typed_passes
     from benchreport.stats.history import history
@@ -377,6 +377,12 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
         else:
             _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)
+    # variance between sessions (dates) where a cell was measured on several (issue 30)
+    from benchreport.stats.sessions import session_table
+
+    path = tables_dir / "sessions.csv"
+    _csv(session_table(analysis.pass_table), path)
+    written.append(path)
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"
     _csv(analysis.tables.seats, path)

@@ -17,7 +17,7 @@ class Thresholds:
 
     alpha: float = field(default=0.05, metadata={
         "range": (0, 1, False, False),
-        "why": "significance level of exact tests and 1 - level of every CI"})
+        "why": "significance level of exact tests, family-wise level of the lag-1 dependence test per seat and date (sample.correlated_requests), and 1 - level of every CI"})
     min_obs: int = field(default=50, metadata={
         "range": (2, 1000000000, True, True),
         "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
@@ -96,7 +96,8 @@ class Thresholds:
         "range": (0, 1, True, False),
         "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
                "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
-               "uses blocks"})
+               "uses blocks. sample.correlated_requests also needs the correlation significant under "
+               "Holm's correction over the seat's passes of the date, at alpha (issue 30)"})
     power: float = field(default=0.80, metadata={
         "range": (0, 1, False, False),
         "why": "power for the smallest detectable difference (Miller 2024, "

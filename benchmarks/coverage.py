@@ -50,6 +50,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchreport.stats import bootstrap_group, t_interval  # noqa: E402
+from benchreport.stats._common import tail_count, tail_supported  # noqa: E402
 from benchreport.thresholds import DEFAULT  # noqa: E402
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
@@ -66,7 +67,7 @@ def given_over_requests(stat: str, n: int, th=DEFAULT) -> bool:
     if n < th.min_obs:
         return False
     q = Q.get(stat)
-    return q is None or q <= 0.5 or n * (1 - q) >= th.min_tail_obs
+    return tail_supported(n, q, th.min_tail_obs)
 
 
 def request_rows(n: int, reps: int, n_boot: int, method: str, seed: tuple, wanted: set,
@@ -95,7 +96,7 @@ def request_rows(n: int, reps: int, n_boot: int, method: str, seed: tuple, wante
     for s in names:
         q = Q.get(s)
         rows.append(dict(interval=f"bootstrap {method} over requests", stat=s, n=n,
-                         tail="" if q is None or q <= 0.5 else f"{n * (1 - q):g}",
+                         tail="" if q is None or q <= 0.5 else f"{float(tail_count(n, q)):g}",
                          given=given_over_requests(s, n), cover=cover[s], valid=valid[s], reps=reps,
                          width=float(np.median(widths[s])) if widths[s] else math.nan))
     if "mean" in names and n < DEFAULT.min_obs:

@@ -85,7 +85,7 @@ def test_marked_folder_is_replaced_and_lists_its_files(tmp_path, capsys):
     assert marker["format"] == "benchreport.output/1" and marker["command"] == "analyse"
     assert sorted(marker["files"]) == ["flags.json", "provenance.csv", "refused.json", "tables/cells.csv",
                                        "tables/comparisons.csv", "tables/exam_deltas.csv", "tables/history.csv",
-                                       "tables/passes.csv", "tables/seats.csv"]
+                                       "tables/passes.csv", "tables/seats.csv", "tables/sessions.csv"]
     assert not (out / ".DS_Store").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "runs"]
 

@@ -9,6 +9,7 @@ import math
 import re
 import zlib
 from collections import namedtuple
+from fractions import Fraction
 from typing import Iterable
 
 import numpy as np
@@ -18,7 +19,7 @@ from benchreport.load.errors import DataSetError
 
 __all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
            "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level",
-           "resolve_baseline"]
+           "resolve_baseline", "tail_count", "tail_supported", "tail_needed_n"]
 
 #: (low, high) pair, as scipy.stats' ConfidenceInterval
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
@@ -55,6 +56,34 @@ def parse_statistic(statistic) -> float | None:
     raise ValueError(
         f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile "
         f"level in (0, 1); got {statistic!r}")
+
+
+def _exact_level(q) -> Fraction:
+    """A quantile level as the fraction it was written as: 0.9 -> 9/10, 0.999 -> 999/1000.
+
+    Binary floating point cannot hold 0.9, and 100 * (1 - 0.9) is 9.999999999999998; the
+    nearest fraction with a denominator up to 10^6 is the decimal level every statistic name
+    (pNN, pNN.N) stands for.
+    """
+    return Fraction(float(q)).limit_denominator(1_000_000)
+
+
+def tail_count(n: int, q) -> Fraction:
+    """n (1 - q), the expected number of observations beyond quantile q, exactly (a Fraction)."""
+    return int(n) * (1 - _exact_level(q))
+
+
+def tail_supported(n: int, q, min_tail_obs) -> bool:
+    """Whether n observations support quantile q: always for q <= 0.5, else n (1 - q) >= min_tail_obs,
+    computed exactly (`tail_count`), so that 100 requests carry a p90 and 1000 a p99."""
+    if q is None or float(q) <= 0.5:
+        return True
+    return tail_count(n, q) >= Fraction(min_tail_obs)
+
+
+def tail_needed_n(q, min_tail_obs) -> int:
+    """The smallest n with n (1 - q) >= min_tail_obs (exactly: 100 for p90 at 10, 1000 for p99)."""
+    return math.ceil(Fraction(min_tail_obs) / (1 - _exact_level(q)))
 
 
 def lerp(a, b, t):

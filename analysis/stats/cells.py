@@ -58,7 +58,7 @@ from scipy.special import ndtri
 
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
-from ._common import check_level, format_values, key_rng
+from ._common import check_level, format_values, key_rng, tail_supported
 from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
 from .intervals import t_interval
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
@@ -324,7 +324,7 @@ def _within_plan(row: dict, cfg: _Config) -> str:
         return "bootstrap" if n >= th.min_obs else "t"
     if n < th.min_obs:
         return f"none: n < {th.min_obs}"
-    if q > 0.5 and n * (1.0 - q) < th.min_tail_obs:
+    if not tail_supported(n, q, th.min_tail_obs):
         return f"none: n*(1-q) < {th.min_tail_obs}"
     return "bootstrap"
 

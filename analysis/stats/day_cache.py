@@ -34,11 +34,13 @@ from benchreport import __version__
 
 from ._common import _missing
 
-__all__ = ["CACHE_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
+__all__ = ["CACHE_VERSION", "INDEX_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
            "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
 
 #: bump when what an entry holds, or how its rows are computed, changes
 CACHE_VERSION = 2  # 2: pass rows and cells keyed by load_id too (benchreport.conditions)
+#: the version of the store's index of what an analysis keeps of each date (benchreport.stats.day_scan.DayFacts)
+INDEX_VERSION = 3  # 3: the kept pass rows say which are correlated in send order (issue 30)
 
 
 @dataclass

@@ -8,6 +8,7 @@ year reads one index and the entries of the dates that changed, not two files a 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,7 @@ _DESCRIBED = ("seat", "harness", "probe", "load_id")
 #: the pass rows' sort keys (benchreport.stats.pass_rows.add_sort_keys), not kept in the cache
 _SORT_KEYS = ("_c", "_h", "_p", "_l")
 
-__all__ = ["DayScan", "DayFacts", "scan_days", "notable_passes", "request_counts", "REQUEST_COUNT_COLUMNS"]
+__all__ = ["DayScan", "DayFacts", "scan_days", "notable_passes", "dependent_mask", "DEPENDENT", "request_counts", "REQUEST_COUNT_COLUMNS"]
 
 
 @dataclass
@@ -72,26 +73,39 @@ class DayFacts:
     stamp: list | None = None
 
 
-def notable_passes(passes: pd.DataFrame | pa.Table, lag1_limit: float):
-    """The pass rows a flag may be raised on: a mean whose requests' lag-1 autocorrelation exceeds
-    `lag1_limit` (sample.correlated_requests), and a reported figure beside a recomputed one that
-    is not the same number (import.figure_mismatch: the flag then applies its own rounding rule).
-    A mask over `passes` (a pass table, or a date's Arrow rows)."""
-    if isinstance(passes, pa.Table):
-        import pyarrow.compute as pc
+#: the column of the kept pass rows (`DayScan.notable`) that says which are correlated in send order
+DEPENDENT = "lag1_dependent"
 
-        lag = passes.column("lag1").to_numpy()
-        stat = pc.equal(_plain(passes.column("statistic")), "mean").to_numpy(zero_copy_only=False)
+
+def dependent_mask(passes: pd.DataFrame | pa.Table, thresholds) -> np.ndarray:
+    """`benchreport.stats.within.dependent_passes` over a pass table (or a date's Arrow rows): the
+    rows sample.correlated_requests is raised on. Decided where a family's rows are all at hand
+    (a seat's passes of one date), so a run store decides each date when it reads it."""
+    from .within import dependent_passes
+
+    cols = ("seat", "date", "statistic", "lag1", "n_obs")
+    if isinstance(passes, pa.Table):
+        v = {c: _plain(passes.column(c)).to_pylist() for c in cols}
+    else:
+        v = {c: passes[c].astype(object).tolist() for c in cols}
+    v["lag1"] = [math.nan if x is None or x is pd.NA else x for x in v["lag1"]]
+    v["n_obs"] = [math.nan if x is None or x is pd.NA else x for x in v["n_obs"]]
+    return dependent_passes(v["seat"], v["date"], v["statistic"], v["lag1"], v["n_obs"],
+                            alpha=float(thresholds.alpha), lag1_limit=float(thresholds.lag1_limit))
+
+
+def notable_passes(passes: pd.DataFrame | pa.Table, thresholds):
+    """The pass rows a flag may be raised on: a mean whose requests are correlated in send order
+    (`dependent_mask`, sample.correlated_requests), and a reported figure beside a recomputed one
+    that is not the same number (import.figure_mismatch: the flag then applies its own rounding
+    rule). A mask over `passes` (a pass table, or a date's Arrow rows)."""
+    if isinstance(passes, pa.Table):
         rep, rec = passes.column("reported").to_numpy(), passes.column("recomputed").to_numpy()
     else:
-        lag = pd.to_numeric(passes["lag1"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        stat = (passes["statistic"].astype(object) == "mean").to_numpy(dtype=bool)
         rep = pd.to_numeric(passes["reported"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         rec = pd.to_numeric(passes["recomputed"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    stat = np.asarray(stat, dtype=bool) & ~np.isnan(lag)
-    with np.errstate(invalid="ignore"):
-        correlated = stat & (lag > lag1_limit)
-    return correlated | (np.isfinite(rep) & np.isfinite(rec) & (rep != rec))
+    rep, rec = np.asarray(rep, dtype=float), np.asarray(rec, dtype=float)
+    return dependent_mask(passes, thresholds) | (np.isfinite(rep) & np.isfinite(rec) & (rep != rec))
 
 
 REQUEST_COUNT_COLUMNS = ["run_id", "workload", "concurrency", "n_requests"]
@@ -114,12 +128,15 @@ def _store(cache: DayCache, day: str, token: str | None, entry: DayEntry, held: 
         held[day], held_cells[day] = entry.passes, entry.cells
 
 
-def _facts(token: str, t: pa.Table, c: pa.Table, lag1_limit: float) -> DayFacts:
+def _facts(token: str, t: pa.Table, c: pa.Table, thresholds) -> DayFacts:
     from .cells import DATED_COLUMNS
 
     small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
+    dep = dependent_mask(t, thresholds)
+    keep = notable_passes(t, thresholds)
+    notable = t.filter(pa.array(keep)).append_column(DEPENDENT, pa.array(dep[keep], type=pa.bool_()))
     return DayFacts(token, t.num_rows, sorted(_distinct_rows(t, _DESCRIBED)), bool(small.any()),
-                    t.filter(pa.array(notable_passes(t, lag1_limit))), _counted(t), c.select(DATED_COLUMNS))
+                    notable, _counted(t), c.select(DATED_COLUMNS))
 
 
 def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCache, cells_of) -> DayScan:
@@ -189,7 +206,7 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
     for d in days:
         f = index.get(d)
         if f is None or f.token != tokens[d] or d in held or f.stamp is None or f.stamp != cache.stamp(d, f.token):
-            f = _facts(tokens[d] or "", passes_of(d), cells_on(d), thresholds.lag1_limit)
+            f = _facts(tokens[d] or "", passes_of(d), cells_on(d), thresholds)
         facts[d] = f
     if tokens and any(index.get(d) is not facts[d] for d in days) or set(index) - set(days):
         cache.save_index({d: f for d, f in facts.items() if d not in held and tokens.get(d)})
@@ -223,13 +240,17 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
             for k, per_date in _variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
                 variances.setdefault(k, {}).update(per_date)
     notable = [facts[d].notable for d in days if facts[d].notable.num_rows]
+    notable_t = pa.concat_tables(notable, promote_options="permissive") if notable else None
+    notable_df = typed_passes(notable_t)
+    notable_df[DEPENDENT] = (notable_t.column(DEPENDENT).to_numpy(zero_copy_only=False).astype(bool)
+                             if notable_t is not None else np.zeros(0, dtype=bool))
     return DayScan(tokens=tokens, days=PassDays(cache, tokens, held, {d: facts[d].n for d in days}, passes_of),
                    described=described,
                    small=(add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
                           if small_parts else None),
                    variances=variances, latest_cells=_cells_frame(latest),
                    dated=_cells_frame([facts[d].dated for d in days], DATED_COLUMNS),
-                   notable=typed_passes(pa.concat_tables(notable, promote_options="permissive") if notable else None),
+                   notable=notable_df,
                    request_counts=_counts_frame([facts[d].counted for d in days]), held_cells=held_cells,
                    cells_on=cells_on)
 

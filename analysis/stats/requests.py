@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..columns import QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS
 from ..thresholds import Thresholds
-from ._common import lerp, quantile_positions
+from ._common import lerp, quantile_positions, tail_supported
 from .within import lag1_autocorrelation
 
 __all__ = ["FAILED_REASONS", "RequestGroup", "GroupSummary", "GroupStats", "RequestSource", "FrameSource",
@@ -192,13 +192,10 @@ def from_requests(stat: str) -> bool:
 
 def supported(stat: str, n: int, th: Thresholds) -> bool:
     """Whether n observations support a statistic: the mean and median from 1, a tail
-    quantile q only where n(1 - q) >= min_tail_obs."""
-    q = QUANTILES.get(stat)
+    quantile q only where n(1 - q) >= min_tail_obs, computed exactly (`tail_supported`)."""
     if n < 1:
         return False
-    if q is None or q <= 0.5:
-        return True
-    return n * (1.0 - q) >= th.min_tail_obs
+    return tail_supported(n, QUANTILES.get(stat), th.min_tail_obs)
 
 
 def statistic(sorted_v: np.ndarray, stat: str) -> float:

@@ -23,6 +23,7 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from ..columns import QUANTILES, REQUEST_METRICS
+from ._common import tail_supported
 from .cells import request_metrics
 from .multiplicity import adjust
 
@@ -138,7 +139,7 @@ def _from_requests(requests: pd.DataFrame, out: dict, z: float, min_tail_obs: in
             base = (str(seat), str(date), _none(w), _int_or_none(c), metric)
             out.setdefault(base + ("mean",), {})[int(p)] = mean_se(v)
             for stat, q in QUANTILES.items():
-                thin = q > 0.5 and n * (1 - q) < min_tail_obs
+                thin = not tail_supported(n, q, min_tail_obs)
                 out.setdefault(base + (stat,), {})[int(p)] = math.inf if thin else quantile_se(v, q, z)
 
 

@@ -7,6 +7,8 @@ correlation of 0.5: benchmarks/verdict_study.py). This module gives what the
 within-run interval needs:
 
 * `lag1_autocorrelation`: the first-order sample autocorrelation, for the flag;
+* `lag1_pvalue` and `dependent_passes`: the flag's decision, a one-sided Ljung-Box test of
+  each pass at lag 1 with Holm's step-down over the passes of one seat and date (issue 30);
 * `dependence_seen`: whether the first autocorrelations leave the Politis-White band
   (no block is used otherwise);
 * `block_length`: the automatic block length of Politis & White (2004) with the
@@ -31,6 +33,10 @@ Politis, D. N. & Romano, J. P. (1994). The stationary bootstrap. JASA 89, 1303-1
 Politis, D. N. & White, H. (2004). Automatic block-length selection for the
 dependent bootstrap. Econometric Reviews 23(1), 53-70; correction: Patton, A.,
 Politis, D. N. & White, H. (2009), Econometric Reviews 28(4), 372-375.
+Ljung, G. M. & Box, G. E. P. (1978). On a measure of lack of fit in time series models.
+Biometrika 65(2), 297-303.
+Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+Journal of Statistics 6, 65-70.
 Schmeiser, B. (1982). Batch size effects in the analysis of simulation output.
 Operations Research 30(3), 556-568.
 Nakayama, M. K. (2014). Confidence intervals for quantiles using sectioning when
@@ -42,11 +48,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from ._common import check_level, quantile_sorted
 
-__all__ = ["lag1_autocorrelation", "block_length", "block_size", "dependence_seen", "circular_block_indices",
+__all__ = ["lag1_autocorrelation", "lag1_pvalue", "dependent_passes", "block_length", "block_size", "dependence_seen", "circular_block_indices",
            "SectioningInterval", "sectioning_interval"]
 
 
@@ -65,6 +73,63 @@ def lag1_autocorrelation(x) -> float:
     if den == 0.0:
         return math.nan
     return float(d[1:] @ d[:-1]) / den
+
+
+def lag1_pvalue(r1, n) -> float:
+    """One-sided p-value of "no positive lag-1 autocorrelation" from r_1 of n values.
+
+    The Ljung-Box statistic at lag 1, Q = n (n + 2) r_1^2 / (n - 1), is chi-square with one
+    degree of freedom under independence (Ljung & Box 1978); its signed root is a standard
+    normal, so the one-sided p-value is 1 - Phi(sign(r_1) sqrt(Q)). Only positive correlation
+    is looked for: requests sharing batches make neighbours alike, and a negative r_1 makes an
+    interval over independent draws conservative, not optimistic. NaN for n < 3 or r_1 NaN.
+
+    Same as half of ``statsmodels.stats.diagnostic.acorr_ljungbox(x, lags=[1])`` p-value when
+    r_1 > 0 (one minus half when r_1 < 0).
+    """
+    r1, n = float(r1), float(n)
+    if not (n >= 3) or math.isnan(r1):
+        return math.nan
+    q = n * (n + 2.0) * r1 * r1 / (n - 1.0)
+    return float(stats.norm.sf(math.copysign(math.sqrt(q), r1)))
+
+
+#: the columns of a pass table that make one family of the dependence test: a seat's passes of one date
+DEPENDENCE_FAMILY = ("seat", "date")
+
+
+def dependent_passes(seat, date, statistic, lag1, n_obs, *, alpha: float, lag1_limit: float) -> np.ndarray:
+    """Which pass rows show requests correlated in send order: the flag's one decision rule.
+
+    A row (one pass, cell and metric; statistic ``mean``, so each pass and metric is tested
+    once) is dependent when its one-sided lag-1 test (`lag1_pvalue`) rejects at `alpha` under
+    Holm's step-down over its family, every tested row of the same seat and date (Holm 1979),
+    and its r_1 exceeds `lag1_limit`, the size that matters (about half the effective
+    observations). The chance that a seat's passes of one date are flagged when its requests
+    are independent is at most `alpha`, however many passes, cells and metrics it has. Holm's
+    rejections depend only on the family's p-values at or below alpha and its size, so a
+    family is decided where all its rows are at hand (a date's pass rows).
+
+    Arguments are equal-length sequences (columns of a pass table); returns a boolean array.
+    """
+    seat, date, statistic = list(seat), list(date), list(statistic)
+    lag = np.asarray(pd.to_numeric(pd.Series(lag1, dtype=object), errors="coerce"), dtype=float)
+    n = np.asarray(pd.to_numeric(pd.Series(n_obs, dtype=object), errors="coerce"), dtype=float)
+    stat = np.asarray([str(v) == "mean" for v in statistic], dtype=bool)
+    out = np.zeros(lag.shape[0], dtype=bool)
+    tested = stat & np.isfinite(lag) & (n >= 3)
+    if not tested.any():
+        return out
+    p = np.full(lag.shape[0], np.nan)
+    p[tested] = [lag1_pvalue(r, k) for r, k in zip(lag[tested], n[tested])]
+    fam: dict[tuple, list[int]] = {}
+    for i in np.flatnonzero(tested):
+        fam.setdefault((str(seat[i]), str(date[i])), []).append(int(i))
+    for rows in fam.values():
+        idx = np.asarray(rows)
+        adj = multipletests(p[idx], alpha=alpha, method="holm")[0]
+        out[idx] = adj & (lag[idx] > lag1_limit)
+    return out
 
 
 def _autocovariances(d: np.ndarray, max_lag: int) -> np.ndarray:

@@ -107,12 +107,12 @@ class StoreDayCache:
     _INDEX_TABLES = ("notable", "counted", "dated")
 
     def load_index(self) -> dict | None:
-        from benchreport.stats.day_cache import CACHE_VERSION
+        from benchreport.stats.day_cache import INDEX_VERSION
         from benchreport.stats.day_scan import DayFacts
 
         try:
             doc = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
-            if doc.get("version") != CACHE_VERSION:
+            if doc.get("version") != INDEX_VERSION:
                 return None
             tables = {}
             for name in self._INDEX_TABLES:
@@ -131,11 +131,11 @@ class StoreDayCache:
             return None
 
     def save_index(self, facts: dict) -> bool:
-        from benchreport.stats.day_cache import CACHE_VERSION
+        from benchreport.stats.day_cache import INDEX_VERSION
 
         days = sorted(d for d, f in facts.items() if _nameable(d, f.token))
         generation = uuid.uuid4().hex
-        doc = {"version": CACHE_VERSION, "generation": generation, "days": {}}
+        doc = {"version": INDEX_VERSION, "generation": generation, "days": {}}
         start = {name: 0 for name in self._INDEX_TABLES}
         for d in days:
             f = facts[d]

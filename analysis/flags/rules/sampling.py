@@ -16,7 +16,9 @@ from scipy.stats import norm, t as student_t
 from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
-from benchreport.stats._common import parse_values
+from benchreport.stats._common import parse_values, tail_count, tail_needed_n, tail_supported
+from benchreport.stats.day_scan import DEPENDENT, dependent_mask
+from benchreport.stats.within import lag1_pvalue
 from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain, used
@@ -26,7 +28,7 @@ from .runs import RunIndex
 __all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
            "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
            "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-           "correlated_requests"]
+           "correlated_requests", "OneSession", "one_session"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,6 +148,7 @@ class LagCell(CellKey):
     date: str
     lag1: float
     n_obs: int | None
+    p_value: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,6 +159,18 @@ class CorrelatedRequests(Finding):
     n_cells: int
     cells: list[LagCell]
     thresholds: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OneSession(Finding):
+    """A seat whose every pass ran on one date: its intervals leave out day-to-day variation."""
+
+    CODES = ("sample.one_session",)
+    date: str
+    n_runs: int
+    n_cells: int           # cells measured in two or more passes
+    n_intervals: int       # of which with an interval over their passes
+    session: str = "calendar date of the run's recorded date"
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -193,6 +208,45 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list
     return out
 
 
+def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[OneSession]:
+    """`sample.one_session` (info): every pass of a seat ran in one session, so the variance
+    between sessions (a server start, a day's thermal state, the neighbours on the network) is
+    not in its intervals.
+
+    A cell's interval rests on its passes as independent draws of the seat's performance; passes
+    of one session share that session's factor, so the interval describes that session only
+    (a two-level design: passes within sessions; the between-session component is not
+    estimable from one session, Searle, Casella & McCulloch 1992, ch. 3). The run format records
+    no server start, so a session is a calendar date of a run's `date`. Raised for a seat with a
+    cell of two or more passes whose runs all fall on one date.
+    """
+    cells = norm_cells(cells)
+    if cells is None or cells.empty or runs is None or not len(runs) or "date" not in runs:
+        return []
+    n = pd.to_numeric(cells["n_passes"], errors="coerce")
+    multi = cells[(n >= 2).fillna(False).to_numpy(dtype=bool)]
+    if multi.empty:
+        return []
+    has_ci = (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool) \
+        if "ci_low" in multi and "ci_high" in multi else [False] * len(multi)
+    per_seat: dict[str, list[int]] = {}
+    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
+        per_seat.setdefault(seat, [0, 0])
+        per_seat[seat][0] += 1
+        per_seat[seat][1] += int(bool(ci))
+    r = runs[["seat", "date"]].dropna()
+    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
+    counts = r.groupby(r["seat"].astype(str)).size()
+    out = []
+    for seat in sorted(per_seat):
+        if seat not in dates.index or len(dates[seat]) != 1:
+            continue
+        n_cells, n_ci = per_seat[seat]
+        out.append(OneSession(code="sample.one_session", severity="info", seats=(seat,), date=dates[seat][0],
+                              n_runs=int(counts[seat]), n_cells=n_cells, n_intervals=n_ci))
+    return out
+
+
 def _is_bootstrap(method) -> bool:
     m = "" if F.missing(method) else str(method).lower()
     return any(k in m for k in ("bootstrap", "bca", "percentile"))
@@ -221,9 +275,9 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[Small
             continue
         q = QUANTILES.get(str(row.statistic))
         key = cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
-        if q is not None and q > 0.5 and n * (1 - q) < min_tail:
+        if not tail_supported(n, q, min_tail):
             found.setdefault((row.seat, "tail"), []).append(SmallNCell(
-                **key, n_obs=n, beyond_quantile=n * (1 - q), needed_n=int(math.ceil(min_tail / (1 - q) - 1e-9))))
+                **key, n_obs=n, beyond_quantile=float(tail_count(n, q)), needed_n=tail_needed_n(q, min_tail)))
         elif n < min_obs and ((not F.missing(row.ci_low) and not F.missing(row.ci_high))
                               or not F.missing(getattr(row, "within_low", None))):
             kind = "bootstrap" if _is_bootstrap(row.ci_method) else "ci"
@@ -391,24 +445,35 @@ def mixed_conditions(tables) -> list[MixedConditions]:
 
 
 def correlated_requests(passes: pd.DataFrame | None, *, thresholds: Thresholds) -> list[CorrelatedRequests]:
-    """`sample.correlated_requests`: requests of one pass, in send order, with a lag-1
-    autocorrelation above `lag1_limit` (Box & Jenkins' r_1).
+    """`sample.correlated_requests`: requests of one pass, in send order, correlated at lag 1.
+
+    One decision rule (`benchreport.stats.within.dependent_passes`): each pass and metric is
+    tested (one-sided Ljung-Box at lag 1, Ljung & Box 1978), Holm's step-down over the tests of
+    one seat and date keeps the chance of flagging a seat whose requests are independent at
+    most `alpha` (Holm 1979), and the autocorrelation must exceed `lag1_limit`, the size that
+    matters (Box & Jenkins' r_1). Without the family rule, a threshold on every pass fired on
+    most seats of fleets with short independent passes (issue 30).
 
     Requests served in the same batches are not independent: a bootstrap over them one by
     one overstates what a single run shows. The within-run intervals use blocks (Politis &
     White 2004) for this reason; the finding says where it mattered. One per seat (info).
+    A run store's kept rows carry the decision made on their whole date (column
+    `lag1_dependent`); a full pass table is decided here.
     """
     if passes is None or not len(passes) or "lag1" not in passes:
         return []
-    p = passes[(passes["statistic"] == "mean") & passes["lag1"].notna()]
-    p = p[p["lag1"].astype(float) > thresholds.lag1_limit]
+    dep = (passes[DEPENDENT].to_numpy(dtype=bool) if DEPENDENT in passes
+           else dependent_mask(passes, thresholds))
+    p = passes[dep]
     out = []
     for seat, g in p.groupby("seat", sort=True):
         cl = [LagCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], None), pass_=int(r["pass"]),
                       date=str(r["date"]), lag1=float(r["lag1"]),
-                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"])) for r in g.to_dict("records")]
+                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]),
+                      p_value=None if pd.isna(r["n_obs"]) else lag1_pvalue(float(r["lag1"]), int(r["n_obs"])))
+              for r in g.to_dict("records")]
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
         out.append(CorrelatedRequests(code="sample.correlated_requests", severity="info", seats=(str(seat),),
                                       **one_cell(cl), n_cells=len(cl), cells=cl,
-                                      thresholds=used(thresholds, "lag1_limit")))
+                                      thresholds=used(thresholds, "lag1_limit", "alpha")))
     return out

@@ -4,12 +4,12 @@ from __future__ import annotations
 from benchreport import conditions
 from benchreport import format as F
 
-from ..rules.sampling import (CorrelatedRequests, MixedConditions, MixedRuns, PassCount, SmallN,
+from ..rules.sampling import (CorrelatedRequests, MixedConditions, MixedRuns, OneSession, PassCount, SmallN,
                               UnderpoweredComparison, UnderpoweredExam)
 from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
 
 __all__ = ["LEAD", "pass_count", "small_n", "underpowered_comparison", "underpowered_exam", "mixed_runs",
-           "mixed_conditions", "correlated_requests"]
+           "mixed_conditions", "correlated_requests", "one_session"]
 
 #: the sentence that opens the sample-size paragraph when cells have too few passes
 LEAD = "The sample sizes are small."
@@ -141,5 +141,35 @@ def mixed_conditions(f: MixedConditions) -> str:
 def correlated_requests(f: CorrelatedRequests) -> str:
     top = max(c.lag1 for c in f.cells)
     return (f"{f.seats[0]}: requests next to each other in send order are correlated (lag-1 autocorrelation up to "
-            f"{F.num(top)}) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
+            f"{F.num(top)}, more than chance gives over all the seat's passes) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
             "requests; intervals within a run use blocks of consecutive requests.")
+
+
+def _session_subject(intervals: bool) -> str:
+    return "the intervals" if intervals else "the spread between passes"
+
+
+@writes(OneSession)
+def one_session(f: OneSession) -> str:
+    seat = f.seats[0]
+    what = _session_subject(f.n_intervals > 0)
+    verb = "leave" if f.n_intervals > 0 else "leaves"
+    return (f"For {seat}, {what} {verb} out day-to-day variation: every pass of {seat} ran on {f.date} "
+            f"({F.plural(f.n_runs, 'run')}); repeat on another day to include it.")
+
+
+@combines("sample.one_session")
+def one_session_sentences(findings: list[OneSession], messages: list[str]) -> list[str]:
+    """The seats whose passes all ran on one date, in one sentence, seats grouped by date."""
+    if len(findings) == 1:
+        return generic(messages)
+    by_date: dict[str, list[str]] = {}
+    for f in findings:
+        by_date.setdefault(f.date, []).append(f.seats[0])
+    parts = [f"{F.join_words(seats)} ran on {d}" for d, seats in sorted(by_date.items())]
+    head = "every pass of " + parts[0] + "".join(f", every pass of {p}" for p in parts[1:])
+    with_ci = {f.n_intervals > 0 for f in findings}
+    what = ("The intervals" if with_ci == {True} else "The spread between passes" if with_ci == {False}
+            else "The intervals and the spread between passes")
+    verb = "leave" if what.startswith("The intervals") else "leaves"
+    return [f"{what} {verb} out day-to-day variation: {head}; repeat on another day to include it."]
