@@ -26,7 +26,8 @@ import msgspec
 
 from benchreport.load import duplicates, harness, native
 from benchreport.load.across import check_across_files
-from benchreport.load.errors import Refusal, RunFileError, Skipped, not_a_run, one_line
+from benchreport.load.not_runs import Unknown
+from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
 from benchreport._memory import gc_paused
 from benchreport.progress import progress as progress_bar
 
@@ -435,66 +436,6 @@ def _unrecognised_text(path: Path, display: str, max_file_bytes: int):
     return None if harness.recognise_text(head, path) else Skipped(display, NOT_JSON)
 
 
-#: endings of tables, which are never run files whatever they hold
-TABLE_SUFFIXES = {".csv": "a CSV file", ".tsv": "a TSV file", ".parquet": "a Parquet file",
-                  ".xlsx": "an Excel workbook", ".xls": "an Excel workbook"}
-#: how many first lines of a file are looked at to tell a CSV (or TSV) table
-TABLE_SNIFF_LINES = 6
-
-
-def _table_kind(data: bytes, path: Path) -> str | None:
-    """'a CSV file' (TSV, Parquet, Excel) for a table given where a run file was expected, by its
-    ending or its first bytes (Parquet's `PAR1`; lines of one same number of commas or tabs), or None."""
-    if path.suffix.lower() in TABLE_SUFFIXES:
-        return TABLE_SUFFIXES[path.suffix.lower()]
-    if data[:4] == b"PAR1":
-        return TABLE_SUFFIXES[".parquet"]
-    head = data[:TEXT_HEAD_BYTES]
-    if b"\x00" in head or head.lstrip()[:1] in (b"{", b"[", b""):
-        return None
-    lines = [line for line in head.decode("utf-8", errors="replace").splitlines() if line.strip()]
-    if len(data) > TEXT_HEAD_BYTES:
-        lines = lines[:-1]  # the last line read may be cut short
-    lines = lines[:TABLE_SNIFF_LINES]
-    for sep, kind in (("\t", "a TSV file"), (",", "a CSV file")):
-        counts = [line.count(sep) for line in lines]
-        if len(lines) >= 2 and counts[0] >= 1 and all(c == counts[0] for c in counts):
-            return kind
-    return None
-
-
-def table_message(kind: str) -> str:
-    """The reason given for a table where a run file was expected."""
-    return (f"{kind}, not a run file: benchreport reads JSON run files (a native benchreport.run/1 file or a "
-            "harness's JSON output, docs/importers.md), not tables; give the JSON the harness wrote")
-
-
-class _Unknown:
-    """Whether a file no importer reads is refused or skipped: refused with `strict`, when it was
-    named in `paths`, or when it claims to be a run (`harness.claim`); skipped as not a run file
-    otherwise."""
-
-    def __init__(self, *, strict: bool, named: set[str]):
-        self.strict = strict
-        self.named = named
-
-    def __call__(self, display: str, data: bytes, path: Path, refusal: Refusal, what: str, *,
-                 parsed: bool) -> Refusal | Skipped:
-        table = None if parsed else _table_kind(data, path)
-        if table is not None:
-            refusal, what = Refusal(display, "$", table_message(table)), table
-        if self.strict or display in self.named:
-            return refusal
-        claimed = harness.claim(data, path, parsed=parsed)
-        if claimed is not None:
-            if claimed.startswith("it names the native format"):
-                return refusal  # a native file: its own message says enough
-            return Refusal(display, refusal.json_path, f"{refusal.message}; refused, not skipped: {claimed}")
-        if not parsed and not data.strip():
-            return refusal  # an empty file: most often a result not yet (or never) written
-        return Skipped(display, not_a_run(what))
-
-
 def _add(result: LoadResult, outcome: Refusal | Skipped) -> None:
     (result.skipped if isinstance(outcome, Skipped) else result.refused).append(outcome)
 
@@ -518,7 +459,7 @@ def _load(paths, *, max_file_bytes: int, progress: bool | None, strict: bool = F
     files, skipped, refused, given = _discover(paths)
     if named is not None:
         given &= {one_line(str(p)) for p in named}
-    unknown = _Unknown(strict=strict, named=given)
+    unknown = Unknown(strict=strict, named=given)
     result = LoadResult(skipped=skipped, refused=refused)
     by_importer: dict[str, tuple[object, list[harness.SourceFile]]] = {}
     manifests: list[harness.SourceFile] = []

@@ -228,6 +228,8 @@ def _json_type(v: Any) -> str:
 #: how much of a file is searched for a harness's signature keys (`claim`)
 CLAIM_HEAD_BYTES = 64 * 1024
 _NATIVE_CLAIM = re.compile(rb'"benchreport\.run/')
+#: the top-level keys of a native run (spec/run-format.md): two of them claim the format
+_NATIVE_KEYS = ("run_id", "seat", "measurements")
 _ANY_KEY = re.compile(rb'(?<!\\)"([A-Za-z_][A-Za-z0-9_\-]{0,63})"\s*:')
 #: how many of a harness's `early_keys` claim a file that is not valid JSON (one is too common)
 EARLY_KEYS_CLAIM = 2
@@ -259,6 +261,10 @@ def claim(data: bytes, path: Path, *, parsed: bool) -> str | None:
     head = data[:CLAIM_HEAD_BYTES]
     if _NATIVE_CLAIM.search(head):
         return 'it names the native format ("benchreport.run/...")'
+    keys = {k.decode() for k in _ANY_KEY.findall(head)}
+    native = [k for k in _NATIVE_KEYS if k in keys]
+    if len(native) >= 2:  # a native run that lost (or never had) its "format"
+        return f"it holds the keys of a native run ({', '.join(native)}) without its format"
     pattern, owner = _signature_pattern()
     found = pattern.search(head)
     if found:
@@ -269,7 +275,6 @@ def claim(data: bytes, path: Path, *, parsed: bool) -> str | None:
             names = getattr(importer, "result_names", None)
             if names is not None and names.search(path.name):
                 return f"its name is one {importer.name} gives its results"
-        keys = {k.decode() for k in _ANY_KEY.findall(head)}
         early = max(([k for k in getattr(i, "early_keys", ()) if k in keys], i.name) for i in _importers())
         if len(early[0]) >= EARLY_KEYS_CLAIM:
             return f"it opens as {early[1]} results do ({', '.join(early[0][:3])})"
