@@ -32,7 +32,7 @@ from benchreport.load.errors import DataSetError
 from benchreport.stats.compare import nights_needed
 from benchreport.tables import Tables
 
-__all__ = ["Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
+__all__ = ["NothingToCompare", "Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
            "terminal_table", "COMPARE_COLUMNS", "store_nights", "night_rows"]
 
 #: the columns `compare` prints and writes (comparisons.csv's, with the pair's data sets)
@@ -41,6 +41,10 @@ COMPARE_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "stat
                    "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>" + _DATE.pattern[1:-1] + r"|latest|previous)$")
+
+
+class NothingToCompare(DataSetError):
+    """`previous` asked of a store that holds one date: a nightly gate's first night (exit 0)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,9 @@ def _resolve_date(sel: Selection, dates: list[str]) -> str:
         return dates[-1]
     if sel.date == "previous":
         if len(dates) < 2:
-            raise DataSetError(f"store selection {sel.text!r}: the store holds one date only ({dates[0]})")
+            raise NothingToCompare(f"store selection {sel.text!r}: the store holds one date only ({dates[0]}); "
+                                   "nothing to compare yet (the first night is kept as the one the next is "
+                                   "compared with)")
         return dates[-2]
     if sel.date not in dates:
         raise DataSetError(f"store selection {sel.text!r}: no runs on {sel.date} (the store holds "

@@ -8,136 +8,18 @@ previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-from benchreport import __version__, outdir
+from benchreport import outdir
 from benchreport.load.errors import UNSAFE_CHARS, DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
 from benchreport.store.layout import StoreError
-from benchreport.options import add_cli_options, number, options_from_args
+from benchreport.cli_parser import build_parser
+from benchreport.options import number, options_from_args
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
-
-
-#: the report title is shown in the abstract, page headers and the PDF's metadata
-MAX_TITLE = 300
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (then exit 2), as cron logs want."""
-
-    def error(self, message: str):
-        self.exit(EXIT_USAGE, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
-
-
-def _title(text: str) -> str:
-    if len(text) > MAX_TITLE or UNSAFE_CHARS.search(text):
-        raise argparse.ArgumentTypeError(f"expected a title of at most {MAX_TITLE} characters without control "
-                                         f"or bidi characters, got {len(text)} characters")
-    return text
-
-
-#: --strict's help: what it changes (docs/importers.md, "Files that are not run files")
-STRICT_HELP = ("refuse files that are not run files (a JSON no importer reads that claims no format) instead of "
-               "skipping them")
-
-
-def _add_loading(p: argparse.ArgumentParser) -> None:
-    """The options of every command that loads run files."""
-    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
-    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
-    p.add_argument("--quiet", action="store_true",
-                   help="no progress or summary on stderr; one short line per refused file")
-    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
-                   help="refuse files larger than this (default 512)")
-
-
-def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
-    p.add_argument("runs", nargs="*", metavar="RUNS", help="run files and folders (searched recursively)")
-    p.add_argument("--store", default=None, metavar="DIR",
-                   help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS")
-    _add_loading(p)
-    if stats:
-        add_cli_options(p)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="benchreport", description=(
-        "Honest, paper-style reports from LLM-serving benchmark runs "
-        "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."))
-    parser.add_argument("--version", action="version", version=f"benchreport {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-
-    p = sub.add_parser("validate", help="check every file; one line per refused file")
-    _add_common(p, stats=False)
-    p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json, or add to a run store")
-    _add_common(p, stats=False)
-    p.add_argument("--out", default=None, help="output folder for the tidy tables (or use --store)")
-    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
-                   help="with --store: wait up to SECONDS for another job holding the store (default: exit 4 at once)")
-    p = sub.add_parser("analyse", help="statistics and flags, no rendering")
-    _add_common(p)
-    p.add_argument("--out", required=True, help="output folder")
-    p = sub.add_parser("flags", help="compute the flags")
-    _add_common(p)
-    p.add_argument("--json", action="store_true", help="JSON array of flags on stdout")
-    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised")
-    p = sub.add_parser("build", help="statistics, flags, figures and the rendered report")
-    _add_common(p)
-    p.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
-    p.add_argument("--format", default="html,pdf", help="comma-separated: html, pdf (default html,pdf)")
-    p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
-    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
-    p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
-    p.add_argument("--site", default=None, metavar="DIR",
-                   help="also keep the report as DIR/DATE/ (the data's newest date) and rewrite DIR/index.html, "
-                        "every kept report newest first")
-    p = sub.add_parser("compare", help="before against after: B's cells against the same seat's in A, verdicts "
-                       "as in comparisons.csv")
-    p.add_argument("a", metavar="A", help="before: run files or a folder, or with --store a selection DATE or "
-                   "SEAT@DATE (DATE: YYYY-MM-DD, latest or previous)")
-    p.add_argument("b", metavar="B", help="after: as A")
-    p.add_argument("--store", default=None, metavar="DIR", help="select A and B from this run store")
-    _add_loading(p)
-    add_cli_options(p)
-    p.add_argument("--json", action="store_true", help="the rows as a JSON array on stdout")
-    p.add_argument("--out", default=None, help="also write compare.html (and PDF), tables/compare.csv here")
-    p.add_argument("--format", default="html", help="with --out: comma-separated html, pdf (default html)")
-    p.add_argument("--fail-on", choices=["regression"], default=None,
-                   help="exit 3 when a cell of B is worse than in A (a regression)")
-    p = sub.add_parser("figure", help="one figure of the report (png, svg or pdf by the suffix of --out)")
-    p.add_argument("name", nargs="?", metavar="NAME", help="the figure's name (--list names them)")
-    _add_common(p)
-    p.add_argument("--out", default=None, metavar="FILE", help="the file to write: .png, .svg or .pdf")
-    p.add_argument("--list", action="store_true", help="list the figures (with RUNS: which this data draws, numbered)")
-    p = sub.add_parser("table", help="one table of the report as CSV, Markdown or LaTeX")
-    p.add_argument("name", nargs="?", metavar="NAME", help="the table's name (--list names them)")
-    _add_common(p)
-    p.add_argument("--format", default=None, choices=["csv", "md", "tex"],
-                   help="csv, md or tex (default: from the suffix of --out, else csv)")
-    p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--list", action="store_true", help="list the tables (with RUNS: which this data has)")
-    p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
-    p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
-    p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
-    p.add_argument("--alpha", type=number(float, 0, 1, False, False), default=0.05,
-                   help="significance level, between 0 and 1 (default 0.05)")
-    p.add_argument("--power", type=number(float, 0, 1, False, False), default=0.80,
-                   help="power for the detectable difference, between 0 and 1 (default 0.8)")
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p = sub.add_parser("store", help="check a run store, or repair it (`store check|repair --store DIR`)")
-    p.add_argument("action", choices=("check", "repair"), help="check: say what is wrong; repair: mend it")
-    p.add_argument("--store", required=True, metavar="DIR", help="the run store")
-    p.add_argument("--fast", action="store_true", help="check: sizes only, no SHA-256 of every part")
-    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
-                   help="repair: wait up to SECONDS for another job holding the store")
-    p.add_argument("--json", action="store_true", help="check: the problems as a JSON array on stdout")
-    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
-    p = sub.add_parser("schema", help="print the JSON Schema of the native run format")
-    return parser
 
 
 class UsageError(Exception):
@@ -230,15 +112,16 @@ def cmd_ingest(args) -> int:
         raise UsageError("ingest needs RUNS and --out DIR (tidy tables) or --store DIR (a run store)")
     _exist(args.runs)
     target = outdir.check_out(args.out, args.runs)
-    result = _load(args)
-    _report_refused(result, quiet=args.quiet, listed_in="refused.json")
-    tables = build_tables(result)
+    with outdir.locked(target, "ingest", wait=args.wait):
+        result = _load(args)
+        _report_refused(result, quiet=args.quiet, listed_in="refused.json")
+        tables = build_tables(result)
 
-    def write(stage: Path) -> None:
-        write_parquet(tables, stage)
-        (stage / "refused.json").write_text(result.refused_json(), encoding="utf-8")
+        def write(stage: Path) -> None:
+            write_parquet(tables, stage)
+            (stage / "refused.json").write_text(result.refused_json(), encoding="utf-8")
 
-    outdir.write_output(target, "ingest", write)
+        outdir.write_output(target, "ingest", write)
     return EXIT_OK if result.ok or args.skip_bad else EXIT_REFUSED
 
 
@@ -272,17 +155,18 @@ def cmd_analyse(args) -> int:
 
     _exist(args.runs)
     target = outdir.check_out(args.out, args.runs or [args.store])
-    result = _load(args)
-    _report_refused(result, quiet=args.quiet, listed_in="refused.json")
-    if not result.ok and not args.skip_bad:
-        return EXIT_REFUSED
-    analysis = _analyse(args, result)
-    outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
+    with outdir.locked(target, "analyse", wait=args.wait):
+        result = _load(args)
+        _report_refused(result, quiet=args.quiet, listed_in="refused.json")
+        if not result.ok and not args.skip_bad:
+            return EXIT_REFUSED
+        analysis = _analyse(args, result)
+        outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
     return EXIT_OK
 
 
 def cmd_flags(args) -> int:
-    from benchreport.flags import render_table, fail_on_met
+    from benchreport.flags import fail_on_met, render_table
 
     result = _load(args)
     _report_refused(result, quiet=args.quiet)
@@ -294,8 +178,18 @@ def cmd_flags(args) -> int:
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
     if args.fail_on and fail_on_met(analysis.flags, args.fail_on):
+        _say_causes(analysis.flags_records(), args.fail_on)
         return EXIT_FLAGS
     return EXIT_OK
+
+
+def _say_causes(records: list[dict], level: str) -> None:
+    """Which flags met --fail-on (said even with --quiet: a gate that fails says why)."""
+    from benchreport.flags import fail_on_causes
+
+    print(f"--fail-on {level}: met by", file=sys.stderr)
+    for line in fail_on_causes(records, level):
+        print(f"  {line}", file=sys.stderr)
 
 
 def cmd_build(args) -> int:
@@ -330,7 +224,7 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 
 
 def cmd_compare(args) -> int:
-    from benchreport.before_after import COMPARE_COLUMNS, compare, terminal_table
+    import contextlib
 
     if args.baseline is not None:
         raise UsageError("compare takes each pair's seat in A as the baseline; --baseline does not apply")
@@ -345,15 +239,26 @@ def cmd_compare(args) -> int:
         raise UsageError(f"--format: expected html and/or pdf, got {args.format!r}")
     target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
         if args.out is not None else None
+    with outdir.locked(target, "compare", wait=args.wait) if target is not None else contextlib.nullcontext():
+        return _compare(args, store, target, formats)
+
+
+def _compare(args, store, target, formats) -> int:
+    from benchreport.before_after import COMPARE_COLUMNS, NothingToCompare, compare, terminal_table
+
     cache: dict = {}
-    ta, la, ra = _compare_side(args, args.a, store, cache)
-    tb, lb, rb = _compare_side(args, args.b, store, cache)
+    try:
+        ta, la, ra = _compare_side(args, args.a, store, cache)
+        tb, lb, rb = _compare_side(args, args.b, store, cache)
+    except NothingToCompare as exc:  # the first night of a nightly gate: not an error
+        if not args.quiet:
+            print(f"benchreport compare: {one_line(str(exc))}", file=sys.stderr)
+        if args.json:
+            print("[]")
+        return EXIT_OK
     refused = [*(ra.refused if ra else []), *(rb.refused if rb else [])]
     for line in refusal_lines(refused, quiet=args.quiet):
         print(line, file=sys.stderr)
-    summary = not_a_run_summary([*(ra.skipped if ra else []), *(rb.skipped if rb else [])])
-    if summary and not args.quiet:
-        print(summary, file=sys.stderr)
     if refused and not args.skip_bad:
         print(f"benchreport compare: {len(refused)} file(s) refused; nothing compared (use --skip-bad to compare "
               "the others)", file=sys.stderr)
@@ -373,28 +278,54 @@ def cmd_compare(args) -> int:
     if args.json:
         rows = result.rows[COMPARE_COLUMNS].astype(object).where(result.rows[COMPARE_COLUMNS].notna(), None)
         print(json.dumps(rows.to_dict("records"), indent=2, ensure_ascii=False, default=str))
-    else:
+    elif not args.quiet:
         print(terminal_table(result))
     if target is not None:
-        from benchreport.pipeline import _csv
-        from benchreport.report.compare_page import compare_html
-        from benchreport.report.render import html_to_pdf
-
-        page = compare_html(result, a_text=args.a, b_text=args.b)
-
-        def write(stage: Path) -> None:
-            (stage / "tables").mkdir()
-            _csv(result.rows, stage / "tables" / "compare.csv")
-            (stage / "compare.html").write_text(page, encoding="utf-8")
-            if "pdf" in formats:
-                html_to_pdf(page, stage / "compare.pdf")
-
-        outdir.write_output(target, "compare", write)
+        _write_compare(result, args, target, formats)
     if args.fail_on == "regression" and result.regressions:
-        if not args.quiet:
-            print(f"--fail-on regression: {result.regressions} cell(s) worse in B", file=sys.stderr)
+        # said even with --quiet: a gate that fails says why
+        print(f"--fail-on regression: {result.regressions} cell(s) worse in B than in A:", file=sys.stderr)
+        for line in regression_lines(result.rows):
+            print(f"  {line}", file=sys.stderr)
         return EXIT_FLAGS
     return EXIT_OK
+
+
+def _write_compare(result, args, target, formats) -> None:
+    from benchreport.pipeline import _csv
+    from benchreport.report.compare_page import compare_html
+    from benchreport.report.render import html_to_pdf
+
+    page = compare_html(result, a_text=args.a, b_text=args.b)
+
+    def write(stage: Path) -> None:
+        (stage / "tables").mkdir()
+        _csv(result.rows, stage / "tables" / "compare.csv")
+        (stage / "compare.html").write_text(page, encoding="utf-8")
+        if "pdf" in formats:
+            html_to_pdf(page, stage / "compare.pdf")
+
+    outdir.write_output(target, "compare", write)
+
+
+#: at most this many regressed cells are named on stderr (the rest are counted)
+SHOWN_CAUSES = 20
+
+
+def regression_lines(rows) -> list[str]:
+    """One line per cell of B worse than A (seat, cell, ratio and interval), for a failing gate's log."""
+    from benchreport import format as F
+
+    worse = rows[rows["verdict"] == "worse"]
+    out = []
+    for r in worse.head(SHOWN_CAUSES).itertuples(index=False):
+        conc = f" at {int(r.concurrency)} streams" if F.finite(r.concurrency) else ""
+        ci = (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else "")
+        out.append(one_line(f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci} "
+                            f"({r.before} -> {r.after})"))
+    if len(worse) > SHOWN_CAUSES:
+        out.append(f"... and {len(worse) - SHOWN_CAUSES} more (all in the rows of --json or --out)")
+    return out
 
 
 def _one_name(args, catalog: dict, kind: str) -> None:
@@ -606,7 +537,15 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 
 
 def main(argv: list[str] | None = None) -> int:
+    from benchreport.cli_log import logged
+
     args = build_parser().parse_args(argv)
+    if not getattr(args, "log", None):
+        return _main(args)
+    return logged(args, sys.argv[1:] if argv is None else argv, _main)
+
+
+def _main(args) -> int:
     try:
         with terminate_as_interrupt():
             return COMMANDS[args.command](args)

@@ -361,6 +361,38 @@ def replace_dir(new: Path, out: Path) -> None:
     _remove(old)
 
 
+@contextlib.contextmanager
+def locked(target: Target, command: str, *, wait: float | None = None, option: str = "--out") -> Iterator[None]:
+    """One writer per output folder: an OS lock (benchreport.locks) held for the whole command, so
+    two builds into one folder never race; the second exits 4 naming the first, or waits up to
+    `wait` seconds. The lock file lives in the user's cache folder, named by the folder's path, so
+    nothing is left beside the output; it holds for the jobs of one user on one machine."""
+    from benchreport import locks
+
+    try:
+        path = _lock_path(target.path)
+        fd = locks.acquire(path, doing=command, wait=wait)
+    except locks.Busy as busy:
+        waited = f" after waiting {wait:g} s" if wait else ""
+        raise OutputFolderError(f"another job is writing {option} {target.shown}{busy.holder}{waited}; "
+                                "nothing was written (give --wait SECONDS to wait for it)", EXIT_FAILED) from None
+    except OSError as exc:
+        raise _failed(f"lock {option} {target.shown}", target.path, exc) from None
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
+def _lock_path(folder: Path) -> Path:
+    """`$XDG_CACHE_HOME/benchreport/locks/<digest of the folder's path>.lock` (made when missing)."""
+    import hashlib
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchreport" / "locks"
+    base.mkdir(parents=True, exist_ok=True)
+    return base / f"{hashlib.sha256(os.fsencode(folder)).hexdigest()[:24]}.lock"
+
+
 def write_output(target: Target, command: str, write: Callable[[Path], None]) -> None:
     """Stage, `write(stage)`, publish: the whole output folder replaced at once or not at all."""
     clean_leftovers(target.path)

@@ -112,6 +112,13 @@ class Thresholds:
         "why": "a date is judged against the mean of at most 64 earlier dates since the last confirmed "
                "change (Bencher's default sample size): long enough for a stable spread, short enough "
                "to follow slow drift"})
+    history_prior_cv: float = field(default=0.05, metadata={
+        "range": (0, 10, False, True),
+        "why": "until a cell has history_min_level earlier nights, nights are taken to differ by 5% "
+               "(log SD), a stated assumption rather than a measurement: a dated row of the first nights "
+               "is a t interval widened by it, so only a change well beyond night-to-night variation of "
+               "that size is called (with 3 passes a night and Holm over 76 cells, about 1.3x; "
+               "docs/statistics.md, 'The first nights')"})
     history_min_level: int = field(default=5, metadata={
         "range": (2, 1000000, True, True),
         "why": "no dated verdict until the level has 5 dates: a prediction interval from fewer has a "

@@ -81,8 +81,7 @@ def test_a_regression_between_two_nights_is_worse_and_fails_the_check(cli, night
     assert "--fail-on regression: " in res.stderr
     # the other seats did not move: no regression there
     other = cli("compare", _seat_folder(nightly, tmp_path, DATES[8], "seat-000", "a"),
-                _seat_folder(nightly, tmp_path, DATES[9], "seat-000", "b"), *N_BOOT, "--fail-on", "regression",
-                "--quiet")
+                _seat_folder(nightly, tmp_path, DATES[9], "seat-000", "b"), *N_BOOT, "--fail-on", "regression")
     assert other.returncode == 0 and "worse (regression)\n" not in other.stdout and "within_noise" in other.stdout
     assert "0 worse (regression)" in other.stdout
 
@@ -100,7 +99,7 @@ def test_store_selections_by_date_and_seat(cli, nightly, tmp_path):
                   _seat_folder(nightly, tmp_path, DATES[9], "seat-001", "b"), *N_BOOT, "--json", "--quiet")
     assert [r["ratio"] for r in json.loads(folders.stdout)] == [r["ratio"] for r in rows]
     # latest and previous: the two newest dates, every seat
-    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT, "--quiet")
+    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT)
     assert res.returncode == 0 and f"seat-000@{DATES[-2]} (before) -> seat-000@{DATES[-1]} (after)" in res.stdout
 
 
@@ -200,7 +199,7 @@ def test_store_dates_of_one_seat_are_the_dated_rows_of_comparisons_csv(cli, nigh
     assert all(r["ci_low"] < 1 < r["ci_high"] and r["verdict"] in ("within_noise", "insufficient_data")
                for r in steady)
     assert max(r["ci_high"] - r["ci_low"] for r in steady) < max(r["ci_high"] - r["ci_low"] for r in rows_of(rows))
-    text = cli("compare", "--store", store, "seat-001@previous", "seat-001@latest", *N_BOOT, "--quiet").stdout
+    text = cli("compare", "--store", store, "seat-001@previous", "seat-001@latest", *N_BOOT).stdout
     assert "note: a seat on two dates: the noise is the night-to-night spread" in text
 
 
@@ -216,8 +215,8 @@ def test_two_dates_of_a_store_without_earlier_nights_give_no_verdict(cli, nightl
     assert res.returncode == 0, res.stderr  # seat-001's 10% step: two nights cannot tell it from night noise
     rows = json.loads(res.stdout)
     assert {r["verdict"] for r in rows} == {"insufficient_data"}
-    assert all("night-to-night variation not estimated (1 earlier date; needs 5)" in r["verdict_reason"]
-               for r in rows)
+    assert all("assumed night-to-night spread of 5% (history_prior_cv; not measured: 1 earlier date; needs 5)"
+               in r["ci_method"] for r in rows)
 
 
 def test_a_stable_seat_with_night_noise_is_not_a_regression_on_a_store(cli, tmp_path):
@@ -232,6 +231,26 @@ def test_a_stable_seat_with_night_noise_is_not_a_regression_on_a_store(cli, tmp_
     rows = pd.DataFrame(json.loads(res.stdout))
     assert len(rows) == 6 and not rows["verdict"].isin(["better", "worse"]).any(), rows[["before", "verdict"]]
     # the same two nights as two folders: passes only, the note says so
-    folders = cli("compare", runs / nights("2026-01-01", 12)[-2], runs / nights("2026-01-01", 12)[-1], *N_BOOT,
-                  "--quiet")
+    folders = cli("compare", runs / nights("2026-01-01", 12)[-2], runs / nights("2026-01-01", 12)[-1], *N_BOOT)
     assert "note: seat-000: one data set against another, without the nights between them" in folders.stdout
+
+
+def test_the_first_night_has_nothing_to_compare_and_a_large_step_fails_the_gate(cli, tmp_path):
+    """Night 1: exit 0, nothing to compare; night 2 with every pass 1.5x slower: exit 3 naming the cells."""
+    runs = tmp_path / "runs"
+    generate_archive(runs, seats=1, n_nights=2, passes=3, requests=0, concurrencies=(16,), step=(0, 1, 1 / 1.5),
+                     pass_cv=0.01, night_cv=0.01, seed=3)
+    store = tmp_path / "store"
+    first, second = sorted(p for p in runs.iterdir() if p.is_dir())
+    assert cli("ingest", first, "--store", store, "--quiet").returncode == 0
+    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT, "--fail-on", "regression", "--quiet")
+    assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
+    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT, "--fail-on", "regression")
+    assert res.returncode == 0 and "nothing to compare yet" in res.stderr
+    assert cli("ingest", second, "--store", store, "--quiet").returncode == 0
+    res = cli("compare", "--store", store, "previous", "latest", *N_BOOT, "--fail-on", "regression", "--quiet",
+              "--log", tmp_path / "gate.log")
+    assert res.returncode == 3 and res.stdout == ""
+    assert "cell(s) worse in B than in A" in res.stderr and "output_tok_s" in res.stderr
+    log = (tmp_path / "gate.log").read_text()
+    assert "cell(s) worse in B than in A" in log and log.rstrip().endswith("exit 3")

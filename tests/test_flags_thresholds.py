@@ -175,8 +175,12 @@ HISTORY_CHANGED = {
 }
 
 
+#: thresholds of the statistics alone, swept in their own test file
+STATS_CHANGED = {"history_prior_cv": "tests/test_stats_compare.py::test_history_prior_cv_governs_the_first_nights"}
+
+
 def test_every_threshold_is_swept_away_from_its_default():
-    assert set(CHANGED) | set(HISTORY_CHANGED) == {f.name for f in fields(Thresholds)}
+    assert set(CHANGED) | set(HISTORY_CHANGED) | set(STATS_CHANGED) == {f.name for f in fields(Thresholds)}
     for name, (value, _) in {**CHANGED, **HISTORY_CHANGED}.items():
         assert value != getattr(DEFAULT, name), name
 

@@ -146,12 +146,18 @@ def test_history_rows_of_two_dates_give_no_verdict_only_the_two_nights_pass_inte
     out = _compare(ms)
     hist = _row(out, kind="history")
     assert hist["baseline_date"] == "2026-09-01" and hist["candidate_date"] == "2026-09-10"
-    assert hist["verdict"] == "insufficient_data" and math.isnan(hist["ci_low"]) and math.isnan(hist["p_value"])
-    assert "night-to-night variation not estimated (1 earlier date; needs 5)" in hist["verdict_reason"]
+    assert hist["verdict"] == "insufficient_data"  # a 12% change is within an assumed 5% night spread's reach
+    assert "assumed night-to-night spread of 5% (history_prior_cv; not measured: 1 earlier date; needs 5)" \
+        in hist["ci_method"]
     # the pass-level interval of these two nights, as scipy's Welch test on the logs gives it
     lb, lc = np.log([800, 805, 810]), np.log([900, 905, 910])
     res = stats.ttest_ind(lc, lb, equal_var=False)
     lo, hi = res.confidence_interval(0.95)
+    # the row's interval: normal, the passes' standard error and sqrt(2) x 5% added in quadrature
+    se = math.hypot(math.sqrt(2) * 0.05, (hi - lo) / (2 * stats.t.ppf(0.975, res.df)))
+    d = float(np.mean(lc) - np.mean(lb))
+    assert hist["ci_low"] == pytest.approx(math.exp(d - stats.norm.ppf(0.975) * se), rel=1e-9)
+    assert hist["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / se), rel=1e-9)
     assert hist["within_low"] == pytest.approx(math.exp(lo)) and hist["within_high"] == pytest.approx(math.exp(hi))
     assert "leaves out night-to-night variation" in hist["within_method"]
 
@@ -286,3 +292,15 @@ def test_history_rows_take_the_spread_from_the_current_level_when_it_has_enough_
     t = stats.t.ppf(0.975, df)
     assert row["ci_low"] == pytest.approx(math.exp(d - t * sd * math.sqrt(2)))
     assert row["ci_high"] == pytest.approx(math.exp(d + t * sd * math.sqrt(2)))
+
+
+def test_history_prior_cv_governs_the_first_nights():
+    """A wider assumed night spread widens a first-nights row; every pass 1.5x slower is worse at
+    the default, and not when nights are assumed to differ by 50%."""
+    from benchreport.thresholds import DEFAULT
+
+    ms = (_passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [1200, 1205, 1210], date="2026-09-10"))
+    d = _row(_compare(ms), kind="history")
+    c = _row(_compare(ms, thresholds=DEFAULT.replace(history_prior_cv=0.5)), kind="history")
+    assert d["verdict"] == "better" and c["verdict"] == "insufficient_data"  # throughput: higher is better
+    assert c["ci_high"] / c["ci_low"] > d["ci_high"] / d["ci_low"]

@@ -21,11 +21,11 @@ from .codes import CODES, SEVERITIES, Code
 from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
 from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
 from .findings import Finding, finding_from_flag
-from .output import fail_on_met, flags_to_records, render_table
+from .output import fail_on_causes, fail_on_met, flags_to_records, render_table
 from .text import limitations_paragraphs
 
 __all__ = [
-    "compute_flags", "find", "to_frame", "flags_to_records", "render_table", "fail_on_met",
+    "compute_flags", "find", "to_frame", "flags_to_records", "render_table", "fail_on_met", "fail_on_causes",
     "decide_exclusions", "excluded_measurements", "drop_excluded", "Exclusions", "limitations_paragraphs",
     "empty_flags", "finding_from_flag", "Finding", "Code", "CODES", "FLAG_COLUMNS", "SEVERITIES",
 ]

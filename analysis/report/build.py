@@ -387,6 +387,27 @@ def build(args, options) -> int:
         inputs = _input_paths(args)
         target = _check_out(args.out, inputs)
         _check_site(args)
+        locks = contextlib.ExitStack()
+        try:
+            locks.enter_context(outdir.locked(target, "build", wait=getattr(args, "wait", None)))
+            if getattr(args, "site", None):
+                site_target = outdir.Target(Path(os.path.abspath(args.site)), one_line(str(args.site)))
+                locks.enter_context(outdir.locked(site_target, "build --site", wait=getattr(args, "wait", None),
+                                                  option="--site"))
+        except outdir.OutputFolderError as exc:
+            locks.close()
+            raise BuildError(str(exc), exc.code) from None
+        with locks:
+            return _build_locked(args, options, formats, figure_formats, inputs, target, quiet)
+    except BuildError as exc:
+        unchanged = "; the previous report, if any, is unchanged" if exc.code == EXIT_BUILD_FAILED else ""
+        print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
+        return exc.code
+
+
+def _build_locked(args, options, formats, figure_formats, inputs, target, quiet) -> int:
+    """`build` with --out (and --site) locked: analyse, draw, render, check, publish."""
+    try:
         analyse_now, content = _inputs(args, options, inputs, quiet=quiet)
         out = target.path
         key = _build_key(content, options, args, formats, figure_formats)
@@ -394,7 +415,7 @@ def build(args, options) -> int:
         if existing is not None:
             _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
             _to_site(args, out, inputs, quiet=quiet)
-            return EXIT_FLAGS if _fail_on_met(existing, getattr(args, "fail_on", None)) else EXIT_OK
+            return _gate(existing, getattr(args, "fail_on", None))
         title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
         for path in outdir.clean_leftovers(out):
             _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
@@ -461,8 +482,17 @@ def build(args, options) -> int:
     _say(f"report written to {target.shown} ({written}, {n_fig} "
          f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
          f"{sev['info']} info", quiet=quiet)
-    level = getattr(args, "fail_on", None)
-    if _fail_on_met(flags, level):
-        _say(f"--fail-on {level}: met", quiet=quiet)
-        return EXIT_FLAGS
-    return EXIT_OK
+    return _gate(flags, getattr(args, "fail_on", None))
+
+
+def _gate(flags: list[dict], level: str | None) -> int:
+    """Exit 3 when --fail-on is met, naming the flags that met it (even with --quiet: a failing
+    gate says why); else 0."""
+    if not _fail_on_met(flags, level):
+        return EXIT_OK
+    from benchreport.flags import fail_on_causes
+
+    print(f"--fail-on {level}: met by", file=sys.stderr)
+    for line in fail_on_causes(flags, level):
+        print(f"  {line}", file=sys.stderr)
+    return EXIT_FLAGS

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri, stdtr, stdtrit
+from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
 from ..columns import METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
@@ -388,8 +388,7 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
     if not positive:
         out["ci_method"] = "none: non-positive values"
     elif n < need or not math.isfinite(sd):
-        out["ci_method"] = (f"none: night-to-night variation not estimated ({n} earlier date"
-                            f"{'' if n == 1 else 's'}; needs {need})")
+        out.update(_first_nights(ratio, test, n, need, th, level))
     elif sd == 0.0:
         out["ci_method"] = "none: no spread between earlier nights"
     else:
@@ -402,6 +401,32 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
                    ci_method=f"t on log night values, night-to-night spread of {n} earlier dates"
                              + (f" of the level since {since}" if since else "") + f" (df={df})")
     return out
+
+
+def _first_nights(ratio: float, test, n: int, need: int, th: Thresholds, level: float) -> dict:
+    """A dated row with too few earlier nights to measure how much nights differ: the two nights'
+    pass-level interval widened by an assumed night-to-night spread (`history_prior_cv`, log SD,
+    for each night), normal on the log scale with standard error
+    sqrt(2 prior^2 + se_passes^2), so a first-night gate still calls a change well beyond that
+    spread, and says it rests on an assumption. No pass-level interval: none.
+
+    References
+    ----------
+    Kalibera & Jones (2013), §3 (the variation of the level that varies must be counted: here
+    assumed, until measured); Box & Tiao (1973), §2.2 (a known variance: normal quantiles).
+    """
+    nights = f"{n} earlier date{'' if n == 1 else 's'}; needs {need}"
+    prior = float(th.history_prior_cv)
+    if test is None or not (prior > 0) or not math.isfinite(test.df):
+        return dict(ci_method=f"none: night-to-night variation not estimated ({nights})")
+    t = float(stdtrit(test.df, 0.5 + level / 2.0))
+    se_pass = (math.log(test.high) - math.log(test.low)) / (2.0 * t) if test.high > test.low > 0 else 0.0
+    se = math.hypot(math.sqrt(2.0) * prior, se_pass)
+    d, z = math.log(ratio), float(ndtri(0.5 + level / 2.0))
+    return dict(ci_low=math.exp(d - z * se), ci_high=math.exp(d + z * se), ci_level=level,
+                p_value=min(1.0, float(2.0 * ndtr(-abs(d) / se))),
+                ci_method=(f"normal on log night values, the passes' spread and an assumed night-to-night "
+                           f"spread of {prior:.0%} (history_prior_cv; not measured: {nights})"))
 
 
 def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:

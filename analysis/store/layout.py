@@ -13,8 +13,6 @@ a reader sees the store before or after an ingest, never half of one.
 """
 from __future__ import annotations
 
-import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -27,6 +25,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from benchreport import locks
 
 __all__ = ["STORE_FORMAT", "Store", "StoreError", "StoreBusy", "StoreDamaged", "STORED_TABLES", "FILE_COLUMNS",
            "PART_COLUMNS"]
@@ -156,26 +156,14 @@ class Store:
                              "read a read-only store)")
         path = self.root / ".lock"
         try:
-            fd = _lock_file(path)
+            fd = locks.acquire(path, doing=doing, wait=wait)
+        except locks.Busy as busy:
+            waited = f" after waiting {wait:g} s" if wait else ""
+            raise StoreBusy(f"{self.root}: another job holds the store's lock{busy.holder}{waited}; "
+                            f"nothing was changed (give --wait SECONDS to wait for it)") from None
         except OSError as exc:
-            raise StoreError(f"{path}: cannot be opened to lock the store ({_why(exc)})") from None
-        deadline = time.monotonic() + (wait or 0)
+            raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
         try:
-            while True:
-                try:
-                    if _try_flock(fd):
-                        break
-                except OSError as exc:
-                    raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
-                if time.monotonic() >= deadline:
-                    holder = _holder(fd)
-                    waited = f" after waiting {wait:g} s" if wait else ""
-                    raise StoreBusy(f"{self.root}: another job holds the store's lock{holder}{waited}; "
-                                    f"nothing was changed (give --wait SECONDS to wait for it)") from None
-                time.sleep(0.1)
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps({"pid": os.getpid(), "doing": doing,
-                                     "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode())
             self._files = self._parts = None  # what the last writer left, not an older snapshot
             yield self
         finally:
@@ -208,13 +196,13 @@ class Store:
         note = None if root == self.root else f"{self.root} is read-only: its cache is kept in {root / '.cache'}"
         try:
             (root / ".cache").mkdir(parents=True, exist_ok=True)
-            fd = _lock_file(root / ".cache" / ".lock")
+            fd = locks.lock_file(root / ".cache" / ".lock")
         except OSError as exc:
             yield None, f"{root / '.cache'} cannot be written ({_why(exc)}): nothing is cached"
             return
         try:
             try:
-                held = _try_flock(fd)
+                held = locks.try_flock(fd)
             except OSError:
                 held = False
             if not held:
@@ -426,32 +414,6 @@ def _sha_file(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def _lock_file(path: Path) -> int:
-    """An open descriptor of a lock file (made when missing), not inherited by child processes."""
-    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-
-
-def _try_flock(fd: int) -> bool:
-    """Take an exclusive `flock` without waiting: True when taken, False when another holds it
-    (any other failure raises OSError)."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError as exc:
-        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            return False
-        raise
-
-
-def _holder(fd: int) -> str:
-    """' (pid N, ingest since T)' from the lock file, when its holder wrote it."""
-    try:
-        info = json.loads(os.pread(fd, 4096, 0) or b"{}")
-        return f" (pid {int(info['pid'])}, {str(info['doing'])[:20]} since {str(info['since'])[:25]})"
-    except (OSError, ValueError, KeyError, TypeError):
-        return ""
 
 
 def _why(exc: BaseException) -> str:

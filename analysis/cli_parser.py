@@ -1,0 +1,142 @@
+"""The `benchreport` command line's parser (spec/cli.md): every command, its arguments and help.
+
+Kept apart from the commands (benchreport.cli) so the options can be read in one place.
+"""
+from __future__ import annotations
+
+import argparse
+
+from benchreport import __version__
+from benchreport.load.errors import UNSAFE_CHARS, one_line
+from benchreport.options import add_cli_options, number
+
+__all__ = ["build_parser", "MAX_TITLE", "STRICT_HELP"]
+
+#: a usage error's exit code (benchreport.cli's EXIT_USAGE)
+_EXIT_USAGE = 2
+
+#: the report title is shown in the abstract, page headers and the PDF's metadata
+MAX_TITLE = 300
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (then exit 2), as cron logs want."""
+
+    def error(self, message: str):
+        self.exit(_EXIT_USAGE, f"{self.prog}: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def _title(text: str) -> str:
+    if len(text) > MAX_TITLE or UNSAFE_CHARS.search(text):
+        raise argparse.ArgumentTypeError(f"expected a title of at most {MAX_TITLE} characters without control "
+                                         f"or bidi characters, got {len(text)} characters")
+    return text
+
+
+#: --strict's help: what it changes (docs/importers.md, "Files that are not run files")
+STRICT_HELP = ("refuse files that are not run files (a JSON no importer reads that claims no format) instead of "
+               "skipping them")
+
+
+def _add_loading(p: argparse.ArgumentParser) -> None:
+    """The options of every command that loads run files."""
+    p.add_argument("--skip-bad", action="store_true", help="go on without refused files (listed, not fatal)")
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress or summary on stderr; one short line per refused file")
+    p.add_argument("--max-file-mb", type=number(float, 0, 1e7, low_in=False), default=512,
+                   help="refuse files larger than this (default 512)")
+
+
+def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
+    p.add_argument("runs", nargs="*", metavar="RUNS", help="run files and folders (searched recursively)")
+    p.add_argument("--store", default=None, metavar="DIR",
+                   help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS")
+    _add_loading(p)
+    if stats:
+        add_cli_options(p)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="benchreport", description=(
+        "Honest, paper-style reports from LLM-serving benchmark runs "
+        "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."))
+    parser.add_argument("--version", action="version", version=f"benchreport {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("validate", help="check every file; one line per refused file")
+    _add_common(p, stats=False)
+    p = sub.add_parser("ingest", help="load into tidy tables (Parquet) and refused.json, or add to a run store")
+    _add_common(p, stats=False)
+    p.add_argument("--out", default=None, help="output folder for the tidy tables (or use --store)")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="wait up to SECONDS for another job holding the store or writing --out (default: exit 4 at once)")
+    p = sub.add_parser("analyse", help="statistics and flags, no rendering")
+    _add_common(p)
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="wait up to SECONDS for another job writing --out (default: exit 4 at once)")
+    p = sub.add_parser("flags", help="compute the flags")
+    _add_common(p)
+    p.add_argument("--json", action="store_true", help="JSON array of flags on stdout")
+    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised")
+    p = sub.add_parser("build", help="statistics, flags, figures and the rendered report")
+    _add_common(p)
+    p.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="wait up to SECONDS for another job writing --out or --site (default: exit 4 at once)")
+    p.add_argument("--format", default="html,pdf", help="comma-separated: html, pdf (default html,pdf)")
+    p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
+    p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
+    p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
+    p.add_argument("--site", default=None, metavar="DIR",
+                   help="also keep the report as DIR/DATE/ (the data's newest date) and rewrite DIR/index.html, "
+                        "every kept report newest first")
+    p = sub.add_parser("compare", help="before against after: B's cells against the same seat's in A, verdicts "
+                       "as in comparisons.csv")
+    p.add_argument("a", metavar="A", help="before: run files or a folder, or with --store a selection DATE or "
+                   "SEAT@DATE (DATE: YYYY-MM-DD, latest or previous)")
+    p.add_argument("b", metavar="B", help="after: as A")
+    p.add_argument("--store", default=None, metavar="DIR", help="select A and B from this run store")
+    _add_loading(p)
+    add_cli_options(p)
+    p.add_argument("--json", action="store_true", help="the rows as a JSON array on stdout")
+    p.add_argument("--out", default=None, help="also write compare.html (and PDF), tables/compare.csv here")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="wait up to SECONDS for another job writing --out (default: exit 4 at once)")
+    p.add_argument("--format", default="html", help="with --out: comma-separated html, pdf (default html)")
+    p.add_argument("--fail-on", choices=["regression"], default=None,
+                   help="exit 3 when a cell of B is worse than in A (a regression)")
+    p = sub.add_parser("figure", help="one figure of the report (png, svg or pdf by the suffix of --out)")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the figure's name (--list names them)")
+    _add_common(p)
+    p.add_argument("--out", default=None, metavar="FILE", help="the file to write: .png, .svg or .pdf")
+    p.add_argument("--list", action="store_true", help="list the figures (with RUNS: which this data draws, numbered)")
+    p = sub.add_parser("table", help="one table of the report as CSV, Markdown or LaTeX")
+    p.add_argument("name", nargs="?", metavar="NAME", help="the table's name (--list names them)")
+    _add_common(p)
+    p.add_argument("--format", default=None, choices=["csv", "md", "tex"],
+                   help="csv, md or tex (default: from the suffix of --out, else csv)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--list", action="store_true", help="list the tables (with RUNS: which this data has)")
+    p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
+    p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
+    p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
+    p.add_argument("--alpha", type=number(float, 0, 1, False, False), default=0.05,
+                   help="significance level, between 0 and 1 (default 0.05)")
+    p.add_argument("--power", type=number(float, 0, 1, False, False), default=0.80,
+                   help="power for the detectable difference, between 0 and 1 (default 0.8)")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p = sub.add_parser("store", help="check a run store, or repair it (`store check|repair --store DIR`)")
+    p.add_argument("action", choices=("check", "repair"), help="check: say what is wrong; repair: mend it")
+    p.add_argument("--store", required=True, metavar="DIR", help="the run store")
+    p.add_argument("--fast", action="store_true", help="check: sizes only, no SHA-256 of every part")
+    p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
+                   help="repair: wait up to SECONDS for another job holding the store")
+    p.add_argument("--json", action="store_true", help="check: the problems as a JSON array on stdout")
+    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    p = sub.add_parser("schema", help="print the JSON Schema of the native run format")
+    for p in sub.choices.values():
+        p.add_argument("--log", default=None, metavar="FILE",
+                       help="also append what is said on stderr to FILE, with the command, its times and exit code")
+    return parser
