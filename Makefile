@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(MAKE) --no-print-directory system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[test]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[all,test]'
 	@# jsonschema imports rfc3987-syntax when present (jupyter-events asks for it), which compiles a
 	@# Lark grammar at import: 3 s in every process that imports nbformat (every build, via papermill).
 	@# No format we validate needs it (docs/performance.md).

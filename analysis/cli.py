@@ -237,6 +237,11 @@ def cmd_compare(args) -> int:
     bad = [f for f in formats if f not in ("html", "pdf")]
     if bad or not formats:
         raise UsageError(f"--format: expected html and/or pdf, got {args.format!r}")
+    if "pdf" in formats and args.out is not None:
+        from benchreport import extras
+
+        if extras.missing("pdf"):
+            raise UsageError("--format pdf needs WeasyPrint, which is not installed: pip install 'benchreport[pdf]'")
     target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
         if args.out is not None else None
     with outdir.locked(target, "compare", wait=args.wait) if target is not None else contextlib.nullcontext():

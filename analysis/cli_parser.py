@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (replaced only when the build succeeds)")
     p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
                    help="wait up to SECONDS for another job writing --out or --site (default: exit 4 at once)")
-    p.add_argument("--format", default="html,pdf", help="comma-separated: html, pdf (default html,pdf)")
+    p.add_argument("--format", default=None, help="comma-separated: html, pdf (default html,pdf; html alone when "
+                                                   "the pdf extra is not installed)")
     p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")

@@ -253,6 +253,16 @@ def first_sentence(text, limit: int = 200) -> str:
     return text if text.endswith(".") else text + "."
 
 
+def words_cut(text: str, limit: int) -> str:
+    """`text` at most `limit` characters, cut after its last whole word that fits, with "…"
+    (a quoted message is never cut mid-word)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return cut.rstrip(" ,;:") + "…"
+
+
 def printed_rounding(value: float) -> float:
     """Half a unit of the last digit a figure was written with (its shortest repr): 70.2 -> 0.05.
 

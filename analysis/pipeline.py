@@ -270,9 +270,23 @@ def provenance(analysis: Analysis) -> pd.DataFrame:
                             for r in (loaded.refused if loaded is not None else [])])
     skipped = pd.DataFrame([{"status": "skipped", "path": s.path, "reason": s.reason}
                             for s in (loaded.skipped if loaded is not None else [])])
-    frames = [f for f in (read, refused, skipped) if len(f)]
+    companions = _companion_rows(loaded, set(read["path"]) | set(refused.get("path", ())) | set(skipped.get("path", ())))
+    frames = [f for f in (read, companions, refused, skipped) if len(f)]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return out.reindex(columns=PROVENANCE_COLUMNS)
+
+
+#: provenance.csv's reason for a file read into the runs of another file
+COMPANION_REASON = "read with the run file beside it (its request records, metadata or a twin)"
+
+
+def _companion_rows(loaded, listed: set) -> pd.DataFrame:
+    """Files read into the runs of another file (a harness's request records, metadata, twins): every
+    file whose bytes were read and that is neither a run's source, refused nor skipped."""
+    digests = getattr(loaded, "digests", None) or {}
+    rows = [{"status": "read", "path": path, "sha256": digest, "reason": COMPANION_REASON}
+            for path, digest in sorted(digests.items()) if path not in listed]
+    return pd.DataFrame(rows)
 
 
 def neutralise_cell(value):

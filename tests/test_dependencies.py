@@ -1,4 +1,5 @@
-"""environment.yml (conda) asks for what pyproject.toml asks for, with the same lower bounds."""
+"""environment.yml (conda) asks for what pyproject.toml asks for, every extra included, with the same
+lower bounds; the extras name what their part imports (benchreport.extras)."""
 from __future__ import annotations
 
 import re
@@ -27,7 +28,9 @@ def _dependencies_section() -> str:
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _requirements(project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = [req for group in project["optional-dependencies"].values() for req in group
+              if not req.startswith("benchreport[")]  # environment.yml installs every extra
+    wanted = _requirements(project["dependencies"] + extras)
     listed = _requirements(m.group(1) for m in re.finditer(r"^\s*-\s+([A-Za-z][^#\n]*?)\s*$",
                                                            _dependencies_section(), re.M)
                            if not m.group(1).endswith(":"))
@@ -37,3 +40,32 @@ def test_environment_yml_matches_pyproject():
         assert listed[conda] == spec, f"{conda}: environment.yml says {listed[conda]!r}, pyproject.toml {spec!r}"
     extra = set(listed) - {CONDA_NAMES.get(n, n) for n in wanted} - {"python", "pip"}
     assert not extra, f"environment.yml asks for {sorted(extra)}, which pyproject.toml does not"
+
+
+def test_the_extras_module_names_the_packages_of_each_extra():
+    from benchreport import extras
+
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    import_names = {"pyyaml": "yaml"}
+    for extra, names in extras.EXTRAS.items():
+        listed = set()
+        for req in groups[extra]:
+            if req.startswith("benchreport["):
+                for inner in req[len("benchreport["):-1].split(","):
+                    listed |= set(_requirements(groups[inner]))
+            else:
+                listed |= set(_requirements([req]))
+        assert {import_names.get(n, n) for n in listed} == set(names), extra
+
+
+def test_run_time_imports_no_extra_package():
+    """`benchreport build --format html` imports nothing of an extra: a plain install serves cron."""
+    import subprocess
+    import sys
+
+    code = ("import sys, benchreport.cli, benchreport.pipeline, benchreport.report.build, benchreport.report.render, "
+            "benchreport.report.catalog, benchreport.store; "
+            "print(sorted(m for m in ('weasyprint', 'itables', 'ipywidgets', 'plotly', 'jupyterlab', 'pingouin') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -89,6 +89,9 @@ def offline_mode() -> None:
     """Embed DataTables and plotly.js in the notebook (once per kernel) and route plotly's
     figures through the offline renderer. Call it in the notebook's first code cell."""
     global _initialised
+    from benchreport.extras import require
+
+    require("explore", "The analyst's notebook (benchreport.explore)")
     from IPython.display import HTML, display
     from itables import init_notebook_mode
     from plotly.offline import get_plotlyjs

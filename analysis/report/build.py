@@ -93,6 +93,25 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def _report_formats(given: str | None, *, quiet: bool) -> list[str]:
+    """--format's list; not given: html and pdf, or html alone (said once) where the PDF engine
+    (the `pdf` extra, benchreport.extras) is not installed. PDF asked for without it is a usage error."""
+    from benchreport import extras
+
+    absent = extras.missing("pdf")
+    if given is None:
+        if absent:
+            _say("PDF left out: it needs WeasyPrint (pip install 'benchreport[pdf]'); writing report.html",
+                 quiet=quiet)
+            return ["html"]
+        given = "html,pdf"
+    formats = _formats(given, REPORT_FORMATS, "--format")
+    if "pdf" in formats and absent:
+        raise BuildError("--format pdf needs WeasyPrint, which is not installed: pip install 'benchreport[pdf]' "
+                         "(or --format html)", EXIT_USAGE)
+    return formats
+
+
 def _check_out(given: str, runs: list[str]) -> outdir.Target:
     try:
         return outdir.check_out(given, runs)
@@ -382,7 +401,7 @@ def build(args, options) -> int:
     """Build the report for `args.runs` (or `args.store`) into `args.out`; returns the exit code."""
     quiet = bool(getattr(args, "quiet", False))
     try:
-        formats = _formats(getattr(args, "format", "html,pdf"), REPORT_FORMATS, "--format")
+        formats = _report_formats(getattr(args, "format", None), quiet=quiet)
         figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
         inputs = _input_paths(args)
         target = _check_out(args.out, inputs)

@@ -2,6 +2,7 @@
 that failed (spec/flags.md, "Deployment": fault.recorded, fault.unreproduced, requests.failed)."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,8 +19,10 @@ from .provenance import run_checks
 __all__ = ["Event", "ErrorCount", "FailedRun", "RequestsFailed", "MissingRun", "RequestsMissing", "ERROR_EXAMPLES",
            "faults", "requests_failed", "requests_missing"]
 
-#: how many distinct error messages a finding quotes per run
+#: how many kinds of error message a finding quotes per run
 ERROR_EXAMPLES = 3
+#: an error message is quoted up to this many characters, cut at a word's end
+ERROR_CHARS = 160
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,8 +40,12 @@ class Event(Finding):
 
 @dataclass(frozen=True, kw_only=True)
 class ErrorCount(Record):
+    """One kind of error message (messages equal but for their numbers), an example and how many."""
+
     error: str
     count: int
+    #: how many different messages of this kind there were (they differ in their numbers)
+    variants: int = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,23 +126,43 @@ def faults(events: pd.DataFrame) -> list[Event]:
     return out
 
 
+_JSON_MESSAGE = re.compile(r'"(?:message|detail|error)"\s*:\s*"((?:[^"\\]|\\.)*)')
+_NUMBERS = re.compile(r"\d+(?:\.\d+)?")
+
+
 def _error_text(error, finish_reason) -> str:
-    if isinstance(error, str) and error.strip():
-        return error.strip()[:200]
-    return f"finish_reason {finish_reason}" if isinstance(finish_reason, str) else "failed"
+    """The error as a reader wants it: an OpenAI-style JSON body's `message` in place of the body
+    (`Bad Request: This model's maximum context length is 70 tokens. ...`), whitespace made single,
+    at most ERROR_CHARS characters cut at a word's end."""
+    if not (isinstance(error, str) and error.strip()):
+        return f"finish_reason {finish_reason}" if isinstance(finish_reason, str) else "failed"
+    text = error.strip()
+    brace, found = text.find("{"), _JSON_MESSAGE.search(text)
+    if found and brace >= 0 and found.start() > brace:
+        text = (text[:brace].strip() + " " + found.group(1).replace('\\"', '"')).strip()
+    return F.words_cut(" ".join(text.split()), ERROR_CHARS)
+
+
+def error_counts(texts) -> list[ErrorCount]:
+    """Error messages grouped by their shape (equal but for their numbers), most frequent first,
+    each with its first message as the example: "3× ... you requested 84 tokens ..." with
+    variants 3 rather than three near-identical quotes."""
+    kinds: dict[str, list] = {}
+    for text in texts:
+        kinds.setdefault(_NUMBERS.sub("#", text), []).append(text)
+    ranked = sorted(kinds.values(), key=lambda seen: -len(seen))  # stable: first seen first among ties
+    return [ErrorCount(error=seen[0], count=len(seen), variants=len(set(seen))) for seen in ranked[:ERROR_EXAMPLES]]
 
 
 def _failed_run(run_id, g: pd.DataFrame) -> FailedRun:
     n_failed = int(g["_failed"].sum())
     bad = g.loc[g["_failed"]]
-    errors = Counter(_error_text(e, f) for e, f in zip(bad["error"] if "error" in g else [None] * n_failed,
-                                                        bad["finish_reason"] if "finish_reason" in g
-                                                        else [None] * n_failed))
+    texts = [_error_text(e, f) for e, f in zip(bad["error"] if "error" in g else [None] * n_failed,
+                                               bad["finish_reason"] if "finish_reason" in g else [None] * n_failed)]
     return FailedRun(run_id=str(run_id), date=str(g["date"].iloc[0]), pass_=int(g["pass"].iloc[0]),
                      workloads=sorted({str(w) for w in g["workload"].dropna()}),
                      concurrencies=sorted({int(c) for c in g["concurrency"].dropna()}), failed=n_failed,
-                     requests=int(len(g)), share=n_failed / len(g),
-                     errors=[ErrorCount(error=e, count=c) for e, c in errors.most_common(ERROR_EXAMPLES)])
+                     requests=int(len(g)), share=n_failed / len(g), errors=error_counts(texts))
 
 
 def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,

@@ -26,8 +26,15 @@ def event(f: Event) -> str:
 
 def _run_phrase(i: FailedRun) -> str:
     where = F.streams(i.concurrencies[0]) if len(i.concurrencies) == 1 else f"pass {i.pass_}"
-    errs = ", ".join(f"{e.count}× {e.error}" for e in i.errors)
+    errs = "; ".join(_error_phrase(e) for e in i.errors)
     return f"{i.failed} of {i.requests} ({F.pct(i.share)}) at {where} on {i.date}: {errs}"
+
+
+def _error_phrase(e) -> str:
+    """'3× "Bad Request: ... 84 tokens ..." (3 messages of this form, their numbers differ)'."""
+    variants = getattr(e, "variants", 1)
+    differ = f" ({variants} messages of this form, their numbers differ)" if variants > 1 else ""
+    return f"{e.count}× “{e.error}”{differ}"
 
 
 _FAILED_TAIL = {"critical": " So many failed that the successful requests are not representative of the seat: "
