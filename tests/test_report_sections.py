@@ -236,21 +236,39 @@ def test_fleet_appendix_text_names_the_long_tables_and_numbers_the_files_table(f
     a = fleet_requests
     lead = str(sections.appendix_text(a))
     assert "Tables A1 and A2" in lead and "tables/cells.csv" in lead and "tables/comparisons.csv" in lead
-    assert "listed in Table A3" in str(sections.provenance_text(a))
+    assert f"listed in Table A{3 + bool(len(a.flags))}" in str(sections.provenance_text(a))
     files = sections.files_table(a)
     # many files: one row per folder (provenance.csv lists every file with its hash)
     assert list(files.data.columns) == ["Folder", "Files", "Format", "Harness and version"]
     assert files.data["Files"].tolist() == ["75"] and "provenance.csv" in files.note
 
 
-def test_small_data_keep_the_long_tables(fixture_analysis):
-    """Below fleet scale nothing moves: one row per statistic, no appendix tables, no lead."""
+def test_table1_is_the_headline_summary_and_table_a1_has_every_statistic(fixture_analysis):
+    """Table 1 holds each seat and condition's headline figures (throughput at its mean, latencies at
+    their median) with their intervals; Table A1 has every statistic, at any scale (issue 27)."""
     a = fixture_analysis
     t1 = sections.results_table(a)
-    assert "Stat." in t1.data.columns and "Estimate" in t1.data.columns and not t1.dense
-    assert sections.all_cells_table(a) is None and sections.all_comparisons_table(a) is None
-    assert sections.appendix_text(a) is None
-    assert "listed in Table A1" in str(sections.provenance_text(a))
+    assert "Stat." not in t1.data.columns and t1.key == "results"
+    heads = [c for c in t1.data.columns if "(" in c]
+    assert "TTFT p50 (ms)" in heads and any(h.startswith("Throughput mean") for h in heads)
+    # one row per seat, workload and concurrency; each figure is a cell's own estimate
+    assert not t1.data.duplicated(["seat", "Workload", "Conc."]).any()
+    cells = a.cells
+    out = cells[(cells["metric"] == "output_tok_s") & (cells["statistic"] == "mean") &
+                cells["estimate"].map(fmt.finite)]
+    shown = " ".join(t1.data[[h for h in heads if h.startswith("Throughput")][0]])
+    for v, n, values in zip(out["estimate"], out["n_passes"], out["values"]):
+        if n == 2:  # two passes show both values, not a mean
+            assert ", ".join(fmt.num(float(x)) for x in str(values).split(";")) in shown
+        else:
+            assert fmt.num(v) in shown
+    # a TTFT stated with no statistic is said so beside its figure, never headed as a p50
+    assert "(not stated)" in " ".join(t1.data["TTFT p50 (ms)"]) or "not_stated" not in set(cells["statistic"])
+    every = sections.all_cells_table(a)
+    assert every is not None and every.kind == "appendix" and every.screen_only == "tables/cells.csv"
+    assert "Table A1" in t1.note and "tables/cells.csv" in t1.note
+    assert sections.appendix_text(a) is not None
+    assert f"listed in Table A{2 + bool(len(a.flags))}" in str(sections.provenance_text(a))
 
 
 def test_wide_tables_escape_data_strings(fleet_requests):

@@ -35,8 +35,8 @@ def _faults_table(a):
 FIGURES = {e.name: e for e in (
     Entry("throughput", "aggregate throughput against concurrency, per seat", sections.throughput_figure),
     Entry("per-stream", "per-stream decode rate against concurrency", sections.per_stream_figure),
-    Entry("single-stream", "single-stream decode rate of every seat and workload", sections.single_stream_figure),
     Entry("ttft", "time to first token against concurrency", sections.ttft_figure),
+    Entry("single-stream", "single-stream decode rate of every seat and workload", sections.single_stream_figure),
     Entry("per-pass", "values of each pass in the order measured", sections.per_pass_figure),
     Entry("ratios", "candidate/baseline ratios with their confidence intervals", sections.ratio_figure),
     Entry("exams", "exam deltas with their confidence intervals", sections.exam_figure),

@@ -14,10 +14,10 @@ from benchreport.pipeline import provenance
 from benchreport.thresholds import Thresholds
 
 from .blocks import Prose, Table, ident, para, prose
-from .cellview import cells_cut, result_cells
+from .cellview import result_cells
 from .comparisons import comparisons_cut
 from .headline import baseline_comparisons
-from .tables import LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, constant_columns
+from .tables import LONG_TABLE_ROWS, MAX_COMPARISON_ROWS, constant_columns
 
 
 def _common_root(paths: list[str]) -> str | None:
@@ -38,10 +38,11 @@ def _rel(p: str, root: str | None) -> str:
 
 
 def _appendix_tables(a) -> list[str]:
-    """What the appendix lists before the files: every cell, every comparison (fleet scale only)."""
+    """The reference tables the appendix opens with: every seat and cell (Table 1 gives the
+    headline figures), every comparison (when the body's table was cut)."""
     out = []
     cells = result_cells(a)
-    if cells is not None and len(cells) and cells_cut(cells, MAX_BODY_ROWS):
+    if cells is not None and len(cells):
         out.append("every seat and cell")
     c = baseline_comparisons(a)
     if c is not None and len(c) and comparisons_cut(c, MAX_COMPARISON_ROWS):
@@ -50,10 +51,7 @@ def _appendix_tables(a) -> list[str]:
 
 
 def appendix_text(a) -> Prose | None:
-    """Lead of the appendix at fleet scale: the full tables, and where the long ones are.
-
-    None when the body's tables hold everything (no Table A1 of cells).
-    """
+    """Lead of the appendix: the full tables, and where the long ones are (None without cells)."""
     tables = _appendix_tables(a)
     if not tables:
         return None
@@ -85,6 +83,13 @@ def _folder_and_name(path: str, root: str | None) -> tuple[str, str]:
     return (folder + "/" if folder else "./"), name
 
 
+def _files_table_number(a) -> int:
+    """The files table's number in the appendix: after the reference tables and the table of flags
+    (the report notebook's order)."""
+    f = getattr(a, "flags", None)
+    return 1 + len(_appendix_tables(a)) + (1 if f is not None and len(f) else 0)
+
+
 def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
@@ -92,7 +97,7 @@ def provenance_text(a, params: dict | None = None) -> Prose:
     out = [para("Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
                 "{} refused and {} skipped (no results in {}). provenance.csv beside this report lists "
                 "every file read, refused or skipped, with its full path, run, hash and reason.",
-                fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(1 + len(_appendix_tables(a)))}",
+                fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(_files_table_number(a))}",
                 fmt.counted(len(loaded.refused), "file was", "files were"),
                 fmt.counted(len(loaded.skipped), "file was", "files were"),
                 "it" if len(loaded.skipped) == 1 else "them")]

@@ -151,6 +151,8 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
         "CI": ci,
         "Per pass, in order": per_pass,
         "_metric": c["metric"].astype(str).tolist(),
+        "_stat": [fmt.text(x) for x in column(c, "statistic")],
+        "_date": c["_d"].tolist(),
         "_k": c.groupby(["_o", "_m", "_w", "_c", "_d", "_seat"], sort=False, dropna=False).ngroup().tolist(),
     })
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 from benchreport import format as fmt
+from benchreport.flags import codes
 from benchreport.flags import limitations_paragraphs as flag_paragraphs
 from benchreport.flags import words
 from benchreport.flags.text import NO_FLAGS
@@ -18,23 +19,60 @@ def limitations_paragraphs(a) -> list[tuple[str, str]]:
     return [(p.title, p.text) for p in flag_paragraphs(a.flags)]
 
 
-#: a finding's sentence in the section at most this long (its middle left out: an error text
-#: quoted many times); flags.json, and the appendix's table of every flag, have every message whole
-MAX_SENTENCE = 700
+#: the codes Sections 5 and 6 state whole with their figures: Section 7 names them, it does not
+#: say them again (issue 27: each fact stated once)
+TOLD_IN_FAULTS = {"fault.recorded": "faults and crashes", "fault.unreproduced": "faults not seen again",
+                  "defect.open": "open defects", "requests.failed": "failed requests",
+                  "requests.missing": "requests missing from the files"}
+
+
+def _told_elsewhere() -> dict[str, str]:
+    """code -> the section that states it whole."""
+    told = {c: "Section 5" for c in codes.trap_codes()}
+    told.update({c: "Section 6" for c in TOLD_IN_FAULTS})
+    return told
+
+
+def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
+    """One sentence naming what Sections 5 and 6 stated, by topic and seats, most severe first."""
+    sel = f[f["code"].astype(str).isin(list(told))]
+    if sel.empty:
+        return None
+    parts = []
+    for section in ("Section 5", "Section 6"):
+        mine = sel[sel["code"].astype(str).map(told) == section]
+        if mine.empty:
+            continue
+        topics = []
+        for code, g in mine.groupby("code", sort=False):
+            seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
+            title = TOLD_IN_FAULTS.get(code) or codes.CODES[code].trap_title
+            title = title[0].lower() + title[1:]
+            who = ", ".join(seats) if len(seats) <= 3 else fmt.counted(len(seats), "seat")
+            topics.append(f"{title} ({who})")
+        parts.append(f"{section} states whole, with their figures, {'; '.join(topics)}")
+    return ". ".join(parts) + ". Each holds here too: those figures do not carry what their names say."
 
 
 def limitations_html(a) -> Prose:
     """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
-    findings as a list, one item each (a topic with one finding: one short paragraph); all escaped."""
+    findings as a list, one item each (a topic with one finding: one short paragraph); all escaped.
+    What Sections 5 and 6 state whole is named in one sentence, not said again; nothing is cut."""
     f = flags_of(a)
     if f.empty:
         return prose(para("{}", NO_FLAGS))
+    told = _told_elsewhere()
+    f = sorted_flags(a)
+    rest = f[~f["code"].astype(str).isin(list(told))]
     out = []
-    for p in flag_paragraphs(a.flags):
-        sentences = [fmt.shortened(x, MAX_SENTENCE) for x in p.sentences]
+    named = _told_sentence(f, told)
+    if named:
+        out.append(para("{}", named))
+    for p in flag_paragraphs(rest):
+        sentences = list(p.sentences)
         lead = words.group_lead(p.group, set(p.codes))
         blocks = []
-        if lead and sentences and sentences[0] == fmt.shortened(lead, MAX_SENTENCE):
+        if lead and sentences and sentences[0] == lead:
             blocks.append(para("{}", sentences.pop(0)))
         if len(sentences) == 1:
             blocks.append(para("{}", sentences[0]))

@@ -9,53 +9,48 @@ from benchreport import format as fmt
 from benchreport.report import figures as F
 
 from .blocks import Prose, Table, para, prose
-from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, TWO_PASSES, cell_rows_per_seat, cells_cut, cells_frame,
-                       cells_wide, result_cells, stat_heading, wide_note)
+from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, cell_rows_per_seat, cells_wide, result_cells,
+                       stat_heading, wide_note)
 from .flagview import excluded_figures
-from .labels import ci_level, order_seats
-from .tables import MAX_BODY_ROWS, TOP_SEATS, abbreviations, constant_columns
+from .labels import ci_level, order_seats, seat_label
+from .summary import SUMMARY_ROWS, summary_frame, summary_note, summary_table
+from .tables import TOP_SEATS, abbreviations, constant_columns
 
 
-def results_table(a, *, max_rows: int = MAX_BODY_ROWS, top_n: int = TOP_SEATS) -> Table | None:
-    """Table 1: every cell's estimate with its CI (or why none) and n; per-pass values if n ≤ 4.
+def results_table(a, *, max_rows: int = SUMMARY_ROWS, top_n: int = TOP_SEATS) -> Table | None:
+    """Table 1, a one-page summary: per seat and measured condition, the headline figures
+    (`summary.HEADLINE`: throughput at its mean, latencies at their median) with their intervals.
 
-    Figures a flag excludes (a prefix-cache hit) are not in it. One row per statistic while
-    that fits in `max_rows`; else one row per cell with the statistics as columns; at fleet
-    scale (not even that fits) the baseline and the top seats, as many as fit in
-    `max_rows` (at least two, at most `top_n`), and Table A1 has every seat.
+    Figures a flag excludes (a prefix-cache hit) are not in it. Every statistic and metric is in
+    Table A1 and tables/cells.csv. Past `max_rows` rows, the baseline and the top seats by aggregate
+    throughput, as many as fit (at least two, at most `top_n`), with a note saying so.
     """
     cells = result_cells(a)
     if cells is None or cells.empty:
         return None
     pct = ci_level(a)
-    note_bits = []
-    shown = cells
-    wide = len(cells) > max_rows
-    if wide and cells_cut(cells, max_rows):
-        per_seat = int(cell_rows_per_seat(cells).max())
+    df = summary_frame(a, cells)
+    if df.empty:
+        return None
+    lead = []
+    if len(df) > max_rows:
+        per_seat = int(df.groupby("seat").size().max())
         n_seats = max(2, min(top_n, max_rows // max(per_seat, 1)))
         keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=n_seats)
         if not keep:
             keep = order_seats(a, cells["seat"])[:n_seats]
             total = cells["seat"].nunique()
-        shown = cells[cells["seat"].astype(str).isin(keep)]
-        note_bits.append(f"This table shows {fmt.count(len(keep))} of {fmt.count(total)} seats (the baseline and the "
-                         "highest aggregate throughput); Table A1 in the appendix lists every seat "
-                         "and cell.")
+        labels = {seat_label(a, s) for s in keep}
+        df = df[df["seat"].isin(labels)]
+        lead.append(f"This table shows {fmt.count(len(keep))} of {fmt.count(total)} seats (the baseline and the "
+                    "highest aggregate throughput); Table A1 in the appendix lists every seat and cell.")
     ex = excluded_figures(a)
     if ex:
-        note_bits.append(f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
-                         f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
-    if wide:
-        return cells_wide_table(cells_wide(a, shown, pct), "table", "results",
-                                f"Measured results: estimates per seat and cell, the mean with its {pct} "
-                                "confidence interval, number of passes and observations.", note_bits, pct)
-    note_bits += [CELLS_NOTE, TWO_PASSES]
-    df = cells_frame(a, shown, pct)
-    return Table(df, f"Measured results: estimate per seat and cell with its {pct} confidence "
-                 "interval, number of passes and observations.", kind="table", group="seat",
-                 numeric=("Conc.", "Passes", "n", "Estimate"), note=" ".join(note_bits), small=True,
-                 key="results", nowrap=("Metric", "Estimate", "Unit", "Stat."))
+        lead.append(f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
+                    f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
+    df, note = summary_note(df, pct)
+    return summary_table(df, "Measured results: the headline figures of each seat and condition with their "
+                         f"{pct} confidence intervals.", " ".join([*lead, note]))
 
 
 def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
@@ -76,8 +71,8 @@ def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: 
                  note=note, small=True, dense=True, key=key, nowrap=("Metric", "Stat."))
 
 
-def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
-    """Table A1 (fleet scale only): one row per seat and cell, when Table 1 had to be cut.
+def all_cells_table(a) -> Table | None:
+    """Table A1: one row per seat and cell, every statistic (Table 1 has the headline figures).
 
     The statistics are columns (`cells_wide`); the long table, one row per statistic with
     every CI, is tables/cells.csv beside the report. A reference, not reading: the HTML has
@@ -85,13 +80,13 @@ def all_cells_table(a, *, max_rows: int = MAX_BODY_ROWS) -> Table | None:
     report, issue 27).
     """
     cells = result_cells(a)
-    if cells is None or not cells_cut(cells, max_rows):
+    if cells is None or cells.empty:
         return None
     pct = ci_level(a)
     table = cells_wide_table(
         cells_wide(a, cells, pct), "appendix", "all-cells",
         f"Every seat and cell: the mean with its {pct} CI, number of passes and observations, and the "
-        "percentiles (Table 1 shows the baseline and the top seats).", [], pct)
+        "percentiles, and each pass's value (Table 1 has the headline figures).", [], pct)
     table.screen_only = "tables/cells.csv"
     return table
 
@@ -107,19 +102,11 @@ def results_text(a) -> Prose:
     two = int((np_ == 2).sum())
     with_ci = int((cells["ci_low"].map(fmt.finite) & cells["ci_high"].map(fmt.finite)).sum())
     carry = "carries" if with_ci == 1 else "carry"
-    if n <= MAX_BODY_ROWS:
-        out = [para("Table 1 lists {} estimates. {} rest on a single pass, {} on two passes; {} "
-                    "{} a confidence interval.", fmt.count(n), fmt.count(one), fmt.count(two), fmt.count(with_ci),
-                    carry)]
-    else:
-        where = ("Table 1 lists them" if not cells_cut(cells, MAX_BODY_ROWS) else
-                 "Table 1 lists them for the baseline and the top seats, Table A1 in the appendix for "
-                 "every seat")
-        out = [para("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric); {}, "
-                    "one row per cell with its statistics side by side. {} rest on a single pass, {} on two "
-                    "passes; {} {} a confidence interval.", fmt.count(n),
-                    fmt.counted(cell_rows_per_seat(cells).sum(), "cell"), where, fmt.count(one), fmt.count(two),
-                    fmt.count(with_ci), carry)]
+    out = [para("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric). {} rest on a "
+                "single pass, {} on two passes; {} {} a confidence interval. Table 1 gives the headline figures "
+                "of each seat and condition; Table A1 in the appendix and tables/cells.csv have every statistic.",
+                fmt.count(n), fmt.counted(cell_rows_per_seat(cells).sum(), "cell"), fmt.count(one), fmt.count(two),
+                fmt.count(with_ci), carry)]
     ex = excluded_figures(a)
     if ex:
         out.append(para("{} excluded from the results: a prefix-cache hit is not a prefill "
