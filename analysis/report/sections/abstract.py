@@ -70,6 +70,17 @@ def first_sentences(text: str, limit: int = CAVEAT_CHARS) -> str:
     return out
 
 
+#: a harness's error texts as a flag quotes them ('3× “Bad Request: ...” (3 messages of this form ...)')
+_QUOTED_ERRORS = re.compile(r":\s*(?:\d+× “[^”]*”(?: \([^)]*\))?(?:;\s*)?)+")
+
+
+def unquoted(text: str) -> str:
+    """A flag's message without the error texts it quotes: the abstract never prints a raw error
+    message (Section 6 and the appendix quote them)."""
+    out, n = _QUOTED_ERRORS.subn("", text)
+    return out + " (Section 6 quotes the errors.)" if n else out
+
+
 def others_phrase(caveat_severity: str, n_critical: int, n_warn: int) -> str:
     """The abstract's sentence on the flags besides the strongest caveat, up to its object:
     'The 2 other critical flags and the 19 warnings concern', 'The 19 warnings concern' (no
@@ -112,7 +123,7 @@ def abstract(a) -> Prose:
         out.append(para("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
                         "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
                         fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]),
-                        fmt.short_tokens(first_sentences(cav["message"]))))
+                        fmt.short_tokens(first_sentences(unquoted(fmt.text(cav["message"]))))))
         rest = f.drop(index=cav.name) if cav.name in f.index else f
         rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
         counts = rest["code"].astype(str).map(_topic).value_counts()

@@ -9,7 +9,7 @@ from benchreport.stats._common import parse_values
 
 from .blocks import Prose, ident, para, prose
 from .cellview import within_ci
-from .labels import baseline_word, ci_level
+from .labels import baseline_word, ci_level, order_seats, seat_label
 
 
 METRIC_PRIORITY = ["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
@@ -130,9 +130,9 @@ def headline_sentence(a, lead: str = "Headline") -> Prose:
     """The headline: each candidate's declared primary cell against the incumbent, never the best of many."""
     base = a.baseline
     if not base:
-        return prose(para("No seat is marked as the incumbent and no baseline was given, so this report "
-                          "makes no comparison against an incumbent and supports no claim that any seat is "
-                          "the best."))
+        return prose([para("No seat is marked as the incumbent and no baseline was given, so this report "
+                           "makes no comparison against an incumbent and supports no claim that any seat is "
+                           "the best."), *seat_figures(a)])
     who = f"the {baseline_word(a)}"
     prim = primary_rows(a)
     if prim is None or prim.empty:
@@ -159,3 +159,61 @@ def headline_sentence(a, lead: str = "Headline") -> Prose:
         parts.append(f"{fmt.count(rest)} without a verdict")
     return prose(para("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
                       primary_words(a), fmt.count(len(prim)), who, ident(base), "; ".join(parts)))
+
+
+#: seats whose headline figure the abstract states when there is no incumbent (Table 1 has the rest)
+ABSTRACT_SEATS = 4
+#: the figure that stands for a seat, most wanted first: (metric, statistic)
+SEAT_FIGURE = (("output_tok_s", "mean"), ("decode_tok_s_per_stream", "mean"), ("ttft_ms", "p50"),
+               ("e2e_latency_ms", "p50"))
+
+
+def seat_figure(cells, seat: str):
+    """A seat's headline cell: the first of `SEAT_FIGURE` it has, over the most passes, at the
+    highest concurrency among those (the cell most worth quoting); None without one."""
+    mine = cells[cells["seat"].astype(str) == seat]
+    for metric, statistic in SEAT_FIGURE:
+        c = mine[(mine["metric"] == metric) & (mine["statistic"] == statistic) & mine["estimate"].map(fmt.finite)]
+        if len(c):
+            order = c.assign(_p=pd.to_numeric(c["n_passes"], errors="coerce").fillna(0),
+                             _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1))
+            return order.sort_values(["_p", "_c"], ascending=False, kind="stable").iloc[0]
+    return None
+
+
+def _seat_figure_words(a, row) -> str:
+    """'tiny-gpt2-s1: aggregate throughput 251.0 tok/s at 2 streams (aiperf; chat, 32±4 → 16 tok),
+    95% CI [232.9, 270.5] over 3 passes'."""
+    unit = fmt.text(row.get("unit")) or fmt.unit_of(row["metric"])
+    what = F.metric_label(str(row["metric"]), unit=False) + ("" if row["statistic"] == "mean" else f" {row['statistic']}")
+    where = f" at {fmt.streams(row['concurrency'])}" if fmt.finite(row.get("concurrency")) else ""
+    how = "; ".join(x for x in (fmt.text(row.get("harness")), fmt.text(row.get("load"))) if x)
+    n = int(row["n_passes"]) if fmt.finite(row.get("n_passes")) else 1
+    ci = fmt.ci(row.get("ci_low"), row.get("ci_high"))
+    wi = fmt.ci(row.get("within_low"), row.get("within_high"))
+    if ci:
+        interval = f"{ci_level(a)} CI {ci} over {fmt.counted(n, 'pass', 'passes')}"
+    elif wi:
+        interval = f"one pass; {wi} over its requests, which leaves out run-to-run variation"
+    else:
+        interval = f"{fmt.counted(n, 'pass', 'passes')}, too few for an interval"
+    return (f"{seat_label(a, str(row['seat']))}: {what} {fmt.num(row['estimate'])} {unit}{where}"
+            f"{f' ({how})' if how else ''}, {interval}")
+
+
+def seat_figures(a) -> list:
+    """With no incumbent, what each seat measured: its headline figure (`seat_figure`) with its
+    interval and what the interval is, for `ABSTRACT_SEATS` seats, the most passes first."""
+    cells = a.cells
+    if cells is None or cells.empty:
+        return []
+    rows = [r for r in (seat_figure(cells, s) for s in order_seats(a, cells["seat"])) if r is not None]
+    # the best-measured seats first: an interval over passes before a single pass
+    rows.sort(key=lambda r: -(float(r["n_passes"]) if fmt.finite(r.get("n_passes")) else 1.0))
+    if not rows:
+        return []
+    shown = [_seat_figure_words(a, r) for r in rows[:ABSTRACT_SEATS]]
+    more = len(rows) - len(shown)
+    tail = f" Table 1 has {fmt.counted(more, 'more seat', 'more seats')} and every condition." if more else \
+        " Table 1 has every condition."
+    return [para("What each seat measured, at its best-covered condition: {}.{}", "; ".join(shown), tail)]

@@ -1,0 +1,55 @@
+"""The abstract on real harness output (issue 27): with no incumbent it still gives numbers, each
+with its interval and what the interval is; it never prints a harness's raw error message."""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchreport import format as fmt
+from benchreport.load import load
+
+from benchreport.pipeline import Options, analyse
+from benchreport.report import sections
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("abstract")
+    shutil.copytree(FIXTURES / "captures" / "aiperf-trials", root / "aiperf-trials")
+    shutil.copytree(FIXTURES / "harness" / "sglang", root / "sglang")
+    return analyse(load([str(root)], progress=False), Options(n_boot=500))
+
+
+def _text(block) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", str(block)))
+
+
+def test_with_no_incumbent_each_seat_is_given_a_number_and_its_interval(analysed):
+    a = analysed
+    assert not a.baseline
+    text = " ".join(_text(sections.abstract(a)).split())
+    assert "no comparison against an incumbent" in text
+    # the AIPerf trials: 3 passes, a between-pass interval; its figure is the cell's own
+    cells = a.cells
+    best = sections.headline.seat_figure(cells, "tiny-gpt2-s1")
+    assert int(best["n_passes"]) == 3 and fmt.finite(best["ci_low"])
+    assert f"{fmt.num(best['estimate'])} tok/s" in text
+    assert f"95% CI {fmt.ci(best['ci_low'], best['ci_high'])} over 3 passes" in text
+    # the SGLang seat has single passes: said as such, never as a confidence interval
+    assert "1 pass, too few for an interval" in text or "which leaves out run-to-run variation" in text
+    assert text.index("tiny-gpt2-s1") < text.index("sglang:")  # the seat measured in more passes first
+
+
+def test_the_strongest_caveat_quotes_no_error_text(analysed):
+    text = " ".join(_text(sections.abstract(analysed)).split())
+    assert "requests.failed" in text and "3 of 12 requests" in text
+    assert "Bad Request" not in text and "“" not in text and "{" not in text
+    assert "Section 6 quotes the errors" in text
+    faults = " ".join(_text(sections.faults(analysed)[0]).split())
+    assert "Bad Request: This model's maximum context length is 70 tokens." in faults
