@@ -258,3 +258,23 @@ def test_compare_html_folds_a_long_flag_list(example):
     many = [f for f in c["flags"] if len(f) > 3]
     assert many, "the example pair has cells touched by more than three flags"
     assert f"<summary>{len(many[0])} flags</summary>" in html
+
+
+# --- every harness format ----------------------------------------------------------------------
+def test_compare_any_pair_of_seats_of_every_harness_format():
+    """`compare` on every ordered pair of seats of the folder of every captured harness format (a real
+    folder: no model names, several loads, NA probes) gives a table or a clear ValueError, never a
+    crash (issue 31: `r["probe"] or ""` raised on NA)."""
+    from itertools import permutations
+
+    a = explore.open_runs(str(Path(__file__).parent / "fixtures"), n_boot=100)
+    seats = sorted(a.tables.seats["seat"].astype(str))
+    assert len(seats) >= 5
+    shared = 0
+    for x, y in permutations(seats, 2):
+        table = explore.compare(a, x, y)
+        assert list(table.columns[:len(explore.COMPARE_COLUMNS)]) == list(explore.COMPARE_COLUMNS)
+        page = table._repr_html_()
+        assert "benchreport-compare" in page and ("<table" in page or not len(table))
+        shared += len(table)
+    assert shared > 0

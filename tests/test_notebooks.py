@@ -96,7 +96,9 @@ def test_parameters_are_never_pasted_into_code():
             assert "exec(" not in cell.source and "eval(" not in cell.source and ".format(" not in cell.source
 
 
-EXPLORE_DATA = {"example": ROOT / "data" / "example", "harness": ROOT / "tests" / "fixtures" / "harness" / "aiperf-sweep"}
+EXPLORE_DATA = {"example": ROOT / "data" / "example", "harness": ROOT / "tests" / "fixtures" / "harness" / "aiperf-sweep",
+                # every harness format we have, as captured: ten harnesses, several loads in one folder
+                "every-format": ROOT / "tests" / "fixtures"}
 
 
 @pytest.fixture(scope="module", params=sorted(EXPLORE_DATA))
