@@ -141,3 +141,30 @@ def test_an_error_count_its_responses_contradict_is_named(tmp_path):
     msg = mm.iloc[0].message
     assert "llmperf's `results_number_errors` at 2 streams says 3, its records show 0" in msg
     assert "llmperf's `results_error_rate` at 2 streams says 0.25, its records show 0 of 12 failed (0%)" in msg
+
+
+def test_an_answer_with_no_content_token_is_not_a_ttft_of_zero(tmp_path):
+    """An answer that was all reasoning: llmperf saw no content chunk, so it leaves TTFT 0 (and ITL
+    0) and counts the empty text as one token. Its TTFT is no time to first token: left out, said,
+    and the answer counts as empty content (trap.reasoning_field) (issue 26)."""
+    import subprocess
+    import sys
+
+    run = tmp_path / "reasoning-c2"
+    shutil.copytree(FOLDER / "reasoning-c2", run)
+    path = next(run.glob("*_individual_responses.json"))
+    records = json.loads(path.read_text())
+    records[3].update(ttft_s=0, inter_token_latency_s=0, number_output_tokens=1)
+    path.write_text(json.dumps(records))
+    result = load([str(run)])
+    (lr,) = result.runs
+    reqs = lr.run.requests
+    assert reqs[3].ttft_ms is None and reqs[3].itl_ms is None and reqs[3].content_chars == 0
+    assert all(r.ttft_ms and r.ttft_ms > 0 for i, r in enumerate(reqs) if i != 3)
+    assert any("1 of 12 answers carried no content token" in a for a in lr.assumptions)
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(run), "--json", "--quiet"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    codes = {f["code"]: f for f in json.loads(proc.stdout)}
+    assert "trap.reasoning_field" in codes and "1 of 1 answers" in codes["trap.reasoning_field"]["message"]
+    assert "1 of 12 answers carried no content token" in codes["import.assumed"]["message"]

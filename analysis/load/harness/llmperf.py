@@ -128,6 +128,7 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
         d.requests = [_request(r, f"$[{i}]", conc)
                       for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
         d.notes.append(f"per-request records read from {responses.path.name}")
+        _no_content(d)
         _check_counts(doc, conc, d)
     _notes(doc, d)
     return d
@@ -214,7 +215,23 @@ def _request(r, where: str, conc: int | None) -> dict:
         v = expect_number(r.get(key), f"{where}.{key}", f"the request's {key}", optional=True)
         if v is not None:
             out[field] = v * 1000.0
+    if out.get("ttft_ms") == 0.0:
+        # llmperf times the first chunk that carries content and leaves 0 when none did: no first
+        # token was timed (an answer that was all reasoning), so neither TTFT nor ITL is a time
+        out.pop("ttft_ms")
+        out.pop("itl_ms", None)
+        out["content_chars"] = 0
     return out
+
+
+def _no_content(d: Draft) -> None:
+    """Say how many successful answers carried no content token (llmperf's TTFT 0)."""
+    empty = sum(1 for r in d.requests if r.get("content_chars") == 0)
+    if empty:
+        d.assumptions.append(f"{empty} of {len(d.requests)} answers carried no content token (llmperf's TTFT 0: it "
+                             "times the first chunk with content and saw none, as an answer that was all reasoning "
+                             "does): their TTFT and ITL are left out of our figures, not counted as 0; llmperf's "
+                             "own means include them as 0")
 
 
 def _notes(doc: dict, d: Draft) -> None:
