@@ -155,3 +155,19 @@ def test_a_generated_fleet_raises_neither(tmp_path, capsys):
     gen.generate(tmp_path / "fleet", seats=50, passes=2, requests=40)
     rc, flags = flags_json(tmp_path / "fleet", capsys)
     assert flags and not [f for f in flags if f["code"] in NEW_CODES]
+
+
+def test_a_first_chunk_ttft_is_not_quoted_as_ttft():
+    """vLLM's chat client times the role-only first chunk (TTFT p50 6.7 ms, first token 31 ms): the
+    report's Table 1 and figures leave those TTFT cells out and say why; cells.csv keeps them."""
+    from benchreport.load import load
+    from benchreport.pipeline import Options, analyse
+    from benchreport.report import sections
+    from benchreport.report.sections.cellview import result_cells
+
+    a = analyse(load([str(CAPTURES / "vllm-chat")], progress=False), Options(n_boot=100))
+    assert (a.cells["metric"] == "ttft_ms").sum() > 0
+    assert not (result_cells(a)["metric"] == "ttft_ms").any()
+    t1 = sections.results_table(a)
+    assert not [c for c in t1.data.columns if c.startswith("TTFT")]
+    assert "time to first token of 2 cells is left out" in t1.note and "trap.first_chunk" in t1.note

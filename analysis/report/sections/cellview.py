@@ -11,7 +11,7 @@ from benchreport.columns import METRICS, STATISTICS
 from benchreport.report import figures as F
 from benchreport.stats._common import parse_values
 
-from .flagview import excluded_figures
+from .flagview import excluded_figures, first_chunk_cells
 from .labels import column, order_seats, seat_label
 from .tables import drop_empty, wide_metric
 
@@ -24,12 +24,27 @@ def _close(x: float, v: float) -> bool:
     return abs(float(x) - v) <= 1e-9 * max(1.0, abs(v))
 
 
+def _first_chunk_rows(cells: pd.DataFrame, a) -> list:
+    """Index of the TTFT cells that time an empty first chunk (`flagview.first_chunk_cells`)."""
+    drop = []
+    for e in first_chunk_cells(a):
+        m = (cells["metric"].astype(str) == "ttft_ms") & (cells["seat"].astype(str) == str(e["seat"]))
+        for col in ("workload", "harness", "load"):
+            if not fmt.missing(e.get(col)) and col in cells.columns:
+                m &= cells[col].astype(str) == str(e[col])
+        if e.get("concurrency") is not None:
+            m &= pd.to_numeric(cells["concurrency"], errors="coerce") == float(e["concurrency"])
+        drop += list(cells.index[m.to_numpy(dtype=bool)])
+    return drop
+
+
 def result_cells(a) -> pd.DataFrame:
-    """The cells Table 1 and the figures show: without any cell holding an excluded figure."""
+    """The cells Table 1 and the figures show: without any cell holding an excluded figure, nor a
+    TTFT that times a chunk with no token (trap.first_chunk: not a time to first token)."""
     cells = a.cells
     if cells is None or cells.empty:
         return cells
-    drop = []
+    drop = _first_chunk_rows(cells, a)
     for e in excluded_figures(a):
         m = cells["seat"].astype(str) == str(e["seat"])
         if not fmt.missing(e.get("metric")):

@@ -100,3 +100,20 @@ def excluded_figures(a) -> list[dict]:
                         "value": float(e["value"]), "run_id": e.get("run_id"),
                         "message": fmt.text(fr.get("message"))})
     return out
+
+
+def first_chunk_cells(a) -> list[dict]:
+    """TTFT cells `trap.first_chunk` says time a chunk that carried no token (a role-only first
+    chunk): seat, workload, concurrency, harness and load (in words), from the flags' evidence.
+    Such a TTFT is not quoted as a time to first token (`result_cells` leaves it out)."""
+    f = flags_of(a)
+    out = []
+    if f.empty:
+        return out
+    for _, fr in f[f["code"].astype(str) == "trap.first_chunk"].iterrows():
+        seats = flag_seats(fr.get("seats"))
+        for c in evidence(fr).get("cells") or []:
+            if isinstance(c, dict):
+                out.append({"seat": seats[0] if seats else None, "workload": c.get("workload"),
+                            "concurrency": c.get("concurrency"), "harness": c.get("harness"), "load": c.get("load")})
+    return out

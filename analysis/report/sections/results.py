@@ -11,7 +11,7 @@ from benchreport.report import figures as F
 from .blocks import Prose, Table, para, prose
 from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, cell_rows_per_seat, cells_wide, result_cells,
                        stat_heading, wide_note)
-from .flagview import excluded_figures
+from .flagview import excluded_figures, first_chunk_cells
 from .labels import ci_level, order_seats, seat_label
 from .summary import SUMMARY_ROWS, summary_frame, summary_note, summary_table
 from .tables import TOP_SEATS, abbreviations, constant_columns
@@ -44,6 +44,10 @@ def results_table(a, *, max_rows: int = SUMMARY_ROWS, top_n: int = TOP_SEATS) ->
         df = df[df["seat"].isin(labels)]
         lead.append(f"This table shows {fmt.count(len(keep))} of {fmt.count(total)} seats (the baseline and the "
                     "highest aggregate throughput); Table A1 in the appendix lists every seat and cell.")
+    chunk = first_chunk_cells(a)
+    if chunk:
+        lead.append(f"The time to first token of {fmt.counted(len(chunk), 'cell')} is left out: it times a first "
+                    "chunk that carried no token, not a first token (trap.first_chunk, Section 5).")
     ex = excluded_figures(a)
     if ex:
         lead.append(f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
