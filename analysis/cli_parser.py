@@ -8,6 +8,7 @@ import argparse
 
 from benchreport import __version__
 from benchreport.load.errors import UNSAFE_CHARS, one_line
+from benchreport.columns import METRICS, STATISTICS
 from benchreport.options import add_cli_options, number
 
 __all__ = ["build_parser", "MAX_TITLE", "STRICT_HELP"]
@@ -32,6 +33,10 @@ def _title(text: str) -> str:
                                          f"or bidi characters, got {len(text)} characters")
     return text
 
+
+#: --seats's help (figure and table)
+SEATS_HELP = ("only these seats' runs, analysed as the report analyses them (name the baseline too for its "
+              "comparisons); needs RUNS")
 
 #: --strict's help: what it changes (docs/importers.md, "Files that are not run files")
 STRICT_HELP = ("refuse files that are not run files (a JSON no importer reads that claims no format) instead of "
@@ -112,6 +117,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--out", default=None, metavar="FILE", help="the file to write: .png, .svg or .pdf")
     p.add_argument("--list", action="store_true", help="list the figures (with RUNS: which this data draws, numbered)")
+    g = p.add_argument_group("size and content")
+    g.add_argument("--width", type=number(float, 0.5, 50), default=None, metavar="INCHES",
+                   help="the file's width in inches, exactly (a two-column paper's column: 3.3; default: the "
+                        "report's 6.5, trimmed to the contents)")
+    g.add_argument("--height", type=number(float, 0.5, 50), default=None, metavar="INCHES",
+                   help="the file's height in inches, exactly (default: the figure's own)")
+    g.add_argument("--dpi", type=number(int, 50, 1200), default=200, metavar="N",
+                   help="resolution of a PNG (default 200)")
+    g.add_argument("--seats", default=None, metavar="A,B", help=SEATS_HELP)
+    g.add_argument("--metric", default=None, choices=sorted(METRICS), metavar="M",
+                   help="the metric a throughput, per-stream, ttft or single-stream figure draws; the cells "
+                        "per-pass and ratios keep (e.g. ttft_ms, itl_ms, output_tok_s)")
+    g.add_argument("--statistic", default=None, choices=STATISTICS, metavar="S",
+                   help="the statistic drawn or kept, as --metric (" + ", ".join(STATISTICS) + ")")
     p = sub.add_parser("table", help="one table of the report as CSV, Markdown or LaTeX")
     p.add_argument("name", nargs="?", metavar="NAME", help="the table's name (--list names them)")
     _add_common(p)
@@ -119,6 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="csv, md or tex (default: from the suffix of --out, else csv)")
     p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--list", action="store_true", help="list the tables (with RUNS: which this data has)")
+    g = p.add_argument_group("columns and rows")
+    g.add_argument("--columns", default=None, metavar="A,B",
+                   help="the columns to keep, as headed, in this order, or all (default: every column; LaTeX: the "
+                        "headline ones, so that it fits a page)")
+    g.add_argument("--rows", action="append", default=None, metavar="FILTER",
+                   help="keep the rows whose COLUMN shows VALUE (COLUMN=VALUE, several values as V1|V2), or rows "
+                        "FIRST-LAST (from 1); repeat to combine")
+    g.add_argument("--seats", default=None, metavar="A,B", help=SEATS_HELP)
     p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
     p.add_argument("a", metavar="A", help="baseline correct/total, e.g. 153/164")
     p.add_argument("b", metavar="B", help="candidate correct/total, e.g. 154/164")
