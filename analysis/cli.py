@@ -12,14 +12,31 @@ import json
 import sys
 from pathlib import Path
 
-from benchreport import outdir
-from benchreport.load.errors import UNSAFE_CHARS, DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
-from benchreport.store.layout import StoreError
 from benchreport.cli_parser import build_parser
-from benchreport.options import number, options_from_args
+
+# Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
+# numpy or the loaders (docs/performance.md); each command imports what it needs.
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
+
+
+def one_line(text: str) -> str:
+    from benchreport.load.errors import one_line as _one_line
+
+    return _one_line(text)
+
+
+def refusal_lines(*args, **kwargs) -> list[str]:
+    from benchreport.load.errors import refusal_lines as _refusal_lines
+
+    return _refusal_lines(*args, **kwargs)
+
+
+def not_a_run_summary(*args, **kwargs) -> str | None:
+    from benchreport.load.errors import not_a_run_summary as _summary
+
+    return _summary(*args, **kwargs)
 
 
 class UsageError(Exception):
@@ -104,6 +121,8 @@ def cmd_validate(args) -> int:
 
 
 def cmd_ingest(args) -> int:
+    from benchreport import outdir
+
     from benchreport.tables import build_tables, write_parquet
 
     if args.store is not None:
@@ -147,10 +166,14 @@ def _ingest_store(args) -> int:
 
 
 def _options(args):
+    from benchreport.options import options_from_args
+
     return options_from_args(args)
 
 
 def cmd_analyse(args) -> int:
+    from benchreport import outdir
+
     from benchreport.pipeline import write_analysis
 
     _exist(args.runs)
@@ -224,6 +247,8 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 
 
 def cmd_compare(args) -> int:
+    from benchreport import outdir
+
     import contextlib
 
     if args.baseline is not None:
@@ -292,6 +317,8 @@ def _compare(args, store, target, formats) -> int:
 
 
 def _write_compare(result, args, target, formats) -> None:
+    from benchreport import outdir
+
     from benchreport.pipeline import _csv
     from benchreport.report.compare_page import compare_html
     from benchreport.report.render import html_to_pdf
@@ -400,21 +427,31 @@ def cmd_store(args) -> int:
     return EXIT_REFUSED if problems else EXIT_OK
 
 
+def cmd_lab(args) -> int:
+    from benchreport.cli_lab import lab_command
+
+    return lab_command(args)
+
+
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
             "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
-            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store}
+            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store, "lab": cmd_lab}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchreport.cli_log import logged
-
     args = build_parser().parse_args(argv)
     if not getattr(args, "log", None):
         return _main(args)
+    from benchreport.cli_log import logged
+
     return logged(args, sys.argv[1:] if argv is None else argv, _main)
 
 
 def _main(args) -> int:
+    from benchreport import outdir
+    from benchreport.load.errors import DataSetError
+    from benchreport.store.layout import StoreError
+
     try:
         with terminate_as_interrupt():
             return COMMANDS[args.command](args)
