@@ -181,9 +181,12 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
     width = dict(least)
     grow = {c: min(natural[c], _MAX_WRAP) - least[c] for c in least if min(natural[c], _MAX_WRAP) > least[c]}
     spare = left - sum(least.values())
-    if grow and spare > 0:
-        for c, g in grow.items():
-            width[c] += min(g, spare * g / sum(grow.values()))
+    for c in sorted(grow, key=lambda c: (grow[c], str(c))):  # the narrowest first: as few wrap as can
+        if grow[c] <= spare:
+            width[c] += grow.pop(c)
+            spare -= width[c] - least[c]
+    for c, g in grow.items():  # the rest share what is left
+        width[c] += max(0.0, min(g, spare * g / sum(grow.values())))
     specs = []
     for c in df.columns:
         if c in numeric:
