@@ -287,4 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.description = p.description or (helps.get(name, "")[:1].upper() + helps.get(name, "")[1:] + ".")
     parser.commands = sub.choices
     _explain(sub.choices)
+    parser.epilog = ("examples:\n  benchreport build runs/ --out report/\n  benchreport figure throughput runs/ --out "
+                     "fig.pdf --width 3.3\n  benchreport lab runs/\n\nbenchreport COMMAND --help says more.\n\n"
+                     + EXIT_CODES)
     return parser

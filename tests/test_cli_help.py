@@ -72,3 +72,10 @@ def test_version_and_help_load_neither_pandas_nor_numpy(argv):
     assert proc.stdout.strip().endswith("heavy: []"), proc.stdout[-300:]
     if argv == ["--version"]:
         assert re.match(r"benchreport \d+\.\d+", proc.stdout)
+
+
+def test_the_top_level_help_names_every_command_and_ends_with_exit_codes():
+    text = build_parser().format_help()
+    assert all(re.search(rf"^    {c}\b", text, re.M) for c in COMMANDS), text
+    assert "examples:\n  benchreport build runs/ --out report/" in text
+    assert text.rstrip().endswith("the previous output unchanged")
