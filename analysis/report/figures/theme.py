@@ -232,11 +232,33 @@ def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
                                     markerfirst=True)
             legend._set_loc(legend._get_loc())  # the new box placed where the old one was
     fig.draw_without_rendering()
+    for ax in fig.axes:
+        _narrow_tick_labels(ax, 0.4 * width)
     for ax in fig.axes:  # an axis label longer than its axis: on two lines
-        label = ax.yaxis.label
-        text = label.get_text()
-        if "\n" not in text and " " in text and label.get_window_extent().height > ax.bbox.height:
-            label.set_text(textwrap.fill(text, width=len(text) // 2 + 1, break_long_words=False))
+        for label, room in ((ax.yaxis.label, ax.bbox.height), (ax.xaxis.label, ax.bbox.width)):
+            text = label.get_text()
+            box = label.get_window_extent()
+            if "\n" not in text and " " in text and max(box.width, box.height) > room:
+                label.set_text(textwrap.fill(text, width=len(text) // 2 + 1, break_long_words=False))
+
+
+def _narrow_tick_labels(ax, most: float) -> None:
+    """Seat names on a value axis (a dot plot's rows) wider than `most` pixels: wrapped again
+    (`wrap_id`) to fit, each keeping its weight and size."""
+    labels = [t for t in ax.get_yticklabels() if t.get_text()]
+    if not labels:
+        return
+    widest = max(t.get_window_extent().width for t in labels)
+    if widest <= most:
+        return
+    longest = max(len(line) for t in labels for line in t.get_text().split("\n"))
+    chars = max(12, int(longest * most / widest))
+    styles = [(t.get_fontweight(), t.get_fontsize()) for t in labels]
+    texts = [wrap_id(t.get_text().replace("\n", ""), chars) for t in labels]
+    ax.set_yticks([t.get_position()[1] for t in labels], labels=texts)
+    for t, (weight, size) in zip(ax.get_yticklabels(), styles):
+        t.set_fontweight(weight)
+        t.set_fontsize(size)
 
 
 def overflow(fig: Figure) -> float:
