@@ -224,3 +224,20 @@ def test_every_latex_table_compiles_and_fits_the_page(runs, curves, tmp_path, ca
         assert not re.search(r"Overfull \\hbox", log), (name, re.findall(r"Overfull \\hbox.*", log))
         compiled += 1
     assert compiled >= (10 if runs == "example" else 6)
+
+
+@pytest.mark.parametrize("name", ["throughput", "single-stream", "ttft"])
+def test_the_examples_column_figures_fit_inside_their_edges(name, tmp_path, capsys):
+    """At one column's width the legend, seat names and axis labels are laid out again to fit
+    (the command measures what reaches past the edges, and says so when anything does)."""
+    out = tmp_path / "f.svg"
+    code, _, err = cli(capsys, "figure", name, EXAMPLE, "--out", out, "--width", "3.3", "--n-boot", "200")
+    assert code == 0, err
+    assert "past its edges" not in err
+    assert ET.parse(out).getroot().get("width") == "237.6pt"
+
+
+def test_a_figure_too_crowded_for_its_size_says_how_far_it_overflows(tmp_path, capsys):
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2",
+                       "--n-boot", "200")
+    assert code == 0 and re.search(r"contents reach \d+\.\d\d in past its edges at 2\.00 x", err), err
