@@ -153,6 +153,7 @@ def test_columns_and_rows_cut_the_table(curves, capsys):
     (["--columns", "Seat,Nope"], "no column 'Nope' in this table; its columns are: Seat, "),
     (["--rows", "Nope=1"], "expected COLUMN=VALUE or FIRST-LAST"),
     (["--rows", "3-1"], "FIRST <= LAST"),
+    (["--rows", "Conc.=999"], "no row shows '999' in Conc.; it shows: '1', '4', '16', '64'"),
     (["--seats", "seat-x"], "no run of 'seat-x'"),
 ])
 def test_bad_table_options_are_exit_2(curves, capsys, argv, words):

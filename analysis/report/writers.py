@@ -289,7 +289,8 @@ def select_rows(df: pd.DataFrame, wanted: Sequence[str]) -> pd.DataFrame:
     """The rows `wanted` keeps: each ``COLUMN=VALUE[|VALUE...]`` keeps the rows whose COLUMN
     shows one of the values (case-insensitive; several such filters all apply), then
     ``FIRST-LAST`` (or ``N``) keeps those row numbers, counted from 1. ValueError when a
-    filter is malformed or names a column the table does not have."""
+    filter is malformed, names a column the table does not have, or matches no row (it names
+    the values there are: a typo, not an empty table)."""
     by_name = {str(c).lower(): c for c in df.columns}
     ranges = []
     for w in wanted:
@@ -306,7 +307,12 @@ def select_rows(df: pd.DataFrame, wanted: Sequence[str]) -> pd.DataFrame:
             raise ValueError(f"--rows: expected COLUMN=VALUE or FIRST-LAST, got {w!r}; the columns are: "
                              f"{', '.join(map(str, df.columns))}")
         keep = {v.strip().lower() for v in values.split("|")}
-        df = df[df[col].map(lambda v: _cell_text(v).strip().lower() in keep)]
+        kept = df[df[col].map(lambda v: _cell_text(v).strip().lower() in keep)]
+        if kept.empty and len(df):
+            shown = list(dict.fromkeys(_cell_text(v) for v in df[col]))
+            raise ValueError(f"--rows: no row shows {values!r} in {col}; it shows: "
+                             f"{', '.join(map(repr, shown[:12]))}{' ...' if len(shown) > 12 else ''}")
+        df = kept
     for first, last in ranges:
         df = df.iloc[first - 1:last]
     return df
