@@ -12,14 +12,31 @@ import json
 import sys
 from pathlib import Path
 
-from benchreport import outdir
-from benchreport.load.errors import UNSAFE_CHARS, DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
-from benchreport.store.layout import StoreError
 from benchreport.cli_parser import build_parser
-from benchreport.options import number, options_from_args
+
+# Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
+# numpy or the loaders (docs/performance.md); each command imports what it needs.
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
+
+
+def one_line(text: str) -> str:
+    from benchreport.load.errors import one_line as _one_line
+
+    return _one_line(text)
+
+
+def refusal_lines(*args, **kwargs) -> list[str]:
+    from benchreport.load.errors import refusal_lines as _refusal_lines
+
+    return _refusal_lines(*args, **kwargs)
+
+
+def not_a_run_summary(*args, **kwargs) -> str | None:
+    from benchreport.load.errors import not_a_run_summary as _summary
+
+    return _summary(*args, **kwargs)
 
 
 class UsageError(Exception):
@@ -104,6 +121,8 @@ def cmd_validate(args) -> int:
 
 
 def cmd_ingest(args) -> int:
+    from benchreport import outdir
+
     from benchreport.tables import build_tables, write_parquet
 
     if args.store is not None:
@@ -147,10 +166,14 @@ def _ingest_store(args) -> int:
 
 
 def _options(args):
+    from benchreport.options import options_from_args
+
     return options_from_args(args)
 
 
 def cmd_analyse(args) -> int:
+    from benchreport import outdir
+
     from benchreport.pipeline import write_analysis
 
     _exist(args.runs)
@@ -224,6 +247,8 @@ def _compare_side(args, text: str, store, tables_cache: dict):
 
 
 def cmd_compare(args) -> int:
+    from benchreport import outdir
+
     import contextlib
 
     if args.baseline is not None:
@@ -297,6 +322,8 @@ def _compare(args, store, target, formats) -> int:
 
 
 def _write_compare(result, args, target, formats) -> None:
+    from benchreport import outdir
+
     from benchreport.pipeline import _csv
     from benchreport.report.compare_page import compare_html
     from benchreport.report.render import html_to_pdf
@@ -333,147 +360,16 @@ def regression_lines(rows) -> list[str]:
     return out
 
 
-def _one_name(args, catalog: dict, kind: str) -> None:
-    """Before anything is read: a known NAME (unless --list)."""
-    if args.list:
-        if args.name:  # `--list RUNS`: the positional NAME took the first of RUNS
-            args.runs = [args.name, *args.runs]
-            args.name = None
-        return
-    if not args.name:
-        raise UsageError(f"give the {kind}'s NAME (benchreport {kind} --list names them)")
-    if args.name not in catalog:
-        raise UsageError(f"no {kind} named {_shown(args.name)}; the report's {kind}s are: {', '.join(catalog)}")
-
-
-def _shown(text: str) -> str:
-    """A user's string in a message: quoted, control and bidi characters escaped."""
-    return repr(UNSAFE_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text))
-
-
-def _out_file(args, suffixes) -> Path | None:
-    """--out as a file: its suffix one of `suffixes`, not a folder, not one of the inputs."""
-    if args.out is None:
-        return None
-    out = Path(args.out)
-    if out.suffix.lower() not in suffixes:
-        raise UsageError(f"--out must end in {', '.join(suffixes[:-1])} or {suffixes[-1]}, got {_shown(str(out))}")
-    if out.is_dir():
-        raise UsageError(f"--out {_shown(str(out))} is a folder; give a file name")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out: the folder {_shown(str(out.parent))} does not exist")
-    target = out.resolve()
-    for r in args.runs or []:
-        if Path(r).resolve() == target:
-            raise UsageError(f"--out {_shown(str(out))} is one of the inputs")
-    return out
-
-
-def _write_atomic(out: Path, write, *, quiet: bool) -> int:
-    """`write(folder)` makes FOLDER/file in a temporary folder beside `out`; that file is then
-    moved into place, so `out` is never half written. Exit 0, or exit 4 naming `out`."""
-    import os
-    import shutil
-    import tempfile
-
-    try:
-        stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=".benchreport-tmp-"))
-        try:
-            os.replace(write(stage), out)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
-    except OSError as exc:
-        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
-    if not quiet:
-        print(f"wrote {out}", file=sys.stderr)
-    return EXIT_OK
-
-
-def _text_file(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _listing(args, catalog: dict, kind: str) -> int:
-    """`--list`: each name and what it shows; with RUNS, whether this data has it (and its number)."""
-    numbers = present = None
-    if args.runs or args.store:
-        from benchreport.report import catalog as cat
-
-        result = _load(args)
-        _report_refused(result, quiet=args.quiet)
-        if not result.ok and not args.skip_bad:
-            return EXIT_REFUSED
-        a = _analyse(args, result)
-        if kind == "figure":
-            numbers = cat.figure_numbers(a)
-        else:
-            present = {n for n in catalog if cat.table(a, n) is not None}
-    for name, e in catalog.items():
-        mark = ""
-        if numbers is not None:
-            mark = f"Figure {numbers[name]}" if name in numbers else "(nothing to draw)"
-        elif present is not None:
-            mark = "" if name in present else "(no rows)"
-        print(f"{name:<16} {mark:<18} {e.what}" if numbers is not None or present is not None
-              else f"{name:<16} {e.what}")
-    return EXIT_OK
-
-
-def _analysis_for_one(args):
-    """Load and analyse as `analyse` does; None (after saying why) when a file was refused."""
-    result = _load(args)
-    _report_refused(result, quiet=args.quiet)
-    if not result.ok and not args.skip_bad:
-        return None
-    return _analyse(args, result)
-
-
 def cmd_figure(args) -> int:
-    from benchreport.report import catalog as cat
+    from benchreport.cli_writers import figure_command
 
-    _one_name(args, cat.FIGURES, "figure")
-    if args.list:
-        return _listing(args, cat.FIGURES, "figure")
-    out = _out_file(args, cat.FIGURE_SUFFIXES)
-    if out is None:
-        raise UsageError("give --out FILE (.png, .svg or .pdf)")
-    _store(args)  # RUNS or --store, before anything is read
-    a = _analysis_for_one(args)
-    if a is None:
-        return EXIT_REFUSED
-    block = cat.figure(a, args.name)
-    if block is None:
-        raise UsageError(f"figure {args.name!r} has nothing to draw for these runs "
-                         f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do")
-    from benchreport.report.figures import save_figure
-
-    kind = out.suffix.lower()[1:]
-
-    return _write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,))[kind],
-                         quiet=args.quiet)
+    return figure_command(args)
 
 
 def cmd_table(args) -> int:
-    from benchreport.report import catalog as cat
+    from benchreport.cli_writers import table_command
 
-    _one_name(args, cat.TABLES, "table")
-    if args.list:
-        return _listing(args, cat.TABLES, "table")
-    out = _out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
-    fmt = args.format or (out.suffix.lower()[1:] if out is not None else "csv")
-    _store(args)
-    a = _analysis_for_one(args)
-    if a is None:
-        return EXIT_REFUSED
-    t = cat.table(a, args.name)
-    if t is None:
-        raise UsageError(f"table {args.name!r} has no rows for these runs ({cat.TABLES[args.name].what})")
-    text = cat.table_text(t, fmt)
-    if out is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    return _write_atomic(out, lambda stage: _text_file(stage / "table", text), quiet=args.quiet)
+    return table_command(args)
 
 
 def cmd_exam_delta(args) -> int:
@@ -536,21 +432,31 @@ def cmd_store(args) -> int:
     return EXIT_REFUSED if problems else EXIT_OK
 
 
+def cmd_lab(args) -> int:
+    from benchreport.cli_lab import lab_command
+
+    return lab_command(args)
+
+
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
             "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
-            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store}
+            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store, "lab": cmd_lab}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchreport.cli_log import logged
-
     args = build_parser().parse_args(argv)
     if not getattr(args, "log", None):
         return _main(args)
+    from benchreport.cli_log import logged
+
     return logged(args, sys.argv[1:] if argv is None else argv, _main)
 
 
 def _main(args) -> int:
+    from benchreport import outdir
+    from benchreport.load.errors import DataSetError
+    from benchreport.store.layout import StoreError
+
     try:
         with terminate_as_interrupt():
             return COMMANDS[args.command](args)

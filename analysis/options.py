@@ -122,7 +122,9 @@ def number(kind: type, low, high, low_in: bool = True, high_in: bool = True):
 
 
 def add_cli_options(p: argparse.ArgumentParser) -> None:
-    """Every analysis option and threshold as `--name-with-dashes`, with its range and reason."""
+    """Every analysis option and threshold as `--name-with-dashes`, with its range and reason: the
+    analysis options under one heading of `--help`, the thresholds under their own."""
+    analysis = p.add_argument_group("analysis options")
     for o in ANALYSIS_OPTIONS:
         kw: dict = {"default": o.default, "dest": o.name, "metavar": o.metavar}
         if o.choices:
@@ -130,13 +132,15 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
         elif o.range:
             kw["type"] = number(o.kind, *o.range)
         bounds = f"; {_bounds(*o.range)}" if o.range else ""
-        p.add_argument("--" + o.name.replace("_", "-"), help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"),
-                       **kw)
+        analysis.add_argument("--" + o.name.replace("_", "-"),
+                              help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"), **kw)
     ranges = Thresholds.ranges()
+    thresholds = p.add_argument_group("thresholds", "when a figure is flagged or a difference is believed; each "
+                                                    "default with its reason")
     for name, default, why in Thresholds.describe():
-        p.add_argument("--" + name.replace("_", "-"), type=number(type(default), *ranges[name]), default=default,
-                       dest=f"th_{name}", metavar=name.upper(),
-                       help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"))
+        thresholds.add_argument("--" + name.replace("_", "-"), type=number(type(default), *ranges[name]), default=default,
+                                dest=f"th_{name}", metavar=name.upper(),
+                                help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"))
 
 
 def options_from_args(args):

@@ -278,3 +278,25 @@ def test_compare_any_pair_of_seats_of_every_harness_format():
         assert "benchreport-compare" in page and ("<table" in page or not len(table))
         shared += len(table)
     assert shared > 0
+
+
+def test_tables_show_figures_rounded_as_the_report_while_the_data_keep_them_whole(example):
+    """A cell's estimate shows as the report prints it (format.num: 50.9, 7,412), a p-value as
+    format.pval and a ratio as format.ratio3; the view's frame keeps the full value."""
+    from benchreport.explore.display import _flat_for_display
+
+    df = pd.DataFrame({"estimate": [50.9011, 7412.4, 0.81234, np.nan], "ratio": [1.04567, 0.81234, 2.0, 1.0],
+                       "ci_low": [0.9512, 0.7, 1.9, np.nan], "p_value": [0.31234, 0.0004, 0.004567, 0.05],
+                       "values": [[50.9011, 51.02], [7412.4], [], [1.0]]})
+    shown = _flat_for_display(df)
+    assert shown["estimate"].tolist() == ["50.9", "7,412", "0.812", ""]
+    assert shown["ratio"].tolist() == ["1.05", "0.812", "2", "1"]
+    assert shown["ci_low"].tolist() == ["0.951", "0.7", "1.9", ""]  # a ratio's interval, in a table of ratios
+    assert shown["p_value"].tolist() == ["0.31", "< 0.001", "0.005", "0.05"]
+    assert shown["values"].tolist()[0] == "[50.9, 51.0]"
+    assert df["estimate"].iloc[0] == 50.9011  # the frame given is not changed
+    cells = explore.cells_view(example)
+    raw = cells["estimate"].dropna()
+    assert (raw != raw.round(1)).any()  # full precision in the data
+    html = explore.interactive_table(cells).data
+    assert f"{raw[raw != raw.round(1)].iloc[0]:.6g}" not in html  # and rounded on screen

@@ -20,7 +20,7 @@ from benchreport import format as fmt
 from . import plots, views
 from .pairs import compare
 
-__all__ = ["offline_mode", "interactive_table", "Explorer", "ALL", "export_html", "EXPLORE_TEMPLATE"]
+__all__ = ["offline_mode", "interactive_table", "display_number", "Explorer", "ALL", "export_html", "EXPLORE_TEMPLATE"]
 
 #: the widgets' "no filter" choice
 ALL = "(all)"
@@ -105,18 +105,41 @@ def offline_mode() -> None:
         _initialised = True
 
 
+#: columns that hold a p-value, and columns that hold a candidate/baseline ratio (with its CI
+#: where the table has a ratio): rounded as the report rounds them (`display_number`)
+P_COLUMNS = ("p_value", "p_adj", "p", "p_exact", "p_holm")
+RATIO_COLUMNS = ("ratio",)
+
+
+def display_number(column: str, value, *, ratios: bool = False) -> str:
+    """`value` of `column` as the report prints it: p-values as `format.pval` (0.31, < 0.001),
+    a ratio and, in a table of ratios (`ratios`), its CI bounds as `format.ratio3` (0.812),
+    every other figure as `format.num` (95,941 · 763.9 · 35 · 0.812); missing as an empty cell."""
+    if fmt.missing(value):
+        return ""
+    name = str(column).lower()
+    if name in P_COLUMNS or name.startswith("p_adj"):
+        return fmt.pval(value, missing_text="")
+    if name in RATIO_COLUMNS or (ratios and name in ("ci_low", "ci_high")):
+        return fmt.ratio3(value)
+    return fmt.num(value, missing_text="")
+
+
 def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
-    """Lists as '[a, b]' text, dicts as 'key: value' text, floats to six significant digits and
-    missing values as empty cells, so DataTables shows them whole and readable."""
+    """Lists as '[a, b]' text, dicts as 'key: value' text, floats rounded as the report rounds
+    them (`display_number`) and missing values as empty cells, so DataTables shows them whole
+    and readable (numbers with thousands separators still sort as numbers: DataTables' num-fmt).
+    The frame shown is a copy: the analysis keeps every figure at full precision."""
     out = df.copy()
+    ratios = any(str(c).lower() in RATIO_COLUMNS for c in out.columns)
     for c in out.columns:
         if any(isinstance(v, (list, tuple)) for v in out[c]):
             out[c] = out[c].map(lambda v: "[" + ", ".join(fmt.num(x) for x in v) + "]"
                                 if isinstance(v, (list, tuple)) else v)
         elif any(isinstance(v, dict) for v in out[c]):
             out[c] = out[c].map(lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else v)
-        elif pd.api.types.is_float_dtype(out[c]):  # six significant digits, as numbers still sort
-            out[c] = [f"{v:.6g}" if pd.notna(v) else "" for v in out[c]]
+        elif pd.api.types.is_float_dtype(out[c]):
+            out[c] = [display_number(c, v, ratios=ratios) for v in out[c]]
         elif not pd.api.types.is_bool_dtype(out[c]) and out[c].isna().any():
             out[c] = out[c].astype(object).where(out[c].notna(), "")
     return out

@@ -13,9 +13,10 @@ from typing import Callable
 import pandas as pd
 
 from benchreport.report import sections
+from benchreport.report.writers import headline, latex_escape, latex_table, markdown_table, select_columns, select_rows
 
 __all__ = ["Entry", "FIGURES", "TABLES", "figure", "table", "figure_numbers", "markdown_table", "latex_table",
-           "table_text", "TABLE_FORMATS", "FIGURE_SUFFIXES"]
+           "latex_escape", "table_text", "TABLE_FORMATS", "FIGURE_SUFFIXES", "restrict_runs"]
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,61 @@ def _entry(catalog: dict, name: str, kind: str) -> Entry:
     return catalog[name]
 
 
-def figure(a, name: str):
+#: the figures that draw one metric (against concurrency, or at one stream): `metric` and
+#: `statistic` choose what they draw
+METRIC_FIGURES = ("throughput", "per-stream", "ttft", "single-stream")
+#: the figures whose cells (or comparisons) `metric` and `statistic` narrow
+FILTERED_FIGURES = ("per-pass", "ratios")
+
+
+def figure(a, name: str, *, metric: str | None = None, statistic: str | None = None):
     """The report's figure `name` (a `sections.FigureBlock`), or None when the data hold nothing to draw.
 
-    Raises KeyError naming the figures there are when `name` is not one of them.
+    `metric`, `statistic`: what a figure of `METRIC_FIGURES` draws in place of its own (a
+    throughput figure of ``ttft_ms``), or which cells a figure of `FILTERED_FIGURES` keeps.
+    Raises KeyError naming the figures there are when `name` is not one of them, ValueError
+    when `metric` or `statistic` is given for a figure they do not apply to.
     """
-    return _entry(FIGURES, name, "figure").make(a)
+    make = _entry(FIGURES, name, "figure").make
+    if metric is None and statistic is None:
+        return make(a)
+    if name in METRIC_FIGURES:
+        return make(a, metric=metric, statistic=statistic)
+    if name in FILTERED_FIGURES:
+        return make(_only(a, metric, statistic))
+    raise ValueError(f"--metric and --statistic do not apply to the figure {name!r}; they apply to "
+                     f"{', '.join(METRIC_FIGURES + FILTERED_FIGURES)}")
+
+
+def _only(a, metric: str | None, statistic: str | None):
+    """The analysis with only the cells and comparisons of `metric` and `statistic` (a copy)."""
+    import dataclasses
+
+    def keep(df):
+        if df is None or df.empty:
+            return df
+        m = pd.Series(True, index=df.index)
+        if metric is not None:
+            m &= df["metric"].astype(str) == metric
+        if statistic is not None and "statistic" in df.columns:
+            m &= df["statistic"].astype(str) == statistic
+        return df[m]
+
+    return dataclasses.replace(a, cells=keep(a.cells), comparisons=keep(a.comparisons))
+
+
+def restrict_runs(result, seats):
+    """The loaded runs of `seats` only (a copy of the LoadResult; refusals and skips kept): one
+    figure or table of those seats, analysed as the report analyses them. ValueError naming
+    the seats there are when one of `seats` has no run."""
+    import dataclasses
+
+    have = sorted({r.run.seat.id for r in result.runs})
+    unknown = [s for s in seats if s not in have]
+    if unknown:
+        raise ValueError(f"--seats: no run of {', '.join(map(repr, unknown))}; the seats are: {', '.join(have)}")
+    wanted = set(seats)
+    return dataclasses.replace(result, runs=[r for r in result.runs if r.run.seat.id in wanted])
 
 
 def table(a, name: str):
@@ -99,67 +149,6 @@ def figure_numbers(a) -> dict[str, int]:
 
 
 # --- table text ----------------------------------------------------------------------------
-def _cell_text(v) -> str:
-    from benchreport import format as fmt
-
-    return fmt.text(v) if not isinstance(v, str) else v
-
-
-#: what a Markdown renderer would read as markup in a cell: HTML (as entities, so `<script>` from a
-#: run file is text, never an element), then links, images, code spans and emphasis (a backslash)
-_MD_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_PUNCT = set("\\|[]`*~")
-
-
-def markdown_table(df: pd.DataFrame, caption: str | None = None) -> str:
-    """A GitHub/pandoc pipe table. Cells are untrusted text (seat names, notes from run files):
-    `<`, `>` and `&` become entities (CommonMark passes raw HTML through, and a rendered
-    `<script>` runs), and `|`, backslash, brackets, backticks, `*` and `~` are
-    backslash-escaped (CommonMark 0.31, "Backslash escapes"), so no cell makes a link, an image,
-    code or a new column; line breaks become spaces.
-
-    Cells are text (`Table.data` holds display strings); the caption follows in pandoc's
-    ``Table: ...`` form.
-    """
-    def esc(v) -> str:
-        s = "".join(_MD_HTML.get(ch) or (f"\\{ch}" if ch in _MD_PUNCT else ch) for ch in _cell_text(v))
-        return " ".join(s.split("\n")).replace("\r", " ")
-
-    cols = [esc(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    if caption:
-        lines += ["", "Table: " + esc(caption)]
-    return "\n".join(lines) + "\n"
-
-
-#: LaTeX's special characters, then the typographic characters the report's tables use
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "<": r"\textless{}", ">": r"\textgreater{}",
-          "−": "$-$", "–": "--", "—": "---", "±": r"$\pm$", "×": r"$\times$", "≤": r"$\le$", "≥": r"$\ge$",
-          "…": r"\ldots{}", "≈": r"$\approx$", "·": r"$\cdot$", "\n": " ", "\r": " ", "\t": " "}
-
-
-def latex_escape(text: str) -> str:
-    """Text safe in a LaTeX document (every special character escaped, one line)."""
-    return "".join(_LATEX.get(ch, ch) for ch in str(text))
-
-
-def latex_table(df: pd.DataFrame, caption: str | None = None, numeric=()) -> str:
-    """A booktabs ``tabular`` (numeric columns right-aligned), every cell escaped; the caption
-    as a comment above it, for the author's own ``table`` environment."""
-    align = "".join("r" if c in numeric else "l" for c in df.columns)
-    lines = []
-    if caption:
-        lines.append("% " + latex_escape(caption))
-    lines += [r"\begin{tabular}{" + align + "}", r"\toprule",
-              " & ".join(latex_escape(c) for c in df.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(_cell_text(v)) for v in row) + r" \\" for row in df.itertuples(index=False)]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
 def _flat(t) -> pd.DataFrame:
     """A table's rows with its group column (shown as a row above its rows) as a first column."""
     df = t.data.copy()
@@ -169,16 +158,27 @@ def _flat(t) -> pd.DataFrame:
     return df
 
 
-def table_text(t, fmt: str) -> str:
-    """A report table (`sections.Table`) as CSV, Markdown or LaTeX text."""
+def table_text(t, fmt: str, *, columns=None, rows=(), name: str | None = None) -> str:
+    """A report table (`sections.Table`) as CSV, Markdown or LaTeX text.
+
+    `columns`: the columns to keep (names as the table heads them, or ``["all"]``); by default
+    every one, but LaTeX keeps the headline ones (`writers.HEADLINE_COLUMNS`) so that it fits
+    a page (`name`: the table's name in `TABLES`, else its `key`). `rows`: filters as `writers.select_rows` reads them. ValueError on an unknown
+    column or a malformed filter.
+    """
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"`fmt` must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}")
-    df = _flat(t)
+    df = select_rows(_flat(t), list(rows))
+    keep = select_columns(df, columns) if columns else (headline(df, name or t.key) if fmt == "tex" else list(df.columns))
+    group = t.group_label or (t.group.capitalize() if t.group else None)
+    if fmt == "tex" and group in keep and keep[0] != group:  # a group row stays first, above its rows
+        keep = [group] + [c for c in keep if c != group]
+    df = df[keep]
     if fmt == "csv":
         from benchreport.pipeline import neutralise_cell
 
         return df.map(neutralise_cell).to_csv(index=False, lineterminator="\n")
     caption = " ".join(str(t.caption).split())
     if fmt == "md":
-        return markdown_table(df, caption)
-    return latex_table(df, caption, numeric=t.numeric)
+        return markdown_table(df, caption, numeric=t.numeric)
+    return latex_table(df, caption, numeric=t.numeric, group=group if t.group and group in keep else None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import textwrap
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -20,6 +21,7 @@ from typing import Iterable, Sequence
 import matplotlib
 import matplotlib.dates as mdates
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
 from benchreport import format as fmt
 from benchreport.columns import METRIC_WORDS, METRICS
@@ -153,12 +155,16 @@ def theme():
 
 
 def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
-                formats: Sequence[str] = ("png", "svg")) -> dict[str, Path]:
+                formats: Sequence[str] = ("png", "svg"), *, size: tuple[float | None, float | None] | None = None,
+                dpi: int = DPI) -> dict[str, Path]:
     """Write `fig` as FOLDER/STEM.png, .svg (and .pdf when asked); returns {format: path}.
 
     `stem` must be one of our own names (``figure-01``), never a data string. PNGs have a
-    fixed dpi; SVG and PDF carry no date and a fixed hash salt, so the same figure gives
-    the same bytes on every build.
+    fixed dpi (`dpi`); SVG and PDF carry no date and a fixed hash salt, so the same figure
+    gives the same bytes on every build. `size`: (width, height) in inches the file is to
+    have exactly, None for the figure's own (a column of a two-column paper is about 3.3 in): the figure is laid out
+    again at that size, its legends in one column where two would not fit, and saved whole
+    instead of trimmed to its contents (`overflow` says whether they still fit).
     """
     if not stem or any(c in stem for c in "/\\\x00") or stem.startswith("."):
         raise ValueError(f"`stem` must be a plain file name, got {stem!r}")
@@ -170,31 +176,96 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
     metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
                 "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
     written = {}
-    with theme():
-        # constrained layout settles over a few draws; settle it first so every save of the
-        # same figure, in any order, gives the same bytes
-        if fig.get_layout_engine() is not None:
-            fig.draw_without_rendering()
-            for _ in range(2):  # at most three draws; stop once the axes stay where they are
-                before = [ax.get_position().bounds for ax in fig.axes]
-                fig.draw_without_rendering()
-                if [ax.get_position().bounds for ax in fig.axes] == before:
-                    break
-            fig.set_layout_engine("none")  # freeze the settled positions
-            # and no engine at all, not matplotlib's placeholder for one: with any engine set,
-            # savefig draws the figure once more before drawing it (matplotlib 3.11's
-            # print_figure); the positions are already final
-            fig._layout_engine = None
+    with theme(), warnings.catch_warnings():
+        # at a size too small for its labels matplotlib gives up on the layout with a warning;
+        # `overflow` measures what then reaches past the edges, and the command says so
+        warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
+        if size is not None:
+            _resize(fig, size)
+        _settle(fig)
+        if size is not None:
+            bbox = Bbox.from_bounds(0, 0, *fig.get_size_inches())
         else:
-            fig.draw_without_rendering()
-        # the tight box once, from the settled figure: `bbox_inches="tight"` would draw the
-        # figure again for each format just to find it (two of a figure's seven draws)
-        bbox = fig.get_tightbbox().padded(float(matplotlib.rcParams["savefig.pad_inches"]))
+            # the tight box once, from the settled figure: `bbox_inches="tight"` would draw the
+            # figure again for each format just to find it (two of a figure's seven draws)
+            bbox = fig.get_tightbbox().padded(float(matplotlib.rcParams["savefig.pad_inches"]))
         for kind in formats:
             path = folder / f"{stem}.{kind}"
-            fig.savefig(path, format=kind, dpi=DPI, metadata=metadata[kind], bbox_inches=bbox)
+            fig.savefig(path, format=kind, dpi=dpi, metadata=metadata[kind], bbox_inches=bbox)
             written[kind] = path
     return written
+
+
+def _settle(fig: Figure) -> None:
+    """Lay the figure out once and for all (constrained layout settles over a few draws; settled
+    first, every save of the same figure, in any order, gives the same bytes)."""
+    if fig.get_layout_engine() is not None:
+        fig.draw_without_rendering()
+        for _ in range(2):  # at most three draws; stop once the axes stay where they are
+            before = [ax.get_position().bounds for ax in fig.axes]
+            fig.draw_without_rendering()
+            if [ax.get_position().bounds for ax in fig.axes] == before:
+                break
+        fig.set_layout_engine("none")  # freeze the settled positions
+        # and no engine at all, not matplotlib's placeholder for one: with any engine set,
+        # savefig draws the figure once more before drawing it (matplotlib 3.11's
+        # print_figure); the positions are already final
+        fig._layout_engine = None
+    else:
+        fig.draw_without_rendering()
+
+
+def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
+    """The figure at `size` inches (None: as it is), laid out again; a legend wider than the
+    figure in one column."""
+    own = fig.get_size_inches()
+    fig.set_size_inches(size[0] or own[0], size[1] or own[1])
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+    fig.draw_without_rendering()
+    width = fig.bbox.width
+    for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]:
+        if legend.get_window_extent().width > width and legend._ncols > 1:
+            # set_ncols alone keeps the box laid out as it was (matplotlib 3.11): lay it out again
+            legend.set_ncols(1)
+            legend._init_legend_box(list(legend.legend_handles), [t.get_text() for t in legend.texts],
+                                    markerfirst=True)
+            legend._set_loc(legend._get_loc())  # the new box placed where the old one was
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        _narrow_tick_labels(ax, 0.4 * width)
+    for ax in fig.axes:  # an axis label longer than its axis: on two lines
+        for label, room in ((ax.yaxis.label, ax.bbox.height), (ax.xaxis.label, ax.bbox.width)):
+            text = label.get_text()
+            box = label.get_window_extent()
+            if "\n" not in text and " " in text and max(box.width, box.height) > room:
+                label.set_text(textwrap.fill(text, width=len(text) // 2 + 1, break_long_words=False))
+
+
+def _narrow_tick_labels(ax, most: float) -> None:
+    """Seat names on a value axis (a dot plot's rows) wider than `most` pixels: wrapped again
+    (`wrap_id`) to fit, each keeping its weight and size."""
+    labels = [t for t in ax.get_yticklabels() if t.get_text()]
+    if not labels:
+        return
+    widest = max(t.get_window_extent().width for t in labels)
+    if widest <= most:
+        return
+    longest = max(len(line) for t in labels for line in t.get_text().split("\n"))
+    chars = max(12, int(longest * most / widest))
+    styles = [(t.get_fontweight(), t.get_fontsize()) for t in labels]
+    texts = [wrap_id(t.get_text().replace("\n", ""), chars) for t in labels]
+    ax.set_yticks([t.get_position()[1] for t in labels], labels=texts)
+    for t, (weight, size) in zip(ax.get_yticklabels(), styles):
+        t.set_fontweight(weight)
+        t.set_fontsize(size)
+
+
+def overflow(fig: Figure) -> float:
+    """How far (inches) the figure's contents reach past its edges once drawn (0 when they fit)."""
+    box = fig.get_tightbbox()
+    w, h = fig.get_size_inches()
+    return max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h)
 
 
 def seat_styles(seats: Iterable[str], baseline: str | None = None) -> dict[str, Style]:

@@ -50,55 +50,70 @@ def _seats_cue(fig) -> str:
     return f" Each seat has its own colour and marker shape{lines}."
 
 
-def throughput_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
-    """Aggregate throughput against concurrency, per seat, with CI bands."""
+def throughput_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
+                      statistic: str | None = None) -> FigureBlock | None:
+    """Aggregate throughput (or `metric`) against concurrency, per seat, with CI bands; the mean,
+    else the median (or `statistic`)."""
+    return _concurrency_figure(a, metric or "output_tok_s", (statistic,) if statistic else F.THROUGHPUT_STATISTICS,
+                               top_n, "Aggregate throughput (all streams together) against concurrency, per seat."
+                               if metric in (None, "output_tok_s") else None, "throughput")
+
+
+def per_stream_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
+                      statistic: str | None = None) -> FigureBlock | None:
+    """Per-stream decode rate (or `metric`) against concurrency."""
+    return _concurrency_figure(a, metric or "decode_tok_s_per_stream",
+                               (statistic,) if statistic else F.THROUGHPUT_STATISTICS, top_n,
+                               "Per-stream decode rate against concurrency, per seat."
+                               if metric in (None, "decode_tok_s_per_stream") else None, "per-stream")
+
+
+def _concurrency_figure(a, metric: str, stats, top_n: int, lead: str | None, key: str) -> FigureBlock | None:
+    """`metric` against concurrency, one line per seat and series, and its caption."""
     cells = result_cells(a)
-    stats = F.THROUGHPUT_STATISTICS
-    fig = F.throughput_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
-    return figure_block(fig, "Aggregate throughput (all streams together) against concurrency, per seat."
-                        + _seats_cue(fig) + marks_text(fig)
-                        + _omitted_note(cells, "output_tok_s", a, top_n, stats), "throughput")
+    fig = F.metric_vs_concurrency(cells, metric, statistics=stats, baseline=a.baseline, top_n=top_n)
+    lead = lead or f"{fmt.metric_words(metric).capitalize()} against concurrency, per seat."
+    return figure_block(fig, lead + _seats_cue(fig) + marks_text(fig) + _omitted_note(cells, metric, a, top_n, stats),
+                        key)
 
 
-def per_stream_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
-    """Per-stream decode rate against concurrency."""
+def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3, metric: str | None = None,
+                         statistic: str | None = None) -> FigureBlock | None:
+    """Per-stream decode (or `metric`) at one stream, every seat and workload (the field note's table)."""
     cells = result_cells(a)
-    stats = F.THROUGHPUT_STATISTICS
-    fig = F.metric_vs_concurrency(cells, "decode_tok_s_per_stream", statistics=stats,
-                                  baseline=a.baseline, top_n=top_n)
-    return figure_block(fig, "Per-stream decode rate against concurrency, per seat." + _seats_cue(fig)
-                        + marks_text(fig)
-                        + _omitted_note(cells, "decode_tok_s_per_stream", a, top_n, stats), "per-stream")
-
-
-def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3) -> FigureBlock | None:
-    """Per-stream decode at one stream, every seat and workload (the field note's table)."""
-    cells = result_cells(a)
+    metric = metric or "decode_tok_s_per_stream"
+    stats = (statistic,) if statistic else ("mean", "p50")
     if cells is None or cells.empty:
         return None
     conc = pd.to_numeric(cells["concurrency"], errors="coerce")
-    d = cells[(cells["metric"] == "decode_tok_s_per_stream") & (conc == 1)]
+    d = cells[(cells["metric"] == metric) & (conc == 1) & cells["statistic"].isin(list(stats))]
     n = d.groupby(["seat", "workload"]).ngroups if len(d) else 0
     if n < min_rows:
         return None
-    fig = F.cell_dotplot(cells, "decode_tok_s_per_stream", concurrency=1, baseline=a.baseline, top_n=top_n)
+    fig = F.cell_dotplot(cells, metric, concurrency=1, statistics=stats, baseline=a.baseline, top_n=top_n)
     more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
     return figure_block(fig, "Single-stream decode rate of every seat and workload, best first, each seat in its "
                         "own colour and marker shape." + marks_text(fig) + " Workloads are different probes: "
                         "compare rows only within one workload." + more, "single-stream")
 
 
-def ttft_figure(a, *, top_n: int = TOP_SEATS) -> FigureBlock | None:
-    """Time to first token against concurrency."""
+def ttft_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
+                statistic: str | None = None) -> FigureBlock | None:
+    """Time to first token (or `metric`) against concurrency: p50 where measured, else the
+    harness's mean (or `statistic`)."""
+    if metric not in (None, "ttft_ms"):
+        return _concurrency_figure(a, metric, (statistic,) if statistic else F.TTFT_STATISTICS, top_n, None, "ttft")
     cells = result_cells(a)
-    fig = F.ttft_vs_concurrency(cells, baseline=a.baseline, top_n=top_n)
+    stats_wanted = (statistic,) if statistic else F.TTFT_STATISTICS
+    fig = F.metric_vs_concurrency(cells, "ttft_ms", statistics=stats_wanted, baseline=a.baseline, top_n=top_n)
     if fig is None:
         return None
-    stats = sorted(set(cells.loc[cells["metric"] == "ttft_ms", "statistic"].astype(str)))
+    ttft = cells[cells["metric"] == "ttft_ms"]
+    stats = sorted(set((ttft if statistic is None else ttft[ttft["statistic"] == statistic])["statistic"].astype(str)))
     extra = (" Seats report TTFT in different forms (" + ", ".join(fmt.stat_words(s) for s in stats)
              + "); the legend names each, and they are not directly comparable.") if len(stats) > 1 else ""
     return figure_block(fig, "Time to first token against concurrency (lower is better)." + _seats_cue(fig)
-                        + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, F.TTFT_STATISTICS), "ttft")
+                        + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, stats_wanted), "ttft")
 
 
 def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:

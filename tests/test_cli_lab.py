@@ -1,0 +1,65 @@
+"""`benchreport lab DIR` (issue 31): the explore notebook beside the user's runs, `runs` set to DIR;
+a notebook already there is kept; the placed notebook runs top to bottom on that folder."""
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+
+def lab(*argv):
+    return subprocess.run([sys.executable, "-m", "benchreport", "lab", *map(str, argv)], capture_output=True,
+                          text=True, timeout=120)
+
+
+def _parameters(path: Path) -> dict:
+    """The parameters cell's names and values, read by Python's own parser."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
+    tree = ast.parse("".join(cell["source"]))
+    return {n.targets[0].id: ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)}
+
+
+def test_lab_places_the_notebook_with_runs_pointing_at_the_folder(tmp_path):
+    runs = tmp_path / "my runs's folder"  # a quote in the path: the parameter stays valid Python
+    shutil.copytree(EXAMPLE, runs)
+    proc = lab(runs, "--no-start")
+    assert proc.returncode == 0, proc.stderr
+    placed = runs / "explore.ipynb"
+    params = _parameters(placed)
+    assert params["runs"] == [str(runs.resolve())]
+    shipped = _parameters(ROOT / "notebooks" / "explore.ipynb")
+    assert {k: v for k, v in params.items() if k != "runs"} == {k: v for k, v in shipped.items() if k != "runs"}
+    assert "jupyter lab explore.ipynb" in proc.stderr  # how to start it
+
+
+def test_a_notebook_already_there_is_kept(tmp_path):
+    (tmp_path / "explore.ipynb").write_text("mine", encoding="utf-8")
+    proc = lab(tmp_path, "--no-start")
+    assert proc.returncode == 0 and "kept" in proc.stderr
+    assert (tmp_path / "explore.ipynb").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_folder_that_does_not_exist_is_exit_2(tmp_path):
+    proc = lab(tmp_path / "nope", "--no-start")
+    assert proc.returncode == 2 and "no such folder" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert not (tmp_path / "nope").exists()
+
+
+def test_the_placed_notebook_runs_on_the_folder_it_sits_in(tmp_path):
+    import papermill as pm
+
+    runs = tmp_path / "runs"
+    shutil.copytree(EXAMPLE, runs)
+    assert lab(runs, "--no-start").returncode == 0
+    out = tmp_path / "executed.ipynb"
+    pm.execute_notebook(str(runs / "explore.ipynb"), str(out), parameters={"n_boot": 200}, cwd=str(tmp_path),
+                        kernel_name="python3", progress_bar=False)
+    text = out.read_text(encoding="utf-8")
+    assert "14 runs, 9 seats" in text  # the example's runs, read from DIR (not the package's default)

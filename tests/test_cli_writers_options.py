@@ -1,0 +1,244 @@
+"""The writer's options of `benchreport figure` and `benchreport table` (issue 31): a figure sized
+for a two-column paper (its file's dimensions read back from the bytes), narrowed to seats, a
+metric and a statistic; a table cut to columns, rows and seats; a LaTeX table that fits a page
+(compiled by pdflatex when it is installed: no "Overfull \\hbox").
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchreport.cli import main
+from runs import write_run
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+SEATS = ("seat-a-fp8", "seat-b-nvfp4", "seat-c-bf16", "seat-d-int4-awq")
+
+
+@pytest.fixture(scope="module")
+def curves(tmp_path_factory):
+    """Four seats, three passes, throughput and TTFT (p50, p99) at four concurrency levels."""
+    d = tmp_path_factory.mktemp("curves")
+    rng = np.random.default_rng(3)
+    for s, seat in enumerate(SEATS):
+        for p in range(1, 4):
+            ms = []
+            for c in (1, 4, 16, 64):
+                ms.append({"workload": "decode", "concurrency": c, "metric": "output_tok_s", "unit": "tok/s",
+                           "value": float((90 + 10 * s) * c ** 0.7 * (1 + 0.02 * rng.standard_normal()))})
+                for st in ("p50", "p99"):
+                    ms.append({"workload": "decode", "concurrency": c, "metric": "ttft_ms", "unit": "ms",
+                               "statistic": st, "value": float(30 + 5 * c + (20 if st == "p99" else 0) + s)})
+            run = {"format": "benchreport.run/1", "run_id": f"{seat}-p{p}", "date": "2026-11-01",
+                   "seat": {"id": seat, "model": "M", "role": "incumbent" if s == 0 else "candidate"},
+                   "harness": {"name": "in-house", "probe": "fixed-512"}, "pass": p, "warmup_excluded": True,
+                   "measurements": ms}
+            write_run(d, f"{seat}-p{p}.json", run)
+    return d
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --- figure size ------------------------------------------------------------------------------
+def _png_size(path: Path) -> tuple[int, int]:
+    """Width and height from the PNG's IHDR chunk (PNG spec 11.2.2), read from the bytes."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_a_png_for_one_column_of_a_paper_through_the_command(curves, tmp_path):
+    out = tmp_path / "fig.png"
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "figure", "throughput", str(curves), "--out", str(out),
+                           "--width", "3.3", "--height", "2.4", "--dpi", "300", "--n-boot", "200"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert _png_size(out) == (990, 720)  # 3.3 in x 300 dpi, 2.4 in x 300 dpi
+    assert "past its edges" not in proc.stderr  # the legend and labels fit inside
+
+
+def test_svg_and_pdf_have_the_size_asked_for(curves, tmp_path, capsys):
+    svg, pdf = tmp_path / "fig.svg", tmp_path / "fig.pdf"
+    for out in (svg, pdf):
+        code, _, err = cli(capsys, "figure", "ttft", curves, "--out", out, "--width", "3.3", "--height", "2.5",
+                           "--n-boot", "200")
+        assert code == 0, err
+    root = ET.parse(svg).getroot()
+    assert (root.get("width"), root.get("height")) == ("237.6pt", "180pt")  # 72 pt to the inch
+    from pypdf import PdfReader
+
+    box = PdfReader(pdf).pages[0].mediabox
+    assert (float(box.width), float(box.height)) == pytest.approx((237.6, 180.0), abs=0.01)
+
+
+def test_only_the_width_keeps_the_figures_own_height(curves, tmp_path, capsys):
+    out = tmp_path / "fig.png"
+    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--width", "3.3", "--n-boot", "200")
+    assert code == 0, err
+    w, h = _png_size(out)
+    assert w == 660 and h == 580  # 3.3 in and the figure's own 2.9 in, at the report's 200 dpi
+
+
+def _svg_text(path: Path) -> str:
+    return " ".join(t.text or "" for t in ET.parse(path).getroot().iter() if t.tag.endswith("text"))
+
+
+def test_seats_metric_and_statistic_choose_what_is_drawn(curves, tmp_path, capsys):
+    out = tmp_path / "fig.svg"
+    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--seats", "seat-a-fp8,seat-c-bf16",
+                       "--n-boot", "200")
+    assert code == 0, err
+    text = _svg_text(out)
+    assert "seat-a-fp8" in text and "seat-c-bf16" in text and "seat-b-nvfp4" not in text
+    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--metric", "ttft_ms", "--statistic",
+                       "p99", "--n-boot", "200")
+    assert code == 0, err
+    assert "TTFT p99 (ms)" in _svg_text(out)  # the axis names the metric and statistic drawn
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--seats", "nope"], "the seats are: seat-a-fp8, seat-b-nvfp4, seat-c-bf16, seat-d-int4-awq"),
+    (["--metric", "bogus"], "invalid choice"),
+    (["--statistic", "p42"], "invalid choice"),
+    (["--width", "0"], "--width"),
+    (["--dpi", "5"], "--dpi"),
+])
+def test_bad_figure_options_are_exit_2_in_one_line(curves, tmp_path, capsys, argv, words):
+    try:
+        code, _, err = cli(capsys, "figure", "throughput", curves, "--out", tmp_path / "f.png", *argv, "--quiet")
+    except SystemExit as exc:  # argparse's own refusals
+        code, err = exc.code, capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_metric_on_a_figure_it_does_not_apply_to_is_exit_2(capsys, tmp_path):
+    code, _, err = cli(capsys, "figure", "exams", EXAMPLE, "--out", tmp_path / "f.png", "--metric", "ttft_ms")
+    assert code == 2 and "do not apply" in err
+
+
+# --- table columns, rows, seats ---------------------------------------------------------------
+def _csv(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_columns_and_rows_cut_the_table(curves, capsys):
+    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,metric,conc.", "--rows", "Conc.=16|64",
+                         "--n-boot", "200", "--quiet")
+    assert code == 0, err
+    rows = _csv(out)
+    assert rows[0] == ["Seat", "Metric", "Conc."]
+    assert {r[2] for r in rows[1:]} == {"16", "64"} and len(rows) > 3
+    code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3", "--n-boot", "200",
+                       "--quiet")
+    assert code == 0 and len(_csv(out)) == 3  # the heading and rows 2 and 3 of those
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--columns", "Seat,Nope"], "no column 'Nope' in this table; its columns are: Seat, "),
+    (["--rows", "Nope=1"], "expected COLUMN=VALUE or FIRST-LAST"),
+    (["--rows", "3-1"], "FIRST <= LAST"),
+    (["--rows", "Conc.=999"], "no row shows '999' in Conc.; it shows: '1', '4', '16', '64'"),
+    (["--seats", "seat-x"], "no run of 'seat-x'"),
+])
+def test_bad_table_options_are_exit_2(curves, capsys, argv, words):
+    code, out, err = cli(capsys, "table", "results", curves, *argv, "--n-boot", "200", "--quiet")
+    assert code == 2 and words in err and out == "", err
+
+
+def test_seats_keep_those_seats_runs(curves, capsys):
+    code, out, err = cli(capsys, "table", "seats", curves, "--seats", "seat-b-nvfp4", "--quiet")
+    assert code == 0, err
+    rows = _csv(out)
+    assert len(rows) == 2 and rows[1][0].startswith("seat-b-nvfp4")
+
+
+def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    assert code == 0
+    header = out.split(r"\toprule")[1].split(r"\midrule")[0]
+    assert "Metric" in header and "Per pass" not in header
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--columns", "all", "--n-boot", "200",
+                       "--quiet")
+    assert "Per pass, in order" in out.split(r"\toprule")[1].split(r"\midrule")[0]
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "csv", "--n-boot", "200", "--quiet")
+    assert "Per pass, in order" in _csv(out)[0]  # CSV keeps every column
+
+
+def test_many_rows_make_a_longtable_with_a_row_per_seat(curves, capsys):
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    assert code == 0
+    assert out.count(r"\begin{longtable}") == 1 and r"\endhead" in out and r"\caption{" in out
+    assert out.count(r"\multicolumn{") - out.count("Continued on next page") == len(SEATS)
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--rows", "1-5", "--n-boot", "200",
+                       "--quiet")
+    assert r"\begin{tabular}" in out and "longtable" not in out.split("\n", 1)[1]
+
+
+# --- a LaTeX compile --------------------------------------------------------------------------
+PDFLATEX = shutil.which("pdflatex")
+
+
+def _compile(tmp_path: Path, table: str) -> str:
+    """The pdflatex log of an article holding `table` (a float for a tabular, as its caption comment says)."""
+    (tmp_path / "t.tex").write_text(table, encoding="utf-8")
+    body = r"\input{t.tex}" if "longtable" in table.split("\n", 1)[1] else \
+        r"\begin{table}\centering\input{t.tex}\end{table}"
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\n"
+                                      "\\usepackage{booktabs,array,longtable}\n\\begin{document}\n"
+                                      f"{body}\n\\end{{document}}\n", encoding="utf-8")
+    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
+    assert proc.returncode == 0, log[-2000:]
+    return log
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+@pytest.mark.parametrize("runs", ["example", "curves"])
+def test_every_latex_table_compiles_and_fits_the_page(runs, curves, tmp_path, capsys):
+    from benchreport.report import catalog
+
+    folder = EXAMPLE if runs == "example" else curves
+    compiled = 0
+    for name in catalog.TABLES:
+        code, out, err = cli(capsys, "table", name, folder, "--format", "tex", "--n-boot", "200", "--quiet")
+        if code == 2 and "has no rows" in err:
+            continue
+        assert code == 0, err
+        log = _compile(tmp_path / name, out) if (tmp_path / name).mkdir() is None else ""
+        assert not re.search(r"Overfull \\hbox", log), (name, re.findall(r"Overfull \\hbox.*", log))
+        compiled += 1
+    assert compiled >= (10 if runs == "example" else 6)
+
+
+@pytest.mark.parametrize("name", ["throughput", "single-stream", "ttft"])
+def test_the_examples_column_figures_fit_inside_their_edges(name, tmp_path, capsys):
+    """At one column's width the legend, seat names and axis labels are laid out again to fit
+    (the command measures what reaches past the edges, and says so when anything does)."""
+    out = tmp_path / "f.svg"
+    code, _, err = cli(capsys, "figure", name, EXAMPLE, "--out", out, "--width", "3.3", "--n-boot", "200")
+    assert code == 0, err
+    assert "past its edges" not in err
+    assert ET.parse(out).getroot().get("width") == "237.6pt"
+
+
+def test_a_figure_too_crowded_for_its_size_says_how_far_it_overflows(tmp_path, capsys):
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2",
+                       "--n-boot", "200")
+    assert code == 0 and re.search(r"contents reach \d+\.\d\d in past its edges at 2\.00 x", err), err
