@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchreport.cli import main
@@ -138,12 +139,16 @@ def _csv(text: str) -> list[list[str]]:
 
 
 def test_columns_and_rows_cut_the_table(curves, capsys):
-    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,metric,conc.", "--rows", "Conc.=16|64",
-                         "--n-boot", "200", "--quiet")
+    code, out, err = cli(capsys, "table", "all-cells", curves, "--columns", "seat,metric,conc.", "--rows",
+                         "Conc.=16|64", "--n-boot", "200", "--quiet")
     assert code == 0, err
     rows = _csv(out)
     assert rows[0] == ["Seat", "Metric", "Conc."]
     assert {r[2] for r in rows[1:]} == {"16", "64"} and len(rows) > 3
+    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,conc.", "--rows", "Conc.=16|64",
+                         "--n-boot", "200", "--quiet")
+    assert code == 0, err
+    assert _csv(out)[0] == ["Seat", "Conc."] and {r[1] for r in _csv(out)[1:]} == {"16", "64"}
     code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3", "--n-boot", "200",
                        "--quiet")
     assert code == 0 and len(_csv(out)) == 3  # the heading and rows 2 and 3 of those
@@ -169,23 +174,30 @@ def test_seats_keep_those_seats_runs(curves, capsys):
 
 
 def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--n-boot", "200", "--quiet")
     assert code == 0
     header = out.split(r"\toprule")[1].split(r"\midrule")[0]
     assert "Metric" in header and "Per pass" not in header
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--columns", "all", "--n-boot", "200",
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--columns", "all", "--n-boot", "200",
                        "--quiet")
     assert "Per pass, in order" in out.split(r"\toprule")[1].split(r"\midrule")[0]
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "csv", "--n-boot", "200", "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "csv", "--n-boot", "200", "--quiet")
     assert "Per pass, in order" in _csv(out)[0]  # CSV keeps every column
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    assert "TTFT p50 (ms)" in out.split(r"\toprule")[1].split(r"\midrule")[0]  # Table 1 is the headline already
 
 
 def test_many_rows_make_a_longtable_with_a_row_per_seat(curves, capsys):
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
-    assert code == 0
+    from benchreport.report.writers import LONGTABLE_ROWS, latex_table
+
+    df = pd.DataFrame({"seat": [SEATS[i % len(SEATS)] for i in range(LONGTABLE_ROWS + 8)],
+                       "Conc.": [str(i) for i in range(LONGTABLE_ROWS + 8)],
+                       "TTFT p50 (ms)": [f"{30 + i} [{29 + i}, {31 + i}]" for i in range(LONGTABLE_ROWS + 8)]})
+    df = df.sort_values("seat", kind="stable")
+    out = latex_table(df, "Many rows.", ("Conc.", "TTFT p50 (ms)"), group="seat")
     assert out.count(r"\begin{longtable}") == 1 and r"\endhead" in out and r"\caption{" in out
     assert out.count(r"\multicolumn{") - out.count("Continued on next page") == len(SEATS)
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--rows", "1-5", "--n-boot", "200",
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--rows", "1-5", "--n-boot", "200",
                        "--quiet")
     assert r"\begin{tabular}" in out and "longtable" not in out.split("\n", 1)[1]
 

@@ -103,10 +103,9 @@ _BREAK_AFTER = set("/_.-:=@,")
 _GROUP_CHARS = 70
 
 #: the columns a LaTeX table shows unless `--columns` says otherwise: the headline figures,
-#: not the detail (passes, n, per-pass values, digests), which CSV and Markdown keep
+#: not the detail (passes, n, per-pass values, digests), which CSV and Markdown keep (Table 1,
+#: `results`, is the headline summary already: every column)
 HEADLINE_COLUMNS = {
-    "results": ("Seat", "Metric", "Workload", "Conc.", "Stat.", "Estimate", "Unit", "mean", "p50", "p90", "p99",
-                "CI"),
     "all-cells": ("Seat", "Metric", "Workload", "Conc.", "Stat.", "Estimate", "Unit", "mean", "p50", "p90", "p99",
                   "CI"),
     "comparisons": ("Candidate", "Comparison", "Metric", "Workload", "Conc.", "Stat.", "Ratio", "CI", "Verdict"),
@@ -163,11 +162,36 @@ def _words(text: str) -> list[str]:
     return pieces or [""]
 
 
+#: a number column's heading is set on lines of about this many characters (its figures never wrap)
+_HEADING_CHARS = 14
+
+
+def _stacked(heading: str) -> list[str]:
+    """A number column's heading as lines of whole words, each about `_HEADING_CHARS` long at most
+    ('Decode per stream mean (tok/s)' -> 'Decode per', 'stream mean', '(tok/s)')."""
+    lines: list[str] = []
+    for word in str(heading).split():
+        if lines and len(lines[-1]) + 1 + len(word) <= _HEADING_CHARS:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+_INTERVAL = re.compile(r" (?=[\[{(])")
+
+
+def _figure_lines(text: str) -> list[str]:
+    """A number cell as lines: a figure and its interval ('98.9 [95.7, 102.1]') on two."""
+    return _INTERVAL.split(str(text), maxsplit=1)
+
+
 def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], tuple, bool]:
     """The tabular column types, the type size (a row of `SIZES`), and whether the table fits the line: numbers
     right-aligned, short text on one line, long text in ``p`` columns (ragged right) that share
     what the others leave of the line, each at least its longest unbreakable word."""
-    cells = {c: [str(c)] + [_cell_text(v) for v in df[c]] for c in df.columns}
+    cells = {c: (_stacked(c) + [x for v in df[c] for x in _figure_lines(_cell_text(v))]) if c in numeric
+             else [str(c)] + [_cell_text(v) for v in df[c]] for c in df.columns}
     natural = {c: max(_chars(t) for t in cells[c]) for c in df.columns}
     fixed = {c: natural[c] for c in df.columns if c in numeric or max(map(len, cells[c])) <= _SHORT_TEXT}
     least = {c: _WORD_ROOM * max(_chars(w) for t in cells[c] for w in _words(t)) for c in df.columns
@@ -219,7 +243,7 @@ def latex_table(df: pd.DataFrame, caption: str | None = None, numeric: Sequence[
     specs, size, fits = _column_specs(df, numeric)
     long = len(df) > LONGTABLE_ROWS if longtable is None else longtable
     caption = " ".join(str(caption or "").split())
-    styler = _escaped(df).style.hide(axis="index")
+    styler = _escaped(df, numeric).style.hide(axis="index")
     text = styler.to_latex(hrules=True, column_format="".join(specs), environment="longtable" if long else None,
                            caption=latex_escape(caption) if long and caption else None)
     lines = text.rstrip("\n").split("\n")
@@ -236,16 +260,27 @@ def latex_table(df: pd.DataFrame, caption: str | None = None, numeric: Sequence[
     return "\n".join([*head, open_, *spacing, *lines, close]) + "\n"
 
 
-def _escaped(df: pd.DataFrame) -> pd.DataFrame:
-    """Every heading and cell escaped; headings that would collide made distinct by a number."""
+def _escaped(df: pd.DataFrame, numeric: Sequence[str] = ()) -> pd.DataFrame:
+    """Every heading and cell escaped; headings that would collide made distinct by a number; a
+    number column's heading stacked on lines (`_stacked`, a nested right-aligned tabular)."""
     seen: dict[str, int] = {}
     data = {}
     for c in df.columns:
-        name = latex_escape(c)
+        lines = _stacked(c) if c in numeric else [str(c)]
+        name = latex_escape(c) if len(lines) == 1 else \
+            r"\begin{tabular}[b]{@{}r@{}}" + r"\\{}".join(latex_escape(x) for x in lines) + r"\end{tabular}"
         seen[name] = seen.get(name, 0) + 1
-        data[name if seen[name] == 1 else f"{name} ({seen[name]})"] = [latex_escape(_cell_text(v), breaks=True)
-                                                                        for v in df[c]]
+        data[name if seen[name] == 1 else f"{name} ({seen[name]})"] = [
+            _figure_cell(_cell_text(v)) if c in numeric else latex_escape(_cell_text(v), breaks=True) for v in df[c]]
     return pd.DataFrame(data)
+
+
+def _figure_cell(text: str) -> str:
+    """A number cell escaped, its interval on a second line (a nested right-aligned tabular)."""
+    lines = _figure_lines(text)
+    if len(lines) == 1:
+        return latex_escape(text, breaks=True)
+    return r"\begin{tabular}[t]{@{}r@{}}" + r"\\{}".join(latex_escape(x) for x in lines) + r"\end{tabular}"
 
 
 def _with_group_rows(lines: list[str], groups: list[str], n_cols: int, long: bool, fmt) -> list[str]:
