@@ -294,7 +294,7 @@ def sectioning_interval(x, q: float | None, *, level: float = 0.95, n_sections: 
 
 
 #: requests per cosine term of the within-run interval: B = n // 50 (at least 2). B/n = 1/50 keeps the
-#: EWC estimate's bias at lag-1 correlation 0.8 near 5% (its leading term is pi^2 (B/n)^2 / 6 times
+#: EWC estimate's bias at lag-1 correlation 0.8 near 3% (its leading term is pi^2 (B/n)^2 / 6 times
 #: sum k^2 gamma_k / sum gamma_k, Lazarus et al. 2018, eq. 9), measured in benchmarks/within_study.py
 REQUESTS_PER_TERM = 50
 #: the fewest cosine terms (t with 2 degrees of freedom: the shortest passes get wide intervals)
