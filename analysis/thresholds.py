@@ -22,8 +22,8 @@ class Thresholds:
         "range": (2, 1000000000, True, True),
         "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
                "little (91.8% at n=20 for lognormal data when 95% is asked, 93.7% at n=50: "
-               "benchmarks/coverage.py); a run's within-run interval is then a t-interval for a "
-               "mean and none for a quantile"})
+               "benchmarks/coverage.py); below it a run's within-run interval of a mean is kept (EWC t, "
+               "flagged sample.small_n) and a quantile gets none"})
     min_tail_obs: int = field(default=10, metadata={
         "range": (1, 1000000000, True, True),
         "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
@@ -31,8 +31,8 @@ class Thresholds:
     max_bootstrap_obs: int = field(default=20000, metadata={
         "range": (100, 1000000000, True, True),
         "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
-               "sections, Nakayama 2014) instead of the block bootstrap, whose cost grows with "
-               "requests x resamples; at this size both are accurate"})
+               "sections, Nakayama 2014) instead of the EWC / Woodruff interval (the block bootstrap "
+               "before issue 30); at this size both are accurate"})
     min_passes: int = field(default=5, metadata={
         "range": (1, 1000000, True, True),
         "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "

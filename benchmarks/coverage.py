@@ -27,6 +27,11 @@ table does not depend on --jobs. The default run takes about a minute on 2 cores
 The bootstrap uses `--n-boot` resamples (default 2000; coverage barely depends
 on it above 1000, and the CI endpoints' own Monte-Carlo noise is included).
 
+Since issue 30 the within-run interval of a single pass in cells() is no longer a
+bootstrap but the EWC / Woodruff interval (benchreport.stats.within.series_interval), measured
+under correlation by benchmarks/within_study.py; the bootstrap rows here check
+bootstrap_group itself, still used by the library's public bootstrap API.
+
 The intervals above are checked one estimator at a time, on data drawn the way
 each estimator assumes. `--verdicts` runs the end-to-end study instead
 (`benchmarks/verdict_study.py`, docs/statistics.md): native run files with

@@ -332,13 +332,17 @@ def replicate(cfg: Config, rep: int, *, model: Model = Model(), n_boot: int = 20
               start_ms: bool = False, keep: Path | None = None) -> dict:
     """Simulate, analyse and summarise replicate `rep` of `cfg` (reproducible on its own)."""
     from benchreport.pipeline import Options, analyse_paths
+    from benchreport.stats.compare import PrimaryCell
 
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="verdict-"))
     try:
         files, aseed = write_replicate(tmp, cfg, rep, model, seed=seed, start_ms=start_ms)
         try:
-            a = analyse_paths([tmp], Options(n_boot=n_boot, seed=aseed))
+            # the study's primary cell is declared as the report's (it is tested first under gatekeeping)
+            primary = PrimaryCell(metric=PRIMARY["metric"], statistic=PRIMARY["statistic"],
+                                  workload=PRIMARY["workload"], concurrency=PRIMARY["concurrency"])
+            a = analyse_paths([tmp], Options(n_boot=n_boot, seed=aseed, primary=primary))
             res = summarise(a.cells, a.comparisons)
             refused = len(a.loaded.refused)
             if refused:

@@ -1,8 +1,8 @@
 """estimate_cells(): which interval each kind of cell gets, checked against independent implementations.
 
 The between-pass interval against scipy's t-test on the log pass values and the
-pooled variance against pingouin's ANOVA; the within-run block bootstrap against
-arch's CircularBlockBootstrap; sectioning against a t-interval over batch means.
+pooled variance against pingouin's ANOVA; the within-run EWC / Woodruff interval against the
+cosine sums and Student's t written out (issue 30); sectioning against a t-interval over batch means.
 """
 from __future__ import annotations
 
@@ -88,27 +88,52 @@ def test_a_single_pass_has_no_between_pass_ci_and_a_within_run_one():
     assert row["within_low"] < row["estimate"] < row["within_high"]
 
 
-def test_within_run_interval_agrees_with_arch_circular_block_bootstrap():
-    from arch.bootstrap import CircularBlockBootstrap
+def _ewc_by_hand(x: np.ndarray, b: int) -> float:
+    """The EWC long-run variance with its cosine sums written out (no FFT)."""
+    n = len(x)
+    t = np.arange(1, n + 1)
+    lam = [math.sqrt(2.0 / n) * float(np.sum(np.cos(math.pi * j * (t - 0.5) / n) * (x - x.mean())))
+           for j in range(1, b + 1)]
+    return float(np.mean(np.square(lam)))
 
+
+def test_within_run_interval_is_ewc_t_and_woodruff_whatever_the_correlation():
     rows = _req("A", [1], 400, seed=11, rho=0.6, sigma=0.5)
-    out = cells(None, requests_frame(rows), method="percentile")
-    row = _cell(out, metric="decode_tok_s_per_stream", statistic="mean")
-    block = int(row["block"])
-    assert block > 1 and row["lag1"] > 0.3
-    assert row["within_method"].startswith(f"circular block bootstrap (block {block})")
+    out = cells(None, requests_frame(rows))
     x = request_metrics(requests_frame(rows))["decode_tok_s_per_stream"].to_numpy()
-    ref = [CircularBlockBootstrap(block, x, seed=i).conf_int(np.mean, reps=4000, method="percentile")[:, 0]
-           for i in range(3)]
-    lo, hi = np.mean(ref, axis=0)
-    tol = 0.06 * (hi - lo)  # Monte-Carlo error of both sides at a few thousand resamples
-    assert abs(row["within_low"] - lo) < tol and abs(row["within_high"] - hi) < tol
-    # the same data in a random order: no dependence seen, a narrower (independent-requests) interval
+    b = 400 // 50
+    t = stats.t.ppf(0.975, b)
+    mean = _cell(out, metric="decode_tok_s_per_stream", statistic="mean")
+    assert mean["within_method"].startswith(f"t with EWC long-run variance over requests in send order (B={b}, df={b})")
+    se = math.sqrt(_ewc_by_hand(x, b) / len(x))
+    assert mean["within_low"] == pytest.approx(x.mean() - t * se, rel=1e-9)
+    assert mean["within_high"] == pytest.approx(x.mean() + t * se, rel=1e-9)
+    p90 = _cell(out, metric="decode_tok_s_per_stream", statistic="p90")
+    est = np.quantile(x, 0.9)
+    sp = math.sqrt(_ewc_by_hand((x <= est).astype(float), b) / len(x))
+    assert p90["within_method"].startswith("Woodruff with EWC long-run variance")
+    assert p90["within_low"] == pytest.approx(np.quantile(x, 0.9 - t * sp), rel=1e-9)
+    assert p90["within_high"] == pytest.approx(np.quantile(x, min(1.0, 0.9 + t * sp)), rel=1e-9)
+    # the same requests in a random order: the same method (no pre-test), a narrower interval
     iid = cells(None, requests_frame([{**r, "start_ms": np.nan} for r in
-                                       np.random.default_rng(0).permutation(np.array(rows, dtype=object))]),
-                n_resamples=NB)
+                                       np.random.default_rng(0).permutation(np.array(rows, dtype=object))]))
     narrow = _cell(iid, metric="decode_tok_s_per_stream", statistic="mean")
-    assert narrow["within_high"] - narrow["within_low"] < 0.8 * (row["within_high"] - row["within_low"])
+    assert narrow["within_method"] == mean["within_method"]
+    assert narrow["within_high"] - narrow["within_low"] < 0.8 * (mean["within_high"] - mean["within_low"])
+
+
+def test_ewc_t_ratio_of_independent_gaussian_values_is_student_t_with_b_df():
+    """Exact for independent Gaussian values (Sun 2013): the t-ratio's distribution is t_B."""
+    from benchreport.stats.within import ewc_long_run_variance
+
+    rng = np.random.default_rng(2)
+    n, b = 120, 4
+    ratios = []
+    for _ in range(3000):
+        x = rng.standard_normal(n)
+        ratios.append(x.mean() / math.sqrt(ewc_long_run_variance(x, b) / n))
+    assert stats.kstest(ratios, stats.t(b).cdf).pvalue > 0.01
+    assert stats.kstest(ratios, stats.norm.cdf).pvalue < 0.01
 
 
 def test_requests_are_read_in_start_ms_order_whatever_the_row_order():
@@ -119,14 +144,15 @@ def test_requests_are_read_in_start_ms_order_whatever_the_row_order():
     assert base.to_csv(index=False) == again.to_csv(index=False)
 
 
-def test_small_single_pass_gets_a_within_run_t_for_the_mean_and_nothing_for_quantiles():
+def test_small_single_pass_gets_a_within_run_ewc_t_for_the_mean_and_nothing_for_quantiles():
     req = requests_frame(_req("A", [1], 12))
     out = cells(None, req, n_resamples=NB)
     mean = _cell(out, metric="e2e_latency_ms", statistic="mean")
     x = request_metrics(req)["e2e_latency_ms"].to_numpy()
-    ref = stats.ttest_1samp(x, 0).confidence_interval(0.95)
-    assert mean["within_method"] == "t over requests, within one run"
-    assert mean["within_low"] == pytest.approx(ref.low) and mean["within_high"] == pytest.approx(ref.high)
+    se = math.sqrt(_ewc_by_hand(x, 2) / len(x))
+    t = stats.t.ppf(0.975, 2)
+    assert mean["within_method"].startswith("t with EWC long-run variance over requests in send order (B=2, df=2)")
+    assert mean["within_low"] == pytest.approx(x.mean() - t * se) and mean["within_high"] == pytest.approx(x.mean() + t * se)
     p50 = _cell(out, metric="e2e_latency_ms", statistic="p50")
     assert p50["within_method"] == f"none: n < {DEFAULT.min_obs}" and pd.isna(p50["within_low"])
 
@@ -278,12 +304,14 @@ def test_all_values_equal_and_non_positive():
     assert _cell(cells(zero), metric="ttft_ms")["ci_method"] == "none: non-positive pass values"
 
 
-def test_byte_identical_for_the_same_data_and_seed():
+def test_byte_identical_for_the_same_data_whatever_the_seed():
     req = requests_frame(_req("A", [1], 60, seed=3) + _req("B", [1, 2, 3], 30, seed=5))
     a = cells(None, req, seed=7, n_resamples=NB).to_csv(index=False).encode()
     b = cells(None, req, seed=7, n_resamples=NB).to_csv(index=False).encode()
     c = cells(None, req, seed=8, n_resamples=NB).to_csv(index=False).encode()
-    assert a == b and a != c
+    # since issue 30 nothing in a cell is resampled (the within-run interval is EWC / Woodruff)
+    assert a == b == c
+    assert b"EWC" in a
 
 
 def test_a_seats_cis_do_not_depend_on_other_seats():

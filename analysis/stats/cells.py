@@ -24,19 +24,22 @@ Two intervals, never confused:
     =============================================  ===========================
 
 ``within_low``/``within_high`` (one run only, for a single pass with request records)
-    the circular block bootstrap over the requests in send order (block length of
-    Politis & White 2004 where the autocorrelations show dependence; otherwise the
-    ordinary bootstrap; BCa when the block is 1, percentile otherwise), a
-    t-interval below `min_obs` requests for a mean, sectioning above
-    `max_bootstrap_obs` requests. No verdict rests on it: it leaves out
-    run-to-run variation.
+    over the requests in send order, the same method whatever their correlation (no pre-test,
+    issue 30): for the mean a t-interval with the equal-weighted cosine (EWC) long-run variance
+    and t with B = max(2, n // 50) degrees of freedom; for a quantile Woodruff's interval with
+    the long-run variance of the share below it (benchreport.stats.within.series_interval). A
+    mean from fewer than `min_obs` requests keeps its interval (flagged sample.small_n); a
+    quantile needs `min_obs` requests and the tail rule; above `max_bootstrap_obs` requests,
+    sectioning (30 contiguous sections). No verdict rests on it: it leaves out run-to-run
+    variation.
 
 Statistics: every statistic a run reported, plus those its requests support:
 the mean and median, and a tail quantile q only where n(1 - q) >= min_tail_obs.
 
-Randomness: each request group draws from ``SeedSequence([seed, crc32(key)])``,
-so the same data and seed give byte-identical tables and adding a seat never
-changes another seat's intervals.
+Randomness: none since issue 30 (the within-run interval is computed, not
+resampled), so the same data give byte-identical tables and adding a seat never
+changes another seat's intervals; `seed`, `method` and `n_resamples` are still
+checked and accepted.
 
 References
 ----------
@@ -58,15 +61,14 @@ from scipy.special import ndtri
 
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
-from ._common import check_level, format_values, key_rng, tail_supported
-from .bootstrap import _method_iv, _n_resamples_iv, bootstrap_group
-from .intervals import t_interval
+from ._common import check_level, format_values, tail_supported
+from .bootstrap import _method_iv, _n_resamples_iv
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .day_cache import DayCache, PassDays
 from .day_scan import request_counts
 from .pass_rows import load_labels, pass_rows, run_labels
-from .requests import FrameSource, RequestGroup, RequestSource, column_metric, failed_mask, request_metrics
-from .within import block_length, block_size, dependence_seen, sectioning_interval
+from .requests import FrameSource, RequestSource, column_metric, failed_mask, request_metrics
+from .within import sectioning_interval, series_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
            "request_metrics", "failed_mask", "ci_method_text"]
@@ -180,10 +182,6 @@ class CellSet:
     def pass_frame(self) -> pd.DataFrame:
         """The pass table whole (read date by date from a run store's cache)."""
         return self.passes.frame() if isinstance(self.passes, PassDays) else self.passes
-
-
-def _stat_order(stat: str) -> int:
-    return STATISTICS.index(stat) if stat in STATISTICS else len(STATISTICS)
 
 
 def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
@@ -308,54 +306,52 @@ def _sum_int(s: pd.Series):
 
 
 def _within_plan(row: dict, cfg: _Config) -> str:
-    """How the within-run interval of a single-pass cell is computed: 'bootstrap', 't', 'sectioning'
-    or 'none: ...' (why not)."""
+    """How the within-run interval of a single-pass cell is computed: 'series' (EWC / Woodruff),
+    'sectioning' (above `max_bootstrap_obs` requests) or 'none: ...' (why not); '' for a
+    statistic that has none."""
     th = cfg.thresholds
     n = int(row["_n_within"])
     stat = row["statistic"]
     q = QUANTILES.get(stat)
     if stat != "mean" and q is None:
         return ""
-    if n < 2:
-        return "none: n < 2"
+    if n < 3:
+        return "none: n < 3"
     if n > th.max_bootstrap_obs and n >= 60:
         return "sectioning"
     if stat == "mean":
-        return "bootstrap" if n >= th.min_obs else "t"
+        return "series"
     if n < th.min_obs:
         return f"none: n < {th.min_obs}"
     if not tail_supported(n, q, th.min_tail_obs):
         return f"none: n*(1-q) < {th.min_tail_obs}"
-    return "bootstrap"
+    return "series"
+
+
+#: how within_method names each method of `series_interval` ({b}: its cosine terms, the t df)
+_SERIES_WORDS = {"ewc": "t with EWC long-run variance over requests in send order (B={b}, df={b})",
+                 "woodruff-ewc": "Woodruff with EWC long-run variance over requests in send order (B={b}, df={b})"}
 
 
 def _within_intervals(rows: list[dict], source: RequestSource, cfg: _Config) -> None:
     """Fill the within-run intervals of single-pass cells with request records."""
-    pending: dict[tuple, list[dict]] = {}
     for row in rows:
         gid = row["_group"]
         if row["n_passes"] != 1 or gid is None or row["metric"] not in REQUEST_METRICS:
             continue
-        g = source.group(gid)
-        v = column_metric(g, row["metric"])
+        v = column_metric(source.group(gid), row["metric"])
         row["_n_within"] = v.shape[0]
         plan = _within_plan(row, cfg)
         if plan.startswith("none"):
             row["within_method"] = plan
-        elif plan == "t":
-            if np.all(v == v[0]):
-                row["within_method"] = "none: all values equal"
-                continue
-            t = t_interval(v, level=cfg.level)
-            _set_within(row, t.low, t.high, cfg.level, "t over requests, within one run")
+        elif np.all(v == v[0]):
+            row["within_method"] = "none: all values equal"
         elif plan == "sectioning":
-            q = QUANTILES.get(row["statistic"])
-            s = sectioning_interval(v, q, level=cfg.level)
+            s = sectioning_interval(v, QUANTILES.get(row["statistic"]), level=cfg.level)
             _set_within(row, s.low, s.high, cfg.level, f"sectioning ({s.n_sections} sections), within one run")
-        elif plan == "bootstrap":
-            pending.setdefault(gid, []).append(row)
-    for gid, rs in pending.items():
-        _bootstrap_group_rows(source.group(gid), rs, cfg)
+        elif plan == "series":
+            s = series_interval(v, QUANTILES.get(row["statistic"]), level=cfg.level)
+            _set_within(row, s.low, s.high, cfg.level, _SERIES_WORDS[s.method].format(b=s.df) + ", within one run")
 
 
 def _set_within(row, lo, hi, level, method, log_se=math.nan):
@@ -363,45 +359,6 @@ def _set_within(row, lo, hi, level, method, log_se=math.nan):
     if not math.isfinite(log_se) and lo > 0 and hi > 0:
         log_se = float((math.log(hi) - math.log(lo)) / (2.0 * ndtri(0.5 + level / 2.0)))
     row["within_log_se"] = log_se
-
-
-def _bootstrap_group_rows(group: RequestGroup, rows: list[dict], cfg: _Config) -> None:
-    """Block-bootstrap the pending cells of one request group; metrics with equal masks share resamples."""
-    finite = np.isfinite(group.values)
-    buckets: dict[bytes, list[int]] = {}
-    for j in range(len(REQUEST_METRICS)):
-        if finite[:, j].any():
-            buckets.setdefault(np.packbits(finite[:, j]).tobytes(), []).append(j)
-    by_metric: dict[str, list[dict]] = {}
-    for r in rows:
-        by_metric.setdefault(r["metric"], []).append(r)
-    for js in buckets.values():
-        names = [REQUEST_METRICS[j] for j in js if REQUEST_METRICS[j] in by_metric]
-        if not names:
-            continue
-        mask = finite[:, js[0]]
-        x = group.values[mask][:, [REQUEST_METRICS.index(m) for m in names]].T
-        blk = max(block_size(block_length(xm)) if dependence_seen(xm) else 1 for xm in x)
-        stats_needed = sorted({r["statistic"] for m in names for r in by_metric[m]}, key=_stat_order)
-        rng = key_rng(cfg.seed, ("requests",) + tuple(group.key) + tuple(REQUEST_METRICS[j] for j in js))
-        gb = bootstrap_group(x, stats_needed, method=cfg.method, n_resamples=cfg.n_resamples,
-                             level=cfg.level, rng=rng, keep_distribution=True, warn=False, block=blk)
-        label = (f"bootstrap {gb.method} over requests" if blk == 1 else
-                 f"circular block bootstrap (block {blk}) over requests, percentile")
-        for jm, m in enumerate(names):
-            for r in by_metric[m]:
-                r["block"] = blk
-                ks = stats_needed.index(r["statistic"])
-                if np.all(x[jm] == x[jm][0]):
-                    r["within_method"] = "none: all values equal"
-                    continue
-                lo, hi = float(gb.low[jm, ks]), float(gb.high[jm, ks])
-                if math.isnan(lo) or math.isnan(hi):
-                    r["within_method"] = "none: bootstrap undefined"
-                    continue
-                dist = gb.distributions[jm, ks]
-                log_se = float(np.std(np.log(dist), ddof=1)) if np.all(dist > 0) else math.nan
-                _set_within(r, lo, hi, cfg.level, label + ", within one run", log_se)
 
 
 def _empty_frame(columns) -> pd.DataFrame:
@@ -475,7 +432,7 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     thresholds : Thresholds, keyword-only
         min_obs, min_tail_obs, max_bootstrap_obs and alpha are used.
     method : {"BCa", "percentile"}
-        The within-run bootstrap interval when the block length is 1.
+        Accepted for compatibility: no within-run interval is bootstrapped since issue 30.
     n_resamples, seed, level, latest
         Resamples; seed (same data and seed give byte-identical tables); the
         confidence level (default 1 - alpha); which date describes a seat: the

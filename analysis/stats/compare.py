@@ -23,7 +23,9 @@ Verdict, direction aware (benchreport.columns.higher_is_better):
 * ``within_noise``: the CI lies inside [1 - noise, 1 + noise];
 * ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
   AND the change stays significant after the report's multiplicity correction
-  (Holm by default, across every comparison with a p-value);
+  (by default a serial gatekeeping procedure: each pair's declared primary cell first,
+  with Holm over the primary rows, then Holm over the other rows, tested only when every
+  primary row was rejected; benchreport.stats.multiplicity.gatekeeping);
 * ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed.
 
 The noise band comes first, as criterion.rs does: a difference the CI pins
@@ -49,7 +51,7 @@ from ..columns import METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
 from ._common import resolve_baseline
 from .cells import CellSet
-from .multiplicity import METHODS as MULTIPLICITY, adjust
+from .multiplicity import METHODS as MULTIPLICITY, adjust, gatekeeping
 from .passes import PassSummary, welch_log_ratio_test
 
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
@@ -251,8 +253,8 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
             out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
     df = pd.DataFrame(out)
     if len(df):
-        df = _judge(df, thresholds, multiplicity)
         df["primary"] = primary_mask(df, primary)
+        df = _judge(df, thresholds, multiplicity)
         df["_kind"] = (df["kind"] == "history").astype(int)
         df["_c"] = df["concurrency"].fillna(-1).astype("int64")
         df["_s"] = [_stat_pos(s) for s in df["statistic"]]
@@ -432,15 +434,25 @@ def _first_nights(ratio: float, test, n: int, need: int, th: Thresholds, level: 
 def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
     """Adjusted p-values within each kind of comparison (the report's candidate-vs-baseline
     verdicts are one family, each seat's earlier dates vs its latest another: a year of
-    history rows must not dilute the baseline verdicts), then each row's verdict and reason."""
+    history rows must not dilute the baseline verdicts), then each row's verdict and reason.
+    Under ``holm`` the baseline rows are a serial gatekeeping procedure
+    (benchreport.stats.multiplicity.gatekeeping): the primary rows first, then the rest."""
     df = df.copy()
     p_adj = np.full(len(df), np.nan)
+    rule = np.full(len(df), multiplicity, dtype=object)
     kinds = df["kind"].to_numpy()
+    primary = (np.array([False if pd.isna(v) else bool(v) for v in df["primary"]], dtype=bool) if "primary" in df
+               else np.zeros(len(df), dtype=bool))
     for kind in pd.unique(kinds):
         family = kinds == kind
-        p_adj[family] = adjust(df["p_value"].to_numpy(float)[family], multiplicity)
+        p = df["p_value"].to_numpy(float)[family]
+        if multiplicity == "holm" and kind == "baseline":
+            gk = gatekeeping(p, primary[family])
+            p_adj[family], rule[family] = gk.p_adj, gk.rule(float(th.alpha))
+        else:
+            p_adj[family] = adjust(p, multiplicity)
     df["p_adj"] = p_adj
-    df["multiplicity"] = multiplicity
+    df["multiplicity"] = rule
     verdicts, reasons = [], []
     for r in df.itertuples(index=False):
         known = r.metric in METRICS
@@ -450,6 +462,8 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
             v, why = "insufficient_data", "direction of the metric unknown"
         if v == "insufficient_data" and why == "no interval":
             why = str(r.ci_method)[6:] if str(r.ci_method).startswith("none: ") else why
+        if why.startswith("not significant") and str(r.multiplicity).startswith("gatekeeping, secondary: not tested"):
+            why = "not tested: a primary cell was not rejected (gatekeeping)"
         verdicts.append(v)
         reasons.append(why)
     df["verdict"], df["verdict_reason"] = verdicts, reasons

@@ -9,16 +9,25 @@ within-run interval needs:
 * `lag1_autocorrelation`: the first-order sample autocorrelation, for the flag;
 * `lag1_pvalue` and `dependent_passes`: the flag's decision, a one-sided Ljung-Box test of
   each pass at lag 1 with Holm's step-down over the passes of one seat and date (issue 30);
-* `dependence_seen`: whether the first autocorrelations leave the Politis-White band
-  (no block is used otherwise);
-* `block_length`: the automatic block length of Politis & White (2004) with the
-  correction of Patton, Politis & White (2009), for the circular block bootstrap;
-* `circular_block_indices`: resample indices made of wrapped-around blocks
-  (Politis & Romano 1992), which `bootstrap.bootstrap_group` draws from when the
-  block length exceeds 1;
-* `sectioning_interval`: for very large passes, a t-interval over the statistic
-  of contiguous sections (Nakayama 2014; for the mean it is the method of batch
-  means, Schmeiser 1982), which stays valid under dependence and costs O(n log n).
+* `series_interval`: the within-run interval of a single pass (issue 30): for the mean, a
+  t-interval whose standard error comes from the equal-weighted cosine (EWC) estimate of the
+  long-run variance with B = `cosine_terms(n)` terms and t with B degrees of freedom (Müller
+  2007; Sun 2013; Lazarus, Lewis, Stock & Watson 2018); for a quantile, Woodruff's (1952)
+  interval, the sample quantiles at q -/+ t_B times the standard error of the share of requests
+  at or below the estimate, that share's long-run variance estimated the same way (the
+  Bahadur representation of a quantile of a dependent series, Wu 2005). No pre-test: the same
+  interval whatever the correlation, exact for independent Gaussian requests;
+* `dependence_seen`, `block_length`, `circular_block_indices`: the Politis-White check and
+  block length, and the circular block bootstrap's indices (Politis & Romano 1992), which the
+  within-run interval used before issue 30 (kept for `bootstrap.bootstrap_group`'s ``block``);
+* `sectioning_interval`: a t-interval over the statistic of contiguous sections (Nakayama
+  2014; for the mean the method of batch means, Schmeiser 1982).
+
+Why EWC and not the block bootstrap: measured through the command line
+(benchmarks/within_study.py, docs/statistics.md), the pre-tested block bootstrap covered 50-80%
+at lag-1 correlation 0.8; the EWC interval's only bias is that of its lowest B frequencies of
+the spectrum, kept small by B/n = 1/50 (a fixed-b choice, Kiefer & Vogelsang 2005), and its
+t_B reference distribution pays for the few effective observations a correlated pass has.
 
 A within-run interval describes one run only: it leaves out run-to-run
 variation and no verdict rests on it (benchreport.stats.compare).
@@ -41,6 +50,18 @@ Schmeiser, B. (1982). Batch size effects in the analysis of simulation output.
 Operations Research 30(3), 556-568.
 Nakayama, M. K. (2014). Confidence intervals for quantiles using sectioning when
 applying variance-reduction techniques. ACM TOMACS 24(4), 19.
+Woodruff, R. S. (1952). Confidence intervals for medians and other position measures. JASA
+47(260), 635-646.
+Kiefer, N. M. & Vogelsang, T. J. (2005). A new asymptotic theory for heteroskedasticity-
+autocorrelation robust tests. Econometric Theory 21(6), 1130-1164.
+Wu, W. B. (2005). On the Bahadur representation of sample quantiles for dependent sequences.
+Annals of Statistics 33(4), 1934-1963.
+Müller, U. K. (2007). A theory of robust long-run variance estimation. Journal of
+Econometrics 141(2), 1331-1352.
+Sun, Y. (2013). A heteroskedasticity and autocorrelation robust F test using an orthonormal
+series variance estimator. Econometrics Journal 16(1), 1-26.
+Lazarus, E., Lewis, D. J., Stock, J. H. & Watson, M. W. (2018). HAR inference:
+recommendations for practice. Journal of Business & Economic Statistics 36(4), 541-559.
 """
 from __future__ import annotations
 
@@ -50,12 +71,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.fft import dct
 from statsmodels.stats.multitest import multipletests
 
 from ._common import check_level, quantile_sorted
 
 __all__ = ["lag1_autocorrelation", "lag1_pvalue", "dependent_passes", "block_length", "block_size", "dependence_seen", "circular_block_indices",
-           "SectioningInterval", "sectioning_interval"]
+           "SectioningInterval", "sectioning_interval", "REQUESTS_PER_TERM", "cosine_terms", "ewc_long_run_variance",
+           "SeriesInterval", "series_interval"]
 
 
 def lag1_autocorrelation(x) -> float:
@@ -149,7 +172,10 @@ def block_length(x) -> float:
     At least 1.0, and 1.0 for n < 8: a block of one is the ordinary bootstrap.
     The result is a real number; the bootstrap uses its ceiling (`block_size`).
 
-    Agrees with ``arch.bootstrap.optimal_block_length(x)["circular"]`` (tests).
+    Takes m as the paper does (the kn lags after m inside the band); arch's
+    ``optimal_block_length(x)["circular"]`` takes m one lag later and normalises its
+    autocorrelations differently, so its lengths come out up to a third longer on AR(1) series
+    (not used by the within-run interval since issue 30).
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[0]
@@ -265,3 +291,80 @@ def sectioning_interval(x, q: float | None, *, level: float = 0.95, n_sections: 
     t = float(stats.t.ppf(0.5 + level / 2.0, k - 1))
     return SectioningInterval(estimate=est, low=est - t * se, high=est + t * se, standard_error=se,
                               level=level, n_sections=k)
+
+
+#: requests per cosine term of the within-run interval: B = n // 50 (at least 2). B/n = 1/50 keeps the
+#: EWC estimate's bias at lag-1 correlation 0.8 near 3% (its leading term is pi^2 (B/n)^2 / 6 times
+#: sum k^2 gamma_k / sum gamma_k, Lazarus et al. 2018, eq. 9), measured in benchmarks/within_study.py
+REQUESTS_PER_TERM = 50
+#: the fewest cosine terms (t with 2 degrees of freedom: the shortest passes get wide intervals)
+MIN_TERMS = 2
+
+
+def cosine_terms(n: int) -> int:
+    """Cosine terms B of the within-run interval of n requests: max(2, n // 50), at most n - 1."""
+    n = int(n)
+    return max(1, min(n - 1, max(MIN_TERMS, n // REQUESTS_PER_TERM)))
+
+
+def ewc_long_run_variance(x, terms: int) -> float:
+    """Equal-weighted cosine (EWC) estimate of the long-run variance of a series in time order.
+
+    Omega = (1/B) sum_{j=1..B} L_j^2, L_j = sqrt(2/n) sum_t cos(pi j (t - 1/2) / n) (x_t - mean),
+    the series' first B type-II cosine-transform coefficients (``scipy.fft.dct(type=2,
+    norm="ortho")``). For independent Gaussian values the L_j are independent N(0, sigma^2), so
+    B Omega / sigma^2 is chi-square with B degrees of freedom and the t-ratio of the mean with
+    this Omega is exactly t_B (Müller 2007; Sun 2013; Lazarus, Lewis, Stock & Watson 2018).
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.shape[0]
+    terms = int(terms)
+    if not 1 <= terms <= n - 1:
+        raise ValueError(f"`terms` must lie in 1..{n - 1} for {n} values; got {terms}")
+    coef = dct(x - x.mean(), type=2, norm="ortho")[1:terms + 1]
+    return float(np.mean(coef * coef))
+
+
+@dataclass(frozen=True)
+class SeriesInterval:
+    """A within-run interval of a statistic of one series in time order (`series_interval`)."""
+
+    estimate: float
+    low: float
+    high: float
+    standard_error: float
+    level: float
+    df: int
+    method: str
+
+
+def series_interval(x, q: float | None, *, level: float = 0.95, terms: int | None = None) -> SeriesInterval:
+    """Within-run CI of the mean (q None) or the q-quantile of a series in send order.
+
+    Mean: mean +/- t_{B, (1+level)/2} sqrt(Omega / n), Omega the EWC long-run variance
+    (`ewc_long_run_variance`) with B = `cosine_terms(n)` terms unless `terms` is given.
+    Quantile: Woodruff's (1952) interval, [Q(q - t s_p), Q(q + t s_p)], Q the sample quantile
+    (numpy 'linear', as the estimate) and s_p = sqrt(Omega_I / n) the standard error of the share
+    of values at or below the estimate, Omega_I the EWC long-run variance of those indicators in
+    send order (the Bahadur representation of a dependent series' quantile, Wu 2005). Both are
+    valid whatever the correlation in send order (no pre-test) as long as it dies out within a few
+    per cent of the pass; the t_B reference distribution (Sun 2013) pays for the estimate's noise.
+    """
+    x = np.asarray(x, dtype=float)
+    level = check_level(level)
+    n = x.shape[0]
+    if n < 3 or not np.all(np.isfinite(x)):
+        raise ValueError(f"`x` needs at least 3 finite values; got {n}")
+    b = cosine_terms(n) if terms is None else int(terms)
+    t = float(stats.t.ppf(0.5 + level / 2.0, b))
+    if q is None:
+        est = float(x.mean())
+        se = math.sqrt(ewc_long_run_variance(x, b) / n)
+        return SeriesInterval(est, est - t * se, est + t * se, se, level, b, "ewc")
+    xs = np.sort(x)
+    est = quantile_sorted(xs, q)
+    below = (x <= est).astype(float)
+    sp = math.sqrt(ewc_long_run_variance(below, b) / n)
+    lo = quantile_sorted(xs, min(1.0, max(0.0, q - t * sp)))
+    hi = quantile_sorted(xs, min(1.0, max(0.0, q + t * sp)))
+    return SeriesInterval(est, lo, hi, (hi - lo) / (2.0 * t), level, b, "woodruff-ewc")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from scipy.stats import norm, t as student_t
 
@@ -28,7 +29,7 @@ from .runs import RunIndex
 __all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
            "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
            "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-           "correlated_requests", "OneSession", "one_session"]
+           "correlated_requests", "OneSession", "one_session", "corrected_alpha"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +76,10 @@ class PowerCell(CellKey):
     passes_needed: int
     ci_low: float | None
     ci_high: float | None
+    #: the significance level the cell's test will face after the multiplicity correction
+    test_alpha: float = ABSENT
+    #: which correction that is, in words (primary: full alpha; secondary: Holm's worst case alpha/m)
+    correction: str = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -311,19 +316,21 @@ def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | N
 
 def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list[UnderpoweredComparison]:
     alpha, power, noise, effect = float(th.alpha), float(th.power), float(th.noise), float(th.min_effect)
+    family = _family_sizes(comparisons)
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
         if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
                 getattr(row, "kind", "baseline") == "history":
             continue
-        needed = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise)
+        test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, **family)
+        needed = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise, test_alpha=test_alpha)
         if needed is None:
             continue
         pairs.setdefault((row.baseline, row.candidate), []).append(PowerCell(
             **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
             ratio=plain(getattr(row, "ratio", None)), verdict=na(getattr(row, "verdict", None)),
             reason=na(getattr(row, "verdict_reason", None)), passes_needed=needed,
-            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high)))
+            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high), test_alpha=test_alpha, correction=correction))
     out = []
     for (base, cand), cl in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
@@ -332,6 +339,41 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
             baseline=base, candidate=cand, n_cells=len(cl), cells=cl,
             thresholds=used(th, "alpha", "power", "noise", "min_effect")))
     return out
+
+
+def _family_sizes(comparisons: pd.DataFrame) -> dict[str, int]:
+    """Rows of the baseline family: primary rows, the others, all (what each correction divides by)."""
+    kind = comparisons["kind"].astype(object) if "kind" in comparisons else pd.Series(["baseline"] * len(comparisons))
+    base = (kind.fillna("baseline") == "baseline").to_numpy(dtype=bool)
+    first = np.array([False if pd.isna(v) else bool(v) for v in comparisons["primary"]], dtype=bool) \
+        if "primary" in comparisons else np.zeros(len(comparisons), dtype=bool)
+    return {"n_primary": int((base & first).sum()), "n_secondary": int((base & ~first).sum()), "n_all": int(base.sum())}
+
+
+def corrected_alpha(rule, alpha: float, *, n_primary: int, n_secondary: int, n_all: int) -> tuple[float, str]:
+    """(level, words): the significance level a comparison row's test faces after the correction
+    named in its `multiplicity` column (benchreport.stats.multiplicity), taken at its worst case.
+
+    Gatekeeping: a primary row is tested first, at the full alpha when it is the report's only
+    primary row (Westfall & Krishen 2001), else under Holm over the k primary rows (worst case
+    alpha/k); a secondary row is tested only once every primary row is rejected, under Holm over
+    the m secondary rows, whose worst case (the first step) is alpha/m (Holm 1979; Dmitrienko &
+    Tamhane 2007). Plain Holm or Benjamini-Hochberg over n rows: alpha/n. No correction, or none
+    stated: alpha.
+    """
+    rule = "" if rule is None or (not isinstance(rule, str) and pd.isna(rule)) else str(rule)
+    if rule.startswith("gatekeeping, primary"):
+        k = max(1, n_primary)
+        return (alpha, "primary cell: tested first, at the full alpha") if k == 1 else \
+            (alpha / k, f"primary cell: Holm over {k} primary cells, worst case alpha/{k}")
+    if rule.startswith("gatekeeping, secondary"):
+        m = max(1, n_secondary)
+        return alpha / m, (f"secondary cell: tested only once the primary cell is rejected, Holm's worst case "
+                           f"alpha/{m}")
+    if rule in ("holm", "bh"):
+        m = max(1, n_all)
+        return alpha / m, f"{'Holm' if rule == 'holm' else 'Benjamini-Hochberg'} over {m} rows, worst case alpha/{m}"
+    return alpha, "no correction for multiple comparisons"
 
 
 def _underpowered_exams(exam_deltas: pd.DataFrame, th: Thresholds) -> list[UnderpoweredExam]:
@@ -351,15 +393,17 @@ def _underpowered_exams(exam_deltas: pd.DataFrame, th: Thresholds) -> list[Under
     return out
 
 
-def passes_needed(row, *, alpha: float, power: float, effect: float, noise: float) -> int | None:
+def passes_needed(row, *, alpha: float, power: float, effect: float, noise: float,
+                  test_alpha: float | None = None) -> int | None:
     """Passes per seat a comparison needs to detect a true `effect` with its CI clear of the noise band.
 
     n = 2 s^2 (z_{1-alpha/2} + z_power)^2 / (ln(1 + effect) - ln(1 + noise))^2 (Cohen 1988,
     ch. 2, on the log scale), s^2 the per-pass log variance recovered from the Welch interval
     (s^2 = se^2 / (1/k_b + 1/k_c), the two sides taken as equally variable). Without a
     between-pass interval: 3, the fewest passes that measure run-to-run variation. None when
-    the effect does not clear the noise band. Before any correction for multiple comparisons,
-    so a lower bound.
+    the effect does not clear the noise band. `test_alpha` is the level the test faces after
+    the correction for multiple comparisons (`corrected_alpha`; default `alpha`, no correction);
+    `alpha` sets the interval's level where the row does not say it.
     """
     gap = math.log1p(effect) - math.log1p(noise)
     if gap <= 0:
@@ -374,7 +418,8 @@ def passes_needed(row, *, alpha: float, power: float, effect: float, noise: floa
     level = 1 - alpha if F.missing(level) else float(level)
     se = (math.log(hi) - math.log(lo)) / (2 * float(student_t.ppf(0.5 + level / 2, float(df))))
     s2 = se * se / (1 / kb + 1 / kc)
-    n = 2 * s2 * (float(norm.ppf(1 - alpha / 2)) + float(norm.ppf(power))) ** 2 / gap ** 2
+    a = alpha if test_alpha is None else float(test_alpha)
+    n = 2 * s2 * (float(norm.ppf(1 - a / 2)) + float(norm.ppf(power))) ** 2 / gap ** 2
     return max(3, int(math.ceil(n)))
 
 

@@ -95,15 +95,23 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
     th = f.thresholds
     parts = []
     for c in f.cells[:3]:
+        faces = _faces(c)
         if F.missing(c.ci_low):
             parts.append(f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
-                         "needed")
+                         f"needed{faces}")
         else:
             parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
-                         f"{c.passes_needed} passes per seat needed")
+                         f"{c.passes_needed} passes per seat needed{faces}")
     return (f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} difference from "
             f"none in {F.plural(len(f.cells), 'cell')} ({'; '.join(parts)}{more(3, len(f.cells))}), "
             f"at {F.pct(th['power'])} power with the interval clear of the ±{F.pct(th['noise'])} noise band.")
+
+
+def _faces(c) -> str:
+    """What the passes needed allow for: the significance level the cell's test faces, and why."""
+    if F.missing(getattr(c, "test_alpha", None)) or not isinstance(getattr(c, "correction", None), str):
+        return ""
+    return f" (tested at {float(c.test_alpha):.2g}, {c.correction})"
 
 
 @writes(UnderpoweredExam)

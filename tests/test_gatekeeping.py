@@ -1,0 +1,133 @@
+"""Gatekeeping (issue 30): the primary cell first, then Holm over the rest.
+
+Checked against a fixed-sequence example worked by hand (Westfall & Krishen 2001), against the
+closed testing procedure the serial gatekeeper is (computed by brute force over every
+intersection, Dmitrienko & Tamhane 2007), against statsmodels' Holm for the second stage, and
+through the comparisons table and the `sample.underpowered` flag.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from benchreport.flags import rules as R
+from benchreport.flags import words
+from benchreport.stats.compare import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, rejudge
+from benchreport.stats.multiplicity import gatekeeping
+from benchreport.thresholds import DEFAULT
+
+
+def test_fixed_sequence_worked_by_hand():
+    # one primary hypothesis tested at the full alpha, then Holm over three secondaries:
+    # Holm of (0.01, 0.02, 0.04) is (3 x 0.01, 2 x 0.02, 1 x 0.04) = (0.03, 0.04, 0.04);
+    # each is raised to the primary's p when that is larger (Westfall & Krishen 2001, fixed sequence)
+    g = gatekeeping([0.01, 0.01, 0.02, 0.04], [True, False, False, False])
+    np.testing.assert_allclose(g.p_adj, [0.01, 0.03, 0.04, 0.04])
+    assert g.is_open(0.05) and g.n_primary == 1 and g.n_secondary == 3
+    # primary not rejected at 5%: nothing behind it is, however small its p
+    g = gatekeeping([0.06, 0.001, 0.02, 0.04], [True, False, False, False])
+    np.testing.assert_allclose(g.p_adj, [0.06, 0.06, 0.06, 0.06])
+    assert not g.is_open(0.05)
+    assert all("not tested" in r for r in g.rule(0.05)[1:])
+    # the primary alone at the full alpha: 0.04 is rejected although Holm over all four would not
+    assert gatekeeping([0.04, 0.5, 0.6, 0.7], [True, False, False, False]).p_adj[0] == pytest.approx(0.04)
+    assert multipletests([0.04, 0.5, 0.6, 0.7], method="holm")[1][0] == pytest.approx(0.16)
+
+
+def _closure(p: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Adjusted p-values of the closed testing procedure whose local test of an intersection I is
+    Bonferroni over its primary members when it has any, else over its secondary members:
+    p_adj(i) = max over I containing i of |J| min_{j in J} p_j, J = I's primaries or, if none, I."""
+    m = len(p)
+    out = np.zeros(m)
+    for r in range(1, m + 1):
+        for subset in itertools.combinations(range(m), r):
+            idx = np.asarray(subset)
+            j = idx[first[idx]] if first[idx].any() else idx
+            local = min(1.0, len(j) * float(p[j].min()))
+            out[idx] = np.maximum(out[idx], local)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gatekeeping_is_the_closure_of_its_bonferroni_local_tests(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 9))
+    first = np.zeros(m, dtype=bool)
+    first[rng.choice(m, size=int(rng.integers(1, 3)), replace=False)] = True
+    p = np.where(rng.random(m) < 0.5, rng.uniform(0, 0.03, m), rng.uniform(0, 1, m))
+    np.testing.assert_allclose(gatekeeping(p, first).p_adj, _closure(p, first), rtol=1e-12)
+
+
+def test_second_stage_is_statsmodels_holm_and_no_primary_opens_the_gate():
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0, 0.2, 10)
+    p[0] = 1e-6
+    first = np.zeros(10, dtype=bool)
+    first[0] = True
+    g = gatekeeping(p, first)
+    np.testing.assert_allclose(g.p_adj[1:], multipletests(p[1:], method="holm")[1])
+    none = gatekeeping(p, np.zeros(10, dtype=bool))
+    np.testing.assert_allclose(none.p_adj, multipletests(p, method="holm")[1])
+    assert none.gate == 0.0
+
+
+def test_a_primary_without_a_test_closes_the_gate_and_nan_stays_nan():
+    g = gatekeeping([np.nan, 0.001, np.nan], [True, False, False])
+    assert np.isnan(g.p_adj[0]) and g.p_adj[1] == 1.0 and np.isnan(g.p_adj[2])
+    assert not g.is_open(0.05)
+
+
+def _comparison(metric, p, primary, *, low=1.1, high=1.3, concurrency=16) -> dict:
+    return {"workload": "decode", "concurrency": concurrency, "metric": metric, "statistic": "mean",
+            "baseline": "inc", "candidate": "new", "baseline_estimate": 100.0, "candidate_estimate": 120.0,
+            "ratio": 1.2, "ci_low": low, "ci_high": high, "ci_method": "Welch t on log pass values (df=4.0)",
+            "kind": "baseline", "ci_level": 0.95, "p_value": p, "p_adj": np.nan, "verdict": "", "verdict_reason": "",
+            "primary": primary, "multiplicity": "", "df": 4.0, "baseline_n_passes": 3, "candidate_n_passes": 3}
+
+
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows).reindex(columns=COMPARISON_COLUMNS + COMPARISON_EXTRA_COLUMNS)
+
+
+def test_comparisons_say_the_rule_and_why_a_secondary_was_not_tested():
+    rows = [_comparison("output_tok_s", 0.03, True), _comparison("ttft_ms", 0.001, False, low=0.7, high=0.8),
+            _comparison("e2e_latency_ms", 0.002, False, low=0.7, high=0.8)]
+    out = rejudge(_frame(rows), DEFAULT)
+    assert list(out["verdict"]) == ["better", "better", "better"]  # 0.03 < 0.05: the gate opens
+    np.testing.assert_allclose(out["p_adj"], [0.03, 0.03, 0.03])
+    rows[0]["p_value"] = 0.07
+    closed = rejudge(_frame(rows), DEFAULT)
+    assert list(closed["verdict"]) == ["insufficient_data"] * 3
+    assert closed["verdict_reason"][0] == "not significant after the correction for multiple comparisons"
+    assert set(closed["verdict_reason"][1:]) == {"not tested: a primary cell was not rejected (gatekeeping)"}
+    assert closed["multiplicity"][0] == "gatekeeping, primary: tested first, at the full alpha"
+
+
+def test_passes_needed_counts_the_correction_the_cell_faces():
+    lo, hi = 0.9, 1 / 0.9
+    rows = [_comparison("output_tok_s", 0.5, True, low=lo, high=hi)]
+    rows += [_comparison("ttft_ms", 0.5, False, low=lo, high=hi, concurrency=c) for c in range(1, 30)]
+    judged = rejudge(_frame(rows), DEFAULT)
+    f = R.underpowered(judged, thresholds=DEFAULT)[0]
+    cells = {(c["metric"], c["concurrency"]): c for c in f.evidence()["cells"]}
+    se = math.log(hi / lo) / (2 * stats.t.ppf(0.975, 4.0))
+    s2 = se ** 2 / (1 / 3 + 1 / 3)
+    gap = math.log(1.05) - math.log(1.02)
+
+    def need(a):
+        return max(3, math.ceil(2 * s2 * (stats.norm.ppf(1 - a / 2) + stats.norm.ppf(0.8)) ** 2 / gap ** 2))
+
+    first, second = cells[("output_tok_s", 16)], cells[("ttft_ms", 1)]
+    assert first["passes_needed"] == need(0.05) and first["test_alpha"] == pytest.approx(0.05)
+    assert second["passes_needed"] == need(0.05 / 29) and second["test_alpha"] == pytest.approx(0.05 / 29)
+    assert second["passes_needed"] > first["passes_needed"]
+    assert "full alpha" in first["correction"] and "alpha/29" in second["correction"]
+    text = words.message(f)
+    assert "tested at 0.05, primary cell: tested first, at the full alpha" in text
