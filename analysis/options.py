@@ -49,9 +49,11 @@ MAX_SEED = 2 ** 63 - 1
 ANALYSIS_OPTIONS = (
     Opt("baseline", None, "seat every candidate is compared against; None: the incumbent", nullable=True,
         metavar="SEAT"),
-    Opt("n_boot", 10000, "bootstrap resamples", int, range=N_BOOT_RANGE),
+    Opt("n_boot", 10000, "bootstrap resamples (no interval resamples since issue 30: kept so command lines run)", int,
+        range=N_BOOT_RANGE),
     Opt("seed", 0, "random seed; the same data and seed give identical numbers", int, range=(0, MAX_SEED, True, True)),
-    Opt("ci_method", "BCa", "within-run bootstrap interval: BCa or percentile", choices=("BCa", "percentile")),
+    Opt("ci_method", "BCa", "bootstrap interval kind (no interval resamples since issue 30: kept so command lines "
+        "run)", choices=("BCa", "percentile")),
     Opt("multiplicity", "holm", "correction across the report's comparisons before a verdict: holm (family-wise), "
         "bh (false discovery rate) or none", choices=("holm", "bh", "none")),
     Opt("history_comparisons", "previous", "dated comparisons of a seat's cell with itself (kind history in "

@@ -78,9 +78,11 @@ class Gatekeeping:
     #: tested primary rows (family 1 with a p-value) and tested secondary rows (family 2)
     n_primary: int
     n_secondary: int
-    #: the largest adjusted p-value of family 1 (1.0 when a primary row has no p-value; 0.0 when
-    #: there is no primary row): family 2 is tested only when it is below alpha
+    #: the largest adjusted p-value of the tested primary rows (0.0 when no primary row has a
+    #: test): family 2 is tested only when it is below alpha
     gate: float
+    #: primary rows declared but without a test (too few passes): not in the sequence
+    n_untested_primary: int = 0
 
     def is_open(self, alpha: float) -> bool:
         """Whether the secondary family is tested at all: every primary row rejected at alpha."""
@@ -91,9 +93,13 @@ class Gatekeeping:
         k, m = self.n_primary, self.n_secondary
         first = ("gatekeeping, primary: tested first, at the full alpha" if k <= 1 else
                  f"gatekeeping, primary: tested first, Holm over the {k} primary rows at alpha")
-        second = (f"gatekeeping, secondary: tested after every primary row was rejected, Holm over {m} rows at alpha"
-                  if self.is_open(alpha) else
-                  "gatekeeping, secondary: not tested (a primary row was not rejected); p_adj carries the gate")
+        if k == 0 and self.n_untested_primary:
+            second = (f"gatekeeping, secondary: the primary cell had no test (too few passes), so Holm over {m} "
+                      "rows at alpha")
+        elif self.is_open(alpha):
+            second = f"gatekeeping, secondary: tested after every primary row was rejected, Holm over {m} rows at alpha"
+        else:
+            second = "gatekeeping, secondary: not tested (a primary row was not rejected); p_adj carries the gate"
         return [first if f == 1 else second for f in self.family]
 
 
@@ -108,8 +114,10 @@ def gatekeeping(p_values, primary) -> Gatekeeping:
     is. This is the closed testing procedure whose local test of an intersection is Bonferroni
     over its family-1 members when it has any, else over its family-2 members (tests/
     test_gatekeeping.py checks it against that closure computed by brute force), so the
-    family-wise error rate is at most alpha. A primary row without a p-value cannot be
-    rejected: g is then 1 and family 2 is not tested. NaN p-values stay NaN.
+    family-wise error rate is at most alpha. A primary row without a p-value (too few passes
+    for a test: a matter of design, known before any outcome) is not in the sequence: the gate is
+    the testable primary rows', and with none of them family 2 gets Holm alone, as it would
+    had no primary been declared. NaN p-values stay NaN.
     """
     p = np.asarray(p_values, dtype=float)
     first = np.asarray(primary, dtype=bool)
@@ -119,11 +127,12 @@ def gatekeeping(p_values, primary) -> Gatekeeping:
     ok = ~np.isnan(p)
     adj[first] = adjust(p[first], "holm")
     adj[~first] = adjust(p[~first], "holm")
-    gate = 0.0 if not first.any() else (1.0 if np.isnan(adj[first]).any() else float(np.max(adj[first])))
+    tested = first & ok
+    gate = float(np.max(adj[tested])) if tested.any() else 0.0
     second = ~first & ok
     adj[second] = np.maximum(adj[second], gate)
-    return Gatekeeping(p_adj=adj, family=np.where(first, 1, 2), n_primary=int((first & ok).sum()),
-                       n_secondary=int(second.sum()), gate=gate)
+    return Gatekeeping(p_adj=adj, family=np.where(first, 1, 2), n_primary=int(tested.sum()),
+                       n_secondary=int(second.sum()), gate=gate, n_untested_primary=int((first & ~ok).sum()))
 
 
 def describe(method: str, m: int, alpha: float) -> str:

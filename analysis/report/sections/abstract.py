@@ -18,8 +18,7 @@ def title_block(title: str, a) -> TitleBlock:
     t = a.tables
     n_files = len(t.runs)
     sub = (f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured "
-           f"{date_range(t.runs['date'])}; seed {fmt.text(a.options.seed)}, "
-           f"{fmt.count(a.options.n_boot)} bootstrap resamples ({a.options.ci_method}).")
+           f"{date_range(t.runs['date'])}; seed {fmt.text(a.options.seed)}.")
     return TitleBlock(str(title), (para("{}", sub, css="subtitle"),
                                    para("{}", f"benchreport {__version__}", css="generator")))
 
@@ -100,12 +99,11 @@ def abstract(a) -> Prose:
     """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
     t = a.tables
     models = sorted({fmt.text(m) for m in t.seats["model"]})
-    out = [para("We analysed {} of {} ({}: {}) measured {}, with {} bootstrap resamples and seed {}. "
-                "Every figure below is given with its number of passes and, where the passes allow "
-                "one, a {} confidence interval.",
+    out = [para("We analysed {} of {} ({}: {}) measured {}. Every figure below is given with its number of "
+                "passes and, where the passes allow one, a {} confidence interval over passes; a single pass "
+                "has at most an interval over its requests, which describes that run only.",
                 fmt.counted(len(t.runs), "run"), fmt.counted(len(t.seats), "seat"), fmt.counted(len(models), "model"),
-                fmt.join_words([fmt.short(m) for m in models]), date_range(t.runs["date"]), fmt.count(a.options.n_boot), fmt.text(a.options.seed),
-                ci_level(a))]
+                fmt.join_words([fmt.short(m) for m in models]), date_range(t.runs["date"]), ci_level(a))]
     out.append(headline_sentence(a))
     counts = _verdict_counts(a)
     if counts:
