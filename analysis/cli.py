@@ -351,7 +351,7 @@ def regression_lines(rows) -> list[str]:
     worse = rows[rows["verdict"] == "worse"]
     out = []
     for r in worse.head(SHOWN_CAUSES).itertuples(index=False):
-        conc = f" at {int(r.concurrency)} streams" if F.finite(r.concurrency) else ""
+        conc = f" at {F.streams(int(r.concurrency))}" if F.finite(r.concurrency) else ""
         ci = (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else "")
         out.append(one_line(f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci} "
                             f"({r.before} -> {r.after})"))
