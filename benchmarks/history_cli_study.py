@@ -41,8 +41,16 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-SEATS = {"stable-0": None, "stable-1": None, "stable-2": None, "step3": ("step", 0.03),
-         "step5": ("step", 0.05), "step10": ("step", 0.10), "drift": ("drift", 0.0002)}
+CHANGED = {"step3": ("step", 0.03), "step5": ("step", 0.05), "step10": ("step", 0.10), "drift": ("drift", 0.0002)}
+
+
+def seats_of(n_stable: int = 3, *, changed: bool = True) -> dict:
+    """The seats of a store: `n_stable` stable ones, and the changed ones unless `changed` is False."""
+    out = {f"stable-{i}": None for i in range(n_stable)}
+    return {**out, **CHANGED} if changed else out
+
+
+SEATS = seats_of()
 HEADLINE = ("decode_tok_s_per_stream", "mean")  # the throughput a request-level pass gives
 
 
@@ -117,10 +125,11 @@ def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
     """What one replicate's history says of each seat."""
     decided = h["verdict"].isin(["regression", "improvement"])
     out = {"false_alarm_dates": 0, "false_alarm_kinds": {}, "stable_rows": 0, "stable_within": 0, "steps": {},
-           "drift": None}
-    for seat in SEATS:
+           "drift": None, "n_stable": 0}
+    for seat in sorted(set(h["seat"].astype(str))):
         mine = h[h["seat"] == seat]
         if seat.startswith("stable"):
+            out["n_stable"] += 1
             alarms = mine[decided[mine.index]].drop_duplicates("date")
             out["false_alarm_dates"] += len(alarms)
             for kind in alarms.get("change_kind", pd.Series(["(none)"] * len(alarms))).fillna("(none)"):
@@ -141,12 +150,13 @@ def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
             out["steps"][seat] = found
         else:
             out["drift"] = found
+    out["has_drift"] = "drift" in set(h["seat"].astype(str))
     return out
 
 
 def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
     """Poisson and Wilson intervals over the replicates of one setting."""
-    seat_years = sum(3 for _ in results) * nights / 365.0
+    seat_years = sum(r["n_stable"] for r in results) * nights / 365.0
     fa = sum(r["false_alarm_dates"] for r in results)
     lo = stats.chi2.ppf(0.025, 2 * fa) / 2 if fa else 0.0
     hi = stats.chi2.ppf(0.975, 2 * fa + 2) / 2
@@ -159,6 +169,8 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
            "false_alarms_ci": [lo / seat_years, hi / seat_years], "false_alarm_kinds": kinds,
            "stable_within_noise": sum(r["stable_within"] for r in results) / rows if rows else float("nan")}
     for seat in ("step3", "step5", "step10"):
+        if not all(seat in r["steps"] for r in results):
+            continue
         hits = [r["steps"][seat] for r in results]
         n, k = len(hits), sum(x is not None for x in hits)
         wl, wh = proportion_confint(k, n, method="wilson")
@@ -166,6 +178,8 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
         out[seat] = {"found": k, "of": n, "ci": [float(wl), float(wh)], "delays": delays,
                      "kinds": [x["kind"] for x in hits if x]}
     drifts = [r["drift"] for r in results]
+    if not all(r["has_drift"] for r in results):
+        return out
     out["drift"] = {"found": sum(x is not None for x in drifts), "of": len(drifts),
                     "nights": [x["night"] for x in drifts if x], "kinds": [x["kind"] for x in drifts if x],
                     "changes": [round(x["change"], 3) for x in drifts if x]}
@@ -180,6 +194,9 @@ def main() -> None:
     ap.add_argument("--pass-cv", type=float, default=0.02)
     ap.add_argument("--night-scale", type=float, default=0.01)
     ap.add_argument("--passes", type=int, nargs="+", default=[3, 5])
+    ap.add_argument("--stable", type=int, default=3, help="stable seats per store")
+    ap.add_argument("--stable-only", action="store_true", help="no changed seats (false alarms only)")
+    ap.add_argument("--seed", type=int, default=7000, help="first seed (replicates: seed + 100 x passes + r)")
     ap.add_argument("--quick", action="store_true", help="1 replicate of 120 nights at 3 passes")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
@@ -191,9 +208,10 @@ def main() -> None:
         for rep in range(reps):
             t0 = time.perf_counter()
             with tempfile.TemporaryDirectory(prefix="history-study-") as tmp:
-                h = analyse_replicate(Path(tmp), seed=7000 + 100 * n_passes + rep, nights=nights, passes=n_passes,
-                                      requests=args.requests, pass_cv=args.pass_cv, night_scale=args.night_scale,
-                                      step_night=step_night)
+                h = analyse_replicate(Path(tmp), seed=args.seed + 100 * n_passes + rep, nights=nights,
+                                      passes=n_passes, requests=args.requests, pass_cv=args.pass_cv,
+                                      night_scale=args.night_scale, step_night=step_night,
+                                      seats=seats_of(args.stable, changed=not args.stable_only))
             results.append(score(h, step_night=step_night, dates=dates))
             print(f"{n_passes} passes, replicate {rep}: {time.perf_counter() - t0:.0f} s "
                   f"{json.dumps(results[-1])}", file=sys.stderr)

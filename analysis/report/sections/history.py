@@ -163,6 +163,7 @@ def history_table(a, *, max_rows: int = MAX_HISTORY_ROWS) -> Table | None:
                  "(geometric mean of its passes) against the level of the earlier dates, the change with its "
                  "interval (a step: the mean of the nights since it began; a drift: the line through them at its "
                  "last night; one night: that night), the p-value after the Bonferroni correction, what kind of "
-                 "change it is, and whether the next date is judged against a new level.", note=note, numeric=("Value", "Change", f"{pct} CI", "p (adj.)"),
+                 "change it is, and whether the next date is judged against a new level.", note=note,
+                 numeric=("Value", "Change", f"{pct} CI", "p (adj.)"),
                  mono=("Seat",), key="history-table", small=True,
                  nowrap=("Date", "Seat", "Change", "p (adj.)"))
