@@ -29,13 +29,13 @@ def kind_words(c) -> str:
     if kind in ("step", "drift"):
         since = getattr(c, "change_since", None)
         what = "a step" if kind == "step" else "a slow drift"
-        return f"{what} since {since}, sustained over the nights since" if since else what
+        return f"{what} since {since}, found in the nights since taken together" if since else what
     return STATUS_WORDS.get(c.status, c.status)
 
 
 def change_words(c, level_pct: str) -> str:
     """One change in words: 'aggregate throughput at 16 streams fell 5.1% to 1,234 tok/s (95% CI of the
-    change −6.0% to −4.2%; a step since 2026-03-02, sustained over the nights since)'."""
+    change −6.0% to −4.2%; a step since 2026-03-02, found in the nights since taken together)'."""
     moved = "rose" if c.change > 1 else "fell"
     ci = (f"{level_pct} CI of the change {F.pct(c.ci_low - 1, signed=True)} to {F.pct(c.ci_high - 1, signed=True)}"
           if F.finite(c.ci_low) and F.finite(c.ci_high) else "no interval")
