@@ -130,6 +130,8 @@ class _Series:
     down_run: list = field(default_factory=list)
     recent: list = field(default_factory=list)    # [date, log value] of the level's last 2 `window` nights
     probation: list = field(default_factory=list)  # [date, log value] of nights awaiting the reference
+    #: the reference of `logs` as last computed, keyed by their number and the borrowed spread (not saved)
+    memo: tuple | None = field(default=None, repr=False, compare=False)
 
     def cusum_state(self) -> list:
         return [self.up, self.down, [list(r) for r in self.up_run], [list(r) for r in self.down_run]]
@@ -167,11 +169,16 @@ def _reference(s: _Series, rule: "HistoryRule") -> tuple[Reference | None, float
     before `min_level` nights (or `window`, if fewer; a level just restarted borrows the old
     spread until then)."""
     logs = s.logs[:rule.window]
+    key = (len(logs), s.spread)
+    if s.memo is not None and s.memo[0] == key:  # a frozen or unchanged reference: computed once
+        return s.memo[1]
+    out = (None, math.nan)
     if len(logs) >= min(rule.min_level, rule.window):
-        return reference(logs, clip=rule.clip), float(len(logs) - 1)
-    if s.spread is not None and logs:
-        return reference(logs, borrowed=s.spread[0], clip=rule.clip), float(s.spread[1])
-    return None, math.nan
+        out = reference(logs, clip=rule.clip), float(len(logs) - 1)
+    elif s.spread is not None and logs:
+        out = reference(logs, borrowed=s.spread[0], clip=rule.clip), float(s.spread[1])
+    s.memo = (key, out)
+    return out
 
 
 class HistoryDayCache(Protocol):
@@ -381,6 +388,7 @@ def _sustained(s: _Series, run: list, direction: int, ref: Reference, df: float,
 def _restart(s: _Series, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
     """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
     s.logs, s.since, s.spread, s.pending = [v for _, v in nights][:rule.window], since, (spread, df), None
+    s.memo = None
     s.recent, s.probation = [list(r) for r in nights][-2 * rule.window:], []
     s.set_cusum([0.0, 0.0, [], []])
 
