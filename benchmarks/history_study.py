@@ -1,5 +1,10 @@
 """History verdicts by simulation: false alarms on stable seats, detection of a real step.
 
+Cell level only: it writes night values directly, without requests and without the CLI, so it
+is a quick check of the walk, not the measurement of the claim (issue 30's audit). The
+measurement is benchmarks/history_cli_study.py (request-level stores through the CLI,
+docs/statistics.md "History across dates"); `seat_year` here also feeds tests of the figure.
+
 A seat is measured every night for a year: 20 cells (4 concurrencies x 5 metric/statistic
 pairs), 5 passes a night with a lognormal pass factor (CV `--pass-cv`), optionally a
 lognormal night factor shared by the night's passes (`--night-cv`, the regime where the

@@ -31,7 +31,7 @@ DATES = nights("2026-01-01", 30)
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     """30 nights of 4 seats (5 passes of measurements, 1% pass noise); seat-001 10% slower from night 20
-    (index 19); seat-003 8% faster on night 25 only."""
+    (index 19); seat-003 8% faster on night 25 only (about 17 prediction SDs: one far night)."""
     root = tmp_path_factory.mktemp("archive") / "runs"
     generate_archive(root, seats=4, n_nights=30, passes=5, requests=0, concurrencies=(1, 16), step=(1, 19, 0.9))
     for f in (root / DATES[24]).glob("seat-003-p*.json"):
@@ -62,8 +62,10 @@ def test_the_step_is_a_regression_on_its_night_and_the_one_night_jump_an_improve
     msg = reg.iloc[0]["message"]
     assert msg.startswith(f"seat-001: 2 regressions against its steady level on {DATES[19]}: aggregate throughput "
                           "at 1 stream fell 9.9% to ")
-    assert "the next date confirmed it as a new level" in msg and "p < 0.001" in msg
-    assert "the next date was back at the level: one date off" in imp.iloc[0]["message"]
+    assert "one far night, and the next date repeated it: a step from that night" in msg and "p < 0.001" in msg
+    assert "one bad night: the next date was back at the level" in imp.iloc[0]["message"]
+    assert {c["change_kind"] for c in ev["changes"]} == {"night"} and {c["change_since"] for c in ev["changes"]} == \
+        {DATES[19]}
     # the stable seats raise nothing
     assert not {s for seats in f.loc[f["code"].str.startswith("history"), "seats"] for s in seats} & \
         {"seat-000", "seat-002"}
@@ -75,15 +77,22 @@ def test_history_csv_and_the_section_7_words(analysed, tmp_path):
     assert list(h.columns) == HISTORY_COLUMNS and len(h) == 4 * 2 * 30
     step = h[(h["seat"] == "seat-001") & (h["date"] == DATES[19])]
     assert set(step["verdict"]) == {"regression"} and np.allclose(step["change"], 0.9, atol=0.02)
-    # the change's interval is the prediction interval around the level (here recomputed with numpy)
+    # a stable night's interval is the prediction interval around the level: the winsorised mean and
+    # SD of the earlier nights (median +/- 2.5 x 1.4826 MAD), here recomputed with numpy and scipy
     one = h[(h["seat"] == "seat-000") & (h["concurrency"] == 16)].reset_index(drop=True)
     logs = np.log(one["estimate"].to_numpy())
     k = 12
-    m, s = logs[:k].mean(), logs[:k].std(ddof=1)
+    ref = logs[:k]
+    med = np.median(ref)
+    mad = 1.4826 * np.median(np.abs(ref - med))
+    w = np.clip(ref, med - 2.5 * mad, med + 2.5 * mad)
+    m, s = w.mean(), w.std(ddof=1)
     from scipy import stats
-    t = stats.t.ppf(0.975, k - 1) * s * np.sqrt(1 + 1 / k)
+    t = stats.t.ppf(0.975, len(ref) - 1) * s * np.sqrt(1 + 1 / len(ref))
+    assert one.loc[k, "verdict"] == "within_noise" and one.loc[k, "level_nights"] == len(ref)
     assert one.loc[k, "ci_low"] == pytest.approx(np.exp(logs[k] - m - t))
     assert one.loc[k, "ci_high"] == pytest.approx(np.exp(logs[k] - m + t))
+    assert {"change_kind", "change_since", "cusum"} <= set(h.columns)
     flags = json.loads((tmp_path / "flags.json").read_text())
     assert {f["code"] for f in flags} >= {"history.regression", "history.improvement"}
     paras = dict(sections.limitations_paragraphs(analysed))
@@ -105,33 +114,36 @@ def test_no_history_without_several_dates(tmp_path):
 
 def test_change_status_follows_the_next_date():
     rng = np.random.default_rng(5)
-    vals = 100 * np.exp(rng.normal(0, 0.003, 40))
+    vals = 100 * np.exp(rng.normal(0, 0.003, 50))
     vals[15] *= 0.9          # one date off
     vals[30:] *= 0.9         # a new level
-    vals[39] *= 1.2          # the newest date, not confirmed yet
+    vals[49] *= 1.2          # the newest date, not confirmed yet
     rows = [dict(seat="S", harness="h", probe="p", workload="decode", concurrency=4, metric="output_tok_s",
                  statistic="mean", date=d, estimate=float(v), n_passes=5)
-            for d, v in zip(nights("2026-01-01", 40), vals)]
+            for d, v in zip(nights("2026-01-01", 50), vals)]
     h = history(pd.DataFrame(rows))
     st = change_status(h)
     decided = h["verdict"].isin(["regression", "improvement"]).to_numpy()
     assert list(zip(h.loc[decided, "date"], st[decided])) == [
-        ("2026-01-16", "one_date"), ("2026-01-31", "level_shift"), ("2026-02-09", "latest")]
+        ("2026-01-16", "one_date"), ("2026-01-31", "level_shift"), ("2026-02-19", "latest")]
+    assert list(h.loc[decided, "change_kind"]) == ["night"] * 3
     found = history_changes(h, thresholds=DEFAULT)
     assert [(f.code, f.severity, f.dates) for f in found] == [
-        ("history.improvement", "info", ["2026-02-09"]),
+        ("history.improvement", "info", ["2026-02-19"]),
         ("history.regression", "warn", ["2026-01-31", "2026-01-16"])]
 
 
 def test_section_text_and_table(analysed):
     text = str(sections.history_text(analysed))
     assert "8 cells of 4 seats measured on more than one date" in text
-    assert "p &lt; 0.001 after a Bonferroni correction" in text
-    assert "2 regressions and 2 improvements on 2 dates (2 confirmed as a new level)" in text
+    assert "p &lt; 0.001 a night of a false signal after a Bonferroni correction" in text
+    assert "two-sided CUSUM" in text and "a step, a drift or one bad night" in text
+    assert "2 regressions and 2 improvements on 2 dates (2 followed by a new level)" in text
     t = sections.history_table(analysed)
     assert list(t.data["Date"]) == [DATES[24]] * 2 + [DATES[19]] * 2  # newest first
     assert list(t.data["Verdict"]) == ["improvement"] * 2 + ["regression"] * 2
     assert list(t.data["Next date"]) == ["one date off its level"] * 2 + ["confirmed: new level"] * 2
+    assert list(t.data["Kind"]) == ["one night"] * 4
     assert t.data["Change"].iloc[2].startswith("−") or t.data["Change"].iloc[2].startswith("-")
 
 
@@ -179,8 +191,11 @@ def test_a_stable_year_raises_at_most_one_false_regression_per_seat():
     stable = h[h["seat"] != "seat-001"]
     per_seat = stable[stable["verdict"] == "regression"].groupby("seat")["date"].nunique()
     assert per_seat.sum() <= 3  # three stable seat-years
-    step = h[(h["seat"] == "seat-001") & (h["date"] == YEAR[200])]
-    assert (step["verdict"] == "regression").all()
+    # the 5% step from night 200: every cell a regression within a few nights, called a step since then
+    step = h[(h["seat"] == "seat-001") & (h["verdict"] == "regression")]
+    first = step.groupby(["concurrency", "metric", "statistic"])["date"].min()
+    assert len(first) == 20 and (first >= YEAR[200]).all() and (first <= YEAR[206]).all()
+    assert set(step["change_kind"]) <= {"step", "night"} and (step["change_since"] >= YEAR[198]).all()
 
 
 

@@ -1,4 +1,6 @@
-"""history(): dated verdicts against the steady level, checked against statsmodels' prediction interval."""
+"""history(): dated verdicts by change detection, the CUSUM column recomputed independently with
+numpy and scipy, the one-night interval against statsmodels' prediction interval, and planted
+steps, drifts and far nights found and named."""
 from __future__ import annotations
 
 import math
@@ -7,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from scipy import stats
 
 from benchreport.stats.history import HISTORY_COLUMNS, HistoryRule, history
 
-DATES = pd.date_range("2026-01-01", periods=60).strftime("%Y-%m-%d")
+DATES = pd.date_range("2026-01-01", periods=400).strftime("%Y-%m-%d")
 
 
 def _series(values, *, metric="output_tok_s", seat="A", concurrency=16, statistic="mean"):
@@ -18,53 +21,124 @@ def _series(values, *, metric="output_tok_s", seat="A", concurrency=16, statisti
                  statistic=statistic, date=d, estimate=float(v), n_passes=5) for d, v in zip(DATES, values)]
 
 
-def test_change_interval_is_the_prediction_interval_of_the_level():
+def _winsorised(ref, clip=2.5):
+    med = np.median(ref)
+    mad = 1.4826 * np.median(np.abs(ref - med))
+    w = np.clip(ref, med - clip * mad, med + clip * mad)
+    return w.mean(), w.std(ddof=1)
+
+
+def test_the_cusum_column_is_recomputed_independently():
+    """A stable cell: self-starting (each night against all the earlier ones) until the reference
+    has `window` nights, then frozen; z mapped through t to the normal, clipped at 2.5, k = 1/2."""
+    rng = np.random.default_rng(0)
+    vals = 100 * np.exp(rng.normal(0, 0.01, 40))
+    rule = HistoryRule(window=12, min_level=5)
+    h = history(pd.DataFrame(_series(vals)), rule=rule)
+    logs = np.log(vals)
+    up = down = 0.0
+    for i in range(5, 40):
+        ref = logs[:min(i, 12)]
+        m, s = _winsorised(ref)
+        t = (logs[i] - m) / (s * np.sqrt(1 + 1 / len(ref)))
+        z = np.sign(t) * stats.norm.isf(stats.t.sf(abs(t), len(ref) - 1))
+        zc = np.clip(z, -2.5, 2.5)
+        up, down = max(0.0, up + zc - 0.5), max(0.0, down - zc - 0.5)
+        assert h.loc[i, "cusum"] == pytest.approx(up if up >= down else -down, abs=1e-9), i
+        assert h.loc[i, "verdict"] == "within_noise" and h.loc[i, "level_nights"] == len(ref)
+    assert (h["verdict"].iloc[:5] == "insufficient_data").all() and list(h.columns) == HISTORY_COLUMNS
+
+
+def test_a_nights_interval_is_the_prediction_interval_of_the_level():
+    """statsmodels' prediction interval for one new value of an intercept-only model, from the
+    winsorised reference (here no value is winsorised, so it is the plain one)."""
     rng = np.random.default_rng(0)
     vals = 100 * np.exp(rng.normal(0, 0.01, 11))
     h = history(pd.DataFrame(_series(vals)), rule=HistoryRule(min_level=5, window=64))
     last = h.iloc[-1]
+    assert last["level_nights"] == 10
     logs = np.log(vals[:10])
-    fit = sm.OLS(logs, np.ones((10, 1))).fit()
-    pred = fit.get_prediction(np.ones((1, 1))).summary_frame(alpha=0.05)
+    m, s = _winsorised(logs)
+    assert m == pytest.approx(logs.mean()) and s == pytest.approx(logs.std(ddof=1))
+    pred = sm.OLS(logs, np.ones((10, 1))).fit().get_prediction(np.ones((1, 1))).summary_frame(alpha=0.05)
     lo, hi = float(pred["obs_ci_lower"].iloc[0]), float(pred["obs_ci_upper"].iloc[0])
     x = math.log(vals[10])
     assert last["change"] == pytest.approx(math.exp(x - logs.mean()))
-    # the interval of the change is the prediction interval shifted to the new value
-    # the change x - m is inside its interval exactly when x lies in the prediction interval
-    assert last["ci_low"] == pytest.approx(math.exp(x - hi))
-    assert last["ci_high"] == pytest.approx(math.exp(x - lo))
-    assert last["level_nights"] == 10 and list(h.columns) == HISTORY_COLUMNS
+    assert last["ci_low"] == pytest.approx(math.exp(x - hi)) and last["ci_high"] == pytest.approx(math.exp(x - lo))
 
 
-def test_a_stable_seat_is_within_noise_and_a_step_is_found_on_its_night():
+def test_a_step_too_small_for_one_night_is_found_over_the_nights_after_it():
+    """A 4% step in 1.5% night noise (under 3 SDs: a one-night test at p < 0.001 misses it): the
+    CUSUM finds it within a couple of weeks, a step since about its night, and the level restarts."""
     rng = np.random.default_rng(1)
-    vals = 100 * np.exp(rng.normal(0, 0.004, 60))
-    vals[40:] *= 0.95
+    vals = 100 * np.exp(rng.normal(0, 0.015, 200))
+    vals[120:] *= 0.96
     h = history(pd.DataFrame(_series(vals)))
     decided = h[h["verdict"].isin(["regression", "improvement"])]
-    assert list(decided["date"]) == [DATES[40]] and decided.iloc[0]["verdict"] == "regression"
-    assert (h["verdict"].iloc[5:40] == "within_noise").all()
-    after = h.iloc[41:]
-    assert (after["verdict"] == "within_noise").all() and (after["level_since"] == DATES[40]).all()
+    assert len(decided) == 1 and decided.iloc[0]["verdict"] == "regression"
+    r = decided.iloc[0]
+    assert DATES[120] <= r["date"] <= DATES[135] and r["change_kind"] == "step"
+    assert DATES[112] <= r["change_since"] <= DATES[122] and 0.93 < r["change"] < 0.99
+    after = h[h["date"] > r["date"]]
+    assert (after["level_since"] == r["change_since"]).all() and (after["verdict"] == "within_noise").all()
 
 
-def test_direction_follows_the_metric_and_outliers_do_not_move_the_level():
-    vals = np.full(30, 50.0) * np.exp(np.random.default_rng(2).normal(0, 0.003, 30))
-    vals[20] *= 0.9  # one fast night of a latency: improvement, not confirmed by the next
+def test_a_slow_drift_is_found_against_the_frozen_level_and_called_a_drift():
+    """0.03% a night worse: no night is far from the one before, but the reference level of the
+    first 64 nights does not follow it."""
+    rng = np.random.default_rng(2)
+    vals = 100 * np.exp(rng.normal(0, 0.005, 365) - 0.0003 * np.arange(365))
+    h = history(pd.DataFrame(_series(vals)))
+    decided = h[h["verdict"].isin(["regression", "improvement"])]
+    assert len(decided) >= 1 and set(decided["verdict"]) == {"regression"}
+    assert decided.iloc[0]["change_kind"] == "drift" and decided.iloc[0]["change"] < 0.98
+
+
+def test_one_far_night_is_told_on_its_night_and_left_out_of_the_level():
+    vals = np.full(60, 50.0) * np.exp(np.random.default_rng(3).normal(0, 0.003, 60))
+    vals[40] *= 0.8  # one fast night of a latency: an improvement, not repeated by the next
     h = history(pd.DataFrame(_series(vals, metric="ttft_ms")))
-    assert h.iloc[20]["verdict"] == "improvement"
-    assert (h.iloc[21:]["verdict"] == "within_noise").all()
-    assert (h.iloc[21:]["level_since"] == DATES[0]).all()
+    far = h.iloc[40]
+    assert far["verdict"] == "improvement" and far["change_kind"] == "night" and far["change_since"] == DATES[40]
+    assert (h.iloc[41:]["verdict"] == "within_noise").all() and (h.iloc[41:]["level_since"] == DATES[0]).all()
+    # taken out of the CUSUM too: the next nights' statistic is what it would be without it
+    alone = history(pd.DataFrame(_series(np.delete(vals, 40), metric="ttft_ms")))
+    np.testing.assert_allclose(h["cusum"].iloc[41:].to_numpy(), alone["cusum"].iloc[40:].to_numpy(), atol=1e-12)
 
 
-def test_bonferroni_over_the_cells_of_a_seat_night():
+def test_a_far_night_the_next_repeats_restarts_the_level_there():
+    vals = 100 * np.exp(np.random.default_rng(4).normal(0, 0.003, 60))
+    vals[40:] *= 1 / 1.5  # every night from 40 on 1.5x slower
+    h = history(pd.DataFrame(_series(vals)))
+    assert h.iloc[40]["verdict"] == "regression" and h.iloc[40]["change_kind"] == "night"
+    assert h.iloc[41]["verdict"] == "within_noise" and h.iloc[41]["level_since"] == DATES[40]
+    assert (h.iloc[41:]["verdict"] == "within_noise").all()
+
+
+def test_the_decision_interval_is_bonferroni_over_the_seats_cells():
+    """h gives each one-sided statistic an in-control ARL of arl_factor x 2 m / alpha (Siegmund)."""
+    from benchreport.stats.history_cusum import siegmund_arl
+
+    rule = HistoryRule()
+    for m in (1, 4, 20):
+        assert siegmund_arl(rule.decision_interval(m), rule.k) == pytest.approx(
+            rule.arl_factor * 2 * m / rule.alpha, rel=1e-6)
+    assert rule.decision_interval(20) > rule.decision_interval(4)
     rng = np.random.default_rng(3)
     rows = []
     for c in (1, 4, 8, 16):
         rows += _series(100 * np.exp(rng.normal(0, 0.01, 20)), concurrency=c)
-    h = history(pd.DataFrame(rows))
-    night = h[(h["date"] == DATES[10])]
+    night = history(pd.DataFrame(rows))
+    night = night[night["date"] == DATES[10]]
     np.testing.assert_allclose(night["p_adj"], np.minimum(1, night["p_value"] * 4))
+
+
+def test_a_stable_cell_is_within_noise_once_it_has_a_level():
+    rng = np.random.default_rng(5)
+    vals = 100 * np.exp(rng.normal(0, 0.01, 365) + 0.005 * rng.standard_t(3, 365))
+    h = history(pd.DataFrame(_series(vals)))
+    assert (h["verdict"].iloc[:5] == "insufficient_data").all()
+    assert (h["verdict"].iloc[5:] == "within_noise").mean() > 0.99
 
 
 def test_cells_measured_once_have_no_history():

@@ -1,43 +1,56 @@
-"""History: did a seat's cell get better or worse on a date, or is that noise?
+"""History: did a seat's cell get better or worse across dates, or is that noise?
 
-For each seat and cell measured on several dates, every date's value (the geometric
-mean of its passes, as in cells.csv) is compared with the seat's *steady level*: the
-mean log value of up to `window` earlier dates since the last confirmed change. The
-night is the unit here (nights differ by more than their passes do), so the test is a
-prediction interval: with W level nights of mean m and standard deviation s (log
-scale), a new night x is within the level when
+For each seat and cell measured on several dates, every date's value x (log of the geometric
+mean of its passes, as in cells.csv) is watched for a change over all the nights since the
+change, not one night at a time (a step a one-night test misses on its night would otherwise
+be absorbed into the level and never be found; a slow drift never shows on one night):
 
-    |log x - m| <= t_{W-1, 1-alpha/2} * s * sqrt(1 + 1/W)      (Hahn & Meeker 1991, §4.5)
+* The *reference level* is the first `window` nights since the last change (before it has
+  them, every earlier night of the level: a self-starting chart, Hawkins 1987). Its mean and
+  spread are robust (winsorised at the median +/- `clip` MADs). It is then frozen: the
+  nights after it never move it, so a slow drift away from it accumulates.
+* Each night is standardised against it, z = (x - m) / (s sqrt(1 + 1/n)), made N(0, 1)
+  through the t distribution on the reference's degrees of freedom (Quesenberry 1991),
+  clipped to +/- `clip` (one heavy-tailed night cannot signal: Lucas & Crosier 1982), and fed
+  to a two-sided tabular CUSUM with reference value `k` (Page 1954). A statistic beyond h
+  signals; h gives each one-sided statistic an in-control average run length of
+  `arl_factor` x 2 m / alpha nights by Siegmund's approximation (m: the seat's cells with a
+  level that night, Bonferroni over them and the two directions).
+* A signal is a ``regression`` or ``improvement`` (by the metric's direction) when its change
+  lies beyond the +/- `noise` band: the change is the mean of the nights since the statistic
+  left zero (`change_since`) against the reference, with a two-sample t interval; a
+  ``change_kind`` of "drift" when a line through the level's recent nights fits them better
+  than a step at `change_since` (Hinkley 1971), the change then the line's last value. The
+  level restarts at `change_since` (its spread borrowed until it has `min_level` nights).
+  A signal inside the band is ``within_noise`` and says so; the level does not move.
+* A single night beyond `outlier_z` SDs, beyond the band and significant at alpha after the
+  Bonferroni correction is told on its own night (change_kind "night": Lucas 1982's
+  combined Shewhart-CUSUM). It stays out of the level; the next night either repeats it (its
+  CUSUM signals, or it is as far: the level restarts at the far night, a step) or does not
+  (one bad night: taken out of the CUSUM too).
+* Every other night once there is a reference is ``within_noise``, with its change against
+  the level and the prediction interval of one night (Hahn & Meeker 1991, §4.5); the first
+  `min_level` nights of a cell are ``insufficient_data`` (no level yet).
 
-The change exp(log x - m) gets that interval, and the verdict follows the same rule as
-a comparison's (benchreport.stats.compare.verdict_reason), direction aware:
-
-* ``within_noise``: the interval lies inside 1 +/- noise;
-* ``regression`` / ``improvement``: it lies wholly beyond the noise band and the test
-  stays significant at `alpha` after a Bonferroni correction over the seat's cells
-  measured that date (so a seat has at most about 365 * alpha false verdicts a year,
-  however many cells it has: benchmarks/history_study.py measures it);
-* ``insufficient_data``: anything else, or fewer than `min_level` level nights.
-
-A verdict is given on the night itself. The level moves only once the next night
-confirms it (a change in the same direction, again beyond the band): then the level
-restarts at the changed night, its spread borrowed from the old level until it has
-`min_level` nights of its own. A night the next one does not confirm is an outlier:
-reported, and left out of the level.
-
-This is the rule of asv (step detection, then a significance test on the samples at
-p < 0.002) and Bencher (a t-test against the last 64 samples), made a prediction
-interval so that night-to-night variation, not the passes of one night, sets the noise.
+benchmarks/history_study.py measures it through the CLI on request-level nightly stores:
+false alarms per stable seat-year (heavy-tailed nights), and the nights to find steps of
+3, 5 and 10% and a drift (docs/statistics.md, "History across dates").
 
 References
 ----------
-Hahn, G. J. & Meeker, W. Q. (1991). Statistical Intervals, Wiley, §4.5 (prediction
-interval for one future observation). Daly, D. et al. (2020). The use of change point
-detection to identify software performance regressions in a continuous integration
-system. ICPE '20. asv `asv/step_detect.py`; Bencher's t-test threshold model.
+Page, E. S. (1954). Continuous inspection schemes. Biometrika 41. Hawkins, D. M. (1987).
+Self-starting CUSUM charts for location and scale. The Statistician 36. Quesenberry, C. P.
+(1991). SPC Q charts for start-up processes. J. Quality Technology 23. Lucas, J. M. (1982).
+Combined Shewhart-CUSUM quality control schemes. JQT 14. Lucas, J. M. & Crosier, R. B.
+(1982). Robust CUSUM. Comm. Statist. A 11. Siegmund, D. (1985). Sequential Analysis,
+Springer. Montgomery, D. C. (2019). Introduction to Statistical Quality Control, 8th ed.,
+§9.1. Hinkley, D. V. (1971). Inference in two-phase regression. JASA 66. Hahn, G. J. &
+Meeker, W. Q. (1991). Statistical Intervals, §4.5. Daly, D. et al. (2020). Change point
+detection in a CI system (MongoDB). ICPE '20. benchreport.stats.history_cusum has the pieces.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -49,12 +62,14 @@ import pyarrow as pa
 from scipy.special import stdtr, stdtrit
 
 from ..columns import METRICS, higher_is_better
+from .history_cusum import (Reference, change_kind, change_start, cusum_update, reference, standardise,
+                            threshold_for)
 
 __all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER"]
 
 HISTORY_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
                    "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
-                   "p_value", "p_adj", "verdict", "verdict_reason"]
+                   "p_value", "p_adj", "verdict", "verdict_reason", "change_kind", "change_since", "cusum"]
 VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
 _KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 
@@ -68,6 +83,21 @@ class HistoryRule:
     window: int = 64            # level nights at most (Bencher's default sample size)
     min_level: int = 5          # level nights before the first verdict
     level: float = 0.95         # the interval shown with each change
+    k: float = 0.5              # the CUSUM's reference value (SDs): tuned to a shift of 1 SD (Montgomery §9.1.3)
+    clip: float = 2.5           # a night's most to the CUSUM, in SDs (Lucas & Crosier 1982)
+    outlier_z: float = 10.0     # a single night this far (prediction SDs) is told on its own night (Lucas 1982)
+    admit_after: int = 0        # nights a night within a growing level waits before joining it
+    arl_factor: float = 3.0     # in-control ARL x this: an estimated reference and heavy-tailed nights shorten it
+
+    def decision_interval(self, m: int) -> float:
+        """The CUSUM's h for a seat with `m` cells with a level: each one-sided statistic has an
+        in-control ARL of 2 m / alpha nights (Siegmund's approximation), so the seat would have
+        about alpha false signals a night, Bonferroni over its cells and the two directions, with
+        a known level; times `arl_factor`, since a level estimated from the reference nights and
+        heavy-tailed nights shorten the real run length (Jones, Champ & Rigdon 2001, Technometrics
+        43: with estimated parameters the in-control ARL falls well short of the nominal).
+        benchmarks/history_study.py measures the false alarms per seat-year."""
+        return _decision_interval(max(int(m), 1), self.alpha / self.arl_factor, self.k)
 
     @classmethod
     def from_thresholds(cls, th) -> "HistoryRule":
@@ -77,64 +107,78 @@ class HistoryRule:
                    min_level=int(th.history_min_level), level=1.0 - float(th.alpha))
 
 
+@functools.lru_cache(maxsize=256)
+def _decision_interval(m: int, alpha: float, k: float) -> float:
+    return threshold_for(2.0 * m / alpha, k)
+
+
 @dataclass
 class _Series:
-    """One cell's level state while the dates are walked."""
+    """One cell's state while the dates are walked: the reference nights of its current level
+    (the first `window` nights since the last change; frozen after that, so slow drift shows),
+    the two CUSUM statistics with the nights since each left zero, and a far night awaiting the
+    next night's word. `to_state` / `from_state`: the same in JSON (the store's cache)."""
 
-    logs: list = field(default_factory=list)      # log values of the current level's nights
-    since: str | None = None
+    logs: list = field(default_factory=list)      # log values of the reference nights
+    since: str | None = None                      # first date of the current level
     spread: tuple | None = None                   # (s, df) borrowed from the previous level
-    pending: tuple | None = None                  # (log value, date, direction) awaiting confirmation
+    pending: tuple | None = None                  # (log value, date, direction, CUSUM state before it)
     decided: bool = False                         # the last row was a regression or an improvement
+    up: float = 0.0                               # C+ and C- (Page 1954)
+    down: float = 0.0
+    up_run: list = field(default_factory=list)    # [date, log value] of the nights since C+ left zero
+    down_run: list = field(default_factory=list)
+    recent: list = field(default_factory=list)    # [date, log value] of the level's last 2 `window` nights
+    probation: list = field(default_factory=list)  # [date, log value] of nights awaiting the reference
+    #: the reference of `logs` as last computed, keyed by their number and the borrowed spread (not saved)
+    memo: tuple | None = field(default=None, repr=False, compare=False)
+
+    def cusum_state(self) -> list:
+        return [self.up, self.down, [list(r) for r in self.up_run], [list(r) for r in self.down_run]]
+
+    def set_cusum(self, state) -> None:
+        self.up, self.down = float(state[0]), float(state[1])
+        self.up_run, self.down_run = [list(r) for r in state[2]], [list(r) for r in state[3]]
+
+    def trim(self, keep: int) -> None:
+        """Bound what is kept (the walk keeps no more than this itself, so a resumed walk is the
+        cold one): the reference `keep` nights, the recent nights and each run 2 `keep` (a run
+        its first night, the change's start, and its last 2 `keep` - 1)."""
+        del self.logs[:-keep]
+        del self.recent[:-2 * keep]
+        for run in (self.up_run, self.down_run):
+            del run[1:max(1, len(run) - 2 * keep + 1)]
+
+    def to_state(self) -> dict:
+        return {"logs": self.logs, "since": self.since, "spread": list(self.spread) if self.spread else None,
+                "pending": list(self.pending) if self.pending is not None else None, "decided": self.decided,
+                "cusum": self.cusum_state(), "recent": self.recent, "probation": self.probation}
+
+    @classmethod
+    def from_state(cls, d: dict) -> "_Series":
+        s = cls(list(d["logs"]), d["since"], tuple(d["spread"]) if d["spread"] is not None else None,
+                tuple(d["pending"]) if d["pending"] is not None else None, bool(d["decided"]))
+        s.set_cusum(d["cusum"])
+        s.recent = [list(r) for r in d["recent"]]
+        s.probation = [list(r) for r in d["probation"]]
+        return s
 
 
-def _level(s: _Series, rule: HistoryRule) -> tuple[float, float, int]:
-    """(mean, sd, n) of the level's last `window` log values (plain Python: a few dozen values)."""
-    lv = s.logs[-rule.window:]
-    w = len(lv)
-    m = math.fsum(lv) / w
-    sd = math.sqrt(math.fsum((v - m) ** 2 for v in lv) / (w - 1)) if w > 1 else math.nan
-    return m, sd, w
-
-
-def _test(s: _Series, x: float, rule: HistoryRule):
-    """(change, low, high, p) of log value x against the level, or None without a level."""
-    if len(s.logs) >= rule.min_level:
-        m, sd, w = _level(s, rule)
-        df = w - 1
-    elif s.spread is not None and s.logs:
-        m, _, w = _level(s, rule)
-        sd, df = s.spread
-    else:
-        return None
-    se = sd * math.sqrt(1 + 1 / w)
-    d = x - m
-    if se == 0:
-        return math.exp(d), math.exp(d), math.exp(d), (1.0 if d == 0 else 0.0)
-    t = float(stdtrit(df, 0.5 + rule.level / 2))  # Student t quantile (scipy.special: a ufunc, fast)
-    p = float(2 * stdtr(df, -abs(d) / se))
-    return math.exp(d), math.exp(d - t * se), math.exp(d + t * se), p
-
-
-def _verdict(change, lo, hi, p_adj, metric, rule: HistoryRule) -> tuple[str, str]:
-    if 1 - rule.noise <= lo and hi <= 1 + rule.noise:
-        return "within_noise", ""
-    above, below = lo > 1 + rule.noise, hi < 1 - rule.noise
-    if not (above or below):
-        return "insufficient_data", "the interval reaches into the noise band"
-    if not p_adj < rule.alpha:
-        return "insufficient_data", f"not significant at {rule.alpha:g} after the correction over the seat's cells"
-    good = above == (higher_is_better(metric) if metric in METRICS else True)
-    return ("improvement" if good else "regression"), ""
-
-
-def _rebase(s: _Series, rule: HistoryRule) -> None:
-    """Start a new level at the pending night, keeping the old level's spread until it has its own."""
-    px, pdate, _ = s.pending
-    if len(s.logs) >= 2:
-        _, sd, w = _level(s, rule)
-        s.spread = (sd, w - 1)
-    s.logs, s.since, s.pending = [px], pdate, None
+def _reference(s: _Series, rule: "HistoryRule") -> tuple[Reference | None, float]:
+    """The current level's reference and the degrees of freedom of its spread, or (None, nan)
+    before `min_level` nights (or `window`, if fewer; a level just restarted borrows the old
+    spread until then)."""
+    logs = s.logs[:rule.window]
+    key = (len(logs), s.spread)
+    if s.memo is not None and s.memo[0] == key:  # a frozen or unchanged reference: computed once
+        return s.memo[1]
+    out = (None, math.nan)
+    if len(logs) >= min(rule.min_level, rule.window):
+        out = reference(logs, clip=rule.clip), float(len(logs) - 1)
+    elif s.spread is not None and logs:
+        out = reference(logs, borrowed=s.spread[0], clip=rule.clip), float(s.spread[1])
+    s.memo = (key, out)
+    return out
 
 
 class HistoryDayCache(Protocol):
@@ -260,11 +304,11 @@ def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None)
 
 
 #: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
-HISTORY_VERSION = 4  # 4: cells keyed by load_id too
+HISTORY_VERSION = 5  # 5: CUSUM change detection (4: cells keyed by load_id too)
 
 
 _TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic", "date", "level_since", "verdict",
-         "verdict_reason")
+         "verdict_reason", "change_kind", "change_since")
 _INT = ("concurrency", "n_passes", "level_nights")
 
 
@@ -298,48 +342,185 @@ def _rows_to_arrow(rows: list[dict]) -> pa.Table:
     return t.append_column("_follows", pa.array([bool(r["_follows"]) for r in rows], type=pa.bool_()))
 
 
-def _judge(s: _Series, x: float, metric: str, m: int, rule: HistoryRule, t=False) -> tuple[dict, str, int]:
-    """The row fields, verdict and direction of one night against the series' level
-    (`t`: the night's `_test` when already computed)."""
-    fields = dict(level=math.exp(_level(s, rule)[0]) if s.logs else math.nan,
-                  level_nights=min(len(s.logs), rule.window), level_since=s.since)
-    t = _test(s, x, rule) if t is False else t
-    if t is None:
-        fields.update(change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, p_adj=math.nan,
-                      verdict="insufficient_data", verdict_reason=f"no level yet ({len(s.logs)} night(s))")
-        return fields, "insufficient_data", 0
-    change, lo, hi, p = t
-    p_adj = min(1.0, p * max(m, 1))
-    verdict, why = _verdict(change, lo, hi, p_adj, metric, rule)
-    fields.update(change=change, ci_low=lo, ci_high=hi, p_value=p, p_adj=p_adj, verdict=verdict, verdict_reason=why)
-    return fields, verdict, (1 if change > 1 else -1)
+def _blank(s: _Series, ref: Reference | None, rule: HistoryRule) -> dict:
+    return dict(level=math.exp(ref.mean) if ref else math.nan, level_nights=ref.n if ref else len(s.logs),
+                level_since=s.since, change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
+                p_adj=math.nan, verdict="insufficient_data", verdict_reason="", change_kind="", change_since=None,
+                cusum=math.nan)
+
+
+def _interval(d: float, se: float, df: float, m: int, rule: HistoryRule) -> dict:
+    """change, its interval at `rule.level` (t on `df`), p and the Bonferroni p over m cells."""
+    if not se > 0:
+        p = 1.0 if d == 0 else 0.0
+        return dict(change=math.exp(d), ci_low=math.exp(d), ci_high=math.exp(d), p_value=p, p_adj=p)
+    t = float(stdtrit(df, 0.5 + rule.level / 2))
+    p = float(2 * stdtr(df, -abs(d) / se))
+    return dict(change=math.exp(d), ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), p_value=p,
+                p_adj=min(1.0, p * max(m, 1)))
+
+
+def _direction_verdict(direction: int, metric: str) -> str:
+    good = (direction > 0) == (higher_is_better(metric) if metric in METRICS else True)
+    return "improvement" if good else "regression"
+
+
+def _sustained(s: _Series, run: list, direction: int, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
+    """A CUSUM signal's change: a step is the mean of the nights since the statistic left zero
+    against the reference (two-sample, the reference's spread); a drift (`change_kind`) is the
+    least-squares line through those nights at its last night."""
+    vals = [float(v) for _, v in run]
+    first = str(run[0][0])
+    before = [float(v) for d, v in s.recent if str(d) < first]
+    n, kind = len(vals), change_kind(before, vals, direction=direction)
+    if kind == "drift":
+        xm, ym = (n - 1) / 2.0, math.fsum(vals) / n
+        sxx = math.fsum((i - xm) ** 2 for i in range(n))
+        slope = math.fsum((i - xm) * (v - ym) for i, v in enumerate(vals)) / sxx
+        d = ym + slope * (n - 1 - xm) - ref.mean
+        se = ref.spread * math.sqrt(1.0 / n + (n - 1 - xm) ** 2 / sxx + 1.0 / ref.n)
+    else:
+        d = math.fsum(vals) / n - ref.mean
+        se = ref.spread * math.sqrt(1.0 / n + 1.0 / ref.n)
+    return dict(_interval(d, se, df, m, rule), change_kind=kind, change_since=str(run[0][0]))
+
+
+def _restart(s: _Series, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
+    """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
+    s.logs, s.since, s.spread, s.pending = [v for _, v in nights][:rule.window], since, (spread, df), None
+    s.memo = None
+    s.recent, s.probation = [list(r) for r in nights][-2 * rule.window:], []
+    s.set_cusum([0.0, 0.0, [], []])
+
+
+def _one_cell(s: _Series, x: float, date: str, metric: str, m: int, rule: HistoryRule) -> dict:
+    """One cell's night: its row's fields (the verdict among them). The reference level does not
+    move on a night that is not within it; a far night the next does not repeat is left out."""
+    ref, df = _reference(s, rule)
+    fields = _blank(s, ref, rule)
+    if ref is None:
+        s.logs.append(x)
+        s.recent.append([date, x])
+        s.since = s.since or date
+        fields["verdict_reason"] = f"no level yet ({len(s.logs) - 1} night(s))"
+        return fields
+    z = standardise(x, ref, df)
+    far = _far(x, ref, df, rule)
+    before = s.cusum_state()
+    _cusum(s, z, date, x, rule)
+    h = rule.decision_interval(m)
+    if s.pending is not None:
+        confirmed = _pending_confirmed(s, far, h)
+        if confirmed:
+            return _confirm(s, x, date, ref, df, m, rule)
+        s.set_cusum(s.pending[3])  # one night off: out of the CUSUM as out of the level
+        before = s.cusum_state()
+        _cusum(s, z, date, x, rule)
+        s.pending = None
+    fields["cusum"] = s.up if s.up >= s.down else -s.down
+    single = _interval(x - ref.mean, ref.spread * math.sqrt(1 + 1 / ref.n), df, m, rule)
+    signal = 1 if s.up > h and s.up >= s.down else (-1 if s.down > h else 0)
+    if signal:
+        run = s.up_run if signal > 0 else s.down_run
+        run = run[change_start([float(v) for _, v in run], ref.mean):]
+        change = _sustained(s, run, signal, ref, df, m, rule)
+        if abs(change["change"] - 1) > rule.noise:
+            fields.update(change, verdict=_direction_verdict(signal, metric))
+            _restart(s, run, str(run[0][0]), ref.spread, df, rule)
+            return fields
+        fields.update(single, verdict="within_noise", verdict_reason=(
+            f"a sustained change of {change['change'] - 1:+.1%} since {change['change_since']}, inside the "
+            f"±{rule.noise:.0%} noise band"))
+        _keep(s, date, x, rule)
+        return fields
+    if far and abs(single["change"] - 1) > rule.noise and single["p_adj"] < rule.alpha:
+        direction = 1 if x > ref.mean else -1
+        fields.update(single, verdict=_direction_verdict(direction, metric), change_kind="night", change_since=date)
+        s.pending = (x, date, direction, before)
+        return fields
+    fields.update(single, verdict="within_noise")
+    _keep(s, date, x, rule)
+    return fields
+
+
+def _confirm(s: _Series, x: float, date: str, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
+    """The night after a far night repeats it: the level restarts at the far night, and this night
+    is told against it."""
+    px, pdate = float(s.pending[0]), str(s.pending[1])
+    nights = [[pdate, px], [date, x]]
+    _restart(s, nights, pdate, ref.spread, df, rule)
+    new, _ = _reference(s, rule)
+    fields = _blank(s, new, rule)
+    fields.update(_interval(x - new.mean, new.spread * math.sqrt(1 + 1 / new.n), df, m, rule),
+                  verdict="within_noise", verdict_reason=f"confirms the change of {nights[0][0]}", cusum=0.0)
+    return fields
+
+
+def _keep(s: _Series, date: str, x: float, rule: HistoryRule) -> None:
+    """A night within the level: among the recent nights, and on its way into the reference."""
+    _admit(s, [date, x], rule)
+    s.recent.append([date, x])
+    del s.recent[:-2 * rule.window]
+
+
+def _admit(s: _Series, night: list, rule: HistoryRule) -> None:
+    """A night within the level joins the reference while it has fewer than `window` nights,
+    `admit_after` nights later if no change was found meanwhile (0, the default: at once, the
+    self-starting chart of Hawkins 1987, whose standardised nights are then independent under
+    a stable level; a restart drops the nights still waiting)."""
+    if len(s.logs) >= rule.window:
+        s.probation = []
+        return
+    s.probation.append(night)
+    while len(s.probation) > rule.admit_after and len(s.logs) < rule.window:
+        s.logs.append(float(s.probation.pop(0)[1]))
+
+
+def _cusum(s: _Series, z: float, date: str, x: float, rule: HistoryRule) -> None:
+    s.up, s.down = cusum_update(s.up, s.down, z, k=rule.k, clip=rule.clip)
+    s.up_run = _extend(s.up_run, s.up, date, x, rule)
+    s.down_run = _extend(s.down_run, s.down, date, x, rule)
+
+
+def _extend(run: list, statistic: float, date: str, x: float, rule: HistoryRule) -> list:
+    """The nights since a CUSUM statistic left zero: its first night and at most 2 `window` - 1 after."""
+    if not statistic > 0:
+        return []
+    run.append([date, x])
+    if len(run) > 2 * rule.window:
+        del run[1]
+    return run
+
+
+def _far(x: float, ref: Reference, df: float, rule: HistoryRule) -> int:
+    """+1 or -1 when the night is more than `outlier_z` prediction SDs above or below the level,
+    with a spread of at least 2 `min_level` - 1 degrees of freedom (a spread of fewer nights is
+    too often small by chance); else 0."""
+    if not (df >= 2 * rule.min_level - 1 and ref.spread > 0):
+        return 0
+    t = (x - ref.mean) / (ref.spread * math.sqrt(1.0 + 1.0 / ref.n))
+    return 1 if t > rule.outlier_z else (-1 if t < -rule.outlier_z else 0)
+
+
+def _pending_confirmed(s: _Series, far: int, h: float) -> bool:
+    """The next night repeats a far night: the CUSUM (the far night in it) passes h that way, or
+    this night is as far the same way."""
+    direction = int(s.pending[2])
+    cusum = s.up if direction > 0 else s.down
+    return cusum > h or far == direction
 
 
 def _night(recs: list[dict], date: str, series: dict, rule: HistoryRule) -> list[dict]:
-    """The verdicts of one seat's cells on one date, Bonferroni over the cells with a level."""
+    """The verdicts of one seat's cells on one date; m, the cells with a level, sets the CUSUM's
+    decision interval and the Bonferroni correction of the far-night test."""
     keys = [tuple(r[k] for k in ("_h", "_p", "_l", "workload", "_c", "metric", "statistic")) for r in recs]
-    tests = [_test(series.setdefault(k, _Series()), math.log(float(r["estimate"])), rule) for r, k in zip(recs, keys)]
-    m = sum(t is not None for t in tests)
+    m = sum(_reference(series.setdefault(k, _Series()), rule)[0] is not None for k in keys)
     out = []
-    for r, k, t in zip(recs, keys, tests):
-        s, x, metric = series[k], math.log(float(r["estimate"])), str(r["metric"])
-        fields, verdict, direction = _judge(s, x, metric, m, rule, t)
-        decided = verdict in ("regression", "improvement")
-        if s.pending is not None and decided and direction == s.pending[2]:
-            # this night confirms the pending change: the level moves, and this night is told
-            # against the new level (the change was reported on the night it happened)
-            _rebase(s, rule)
-            fields, verdict, direction = _judge(s, x, metric, m, rule)
-            decided = False
-        else:
-            s.pending = None  # an unconfirmed change was an outlier night, left out of the level
-        if decided:
-            s.pending = (x, date, direction)
-        else:
-            s.since = s.since or date
-            s.logs.append(x)
+    for r, k in zip(recs, keys):
+        s = series[k]
+        fields = _one_cell(s, math.log(float(r["estimate"])), date, str(r["metric"]), m, rule)
         row = {c: r.get(c) for c in HISTORY_COLUMNS if c in r}
         row.update(date=date, _follows=s.decided, **fields)
-        s.decided = verdict in ("regression", "improvement")
+        s.decided = fields["verdict"] in ("regression", "improvement")
         out.append(row)
     return out

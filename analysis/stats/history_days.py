@@ -231,7 +231,7 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
         keep = max(rule.window, rule.min_level)  # all a level ever reads of its nights
         for per_seat in series.values():
             for s in per_seat.values():
-                del s.logs[:-keep]
+                s.trim(keep)
         cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series, "pieces": pieces,
                           "marked": marked})
     multi = _multi(d)

@@ -205,11 +205,7 @@ class StoreHistoryCache:
 
         try:
             doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
-            series = {seat: {tuple(k): _Series(list(s["logs"]), s["since"],
-                                               tuple(s["spread"]) if s["spread"] is not None else None,
-                                               tuple(s["pending"]) if s["pending"] is not None else None,
-                                               bool(s["decided"]))
-                             for k, s in items} for seat, items in doc["series"].items()}
+            series = {seat: {tuple(k): _Series.from_state(s) for k, s in items} for seat, items in doc["series"].items()}
             marked = None
             if doc.get("marked"):
                 path = self.dir / doc["marked"]
@@ -229,11 +225,7 @@ class StoreHistoryCache:
     def save_state(self, state: dict) -> bool:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            series = {seat: [[list(k), {"logs": s.logs, "since": s.since,
-                                        "spread": list(s.spread) if s.spread is not None else None,
-                                        "pending": list(s.pending) if s.pending is not None else None,
-                                        "decided": s.decided}]
-                             for k, s in items.items()] for seat, items in state["series"].items()}
+            series = {seat: [[list(k), s.to_state()] for k, s in items.items()] for seat, items in state["series"].items()}
             marked = None
             if state.get("marked") is not None and _nameable(state["upto"], state["digest"]):
                 path = self._marked(state["upto"], state["digest"])

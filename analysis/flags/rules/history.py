@@ -1,11 +1,12 @@
 """History: dated regressions and improvements of a seat's cells against their steady level
 (history.regression, history.improvement).
 
-The verdicts are the statistics layer's (`benchreport.stats.history`: a prediction interval
-against the mean of up to `history_window` earlier dates, Bonferroni over the seat's cells
-that date); this rule only gathers them, one finding per seat and code, newest first, and
-says of each change whether the next date confirmed it (a new level), did not (one date
-off its level), or is still to come (the newest date).
+The verdicts are the statistics layer's (`benchreport.stats.history`: a two-sided CUSUM over
+the nights since a change against the reference level of up to `history_window` nights, and
+one far night told on its own night); this rule only gathers them, one finding per seat and
+code, newest first, with what kind of change each is (a step, a drift, one night) and whether
+the next date is judged against a new level (a level shift), the old one (one date off its
+level: for one far night, one bad night), or is still to come (the newest date).
 """
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ class HistoryChange(CellKey):
     p_value: float
     p_adj: float
     status: str
+    #: what kind of change: "step" or "drift" (a CUSUM over the nights since `change_since`), "night" (one
+    #: far night, told on its own night), "" (a table of older code)
+    change_kind: str = ""
+    change_since: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,9 +64,10 @@ class HistoryChanges(Finding):
 
 
 def change_status(history: pd.DataFrame) -> np.ndarray:
-    """Per row of a history table (in any order): whether the next date of the same cell restarted
-    the level at this date ("level_shift"), did not ("one_date"), or there is no next date
-    ("latest")."""
+    """Per row of a history table (in any order): whether the next date of the same cell is judged
+    against a new level (its level_since differs: the change moved the level, "level_shift"),
+    against the same one (a night off its level that returned, "one_date"), or there is no next
+    date ("latest")."""
     n = len(history)
     if not n:
         return np.array([], dtype=object)
@@ -77,7 +83,7 @@ def change_status(history: pd.DataFrame) -> np.ndarray:
         same_next[:-1] &= v[1:] == v[:-1]
     since = history["level_since"].astype("object").to_numpy()[order]
     since_next = np.append(since[1:], None)
-    moved = same_next & (since_next == keys["date"].to_numpy()[order])
+    moved = same_next & (since_next != since) & pd.notna(since_next)
     status = np.where(~same_next, "latest", np.where(moved, "level_shift", "one_date"))
     out = np.empty(n, dtype=object)
     out[order] = status
@@ -90,7 +96,8 @@ def _change(r: dict) -> HistoryChange:
                          estimate=plain(r["estimate"]), level=plain(r["level"]),
                          level_nights=int(r["level_nights"]), level_since=na(r["level_since"]),
                          change=plain(r["change"]), ci_low=plain(r["ci_low"]), ci_high=plain(r["ci_high"]),
-                         p_value=plain(r["p_value"]), p_adj=plain(r["p_adj"]), status=str(r["_status"]))
+                         p_value=plain(r["p_value"]), p_adj=plain(r["p_adj"]), status=str(r["_status"]),
+                         change_kind=str(na(r.get("change_kind")) or ""), change_since=na(r.get("change_since")))
 
 
 def history_changes(history, *, thresholds: Thresholds) -> list[HistoryChanges]:

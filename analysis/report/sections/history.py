@@ -1,7 +1,8 @@
 """Section 8, History across dates: each seat's cells judged date by date against their steady level.
 
-Written from `Analysis.history` (benchreport.stats.history: a prediction interval against the
-mean of earlier dates, Bonferroni over a seat's cells that date) and nothing re-estimated:
+Written from `Analysis.history` (benchreport.stats.history: a two-sided CUSUM over the nights
+since a change against a frozen reference level, and one far night told on its own night) and
+nothing re-estimated:
 a paragraph on the method and the counts, the newest date's verdicts, the small-multiple
 figure (analysis.report.figures.history) and the table of dated regressions and improvements.
 """
@@ -56,28 +57,31 @@ def history_text(a) -> Prose:
     th = a.options.thresholds
     dates, seats, cells = h.dates, h.seats, h.n_cells
     out = [para("{} of {} measured on more than one date ({}, {}) are judged date by date against their steady "
-                "level: the mean of up to {} earlier dates since the last confirmed change. A date is a regression "
-                "or an improvement when the {} prediction interval of its change lies beyond the ±{} noise band "
-                "and p < {} after a Bonferroni correction over the seat's cells that date (Hahn & Meeker 1991, "
-                "§4.5; the rule of asv and Bencher, made a prediction interval so that the spread between dates "
-                "sets the noise); within noise when the interval lies inside the band. A change the next date "
-                "repeats starts a new level; one it does not is one date off its level and is left out of it.",
+                "level: the level of up to {} nights since the last change, which later nights never move. A "
+                "two-sided CUSUM of each night's standardised distance from it (Page 1954; each night's part "
+                "clipped, so one heavy-tailed night cannot signal) finds a sustained step or a slow drift over all "
+                "the nights since it began, at about p < {} a night of a false signal after a Bonferroni "
+                "correction over the seat's cells; a single night far off the level is told on its own night "
+                "(Lucas 1982). A change counts as a regression or an improvement when it lies beyond the ±{} "
+                "noise band, and is called a step, a drift or one bad night (a far night the next date did not "
+                "repeat, left out of the level); the level then restarts where the change began. Every other "
+                "night with a level is within noise.",
                 fmt.counted(cells, "cell"), fmt.counted(len(seats), "seat"), date_range(dates),
-                fmt.counted(len(dates), "date"), fmt.count(th.history_window), fmt.level(th.alpha),
-                fmt.pct(th.noise), f"{th.history_alpha:g}")]
+                fmt.counted(len(dates), "date"), fmt.count(th.history_window), f"{th.history_alpha:g}",
+                fmt.pct(th.noise))]
     d = _decided(h)
     v = h.verdicts
     shifts = int((d["_status"] == "level_shift").sum())
     if not len(d):
         out.append(para("Of {} dated verdicts none is a regression or an improvement: {} within noise, and {} with "
-                        "too little to decide (no level yet in a cell's first {} dates, or an interval reaching into "
-                        "the noise band). tables/history.csv has every date of every cell.", fmt.count(h.n_rows),
+                        "too little to decide (no level yet in a cell's first {} dates). tables/history.csv has every "
+                        "date of every cell.", fmt.count(h.n_rows),
                         fmt.count(int(v.get("within_noise", 0))), fmt.count(int(v.get("insufficient_data", 0))),
                         fmt.count(th.history_min_level)))
     else:
-        out.append(para("Of {} dated verdicts: {} and {} on {} ({} confirmed as a new level), {} within noise, and {} "
-                        "with too little to decide (no level yet in a cell's first {} dates, or an interval reaching "
-                        "into the noise band). tables/history.csv has every date of every cell.",
+        out.append(para("Of {} dated verdicts: {} and {} on {} ({} followed by a new level), {} within noise, and {} "
+                        "with too little to decide (no level yet in a cell's first {} dates). tables/history.csv has "
+                        "every date of every cell.",
                         fmt.count(h.n_rows), fmt.counted(int(v.get("regression", 0)), "regression"),
                         fmt.counted(int(v.get("improvement", 0)), "improvement"),
                         fmt.counted(d["date"].nunique(), "date"), fmt.count(shifts),
@@ -97,6 +101,16 @@ def history_text(a) -> Prose:
     else:
         out.append(para("On the newest date, {}, no seat's cell moved beyond its noise band.", newest))
     return prose(out)
+
+
+def _kind_label(kind, since) -> str:
+    """'step since 2026-03-02', 'drift since ...', 'one night' ('' for a table of older code)."""
+    kind = "" if kind is None or kind != kind else str(kind)
+    if kind == "night":
+        return "one night"
+    if kind in ("step", "drift"):
+        return f"{kind} since {since}" if isinstance(since, str) and since else kind
+    return kind
 
 
 def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureBlock | None:
@@ -139,13 +153,17 @@ def history_table(a, *, max_rows: int = MAX_HISTORY_ROWS) -> Table | None:
                       for lo, hi in zip(shown["ci_low"].astype(float), shown["ci_high"].astype(float))],
         "p (adj.)": [fmt.pval(p) for p in shown["p_adj"]],
         "Verdict": shown["verdict"].astype(str).str.replace("_", " "),
+        "Kind": [_kind_label(k, since) for k, since in zip(shown.get("change_kind", pd.Series([""] * len(shown))),
+                                                           shown.get("change_since", pd.Series([None] * len(shown))))],
         "Next date": [STATUS_LABELS.get(s, s) for s in shown["_status"]],
     })
     note = (f"The newest {fmt.count(max_rows)} of {fmt.count(len(d))} dated changes; tables/history.csv has every "
             "date." if len(d) > max_rows else None)
     return Table(rows.reset_index(drop=True), "Dated regressions and improvements, newest first: each date's value "
                  "(geometric mean of its passes) against the level of the earlier dates, the change with its "
-                 "prediction interval, the p-value after the Bonferroni correction, and whether the next date "
-                 "confirmed it.", note=note, numeric=("Value", "Change", f"{pct} CI", "p (adj.)"),
+                 "interval (a step: the mean of the nights since it began; a drift: the line through them at its "
+                 "last night; one night: that night), the p-value after the Bonferroni correction, what kind of "
+                 "change it is, and whether the next date is judged against a new level.", note=note,
+                 numeric=("Value", "Change", f"{pct} CI", "p (adj.)"),
                  mono=("Seat",), key="history-table", small=True,
                  nowrap=("Date", "Seat", "Change", "p (adj.)"))
