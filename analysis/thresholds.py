@@ -104,14 +104,15 @@ class Thresholds:
                "'Adding Error Bars to Evals', uses 80%)"})
     history_alpha: float = field(default=0.001, metadata={
         "range": (0, 1, False, False),
-        "why": "a dated regression or improvement needs p < 0.001 against the steady level, Bonferroni "
-               "over the seat's cells that date (asv uses p < 0.002): at most about one false verdict "
-               "per stable seat-year (benchmarks/history_study.py)"})
+        "why": "the CUSUM's decision line is set for about 3 x 2m / 0.001 nights between false alarms per "
+               "side (Siegmund's approximation, m the seat's cells that night; asv uses p < 0.002): under "
+               "one false alarm per stable seat-year, measured with heavy-tailed nights "
+               "(benchmarks/history_cli_study.py, docs/statistics.md)"})
     history_window: int = field(default=64, metadata={
         "range": (2, 1000000, True, True),
-        "why": "a date is judged against the mean of at most 64 earlier dates since the last confirmed "
-               "change (Bencher's default sample size): long enough for a stable spread, short enough "
-               "to follow slow drift"})
+        "why": "the reference level is the first 64 nights since the last change (Bencher's default "
+               "sample size), then frozen: long enough for a stable spread, and a frozen reference lets "
+               "slow drift accumulate in the CUSUM instead of being followed"})
     history_prior_cv: float = field(default=0.05, metadata={
         "range": (0, 10, False, True),
         "why": "until a cell has history_min_level earlier nights, nights are taken to differ by 5% "
@@ -121,8 +122,8 @@ class Thresholds:
                "docs/statistics.md, 'The first nights')"})
     history_min_level: int = field(default=5, metadata={
         "range": (2, 1000000, True, True),
-        "why": "no dated verdict until the level has 5 dates: a prediction interval from fewer has a "
-               "t quantile of 3.2 or more (3 degrees of freedom), so only large steps could show"})
+        "why": "no CUSUM verdict until the reference has 5 nights: a spread from fewer is too uncertain "
+               "to standardise against (the first nights are judged with history_prior_cv instead)"})
 
     def as_dict(self) -> dict:
         """Plain dict of the values, in field order (for the appendix and JSON)."""
