@@ -154,7 +154,8 @@ def _folders_table(df: pd.DataFrame) -> Table:
 def provenance_table(a) -> Table:
     """Every file read, refused or skipped (`pipeline.provenance`, as provenance.csv): not
     shown in the report, whose appendix summarises it; `benchreport table provenance`."""
-    df = provenance(a).fillna("")
+    df = provenance(a).astype(object)
+    df = df.where(df.notna(), "")
     return Table(df.astype(str), "Every file of the build: read, refused or skipped, with its run, SHA-256 and reason.",
                  kind="appendix", small=True, mono=("path", "run_id", "sha256"), key="provenance")
 
