@@ -372,3 +372,21 @@ def test_the_notebooks_error_is_the_builds_after_the_analysis(tmp_path, monkeypa
     with pytest.raises(B.BuildError, match="cell 3"):
         with B._notebook_alongside({"analysis_file": str(handoff)}, tmp_path / "out.ipynb", handoff, quiet=True):
             save_analysis({"ok": True}, handoff)
+
+
+def test_a_changed_installation_is_never_up_to_date(monkeypatch):
+    """The build's key covers benchreport's own files: the same data, options and version after a
+    code change (a new template, a fixed statistic) build anew instead of answering "up to date"."""
+    from benchreport.report import build as B
+
+    class Args:
+        title = None
+        skip_bad = False
+        strict = False
+
+    from benchreport.pipeline import Options
+
+    key = B._build_key("data", Options(), Args(), ["html"], ["png"])
+    assert key == B._build_key("data", Options(), Args(), ["html"], ["png"])
+    monkeypatch.setattr(B, "_code_digest", lambda: "another installation")
+    assert key != B._build_key("data", Options(), Args(), ["html"], ["png"])

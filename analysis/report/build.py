@@ -333,15 +333,32 @@ def _refusals(loaded, args) -> None:
                          "(use --skip-bad to build from the other files)", EXIT_REFUSED)
 
 
+def _code_digest() -> str:
+    """A digest of benchreport's own files (library, notebooks, templates: their names, sizes and
+    modification times), so a changed installation is never "up to date" with an old report. A
+    stat per file: a few milliseconds."""
+    import benchreport
+    from benchreport.resources import notebook_path, templates_dir
+
+    h = hashlib.sha256()
+    for root in (Path(benchreport.__file__).parent, notebook_path().parent, templates_dir()):
+        for f in sorted(root.rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
+                st = f.stat()
+                h.update(f"{f.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
 def _build_key(content: str, options, args, formats, figure_formats) -> str:
-    """What the report depends on: the data's content, every option, the formats, the title and
-    benchreport's version. Equal keys: the report already in DIR is this build's."""
+    """What the report depends on: the data's content, every option, the formats, the title,
+    benchreport's version and its own files (`_code_digest`). Equal keys: the report already in DIR
+    is this build's."""
     from benchreport import __version__
 
     spec = {"content": content, "options": options.as_dict(), "formats": formats, "figures": figure_formats,
             "title": getattr(args, "title", None), "skip_bad": bool(getattr(args, "skip_bad", False)),
             "strict": bool(getattr(args, "strict", False)),
-            "version": __version__}
+            "version": __version__, "code": _code_digest()}
     return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
 
 
