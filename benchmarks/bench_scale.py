@@ -61,7 +61,20 @@ def main(argv=None) -> dict:
             t, peak = run(["build", str(data), "--out", str(Path(tmp) / "report"), "--quiet"])
             out["build"] = {"seats": args.build_seats, "s": t, "peak_mb": peak}
             print(f"build (HTML+PDF) {args.build_seats} seats: {t:.1f} s, peak {peak:.0f} MB")
+            a = out["analyse"].get(args.build_seats)
+            if a:  # issue 27: the build against analyse of the same data, side by side in this run
+                out["build"]["over_analyse"] = t / a["median_s"]
+                print(f"build / analyse at {args.build_seats} seats: {t / a['median_s']:.1f}x")
+        out["example"] = build_over_analyse(Path(__file__).resolve().parents[1] / "data" / "example", Path(tmp))
     return out
+
+
+def build_over_analyse(data: Path, tmp: Path) -> dict:
+    """`build` (HTML+PDF) against `analyse` of the same data, one after the other (issue 27's ratio)."""
+    a, _ = run(["analyse", str(data), "--out", str(tmp / "example-analyse"), "--quiet"])
+    b, _ = run(["build", str(data), "--out", str(tmp / "example-build"), "--quiet"])
+    print(f"example: analyse {a:.1f} s, build (HTML+PDF) {b:.1f} s: build / analyse {b / a:.1f}x")
+    return {"analyse_s": a, "build_s": b, "ratio": b / a}
 
 
 if __name__ == "__main__":
