@@ -120,8 +120,8 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
         wi = within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
         if wi:
             ci_words += f" ({wi}, which leaves out run-to-run variation)"
-    return prose(para("{}on {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
-                      f"{lead}: " if lead else "", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
+    return prose(para("{} {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
+                      f"{lead}: on" if lead else "On", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
                       _side(a, base, row.get("baseline_estimate"), row), who, ident(base), fmt.ratio3(row.get("ratio")),
                       ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""))
 
