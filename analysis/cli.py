@@ -266,7 +266,7 @@ def cmd_compare(args) -> int:
         from benchreport import extras
 
         if extras.missing("pdf"):
-            raise UsageError("--format pdf needs WeasyPrint, which is not installed: pip install 'benchreport[pdf]'")
+            raise UsageError(extras.PDF_MISSING)
     target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
         if args.out is not None else None
     with outdir.locked(target, "compare", wait=args.wait) if target is not None else contextlib.nullcontext():

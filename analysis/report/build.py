@@ -107,8 +107,7 @@ def _report_formats(given: str | None, *, quiet: bool) -> list[str]:
         given = "html,pdf"
     formats = _formats(given, REPORT_FORMATS, "--format")
     if "pdf" in formats and absent:
-        raise BuildError("--format pdf needs WeasyPrint, which is not installed: pip install 'benchreport[pdf]' "
-                         "(or --format html)", EXIT_USAGE)
+        raise BuildError(extras.PDF_MISSING + " (or --format html)", EXIT_USAGE)
     return formats
 
 

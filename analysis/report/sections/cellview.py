@@ -258,21 +258,12 @@ def cell_rows_per_seat(cells: pd.DataFrame) -> pd.Series:
     return cells.assign(seat=cells["seat"].astype(str)).drop_duplicates(keys).groupby("seat").size()
 
 
-def cells_cut(cells: pd.DataFrame, max_rows: int) -> bool:
-    """Whether Table 1 shows only some seats (and Table A1 all): not even one row per cell fits."""
-    return len(cells) > max_rows and int(cell_rows_per_seat(cells).sum()) > max_rows
-
-
 CELLS_NOTE = ("Conc.: concurrent streams; n: observations behind the figure where the run states "
               "them. With several passes the estimate is the geometric mean of the pass values and the "
               "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
               "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
               "figure is shown as printed, with our recomputation from its requests beside it where they "
               "differ.")
-
-
-TWO_PASSES = ("Cells with two passes show both values, not a mean; cells with 3 or 4 passes list every "
-              "pass in order.")
 
 
 def wide_note(pct: str, columns: Sequence[str], *, marked: bool = False) -> str:

@@ -58,11 +58,10 @@ def limitations_html(a) -> Prose:
     """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
     findings as a list, one item each (a topic with one finding: one short paragraph); all escaped.
     What Sections 5 and 6 state whole is named in one sentence, not said again; nothing is cut."""
-    f = flags_of(a)
+    f = sorted_flags(a)
     if f.empty:
         return prose(para("{}", NO_FLAGS))
     told = _told_elsewhere()
-    f = sorted_flags(a)
     rest = f[~f["code"].astype(str).isin(list(told))]
     out = []
     named = _told_sentence(f, told)

@@ -15,7 +15,7 @@ from .blocks import Table
 from .cellview import RECOMPUTED_MARK, cell_display, recomputed_mark
 from .tables import WIDE_METRIC_LABELS, abbreviations, constant_columns, drop_empty
 
-__all__ = ["HEADLINE", "SUMMARY_ROWS", "summary_frame", "summary_note"]
+__all__ = ["HEADLINE", "SUMMARY_ROWS", "summary_frame", "summary_note", "summary_table"]
 
 #: the headline figures, in column order: metric -> the statistics that stand for it, preferred first
 #: (throughput is a run's rate, so its mean over passes; a latency's headline is its median)
@@ -27,6 +27,9 @@ HEADLINE = {
     "itl_ms": ("p50", "mean", "not_stated"),
     "e2e_latency_ms": ("p50", "mean", "not_stated"),
 }
+
+#: the columns that say which row it is; every other column holds figures
+ROW_COLUMNS = ("seat", "Workload", "Conc.", "Date", "Passes")
 
 #: rows a one-page summary holds (a landscape page of small type); past it, the top seats
 SUMMARY_ROWS = 34
@@ -99,8 +102,7 @@ def summary_note(df: pd.DataFrame, pct: str) -> tuple[pd.DataFrame, str]:
         dates = df.groupby("seat")["Date"].first()
         df = df.assign(seat=[f"{seat}, {dates[seat]}" for seat in df["seat"]]).drop(columns="Date")
     df, same = constant_columns(df, ["Workload", "Passes"])
-    marked = any(df[c].astype(str).str.contains(RECOMPUTED_MARK, regex=False).any()
-                 for c in df.columns if "(" in c)
+    marked = any(df[c].astype(str).str.contains(RECOMPUTED_MARK, regex=False).any() for c in _figures(df))
     bits = [same,
             f"Each figure with its {pct} confidence interval over passes in brackets, or, for a single pass, "
             "an interval over its requests in braces {…} that describes that one run only; a figure without "
@@ -114,7 +116,12 @@ def summary_note(df: pd.DataFrame, pct: str) -> tuple[pd.DataFrame, str]:
     return df, " ".join(b for b in bits if b)
 
 
+def _figures(df: pd.DataFrame) -> tuple:
+    """The summary's figure columns (one per headline metric)."""
+    return tuple(c for c in df.columns if c not in ROW_COLUMNS)
+
+
 def summary_table(df: pd.DataFrame, caption: str, note: str) -> Table:
-    figures = tuple(c for c in df.columns if "(" in c)
+    figures = _figures(df)
     return Table(df, caption, kind="table", group="seat", numeric=("Conc.", "Passes", *figures), note=note,
                  small=True, dense=True, key="results", nowrap=("Conc.",), landscape=len(figures) > 4)
