@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from benchreport.load.errors import one_line
+from benchreport.progress import stop_if_terminated
 
 __all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
            "replace_dir", "write_output", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
@@ -303,7 +304,9 @@ def staging(target: Path, command: str) -> Iterator[Path]:
 
 
 def publish(stage: Path, target: Path, command: str) -> None:
-    """Mark the finished `stage` with every file it holds and swap it into place at `target`."""
+    """Mark the finished `stage` with every file it holds and swap it into place at `target`
+    (unless SIGTERM arrived meanwhile: its raise can be swallowed, see `progress`)."""
+    stop_if_terminated()
     try:
         files = [rel for rel in _walk_entries(stage) if not rel.endswith("/") and rel != MARKER]
         _write_marker(stage, {"state": "published", "command": command, "files": files,

@@ -18,6 +18,19 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM received: unwinds like Ctrl-C (clean-up runs), reported as exit 143."""
 
 
+#: the SIGTERM received inside `terminate_as_interrupt`, kept because Python swallows an exception
+#: raised while it runs a weakref callback or `__del__` ("Exception ignored in ..."): the raise can
+#: be lost, the record cannot, and `stop_if_terminated` raises it again at the next checkpoint
+_received: list[int] = []
+
+
+def stop_if_terminated() -> None:
+    """Raise `Terminated` if SIGTERM arrived, even when its first raise was swallowed; called
+    before anything is published, so a terminated build never replaces the previous output."""
+    if _received:
+        raise Terminated(f"signal {_received[0]}")
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """While inside, SIGTERM raises `Terminated`, so `finally` blocks (staging folders) run."""
@@ -26,13 +39,17 @@ def terminate_as_interrupt() -> Iterator[None]:
         return
 
     def handler(signum, frame):
+        _received.append(signum)
         raise Terminated(f"signal {signum}")
 
+    _received.clear()
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
+        stop_if_terminated()  # the raise was swallowed and the step ran to its end
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _received.clear()
 
 
 def progress(items, label: str, *, enabled: bool | None = None, unit: str = "file"):

@@ -85,3 +85,34 @@ def test_cli_shows_no_bar_in_a_log():
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and "run(s) valid" in proc.stderr
     assert "reading run files" not in proc.stderr and "\r" not in proc.stderr
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowed raise
+def test_a_sigterm_swallowed_inside_a_finaliser_is_raised_again(tmp_path):
+    """Python ignores an exception raised in `__del__` or a weakref callback ("Exception ignored"):
+    CI saw a build run to its end and publish after SIGTERM landed in one. The signal is recorded,
+    so leaving the step, or publishing, still stops with Terminated; the previous output stays."""
+    import gc
+    import signal
+
+    from benchreport import outdir
+    from benchreport.progress import Terminated, terminate_as_interrupt
+
+    class KillsOnCollection:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs here, inside the finaliser, and its raise is lost
+                pass
+
+    stage, target = tmp_path / "stage", tmp_path / "out"
+    stage.mkdir()
+    target.mkdir()
+    (target / "old.txt").write_text("previous")
+    with pytest.raises(Terminated):
+        with terminate_as_interrupt():
+            KillsOnCollection()
+            gc.collect()
+            with pytest.raises(Terminated):
+                outdir.publish(stage, target, "build")
+    assert (target / "old.txt").read_text() == "previous"
+    assert signal.getsignal(signal.SIGTERM) is not None
