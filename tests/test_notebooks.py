@@ -20,7 +20,7 @@ EXPLORE = ROOT / "notebooks" / "explore.ipynb"
 
 
 def test_the_parameters_cell_is_written_from_the_options():
-    """The .ipynb is the notebook's only source; its parameters cell is analysis/options.py's
+    """The .ipynb is the notebook's only source; its parameters cell is analysis/benchreport/options.py's
     (run `python -m benchreport.options --write-notebook` when this fails)."""
     nb = nbformat.read(REPORT, as_version=4)
     cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))

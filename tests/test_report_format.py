@@ -1,4 +1,4 @@
-"""What the report adds to analysis/format.py: counts, ranges, fractions, points, levels, workloads."""
+"""What the report adds to analysis/benchreport/format.py: counts, ranges, fractions, points, levels, workloads."""
 from __future__ import annotations
 
 import math

@@ -13,7 +13,7 @@ from benchreport.report import render, sections
 from benchreport.report.sections.blocks import Ident, Paragraph, Prose, division, ident, idents, para, prose
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ROOT / "analysis" / "report" / "sections"
+SECTIONS = ROOT / "analysis" / "benchreport" / "report" / "sections"
 XSS = "<script>alert(1)</script>"
 
 
@@ -70,9 +70,9 @@ def test_figure_html_escapes_its_caption():
 
 # --- the layout the redesign asks for (issue 13): small modules, no HTML in Python ---------------
 
-REPORT_FILES = sorted(SECTIONS.glob("*.py")) + [ROOT / "analysis" / "report" / n for n in
+REPORT_FILES = sorted(SECTIONS.glob("*.py")) + [ROOT / "analysis" / "benchreport" / "report" / n for n in
                                                 ("render.py", "document.py")] + sorted(
-    (ROOT / "analysis" / "report" / "figures").glob("*.py"))
+    (ROOT / "analysis" / "benchreport" / "report" / "figures").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", REPORT_FILES, ids=lambda p: p.name)

@@ -5,7 +5,7 @@ Decoding uses msgspec Structs: one pass over the bytes validates types, enums, r
 patterns and reports the first problem with its JSON path (`$.measurements[3].unit`), at
 several times the speed of json.load. `check_rules` then applies the cross-field rules
 (units match metrics, counts within totals, finite numbers, dates that are dates). The JSON
-Schema kept in `analysis/schema/run-1.schema.json` is generated from these Structs
+Schema kept in `analysis/benchreport/schema/run-1.schema.json` is generated from these Structs
 (`python -m benchreport schema`) and tested to agree with them.
 """
 from __future__ import annotations

@@ -72,7 +72,7 @@ def fit_exceeds_node(seats: pd.DataFrame, *, thresholds: Thresholds) -> list[Exc
 def licenses(components: pd.DataFrame) -> list[License]:
     """`license.noncommercial` (warn) and `license.unknown` (info), one finding per component and licence.
 
-    Matched against the maintained list in `analysis/flags/licenses.json` (SPDX ids
+    Matched against the maintained list in `analysis/benchreport/flags/licenses.json` (SPDX ids
     case-insensitively, spellings such as "cc-by-nc-4.0" or "CC BY-NC-ND 4.0", the whole
     CC NonCommercial family, named non-commercial model licences, SPDX expressions with
     AND/OR). Unknown: no licence given, NOASSERTION, NONE, "other", LicenseRef-.

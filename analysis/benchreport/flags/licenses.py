@@ -38,7 +38,7 @@ def normalise(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def load_list() -> dict:
-    """The licence list shipped as package data (analysis/flags/licenses.json)."""
+    """The licence list shipped as package data (analysis/benchreport/flags/licenses.json)."""
     data = json.loads(resources.files("benchreport.flags").joinpath("licenses.json").read_text("utf-8"))
     ids = {}
     for entry in data["noncommercial"]["ids"]:
