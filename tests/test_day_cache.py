@@ -1,4 +1,4 @@
-"""The run store's per-date cache of pass rows and cells (benchreport.stats.day_cache): a cold,
+"""The run store's per-date cache of pass rows and cells (benchreport.days.entries): a cold,
 a warm and a one-new-night analysis give the tables a full analysis without the cache gives,
 byte for byte, and only the dates whose inputs changed are computed."""
 from __future__ import annotations
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from benchreport.days.cells import estimate_cells_by_day
+from benchreport.days.store_files import StoreDayCache
 from benchreport.pipeline import Options, analyse_store
 from benchreport.stats import estimate_cells
 from benchreport.store import Store, StoreRequests, ingest, read_tables
-from benchreport.store.cache import StoreDayCache
 from benchreport.thresholds import Thresholds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,8 +53,8 @@ def _cells(store: Store, th: Thresholds = Thresholds()):
     t = read_tables(store)
     t = drop_excluded(t, decide_exclusions(t, thresholds=th))
     cache = StoreDayCache(store.root)
-    cs = estimate_cells(t.measurements, StoreRequests(store, t.runs), t.runs, n_resamples=300, thresholds=th,
-                        cache=cache)
+    cs = estimate_cells_by_day(t.measurements, StoreRequests(store, t.runs), t.runs, cache=cache, thresholds=th,
+                               method="BCa", n_resamples=300, seed=0)
     return cs, cache
 
 
@@ -129,8 +130,9 @@ def _same_summary(a, b) -> None:
 
 def test_the_history_walk_resumes_after_the_last_date_it_saw(archive, tmp_path):
     from benchreport.stats.history import HistoryRule, history
-    from benchreport.stats.history_days import history_days, summarise_history
-    from benchreport.store.cache import StoreHistoryCache
+    from benchreport.days.history import history_days
+    from benchreport.stats.history_summary import summarise_history
+    from benchreport.days.store_files import StoreHistoryCache
 
     ingest([archive / d for d in ("2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
     store = Store.open(tmp_path / "store")
@@ -249,7 +251,7 @@ def test_cells_made_in_batches_are_the_cells_made_at_once(archive, tmp_path, mon
 
 
 def test_a_date_that_is_not_a_plain_date_is_never_a_file_name(tmp_path):
-    from benchreport.store.cache import StoreCsvFragments
+    from benchreport.days.store_files import StoreCsvFragments
 
     frag = StoreCsvFragments(tmp_path)
     frag.save("../../escape", "a" * 64, ["x\n"])

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchreport.flags.rules.history import change_status, history_changes
+from benchreport.flags.rules.history import history_changes
+from benchreport.stats.history_summary import change_status
 from benchreport.pipeline import Options, analyse_paths, write_analysis
 from benchreport.report import sections
 from benchreport.report.figures import save_figure

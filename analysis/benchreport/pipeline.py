@@ -95,22 +95,22 @@ class Analysis:
     #: dated verdicts of every seat's cells against their steady level (benchreport.stats.history);
     #: from a run store a HistoryDays, read one date at a time (`history` gives it whole)
     history_table: Any = None
-    #: what the report and the flags read of it (benchreport.stats.history_days.HistorySummary)
+    #: what the report and the flags read of it (benchreport.stats.history_summary.HistorySummary)
     history_summary: Any = None
-    #: {date: token} of the pass rows (benchreport.stats.day_cache), when a day cache was used
+    #: {date: token} of the pass rows (benchreport.days.entries), when a day cache was used
     day_tokens: dict | None = None
     #: where passes.csv and history.csv keep each date's lines (the run store's cache), or None
     csv_fragments: Any = None
     #: {date: token} of the history rows (benchreport.stats.history), for history.csv's kept lines
     history_tokens: dict | None = None
-    #: request records per run and cell as the pass rows count them (benchreport.stats.day_scan.request_counts)
+    #: request records per run and cell as the pass rows count them (benchreport.stats.notable.request_counts)
     request_counts: pd.DataFrame | None = None
 
     @property
     def history(self) -> pd.DataFrame | None:
         """The history table whole (tables/history.csv). From a run store it is read from the
         store's cache when asked, and kept."""
-        from benchreport.stats.history_days import HistoryDays
+        from benchreport.days.history import HistoryDays
 
         if isinstance(self.history_table, HistoryDays):
             self.history_table = self.history_table.frame()
@@ -120,7 +120,7 @@ class Analysis:
     def passes(self) -> pd.DataFrame | None:
         """The pass table whole: one row per cell, date and pass. From a run store it is read from
         the store's cache when asked (a year of a 50-seat fleet is six million rows), and kept."""
-        from benchreport.stats.day_cache import PassDays
+        from benchreport.days.entries import PassDays
 
         if isinstance(self.pass_table, PassDays):
             self.pass_table = self.pass_table.frame()
@@ -150,10 +150,10 @@ def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = T
 def analyse_store(store, options: Options = Options(), *, quiet: bool = True, cache: bool = True) -> Analysis:
     """Statistics and flags for a run store (benchreport.store): its request records are read one
     date at a time; unless `cache` is false, each date's request summaries, pass rows and cells
-    are kept in the store (benchreport.stats.day_cache), so a new night computes its own date
+    are kept in the store (benchreport.days.entries), so a new night computes its own date
     only. Only the records of the runs the report describes are held in memory."""
     from benchreport.store import StoreRequests, read_tables
-    from benchreport.store.cache import StoreCsvFragments, StoreDayCache, StoreHistoryCache
+    from benchreport.days.store_files import StoreCsvFragments, StoreDayCache, StoreHistoryCache
     from benchreport.store.read import store_load_result
 
     store = store.snapshot()  # one state of the store, whatever an ingest does meanwhile
@@ -194,14 +194,14 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                    csv_fragments=None) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store), `day_cache` where each
-    date's cells are kept (benchreport.stats.day_cache), `history_cache` where the history walk is
+    date's cells are kept (benchreport.days.entries), `history_cache` where the history walk is
     kept (benchreport.stats.history.HistoryDayCache)."""
     from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
-    from benchreport.stats.cells import estimate_cells
     from benchreport.stats.compare import comparisons as compute_comparisons
     from benchreport.stats.exams import exam_deltas as compute_exam_deltas
     from benchreport.stats.history import HistoryRule, history as compute_history
-    from benchreport.stats.history_days import history_days, summarise_history
+    from benchreport.days.history import history_days
+    from benchreport.stats.history_summary import summarise_history
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -210,9 +210,7 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     # same decision
     excluded = decide_exclusions(tables, thresholds=th)
     kept = drop_excluded(tables, excluded)
-    cellset = estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs,
-                             method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=th,
-                             cache=day_cache)
+    cellset = _estimate_cells(kept, requests, options, day_cache)
     rule = HistoryRule.from_thresholds(th)
     if history_cache is not None:  # a run store: the walk resumes, the table is kept date by date
         history, summary, history_tokens = history_days(cellset.dated, rule=rule, cache=history_cache,
@@ -234,6 +232,19 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                     history_table=history, history_summary=summary,
                     day_tokens=cellset.day_tokens or None, csv_fragments=csv_fragments,
                     history_tokens=history_tokens, request_counts=cellset.request_counts)
+
+
+def _estimate_cells(kept: Tables, requests, options: Options, day_cache):
+    """The cells by the route the data allows: a run store with a day cache is read date by date
+    (benchreport.days.cells), anything else is estimated whole (benchreport.stats.cells). Both
+    give the same tables."""
+    from benchreport.days.cells import estimate_cells_by_day
+    from benchreport.stats.cells import estimate_cells
+
+    settings = dict(method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=options.thresholds)
+    if day_cache is not None and hasattr(requests, "day_token"):
+        return estimate_cells_by_day(kept.measurements, requests, kept.runs, cache=day_cache, **settings)
+    return estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs, **settings)
 
 
 def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
@@ -341,8 +352,8 @@ def _csv_lines(df: pd.DataFrame) -> list[str] | None:
 
 
 def _csv_of_days(days, path: Path, fragments, header: pd.DataFrame, tokens: dict | None = None) -> None:
-    """A table kept date by date (the pass table of a run store, benchreport.stats.day_cache.PassDays;
-    its history, benchreport.stats.history_days.HistoryDays) as CSV, one date at a time: both tables
+    """A table kept date by date (the pass table of a run store, benchreport.days.entries.PassDays;
+    its history, benchreport.days.history.HistoryDays) as CSV, one date at a time: both tables
     are their dates' rows one after another, so each date's lines (kept in `fragments` by the
     date's token) are written in turn and a year of them is never held. The same bytes as `_csv`
     of the whole table (a test checks it). `header`: an empty frame with the table's columns."""
@@ -371,9 +382,9 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
     """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,sessions,seats}.csv`, `OUT/flags.json`,
     `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
-    from benchreport.stats.day_cache import PassDays, typed_passes
+    from benchreport.days.entries import PassDays, typed_passes
     from benchreport.stats.history import history
-    from benchreport.stats.history_days import HistoryDays
+    from benchreport.days.history import HistoryDays
 
     out = Path(out_dir)
     tables_dir = out / "tables"

@@ -129,7 +129,7 @@ def check_level(level, name: str = "level") -> float:
     return lv
 
 
-def _missing(p) -> bool:
+def missing(p) -> bool:
     return p is None or p is pd.NA or p is pd.NaT or (isinstance(p, float) and math.isnan(p))
 
 
@@ -137,7 +137,7 @@ def stable_key(parts: Iterable) -> str:
     """A text form of a key that does not depend on the Python process (no hash())."""
     out = []
     for p in parts:
-        if _missing(p):
+        if missing(p):
             out.append("<NA>")
         elif isinstance(p, np.integer):
             out.append(str(int(p)))
@@ -170,8 +170,8 @@ def parse_values(v) -> list[float]:
     """Per-pass values of a cell: the ';'-joined `values` of cells.csv (inverse of
     format_values), or a sequence; missing entries and unparsable parts are left out."""
     if isinstance(v, (list, tuple, np.ndarray)):
-        return [float(x) for x in v if not _missing(x)]
-    if _missing(v):
+        return [float(x) for x in v if not missing(x)]
+    if missing(v):
         return []
     out = []
     for part in str(v).split(";"):

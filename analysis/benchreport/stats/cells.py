@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -64,14 +65,15 @@ from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, tail_supported
 from .bootstrap import _method_iv, _n_resamples_iv
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
-from .day_cache import DayCache, PassDays
-from .day_scan import request_counts
+from .notable import request_counts
 from .pass_rows import load_labels, pass_rows, run_labels
 from .requests import FrameSource, RequestSource, column_metric, failed_mask, request_metrics
 from .within import sectioning_interval, series_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
-           "request_metrics", "failed_mask", "ci_method_text"]
+           "request_metrics", "failed_mask", "ci_method_text", "CellConfig", "cell_inputs", "chunk_cells",
+           "empty_cellset", "empty_frame", "estimate_rows", "joined_cells", "sorted_cells", "typed_frame",
+           "within_intervals", "date_variances"]
 
 #: columns of tables/cells.csv (spec/cli.md), in order
 CELL_COLUMNS = ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes",
@@ -144,7 +146,10 @@ def described_runs(runs: pd.DataFrame | None) -> set[str]:
 
 # --------------------------------------------------------------------------- cells
 @dataclass
-class _Config:
+class CellConfig:
+    """How cells are estimated (`cell_inputs`): thresholds, the resampling settings kept for
+    compatibility, the confidence level, the seed and the loads' words."""
+
     thresholds: Thresholds
     method: str
     n_resamples: int
@@ -152,6 +157,12 @@ class _Config:
     seed: int
     #: {load_id: the load in words} (benchreport.stats.pass_rows.load_labels)
     load_labels: dict = field(default_factory=dict)
+
+
+class DatedPasses(Protocol):
+    """A pass table kept date by date (a run store's: benchreport.days.entries.PassDays)."""
+
+    def frame(self) -> pd.DataFrame: ...
 
 
 @dataclass
@@ -167,21 +178,21 @@ class CellSet:
     """
 
     cells: pd.DataFrame
-    passes: "pd.DataFrame | PassDays"
+    passes: "pd.DataFrame | DatedPasses"
     level: float
     dated: pd.DataFrame = field(default=None, repr=False)
     #: {date: token of what its pass rows were computed from}, when a day cache was used
     day_tokens: dict = field(default_factory=dict, repr=False)
-    #: the pass rows a flag may be raised on (benchreport.stats.day_scan.notable_passes); None: `passes`
+    #: the pass rows a flag may be raised on (benchreport.stats.notable.notable_passes); None: `passes`
     notable: pd.DataFrame | None = field(default=None, repr=False)
-    #: request records per run and cell, as the pass rows count them (day_scan.request_counts)
+    #: request records per run and cell, as the pass rows count them (benchreport.stats.notable.request_counts)
     request_counts: pd.DataFrame | None = field(default=None, repr=False)
     #: (rows of `dated`: cell key and date) -> those rows with every column; None: `dated` has them
     dated_rows: object = field(default=None, repr=False)
 
     def pass_frame(self) -> pd.DataFrame:
         """The pass table whole (read date by date from a run store's cache)."""
-        return self.passes.frame() if isinstance(self.passes, PassDays) else self.passes
+        return self.passes if isinstance(self.passes, pd.DataFrame) else self.passes.frame()
 
 
 def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
@@ -193,7 +204,7 @@ def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
     return df[df["date"] == last]
 
 
-def _variances(passes: pd.DataFrame) -> dict[tuple, dict[str, LogVariance]]:
+def date_variances(passes: pd.DataFrame) -> dict[tuple, dict[str, LogVariance]]:
     """{cell key: {date: log-variance of that date's passes}} for dates with 2+ positive passes."""
     out: dict[tuple, dict[str, LogVariance]] = {}
     keys = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
@@ -261,7 +272,7 @@ def _int_sum(v: np.ndarray):
     return int(v.sum()) if not np.isnan(v).any() else pd.NA
 
 
-def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: _Config) -> dict:
+def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: CellConfig) -> dict:
     seat, h, p, lid, workload, conc, metric, stat = key
     vals = sub["value"]
     route = s.route
@@ -305,7 +316,7 @@ def _sum_int(s: pd.Series):
     return int(s.sum()) if s.notna().all() else pd.NA
 
 
-def _within_plan(row: dict, cfg: _Config) -> str:
+def _within_plan(row: dict, cfg: CellConfig) -> str:
     """How the within-run interval of a single-pass cell is computed: 'series' (EWC / Woodruff),
     'sectioning' (above `max_bootstrap_obs` requests) or 'none: ...' (why not); '' for a
     statistic that has none."""
@@ -333,7 +344,7 @@ _SERIES_WORDS = {"ewc": "t with EWC long-run variance over requests in send orde
                  "woodruff-ewc": "Woodruff with EWC long-run variance over requests in send order (B={b}, df={b})"}
 
 
-def _within_intervals(rows: list[dict], source: RequestSource, cfg: _Config) -> None:
+def within_intervals(rows: list[dict], source: RequestSource, cfg: CellConfig) -> None:
     """Fill the within-run intervals of single-pass cells with request records."""
     for row in rows:
         gid = row["_group"]
@@ -361,7 +372,7 @@ def _set_within(row, lo, hi, level, method, log_se=math.nan):
     row["within_log_se"] = log_se
 
 
-def _empty_frame(columns) -> pd.DataFrame:
+def empty_frame(columns) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})
 
 
@@ -371,7 +382,7 @@ _STRING_COLUMNS = ("seat", "workload", "metric", "statistic", "unit", "ci_method
 _INT_COLUMNS = ("concurrency", "n_passes", "n_obs", "n_requests", "n_failed", "block", "pass")
 
 
-def _typed(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+def typed_frame(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     out = df.reindex(columns=columns).copy()
     for c in columns:
         if c in _STRING_COLUMNS:
@@ -386,7 +397,7 @@ def _typed(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 _STAT_ORDER = {st: i for i, st in enumerate(STATISTICS)}
 
 
-def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+def sorted_cells(df: pd.DataFrame) -> pd.DataFrame:
     if not len(df):
         return df
     stat = df["statistic"].astype(object).map(_STAT_ORDER).fillna(len(STATISTICS)).astype("int64")
@@ -413,10 +424,24 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
 _BATCH = 20_000
 
 
+def cell_inputs(measurements, requests, runs, *, thresholds: Thresholds, method: str, n_resamples: int, seed: int,
+                level: float | None, latest: str = "seat") -> tuple[RequestSource, CellConfig]:
+    """The checked inputs of `estimate_cells` (and of a run store's route, benchreport.days.cells):
+    the request source and the estimation's settings; a ValueError names what is wrong."""
+    _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
+    if isinstance(requests, pd.DataFrame) or requests is None:
+        _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
+        source = FrameSource(requests)
+    else:
+        source = requests
+    method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
+    return source, CellConfig(thresholds, method, n_resamples, level, seed, load_labels(runs))
+
+
 def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
                    runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
                    n_resamples: int = 10000, seed: int = 0, level: float | None = None,
-                   latest: str = "seat", cache: DayCache | None = None) -> CellSet:
+                   latest: str = "seat") -> CellSet:
     """Every cell's estimate, between-pass interval and within-run interval.
 
     Parameters
@@ -438,63 +463,50 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
         confidence level (default 1 - alpha); which date describes a seat: the
         latest of each harness and probe that measured it ("seat", `described_runs`)
         or each cell's latest ("cell").
-    cache : DayCache, optional
-        Where each date's pass rows and 3+-pass cells are kept between analyses
-        (benchreport.stats.day_cache; used when the request source can key its dates,
-        as the run store's does). The tables are the same with and without it.
 
     Returns
     -------
     CellSet (see the module docstring for the routes).
     """
-    _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
-    if isinstance(requests, pd.DataFrame) or requests is None:
-        _frame_iv(requests, "requests", ["seat", "date", "pass", "workload", "concurrency"])
-        source = FrameSource(requests)
-    else:
-        source = requests
-    method, n_resamples, seed, level = _options_iv(thresholds, method, n_resamples, seed, level, latest)
-    cfg = _Config(thresholds, method, n_resamples, level, seed, load_labels(runs))
-    if cache is not None and hasattr(source, "day_token") and latest == "seat":
-        from .day_cells import estimate_from_days
-
-        return estimate_from_days(measurements, source, runs, cfg, level, cache)
+    source, cfg = cell_inputs(measurements, requests, runs, thresholds=thresholds, method=method,
+                              n_resamples=n_resamples, seed=seed, level=level, latest=latest)
+    level = cfg.level
     passes = pass_rows(measurements, source, runs, thresholds)
     if not len(passes):
-        return _empty_cellset(level)
+        return empty_cellset(level)
     latest_index = set(_select_latest(passes, latest).index)
-    latest_rows, frames = _estimate(passes, passes, cfg, level, latest_index)
-    _within_intervals(latest_rows, source, cfg)
-    every = _joined(latest_rows, frames)
+    latest_rows, frames = estimate_rows(passes, passes, cfg, level, latest_index)
+    within_intervals(latest_rows, source, cfg)
+    every = joined_cells(latest_rows, frames)
     latest_flags = np.zeros(len(every), dtype=bool)
     latest_flags[:len(latest_rows)] = True
-    typed = _typed(passes, PASS_COLUMNS)
-    return CellSet(_sorted(every[latest_flags].reset_index(drop=True)), typed, level, _sorted(every), {},
+    typed = typed_frame(passes, PASS_COLUMNS)
+    return CellSet(sorted_cells(every[latest_flags].reset_index(drop=True)), typed, level, sorted_cells(every), {},
                    notable=typed, request_counts=request_counts(typed))
 
 
-def _empty_cellset(level: float) -> CellSet:
+def empty_cellset(level: float) -> CellSet:
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    empty = _typed(_empty_frame(columns), columns)
-    typed = _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS)
+    empty = typed_frame(empty_frame(columns), columns)
+    typed = typed_frame(empty_frame(PASS_COLUMNS), PASS_COLUMNS)
     return CellSet(empty, typed, level, empty, notable=typed, request_counts=request_counts(None))
 
 
-def _joined(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.DataFrame:
+def joined_cells(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The estimated cells, the described ones (still dicts: their within-run intervals were just
     added) first, then the typed batches."""
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    parts = ([_typed(pd.DataFrame(latest_rows, columns=columns), columns)] if latest_rows else []) + frames
+    parts = ([typed_frame(pd.DataFrame(latest_rows, columns=columns), columns)] if latest_rows else []) + frames
     frames.clear()
     if not parts:
-        return _typed(_empty_frame(columns), columns)
+        return typed_frame(empty_frame(columns), columns)
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 _GROUP_KEYS = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
 
 
-def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: float,
+def estimate_rows(todo: pd.DataFrame, passes: pd.DataFrame, cfg: CellConfig, level: float,
               latest_index: set, variances: dict | None = None) -> tuple[list[dict], list[pd.DataFrame]]:
     """The cells of the pass rows `todo` (one per cell key and date): those whose first row is in
     `latest_index` as dicts (their within-run intervals come next), the others as typed frames
@@ -503,7 +515,7 @@ def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: flo
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     groups = todo.groupby(_GROUP_KEYS, sort=False).indices if len(todo) else {}
     if variances is None:
-        variances = _variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
+        variances = date_variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
     latest_rows, batch, frames = [], [], []
     cols = _columns(todo)
     index = todo.index.to_numpy()
@@ -519,22 +531,22 @@ def _estimate(todo: pd.DataFrame, passes: pd.DataFrame, cfg: _Config, level: flo
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         (latest_rows if index[i] in latest_index else batch).append(row)
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
-            frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
+            frames.append(typed_frame(pd.DataFrame(batch, columns=columns), columns))
             batch = []
     if batch:
-        frames.append(_typed(pd.DataFrame(batch, columns=columns), columns))
+        frames.append(typed_frame(pd.DataFrame(batch, columns=columns), columns))
     return latest_rows, frames
 
 
-def _chunk_cells(chunk: pd.DataFrame, cfg: _Config, level: float) -> pd.DataFrame:
+def chunk_cells(chunk: pd.DataFrame, cfg: CellConfig, level: float) -> pd.DataFrame:
     """The 3+-pass cells of some dates' pass rows (with ``_small``): they depend on their own date
     only, so a cold analysis computes them while the dates' rows are at hand (as a day cache
     entry keeps them) instead of holding a year of rows for one loop."""
     columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     big = chunk[~chunk["_small"].to_numpy(dtype=bool)]
-    _, frames = _estimate(big, big, cfg, level, set())
+    _, frames = estimate_rows(big, big, cfg, level, set())
     if not frames:
-        return _typed(_empty_frame(columns), columns)
+        return typed_frame(empty_frame(columns), columns)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 

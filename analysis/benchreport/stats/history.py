@@ -65,7 +65,8 @@ from ..columns import METRICS, higher_is_better
 from .history_cusum import (Reference, change_kind, change_start, cusum_update, reference, standardise,
                             threshold_for)
 
-__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER"]
+__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER", "LevelSeries",
+           "WALK_KEY", "walk_input", "walk", "multi_date_cells", "input_digests", "typed_history", "rows_to_arrow"]
 
 HISTORY_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
                    "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
@@ -113,7 +114,7 @@ def _decision_interval(m: int, alpha: float, k: float) -> float:
 
 
 @dataclass
-class _Series:
+class LevelSeries:
     """One cell's state while the dates are walked: the reference nights of its current level
     (the first `window` nights since the last change; frozen after that, so slow drift shows),
     the two CUSUM statistics with the nights since each left zero, and a far night awaiting the
@@ -155,7 +156,7 @@ class _Series:
                 "cusum": self.cusum_state(), "recent": self.recent, "probation": self.probation}
 
     @classmethod
-    def from_state(cls, d: dict) -> "_Series":
+    def from_state(cls, d: dict) -> "LevelSeries":
         s = cls(list(d["logs"]), d["since"], tuple(d["spread"]) if d["spread"] is not None else None,
                 tuple(d["pending"]) if d["pending"] is not None else None, bool(d["decided"]))
         s.set_cusum(d["cusum"])
@@ -164,7 +165,7 @@ class _Series:
         return s
 
 
-def _reference(s: _Series, rule: "HistoryRule") -> tuple[Reference | None, float]:
+def _reference(s: LevelSeries, rule: "HistoryRule") -> tuple[Reference | None, float]:
     """The current level's reference and the degrees of freedom of its spread, or (None, nan)
     before `min_level` nights (or `window`, if fewer; a level just restarted borrows the old
     spread until then)."""
@@ -182,7 +183,7 @@ def _reference(s: _Series, rule: "HistoryRule") -> tuple[Reference | None, float
 
 
 class HistoryDayCache(Protocol):
-    """Where a walk over the dates is kept between analyses (benchreport.store.cache keeps it in the
+    """Where a walk over the dates is kept between analyses (benchreport.days.store_files keeps it in the
     store): each date's walked rows, keyed by the digest of every input up to that date, and the
     series' level state after the last date walked."""
 
@@ -190,7 +191,7 @@ class HistoryDayCache(Protocol):
     resumed_after: str | None
 
     def load_state(self) -> dict | None:
-        """{"upto": date, "digest": its digest, "series": {seat: {key: _Series}}, "pieces": {date:
+        """{"upto": date, "digest": its digest, "series": {seat: {key: LevelSeries}}, "pieces": {date:
         {"n": rows walked, "verdicts": {verdict: n}}}, "marked": the walked rows that are a
         regression or an improvement or follow one (Arrow)}, or None."""
 
@@ -206,12 +207,12 @@ class HistoryDayCache(Protocol):
 _WALK = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date", "estimate",
          "n_passes"]
 #: a walked row's cell key in the walk's own terms (harness, probe and load "" when none, concurrency -1)
-_WKEY = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
+WALK_KEY = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 #: the order of the history table: date first, then the cell (the order the dates are walked in)
 ORDER = ["date", "seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 
 
-def _walk_input(dated: pd.DataFrame) -> pd.DataFrame:
+def walk_input(dated: pd.DataFrame) -> pd.DataFrame:
     """The rows to walk (positive estimates), with the walk's keys, in the table's order."""
     if "load_id" not in dated:  # a dated table of cells not keyed by load (tests, older callers)
         dated = dated.assign(load_id=None)
@@ -224,7 +225,7 @@ def _walk_input(dated: pd.DataFrame) -> pd.DataFrame:
     return d.sort_values(ORDER, kind="stable").reset_index(drop=True)
 
 
-def _walk(d: pd.DataFrame, series: dict, rule: HistoryRule, start: int = 0):
+def walk(d: pd.DataFrame, series: dict, rule: HistoryRule, start: int = 0):
     """(date, rows) for every date of `d` from position `start` on: each seat's cells judged against
     their level, the levels moved (`_night`). Rows are dicts of HISTORY_COLUMNS plus ``_follows``
     (the cell's previous row was a regression or an improvement). One date's records at a time."""
@@ -247,9 +248,9 @@ def _walk(d: pd.DataFrame, series: dict, rule: HistoryRule, start: int = 0):
         i = j
 
 
-def _multi(d: pd.DataFrame) -> np.ndarray:
+def multi_date_cells(d: pd.DataFrame) -> np.ndarray:
     """Which walked rows belong to a cell with more than one date (the table has those only)."""
-    return (d.groupby(_WKEY)["date"].transform("nunique") > 1).to_numpy()
+    return (d.groupby(WALK_KEY)["date"].transform("nunique") > 1).to_numpy()
 
 
 def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.DataFrame:
@@ -269,22 +270,22 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
     `min_level` dates of a cell are ``insufficient_data``: no level yet).
     """
     if dated is None or not len(dated):
-        return _typed(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
-    d = _walk_input(dated)
-    multi = _multi(d)
+        return typed_history(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
+    d = walk_input(dated)
+    multi = multi_date_cells(d)
     parts, batch = [], []
-    for _, rows in _walk(d, {}, rule):
+    for _, rows in walk(d, {}, rule):
         batch.extend(rows)
         if len(batch) >= 20_000:  # a year of rows as dicts would be most of a cold walk's memory
-            parts.append(_typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+            parts.append(typed_history(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
             batch = []
     if batch or not parts:
-        parts.append(_typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+        parts.append(typed_history(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
     walked = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     return walked[multi].reset_index(drop=True)
 
 
-def _digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None) -> dict[str, str]:
+def input_digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = None) -> dict[str, str]:
     """{date: SHA-256 of the rule and every walked row up to and including that date}; from each
     date's token instead of its rows when `day_tokens` knows every date (a year of rows hashed is
     most of a resumed walk's time)."""
@@ -312,7 +313,7 @@ _TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic
 _INT = ("concurrency", "n_passes", "level_nights")
 
 
-def _typed(df: pd.DataFrame) -> pd.DataFrame:
+def typed_history(df: pd.DataFrame) -> pd.DataFrame:
     """The history table's dtypes, the same however its rows were walked."""
     out = {}
     for c in HISTORY_COLUMNS:
@@ -332,17 +333,17 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def typed_from_arrow(t) -> pd.DataFrame:
-    """The history table from Arrow (its cache), with the dtypes `_typed` gives."""
-    return _typed(t.select(HISTORY_COLUMNS).to_pandas())
+    """The history table from Arrow (its cache), with the dtypes `typed_history` gives."""
+    return typed_history(t.select(HISTORY_COLUMNS).to_pandas())
 
 
-def _rows_to_arrow(rows: list[dict]) -> pa.Table:
+def rows_to_arrow(rows: list[dict]) -> pa.Table:
     """One date's walked rows as Arrow: HISTORY_COLUMNS typed, and ``_follows``."""
-    t = pa.Table.from_pandas(_typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS)), preserve_index=False)
+    t = pa.Table.from_pandas(typed_history(pd.DataFrame(rows, columns=HISTORY_COLUMNS)), preserve_index=False)
     return t.append_column("_follows", pa.array([bool(r["_follows"]) for r in rows], type=pa.bool_()))
 
 
-def _blank(s: _Series, ref: Reference | None, rule: HistoryRule) -> dict:
+def _blank(s: LevelSeries, ref: Reference | None, rule: HistoryRule) -> dict:
     return dict(level=math.exp(ref.mean) if ref else math.nan, level_nights=ref.n if ref else len(s.logs),
                 level_since=s.since, change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
                 p_adj=math.nan, verdict="insufficient_data", verdict_reason="", change_kind="", change_since=None,
@@ -365,7 +366,7 @@ def _direction_verdict(direction: int, metric: str) -> str:
     return "improvement" if good else "regression"
 
 
-def _sustained(s: _Series, run: list, direction: int, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
+def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
     """A CUSUM signal's change: a step is the mean of the nights since the statistic left zero
     against the reference (two-sample, the reference's spread); a drift (`change_kind`) is the
     least-squares line through those nights at its last night."""
@@ -385,7 +386,7 @@ def _sustained(s: _Series, run: list, direction: int, ref: Reference, df: float,
     return dict(_interval(d, se, df, m, rule), change_kind=kind, change_since=str(run[0][0]))
 
 
-def _restart(s: _Series, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
+def _restart(s: LevelSeries, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
     """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
     s.logs, s.since, s.spread, s.pending = [v for _, v in nights][:rule.window], since, (spread, df), None
     s.memo = None
@@ -393,7 +394,7 @@ def _restart(s: _Series, nights: list, since: str, spread: float, df: float, rul
     s.set_cusum([0.0, 0.0, [], []])
 
 
-def _one_cell(s: _Series, x: float, date: str, metric: str, m: int, rule: HistoryRule) -> dict:
+def _one_cell(s: LevelSeries, x: float, date: str, metric: str, m: int, rule: HistoryRule) -> dict:
     """One cell's night: its row's fields (the verdict among them). The reference level does not
     move on a night that is not within it; a far night the next does not repeat is left out."""
     ref, df = _reference(s, rule)
@@ -443,7 +444,7 @@ def _one_cell(s: _Series, x: float, date: str, metric: str, m: int, rule: Histor
     return fields
 
 
-def _confirm(s: _Series, x: float, date: str, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
+def _confirm(s: LevelSeries, x: float, date: str, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
     """The night after a far night repeats it: the level restarts at the far night, and this night
     is told against it."""
     px, pdate = float(s.pending[0]), str(s.pending[1])
@@ -456,14 +457,14 @@ def _confirm(s: _Series, x: float, date: str, ref: Reference, df: float, m: int,
     return fields
 
 
-def _keep(s: _Series, date: str, x: float, rule: HistoryRule) -> None:
+def _keep(s: LevelSeries, date: str, x: float, rule: HistoryRule) -> None:
     """A night within the level: among the recent nights, and on its way into the reference."""
     _admit(s, [date, x], rule)
     s.recent.append([date, x])
     del s.recent[:-2 * rule.window]
 
 
-def _admit(s: _Series, night: list, rule: HistoryRule) -> None:
+def _admit(s: LevelSeries, night: list, rule: HistoryRule) -> None:
     """A night within the level joins the reference while it has fewer than `window` nights,
     `admit_after` nights later if no change was found meanwhile (0, the default: at once, the
     self-starting chart of Hawkins 1987, whose standardised nights are then independent under
@@ -476,7 +477,7 @@ def _admit(s: _Series, night: list, rule: HistoryRule) -> None:
         s.logs.append(float(s.probation.pop(0)[1]))
 
 
-def _cusum(s: _Series, z: float, date: str, x: float, rule: HistoryRule) -> None:
+def _cusum(s: LevelSeries, z: float, date: str, x: float, rule: HistoryRule) -> None:
     s.up, s.down = cusum_update(s.up, s.down, z, k=rule.k, clip=rule.clip)
     s.up_run = _extend(s.up_run, s.up, date, x, rule)
     s.down_run = _extend(s.down_run, s.down, date, x, rule)
@@ -502,7 +503,7 @@ def _far(x: float, ref: Reference, df: float, rule: HistoryRule) -> int:
     return 1 if t > rule.outlier_z else (-1 if t < -rule.outlier_z else 0)
 
 
-def _pending_confirmed(s: _Series, far: int, h: float) -> bool:
+def _pending_confirmed(s: LevelSeries, far: int, h: float) -> bool:
     """The next night repeats a far night: the CUSUM (the far night in it) passes h that way, or
     this night is as far the same way."""
     direction = int(s.pending[2])
@@ -514,7 +515,7 @@ def _night(recs: list[dict], date: str, series: dict, rule: HistoryRule) -> list
     """The verdicts of one seat's cells on one date; m, the cells with a level, sets the CUSUM's
     decision interval and the Bonferroni correction of the far-night test."""
     keys = [tuple(r[k] for k in ("_h", "_p", "_l", "workload", "_c", "metric", "statistic")) for r in recs]
-    m = sum(_reference(series.setdefault(k, _Series()), rule)[0] is not None for k in keys)
+    m = sum(_reference(series.setdefault(k, LevelSeries()), rule)[0] is not None for k in keys)
     out = []
     for r, k in zip(recs, keys):
         s = series[k]

@@ -13,7 +13,7 @@ import pandas as pd
 from ..columns import REQUEST_STATISTICS
 from ..conditions import measurement_condition
 from ..thresholds import Thresholds
-from ._common import _missing
+from ._common import missing
 from .requests import RequestSource, from_requests, supported
 def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
     """{run_id: (harness, probe, load_id)}: the harness group where a manifest gives one, else its
@@ -150,9 +150,9 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
         value = _float(cols["value"][i])
         if not math.isfinite(value):
             continue
-        conc = None if _missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
+        conc = None if missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
         cond = measurement_condition(_str_or_none(cols["condition"][i]), cols["context_tokens"][i])
-        pss = 1 if _missing(cols["pass"][i]) else int(cols["pass"][i])
+        pss = 1 if missing(cols["pass"][i]) else int(cols["pass"][i])
         row = _base_row(labels, cols["run_id"][i], cols["seat"][i], cols["date"][i], pss,
                         _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
                         str(cols["statistic"][i]))
@@ -172,7 +172,7 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
             row["recomputed"] = math.nan  # a sample's statistic is no check of the whole run's figure
         row.update(reported=value, condition=cond, source="reported", ci_low=_float(cols["ci_low"][i]),
                    ci_high=_float(cols["ci_high"][i]), ci_level=_float(cols["ci_level"][i]))
-        if not _missing(cols["n"][i]):
+        if not missing(cols["n"][i]):
             row["n_obs"] = int(cols["n"][i])
         rows.put(row)
 
@@ -189,7 +189,7 @@ def _from_a_sample(n_records: int, n_reported, n_rows: int, n_failed: int) -> bo
     checked against the sample (issue 26: at n = 8 of 48 the sample's mean differs from the
     whole run's by sampling error alone, which made hundreds of false mismatches); the
     importer's note says the request-level statistics come from a sample."""
-    if _missing(n_reported):
+    if missing(n_reported):
         return False
     return int(n_records) < SAMPLED_SHARE * min(int(n_reported), int(n_rows) - int(n_failed or 0))
 
@@ -211,7 +211,7 @@ def pass_rows(measurements, source: RequestSource, runs, th: Thresholds) -> pd.D
 
 #: the pass table's order: date, cell key, pass, run id. Date first, so a nightly archive's table
 #: is its dates' rows one after another (a new night's rows come last, and a run store can keep and
-#: write each date's rows on their own: benchreport.stats.day_cache)
+#: write each date's rows on their own: benchreport.days.entries)
 PASS_ORDER = ["date", "seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "pass", "run_id"]
 
 
@@ -243,6 +243,6 @@ def _row_key(row) -> tuple:
 
 def _float(v) -> float:
     try:
-        return math.nan if _missing(v) else float(v)
+        return math.nan if missing(v) else float(v)
     except (TypeError, ValueError):
         return math.nan

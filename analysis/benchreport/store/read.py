@@ -195,7 +195,7 @@ class StoreRequests:
 
     def day_token(self, date: str) -> str:
         """What the request records of one date (YYYY-MM-DD) are: their file versions
-        (benchreport.stats.day_cache keys a date's cells by it)."""
+        (benchreport.days.entries keys a date's cells by it)."""
         shas = sorted(sha for d, s in self._files_of.items() if d[:10] == date for sha in s)
         return hashlib.sha256("\n".join([str(SUMMARY_VERSION), *shas]).encode()).hexdigest()
 

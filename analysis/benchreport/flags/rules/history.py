@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
-
+from benchreport.stats.history_summary import STATUSES, change_status
 from benchreport.thresholds import Thresholds
 
 from .._common import cell_dict, cell_order, na, plain, used
@@ -23,10 +21,8 @@ from ..findings import CellKey, Finding, one_cell
 __all__ = ["HistoryChange", "HistoryChanges", "STATUSES", "history_changes", "change_status"]
 
 #: what the next date said of a change: it moved the level, it did not, or there is no next date yet
-STATUSES = ("level_shift", "one_date", "latest")
 _CODE = {"regression": "history.regression", "improvement": "history.improvement"}
 _SEVERITY = {"history.regression": "warn", "history.improvement": "info"}
-_KEY = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,33 +59,6 @@ class HistoryChanges(Finding):
     thresholds: dict[str, float]
 
 
-def change_status(history: pd.DataFrame) -> np.ndarray:
-    """Per row of a history table (in any order): whether the next date of the same cell is judged
-    against a new level (its level_since differs: the change moved the level, "level_shift"),
-    against the same one (a night off its level that returned, "one_date"), or there is no next
-    date ("latest")."""
-    n = len(history)
-    if not n:
-        return np.array([], dtype=object)
-    keys = history[_KEY].astype("object").reset_index(drop=True)
-    keys["harness"], keys["probe"] = keys["harness"].fillna(""), keys["probe"].fillna("")
-    keys["concurrency"] = pd.array(history["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    keys["date"] = history["date"].astype(str).to_numpy()
-    order = keys.sort_values([*_KEY, "date"], kind="stable").index.to_numpy()  # by cell, then date
-    same_next = np.zeros(n, dtype=bool)
-    same_next[:-1] = True
-    for col in _KEY:
-        v = keys[col].to_numpy()[order]
-        same_next[:-1] &= v[1:] == v[:-1]
-    since = history["level_since"].astype("object").to_numpy()[order]
-    since_next = np.append(since[1:], None)
-    moved = same_next & (since_next != since) & pd.notna(since_next)
-    status = np.where(~same_next, "latest", np.where(moved, "level_shift", "one_date"))
-    out = np.empty(n, dtype=object)
-    out[order] = status
-    return out
-
-
 def _change(r: dict) -> HistoryChange:
     return HistoryChange(**cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
                          harness=na(r["harness"]), probe=na(r["probe"]), date=str(r["date"]),
@@ -104,7 +73,7 @@ def history_changes(history, *, thresholds: Thresholds) -> list[HistoryChanges]:
     """`history.regression` (warn) and `history.improvement` (info): one finding per seat and code,
     listing every dated change of its cells, newest date first (`benchreport.stats.history.history`
     decides them with `history_alpha`, `history_window`, `history_min_level` and `noise`).
-    `history`: the history table, or its summary (benchreport.stats.history_days.HistorySummary:
+    `history`: the history table, or its summary (benchreport.stats.history_summary.HistorySummary:
     the decided rows with what the next date said)."""
     if history is None or not len(history):
         return []

@@ -18,7 +18,7 @@ from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
 from benchreport.stats._common import parse_values, tail_count, tail_needed_n, tail_supported
-from benchreport.stats.day_scan import DEPENDENT, dependent_mask
+from benchreport.stats.notable import DEPENDENT, dependent_mask
 from benchreport.stats.within import lag1_pvalue
 from benchreport.thresholds import Thresholds
 

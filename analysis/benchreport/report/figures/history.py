@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from benchreport import format as fmt
-from benchreport.flags.rules.history import change_status
+from benchreport.stats.history_summary import change_status
 
 from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
 
@@ -52,7 +52,7 @@ def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max
     h = history if seats is None else history[history["seat"].astype(str).isin([str(s) for s in seats])]
     if not len(h):
         return [], 0
-    if "n_decided" in h:  # the panels of a history summary (benchreport.stats.history_days)
+    if "n_decided" in h:  # the panels of a history summary (benchreport.days.history)
         score = h.set_index(_PANEL)["n_decided"].sort_index()
     else:
         decided = h["verdict"].isin(DECIDED)
@@ -123,7 +123,7 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     if not keys:
         return None
     h = history.copy()
-    # confirmed by the next date, or not (a summary's rows carry it: benchreport.stats.history_days)
+    # confirmed by the next date, or not (a summary's rows carry it: benchreport.days.history)
     h["_status"] = h["status"].to_numpy(dtype=object) if "status" in h else change_status(h)
     h["_date"] = pd.to_datetime(h["date"].astype(str))
     h["_c"] = pd.to_numeric(h["concurrency"], errors="coerce")

@@ -12,7 +12,7 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
-from benchreport.stats.history_days import HistorySummary, summarise_history
+from benchreport.stats.history_summary import HistorySummary, summarise_history
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
 from .labels import date_range
@@ -30,7 +30,7 @@ STATUS_LABELS = {"level_shift": "confirmed: new level", "one_date": "one date of
 
 
 def _summary(a) -> HistorySummary | None:
-    """What the section reads of the analysis' history (benchreport.stats.history_days), or None
+    """What the section reads of the analysis' history (benchreport.days.history), or None
     without one."""
     s = getattr(a, "history_summary", None)
     if s is None:

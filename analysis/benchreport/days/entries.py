@@ -13,7 +13,7 @@ benchreport version and this module's `CACHE_VERSION`, the thresholds and the co
 level, the date's measurement rows (their pandas row hashes), its runs' labels, and the
 request source's own token for the date (the run store's file versions). A changed input
 is a new token, so a stale entry is never read; `DayCache` implementations decide where
-entries live (benchreport.store.cache keeps them in the store).
+entries live (benchreport.days.store_files keeps them in the store).
 
 Entries go through Arrow both ways: a date computed now and a date read back are the same
 frame by construction (the tests check that a cold, a warm and a one-new-date analysis
@@ -32,14 +32,16 @@ import pyarrow as pa
 
 from benchreport import __version__
 
-from ._common import _missing
+from benchreport.stats._common import missing
+from benchreport.stats.cells import PASS_COLUMNS, empty_frame, typed_frame
+from benchreport.stats.notable import plain_column
 
 __all__ = ["CACHE_VERSION", "INDEX_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
            "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
 
 #: bump when what an entry holds, or how its rows are computed, changes
 CACHE_VERSION = 2  # 2: pass rows and cells keyed by load_id too (benchreport.conditions)
-#: the version of the store's index of what an analysis keeps of each date (benchreport.stats.day_scan.DayFacts)
+#: the version of the store's index of what an analysis keeps of each date (benchreport.days.scan.DayFacts)
 INDEX_VERSION = 3  # 3: the kept pass rows say which are correlated in send order (issue 30)
 
 
@@ -70,7 +72,7 @@ class DayCache(Protocol):
         the entry is then held in memory)."""
 
     def load_index(self) -> dict | None:
-        """{date: benchreport.stats.day_scan.DayFacts} as last kept, or None."""
+        """{date: benchreport.days.scan.DayFacts} as last kept, or None."""
 
     def save_index(self, facts: dict) -> bool:
         """Keep what the analysis keeps of each date (one index for all of them)."""
@@ -132,12 +134,12 @@ _INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
 def passes_to_arrow(df: pd.DataFrame) -> pa.Table:
     """A date's pass rows as Arrow (the request group key split into three columns)."""
     group = df["group"].tolist()
-    arrays = {c: pa.array([None if _missing(v) else str(v) for v in df[c].tolist()], type=pa.string())
+    arrays = {c: pa.array([None if missing(v) else str(v) for v in df[c].tolist()], type=pa.string())
               for c in _TEXT}
     arrays["pass"] = pa.array(df["pass"].to_numpy(dtype=np.int64))
     arrays.update({c: pa.array(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan))
                    for c in _FLOAT})
-    arrays.update({c: pa.array([None if _missing(v) else int(v) for v in df[c].tolist()], type=pa.int64())
+    arrays.update({c: pa.array([None if missing(v) else int(v) for v in df[c].tolist()], type=pa.int64())
                    for c in _INT_OR_NONE})
     arrays["group_run"] = pa.array([None if g is None else str(g[0]) for g in group], type=pa.string())
     arrays["group_workload"] = pa.array([None if g is None else str(g[1]) for g in group], type=pa.string())
@@ -199,7 +201,7 @@ def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-_PANDAS = {pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype(), pa.bool_(): pd.BooleanDtype()}
+ARROW_TO_PANDAS = {pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype(), pa.bool_(): pd.BooleanDtype()}
 
 
 def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
@@ -209,15 +211,15 @@ def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
 
 def cells_from_arrow(t: pa.Table, columns: list[str]) -> pd.DataFrame:
     """Typed cell rows back, with the dtypes benchreport.stats.cells gives them."""
-    df = t.to_pandas(types_mapper=_PANDAS.get)
+    df = t.to_pandas(types_mapper=ARROW_TO_PANDAS.get)
     return df.reindex(columns=columns)
 
 
 # --------------------------------------------------------------------------- the year, one date at a time
-_CELL_GROUP = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
+CELL_GROUP = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
 #: the columns of a pass row's cell key (with the sort keys: "" for no harness, probe or load, -1 for no
 #: concurrency)
-_CELL_KEY = _CELL_GROUP[:-1]
+CELL_KEY = CELL_GROUP[:-1]
 
 
 #: fresh dates computed together (bounds the Python rows held at once on a cold year)
@@ -264,24 +266,15 @@ class PassDays:
 
     def frame(self) -> pd.DataFrame:
         """Every date's rows, as one pass table (typed, in its order)."""
-        from .cells import PASS_COLUMNS
-
         if not self.days:
             return typed_passes(None)
         return typed_passes(pa.concat_tables([self.arrow(d).select(PASS_COLUMNS) for d in self.days],
                                              promote_options="permissive"))
 
 
-def _plain(col):
-    """A column with its dictionary decoded (the values as their own type)."""
-    return col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
-
-
 def typed_passes(t: pa.Table | None) -> pd.DataFrame:
     """The pass table (benchreport.stats.cells.PASS_COLUMNS, its dtypes: string, Int64, float)
     straight from Arrow, without a Python object per cell."""
-    from .cells import PASS_COLUMNS, _typed, _empty_frame
-
     if t is None:
-        return _typed(_empty_frame(PASS_COLUMNS), PASS_COLUMNS)
-    return pa.table({c: _plain(t.column(c)) for c in PASS_COLUMNS}).to_pandas(types_mapper=_PANDAS.get)
+        return typed_frame(empty_frame(PASS_COLUMNS), PASS_COLUMNS)
+    return pa.table({c: plain_column(t.column(c)) for c in PASS_COLUMNS}).to_pandas(types_mapper=ARROW_TO_PANDAS.get)

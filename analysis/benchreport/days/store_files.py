@@ -1,4 +1,4 @@
-"""The run store's cache of each date's cells (benchreport.stats.day_cache), in STORE/.cache/cells/.
+"""The run store's cache of each date's cells (benchreport.days.entries), in STORE/.cache/cells/.
 
 One entry per date: `DATE-TOKEN.passes.arrow` and `DATE-TOKEN.cells.arrow` (Arrow IPC with
 zstd: a year of entries reads in a fraction of the time its Parquet took), written
@@ -17,7 +17,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.feather as feather
 
-from benchreport.stats.day_cache import DayEntry
+from benchreport.stats.history import LevelSeries
+
+from .entries import INDEX_VERSION, DayEntry
+from .scan import DayFacts
 
 __all__ = ["StoreDayCache", "StoreHistoryCache", "StoreCsvFragments"]
 
@@ -38,7 +41,7 @@ def _atomic(path: Path, write) -> None:
 
 
 class StoreDayCache:
-    """Day entries in a store's `.cache/cells/` (a benchreport.stats.day_cache.DayCache)."""
+    """Day entries in a store's `.cache/cells/` (a benchreport.days.entries.DayCache)."""
 
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "cells"
@@ -103,13 +106,10 @@ class StoreDayCache:
         self.written.append(day)
         return True
 
-    # --- the index: what an analysis keeps of each date (benchreport.stats.day_scan.DayFacts) ------
+    # --- the index: what an analysis keeps of each date (benchreport.days.scan.DayFacts) ------
     _INDEX_TABLES = ("notable", "counted", "dated")
 
     def load_index(self) -> dict | None:
-        from benchreport.stats.day_cache import INDEX_VERSION
-        from benchreport.stats.day_scan import DayFacts
-
         try:
             doc = json.loads((self.dir / "index.json").read_text(encoding="utf-8"))
             if doc.get("version") != INDEX_VERSION:
@@ -131,8 +131,6 @@ class StoreDayCache:
             return None
 
     def save_index(self, facts: dict) -> bool:
-        from benchreport.stats.day_cache import INDEX_VERSION
-
         days = sorted(d for d, f in facts.items() if _nameable(d, f.token))
         generation = uuid.uuid4().hex
         doc = {"version": INDEX_VERSION, "generation": generation, "days": {}}
@@ -201,11 +199,9 @@ class StoreHistoryCache:
         return True
 
     def load_state(self) -> dict | None:
-        from benchreport.stats.history import _Series
-
         try:
             doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
-            series = {seat: {tuple(k): _Series.from_state(s) for k, s in items} for seat, items in doc["series"].items()}
+            series = {seat: {tuple(k): LevelSeries.from_state(s) for k, s in items} for seat, items in doc["series"].items()}
             marked = None
             if doc.get("marked"):
                 path = self.dir / doc["marked"]

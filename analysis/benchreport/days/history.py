@@ -13,103 +13,18 @@ a table held in memory, so every route reads one kind of thing.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .history import (_WKEY, HISTORY_COLUMNS, HistoryDayCache, HistoryRule, _digests, _multi,
-                      _rows_to_arrow, _typed, _walk, _walk_input, typed_from_arrow)
+from benchreport.stats.history import (WALK_KEY, HistoryDayCache, HistoryRule, input_digests, multi_date_cells,
+                                      rows_to_arrow, walk, walk_input, typed_from_arrow)
+from benchreport.stats.history_summary import (DECIDED, KEY, PANEL, HistorySummary, change_status, concurrencies_of,
+                                              panels_of, plain_key_value, summarise_history, values_of)
 
-__all__ = ["HistorySummary", "HistoryDays", "history_days", "summarise_history", "DECIDED", "KEY"]
+__all__ = ["HistoryDays", "history_days"]
 
-DECIDED = ("regression", "improvement")
-#: a history row's cell
-KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
-#: a figure panel of the history: one seat's metric and statistic
-PANEL = ["seat", "metric", "statistic"]
-
-
-@dataclass
-class HistorySummary:
-    """What the report and the flags read of a history table (benchreport.stats.history).
-
-    ``decided``: its regressions and improvements (HISTORY_COLUMNS and ``status``: what the next
-    date of the cell said, benchreport.flags.rules.history.change_status), in the table's order;
-    ``latest``: each cell's latest row; ``panels``: one row per (seat, metric, statistic) with
-    its number of decided rows; the counts of rows, verdicts, cells, seats and dates."""
-
-    n_rows: int
-    dates: list
-    seats: list
-    n_cells: int
-    verdicts: dict
-    decided: pd.DataFrame
-    latest: pd.DataFrame
-    panels: pd.DataFrame = field(repr=False)
-    #: the concurrencies of its cells (a figure's colours)
-    concurrencies: list = field(default_factory=list)
-    #: every row's cell, date and value (categorical text: a year is a few bytes a row), for figures
-    values: pd.DataFrame | None = field(default=None, repr=False)
-
-    def rows_of(self, panels) -> pd.DataFrame:
-        """Every row of some (seat, metric, statistic) panels with its value, and the verdict and
-        status of the decided ones (a figure's data; the others are "" here)."""
-        if self.values is None or not len(self.values):
-            return self.decided.iloc[:0]
-        v = self.values
-        on = np.zeros(len(v), dtype=bool)
-        for seat, metric, statistic in panels:  # category comparisons: no Python value per row
-            on |= ((v["seat"] == str(seat)) & (v["metric"] == str(metric)) & (v["statistic"] == str(statistic))).to_numpy()
-        rows = pd.DataFrame({c: v[c].astype(object).to_numpy()[on] for c in v.columns})
-        rows["estimate"] = rows["estimate"].astype(float)
-        rows["concurrency"] = pd.array(v["concurrency"].to_numpy()[on], dtype="Int64")
-        marks = {_walk_key(r, date): (verdict, status) for r, date, verdict, status in
-                 zip(self.decided[KEY].itertuples(index=False, name=None), self.decided["date"].astype(str),
-                     self.decided["verdict"].astype(str), self.decided["status"].astype(str))}
-        found = [marks.get(_walk_key(r, date), ("", "")) for r, date in
-                 zip(rows[KEY].itertuples(index=False, name=None), rows["date"].astype(str))]
-        rows["verdict"] = [m[0] for m in found]
-        rows["status"] = [m[1] for m in found]
-        return rows
-
-    def __len__(self) -> int:
-        return self.n_rows
-
-
-def _status(rows: pd.DataFrame) -> np.ndarray:
-    from benchreport.flags.rules.history import change_status  # the one definition of "what came next"
-
-    return change_status(rows)
-
-
-def _panels(keys: pd.DataFrame, decided: pd.DataFrame) -> pd.DataFrame:
-    """(seat, metric, statistic, n_decided) of every panel with a row, sorted."""
-    p = keys[PANEL].astype(object).drop_duplicates()
-    n = decided.groupby(PANEL, sort=False).size().rename("n_decided") if len(decided) else None
-    p = p.merge(n.reset_index(), on=PANEL, how="left") if n is not None else p.assign(n_decided=0)
-    p["n_decided"] = p["n_decided"].fillna(0).astype("int64")
-    return p.sort_values(PANEL, kind="stable").reset_index(drop=True)
-
-
-def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
-    """The summary of a whole history table (`benchreport.stats.history.history`)."""
-    if h is None or not len(h):
-        empty = _typed(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
-        return HistorySummary(0, [], [], 0, {}, empty.assign(status=pd.Series(dtype=object)), empty,
-                              pd.DataFrame({"seat": [], "metric": [], "statistic": [], "n_decided": []}))
-    verdict = h["verdict"].astype(str)
-    decided = h[verdict.isin(DECIDED).to_numpy()]
-    decided = decided.assign(status=_status(h)[verdict.isin(DECIDED).to_numpy()])
-    keyed = h[KEY].astype(object).fillna({"harness": "", "probe": "", "load_id": ""})
-    keyed["concurrency"] = pd.array(h["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-    latest = h[~keyed.duplicated(keep="last").to_numpy()]
-    return HistorySummary(len(h), sorted(h["date"].astype(str).unique().tolist()),
-                          sorted(h["seat"].astype(str).unique().tolist()),
-                          int((~keyed.duplicated()).sum()), {k: int(v) for k, v in verdict.value_counts().items()},
-                          decided.reset_index(drop=True), latest.reset_index(drop=True), _panels(h, decided),
-                          _concurrencies(h["concurrency"]), _values(h))
 
 
 class HistoryDays:
@@ -172,25 +87,10 @@ class HistoryDays:
         return typed_from_arrow(pa.concat_tables(parts))
 
 
-def _walk_key(row: tuple, date: str) -> tuple:
-    """A history row's cell (KEY order) and date as the walk keys it."""
-    return (*(_plain(v, c) for v, c in zip(row, KEY)), str(date))
-
-
 def _keep_mask(t: pa.Table, drop: set) -> list[bool]:
-    """Which walked rows are not of the cells in `drop` (keys as `_plain` gives them)."""
-    keys = zip(*[[_plain(v, c) for v in t.column(c).to_pylist()] for c in KEY])
+    """Which walked rows are not of the cells in `drop` (keys as `plain_key_value` gives them)."""
+    keys = zip(*[[plain_key_value(v, c) for v in t.column(c).to_pylist()] for c in KEY])
     return [k not in drop for k in keys]
-
-
-def _plain(v, column: str):
-    """A key value as the walk keys it (harness, probe and load "" when none, concurrency -1)."""
-    missing = v is None or v is pd.NA or (isinstance(v, float) and v != v)
-    if column in ("harness", "probe", "load_id"):
-        return "" if missing else str(v)
-    if column == "concurrency":
-        return -1 if missing else int(v)
-    return v
 
 
 def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCache, day_tokens: dict | None = None
@@ -201,11 +101,11 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     The walk resumes after the last date the cache saw when every input up to it is unchanged
     (its digest: the rule and each date's rows, or their day tokens) and every earlier date's
     rows are still kept; otherwise it walks from the start. Same rows as `history`."""
-    d = _walk_input(dated) if dated is not None and len(dated) else None
+    d = walk_input(dated) if dated is not None and len(dated) else None
     if d is None or not len(d):
         cache.resumed_after = None
         return HistoryDays(cache, {}, {}, {}, {}), summarise_history(None), {}
-    digests = _digests(d, rule, day_tokens)
+    digests = input_digests(d, rule, day_tokens)
     dates = sorted(digests)
     state = cache.load_state()
     resumed = (state is not None and digests.get(state["upto"]) == state["digest"]
@@ -217,8 +117,8 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     start = int(np.searchsorted(d["date"].to_numpy(dtype=object), state["upto"], side="right")) if resumed else 0
     held: dict[str, pa.Table] = {}
     walked = False
-    for date, rows in _walk(d, series, rule, start):
-        t = _rows_to_arrow(rows)
+    for date, rows in walk(d, series, rule, start):
+        t = rows_to_arrow(rows)
         if cache.save_rows(date, digests[date], t) is not True:
             held[date] = t
         pieces[date] = {"n": t.num_rows, "verdicts": _verdict_counts(t)}
@@ -234,11 +134,11 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
                 s.trim(keep)
         cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series, "pieces": pieces,
                           "marked": marked})
-    multi = _multi(d)
+    multi = multi_date_cells(d)
     single = d.loc[~multi, ["date", *KEY]]
     dropped: dict[str, set] = {}
     for r in single.itertuples(index=False):
-        dropped.setdefault(r.date, set()).add(tuple(_plain(getattr(r, c), c) for c in KEY))
+        dropped.setdefault(r.date, set()).add(tuple(plain_key_value(getattr(r, c), c) for c in KEY))
     counts = d.assign(_m=multi).groupby("date", sort=True)["_m"].sum().astype(int).to_dict()
     days = HistoryDays(cache, {x: digests[x] for x in dates}, held, dropped, counts)
     tokens = {x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest()
@@ -287,10 +187,10 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
                 keep[on] = _keep_mask(marked.filter(pa.array(on)), keys)
         m = typed_from_arrow(marked.filter(pa.array(keep)))
         is_decided = m["verdict"].astype(str).isin(DECIDED).to_numpy()
-        decided = m[is_decided].assign(status=_status(m)[is_decided]).reset_index(drop=True)
+        decided = m[is_decided].assign(status=change_status(m)[is_decided]).reset_index(drop=True)
     else:
         decided = summarise_history(None).decided
-    last = kept.groupby(_WKEY, sort=False)["date"].transform("max")
+    last = kept.groupby(WALK_KEY, sort=False)["date"].transform("max")
     latest_keys = kept[kept["date"] == last]
     parts = []
     for day, g in latest_keys.groupby("date", sort=True):
@@ -298,22 +198,12 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
         k = rows[KEY].astype(object)
         k["harness"], k["probe"], k["load_id"] = k["harness"].fillna(""), k["probe"].fillna(""), k["load_id"].fillna("")
         k["concurrency"] = pd.array(rows["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-        want = set(zip(*(g[c] for c in _WKEY)))
+        want = set(zip(*(g[c] for c in WALK_KEY)))
         parts.append(rows[[tuple(x) in want for x in k.itertuples(index=False)]])
     latest = pd.concat(parts, ignore_index=True)
-    cells = kept.drop_duplicates(_WKEY)
+    cells = kept.drop_duplicates(WALK_KEY)
     return HistorySummary(len(days), list(days.days), sorted(kept["seat"].astype(str).unique().tolist()), len(cells),
-                          verdicts, decided, latest, _panels(cells, decided), _concurrencies(cells["concurrency"]),
-                          _values(kept))
+                          verdicts, decided, latest, panels_of(cells, decided), concurrencies_of(cells["concurrency"]),
+                          values_of(kept))
 
 
-def _values(rows: pd.DataFrame) -> pd.DataFrame:
-    """Each row's cell, date and value, text as categories (`HistorySummary.values`)."""
-    out = {c: pd.Categorical(rows[c].astype(object)) for c in (*KEY, "date") if c != "concurrency"}
-    out["concurrency"] = pd.array(rows["concurrency"], dtype="Int64")
-    out["estimate"] = pd.to_numeric(rows["estimate"], errors="coerce").to_numpy(dtype=float)
-    return pd.DataFrame(out)[[*KEY, "date", "estimate"]].reset_index(drop=True)
-
-
-def _concurrencies(col) -> list:
-    return sorted({int(c) for c in pd.to_numeric(col, errors="coerce").dropna()})

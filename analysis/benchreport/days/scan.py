@@ -1,4 +1,4 @@
-"""Reading a run store's day cache for an analysis (benchreport.stats.day_cache), one date at a time.
+"""Reading a run store's day cache for an analysis (benchreport.days.entries), one date at a time.
 
 `scan_days` computes the dates the cache does not hold (pass rows, then 3+-pass cells, a few
 dates at a time, kept as they are done) and gathers what the analysis keeps of every date
@@ -8,22 +8,26 @@ year reads one index and the entries of the dates that changed, not two files a 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .day_cache import (_CELL_GROUP, DAYS_PER_CHUNK, _PANDAS, DayCache, DayEntry, PassDays, _plain, cells_from_arrow,
-                        cells_to_arrow, day_of, day_tokens, passes_from_arrow, passes_to_arrow, typed_passes)
+from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, date_variances
+from benchreport.stats.notable import (DEPENDENT, REQUEST_COUNT_COLUMNS, dependent_mask, notable_passes, plain_column,
+                                       request_counts)
+from benchreport.stats.pass_rows import add_sort_keys, pass_rows, run_labels
+
+from .entries import (ARROW_TO_PANDAS, CELL_GROUP, DAYS_PER_CHUNK, DayCache, DayEntry, PassDays, cells_from_arrow,
+                      cells_to_arrow, day_of, day_tokens, passes_from_arrow, passes_to_arrow, typed_passes)
 
 #: the columns naming each way a seat was measured (the date that describes it is its latest)
 _DESCRIBED = ("seat", "harness", "probe", "load_id")
 #: the pass rows' sort keys (benchreport.stats.pass_rows.add_sort_keys), not kept in the cache
 _SORT_KEYS = ("_c", "_h", "_p", "_l")
 
-__all__ = ["DayScan", "DayFacts", "scan_days", "notable_passes", "dependent_mask", "DEPENDENT", "request_counts", "REQUEST_COUNT_COLUMNS"]
+__all__ = ["DayScan", "DayFacts", "scan_days"]
 
 
 @dataclass
@@ -69,57 +73,8 @@ class DayFacts:
     notable: pa.Table
     counted: pa.Table
     dated: pa.Table
-    #: the entry's files when these facts were read from them (benchreport.store.cache: size, mtime)
+    #: the entry's files when these facts were read from them (benchreport.days.store_files: size, mtime)
     stamp: list | None = None
-
-
-#: the column of the kept pass rows (`DayScan.notable`) that says which are correlated in send order
-DEPENDENT = "lag1_dependent"
-
-
-def dependent_mask(passes: pd.DataFrame | pa.Table, thresholds) -> np.ndarray:
-    """`benchreport.stats.within.dependent_passes` over a pass table (or a date's Arrow rows): the
-    rows sample.correlated_requests is raised on. Decided where a family's rows are all at hand
-    (a seat's passes of one date), so a run store decides each date when it reads it."""
-    from .within import dependent_passes
-
-    cols = ("seat", "date", "statistic", "lag1", "n_obs")
-    if isinstance(passes, pa.Table):
-        v = {c: _plain(passes.column(c)).to_pylist() for c in cols}
-    else:
-        v = {c: passes[c].astype(object).tolist() for c in cols}
-    v["lag1"] = [math.nan if x is None or x is pd.NA else x for x in v["lag1"]]
-    v["n_obs"] = [math.nan if x is None or x is pd.NA else x for x in v["n_obs"]]
-    return dependent_passes(v["seat"], v["date"], v["statistic"], v["lag1"], v["n_obs"],
-                            alpha=float(thresholds.alpha), lag1_limit=float(thresholds.lag1_limit))
-
-
-def notable_passes(passes: pd.DataFrame | pa.Table, thresholds):
-    """The pass rows a flag may be raised on: a mean whose requests are correlated in send order
-    (`dependent_mask`, sample.correlated_requests), and a reported figure beside a recomputed one
-    that is not the same number (import.figure_mismatch: the flag then applies its own rounding
-    rule). A mask over `passes` (a pass table, or a date's Arrow rows)."""
-    if isinstance(passes, pa.Table):
-        rep, rec = passes.column("reported").to_numpy(), passes.column("recomputed").to_numpy()
-    else:
-        rep = pd.to_numeric(passes["reported"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        rec = pd.to_numeric(passes["recomputed"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    rep, rec = np.asarray(rep, dtype=float), np.asarray(rec, dtype=float)
-    return dependent_mask(passes, thresholds) | (np.isfinite(rep) & np.isfinite(rec) & (rep != rec))
-
-
-REQUEST_COUNT_COLUMNS = ["run_id", "workload", "concurrency", "n_requests"]
-
-
-def request_counts(passes: pd.DataFrame) -> pd.DataFrame:
-    """Request records per (run, workload, concurrency), as each pass row computed from them says
-    (the run store holds only the described runs' records in memory; the report's runs table
-    counts every run's)."""
-    if passes is None or not len(passes) or "n_requests" not in passes:
-        return pd.DataFrame({"run_id": pd.Series(dtype="string"), "workload": pd.Series(dtype="string"),
-                             "concurrency": pd.Series(dtype="Int64"), "n_requests": pd.Series(dtype="Int64")})
-    q = passes[(passes["source"].astype(object) == "requests").to_numpy(dtype=bool) & passes["n_requests"].notna()]
-    return q.drop_duplicates(["run_id", "workload", "concurrency"])[REQUEST_COUNT_COLUMNS].reset_index(drop=True)
 
 
 def _store(cache: DayCache, day: str, token: str | None, entry: DayEntry, held: dict, held_cells: dict) -> None:
@@ -129,7 +84,6 @@ def _store(cache: DayCache, day: str, token: str | None, entry: DayEntry, held: 
 
 
 def _facts(token: str, t: pa.Table, c: pa.Table, thresholds) -> DayFacts:
-    from .cells import DATED_COLUMNS
 
     small = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
     dep = dependent_mask(t, thresholds)
@@ -145,7 +99,6 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
     the analysis keeps of each date (`DayFacts`: from the cache's index where its token is the
     date's, else from the date's entry), the cells of the described dates, and, where cells
     have 1-2 passes, their rows and the pass variances of their other dates."""
-    from .pass_rows import pass_rows, run_labels
 
     labels = run_labels(runs)
     tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
@@ -158,7 +111,7 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
         m = measurements if m_days is None else measurements[np.isin(m_days, chunk)].reset_index(drop=True)
         new = pass_rows(m, source.only(chunk), runs, thresholds)
         if len(new):
-            new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
+            new["_small"] = new.groupby(CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
             done = cells_of(new)
             p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
             row_cols = [c for c in new.columns if c not in _SORT_KEYS]
@@ -192,7 +145,7 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
         """A date whose kept entry cannot be read: computed again, kept again, and held for this analysis."""
         m = measurements if m_days is None else measurements[m_days == d].reset_index(drop=True)
         new = pass_rows(m, source.only([d]), runs, thresholds)
-        new["_small"] = new.groupby(_CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
+        new["_small"] = new.groupby(CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
         row_cols = [c for c in new.columns if c not in _SORT_KEYS]
         entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
                          cells_to_arrow(cells_of(new).reset_index(drop=True)))
@@ -230,14 +183,13 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
             small = t.filter(pa.array(t.column("_small").to_numpy(zero_copy_only=False).astype(bool)))
             small_parts.append(small)
             small_keys.update(_distinct_rows(small, key_columns))
-    from .cells import DATED_COLUMNS, _variances  # the same per-date variances a full analysis pools
 
     variances: dict = {}
     for d in days if small_keys else ():
         t = passes_of(d)
         mine = _key_mask(t, key_columns, small_keys)
         if mine.any():
-            for k, per_date in _variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
+            for k, per_date in date_variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
                 variances.setdefault(k, {}).update(per_date)
     notable = [facts[d].notable for d in days if facts[d].notable.num_rows]
     notable_t = pa.concat_tables(notable, promote_options="permissive") if notable else None
@@ -256,7 +208,6 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
 
 
 def add_sort_keys_of(df: pd.DataFrame) -> pd.DataFrame:
-    from .pass_rows import add_sort_keys
 
     return add_sort_keys(df)
 
@@ -264,7 +215,7 @@ def add_sort_keys_of(df: pd.DataFrame) -> pd.DataFrame:
 def _key_values(t: pa.Table, columns) -> list[list]:
     out = []
     for c in columns:
-        col = _plain(t.column(c))
+        col = plain_column(t.column(c))
         vals = col.to_pylist()
         if c in ("harness", "probe", "load_id"):
             vals = ["" if v is None else v for v in vals]
@@ -293,7 +244,7 @@ def _counted(t: pa.Table) -> pa.Table:
     """`request_counts` of one date's Arrow rows (each group's first row)."""
     import pyarrow.compute as pc
 
-    mask = pc.and_(pc.equal(_plain(t.column("source")), "requests"), pc.is_valid(t.column("n_requests")))
+    mask = pc.and_(pc.equal(plain_column(t.column("source")), "requests"), pc.is_valid(t.column("n_requests")))
     rows = t.filter(pc.fill_null(mask, False)).select(["run_id", "workload", "concurrency", "n_requests"])
     if not rows.num_rows:
         return rows
@@ -307,11 +258,10 @@ def _counts_frame(parts: list) -> pd.DataFrame:
     if not parts:
         return request_counts(None)
     t = pa.concat_tables(parts, promote_options="permissive")
-    return pa.table({c: _plain(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=_PANDAS.get)
+    return pa.table({c: plain_column(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=ARROW_TO_PANDAS.get)
 
 
 def _cells_frame(parts: list, columns: list | None = None) -> pd.DataFrame:
-    from .cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS
 
     columns = columns or CELL_COLUMNS + CELL_EXTRA_COLUMNS
     parts = [p for p in parts if p.num_rows]
