@@ -28,7 +28,8 @@ import jinja2
 from markupsafe import Markup
 
 from benchreport import format as fmt
-from benchreport.report.sections.blocks import Division, Ident, Items, Paragraph, Prose, Table, TitleBlock
+from benchreport.report.sections.blocks import (Division, Ident, Items, Paragraph, Prose, Table, TitleBlock,
+                                                use_html_renderer)
 from benchreport.resources import templates_dir
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
@@ -82,6 +83,9 @@ def prose_html(block) -> Markup:
     """A section's text (a `Prose`, or one paragraph, division or title block) as HTML."""
     blocks = block.blocks if isinstance(block, Prose) else (block,)
     return _render("prose.html.j2", blocks=blocks)
+
+
+use_html_renderer(prose_html)  # str(block) and Jupyter's display of a block give this HTML
 
 
 def _classes(*names: str) -> str:

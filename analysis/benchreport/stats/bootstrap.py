@@ -59,7 +59,7 @@ from .within import circular_block_indices
 __all__ = [
     "BootstrapCI", "BootstrapDistribution", "GroupBootstrap", "DegenerateDataWarning",
     "bootstrap_ci", "bootstrap_group", "bootstrap_ratio", "jackknife_values",
-    "CHUNK_ELEMENTS", "METHODS",
+    "CHUNK_ELEMENTS", "METHODS", "check_method", "check_n_resamples",
 ]
 
 #: bootstrap CI methods the engine gives (names as in scipy.stats.bootstrap, case-insensitive)
@@ -174,13 +174,28 @@ class GroupBootstrap:
 
 
 # --------------------------------------------------------------------------- helpers
-def _method_iv(method) -> str:
+def _statistics_iv(statistics) -> tuple:
+    statistics = (statistics,) if isinstance(statistics, (str, float, int)) else tuple(statistics)
+    if not statistics:
+        raise ValueError("`statistics` must name at least one statistic")
+    return statistics
+
+
+def _positive_int_iv(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def check_method(method) -> str:
+    """The bootstrap interval's name as given ("BCa" or "percentile", any case), checked."""
     if not isinstance(method, str) or method.lower() not in {m.lower() for m in METHODS}:
         raise ValueError(f"`method` must be one of {METHODS}; got {method!r}")
     return "BCa" if method.lower() == "bca" else "percentile"
 
 
-def _n_resamples_iv(n_resamples) -> int:
+def check_n_resamples(n_resamples) -> int:
+    """A positive number of resamples, checked."""
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"`n_resamples` must be a positive integer; got {n_resamples!r}")
     return int(n_resamples)
@@ -374,25 +389,26 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
             r0 = rng.integers(0, n, size=(b, n), dtype=idt)
         else:  # circular blocks of positions in x's column order, read as row-0 ranks
             r0 = rank[0][circular_block_indices(n, block, b, rng)].astype(idt)
-        sl = slice(start, start + b)
+        reading = (quant, mean_cols, kth_arr, kpos)
         for j in range(m):
-            if j == 0:
-                r = r0
-                if quant:
-                    r.sort(axis=1)
-            else:
-                r = to_row[j][r0]
-                if quant:
-                    r.sort(axis=1)
-            if quant:
-                v = xs[j][r[:, kth_arr]]
-                for k, _q, (lo, hi, g) in quant:
-                    dist[j, k, sl] = lerp(v[:, kpos[lo]], v[:, kpos[hi]], g)
-            if mean_cols:
-                mu = xs[j][r].sum(axis=1) / n
-                for k in mean_cols:
-                    dist[j, k, sl] = mu
+            _read_resamples(dist[j, :, start:start + b], xs[j], r0 if j == 0 else to_row[j][r0], reading)
     return est, dist, xs
+
+
+def _read_resamples(out: np.ndarray, sorted_row: np.ndarray, ranks: np.ndarray, reading) -> None:
+    """Fill `out` (statistics x resamples) from one row's resamples given as ranks into its sorted
+    values: quantiles from two neighbouring order statistics of the sorted ranks, the mean as a
+    sum (`ranks` is sorted in place when a quantile is asked for)."""
+    quant, mean_cols, kth_arr, kpos = reading
+    if quant:
+        ranks.sort(axis=1)
+        v = sorted_row[ranks[:, kth_arr]]
+        for k, _q, (lo, hi, g) in quant:
+            out[k] = lerp(v[:, kpos[lo]], v[:, kpos[hi]], g)
+    if mean_cols:
+        mu = sorted_row[ranks].sum(axis=1) / ranks.shape[1]
+        for k in mean_cols:
+            out[k] = mu
 
 
 # --------------------------------------------------------------------------- public API
@@ -402,68 +418,33 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
                     block: int = 1) -> GroupBootstrap:
     """Bootstrap CIs of several statistics of several metrics sharing one set of resamples.
 
-    The batched entry point: a group is one set of observations (e.g. the
-    requests of one seat, workload, concurrency and pass); each row of
-    `values` is one metric measured on those observations, and every resample
-    (a set of observations drawn with replacement) is shared by all rows and
-    all statistics.
+    The batched entry point: a group is one set of observations (e.g. the requests of one seat,
+    workload, concurrency and pass); each row of `values` (shape (n,) or (n_metrics, n), finite,
+    the same observation in the same column of every row) is one metric, and every resample is
+    shared by all rows and all `statistics` (``"mean"``, ``"median"``, ``"pNN"`` or a quantile
+    level in (0, 1); numpy's default 'linear' quantile).
 
-    Parameters
-    ----------
-    values : array_like, shape (n,) or (n_metrics, n)
-        Finite values; rows are metrics, columns observations (same observation
-        in the same column of every row).
-    statistics : sequence of str or float
-        ``"mean"``, ``"median"``, ``"pNN"`` or a quantile level in (0, 1).
-        Quantiles use numpy's default 'linear' definition.
-    method : {"BCa", "percentile"}, keyword-only
-    n_resamples : int
-    level : float
-        Confidence level.
-    rng : numpy.random.Generator, SeedSequence, int or None
-    keep_distribution : bool
-        Keep the bootstrap distributions (needed by `bootstrap_ratio`).
-    warn : bool
-        Warn (DegenerateDataWarning) when a CI is NaN.
-    chunk_elements : int
-        Resamples x observations drawn at once.
-    block : int
-        1 (default): the ordinary bootstrap of independent observations. Above 1:
-        the circular block bootstrap (Politis & Romano 1992) with blocks of this many
-        consecutive columns, for observations in send order; BCa's jackknife
-        acceleration assumes independence, so the percentile interval is used.
+    method ("BCa" or "percentile"), n_resamples, level (the confidence level) and rng (a numpy
+    Generator, SeedSequence, int or None) as scipy.stats.bootstrap has them; keep_distribution
+    keeps the distributions (`bootstrap_ratio` needs them); warn: a DegenerateDataWarning when a
+    CI is NaN; chunk_elements: resamples x observations drawn at once. block above 1 gives the
+    circular block bootstrap (Politis & Romano 1992) of blocks of that many consecutive columns
+    (observations in send order); BCa's jackknife acceleration assumes independence, so the
+    percentile interval is used then.
 
-    Returns
-    -------
-    GroupBootstrap
-
-    References
-    ----------
-    Efron & Tibshirani (1993), ch. 13-14; scipy.stats.bootstrap (same
-    definitions of the percentile and BCa intervals).
+    References: Efron & Tibshirani (1993), ch. 13-14; scipy.stats.bootstrap (same definitions of
+    the percentile and BCa intervals).
     """
-    x = _values_iv(values, "values")
-    if isinstance(statistics, (str, float, int)):
-        statistics = (statistics,)
-    statistics = tuple(statistics)
-    if not statistics:
-        raise ValueError("`statistics` must name at least one statistic")
+    x, statistics = _values_iv(values, "values"), _statistics_iv(statistics)
     qs = [parse_statistic(s) for s in statistics]
-    method = _method_iv(method)
-    n_resamples = _n_resamples_iv(n_resamples)
-    level = check_level(level)
-    rng = _rng_iv(rng)
-    if not isinstance(chunk_elements, (int, np.integer)) or chunk_elements < 1:
-        raise ValueError(f"`chunk_elements` must be a positive integer; got {chunk_elements!r}")
-
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"`block` must be a positive integer; got {block!r}")
+    method, n_resamples, level, rng = check_method(method), check_n_resamples(n_resamples), check_level(level), _rng_iv(rng)
+    chunk_elements, block = _positive_int_iv(chunk_elements, "chunk_elements"), _positive_int_iv(block, "block")
     m, n = x.shape
     s = len(qs)
-    block = min(int(block), n)
+    block = min(block, n)
     if block > 1:
         method = "percentile"
-    est, dist, xs = _resample_statistics(x, qs, n_resamples, rng, int(chunk_elements), block)
+    est, dist, xs = _resample_statistics(x, qs, n_resamples, rng, chunk_elements, block)
     if method == "BCa":
         acc = np.array([[_acceleration([jackknife_values(xs[j], q)]) for q in qs] for j in range(m)])
     else:
@@ -566,7 +547,7 @@ def bootstrap_ratio(numerator: BootstrapDistribution, denominator: BootstrapDist
     Efron & Tibshirani (1993), §14.3 and §16 (two-sample problems);
     scipy.stats.bootstrap with ``paired=False``.
     """
-    method = _method_iv(method)
+    method = check_method(method)
     level = check_level(level)
     for name, side in (("numerator", numerator), ("denominator", denominator)):
         if not isinstance(side, BootstrapDistribution):

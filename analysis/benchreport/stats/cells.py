@@ -63,7 +63,7 @@ from scipy.special import ndtri
 from ..columns import METRICS, QUANTILES, REQUEST_METRICS, STATISTICS
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, tail_supported
-from .bootstrap import _method_iv, _n_resamples_iv
+from .bootstrap import check_method, check_n_resamples
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .notable import request_counts
 from .pass_rows import load_labels, pass_rows, run_labels
@@ -410,8 +410,8 @@ def sorted_cells(df: pd.DataFrame) -> pd.DataFrame:
 def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     if not isinstance(thresholds, Thresholds):
         raise ValueError("`thresholds` must be an benchreport.thresholds.Thresholds")
-    method = _method_iv(method)
-    n_resamples = _n_resamples_iv(n_resamples)
+    method = check_method(method)
+    n_resamples = check_n_resamples(n_resamples)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer; got {seed!r}")
     level = check_level(1.0 - thresholds.alpha if level is None else level)

@@ -18,17 +18,28 @@ import pandas as pd
 from benchreport import format as fmt
 
 __all__ = ["Ident", "Paragraph", "Items", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
-           "idents", "para", "items", "division", "prose", "figure_block"]
+           "idents", "para", "items", "division", "prose", "figure_block", "use_html_renderer"]
+
+
+#: turns a block into HTML: the renderer registers itself (`use_html_renderer`) when it is imported,
+#: so the view-model never imports its renderer
+_html_renderer = None
+
+
+def use_html_renderer(render_block) -> None:
+    """Set the function that turns a block into HTML (benchreport.report.render sets its own)."""
+    global _html_renderer
+    _html_renderer = render_block
 
 
 class _HTML:
-    """A block renders as HTML where HTML is asked for (``str``, Markup, Jupyter's display)."""
+    """A block renders as HTML where HTML is asked for (``str``, Markup, Jupyter's display), once
+    a renderer is registered (importing benchreport.report does it)."""
 
     def __html__(self) -> str:
-        # imported here to break a cycle: the renderer imports these types
-        from benchreport.report import render
-
-        return str(render.prose_html(self))
+        if _html_renderer is None:
+            raise RuntimeError("no HTML renderer for report blocks: import benchreport.report first")
+        return str(_html_renderer(self))
 
     __str__ = __html__
     _repr_html_ = __html__
