@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     # 3: statistics (pure); 4: flags (pure, read statistics); 5: the run store (Parquet files)
     "stats": 3, "flags": 4, "store": 5,
     # 6: the nightly route (a store read date by date, cached); 7: the pipeline and its options
-    "days": 6, "source": 6, "pipeline": 7, "options": 7,
+    "days": 6, "source": 7, "pipeline": 7, "options": 7,
     # 8: output: files written atomically, the report, the site, the analyst's side
     "outdir": 8, "report": 8, "site": 8, "explore": 8, "before_after": 8,
     # 9: the command line

@@ -128,6 +128,13 @@ def _args(data: Path, out: Path, **kw) -> argparse.Namespace:
     return argparse.Namespace(**base)
 
 
+def _build(args: argparse.Namespace) -> int:
+    """`benchreport build` as the command line runs it: a request, the build, the exit code."""
+    from benchreport.cli import build_request, run_build
+
+    return run_build(build_request(args, Options()))
+
+
 def _fake_tables(stage: Path, flags: list[dict]) -> None:
     """What the build writes beside the notebook: the tables and flags.json."""
     (stage / "tables").mkdir(parents=True, exist_ok=True)
@@ -174,7 +181,7 @@ def fake_steps(monkeypatch):
 def test_successful_build_replaces_previous_report(tmp_path, fake_steps):
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = previous_report(tmp_path)
-    assert B.build(_args(data, out), Options()) == 0
+    assert _build(_args(data, out)) == 0
     assert (out / "report.html").read_text() == "new html"
     assert not (out / "report.pdf").read_text().startswith("%PDF-1.7 last good")
     assert leftovers(tmp_path) == []
@@ -186,7 +193,7 @@ def test_failed_build_leaves_previous_report_byte_identical(tmp_path, fake_steps
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = previous_report(tmp_path)
     before = snapshot(out)
-    assert B.build(_args(data, out), Options()) == B.EXIT_BUILD_FAILED
+    assert _build(_args(data, out)) == 4
     err = capsys.readouterr().err
     assert "Traceback" not in err and "unchanged" in err
     assert snapshot(out) == before
@@ -199,7 +206,7 @@ def test_interrupted_build_cleans_up(tmp_path, fake_steps):
     out = previous_report(tmp_path)
     before = snapshot(out)
     with pytest.raises(KeyboardInterrupt):
-        B.build(_args(data, out), Options())
+        _build(_args(data, out))
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
 
@@ -219,19 +226,19 @@ def test_fail_on_exit_3_after_a_successful_build(tmp_path, fake_steps, level, se
     fake_steps["flags"] = [{"code": "x", "severity": severity}]
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = tmp_path / "out"
-    assert B.build(_args(data, out, fail_on=level), Options()) == code
+    assert _build(_args(data, out, fail_on=level)) == code
     assert (out / "report.html").is_file()  # the report is written either way
 
 
 def test_skip_bad_goes_on(tmp_path, fake_steps):
     data = write_fixture_runs(tmp_path / "data")
-    assert B.build(_args(data, tmp_path / "out", skip_bad=True), Options()) == 0
+    assert _build(_args(data, tmp_path / "out", skip_bad=True)) == 0
 
 
 def test_pdf_only(tmp_path, fake_steps):
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = tmp_path / "out"
-    assert B.build(_args(data, out, format="pdf"), Options()) == 0
+    assert _build(_args(data, out, format="pdf")) == 0
     assert (out / "report.pdf").exists() and not (out / "report.html").exists()
 
 
@@ -349,7 +356,7 @@ def test_an_abandoned_analysis_ends_the_waiting_notebook(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(B, "_execute", execute)
     handoff = tmp_path / "analysis.pickle"
-    wanted = B.BuildError("--baseline 'x' is not a seat", B.EXIT_USAGE) if stop == "error" else KeyboardInterrupt()
+    wanted = B.BuildError("--baseline 'x' is not a seat", "usage") if stop == "error" else KeyboardInterrupt()
     t0 = time.perf_counter()
     with pytest.raises(type(wanted)) as raised:
         with B._notebook_alongside({"analysis_file": str(handoff)}, tmp_path / "out.ipynb", handoff, quiet=True):
@@ -379,14 +386,11 @@ def test_a_changed_installation_is_never_up_to_date(monkeypatch):
     code change (a new template, a fixed statistic) build anew instead of answering "up to date"."""
     from benchreport.report import build as B
 
-    class Args:
-        title = None
-        skip_bad = False
-        strict = False
-
     from benchreport.pipeline import Options
+    from benchreport.source import Source
 
-    key = B._build_key("data", Options(), Args(), ["html"], ["png"])
-    assert key == B._build_key("data", Options(), Args(), ["html"], ["png"])
+    request = B.BuildRequest(Source.of(["data"]), "out", Options())
+    key = B._build_key("data", request, ["html"], ["png"])
+    assert key == B._build_key("data", request, ["html"], ["png"])
     monkeypatch.setattr(B, "_code_digest", lambda: "another installation")
-    assert key != B._build_key("data", Options(), Args(), ["html"], ["png"])
+    assert key != B._build_key("data", request, ["html"], ["png"])

@@ -195,7 +195,7 @@ def test_passes_csv_from_each_dates_kept_lines_is_the_same_file(archive, tmp_pat
 def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_path):
     import pandas as pd
 
-    from benchreport.pipeline import _csv, _csv_of_days
+    from benchreport.pipeline import _csv_of_days, write_csv
 
     class Memory:
         def __init__(self):
@@ -222,7 +222,7 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
     df = pd.DataFrame({"seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
                        "date": pd.array(["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"], dtype="string"),
                        "value": [1.5, float("nan"), 1e-7, 3.0], "n": pd.array([1, None, 3, 4], dtype="Int64")})
-    _csv(df, tmp_path / "plain.csv")
+    write_csv(df, tmp_path / "plain.csv")
     frag = Memory()
     days = Days(df, {"2026-01-01": "t1", "2026-01-02": "t2"})
     for run in ("cold", "warm"):
@@ -230,7 +230,7 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
         assert (tmp_path / f"{run}.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
     assert len(frag.kept) == 2 and "'=HYPERLINK(1)" in (tmp_path / "warm.csv").read_text()
     df.loc[0, "seat"] = "two\nlines"
-    _csv(df, tmp_path / "plain2.csv")
+    write_csv(df, tmp_path / "plain2.csv")
     _csv_of_days(Days(df, {"2026-01-01": "u1", "2026-01-02": "u2"}), tmp_path / "nl.csv", Memory(), df.iloc[:0])
     assert (tmp_path / "nl.csv").read_bytes() == (tmp_path / "plain2.csv").read_bytes()
 

@@ -13,99 +13,16 @@ import sys
 from pathlib import Path
 
 from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
+from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError,
+                                    analyse_opened, exist, not_a_run_summary, one_line, open_args, options_of,
+                                    refusal_lines, report_refused, source_of)
 from benchreport.cli_parser import build_parser
 
 # Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
 # numpy or the loaders (docs/performance.md); each command imports what it needs.
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
-
-
-def one_line(text: str) -> str:
-    from benchreport.load.errors import one_line as _one_line
-
-    return _one_line(text)
-
-
-def refusal_lines(*args, **kwargs) -> list[str]:
-    from benchreport.load.errors import refusal_lines as _refusal_lines
-
-    return _refusal_lines(*args, **kwargs)
-
-
-def not_a_run_summary(*args, **kwargs) -> str | None:
-    from benchreport.load.errors import not_a_run_summary as _summary
-
-    return _summary(*args, **kwargs)
-
-
-class UsageError(Exception):
-    """A command line that asks for something impossible (exit 2, one line)."""
-
-
-def _store(args):
-    """The run store of `--store` (RUNS must then be absent), or None when RUNS are given."""
-    from benchreport.store import Store
-
-    if args.store is None:
-        if not args.runs:
-            raise UsageError("give RUNS (files or folders) or --store DIR")
-        return None
-    if args.runs:
-        raise UsageError("give RUNS or --store DIR, not both")
-    return Store.open(args.store).snapshot()  # one state of the store for the whole command
-
-
-def _load(args):
-    from benchreport.load import load
-
-    store = _store(args)
-    if store is not None:
-        from benchreport.store.read import store_load_result
-
-        result = store_load_result(store)
-        result.store_versions = len(store.current_shas())  # what the summary line counts
-        return result
-    _exist(args.runs)
-    return load(args.runs, max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False,
-                strict=args.strict)
-
-
-def _exist(paths) -> None:
-    """Every path given exists (else a usage error, exit 2, even with --skip-bad: a mistyped
-    folder must not pass for an empty one)."""
-    from benchreport.load import missing
-
-    gone = missing(paths)
-    if gone:
-        raise UsageError(gone[0] + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""))
-
-
-def _analyse(args, result):
-    """The analysis of RUNS (already loaded as `result`) or of the run store."""
-    from benchreport.pipeline import analyse, analyse_store
-
-    store = _store(args)
-    if store is not None:
-        return analyse_store(store, _options(args), quiet=args.quiet)
-    return analyse(result, _options(args), quiet=args.quiet)
-
-
-def _report_refused(result, *, quiet: bool, listed_in: str | None = None) -> None:
-    """The refusals on stderr (with `quiet` one short line per refused file), then the counts and
-    one line for the files that are not run files (errors.refusal_lines)."""
-    lines = refusal_lines(result.refused, quiet=quiet)
-    if not quiet:
-        what = (f"{result.store_versions} file version(s) in the store" if result.store_versions is not None
-                else f"{len(result.runs)} run(s) loaded")
-        lines.append(f"{what}, {result.refused_files} file(s) refused, {len(result.skipped)} skipped")
-        lines += [line for line in [not_a_run_summary(result.skipped, listed_in=listed_in)] if line]
-    for line in lines:
-        print(line, file=sys.stderr)
-
-
 def cmd_validate(args) -> int:
-    result = _load(args)
+    result = open_args(args).loaded
     for line in refusal_lines(result.refused, quiet=args.quiet):  # --quiet: one short line a file
         print(line)
     if not args.quiet:
@@ -129,11 +46,11 @@ def cmd_ingest(args) -> int:
         return _ingest_store(args)
     if not args.runs or args.out is None:
         raise UsageError("ingest needs RUNS and --out DIR (tidy tables) or --store DIR (a run store)")
-    _exist(args.runs)
+    exist(args.runs)
     target = outdir.check_out(args.out, args.runs)
     with outdir.locked(target, "ingest", wait=args.wait):
-        result = _load(args)
-        _report_refused(result, quiet=args.quiet, listed_in="refused.json")
+        result = open_args(args).loaded
+        report_refused(result, quiet=args.quiet, listed_in="refused.json")
         tables = build_tables(result)
 
         def write(stage: Path) -> None:
@@ -150,7 +67,7 @@ def _ingest_store(args) -> int:
 
     if not args.runs:
         raise UsageError("ingest --store DIR needs RUNS to add")
-    _exist(args.runs)
+    exist(args.runs)
     report = ingest(args.runs, args.store, max_file_bytes=int(args.max_file_mb * 1e6),
                     progress=None if not args.quiet else False, wait=args.wait, strict=args.strict)
     for line in refusal_lines(report.refused, quiet=args.quiet):
@@ -165,25 +82,20 @@ def _ingest_store(args) -> int:
     return EXIT_OK if report.ok or args.skip_bad else EXIT_REFUSED
 
 
-def _options(args):
-    from benchreport.options import options_from_args
-
-    return options_from_args(args)
-
-
 def cmd_analyse(args) -> int:
     from benchreport import outdir
 
     from benchreport.pipeline import write_analysis
 
-    _exist(args.runs)
+    exist(args.runs)
     target = outdir.check_out(args.out, args.runs or [args.store])
     with outdir.locked(target, "analyse", wait=args.wait):
-        result = _load(args)
-        _report_refused(result, quiet=args.quiet, listed_in="refused.json")
+        opened = open_args(args)
+        result = opened.loaded
+        report_refused(result, quiet=args.quiet, listed_in="refused.json")
         if not result.ok and not args.skip_bad:
             return EXIT_REFUSED
-        analysis = _analyse(args, result)
+        analysis = analyse_opened(args, opened)
         outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))
     return EXIT_OK
 
@@ -191,9 +103,10 @@ def cmd_analyse(args) -> int:
 def cmd_flags(args) -> int:
     from benchreport.flags import fail_on_met, render_table
 
-    result = _load(args)
-    _report_refused(result, quiet=args.quiet)
-    analysis = _analyse(args, result)
+    opened = open_args(args)
+    result = opened.loaded
+    report_refused(result, quiet=args.quiet)
+    analysis = analyse_opened(args, opened)
     if args.json:
         print(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False))
     else:
@@ -215,10 +128,46 @@ def _say_causes(records: list[dict], level: str) -> None:
         print(f"  {line}", file=sys.stderr)
 
 
-def cmd_build(args) -> int:
-    from benchreport.report.build import build
+def build_request(args, options):
+    """`benchreport build`'s command line as a typed request (benchreport.report.build)."""
+    from benchreport.report.build import BuildRequest
 
-    return build(args, _options(args))
+    return BuildRequest(source_of(args), args.out, options, title=str(args.title) if getattr(args, "title", None) else
+                        "Benchmark report", formats=getattr(args, "format", None),
+                        figure_formats=getattr(args, "figure_formats", "png,svg"), site=getattr(args, "site", None),
+                        wait=getattr(args, "wait", None), skip_bad=bool(getattr(args, "skip_bad", False)),
+                        fail_on=getattr(args, "fail_on", None), quiet=bool(getattr(args, "quiet", False)))
+
+
+#: a failed build's kind (benchreport.report.build.BuildError) -> the exit code
+BUILD_EXIT = {"refused": EXIT_REFUSED, "usage": EXIT_USAGE, "failed": EXIT_FAILED}
+
+
+def run_build(request) -> int:
+    """Build, say what was written (or why not, in one line) and return the exit code."""
+    from benchreport.report.build import BuildError, build
+
+    try:
+        result = build(request)
+    except BuildError as exc:
+        unchanged = "; the previous report, if any, is unchanged" if exc.kind == "failed" else ""
+        print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
+        return BUILD_EXIT[exc.kind]
+    if not result.up_to_date and not request.quiet:
+        flags = result.flags
+        sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
+        n_fig = len({f.rsplit(".", 1)[0] for f in result.figures})
+        print(f"report written to {result.shown} ({', '.join(f'report.{f}' for f in result.formats)}, {n_fig} "
+              f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
+              f"{sev['info']} info", file=sys.stderr)
+    if result.fail_on_met:  # said even with --quiet: a failing gate says why
+        _say_causes(result.flags, request.fail_on)
+        return EXIT_FLAGS
+    return EXIT_OK
+
+
+def cmd_build(args) -> int:
+    return run_build(build_request(args, options_of(args)))
 
 
 def _compare_side(args, text: str, store, tables_cache: dict):
@@ -297,7 +246,7 @@ def _compare(args, store, target, formats) -> int:
         if r is not None and not r.runs:
             raise UsageError(f"{one_line(text)}: no run could be read from it")
     labels = (la, lb) if la and lb and la != lb else ("A", "B")
-    opts = _options(args)
+    opts = options_of(args)
     nights = None
     if store is not None:
         from benchreport.before_after import store_nights
@@ -324,7 +273,7 @@ def _compare(args, store, target, formats) -> int:
 def _write_compare(result, args, target, formats) -> None:
     from benchreport import outdir
 
-    from benchreport.pipeline import _csv
+    from benchreport.pipeline import write_csv
     from benchreport.report.compare_page import compare_html
     from benchreport.report.render import html_to_pdf
 
@@ -332,7 +281,7 @@ def _write_compare(result, args, target, formats) -> None:
 
     def write(stage: Path) -> None:
         (stage / "tables").mkdir()
-        _csv(result.rows, stage / "tables" / "compare.csv")
+        write_csv(result.rows, stage / "tables" / "compare.csv")
         (stage / "compare.html").write_text(page, encoding="utf-8")
         if "pdf" in formats:
             html_to_pdf(page, stage / "compare.pdf")

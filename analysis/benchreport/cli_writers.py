@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from benchreport import outdir
-from benchreport.cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, UsageError, _analyse, _load, _report_refused, _store
+from benchreport.cli_common import (EXIT_FAILED, EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_args,
+                                    report_refused, source_of)
 from benchreport.load.errors import UNSAFE_CHARS
 
 __all__ = ["figure_command", "table_command"]
@@ -83,11 +84,12 @@ def _listing(args, catalog: dict, kind: str) -> int:
     if args.runs or args.store:
         from benchreport.report import catalog as cat
 
-        result = _load(args)
-        _report_refused(result, quiet=args.quiet)
+        opened = open_args(args)
+        result = opened.loaded
+        report_refused(result, quiet=args.quiet)
         if not result.ok and not args.skip_bad:
             return EXIT_REFUSED
-        a = _analyse(args, result)
+        a = analyse_opened(args, opened)
         if kind == "figure":
             numbers = cat.figure_numbers(a)
         else:
@@ -109,16 +111,17 @@ def _analysis_for_one(args):
     from benchreport.report.catalog import restrict_runs
 
     seats = _seats(args)
-    result = _load(args)
-    _report_refused(result, quiet=args.quiet)
+    opened = open_args(args)
+    result = opened.loaded
+    report_refused(result, quiet=args.quiet)
     if not result.ok and not args.skip_bad:
         return None
     if seats:
         try:
-            result = restrict_runs(result, seats)
+            opened.loaded = restrict_runs(result, seats)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    return _analyse(args, result)
+    return analyse_opened(args, opened)
 
 
 def _seats(args) -> list[str]:
@@ -144,7 +147,7 @@ def figure_command(args) -> int:
     if (args.metric or args.statistic) and args.name not in cat.METRIC_FIGURES + cat.FILTERED_FIGURES:
         raise UsageError(f"--metric and --statistic do not apply to the figure {args.name!r}; they apply to "
                          f"{', '.join(cat.METRIC_FIGURES + cat.FILTERED_FIGURES)}")
-    _store(args)  # RUNS or --store, before anything is read
+    source_of(args)  # RUNS or --store, before anything is read
     a = _analysis_for_one(args)
     if a is None:
         return EXIT_REFUSED
@@ -181,7 +184,7 @@ def table_command(args) -> int:
         return _listing(args, cat.TABLES, "table")
     out = _out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
     fmt = args.format or (out.suffix.lower()[1:] if out is not None else "csv")
-    _store(args)
+    source_of(args)
     a = _analysis_for_one(args)
     if a is None:
         return EXIT_REFUSED

@@ -332,7 +332,8 @@ def _safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _csv(df: pd.DataFrame, path: Path) -> None:
+def write_csv(df: pd.DataFrame, path: Path) -> None:
+    """`df` as CSV at `path`, text cells a spreadsheet would read as formulas made safe (`FORMULA_START`)."""
     _safe_frame(df).to_csv(path, index=False, lineterminator="\n", float_format=None)
 
 
@@ -367,7 +368,7 @@ def _csv_of_days(days, path: Path, fragments, header: pd.DataFrame, tokens: dict
                 lines = _csv_lines(days.typed(d))
                 if lines is None:  # a text cell holds a line break: the whole table, as `_csv` writes it
                     f.close()
-                    return _csv(days.frame(), path)
+                    return write_csv(days.frame(), path)
                 if token:
                     fragments.save(d, token, lines)
             f.writelines(lines)
@@ -400,17 +401,17 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
             _csv_of_days(analysis.history_table, path, frag.of("history") if frag is not None else None,
                          history(None), analysis.history_tokens or {})
         else:
-            _csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
+            write_csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)
     # variance between sessions (dates) where a cell was measured on several (issue 30)
     from benchreport.stats.sessions import session_table
 
     path = tables_dir / "sessions.csv"
-    _csv(session_table(analysis.pass_table), path)
+    write_csv(session_table(analysis.pass_table), path)
     written.append(path)
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"
-    _csv(analysis.tables.seats, path)
+    write_csv(analysis.tables.seats, path)
     written.append(path)
     path = out / "flags.json"
     path.write_text(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -419,7 +420,7 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     path.write_text(analysis.loaded.refused_json(), encoding="utf-8")
     written.append(path)
     path = out / "provenance.csv"
-    _csv(provenance(analysis), path)
+    write_csv(provenance(analysis), path)
     written.append(path)
     return written
 

@@ -19,22 +19,16 @@ def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None =
     """Load and analyse `runs` (a path or a list of paths; a string is one path) or a run `store`,
     refused files listed rather than fatal (`strict`: files that are not run files among them,
     rather than skipped); other analysis options and thresholds by name."""
-    import os
-
-    from benchreport.pipeline import analyse, analyse_store, options_from
+    from benchreport.pipeline import options_from
+    from benchreport.source import Source, SourceError, open_source
 
     opts = options_from({"n_boot": n_boot, "seed": seed, "baseline": baseline, **options})
-    if store is not None:
-        from benchreport.store import Store
-
-        return analyse_store(Store.open(store), opts)
-    from benchreport.load import load
-
-    paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
-    missing = [p for p in paths if not os.path.exists(p)]
-    if missing:
-        raise FileNotFoundError(f"runs: {', '.join(missing)} does not exist")
-    a = analyse(load(paths, max_file_bytes=int(max_file_mb * 1e6), progress=False, strict=strict), opts)
+    try:
+        opened = open_source(Source.of(runs if store is None else None, store, max_file_mb=max_file_mb, strict=strict))
+    except SourceError as exc:
+        raise FileNotFoundError(f"runs: {exc}") from None
+    opened.check_refused(skip_bad=True)  # the analyst sees the refused files listed (Explorer.refused)
+    a = opened.analyse(opts)
     if baseline is not None:
         check_seats(a, [baseline])
     return a

@@ -10,7 +10,8 @@ Layers (each usable on its own):
   (autoescaped); executed notebook -> self-contained HTML (templates/benchreport); HTML ->
   PDF (WeasyPrint, offline).
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
-- `build.build(args, options)`: `benchreport build`: papermill, render, atomic replace of DIR.
+- `build.build(BuildRequest) -> BuildResult`: `benchreport build`: papermill, render, atomic replace of DIR
+  (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
 from benchreport.report.document import RefusedFiles, Report
 

@@ -26,11 +26,12 @@ render, check the outputs, swap into place, then judge `--fail-on`.
    removed, so a failed build leaves the last good report byte for byte as it was and no
    temporary folder behind.
 
-Exit codes: 0 built; 1 a file was refused (no ``--skip-bad``) or no run could be read;
-2 a usage error (unknown format, a baseline that is no seat, an output path that is not
-benchreport's to replace); 3 built, and ``--fail-on`` was met; 4 the build itself failed
-(the notebook raised, rendering failed, DIR could not be written); the previous report is
-unchanged. Every message is one line.
+`build(BuildRequest)` returns a `BuildResult` or raises `BuildError`, whose `kind` says what
+went wrong: "refused" (a file was refused without ``--skip-bad``, or no run could be read),
+"usage" (an unknown format, a baseline that is no seat, an output path that is not
+benchreport's to replace), "failed" (the notebook raised, rendering failed, DIR could not be
+written: the previous report is unchanged). benchreport.cli turns them into exit codes (1, 2,
+4; 3 when the result met ``--fail-on``). Every message is one line.
 """
 from __future__ import annotations
 
@@ -40,12 +41,12 @@ import json
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from benchreport import outdir
 from benchreport._memory import release_memory
-from benchreport.load import missing
 from benchreport.load.errors import DataSetError, not_a_run_summary, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
@@ -53,10 +54,10 @@ from benchreport.pipeline import save_analysis, write_analysis
 from benchreport.report.shared_figures import SharedFigures, draw_from_end
 from benchreport.progress import terminate_as_interrupt
 from benchreport.resources import notebook_path
+from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
-__all__ = ["build", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir", "EXIT_BUILD_FAILED"]
+__all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir"]
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_BUILD_FAILED = 0, 1, 2, 3, 4
 #: the parameterised report notebook (never overwritten: papermill writes a copy)
 NOTEBOOK = notebook_path("report.ipynb")
 KERNEL = "python3"
@@ -67,11 +68,50 @@ BUILD_FILE = "build.json"
 
 
 class BuildError(Exception):
-    """A build that cannot go on: a one-line message and the exit code."""
+    """A build that cannot go on: a one-line message and its `kind`: "usage" (cannot be done as
+    asked), "refused" (a file was refused, or nothing could be read), "failed" (the build itself
+    failed; the previous report is unchanged)."""
 
-    def __init__(self, message: str, code: int = EXIT_BUILD_FAILED):
+    def __init__(self, message: str, kind: str = "failed"):
         super().__init__(message)
-        self.code = code
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What to build: the report of `source` (benchreport.source) into `out`, with `options`
+    (benchreport.options) and the build's own settings, as `benchreport build` takes them."""
+
+    source: Source
+    out: str
+    options: object
+    title: str = "Benchmark report"
+    formats: str | None = None  # None: html and pdf, or html alone without the PDF engine
+    figure_formats: str = "png,svg"
+    site: str | None = None
+    wait: float | None = None
+    skip_bad: bool = False
+    fail_on: str | None = None
+    quiet: bool = False
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A report in `out` (written now, or already there from the same inputs: `up_to_date`),
+    its flags (flags.json), formats and figure files, and whether `--fail-on` was met."""
+
+    out: Path
+    shown: str
+    flags: list
+    formats: list
+    figures: list
+    up_to_date: bool
+    fail_on_met: bool
+
+
+def _output_error(exc: outdir.OutputFolderError) -> BuildError:
+    """An output folder's error as the build's: a folder that cannot be written is a failed build."""
+    return BuildError(str(exc), "failed" if exc.code == outdir.EXIT_FAILED else "usage")
 
 
 # --- small helpers -----------------------------------------------------------------------
@@ -89,7 +129,7 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     bad = [t for t in items if t not in allowed]
     if bad or not items:
         raise BuildError(f"{option} takes a comma-separated list of {', '.join(allowed)}; got {text!r}",
-                         EXIT_USAGE)
+                         "usage")
     return list(dict.fromkeys(items))
 
 
@@ -107,7 +147,7 @@ def _report_formats(given: str | None, *, quiet: bool) -> list[str]:
         given = "html,pdf"
     formats = _formats(given, REPORT_FORMATS, "--format")
     if "pdf" in formats and absent:
-        raise BuildError(extras.PDF_MISSING + " (or --format html)", EXIT_USAGE)
+        raise BuildError(extras.PDF_MISSING + " (or --format html)", "usage")
     return formats
 
 
@@ -115,7 +155,7 @@ def _check_out(given: str, runs: list[str]) -> outdir.Target:
     try:
         return outdir.check_out(given, runs)
     except outdir.OutputFolderError as exc:
-        raise BuildError(str(exc), exc.code) from None
+        raise _output_error(exc) from None
 
 
 def staging_dir(out: Path):
@@ -129,7 +169,7 @@ def _staging(out: Path) -> Iterator[Path]:
         with staging_dir(out) as stage:
             yield stage
     except outdir.OutputFolderError as exc:
-        raise BuildError(str(exc), exc.code) from None
+        raise _output_error(exc) from None
 
 
 @contextlib.contextmanager
@@ -149,15 +189,13 @@ def _kernel_env() -> Iterator[None]:
 
 # --- the steps ---------------------------------------------------------------------------
 
-def _parameters(args, options, runs: list[str], stage: Path, figure_formats: list[str]) -> dict:
+def _parameters(request: BuildRequest, stage: Path, figure_formats: list[str]) -> dict:
     """papermill parameters: plain data only (benchreport.options.notebook_parameters)."""
-    store = getattr(args, "store", None)
-    return notebook_parameters(options, runs=[] if store else runs,
-                               store=str(Path(store).absolute()) if store else None, out=str(stage),
-                               title=str(args.title) if getattr(args, "title", None) else "Benchmark report",
-                               formats=figure_formats, skip_bad=bool(getattr(args, "skip_bad", False)),
-                               max_file_mb=float(getattr(args, "max_file_mb", 512)),
-                               strict=bool(getattr(args, "strict", False)))
+    source = request.source
+    return notebook_parameters(request.options, runs=[_absolute(p) for p in source.paths],
+                               store=_absolute(source.store) if source.store else None, out=str(stage),
+                               title=request.title, formats=figure_formats, skip_bad=request.skip_bad,
+                               max_file_mb=source.max_file_mb, strict=source.strict)
 
 
 def _execute(params: dict, output: Path, *, quiet: bool) -> None:
@@ -180,9 +218,9 @@ def _execute(params: dict, output: Path, *, quiet: bool) -> None:
                                 extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
     except PapermillExecutionError as exc:
         if exc.ename == "RefusedFiles":
-            raise BuildError(exc.evalue, EXIT_REFUSED) from None
+            raise BuildError(exc.evalue, "refused") from None
         if exc.ename == "DataSetError":  # e.g. several incumbents: the data cannot be analysed as asked
-            raise BuildError(exc.evalue, EXIT_USAGE) from None
+            raise BuildError(exc.evalue, "usage") from None
         raise BuildError(f"the report notebook failed in cell {exc.exec_count}: "
                          f"{exc.ename}: {exc.evalue}") from None
 
@@ -277,59 +315,40 @@ def _fail_on_met(flags: list[dict], level: str | None) -> bool:
     return any(f.get("severity") in wanted for f in flags)
 
 
-def _input_paths(args) -> list[str]:
-    """The inputs as absolute paths: RUNS, or the run store's folder (exit 2 for neither or both)."""
-    store = getattr(args, "store", None)
-    if store and args.runs:
-        raise BuildError("give RUNS or --store DIR, not both", EXIT_USAGE)
-    if not store and not args.runs:
-        raise BuildError("give RUNS (files or folders) or --store DIR", EXIT_USAGE)
-    gone = missing(args.runs or [])  # a mistyped folder is exit 2, even with --skip-bad
-    if gone:
-        raise BuildError(gone[0] + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""), EXIT_USAGE)
-    return [str(Path(p).expanduser().absolute()) for p in ([store] if store else args.runs)]
+def _absolute(path: str) -> str:
+    return str(Path(path).expanduser().absolute())
 
 
-def _inputs(args, options, runs: list[str], *, quiet: bool):
-    """(a function giving the analysis, content key): RUNS loaded, or the run store.
-
-    The build analyses once; the notebook reads that analysis (`analysis_file`). A refused
-    file without --skip-bad ends the build here (exit 1), before anything is written.
-    """
-    from benchreport.pipeline import analyse, analyse_store
-
-    if getattr(args, "store", None):
-        from benchreport.store import Store
-        from benchreport.store.read import store_load_result
-
-        store = Store.open(args.store).snapshot()  # the key and the analysis of one state of the store
-        loaded = store_load_result(store)
-        _refusals(loaded, args)
-        return (lambda: analyse_store(store, options, quiet=quiet)), "store:" + store.content_key()
-    from benchreport.load import load
-
-    loaded = load(runs, max_file_bytes=int(float(getattr(args, "max_file_mb", 512)) * 1e6),
-                  progress=None if not quiet else False, strict=bool(getattr(args, "strict", False)))
-    _refusals(loaded, args)
-    if not loaded.runs:
-        raise BuildError("no run could be read from " + ", ".join(args.runs), EXIT_REFUSED)
-    key = "runs:" + ",".join(sorted(lr.sha256 for lr in loaded.runs)) + "|refused:" + ",".join(
-        sorted(f"{r.path}:{r.json_path}" for r in loaded.refused))
-    return (lambda: analyse(loaded, options, quiet=quiet)), key
+def _input_paths(source: Source) -> list[str]:
+    """The inputs as absolute paths: RUNS, or the run store's folder (a mistyped folder is a
+    usage error, even with --skip-bad)."""
+    try:
+        source.check_exists()
+    except SourceError as exc:
+        raise BuildError(str(exc), "usage") from None
+    return [_absolute(p) for p in ([source.store] if source.store else source.paths)]
 
 
-def _refusals(loaded, args) -> None:
-    """The refusals on stderr (one short line a file with --quiet) and one line for the files that
-    are not run files; a refusal without --skip-bad ends the build (exit 1)."""
-    quiet = bool(getattr(args, "quiet", False))
+def _inputs(request: BuildRequest):
+    """What the build analyses, read once (RUNS loaded, or the run store at one state). The build
+    analyses once; the notebook reads that analysis (`analysis_file`). A refused file without
+    --skip-bad ends the build here, before anything is written (benchreport.source's one rule)."""
+    opened = open_source(request.source, progress=None if not request.quiet else False)
+    quiet, loaded = request.quiet, opened.loaded
     lines = refusal_lines(loaded.refused, quiet=quiet)
     if not quiet:
         lines += [line for line in [not_a_run_summary(loaded.skipped, listed_in="refused.json")] if line]
     for line in lines:
         print(line, file=sys.stderr)
-    if loaded.refused and not getattr(args, "skip_bad", False):
+    try:
+        opened.check_refused(skip_bad=request.skip_bad)
+        opened.require_runs()
+    except RefusedFiles:
         raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
-                         "(use --skip-bad to build from the other files)", EXIT_REFUSED)
+                         "(use --skip-bad to build from the other files)", "refused") from None
+    except SourceError as exc:
+        raise BuildError(str(exc), "refused") from None
+    return opened
 
 
 def _code_digest() -> str:
@@ -348,16 +367,15 @@ def _code_digest() -> str:
     return h.hexdigest()
 
 
-def _build_key(content: str, options, args, formats, figure_formats) -> str:
+def _build_key(content: str, request: BuildRequest, formats, figure_formats) -> str:
     """What the report depends on: the data's content, every option, the formats, the title,
     benchreport's version and its own files (`_code_digest`). Equal keys: the report already in DIR
     is this build's."""
     from benchreport import __version__
 
-    spec = {"content": content, "options": options.as_dict(), "formats": formats, "figures": figure_formats,
-            "title": getattr(args, "title", None), "skip_bad": bool(getattr(args, "skip_bad", False)),
-            "strict": bool(getattr(args, "strict", False)),
-            "version": __version__, "code": _code_digest()}
+    spec = {"content": content, "options": request.options.as_dict(), "formats": formats,
+            "figures": figure_formats, "title": request.title, "skip_bad": request.skip_bad,
+            "strict": request.source.strict, "version": __version__, "code": _code_digest()}
     return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -381,153 +399,134 @@ def _site_facts(analysis, title: str) -> dict:
     return {"date": max(dates) if len(dates) else None, "title": title, "headline": headline_text(analysis)}
 
 
-def _check_site(args) -> None:
+def _check_site(site_dir: str | None) -> None:
     """--site DIR must be a site benchreport keeps (or missing, or empty): checked before anything is built."""
-    if getattr(args, "site", None):
+    if site_dir:
         from benchreport import site
 
         try:
-            site.check_site(args.site)
+            site.check_site(site_dir)
         except outdir.OutputFolderError as exc:
-            raise BuildError(str(exc), exc.code) from None
+            raise _output_error(exc) from None
 
 
-def _to_site(args, out: Path, inputs: list[str], *, quiet: bool) -> None:
+def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool) -> None:
     """With --site DIR: the report in `out` kept as SITE/DATE/, and SITE/index.html rewritten."""
-    if not getattr(args, "site", None):
+    if not site_dir:
         return
     from benchreport import site
 
     facts = json.loads((out / BUILD_FILE).read_text(encoding="utf-8"))
     if not facts.get("date"):
-        raise BuildError("--site: the data hold no dated run, so the report has no date to be kept under", EXIT_USAGE)
+        raise BuildError("--site: the data hold no dated run, so the report has no date to be kept under", "usage")
     try:
-        root = site.open_site(args.site)
+        root = site.open_site(site_dir)
         entry = site.add_report(root, out, date=facts["date"], title=facts.get("title") or "Benchmark report",
                                 headline=facts.get("headline") or "", inputs=inputs)
         site.write_index(root)
     except outdir.OutputFolderError as exc:
-        raise BuildError(str(exc), exc.code) from None
+        raise _output_error(exc) from None
     except OSError as exc:
-        raise BuildError(f"--site: could not write {one_line(str(args.site))}: {exc}") from None
+        raise BuildError(f"--site: could not write {one_line(str(site_dir))}: {exc}") from None
     _say(f"kept in the site as {one_line(str(entry))}; index.html rewritten", quiet=quiet)
 
 
-def build(args, options) -> int:
-    """Build the report for `args.runs` (or `args.store`) into `args.out`; returns the exit code."""
-    quiet = bool(getattr(args, "quiet", False))
+def build(request: BuildRequest) -> BuildResult:
+    """Build the report of `request.source` into `request.out` (see the module docstring)."""
+    quiet = request.quiet
+    formats = _report_formats(request.formats, quiet=quiet)
+    figure_formats = _formats(request.figure_formats, FIGURE_FORMATS, "--figure-formats")
+    inputs = _input_paths(request.source)
+    target = _check_out(request.out, inputs)
+    _check_site(request.site)
+    with _locks(request, target):
+        return _build_locked(request, formats, figure_formats, inputs, target)
+
+
+@contextlib.contextmanager
+def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
+    """--out locked (and --site): a second build of the same folder waits or stops."""
+    locks = contextlib.ExitStack()
     try:
-        formats = _report_formats(getattr(args, "format", None), quiet=quiet)
-        figure_formats = _formats(getattr(args, "figure_formats", "png,svg"), FIGURE_FORMATS, "--figure-formats")
-        inputs = _input_paths(args)
-        target = _check_out(args.out, inputs)
-        _check_site(args)
-        locks = contextlib.ExitStack()
-        try:
-            locks.enter_context(outdir.locked(target, "build", wait=getattr(args, "wait", None)))
-            if getattr(args, "site", None):
-                site_target = outdir.Target(Path(os.path.abspath(args.site)), one_line(str(args.site)))
-                locks.enter_context(outdir.locked(site_target, "build --site", wait=getattr(args, "wait", None),
-                                                  option="--site"))
-        except outdir.OutputFolderError as exc:
-            locks.close()
-            raise BuildError(str(exc), exc.code) from None
-        with locks:
-            return _build_locked(args, options, formats, figure_formats, inputs, target, quiet)
-    except BuildError as exc:
-        unchanged = "; the previous report, if any, is unchanged" if exc.code == EXIT_BUILD_FAILED else ""
-        print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
-        return exc.code
+        locks.enter_context(outdir.locked(target, "build", wait=request.wait))
+        if request.site:
+            site_target = outdir.Target(Path(os.path.abspath(request.site)), one_line(str(request.site)))
+            locks.enter_context(outdir.locked(site_target, "build --site", wait=request.wait, option="--site"))
+    except outdir.OutputFolderError as exc:
+        locks.close()
+        raise _output_error(exc) from None
+    with locks:
+        yield
 
 
-def _build_locked(args, options, formats, figure_formats, inputs, target, quiet) -> int:
+def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target) -> BuildResult:
     """`build` with --out (and --site) locked: analyse, draw, render, check, publish."""
-    try:
-        analyse_now, content = _inputs(args, options, inputs, quiet=quiet)
-        out = target.path
-        key = _build_key(content, options, args, formats, figure_formats)
-        existing = _up_to_date(out, key, formats)
-        if existing is not None:
-            _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
-            _to_site(args, out, inputs, quiet=quiet)
-            return _gate(existing, getattr(args, "fail_on", None))
-        title = str(args.title) if getattr(args, "title", None) else "Benchmark report"
-        for path in outdir.clean_leftovers(out):
-            _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
-        with terminate_as_interrupt(), _staging(out) as stage:
-            step = "the analysis"
-            try:
-                params = _parameters(args, options, inputs, stage, figure_formats)
-                with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
-                    handoff = Path(tmp) / "analysis.pickle"
-                    params["analysis_file"] = str(handoff)
-                    with _notebook_alongside(params, stage / "report.ipynb", handoff, quiet=quiet):
-                        analysis = analyse_now()
-                        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
-                        if options.baseline is not None and options.baseline not in seats:
-                            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
-                            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data "
-                                             f"(seats: {shown})", EXIT_USAGE)
-                        loaded = analysis.loaded
-                        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
-                             f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
-                        facts = _site_facts(analysis, title)
-                        shared = SharedFigures.open(handoff)
-                        # what the analysis freed goes back to the system before the kernel reads
-                        # its own copy (a year of 50 seats: hundreds of MB held twice otherwise),
-                        # and what pickling it left behind once it is written
-                        release_memory()
-                        save_analysis(analysis, handoff)
-                        release_memory()
-                        # figures from the report's end while the notebook draws from its start,
-                        # then the tables (the notebook does not write them when it is given the
-                        # analysis)
-                        draw_from_end(analysis, shared, tuple(dict.fromkeys(("png", *figure_formats))))
-                        write_analysis(analysis, stage)
-                        # the kernel reads its own copy: this process lets go of its own
-                        analysis = loaded = None
-                        release_memory()
-                        step = "the report notebook"
-                (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts},
-                                                           indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-                step = "rendering"
-                _render(stage, title, formats, quiet=quiet)
-                step = "checking the outputs"
-                result = _check_outputs(stage, formats)
-                step = f"moving the report into {target.shown}"
-                outdir.publish(stage, out, "build")
-            except BuildError:
+    quiet, out = request.quiet, target.path
+    opened = _inputs(request)
+    key = _build_key(opened.content_key(), request, formats, figure_formats)
+    existing = _up_to_date(out, key, formats)
+    if existing is not None:
+        _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
+        _to_site(request.site, out, inputs, quiet=quiet)
+        return BuildResult(out, target.shown, existing, formats, [], True, _fail_on_met(existing, request.fail_on))
+    for path in outdir.clean_leftovers(out):
+        _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
+    with terminate_as_interrupt(), _staging(out) as stage:
+        step = ["the analysis"]
+        try:
+            facts = _analyse_and_draw(request, opened, stage, figure_formats, step)
+            (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
+                                            + "\n", encoding="utf-8")
+            step[0] = "rendering"
+            _render(stage, request.title, formats, quiet=quiet)
+            step[0] = "checking the outputs"
+            written = _check_outputs(stage, formats)
+            step[0] = f"moving the report into {target.shown}"
+            outdir.publish(stage, out, "build")
+        except BuildError:
+            raise
+        except outdir.OutputFolderError as exc:
+            raise _output_error(exc) from None
+        except Exception as exc:  # one line for a scheduled build's log; the traceback on request
+            if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
                 raise
-            except outdir.OutputFolderError as exc:
-                raise BuildError(str(exc), exc.code) from None
-            except Exception as exc:  # one line for a scheduled build's log; the traceback on request
-                if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
-                    raise
-                raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
-                                 "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
-        _to_site(args, out, inputs, quiet=quiet)
-    except BuildError as exc:
-        unchanged = "; the previous report, if any, is unchanged" if exc.code == EXIT_BUILD_FAILED else ""
-        print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
-        return exc.code
-    flags = result["flags"]
-    sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
-    written = ", ".join(f"report.{f}" for f in formats)
-    n_fig = len({f.rsplit(".", 1)[0] for f in result["figures"]})
-    _say(f"report written to {target.shown} ({written}, {n_fig} "
-         f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
-         f"{sev['info']} info", quiet=quiet)
-    return _gate(flags, getattr(args, "fail_on", None))
+            raise BuildError(f"{step[0]} failed: {type(exc).__name__}: {exc} "
+                             "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
+    _to_site(request.site, out, inputs, quiet=quiet)
+    flags = written["flags"]
+    return BuildResult(out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on))
 
 
-def _gate(flags: list[dict], level: str | None) -> int:
-    """Exit 3 when --fail-on is met, naming the flags that met it (even with --quiet: a failing
-    gate says why); else 0."""
-    if not _fail_on_met(flags, level):
-        return EXIT_OK
-    from benchreport.flags import fail_on_causes
-
-    print(f"--fail-on {level}: met by", file=sys.stderr)
-    for line in fail_on_causes(flags, level):
-        print(f"  {line}", file=sys.stderr)
-    return EXIT_FLAGS
+def _analyse_and_draw(request: BuildRequest, opened, stage: Path, figure_formats: list[str], step: list) -> dict:
+    """Analyse while the report notebook's kernel starts, hand the analysis to it, draw figures
+    from the report's end and write the tables; returns what a site's index shows of the build.
+    `step` names what is being done (for a failure's message)."""
+    options, quiet = request.options, request.quiet
+    params = _parameters(request, stage, figure_formats)
+    with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
+        handoff = Path(tmp) / "analysis.pickle"
+        params["analysis_file"] = str(handoff)
+        with _notebook_alongside(params, stage / "report.ipynb", handoff, quiet=quiet):
+            analysis = opened.analyse(options, quiet=quiet)
+            seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
+            if options.baseline is not None and options.baseline not in seats:
+                shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+                raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
+            loaded = analysis.loaded
+            _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+                 f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
+            facts = _site_facts(analysis, request.title)
+            shared = SharedFigures.open(handoff)
+            # what the analysis freed goes back to the system before the kernel reads its own copy
+            # (a year of 50 seats: hundreds of MB held twice otherwise), and what pickling left behind
+            release_memory()
+            save_analysis(analysis, handoff)
+            release_memory()
+            # figures from the report's end while the notebook draws from its start, then the tables
+            # (the notebook does not write them when it is given the analysis)
+            draw_from_end(analysis, shared, tuple(dict.fromkeys(("png", *figure_formats))))
+            write_analysis(analysis, stage)
+            analysis = loaded = opened = None  # the kernel reads its own copy: this process lets go
+            release_memory()
+            step[0] = "the report notebook"
+    return facts

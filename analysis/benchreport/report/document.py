@@ -18,28 +18,17 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
-from benchreport.load import load
-from benchreport.load.errors import DataSetError, Refusal
+from benchreport.load.errors import DataSetError
 from benchreport.options import notebook_parameters, parameters_from
-from benchreport.pipeline import (Options, analyse, analyse_store, handoff_marker, load_analysis, options_from,
-                                  wait_for_analysis, write_analysis)
+from benchreport.pipeline import (Options, handoff_marker, load_analysis, options_from, wait_for_analysis,
+                                  write_analysis)
 from benchreport.report import render, sections
 from benchreport.report.figures import DPI, save_figure
 from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
 from benchreport.report.shared_figures import SharedFigures
+from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
 __all__ = ["Report", "RefusedFiles"]
-
-
-class RefusedFiles(ValueError):
-    """Files were refused and skip_bad was not set: the report is not built."""
-
-    def __init__(self, refused: Sequence[Refusal]):
-        self.refused = list(refused)
-        first = str(self.refused[0]) if self.refused else ""
-        more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
-        super().__init__(f"{len(self.refused)} file(s) refused; rerun with skip_bad=True "
-                         f"(--skip-bad) to build from the others: {first}{more}")
 
 
 def _png_width_in(png: bytes) -> float | None:
@@ -224,21 +213,12 @@ class Report:
 
 
 def _analyse(paths: list[str], store, options, *, skip_bad: bool, max_file_mb: float, strict: bool = False):
-    """The analysis of run files, or of a run store (a notebook opened by hand)."""
-    if store is not None:
-        from benchreport.store import Store  # deferred: DuckDB loads only when a store is read
-        from benchreport.store.read import store_load_result
-
-        st = Store.open(store)
-        refused = store_load_result(st).refused
-        if refused and not skip_bad:
-            raise RefusedFiles(refused)
-        return analyse_store(st, options)
-    if not paths:
-        raise ValueError("`runs` must name at least one file or folder (or give `store`)")
-    loaded = load(paths, max_file_bytes=int(float(max_file_mb) * 1e6), progress=False, strict=strict)
-    if loaded.refused and not skip_bad:
-        raise RefusedFiles(loaded.refused)
-    if not loaded.runs:
-        raise ValueError("no run could be loaded from " + ", ".join(paths))
-    return analyse(loaded, options)
+    """The analysis of run files, or of a run store (a notebook opened by hand): one source,
+    refused files stopping it unless `skip_bad` (benchreport.source)."""
+    try:
+        opened = open_source(Source.of(paths or None, store, max_file_mb=max_file_mb, strict=strict))
+    except SourceError as exc:
+        raise ValueError(f"`runs`: {exc}") from None
+    opened.check_refused(skip_bad=skip_bad)
+    opened.require_runs()
+    return opened.analyse(options)
