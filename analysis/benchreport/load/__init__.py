@@ -30,6 +30,7 @@ from benchreport.load.not_runs import Unknown
 from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
 from benchreport._memory import gc_paused
 from benchreport.progress import progress as progress_bar
+from benchreport.reserved import OUTPUT_MARKER
 
 #: files bigger than this are refused with a size message instead of exhausting memory
 DEFAULT_MAX_FILE_BYTES = 512 * 1024 * 1024
@@ -125,8 +126,6 @@ class _Found:
 def _walk(top: Path, found: _Found) -> None:
     """Depth-first, sorted, over `top`: regular files by suffix; symlinks followed once; hidden
     names skipped; unreadable folders, dangling symlinks and FIFOs or devices reported by name."""
-    from benchreport.outdir import MARKER as OUTPUT_MARKER
-
     stack = [top]
     while stack:
         folder = stack.pop()
