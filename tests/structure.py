@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     # 0: foundations every layer may use (no pandas pipeline of their own)
     "__init__": 0, "__main__": 9, "errors": 0, "columns": 0, "conditions": 0, "thresholds": 0,
     "format": 0, "progress": 0, "_memory": 0, "resources": 0, "extras": 0, "locks": 0,
+    "reserved": 0,
     # 1: reading run files; 2: the tidy tables and the JSON Schema made from the run format
     "load": 1, "schema": 2, "tables": 2,
     # 3: statistics (pure); 4: flags (pure, read statistics); 5: the run store (Parquet files)

@@ -60,9 +60,9 @@ def _cell(entry: dict):
     strategy = (entry.get("strategy") or {}).get("value")
     if not isinstance(strategy, dict):
         return None
-    from benchreport.load.harness.guidellm import _cell as guidellm_cell
+    from benchreport.load.harness.guidellm import strategy_cell
 
-    return guidellm_cell(strategy)
+    return strategy_cell(strategy)
 
 
 def _measurements(lr, entry: dict) -> list:

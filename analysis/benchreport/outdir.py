@@ -41,13 +41,15 @@ from typing import Callable, Iterable, Iterator
 
 from benchreport.load.errors import one_line
 from benchreport.progress import stop_if_terminated
+from benchreport.reserved import OUTPUT_MARKER
 
 __all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
            "replace_dir", "write_output", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
 
 EXIT_USAGE, EXIT_FAILED = 2, 4
-#: the file that makes a folder benchreport's own (hidden, so never read as a run file)
-MARKER = ".benchreport-output"
+#: the file that makes a folder benchreport's own (hidden, so never read as a run file; the name
+#: lives in benchreport.reserved, which the loader reads too)
+MARKER = OUTPUT_MARKER
 MARKER_FORMAT = "benchreport.output/1"
 #: what a folder made before the marker existed may hold and still be replaced
 LEGACY_TOP = frozenset({"report.html", "report.pdf", "report.ipynb", "flags.json", "refused.json",

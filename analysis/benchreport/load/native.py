@@ -415,34 +415,53 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
     _parse_date(run.date, "$.date")
     if not (run.measurements or run.requests or run.exams):
         raise RunFileError("$", "expected at least one of measurements, requests, exams (non-empty), found none")
-    seat = run.seat
-    if seat.role is UNSET:
-        seat.role = "candidate"
+    if run.seat.role is UNSET:
+        run.seat.role = "candidate"
     if not text_checked:
         _check_run_text(run)
+    _check_seat_and_load(run, text=not text_checked)
+    _check_measurements(run.measurements or ())
+    _check_requests(run.requests or (), finite=not from_json, text=not text_checked)
+    _check_exams(run.exams or ())
+
+
+def _check_seat_and_load(run: Run, *, text: bool) -> None:
+    """The seat's settings and sizes, and the load the run was measured under."""
+    seat = run.seat
     if seat.settings:
-        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1], text=not text_checked)
+        _check_settings(seat.settings, "$.seat.settings", [MAX_SETTINGS_VALUES + 1], text=text)
     if run.load is not None:
-        check_load(run, text=not text_checked)
+        check_load(run, text=text)
     if seat.checkpoint_bytes is not None:
         _finite(seat.checkpoint_bytes, "$.seat.checkpoint_bytes")
     if seat.placement is not None and seat.placement.gpu_memory_bytes is not None:
         _finite(seat.placement.gpu_memory_bytes, "$.seat.placement.gpu_memory_bytes")
+
+
+def _check_measurement(m: Measurement, base: str) -> None:
+    """One measurement: the statistic defaulted, the metric's unit, finite figures, an ordered
+    interval given whole, a plausible value."""
+    if m.statistic is UNSET:
+        m.statistic = "mean"
+    expected = METRICS[m.metric][0]
+    if m.unit != expected:
+        raise RunFileError(f"{base}.unit", f'expected "{expected}" for {m.metric}, got "{m.unit}"')
+    for name in ("value", "ci_low", "ci_high"):
+        _finite(getattr(m, name), f"{base}.{name}")
+    if (m.ci_low is None) != (m.ci_high is None):
+        raise RunFileError(base, "expected both ci_low and ci_high, or neither")
+    if m.ci_low is not None and m.ci_low > m.ci_high:
+        raise RunFileError(f"{base}.ci_low", f"expected ci_low <= ci_high, got {m.ci_low} > {m.ci_high}")
+    _check_plausible(m, base)
+
+
+def _check_measurements(measurements) -> None:
+    """Each measurement, and one value per cell (workload, concurrency, metric, statistic,
+    condition, context) unless the metric may repeat."""
     cells: dict[tuple, int] = {}
-    for i, m in enumerate(run.measurements or ()):
+    for i, m in enumerate(measurements):
         base = f"$.measurements[{i}]"
-        if m.statistic is UNSET:
-            m.statistic = "mean"
-        expected = METRICS[m.metric][0]
-        if m.unit != expected:
-            raise RunFileError(f"{base}.unit", f'expected "{expected}" for {m.metric}, got "{m.unit}"')
-        for name in ("value", "ci_low", "ci_high"):
-            _finite(getattr(m, name), f"{base}.{name}")
-        if (m.ci_low is None) != (m.ci_high is None):
-            raise RunFileError(base, "expected both ci_low and ci_high, or neither")
-        if m.ci_low is not None and m.ci_low > m.ci_high:
-            raise RunFileError(f"{base}.ci_low", f"expected ci_low <= ci_high, got {m.ci_low} > {m.ci_high}")
-        _check_plausible(m, base)
+        _check_measurement(m, base)
         key = (m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens, m.fresh_prompt)
         if key in cells and m.metric not in REPEATABLE_METRICS:
             raise RunFileError(base, f"expected one value per workload, concurrency, metric and statistic, "
@@ -450,75 +469,113 @@ def check_rules(run: Run, *, from_json: bool = False, text_checked: bool = False
                                      + (f" at concurrency {m.concurrency}" if m.concurrency else "")
                                      + f" (as $.measurements[{cells[key]}])")
         cells[key] = i
+
+
+def _check_request_tokens(i: int, r: Request) -> None:
+    """Token counts that hold others: cached prompt tokens within the prompt, reasoning tokens
+    within the output."""
+    cached, prompt = r.cached_prompt_tokens, r.prompt_tokens
+    if cached is not None and prompt is not None and cached > prompt:
+        raise RunFileError(f"$.requests[{i}].cached_prompt_tokens",
+                           f"expected at most prompt_tokens ({prompt}), got {cached}")
+    reasoning, output = r.reasoning_tokens, r.output_tokens
+    if reasoning is not None and output is not None and reasoning > output:
+        raise RunFileError(f"$.requests[{i}].reasoning_tokens",
+                           f"expected at most output_tokens ({output}) since delivered tokens "
+                           f"include reasoning, got {reasoning}")
+
+
+def _has_no_figure(r: Request) -> bool:
+    """A request with every figure absent or null (and not one only counted)."""
+    return (r.ttft_ms is None and r.e2e_latency_ms is None and r.output_tokens is None and r.prompt_tokens is None
+            and r.itl_ms is None and r.finish_reason is None and r.error is None and r.content_chars is None
+            and r.reasoning_chars is None and r.cached_prompt_tokens is None and r.reasoning_tokens is None
+            and not r.counted_only)
+
+
+def _check_request_times(i: int, r: Request) -> None:
+    """Times in the order tokens arrive: every first token before the last (within
+    LATENCY_SLACK_MS), the first token's chunk not before the first token; and some figure."""
+    ttft, e2e = r.ttft_ms, r.e2e_latency_ms
+    if ttft is not None and e2e is not None and ttft > e2e + LATENCY_SLACK_MS:
+        raise RunFileError(f"$.requests[{i}].ttft_ms", f"expected at most e2e_latency_ms ({e2e:g}) since "
+                                                       f"the first token comes before the last, got {ttft:g}")
+    if _has_no_figure(r):
+        raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
+                                               "error), got none: every field is absent or null")
+    for name in ("first_content_ms", "first_token_chunk_ms"):
+        later = getattr(r, name)
+        if later is not None and e2e is not None and later > e2e + LATENCY_SLACK_MS:
+            raise RunFileError(f"$.requests[{i}].{name}", f"expected at most e2e_latency_ms ({e2e:g}) since "
+                                                          f"a first token comes before the last, got {later:g}")
+    chunk = r.first_token_chunk_ms
+    if chunk is not None and ttft is not None and chunk + LATENCY_SLACK_MS < ttft:
+        raise RunFileError(f"$.requests[{i}].first_token_chunk_ms",
+                           f"expected at least ttft_ms ({ttft:g}) since it times a later chunk, got {chunk:g}")
+
+
+def _check_requests(requests, *, finite: bool, text: bool) -> None:
+    """Each request: finite times (`finite`: not already refused by the JSON decoder), safe text
+    (`text`), token counts and times in order."""
     checked: set[str] = set()
-    for i, r in enumerate(run.requests or ()):
-        if not from_json:
+    for i, r in enumerate(requests):
+        if finite:
             for name in ("ttft_ms", "e2e_latency_ms", "itl_ms", "first_content_ms", "first_token_chunk_ms"):
                 _finite(getattr(r, name), f"$.requests[{i}].{name}")
-        if not text_checked:
+        if text:
             _check_request_text(i, r, checked)
-        cached, prompt = r.cached_prompt_tokens, r.prompt_tokens
-        if cached is not None and prompt is not None and cached > prompt:
-            raise RunFileError(f"$.requests[{i}].cached_prompt_tokens",
-                               f"expected at most prompt_tokens ({prompt}), got {cached}")
-        reasoning, output = r.reasoning_tokens, r.output_tokens
-        if reasoning is not None and output is not None and reasoning > output:
-            raise RunFileError(f"$.requests[{i}].reasoning_tokens",
-                               f"expected at most output_tokens ({output}) since delivered tokens "
-                               f"include reasoning, got {reasoning}")
-        ttft, e2e = r.ttft_ms, r.e2e_latency_ms
-        if ttft is not None:
-            if e2e is not None and ttft > e2e + LATENCY_SLACK_MS:
-                raise RunFileError(f"$.requests[{i}].ttft_ms", f"expected at most e2e_latency_ms ({e2e:g}) since "
-                                                               f"the first token comes before the last, got {ttft:g}")
-        elif e2e is None and output is None and prompt is None and r.itl_ms is None and r.finish_reason is None \
-                and r.error is None and r.content_chars is None and r.reasoning_chars is None and cached is None \
-                and reasoning is None and not r.counted_only:
-            raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
-                                                   "error), got none: every field is absent or null")
-        for name in ("first_content_ms", "first_token_chunk_ms"):
-            later = getattr(r, name)
-            if later is not None and e2e is not None and later > e2e + LATENCY_SLACK_MS:
-                raise RunFileError(f"$.requests[{i}].{name}", f"expected at most e2e_latency_ms ({e2e:g}) since "
-                                                              f"a first token comes before the last, got {later:g}")
-        chunk = r.first_token_chunk_ms
-        if chunk is not None and ttft is not None and chunk + LATENCY_SLACK_MS < ttft:
-            raise RunFileError(f"$.requests[{i}].first_token_chunk_ms",
-                               f"expected at least ttft_ms ({ttft:g}) since it times a later chunk, got {chunk:g}")
-    exams: dict[tuple, int] = {}
-    for i, e in enumerate(run.exams or ()):
+        _check_request_tokens(i, r)
+        _check_request_times(i, r)
+
+
+def _check_exam_items(e: Exam, base: str) -> None:
+    """An exam given item by item: at least one item, unique ids, a total that counts them."""
+    if not e.items:
+        raise RunFileError(f"{base}.items", "expected at least one item, got an empty list")
+    seen = set()
+    for j, item in enumerate(e.items):
+        if item.id in seen:
+            raise RunFileError(f"{base}.items[{j}].id", f'expected unique item ids, got "{item.id}" twice')
+        seen.add(item.id)
+    if e.total is not None and e.total != len(e.items):
+        raise RunFileError(f"{base}.total", f"expected {len(e.items)} (the number of items), got {e.total}")
+
+
+def _check_exam_counts(e: Exam, base: str) -> None:
+    """An exam given as counts: a total, at most that many correct, a finite score that agrees
+    with correct/total (within SCORE_SLACK percentage points)."""
+    if e.total is None:
+        raise RunFileError(f"{base}.total", "expected the number of items (total), found none")
+    if e.correct is not None and e.correct > e.total:
+        raise RunFileError(f"{base}.correct", f"expected at most total ({e.total}), got {e.correct}")
+    if e.score is not None:
+        _finite(e.score, f"{base}.score")
+        if e.correct is not None and abs(e.score - 100.0 * e.correct / e.total) > SCORE_SLACK:
+            raise RunFileError(f"{base}.score", f"expected {100.0 * e.correct / e.total:.2f} "
+                                                f"(correct/total = {e.correct}/{e.total}, as a percentage), "
+                                                f"got {e.score:g}")
+
+
+def _check_exams(exams) -> None:
+    """One result per benchmark and dimension; each given either as items or as counts, with a
+    valid date it was measured on."""
+    seen: dict[tuple, int] = {}
+    for i, e in enumerate(exams):
         base = f"$.exams[{i}]"
         key = (e.benchmark, e.dimension)
-        if key in exams:
+        if key in seen:
             raise RunFileError(base, f'expected one result per benchmark and dimension, got a second "{e.benchmark}"'
                                      + (f' "{e.dimension}"' if e.dimension else "")
-                                     + f" (as $.exams[{exams[key]}])")
-        exams[key] = i
+                                     + f" (as $.exams[{seen[key]}])")
+        seen[key] = i
         has_items = e.items is not None
         has_counts = e.correct is not None or e.score is not None
         if has_items == has_counts:
             raise RunFileError(base, "expected either items or correct/total (or score/total), "
                                      + ("got both" if has_items else "got neither"))
         if has_items:
-            if not e.items:
-                raise RunFileError(f"{base}.items", "expected at least one item, got an empty list")
-            seen = set()
-            for j, item in enumerate(e.items):
-                if item.id in seen:
-                    raise RunFileError(f"{base}.items[{j}].id", f'expected unique item ids, got "{item.id}" twice')
-                seen.add(item.id)
-            if e.total is not None and e.total != len(e.items):
-                raise RunFileError(f"{base}.total", f"expected {len(e.items)} (the number of items), got {e.total}")
+            _check_exam_items(e, base)
         else:
-            if e.total is None:
-                raise RunFileError(f"{base}.total", "expected the number of items (total), found none")
-            if e.correct is not None and e.correct > e.total:
-                raise RunFileError(f"{base}.correct", f"expected at most total ({e.total}), got {e.correct}")
-            if e.score is not None:
-                _finite(e.score, f"{base}.score")
-                if e.correct is not None and abs(e.score - 100.0 * e.correct / e.total) > SCORE_SLACK:
-                    raise RunFileError(f"{base}.score", f"expected {100.0 * e.correct / e.total:.2f} "
-                                                        f"(correct/total = {e.correct}/{e.total}, as a percentage), "
-                                                        f"got {e.score:g}")
+            _check_exam_counts(e, base)
         if e.measured_on is not None:
             _parse_date(e.measured_on, f"{base}.measured_on")

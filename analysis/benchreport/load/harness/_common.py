@@ -363,6 +363,98 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
     return seat, assumptions, None
 
 
+def _manifest_for(d: Draft, index) -> _manifest.Applied:
+    """What the manifests say about a draft's file (or, when nothing, about its other paths)."""
+    applied = index.lookup(d.source.path)
+    for extra in d.extra_paths:
+        if not applied:
+            applied = index.lookup(extra)
+    return applied
+
+
+def _run_date(d: Draft, fields: dict, assumptions: list[str]) -> str | None:
+    """The run's date: the manifest's, else the file's own, else the file's modification time (an
+    assumption said; the draft's timestamp taken from it too when it has none)."""
+    date = fields.get("date")
+    if date is None:
+        date = d.date
+        if date is None:
+            date, t = mtime_iso(d.source)
+            if d.timestamp is None:
+                d.timestamp = t
+            assumptions.append("date taken from the file's modification time (the file has no "
+                               "timestamp of its own)")
+    return date
+
+
+def _run_notes(d: Draft, fields: dict, applied: _manifest.Applied) -> str | None:
+    """The run's notes: the importer's, the figure checks', the manifest's, and where the manifest
+    entries came from; each a sentence."""
+    notes = list(d.notes) + check_notes(d.checks)
+    if "notes" in fields:
+        notes.append(fields["notes"])
+    if applied.sources:
+        notes.append("manifest: " + "; ".join(applied.sources)[:500])
+    return " ".join(n if n.endswith(".") else n + "." for n in notes) if notes else None
+
+
+def _run_object(d: Draft, fields: dict, applied: _manifest.Applied, seat: dict, date: str) -> dict[str, Any]:
+    """The native run document of a draft (without its run id and pass): the manifest's probe,
+    group, warm-up and base workload applied."""
+    base = fields.get("workload", BASE_WORKLOAD)
+    harness = dict(d.harness)
+    if "probe" in fields:
+        harness["probe"] = fields["probe"]
+    if "harness_group" in fields:
+        harness["group"] = fields["harness_group"]
+    obj: dict[str, Any] = {"format": FORMAT, "date": date, "seat": seat, "harness": harness}
+    warm = fields.get("warmup_excluded", d.warmup_excluded)
+    if warm is not None:
+        obj["warmup_excluded"] = warm
+    load = clean_load(d.load, harness)
+    if load:
+        obj["load"] = load
+    if d.events:
+        obj["events"] = d.events
+    if d.measurements:
+        obj["measurements"] = [{**m, "workload": base + m.get("workload", "")} for m in d.measurements]
+    if d.requests:
+        obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
+    if d.exams:
+        obj["exams"] = d.exams
+    notes = _run_notes(d, fields, applied)
+    if notes:
+        obj["notes"] = notes
+    return obj
+
+
+def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
+    """(draft, run document, manifest fields, assumptions) of one draft, or None when it is
+    refused (a manifest unclear about it, no seat, no date)."""
+    if not d.concurrency_key:
+        d.set_concurrency_key()
+    applied = _manifest_for(d, index)
+    if applied.problems:
+        outcome.refused.append(Refusal(d.source.display, "$", "expected a manifest that says clearly which "
+                                       "seat, pass and date this file measured; " + "; ".join(applied.problems)))
+        return None
+    seat, seat_notes, error = _seat_from(d, applied)
+    if error:
+        outcome.refused.append(Refusal(d.source.display, "$", error))
+        return None
+    assumptions = list(seat_notes)
+    fields = applied.fields
+    date = _run_date(d, fields, assumptions)
+    if date is None:
+        outcome.refused.append(Refusal(d.source.display, "$", "expected a date for the run; the file has "
+                                       "none and its modification time is unreadable; add one in a manifest"))
+        return None
+    obj = _run_object(d, fields, applied, seat, date)
+    assumptions.extend(d.assumptions)
+    assumptions = [a.replace(";", ",") for a in assumptions]  # the runs table joins them with "; "
+    return d, obj, fields, assumptions
+
+
 def finish(drafts: list[Draft], manifests: list, harness_key: str,
            outcome: ImportOutcome | None = None) -> ImportOutcome:
     """Apply manifests, infer seat/date/pass, build run ids; one ImportedRun per draft."""
@@ -377,68 +469,9 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
             skip(outcome, d.source, f"identical content to {seen[key].display}: read once, from there")
             continue
         seen.setdefault(key, d.source)
-        if not d.concurrency_key:
-            d.set_concurrency_key()
-        applied = index.lookup(d.source.path)
-        for extra in d.extra_paths:
-            if not applied:
-                applied = index.lookup(extra)
-        if applied.problems:
-            outcome.refused.append(Refusal(d.source.display, "$", "expected a manifest that says clearly which "
-                                           "seat, pass and date this file measured; " + "; ".join(applied.problems)))
-            continue
-        seat, seat_notes, error = _seat_from(d, applied)
-        if error:
-            outcome.refused.append(Refusal(d.source.display, "$", error))
-            continue
-        assumptions = list(seat_notes)
-        fields = applied.fields
-        # date
-        date = fields.get("date")
-        if date is None:
-            date = d.date
-            if date is None:
-                date, t = mtime_iso(d.source)
-                if d.timestamp is None:
-                    d.timestamp = t
-                assumptions.append("date taken from the file's modification time (the file has no "
-                                   "timestamp of its own)")
-        if date is None:
-            outcome.refused.append(Refusal(d.source.display, "$", "expected a date for the run; the file has "
-                                           "none and its modification time is unreadable; add one in a manifest"))
-            continue
-        # workload base and harness extras
-        base = fields.get("workload", BASE_WORKLOAD)
-        harness = dict(d.harness)
-        if "probe" in fields:
-            harness["probe"] = fields["probe"]
-        if "harness_group" in fields:
-            harness["group"] = fields["harness_group"]
-        obj: dict[str, Any] = {"format": FORMAT, "date": date, "seat": seat, "harness": harness}
-        warm = fields.get("warmup_excluded", d.warmup_excluded)
-        if warm is not None:
-            obj["warmup_excluded"] = warm
-        load = clean_load(d.load, harness)
-        if load:
-            obj["load"] = load
-        if d.events:
-            obj["events"] = d.events
-        if d.measurements:
-            obj["measurements"] = [{**m, "workload": base + m.get("workload", "")} for m in d.measurements]
-        if d.requests:
-            obj["requests"] = [{**r, "workload": base + r.get("workload", "")} for r in d.requests]
-        if d.exams:
-            obj["exams"] = d.exams
-        notes = list(d.notes) + check_notes(d.checks)
-        if "notes" in fields:
-            notes.append(fields["notes"])
-        if applied.sources:
-            notes.append("manifest: " + "; ".join(applied.sources)[:500])
-        if notes:
-            obj["notes"] = " ".join(n if n.endswith(".") else n + "." for n in notes)
-        assumptions.extend(d.assumptions)
-        assumptions = [a.replace(";", ",") for a in assumptions]  # the runs table joins them with "; "
-        ready.append((d, obj, fields, assumptions))
+        prepared = _prepare(d, index, outcome)
+        if prepared is not None:
+            ready.append(prepared)
     _assign_passes(ready, harness_key)
     for d, obj, fields, assumptions in ready:
         obj["run_id"] = make_run_id(harness_key, d.source, d.suffix)

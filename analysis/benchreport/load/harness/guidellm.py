@@ -109,8 +109,8 @@ def _strategy(b: dict) -> dict:
     return s if isinstance(s, dict) else {}
 
 
-def _cell(strategy: dict) -> tuple[str, int | None]:
-    """(workload suffix, concurrency) of a benchmark's strategy."""
+def strategy_cell(strategy: dict) -> tuple[str, int | None]:
+    """(workload suffix, concurrency) of a benchmark's strategy (the oracle tests name cells by it too)."""
     kind = str(strategy.get("type_") or strategy.get("type") or "")
     if kind == "synchronous":
         return "", 1
@@ -260,7 +260,7 @@ def _draft(source: SourceFile) -> Draft:
     described = []
     for i, b in enumerate(benches):
         strategy = _strategy(b)
-        wl, conc = _cell(strategy)
+        wl, conc = strategy_cell(strategy)
         described.append(f"{strategy.get('type_', '?')}" + (f"@{conc}" if conc else wl))
         level = num(dig(b, "config", "confidence"))
         _measurements(d, b, wl, conc, level)

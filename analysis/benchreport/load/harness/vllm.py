@@ -271,17 +271,76 @@ def _empty_first_chunk(gaps: list[float], tokens: int | None) -> bool:
     return gaps[0] > rest[len(rest) // 2]
 
 
-def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
+def _per_request_lists(doc: dict, d: Draft) -> tuple[dict, int] | None:
+    """The per-request lists the result holds (by key) and their common length; None when it has
+    none, or lists of different lengths (noted)."""
     lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
                                      "generated_texts", "errors", "start_times")}
     lists = {k: v for k, v in lists.items() if isinstance(v, list)}
     if not any(k in lists for k in ("ttfts", "output_lens", "latencies")):
-        return []
+        return None
     sizes = {len(v) for v in lists.values()}
     if len(sizes) != 1:
         d.notes.append("per-request lists of different lengths; requests not imported")
+        return None
+    return lists, sizes.pop()
+
+
+def _add_successful(r: dict, lists: dict, i: int, factor: float, derive_e2e: bool) -> None:
+    """The figures of successful request `i`: output tokens, times in ms (`factor` from the
+    lists' unit), end-to-end latency given or (`derive_e2e`) TTFT + the gaps, content length."""
+    o = count(lists["output_lens"][i]) if "output_lens" in lists else None
+    if o is not None:
+        r["output_tokens"] = o
+    ttft = num(lists["ttfts"][i]) if "ttfts" in lists else None
+    if ttft is not None and ttft >= 0:
+        r["ttft_ms"] = ttft * factor
+    gaps = lists["itls"][i] if "itls" in lists and isinstance(lists["itls"][i], list) else None
+    gaps = [num(g) for g in gaps] if gaps is not None else None
+    if gaps and all(g is not None and g >= 0 for g in gaps):
+        r["itl_ms"] = mean(gaps) * factor
+        if ttft is not None and ttft >= 0 and _empty_first_chunk(gaps, r.get("output_tokens")):
+            r["first_token_chunk_ms"] = (ttft + gaps[0]) * factor
+    if "latencies" in lists:
+        lat = num(lists["latencies"][i])
+        if lat is not None and lat >= 0:
+            r["e2e_latency_ms"] = lat * factor
+    elif derive_e2e and ttft is not None and gaps is not None and all(g is not None for g in gaps):
+        r["e2e_latency_ms"] = (ttft + sum(gaps)) * factor
+    text = lists["generated_texts"][i] if "generated_texts" in lists else None
+    if isinstance(text, str):
+        r["content_chars"] = len(text)
+
+
+def _request(lists: dict, i: int, good: bool, wl: str, conc: int | None, factor: float,
+             derive_e2e: bool) -> dict:
+    """Request `i` as a native request: when it was sent, its prompt, and its figures when it
+    succeeded or its error when it failed."""
+    r: dict = {"workload": wl}
+    if conc is not None:
+        r["concurrency"] = conc
+    sent = num(lists["start_times"][i]) if "start_times" in lists else None
+    if sent is not None and sent >= 0:
+        r["start_ms"] = sent * 1000.0  # seconds (perf_counter): keeps the send order
+    p = count(lists["input_lens"][i]) if "input_lens" in lists else None
+    if p is not None:
+        r["prompt_tokens"] = p
+    if good:
+        _add_successful(r, lists, i, factor, derive_e2e)
+    else:
+        r["finish_reason"] = "error"
+        text = lists["errors"][i] if "errors" in lists else None
+        r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
+    return r
+
+
+def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
+    """The result's per-request lists (saved with --save-detailed) as native requests; none when
+    it has none or they do not line up."""
+    found = _per_request_lists(doc, d)
+    if found is None:
         return []
-    size = sizes.pop()
+    lists, size = found
     ok = _successful(doc, lists, size, d)
     if ok is None:
         return []
@@ -292,46 +351,7 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     if derive_e2e:
         d.assumptions.append("per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
                              "(this vLLM release saves no per-request latencies)")
-    out = []
-    for i in range(size):
-        good = ok[i]
-        r: dict = {"workload": wl}
-        if conc is not None:
-            r["concurrency"] = conc
-        sent = num(lists["start_times"][i]) if "start_times" in lists else None
-        if sent is not None and sent >= 0:
-            r["start_ms"] = sent * 1000.0  # seconds (perf_counter): keeps the send order
-        p = count(lists["input_lens"][i]) if "input_lens" in lists else None
-        if p is not None:
-            r["prompt_tokens"] = p
-        if good:
-            o = count(lists["output_lens"][i]) if "output_lens" in lists else None
-            if o is not None:
-                r["output_tokens"] = o
-            ttft = num(lists["ttfts"][i]) if "ttfts" in lists else None
-            if ttft is not None and ttft >= 0:
-                r["ttft_ms"] = ttft * factor
-            gaps = lists["itls"][i] if "itls" in lists and isinstance(lists["itls"][i], list) else None
-            gaps = [num(g) for g in gaps] if gaps is not None else None
-            if gaps and all(g is not None and g >= 0 for g in gaps):
-                r["itl_ms"] = mean(gaps) * factor
-                if ttft is not None and ttft >= 0 and _empty_first_chunk(gaps, r.get("output_tokens")):
-                    r["first_token_chunk_ms"] = (ttft + gaps[0]) * factor
-            if "latencies" in lists:
-                lat = num(lists["latencies"][i])
-                if lat is not None and lat >= 0:
-                    r["e2e_latency_ms"] = lat * factor
-            elif derive_e2e and ttft is not None and gaps is not None and all(g is not None for g in gaps):
-                r["e2e_latency_ms"] = (ttft + sum(gaps)) * factor
-            text = lists["generated_texts"][i] if "generated_texts" in lists else None
-            if isinstance(text, str):
-                r["content_chars"] = len(text)
-        else:
-            r["finish_reason"] = "error"
-            text = lists["errors"][i] if "errors" in lists else None
-            r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
-        out.append(r)
-    return out
+    return [_request(lists, i, ok[i], wl, conc, factor, derive_e2e) for i in range(size)]
 
 
 IMPORTER = _Importer()
