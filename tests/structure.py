@@ -22,9 +22,8 @@ MAX_FUNCTION_LINES = 60
 #: Keys are the first part of the module's name under `benchreport` (a module or a subpackage).
 LAYERS: dict[str, int] = {
     # 0: foundations every layer may use (no pandas pipeline of their own)
-    "__init__": 0, "__main__": 9, "errors": 0, "columns": 0, "conditions": 0, "thresholds": 0,
+    "version": 0, "reserved": 0, "errors": 0, "columns": 0, "conditions": 0, "thresholds": 0,
     "format": 0, "progress": 0, "_memory": 0, "resources": 0, "extras": 0, "locks": 0,
-    "reserved": 0,
     # 1: reading run files; 2: the tidy tables and the JSON Schema made from the run format
     "load": 1, "schema": 2, "tables": 2,
     # 3: statistics (pure); 4: flags (pure, read statistics); 5: the run store (Parquet files)
@@ -33,8 +32,8 @@ LAYERS: dict[str, int] = {
     "days": 6, "source": 7, "pipeline": 7, "options": 7,
     # 8: output: files written atomically, the report, the site, the analyst's side
     "outdir": 8, "report": 8, "site": 8, "explore": 8, "before_after": 8,
-    # 9: the command line
-    "cli": 9, "cli_lab": 9, "cli_log": 9, "cli_parser": 9, "cli_writers": 9, "cli_common": 9,
+    # 9: the command line, and the package's face (benchreport/__init__.py re-exports `compare`)
+    "__init__": 9, "__main__": 9, "cli": 9, "cli_lab": 9, "cli_log": 9, "cli_parser": 9, "cli_writers": 9, "cli_common": 9,
 }
 #: inside a layer, a view-model never imports its renderer
 INNER_ORDER: dict[str, int] = {

@@ -3,9 +3,11 @@
 Data flows one way: `load` (files -> validated runs) -> `tables` (tidy DataFrames)
 -> `stats` (estimates, CIs, comparisons, exam tests) -> `flags` (what the numbers
 will not carry) -> `report` (figures, HTML, PDF). `explore` is the analyst's side:
-``analysis.compare(a, "seat-x", "seat-y")`` puts two seats side by side.
+``benchreport.compare(a, "seat-x", "seat-y")`` puts two seats side by side. This module is
+the package's face (the top layer: it re-exports from the analyst's side); the version lives
+in `benchreport.version`, which every layer may read.
 """
-__version__ = "0.1.0"
+from benchreport.version import __version__
 
 __all__ = ["__version__", "compare"]
 

@@ -5,7 +5,7 @@ import sys
 import time
 from typing import Callable
 
-from benchreport import __version__
+from benchreport.version import __version__
 from benchreport.load.errors import UNSAFE_CHARS
 
 __all__ = ["logged"]

@@ -8,7 +8,7 @@ import argparse
 import difflib
 import re
 
-from benchreport import __version__
+from benchreport.version import __version__
 from benchreport.columns import METRICS, STATISTICS
 from benchreport.options import add_cli_options, number
 

@@ -253,7 +253,7 @@ def clean_leftovers(target: Path) -> list[Path]:
 
 
 def _write_marker(folder: Path, content: dict) -> None:
-    from benchreport import __version__
+    from benchreport.version import __version__
 
     doc = {"format": MARKER_FORMAT, "written_by": f"benchreport {__version__}", **content}
     (folder / MARKER).write_text(json.dumps(doc, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")

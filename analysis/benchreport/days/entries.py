@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from benchreport import __version__
+from benchreport.version import __version__
 
 from benchreport.stats._common import missing
 from benchreport.stats.cells import PASS_COLUMNS, empty_frame, typed_frame

@@ -99,112 +99,149 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
     the analysis keeps of each date (`DayFacts`: from the cache's index where its token is the
     date's, else from the date's entry), the cells of the described dates, and, where cells
     have 1-2 passes, their rows and the pass variances of their other dates."""
-
-    labels = run_labels(runs)
-    tokens = day_tokens(measurements, runs, labels, source.day_token, thresholds=thresholds, level=level)
-    held: dict[str, pa.Table] = {}
-    held_cells: dict[str, pa.Table] = {}
-    fresh = [d for d, token in tokens.items() if not (token and cache.has(d, token))]
-    m_days = day_of(measurements["date"]) if measurements is not None and len(measurements) else None
-    for i in range(0, len(fresh), DAYS_PER_CHUNK):
-        chunk = fresh[i:i + DAYS_PER_CHUNK]
-        m = measurements if m_days is None else measurements[np.isin(m_days, chunk)].reset_index(drop=True)
-        new = pass_rows(m, source.only(chunk), runs, thresholds)
-        if len(new):
-            new["_small"] = new.groupby(CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-            done = cells_of(new)
-            p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
-            row_cols = [c for c in new.columns if c not in _SORT_KEYS]
-        for d in chunk:
-            if not len(new) or not (p_days == d).any():
-                continue  # a date without pass rows (its runs hold nothing to estimate)
-            entry = DayEntry(passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
-                             cells_to_arrow(done[c_days == d].reset_index(drop=True)))
-            _store(cache, d, tokens.get(d), entry, held, held_cells)
-        del new
-    days = [d for d in sorted(tokens) if d in held or (tokens[d] and cache.has(d, tokens[d]))]
-
-    def passes_of(d):
-        t = held.get(d)
-        if t is None:
-            t = cache.load_passes(d, tokens[d])
-            if t is None:
-                t = _recompute(d)  # damaged since it was written
-        return t
-
-    def cells_on(d):
-        c = held_cells.get(d)
-        if c is None:
-            c = cache.load_cells(d, tokens[d])
-            if c is None:
-                _recompute(d)
-                c = held_cells[d]
-        return c
-
-    def _recompute(d):
-        """A date whose kept entry cannot be read: computed again, kept again, and held for this analysis."""
-        m = measurements if m_days is None else measurements[m_days == d].reset_index(drop=True)
-        new = pass_rows(m, source.only([d]), runs, thresholds)
-        new["_small"] = new.groupby(CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
-        row_cols = [c for c in new.columns if c not in _SORT_KEYS]
-        entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
-                         cells_to_arrow(cells_of(new).reset_index(drop=True)))
-        if tokens.get(d):
-            cache.save(d, tokens[d], entry)
-        held[d], held_cells[d] = entry.passes, entry.cells
-        return entry.passes
-
-    index = cache.load_index() or {}
-    facts: dict[str, DayFacts] = {}
-    for d in days:
-        f = index.get(d)
-        if f is None or f.token != tokens[d] or d in held or f.stamp is None or f.stamp != cache.stamp(d, f.token):
-            f = _facts(tokens[d] or "", passes_of(d), cells_on(d), thresholds)
-        facts[d] = f
-    if tokens and any(index.get(d) is not facts[d] for d in days) or set(index) - set(days):
-        cache.save_index({d: f for d, f in facts.items() if d not in held and tokens.get(d)})
+    tokens = day_tokens(measurements, runs, run_labels(runs), source.day_token, thresholds=thresholds, level=level)
+    reader = _DayReader(measurements, source, runs, thresholds, cache, cells_of, tokens)
+    reader.compute([d for d, token in tokens.items() if not (token and cache.has(d, token))])
+    days = [d for d in sorted(tokens) if d in reader.held or (tokens[d] and cache.has(d, tokens[d]))]
+    facts = reader.facts(days)
     described: dict[tuple, str] = {}
     for d in days:
         for k in facts[d].triples:
             described[tuple(k)] = d  # dates ascend: the last one seen is the latest
-    latest = []
-    for d in sorted(set(described.values())):
-        c = cells_on(d)
-        mask = _key_mask(c, _DESCRIBED, {k for k, v in described.items() if v == d})
-        if mask.any():
-            latest.append(c.filter(pa.array(mask)))
-    # the cells with 1-2 passes borrow the pass variance of their other dates: their rows, and
-    # a second reading of the dates for their cells' rows, where there are any
-    key_columns = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
-    small_parts, small_keys = [], set()
-    for d in days:
-        if facts[d].small:
-            t = passes_of(d)
-            small = t.filter(pa.array(t.column("_small").to_numpy(zero_copy_only=False).astype(bool)))
-            small_parts.append(small)
-            small_keys.update(_distinct_rows(small, key_columns))
+    small, variances = reader.small_cells(days, facts)
+    return DayScan(tokens=tokens, days=PassDays(cache, tokens, reader.held, {d: facts[d].n for d in days},
+                                                reader.passes_of),
+                   described=described, small=small, variances=variances,
+                   latest_cells=_cells_frame(reader.latest_cells(described)),
+                   dated=_cells_frame([facts[d].dated for d in days], DATED_COLUMNS),
+                   notable=_notable_frame([facts[d].notable for d in days if facts[d].notable.num_rows]),
+                   request_counts=_counts_frame([facts[d].counted for d in days]), held_cells=reader.held_cells,
+                   cells_on=reader.cells_on)
 
-    variances: dict = {}
-    for d in days if small_keys else ():
-        t = passes_of(d)
-        mine = _key_mask(t, key_columns, small_keys)
-        if mine.any():
-            for k, per_date in date_variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
-                variances.setdefault(k, {}).update(per_date)
-    notable = [facts[d].notable for d in days if facts[d].notable.num_rows]
+
+#: a pass row's cell without its date, as the day entries' columns name it
+_KEY_COLUMNS = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+
+
+class _DayReader:
+    """The dates of one analysis: computed where the cache lacks them (`compute`), read from it
+    or from what this analysis computed (`held`) where not, and recomputed where a kept entry
+    can no longer be read."""
+
+    def __init__(self, measurements, source, runs, thresholds, cache: DayCache, cells_of, tokens: dict):
+        self.measurements, self.source, self.runs, self.thresholds = measurements, source, runs, thresholds
+        self.cache, self.cells_of, self.tokens = cache, cells_of, tokens
+        self.held: dict[str, pa.Table] = {}
+        self.held_cells: dict[str, pa.Table] = {}
+        has_rows = measurements is not None and len(measurements)
+        self.m_days = day_of(measurements["date"]) if has_rows else None
+
+    def _pass_rows(self, days: list) -> pd.DataFrame:
+        m = self.measurements
+        if self.m_days is not None:
+            m = m[np.isin(self.m_days, days)].reset_index(drop=True)
+        new = pass_rows(m, self.source.only(days), self.runs, self.thresholds)
+        if len(new):
+            new["_small"] = new.groupby(CELL_GROUP, sort=False)["value"].transform("size").to_numpy() < 3
+        return new
+
+    def compute(self, fresh: list) -> None:
+        """The dates the cache does not hold, a few at a time: pass rows, cells, kept."""
+        for i in range(0, len(fresh), DAYS_PER_CHUNK):
+            chunk = fresh[i:i + DAYS_PER_CHUNK]
+            new = self._pass_rows(chunk)
+            if not len(new):
+                continue  # dates without pass rows (their runs hold nothing to estimate)
+            done = self.cells_of(new)
+            p_days, c_days = new["date"].to_numpy(dtype=object), done["date"].astype(object).to_numpy()
+            row_cols = [c for c in new.columns if c not in _SORT_KEYS]
+            for d in chunk:
+                if (p_days == d).any():
+                    entry = DayEntry(passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
+                                     cells_to_arrow(done[c_days == d].reset_index(drop=True)))
+                    _store(self.cache, d, self.tokens.get(d), entry, self.held, self.held_cells)
+            del new
+
+    def passes_of(self, d: str) -> pa.Table:
+        t = self.held.get(d)
+        if t is None:
+            t = self.cache.load_passes(d, self.tokens[d])
+            if t is None:
+                t = self._recompute(d)  # damaged since it was written
+        return t
+
+    def cells_on(self, d: str) -> pa.Table:
+        c = self.held_cells.get(d)
+        if c is None:
+            c = self.cache.load_cells(d, self.tokens[d])
+            if c is None:
+                self._recompute(d)
+                c = self.held_cells[d]
+        return c
+
+    def _recompute(self, d: str) -> pa.Table:
+        """A date whose kept entry cannot be read: computed again, kept again, and held for this analysis."""
+        new = self._pass_rows([d])
+        row_cols = [c for c in new.columns if c not in _SORT_KEYS]
+        entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
+                         cells_to_arrow(self.cells_of(new).reset_index(drop=True)))
+        if self.tokens.get(d):
+            self.cache.save(d, self.tokens[d], entry)
+        self.held[d], self.held_cells[d] = entry.passes, entry.cells
+        return entry.passes
+
+    def facts(self, days: list) -> dict:
+        """{date: DayFacts}: from the cache's index where it is the date's, else read; the index kept."""
+        index, tokens, cache = self.cache.load_index() or {}, self.tokens, self.cache
+        facts: dict[str, DayFacts] = {}
+        for d in days:
+            f = index.get(d)
+            if f is None or f.token != tokens[d] or d in self.held or f.stamp is None or f.stamp != cache.stamp(d, f.token):
+                f = _facts(tokens[d] or "", self.passes_of(d), self.cells_on(d), self.thresholds)
+            facts[d] = f
+        if tokens and any(index.get(d) is not facts[d] for d in days) or set(index) - set(days):
+            cache.save_index({d: f for d, f in facts.items() if d not in self.held and tokens.get(d)})
+        return facts
+
+    def latest_cells(self, described: dict) -> list:
+        """The 3+-pass cells of the dates that describe each seat."""
+        latest = []
+        for d in sorted(set(described.values())):
+            c = self.cells_on(d)
+            mask = _key_mask(c, _DESCRIBED, {k for k, v in described.items() if v == d})
+            if mask.any():
+                latest.append(c.filter(pa.array(mask)))
+        return latest
+
+    def small_cells(self, days: list, facts: dict) -> tuple:
+        """(the rows of cells with 1-2 passes, {cell key: {date: LogVariance}} of their other
+        dates): such cells borrow the pass variance of their other dates."""
+        small_parts, small_keys = [], set()
+        for d in days:
+            if facts[d].small:
+                t = self.passes_of(d)
+                small = t.filter(pa.array(t.column("_small").to_numpy(zero_copy_only=False).astype(bool)))
+                small_parts.append(small)
+                small_keys.update(_distinct_rows(small, _KEY_COLUMNS))
+        variances: dict = {}
+        for d in days if small_keys else ():
+            t = self.passes_of(d)
+            mine = _key_mask(t, _KEY_COLUMNS, small_keys)
+            if mine.any():
+                for k, per_date in date_variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
+                    variances.setdefault(k, {}).update(per_date)
+        rows = (add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
+                if small_parts else None)
+        return rows, variances
+
+
+def _notable_frame(notable: list) -> pd.DataFrame:
+    """The kept pass rows the flags read, with whether each is correlated in send order."""
     notable_t = pa.concat_tables(notable, promote_options="permissive") if notable else None
     notable_df = typed_passes(notable_t)
     notable_df[DEPENDENT] = (notable_t.column(DEPENDENT).to_numpy(zero_copy_only=False).astype(bool)
                              if notable_t is not None else np.zeros(0, dtype=bool))
-    return DayScan(tokens=tokens, days=PassDays(cache, tokens, held, {d: facts[d].n for d in days}, passes_of),
-                   described=described,
-                   small=(add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
-                          if small_parts else None),
-                   variances=variances, latest_cells=_cells_frame(latest),
-                   dated=_cells_frame([facts[d].dated for d in days], DATED_COLUMNS),
-                   notable=notable_df,
-                   request_counts=_counts_frame([facts[d].counted for d in days]), held_cells=held_cells,
-                   cells_on=cells_on)
+    return notable_df
 
 
 def add_sort_keys_of(df: pd.DataFrame) -> pd.DataFrame:

@@ -355,11 +355,10 @@ def _code_digest() -> str:
     """A digest of benchreport's own files (library, notebooks, templates: their names, sizes and
     modification times), so a changed installation is never "up to date" with an old report. A
     stat per file: a few milliseconds."""
-    import benchreport
     from benchreport.resources import notebook_path, templates_dir
 
     h = hashlib.sha256()
-    for root in (Path(benchreport.__file__).parent, notebook_path().parent, templates_dir()):
+    for root in (Path(__file__).resolve().parents[1], notebook_path().parent, templates_dir()):
         for f in sorted(root.rglob("*")):
             if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
                 st = f.stat()
@@ -371,7 +370,7 @@ def _build_key(content: str, request: BuildRequest, formats, figure_formats) -> 
     """What the report depends on: the data's content, every option, the formats, the title,
     benchreport's version and its own files (`_code_digest`). Equal keys: the report already in DIR
     is this build's."""
-    from benchreport import __version__
+    from benchreport.version import __version__
 
     spec = {"content": content, "options": request.options.as_dict(), "formats": formats,
             "figures": figure_formats, "title": request.title, "skip_bad": request.skip_bad,

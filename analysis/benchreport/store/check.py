@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 
 from benchreport.load import DEFAULT_MAX_FILE_BYTES
 
-from .ingest import _ingest, manifest_context
-from .layout import Store, StoreDamaged, _OWN_TEMP, _sha_file
+from .ingest import ingest_files, manifest_context
+from .layout import Store, StoreDamaged, OWN_TEMP, sha_file
 
 __all__ = ["Problem", "check", "repair", "RepairReport"]
 
@@ -66,7 +66,7 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
         if have != int(size):
             problems.append(Problem("size", str(name), f"{have} bytes, {int(size)} were written", str(batch)))
             continue
-        if hashed and isinstance(sha, str) and sha and _sha_file(path) != sha:
+        if hashed and isinstance(sha, str) and sha and sha_file(path) != sha:
             problems.append(Problem("sha256", str(name), "not the bytes that were written (replaced or corrupted)",
                                     str(batch)))
             continue
@@ -84,7 +84,7 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
         name = entry.relative_to(store.root).as_posix()
         if name in listed:
             continue
-        kind = "leftover" if _OWN_TEMP.fullmatch(entry.name) else "stray"
+        kind = "leftover" if OWN_TEMP.fullmatch(entry.name) else "stray"
         problems.append(Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it "
                                 "to lost+found/"))
     if len(files):
@@ -156,7 +156,7 @@ def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_
         there = [Path(p) for p in paths if Path(p).is_file() and _sha_or_none(Path(p)) == want[p]]
         report.lost += [p for p in paths if Path(p) not in set(there)]
         if there:
-            got = _ingest(store, there, max_file_bytes=max_file_bytes, progress=False,
+            got = ingest_files(store, there, max_file_bytes=max_file_bytes, progress=False,
                             chunk_bytes=1 << 62, manifests=manifests)
             back = set(got.added) | set(got.restored)
             report.restored += [str(p) for p in there if str(p) in back]
@@ -166,7 +166,7 @@ def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_
 
 def _sha_or_none(path: Path) -> str | None:
     try:
-        return _sha_file(path)
+        return sha_file(path)
     except OSError:
         return None
 

@@ -163,11 +163,11 @@ def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
     store = Store.open(store_dir, create=True)
     with store.lock(wait, doing="ingest"):
         store.sweep_orphans()
-        return _ingest(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes,
+        return ingest_files(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes,
                        strict=strict)
 
 
-def _ingest(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int,
+def ingest_files(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int,
             manifests: list[Path] | None = None, strict: bool = False) -> IngestReport:
     """The ingest itself, under the lock. `manifests`: read with these (`store repair` reading
     a batch again) instead of those at the top of the folders given."""

@@ -43,7 +43,8 @@ PART_COLUMNS = ["table", "day", "batch", "name", "size", "sha256"]
 _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
 #: the temporary file a job making a store writes its marker through (another job may see it)
 _MARKER_TEMP = re.compile(r"\.store\.json\.[0-9a-f]{32}\.tmp")
-_OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
+#: the temporary files an ingest of this store writes (a leftover of a killed one, not a stray)
+OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
 class StoreError(Exception):
@@ -301,7 +302,7 @@ class Store:
                 continue
             rows.append({"table": table, "day": part.parent.name[4:], "batch": m.group(1) if m else None,
                          "name": part.relative_to(self.root).as_posix(), "size": size,
-                         "sha256": _sha_file(part) if hashed else None})
+                         "sha256": sha_file(part) if hashed else None})
         return pd.DataFrame(rows, columns=PART_COLUMNS)
 
     def write_parts(self, df: pd.DataFrame) -> None:
@@ -382,12 +383,12 @@ class Store:
         listed = set(self.parts()["name"].astype(str))
         gone = 0
         for entry in self.root.iterdir():
-            if _OWN_TEMP.fullmatch(entry.name):
+            if OWN_TEMP.fullmatch(entry.name):
                 entry.unlink(missing_ok=True)
                 gone += 1
         for _, part in self.table_files(dated_only=True):
             m = _PART_NAME.fullmatch(part.name)
-            own = _OWN_TEMP.fullmatch(part.name) is not None
+            own = OWN_TEMP.fullmatch(part.name) is not None
             name = part.relative_to(self.root).as_posix()
             if own or (m is not None and name not in listed and m.group(1) not in known):
                 part.unlink(missing_ok=True)
@@ -402,13 +403,14 @@ class Store:
         path = folder / f"part-{batch}.parquet"
         tmp = folder / f".part-{batch}.{uuid.uuid4().hex}.tmp"
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
-        sha, size = _sha_file(tmp), tmp.stat().st_size
+        sha, size = sha_file(tmp), tmp.stat().st_size
         os.replace(tmp, path)
         return {"table": table, "day": str(date), "batch": batch, "name": path.relative_to(self.root).as_posix(),
                 "size": size, "sha256": sha}
 
 
-def _sha_file(path: Path) -> str:
+def sha_file(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in chunks (the store keys every file it holds by it)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

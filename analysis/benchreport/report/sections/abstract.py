@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from benchreport import __version__
+from benchreport.version import __version__
 from benchreport import format as fmt
 from benchreport.flags import codes
 
