@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-from ..columns import METRICS, STATISTICS, higher_is_better
+from ..columns import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, COMPARISONS, METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
 from ._common import resolve_baseline
 from .cells import CellSet
@@ -57,15 +57,6 @@ from .passes import PassSummary, welch_log_ratio_test
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
            "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed"]
 
-#: columns of tables/comparisons.csv (spec/cli.md), in order
-COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
-                      "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
-                      "ci_method", "verdict"]
-#: extra columns after the spec's
-COMPARISON_EXTRA_COLUMNS = ["harness", "probe", "load_id", "load", "kind", "baseline_date", "candidate_date", "ci_level",
-                            "p_value", "p_adj", "multiplicity", "verdict_reason", "primary",
-                            "within_low", "within_high", "within_method", "df",
-                            "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate"]
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
 _MATCH = ["_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
@@ -521,22 +512,5 @@ def _sort_key(k):
     return (str(h), str(p), str(lid), str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
 
 
-_STRINGS = ("workload", "metric", "statistic", "baseline", "candidate", "ci_method", "verdict", "harness", "probe",
-            "load_id", "load", "kind", "baseline_date", "candidate_date", "multiplicity", "verdict_reason",
-            "within_method")
-_INTS = ("concurrency", "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate")
-
-
 def _typed_comparisons(df: pd.DataFrame) -> pd.DataFrame:
-    cols = COMPARISON_COLUMNS + COMPARISON_EXTRA_COLUMNS
-    out = df.reindex(columns=cols).copy()
-    for c in cols:
-        if c in _STRINGS:
-            out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
-        elif c in _INTS:
-            out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
-        elif c == "primary":
-            out[c] = out[c].astype("object").where(out[c].notna(), False).astype(bool)
-        else:
-            out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    return out.reset_index(drop=True)
+    return COMPARISONS.typed(df)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import is_not_a_count
+from ..columns import EXAM_DELTA_COLUMNS, EXAM_DELTA_EXTRA_COLUMNS, EXAM_DELTAS, TABLE_COLUMNS, is_not_a_count
 from ._common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
@@ -29,15 +29,6 @@ __all__ = [
     "parse_counts", "exam_delta_counts", "exam_delta_paired", "exam_deltas",
     "mde_unpaired", "mde_paired",
 ]
-
-#: columns of tables/exam_deltas.csv (spec/cli.md), in order
-EXAM_DELTA_COLUMNS = [
-    "benchmark", "dimension", "baseline", "candidate", "test", "n_items", "baseline_correct",
-    "candidate_correct", "baseline_only", "candidate_only", "p_value", "p_mid", "p_holm",
-    "diff", "diff_ci_low", "diff_ci_high", "diff_ci_method", "mde",
-]
-#: extra columns exam_deltas() adds after the spec's
-EXAM_DELTA_EXTRA_COLUMNS = ["p_boschloo", "baseline_total", "candidate_total", "ci_level", "note"]
 
 TEST_PAIRED = "McNemar exact (paired items)"
 TEST_COUNTS = "Fisher exact (counts)"
@@ -493,8 +484,7 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     for c in ("seat", "benchmark", "correct", "total"):
         if c not in exams.columns:
             raise ValueError(f"`exams` lacks column {c!r}")
-    items = exam_items if exam_items is not None else pd.DataFrame(
-        columns=["run_id", "seat", "date", "benchmark", "dimension", "item_id", "correct"])
+    items = exam_items if exam_items is not None else pd.DataFrame(columns=TABLE_COLUMNS["exam_items"])
     if not isinstance(items, pd.DataFrame):
         raise ValueError("`exam_items` must be a pandas DataFrame or None")
     results = _latest_results(exams, items)
@@ -532,10 +522,10 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
             rows.append(row)
     cols = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
     if not rows:
-        return _typed_exam_frame(pd.DataFrame(columns=cols))
+        return EXAM_DELTAS.empty()
     df = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in rows], columns=cols)
     df["p_holm"] = holm(df["p_value"].to_numpy(dtype=float))
-    return _typed_exam_frame(df)
+    return EXAM_DELTAS.typed(df)
 
 
 def _untested(row: "ExamDelta") -> "ExamDelta":
@@ -546,19 +536,3 @@ def _untested(row: "ExamDelta") -> "ExamDelta":
     return replace(row, test="none: a score is not a whole number of items", p_value=nan, p_mid=nan, p_holm=nan,
                    diff_ci_low=nan, diff_ci_high=nan, diff_ci_method="none: counts reconstructed from a score "
                    "that is not a share of the stated items", p_boschloo=nan)
-
-
-def _typed_exam_frame(df: pd.DataFrame) -> pd.DataFrame:
-    ints = ["n_items", "baseline_correct", "candidate_correct", "baseline_only", "candidate_only",
-            "baseline_total", "candidate_total"]
-    floats = ["p_value", "p_mid", "p_holm", "diff", "diff_ci_low", "diff_ci_high", "mde",
-              "p_boschloo", "ci_level"]
-    strs = ["benchmark", "dimension", "baseline", "candidate", "test", "diff_ci_method", "note"]
-    out = df.copy()
-    for c in ints:
-        out[c] = pd.array(pd.to_numeric(out[c], errors="coerce"), dtype="Int64")
-    for c in floats:
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    for c in strs:
-        out[c] = out[c].astype("string")
-    return out.reset_index(drop=True)
