@@ -1,11 +1,16 @@
-"""Names defined once: metrics with their units and direction, table keys, table columns.
+"""Names defined once: metrics with their units and direction, table keys, table columns and dtypes.
 
-Every other module takes its column names from here, so a renamed column is a
-one-line change and a typo is an ImportError, not a silent empty column.
+Every table the library makes has its columns here, and those it types (the tidy tables and
+the statistics tables) a `TableSchema`: its columns in order, each with its dtype, and the one
+function that gives a frame those dtypes (`typed`, `empty`, `from_arrow`). Every other module
+takes its column names and dtypes from here, so a renamed column is a one-line change, a typo
+is an ImportError, not a silent empty column, and a table has the same dtypes however its rows
+were made (Parquet files compare byte for byte).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, cached_property
 
 import numpy as np
 import pandas as pd
@@ -130,9 +135,14 @@ class TableSchema:
         """The column names, in order (a new list: callers may extend it)."""
         return [c for c, _ in self.columns]
 
+    @cached_property
+    def dtypes(self) -> dict[str, str]:
+        """{column: dtype}."""
+        return dict(self.columns)
+
     def dtype(self, column: str) -> str:
         """The dtype of one column (KeyError for a column the table does not have)."""
-        return dict(self.columns)[column]
+        return self.dtypes[column]
 
     def typed(self, frame: pd.DataFrame) -> pd.DataFrame:
         """`frame` as this table: its columns in order (absent ones missing), each of its dtype,
@@ -162,12 +172,14 @@ class TableSchema:
         return df
 
 
+@cache
 def _arrow_types() -> dict:
     import pyarrow as pa
 
     return {FLOAT: pa.float64(), INT64: pa.int64(), INT: pa.int64(), BOOLEAN: pa.bool_(), STRING: pa.string()}
 
 
+@cache
 def _pandas_types() -> dict:
     import pyarrow as pa
 
@@ -310,6 +322,15 @@ FLAG_COLUMNS = ["code", "severity", "seats", "workload", "concurrency", "metric"
 #: columns of provenance.csv, in order: every file the build read, refused or skipped
 PROVENANCE_COLUMNS = ["status", "path", "run_id", "format", "harness", "harness_version", "sha256",
                       "json_path", "reason"]
+#: the columns `benchreport compare` prints and writes (benchreport.before_after: comparisons.csv's,
+#: with the pair's data sets)
+BEFORE_AFTER_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "statistic", "baseline_date",
+                        "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
+                        "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
+#: columns of the explorer's two-seat `compare` table (benchreport.explore.pairs), in order
+PAIR_COLUMNS = ["workload", "concurrency", "metric", "statistic", "unit", "baseline_estimate", "candidate_estimate",
+                "ratio", "ci_low", "ci_high", "ci_level", "ci_method", "p_value", "p_adj", "verdict", "verdict_reason",
+                "primary", "baseline_values", "candidate_values", "flags"]
 #: the run store's files table: one row per file version seen (`context`: a digest of the manifests the
 #: version was read with, "" for none; a file read with another manifest is another version)
 FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_ids", "current", "batch", "context"]

@@ -18,26 +18,9 @@ import pandas as pd
 import pyarrow as pa
 
 from benchreport import conditions
-from benchreport.columns import NOT_A_COUNT, TABLE_COLUMNS
+from benchreport.columns import COMPONENT_RUN_COLUMNS, MEASUREMENT_FIELDS, NOT_A_COUNT, TABLE_COLUMNS, TABLE_SCHEMAS
 from benchreport.load import LoadResult, native
 from benchreport._memory import gc_paused
-
-#: pandas dtypes of every column that is not a plain string (strings use "string")
-DTYPES: dict[str, str] = {
-    "pass": "int64", "concurrency": "Int64", "n": "Int64", "context_tokens": "Int64",
-    "value": "float64", "ci_low": "float64", "ci_high": "float64", "ci_level": "float64",
-    "checkpoint_bytes": "float64", "gpu_memory_bytes": "float64",
-    "nodes": "Int64", "gpus_per_node": "Int64", "tensor_parallel": "Int64",
-    "max_tokens": "Int64", "temperature": "float64", "thinking": "boolean",
-    "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean", "counted_only": "boolean",
-    "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
-    "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
-    "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64", "start_ms": "float64",
-    "first_content_ms": "float64", "first_token_chunk_ms": "float64",
-    "correct": "Int64", "total": "Int64", "score": "float64", "from_items": "boolean",
-    "from_earlier_run": "boolean",
-}
-
 
 @dataclass
 class Tables:
@@ -60,50 +43,25 @@ class Tables:
         return [(name, getattr(self, name)) for name in self.names()]
 
 
-_ARROW_TYPES = {"float64": pa.float64(), "int64": pa.int64(), "Int64": pa.int64(),
-                "boolean": pa.bool_(), "string": pa.string()}
-_PANDAS_TYPES = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
-
-
-def _dtype(table: str, col: str) -> str:
-    return "boolean" if (table, col) == ("exam_items", "correct") else DTYPES.get(col, "string")
-
-
 def tidy_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
-    """A DataFrame with the table's columns in order and the project's dtypes.
+    """A DataFrame with the table's columns in order and its dtypes (benchreport.columns.TABLE_SCHEMAS).
 
     Columns go through Arrow arrays (C speed for lists with None) and come back with
     pandas' nullable dtypes: Int64, boolean, string; float64 with NaN; int64 for `pass`.
     """
+    schema = TABLE_SCHEMAS[name]
     n = len(next(iter(columns.values()))) if columns else 0
-    arrays, names = [], TABLE_COLUMNS[name]
-    for col in names:
+    arrays = []
+    for col in schema.names:
         values = columns.get(col)
-        arrays.append(pa.array(values if values is not None else [None] * n, type=_ARROW_TYPES[_dtype(name, col)],
+        arrays.append(pa.array(values if values is not None else [None] * n, type=schema.arrow_type(col),
                                from_pandas=True))
-    df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_PANDAS_TYPES.get)
-    for col in names:
-        if _dtype(name, col) == "int64":
-            df[col] = df[col].astype("int64")
-        elif _dtype(name, col) == "float64":
-            df[col] = df[col].astype("float64")
-    return df
+    return schema.from_arrow(pa.Table.from_arrays(arrays, names=schema.names))
 
 
 def frame_from_arrow(name: str, table: pa.Table) -> pd.DataFrame:
-    """A tidy table from Arrow columns (the run store's Parquet), with the dtypes `_frame` gives."""
-    arrays = []
-    for col in TABLE_COLUMNS[name]:
-        target = _ARROW_TYPES[_dtype(name, col)]
-        arrays.append(table.column(col).cast(target) if col in table.column_names
-                      else pa.nulls(table.num_rows, type=target))
-    df = pa.Table.from_arrays(arrays, names=TABLE_COLUMNS[name]).to_pandas(types_mapper=_PANDAS_TYPES.get)
-    for col in TABLE_COLUMNS[name]:
-        if _dtype(name, col) == "int64":
-            df[col] = df[col].astype("int64")
-        elif _dtype(name, col) == "float64":
-            df[col] = df[col].astype("float64")
-    return df
+    """A tidy table from Arrow columns (the run store's Parquet), with the dtypes `tidy_frame` gives."""
+    return TABLE_SCHEMAS[name].from_arrow(table)
 
 
 def _day(date: str) -> str:
@@ -134,8 +92,6 @@ def _rounding(score: float, total: int) -> tuple[int, str]:
 REQUEST_FIELDS = list(native.Request.__struct_fields__)
 #: C-level attribute getters: `map(getter, requests)` per field is ~4x faster than a transpose
 _REQUEST_GETTERS = [(f, attrgetter(f)) for f in REQUEST_FIELDS]
-MEASUREMENT_FIELDS = ["workload", "concurrency", "metric", "statistic", "value", "unit", "n",
-                      "context_tokens", "fresh_prompt", "condition", "ci_low", "ci_high", "ci_level"]
 
 
 def build_tables(loaded: LoadResult) -> Tables:
@@ -248,10 +204,6 @@ def _build_tables(loaded: LoadResult) -> Tables:
         exam_items=tidy_frame("exam_items", items), events=tidy_frame("events", events),
     )
     return tables, seat_runs, comp_runs
-
-
-#: columns of the per-run component rows the run store keeps
-COMPONENT_RUN_COLUMNS = TABLE_COLUMNS["components"] + ["run_id"]
 
 
 def merge_seat_row(seats: dict[str, dict], row: dict) -> None:
