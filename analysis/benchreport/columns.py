@@ -163,9 +163,12 @@ class TableSchema:
         Int64, boolean, string; float64 with NaN; int64 where never missing."""
         import pyarrow as pa
 
-        arrays = [table.column(c).cast(self.arrow_type(c)) if c in table.column_names
-                  else pa.nulls(table.num_rows, type=self.arrow_type(c)) for c in self.names]
-        df = pa.Table.from_arrays(arrays, names=self.names).to_pandas(types_mapper=_pandas_types().get)
+        present, names, types = set(table.column_names), self.names, _arrow_types()
+        arrays = []
+        for c, t in self.columns:
+            col = table.column(c) if c in present else pa.nulls(table.num_rows, type=types[t])
+            arrays.append(col if col.type == types[t] else col.cast(types[t]))
+        df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_pandas_types().get)
         for c, t in self.columns:
             if t in (INT64, FLOAT):
                 df[c] = df[c].astype(t)
