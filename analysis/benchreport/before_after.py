@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from benchreport.columns import BEFORE_AFTER_COLUMNS
 from benchreport.load import LoadResult
 from benchreport.load.errors import DataSetError
 from benchreport.stats.compare import nights_needed
@@ -35,10 +36,8 @@ from benchreport.tables import Tables
 __all__ = ["NothingToCompare", "Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
            "terminal_table", "COMPARE_COLUMNS", "store_nights", "night_rows"]
 
-#: the columns `compare` prints and writes (comparisons.csv's, with the pair's data sets)
-COMPARE_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "statistic", "baseline_date",
-                   "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
-                   "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
+#: the columns `compare` prints and writes (benchreport.columns.BEFORE_AFTER_COLUMNS)
+COMPARE_COLUMNS = BEFORE_AFTER_COLUMNS
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SELECTION = re.compile(r"^(?:(?P<seat>[^@]+)@)?(?P<date>" + _DATE.pattern[1:-1] + r"|latest|previous)$")
 

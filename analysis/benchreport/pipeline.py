@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from benchreport.columns import PROVENANCE_COLUMNS
 from benchreport.load import LoadResult, load
 from benchreport.progress import note
 from benchreport.stats.cells import described_runs
@@ -260,9 +261,6 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\uff1d", "\uff0b
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-#: columns of provenance.csv, in order: every file the build read, refused or skipped
-PROVENANCE_COLUMNS = ["status", "path", "run_id", "format", "harness", "harness_version", "sha256",
-                      "json_path", "reason"]
 
 
 def provenance(analysis: Analysis) -> pd.DataFrame:

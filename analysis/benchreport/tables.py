@@ -18,26 +18,9 @@ import pandas as pd
 import pyarrow as pa
 
 from benchreport import conditions
-from benchreport.columns import NOT_A_COUNT, TABLE_COLUMNS
+from benchreport.columns import COMPONENT_RUN_COLUMNS, MEASUREMENT_FIELDS, NOT_A_COUNT, TABLE_COLUMNS, TABLE_SCHEMAS
 from benchreport.load import LoadResult, native
 from benchreport._memory import gc_paused
-
-#: pandas dtypes of every column that is not a plain string (strings use "string")
-DTYPES: dict[str, str] = {
-    "pass": "int64", "concurrency": "Int64", "n": "Int64", "context_tokens": "Int64",
-    "value": "float64", "ci_low": "float64", "ci_high": "float64", "ci_level": "float64",
-    "checkpoint_bytes": "float64", "gpu_memory_bytes": "float64",
-    "nodes": "Int64", "gpus_per_node": "Int64", "tensor_parallel": "Int64",
-    "max_tokens": "Int64", "temperature": "float64", "thinking": "boolean",
-    "warmup_excluded": "boolean", "fresh_prompt": "boolean", "reproduced": "boolean", "counted_only": "boolean",
-    "prompt_tokens": "Int64", "cached_prompt_tokens": "Int64", "output_tokens": "Int64",
-    "reasoning_tokens": "Int64", "content_chars": "Int64", "reasoning_chars": "Int64",
-    "ttft_ms": "float64", "e2e_latency_ms": "float64", "itl_ms": "float64", "start_ms": "float64",
-    "first_content_ms": "float64", "first_token_chunk_ms": "float64",
-    "correct": "Int64", "total": "Int64", "score": "float64", "from_items": "boolean",
-    "from_earlier_run": "boolean",
-}
-
 
 @dataclass
 class Tables:
@@ -60,50 +43,25 @@ class Tables:
         return [(name, getattr(self, name)) for name in self.names()]
 
 
-_ARROW_TYPES = {"float64": pa.float64(), "int64": pa.int64(), "Int64": pa.int64(),
-                "boolean": pa.bool_(), "string": pa.string()}
-_PANDAS_TYPES = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
-
-
-def _dtype(table: str, col: str) -> str:
-    return "boolean" if (table, col) == ("exam_items", "correct") else DTYPES.get(col, "string")
-
-
 def tidy_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
-    """A DataFrame with the table's columns in order and the project's dtypes.
+    """A DataFrame with the table's columns in order and its dtypes (benchreport.columns.TABLE_SCHEMAS).
 
     Columns go through Arrow arrays (C speed for lists with None) and come back with
     pandas' nullable dtypes: Int64, boolean, string; float64 with NaN; int64 for `pass`.
     """
+    schema = TABLE_SCHEMAS[name]
     n = len(next(iter(columns.values()))) if columns else 0
-    arrays, names = [], TABLE_COLUMNS[name]
-    for col in names:
+    arrays = []
+    for col in schema.names:
         values = columns.get(col)
-        arrays.append(pa.array(values if values is not None else [None] * n, type=_ARROW_TYPES[_dtype(name, col)],
+        arrays.append(pa.array(values if values is not None else [None] * n, type=schema.arrow_type(col),
                                from_pandas=True))
-    df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_PANDAS_TYPES.get)
-    for col in names:
-        if _dtype(name, col) == "int64":
-            df[col] = df[col].astype("int64")
-        elif _dtype(name, col) == "float64":
-            df[col] = df[col].astype("float64")
-    return df
+    return schema.from_arrow(pa.Table.from_arrays(arrays, names=schema.names))
 
 
 def frame_from_arrow(name: str, table: pa.Table) -> pd.DataFrame:
-    """A tidy table from Arrow columns (the run store's Parquet), with the dtypes `_frame` gives."""
-    arrays = []
-    for col in TABLE_COLUMNS[name]:
-        target = _ARROW_TYPES[_dtype(name, col)]
-        arrays.append(table.column(col).cast(target) if col in table.column_names
-                      else pa.nulls(table.num_rows, type=target))
-    df = pa.Table.from_arrays(arrays, names=TABLE_COLUMNS[name]).to_pandas(types_mapper=_PANDAS_TYPES.get)
-    for col in TABLE_COLUMNS[name]:
-        if _dtype(name, col) == "int64":
-            df[col] = df[col].astype("int64")
-        elif _dtype(name, col) == "float64":
-            df[col] = df[col].astype("float64")
-    return df
+    """A tidy table from Arrow columns (the run store's Parquet), with the dtypes `tidy_frame` gives."""
+    return TABLE_SCHEMAS[name].from_arrow(table)
 
 
 def _day(date: str) -> str:
@@ -134,8 +92,6 @@ def _rounding(score: float, total: int) -> tuple[int, str]:
 REQUEST_FIELDS = list(native.Request.__struct_fields__)
 #: C-level attribute getters: `map(getter, requests)` per field is ~4x faster than a transpose
 _REQUEST_GETTERS = [(f, attrgetter(f)) for f in REQUEST_FIELDS]
-MEASUREMENT_FIELDS = ["workload", "concurrency", "metric", "statistic", "value", "unit", "n",
-                      "context_tokens", "fresh_prompt", "condition", "ci_low", "ci_high", "ci_level"]
 
 
 def build_tables(loaded: LoadResult) -> Tables:
@@ -151,107 +107,140 @@ def build_store_frames(loaded: LoadResult) -> tuple[Tables, list[dict], dict[str
         return _build_tables(loaded)
 
 
-def _build_tables(loaded: LoadResult) -> Tables:
-    seats: dict[str, dict] = {}
-    comps: dict[str, list] = {k: [] for k in TABLE_COLUMNS["components"]}
-    runs: dict[str, list] = {k: [] for k in TABLE_COLUMNS["runs"]}
-    meas: dict[str, list] = {k: [] for k in TABLE_COLUMNS["measurements"]}
-    reqs: dict[str, list] = {k: [] for k in TABLE_COLUMNS["requests"]}
-    exams: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exams"]}
-    items: dict[str, list] = {k: [] for k in TABLE_COLUMNS["exam_items"]}
-    events: dict[str, list] = {k: [] for k in TABLE_COLUMNS["events"]}
-    request_keys: list[dict] = []
-    request_counts: list[int] = []
-    seat_runs: list[dict] = []   # one seat row per run, for the run store
-    comp_runs: dict[str, list] = {k: [] for k in COMPONENT_RUN_COLUMNS}
-    ordered = sorted(loaded.runs, key=lambda lr: (lr.run.seat.id, _day(lr.run.date), lr.run.pass_, lr.run.run_id))
-    for lr in ordered:
+class _Columns:
+    """The growing columns of every tidy table while runs are added in table order, plus the
+    per-run seat and component rows the run store keeps."""
+
+    def __init__(self):
+        self.seats: dict[str, dict] = {}
+        self.tables: dict[str, dict[str, list]] = {
+            name: {k: [] for k in TABLE_COLUMNS[name]} for name in Tables.names() if name not in ("seats", "components")}
+        self.request_keys: list[dict] = []
+        self.request_counts: list[int] = []
+        self.seat_runs: list[dict] = []   # one seat row per run, for the run store
+        self.comp_runs: dict[str, list] = {k: [] for k in COMPONENT_RUN_COLUMNS}
+
+    def append(self, table: str, pairs) -> None:
+        """One row of `table` from (column, value) pairs."""
+        cols = self.tables[table]
+        for k, v in pairs:
+            cols[k].append(v)
+
+    def add_run(self, lr) -> None:
+        """Every row one loaded run contributes."""
         run, seat = lr.run, lr.run.seat
         day = _day(run.date)
-        place = seat.placement
-        row = {
-            "seat": seat.id, "model": seat.model, "quantisation": seat.quantisation,
-            "engine": seat.engine, "role": seat.role, "checkpoint_bytes": seat.checkpoint_bytes,
-            "nodes": place and place.nodes, "gpus_per_node": place and place.gpus_per_node,
-            "gpu_memory_bytes": place and place.gpu_memory_bytes,
-            "tensor_parallel": place and place.tensor_parallel, "interconnect": place and place.interconnect,
-        }
-        merge_seat_row(seats, row)
-        seat_runs.append({**row, "run_id": run.run_id, "date": day, "pass": run.pass_})
+        row = _seat_row(seat)
+        merge_seat_row(self.seats, row)
+        self.seat_runs.append({**row, "run_id": run.run_id, "date": day, "pass": run.pass_})
         for c in seat.components or ():
             for k, v in (("seat", seat.id), ("name", c.name), ("component_role", c.role), ("license", c.license),
                          ("run_id", run.run_id)):
-                comp_runs[k].append(v)
-        h = run.harness
-        load = msgspec.to_builtins(run.load) if run.load is not None else None
-        for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
-                     ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
-                     ("max_tokens", h.max_tokens), ("temperature", h.temperature), ("thinking", h.thinking),
-                     ("warmup_excluded", run.warmup_excluded),
-                     ("settings", json.dumps(seat.settings, sort_keys=True) if seat.settings is not None else None),
-                     ("quantisation", seat.quantisation), ("engine", seat.engine),
-                     ("source_file", lr.source_file), ("source_sha256", lr.sha256),
-                     ("source_format", lr.source_format), ("notes", run.notes),
-                     ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
-                     ("harness_group", h.group),
-                     ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None),
-                     ("load", json.dumps(load, sort_keys=True) if load else None),
-                     ("load_id", conditions.fingerprint(load) or None),
-                     ("load_label", conditions.words(load) or None)):
-            runs[k].append(v)
+                self.comp_runs[k].append(v)
+        self.append("runs", _run_pairs(lr, day))
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
-        ms = run.measurements or ()
+        self.add_measurements(keys, run.measurements or ())
+        self.add_requests(keys, run.requests or ())
+        for e in run.exams or ():
+            self.add_exam(e, run.run_id, seat.id, day)
+        for ev in run.events or ():
+            self.append("events", (*keys.items(), ("kind", ev.kind), ("message", ev.message),
+                                   ("concurrency", ev.concurrency), ("reproduced", ev.reproduced)))
+
+    def add_measurements(self, keys: dict, ms) -> None:
+        meas = self.tables["measurements"]
         if ms:
             for k, v in keys.items():
                 meas[k].extend([v] * len(ms))
             for f in MEASUREMENT_FIELDS:
                 meas[f].extend([getattr(m, f) for m in ms])
-        rs = run.requests or ()
+
+    def add_requests(self, keys: dict, rs) -> None:
+        """A run's request fields; its keys are repeated over them once, at the end (`request_columns`)."""
         if rs:
-            request_keys.append(keys)
-            request_counts.append(len(rs))
+            reqs = self.tables["requests"]
+            self.request_keys.append(keys)
+            self.request_counts.append(len(rs))
             for f, get in _REQUEST_GETTERS:
                 reqs[f].extend(map(get, rs))
-        for e in run.exams or ():
-            rounding = None
-            if e.items is not None:
-                correct, total, from_items = sum(i.correct for i in e.items), len(e.items), True
-                for it in e.items:
-                    for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day),
-                                 ("benchmark", e.benchmark), ("dimension", e.dimension),
-                                 ("item_id", it.id), ("correct", it.correct)):
-                        items[k].append(v)
-            elif e.correct is not None:
-                correct, total, from_items = e.correct, e.total, False
-            else:
-                (correct, rounding), total, from_items = _rounding(e.score, e.total), e.total, False
-            for k, v in (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("benchmark", e.benchmark),
-                         ("dimension", e.dimension), ("correct", correct), ("total", total), ("score", e.score),
-                         ("from_items", from_items), ("count_rounding", rounding),
-                         ("measured_on", e.measured_on and _day(e.measured_on)),
-                         ("from_earlier_run", e.from_earlier_run), ("placement_note", e.placement_note)):
-                exams[k].append(v)
-        for ev in run.events or ():
-            for k, v in (*keys.items(), ("kind", ev.kind), ("message", ev.message),
-                         ("concurrency", ev.concurrency), ("reproduced", ev.reproduced)):
-                events[k].append(v)
-    if request_counts:
-        counts = np.array(request_counts)
-        for k in ("run_id", "seat", "date", "pass"):
-            reqs[k] = np.repeat(np.array([key[k] for key in request_keys], dtype=object), counts)
-    seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
-    comps = first_run_components(comp_runs, seat_runs)
-    tables = Tables(
-        seats=tidy_frame("seats", seat_cols), components=tidy_frame("components", comps),
-        runs=tidy_frame("runs", runs), measurements=tidy_frame("measurements", meas),
-        requests=tidy_frame("requests", reqs), exams=tidy_frame("exams", exams),
-        exam_items=tidy_frame("exam_items", items), events=tidy_frame("events", events),
-    )
-    return tables, seat_runs, comp_runs
+
+    def add_exam(self, e, run_id: str, seat: str, day: str) -> None:
+        """One exam result, and its item verdicts where it has them."""
+        for it in e.items or ():
+            self.append("exam_items", (("run_id", run_id), ("seat", seat), ("date", day), ("benchmark", e.benchmark),
+                                       ("dimension", e.dimension), ("item_id", it.id), ("correct", it.correct)))
+        correct, total, from_items, rounding = _exam_count(e)
+        self.append("exams", (("run_id", run_id), ("seat", seat), ("date", day), ("benchmark", e.benchmark),
+                              ("dimension", e.dimension), ("correct", correct), ("total", total), ("score", e.score),
+                              ("from_items", from_items), ("count_rounding", rounding),
+                              ("measured_on", e.measured_on and _day(e.measured_on)),
+                              ("from_earlier_run", e.from_earlier_run), ("placement_note", e.placement_note)))
+
+    def request_columns(self) -> dict[str, list]:
+        """The requests table's columns, the run keys repeated over each run's requests (C speed)."""
+        reqs = self.tables["requests"]
+        if self.request_counts:
+            counts = np.array(self.request_counts)
+            for k in ("run_id", "seat", "date", "pass"):
+                reqs[k] = np.repeat(np.array([key[k] for key in self.request_keys], dtype=object), counts)
+        return reqs
+
+    def frames(self) -> Tables:
+        seat_cols = {k: [s[k] for s in self.seats.values()] for k in TABLE_COLUMNS["seats"]}
+        frames = {name: tidy_frame(name, cols) for name, cols in self.tables.items() if name != "requests"}
+        return Tables(seats=tidy_frame("seats", seat_cols),
+                      components=tidy_frame("components", first_run_components(self.comp_runs, self.seat_runs)),
+                      requests=tidy_frame("requests", self.request_columns()), **frames)
 
 
-#: columns of the per-run component rows the run store keeps
-COMPONENT_RUN_COLUMNS = TABLE_COLUMNS["components"] + ["run_id"]
+def _seat_row(seat) -> dict:
+    """A run's seat as a row of the seats table."""
+    place = seat.placement
+    return {
+        "seat": seat.id, "model": seat.model, "quantisation": seat.quantisation,
+        "engine": seat.engine, "role": seat.role, "checkpoint_bytes": seat.checkpoint_bytes,
+        "nodes": place and place.nodes, "gpus_per_node": place and place.gpus_per_node,
+        "gpu_memory_bytes": place and place.gpu_memory_bytes,
+        "tensor_parallel": place and place.tensor_parallel, "interconnect": place and place.interconnect,
+    }
+
+
+def _run_pairs(lr, day: str) -> tuple:
+    """A loaded run's row of the runs table, as (column, value) pairs."""
+    run, seat, h = lr.run, lr.run.seat, lr.run.harness
+    load = msgspec.to_builtins(run.load) if run.load is not None else None
+    return (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
+            ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
+            ("max_tokens", h.max_tokens), ("temperature", h.temperature), ("thinking", h.thinking),
+            ("warmup_excluded", run.warmup_excluded),
+            ("settings", json.dumps(seat.settings, sort_keys=True) if seat.settings is not None else None),
+            ("quantisation", seat.quantisation), ("engine", seat.engine),
+            ("source_file", lr.source_file), ("source_sha256", lr.sha256),
+            ("source_format", lr.source_format), ("notes", run.notes),
+            ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
+            ("harness_group", h.group),
+            ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None),
+            ("load", json.dumps(load, sort_keys=True) if load else None),
+            ("load_id", conditions.fingerprint(load) or None),
+            ("load_label", conditions.words(load) or None))
+
+
+def _exam_count(e) -> tuple:
+    """(correct, total, from_items, count_rounding) of an exam result: counted from its items, as
+    given, or made up from its 0-100 score (`_rounding` says how)."""
+    if e.items is not None:
+        return sum(i.correct for i in e.items), len(e.items), True, None
+    if e.correct is not None:
+        return e.correct, e.total, False, None
+    correct, rounding = _rounding(e.score, e.total)
+    return correct, e.total, False, rounding
+
+
+def _build_tables(loaded: LoadResult) -> tuple[Tables, list[dict], dict[str, list]]:
+    columns = _Columns()
+    for lr in sorted(loaded.runs, key=lambda lr: (lr.run.seat.id, _day(lr.run.date), lr.run.pass_, lr.run.run_id)):
+        columns.add_run(lr)
+    return columns.frames(), columns.seat_runs, columns.comp_runs
 
 
 def merge_seat_row(seats: dict[str, dict], row: dict) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from benchreport.columns import CELLS, DATED
 from benchreport.stats.cells import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, CellConfig, CellSet, cell_inputs,
-                                     chunk_cells, empty_cellset, empty_frame, estimate_rows, joined_cells, sorted_cells,
-                                     typed_frame, within_intervals)
+                                     chunk_cells, empty_cellset, estimate_rows, joined_cells, sorted_cells,
+                                     within_intervals)
 from benchreport.thresholds import Thresholds
 
 from .entries import DayCache, cells_from_arrow
@@ -56,10 +57,9 @@ def estimate_from_days(measurements, source, runs, cfg: CellConfig, level: float
     for part, into in ((scan.latest_cells, latest), (scan.dated, dated)):
         if part is not None and len(part):
             into.append(part)
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    cells_df = sorted_cells(pd.concat(latest, ignore_index=True)) if latest else typed_frame(empty_frame(columns), columns)
+    cells_df = sorted_cells(pd.concat(latest, ignore_index=True)) if latest else CELLS.empty()
     dated_df = (pd.concat(dated, ignore_index=True) if len(dated) > 1 else dated[0]) if dated else \
-        typed_frame(empty_frame(DATED_COLUMNS), DATED_COLUMNS)
+        DATED.empty()
     return CellSet(cells_df, scan.days, level, dated_df, scan.tokens, notable=scan.notable,
                    request_counts=scan.request_counts, dated_rows=DatedRows(scan, cache, small_cells))
 
@@ -85,7 +85,7 @@ class DatedRows:
             parts.append(_keys_of(cells_from_arrow(t, columns)).merge(want[want["date"] == d], on=keys, how="inner"))
         parts = [p for p in parts if len(p)]
         if not parts:
-            return typed_frame(empty_frame(columns), columns)
+            return CELLS.empty()
         return pd.concat(parts, ignore_index=True)[columns]
 
 

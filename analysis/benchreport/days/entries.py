@@ -33,7 +33,7 @@ import pyarrow as pa
 from benchreport.version import __version__
 
 from benchreport.stats._common import missing
-from benchreport.stats.cells import PASS_COLUMNS, empty_frame, typed_frame
+from benchreport.columns import PASS_COLUMNS, PASSES
 from benchreport.stats.notable import plain_column
 
 __all__ = ["CACHE_VERSION", "INDEX_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
@@ -276,5 +276,5 @@ def typed_passes(t: pa.Table | None) -> pd.DataFrame:
     """The pass table (benchreport.stats.cells.PASS_COLUMNS, its dtypes: string, Int64, float)
     straight from Arrow, without a Python object per cell."""
     if t is None:
-        return typed_frame(empty_frame(PASS_COLUMNS), PASS_COLUMNS)
+        return PASSES.empty()
     return pa.table({c: plain_column(t.column(c)) for c in PASS_COLUMNS}).to_pandas(types_mapper=ARROW_TO_PANDAS.get)

@@ -13,6 +13,7 @@ import pandas as pd
 from jinja2 import Environment
 
 from benchreport import format as fmt
+from benchreport.columns import PAIR_COLUMNS
 from benchreport.report.sections.flagview import flag_cell, flag_seats, flags_of
 from benchreport.stats._common import parse_values
 
@@ -20,10 +21,8 @@ from .views import check_seats, seat_labels
 
 __all__ = ["Comparison", "compare", "COMPARE_COLUMNS"]
 
-#: columns of a `compare` table, in order
-COMPARE_COLUMNS = ["workload", "concurrency", "metric", "statistic", "unit", "baseline_estimate",
-                   "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_level", "ci_method", "p_value", "p_adj",
-                   "verdict", "verdict_reason", "primary", "baseline_values", "candidate_values", "flags"]
+#: columns of a `compare` table, in order (benchreport.columns.PAIR_COLUMNS)
+COMPARE_COLUMNS = PAIR_COLUMNS
 
 
 class Comparison(pd.DataFrame):

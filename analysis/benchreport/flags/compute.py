@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
+from benchreport.columns import FLAG_COLUMNS
 from benchreport.thresholds import Thresholds
 
 from . import rules as R
@@ -21,8 +22,6 @@ from .findings import Finding
 
 __all__ = ["FLAG_COLUMNS", "Inputs", "RULES", "find", "to_frame", "compute_flags", "empty_flags"]
 
-FLAG_COLUMNS = ["code", "severity", "seats", "workload", "concurrency", "metric", "statistic",
-                "message", "evidence"]
 _SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 

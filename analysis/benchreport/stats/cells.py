@@ -60,7 +60,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import METRICS, QUANTILES, REQUEST_METRICS, STATISTICS
+from ..columns import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, CELLS, DATED_COLUMNS, METRICS, PASS_COLUMNS, PASSES,
+                       QUANTILES, REQUEST_METRICS, STATISTICS, schema_of)
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, tail_supported
 from .bootstrap import check_method, check_n_resamples
@@ -72,26 +73,8 @@ from .within import sectioning_interval, series_interval
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
            "request_metrics", "failed_mask", "ci_method_text", "CellConfig", "cell_inputs", "chunk_cells",
-           "empty_cellset", "empty_frame", "estimate_rows", "joined_cells", "sorted_cells", "typed_frame",
+           "empty_cellset", "estimate_rows", "joined_cells", "sorted_cells",
            "within_intervals", "date_variances"]
-
-#: columns of tables/cells.csv (spec/cli.md), in order
-CELL_COLUMNS = ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes",
-                "n_obs", "estimate", "ci_low", "ci_high", "ci_level", "ci_method", "values"]
-#: extra columns after the spec's
-CELL_EXTRA_COLUMNS = ["harness", "probe", "load_id", "load", "date", "condition", "ci_route", "ci_reason",
-                      "log_se", "df", "median", "min", "max", "range_level", "within_low", "within_high", "within_level",
-                      "within_method", "within_log_se", "reported", "recomputed", "n_requests", "n_failed",
-                      "lag1", "block", "source"]
-#: the long-form per-pass table (one row per cell and pass)
-PASS_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic",
-                "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed",
-                "ci_low", "ci_high", "ci_level", "lag1", "source"]
-#: what the history and the dated comparisons read of a cell on each date (`CellSet.dated` of a run store)
-DATED_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
-                 "estimate", "n_passes"]
-#: the key of a cell across dates
-CELL_KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 
 #: why a cell has no between-pass interval -> how ci_method says it (spec/cli.md: "none: ...")
 NO_CI_WORDS = {
@@ -372,28 +355,6 @@ def _set_within(row, lo, hi, level, method, log_se=math.nan):
     row["within_log_se"] = log_se
 
 
-def empty_frame(columns) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})
-
-
-_STRING_COLUMNS = ("seat", "workload", "metric", "statistic", "unit", "ci_method", "values", "harness",
-                   "probe", "load_id", "load", "date", "condition", "ci_route", "ci_reason", "within_method", "source",
-                   "run_id")
-_INT_COLUMNS = ("concurrency", "n_passes", "n_obs", "n_requests", "n_failed", "block", "pass")
-
-
-def typed_frame(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    out = df.reindex(columns=columns).copy()
-    for c in columns:
-        if c in _STRING_COLUMNS:
-            out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
-        elif c in _INT_COLUMNS:
-            out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
-        else:
-            out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    return out.reset_index(drop=True)
-
-
 _STAT_ORDER = {st: i for i, st in enumerate(STATISTICS)}
 
 
@@ -480,26 +441,24 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     every = joined_cells(latest_rows, frames)
     latest_flags = np.zeros(len(every), dtype=bool)
     latest_flags[:len(latest_rows)] = True
-    typed = typed_frame(passes, PASS_COLUMNS)
+    typed = PASSES.typed(passes)
     return CellSet(sorted_cells(every[latest_flags].reset_index(drop=True)), typed, level, sorted_cells(every), {},
                    notable=typed, request_counts=request_counts(typed))
 
 
 def empty_cellset(level: float) -> CellSet:
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    empty = typed_frame(empty_frame(columns), columns)
-    typed = typed_frame(empty_frame(PASS_COLUMNS), PASS_COLUMNS)
+    empty = CELLS.empty()
+    typed = PASSES.empty()
     return CellSet(empty, typed, level, empty, notable=typed, request_counts=request_counts(None))
 
 
 def joined_cells(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The estimated cells, the described ones (still dicts: their within-run intervals were just
     added) first, then the typed batches."""
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
-    parts = ([typed_frame(pd.DataFrame(latest_rows, columns=columns), columns)] if latest_rows else []) + frames
+    parts = ([CELLS.typed(pd.DataFrame(latest_rows, columns=CELLS.names))] if latest_rows else []) + frames
     frames.clear()
     if not parts:
-        return typed_frame(empty_frame(columns), columns)
+        return CELLS.empty()
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
@@ -512,7 +471,7 @@ def estimate_rows(todo: pd.DataFrame, passes: pd.DataFrame, cfg: CellConfig, lev
     `latest_index` as dicts (their within-run intervals come next), the others as typed frames
     of `_BATCH` rows. 1-2-pass cells borrow a variance from the other dates of `passes` (or from
     `variances`, {cell key: {date: LogVariance}}, when given)."""
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
+    columns = CELLS.names
     groups = todo.groupby(_GROUP_KEYS, sort=False).indices if len(todo) else {}
     if variances is None:
         variances = date_variances(passes) if any(len(pos) < 3 for pos in groups.values()) else {}
@@ -531,10 +490,10 @@ def estimate_rows(todo: pd.DataFrame, passes: pd.DataFrame, cfg: CellConfig, lev
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         (latest_rows if index[i] in latest_index else batch).append(row)
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
-            frames.append(typed_frame(pd.DataFrame(batch, columns=columns), columns))
+            frames.append(CELLS.typed(pd.DataFrame(batch, columns=columns)))
             batch = []
     if batch:
-        frames.append(typed_frame(pd.DataFrame(batch, columns=columns), columns))
+        frames.append(CELLS.typed(pd.DataFrame(batch, columns=columns)))
     return latest_rows, frames
 
 
@@ -542,11 +501,10 @@ def chunk_cells(chunk: pd.DataFrame, cfg: CellConfig, level: float) -> pd.DataFr
     """The 3+-pass cells of some dates' pass rows (with ``_small``): they depend on their own date
     only, so a cold analysis computes them while the dates' rows are at hand (as a day cache
     entry keeps them) instead of holding a year of rows for one loop."""
-    columns = CELL_COLUMNS + CELL_EXTRA_COLUMNS
     big = chunk[~chunk["_small"].to_numpy(dtype=bool)]
     _, frames = estimate_rows(big, big, cfg, level, set())
     if not frames:
-        return typed_frame(empty_frame(columns), columns)
+        return CELLS.empty()
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-from ..columns import METRICS, STATISTICS, higher_is_better
+from ..columns import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, COMPARISONS, METRICS, STATISTICS, higher_is_better
 from ..thresholds import DEFAULT, Thresholds
 from ._common import resolve_baseline
 from .cells import CellSet
@@ -57,15 +57,6 @@ from .passes import PassSummary, welch_log_ratio_test
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
            "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed"]
 
-#: columns of tables/comparisons.csv (spec/cli.md), in order
-COMPARISON_COLUMNS = ["workload", "concurrency", "metric", "statistic", "baseline", "candidate",
-                      "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
-                      "ci_method", "verdict"]
-#: extra columns after the spec's
-COMPARISON_EXTRA_COLUMNS = ["harness", "probe", "load_id", "load", "kind", "baseline_date", "candidate_date", "ci_level",
-                            "p_value", "p_adj", "multiplicity", "verdict_reason", "primary",
-                            "within_low", "within_high", "within_method", "df",
-                            "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate"]
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
 _MATCH = ["_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
@@ -227,6 +218,25 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     DataFrame
         COMPARISON_COLUMNS then COMPARISON_EXTRA_COLUMNS.
     """
+    history = _comparisons_iv(cellset, history, multiplicity)
+    cells = cellset.cells
+    present = sorted(set(cells["seat"].astype(str))) if len(cells) else []
+    base = resolve_baseline(baseline, seats, present)
+    out: list[dict] = []
+    if len(cells):
+        by_seat = {s: _records(g) for s, g in _keyed(cells).groupby("seat", sort=True)}
+        out += _baseline_rows(by_seat, base, thresholds, cellset.level)
+        if history and cellset.dated is not None and len(cellset.dated) > len(cells):
+            out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
+    df = pd.DataFrame(out)
+    if len(df):
+        df["primary"] = primary_mask(df, primary)
+        df = _in_table_order(_judge(df, thresholds, multiplicity))
+    return COMPARISONS.typed(df)
+
+
+def _comparisons_iv(cellset, history, multiplicity: str):
+    """Check `comparisons`' options; `history` as "previous", "all" or False."""
     if not isinstance(cellset, CellSet):
         raise ValueError("`cellset` must be the CellSet of benchreport.stats.cells.estimate_cells")
     if history is True:
@@ -235,33 +245,28 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         raise ValueError(f"`history` must be 'previous', 'all' or False; got {history!r}")
     if multiplicity not in MULTIPLICITY:
         raise ValueError(f"`multiplicity` must be one of {sorted(MULTIPLICITY)}; got {multiplicity!r}")
-    cells = cellset.cells
-    present = sorted(set(cells["seat"].astype(str))) if len(cells) else []
-    base = resolve_baseline(baseline, seats, present)
-    out: list[dict] = []
-    if len(cells):
-        latest = _keyed(cells)
-        by_seat = {s: _records(g) for s, g in latest.groupby("seat", sort=True)}
-        base_cells = by_seat.get(base, {})
-        for seat, cur in by_seat.items():
-            if seat == base or not base_cells:
-                continue
-            for k in sorted(set(cur) & set(base_cells), key=_sort_key):
-                out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], thresholds,
-                                                                          cellset.level)))
-        if history and cellset.dated is not None and len(cellset.dated) > len(cells):
-            out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
-    df = pd.DataFrame(out)
-    if len(df):
-        df["primary"] = primary_mask(df, primary)
-        df = _judge(df, thresholds, multiplicity)
-        df["_kind"] = (df["kind"] == "history").astype(int)
-        df["_c"] = df["concurrency"].fillna(-1).astype("int64")
-        df["_s"] = [_stat_pos(s) for s in df["statistic"]]
-        df = df.sort_values(["_kind", "candidate", "harness", "probe", "load_id", "workload", "_c", "metric",
-                             "_s", "baseline_date"], kind="stable", na_position="first") \
-            .drop(columns=["_kind", "_c", "_s"])
-    return _typed_comparisons(df)
+    return history
+
+
+def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float) -> list[dict]:
+    """kind="baseline" rows: every other seat's latest cells against the baseline's same cells."""
+    base_cells = by_seat.get(base, {})
+    out = []
+    for seat, cur in by_seat.items():
+        if seat == base or not base_cells:
+            continue
+        for k in sorted(set(cur) & set(base_cells), key=_sort_key):
+            out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], th, level)))
+    return out
+
+
+def _in_table_order(df: pd.DataFrame) -> pd.DataFrame:
+    """Baseline rows before history rows, then by candidate and cell (statistics in their order)."""
+    df = df.assign(_kind=(df["kind"] == "history").astype(int), _c=df["concurrency"].fillna(-1).astype("int64"),
+                   _s=[_stat_pos(s) for s in df["statistic"]])
+    return df.sort_values(["_kind", "candidate", "harness", "probe", "load_id", "workload", "_c", "metric",
+                           "_s", "baseline_date"], kind="stable", na_position="first") \
+        .drop(columns=["_kind", "_c", "_s"])
 
 
 def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool,
@@ -475,7 +480,7 @@ def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm") -> pd.
     a larger table, e.g. one pair of `benchreport compare`)."""
     if not len(df):
         return df.reset_index(drop=True)
-    return _typed_comparisons(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity))
+    return COMPARISONS.typed(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity))
 
 
 def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
@@ -519,24 +524,3 @@ def _stat_pos(s):
 def _sort_key(k):
     h, p, lid, w, c, m, s = k
     return (str(h), str(p), str(lid), str(w), c if c >= 0 else 1 << 62, str(m), _stat_pos(s))
-
-
-_STRINGS = ("workload", "metric", "statistic", "baseline", "candidate", "ci_method", "verdict", "harness", "probe",
-            "load_id", "load", "kind", "baseline_date", "candidate_date", "multiplicity", "verdict_reason",
-            "within_method")
-_INTS = ("concurrency", "baseline_n_passes", "candidate_n_passes", "n_baseline", "n_candidate")
-
-
-def _typed_comparisons(df: pd.DataFrame) -> pd.DataFrame:
-    cols = COMPARISON_COLUMNS + COMPARISON_EXTRA_COLUMNS
-    out = df.reindex(columns=cols).copy()
-    for c in cols:
-        if c in _STRINGS:
-            out[c] = out[c].astype("object").where(out[c].notna(), None).astype("string")
-        elif c in _INTS:
-            out[c] = pd.array(pd.to_numeric(out[c].astype("object"), errors="coerce"), dtype="Int64")
-        elif c == "primary":
-            out[c] = out[c].astype("object").where(out[c].notna(), False).astype(bool)
-        else:
-            out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    return out.reset_index(drop=True)

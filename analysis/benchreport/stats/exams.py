@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import is_not_a_count
+from ..columns import EXAM_DELTA_COLUMNS, EXAM_DELTA_EXTRA_COLUMNS, EXAM_DELTAS, TABLE_COLUMNS, is_not_a_count
 from ._common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
@@ -29,15 +29,6 @@ __all__ = [
     "parse_counts", "exam_delta_counts", "exam_delta_paired", "exam_deltas",
     "mde_unpaired", "mde_paired",
 ]
-
-#: columns of tables/exam_deltas.csv (spec/cli.md), in order
-EXAM_DELTA_COLUMNS = [
-    "benchmark", "dimension", "baseline", "candidate", "test", "n_items", "baseline_correct",
-    "candidate_correct", "baseline_only", "candidate_only", "p_value", "p_mid", "p_holm",
-    "diff", "diff_ci_low", "diff_ci_high", "diff_ci_method", "mde",
-]
-#: extra columns exam_deltas() adds after the spec's
-EXAM_DELTA_EXTRA_COLUMNS = ["p_boschloo", "baseline_total", "candidate_total", "ci_level", "note"]
 
 TEST_PAIRED = "McNemar exact (paired items)"
 TEST_COUNTS = "Fisher exact (counts)"
@@ -279,11 +270,16 @@ def exam_delta_counts(a_correct, a_total, b_correct, b_total, *, alpha: float = 
         diff_ci_method=diff.method,
         mde=mde_unpaired(a_correct, a_total, b_correct, b_total, alpha=alpha, power=power),
         p_boschloo=t.p_boschloo, baseline_total=a_total, candidate_total=b_total, ci_level=level,
-        baseline_ci_wilson=_pair(wilson(a_correct, a_total, level=level)),
-        candidate_ci_wilson=_pair(wilson(b_correct, b_total, level=level)),
-        baseline_ci_exact=_pair(clopper_pearson(a_correct, a_total, level=level)),
-        candidate_ci_exact=_pair(clopper_pearson(b_correct, b_total, level=level)),
-        note="; ".join(notes))
+        **_seat_intervals(a_correct, a_total, b_correct, b_total, level), note="; ".join(notes))
+
+
+def _seat_intervals(a_correct, a_total, b_correct, b_total, level: float) -> dict:
+    """Each seat's proportion correct with its Wilson and Clopper-Pearson intervals (the
+    ExamDelta fields ``baseline_ci_wilson`` ... ``candidate_ci_exact``)."""
+    return dict(baseline_ci_wilson=_pair(wilson(a_correct, a_total, level=level)),
+                candidate_ci_wilson=_pair(wilson(b_correct, b_total, level=level)),
+                baseline_ci_exact=_pair(clopper_pearson(a_correct, a_total, level=level)),
+                candidate_ci_exact=_pair(clopper_pearson(b_correct, b_total, level=level)))
 
 
 def exam_delta_paired(both, baseline_only, candidate_only, neither, *, alpha: float = 0.05,
@@ -332,11 +328,7 @@ def exam_delta_paired(both, baseline_only, candidate_only, neither, *, alpha: fl
         p_holm=mc.p_value, diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high,
         diff_ci_method=diff.method, mde=mde_paired(b, c, n, alpha=alpha, power=power),
         p_boschloo=math.nan, baseline_total=n, candidate_total=n, ci_level=level,
-        baseline_ci_wilson=_pair(wilson(xa, n, level=level)),
-        candidate_ci_wilson=_pair(wilson(xb, n, level=level)),
-        baseline_ci_exact=_pair(clopper_pearson(xa, n, level=level)),
-        candidate_ci_exact=_pair(clopper_pearson(xb, n, level=level)),
-        note=note)
+        **_seat_intervals(xa, n, xb, n, level), note=note)
 
 
 def _counts_pair_iv(correct, total, side):
@@ -488,54 +480,64 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     (Holm 1979).
     """
     alpha, power = _alpha_power_iv(alpha, power)
+    items = _exam_tables_iv(exams, exam_items)
+    results = _latest_results(exams, items)
+    base = resolve_baseline(baseline, seats, set(results["seat"].astype(str)))
+    groups = _item_groups(items)
+    rows = [_pair_delta(pair, groups, alpha=alpha, power=power, boschloo_max_n=boschloo_max_n)
+            for pair in _pairs(results, base)]
+    return _delta_frame(rows)
+
+
+def _exam_tables_iv(exams, exam_items) -> pd.DataFrame:
+    """Check the exams table; the item verdicts (an empty table when None)."""
     if not isinstance(exams, pd.DataFrame):
         raise ValueError("`exams` must be a pandas DataFrame")
     for c in ("seat", "benchmark", "correct", "total"):
         if c not in exams.columns:
             raise ValueError(f"`exams` lacks column {c!r}")
-    items = exam_items if exam_items is not None else pd.DataFrame(
-        columns=["run_id", "seat", "date", "benchmark", "dimension", "item_id", "correct"])
+    items = exam_items if exam_items is not None else pd.DataFrame(columns=TABLE_COLUMNS["exam_items"])
     if not isinstance(items, pd.DataFrame):
         raise ValueError("`exam_items` must be a pandas DataFrame or None")
-    results = _latest_results(exams, items)
-    present = set(results["seat"].astype(str))
-    base = resolve_baseline(baseline, seats, present)
-    rows: list[ExamDelta] = []
-    groups = _item_groups(items)
-    for pair_base, seat, bench, dim, basr, cand, pair_note in _pairs(results, base):
-        dimension = None if dim == _NA_DIM else dim
-        notes = [pair_note] if pair_note else []
-        for side, r in (("baseline", basr), ("candidate", cand)):
-            if isinstance(r.count_rounding, str) and r.count_rounding:
-                notes.append(f"{side}: {r.count_rounding}")
-        empty = pd.Series(dtype=bool)
-        ib = groups.get((basr.run_id, pair_base, bench, dim), empty)
-        ic = groups.get((cand.run_id, seat, bench, dim), empty)
-        shared = ib.index.intersection(ic.index) if len(ib) and len(ic) else []
-        if len(shared):
-            xb, xc = ib.loc[shared].to_numpy(), ic.loc[shared].to_numpy()
-            left = (len(ib) - len(shared)) + (len(ic) - len(shared))
-            if left:
-                notes.append(f"{left} item(s) answered by one seat only were left out")
-            rows.append(exam_delta_paired(
-                int(np.sum(xb & xc)), int(np.sum(xb & ~xc)), int(np.sum(~xb & xc)),
-                int(np.sum(~xb & ~xc)), alpha=alpha, power=power, benchmark=bench,
-                dimension=dimension, baseline=pair_base, candidate=seat, note="; ".join(notes)))
-        else:
-            row = exam_delta_counts(
-                int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
-                alpha=alpha, power=power, benchmark=bench, dimension=dimension,
-                baseline=pair_base, candidate=seat, note="; ".join(notes),
-                boschloo_max_n=boschloo_max_n)
-            if is_not_a_count(basr.count_rounding) or is_not_a_count(cand.count_rounding):
-                row = _untested(row)
-            rows.append(row)
-    cols = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
+    return items
+
+
+def _pair_delta(pair: tuple, groups: dict, *, alpha: float, power: float, boschloo_max_n: int) -> "ExamDelta":
+    """The delta of one pair of `_pairs`: paired on the items both seats answered (by id), else
+    from the counts (untested when a count is made up from a score that is no share of its items)."""
+    pair_base, seat, bench, dim, basr, cand, pair_note = pair
+    dimension = None if dim == _NA_DIM else dim
+    notes = [pair_note] if pair_note else []
+    for side, r in (("baseline", basr), ("candidate", cand)):
+        if isinstance(r.count_rounding, str) and r.count_rounding:
+            notes.append(f"{side}: {r.count_rounding}")
+    labels = dict(alpha=alpha, power=power, benchmark=bench, dimension=dimension, baseline=pair_base, candidate=seat)
+    empty = pd.Series(dtype=bool)
+    ib = groups.get((basr.run_id, pair_base, bench, dim), empty)
+    ic = groups.get((cand.run_id, seat, bench, dim), empty)
+    shared = ib.index.intersection(ic.index) if len(ib) and len(ic) else []
+    if len(shared):
+        xb, xc = ib.loc[shared].to_numpy(), ic.loc[shared].to_numpy()
+        left = (len(ib) - len(shared)) + (len(ic) - len(shared))
+        if left:
+            notes.append(f"{left} item(s) answered by one seat only were left out")
+        return exam_delta_paired(int(np.sum(xb & xc)), int(np.sum(xb & ~xc)), int(np.sum(~xb & xc)),
+                                 int(np.sum(~xb & ~xc)), note="; ".join(notes), **labels)
+    row = exam_delta_counts(int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
+                            note="; ".join(notes), boschloo_max_n=boschloo_max_n, **labels)
+    if is_not_a_count(basr.count_rounding) or is_not_a_count(cand.count_rounding):
+        return _untested(row)
+    return row
+
+
+def _delta_frame(rows: list) -> pd.DataFrame:
+    """The exam deltas table from its rows, p-values Holm-adjusted across all of them."""
+    cols = EXAM_DELTAS.names
     if not rows:
-        return _typed_exam_frame(pd.DataFrame(columns=cols))
+        return EXAM_DELTAS.empty()
     df = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in rows], columns=cols)
     df["p_holm"] = holm(df["p_value"].to_numpy(dtype=float))
-    return _typed_exam_frame(df)
+    return EXAM_DELTAS.typed(df)
 
 
 def _untested(row: "ExamDelta") -> "ExamDelta":
@@ -546,19 +548,3 @@ def _untested(row: "ExamDelta") -> "ExamDelta":
     return replace(row, test="none: a score is not a whole number of items", p_value=nan, p_mid=nan, p_holm=nan,
                    diff_ci_low=nan, diff_ci_high=nan, diff_ci_method="none: counts reconstructed from a score "
                    "that is not a share of the stated items", p_boschloo=nan)
-
-
-def _typed_exam_frame(df: pd.DataFrame) -> pd.DataFrame:
-    ints = ["n_items", "baseline_correct", "candidate_correct", "baseline_only", "candidate_only",
-            "baseline_total", "candidate_total"]
-    floats = ["p_value", "p_mid", "p_holm", "diff", "diff_ci_low", "diff_ci_high", "mde",
-              "p_boschloo", "ci_level"]
-    strs = ["benchmark", "dimension", "baseline", "candidate", "test", "diff_ci_method", "note"]
-    out = df.copy()
-    for c in ints:
-        out[c] = pd.array(pd.to_numeric(out[c], errors="coerce"), dtype="Int64")
-    for c in floats:
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
-    for c in strs:
-        out[c] = out[c].astype("string")
-    return out.reset_index(drop=True)

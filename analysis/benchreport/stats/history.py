@@ -61,18 +61,14 @@ import pandas as pd
 import pyarrow as pa
 from scipy.special import stdtr, stdtrit
 
-from ..columns import METRICS, higher_is_better
+from ..columns import DATED_COLUMNS, HISTORY, HISTORY_COLUMNS, METRICS, higher_is_better
 from .history_cusum import (Reference, change_kind, change_start, cusum_update, reference, standardise,
                             threshold_for)
 
 __all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER", "LevelSeries",
            "WALK_KEY", "walk_input", "walk", "multi_date_cells", "input_digests", "typed_history", "rows_to_arrow"]
 
-HISTORY_COLUMNS = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
-                   "estimate", "n_passes", "level", "level_nights", "level_since", "change", "ci_low", "ci_high",
-                   "p_value", "p_adj", "verdict", "verdict_reason", "change_kind", "change_since", "cusum"]
 VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
-_KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
 
 
 @dataclass(frozen=True)
@@ -204,8 +200,8 @@ class HistoryDayCache(Protocol):
     def save_rows(self, day: str, digest: str, rows: pa.Table) -> bool: ...
 
 
-_WALK = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date", "estimate",
-         "n_passes"]
+#: what the walk reads of a dated cell
+_WALK = list(DATED_COLUMNS)
 #: a walked row's cell key in the walk's own terms (harness, probe and load "" when none, concurrency -1)
 WALK_KEY = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 #: the order of the history table: date first, then the cell (the order the dates are walked in)
@@ -270,17 +266,17 @@ def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.Dat
     `min_level` dates of a cell are ``insufficient_data``: no level yet).
     """
     if dated is None or not len(dated):
-        return typed_history(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
+        return HISTORY.empty()
     d = walk_input(dated)
     multi = multi_date_cells(d)
     parts, batch = [], []
     for _, rows in walk(d, {}, rule):
         batch.extend(rows)
         if len(batch) >= 20_000:  # a year of rows as dicts would be most of a cold walk's memory
-            parts.append(typed_history(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+            parts.append(HISTORY.typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
             batch = []
     if batch or not parts:
-        parts.append(typed_history(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
+        parts.append(HISTORY.typed(pd.DataFrame(batch, columns=HISTORY_COLUMNS)))
     walked = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     return walked[multi].reset_index(drop=True)
 
@@ -308,38 +304,19 @@ def input_digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = 
 HISTORY_VERSION = 5  # 5: CUSUM change detection (4: cells keyed by load_id too)
 
 
-_TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic", "date", "level_since", "verdict",
-         "verdict_reason", "change_kind", "change_since")
-_INT = ("concurrency", "n_passes", "level_nights")
-
-
 def typed_history(df: pd.DataFrame) -> pd.DataFrame:
-    """The history table's dtypes, the same however its rows were walked."""
-    out = {}
-    for c in HISTORY_COLUMNS:
-        col = df[c]
-        if c in _TEXT:  # text as pandas' str (missing is NaN: flags compare cells with ==)
-            vals = col.astype(object)
-            out[c] = pd.Series(vals.where(vals.notna(), None).to_numpy(), dtype=object).astype("str")
-        elif c in _INT:  # Python ints, None where missing (a year of rows: no per-value Python calls)
-            vals = pd.to_numeric(col.astype(object), errors="coerce")
-            known = vals.notna().to_numpy()
-            ints = np.full(len(vals), None, dtype=object)
-            ints[known] = vals.to_numpy()[known].astype("int64").tolist()
-            out[c] = pd.Series(ints, dtype=object)
-        else:
-            out[c] = pd.Series(pd.to_numeric(col, errors="coerce").astype(float).to_numpy())
-    return pd.DataFrame(out, columns=HISTORY_COLUMNS)
+    """The history table's dtypes, the same however its rows were walked (benchreport.columns.HISTORY)."""
+    return HISTORY.typed(df)
 
 
 def typed_from_arrow(t) -> pd.DataFrame:
-    """The history table from Arrow (its cache), with the dtypes `typed_history` gives."""
-    return typed_history(t.select(HISTORY_COLUMNS).to_pandas())
+    """The history table from Arrow (its cache), with the dtypes of benchreport.columns.HISTORY."""
+    return HISTORY.typed(t.select(HISTORY_COLUMNS).to_pandas())
 
 
 def rows_to_arrow(rows: list[dict]) -> pa.Table:
     """One date's walked rows as Arrow: HISTORY_COLUMNS typed, and ``_follows``."""
-    t = pa.Table.from_pandas(typed_history(pd.DataFrame(rows, columns=HISTORY_COLUMNS)), preserve_index=False)
+    t = pa.Table.from_pandas(HISTORY.typed(pd.DataFrame(rows, columns=HISTORY_COLUMNS)), preserve_index=False)
     return t.append_column("_follows", pa.array([bool(r["_follows"]) for r in rows], type=pa.bool_()))
 
 

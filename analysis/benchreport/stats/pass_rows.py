@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..columns import REQUEST_STATISTICS
+from ..columns import PASS_COLUMNS, REQUEST_STATISTICS
 from ..conditions import measurement_condition
 from ..thresholds import Thresholds
 from ._common import missing
@@ -53,10 +53,9 @@ def _workload_key(workload, condition) -> str:
     return f"{workload}:{condition}" if isinstance(condition, str) and condition else str(workload)
 
 
-#: the pass table's columns as the rows are built (the sort keys _c, _h, _p are added after)
-_ROW_COLUMNS = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date", "pass",
-                "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
-                "ci_high", "ci_level", "lag1", "source", "group", "condition")
+#: the pass table's columns as the rows are built, with the request group and the measurement's
+#: condition (the sort keys _c, _h, _p are added after)
+_ROW_COLUMNS = (*PASS_COLUMNS, "group", "condition")
 _KEY_COLUMNS = _ROW_COLUMNS[:11]
 
 

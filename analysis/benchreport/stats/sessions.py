@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..columns import CELL_KEY, SESSION_COLUMNS
+
 __all__ = ["SessionVariance", "session_variance", "session_table", "SESSION_COLUMNS"]
 
-KEY = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
-SESSION_COLUMNS = list(KEY) + ["n_sessions", "n_passes", "within_log_var", "between_log_var",
-                               "between_session_cv", "icc", "method"]
+KEY = tuple(CELL_KEY)
 METHOD = "one-way random effects on log pass values, sessions = dates (ANOVA estimator)"
 
 

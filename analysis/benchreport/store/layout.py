@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchreport import locks
+from benchreport.columns import FILE_COLUMNS, PART_COLUMNS
 
 __all__ = ["STORE_FORMAT", "Store", "StoreError", "StoreBusy", "StoreDamaged", "STORED_TABLES", "FILE_COLUMNS",
            "PART_COLUMNS"]
@@ -34,11 +35,6 @@ __all__ = ["STORE_FORMAT", "Store", "StoreError", "StoreBusy", "StoreDamaged", "
 STORE_FORMAT = "benchreport.store/1"
 #: tables kept per date (requests are the bulk; the rest are small)
 STORED_TABLES = ("runs", "measurements", "requests", "exams", "exam_items", "events", "seat_runs", "component_runs")
-#: the files table: one row per file version seen (`context`: a digest of the manifests the
-#: version was read with, "" for none; a file read with another manifest is another version)
-FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_ids", "current", "batch", "context"]
-#: the parts table: one row per part file written (`name` relative to the store, POSIX)
-PART_COLUMNS = ["table", "day", "batch", "name", "size", "sha256"]
 #: a part's name as an ingest writes it (anything else under a table's folder is a stray)
 _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
 #: the temporary file a job making a store writes its marker through (another job may see it)

@@ -18,7 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from benchreport.columns import TABLE_COLUMNS
+from benchreport.columns import COMPONENT_RUN_COLUMNS, TABLE_COLUMNS
 from benchreport.load import LoadResult
 from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
@@ -101,7 +101,7 @@ def _seats(con, store, shas) -> tuple[pd.DataFrame, pd.DataFrame]:
     for r in seat_runs:
         merge_seat_row(seats, r)
     comp = _select(con, store, "component_runs", shas)
-    comp_runs = {k: [] for k in TABLE_COLUMNS["components"] + ["run_id"]}
+    comp_runs = {k: [] for k in COMPONENT_RUN_COLUMNS}
     for r in (comp.to_pylist() if comp is not None else []):
         for k in comp_runs:
             comp_runs[k].append(r.get(k))
