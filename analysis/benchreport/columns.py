@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # pandas and numpy are imported where a table is typed: `benchreport --help`,
+    import pandas as pd  # `--version` and the parser read the names here without loading them
+
 
 #: metric name -> (unit, higher_is_better). From spec/run-format.md, "Metric names and units".
 METRICS: dict[str, tuple[str, bool]] = {
@@ -81,19 +83,23 @@ def _as_string(col: pd.Series):
 
 
 def _as_str(col: pd.Series):
+    import pandas as pd
     vals = col.astype(object)
     return pd.Series(vals.where(vals.notna(), None).to_numpy(), dtype=object).astype("str")
 
 
 def _as_int(col: pd.Series):
+    import pandas as pd
     return pd.array(pd.to_numeric(col.astype("object"), errors="coerce"), dtype="Int64")
 
 
 def _as_int64(col: pd.Series):
+    import pandas as pd
     return pd.to_numeric(col).astype("int64")
 
 
 def _as_float(col: pd.Series):
+    import pandas as pd
     return pd.to_numeric(col, errors="coerce").astype(float)
 
 
@@ -106,6 +112,8 @@ def _as_bool(col: pd.Series):
 
 
 def _as_int_or_none(col: pd.Series):
+    import numpy as np
+    import pandas as pd
     vals = pd.to_numeric(col.astype(object), errors="coerce")
     known = vals.notna().to_numpy()
     ints = np.full(len(vals), None, dtype=object)
@@ -147,11 +155,13 @@ class TableSchema:
     def typed(self, frame: pd.DataFrame) -> pd.DataFrame:
         """`frame` as this table: its columns in order (absent ones missing), each of its dtype,
         with a fresh index; the same dtypes however the rows were made."""
+        import pandas as pd
         frame = frame.reindex(columns=self.names).reset_index(drop=True)
         return pd.DataFrame({c: _CONVERT[t](frame[c]) for c, t in self.columns}, columns=self.names)
 
     def empty(self) -> pd.DataFrame:
         """The table with no rows, its columns of their dtypes."""
+        import pandas as pd
         return self.typed(pd.DataFrame({c: pd.Series(dtype="object") for c in self.names}))
 
     def arrow_type(self, column: str):
@@ -184,6 +194,7 @@ def _arrow_types() -> dict:
 
 @cache
 def _pandas_types() -> dict:
+    import pandas as pd
     import pyarrow as pa
 
     return {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.string(): pd.StringDtype()}
