@@ -108,7 +108,7 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
 
 def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
                           seats: Sequence[str] | None = None, baseline: str | None = None,
-                          top_n: int = 8, height: float = 2.9) -> Figure | None:
+                          top_n: int = 8, height: float = 2.7) -> Figure | None:
     """One line per (seat, series) of `metric` against concurrency, CI band where one exists: a line
     never joins figures of different harnesses, probes or loads.
 

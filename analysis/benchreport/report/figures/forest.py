@@ -34,7 +34,7 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
         labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
     n = len(d)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN, 0.62 * n + 0.9), layout="constrained")
+        fig = Figure(figsize=(WIDTH_IN, 0.5 * n + 0.7), layout="constrained")
         ax = fig.add_subplot()
         y = np.arange(n)[::-1]
         diff = d["diff"].astype(float).to_numpy() * 100

@@ -116,15 +116,17 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
                         + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, stats_wanted), "ttft")
 
 
-def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
-    """Per-pass values in pass order for every cell with two or more passes."""
+def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
+    """Per-pass values in pass order for every cell with two or more passes: at most `max_panels`
+    (two rows of three: a third row pushed the exam tables to the next page); tables/cells.csv has
+    every pass of every cell."""
     cells = result_cells(a)
     fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
     n = 0
     if cells is not None and "values" in cells.columns:
         n = int(cells["values"].map(lambda v: len(parse_values(v)) >= 2).sum())
-    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown."
-            if n > max_panels else "")
+    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown; "
+            "tables/cells.csv has every pass of every cell." if n > max_panels else "")
     return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
                         "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
                         "panel has its own scale; max/min is the ratio of the extreme passes." + more,

@@ -49,7 +49,8 @@ def seats_table(a) -> Table:
                                      "Checkpoint", "Licences"])
     df, note = drop_unstated(df, ["Quantisation", "Engine", "Checkpoint", "Licences"])
     return Table(df, "Seats: model, quantisation, engine and placement, with the licences of their "
-                 "components as declared in the run files.", kind="plain", small=True, key="seats",
+                 "components as declared in the run files.", kind="plain", small=True, dense=True, landscape=False,
+                 key="seats",
                  mono=("Seat",), widths={"Seat": "24%"}, note=note)
 
 
@@ -171,8 +172,8 @@ def runs_table(a) -> Table:
     return Table(df, "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
                  "answer cap, whether warm-up was excluded, passes, measured cells and request records "
                  "per cell.", kind="plain",
-                 group="seat", small=True, key="runs", numeric=("Passes", "Cells"), note=note,
-                 nowrap=("Date",))
+                 group="seat", small=True, dense=True, landscape=False, key="runs", numeric=("Passes", "Cells"),
+                 note=note, nowrap=("Date",))
 
 
 def setup_text(a) -> Prose:
