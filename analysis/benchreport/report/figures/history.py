@@ -137,7 +137,7 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     concs = sorted({int(c) for c in (h["_c"].dropna() if concurrencies is None else concurrencies)})
     color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, (1.55 if ncols < 4 else 1.25) * nrows + 0.55),
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, (1.55 if ncols < 4 else 1.05) * nrows + 0.5),
                      layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
         marked: set[str] = set()

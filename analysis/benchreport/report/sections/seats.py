@@ -199,9 +199,6 @@ def setup_text(a) -> Prose:
                         fmt.count(passes.min()), fmt.count(passes.max()),
                         ", ".join(fmt.concurrency(c) for c in conc) or "none",
                         fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
-    if base:
+    if base:  # with none, the abstract and Section 3 say so (each fact once, issue 27)
         out.append(para("Every candidate is compared against the {} {}.", baseline_word(a), ident(base)))
-    else:
-        out.append(para("No seat is marked as the incumbent and no baseline was given, so no "
-                        "comparison against an incumbent is made."))
     return prose(out)

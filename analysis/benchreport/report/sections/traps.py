@@ -16,7 +16,9 @@ def trap_order() -> list[str]:
     return sorted(codes.trap_codes(), key=lambda c: codes.CODES[c].group != "traps")
 
 
-_EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source"}
+#: evidence a finding's line leaves out: nested records (flags.json has them) and the thresholds,
+#: which are the build's and stated once, in the appendix's table of thresholds (issue 27)
+_EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source", "thresholds"}
 
 
 def _evidence_value(v) -> str | None:
