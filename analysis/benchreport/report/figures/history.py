@@ -110,6 +110,19 @@ def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
 
 
+def _date_axes(axes, first, last) -> None:
+    """Concise date ticks on every panel (shared x), from `first` to `last`: at most 5 on a panel a
+    quarter of the page wide, unless the dates span two years or more (matplotlib finds no tick
+    interval for that few: it warns and falls back), else 7."""
+    narrow = axes.shape[1] >= 4 and (last - first) < pd.Timedelta(days=700)
+    for ax in axes.flat:
+        loc = mdates.AutoDateLocator(minticks=3, maxticks=5 if narrow else 7)
+        ax.xaxis.set_major_locator(loc)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+    if first != last:
+        axes.flat[0].set_xlim(first, last)
+
+
 #: characters of a seat id on one line of a panel's title, by the figure's columns
 _TITLE_CHARS = {1: 60, 2: 44, 4: 24}
 
@@ -149,13 +162,8 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
                          fontsize=7.5 if ncols < 4 else 6.5, loc="left")
         for ax in axes[:, 1:].flat:
             ax.set_ylabel("")
-        for ax in axes.flat:
-            loc = mdates.AutoDateLocator(minticks=3, maxticks=7 if ncols < 4 else 4)  # a narrow panel: fewer dates
-            ax.xaxis.set_major_locator(loc)
-            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
         first, last = (h["_date"].min(), h["_date"].max()) if dates is None else map(pd.Timestamp, dates)
-        if first != last:
-            axes.flat[0].set_xlim(first, last)
+        _date_axes(axes, first, last)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         _legend(fig, concs, color_of, marked)

@@ -41,7 +41,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int
     wrap = {1: 60, 2: 44, 3: 30}[ncols]
     styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.9 * nrows + 0.2),
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.65 * nrows + 0.2),
                      layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax, (spread, r, v) in zip(axes.flat, rows):

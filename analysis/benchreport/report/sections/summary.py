@@ -180,4 +180,4 @@ def landscape(df: pd.DataFrame) -> bool:
 def summary_table(df: pd.DataFrame, caption: str, note: str) -> Table:
     figures = _figures(df)
     return Table(df, caption, kind="table", group="seat", numeric=("Conc.", "Passes", *figures), note=note,
-                 small=True, dense=True, key="results", nowrap=("Conc.",), landscape=landscape(df))
+                 small=True, dense=True, key="results", nowrap=("Conc.", "Date"), landscape=landscape(df))
