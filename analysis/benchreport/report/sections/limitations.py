@@ -26,10 +26,10 @@ TOLD_IN_FAULTS = {"fault.recorded": "faults and crashes", "fault.unreproduced": 
                   "requests.missing": "requests missing from the files"}
 
 
-#: codes Sections 3 and 4 state whole (with no incumbent, Section 3 says no comparison is made and
-#: why; Table 3 of Section 4 has every exam delta with its p-value and MDE): Section 7 names them
-TOLD_IN_RESULTS = {"compare.no_incumbent": ("Section 3", "no incumbent to compare against"),
-                   "exam.not_significant": ("Section 4", "exam deltas that show no difference")}
+#: codes Section 3 states whole (with no incumbent, it says no comparison is made and why): Section 7
+#: names them (an exam delta that shows no difference stays: Section 4 gives its figures in a table,
+#: Section 7 says in words what it does not show)
+TOLD_IN_RESULTS = {"compare.no_incumbent": ("Section 3", "no incumbent to compare against")}
 
 
 def _told_elsewhere(a=None) -> dict[str, str]:
@@ -49,12 +49,12 @@ def _topic_title(code: str) -> str:
 
 
 def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
-    """One sentence naming what Sections 3 to 6 stated, by topic and seats, most severe first."""
+    """One sentence naming what Sections 3, 5 and 6 stated, by topic and seats, most severe first."""
     sel = f[f["code"].astype(str).isin(list(told))]
     if sel.empty:
         return None
     parts = []
-    for section in ("Section 3", "Section 4", "Section 5", "Section 6"):
+    for section in ("Section 3", "Section 5", "Section 6"):
         mine = sel[sel["code"].astype(str).map(told) == section]
         if mine.empty:
             continue
@@ -63,7 +63,7 @@ def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
             seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
             who = ", ".join(seats) if len(seats) <= 3 else fmt.counted(len(seats), "seat")
             topics.append(f"{_topic_title(code)} ({who})")
-        what = "with their figures, " if section in ("Section 5", "Section 6") else ""
+        what = "" if section == "Section 3" else "with their figures, "
         parts.append(f"{section} states whole, {what}{'; '.join(topics)}")
     return ". ".join(parts) + ". Each holds here too: those figures do not carry what their names say."
 
@@ -71,7 +71,7 @@ def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
 def limitations_html(a) -> Prose:
     """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
     findings as a list, one item each (a topic with one finding: one short paragraph); all escaped.
-    What Sections 3 to 6 state whole is named in one sentence, not said again; nothing is cut."""
+    What Sections 3, 5 and 6 state whole is named in one sentence, not said again; nothing is cut."""
     f = sorted_flags(a)
     if f.empty:
         return prose(para("{}", NO_FLAGS))
