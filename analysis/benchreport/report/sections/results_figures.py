@@ -19,7 +19,7 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
         return ""
     bits = []
     if over > 0:
-        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
+        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
                     f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
                     f"{'is' if over == 1 else 'are'} in the tables")
     if other_day > 0:
@@ -29,25 +29,25 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
 
 
 def marks_text(fig, *, what: str = "markers") -> str:
-    """What the marks of a figure mean, for its caption: only the kinds it drew (`figures.drawn`)."""
+    """What the marks of a figure mean, for its caption: only the kinds it drew (`figures.drawn`),
+    said briefly (three figures in a row carry it: issue 27)."""
     kinds = F.drawn(fig)
     bits = []
     if "ci" in kinds:
-        bits.append(f"filled {what} with bars" + (" and bands" if "band" in kinds else "")
-                    + " carry a confidence interval")
+        bits.append(f"filled {what} with bars" + (" and bands" if "band" in kinds else "") + ": a confidence interval")
     if "no_ci" in kinds:
-        bits.append(f"hollow {what} have no confidence interval (too few passes)")
+        bits.append(f"hollow {what}: too few passes for one")
     if "passes" in kinds:
-        bits.append("small dots are the values of individual passes")
+        bits.append("small dots: single passes")
     if "range" in kinds:
-        bits.append("a grey bar is the min-max range the run reported")
+        bits.append("a grey bar: the min-max range the run reported")
     return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
 
 
 def _seats_cue(fig) -> str:
     """How the seats (and a seat's workloads) are told apart in a concurrency figure."""
-    lines = "; a seat's workloads differ by line style" if "workload_lines" in F.drawn(fig) else ""
-    return f" Each seat has its own colour and marker shape{lines}."
+    lines = "; line style, the seat's workload" if "workload_lines" in F.drawn(fig) else ""
+    return f" Colour and marker shape: the seat{lines}."
 
 
 def throughput_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
