@@ -275,3 +275,16 @@ def test_table1_says_which_seats_and_conditions_it_shows(captures_report):
                   text)
     assert m, "Table 1's note says what it leaves out"
     assert int(m.group(1)) >= 2 and int(m.group(2)) >= 6 and int(m.group(5)) < int(m.group(4))
+
+
+def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_harness(captures_report,
+                                                                                          example_report):
+    html = (captures_report / "report.html").read_text(encoding="utf-8")
+    appendix = html.index('id="Appendix:-provenance"') if 'id="Appendix:-provenance"' in html else \
+        html.index("Appendix: provenance")
+    methods, runs = html.index('id="table-methods"'), html.index('id="table-runs"')
+    assert methods < appendix < runs
+    table = html[methods:html.index("</table>", methods)]
+    assert table.count("<tr") - 1 >= 6  # a row per harness, past the heading
+    example = (example_report / "report.html").read_text(encoding="utf-8")
+    assert 'id="table-methods"' not in example and 'id="table-runs"' in example

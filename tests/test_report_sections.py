@@ -428,3 +428,18 @@ def test_table1_leaves_room_for_a_second_seat_when_the_first_is_too_long():
     assert shown == ["huge", "small"] and "small" not in part
     n_huge = part["huge"][0]
     assert part["huge"][1] == 30 and 2 * n_huge + 1 + 4 <= 20 and n_huge >= 6
+
+
+def test_many_runs_give_section_1_one_row_per_harness_and_the_appendix_every_seat_and_day(fleet, fixture_analysis):
+    """Past RUNS_BODY_ROWS rows (50 seats here), Section 1 has one row per harness and the appendix the
+    runs per seat and day; a short table stays in Section 1 (issue 27: half a page left empty)."""
+    from benchreport.report.sections.seats import RUNS_BODY_ROWS
+
+    body, every = sections.runs_table(fleet), sections.runs_appendix_table(fleet)
+    assert body.key == "methods" and list(body.data["Harness"]) == ["in-house"]
+    assert body.data["Seats"].tolist() == ["50"] and body.data["Passes"].tolist() == ["3"]
+    assert body.data["Rows"].tolist() == [str(len(every))] and len(every) == 50 > RUNS_BODY_ROWS
+    assert every.kind == "appendix" and every.key == "runs" and "_name" not in every.data.columns
+    short = sections.runs_table(fixture_analysis)
+    assert short.key == "runs" and len(short) <= RUNS_BODY_ROWS
+    assert sections.runs_appendix_table(fixture_analysis) is None
