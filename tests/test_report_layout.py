@@ -288,3 +288,31 @@ def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_ha
     assert table.count("<tr") - 1 >= 6  # a row per harness, past the heading
     example = (example_report / "report.html").read_text(encoding="utf-8")
     assert 'id="table-methods"' not in example and 'id="table-runs"' in example
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
+def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
+    """At 390 px Table 1 scrolls inside its box with its first column held in view: scrolled to the
+    end, the last column is on screen and every row still shows its name (issue 27)."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 800})
+            page.goto((captures_report / "report.html").as_uri(), wait_until="load")
+            seen = page.evaluate("""() => {
+                const wrap = document.querySelector('#table-results').closest('div.table-wrap');
+                wrap.scrollLeft = wrap.scrollWidth;
+                const box = wrap.getBoundingClientRect();
+                const rows = [...wrap.querySelectorAll('tbody tr:not(.group)')];
+                const inside = r => r.left >= box.left - 1 && r.right <= box.right + 1;
+                return {scrolled: wrap.scrollLeft > 0, rows: rows.length,
+                        last: rows.filter(tr => inside(tr.lastElementChild.getBoundingClientRect())).length,
+                        first: rows.filter(tr => inside(tr.firstElementChild.getBoundingClientRect())).length};
+            }""")
+        finally:
+            browser.close()
+    assert seen["scrolled"] and seen["rows"] >= 10
+    assert seen["last"] == seen["rows"] and seen["first"] == seen["rows"], seen
