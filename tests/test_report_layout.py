@@ -10,6 +10,7 @@ its pages with pypdf.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ from pypdf import PdfReader
 from benchreport.report.render import TEMPLATES_DIR
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
+CAPTURES = Path(__file__).parent / "fixtures" / "captures"
 BAD = Path(__file__).parent / "bad_inputs" / "negative-rate.json"
 CHROMIUM = "/usr/bin/chromium"
 MM = 72 / 25.4
@@ -46,6 +48,12 @@ def _build(tmp_path_factory, runs, *extra: str) -> Path:
 def harness_report(tmp_path_factory):
     # every harness fixture validates; one refused file beside them, as a real folder would hold
     return _build(tmp_path_factory, [HARNESS, BAD], "--skip-bad")
+
+
+@pytest.fixture(scope="module")
+def captures_report(tmp_path_factory):
+    """A folder of many harnesses' captures (issue 27): every harness fixture and the real captures."""
+    return _build(tmp_path_factory, [HARNESS, CAPTURES], "--skip-bad")
 
 
 @pytest.fixture(scope="module")
@@ -114,20 +122,70 @@ def test_confidence_intervals_are_on_one_line(harness_report):
     assert not broken, broken[:10]
 
 
-def test_the_body_and_the_appendix_stay_short(harness_report):
-    reader = PdfReader(harness_report / "report.pdf")
-    texts = [p.extract_text() or "" for p in reader.pages]
+def appendix_start(pdf: Path) -> tuple[int, list[str]]:
+    """The pages before the appendix, and every page's text."""
+    texts = [p.extract_text() or "" for p in PdfReader(pdf).pages]
     start = next(i for i, t in enumerate(texts) if re.search(r"^Appendix: provenance", t, flags=re.M))
+    return start, texts
+
+
+def test_the_body_and_the_appendix_stay_short(harness_report):
+    start, texts = appendix_start(harness_report / "report.pdf")
     appendix = len(texts) - start
     # the table of every seat and cell (223 rows here, 13 landscape pages when printed) is a
     # reference: collapsed in the HTML, one line in the PDF saying where it is; Table 1 is the
     # headline summary (this folder: 29 pages before the appendix in stop 34, 15 after issue 27's
-    # summary table, Section 7 that names what Sections 5 and 6 state, and a paper's leading)
+    # summary table, Section 7 that names what Sections 5 and 6 state, and a paper's leading;
+    # 12 once Table 1 kept to one page and the figures and tables to their content)
     assert appendix <= 6, f"the appendix is {appendix} of {len(texts)} pages"
-    assert start <= 15, f"{start} pages before the appendix"
+    assert start <= 12, f"{start} pages before the appendix"
     every = re.search(r"Table A1\. Every seat and cell.*?Not printed \((\d+)\s+rows\)", texts[start], flags=re.S)
     assert every and int(every.group(1)) > 100, texts[start][:2000]
     assert "tables/cells.csv" in texts[start]
+
+
+@pytest.mark.parametrize("which", ["captures_report", "example_report"])
+def test_at_most_twelve_pages_before_the_appendix(request, which):
+    """Issue 27: the example and a folder of at least six harnesses' captures each have at most 12
+    PDF pages before the appendix; Table 1 takes one page (landscape when it is), never two."""
+    report = request.getfixturevalue(which)
+    start, texts = appendix_start(report / "report.pdf")
+    assert start <= 12, f"{start} pages before the appendix"
+    flat = [" ".join(t.split()) for t in texts[:start]]
+    caption = [i for i, t in enumerate(flat) if "Table 1. Measured results" in t]
+    note = [i for i, t in enumerate(flat) if "Every statistic (p90" in t]
+    assert len(caption) == 1 and note == caption, (caption, note)  # the caption and the note on one page
+
+
+def test_the_captures_folder_holds_six_harnesses_or_more(captures_report):
+    with (captures_report / "provenance.csv").open(encoding="utf-8") as f:
+        harnesses = {row["harness"].split()[0] for row in csv.DictReader(f) if row.get("harness")}
+    assert len(harnesses) >= 6, harnesses
+
+
+@pytest.mark.parametrize("which", ["harness_report", "captures_report"])
+def test_every_flag_message_is_whole_in_the_html(request, which):
+    """Every message of flags.json appears whole (never cut, never with a middle ellipsis) in
+    report.html's text (Section 7 may join several; the appendix's table of flags has each)."""
+    from html.parser import HTMLParser
+
+    report = request.getfixturevalue(which)
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.parts = []
+
+        def handle_data(self, data):
+            self.parts.append(data)
+
+    parser = Text()
+    parser.feed((report / "report.html").read_text(encoding="utf-8"))
+    text = " ".join("".join(parser.parts).split())
+    flags = json.loads((report / "flags.json").read_text(encoding="utf-8"))
+    assert len(flags) >= 20
+    missing = [f["message"][:80] for f in flags if " ".join(f["message"].split()) not in text]
+    assert not missing, missing
 
 
 def test_the_table_of_every_cell_is_in_the_html_collapsed_with_every_row(harness_report):
@@ -205,3 +263,56 @@ def test_html_never_scrolls_sideways_on_a_narrow_screen(harness_report):
     assert wraps and all(w["right"] <= 400 and w["overflow"] == "auto" for w in wraps)
     assert any(w["scroll"] > w["client"] for w in wraps), "a wide table scrolls inside its box"
     assert all(r <= 400 for r in images)
+
+
+def test_table1_says_which_seats_and_conditions_it_shows(captures_report):
+    """Cut to a page, Table 1 says how many seats it shows and, for a seat shown in part, which of
+    its conditions: everything else is in Table A1 (collapsed in the HTML) and tables/cells.csv."""
+    html = (captures_report / "report.html").read_text(encoding="utf-8")
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    m = re.search(r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\); of (.+?)'s (\d+) "
+                  r"conditions, the (\d+) measured with the most passes; Table A1 in the appendix lists every seat",
+                  text)
+    assert m, "Table 1's note says what it leaves out"
+    assert int(m.group(1)) >= 2 and int(m.group(2)) >= 6 and int(m.group(5)) < int(m.group(4))
+
+
+def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_harness(captures_report,
+                                                                                          example_report):
+    html = (captures_report / "report.html").read_text(encoding="utf-8")
+    appendix = html.index('id="Appendix:-provenance"') if 'id="Appendix:-provenance"' in html else \
+        html.index("Appendix: provenance")
+    methods, runs = html.index('id="table-methods"'), html.index('id="table-runs"')
+    assert methods < appendix < runs
+    table = html[methods:html.index("</table>", methods)]
+    assert table.count("<tr") - 1 >= 6  # a row per harness, past the heading
+    example = (example_report / "report.html").read_text(encoding="utf-8")
+    assert 'id="table-methods"' not in example and 'id="table-runs"' in example
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
+def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
+    """At 390 px Table 1 scrolls inside its box with its first column held in view: scrolled to the
+    end, the last column is on screen and every row still shows its name (issue 27)."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 800})
+            page.goto((captures_report / "report.html").as_uri(), wait_until="load")
+            seen = page.evaluate("""() => {
+                const wrap = document.querySelector('#table-results').closest('div.table-wrap');
+                wrap.scrollLeft = wrap.scrollWidth;
+                const box = wrap.getBoundingClientRect();
+                const rows = [...wrap.querySelectorAll('tbody tr:not(.group)')];
+                const inside = r => r.left >= box.left - 1 && r.right <= box.right + 1;
+                return {scrolled: wrap.scrollLeft > 0, rows: rows.length,
+                        last: rows.filter(tr => inside(tr.lastElementChild.getBoundingClientRect())).length,
+                        first: rows.filter(tr => inside(tr.firstElementChild.getBoundingClientRect())).length};
+            }""")
+        finally:
+            browser.close()
+    assert seen["scrolled"] and seen["rows"] >= 10
+    assert seen["last"] == seen["rows"] and seen["first"] == seen["rows"], seen

@@ -290,7 +290,9 @@ def test_fleet_figures_stay_readable(fleet):
     assert fig.get_size_inches()[0] == pytest.approx(figures.WIDTH_IN)
     assert len(fig.legends[0].get_texts()) == 8
     passes = sections.per_pass_figure(fleet)
-    assert len([ax for ax in passes.figure.axes if ax.get_visible()]) == 9 and "largest spread" in passes.caption
+    # two rows of three panels (a third row pushed the exam tables to the next page, issue 27)
+    assert len([ax for ax in passes.figure.axes if ax.get_visible()]) == 6 and "largest spread" in passes.caption
+    assert "tables/cells.csv has every pass" in passes.caption
 
 
 # --- figures --------------------------------------------------------------------------------------
@@ -380,3 +382,64 @@ def test_flags_are_ordered_by_severity_then_the_codes_tables_priority(fixture_an
     f = sections.sorted_flags(fixture_analysis)
     key = [(codes.SEVERITIES.index(s), codes.priority_of(c)) for s, c in zip(f["severity"], f["code"])]
     assert key == sorted(key)
+
+
+# --- Table 1 on one page (issue 27) -------------------------------------------------------------
+
+def _summary_rows(seat: str, n: int, passes: list[str] | None = None, long: bool = False) -> pd.DataFrame:
+    workload = "decode (a harness, chat, 32±4 → 16 tok fixed, streaming, synthetic #4be6a0)" if long else "decode"
+    return pd.DataFrame({"seat": [seat] * n, "Workload": [f"{workload} {i}" for i in range(n)],
+                         "Conc.": [str(i) for i in range(n)], "Passes": passes or ["1"] * n})
+
+
+def test_a_long_workload_counts_as_the_lines_it_wraps_to():
+    from benchreport.report.sections.summary import WORKLOAD_LINE, row_lines
+    df = pd.DataFrame({"Workload": ["decode", "x" * WORKLOAD_LINE, "x" * (WORKLOAD_LINE + 1), "x" * (3 * WORKLOAD_LINE)]})
+    assert row_lines(df).tolist() == [1, 1, 2, 3]
+
+
+def test_table1_keeps_whole_seats_in_rank_order_while_they_fit():
+    from benchreport.report.sections.summary import fit_summary
+    df = pd.concat([_summary_rows("a", 5), _summary_rows("b", 10), _summary_rows("c", 3)], ignore_index=True)
+    # each seat costs its rows and a heading line: b (11) and c (4) fit in 16, a (6) then does not
+    out, shown, part = fit_summary(df, ["b", "c", "a"], max_lines=16)
+    assert shown == ["b", "c"] and part == {}
+    assert out["seat"].tolist() == ["b"] * 10 + ["c"] * 3  # the table's own order kept
+    out, shown, part = fit_summary(df, ["a", "b", "c"], max_lines=40)
+    assert shown == ["a", "b", "c"] and len(out) == len(df)
+
+
+def test_table1_shows_two_seats_the_second_with_its_best_measured_conditions():
+    from benchreport.report.sections.summary import fit_summary
+    passes = ["1", "3", "1", "2", "5", "1", "1", "1–2", "1", "1"]
+    df = pd.concat([_summary_rows("top", 4), _summary_rows("big", 10, passes)], ignore_index=True)
+    out, shown, part = fit_summary(df, ["top", "big"], max_lines=10)
+    # top: 5 lines; big: 5 lines left, a heading and its 4 conditions with the most passes
+    assert shown == ["top", "big"] and part == {"big": (4, 10)}
+    kept = out[out["seat"] == "big"]
+    assert sorted(kept["Passes"].tolist()) == sorted(["3", "2", "5", "1–2"])
+    assert kept.index.is_monotonic_increasing
+
+
+def test_table1_leaves_room_for_a_second_seat_when_the_first_is_too_long():
+    from benchreport.report.sections.summary import fit_summary
+    df = pd.concat([_summary_rows("huge", 30, long=True), _summary_rows("small", 3)], ignore_index=True)
+    out, shown, part = fit_summary(df, ["huge", "small"], max_lines=20)
+    assert shown == ["huge", "small"] and "small" not in part
+    n_huge = part["huge"][0]
+    assert part["huge"][1] == 30 and 2 * n_huge + 1 + 4 <= 20 and n_huge >= 6
+
+
+def test_many_runs_give_section_1_one_row_per_harness_and_the_appendix_every_seat_and_day(fleet, fixture_analysis):
+    """Past RUNS_BODY_ROWS rows (50 seats here), Section 1 has one row per harness and the appendix the
+    runs per seat and day; a short table stays in Section 1 (issue 27: half a page left empty)."""
+    from benchreport.report.sections.seats import RUNS_BODY_ROWS
+
+    body, every = sections.runs_table(fleet), sections.runs_appendix_table(fleet)
+    assert body.key == "methods" and list(body.data["Harness"]) == ["in-house"]
+    assert body.data["Seats"].tolist() == ["50"] and body.data["Passes"].tolist() == ["3"]
+    assert body.data["Rows"].tolist() == [str(len(every))] and len(every) == 50 > RUNS_BODY_ROWS
+    assert every.kind == "appendix" and every.key == "runs" and "_name" not in every.data.columns
+    short = sections.runs_table(fixture_analysis)
+    assert short.key == "runs" and len(short) <= RUNS_BODY_ROWS
+    assert sections.runs_appendix_table(fixture_analysis) is None

@@ -108,7 +108,7 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
 
 def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
                           seats: Sequence[str] | None = None, baseline: str | None = None,
-                          top_n: int = 8, height: float = 2.9) -> Figure | None:
+                          top_n: int = 8, height: float = 2.1) -> Figure | None:
     """One line per (seat, series) of `metric` against concurrency, CI band where one exists: a line
     never joins figures of different harnesses, probes or loads.
 
@@ -125,6 +125,7 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
     styles = seat_styles(d["seat"], baseline)
     stats = [s for s in statistics if s in set(d["statistic"])]
     several_workloads = d["series"].nunique() > 1
+    two_columns = d.groupby(["seat", "series"]).ngroups > 2
     with theme():
         fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
         ax = fig.add_subplot()
@@ -146,8 +147,11 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
         ax.set_xlabel("concurrent streams")
         ax.set_ylabel(axis_label(metric, stats))
         ax.set_ylim(bottom=0)
-        fig.legend(handles=handles, loc="outside lower center", ncols=1 if len(handles) <= 2 else 2,
-                   handlelength=2.4, columnspacing=1.2)
+        # two columns of labels as long as a workload's (60 characters) fit the figure's width in
+        # 5.6 points with shorter handles; in 8 points they ran past both edges
+        fig.legend(handles=handles, loc="outside lower center", ncols=2 if two_columns else 1,
+                   handlelength=2.0 if two_columns else 2.4, columnspacing=1.0,
+                   fontsize=5.6 if two_columns else None)
     return record_styles(fig, {s: styles[s] for s in d["seat"].unique()})
 
 

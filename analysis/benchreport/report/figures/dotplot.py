@@ -33,7 +33,7 @@ def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 
     positions, headers, total = _dot_layout(rows)
     styles = seat_styles([r["seat"] for r in rows], baseline)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN, 0.17 * total + 0.75), layout="constrained")
+        fig = Figure(figsize=(WIDTH_IN, 0.14 * total + 0.7), layout="constrained")
         ax = fig.add_subplot()
         ys = [total - p for p in positions]
         xs_all = []

@@ -31,10 +31,10 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
     for _, r in d.iterrows():
         dim = fmt.text(r.get("dimension"))
         dim = f" / {dim}" if dim else ""
-        labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 40)}\nvs {wrap_id(r['baseline'], 40)}")
+        labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 48)}\nvs {wrap_id(r['baseline'], 48)}")
     n = len(d)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN, 0.62 * n + 0.9), layout="constrained")
+        fig = Figure(figsize=(WIDTH_IN, 0.45 * n + 0.6), layout="constrained")  # three-line labels: seat ids on one line
         ax = fig.add_subplot()
         y = np.arange(n)[::-1]
         diff = d["diff"].astype(float).to_numpy() * 100

@@ -110,6 +110,23 @@ def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
 
 
+def _date_axes(axes, first, last) -> None:
+    """Concise date ticks on every panel (shared x), from `first` to `last`: at most 5 on a panel a
+    quarter of the page wide, unless the dates span two years or more (matplotlib finds no tick
+    interval for that few: it warns and falls back), else 7."""
+    narrow = axes.shape[1] >= 4 and (last - first) < pd.Timedelta(days=700)
+    for ax in axes.flat:
+        loc = mdates.AutoDateLocator(minticks=3, maxticks=5 if narrow else 7)
+        ax.xaxis.set_major_locator(loc)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+    if first != last:
+        axes.flat[0].set_xlim(first, last)
+
+
+#: characters of a seat id on one line of a panel's title, by the figure's columns
+_TITLE_CHARS = {1: 60, 2: 44, 4: 24}
+
+
 def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8,
                    keys: list[tuple] | None = None, dates: tuple[str, str] | None = None,
                    concurrencies: Sequence[int] | None = None) -> Figure | None:
@@ -128,27 +145,25 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     h["_date"] = pd.to_datetime(h["date"].astype(str))
     h["_c"] = pd.to_numeric(h["concurrency"], errors="coerce")
     n = len(keys)
-    ncols = 1 if n == 1 else 2
+    ncols = 1 if n == 1 else 2 if n <= 4 else 4  # eight panels in two rows: a third of a page, not two thirds
     nrows = math.ceil(n / ncols)
     concs = sorted({int(c) for c in (h["_c"].dropna() if concurrencies is None else concurrencies)})
     color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, 1.55 * nrows + 0.6), layout="constrained")
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, (1.55 if ncols < 4 else 1.05) * nrows + 0.5),
+                     layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
         marked: set[str] = set()
         for ax, key in zip(axes.flat, keys):
             _draw_panel(ax, h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])],
                         color_of, marked)
             stat = "" if key[2] == "mean" else f" {key[2]}"
-            ax.set_title(f"{wrap_id(key[0], 44 if ncols > 1 else 60)}\n{metric_label(key[1], unit=False)}{stat}",
-                         fontsize=7.5, loc="left")
-        for ax in axes.flat:
-            loc = mdates.AutoDateLocator(minticks=3, maxticks=7)
-            ax.xaxis.set_major_locator(loc)
-            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+            ax.set_title(f"{wrap_id(key[0], _TITLE_CHARS[ncols])}\n{metric_label(key[1], unit=False)}{stat}",
+                         fontsize=7.5 if ncols < 4 else 6.5, loc="left")
+        for ax in axes[:, 1:].flat:
+            ax.set_ylabel("")
         first, last = (h["_date"].min(), h["_date"].max()) if dates is None else map(pd.Timestamp, dates)
-        if first != last:
-            axes.flat[0].set_xlim(first, last)
+        _date_axes(axes, first, last)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         _legend(fig, concs, color_of, marked)

@@ -15,7 +15,7 @@ from .theme import (PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record
                     seat_styles, theme)
 
 
-def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int = 2,
+def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int = 2,
                     baseline: str | None = None) -> Figure | None:
     """Per-pass values of every cell with 2+ passes, in pass order: drift made visible.
 
@@ -41,7 +41,7 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 9, min_passes: int
     wrap = {1: 60, 2: 44, 3: 30}[ncols]
     styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 2.05 * nrows + 0.2),
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.65 * nrows + 0.2),
                      layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax, (spread, r, v) in zip(axes.flat, rows):

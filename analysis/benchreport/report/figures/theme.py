@@ -343,10 +343,12 @@ def log2_axis(ax, levels: Iterable[int]) -> None:
 
 
 def cell_title(row, wrap: int = 30) -> str:
-    """A panel's title: the seat, then workload, concurrency, metric and statistic."""
+    """A panel's title: the seat, then workload, concurrency, metric and statistic, each wrapped
+    at `wrap` characters (a panel a third of the page wide clipped a longer line)."""
     conc = row.get("concurrency")
     c = f", c={fmt.concurrency(conc)}" if fmt.finite(conc) else ""
     stat = row.get("statistic")
     st = "" if fmt.missing(stat) or stat == "mean" else f" {stat}"
     workload = fmt.short(fmt.text(row.get("workload")))
-    return f"{wrap_id(row['seat'], wrap)}\n{workload}{c}: {metric_label(row['metric'], unit=False)}{st}"
+    what = textwrap.fill(f"{workload}{c}: {metric_label(row['metric'], unit=False)}{st}", width=wrap)
+    return f"{wrap_id(row['seat'], wrap)}\n{what}"

@@ -34,13 +34,13 @@ from .limitations import flags_table, limitations, limitations_html, limitations
 from .results import all_cells_table, results_table, results_text
 from .results_figures import (history_figure, per_pass_figure, per_stream_figure, single_stream_figure,
                               throughput_figure, ttft_figure)
-from .seats import runs_table, seats_table, setup_text
+from .seats import runs_appendix_table, runs_table, seats_table, setup_text
 from .tables import LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, TOP_SEATS
 from .traps import evidence_text, traps
 
 __all__ = [
     "Table", "FigureBlock",
-    "title_block", "abstract", "setup_text", "seats_table", "runs_table",
+    "title_block", "abstract", "setup_text", "seats_table", "runs_table", "runs_appendix_table",
     "results_text", "results_table", "excluded_figures", "all_cells_table", "single_stream_figure",
     "throughput_figure", "per_stream_figure", "ttft_figure", "per_pass_figure", "history_figure",
     "comparison_text", "comparison_table", "all_comparisons_table", "ratio_figure",

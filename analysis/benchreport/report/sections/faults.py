@@ -41,5 +41,5 @@ def faults(a) -> tuple[Prose, Table | None]:
                      "Reproduced": "unknown" if fmt.missing(rep) else ("yes" if rep else "no"),
                      "What happened": fmt.text(r.get("message"))})
     tbl = Table(pd.DataFrame(rows), "Faults, crashes and defects recorded in the runs.", group="seat",
-                small=True, key="faults", numeric=("Pass", "Conc."), widths={"What happened": "58%"})
+                small=True, key="faults", numeric=("Pass", "Conc."), widths={"What happened": "50%", "Seat": "22%"})
     return prose(text), tbl

@@ -26,42 +26,56 @@ TOLD_IN_FAULTS = {"fault.recorded": "faults and crashes", "fault.unreproduced": 
                   "requests.missing": "requests missing from the files"}
 
 
-def _told_elsewhere() -> dict[str, str]:
-    """code -> the section that states it whole."""
+#: codes Section 3 states whole (with no incumbent, it says no comparison is made and why): Section 7
+#: names them (an exam delta that shows no difference stays: Section 4 gives its figures in a table,
+#: Section 7 says in words what it does not show)
+TOLD_IN_RESULTS = {"compare.no_incumbent": ("Section 3", "no incumbent to compare against")}
+
+
+def _told_elsewhere(a=None) -> dict[str, str]:
+    """code -> the section that states it whole (`a`: the analysis, which says whether there is an
+    incumbent: with one, Section 3 compares, and a date without one is said only here)."""
     told = {c: "Section 5" for c in codes.trap_codes()}
     told.update({c: "Section 6" for c in TOLD_IN_FAULTS})
+    told.update({c: section for c, (section, _) in TOLD_IN_RESULTS.items()})
+    if a is not None and a.baseline:
+        told.pop("compare.no_incumbent")
     return told
 
 
+def _topic_title(code: str) -> str:
+    title = TOLD_IN_FAULTS.get(code) or TOLD_IN_RESULTS.get(code, ("", ""))[1] or codes.CODES[code].trap_title
+    return title[0].lower() + title[1:]
+
+
 def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
-    """One sentence naming what Sections 5 and 6 stated, by topic and seats, most severe first."""
+    """One sentence naming what Sections 3, 5 and 6 stated, by topic and seats, most severe first."""
     sel = f[f["code"].astype(str).isin(list(told))]
     if sel.empty:
         return None
     parts = []
-    for section in ("Section 5", "Section 6"):
+    for section in ("Section 3", "Section 5", "Section 6"):
         mine = sel[sel["code"].astype(str).map(told) == section]
         if mine.empty:
             continue
         topics = []
         for code, g in mine.groupby("code", sort=False):
             seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
-            title = TOLD_IN_FAULTS.get(code) or codes.CODES[code].trap_title
-            title = title[0].lower() + title[1:]
             who = ", ".join(seats) if len(seats) <= 3 else fmt.counted(len(seats), "seat")
-            topics.append(f"{title} ({who})")
-        parts.append(f"{section} states whole, with their figures, {'; '.join(topics)}")
+            topics.append(f"{_topic_title(code)} ({who})")
+        what = "" if section == "Section 3" else "with their figures, "
+        parts.append(f"{section} states whole, {what}{'; '.join(topics)}")
     return ". ".join(parts) + ". Each holds here too: those figures do not carry what their names say."
 
 
 def limitations_html(a) -> Prose:
     """Section 7 from the flags alone: per topic a heading, the group's lead sentence, and its
     findings as a list, one item each (a topic with one finding: one short paragraph); all escaped.
-    What Sections 5 and 6 state whole is named in one sentence, not said again; nothing is cut."""
+    What Sections 3, 5 and 6 state whole is named in one sentence, not said again; nothing is cut."""
     f = sorted_flags(a)
     if f.empty:
         return prose(para("{}", NO_FLAGS))
-    told = _told_elsewhere()
+    told = _told_elsewhere(a)
     rest = f[~f["code"].astype(str).isin(list(told))]
     out = []
     named = _told_sentence(f, told)

@@ -13,17 +13,19 @@ from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, cell_rows_per_se
                        stat_heading, wide_note)
 from .flagview import excluded_figures, first_chunk_cells
 from .labels import ci_level, order_seats, seat_label
-from .summary import SUMMARY_ROWS, summary_frame, summary_note, summary_table
+from .summary import SUMMARY_LINES, SUMMARY_LINES_PORTRAIT, fit_summary, landscape, row_lines, summary_frame, summary_note, summary_table
 from .tables import TOP_SEATS, abbreviations, constant_columns
 
 
-def results_table(a, *, max_rows: int = SUMMARY_ROWS, top_n: int = TOP_SEATS) -> Table | None:
+def results_table(a, *, max_lines: int | None = None, top_n: int = TOP_SEATS) -> Table | None:
     """Table 1, a one-page summary: per seat and measured condition, the headline figures
     (`summary.HEADLINE`: throughput at its mean, latencies at their median) with their intervals.
 
     Figures a flag excludes (a prefix-cache hit) are not in it. Every statistic and metric is in
-    Table A1 and tables/cells.csv. Past `max_rows` rows, the baseline and the top seats by aggregate
-    throughput, as many as fit (at least two, at most `top_n`), with a note saying so.
+    Table A1 and tables/cells.csv. Past `max_lines` printed lines (by default a page: `SUMMARY_LINES`
+    landscape, `SUMMARY_LINES_PORTRAIT` portrait), the baseline
+    and the top seats by aggregate throughput, as many as fit (at most `top_n`; at least two, the
+    second with the conditions measured with the most passes), with a note saying so.
     """
     cells = result_cells(a)
     if cells is None or cells.empty:
@@ -33,17 +35,10 @@ def results_table(a, *, max_rows: int = SUMMARY_ROWS, top_n: int = TOP_SEATS) ->
     if df.empty:
         return None
     lead = []
-    if len(df) > max_rows:
-        per_seat = int(df.groupby("seat").size().max())
-        n_seats = max(2, min(top_n, max_rows // max(per_seat, 1)))
-        keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=n_seats)
-        if not keep:
-            keep = order_seats(a, cells["seat"])[:n_seats]
-            total = cells["seat"].nunique()
-        labels = {seat_label(a, s) for s in keep}
-        df = df[df["seat"].isin(labels)]
-        lead.append(f"This table shows {fmt.count(len(keep))} of {fmt.count(total)} seats (the baseline and the "
-                    "highest aggregate throughput); Table A1 in the appendix lists every seat and cell.")
+    if max_lines is None:
+        max_lines = SUMMARY_LINES if landscape(df) else SUMMARY_LINES_PORTRAIT
+    if row_lines(df).sum() + df["seat"].nunique() > max_lines:
+        df, lead = _cut_to_a_page(a, cells, df, max_lines, top_n)
     chunk = first_chunk_cells(a)
     if chunk:
         lead.append(f"The time to first token of {fmt.counted(len(chunk), 'cell')} is left out: it times a first "
@@ -55,6 +50,31 @@ def results_table(a, *, max_rows: int = SUMMARY_ROWS, top_n: int = TOP_SEATS) ->
     df, note = summary_note(df, pct)
     return summary_table(df, "Measured results: the headline figures of each seat and condition with their "
                          f"{pct} confidence intervals.", " ".join([*lead, note]))
+
+
+def _ranked_seats(a, cells: pd.DataFrame, top_n: int) -> list[str]:
+    """Seat labels, the baseline first, then by aggregate throughput at the highest concurrency
+    (`figures.pick_seats`, asked for one seat more each time), then the rest in report order."""
+    ranked: list[str] = []
+    for n in range(1, top_n + 1):
+        keep, total = F.pick_seats(cells, "output_tok_s", baseline=a.baseline, top_n=n)
+        ranked += [s for s in keep if s not in ranked]
+        if n >= total:
+            break
+    ranked += [s for s in order_seats(a, cells["seat"]) if s not in ranked]
+    return [seat_label(a, s) for s in ranked]
+
+
+def _cut_to_a_page(a, cells: pd.DataFrame, df: pd.DataFrame, max_lines: int,
+                   top_n: int) -> tuple[pd.DataFrame, list[str]]:
+    """Table 1's rows cut to a page (`summary.fit_summary`) and the sentence that says what it shows."""
+    total = df["seat"].nunique()
+    df, shown, part = fit_summary(df, _ranked_seats(a, cells, top_n)[:top_n], max_lines)
+    parts = "".join(f"; of {seat}'s {fmt.counted(n_all, 'condition')}, the {fmt.count(n)} measured with the "
+                    "most passes" for seat, (n, n_all) in part.items())
+    which = "the baseline and the highest aggregate throughput" if a.baseline else "the highest aggregate throughput"
+    return df, [f"This table shows {fmt.count(len(shown))} of {fmt.count(total)} seats ({which}){parts}; "
+                "Table A1 in the appendix lists every seat and cell."]
 
 
 def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],

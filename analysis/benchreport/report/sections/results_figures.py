@@ -19,7 +19,7 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
         return ""
     bits = []
     if over > 0:
-        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'workload']).ngroups, 'series', 'series')} "
+        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
                     f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
                     f"{'is' if over == 1 else 'are'} in the tables")
     if other_day > 0:
@@ -29,25 +29,25 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
 
 
 def marks_text(fig, *, what: str = "markers") -> str:
-    """What the marks of a figure mean, for its caption: only the kinds it drew (`figures.drawn`)."""
+    """What the marks of a figure mean, for its caption: only the kinds it drew (`figures.drawn`),
+    said briefly (three figures in a row carry it: issue 27)."""
     kinds = F.drawn(fig)
     bits = []
     if "ci" in kinds:
-        bits.append(f"filled {what} with bars" + (" and bands" if "band" in kinds else "")
-                    + " carry a confidence interval")
+        bits.append(f"filled {what} with bars" + (" and bands" if "band" in kinds else "") + ": a confidence interval")
     if "no_ci" in kinds:
-        bits.append(f"hollow {what} have no confidence interval (too few passes)")
+        bits.append(f"hollow {what}: too few passes for one")
     if "passes" in kinds:
-        bits.append("small dots are the values of individual passes")
+        bits.append("small dots: single passes")
     if "range" in kinds:
-        bits.append("a grey bar is the min-max range the run reported")
+        bits.append("a grey bar: the min-max range the run reported")
     return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
 
 
 def _seats_cue(fig) -> str:
     """How the seats (and a seat's workloads) are told apart in a concurrency figure."""
-    lines = "; a seat's workloads differ by line style" if "workload_lines" in F.drawn(fig) else ""
-    return f" Each seat has its own colour and marker shape{lines}."
+    lines = "; line style, the seat's workload" if "workload_lines" in F.drawn(fig) else ""
+    return f" Colour and marker shape: the seat{lines}."
 
 
 def throughput_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
@@ -116,15 +116,17 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
                         + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, stats_wanted), "ttft")
 
 
-def per_pass_figure(a, *, max_panels: int = 9) -> FigureBlock | None:
-    """Per-pass values in pass order for every cell with two or more passes."""
+def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
+    """Per-pass values in pass order for every cell with two or more passes: at most `max_panels`
+    (two rows of three: a third row pushed the exam tables to the next page); tables/cells.csv has
+    every pass of every cell."""
     cells = result_cells(a)
     fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
     n = 0
     if cells is not None and "values" in cells.columns:
         n = int(cells["values"].map(lambda v: len(parse_values(v)) >= 2).sum())
-    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown."
-            if n > max_panels else "")
+    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown; "
+            "tables/cells.csv has every pass of every cell." if n > max_panels else "")
     return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
                         "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
                         "panel has its own scale; max/min is the ratio of the extreme passes." + more,

@@ -49,7 +49,8 @@ def seats_table(a) -> Table:
                                      "Checkpoint", "Licences"])
     df, note = drop_unstated(df, ["Quantisation", "Engine", "Checkpoint", "Licences"])
     return Table(df, "Seats: model, quantisation, engine and placement, with the licences of their "
-                 "components as declared in the run files.", kind="plain", small=True, key="seats",
+                 "components as declared in the run files.", kind="plain", small=True, dense=True, landscape=False,
+                 key="seats",
                  mono=("Seat",), widths={"Seat": "24%"}, note=note)
 
 
@@ -123,6 +124,7 @@ def _runs_rows(a) -> list[dict]:
             "Passes": fmt.count(len({passes[i] for i in pos})),
             "Cells": fmt.count(ncells.get(gi, 0)),
             "Requests per cell": req,
+            "_name": fmt.text(harness), "_version": "" if fmt.missing(hver) else str(hver),
         })
     return rows
 
@@ -159,20 +161,72 @@ def _collapse_dates(rows: list[dict]) -> list[dict]:
     return [r for _, r in sorted(out, key=lambda x: x[0])]
 
 
-def runs_table(a) -> Table:
-    """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day
-    (consecutive days measured the same way in one row)."""
+#: rows the runs table may have in Section 1; past them, Section 1 has one row per harness and the
+#: appendix the runs per seat and day (a folder of many harnesses' captures: 55 rows, a page and a
+#: half, left half a page empty before Table 1's landscape page, issue 27)
+RUNS_BODY_ROWS = 30
+
+
+def _runs_frame(a) -> tuple[pd.DataFrame, str | None]:
+    """The runs per seat and day (`_runs_rows`, consecutive dates collapsed) as the table shows them."""
     rows = _collapse_dates(_runs_rows(a))
     df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Load", "Answer cap", "Thinking",
-                                     "Warm-up excluded", "Passes", "Cells", "Requests per cell"])
+                                     "Warm-up excluded", "Passes", "Cells", "Requests per cell", "_name", "_version"])
     labels = {s: seat_label(a, s) for s in set(df["seat"])}
     df["seat"] = [labels[s] for s in df["seat"]]
-    df, note = drop_unstated(df, ["Probe", "Load", "Answer cap", "Thinking", "Requests per cell"])
-    return Table(df, "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
+    return drop_unstated(df, ["Probe", "Load", "Answer cap", "Thinking", "Requests per cell"])
+
+
+def _runs_per_seat_table(df: pd.DataFrame, note: str | None, kind: str) -> Table:
+    return Table(df.drop(columns=["_name", "_version"]),
+                 "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
                  "answer cap, whether warm-up was excluded, passes, measured cells and request records "
-                 "per cell.", kind="plain",
-                 group="seat", small=True, key="runs", numeric=("Passes", "Cells"), note=note,
-                 nowrap=("Date",))
+                 "per cell.", kind=kind,
+                 group="seat", small=True, dense=True, landscape=False, key="runs", numeric=("Passes", "Cells"),
+                 note=note, nowrap=("Date",))
+
+
+def _joined(values) -> str:
+    return ", ".join(sorted({str(v) for v in values} - {""})) or "not stated"
+
+
+def _methods_table(df: pd.DataFrame) -> Table:
+    """One row per harness: its versions, the seats and dates it measured, its loads, warm-up and passes."""
+    rows = []
+    for name, g in df.groupby("_name", sort=True):
+        dates = sorted({d for v in g["Date"] for d in str(v).replace(" to ", " ").split() if d[:2] == "20"})
+        passes = pd.to_numeric(g["Passes"], errors="coerce")
+        loads = g["Load"] if "Load" in g else pd.Series(dtype=str)
+        rows.append({"Harness": name, "Versions": _joined(g["_version"]), "Seats": fmt.count(g["seat"].nunique()),
+                     "Dates": dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}" if dates else "not stated",
+                     "Loads": fmt.count(loads.nunique()) if len(loads) else "not described",
+                     "Warm-up excluded": _joined(w.strip() for v in g["Warm-up excluded"] for w in str(v).split(",")),
+                     "Passes": fmt.span(passes.min(), passes.max()) if passes.min() != passes.max()
+                     else fmt.count(passes.min()),
+                     "Rows": fmt.count(len(g))})
+    return Table(pd.DataFrame(rows), "How the runs were measured, per harness: its versions, the seats and dates it "
+                 "measured, the number of distinct loads it sent, whether warm-up was excluded and the passes "
+                 "per seat and day.", kind="plain", small=True, key="methods", numeric=("Seats", "Loads", "Rows"),
+                 note="Rows: the harness's rows in the appendix's table of runs per seat and day, which gives "
+                 "each load, answer cap, cell count and request records.")
+
+
+def runs_table(a) -> Table:
+    """Section 1: harness, probe, answer cap, passes, cells and request records per seat and day
+    (consecutive days measured the same way in one row); past `RUNS_BODY_ROWS` rows, one row per
+    harness (`runs_appendix_table` has the runs per seat and day)."""
+    df, note = _runs_frame(a)
+    if len(df) > RUNS_BODY_ROWS:
+        return _methods_table(df)
+    return _runs_per_seat_table(df, note, "plain")
+
+
+def runs_appendix_table(a) -> Table | None:
+    """The runs per seat and day in the appendix, when Section 1 has one row per harness instead."""
+    df, note = _runs_frame(a)
+    if len(df) <= RUNS_BODY_ROWS:
+        return None
+    return _runs_per_seat_table(df, note, "appendix")
 
 
 def setup_text(a) -> Prose:
@@ -198,9 +252,6 @@ def setup_text(a) -> Prose:
                         fmt.count(passes.min()), fmt.count(passes.max()),
                         ", ".join(fmt.concurrency(c) for c in conc) or "none",
                         fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
-    if base:
+    if base:  # with none, the abstract and Section 3 say so (each fact once, issue 27)
         out.append(para("Every candidate is compared against the {} {}.", baseline_word(a), ident(base)))
-    else:
-        out.append(para("No seat is marked as the incumbent and no baseline was given, so no "
-                        "comparison against an incumbent is made."))
     return prose(out)

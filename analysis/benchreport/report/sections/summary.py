@@ -15,7 +15,8 @@ from .blocks import Table
 from .cellview import RECOMPUTED_MARK, cell_display, recomputed_mark
 from .tables import WIDE_METRIC_LABELS, abbreviations, constant_columns, drop_empty
 
-__all__ = ["HEADLINE", "SUMMARY_ROWS", "summary_frame", "summary_note", "summary_table"]
+__all__ = ["HEADLINE", "SUMMARY_LINES", "SUMMARY_LINES_PORTRAIT", "landscape", "WORKLOAD_LINE", "fit_summary", "row_lines", "summary_frame", "summary_note",
+           "summary_table"]
 
 #: the headline figures, in column order: metric -> the statistics that stand for it, preferred first
 #: (throughput is a run's rate, so its mean over passes; a latency's headline is its median)
@@ -31,8 +32,18 @@ HEADLINE = {
 #: the columns that say which row it is; every other column holds figures
 ROW_COLUMNS = ("seat", "Workload", "Conc.", "Date", "Passes")
 
-#: rows a one-page summary holds (a landscape page of small type); past it, the top seats
-SUMMARY_ROWS = 34
+#: lines of dense type a landscape page holds for Table 1's rows (a seat's heading counts one),
+#: leaving room for its caption, heading and note: past it, the top seats (measured on the
+#: harness fixtures and captures: 23 rows, 16 of them wrapped, and a five-line note fill one)
+SUMMARY_LINES = 34
+
+#: the same on a portrait page (a summary of four headline metrics or fewer), where a table may
+#: also run on to the next page
+SUMMARY_LINES_PORTRAIT = 50
+
+#: characters of a workload that fit on one line of Table 1 (landscape, dense type); a longer
+#: one wraps
+WORKLOAD_LINE = 48
 
 #: how an interval reads in a summary cell: over passes in brackets, within one run in braces
 _WITHIN = "within one run "
@@ -121,7 +132,52 @@ def _figures(df: pd.DataFrame) -> tuple:
     return tuple(c for c in df.columns if c not in ROW_COLUMNS)
 
 
+def row_lines(df: pd.DataFrame) -> pd.Series:
+    """Lines each row of a summary takes when printed: a long workload wraps (`WORKLOAD_LINE`)."""
+    return df["Workload"].astype(str).str.len().sub(1).floordiv(WORKLOAD_LINE).add(1).clip(lower=1)
+
+
+def fit_summary(df: pd.DataFrame, ranked: list[str], max_lines: int = SUMMARY_LINES,
+                min_seats: int = 2) -> tuple[pd.DataFrame, list[str], dict[str, tuple[int, int]]]:
+    """The rows of `df` that fit in `max_lines` printed lines: whole seats in the order of `ranked`
+    (seat labels, best first) while they fit. While fewer than `min_seats` are shown, a seat too
+    long for the lines left shows the rows measured with the most passes that fit, leaving room
+    for the next seat (at least half of the lines left).
+
+    Returns (rows in their order in `df`, seats shown, {seat: (rows shown, rows it has)} for each
+    seat shown in part).
+    """
+    lines = row_lines(df)
+    need = {seat: 1 + int(lines[df["seat"] == seat].sum()) for seat in ranked}
+    left, shown, part, rows = max_lines, [], {}, []
+    for k, seat in enumerate(ranked):
+        mine = df.index[df["seat"] == seat]
+        if need[seat] <= left:
+            shown.append(seat)
+            rows += list(mine)
+            left -= need[seat]
+            continue
+        if len(shown) >= min_seats or left < 3:
+            break
+        room = left
+        if len(shown) + 1 < min_seats and k + 1 < len(ranked):
+            room = max(left // 2, left - need[ranked[k + 1]])
+        passes = df.loc[mine, "Passes"].astype(str).str.split("–").str[-1].map(_as_int)
+        order = passes.sort_values(ascending=False, kind="stable").index
+        keep = list(order[(lines[order].cumsum() <= room - 1).to_numpy()])
+        part[seat] = (len(keep), len(mine))
+        shown.append(seat)
+        rows += keep
+        left -= 1 + int(lines[keep].sum())
+    return df.loc[[i for i in df.index if i in set(rows)]], shown, part
+
+
+def landscape(df: pd.DataFrame) -> bool:
+    """Whether the summary goes on a landscape page: five headline metrics or more."""
+    return len(_figures(df)) > 4
+
+
 def summary_table(df: pd.DataFrame, caption: str, note: str) -> Table:
     figures = _figures(df)
     return Table(df, caption, kind="table", group="seat", numeric=("Conc.", "Passes", *figures), note=note,
-                 small=True, dense=True, key="results", nowrap=("Conc.",), landscape=len(figures) > 4)
+                 small=True, dense=True, key="results", nowrap=("Conc.", "Date"), landscape=landscape(df))

@@ -16,7 +16,9 @@ def trap_order() -> list[str]:
     return sorted(codes.trap_codes(), key=lambda c: codes.CODES[c].group != "traps")
 
 
-_EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source"}
+#: evidence a finding's line leaves out: nested records (flags.json has them) and the thresholds,
+#: which are the build's and stated once, in the appendix's table of thresholds (issue 27)
+_EVIDENCE_SKIP = {"excluded", "cells", "exams", "models", "only", "source", "thresholds"}
 
 
 def _evidence_value(v) -> str | None:
@@ -52,7 +54,8 @@ def evidence_text(ev: dict) -> str:
 
 
 def traps(a, *, max_each: int = 4) -> Prose:
-    """Section 5: one numbered finding per trap or drift flag, with its figures and evidence.
+    """Section 5: one numbered heading per kind of trap or drift, each of its flags with its
+    figures and evidence beneath it (a heading per flag repeated the same title, issue 27).
 
     A code raised more than `max_each` times (fleet scale) becomes one finding: two
     examples and the list of the other seats.
@@ -82,11 +85,18 @@ def traps(a, *, max_each: int = 4) -> Prose:
                              "figures.", fmt.counted(len(g) - 2, "case"), idents(rest)))
             items.append((f"{codes.CODES[code].trap_title} ({fmt.counted(len(g), 'case')})", body, ""))
             continue
+        # one heading per kind of finding: each case its message, then its evidence line
+        body = []
         for _, r in g.iterrows():
-            items.append((codes.CODES[code].trap_title, [para("{}", fmt.text(r.get("message")))],
-                          evidence_text(evidence(r))))
+            ev = evidence_text(evidence(r))
+            body += [para("{}", fmt.text(r.get("message"))), *([para("Evidence: {}", ev, css="evidence")] if ev else [])]
+        title = codes.CODES[code].trap_title
+        items.append((title if len(g) == 1 else f"{title} ({fmt.counted(len(g), 'case')})", body, ""))
+    # findings: each flag, but the seats without a warm-up record are one, and so is a code condensed
+    counts = sel["code"].value_counts()
+    n = int(sum(1 if c == "warmup.unknown" or k > max_each else k for c, k in counts.items()))
     out = [para("{} found. Each is stated with its figures; a figure excluded here is not in "
-                "Table 1 or any figure.", fmt.counted(len(items), "trap or instability", "traps or instabilities"))]
+                "Table 1 or any figure.", fmt.counted(n, "trap or instability", "traps or instabilities"))]
     for i, (title, body, ev) in enumerate(items, 1):
         evidence_line = [para("Evidence: {}", ev, css="evidence")] if ev else []
         out.append(division("finding", [*body, *evidence_line], heading=f"5.{fmt.count(i)} {title}"))
