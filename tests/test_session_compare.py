@@ -145,3 +145,20 @@ def test_cli_one_session_each_says_passes_only(tmp_path):
     with_ci = comp[comp["ci_low"].notna()]
     assert len(with_ci) and set(with_ci["variance_levels"]) == {"passes"}
     assert with_ci["ci_method"].str.startswith("Welch t on log pass values").all()
+
+
+def test_a_run_store_gives_the_same_intervals(tmp_path):
+    from benchreport.pipeline import Options, analyse_paths, analyse_store
+    from benchreport.store import Store, ingest
+
+    rng = np.random.default_rng(13)
+    runs = [_day_run(rng, seat, d, p, f, role) for seat, role in (("a", "incumbent"), ("b", "candidate"))
+            for d, f in zip(("2026-11-30", "2026-12-01"), np.exp(rng.normal(0, 0.05, 2))) for p in (1, 2, 3)]
+    folder = write_request_runs(tmp_path / "runs", runs)
+    ingest([folder], tmp_path / "store")
+    cols = ["metric", "statistic", "ratio", "ci_low", "ci_high", "df", "variance_levels"]
+    stored = analyse_store(Store.open(tmp_path / "store"), Options(n_boot=100)).comparisons
+    direct = analyse_paths([folder], Options(n_boot=100)).comparisons
+    stored, direct = (c[c["kind"] == "baseline"][cols].reset_index(drop=True) for c in (stored, direct))
+    assert len(direct) and set(direct["variance_levels"]) == {"passes+sessions"}
+    pd.testing.assert_frame_equal(stored, direct, check_exact=False, rtol=1e-12)

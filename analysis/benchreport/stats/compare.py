@@ -8,6 +8,12 @@ ratio of the two cells' centres (geometric means of pass values), with:
 * a between-pass interval and Welch's test on the log scale when both sides
   have a between-pass variance (3+ passes, or a variance pooled from other
   dates), which is the only ground for ``better`` or ``worse`` between seats;
+* where either seat has passes of the cell on two or more dates (a folder of
+  several dates, a run store), that interval also counts one session effect per
+  seat: the between-session variance of the cell's log pass values, pooled over
+  both seats (benchreport.stats.sessions.two_level_log_ratio_test), so a day
+  effect is not called a difference between seats; ``variance_levels`` says
+  which levels an interval counts ("passes" or "passes+sessions");
 * for a seat against itself on another date (kind ``history``), a t interval
   from the night-to-night spread of the cell's earlier dates instead (nights
   differ by more than the passes of one night do: benchmarks/history_rows_study.py),
@@ -36,7 +42,9 @@ References
 Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time
 (compare runs, not iterations); Davison & Hinkley (1997), §3.8; Miller, E.
 (2024), Adding error bars to evals, §5; Welch (1947), Biometrika 34, 28-35;
-Holm (1979); criterion.rs `compare` (noise threshold).
+Holm (1979); criterion.rs `compare` (noise threshold); Searle, Casella &
+McCulloch (1992), Variance Components, ch. 3 (the between-session variance);
+Satterthwaite (1946) (the degrees of freedom of the combined variance).
 """
 from __future__ import annotations
 
