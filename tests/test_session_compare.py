@@ -162,3 +162,18 @@ def test_a_run_store_gives_the_same_intervals(tmp_path):
     stored, direct = (c[c["kind"] == "baseline"][cols].reset_index(drop=True) for c in (stored, direct))
     assert len(direct) and set(direct["variance_levels"]) == {"passes+sessions"}
     pd.testing.assert_frame_equal(stored, direct, check_exact=False, rtol=1e-12)
+
+
+def test_session_study_writes_two_seats_on_three_dates(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from session_study import write_replicate
+
+    write_replicate(tmp_path, 0.05, 1.0, 0)
+    runs = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
+    assert len(runs) == 18 and {r["seat"]["id"] for r in runs} == {"seat-00", "seat-01"}
+    assert len({r["date"] for r in runs}) == 3 and all(len(r["requests"]) == 100 for r in runs)
+    assert sorted(r["seat"]["role"] for r in runs).count("incumbent") == 9
