@@ -106,6 +106,9 @@ class Analysis:
     history_tokens: dict | None = None
     #: request records per run and cell as the pass rows count them (benchreport.stats.notable.request_counts)
     request_counts: pd.DataFrame | None = None
+    #: each cell key's log pass values per date (benchreport.stats.sessions.session_groups): the
+    #: comparisons' between-session variance and tables/sessions.csv
+    session_groups: dict | None = None
 
     @property
     def history(self) -> pd.DataFrame | None:
@@ -203,6 +206,7 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     from benchreport.stats.history import HistoryRule, history as compute_history
     from benchreport.days.history import history_days
     from benchreport.stats.history_summary import summarise_history
+    from benchreport.stats.sessions import session_groups
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -219,10 +223,11 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     else:
         history, history_tokens = compute_history(cellset.dated, rule=rule), {}
         summary = summarise_history(history)
+    sessions = session_groups(cellset.passes)  # passes within dates: the variance above the pass
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary,
                                       history="all" if options.history_comparisons == "all" else "previous",
-                                      levels=summary.latest)
+                                      levels=summary.latest, sessions=sessions)
     exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
                                       baseline=options.baseline, alpha=th.alpha, power=th.power)
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
@@ -232,7 +237,8 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
                     options, pass_table=cellset.passes, excluded=excluded, findings=findings,
                     history_table=history, history_summary=summary,
                     day_tokens=cellset.day_tokens or None, csv_fragments=csv_fragments,
-                    history_tokens=history_tokens, request_counts=cellset.request_counts)
+                    history_tokens=history_tokens, request_counts=cellset.request_counts,
+                    session_groups=sessions)
 
 
 def _estimate_cells(kept: Tables, requests, options: Options, day_cache):
@@ -405,7 +411,7 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     from benchreport.stats.sessions import session_table
 
     path = tables_dir / "sessions.csv"
-    write_csv(session_table(analysis.pass_table), path)
+    write_csv(session_table(analysis.pass_table, analysis.session_groups), path)
     written.append(path)
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"

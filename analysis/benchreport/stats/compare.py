@@ -8,6 +8,12 @@ ratio of the two cells' centres (geometric means of pass values), with:
 * a between-pass interval and Welch's test on the log scale when both sides
   have a between-pass variance (3+ passes, or a variance pooled from other
   dates), which is the only ground for ``better`` or ``worse`` between seats;
+* where either seat has passes of the cell on two or more dates (a folder of
+  several dates, a run store), that interval also counts one session effect per
+  seat: the between-session variance of the cell's log pass values, pooled over
+  both seats (benchreport.stats.sessions.two_level_log_ratio_test), so a day
+  effect is not called a difference between seats; ``variance_levels`` says
+  which levels an interval counts ("passes" or "passes+sessions");
 * for a seat against itself on another date (kind ``history``), a t interval
   from the night-to-night spread of the cell's earlier dates instead (nights
   differ by more than the passes of one night do: benchmarks/history_rows_study.py),
@@ -36,7 +42,9 @@ References
 Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time
 (compare runs, not iterations); Davison & Hinkley (1997), §3.8; Miller, E.
 (2024), Adding error bars to evals, §5; Welch (1947), Biometrika 34, 28-35;
-Holm (1979); criterion.rs `compare` (noise threshold).
+Holm (1979); criterion.rs `compare` (noise threshold); Searle, Casella &
+McCulloch (1992), Variance Components, ch. 3 (the between-session variance);
+Satterthwaite (1946) (the degrees of freedom of the combined variance).
 """
 from __future__ import annotations
 
@@ -47,12 +55,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-from ..columns import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, COMPARISONS, METRICS, STATISTICS, higher_is_better
+from ..columns import (CELL_KEY, COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, COMPARISONS, METRICS, STATISTICS,
+                       higher_is_better)
 from ..thresholds import DEFAULT, Thresholds
 from ._common import resolve_baseline
 from .cells import CellSet
 from .multiplicity import METHODS as MULTIPLICITY, adjust, gatekeeping
 from .passes import PassSummary, welch_log_ratio_test
+from .sessions import plain_key, pooled_session_variance, two_level_log_ratio_test
 
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
            "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed"]
@@ -124,19 +134,26 @@ def _side_reason(side: str, r) -> str:
     return f"{side} {words}" if words else ""
 
 
-def _pair(b, c, th: Thresholds, level: float) -> dict:
-    """Ratio, interval, p-value and the within-run interval of one pair of cells."""
+def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> dict:
+    """Ratio, interval, p-value and the within-run interval of one pair of cells; `sessions`
+    (`benchreport.stats.sessions.session_groups`) adds the variance between sessions where either
+    seat has several dates of the cell."""
     be, ce = float(b["estimate"]), float(c["estimate"])
     ratio = ce / be if be not in (0.0,) and math.isfinite(be) else math.nan
     out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
-               within_low=math.nan, within_high=math.nan, within_method="")
+               within_low=math.nan, within_high=math.nan, within_method="", variance_levels="")
     sb, sc = _summary(b), _summary(c)
     test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
     if test is not None:
         pooled = "t_log_pooled" in (b["ci_route"], c["ci_route"])
+        method = f"Welch t on log pass values (df={test.df:.1f})"
+        between = _between_sessions(b, c, sessions)
+        two = two_level_log_ratio_test(sb, sc, between, level=level) if between is not None else None
+        if two is not None:
+            test, method = two, _two_level_method(between, two)
         out.update(ratio=test.ratio, ci_low=test.low, ci_high=test.high, ci_level=level, p_value=test.p_value,
-                   df=test.df, ci_method=f"Welch t on log pass values (df={test.df:.1f})"
-                   + (", pass variance pooled from other dates" if pooled else ""))
+                   df=test.df, variance_levels="passes+sessions" if two is not None else "passes",
+                   ci_method=method + (", pass variance pooled from other dates" if pooled else ""))
         return out
     if sb and sc:
         out["ci_method"] = "none: no spread between passes on either side"
@@ -151,6 +168,29 @@ def _pair(b, c, th: Thresholds, level: float) -> dict:
         out.update(within_low=ratio * math.exp(-z * se), within_high=ratio * math.exp(z * se),
                    within_method="normal on the log scale from both within-run intervals, within one run")
     return out
+
+
+def _session_key(r) -> tuple:
+    return tuple(plain_key(r.get(k)) for k in CELL_KEY)
+
+
+def _between_sessions(b, c, sessions: dict | None):
+    """The between-session variance of the pair's cell key pooled over both seats' dates (the
+    nested ANOVA estimator, benchreport.stats.sessions.pooled_session_variance); None unless a
+    seat has two or more dates of it."""
+    if not sessions:
+        return None
+    per_seat = [sessions.get(_session_key(r), []) for r in (b, c)]
+    if max(len(g) for g in per_seat) < 2:
+        return None
+    return pooled_session_variance(per_seat)
+
+
+def _two_level_method(between, test) -> str:
+    cv = math.sqrt(math.expm1(between.between_log_var))
+    return (f"t on log pass values of the latest dates plus a session effect per seat (between-session "
+            f"CV {cv:.1%}, ANOVA estimate from {between.n_sessions} dates of both seats; "
+            f"Satterthwaite df={test.df:.1f})")
 
 
 def _summary(r) -> PassSummary | None:
@@ -183,7 +223,8 @@ def _records(df: pd.DataFrame) -> dict[tuple, dict]:
 
 def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline: str | None = None,
                 thresholds: Thresholds = DEFAULT, history: bool = True, multiplicity: str = "holm",
-                primary: PrimaryCell = PrimaryCell(), levels: pd.DataFrame | None = None) -> pd.DataFrame:
+                primary: PrimaryCell = PrimaryCell(), levels: pd.DataFrame | None = None,
+                sessions: dict | None = None) -> pd.DataFrame:
     """Candidate/baseline ratios with CIs, adjusted p-values and verdicts, as tables/comparisons.csv.
 
     Parameters
@@ -212,6 +253,11 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         is taken from the dates of the cell's current steady level (``level_since`` of its
         latest date) when it has `history_min_level` of them before the latest, so a level
         shift among the earlier dates does not widen it; else from the last `history_window`.
+    sessions : dict, optional
+        benchreport.stats.sessions.session_groups of the pass table: where either seat of a
+        baseline row has passes of the cell on two or more dates, the row's interval adds a
+        session effect per seat (between-session variance pooled over both seats;
+        ``variance_levels`` "passes+sessions"); else it is over passes of one session ("passes").
 
     Returns
     -------
@@ -225,7 +271,7 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     out: list[dict] = []
     if len(cells):
         by_seat = {s: _records(g) for s, g in _keyed(cells).groupby("seat", sort=True)}
-        out += _baseline_rows(by_seat, base, thresholds, cellset.level)
+        out += _baseline_rows(by_seat, base, thresholds, cellset.level, sessions)
         if history and cellset.dated is not None and len(cellset.dated) > len(cells):
             out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
     df = pd.DataFrame(out)
@@ -248,7 +294,8 @@ def _comparisons_iv(cellset, history, multiplicity: str):
     return history
 
 
-def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float) -> list[dict]:
+def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float,
+                   sessions: dict | None = None) -> list[dict]:
     """kind="baseline" rows: every other seat's latest cells against the baseline's same cells."""
     base_cells = by_seat.get(base, {})
     out = []
@@ -256,7 +303,7 @@ def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float
         if seat == base or not base_cells:
             continue
         for k in sorted(set(cur) & set(base_cells), key=_sort_key):
-            out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], th, level)))
+            out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], th, level, sessions)))
     return out
 
 
@@ -383,7 +430,7 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
     positive = be > 0 and ce > 0 and math.isfinite(be) and math.isfinite(ce)
     ratio = math.exp(math.log(ce) - math.log(be)) if positive else (ce / be if be else math.nan)  # as Welch's
     out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
-               within_low=math.nan, within_high=math.nan, within_method="")
+               within_low=math.nan, within_high=math.nan, within_method="", variance_levels="")
     sb, sc = _summary(b), _summary(c)
     test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
     if test is not None:
@@ -404,7 +451,7 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
         d = math.log(ratio)
         t = float(stdtrit(df, 0.5 + level / 2.0))
         out.update(ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), ci_level=level, df=float(df),
-                   p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))),
+                   p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))), variance_levels="passes+sessions",
                    ci_method=f"t on log night values, night-to-night spread of {n} earlier dates"
                              + (f" of the level since {since}" if since else "") + f" (df={df})")
     return out
@@ -431,7 +478,7 @@ def _first_nights(ratio: float, test, n: int, need: int, th: Thresholds, level: 
     se = math.hypot(math.sqrt(2.0) * prior, se_pass)
     d, z = math.log(ratio), float(ndtri(0.5 + level / 2.0))
     return dict(ci_low=math.exp(d - z * se), ci_high=math.exp(d + z * se), ci_level=level,
-                p_value=min(1.0, float(2.0 * ndtr(-abs(d) / se))),
+                p_value=min(1.0, float(2.0 * ndtr(-abs(d) / se))), variance_levels="passes+assumed sessions",
                 ci_method=(f"normal on log night values, the passes' spread and an assumed night-to-night "
                            f"spread of {prior:.0%} (history_prior_cv; not measured: {nights})"))
 

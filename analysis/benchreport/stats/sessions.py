@@ -14,9 +14,25 @@ with a positive estimate it equals the REML fit of ``statsmodels`` MixedLM (test
 Computed from each date's sufficient statistics (count, mean and within sum of squares of the
 log values), so a run store's year is read one date at a time.
 
+Seat against seat (benchreport.stats.compare): the log ratio of two seats' latest dates differs
+from the seats' long-run ratio by each latest session's effect as well as by its passes' noise,
+
+    Var(log ratio) = s_w,a^2 / n_a + s_w,b^2 / n_b + 2 sigma_b^2,
+
+with sigma_b^2 one per cell key, pooled over the two seats (`pooled_session_variance`: seats
+fixed, sessions random within seat, the ANOVA estimator of the nested model; a seat with one
+session adds to the within mean square only, so one seat's several dates stand for both,
+the equal-variance assumption of a pooled estimate), and Satterthwaite's degrees of freedom for
+the sum (`two_level_log_ratio_test`).
+
 References
 ----------
-Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3.
+Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley, ch. 3
+(ANOVA estimation; balanced and unbalanced one-way and nested classifications).
+Satterthwaite, F. E. (1946). An approximate distribution of estimates of variance components.
+Biometrics Bulletin 2, 110-114.
+Kalibera, T. & Jones, R. (2013). Rigorous benchmarking in reasonable time (repeat, and count
+the variance, at the level where it arises).
 """
 from __future__ import annotations
 
@@ -25,10 +41,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import stdtr, stdtrit
 
 from ..columns import CELL_KEY, SESSION_COLUMNS
+from .passes import LogRatioTest, PassSummary
 
-__all__ = ["SessionVariance", "session_variance", "session_table", "SESSION_COLUMNS"]
+__all__ = ["SessionVariance", "session_variance", "session_table", "SESSION_COLUMNS", "PooledSessions",
+           "pooled_session_variance", "session_groups", "two_level_log_ratio_test", "plain_key"]
 
 KEY = tuple(CELL_KEY)
 METHOD = "one-way random effects on log pass values, sessions = dates (ANOVA estimator)"
@@ -53,6 +72,95 @@ class SessionVariance:
         """Share of the variance between sessions, sigma_b^2 / (sigma_b^2 + sigma_w^2)."""
         tot = self.between_log_var + self.within_log_var
         return self.between_log_var / tot if tot > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class PooledSessions:
+    """The between-session variance of one cell key pooled over seats, with the mean squares
+    behind it (for Satterthwaite's degrees of freedom): E[MSB] = MSW + coef * sigma_b^2."""
+
+    between_log_var: float  # sigma_b^2, truncated at 0
+    ms_between: float
+    df_between: int
+    ms_within: float
+    df_within: int
+    coef: float
+    n_sessions: int
+
+    @property
+    def df_of_between(self) -> float:
+        """Satterthwaite's df of the untruncated estimate (MSB - MSW) / coef (nan when it is <= 0)."""
+        est = (self.ms_between - self.ms_within) / self.coef
+        if not est > 0:
+            return math.nan
+        return est ** 2 * self.coef ** 2 / (self.ms_between ** 2 / self.df_between
+                                             + self.ms_within ** 2 / self.df_within)
+
+
+def pooled_session_variance(per_seat) -> PooledSessions | None:
+    """sigma_b^2 of the nested model log x_sij = mu_s + b_si + e_sij (seat s fixed, session i random
+    within seat), by the ANOVA estimator: per seat the sessions' sum of squares about the seat's
+    own mean (so a difference between seats is never counted as session variance), pooled:
+    MSB = sum SSB_s / sum (a_s - 1), MSW = SSW / (N - a), coef = sum (N_s - sum_i n_si^2 / N_s)
+    / sum (a_s - 1), sigma_b^2 = max(0, (MSB - MSW) / coef). `per_seat`: for each seat a list of
+    (n_i, mean_i, within SS_i) of its sessions (log values). None without a between df (two
+    sessions of one seat) and a within df. With one seat it is the one-way estimator.
+
+    References
+    ----------
+    Searle, Casella & McCulloch (1992), ch. 3 (ANOVA estimation; the nested classification).
+    """
+    ssb = ssw = k = 0.0
+    df_b, big_n, a_tot = 0, 0.0, 0
+    for groups in per_seat:
+        groups = [g for g in groups if g[0] >= 1]
+        if not groups:
+            continue
+        n = np.array([g[0] for g in groups], dtype=float)
+        seat_n = float(n.sum())
+        means = np.array([g[1] for g in groups])
+        grand = float((n * means).sum() / seat_n)
+        ssb += float((n * (means - grand) ** 2).sum())
+        ssw += float(sum(g[2] for g in groups))
+        k += seat_n - float((n * n).sum()) / seat_n
+        df_b, big_n, a_tot = df_b + len(groups) - 1, big_n + seat_n, a_tot + len(groups)
+    if df_b < 1 or big_n - a_tot < 1:
+        return None
+    msw, msb = ssw / (big_n - a_tot), ssb / df_b
+    coef = k / df_b
+    return PooledSessions(max(0.0, (msb - msw) / coef), msb, df_b, msw, int(big_n - a_tot), coef, a_tot)
+
+
+def two_level_log_ratio_test(baseline: PassSummary, candidate: PassSummary, sessions: PooledSessions, *,
+                             level: float = 0.95) -> LogRatioTest | None:
+    """Ratio candidate/baseline of two seats' latest centres with a two-level variance: each side's
+    passes (``log_se`` on ``df``, as Welch's) plus one session effect per side, 2 sigma_b^2
+    (`sessions`), t on the Welch-Satterthwaite df of the three terms, the session term on the
+    estimate's between-session df (sum (a_s - 1)). The uncertainty MSW adds to sigma_b^2 (N - a df)
+    is left out of the df: counted with its negative coefficient, Satterthwaite's df falls towards
+    0 when sigma_b^2 is estimated near 0 (a known weakness of the approximation for a difference of
+    mean squares; Searle, Casella & McCulloch 1992). Coverage measured in tests/test_session_compare.py
+    and docs/statistics.md. sigma_b^2 estimated at 0
+    leaves Welch's interval. None when a side has no interval.
+
+    References
+    ----------
+    Satterthwaite (1946); Searle, Casella & McCulloch (1992); Welch (1947).
+    """
+    sides = (baseline, candidate)
+    if any(not (math.isfinite(s.log_se) and math.isfinite(s.df)) for s in sides):
+        return None
+    vb, vc, vs = baseline.log_se ** 2, candidate.log_se ** 2, 2.0 * sessions.between_log_var
+    var = vb + vc + vs
+    if var == 0.0:
+        return None
+    df = var ** 2 / ((vb ** 2 / baseline.df if vb else 0.0) + (vc ** 2 / candidate.df if vc else 0.0)
+                     + (vs ** 2 / sessions.df_between if vs else 0.0))
+    se, d = math.sqrt(var), candidate.log_mean - baseline.log_mean
+    t = float(stdtrit(df, 0.5 + level / 2.0))
+    p = 2.0 * float(stdtr(df, -abs(d) / se))
+    return LogRatioTest(ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se),
+                        p_value=min(p, 1.0), df=df, level=level)
 
 
 def _from_groups(groups: list[tuple[int, float, float]]) -> SessionVariance | None:
@@ -83,7 +191,7 @@ def session_variance(values, sessions) -> SessionVariance | None:
     return _from_groups(groups)
 
 
-def _plain(x):
+def plain_key(x):
     """A key part as a plain value: None for NA/NaN (which is never equal to itself as a dict key)."""
     if x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x)):
         return None
@@ -98,13 +206,13 @@ def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
     p = passes.loc[ok, list(KEY) + ["date"]].astype(object).assign(_lv=np.log(v[ok]))
     for k, g in p.groupby(list(KEY) + ["date"], dropna=False, sort=False):
         x = g["_lv"].to_numpy()
-        acc.setdefault(tuple(_plain(x) for x in k[:-1]), []).append((x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum())))
+        acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append((x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum())))
 
 
-def session_table(pass_table) -> pd.DataFrame:
-    """tables/sessions.csv: one row per cell key measured on two or more dates with a within df.
-
-    `pass_table`: the pass table (DataFrame) or a run store's `PassDays` (read one date at a time)."""
+def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
+    """{cell key (CELL_KEY, parts as `plain_key`): [(n, mean, within SS) of the log pass values of
+    each date]}, dates in order. `pass_table`: the pass table (DataFrame) or a run store's
+    `PassDays` (read one date at a time)."""
     acc: dict[tuple, list] = {}
     if hasattr(pass_table, "days") and hasattr(pass_table, "typed"):
         for d in pass_table.days:
@@ -112,9 +220,18 @@ def session_table(pass_table) -> pd.DataFrame:
     elif pass_table is not None and len(pass_table):
         for _, g in pass_table.groupby("date", sort=True):
             _date_stats(g, acc)
+    return acc
+
+
+def session_table(pass_table, groups: dict | None = None) -> pd.DataFrame:
+    """tables/sessions.csv: one row per cell key measured on two or more dates with a within df.
+
+    `pass_table`: the pass table (DataFrame) or a run store's `PassDays` (read one date at a time);
+    `groups`: its `session_groups`, when already made (then `pass_table` is not read)."""
+    acc = session_groups(pass_table) if groups is None else groups
     rows = []
-    for k, groups in acc.items():
-        est = _from_groups(groups)
+    for k, per_date in acc.items():
+        est = _from_groups(per_date)
         if est is None:
             continue
         rows.append(dict(zip(KEY, k), n_sessions=est.n_sessions, n_passes=est.n_passes,
