@@ -100,6 +100,15 @@ def test_underpowered_comparison():
     assert single[0].evidence()["cells"][0]["passes_needed"] == 3 and "at least 3 passes" in words.message(single[0])
 
 
+def test_no_passes_advised_where_the_interval_holds_day_to_day_variation():
+    """More passes cannot narrow the variance between sessions: such rows get no passes-needed advice."""
+    row = comparison(1 - DEFAULT.noise - 0.001, 1.01)
+    assert codes(R.underpowered(comparisons_frame([{**row, "variance_levels": "passes"}]), thresholds=DEFAULT)) == \
+        ["sample.underpowered"]
+    for levels in ("passes+sessions", "passes+assumed sessions"):
+        assert R.underpowered(comparisons_frame([{**row, "variance_levels": levels}]), thresholds=DEFAULT) == []
+
+
 def test_underpowered_passes_needed_value():
     from scipy import stats
 

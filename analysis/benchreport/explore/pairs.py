@@ -97,7 +97,8 @@ def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
     th = a.options.thresholds
     cs = CellSet(a.cells, a.passes if a.passes is not None else pd.DataFrame(), 1 - th.alpha)
     c = comparisons(cs, a.tables.seats, baseline=baseline, thresholds=th, history=False,
-                    multiplicity=a.options.multiplicity, primary=a.options.primary)
+                    multiplicity=a.options.multiplicity, primary=a.options.primary,
+                    sessions=getattr(a, "session_groups", None))  # day-to-day variance, as the report's
     return c[c["candidate"] == candidate] if len(c) else c
 
 

@@ -320,7 +320,7 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
         if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
-                getattr(row, "kind", "baseline") == "history":
+                getattr(row, "kind", "baseline") == "history" or _sessions_in_interval(row):
             continue
         test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, **family)
         needed = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise, test_alpha=test_alpha)
@@ -339,6 +339,14 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
             baseline=base, candidate=cand, n_cells=len(cl), cells=cl,
             thresholds=used(th, "alpha", "power", "noise", "min_effect")))
     return out
+
+
+def _sessions_in_interval(row) -> bool:
+    """The interval holds the variance between sessions (`variance_levels`, issue 30): more passes
+    cannot narrow that part, so no number of passes is advised (the interval's method says the
+    day-to-day variation it holds; more sessions of each seat are what would narrow it)."""
+    levels = getattr(row, "variance_levels", None)
+    return isinstance(levels, str) and "sessions" in levels
 
 
 def _family_sizes(comparisons: pd.DataFrame) -> dict[str, int]:
