@@ -367,21 +367,10 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
 def test_every_flag_message_is_in_the_html_whole(example_build):
     """Section 7 says the flags by topic (and may join several into one sentence); the appendix's
     table of every flag has each message of flags.json whole, never cut (issue 27)."""
-    from html.parser import HTMLParser
+    from report_text import html_text
 
     out, pdf = example_build
-
-    class Text(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.parts = []
-
-        def handle_data(self, data):
-            self.parts.append(data)
-
-    p = Text()
-    p.feed((out / "report.html").read_text(encoding="utf-8"))
-    text = " ".join("".join(p.parts).split())
+    text = html_text(out / "report.html")
     flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
     assert flags
     missing = [f["message"][:80] for f in flags if " ".join(f["message"].split()) not in text]

@@ -167,21 +167,10 @@ def test_the_captures_folder_holds_six_harnesses_or_more(captures_report):
 def test_every_flag_message_is_whole_in_the_html(request, which):
     """Every message of flags.json appears whole (never cut, never with a middle ellipsis) in
     report.html's text (Section 7 may join several; the appendix's table of flags has each)."""
-    from html.parser import HTMLParser
+    from report_text import html_text
 
     report = request.getfixturevalue(which)
-
-    class Text(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.parts = []
-
-        def handle_data(self, data):
-            self.parts.append(data)
-
-    parser = Text()
-    parser.feed((report / "report.html").read_text(encoding="utf-8"))
-    text = " ".join("".join(parser.parts).split())
+    text = html_text(report / "report.html")
     flags = json.loads((report / "flags.json").read_text(encoding="utf-8"))
     assert len(flags) >= 20
     missing = [f["message"][:80] for f in flags if " ".join(f["message"].split()) not in text]
