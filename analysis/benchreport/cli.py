@@ -12,8 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from benchreport.progress import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, terminate_as_interrupt
-from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError,
+from benchreport.progress import Terminated, terminate_as_interrupt
+from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, EXIT_OF_KIND, EXIT_OK, EXIT_REFUSED,
+                                    EXIT_TERMINATED, EXIT_USAGE, UsageError,
                                     analyse_opened, exist, not_a_run_summary, one_line, open_args, options_of,
                                     refusal_lines, report_refused, source_of)
 from benchreport.cli_parser import build_parser
@@ -139,10 +140,6 @@ def build_request(args, options):
                         fail_on=getattr(args, "fail_on", None), quiet=bool(getattr(args, "quiet", False)))
 
 
-#: a failed build's kind (benchreport.report.build.BuildError) -> the exit code
-BUILD_EXIT = {"refused": EXIT_REFUSED, "usage": EXIT_USAGE, "failed": EXIT_FAILED}
-
-
 def run_build(request) -> int:
     """Build, say what was written (or why not, in one line) and return the exit code."""
     from benchreport.report.build import BuildError, build
@@ -152,7 +149,7 @@ def run_build(request) -> int:
     except BuildError as exc:
         unchanged = "; the previous report, if any, is unchanged" if exc.kind == "failed" else ""
         print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
-        return BUILD_EXIT[exc.kind]
+        return EXIT_OF_KIND[exc.kind]
     if not result.up_to_date and not request.quiet:
         flags = result.flags
         sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
@@ -414,11 +411,11 @@ def _main(args) -> int:
         return EXIT_USAGE
     except StoreError as exc:  # 2: not a store as asked; 4: busy or damaged (docs/cli.md)
         print(f"benchreport {args.command}: {one_line(str(exc))}", file=sys.stderr)
-        return exc.code
+        return EXIT_OF_KIND[exc.kind]
     except outdir.OutputFolderError as exc:
-        unchanged = "; the previous output is unchanged" if exc.code == EXIT_FAILED else ""
+        unchanged = "; the previous output is unchanged" if exc.kind == "failed" else ""
         print(f"benchreport {args.command}: {one_line(str(exc))}{unchanged}", file=sys.stderr)
-        return exc.code
+        return EXIT_OF_KIND[exc.kind]
     except Terminated:
         print(f"benchreport {args.command}: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
         return EXIT_TERMINATED

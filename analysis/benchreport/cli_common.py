@@ -6,14 +6,20 @@ Nothing heavier is imported at module level: `--version` and `--help` answer wit
 """
 from __future__ import annotations
 
+import signal
 import sys
 
-__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "EXIT_FLAGS", "EXIT_FAILED", "UsageError", "one_line",
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "EXIT_FLAGS", "EXIT_FAILED", "EXIT_INTERRUPTED",
+           "EXIT_TERMINATED", "EXIT_OF_KIND", "UsageError", "one_line",
            "refusal_lines", "not_a_run_summary", "source_of", "open_args", "analyse_opened", "options_of",
            "report_refused", "exist"]
 
-#: the exit codes of spec/cli.md (128 + a signal's number when one stopped the command: benchreport.progress)
+#: the exit codes of spec/cli.md
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
+#: a command stopped by a signal, as shells report it (128 + the signal's number)
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
+#: an error's kind (outdir.OutputFolderError, store.StoreError, report.build.BuildError) -> the exit code
+EXIT_OF_KIND = {"refused": EXIT_REFUSED, "usage": EXIT_USAGE, "failed": EXIT_FAILED}
 
 
 def one_line(text: str) -> str:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from benchreport import outdir
-from benchreport.cli_common import (EXIT_FAILED, EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_args,
+from benchreport.cli_common import (EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_args,
                                     report_refused, source_of)
 from benchreport.load.errors import UNSAFE_CHARS
 
@@ -67,7 +67,7 @@ def _write_atomic(out: Path, write, *, quiet: bool) -> int:
         finally:
             shutil.rmtree(stage, ignore_errors=True)
     except OSError as exc:
-        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", EXIT_FAILED) from exc
+        raise outdir.OutputFolderError(f"could not write {out}: {exc.strerror or exc}", "failed") from exc
     if not quiet:
         print(f"wrote {out}", file=sys.stderr)
     return EXIT_OK

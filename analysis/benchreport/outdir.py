@@ -44,9 +44,8 @@ from benchreport.progress import stop_if_terminated
 from benchreport.reserved import OUTPUT_MARKER
 
 __all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
-           "replace_dir", "write_output", "is_output_folder", "EXIT_USAGE", "EXIT_FAILED"]
+           "replace_dir", "write_output", "is_output_folder"]
 
-EXIT_USAGE, EXIT_FAILED = 2, 4
 #: the file that makes a folder benchreport's own (hidden, so never read as a run file; the name
 #: lives in benchreport.reserved, which the loader reads too)
 MARKER = OUTPUT_MARKER
@@ -66,11 +65,13 @@ OLD_GRACE_S = 600
 
 
 class OutputFolderError(Exception):
-    """An output folder that cannot be used or written: one line and the exit code."""
+    """An output folder that cannot be used or written: one line and its `kind`: "usage" (cannot be
+    used as asked) or "failed" (writing failed, or another job holds it: the previous output is
+    unchanged). benchreport.cli turns the kind into an exit code."""
 
-    def __init__(self, message: str, code: int = EXIT_USAGE):
+    def __init__(self, message: str, kind: str = "usage"):
         super().__init__(message)
-        self.code = code
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,7 @@ def _remove(path: Path) -> None:
 
 def _failed(what: str, target: Path, exc: OSError) -> OutputFolderError:
     where = one_line(exc.filename if isinstance(exc.filename, str) else str(target))
-    return OutputFolderError(f"could not {what}: {exc.strerror or exc} ({where})", EXIT_FAILED)
+    return OutputFolderError(f"could not {what}: {exc.strerror or exc} ({where})", "failed")
 
 
 @contextlib.contextmanager
@@ -380,7 +381,7 @@ def locked(target: Target, command: str, *, wait: float | None = None, option: s
     except locks.Busy as busy:
         waited = f" after waiting {wait:g} s" if wait else ""
         raise OutputFolderError(f"another job is writing {option} {target.shown}{busy.holder}{waited}; "
-                                "nothing was written (give --wait SECONDS to wait for it)", EXIT_FAILED) from None
+                                "nothing was written (give --wait SECONDS to wait for it)", "failed") from None
     except OSError as exc:
         raise _failed(f"lock {option} {target.shown}", target.path, exc) from None
     try:

@@ -10,8 +10,6 @@ import sys
 import threading
 from typing import Iterator
 
-#: exit codes of a command stopped by a signal, as shells report them (128 + the signal number)
-EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM
 
 
 class Terminated(KeyboardInterrupt):

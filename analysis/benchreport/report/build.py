@@ -111,7 +111,7 @@ class BuildResult:
 
 def _output_error(exc: outdir.OutputFolderError) -> BuildError:
     """An output folder's error as the build's: a folder that cannot be written is a failed build."""
-    return BuildError(str(exc), "failed" if exc.code == outdir.EXIT_FAILED else "usage")
+    return BuildError(str(exc), exc.kind)
 
 
 # --- small helpers -----------------------------------------------------------------------

@@ -44,22 +44,24 @@ OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[
 
 
 class StoreError(Exception):
-    """A store that cannot be used as asked (one line, names the store). `code` is the exit
-    code (docs/cli.md): 2 when the command asked for something that is not there."""
+    """A store that cannot be used as asked (one line, names the store). `kind` "usage": the
+    command asked for something that is not there (benchreport.cli: exit 2)."""
 
-    code = 2
+    kind = "usage"
 
 
 class StoreBusy(StoreError):
-    """Another job holds the store's lock (exit 4: nothing was done, try again or `--wait`)."""
+    """Another job holds the store's lock (`kind` "failed", exit 4: nothing was done, try again or
+    `--wait`)."""
 
-    code = 4
+    kind = "failed"
 
 
 class StoreDamaged(StoreError):
-    """A listed part is missing, truncated or not what was written (exit 4; `store check`)."""
+    """A listed part is missing, truncated or not what was written (`kind` "failed", exit 4;
+    `store check`)."""
 
-    code = 4
+    kind = "failed"
 
 
 class Store:
