@@ -100,13 +100,17 @@ def test_underpowered_comparison():
     assert single[0].evidence()["cells"][0]["passes_needed"] == 3 and "at least 3 passes" in words.message(single[0])
 
 
-def test_no_passes_advised_where_the_interval_holds_day_to_day_variation():
-    """More passes cannot narrow the variance between sessions: such rows get no passes-needed advice."""
+def test_more_days_not_more_passes_where_the_interval_holds_day_to_day_variation():
+    """More passes cannot narrow the variance between sessions: such rows ask for more days."""
     row = comparison(1 - DEFAULT.noise - 0.001, 1.01)
-    assert codes(R.underpowered(comparisons_frame([{**row, "variance_levels": "passes"}]), thresholds=DEFAULT)) == \
-        ["sample.underpowered"]
+    plain = R.underpowered(comparisons_frame([{**row, "variance_levels": "passes"}]), thresholds=DEFAULT)
+    assert plain[0].evidence()["cells"][0]["passes_needed"] >= 3 and "passes per seat needed" in words.message(plain[0])
     for levels in ("passes+sessions", "passes+assumed sessions"):
-        assert R.underpowered(comparisons_frame([{**row, "variance_levels": levels}]), thresholds=DEFAULT) == []
+        found = R.underpowered(comparisons_frame([{**row, "variance_levels": levels}]), thresholds=DEFAULT)
+        assert codes(found) == ["sample.underpowered"]
+        assert found[0].evidence()["cells"][0]["passes_needed"] is None
+        said = words.message(found[0])
+        assert "more passes on one day cannot narrow it, more days can" in said and "passes per seat" not in said
 
 
 def test_underpowered_passes_needed_value():

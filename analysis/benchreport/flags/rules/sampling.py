@@ -73,7 +73,8 @@ class PowerCell(CellKey):
     ratio: float | None
     verdict: str | None
     reason: str | None
-    passes_needed: int
+    #: passes per seat a verdict needs; None where the interval holds day-to-day variation
+    passes_needed: int | None
     ci_low: float | None
     ci_high: float | None
     #: the significance level the cell's test will face after the multiplicity correction
@@ -320,11 +321,13 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
         if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
-                getattr(row, "kind", "baseline") == "history" or _sessions_in_interval(row):
+                getattr(row, "kind", "baseline") == "history":
             continue
         test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, **family)
-        needed = passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise, test_alpha=test_alpha)
-        if needed is None:
+        sessions = _sessions_in_interval(row)
+        needed = None if sessions else passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise,
+                                                     test_alpha=test_alpha)
+        if needed is None and not sessions:
             continue
         pairs.setdefault((row.baseline, row.candidate), []).append(PowerCell(
             **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
@@ -343,8 +346,8 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
 
 def _sessions_in_interval(row) -> bool:
     """The interval holds the variance between sessions (`variance_levels`, issue 30): more passes
-    cannot narrow that part, so no number of passes is advised (the interval's method says the
-    day-to-day variation it holds; more sessions of each seat are what would narrow it)."""
+    cannot narrow that part, so no number of passes is advised; more sessions (days, server
+    starts) of each seat are what would narrow it, and the words say so."""
     levels = getattr(row, "variance_levels", None)
     return isinstance(levels, str) and "sessions" in levels
 

@@ -96,7 +96,10 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
     parts = []
     for c in f.cells[:3]:
         faces = _faces(c)
-        if F.missing(c.ci_low):
+        if c.passes_needed is None:  # the interval holds the variation between sessions
+            parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}, with the "
+                         "variation between days in it): more passes on one day cannot narrow it, more days can")
+        elif F.missing(c.ci_low):
             parts.append(f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
                          f"needed{faces}")
         else:
