@@ -183,7 +183,8 @@ class HistoryDayCache(Protocol):
     store): each date's walked rows, keyed by the digest of every input up to that date, and the
     series' level state after the last date walked."""
 
-    #: set by `history_days`: the date its walk resumed after, None when it walked from the start
+    #: set by `benchreport.days.history.history_days`: the date its walk resumed after, None when it
+    #: walked from the start
     resumed_after: str | None
 
     def load_state(self) -> dict | None:
@@ -251,7 +252,7 @@ def multi_date_cells(d: pd.DataFrame) -> np.ndarray:
 
 def history(dated: pd.DataFrame, *, rule: HistoryRule = HistoryRule()) -> pd.DataFrame:
     """Dated verdicts for every seat and cell measured on several dates (the whole table in memory;
-    a run store keeps it date by date: `history_days`).
+    a run store keeps it date by date: `benchreport.days.history.history_days`).
 
     Parameters
     ----------
