@@ -83,12 +83,13 @@ def analyse_opened(args, opened):
 
 def exist(paths) -> None:
     """Every path given exists (else a usage error, exit 2, even with --skip-bad: a mistyped
-    folder must not pass for an empty one)."""
-    from benchreport.load import missing
+    folder must not pass for an empty one): benchreport.source's check."""
+    from benchreport.source import Source, SourceError
 
-    gone = missing(paths)
-    if gone:
-        raise UsageError(gone[0] + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""))
+    try:
+        Source(tuple(str(p) for p in paths or ())).check_exists()
+    except SourceError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def report_refused(result, *, quiet: bool, listed_in: str | None = None) -> None:

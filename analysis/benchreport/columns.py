@@ -178,7 +178,7 @@ class TableSchema:
         for c, t in self.columns:
             col = table.column(c) if c in present else pa.nulls(table.num_rows, type=types[t])
             arrays.append(col if col.type == types[t] else col.cast(types[t]))
-        df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=_pandas_types().get)
+        df = pa.Table.from_arrays(arrays, names=names).to_pandas(types_mapper=arrow_to_pandas_types().get)
         for c, t in self.columns:
             if t in (INT64, FLOAT):
                 df[c] = df[c].astype(t)
@@ -193,7 +193,8 @@ def _arrow_types() -> dict:
 
 
 @cache
-def _pandas_types() -> dict:
+def arrow_to_pandas_types() -> dict:
+    """{Arrow type: pandas' nullable dtype} for `pyarrow.Table.to_pandas(types_mapper=...get)`."""
     import pandas as pd
     import pyarrow as pa
 

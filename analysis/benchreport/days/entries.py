@@ -33,8 +33,7 @@ import pyarrow as pa
 from benchreport.version import __version__
 
 from benchreport.stats._common import missing
-from benchreport.columns import PASS_COLUMNS, PASSES
-from benchreport.stats.notable import plain_column
+from benchreport.columns import PASS_COLUMNS, PASSES, arrow_to_pandas_types
 
 __all__ = ["CACHE_VERSION", "INDEX_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
            "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
@@ -201,7 +200,6 @@ def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-ARROW_TO_PANDAS = {pa.int64(): pd.Int64Dtype(), pa.string(): pd.StringDtype(), pa.bool_(): pd.BooleanDtype()}
 
 
 def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
@@ -211,7 +209,7 @@ def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
 
 def cells_from_arrow(t: pa.Table, columns: list[str]) -> pd.DataFrame:
     """Typed cell rows back, with the dtypes benchreport.stats.cells gives them."""
-    df = t.to_pandas(types_mapper=ARROW_TO_PANDAS.get)
+    df = t.to_pandas(types_mapper=arrow_to_pandas_types().get)
     return df.reindex(columns=columns)
 
 
@@ -273,8 +271,6 @@ class PassDays:
 
 
 def typed_passes(t: pa.Table | None) -> pd.DataFrame:
-    """The pass table (benchreport.stats.cells.PASS_COLUMNS, its dtypes: string, Int64, float)
-    straight from Arrow, without a Python object per cell."""
-    if t is None:
-        return PASSES.empty()
-    return pa.table({c: plain_column(t.column(c)) for c in PASS_COLUMNS}).to_pandas(types_mapper=ARROW_TO_PANDAS.get)
+    """The pass table (benchreport.columns.PASSES) straight from Arrow, without a Python object
+    per cell."""
+    return PASSES.empty() if t is None else PASSES.from_arrow(t)

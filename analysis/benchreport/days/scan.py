@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from benchreport.columns import arrow_to_pandas_types
 from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, date_variances
 from benchreport.stats.notable import (DEPENDENT, REQUEST_COUNT_COLUMNS, dependent_mask, notable_passes, plain_column,
                                        request_counts)
 from benchreport.stats.pass_rows import add_sort_keys, pass_rows, run_labels
 
-from .entries import (ARROW_TO_PANDAS, CELL_GROUP, DAYS_PER_CHUNK, DayCache, DayEntry, PassDays, cells_from_arrow,
+from .entries import (CELL_GROUP, DAYS_PER_CHUNK, DayCache, DayEntry, PassDays, cells_from_arrow,
                       cells_to_arrow, day_of, day_tokens, passes_from_arrow, passes_to_arrow, typed_passes)
 
 #: the columns naming each way a seat was measured (the date that describes it is its latest)
@@ -295,7 +296,7 @@ def _counts_frame(parts: list) -> pd.DataFrame:
     if not parts:
         return request_counts(None)
     t = pa.concat_tables(parts, promote_options="permissive")
-    return pa.table({c: plain_column(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=ARROW_TO_PANDAS.get)
+    return pa.table({c: plain_column(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=arrow_to_pandas_types().get)
 
 
 def _cells_frame(parts: list, columns: list | None = None) -> pd.DataFrame:

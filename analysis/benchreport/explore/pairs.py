@@ -98,7 +98,7 @@ def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
     cs = CellSet(a.cells, a.passes if a.passes is not None else pd.DataFrame(), 1 - th.alpha)
     c = comparisons(cs, a.tables.seats, baseline=baseline, thresholds=th, history=False,
                     multiplicity=a.options.multiplicity, primary=a.options.primary,
-                    sessions=getattr(a, "session_groups", None))  # day-to-day variance, as the report's
+                    sessions=a.session_groups)  # day-to-day variance, as the report's
     return c[c["candidate"] == candidate] if len(c) else c
 
 

@@ -47,7 +47,7 @@ from typing import Iterator
 
 from benchreport import outdir
 from benchreport._memory import release_memory
-from benchreport.load.errors import DataSetError, not_a_run_summary, one_line, refusal_lines
+from benchreport.load.errors import DataSetError, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import save_analysis, write_analysis
@@ -334,11 +334,8 @@ def _inputs(request: BuildRequest):
     analyses once; the notebook reads that analysis (`analysis_file`). A refused file without
     --skip-bad ends the build here, before anything is written (benchreport.source's one rule)."""
     opened = open_source(request.source, progress=None if not request.quiet else False)
-    quiet, loaded = request.quiet, opened.loaded
-    lines = refusal_lines(loaded.refused, quiet=quiet)
-    if not quiet:
-        lines += [line for line in [not_a_run_summary(loaded.skipped, listed_in="refused.json")] if line]
-    for line in lines:
+    loaded = opened.loaded
+    for line in refusal_lines(loaded.refused, loaded.skipped, quiet=request.quiet, listed_in="refused.json"):
         print(line, file=sys.stderr)
     try:
         opened.check_refused(skip_bad=request.skip_bad)
