@@ -2,7 +2,10 @@
 console, errors, dialogs and requests recorded for the assertions."""
 from __future__ import annotations
 
+import contextlib
 import os
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -14,6 +17,13 @@ MARKS = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed"),
 ]
+
+
+def needs_browser(test):
+    """A test function with `MARKS` (for a module with a few browser tests among others)."""
+    for mark in MARKS:
+        test = mark(test)
+    return test
 
 
 def record_events(page) -> dict:
@@ -29,3 +39,17 @@ def record_events(page) -> dict:
     page.on("dialog", on_dialog)
     page.on("request", lambda r: events["requests"].append(r.url))
     return events
+
+
+@contextlib.contextmanager
+def page_at(html: Path, width: int, height: int = 800) -> Iterator:
+    """`html` loaded in Chromium at a `width` x `height` pixel viewport; the browser is closed after."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(Path(html).as_uri(), wait_until="load")
+            yield page
+        finally:
+            browser.close()

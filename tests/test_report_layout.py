@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,11 +21,11 @@ import pytest
 from pypdf import PdfReader
 
 from benchreport.report.render import TEMPLATES_DIR
+from browser import needs_browser, page_at
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 CAPTURES = Path(__file__).parent / "fixtures" / "captures"
 BAD = Path(__file__).parent / "bad_inputs" / "negative-rate.json"
-CHROMIUM = "/usr/bin/chromium"
 MM = 72 / 25.4
 
 pytestmark = pytest.mark.slow
@@ -230,24 +229,15 @@ def test_abstract_names_only_flags_there_are(harness_report):
     assert not re.search(r"The other warnings", abstract) or critical == 0
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
+@needs_browser
 def test_html_never_scrolls_sideways_on_a_narrow_screen(harness_report):
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
-        try:
-            page = browser.new_page(viewport={"width": 400, "height": 800})
-            page.goto((harness_report / "report.html").as_uri(), wait_until="load")
-            width = page.evaluate("() => document.documentElement.scrollWidth")
-            wraps = page.evaluate(
-                "() => [...document.querySelectorAll('div.table-wrap')].map(d => ({"
-                "right: d.getBoundingClientRect().right, scroll: d.scrollWidth, client: d.clientWidth,"
-                "overflow: getComputedStyle(d).overflowX}))")
-            images = page.evaluate("() => [...document.images].map(i => i.getBoundingClientRect().right)")
-        finally:
-            browser.close()
+    with page_at(harness_report / "report.html", 400) as page:
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        wraps = page.evaluate(
+            "() => [...document.querySelectorAll('div.table-wrap')].map(d => ({"
+            "right: d.getBoundingClientRect().right, scroll: d.scrollWidth, client: d.clientWidth,"
+            "overflow: getComputedStyle(d).overflowX}))")
+        images = page.evaluate("() => [...document.images].map(i => i.getBoundingClientRect().right)")
     assert width <= 400, f"the page is {width}px wide on a 400px screen"
     assert wraps and all(w["right"] <= 400 and w["overflow"] == "auto" for w in wraps)
     assert any(w["scroll"] > w["client"] for w in wraps), "a wide table scrolls inside its box"
@@ -279,19 +269,12 @@ def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_ha
     assert 'id="table-methods"' not in example and 'id="table-runs"' in example
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian's chromium is not installed")
+@needs_browser
 def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
     """At 390 px Table 1 scrolls inside its box with its first column held in view: scrolled to the
     end, the last column is on screen and every row still shows its name (issue 27)."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
-        try:
-            page = browser.new_page(viewport={"width": 390, "height": 800})
-            page.goto((captures_report / "report.html").as_uri(), wait_until="load")
-            seen = page.evaluate("""() => {
+    with page_at(captures_report / "report.html", 390) as page:
+        seen = page.evaluate("""() => {
                 const wrap = document.querySelector('#table-results').closest('div.table-wrap');
                 wrap.scrollLeft = wrap.scrollWidth;
                 const box = wrap.getBoundingClientRect();
@@ -301,7 +284,5 @@ def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
                         last: rows.filter(tr => inside(tr.lastElementChild.getBoundingClientRect())).length,
                         first: rows.filter(tr => inside(tr.firstElementChild.getBoundingClientRect())).length};
             }""")
-        finally:
-            browser.close()
     assert seen["scrolled"] and seen["rows"] >= 10
     assert seen["last"] == seen["rows"] and seen["first"] == seen["rows"], seen
