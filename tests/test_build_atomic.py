@@ -158,7 +158,7 @@ def fake_steps(monkeypatch):
     def write_tables(analysis, stage):
         _fake_tables(Path(stage), state["flags"])
 
-    def execute(params, output, *, quiet):
+    def execute(params, output, held, *, quiet):
         stage = Path(params["out"])
         _fake_outputs(stage)
         if state["fail_in"] == "execute":
@@ -166,7 +166,7 @@ def fake_steps(monkeypatch):
         if state["fail_in"] == "interrupt":
             raise KeyboardInterrupt
 
-    def render(stage, title, formats, *, quiet):
+    def render(stage, title, formats, *, quiet, pdf_engine="auto"):
         if state["fail_in"] == "render":
             raise OSError("disk full")
         for f in formats:
@@ -308,77 +308,6 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
                                             "was left"), err
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
-
-
-# --- the kernel starts while the build analyses (benchreport.pipeline.wait_for_analysis) -------
-
-def test_the_notebook_waits_for_the_analysis_the_build_is_still_making(tmp_path):
-    import threading
-    import time
-
-    from benchreport.pipeline import handoff_marker, load_analysis, save_analysis, wait_for_analysis
-
-    path = tmp_path / "analysis.pickle"
-    handoff_marker(path, "pending").touch()
-    got = {}
-    reader = threading.Thread(target=lambda: got.update(value=load_analysis(wait_for_analysis(path, poll_s=0.005))))
-    reader.start()
-    time.sleep(0.2)
-    assert reader.is_alive() and "value" not in got  # still waiting: nothing read yet
-    save_analysis({"seats": ["a", "b"]}, path)
-    reader.join(5)
-    assert got["value"] == {"seats": ["a", "b"]}
-    assert handoff_marker(path, "kernel").read_text() == str(os.getpid())
-    assert not list(tmp_path.glob(".*.part"))  # written beside and renamed
-
-
-def test_without_the_pending_marker_nothing_waits(tmp_path):
-    from benchreport.pipeline import load_analysis, wait_for_analysis
-
-    with pytest.raises(FileNotFoundError):  # a notebook run by hand with a wrong path: at once, as before
-        load_analysis(wait_for_analysis(tmp_path / "missing.pickle"))
-
-
-@pytest.mark.parametrize("stop", ["error", "interrupt"])
-def test_an_abandoned_analysis_ends_the_waiting_notebook(tmp_path, monkeypatch, stop):
-    import time
-
-    from benchreport.pipeline import AnalysisAbandoned, wait_for_analysis
-
-    seen = {}
-
-    def execute(params, output, *, quiet):  # the kernel's first cell, as the real notebook has it
-        try:
-            wait_for_analysis(params["analysis_file"], poll_s=0.005)
-        except AnalysisAbandoned as exc:
-            seen["abandoned"] = str(exc)
-            raise B.BuildError(f"the report notebook failed in cell 1: AnalysisAbandoned: {exc}")
-
-    monkeypatch.setattr(B, "_execute", execute)
-    handoff = tmp_path / "analysis.pickle"
-    wanted = B.BuildError("--baseline 'x' is not a seat", "usage") if stop == "error" else KeyboardInterrupt()
-    t0 = time.perf_counter()
-    with pytest.raises(type(wanted)) as raised:
-        with B._notebook_alongside({"analysis_file": str(handoff)}, tmp_path / "out.ipynb", handoff, quiet=True):
-            time.sleep(0.1)
-            raise wanted
-    assert raised.value is wanted  # the build's own error, not the notebook's echo of it
-    assert "stopped before its analysis was ready" in seen["abandoned"]
-    assert time.perf_counter() - t0 < 5
-
-
-def test_the_notebooks_error_is_the_builds_after_the_analysis(tmp_path, monkeypatch):
-    from benchreport.pipeline import load_analysis, save_analysis, wait_for_analysis
-
-    def execute(params, output, *, quiet):
-        load_analysis(wait_for_analysis(params["analysis_file"], poll_s=0.005))
-        raise B.BuildError("the report notebook failed in cell 3: ValueError: no")
-
-    monkeypatch.setattr(B, "_execute", execute)
-    handoff = tmp_path / "analysis.pickle"
-    with pytest.raises(B.BuildError, match="cell 3"):
-        with B._notebook_alongside({"analysis_file": str(handoff)}, tmp_path / "out.ipynb", handoff, quiet=True):
-            save_analysis({"ok": True}, handoff)
 
 
 def test_a_changed_installation_is_never_up_to_date(monkeypatch):

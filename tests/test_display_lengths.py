@@ -78,7 +78,11 @@ def _long_model_runs(folder, model):
 
 
 def _pdf_seconds(a, tmp_path, name) -> tuple[float, str, str]:
-    """Every section of the report as one page of HTML, and the seconds WeasyPrint takes for it."""
+    """Every section of the report as one page of HTML, and the seconds WeasyPrint takes for it
+    (WeasyPrint's table layout is the one whose cost grows with a cell's text; Chromium's start-up
+    would hide a difference)."""
+    from benchreport.report.pdf import html_to_pdf
+
     rep = Report(a, out=tmp_path / name, title="t", display=False)
     rep.title_block()
     for f in ("abstract", "setup_text", "seats_table", "runs_table", "results_text", "results_table",
@@ -88,7 +92,7 @@ def _pdf_seconds(a, tmp_path, name) -> tuple[float, str, str]:
     css = (render.TEMPLATES_DIR / "benchreport" / "static" / "report.css").read_text(encoding="utf-8")
     html = f"<html><head><style>{css}</style></head><body class='benchreport'><main class='paper'>{rep.html()}</main></body></html>"
     t0 = time.perf_counter()
-    render.html_to_pdf(html, tmp_path / f"{name}.pdf")
+    html_to_pdf(html, tmp_path / f"{name}.pdf", engine="weasyprint")
     seconds = time.perf_counter() - t0
     text = "".join(p.extract_text() or "" for p in PdfReader(tmp_path / f"{name}.pdf").pages)
     return seconds, html, text

@@ -298,10 +298,10 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
 
 def test_pdf_is_reproducible_from_the_html(report_build, tmp_path):
     """report.pdf is a pure function of report.html: no date, no random id (two builds, same bytes)."""
-    from benchreport.report.render import html_to_pdf
+    from benchreport.report.pdf import html_to_pdf
 
     _, out, _ = report_build
-    again = html_to_pdf((out / "report.html").read_text(encoding="utf-8"), tmp_path / "again.pdf", base_url=out)
+    again = html_to_pdf((out / "report.html").read_text(encoding="utf-8"), tmp_path / "again.pdf")
     assert again.read_bytes() == (out / "report.pdf").read_bytes()
 
 

@@ -90,9 +90,13 @@ def test_no_text_lies_past_the_right_margin(request, which):
     pages = words_by_page(report / "report.pdf")
     assert len(pages) == len(PdfReader(report / "report.pdf").pages)
     over = []
+    # 1.5 pt of slack: Chromium sets the page and its margins in whole CSS pixels, so its line
+    # box ends about 1.1 pt right of the exact margin on every line (WeasyPrint's within 1 pt);
+    # text run past the margin by a table or a long word is several points over
+    slack = 1.5
     for i, (w, _, words) in enumerate(pages, 1):
-        over += [(i, t, round(x1 - (w - right), 1)) for x0, _, x1, _, t in words if x1 > w - right + 1.0]
-        over += [(i, t, round(left - x0, 1)) for x0, _, x1, _, t in words if x0 < left - 1.0]
+        over += [(i, t, round(x1 - (w - right), 1)) for x0, _, x1, _, t in words if x1 > w - right + slack]
+        over += [(i, t, round(left - x0, 1)) for x0, _, x1, _, t in words if x0 < left - slack]
     assert not over, f"{len(over)} words past the margins (page, word, points over): {over[:10]}"
 
 

@@ -12,6 +12,7 @@ from benchreport import format as fmt
 from benchreport.load import load
 from benchreport.pipeline import Options, analyse
 from benchreport.report import RefusedFiles, Report, figures, render, sections
+from benchreport.report.sections.blocks import Paragraph, Prose
 from runs import write_run
 from test_report_e2e import XSS_MODEL, write_fixture_runs
 
@@ -60,8 +61,31 @@ def test_check_offline_rejects_scripts_and_remote_resources():
             render.check_offline(bad)
 
 
+def test_text_that_looks_like_css_is_not_a_stylesheet():
+    """A model name or title with "@import" or "url(//x)" is escaped text, not CSS: the page is
+    accepted (it used to fail the build)."""
+    page = render.prose_html(Prose((Paragraph(("model @import url(//cdn.example/x.css)",)),)))
+    render.check_offline(str(page))
+    render.check_self_contained(str(page))
+    with pytest.raises(render.OfflineError):
+        render.check_offline('<p style="background: url(//cdn.example/x.png)">x</p>')
+
+
+def test_self_contained_pages_load_data_uris_only():
+    """What Chromium may load when it prints the report: data: URIs and in-page anchors only."""
+    render.check_self_contained('<img src="data:image/png;base64,AAAA"><a href="https://example.org">x</a>'
+                                '<a href="#table-1">t</a><style>.x{background:url("data:image/png;base64,AA")}</style>')
+    for bad in ('<img src="/etc/passwd">', "<img alt='x' src=file:///etc/hostname>", '<link href="x.css">',
+                '<img src="data:x" srcset="a.png 2x">', '<div style="background:url(../x.png)">x</div>',
+                "<style>.x{background:url(local.png)}</style>", '<iframe src="other.html">'):
+        with pytest.raises(render.OfflineError):
+            render.check_self_contained(bad)
+
+
 def test_pdf_fetcher_is_offline():
-    f = render.offline_fetcher()
+    from benchreport.report.pdf import offline_fetcher
+
+    f = offline_fetcher()
     for url in ("http://example.invalid/x.png", "https://example.invalid/x.css", "file:///etc/hostname"):
         with pytest.raises(ValueError):
             f.fetch(url)

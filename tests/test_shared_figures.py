@@ -1,6 +1,6 @@
-"""Figures the build draws beside its notebook (benchreport.report.shared_figures): each drawn once,
+"""Figures drawn beside the build's notebook (benchreport.report.shared_figures): each drawn once,
 by whichever process claims it, the same bytes either way; the notebook draws a figure itself
-when the build's failed, differs or never comes."""
+when the drawing process's failed, differs or never comes."""
 from __future__ import annotations
 
 import threading
@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from benchreport.pipeline import Options, analyse_paths, handoff_marker, save_analysis
+from benchreport.pipeline import Options, analyse_paths
 from benchreport.report import Report, sections
 from benchreport.report.catalog import FIGURES
-from benchreport.report.shared_figures import SharedFigures, draw_from_end
+from benchreport.report.document import HeldAnalysis, held_analysis
+from benchreport.report.shared_figures import SharedFigures, draw_from_end, drawing_beside
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ("png", "svg")
@@ -23,9 +24,7 @@ def analysis():
 
 
 def _all_figures(report: Report) -> None:
-    a = report.analysis
-    for entry in FIGURES.values():
-        report.show(entry.make(a))
+    report.figures(*FIGURES)
 
 
 def _alone(analysis, out: Path) -> dict:
@@ -35,15 +34,20 @@ def _alone(analysis, out: Path) -> dict:
     return {p.name: p.read_bytes() for p in sorted((out / "figures").iterdir())}, report.html()
 
 
+def _opened(held: HeldAnalysis, out: Path) -> Report:
+    """The report notebook's `Report.open`, as the build executes it (the analysis held in memory)."""
+    with held_analysis(held):
+        report = Report.open(out=out, formats=FORMATS, display=False, runs=[str(ROOT / "data" / "example")],
+                             n_boot=200)
+    assert report.analysis is held.analysis
+    return report
+
+
 def _beside(analysis, tmp: Path, out: Path):
-    """The build's process and the notebook's, sharing figures as `benchreport build` does."""
-    tmp.mkdir()
-    handoff = tmp / "analysis.pickle"
-    shared = SharedFigures.open(handoff)
-    save_analysis(analysis, handoff)
-    report = Report.open(analysis_file=handoff, out=out, formats=FORMATS, display=False, write=False,
-                         runs=[str(ROOT / "data" / "example")], n_boot=200)
-    assert report.shared is not None
+    """The drawing process's share and the notebook's, as `benchreport build` shares them."""
+    shared = SharedFigures(tmp / "figures")
+    report = _opened(HeldAnalysis(analysis, shared, lambda: False), out)
+    assert report.shared is shared
     drawn = draw_from_end(analysis, shared, FORMATS)
     _all_figures(report)
     return drawn, {p.name: p.read_bytes() for p in sorted((out / "figures").iterdir())}, report.html()
@@ -60,8 +64,7 @@ def test_figures_drawn_beside_the_notebook_are_the_figures_drawn_alone(analysis,
 
 
 def test_each_figure_is_claimed_once_when_both_race(analysis, tmp_path):
-    handoff = tmp_path / "analysis.pickle"
-    shared = SharedFigures.open(handoff)
+    shared = SharedFigures(tmp_path / "figures")
     wins = {"build": [], "notebook": []}
 
     def claim_all(who, names):
@@ -80,36 +83,81 @@ def test_each_figure_is_claimed_once_when_both_race(analysis, tmp_path):
     assert not set(wins["build"]) & set(wins["notebook"])
 
 
-def test_the_notebook_draws_a_figure_the_build_failed_or_drew_differently(analysis, tmp_path, monkeypatch):
+def test_the_notebook_draws_a_figure_the_other_failed_or_lost(analysis, tmp_path, monkeypatch):
     alone, _ = _alone(analysis, tmp_path / "alone")
-    handoff = tmp_path / "tmp" / "analysis.pickle"
-    handoff.parent.mkdir()
-    shared = SharedFigures.open(handoff)
+    shared = SharedFigures(tmp_path / "tmp" / "figures")
     shared.claim("ratios")
     shared.publish("ratios", failed="RuntimeError: drawing failed")
-    shared.claim("history")
-    shared.publish("history", caption="another caption", key="history", formats=list(FORMATS))
-    save_analysis(analysis, handoff)
-    report = Report.open(analysis_file=handoff, out=tmp_path / "out", formats=FORMATS, display=False, write=False,
-                         runs=[str(ROOT / "data" / "example")], n_boot=200)
+    shared.claim("history")  # said to be drawn, its files gone
+    shared.publish("history", caption="a caption", key="history", formats=list(FORMATS))
+    shared.claim("exams")  # drawn in other formats than this report's
+    shared.publish("exams", caption="a caption", key="exams", formats=["pdf"])
+    report = _opened(HeldAnalysis(analysis, shared, lambda: False), tmp_path / "out")
     _all_figures(report)
     got = {p.name: p.read_bytes() for p in sorted((tmp_path / "out" / "figures").iterdir())}
     assert got == alone
 
 
-def test_a_stopped_build_is_not_waited_for(analysis, tmp_path):
-    handoff = tmp_path / "analysis.pickle"
-    shared = SharedFigures.open(handoff)
-    assert shared.claim("throughput")  # claimed, never published: the build went away
-    handoff_marker(handoff, "abandoned").touch()
-    save_analysis(analysis, handoff)
-    report = Report.open(analysis_file=handoff, out=tmp_path / "out", formats=FORMATS, display=False, write=False,
-                         runs=[str(ROOT / "data" / "example")], n_boot=200)
-    assert report.figure(sections.throughput_figure(analysis)) == "Figure 1"
+def test_an_ended_drawing_process_is_not_waited_for(analysis, tmp_path):
+    shared = SharedFigures(tmp_path / "figures")
+    assert shared.claim("throughput")  # claimed, never published: the drawing process went away
+    report = _opened(HeldAnalysis(analysis, shared, lambda: True), tmp_path / "out")
+    report.figures("throughput")
+    assert report.labels["throughput"] == "Figure 1"
     assert (tmp_path / "out" / "figures" / "figure-01.png").is_file()
 
 
 def test_without_a_build_nothing_is_shared(analysis, tmp_path):
     report = Report(analysis, out=tmp_path, title="t", display=False)
     assert report.shared is None
-    assert SharedFigures.beside(tmp_path / "analysis.pickle") is None
+
+
+def test_a_forked_drawing_process_draws_the_same_figures(analysis, tmp_path):
+    """`drawing_beside` as the build uses it: a real forked process, the same files and page as one
+    process drawing alone, and nothing left behind (the process reaped, its folder removed)."""
+    import os
+
+    alone, html_alone = _alone(analysis, tmp_path / "alone")
+    with drawing_beside(analysis, FORMATS) as (shared, ended):
+        assert shared is not None
+        folder = shared.folder
+        report = _opened(HeldAnalysis(analysis, shared, ended), tmp_path / "beside")
+        _all_figures(report)
+        drawn_there = [p.stem for p in folder.glob("*.json")]
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "beside" / "figures").iterdir())} == alone
+    assert report.html() == html_alone
+    assert drawn_there, "the forked process drew nothing"
+    assert not folder.exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left unreaped
+
+
+def test_a_drawing_process_killed_midway_leaves_the_notebook_to_draw(analysis, tmp_path, monkeypatch):
+    """The drawing process dies after claiming a figure: the notebook sees it ended and draws it."""
+    import signal
+    import time
+
+    from benchreport.report import shared_figures
+
+    alone, _ = _alone(analysis, tmp_path / "alone")
+
+    def claim_then_die(analysis, shared, formats):
+        for name in reversed(list(FIGURES)):
+            shared.claim(name)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    import os
+
+    monkeypatch.setattr(shared_figures, "draw_from_end", claim_then_die)
+    t0 = time.perf_counter()
+    with drawing_beside(analysis, FORMATS) as (shared, ended):
+        report = _opened(HeldAnalysis(analysis, shared, ended), tmp_path / "out")
+        _all_figures(report)
+    assert {p.name: p.read_bytes() for p in sorted((tmp_path / "out" / "figures").iterdir())} == alone
+    assert time.perf_counter() - t0 < 60
+
+
+def test_one_process_where_none_can_be_forked(analysis, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCHREPORT_DRAW_BESIDE", "0")
+    with drawing_beside(analysis, FORMATS) as (shared, ended):
+        assert shared is None and ended()

@@ -137,7 +137,8 @@ def build_request(args, options):
                         "Benchmark report", formats=getattr(args, "format", None),
                         figure_formats=getattr(args, "figure_formats", "png,svg"), site=getattr(args, "site", None),
                         wait=getattr(args, "wait", None), skip_bad=bool(getattr(args, "skip_bad", False)),
-                        fail_on=getattr(args, "fail_on", None), quiet=bool(getattr(args, "quiet", False)))
+                        fail_on=getattr(args, "fail_on", None), quiet=bool(getattr(args, "quiet", False)),
+                        pdf_engine=getattr(args, "pdf_engine", "auto"))
 
 
 def run_build(request) -> int:
@@ -209,10 +210,11 @@ def cmd_compare(args) -> int:
     if bad or not formats:
         raise UsageError(f"--format: expected html and/or pdf, got {args.format!r}")
     if "pdf" in formats and args.out is not None:
-        from benchreport import extras
+        from benchreport.report.pdf import engine_missing
 
-        if extras.missing("pdf"):
-            raise UsageError(extras.PDF_MISSING)
+        why = engine_missing(args.pdf_engine)
+        if why:
+            raise UsageError(why)
     target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
         if args.out is not None else None
     with outdir.locked(target, "compare", wait=args.wait) if target is not None else contextlib.nullcontext():
@@ -272,7 +274,7 @@ def _write_compare(result, args, target, formats) -> None:
 
     from benchreport.pipeline import write_csv
     from benchreport.report.compare_page import compare_html
-    from benchreport.report.render import html_to_pdf
+    from benchreport.report.pdf import html_to_pdf
 
     page = compare_html(result, a_text=args.a, b_text=args.b)
 
@@ -281,7 +283,7 @@ def _write_compare(result, args, target, formats) -> None:
         write_csv(result.rows, stage / "tables" / "compare.csv")
         (stage / "compare.html").write_text(page, encoding="utf-8")
         if "pdf" in formats:
-            html_to_pdf(page, stage / "compare.pdf")
+            html_to_pdf(page, stage / "compare.pdf", engine=args.pdf_engine)
 
     outdir.write_output(target, "compare", write)
 

@@ -178,13 +178,20 @@ def _add_data_commands(sub) -> None:
     p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
                    help="wait up to SECONDS for another job writing --out or --site (default: exit 4 at once)")
     p.add_argument("--format", default=None, help="comma-separated: html, pdf (default html,pdf; html alone when "
-                                                   "the pdf extra is not installed)")
+                                                   "no PDF engine is here)")
+    _add_pdf_engine(p)
     p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument("--fail-on", choices=["warn", "critical"], default=None, help="exit 3 when a flag this severe or worse is raised (the report is still written)")
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
     p.add_argument("--site", default=None, metavar="DIR",
                    help="also keep the report as DIR/DATE/ (the data's newest date) and rewrite DIR/index.html, "
                         "every kept report newest first")
+
+
+def _add_pdf_engine(p) -> None:
+    p.add_argument("--pdf-engine", choices=["auto", "chromium", "weasyprint"], default="auto",
+                   help="what prints the PDF: auto (default: headless Chromium where installed, else WeasyPrint), "
+                        "chromium or weasyprint")
 
 
 def _add_compare(sub) -> None:
@@ -202,6 +209,7 @@ def _add_compare(sub) -> None:
     p.add_argument("--wait", type=number(float, 0, 86400), default=None, metavar="SECONDS",
                    help="wait up to SECONDS for another job writing --out (default: exit 4 at once)")
     p.add_argument("--format", default="html", help="with --out: comma-separated html, pdf (default html)")
+    _add_pdf_engine(p)
     p.add_argument("--fail-on", choices=["regression"], default=None,
                    help="exit 3 when a cell of B is worse than in A (a regression)")
 

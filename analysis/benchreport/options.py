@@ -72,7 +72,8 @@ BUILD_OPTIONS = (
         cli=False),
     Opt("store", None, "a run store folder (benchreport ingest RUNS --store DIR), in place of runs", nullable=True,
         cli=False),
-    Opt("analysis_file", None, "the analysis benchreport build made (it analyses once, and writes the tables beside the notebook); None: analyse here",
+    Opt("analysis_file", None, "an analysis saved by benchreport.pipeline.save_analysis, reported on as it is; "
+        "None: analyse here (benchreport build hands its own over in memory)",
         nullable=True, cli=False),
     Opt("out", "../reports/notebook", "folder for tables/*.csv, flags.json and figures/", cli=False),
     Opt("title", "Benchmark report", "report title (shown as text, never as markup)", cli=False),

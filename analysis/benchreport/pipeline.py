@@ -12,7 +12,6 @@ import os
 import pickle
 import re
 import sys
-import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -430,10 +429,9 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
 
 
 def save_analysis(analysis: Analysis, path: str | os.PathLike) -> str:
-    """Save an analysis for the report notebook of the same build (pickle: the build's own
-    temporary file, written and read by the same benchreport, never a user's file). Written
-    beside and renamed into place, so a kernel waiting for it (`wait_for_analysis`) never
-    reads half a file."""
+    """Save an analysis for a report notebook to read (`Report.open(analysis_file=...)`; pickle:
+    written and read by the same benchreport, never a user's file, so never one from elsewhere).
+    Written beside and renamed into place, so a reader never reads half a file."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.part")
     with open(tmp, "wb") as f:
@@ -446,33 +444,3 @@ def load_analysis(path: str | os.PathLike) -> Analysis:
     """The analysis `save_analysis` wrote."""
     with open(path, "rb") as f:
         return pickle.load(f)
-
-
-class AnalysisAbandoned(RuntimeError):
-    """The build stopped before the analysis its notebook waits for was ready."""
-
-
-def handoff_marker(path: str | os.PathLike, kind: str) -> Path:
-    """The marker files beside a build's analysis file: ``pending`` (the build is still analysing:
-    wait), ``abandoned`` (it stopped: do not wait), ``kernel`` (the waiting kernel's process id)."""
-    return Path(f"{path}.{kind}")
-
-
-def wait_for_analysis(path: str | os.PathLike, *, poll_s: float = 0.02) -> str:
-    """`path` once it exists, while the build that will write it says so (`handoff_marker`
-    ``pending``): the build starts the report's kernel while it analyses, so the kernel's
-    start-up and imports run beside the analysis. Without the marker: at once, as before."""
-    path = Path(path)
-    if path.exists() or not handoff_marker(path, "pending").exists():
-        return str(path)
-    try:
-        handoff_marker(path, "kernel").write_text(str(os.getpid()))
-    except OSError:
-        pass
-    while not path.exists():
-        if handoff_marker(path, "abandoned").exists():
-            raise AnalysisAbandoned("the build stopped before its analysis was ready")
-        if not handoff_marker(path, "pending").exists() and not path.exists():
-            break  # the build went away without a word: let the load say what is missing
-        time.sleep(poll_s)
-    return str(path)

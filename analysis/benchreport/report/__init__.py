@@ -7,20 +7,23 @@ Layers (each usable on its own):
   one module per section (Abstract, 1 Seats and setup ... 7 What these numbers will not
   carry, Appendix).
 - `render`: view-model -> HTML fragments through the Jinja2 templates in templates/sections/
-  (autoescaped); executed notebook -> self-contained HTML (templates/benchreport); HTML ->
-  PDF (WeasyPrint, offline).
+  (autoescaped); executed notebook -> self-contained HTML (templates/benchreport).
+- `pdf`: that HTML -> PDF, offline (headless Chromium where installed, else WeasyPrint).
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
-- `build.build(BuildRequest) -> BuildResult`: `benchreport build`: papermill, render, atomic replace of DIR
+- `build.build(BuildRequest) -> BuildResult`: `benchreport build`: papermill (in this process:
+  `inprocess`; figures drawn beside it: `shared_figures`), render, atomic replace of DIR
   (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
-from benchreport.report.document import RefusedFiles, Report
-
 __all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]
 
 
 def __getattr__(name):
-    if name in ("figures", "sections", "render", "build", "document"):
-        import importlib
+    """Everything on first use: `benchreport build` checks its request and analyses before it
+    needs matplotlib, Jinja2 or papermill (imported beside the analysis: benchreport.report.build)."""
+    import importlib
 
+    if name in ("Report", "RefusedFiles"):
+        return getattr(importlib.import_module("benchreport.report.document"), name)
+    if name in ("figures", "sections", "render", "build", "document", "pdf", "inprocess"):
         return importlib.import_module(f"benchreport.report.{name}")
     raise AttributeError(name)

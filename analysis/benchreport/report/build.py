@@ -9,14 +9,15 @@ render, check the outputs, swap into place, then judge `--fail-on`.
    build here with exit 1: nothing is written) and ``--baseline``.
 2. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR
    (same parent, so the same filesystem), named ``.DIR.tmp-XXXX``.
-3. Execute ``notebooks/report.ipynb`` with papermill, kernel ``python3``, started while the
-   build analyses. Its parameters are plain data (lists of path strings, numbers, strings);
-   the build writes ``tables/*.csv``, ``flags.json`` and ``refused.json`` into the staging
-   folder while the notebook draws ``figures/figure-NN.*`` there (the build drawing some of
-   them too, from the report's end: benchreport.report.shared_figures), and papermill saves
-   the executed notebook there as ``report.ipynb``.
-4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf``
-   (WeasyPrint, offline) from it.
+3. Analyse once, write ``tables/*.csv``, ``flags.json`` and ``refused.json`` into the
+   staging folder, then execute ``notebooks/report.ipynb`` with papermill in this process
+   (benchreport.report.inprocess: papermill's engine interface, no kernel), its `Report`
+   given the analysis in memory, while a forked process draws the report's figures from its
+   end (benchreport.report.shared_figures); papermill saves the executed notebook there as
+   ``report.ipynb``. Its parameters are plain data (lists of path strings, numbers, strings).
+4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf`` from that
+   HTML (benchreport.report.pdf: headless Chromium where installed, else WeasyPrint;
+   ``--pdf-engine``).
 5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
    ``rename``; when it does, an atomic exchange of the two folders (Linux
    ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR aside, staging into
@@ -40,18 +41,16 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from benchreport import outdir
-from benchreport._memory import release_memory
 from benchreport.load.errors import DataSetError, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
-from benchreport.pipeline import save_analysis, write_analysis
-from benchreport.report.shared_figures import SharedFigures, draw_from_end
+from benchreport.pipeline import write_analysis
+from benchreport.report.shared_figures import drawing_beside
 from benchreport.progress import terminate_as_interrupt
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
@@ -93,6 +92,7 @@ class BuildRequest:
     skip_bad: bool = False
     fail_on: str | None = None
     quiet: bool = False
+    pdf_engine: str = "auto"  # benchreport.report.pdf: auto, chromium or weasyprint
 
 
 @dataclass(frozen=True)
@@ -133,21 +133,22 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _report_formats(given: str | None, *, quiet: bool) -> list[str]:
-    """--format's list; not given: html and pdf, or html alone (said once) where the PDF engine
-    (the `pdf` extra, benchreport.extras) is not installed. PDF asked for without it is a usage error."""
-    from benchreport import extras
+def _report_formats(given: str | None, engine: str, *, quiet: bool) -> list[str]:
+    """--format's list; not given: html and pdf, or html alone (said once) where no PDF engine
+    is here (benchreport.report.pdf). PDF asked for without its engine is a usage error."""
+    from benchreport.report.pdf import ENGINES, engine_missing
 
-    absent = extras.missing("pdf")
+    if engine not in ENGINES:
+        raise BuildError(f"--pdf-engine takes {', '.join(ENGINES)}; got {engine!r}", "usage")
+    absent = engine_missing(engine)
     if given is None:
         if absent:
-            _say("PDF left out: it needs WeasyPrint (pip install 'benchreport[pdf]'); writing report.html",
-                 quiet=quiet)
+            _say(f"PDF left out: {absent}; writing report.html", quiet=quiet)
             return ["html"]
         given = "html,pdf"
     formats = _formats(given, REPORT_FORMATS, "--format")
     if "pdf" in formats and absent:
-        raise BuildError(extras.PDF_MISSING + " (or --format html)", "usage")
+        raise BuildError(absent + " (or --format html)", "usage")
     return formats
 
 
@@ -172,21 +173,6 @@ def _staging(out: Path) -> Iterator[Path]:
         raise _output_error(exc) from None
 
 
-@contextlib.contextmanager
-def _kernel_env() -> Iterator[None]:
-    """Quiet, reproducible kernel start-up (inherited by the kernel process)."""
-    wanted = {"PYDEVD_DISABLE_FILE_VALIDATION": "1", "JUPYTER_PLATFORM_DIRS": "1",
-              "PYTHONHASHSEED": "0"}
-    saved = {k: os.environ.get(k) for k in wanted}
-    os.environ.update({k: v for k, v in wanted.items() if saved[k] is None})
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-
-
 # --- the steps ---------------------------------------------------------------------------
 
 def _parameters(request: BuildRequest, stage: Path, figure_formats: list[str]) -> dict:
@@ -198,66 +184,27 @@ def _parameters(request: BuildRequest, stage: Path, figure_formats: list[str]) -
                                max_file_mb=source.max_file_mb, strict=source.strict)
 
 
-def _execute(params: dict, output: Path, *, quiet: bool) -> None:
-    import papermill as pm
+def _execute(params: dict, output: Path, held, *, quiet: bool) -> None:
+    """papermill executes the report notebook in this process (benchreport.report.inprocess), its
+    `Report` given the analysis `held` (benchreport.report.document.held_analysis)."""
     from papermill.exceptions import PapermillExecutionError
+
+    from benchreport.report.document import held_analysis
+    from benchreport.report.inprocess import execute_in_process
 
     if not NOTEBOOK.is_file():
         raise BuildError(f"the report notebook is missing: {NOTEBOOK}")
+    _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
     try:
-        with _kernel_env():
-            pm.execute_notebook(str(NOTEBOOK), str(output), parameters=params, kernel_name=KERNEL,
-                                progress_bar=(not quiet) and sys.stderr.isatty(), log_output=False,
-                                cwd=str(NOTEBOOK.parent),
-                                # saved once when it is done (and on a failure), not after every cell:
-                                # nobody reads the staging copy while it runs
-                                request_save_on_cell_execute=False,
-                                # the kernel's own chatter is not the user's business: its start-up, and
-                                # "KeyboardInterrupt caught in kernel" when a stopped build interrupts it
-                                # (a cell's error reaches the build through papermill, not this log)
-                                extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+        with held_analysis(held):
+            execute_in_process(NOTEBOOK, output, params, progress=not quiet)
     except PapermillExecutionError as exc:
         if exc.ename == "RefusedFiles":
             raise BuildError(exc.evalue, "refused") from None
-        if exc.ename == "DataSetError":  # e.g. several incumbents: the data cannot be analysed as asked
+        if exc.ename in ("DataSetError", "StoreError"):  # the data cannot be analysed as asked
             raise BuildError(exc.evalue, "usage") from None
         raise BuildError(f"the report notebook failed in cell {exc.exec_count}: "
                          f"{exc.ename}: {exc.evalue}") from None
-
-
-@contextlib.contextmanager
-def _notebook_alongside(params: dict, output: Path, handoff: Path, *, quiet: bool) -> Iterator[None]:
-    """Execute the report notebook in a thread while the body analyses: the kernel starts and
-    imports on the other core, and its first cell waits for `handoff` (benchreport.pipeline.
-    wait_for_analysis). Leaving the body normally waits for the notebook and raises its error;
-    leaving it by an exception tells the kernel not to wait (or stops it) first."""
-    import threading
-
-    from benchreport.pipeline import handoff_marker
-
-    handoff_marker(handoff, "pending").touch()
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            _execute(params, output, quiet=quiet)
-        except BaseException as exc:  # re-raised in the build's own thread
-            errors.append(exc)
-
-    _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
-    thread = threading.Thread(target=run, name="benchreport-notebook", daemon=True)
-    thread.start()
-    try:
-        yield
-        while thread.is_alive():  # a timed join, so SIGTERM/Ctrl-C still reach this thread
-            thread.join(0.2)
-    except BaseException:
-        handoff_marker(handoff, "abandoned").touch()
-        _stop_kernel(handoff)
-        thread.join(30)
-        raise
-    if errors:
-        raise errors[0]
 
 
 def _cannot_be_done_as_asked(exc: Exception) -> bool:
@@ -268,25 +215,11 @@ def _cannot_be_done_as_asked(exc: Exception) -> bool:
     return isinstance(exc, (DataSetError, StoreError))
 
 
-def _stop_kernel(handoff: Path) -> None:
-    """Stop the kernel of an abandoned build when it is past waiting (it wrote its process id)."""
-    import signal
-
-    from benchreport.pipeline import handoff_marker
-
-    try:
-        pid = int(handoff_marker(handoff, "kernel").read_text())
-    except (OSError, ValueError):
-        return  # not started or still waiting: the abandoned marker ends its wait
-    if handoff.exists():  # it may be reading the analysis or drawing: nothing else will stop it
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGTERM)
-
-
-def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> None:
+def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto") -> None:
     import nbformat
 
-    from benchreport.report.render import html_to_pdf, notebook_to_html
+    from benchreport.report.pdf import choose_engine, html_to_pdf
+    from benchreport.report.render import notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
     _say("rendering report.html", quiet=quiet, progress_only=True)
@@ -294,8 +227,9 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> None
     if "html" in formats:
         (stage / "report.html").write_text(html, encoding="utf-8")
     if "pdf" in formats:
-        _say("rendering report.pdf (WeasyPrint)", quiet=quiet, progress_only=True)
-        html_to_pdf(html, stage / "report.pdf", base_url=stage)
+        engine = choose_engine(pdf_engine)
+        _say(f"rendering report.pdf ({engine})", quiet=quiet, progress_only=True)
+        html_to_pdf(html, stage / "report.pdf", engine=engine)
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
@@ -430,7 +364,7 @@ def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool)
 def build(request: BuildRequest) -> BuildResult:
     """Build the report of `request.source` into `request.out` (see the module docstring)."""
     quiet = request.quiet
-    formats = _report_formats(request.formats, quiet=quiet)
+    formats = _report_formats(request.formats, request.pdf_engine, quiet=quiet)
     figure_formats = _formats(request.figure_formats, FIGURE_FORMATS, "--figure-formats")
     inputs = _input_paths(request.source)
     target = _check_out(request.out, inputs)
@@ -474,7 +408,7 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
             (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
                                             + "\n", encoding="utf-8")
             step[0] = "rendering"
-            _render(stage, request.title, formats, quiet=quiet)
+            _render(stage, request.title, formats, quiet=quiet, pdf_engine=request.pdf_engine)
             step[0] = "checking the outputs"
             written = _check_outputs(stage, formats)
             step[0] = f"moving the report into {target.shown}"
@@ -494,35 +428,25 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
 
 
 def _analyse_and_draw(request: BuildRequest, opened, stage: Path, figure_formats: list[str], step: list) -> dict:
-    """Analyse while the report notebook's kernel starts, hand the analysis to it, draw figures
-    from the report's end and write the tables; returns what a site's index shows of the build.
-    `step` names what is being done (for a failure's message)."""
+    """Analyse, write the tables, then execute the report notebook on that analysis (held in
+    memory: it is analysed once) while a forked process draws figures from the report's end
+    (benchreport.report.shared_figures); returns what a site's index shows of the build. `step` names
+    what is being done (for a failure's message)."""
     options, quiet = request.options, request.quiet
-    params = _parameters(request, stage, figure_formats)
-    with tempfile.TemporaryDirectory(prefix="benchreport-") as tmp:
-        handoff = Path(tmp) / "analysis.pickle"
-        params["analysis_file"] = str(handoff)
-        with _notebook_alongside(params, stage / "report.ipynb", handoff, quiet=quiet):
-            analysis = opened.analyse(options, quiet=quiet)
-            seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
-            if options.baseline is not None and options.baseline not in seats:
-                shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
-                raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
-            loaded = analysis.loaded
-            _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
-                 f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
-            facts = _site_facts(analysis, request.title)
-            shared = SharedFigures.open(handoff)
-            # what the analysis freed goes back to the system before the kernel reads its own copy
-            # (a year of 50 seats: hundreds of MB held twice otherwise), and what pickling left behind
-            release_memory()
-            save_analysis(analysis, handoff)
-            release_memory()
-            # figures from the report's end while the notebook draws from its start, then the tables
-            # (the notebook does not write them when it is given the analysis)
-            draw_from_end(analysis, shared, tuple(dict.fromkeys(("png", *figure_formats))))
-            write_analysis(analysis, stage)
-            analysis = loaded = opened = None  # the kernel reads its own copy: this process lets go
-            release_memory()
-            step[0] = "the report notebook"
+    analysis = opened.analyse(options, quiet=quiet)
+    seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
+    if options.baseline is not None and options.baseline not in seats:
+        shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+        raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
+    loaded = analysis.loaded
+    _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+         f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
+    facts = _site_facts(analysis, request.title)
+    from benchreport.report.document import HeldAnalysis
+
+    with drawing_beside(analysis, tuple(dict.fromkeys(("png", *figure_formats)))) as (shared, ended):
+        write_analysis(analysis, stage)
+        step[0] = "the report notebook"
+        _execute(_parameters(request, stage, figure_formats), stage / "report.ipynb",
+                 HeldAnalysis(analysis, shared, ended), quiet=quiet)
     return facts

@@ -10,25 +10,65 @@ notebook runs (benchreport.report.shared_figures); they are put in their places 
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import struct
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from markupsafe import Markup
 
 from benchreport.load.errors import DataSetError
 from benchreport.options import notebook_parameters, parameters_from
-from benchreport.pipeline import (Options, handoff_marker, load_analysis, options_from, wait_for_analysis,
-                                  write_analysis)
+from benchreport.pipeline import Options, load_analysis, options_from, write_analysis
 from benchreport.report import render, sections
 from benchreport.report.figures import DPI, save_figure
 from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
 from benchreport.report.shared_figures import SharedFigures
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
-__all__ = ["Report", "RefusedFiles"]
+__all__ = ["Report", "RefusedFiles", "HeldAnalysis", "held_analysis", "shown_to"]
+
+
+@dataclass(frozen=True)
+class HeldAnalysis:
+    """The analysis a build made, held for the report notebook it executes in the same process
+    (benchreport.report.inprocess): `Report.open` without an `analysis_file` takes it instead of
+    analysing the runs again (the executed notebook, opened later by hand, analyses them).
+    `shared`: figures a process beside the build draws (benchreport.report.shared_figures);
+    `gone`: true once that process ended, so nothing waits for it."""
+
+    analysis: Any
+    shared: SharedFigures | None = None
+    gone: Callable[[], bool] = lambda: False
+
+
+_HELD: ContextVar[HeldAnalysis | None] = ContextVar("benchreport_held_analysis", default=None)
+_SHOWN_TO: ContextVar[Callable[[Markup], None] | None] = ContextVar("benchreport_shown_to", default=None)
+
+
+@contextlib.contextmanager
+def held_analysis(held: HeldAnalysis) -> Iterator[HeldAnalysis]:
+    """`held` is what `Report.open` opens while the block runs (unless given an `analysis_file`)."""
+    token = _HELD.set(held)
+    try:
+        yield held
+    finally:
+        _HELD.reset(token)
+
+
+@contextlib.contextmanager
+def shown_to(sink: Callable[[Markup], None]) -> Iterator[None]:
+    """What every `Report` shows while the block runs goes to `sink` (a notebook cell's outputs,
+    when the build executes the notebook in its own process) instead of IPython's display."""
+    token = _SHOWN_TO.set(sink)
+    try:
+        yield
+    finally:
+        _SHOWN_TO.reset(token)
 
 
 def _png_width_in(png: bytes) -> float | None:
@@ -66,9 +106,10 @@ class Report:
              analysis_file: str | os.PathLike | None = None, options: Options | None = None,
              write: bool = True, display: bool = True, **option_values) -> "Report":
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
-        refused.json written to `out`. `analysis_file`: the analysis `benchreport build` made
-        (the build analyses once, and writes the tables itself while this notebook draws);
-        without it the notebook analyses the data itself and writes them.
+        refused.json written to `out`. `analysis_file`: an analysis saved by
+        `benchreport.pipeline.save_analysis`, reported on as it is (nothing is written). Inside
+        `benchreport build` (`held_analysis`) the build's own analysis is taken from memory (the
+        build writes the tables). Otherwise the notebook analyses the data itself and writes them.
         `options`, or the analysis options and thresholds by name (benchreport.options).
 
         Raises RefusedFiles when a file is refused and `skip_bad` is false (nothing is
@@ -76,22 +117,24 @@ class Report:
         """
         options = options if options is not None else options_from(option_values)
         paths = [str(runs)] if isinstance(runs, (str, os.PathLike)) else [str(r) for r in runs]
-        if analysis_file is not None:
-            analysis = load_analysis(wait_for_analysis(analysis_file))
+        held = _HELD.get() if analysis_file is None else None
+        if held is not None:
+            analysis = held.analysis
+        elif analysis_file is not None:
+            analysis = load_analysis(analysis_file)
         else:
             analysis = _analyse(paths, store, options, skip_bad=skip_bad, max_file_mb=max_file_mb, strict=strict)
         seats = set(analysis.tables.seats["seat"].astype(str))
         if options.baseline is not None and options.baseline not in seats:
             raise DataSetError(f"the baseline seat {options.baseline!r} is not a seat in the data")
-        if write and analysis_file is None:
+        if write and analysis_file is None and held is None:
             write_analysis(analysis, out)
         params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
                                      title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb,
                                      strict=strict)
         report = cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
-        if analysis_file is not None:  # a build: it may draw some figures beside this notebook
-            report.shared = SharedFigures.beside(analysis_file)
-            report._gone = handoff_marker(analysis_file, "abandoned").exists
+        if held is not None:
+            report.shared, report._gone = held.shared, held.gone  # a build: it may draw figures beside
         return report
 
     @classmethod
@@ -119,7 +162,10 @@ class Report:
 
     def _emit(self, fragment: Markup) -> None:
         self.fragments.append(fragment)
-        if self.display:
+        sink = _SHOWN_TO.get()
+        if sink is not None:
+            sink(fragment)
+        elif self.display:
             # deferred: IPython is heavy and only needed when a kernel displays the report
             from IPython.display import HTML, display
 
@@ -170,29 +216,45 @@ class Report:
         label = self._next_label("figure")
         stem = f"figure-{self._figures:02d}"
         formats = tuple(dict.fromkeys(("png", *self.formats)))
-        png = self._taken(block, stem, formats)
-        if png is None:
-            paths = save_figure(block.figure, self.out / "figures", stem, formats)
-            png = paths["png"].read_bytes()
-            if "png" not in self.formats:
-                paths["png"].unlink()
-        if block.key:
-            self.labels[block.key] = label
-        self._emit(render.figure_html(png, label, block.caption, width_in=_png_width_in(png),
-                                      key=block.key))
+        paths = save_figure(block.figure, self.out / "figures", stem, formats)
+        png = paths["png"].read_bytes()
+        if "png" not in self.formats:
+            paths["png"].unlink()
+        return self._show_figure(png, label, block.caption, block.key)
+
+    def figures(self, *names: str) -> None:
+        """Show the report's figures by name (benchreport.report.catalog.FIGURES), in order, each
+        drawn here from its section function. In a build, a figure the process drawing beside the
+        notebook has claimed (benchreport.report.shared_figures) is taken from it instead, without
+        being made here at all; one it failed, or left when it ended, is drawn here."""
+        from benchreport.report.catalog import FIGURES
+
+        for name in names:
+            if name not in FIGURES:
+                raise ValueError(f"no figure named {name!r}; the report's figures: {', '.join(FIGURES)}")
+            if not self._taken(name):
+                self.figure(FIGURES[name].make(self.analysis))
+
+    def _show_figure(self, png: bytes, label: str, caption: str, key: str) -> str:
+        if key:
+            self.labels[key] = label
+        self._emit(render.figure_html(png, label, caption, width_in=_png_width_in(png), key=key))
         return label
 
-    def _taken(self, block, stem: str, formats: tuple) -> bytes | None:
-        """The PNG of a figure the build drew beside this notebook, its files moved into place; None
-        when this notebook is to draw it (it claimed it, or the build's is missing, failed or
-        differs)."""
+    def _taken(self, name: str) -> bool:
+        """True when figure `name` came from the drawing process (shown here, or it had nothing to
+        draw); False when this process is to draw it (it claimed it first, or the other's failed or
+        never came)."""
         shared = self.shared
-        if shared is None or not block.key or shared.claim(block.key):
-            return None
-        facts = shared.wait(block.key, gone=self._gone)
-        if not facts or facts.get("caption") != block.caption or not set(formats) <= set(facts.get("formats", ())):
-            return None
-        files = shared.files(block.key, formats)
+        if shared is None or shared.claim(name):
+            return False
+        facts = shared.wait(name, gone=self._gone)
+        formats = tuple(dict.fromkeys(("png", *self.formats)))
+        if not facts or facts.get("failed") or not (facts.get("none") or set(formats) <= set(facts.get("formats", ()))):
+            return False
+        if facts.get("none"):
+            return True
+        files, stem = shared.files(name, formats), f"figure-{self._figures + 1:02d}"
         try:
             png = files["png"].read_bytes()
             (self.out / "figures").mkdir(parents=True, exist_ok=True)
@@ -200,8 +262,9 @@ class Report:
                 if kind in self.formats:
                     shutil.move(files[kind], self.out / "figures" / f"{stem}.{kind}")
         except OSError:
-            return None
-        return png
+            return False
+        self._show_figure(png, self._next_label("figure"), facts.get("caption", ""), facts.get("key", ""))
+        return True
 
     def title_block(self) -> None:
         """The title, and one line on what the data set holds."""

@@ -12,13 +12,12 @@ Three layers, one direction:
   (``templates/benchreport``: extends the ``lab`` template, hides code and prompts,
   drops require.js, MathJax and widget scripts, inlines one stylesheet). The result is
   one self-contained file: images are data URIs, no external CSS, JS or fonts.
-- `html_to_pdf`: WeasyPrint, offline: its URL fetcher accepts only ``data:`` URIs.
+- `check_offline`, `check_self_contained`: what the page may load (benchreport.report.pdf prints it).
 """
 from __future__ import annotations
 
 import base64
 import copy
-import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from benchreport.report.sections.blocks import (Division, Ident, Items, Paragrap
 from benchreport.resources import templates_dir
 
 __all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
-           "figure_html", "notebook_to_html", "html_to_pdf", "offline_fetcher", "check_offline", "OfflineError"]
+           "figure_html", "notebook_to_html", "check_offline", "check_self_contained", "OfflineError"]
 
 #: the repository's templates folder (templates/benchreport/ is the nbconvert template,
 #: templates/sections/ the report's blocks)
@@ -248,35 +247,56 @@ _REMOTE = re.compile(r"""<(?:script|link|img|iframe|object|embed|source|video|au
                      re.IGNORECASE)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*["']?\s*(?:https?:)?//|@import""", re.IGNORECASE)
+_STYLE_BLOCK = re.compile(r"<style\b[^>]*>(.*?)</style>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[a-zA-Z][^>]*>")
+_STYLE_ATTR = re.compile(r"""\bstyle\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+
+
+def _stylesheets(html: str) -> list[str]:
+    """The page's CSS: <style> blocks and style attributes (text from run files is escaped, so
+    it is neither; "url(" or "@import" in a model name is not a stylesheet)."""
+    css = [m.group(1) for m in _STYLE_BLOCK.finditer(html)]
+    css += [next(g for g in m.groups() if g is not None) for tag in _TAG.finditer(html)
+            for m in _STYLE_ATTR.finditer(tag.group(0))]
+    return css
 
 
 def check_offline(html: str) -> None:
     """Raise OfflineError if the page has a script, a remote resource or a remote CSS import."""
-    for rx, what in ((_SCRIPT, "a <script> element"), (_REMOTE, "a remote resource"),
-                     (_CSS_URL, "a remote stylesheet reference")):
+    for rx, what in ((_SCRIPT, "a <script> element"), (_REMOTE, "a remote resource")):
         m = rx.search(html)
         if m:
             raise OfflineError(f"the rendered HTML has {what} near: {html[m.start():m.start() + 80]!r}")
+    for css in _stylesheets(html):
+        m = _CSS_URL.search(css)
+        if m:
+            raise OfflineError(f"the rendered HTML has a remote stylesheet reference near: "
+                               f"{css[m.start():m.start() + 80]!r}")
 
 
-def offline_fetcher():
-    """WeasyPrint's URL fetcher, restricted to ``data:`` URIs: no network, no local files."""
-    from weasyprint.urls import URLFetcher  # deferred: heavy, for the PDF only
+_LOADING_TAG = re.compile(r"<(?:img|script|link|iframe|object|embed|source|video|audio|track|image|use|input|frame)\b[^>]*>",
+                          re.IGNORECASE)
+_LOADING_ATTR = re.compile(r"""\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""",
+                           re.IGNORECASE)
+_CSS_URL_VALUE = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))""", re.IGNORECASE)
 
-    return URLFetcher(allowed_protocols={"data"})
+
+def _not_inline(value: str) -> bool:
+    value = value.strip().lower()
+    return not (value.startswith("data:") or value.startswith("#"))
 
 
-def html_to_pdf(html: str, path: str | Path, *, base_url: str | Path | None = None) -> Path:
-    """Render the report HTML to PDF with WeasyPrint, offline (``data:`` URIs only)."""
-    from weasyprint import HTML  # deferred: WeasyPrint (Pango) is heavy and needed for the PDF only
-
-    logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    logging.getLogger("fontTools").setLevel(logging.ERROR)
-    fetcher = offline_fetcher()
-    path = Path(path)
-    HTML(string=html, base_url=str(base_url) if base_url else None, url_fetcher=fetcher).write_pdf(
-        path, pdf_identifier=b"benchreport-report")
-    return path
+def check_self_contained(html: str) -> None:
+    """Raise OfflineError if the page would load anything but ``data:`` URIs (a local file
+    included): what a browser printing it may read is the page alone (benchreport.report.pdf)."""
+    check_offline(html)
+    found = [m for tag in _LOADING_TAG.finditer(html) for m in _LOADING_ATTR.finditer(tag.group(0))
+             if _not_inline(next(g for g in m.groups() if g is not None))]
+    found += [m for css in _stylesheets(html) for m in _CSS_URL_VALUE.finditer(css)
+              if _not_inline(next(g for g in m.groups() if g is not None))]
+    if found:
+        near = found[0].group(0)[:80]
+        raise OfflineError(f"the rendered HTML loads something other than a data: URI: {near!r}")
 
 
 def join_fragments(fragments: Iterable[Markup]) -> Markup:

@@ -1,24 +1,31 @@
-"""Figures drawn by the build beside its report notebook, each by whichever process gets to it first.
+"""Figures drawn beside the build's report notebook, each by whichever process gets to it first.
 
-Most of a report's time is matplotlib laying out and writing its figures, and the build's own
-process has nothing to do while its notebook runs. So once the build has written the tables
-it draws figures too, from the end of the report backwards (`draw_from_end`), while the
-notebook draws them from the start (`benchreport.report.document.Report.figure`). A figure
-is claimed by a file made with ``O_EXCL`` in a folder both processes see (the build's own
-temporary folder, beside the analysis it hands over); the claimer draws it once and the
+Most of a report's time is matplotlib laying out and writing its figures, and a machine has
+more than one core. So once the build has its analysis it forks a drawing process
+(`drawing_beside`), which draws figures from the end of the report backwards
+(`draw_from_end`), while the notebook (executed in the build's own process:
+benchreport.report.inprocess) draws them from the start (`benchreport.report.document.
+Report.figure`). The forked process reads the analysis the build holds (copy-on-write
+memory: nothing is pickled). A figure is claimed by a file made with ``O_EXCL`` in a folder
+both processes see (a temporary folder of the build's); the claimer draws it once and the
 other takes it. The same section function draws the same figure from the same analysis, so
 the bytes are the same whichever process drew it (tests/test_shared_figures.py checks it);
-the notebook still checks the caption, and draws a figure itself whenever the build's is
-missing, failed, differs or is late.
+the notebook still checks the caption, and draws a figure itself whenever the drawing
+process's is missing, failed, differs, or that process has ended without it.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
+import tempfile
 import time
+import warnings
 from pathlib import Path
+from typing import Callable, Iterator
 
-__all__ = ["SharedFigures", "draw_from_end"]
+__all__ = ["SharedFigures", "draw_from_end", "drawing_beside"]
 
 #: how long the notebook waits for a figure the build claimed before drawing it itself
 WAIT_S = 600.0
@@ -30,20 +37,7 @@ class SharedFigures:
 
     def __init__(self, folder: str | os.PathLike):
         self.folder = Path(folder)
-
-    @classmethod
-    def beside(cls, analysis_file: str | os.PathLike) -> "SharedFigures | None":
-        """The folder of a build that draws figures beside the notebook reading `analysis_file`."""
-        folder = Path(analysis_file).parent / "figures"
-        return cls(folder) if (folder / ".drawing").exists() else None
-
-    @classmethod
-    def open(cls, analysis_file: str | os.PathLike) -> "SharedFigures":
-        """The build's side: the folder made and marked before the notebook is given the analysis."""
-        folder = Path(analysis_file).parent / "figures"
-        folder.mkdir(exist_ok=True)
-        (folder / ".drawing").touch()
-        return cls(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
 
     def claim(self, name: str) -> bool:
         """True for the first process to ask for this figure (it then draws it)."""
@@ -100,3 +94,68 @@ def draw_from_end(analysis, shared: SharedFigures, formats) -> list[str]:
         except Exception as exc:  # noqa: BLE001 - the notebook draws it, and says what is wrong
             shared.publish(name, failed=f"{type(exc).__name__}: {exc}")
     return drawn
+
+
+def _can_fork() -> bool:
+    """A forked drawing process is used on Linux only (fork without exec is unsafe with macOS's
+    system frameworks), and not when BENCHREPORT_DRAW_BESIDE=0 asks for one process."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and os.environ.get("BENCHREPORT_DRAW_BESIDE") != "0"
+
+
+def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
+    """The drawing process's id; the child draws from the end and exits without running any of
+    the parent's clean-up (`os._exit`), its output sent nowhere (its failures are published)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with warnings.catch_warnings():  # Python 3.12 warns of fork() with threads; the child only draws
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid:
+        return pid
+    status = 1
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        draw_from_end(analysis, shared, formats)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _ended(pid: int) -> Callable[[], bool]:
+    """A test of whether the child `pid` has ended (reaping it when it has)."""
+    state = {"ended": False}
+
+    def ended() -> bool:
+        if not state["ended"]:
+            try:
+                state["ended"] = os.waitpid(pid, os.WNOHANG)[0] == pid
+            except ChildProcessError:  # reaped already
+                state["ended"] = True
+        return state["ended"]
+
+    return ended
+
+
+@contextlib.contextmanager
+def drawing_beside(analysis, formats) -> Iterator[tuple[SharedFigures | None, Callable[[], bool]]]:
+    """(shared folder, ended) while a forked process draws the report's figures from the end;
+    (None, ...) where no process can be forked (`_can_fork`): the notebook then draws them all.
+    Leaving the block stops the process if it is still drawing (a failed or stopped build) and
+    removes the folder."""
+    if not _can_fork():
+        yield None, lambda: True
+        return
+    with tempfile.TemporaryDirectory(prefix="benchreport-figures-") as tmp:
+        shared = SharedFigures(Path(tmp) / "figures")
+        pid = _fork_drawer(analysis, shared, formats)
+        ended = _ended(pid)
+        try:
+            yield shared, ended
+        finally:
+            if not ended():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
