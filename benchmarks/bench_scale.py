@@ -58,23 +58,32 @@ def main(argv=None) -> dict:
             data = Path(tmp) / f"fleet{args.build_seats}"
             if not data.exists():
                 generate(data, seats=args.build_seats)
-            t, peak = run(["build", str(data), "--out", str(Path(tmp) / "report"), "--quiet"])
-            out["build"] = {"seats": args.build_seats, "s": t, "peak_mb": peak}
-            print(f"build (HTML+PDF) {args.build_seats} seats: {t:.1f} s, peak {peak:.0f} MB")
-            a = out["analyse"].get(args.build_seats)
-            if a:  # issue 27: the build against analyse of the same data, side by side in this run
-                out["build"]["over_analyse"] = t / a["median_s"]
-                print(f"build / analyse at {args.build_seats} seats: {t / a['median_s']:.1f}x")
-        out["example"] = build_over_analyse(Path(__file__).resolve().parents[1] / "data" / "example", Path(tmp))
+            side = build_over_analyse(data, Path(tmp), repeat=max(1, min(args.repeat, 3)), label=f"{args.build_seats} seats")
+            out["build"] = {"seats": args.build_seats, "s": side["build_s"], "peak_mb": side["build_peak_mb"],
+                            "over_analyse": side["ratio"], "weasyprint_s": side["weasyprint_s"],
+                            "weasyprint_over_analyse": side["weasyprint_s"] / side["analyse_s"]}
+            print(f"build (HTML+PDF) {args.build_seats} seats: {side['build_s']:.1f} s, peak {side['build_peak_mb']:.0f} MB")
+        out["example"] = build_over_analyse(Path(__file__).resolve().parents[1] / "data" / "example", Path(tmp),
+                                            repeat=max(1, args.repeat), label="example")
     return out
 
 
-def build_over_analyse(data: Path, tmp: Path) -> dict:
-    """`build` (HTML+PDF) against `analyse` of the same data, one after the other (issue 27's ratio)."""
-    a, _ = run(["analyse", str(data), "--out", str(tmp / "example-analyse"), "--quiet"])
-    b, _ = run(["build", str(data), "--out", str(tmp / "example-build"), "--quiet"])
-    print(f"example: analyse {a:.1f} s, build (HTML+PDF) {b:.1f} s: build / analyse {b / a:.1f}x")
-    return {"analyse_s": a, "build_s": b, "ratio": b / a}
+def build_over_analyse(data: Path, tmp: Path, *, repeat: int = 3, label: str = "example") -> dict:
+    """`build` (HTML+PDF, the default PDF engine) against `analyse` of the same data, run
+    alternately `repeat` times each, medians (issue 27's ratio); and one build with
+    ``--pdf-engine weasyprint`` beside them, for the other engine's cost."""
+    a_times, b_times, peaks = [], [], []
+    for i in range(repeat):
+        a, _ = run(["analyse", str(data), "--out", str(tmp / f"{label}-analyse"), "--quiet"])
+        b, peak = run(["build", str(data), "--out", str(tmp / f"{label}-build"), "--quiet"])
+        a_times.append(a)
+        b_times.append(b)
+        peaks.append(peak)
+    w, _ = run(["build", str(data), "--out", str(tmp / f"{label}-weasyprint"), "--quiet", "--pdf-engine", "weasyprint"])
+    a, b = statistics.median(a_times), statistics.median(b_times)
+    print(f"{label}: analyse {a:.2f} s, build (HTML+PDF) {b:.2f} s (medians of {repeat}, alternating): "
+          f"build / analyse {b / a:.2f}x; with --pdf-engine weasyprint {w:.2f} s ({w / a:.2f}x)")
+    return {"analyse_s": a, "build_s": b, "ratio": b / a, "weasyprint_s": w, "build_peak_mb": max(peaks)}
 
 
 if __name__ == "__main__":

@@ -27,8 +27,9 @@ from typing import Callable, Iterator
 
 __all__ = ["SharedFigures", "draw_from_end", "drawing_beside"]
 
-#: how long the notebook waits for a figure the build claimed before drawing it itself
-WAIT_S = 600.0
+#: how long the notebook waits for a figure the drawing process claimed before drawing it itself
+#: (a figure of 50 seats takes about a second; a late one is drawn twice, never missing)
+WAIT_S = 120.0
 
 
 class SharedFigures:
@@ -117,6 +118,10 @@ def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
+        # new stream objects (new locks: a thread of the parent may have held the old ones at the
+        # fork) and no warnings printed: nothing this process does waits on the parent's state
+        sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
+        warnings.simplefilter("ignore")
         draw_from_end(analysis, shared, formats)
         status = 0
     finally:
