@@ -75,7 +75,8 @@ def build_over_analyse(data: Path, tmp: Path, *, repeat: int = 3, label: str = "
     a_times, b_times, peaks = [], [], []
     for i in range(repeat):
         a, _ = run(["analyse", str(data), "--out", str(tmp / f"{label}-analyse"), "--quiet"])
-        b, peak = run(["build", str(data), "--out", str(tmp / f"{label}-build"), "--quiet"])
+        # a new folder each time: a folder built from the same inputs is "up to date" and not rebuilt
+        b, peak = run(["build", str(data), "--out", str(tmp / f"{label}-build-{i}"), "--quiet"])
         a_times.append(a)
         b_times.append(b)
         peaks.append(peak)

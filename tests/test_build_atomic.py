@@ -308,6 +308,23 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
                                             "was left"), err
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
+    assert _processes_of(str(out)) == []  # the forked process drawing figures went with the build
+
+
+def _processes_of(argument: str) -> list[int]:
+    """Live processes (not zombies) whose command line holds `argument` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if argument.encode() in cmd and state != "Z":
+            found.append(int(entry.name))
+    return found
 
 
 def test_a_changed_installation_is_never_up_to_date(monkeypatch):
