@@ -159,7 +159,7 @@ def fake_steps(monkeypatch):
         _fake_tables(Path(stage), state["flags"])
 
     def execute(params, output, held, *, quiet):
-        stage = Path(params["out"])
+        stage = Path(held.out)
         _fake_outputs(stage)
         if state["fail_in"] == "execute":
             raise RuntimeError("the kernel died")

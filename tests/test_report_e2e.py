@@ -178,6 +178,9 @@ def test_executed_notebook_records_parameters(report_build):
     assert params["n_boot"] == N_BOOT and params["seed"] == 0 and params["skip_bad"] is True
     assert params["title"] == TITLE and isinstance(params["runs"], list)
     assert all(isinstance(r, str) for r in params["runs"])
+    # the report's own folder, not the staging folder it was built in (gone once published): the
+    # executed notebook run again by hand writes beside itself, not into a stray hidden folder
+    assert params["out"] == str(out.absolute()) and params["analysis_file"] is None
     from benchreport.thresholds import Thresholds
     assert {n for n, _, _ in Thresholds.describe()} <= set(params)
     assert not [c for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])

@@ -175,11 +175,12 @@ def _staging(out: Path) -> Iterator[Path]:
 
 # --- the steps ---------------------------------------------------------------------------
 
-def _parameters(request: BuildRequest, stage: Path, figure_formats: list[str]) -> dict:
-    """papermill parameters: plain data only (benchreport.options.notebook_parameters)."""
+def _parameters(request: BuildRequest, figure_formats: list[str]) -> dict:
+    """papermill parameters: plain data only (benchreport.options.notebook_parameters); `out` is
+    the report's folder (the notebook writes into the staging folder: HeldAnalysis.out)."""
     source = request.source
     return notebook_parameters(request.options, runs=[_absolute(p) for p in source.paths],
-                               store=_absolute(source.store) if source.store else None, out=str(stage),
+                               store=_absolute(source.store) if source.store else None, out=_absolute(request.out),
                                title=request.title, formats=figure_formats, skip_bad=request.skip_bad,
                                max_file_mb=source.max_file_mb, strict=source.strict)
 
@@ -447,6 +448,6 @@ def _analyse_and_draw(request: BuildRequest, opened, stage: Path, figure_formats
     with drawing_beside(analysis, tuple(dict.fromkeys(("png", *figure_formats)))) as (shared, ended):
         write_analysis(analysis, stage)
         step[0] = "the report notebook"
-        _execute(_parameters(request, stage, figure_formats), stage / "report.ipynb",
-                 HeldAnalysis(analysis, shared, ended), quiet=quiet)
+        _execute(_parameters(request, figure_formats), stage / "report.ipynb",
+                 HeldAnalysis(analysis, shared, ended, out=stage), quiet=quiet)
     return facts

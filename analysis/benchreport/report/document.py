@@ -39,11 +39,14 @@ class HeldAnalysis:
     (benchreport.report.inprocess): `Report.open` without an `analysis_file` takes it instead of
     analysing the runs again (the executed notebook, opened later by hand, analyses them).
     `shared`: figures a process beside the build draws (benchreport.report.shared_figures);
-    `gone`: true once that process ended, so nothing waits for it."""
+    `gone`: true once that process ended, so nothing waits for it; `out`: where the notebook
+    writes its figures (the build's staging folder), in place of its `out` parameter, which names
+    the report's own folder (so the executed notebook, run again by hand, writes there)."""
 
     analysis: Any
     shared: SharedFigures | None = None
     gone: Callable[[], bool] = lambda: False
+    out: Path | None = None
 
 
 _HELD: ContextVar[HeldAnalysis | None] = ContextVar("benchreport_held_analysis", default=None)
@@ -120,6 +123,7 @@ class Report:
         held = _HELD.get() if analysis_file is None else None
         if held is not None:
             analysis = held.analysis
+            out = held.out if held.out is not None else out
         elif analysis_file is not None:
             analysis = load_analysis(analysis_file)
         else:
