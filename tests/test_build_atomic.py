@@ -165,6 +165,11 @@ def fake_steps(monkeypatch):
             raise RuntimeError("the kernel died")
         if state["fail_in"] == "interrupt":
             raise KeyboardInterrupt
+        if state["fail_in"] == "signal then error":  # SIGTERM seen, its raise turned into another error
+            from benchreport import progress
+
+            progress._received.append(15)
+            raise ImportError("initialization failed")
 
     def render(stage, title, formats, *, quiet, pdf_engine="auto"):
         if state["fail_in"] == "render":
@@ -206,6 +211,22 @@ def test_interrupted_build_cleans_up(tmp_path, fake_steps):
     out = previous_report(tmp_path)
     before = snapshot(out)
     with pytest.raises(KeyboardInterrupt):
+        _build(_args(data, out))
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []
+
+
+def test_an_error_the_signal_caused_is_the_signal(tmp_path, fake_steps):
+    """SIGTERM inside the notebook can surface as another exception (an extension module's import
+    interrupted: "ImportError: initialization failed"): the build stops as terminated, not as a
+    failed notebook, and the previous report is untouched."""
+    from benchreport.progress import Terminated, terminate_as_interrupt
+
+    fake_steps["fail_in"] = "signal then error"
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = previous_report(tmp_path)
+    before = snapshot(out)
+    with pytest.raises(Terminated), terminate_as_interrupt():
         _build(_args(data, out))
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []

@@ -57,6 +57,23 @@ def test_a_chromium_that_prints_nothing_is_an_error(monkeypatch, tmp_path):
         pdf.html_to_pdf(_page("t"), tmp_path / "x.pdf", engine="chromium")
 
 
+def test_auto_falls_back_to_weasyprint_when_chromium_cannot_print(monkeypatch, tmp_path):
+    from benchreport import extras
+
+    if extras.missing("pdf"):
+        pytest.skip("WeasyPrint is not installed")
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\necho 'cannot read the page' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("BENCHREPORT_CHROMIUM", str(fake))
+    said = []
+    out = pdf.html_to_pdf(_page("Fixture report"), tmp_path / "w.pdf", engine="auto", warn=said.append)
+    assert out.read_bytes().startswith(b"%PDF") and "Page 2 of" in _pdf_text(out)
+    assert len(said) == 1 and "cannot read the page" in said[0] and "WeasyPrint" in said[0]
+    with pytest.raises(pdf.PdfEngineError, match="cannot read the page"):  # asked for by name: no fallback
+        pdf.html_to_pdf(_page("t"), tmp_path / "c.pdf", engine="chromium")
+
+
 def test_the_running_title_is_a_css_literal_of_escapes():
     page = pdf._inert(_page("a &lt;/style&gt;&lt;script&gt; &quot;q&quot; \\ ü"))
     style = re.search(r"<style>@page \{ @top-left \{ content: \"(.*?)\"; \} \}", page).group(1)

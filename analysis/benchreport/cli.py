@@ -283,7 +283,8 @@ def _write_compare(result, args, target, formats) -> None:
         write_csv(result.rows, stage / "tables" / "compare.csv")
         (stage / "compare.html").write_text(page, encoding="utf-8")
         if "pdf" in formats:
-            html_to_pdf(page, stage / "compare.pdf", engine=args.pdf_engine)
+            html_to_pdf(page, stage / "compare.pdf", engine=args.pdf_engine,
+                        warn=lambda m: print(f"benchreport compare: {m}", file=sys.stderr))
 
     outdir.write_output(target, "compare", write)
 

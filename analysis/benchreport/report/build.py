@@ -51,7 +51,7 @@ from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import write_analysis
 from benchreport.report.shared_figures import drawing_beside
-from benchreport.progress import terminate_as_interrupt
+from benchreport.progress import stop_if_terminated, terminate_as_interrupt
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
@@ -200,6 +200,9 @@ def _execute(params: dict, output: Path, held, *, quiet: bool) -> None:
         with held_analysis(held):
             execute_in_process(NOTEBOOK, output, params, progress=not quiet)
     except PapermillExecutionError as exc:
+        # SIGTERM inside a cell can surface as another error (raised in an extension module's
+        # import, it becomes "ImportError: initialization failed"): the signal is what happened
+        stop_if_terminated()
         if exc.ename == "RefusedFiles":
             raise BuildError(exc.evalue, "refused") from None
         if exc.ename in ("DataSetError", "StoreError"):  # the data cannot be analysed as asked
@@ -228,9 +231,8 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
     if "html" in formats:
         (stage / "report.html").write_text(html, encoding="utf-8")
     if "pdf" in formats:
-        engine = choose_engine(pdf_engine)
-        _say(f"rendering report.pdf ({engine})", quiet=quiet, progress_only=True)
-        html_to_pdf(html, stage / "report.pdf", engine=engine)
+        _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
+        html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet))
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
@@ -419,6 +421,7 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
         except outdir.OutputFolderError as exc:
             raise _output_error(exc) from None
         except Exception as exc:  # one line for a scheduled build's log; the traceback on request
+            stop_if_terminated()  # an error the signal caused is the signal
             if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
                 raise
             raise BuildError(f"{step[0]} failed: {type(exc).__name__}: {exc} "

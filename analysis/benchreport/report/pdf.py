@@ -98,15 +98,24 @@ def choose_engine(engine: str = "auto") -> str:
     return engine
 
 
-def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto") -> Path:
-    """Print the report's HTML to `path` with `engine` (`choose_engine`), offline."""
+def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None) -> Path:
+    """Print the report's HTML to `path` with `engine` (`choose_engine`), offline. With ``auto``, a
+    Chromium that cannot print (a sandboxed snap that cannot read the page's temporary folder, a
+    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why."""
     from benchreport.report.render import check_self_contained
 
     path = Path(path)
     if choose_engine(engine) == "weasyprint":
         return _weasyprint_pdf(html, path)
     check_self_contained(html)
-    return _chromium_pdf(html, path, find_chromium())
+    try:
+        return _chromium_pdf(html, path, find_chromium())
+    except PdfEngineError as exc:
+        if engine != "auto" or not _weasyprint_installed():
+            raise
+        if warn is not None:
+            warn(f"{exc}; printed with WeasyPrint instead (--pdf-engine weasyprint says so at once)")
+        return _weasyprint_pdf(html, path)
 
 
 def offline_fetcher():
