@@ -217,3 +217,17 @@ def test_plan_usage_errors(cli, tmp_path):
     with pytest.raises(SystemExit) as exc:  # argparse: one line, exit 2
         cli("plan", runs, "--max-passes", "2")
     assert exc.value.code == 2
+
+
+def test_the_plans_verdict_is_analyses(cli, tmp_path):
+    # the sequential study reads `analyse`'s verdict from the plan's `verdict` column: the same rows
+    runs = _runs(tmp_path / "runs", passes=5, speed=1.06, seed=9)
+    assert cli("analyse", runs, "--out", tmp_path / "a", "--quiet").returncode == 0
+    table = pd.read_csv(tmp_path / "a" / "tables" / "comparisons.csv")
+    table = table[(table["kind"] == "baseline")]
+    rows = json.loads(cli("plan", runs, "--quiet", "--format", "json", "--metric", ",".join(set(table["metric"])))
+                      .stdout)
+    assert len(rows) == len(table)
+    got = {(r["metric"], r["statistic"], r["workload"], r["concurrency"]): r["verdict"] for r in rows}
+    want = {(r.metric, r.statistic, r.workload, r.concurrency): r.verdict for r in table.itertuples()}
+    assert got == want

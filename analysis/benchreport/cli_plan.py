@@ -78,15 +78,21 @@ def _num(x, fmt: str = ".3f") -> str:
     return format(float(x), fmt) if x is not None and isinstance(x, (int, float)) and math.isfinite(x) else "-"
 
 
+def _count(n, unit: str) -> str:
+    """"1 pass", "2 passes", "1 day"."""
+    n = int(n)
+    return f"{n} {unit if n != 1 else {'passes': 'pass', 'days': 'day'}[unit]}"
+
+
 def _shown_row(r: dict) -> dict:
     """One plan row in words for the text and Markdown tables."""
     conc = "" if r["concurrency"] is None or r["concurrency"] != r["concurrency"] else f" c={int(r['concurrency'])}"
     unit = r["unit"]
     more = "-"
     if r["status"] == "needs an interval":
-        more = f"{int(r['more_per_seat'])}+ {unit} (to measure the spread)"
+        more = f"{_count(r['more_per_seat'], unit)} or more (to measure the spread)"
     elif r["settle_at"] is not None and r["settle_at"] == r["settle_at"]:
-        more = f"{int(r['more_per_seat'])} {unit} ({r['settle_as']} at {int(r['settle_at'])})"
+        more = f"{_count(r['more_per_seat'], unit)} ({r['settle_as']} at {int(r['settle_at'])})"
     return dict(candidate=str(r["candidate"]), baseline=str(r["baseline"]),
                 cell=f"{r['workload']}{conc} {r['metric']} {r['statistic']}" + (" (primary)" if r["primary"] else ""),
                 so_far=f"{_num(r['baseline_n'], 'g')}/{_num(r['candidate_n'], 'g')} of {r['max_n']} {unit}",
@@ -113,7 +119,7 @@ def plan_text(df, fmt: str, design_words: str) -> str:
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
         return "\n".join(lines) + f"\n\n{design_words}\n"
     width = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(heads)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, width))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, width)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, width)).rstrip() for row in cells]
     return "\n".join(lines) + f"\n\n{design_words}\n"
 
