@@ -207,6 +207,10 @@ def test_plan_counts_days_where_the_interval_holds_them(cli, tmp_path):
     rows = json.loads(cli("plan", runs, "--quiet", "--format", "json").stdout)
     p = [x for x in rows if x["primary"]][0]
     assert p["unit"] == "days" and (p["baseline_n"], p["candidate_n"]) == (3, 3) and p["df"] == 4
+    # a run store of the same runs plans the same (RUNS or --store, as every command)
+    assert cli("ingest", runs, "--store", tmp_path / "store", "--quiet").returncode == 0
+    stored = json.loads(cli("plan", "--store", tmp_path / "store", "--quiet", "--format", "json").stdout)
+    assert [x for x in stored if x["primary"]][0] == p
 
 
 def test_plan_usage_errors(cli, tmp_path):
