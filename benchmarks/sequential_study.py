@@ -2,7 +2,7 @@
 false verdicts, with `analyse`'s verdict and with `benchreport plan`?
 
 Usage:  nice -n 10 python benchmarks/sequential_study.py [--replicates R] [--power-replicates P]
-            [--pass-cv C] [--max-passes N] [--spending obf|pocock] [--out FILE.json]
+            [--pass-cv C] [--max-passes N] [--spending obf|pocock] [--noise X] [--out FILE.json]
 
 Two seats, one date, one native run file per pass with 100 request records of concurrency 1 in
 send order (benchmarks/verdict_study.py's generator; every rate of a pass multiplied by a
@@ -82,7 +82,8 @@ def look(files: list[list[Path]], n: int, tmp: Path, args, seed: int) -> dict:
         for f in seat[:n]:
             shutil.copy(f, folder / f.name)
     out = subprocess.run([str(CLI), "plan", str(folder), "--format", "json", "--quiet", "--max-passes",
-                          str(args.max_passes), "--spending", args.spending, "--seed", str(seed)],
+                          str(args.max_passes), "--spending", args.spending, "--seed", str(seed),
+                          *(["--noise", str(args.noise)] if args.noise is not None else [])],
                          check=True, capture_output=True, text=True).stdout
     rows = [r for r in json.loads(out) if r.get("primary")]
     shutil.rmtree(folder)
@@ -143,10 +144,14 @@ def main() -> None:
     ap.add_argument("--pass-cv", type=float, default=0.08)
     ap.add_argument("--max-passes", type=int, default=10)
     ap.add_argument("--spending", choices=["obf", "pocock"], default="obf")
+    ap.add_argument("--noise", type=float, default=None,
+                    help="the noise band given to the CLI (default: its own, 0.02); 0 shows the peeking alone")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "sequential_study.json")
     args = ap.parse_args()
     results, t0 = {"command": " ".join(["python", "benchmarks/sequential_study.py", *sys.argv[1:]])}, time.time()
     for effect, reps in ((1.0, args.replicates), (1.10, args.power_replicates)):
+        if not reps:
+            continue
         res = [replicate(effect, rep, args) for rep in range(reps)]
         key = f"effect={effect:g}"
         results[key] = summarise(res, effect, args.max_passes)
