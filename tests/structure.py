@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "outdir": 8, "report": 8, "site": 8, "explore": 8, "before_after": 8,
     # 9: the command line, and the package's face (benchreport/__init__.py re-exports `compare`)
     "__init__": 9, "__main__": 9, "cli": 9, "cli_lab": 9, "cli_log": 9, "cli_parser": 9, "cli_writers": 9, "cli_common": 9,
+    "cli_plan": 9,
 }
 #: inside a layer, a view-model never imports its renderer
 INNER_ORDER: dict[str, int] = {

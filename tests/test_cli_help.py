@@ -12,7 +12,7 @@ import pytest
 
 from benchreport.cli_parser import build_parser
 
-COMMANDS = ["validate", "ingest", "analyse", "flags", "build", "compare", "figure", "table", "exam-delta", "store",
+COMMANDS = ["validate", "ingest", "analyse", "flags", "build", "compare", "figure", "table", "plan", "exam-delta", "store",
             "schema", "lab"]
 
 

@@ -1,4 +1,5 @@
-"""The `benchreport` command (spec/cli.md): validate, ingest, analyse, flags, build, figure, table, exam-delta.
+"""The `benchreport` command (spec/cli.md): validate, ingest, analyse, flags, build, figure, table, plan,
+exam-delta.
 
 Exit codes are a contract relied on by scheduled builds:
 0 success; 1 a file was refused (unless --skip-bad where allowed); 2 usage error or
@@ -321,6 +322,12 @@ def cmd_table(args) -> int:
     return table_command(args)
 
 
+def cmd_plan(args) -> int:
+    from benchreport.cli_plan import plan_command
+
+    return plan_command(args)
+
+
 def cmd_exam_delta(args) -> int:
     from benchreport.stats.exams import exam_delta_counts, parse_counts
 
@@ -389,7 +396,7 @@ def cmd_lab(args) -> int:
 
 COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
             "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
-            "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store, "lab": cmd_lab}
+            "plan": cmd_plan, "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store, "lab": cmd_lab}
 
 
 def main(argv: list[str] | None = None) -> int:

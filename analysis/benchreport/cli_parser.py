@@ -114,6 +114,8 @@ EXAMPLES = {
     "table": ["benchreport table results runs/ --out table1.tex",
               "benchreport table results runs/ --format md --columns Seat,Metric,Estimate --rows Conc.=16"],
     "exam-delta": ["benchreport exam-delta 153/164 154/164"],
+    "plan": ["benchreport plan runs/", "benchreport plan --store /srv/store --max-passes 12 --spending pocock "
+             "--format markdown --out plan.md"],
     "schema": ["benchreport schema > run-1.schema.json"],
     "store": ["benchreport store check --store /srv/store", "benchreport store repair --store /srv/store"],
     "lab": ["benchreport lab ~/bench/runs", "benchreport lab ~/bench/runs --no-start"],
@@ -130,6 +132,7 @@ USAGE = {
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
     "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--columns A,B] [options]",
     "exam-delta": "A B [--json] [options]",
+    "plan": "(RUNS... | --store DIR) [--max-passes N] [--spending obf|pocock] [--out FILE] [options]",
     "store": "{check,repair} --store DIR [options]",
     "schema": "[options]",
     "lab": "DIR [--no-start] [options]",
@@ -252,6 +255,32 @@ def _add_writers(sub) -> None:
     g.add_argument("--seats", default=None, metavar="A,B", help=SEATS_HELP)
 
 
+def _add_plan(sub) -> None:
+    """plan: how many more passes would settle each headline comparison (benchreport.cli_plan)."""
+    p = sub.add_parser("plan", help="from the passes so far, how many more passes (or days) per seat would settle "
+                       "each headline comparison, by a group-sequential rule (looking after every pass does not "
+                       "inflate false verdicts)")
+    _add_common(p)
+    g = p.add_argument_group("the plan")
+    g.add_argument("--max-passes", type=number(int, 3, 1000), default=10, metavar="N",
+                   help="the most passes per seat the plan will run (default 10): the information fraction of a "
+                        "look is the passes so far over N")
+    g.add_argument("--max-days", type=number(int, 2, 1000), default=10, metavar="N",
+                   help="the most days per seat, for comparisons whose interval holds the variance between days "
+                        "(default 10)")
+    g.add_argument("--spending", choices=["obf", "pocock"], default="obf",
+                   help="the alpha-spending function: obf (O'Brien-Fleming type, default: strict early, near the "
+                        "fixed-sample bound at the end) or pocock (Pocock type: even)")
+    g.add_argument("--metric", default=None, metavar="M,N", help="also plan the baseline rows of these metrics "
+                   "(default: the primary cells only)")
+    g.add_argument("--statistic", default=None, metavar="S,T", help="also plan the baseline rows of these "
+                   "statistics (with --metric: both must match)")
+    g.add_argument("--format", default=None, choices=["text", "markdown", "csv", "json"],
+                   help="text (default), markdown, csv or json (default: from the suffix of --out, else text)")
+    g.add_argument("--out", default=None, metavar="FILE", help="write to FILE (.txt, .md, .csv, .json) instead of "
+                   "stdout")
+
+
 def _add_other(sub) -> None:
     """exam-delta, store, schema and lab."""
     p = sub.add_parser("exam-delta", help="exact test of an exam delta given as counts, e.g. 153/164 154/164")
@@ -287,6 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_commands(sub)
     _add_compare(sub)
     _add_writers(sub)
+    _add_plan(sub)
     _add_other(sub)
     for p in sub.choices.values():
         p.add_argument("--log", default=None, metavar="FILE",

@@ -14,7 +14,7 @@ from benchreport.cli_common import (EXIT_OK, EXIT_REFUSED, UsageError, analyse_o
                                     report_refused, source_of)
 from benchreport.load.errors import UNSAFE_CHARS
 
-__all__ = ["figure_command", "table_command"]
+__all__ = ["figure_command", "table_command", "out_file", "write_atomic"]
 
 
 def _one_name(args, catalog: dict, kind: str) -> None:
@@ -35,7 +35,7 @@ def _shown(text: str) -> str:
     return repr(UNSAFE_CHARS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text))
 
 
-def _out_file(args, suffixes) -> Path | None:
+def out_file(args, suffixes) -> Path | None:
     """--out as a file: its suffix one of `suffixes`, not a folder, not one of the inputs."""
     if args.out is None:
         return None
@@ -53,7 +53,7 @@ def _out_file(args, suffixes) -> Path | None:
     return out
 
 
-def _write_atomic(out: Path, write, *, quiet: bool) -> int:
+def write_atomic(out: Path, write, *, quiet: bool) -> int:
     """`write(folder)` makes FOLDER/file in a temporary folder beside `out`; that file is then
     moved into place, so `out` is never half written. Exit 0, or exit 4 naming `out`."""
     import os
@@ -140,7 +140,7 @@ def figure_command(args) -> int:
     _one_name(args, cat.FIGURES, "figure")
     if args.list:
         return _listing(args, cat.FIGURES, "figure")
-    out = _out_file(args, cat.FIGURE_SUFFIXES)
+    out = out_file(args, cat.FIGURE_SUFFIXES)
     if out is None:
         raise UsageError("give --out FILE (.png, .svg or .pdf)")
     size = _size(args)
@@ -159,7 +159,7 @@ def figure_command(args) -> int:
     from benchreport.report.figures.theme import overflow
 
     kind = out.suffix.lower()[1:]
-    code = _write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size,
+    code = write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size,
                                                         dpi=args.dpi)[kind], quiet=args.quiet)
     over = overflow(block.figure) if size is not None else 0.0
     if over > 0.01 and not args.quiet:
@@ -182,7 +182,7 @@ def table_command(args) -> int:
     _one_name(args, cat.TABLES, "table")
     if args.list:
         return _listing(args, cat.TABLES, "table")
-    out = _out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
+    out = out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
     fmt = args.format or (out.suffix.lower()[1:] if out is not None else "csv")
     source_of(args)
     a = _analysis_for_one(args)
@@ -202,4 +202,4 @@ def table_command(args) -> int:
     if out is None:
         sys.stdout.write(text)
         return EXIT_OK
-    return _write_atomic(out, lambda stage: _text_file(stage / "table", text), quiet=args.quiet)
+    return write_atomic(out, lambda stage: _text_file(stage / "table", text), quiet=args.quiet)

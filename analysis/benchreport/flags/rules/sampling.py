@@ -29,7 +29,7 @@ from .runs import RunIndex
 __all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
            "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
            "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-           "correlated_requests", "OneSession", "one_session", "corrected_alpha"]
+           "correlated_requests", "OneSession", "one_session", "corrected_alpha", "family_sizes"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -317,7 +317,7 @@ def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | N
 
 def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list[UnderpoweredComparison]:
     alpha, power, noise, effect = float(th.alpha), float(th.power), float(th.noise), float(th.min_effect)
-    family = _family_sizes(comparisons)
+    family = family_sizes(comparisons)
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
         if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
@@ -352,7 +352,7 @@ def _sessions_in_interval(row) -> bool:
     return isinstance(levels, str) and "sessions" in levels
 
 
-def _family_sizes(comparisons: pd.DataFrame) -> dict[str, int]:
+def family_sizes(comparisons: pd.DataFrame) -> dict[str, int]:
     """Rows of the baseline family: primary rows, the others, all (what each correction divides by)."""
     kind = comparisons["kind"].astype(object) if "kind" in comparisons else pd.Series(["baseline"] * len(comparisons))
     base = (kind.fillna("baseline") == "baseline").to_numpy(dtype=bool)

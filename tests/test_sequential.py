@@ -1,0 +1,237 @@
+"""The sequential plan (issue 30): group-sequential boundaries checked against published values
+(Reboussin, DeMets, Kim & Lan 2000; Jennison & Turnbull 2000, Table 2.1), the recursive
+integration against scipy's multivariate normal (Genz's algorithm), the crossing probability
+under the null by Monte Carlo, and `benchreport plan` through the CLI."""
+from __future__ import annotations
+
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from benchreport.cli import main
+from benchreport.stats.sequential import (boundaries, day_summary, exit_probabilities, sequential_look, spending,
+                                          t_boundary)
+from request_runs import request_records, request_run, write_request_runs
+
+EQUAL5 = np.arange(1, 6) / 5
+
+
+def test_obrien_fleming_type_spending_matches_the_published_bounds():
+    # Lan-DeMets O'Brien-Fleming type, 5 equally spaced looks, two-sided 0.05 (ldbounds, Reboussin
+    # et al. 2000; gsDesign's sfLDOF at one-sided 0.025 gives the same upper bounds)
+    np.testing.assert_allclose(boundaries(EQUAL5, 0.05, "obf"), [4.877, 3.357, 2.680, 2.290, 2.031], atol=6e-4)
+
+
+def test_pocock_type_spending_matches_its_bounds():
+    # Lan-DeMets Pocock type, 5 equal looks, two-sided 0.05: 2.438, 2.427, 2.410, 2.397, 2.386
+    # (gsDesign sfLDPocock; recomputed by root-finding on scipy's multivariate normal, 6 digits)
+    np.testing.assert_allclose(boundaries(EQUAL5, 0.05, "pocock"), [2.438, 2.427, 2.410, 2.397, 2.386], atol=6e-4)
+
+
+@pytest.mark.parametrize("k, pocock, obf", [(2, 2.178, 1.977), (3, 2.289, 2.004), (4, 2.361, 2.024),
+                                            (5, 2.413, 2.040), (10, 2.555, 2.087)])
+def test_classic_pocock_and_obrien_fleming_constants_spend_alpha(k, pocock, obf):
+    # Jennison & Turnbull (2000), Table 2.1 (C_P) and Table 2.3 (C_B), two-sided alpha = 0.05:
+    # the recursion's crossing probability of those boundaries is 0.05 to the tables' 3 decimals
+    t = np.arange(1, k + 1) / k
+    assert exit_probabilities(t, np.full(k, pocock)).sum() == pytest.approx(0.05, abs=4e-4)
+    assert exit_probabilities(t, obf * np.sqrt(k / np.arange(1, k + 1))).sum() == pytest.approx(0.05, abs=4e-4)
+
+
+@pytest.mark.parametrize("t, z", [([0.3, 0.4, 0.5, 0.7, 1.0], [3.9, 3.4, 3.0, 2.5, 2.1]),
+                                  ([0.25, 0.6, 0.9], [2.3, 2.4, 2.2])])
+def test_exit_probabilities_match_the_multivariate_normal(t, z):
+    # Z_k = B(t_k) / sqrt(t_k): corr(Z_i, Z_j) = sqrt(t_i / t_j); P(no crossing) by Genz's algorithm
+    t, z = np.asarray(t), np.asarray(z)
+    corr = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+    mvn = stats.multivariate_normal(np.zeros(len(t)), corr, abseps=1e-8, releps=1e-8, maxpts=1_000_000)
+    assert exit_probabilities(t, z).sum() == pytest.approx(1.0 - mvn.cdf(z, lower_limit=-z), abs=2e-5)
+
+
+@pytest.mark.parametrize("kind", ["obf", "pocock"])
+def test_bounds_spend_exactly_the_spending_function(kind):
+    t = np.array([0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+    spent = np.cumsum(exit_probabilities(t, boundaries(t, 0.05, kind)))
+    np.testing.assert_allclose(spent, [spending(x, 0.05, kind) for x in t], atol=1e-7)
+    assert spending(1.0, 0.05, kind) == pytest.approx(0.05)
+    assert spending(2.0, 0.05, kind) == pytest.approx(0.05) and spending(0.0, 0.05, kind) == 0.0
+
+
+def test_a_look_past_the_maximum_has_nothing_left():
+    z = boundaries([0.5, 1.0, 1.2], 0.05, "obf")
+    assert math.isfinite(z[1]) and math.isinf(z[2])
+
+
+@pytest.mark.parametrize("kind", ["obf", "pocock"])
+def test_null_crossing_rate_is_alpha_by_monte_carlo(kind):
+    # Brownian motion observed at 3..10 of 10 passes per seat: the share of paths that ever cross
+    # the two-sided bounds is alpha within its binomial (Wilson 99.9%) interval
+    rng = np.random.default_rng(7)
+    t = np.arange(3, 11) / 10
+    z = boundaries(t, 0.05, kind)
+    paths = 40_000
+    b = np.cumsum(rng.standard_normal((paths, len(t))) * np.sqrt(np.diff(np.r_[0.0, t])), axis=1)
+    k = int((np.abs(b / np.sqrt(t)) >= z).any(axis=1).sum())
+    lo, hi = proportion_confint(k, paths, alpha=0.001, method="wilson")
+    assert lo <= 0.05 <= hi
+
+
+def test_t_boundary_keeps_the_nominal_level():
+    z = 2.5
+    assert 2 * stats.t.sf(t_boundary(z, 7.0), 7.0) == pytest.approx(2 * stats.norm.sf(z), rel=1e-9)
+    assert math.isinf(t_boundary(math.inf, 5.0))
+
+
+def _welch(a, b):
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    return float(b.mean() - a.mean()), se, df
+
+
+def test_the_rule_with_estimated_variance_keeps_alpha_where_peeking_does_not():
+    # normal log pass values, Welch's se and df at every look from 3 to 10 passes per seat, no
+    # noise band: the plan's rule calls a false difference at most alpha (within Monte Carlo
+    # error), Welch's test read after every pass far more often (Armitage et al. 1969)
+    rng = np.random.default_rng(11)
+    reps, plan_calls, peek_calls = 2000, 0, 0
+    for _ in range(reps):
+        a, b = rng.normal(0, 0.05, 10), rng.normal(0, 0.05, 10)
+        for n in range(3, 11):
+            d, se, df = _welch(a[:n], b[:n])
+            status = sequential_look(d, se, df, n, n, alpha=0.05, max_n=10, noise=0.0).status
+            if status.startswith("settled"):
+                plan_calls += status in ("settled: better", "settled: worse")
+                break
+        peek_calls += any(stats.ttest_ind(b[:n], a[:n], equal_var=False).pvalue < 0.05 for n in range(3, 11))
+    lo, _ = proportion_confint(plan_calls, reps, alpha=0.01, method="wilson")
+    assert lo <= 0.05
+    assert proportion_confint(peek_calls, reps, alpha=0.01, method="wilson")[0] > 0.08
+
+
+def test_statuses_and_the_passes_that_would_settle():
+    d = math.log(1.10)
+    # 10% better, se 0.04 at 3 passes: not yet (the first O'Brien-Fleming look is strict), settles later
+    look = sequential_look(d, 0.04, 4.0, 3, 3, alpha=0.05, max_n=10)
+    assert look.status == "continue" and look.settle_as == "settled: better" and 3 < look.settle_at <= 10
+    # the projection: at settle_at the repeated interval clears 1.02, one pass earlier it does not
+    unit = 0.04 / math.sqrt(2 / 3)
+    z = boundaries(np.arange(3, 11) / 10, 0.05, "obf")
+    for n, clears in ((look.settle_at, True), (look.settle_at - 1, False)):
+        c = t_boundary(float(z[n - 3]), 2 * n - 2)
+        assert (math.exp(d - c * unit * math.sqrt(2 / n)) > 1.02) is clears
+    # lower is better (a latency) turns the same interval into worse
+    assert sequential_look(d, 0.005, 18.0, 10, 10, alpha=0.05, max_n=10,
+                           higher_is_better=False).status == "settled: worse"
+    assert sequential_look(0.0, 0.002, 18.0, 10, 10, alpha=0.05, max_n=10).status == "settled: within noise"
+    assert sequential_look(0.0, 0.03, 18.0, 10, 10, alpha=0.05, max_n=10).status == \
+        "cannot settle within the maximum"
+    assert sequential_look(d, math.nan, math.nan, 1, 2, alpha=0.05, max_n=10).status == "needs an interval"
+
+
+def test_day_summary_is_students_t_on_the_date_means():
+    rng = np.random.default_rng(3)
+    groups = []
+    for _ in range(2):
+        days = []
+        for _ in range(rng.integers(2, 5)):
+            x = rng.normal(rng.normal(0, 0.03), 0.01, rng.integers(2, 5))
+            days.append((len(x), float(x.mean()), float(((x - x.mean()) ** 2).sum())))
+        groups.append(days)
+    s = day_summary(*groups)
+    yb, yc = (np.array([g[1] for g in days]) for days in groups)
+    ref = stats.ttest_ind(yc, yb, equal_var=True)
+    assert s.log_ratio / s.se == pytest.approx(ref.statistic, rel=1e-9)
+    assert s.df == ref.df and (s.days_baseline, s.days_candidate) == (len(yb), len(yc))
+    assert day_summary([(3, 0.0, 0.1)], [(3, 0.1, 0.1)]) is None
+
+
+# --- through the CLI ---------------------------------------------------------------------------
+
+@pytest.fixture
+def cli(capsys):
+    def run(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run
+
+
+def _runs(folder, *, passes: int, speed: float, dates=("2026-12-01",), day_cv: float = 0.0, seed: int = 0):
+    """Two seats of request-level native runs; the candidate `speed` times faster; a day factor."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for seat, role, v in (("seat-a", "incumbent", 1.0), ("seat-b", "candidate", speed)):
+        for date in dates:
+            day = math.exp(day_cv * rng.standard_normal())
+            for p in range(1, passes + 1):
+                f = v * day * math.exp(0.03 * rng.standard_normal())
+                recs = request_records(rng, 60)
+                for r in recs:
+                    r["ttft_ms"], r["e2e_latency_ms"] = round(r["ttft_ms"] / f, 4), round(r["e2e_latency_ms"] / f, 4)
+                runs.append(request_run(seat, p, recs, date=date, role=role))
+    return write_request_runs(folder, runs)
+
+
+def test_plan_through_the_cli(cli, tmp_path):
+    runs = _runs(tmp_path / "runs", passes=4, speed=1.3)
+    r = cli("plan", runs, "--quiet", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    primary = [x for x in rows if x["primary"]]
+    assert len(primary) == 1
+    p = primary[0]
+    assert p["unit"] == "passes" and (p["baseline_n"], p["candidate_n"]) == (4, 4) and p["max_n"] == 10
+    assert p["alpha"] == pytest.approx(0.05) and "full alpha" in p["correction"]
+    assert p["status"] in ("settled: better", "continue") and p["ratio"] > 1.2
+    # --metric adds rows, planned at the secondary level; csv carries every column
+    r = cli("plan", runs, "--quiet", "--format", "csv", "--metric", "ttft_ms", "--spending", "pocock")
+    df = pd.read_csv(pd.io.common.StringIO(r.stdout))
+    assert (df["metric"] == "ttft_ms").sum() >= 1 and set(df["spending"]) == {"pocock"}
+    assert (df.loc[~df["primary"].astype(bool), "alpha"] < 0.05).all()
+    out = tmp_path / "plan.md"
+    r = cli("plan", runs, "--quiet", "--out", out)
+    assert r.returncode == 0 and out.read_text().startswith("| candidate |")
+
+
+def test_plan_counts_days_where_the_interval_holds_them(cli, tmp_path):
+    runs = _runs(tmp_path / "runs", passes=3, speed=1.0, dates=("2026-11-29", "2026-11-30", "2026-12-01"),
+                 day_cv=0.03, seed=5)
+    rows = json.loads(cli("plan", runs, "--quiet", "--format", "json").stdout)
+    p = [x for x in rows if x["primary"]][0]
+    assert p["unit"] == "days" and (p["baseline_n"], p["candidate_n"]) == (3, 3) and p["df"] == 4
+    # a run store of the same runs plans the same (RUNS or --store, as every command)
+    assert cli("ingest", runs, "--store", tmp_path / "store", "--quiet").returncode == 0
+    stored = json.loads(cli("plan", "--store", tmp_path / "store", "--quiet", "--format", "json").stdout)
+    assert [x for x in stored if x["primary"]][0] == p
+
+
+def test_plan_usage_errors(cli, tmp_path):
+    runs = _runs(tmp_path / "runs", passes=3, speed=1.0)
+    assert cli("plan", runs, "--metric", "no_such_metric").returncode == 2
+    assert cli("plan", runs, "--out", tmp_path / "plan.pdf").returncode == 2
+    assert cli("plan", tmp_path / "missing").returncode == 2
+    with pytest.raises(SystemExit) as exc:  # argparse: one line, exit 2
+        cli("plan", runs, "--max-passes", "2")
+    assert exc.value.code == 2
+
+
+def test_the_plans_verdict_is_analyses(cli, tmp_path):
+    # the sequential study reads `analyse`'s verdict from the plan's `verdict` column: the same rows
+    runs = _runs(tmp_path / "runs", passes=5, speed=1.06, seed=9)
+    assert cli("analyse", runs, "--out", tmp_path / "a", "--quiet").returncode == 0
+    table = pd.read_csv(tmp_path / "a" / "tables" / "comparisons.csv")
+    table = table[(table["kind"] == "baseline")]
+    rows = json.loads(cli("plan", runs, "--quiet", "--format", "json", "--metric", ",".join(set(table["metric"])))
+                      .stdout)
+    assert len(rows) == len(table)
+    got = {(r["metric"], r["statistic"], r["workload"], r["concurrency"]): r["verdict"] for r in rows}
+    want = {(r.metric, r.statistic, r.workload, r.concurrency): r.verdict for r in table.itertuples()}
+    assert got == want
