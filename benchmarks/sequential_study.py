@@ -39,7 +39,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from verdict_study import Model, _cell_requests, _send_times, wilson  # noqa: E402
+from verdict_study import Model, single_stream_run, wilson  # noqa: E402
 
 DATE = "2026-12-01"
 FIRST = 3
@@ -58,15 +58,8 @@ def write_passes(folder: Path, effect: float, rep: int, pass_cv: float, max_pass
         seat, speed, mine = f"seat-{s:02d}", (effect if s == 1 else 1.0), []
         for p in range(1, max_passes + 1):
             factor = math.exp(sd_pass * rng.standard_normal())
-            ttft, e2e, out = _cell_requests(rng, MODEL, 1, factor, speed, 0.0)
-            starts = _send_times(e2e, 1, 0.0)
-            reqs = [{"workload": "decode", "concurrency": 1, "output_tokens": int(out[i]),
-                     "ttft_ms": round(float(ttft[i]), 4), "e2e_latency_ms": round(float(e2e[i]), 4),
-                     "finish_reason": "stop", "start_ms": round(float(starts[i]), 3)} for i in range(out.shape[0])]
-            run = {"format": "benchreport.run/1", "run_id": f"{seat}-p{p}", "date": DATE,
-                   "seat": {"id": seat, "model": "Model-A", "role": "incumbent" if s == 0 else "candidate"},
-                   "harness": {"name": "in-house", "version": "1.0", "probe": "study-256", "max_tokens": 4096},
-                   "pass": p, "warmup_excluded": True, "requests": reqs}
+            run = single_stream_run(rng, MODEL, seat=seat, incumbent=s == 0, run_id=f"{seat}-p{p}", date=DATE,
+                                    pass_no=p, factor=factor, speed=speed)
             path = folder / f"{seat}-p{p}.json"
             path.write_text(json.dumps(run, separators=(",", ":")))
             mine.append(path)

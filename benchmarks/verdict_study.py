@@ -170,6 +170,21 @@ def _send_times(e2e: np.ndarray, conc: int, t0: float) -> np.ndarray:
     return starts
 
 
+def single_stream_run(rng, model: Model, *, seat: str, incumbent: bool, run_id: str, date: str, pass_no: int,
+                      factor: float, speed: float) -> dict:
+    """One native run of a single-stream decode pass (`model.n_requests` requests in send order),
+    as the studies that look at one cell write it (benchmarks/session_study.py, sequential_study.py)."""
+    ttft, e2e, out = _cell_requests(rng, model, 1, factor, speed, 0.0)
+    starts = _send_times(e2e, 1, 0.0)
+    reqs = [{"workload": "decode", "concurrency": 1, "output_tokens": int(out[i]),
+             "ttft_ms": round(float(ttft[i]), 4), "e2e_latency_ms": round(float(e2e[i]), 4),
+             "finish_reason": "stop", "start_ms": round(float(starts[i]), 3)} for i in range(out.shape[0])]
+    return {"format": "benchreport.run/1", "run_id": run_id, "date": date,
+            "seat": {"id": seat, "model": "Model-A", "role": "incumbent" if incumbent else "candidate"},
+            "harness": {"name": "in-house", "version": "1.0", "probe": "study-256", "max_tokens": 4096},
+            "pass": pass_no, "warmup_excluded": True, "requests": reqs}
+
+
 def seat_speed(cfg: Config, seat: int) -> float:
     return cfg.effect if seat == 1 else 1.0
 

@@ -467,3 +467,20 @@ def test_many_runs_give_section_1_one_row_per_harness_and_the_appendix_every_sea
     short = sections.runs_table(fixture_analysis)
     assert short.key == "runs" and len(short) <= RUNS_BODY_ROWS
     assert sections.runs_appendix_table(fixture_analysis) is None
+
+
+def test_blocks_render_whatever_was_imported_first_and_the_build_starts_light():
+    """A fresh interpreter: a block made from a direct import of the sections renders as HTML (the
+    renderer is found on first use), and importing the build loads neither matplotlib nor the
+    sections, so `benchreport build` analyses as soon as `analyse` would."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import benchreport.report.build\n"
+            "heavy = sorted(m for m in ('matplotlib', 'benchreport.report.sections', 'nbconvert', 'papermill') "
+            "if m in sys.modules)\n"
+            "from benchreport.report.sections.blocks import Paragraph, Prose\n"
+            "print(heavy, str(Prose((Paragraph(('a <b>',)),))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("[] ") and "a &lt;b&gt;" in out, out

@@ -14,7 +14,21 @@ Layers (each usable on its own):
   `inprocess`; figures drawn beside it: `shared_figures`), render, atomic replace of DIR
   (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
+from benchreport.report import html_hook
+
 __all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]
+
+
+def _render_block(block):
+    """Blocks as HTML through benchreport.report.render, imported on first use (it then registers
+    its own function: html_hook)."""
+    from benchreport.report.render import prose_html
+
+    return prose_html(block)
+
+
+if html_hook.html_renderer() is None:
+    html_hook.use_html_renderer(_render_block)
 
 
 def __getattr__(name):

@@ -16,20 +16,10 @@ import numpy as np
 import pandas as pd
 
 from benchreport import format as fmt
+from benchreport.report.html_hook import html_renderer, use_html_renderer
 
 __all__ = ["Ident", "Paragraph", "Items", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
            "idents", "para", "items", "division", "prose", "figure_block", "use_html_renderer"]
-
-
-#: turns a block into HTML: the renderer registers itself (`use_html_renderer`) when it is imported,
-#: so the view-model never imports its renderer
-_html_renderer = None
-
-
-def use_html_renderer(render_block) -> None:
-    """Set the function that turns a block into HTML (benchreport.report.render sets its own)."""
-    global _html_renderer
-    _html_renderer = render_block
 
 
 class _HTML:
@@ -37,9 +27,10 @@ class _HTML:
     a renderer is registered (importing benchreport.report does it)."""
 
     def __html__(self) -> str:
-        if _html_renderer is None:
+        render_block = html_renderer()
+        if render_block is None:
             raise RuntimeError("no HTML renderer for report blocks: import benchreport.report first")
-        return str(_html_renderer(self))
+        return str(render_block(self))
 
     __str__ = __html__
     _repr_html_ = __html__
