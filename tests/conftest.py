@@ -1,5 +1,22 @@
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture
+def cli(capsys):
+    """`benchreport ARGS` in this process: returncode, stdout and stderr as a subprocess would
+    give them."""
+    from benchreport.cli import main
+
+    def run(*args):
+        code = main([str(a) for a in args])
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run

@@ -20,20 +20,6 @@ from benchreport.report import build as B
 from test_report_e2e import write_fixture_runs
 
 
-@pytest.fixture
-def cli(capsys):
-    """`benchreport ARGS` in this process (the refusals come before papermill, so no kernel is
-    started): returncode, stdout and stderr as a subprocess would give them."""
-    from types import SimpleNamespace
-
-    from benchreport.cli import main
-
-    def run(*args):
-        code = main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-    return run
 
 
 def snapshot(folder: Path) -> dict[str, str]:

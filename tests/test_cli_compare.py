@@ -6,12 +6,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from benchreport.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -21,14 +19,6 @@ N_BOOT = ["--n-boot", "200"]
 DATES = nights("2026-01-01", 14)
 
 
-@pytest.fixture
-def cli(capsys):
-    def run(*args):
-        code = main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-    return run
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -14,7 +13,6 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from benchreport.cli import main
 from benchreport.stats.sequential import (boundaries, day_summary, exit_probabilities, sequential_look, spending,
                                           t_boundary)
 from request_runs import request_records, request_run, write_request_runs
@@ -154,14 +152,6 @@ def test_day_summary_is_students_t_on_the_date_means():
 
 # --- through the CLI ---------------------------------------------------------------------------
 
-@pytest.fixture
-def cli(capsys):
-    def run(*args):
-        code = main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-    return run
 
 
 def _runs(folder, *, passes: int, speed: float, dates=("2026-12-01",), day_cv: float = 0.0, seed: int = 0):

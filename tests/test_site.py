@@ -4,7 +4,6 @@ from __future__ import annotations
 import html.parser
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -77,16 +76,6 @@ def test_a_folder_that_is_not_a_site_is_refused(tmp_path):
                         headline="h", inputs=[])
 
 
-@pytest.fixture
-def cli(capsys):
-    from benchreport.cli import main
-
-    def run(*args):
-        code = main([str(a) for a in args])
-        out = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-    return run
 
 
 def test_build_with_site_keeps_the_report_and_refuses_a_foreign_site(cli, tmp_path):

@@ -16,7 +16,8 @@ from pathlib import Path
 from benchreport.progress import Terminated, terminate_as_interrupt
 from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, EXIT_OF_KIND, EXIT_OK, EXIT_REFUSED,
                                     EXIT_TERMINATED, EXIT_USAGE, UsageError,
-                                    analyse_opened, exist, not_a_run_summary, one_line, open_args, options_of,
+                                    analyse_opened, exist, not_a_run_summary, one_line, open_args, open_checked,
+                                    options_of,
                                     refusal_lines, report_refused, source_of)
 from benchreport.cli_parser import build_parser
 
@@ -92,10 +93,8 @@ def cmd_analyse(args) -> int:
     exist(args.runs)
     target = outdir.check_out(args.out, args.runs or [args.store])
     with outdir.locked(target, "analyse", wait=args.wait):
-        opened = open_args(args)
-        result = opened.loaded
-        report_refused(result, quiet=args.quiet, listed_in="refused.json")
-        if not result.ok and not args.skip_bad:
+        opened = open_checked(args, listed_in="refused.json")
+        if opened is None:
             return EXIT_REFUSED
         analysis = analyse_opened(args, opened)
         outdir.write_output(target, "analyse", lambda stage: write_analysis(analysis, stage))

@@ -12,7 +12,7 @@ import sys
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "EXIT_FLAGS", "EXIT_FAILED", "EXIT_INTERRUPTED",
            "EXIT_TERMINATED", "EXIT_OF_KIND", "UsageError", "one_line",
            "refusal_lines", "not_a_run_summary", "source_of", "open_args", "analyse_opened", "options_of",
-           "report_refused", "exist"]
+           "report_refused", "exist", "open_checked"]
 
 #: the exit codes of spec/cli.md
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
@@ -67,6 +67,20 @@ def open_args(args):
         return open_source(source_of(args), progress=None if not args.quiet else False)
     except SourceError as exc:
         raise UsageError(str(exc)) from None
+
+
+def open_checked(args, *, listed_in: str | None = None):
+    """`open_args`, its refusals said on stderr (`report_refused`); None when a refused file stops
+    the command (benchreport.source's one rule, `OpenedSource.check_refused`): the caller exits 1."""
+    from benchreport.source import RefusedFiles
+
+    opened = open_args(args)
+    report_refused(opened.loaded, quiet=args.quiet, listed_in=listed_in)
+    try:
+        opened.check_refused(skip_bad=args.skip_bad)
+    except RefusedFiles:
+        return None
+    return opened
 
 
 def options_of(args):

@@ -16,7 +16,7 @@ import math
 import sys
 from pathlib import Path
 
-from benchreport.cli_common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_args, report_refused, source_of
+from benchreport.cli_common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
 
 __all__ = ["plan_command", "FORMATS", "plan_text"]
 
@@ -140,10 +140,8 @@ def plan_command(args) -> int:
     fmt = args.format or (_format_of(args.out) if args.out else "text")
     out = out_file(args, tuple(FORMATS.values())) if args.out else None
     source_of(args)
-    opened = open_args(args)
-    result = opened.loaded
-    report_refused(result, quiet=args.quiet)
-    if not result.ok and not args.skip_bad:
+    opened = open_checked(args)
+    if opened is None:
         return EXIT_REFUSED
     analysis = analyse_opened(args, opened)
     df = plan_frame(analysis, args)

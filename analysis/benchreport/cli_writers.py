@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from benchreport import outdir
-from benchreport.cli_common import (EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_args,
-                                    report_refused, source_of)
+from benchreport.cli_common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
 from benchreport.load.errors import UNSAFE_CHARS
 
 __all__ = ["figure_command", "table_command", "out_file", "write_atomic"]
@@ -84,10 +83,8 @@ def _listing(args, catalog: dict, kind: str) -> int:
     if args.runs or args.store:
         from benchreport.report import catalog as cat
 
-        opened = open_args(args)
-        result = opened.loaded
-        report_refused(result, quiet=args.quiet)
-        if not result.ok and not args.skip_bad:
+        opened = open_checked(args)
+        if opened is None:
             return EXIT_REFUSED
         a = analyse_opened(args, opened)
         if kind == "figure":
@@ -111,14 +108,12 @@ def _analysis_for_one(args):
     from benchreport.report.catalog import restrict_runs
 
     seats = _seats(args)
-    opened = open_args(args)
-    result = opened.loaded
-    report_refused(result, quiet=args.quiet)
-    if not result.ok and not args.skip_bad:
+    opened = open_checked(args)
+    if opened is None:
         return None
     if seats:
         try:
-            opened.loaded = restrict_runs(result, seats)
+            opened.loaded = restrict_runs(opened.loaded, seats)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     return analyse_opened(args, opened)
