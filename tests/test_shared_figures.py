@@ -161,3 +161,18 @@ def test_one_process_where_none_can_be_forked(analysis, tmp_path, monkeypatch):
     monkeypatch.setenv("BENCHREPORT_DRAW_BESIDE", "0")
     with drawing_beside(analysis, FORMATS) as (shared, ended):
         assert shared is None and ended()
+
+
+def test_a_saved_analysis_is_reported_as_it_is(analysis, tmp_path):
+    """`analysis_file` (the report notebook's parameter): an analysis saved by save_analysis is
+    reported on without analysing or writing anything, the same page as from the analysis itself."""
+    from benchreport.pipeline import save_analysis
+
+    save_analysis(analysis, tmp_path / "analysis.pickle")
+    report = Report.open(analysis_file=tmp_path / "analysis.pickle", out=tmp_path / "out", display=False,
+                         runs=["no-such-folder"], n_boot=200)
+    report.show(sections.abstract(report.analysis), sections.results_table(report.analysis))
+    alone = Report(analysis, out=tmp_path / "alone", title="t", display=False)
+    alone.show(sections.abstract(analysis), sections.results_table(analysis))
+    assert report.html() == alone.html()
+    assert not (tmp_path / "out").exists()  # nothing written

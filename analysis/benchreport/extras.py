@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-__all__ = ["EXTRAS", "MissingExtra", "missing", "require", "PDF_MISSING"]
+__all__ = ["EXTRAS", "MissingExtra", "missing", "require"]
 
 #: extra -> the import names it brings (pyproject.toml [project.optional-dependencies])
 EXTRAS = {"pdf": ("weasyprint",), "explore": ("itables", "ipywidgets", "plotly"),
           "lab": ("jupyterlab", "itables", "ipywidgets", "plotly")}
-
-
-#: what a PDF asked for without its engine is told (build and compare)
-PDF_MISSING = "--format pdf needs WeasyPrint, which is not installed: pip install 'benchreport[pdf]'"
 
 
 class MissingExtra(ImportError):

@@ -138,8 +138,8 @@ def _report_formats(given: str | None, engine: str, *, quiet: bool) -> list[str]
     is here (benchreport.report.pdf). PDF asked for without its engine is a usage error."""
     from benchreport.report.pdf import ENGINES, engine_missing
 
-    if engine not in ENGINES:
-        raise BuildError(f"--pdf-engine takes {', '.join(ENGINES)}; got {engine!r}", "usage")
+    if engine not in ENGINES:  # a wrong name is a usage error, not a PDF left out
+        raise BuildError(engine_missing(engine), "usage")
     absent = engine_missing(engine)
     if given is None:
         if absent:
