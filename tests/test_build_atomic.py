@@ -157,7 +157,8 @@ def fake_steps(monkeypatch):
             progress._received.append(15)
             raise ImportError("initialization failed")
 
-    def render(stage, title, formats, *, quiet, pdf_engine="auto"):
+    def render(stage, title, formats, *, quiet, pdf_engine="auto", meanwhile=lambda: None):
+        meanwhile()
         if state["fail_in"] == "render":
             raise OSError("disk full")
         for f in formats:

@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -252,7 +253,7 @@ def test_table1_says_which_seats_and_conditions_it_shows(captures_report):
     """Cut to a page, Table 1 says how many seats it shows and, for a seat shown in part, which of
     its conditions: everything else is in Table A1 (collapsed in the HTML) and tables/cells.csv."""
     html = (captures_report / "report.html").read_text(encoding="utf-8")
-    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # the text a reader sees
     m = re.search(r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\); of (.+?)'s (\d+) "
                   r"conditions, the (\d+) measured with the most passes; Table A1 in the appendix lists every seat",
                   text)

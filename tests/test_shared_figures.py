@@ -23,8 +23,12 @@ def analysis():
     return analyse_paths([ROOT / "data" / "example"], Options(n_boot=200))
 
 
-def _all_figures(report: Report) -> None:
+def _all_figures(report: Report, held: HeldAnalysis | None = None) -> None:
+    """Every figure, as the report shows them; in a build (`held`) then the files written while
+    the PDF is printed (HeldAnalysis.finish)."""
     report.figures(*FIGURES)
+    if held is not None:
+        held.finish()
 
 
 def _alone(analysis, out: Path) -> dict:
@@ -46,10 +50,11 @@ def _opened(held: HeldAnalysis, out: Path) -> Report:
 def _beside(analysis, tmp: Path, out: Path):
     """The drawing process's share and the notebook's, as `benchreport build` shares them."""
     shared = SharedFigures(tmp / "figures")
-    report = _opened(HeldAnalysis(analysis, shared, lambda: False), out)
+    held = HeldAnalysis(analysis, shared, lambda: False)
+    report = _opened(held, out)
     assert report.shared is shared
     drawn = draw_from_end(analysis, shared, FORMATS)
-    _all_figures(report)
+    _all_figures(report, held)
     return drawn, {p.name: p.read_bytes() for p in sorted((out / "figures").iterdir())}, report.html()
 
 
@@ -92,8 +97,9 @@ def test_the_notebook_draws_a_figure_the_other_failed_or_lost(analysis, tmp_path
     shared.publish("history", caption="a caption", key="history", formats=list(FORMATS))
     shared.claim("exams")  # drawn in other formats than this report's
     shared.publish("exams", caption="a caption", key="exams", formats=["pdf"])
-    report = _opened(HeldAnalysis(analysis, shared, lambda: False), tmp_path / "out")
-    _all_figures(report)
+    held = HeldAnalysis(analysis, shared, lambda: False)
+    report = _opened(held, tmp_path / "out")
+    _all_figures(report, held)
     got = {p.name: p.read_bytes() for p in sorted((tmp_path / "out" / "figures").iterdir())}
     assert got == alone
 
@@ -101,8 +107,10 @@ def test_the_notebook_draws_a_figure_the_other_failed_or_lost(analysis, tmp_path
 def test_an_ended_drawing_process_is_not_waited_for(analysis, tmp_path):
     shared = SharedFigures(tmp_path / "figures")
     assert shared.claim("throughput")  # claimed, never published: the drawing process went away
-    report = _opened(HeldAnalysis(analysis, shared, lambda: True), tmp_path / "out")
+    held = HeldAnalysis(analysis, shared, lambda: True)
+    report = _opened(held, tmp_path / "out")
     report.figures("throughput")
+    held.finish()
     assert report.labels["throughput"] == "Figure 1"
     assert (tmp_path / "out" / "figures" / "figure-01.png").is_file()
 
@@ -121,8 +129,9 @@ def test_a_forked_drawing_process_draws_the_same_figures(analysis, tmp_path):
     with drawing_beside(analysis, FORMATS) as (shared, ended):
         assert shared is not None
         folder = shared.folder
-        report = _opened(HeldAnalysis(analysis, shared, ended), tmp_path / "beside")
-        _all_figures(report)
+        held = HeldAnalysis(analysis, shared, ended)
+        report = _opened(held, tmp_path / "beside")
+        _all_figures(report, held)
         drawn_there = [p.stem for p in folder.glob("*.json")]
     assert {p.name: p.read_bytes() for p in sorted((tmp_path / "beside" / "figures").iterdir())} == alone
     assert report.html() == html_alone
@@ -151,8 +160,9 @@ def test_a_drawing_process_killed_midway_leaves_the_notebook_to_draw(analysis, t
     monkeypatch.setattr(shared_figures, "draw_from_end", claim_then_die)
     t0 = time.perf_counter()
     with drawing_beside(analysis, FORMATS) as (shared, ended):
-        report = _opened(HeldAnalysis(analysis, shared, ended), tmp_path / "out")
-        _all_figures(report)
+        held = HeldAnalysis(analysis, shared, ended)
+        report = _opened(held, tmp_path / "out")
+        _all_figures(report, held)
     assert {p.name: p.read_bytes() for p in sorted((tmp_path / "out" / "figures").iterdir())} == alone
     assert time.perf_counter() - t0 < 60
 

@@ -29,6 +29,17 @@ def stop_if_terminated() -> None:
         raise Terminated(f"signal {_received[0]}")
 
 
+def signals_received() -> list[int]:
+    """The SIGTERMs recorded by `terminate_as_interrupt` (so far, in this process)."""
+    return list(_received)
+
+
+def note_signals(signals) -> None:
+    """Record signals another process of the build was stopped by (benchreport.report.prefork), so
+    that `stop_if_terminated` stops this one as terminated too."""
+    _received.extend(signals)
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """While inside, SIGTERM raises `Terminated`, so `finally` blocks (staging folders) run."""

@@ -51,7 +51,8 @@ from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import write_analysis
 from benchreport.report.shared_figures import drawing_beside
-from benchreport.progress import stop_if_terminated, terminate_as_interrupt
+from benchreport.progress import note_signals, signals_received, stop_if_terminated, terminate_as_interrupt
+from benchreport.report.prefork import ForkedProcessError, forked
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
@@ -219,20 +220,32 @@ def _cannot_be_done_as_asked(exc: Exception) -> bool:
     return isinstance(exc, (DataSetError, StoreError))
 
 
-def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto") -> None:
+def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto",
+            meanwhile=lambda: None) -> None:
+    """report.html and report.pdf from the executed notebook, and `meanwhile` (work the page does
+    not need: HeldAnalysis.finish) once the page is rendered. Chromium, when it prints, is started
+    first and given the page once rendered (benchreport.report.pdf.ChromiumAhead): its start-up runs
+    beside nbconvert's rendering, and its print beside `meanwhile`."""
     import nbformat
 
-    from benchreport.report.pdf import choose_engine, html_to_pdf
-    from benchreport.report.render import notebook_to_html
+    from benchreport.report.pdf import ChromiumAhead, choose_engine, find_chromium, html_to_pdf
+    from benchreport.report.render import check_self_contained, notebook_to_html
 
-    nb = nbformat.read(stage / "report.ipynb", as_version=4)
-    _say("rendering report.html", quiet=quiet, progress_only=True)
-    html = notebook_to_html(nb, title=title)
-    if "html" in formats:
-        (stage / "report.html").write_text(html, encoding="utf-8")
-    if "pdf" in formats:
-        _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
-        html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet))
+    engine = choose_engine(pdf_engine) if "pdf" in formats else None
+    with (ChromiumAhead(find_chromium()) if engine == "chromium" else contextlib.nullcontext()) as ahead:
+        nb = nbformat.read(stage / "report.ipynb", as_version=4)
+        _say("rendering report.html", quiet=quiet, progress_only=True)
+        html = notebook_to_html(nb, title=title)
+        if "html" in formats:
+            (stage / "report.html").write_text(html, encoding="utf-8")
+        if ahead is not None:
+            check_self_contained(html)
+            ahead.give(html)
+        meanwhile()
+        if engine:
+            _say(f"rendering report.pdf ({engine})", quiet=quiet, progress_only=True)
+            html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet),
+                        ahead=ahead)
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
@@ -407,11 +420,9 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     with terminate_as_interrupt(), _staging(out) as stage:
         step = ["the analysis"]
         try:
-            facts = _analyse_and_draw(request, opened, stage, figure_formats, step)
+            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step)
             (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
                                             + "\n", encoding="utf-8")
-            step[0] = "rendering"
-            _render(stage, request.title, formats, quiet=quiet, pdf_engine=request.pdf_engine)
             step[0] = "checking the outputs"
             written = _check_outputs(stage, formats)
             step[0] = f"moving the report into {target.shown}"
@@ -431,26 +442,102 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     return BuildResult(out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on))
 
 
-def _analyse_and_draw(request: BuildRequest, opened, stage: Path, figure_formats: list[str], step: list) -> dict:
-    """Analyse, write the tables, then execute the report notebook on that analysis (held in
-    memory: it is analysed once) while a forked process draws figures from the report's end
-    (benchreport.report.shared_figures); returns what a site's index shows of the build. `step` names
-    what is being done (for a failure's message)."""
+def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[str], figure_formats: list[str],
+                      step: list) -> dict:
+    """Analyse and write the tables while a process forked at the start (benchreport.report.prefork)
+    readies the rendering (`_warm_up`: imports and first-use set-up, on another core), then hand it
+    the analysis to execute the report notebook and render it (`_render_job`); in this process
+    where none can be forked. Returns what a site's index shows of the build. `step` names what is
+    being done (for a failure's message)."""
     options, quiet = request.options, request.quiet
-    analysis = opened.analyse(options, quiet=quiet)
-    seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
-    if options.baseline is not None and options.baseline not in seats:
-        shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
-        raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
-    loaded = analysis.loaded
-    _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
-         f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
-    facts = _site_facts(analysis, request.title)
+    with forked(_render_job, _warm_up) as renderer:
+        analysis = opened.analyse(options, quiet=quiet)
+        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
+        if options.baseline is not None and options.baseline not in seats:
+            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
+        loaded = analysis.loaded
+        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+             f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
+        job = RenderJob(analysis, _parameters(request, figure_formats), stage, formats, figure_formats,
+                        request.title, request.pdf_engine, quiet)
+        sent = renderer is not None and renderer.send(job)
+        write_analysis(analysis, stage)
+        notes = {"step": "the report notebook"}
+        step[0] = notes["step"]
+        try:
+            if sent:
+                notes = renderer.result()
+            else:
+                _render_job(job, notes)
+        except ForkedProcessError as exc:
+            raise BuildError(f"{step[0]} failed: {exc}") from None
+        except BaseException as exc:
+            notes = getattr(exc, "forked_notes", notes)
+            note_signals(notes.get("signals", ()))  # a signal the forked process was stopped by
+            raise
+        finally:
+            step[0] = notes.get("step", step[0])
+    return notes["facts"]
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """What the report's rendering needs of the build: the analysis, the notebook's parameters,
+    the staging folder, the formats, the title and the PDF engine."""
+
+    analysis: object
+    params: dict
+    stage: Path
+    formats: list
+    figure_formats: list
+    title: str
+    pdf_engine: str
+    quiet: bool
+
+
+def _render_job(job: RenderJob, notes: dict) -> None:
+    """Execute the report notebook on the analysis (held in memory) while a forked process draws
+    figures from the report's end (benchreport.report.shared_figures), then render report.html and
+    report.pdf; `notes` says the step reached, a signal that stopped it, and what a site's index
+    shows of the build (`_site_facts`)."""
     from benchreport.report.document import HeldAnalysis
 
-    with drawing_beside(analysis, tuple(dict.fromkeys(("png", *figure_formats)))) as (shared, ended):
-        write_analysis(analysis, stage)
-        step[0] = "the report notebook"
-        _execute(_parameters(request, figure_formats), stage / "report.ipynb",
-                 HeldAnalysis(analysis, shared, ended, out=stage), quiet=quiet)
-    return facts
+    try:
+        notes["step"] = "the report notebook"
+        with drawing_beside(job.analysis, tuple(dict.fromkeys(("png", *job.figure_formats)))) as (shared, ended):
+            held = HeldAnalysis(job.analysis, shared, ended, out=job.stage)
+            _execute(job.params, job.stage / "report.ipynb", held, quiet=job.quiet)
+            notes["step"] = "rendering"
+            _render(job.stage, job.title, job.formats, quiet=job.quiet, pdf_engine=job.pdf_engine,
+                    meanwhile=held.finish)
+        notes["facts"] = _site_facts(job.analysis, job.title)  # the sections are imported here
+    except BaseException:
+        notes["signals"] = signals_received()
+        raise
+
+
+def _warm_up() -> None:
+    """What `_render_job` needs first, done ahead in the forked process while the build analyses:
+    papermill, nbconvert, matplotlib and the report's sections imported, nbconvert's template
+    compiled (a page rendered), a first figure saved."""
+    import importlib
+    import io
+
+    import nbformat
+
+    for module in ("papermill", "benchreport.report.document", "benchreport.report.pdf"):
+        importlib.import_module(module)
+    from benchreport.report import inprocess
+    from benchreport.report.figures import theme
+    from benchreport.report.render import notebook_to_html
+
+    inprocess.engine_class()
+    notebook_to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm-up")]), title="warm-up")
+    from matplotlib.figure import Figure
+
+    with theme():
+        fig = Figure(figsize=(2, 1))
+        fig.add_subplot().plot([0, 1], [0, 1], label="a")
+        fig.savefig(io.BytesIO(), format="png")
+        fig.savefig(io.BytesIO(), format="svg")

@@ -11,11 +11,12 @@ notebook runs (benchreport.report.shared_figures); they are put in their places 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import struct
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -41,12 +42,21 @@ class HeldAnalysis:
     `shared`: figures a process beside the build draws (benchreport.report.shared_figures);
     `gone`: true once that process ended, so nothing waits for it; `out`: where the notebook
     writes its figures (the build's staging folder), in place of its `out` parameter, which names
-    the report's own folder (so the executed notebook, run again by hand, writes there)."""
+    the report's own folder (so the executed notebook, run again by hand, writes there). A figure's
+    files other than its PNG (which the page shows) are left to `later`: the build writes them
+    once the page is rendered, while the PDF is printed."""
 
     analysis: Any
     shared: SharedFigures | None = None
     gone: Callable[[], bool] = lambda: False
     out: Path | None = None
+    #: work the page does not wait for (a figure's SVG and PDF files), done by `finish`
+    later: list = field(default_factory=list)
+
+    def finish(self) -> None:
+        """Do the work left for later (the build does it while Chromium prints the page)."""
+        while self.later:
+            self.later.pop(0)()
 
 
 _HELD: ContextVar[HeldAnalysis | None] = ContextVar("benchreport_held_analysis", default=None)
@@ -101,6 +111,8 @@ class Report:
         #: figures the build draws beside this notebook (benchreport.report.shared_figures), or None
         self.shared = None
         self._gone = lambda: False
+        #: in a build, where the work the page does not wait for goes (HeldAnalysis.later)
+        self._later: list | None = None
 
     @classmethod
     def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
@@ -137,8 +149,8 @@ class Report:
                                      title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb,
                                      strict=strict)
         report = cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
-        if held is not None:
-            report.shared, report._gone = held.shared, held.gone  # a build: it may draw figures beside
+        if held is not None:  # a build: it may draw figures beside, and writes files the page needs not first
+            report.shared, report._gone, report._later = held.shared, held.gone, held.later
         return report
 
     @classmethod
@@ -219,11 +231,15 @@ class Report:
             return None
         label = self._next_label("figure")
         stem = f"figure-{self._figures:02d}"
+        folder = self.out / "figures"
         formats = tuple(dict.fromkeys(("png", *self.formats)))
-        paths = save_figure(block.figure, self.out / "figures", stem, formats)
+        now = formats if self._later is None else ("png",)
+        paths = save_figure(block.figure, folder, stem, now)
         png = paths["png"].read_bytes()
         if "png" not in self.formats:
             paths["png"].unlink()
+        if len(now) < len(formats):
+            self._later.append(functools.partial(save_figure, block.figure, folder, stem, formats[len(now):]))
         return self._show_figure(png, label, block.caption, block.key)
 
     def figures(self, *names: str) -> None:
@@ -254,21 +270,42 @@ class Report:
             return False
         facts = shared.wait(name, gone=self._gone)
         formats = tuple(dict.fromkeys(("png", *self.formats)))
-        if not facts or facts.get("failed") or not (facts.get("none") or set(formats) <= set(facts.get("formats", ()))):
+        have = set(facts.get("formats", ())) if facts else set()
+        rest = [f for f in formats if f not in have]
+        if not facts or facts.get("failed") or not (facts.get("none") or "png" in have):
             return False
         if facts.get("none"):
             return True
+        if rest and (self._later is None or not set(rest) <= set(facts.get("later", ()))):
+            return False  # files this report needs that the other process does not write
         files, stem = shared.files(name, formats), f"figure-{self._figures + 1:02d}"
+        folder = self.out / "figures"
         try:
             png = files["png"].read_bytes()
-            (self.out / "figures").mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
             for kind in formats:
-                if kind in self.formats:
-                    shutil.move(files[kind], self.out / "figures" / f"{stem}.{kind}")
+                if kind in self.formats and kind in have:
+                    shutil.move(files[kind], folder / f"{stem}.{kind}")
         except OSError:
             return False
+        if rest:
+            self._later.append(functools.partial(self._take_later, name, stem, rest))
         self._show_figure(png, self._next_label("figure"), facts.get("caption", ""), facts.get("key", ""))
         return True
+
+    def _take_later(self, name: str, stem: str, formats: list[str]) -> None:
+        """A figure's files the drawing process writes after its PNGs (`draw_from_end`), moved into
+        place once written; drawn here when that process failed or ended without them."""
+        folder = self.out / "figures"
+        done = self.shared.wait(f"{name}.later", gone=self._gone)
+        files = self.shared.files(name, formats)
+        if done and not done.get("failed") and all(files[kind].is_file() for kind in formats):
+            for kind in formats:
+                shutil.move(files[kind], folder / f"{stem}.{kind}")
+            return
+        from benchreport.report.catalog import FIGURES
+
+        save_figure(FIGURES[name].make(self.analysis).figure, folder, stem, tuple(formats))
 
     def title_block(self) -> None:
         """The title, and one line on what the data set holds."""

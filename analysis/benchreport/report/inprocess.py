@@ -23,7 +23,7 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["ENGINE", "execute_in_process"]
+__all__ = ["ENGINE", "engine_class", "execute_in_process"]
 
 #: the name this engine is registered under with papermill
 ENGINE = "benchreport-in-process"
@@ -31,7 +31,7 @@ ENGINE = "benchreport-in-process"
 _HTML_PLAIN = "<IPython.core.display.HTML object>"
 
 
-def _engine_class():
+def engine_class():
     """The papermill engine (built on first use: papermill is imported only for a build)."""
     import nbformat
     from papermill.engines import Engine
@@ -94,7 +94,7 @@ def execute_in_process(notebook: Path, output: Path, parameters: dict, *, progre
     import papermill as pm
     from papermill.engines import papermill_engines
 
-    papermill_engines.register(ENGINE, _engine_class())
+    papermill_engines.register(ENGINE, engine_class())
     pm.execute_notebook(str(notebook), str(output), parameters=parameters, engine_name=ENGINE,
                         progress_bar=progress and sys.stderr.isatty(), log_output=False,
                         request_save_on_cell_execute=False)

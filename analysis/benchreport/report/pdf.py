@@ -19,18 +19,28 @@ every host name resolves to nothing, and it runs with a profile of its own in a
 temporary folder that is removed afterwards. Its PDF carries the time it was printed;
 that date is set to a fixed one, so the same HTML gives the same bytes (as WeasyPrint's
 does with its fixed identifier).
+
+A build starts Chromium before its page exists (`ChromiumAhead`, while the report notebook
+runs), so that its start (about 0.25 s) is not on the build's path: Chromium asks for the page
+at a loopback address (127.0.0.1, a port of the system's choosing, a random path), and the
+answer is held until the page is there. Only that one path is served, once; the page is the
+same checked, inert copy; and a Chromium that ended before it was given the page printed
+nothing of ours, so that case is printed again the plain way (`html_to_pdf`).
 """
 from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
-__all__ = ["ENGINES", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
+__all__ = ["ENGINES", "ChromiumAhead", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
            "offline_fetcher"]
 
 ENGINES = ("auto", "chromium", "weasyprint")
@@ -41,7 +51,7 @@ _CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
     "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-    "--disable-breakpad", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-pdf-header-footer",
+    "--disable-breakpad", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--no-pdf-header-footer",
 )
 #: the page Chromium prints may run nothing and load nothing but data: URIs (a Content Security
 #: Policy in the printed copy; Chromium's switch that turns scripts off also stops its printing)
@@ -98,10 +108,13 @@ def choose_engine(engine: str = "auto") -> str:
     return engine
 
 
-def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None) -> Path:
+def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None,
+                ahead: "ChromiumAhead | None" = None) -> Path:
     """Print the report's HTML to `path` with `engine` (`choose_engine`), offline. With ``auto``, a
     Chromium that cannot print (a sandboxed snap that cannot read the page's temporary folder, a
-    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why."""
+    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why.
+    `ahead`: a Chromium started before the page existed, given it now (printed again the plain
+    way if that one fails)."""
     from benchreport.report.render import check_self_contained
 
     path = Path(path)
@@ -109,6 +122,11 @@ def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None)
         return _weasyprint_pdf(html, path)
     check_self_contained(html)
     try:
+        if ahead is not None:
+            try:
+                return ahead.print(html, path)
+            except PdfEngineError:
+                pass  # printed again below, from the start: the page is the same
         return _chromium_pdf(html, path, find_chromium())
     except PdfEngineError as exc:
         if engine != "auto" or not _weasyprint_installed():
@@ -191,19 +209,31 @@ def _fixed_date(m: re.Match) -> bytes:
 def _run_chromium(args: list[str]) -> None:
     """Run Chromium in a session of its own; on a timeout, an error or an interrupt its whole
     process group (the browser and its helpers) is killed."""
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    _finish_chromium(_start_chromium(args), args[0])
+
+
+def _start_chromium(args: list[str], stderr=subprocess.PIPE) -> subprocess.Popen:
+    """Chromium in a session (and process group) of its own; its output to a pipe or `stderr`."""
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                             start_new_session=True)
+
+
+def _finish_chromium(proc: subprocess.Popen, name: str, stderr_file: Path | None = None) -> None:
+    """Wait for Chromium to end (`CHROMIUM_TIMEOUT_S`); PdfEngineError when it failed, with the end
+    of what it said (its stderr pipe, or `stderr_file`)."""
     try:
         _, err = proc.communicate(timeout=CHROMIUM_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        raise PdfEngineError(f"Chromium ({args[0]}) did not finish printing within {CHROMIUM_TIMEOUT_S:.0f} s") from None
+        raise PdfEngineError(f"Chromium ({name}) did not finish printing within {CHROMIUM_TIMEOUT_S:.0f} s") from None
     except BaseException:
         _kill_group(proc)
         raise
     if proc.returncode != 0:
-        tail = " ".join(err.decode("utf-8", "replace").split()[-40:])
-        raise PdfEngineError(f"Chromium ({args[0]}) exited with status {proc.returncode}: {tail}")
+        if stderr_file is not None:
+            err = stderr_file.read_bytes() if stderr_file.is_file() else b""
+        tail = " ".join((err or b"").decode("utf-8", "replace").split()[-40:])
+        raise PdfEngineError(f"Chromium ({name}) exited with status {proc.returncode}: {tail}")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -213,3 +243,130 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
     proc.wait()
 
+
+
+class ChromiumAhead:
+    """Chromium started now for a page given later (`print`): it loads
+    ``http://127.0.0.1:PORT/TOKEN.html`` from a server in this process that holds its answer
+    until the page is given, then prints it as `html_to_pdf` does. `close` ends it (always:
+    use it as a context manager)."""
+
+    #: connections served at most (Chromium opens one or two)
+    MAX_CONNECTIONS = 16
+
+    def __init__(self, chromium: str):
+        self.chromium = chromium
+        self._tmp = tempfile.TemporaryDirectory(prefix="benchreport-chromium-")
+        self._printed = Path(self._tmp.name) / "page.pdf"
+        self._page: bytes | None = None
+        self._html: str | None = None
+        self._given = threading.Event()
+        self._served = threading.Event()
+        self._closed = threading.Event()
+        self._answering: list[threading.Thread] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.2)
+        self._path = f"/{secrets.token_urlsafe(18)}.html"
+        url = f"http://127.0.0.1:{self._listener.getsockname()[1]}{self._path}"
+        self._thread = threading.Thread(target=self._serve, name="benchreport-chromium-page", daemon=True)
+        self._thread.start()
+        args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(self._tmp.name) / 'profile'}",
+                f"--print-to-pdf={self._printed}", url]
+        self._said = Path(self._tmp.name) / "chromium.log"
+        with open(self._said, "wb") as said:  # a file, not a pipe: nobody reads it while the page is awaited
+            self._proc = _start_chromium(args, stderr=said)
+
+    def __enter__(self) -> "ChromiumAhead":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def give(self, html: str) -> None:
+        """Hand `html` (checked: `render.check_self_contained`) to Chromium, which prints it
+        while the caller goes on; `print` waits for the PDF."""
+        if not self._given.is_set():
+            self._html = html
+            self._page = _inert(html).encode("utf-8")
+            self._given.set()
+
+    def print(self, html: str, path: str | Path) -> Path:
+        """`html` (checked by `html_to_pdf`; given already, or now) printed to `path`;
+        PdfEngineError when Chromium failed, or ended without having been given the page."""
+        if not self._given.is_set() and self._proc.poll() is not None:
+            raise PdfEngineError(f"Chromium ({self.chromium}) ended before the page was ready")
+        self.give(html)
+        if self._html is not html and self._html != html:
+            raise PdfEngineError("Chromium was given another page")
+        _finish_chromium(self._proc, self.chromium, self._said)
+        for answering in list(self._answering):  # Chromium has ended: their sends are over
+            answering.join(timeout=5)
+        if not self._served.is_set():  # it printed something, but not our page
+            raise PdfEngineError(f"Chromium ({self.chromium}) printed without loading the page")
+        if not self._printed.is_file() or self._printed.stat().st_size == 0:
+            raise PdfEngineError(f"Chromium ({self.chromium}) printed no PDF")
+        Path(path).write_bytes(_PDF_DATE.sub(_fixed_date, self._printed.read_bytes()))
+        return Path(path)
+
+    def close(self) -> None:
+        """Chromium's process group killed if it still runs, the server stopped, the folder removed."""
+        self._closed.set()
+        if self._proc.poll() is None:
+            _kill_group(self._proc)
+        self._listener.close()
+        self._thread.join(timeout=5)
+        self._tmp.cleanup()
+
+    def _serve(self) -> None:
+        """Accept connections until closed; each answered in a thread of its own (Chromium may
+        ask on any of the connections it opens)."""
+        for _ in range(self.MAX_CONNECTIONS):
+            conn = None
+            while conn is None and not self._closed.is_set():
+                try:
+                    conn, _ = self._listener.accept()
+                except socket.timeout:
+                    continue
+                except OSError:
+                    return
+            if conn is None:
+                return
+            answering = threading.Thread(target=self._answer, args=(conn,), daemon=True)
+            self._answering.append(answering)
+            answering.start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(0.2)
+            request = b""
+            while b"\r\n\r\n" not in request and len(request) < 16384 and not self._closed.is_set():
+                try:
+                    chunk = conn.recv(4096)
+                except socket.timeout:
+                    continue
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                request += chunk
+            line = request.split(b"\r\n", 1)[0].split()
+            if len(line) < 2 or line[0] != b"GET" or line[1] != self._path.encode("ascii") or self._served.is_set():
+                self._send(conn, b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            while not self._given.wait(0.2):
+                if self._closed.is_set():
+                    return
+            page = self._page or b""
+            head = (f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                    f"Content-Length: {len(page)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
+            if self._send(conn, head.encode("ascii") + page):
+                self._served.set()
+
+    @staticmethod
+    def _send(conn: socket.socket, data: bytes) -> bool:
+        conn.settimeout(30)
+        try:
+            conn.sendall(data)
+            return True
+        except OSError:
+            return False

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -213,12 +214,59 @@ def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None 
 
 def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str:
     """An executed notebook as one self-contained HTML page, code and prompts hidden."""
+    exporter = _exporter(str(template_dir or TEMPLATES_DIR))
+    # code cells that show nothing (the parameters, papermill's injected parameters with its
+    # random cell id) are left out, so the same data give the same page, byte for byte
+    nb = copy.deepcopy(nb)
+    nb.cells = [cell for cell in nb.cells if cell.cell_type != "code" or cell.get("outputs")]
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": str(title)},
+                                                         "report_title": str(title)})
+    check_offline(body)
+    return body
+
+
+#: an element other than a void one written as self-closing (``<a href="#x" />``), which HTML
+#: parsers read as an open element: written as an empty element instead
+_SELF_CLOSED = re.compile(r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b)"
+                          r"([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*?)?\s*/>")
+
+
+@functools.lru_cache(maxsize=4)
+def _exporter(template_dir: str):
+    """The page's exporter: nbconvert's HTMLExporter with the benchreport template, made once per
+    process (making one compiles its templates: 0.06 s of a page; `render` passes the title in
+    the resources, so one exporter serves every page). It skips HTMLExporter's last pass, which
+    re-parses the whole page with BeautifulSoup to give images without alt text a placeholder
+    and output areas inside ``.jp-Notebook`` a tabindex: every image of ours has its alt text, the
+    template has no ``.jp-Notebook``, and the pass took half of the rest of the page's time
+    (docs/performance.md). The one repair it made that the page needs is done here: nbconvert's
+    sanitiser writes a heading's empty anchor as ``<a ... />``, which HTML reads as an ``<a>``
+    left open around the rest of the page (`_SELF_CLOSED`). Where nbconvert's internals differ
+    from those this was written against, its own HTMLExporter is used as it is."""
     # deferred: nbconvert (and traitlets with it) is heavy and needed for rendering only
     from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
     from traitlets.config import Config
 
+    class PaperExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            try:
+                langinfo = nb.metadata.get("language_info", {})
+                lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+                self.register_filter("highlight_code", self.filters.get(
+                    "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+                resources = self._init_resources(resources)
+                self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                    notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            except (AttributeError, TypeError):  # another nbconvert: its own exporter, soup and all
+                return super().from_notebook_node(nb, resources, **kw)
+            html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            return _SELF_CLOSED.sub(r"<\1\2></\1>", html), resources
+
     c = Config()
-    c.HTMLExporter.extra_template_basedirs = [str(template_dir or TEMPLATES_DIR)]
+    c.HTMLExporter.extra_template_basedirs = [template_dir]
     c.HTMLExporter.template_name = TEMPLATE_NAME
     c.HTMLExporter.exclude_input = True
     c.HTMLExporter.exclude_input_prompt = True
@@ -228,15 +276,7 @@ def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str
     # cells for notebook readers only (the notebook's own explanation) stay out of the paper
     c.TagRemovePreprocessor.enabled = True
     c.TagRemovePreprocessor.remove_cell_tags = ("notebook-only",)
-    exporter = HTMLExporter(config=c)
-    # code cells that show nothing (the parameters, papermill's injected parameters with its
-    # random cell id) are left out, so the same data give the same page, byte for byte
-    nb = copy.deepcopy(nb)
-    nb.cells = [cell for cell in nb.cells if cell.cell_type != "code" or cell.get("outputs")]
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": str(title)},
-                                                         "report_title": str(title)})
-    check_offline(body)
-    return body
+    return PaperExporter(config=c)
 
 
 class OfflineError(RuntimeError):

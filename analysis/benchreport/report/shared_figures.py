@@ -25,6 +25,8 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterator
 
+from benchreport.report.prefork import can_fork
+
 __all__ = ["SharedFigures", "draw_from_end", "drawing_beside"]
 
 #: how long the notebook waits for a figure the drawing process claimed before drawing it itself
@@ -76,11 +78,13 @@ class SharedFigures:
 def draw_from_end(analysis, shared: SharedFigures, formats) -> list[str]:
     """The build's share: the report's figures from the last, each one not yet claimed by the
     notebook; stops at the first the notebook has (it claims them in order, so it has every
-    earlier one). Returns the names drawn here. A figure that fails is left to the notebook."""
+    earlier one). Each figure's PNG (what the page shows) is published first (NAME.json), its
+    other `formats` once every PNG is out (NAME.later.json). Returns the names drawn here. A
+    figure that fails is left to the notebook."""
     from benchreport.report.catalog import FIGURES
     from benchreport.report.figures import save_figure
 
-    drawn = []
+    drawn, first, later = {}, ("png",), tuple(f for f in formats if f != "png")
     for name, entry in reversed(list(FIGURES.items())):
         if not shared.claim(name):
             break
@@ -89,18 +93,19 @@ def draw_from_end(analysis, shared: SharedFigures, formats) -> list[str]:
             if block is None or block.figure is None:
                 shared.publish(name, none=True)
                 continue
-            save_figure(block.figure, shared.folder, name, formats)
-            shared.publish(name, caption=block.caption, key=block.key, formats=list(formats))
-            drawn.append(name)
+            save_figure(block.figure, shared.folder, name, first)
+            shared.publish(name, caption=block.caption, key=block.key, formats=list(first), later=list(later))
+            drawn[name] = block.figure
         except Exception as exc:  # noqa: BLE001 - the notebook draws it, and says what is wrong
             shared.publish(name, failed=f"{type(exc).__name__}: {exc}")
-    return drawn
-
-
-def _can_fork() -> bool:
-    """A forked drawing process is used on Linux only (fork without exec is unsafe with macOS's
-    system frameworks), and not when BENCHREPORT_DRAW_BESIDE=0 asks for one process."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork") and os.environ.get("BENCHREPORT_DRAW_BESIDE") != "0"
+    for name, figure in drawn.items():  # the files the page does not show, once its PNGs are out
+        try:
+            if later:
+                save_figure(figure, shared.folder, name, later)
+            shared.publish(f"{name}.later", formats=list(later))
+        except Exception as exc:  # noqa: BLE001 - the notebook draws them
+            shared.publish(f"{name}.later", failed=f"{type(exc).__name__}: {exc}")
+    return list(drawn)
 
 
 def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
@@ -146,10 +151,10 @@ def _ended(pid: int) -> Callable[[], bool]:
 @contextlib.contextmanager
 def drawing_beside(analysis, formats) -> Iterator[tuple[SharedFigures | None, Callable[[], bool]]]:
     """(shared folder, ended) while a forked process draws the report's figures from the end;
-    (None, ...) where no process can be forked (`_can_fork`): the notebook then draws them all.
+    (None, ...) where no process can be forked (benchreport.report.prefork.can_fork): the notebook then draws them all.
     Leaving the block stops the process if it is still drawing (a failed or stopped build) and
     removes the folder."""
-    if not _can_fork():
+    if not can_fork():
         yield None, lambda: True
         return
     with tempfile.TemporaryDirectory(prefix="benchreport-figures-") as tmp:
