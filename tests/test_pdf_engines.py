@@ -146,3 +146,57 @@ def test_an_interrupted_chromium_is_killed_with_its_helpers(monkeypatch, tmp_pat
             os.kill(helper, 0)
             import time
             time.sleep(0.05)
+
+
+@needs_chromium
+def test_chromium_started_ahead_prints_the_same_bytes(tmp_path):
+    """Chromium started before the page exists (`ChromiumAhead`, as a build starts it while it
+    renders the HTML) prints the page it is given later, byte for byte as the plain print."""
+    import time
+
+    html = _page("Fixture report")
+    plain = pdf.html_to_pdf(html, tmp_path / "plain.pdf", engine="chromium").read_bytes()
+    with pdf.ChromiumAhead(pdf.find_chromium()) as ahead:
+        time.sleep(0.5)  # it has asked for the page by now, and waits
+        printed = pdf.html_to_pdf(html, tmp_path / "ahead.pdf", engine="chromium", ahead=ahead).read_bytes()
+        assert ahead._served.is_set()
+    assert printed == plain
+
+
+@needs_chromium
+def test_chromium_started_ahead_serves_its_one_path_once(tmp_path):
+    """The loopback server answers only Chromium's own random path, once; anything else on that
+    port is told 404, and is never given the page."""
+    import socket
+
+    with pdf.ChromiumAhead(pdf.find_chromium()) as ahead:
+        port = ahead._listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as other:
+            other.sendall(b"GET /page.html HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert other.recv(100).startswith(b"HTTP/1.1 404")
+        pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium", ahead=ahead)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as late:
+            late.sendall(f"GET {ahead._path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert late.recv(100).startswith(b"HTTP/1.1 404")  # served already
+    assert "127.0.0.1" not in _pdf_text(tmp_path / "a.pdf")
+
+
+def test_a_chromium_started_ahead_that_never_loaded_the_page_prints_again(monkeypatch, tmp_path):
+    """A Chromium that ended without being given the page printed nothing of ours (an error page,
+    or nothing): the page is printed the plain way instead, never that PDF."""
+    script = tmp_path / "chromium"
+    script.write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --print-to-pdf=*) printf '%%PDF-1.4 error page' > "
+                      "\"${a#--print-to-pdf=}\";; esac; done\nexit 0\n")
+    script.chmod(0o755)
+    printed = []
+
+    def plain(html, path, chromium):
+        printed.append(chromium)
+        path.write_bytes(b"%PDF-1.4 the page")
+        return path
+
+    monkeypatch.setattr(pdf, "_chromium_pdf", plain)
+    monkeypatch.setattr(pdf, "find_chromium", lambda: str(script))
+    with pdf.ChromiumAhead(str(script)) as ahead:
+        out = pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium", ahead=ahead)
+    assert out.read_bytes() == b"%PDF-1.4 the page" and printed == [str(script)]

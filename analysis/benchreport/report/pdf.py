@@ -29,6 +29,7 @@ nothing of ours, so that case is printed again the plain way (`html_to_pdf`).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -313,6 +314,8 @@ class ChromiumAhead:
         self._closed.set()
         if self._proc.poll() is None:
             _kill_group(self._proc)
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread at once (Linux)
         self._listener.close()
         self._thread.join(timeout=5)
         self._tmp.cleanup()

@@ -1,0 +1,199 @@
+"""The process a build forks before its analysis (benchreport.report.prefork): it warms up while
+the parent works, runs the job it is sent, and answers with the outcome; every way it can end
+(an error in the job, death before or after the job, the parent leaving early) ends the same way
+for the parent: an answer, an exception, or the job run in the parent."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchreport.report import prefork
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked processes are used on Linux only")
+
+
+def _alive(pid: int) -> bool:
+    """A live process (not a zombie) with this id."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _double(job, notes):
+    notes["pid"] = os.getpid()
+    notes["value"] = job * 2
+
+
+def _nothing():
+    return None
+
+
+def test_the_job_runs_in_the_forked_process_and_its_notes_come_back():
+    with prefork.forked(_double, _nothing) as handle:
+        assert handle is not None
+        assert handle.send(21)
+        notes = handle.result()
+    assert notes["value"] == 42
+    assert notes["pid"] == handle.pid != os.getpid()
+
+
+def test_the_warm_up_runs_before_the_job(tmp_path):
+    marker = tmp_path / "warm"
+
+    def warm():
+        marker.write_text(str(os.getpid()))
+
+    def job(path, notes):
+        notes["warm"] = Path(path).read_text()
+
+    with prefork.forked(job, warm) as handle:
+        handle.send(str(marker))
+        notes = handle.result()
+    assert notes["warm"] == str(handle.pid)
+
+
+def test_a_failed_warm_up_is_no_failure():
+    def warm():
+        raise RuntimeError("no matplotlib here")
+
+    with prefork.forked(_double, warm) as handle:
+        handle.send(1)
+        assert handle.result()["value"] == 2
+
+
+class Refusal(ValueError):
+    pass
+
+
+def test_the_jobs_exception_is_raised_in_the_parent_with_its_notes():
+    def job(_, notes):
+        notes["step"] = "rendering"
+        raise Refusal("the page is not self-contained")
+
+    with prefork.forked(job, _nothing) as handle:
+        handle.send(None)
+        with pytest.raises(Refusal, match="not self-contained") as raised:
+            handle.result()
+    assert raised.value.forked_notes == {"step": "rendering"}
+
+
+def test_an_exception_that_cannot_cross_is_described():
+    class Local(Exception):  # defined in a function: cannot be pickled
+        pass
+
+    def job(_, notes):
+        raise Local("made here")
+
+    with prefork.forked(job, _nothing) as handle:
+        handle.send(None)
+        with pytest.raises(RuntimeError, match="Local: made here"):
+            handle.result()
+
+
+def test_an_interrupt_in_the_job_is_an_interrupt_in_the_parent():
+    def job(_, notes):
+        raise KeyboardInterrupt
+
+    with prefork.forked(job, _nothing) as handle:
+        handle.send(None)
+        with pytest.raises(KeyboardInterrupt):
+            handle.result()
+
+
+def test_a_process_killed_during_its_job_is_an_error_not_a_hang():
+    def job(_, notes):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    with prefork.forked(job, _nothing) as handle:
+        handle.send(None)
+        with pytest.raises(prefork.ForkedProcessError, match="killed by signal 9"):
+            handle.result()
+
+
+def test_a_process_gone_before_its_job_leaves_the_job_to_the_parent():
+    def warm():
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    with prefork.forked(_double, warm) as handle:
+        time.sleep(0.2)
+        big = "x" * (1 << 20)  # more than a pipe holds: the write finds the reader gone
+        assert handle.send(big) is False
+
+
+def test_leaving_early_ends_the_process_and_what_it_started(tmp_path):
+    """The parent leaves before the answer (an error, SIGTERM): the forked process and a process it
+    started in its group are ended, and its clean-up ran (SIGTERM first)."""
+    cleaned = tmp_path / "cleaned"
+
+    def warm():
+        pid = os.fork()
+        if pid == 0:  # a grandchild, as the figure process is
+            time.sleep(60)
+            os._exit(0)
+        (tmp_path / "grandchild").write_text(str(pid))
+
+    def job(_, notes):
+        try:
+            time.sleep(60)
+        finally:
+            cleaned.write_text("yes")
+
+    from benchreport.progress import terminate_as_interrupt
+
+    with terminate_as_interrupt():  # as in a build: SIGTERM unwinds the job
+        with prefork.forked(job, warm) as handle:
+            handle.send(None)
+            deadline = time.monotonic() + 20
+            while not (tmp_path / "grandchild").exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)
+    grandchild = int((tmp_path / "grandchild").read_text())
+    assert not _alive(handle.pid)
+    deadline = time.monotonic() + 5
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _alive(grandchild)
+    assert cleaned.read_text() == "yes"
+
+
+def test_one_process_where_none_can_be_forked(monkeypatch):
+    monkeypatch.setenv("BENCHREPORT_DRAW_BESIDE", "0")
+    with prefork.forked(_double, _nothing) as handle:
+        assert handle is None
+
+
+def test_the_forked_process_ends_with_its_parent(tmp_path):
+    """A parent killed outright (SIGKILL: no clean-up of its own) takes the forked process with it."""
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        from benchreport.report import prefork
+        def job(_, notes):
+            time.sleep(60)
+        def warm():
+            open({str(tmp_path / 'child')!r}, 'w').write(str(os.getpid()))
+        with prefork.forked(job, warm) as handle:
+            handle.send(None)
+            time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "child").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    child = int((tmp_path / "child").read_text())
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _alive(child)
