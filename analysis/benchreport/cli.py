@@ -9,6 +9,7 @@ previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -141,12 +142,13 @@ def build_request(args, options):
                         pdf_engine=getattr(args, "pdf_engine", "auto"))
 
 
-def run_build(request) -> int:
-    """Build, say what was written (or why not, in one line) and return the exit code."""
+def run_build(request, renderer=None) -> int:
+    """Build, say what was written (or why not, in one line) and return the exit code. `renderer`:
+    the rendering process forked as the command started (`cmd_build`), or None."""
     from benchreport.report.build import BuildError, build
 
     try:
-        result = build(request)
+        result = build(request, renderer)
     except BuildError as exc:
         unchanged = "; the previous report, if any, is unchanged" if exc.kind == "failed" else ""
         print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
@@ -165,7 +167,38 @@ def run_build(request) -> int:
 
 
 def cmd_build(args) -> int:
-    return run_build(build_request(args, options_of(args)))
+    return run_build(build_request(args, options_of(args)), getattr(args, "renderer", None))
+
+
+@contextlib.contextmanager
+def _rendering_forked(args):
+    """For `build`: its rendering process forked first, before this process imports anything
+    heavy (benchreport.report.prefork), so that the imports and set-up the rendering needs, and
+    Chromium's start, run beside this process's own imports and analysis (docs/performance.md);
+    its handle is ``args.renderer``."""
+    if args.command != "build":
+        yield
+        return
+    from functools import partial
+
+    from benchreport.report.prefork import forked
+
+    given = getattr(args, "format", None)
+    pdf_engine = None if given is not None and "pdf" not in str(given).lower() else getattr(args, "pdf_engine", "auto")
+    with forked(_render_in_fork, partial(_warm_up_in_fork, pdf_engine)) as args.renderer:
+        yield
+
+
+def _render_in_fork(job, notes, warmed) -> None:
+    from benchreport.report.build import render_job
+
+    render_job(job, notes, warmed)
+
+
+def _warm_up_in_fork(pdf_engine):
+    from benchreport.report.build import warm_up
+
+    return warm_up(pdf_engine)
 
 
 def _compare_side(args, text: str, store, tables_cache: dict):
@@ -400,11 +433,12 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if not getattr(args, "log", None):
-        return _main(args)
-    from benchreport.cli_log import logged
+    with _rendering_forked(args):
+        if not getattr(args, "log", None):
+            return _main(args)
+        from benchreport.cli_log import logged
 
-    return logged(args, sys.argv[1:] if argv is None else argv, _main)
+        return logged(args, sys.argv[1:] if argv is None else argv, _main)
 
 
 def _main(args) -> int:

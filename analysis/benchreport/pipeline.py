@@ -141,8 +141,12 @@ class Analysis:
         if self.options.baseline:
             return self.options.baseline
         seats = self.tables.seats
-        inc = seats.loc[seats["role"] == "incumbent", "seat"]
-        return str(inc.iloc[0]) if len(inc) else None
+        cached = self.__dict__.get("_benchreport_incumbent")
+        if cached is None or cached[0] is not seats:  # once per seats table: a report asks often
+            inc = seats.loc[seats["role"] == "incumbent", "seat"]
+            cached = (seats, str(inc.iloc[0]) if len(inc) else None)
+            self.__dict__["_benchreport_incumbent"] = cached
+        return cached[1]
 
 
 def analyse(loaded: LoadResult, options: Options = Options(), *, quiet: bool = True) -> Analysis:

@@ -37,6 +37,7 @@ written: the previous report is unchanged). benchreport.cli turns them into exit
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -56,7 +57,8 @@ from benchreport.report.prefork import ForkedProcessError, forked
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
-__all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir"]
+__all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir",
+           "rendering_process", "render_job", "warm_up"]
 
 #: the parameterised report notebook (never overwritten: papermill writes a copy)
 NOTEBOOK = notebook_path("report.ipynb")
@@ -221,7 +223,7 @@ def _cannot_be_done_as_asked(exc: Exception) -> bool:
 
 
 def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto",
-            meanwhile=lambda: None) -> None:
+            meanwhile=lambda: None, ahead=None) -> None:
     """report.html and report.pdf from the executed notebook, and `meanwhile` (work the page does
     not need: HeldAnalysis.finish) once the page is rendered. Chromium, when it prints, is started
     first and given the page once rendered (benchreport.report.pdf.ChromiumAhead): its start-up runs
@@ -232,7 +234,10 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
     from benchreport.report.render import check_self_contained, notebook_to_html
 
     engine = choose_engine(pdf_engine) if "pdf" in formats else None
-    with (ChromiumAhead(find_chromium()) if engine == "chromium" else contextlib.nullcontext()) as ahead:
+    if engine != "chromium":
+        ahead = None  # started for a PDF this build does not print with Chromium
+    with (ChromiumAhead(find_chromium()) if engine == "chromium" and ahead is None
+          else contextlib.nullcontext(ahead)) as ahead:
         nb = nbformat.read(stage / "report.ipynb", as_version=4)
         _say("rendering report.html", quiet=quiet, progress_only=True)
         html = notebook_to_html(nb, title=title)
@@ -377,8 +382,10 @@ def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool)
     _say(f"kept in the site as {one_line(str(entry))}; index.html rewritten", quiet=quiet)
 
 
-def build(request: BuildRequest) -> BuildResult:
-    """Build the report of `request.source` into `request.out` (see the module docstring)."""
+def build(request: BuildRequest, renderer=None) -> BuildResult:
+    """Build the report of `request.source` into `request.out` (see the module docstring).
+    `renderer`: the rendering process the command line forked as it started
+    (benchreport.report.prefork, `rendering_process`), or None: one is forked here."""
     quiet = request.quiet
     formats = _report_formats(request.formats, request.pdf_engine, quiet=quiet)
     figure_formats = _formats(request.figure_formats, FIGURE_FORMATS, "--figure-formats")
@@ -386,7 +393,7 @@ def build(request: BuildRequest) -> BuildResult:
     target = _check_out(request.out, inputs)
     _check_site(request.site)
     with _locks(request, target):
-        return _build_locked(request, formats, figure_formats, inputs, target)
+        return _build_locked(request, formats, figure_formats, inputs, target, renderer)
 
 
 @contextlib.contextmanager
@@ -405,7 +412,7 @@ def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
         yield
 
 
-def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target) -> BuildResult:
+def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, renderer=None) -> BuildResult:
     """`build` with --out (and --site) locked: analyse, draw, render, check, publish."""
     quiet, out = request.quiet, target.path
     opened = _inputs(request)
@@ -420,7 +427,7 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     with terminate_as_interrupt(), _staging(out) as stage:
         step = ["the analysis"]
         try:
-            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step)
+            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step, renderer)
             (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
                                             + "\n", encoding="utf-8")
             step[0] = "checking the outputs"
@@ -443,14 +450,15 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
 
 
 def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[str], figure_formats: list[str],
-                      step: list) -> dict:
-    """Analyse and write the tables while a process forked at the start (benchreport.report.prefork)
-    readies the rendering (`_warm_up`: imports and first-use set-up, on another core), then hand it
-    the analysis to execute the report notebook and render it (`_render_job`); in this process
-    where none can be forked. Returns what a site's index shows of the build. `step` names what is
-    being done (for a failure's message)."""
-    options, quiet = request.options, request.quiet
-    with forked(_render_job, _warm_up) as renderer:
+                      step: list, renderer=None) -> dict:
+    """Analyse and write the tables while the rendering process (`renderer`, or one forked here:
+    benchreport.report.prefork) readies the rendering (`warm_up`: imports and first-use set-up, on
+    another core), then hand it the analysis to execute the report notebook and render it
+    (`render_job`); in this process where none could be forked. Returns what a site's index
+    shows of the build. `step` names what is being done (for a failure's message)."""
+    with (contextlib.nullcontext(renderer) if renderer is not None
+          else rendering_process(request.pdf_engine if "pdf" in formats else None)) as renderer:
+        options, quiet = request.options, request.quiet
         analysis = opened.analyse(options, quiet=quiet)
         seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
         if options.baseline is not None and options.baseline not in seats:
@@ -462,14 +470,13 @@ def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[
         job = RenderJob(analysis, _parameters(request, figure_formats), stage, formats, figure_formats,
                         request.title, request.pdf_engine, quiet)
         sent = renderer is not None and renderer.send(job)
-        write_analysis(analysis, stage)
         notes = {"step": "the report notebook"}
         step[0] = notes["step"]
         try:
             if sent:
                 notes = renderer.result()
             else:
-                _render_job(job, notes)
+                render_job(job, notes, None)
         except ForkedProcessError as exc:
             raise BuildError(f"{step[0]} failed: {exc}") from None
         except BaseException as exc:
@@ -496,43 +503,58 @@ class RenderJob:
     quiet: bool
 
 
-def _render_job(job: RenderJob, notes: dict) -> None:
+def render_job(job: RenderJob, notes: dict, warmed: "Warmed | None") -> None:
     """Execute the report notebook on the analysis (held in memory) while a forked process draws
     figures from the report's end (benchreport.report.shared_figures), then render report.html and
-    report.pdf; `notes` says the step reached, a signal that stopped it, and what a site's index
-    shows of the build (`_site_facts`)."""
+    report.pdf (with the Chromium `warmed` started, if any); `notes` says the step reached, a signal
+    that stopped it, and what a site's index shows of the build (`_site_facts`)."""
     from benchreport.report.document import HeldAnalysis
 
     try:
         notes["step"] = "the report notebook"
         with drawing_beside(job.analysis, tuple(dict.fromkeys(("png", *job.figure_formats)))) as (shared, ended):
             held = HeldAnalysis(job.analysis, shared, ended, out=job.stage)
+            # the tables, flags.json and refused.json: written while the PDF is printed
+            held.later.append(functools.partial(write_analysis, job.analysis, job.stage))
             _execute(job.params, job.stage / "report.ipynb", held, quiet=job.quiet)
             notes["step"] = "rendering"
             _render(job.stage, job.title, job.formats, quiet=job.quiet, pdf_engine=job.pdf_engine,
-                    meanwhile=held.finish)
+                    meanwhile=held.finish, ahead=warmed.chromium if warmed is not None else None)
         notes["facts"] = _site_facts(job.analysis, job.title)  # the sections are imported here
     except BaseException:
         notes["signals"] = signals_received()
         raise
 
 
-def _warm_up() -> None:
-    """What `_render_job` needs first, done ahead in the forked process while the build analyses:
+@dataclass
+class Warmed:
+    """What `warm_up` readied for `render_job`: a Chromium waiting for the page, if any."""
+
+    chromium: object = None  # benchreport.report.pdf.ChromiumAhead
+
+    def close(self) -> None:
+        if self.chromium is not None:
+            self.chromium.close()
+
+
+def warm_up(pdf_engine: str | None = None) -> Warmed:
+    """What `render_job` needs first, done ahead in the rendering process while the build analyses:
     papermill, nbconvert, matplotlib and the report's sections imported, nbconvert's template
-    compiled (a page rendered), a first figure saved."""
+    compiled (a page rendered), a first figure saved; then, for a PDF that Chromium prints
+    (`pdf_engine`), Chromium started (benchreport.report.pdf.ChromiumAhead)."""
     import importlib
     import io
 
     import nbformat
 
-    for module in ("papermill", "benchreport.report.document", "benchreport.report.pdf"):
+    for module in ("papermill", "benchreport.report.document"):
         importlib.import_module(module)
-    from benchreport.report import inprocess
+    from benchreport.report import inprocess, pdf
     from benchreport.report.figures import theme
-    from benchreport.report.render import notebook_to_html
+    from benchreport.report.render import compile_templates, notebook_to_html
 
     inprocess.engine_class()
+    compile_templates()
     notebook_to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm-up")]), title="warm-up")
     from matplotlib.figure import Figure
 
@@ -541,3 +563,14 @@ def _warm_up() -> None:
         fig.add_subplot().plot([0, 1], [0, 1], label="a")
         fig.savefig(io.BytesIO(), format="png")
         fig.savefig(io.BytesIO(), format="svg")
+    warmed = Warmed()
+    if pdf_engine is not None and not pdf.engine_missing(pdf_engine) and pdf.choose_engine(pdf_engine) == "chromium":
+        warmed.chromium = pdf.ChromiumAhead(pdf.find_chromium())
+    return warmed
+
+
+def rendering_process(pdf_engine: str | None):
+    """A process forked now (benchreport.report.prefork.forked) that warms up (`warm_up`) and then
+    renders the report it is sent (`render_job`); a context manager giving its handle, or None
+    where none can be forked. `pdf_engine`: the build's, or None when no PDF is made."""
+    return forked(render_job, functools.partial(warm_up, pdf_engine))

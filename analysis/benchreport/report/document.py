@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import secrets
 import shutil
 import struct
 from contextvars import ContextVar
@@ -61,6 +62,7 @@ class HeldAnalysis:
 
 _HELD: ContextVar[HeldAnalysis | None] = ContextVar("benchreport_held_analysis", default=None)
 _SHOWN_TO: ContextVar[Callable[[Markup], None] | None] = ContextVar("benchreport_shown_to", default=None)
+_PENDING: ContextVar[list | None] = ContextVar("benchreport_pending_figures", default=None)
 
 
 @contextlib.contextmanager
@@ -82,6 +84,22 @@ def shown_to(sink: Callable[[Markup], None]) -> Iterator[None]:
         yield
     finally:
         _SHOWN_TO.reset(token)
+
+
+@contextlib.contextmanager
+def figures_last() -> Iterator[list]:
+    """While the block runs (the build's notebook: benchreport.report.inprocess), a `Report` with
+    a process drawing figures beside it (`HeldAnalysis.shared`) shows each figure as a placeholder
+    and goes on with the next cell; the block's owner calls `Report.draw_pending` on each report of
+    the yielded list once the last cell has run. The notebook then never waits mid-notebook for a
+    figure the other process is drawing: it writes the rest of the report meanwhile, and the two
+    processes share the figures between them as they come (docs/performance.md)."""
+    pending: list = []
+    token = _PENDING.set(pending)
+    try:
+        yield pending
+    finally:
+        _PENDING.reset(token)
 
 
 def _png_width_in(png: bytes) -> float | None:
@@ -108,6 +126,11 @@ class Report:
         self._appendix = 0
         self._figures = 0
         self.labels: dict[str, str] = {}
+        #: figures shown as placeholders (`figures_last`): (placeholder, name), drawn by `draw_pending`
+        self._slots: list[tuple[Markup, str]] = []
+        self._slot_mark = secrets.token_hex(8)
+        #: where `_emit` puts what it is given while `draw_pending` draws a figure
+        self._capture: list[Markup] | None = None
         #: figures the build draws beside this notebook (benchreport.report.shared_figures), or None
         self.shared = None
         self._gone = lambda: False
@@ -177,6 +200,9 @@ class Report:
     # --- showing ----------------------------------------------------------------------------
 
     def _emit(self, fragment: Markup) -> None:
+        if self._capture is not None:
+            self._capture.append(fragment)
+            return
         self.fragments.append(fragment)
         sink = _SHOWN_TO.get()
         if sink is not None:
@@ -252,8 +278,40 @@ class Report:
         for name in names:
             if name not in FIGURES:
                 raise ValueError(f"no figure named {name!r}; the report's figures: {', '.join(FIGURES)}")
+        pending = _PENDING.get()
+        if self.shared is not None and pending is not None:  # placeholders, drawn at the end
+            if not self._slots:
+                pending.append(self)
+            for name in names:
+                placeholder = Markup(f"<!-- benchreport figure {self._slot_mark} {len(self._slots)} -->")
+                self._slots.append((placeholder, name))
+                self._emit(placeholder)
+            return
+        for name in names:
             if not self._taken(name):
                 self.figure(FIGURES[name].make(self.analysis))
+
+    def draw_pending(self) -> dict[str, str]:
+        """The figures shown as placeholders (`figures_last`), in the report's order: each drawn
+        here (claimed from the front) or taken from the process drawing from the end, then numbered,
+        written and rendered as `figures` does; returns {placeholder: its HTML}, "" for a figure
+        with nothing to draw. The report's own fragments get the same replacements."""
+        from benchreport.report.catalog import FIGURES
+
+        slots, self._slots = self._slots, []
+        shown: dict[str, str] = {}
+        for placeholder, name in slots:
+            self._capture = []
+            try:
+                if not self._taken(name):
+                    self.figure(FIGURES[name].make(self.analysis))
+                html = Markup("").join(self._capture)
+            finally:
+                self._capture = None
+            shown[str(placeholder)] = str(html)
+        self.fragments = [Markup(shown[str(f)]) if str(f) in shown else f for f in self.fragments]
+        self.fragments = [f for f in self.fragments if str(f)]
+        return shown
 
     def _show_figure(self, png: bytes, label: str, caption: str, key: str) -> str:
         if key:

@@ -165,9 +165,10 @@ def _reaped(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def forked(work: Callable[[Any, dict], None], warm: Callable[[], None]) -> Iterator[Forked | None]:
-    """A process forked now, doing `warm()` (a failure there is ignored: the job does without) and
-    then ``work(job, notes)`` on the job it is sent; None where none can be forked (`can_fork`).
+def forked(work: Callable[[Any, dict, Any], None], warm: Callable[[], Any]) -> Iterator[Forked | None]:
+    """A process forked now, doing ``warmed = warm()`` and then ``work(job, notes, warmed)`` on the
+    job it is sent (`warmed` is None when `warm` failed: the job does without; its ``close()``, if
+    it has one, is called at the end, job or no job); None where none can be forked (`can_fork`).
     Leaving the block ends the process unless it answered."""
     if not can_fork():
         yield None
@@ -205,6 +206,7 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
     and leaves with `os._exit` (none of the parent's clean-up or exit handlers run here)."""
     status = 1
     try:
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)  # unwinds the job: its clean-up runs
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
         _end_with_parent(parent)
@@ -212,19 +214,24 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
         # hold a lock a thread of the parent had at the fork
         sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
         sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
-        _warm(warm)
-        got, job = _read_message(job_r)
-        if not got:
-            status = 0
-            return
-        notes: dict = {}
+        warmed = None
         try:
-            work(job, notes)
-            answer = ("ok", notes, None, "")
-        except BaseException as exc:  # noqa: BLE001 - every outcome goes back to the parent
-            answer = ("error", notes, _portable(exc), "".join(traceback.format_exception(exc)))
-        _write_message(answer_w, answer)
-        status = 0
+            warmed = _warm(warm)
+            got, job = _read_message(job_r)
+            if not got:
+                status = 0
+                return
+            notes: dict = {}
+            try:
+                work(job, notes, warmed)
+                answer = ("ok", notes, None, "")
+            except BaseException as exc:  # noqa: BLE001 - every outcome goes back to the parent
+                answer = ("error", notes, _portable(exc), "".join(traceback.format_exception(exc)))
+            _write_message(answer_w, answer)
+            status = 0
+        finally:
+            if hasattr(warmed, "close"):
+                warmed.close()
     except BaseException:  # noqa: BLE001 - nothing may escape into the parent's code
         status = 1
     finally:
@@ -234,13 +241,23 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
         os._exit(status)
 
 
-def _warm(warm) -> None:  # pragma: no cover - the forked process
-    """`warm()`; a failure is ignored (the job does without it), and shown with BENCHREPORT_DEBUG."""
+def _warm(warm) -> Any:  # pragma: no cover - the forked process
+    """`warm()`, or None when it failed (the job does without; shown with BENCHREPORT_DEBUG)."""
     try:
-        warm()
+        return warm()
     except Exception:  # noqa: BLE001 - a warm-up is an optimisation, never a failure
         if os.environ.get("BENCHREPORT_DEBUG"):
             traceback.print_exc()
+        return None
+
+
+def _stop_on_sigterm(signum, frame):  # pragma: no cover - the forked process
+    """SIGTERM in the forked process: recorded and raised as `Terminated` (benchreport.progress),
+    so the job unwinds (its clean-up runs) and the parent learns what stopped it."""
+    from benchreport.progress import Terminated, note_signals
+
+    note_signals([signum])
+    raise Terminated(f"signal {signum}")
 
 
 def _end_with_parent(parent: int) -> None:  # pragma: no cover - the forked process

@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 
 import matplotlib
 import matplotlib.dates as mdates
+from matplotlib.backend_bases import _get_renderer
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
@@ -182,13 +183,13 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
         warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
         if size is not None:
             _resize(fig, size)
-        _settle(fig)
+        renderer = _settle(fig)
         if size is not None:
             bbox = Bbox.from_bounds(0, 0, *fig.get_size_inches())
         else:
             # the tight box once, from the settled figure: `bbox_inches="tight"` would draw the
             # figure again for each format just to find it (two of a figure's seven draws)
-            bbox = fig.get_tightbbox().padded(float(matplotlib.rcParams["savefig.pad_inches"]))
+            bbox = fig.get_tightbbox(renderer).padded(float(matplotlib.rcParams["savefig.pad_inches"]))
         for kind in formats:
             path = folder / f"{stem}.{kind}"
             fig.savefig(path, format=kind, dpi=dpi, metadata=metadata[kind], bbox_inches=bbox)
@@ -196,14 +197,23 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
     return written
 
 
-def _settle(fig: Figure) -> None:
+def _settle(fig: Figure):
     """Lay the figure out once and for all (constrained layout settles over a few draws; settled
-    first, every save of the same figure, in any order, gives the same bytes)."""
+    first, every save of the same figure, in any order, gives the same bytes); returns the
+    renderer it drew with. Every draw here uses that one renderer (as `draw_without_rendering`
+    would, but one for all), so matplotlib's text measurements, cached per renderer, are made
+    once rather than once a draw: most of a figure's time is measuring text."""
+    renderer = _get_renderer(fig)
+
+    def draw() -> None:
+        with renderer._draw_disabled():
+            fig.draw(renderer)
+
     if fig.get_layout_engine() is not None:
-        fig.draw_without_rendering()
+        draw()
         for _ in range(2):  # at most three draws; stop once the axes stay where they are
             before = [ax.get_position().bounds for ax in fig.axes]
-            fig.draw_without_rendering()
+            draw()
             if [ax.get_position().bounds for ax in fig.axes] == before:
                 break
         fig.set_layout_engine("none")  # freeze the settled positions
@@ -212,7 +222,8 @@ def _settle(fig: Figure) -> None:
         # print_figure); the positions are already final
         fig._layout_engine = None
     else:
-        fig.draw_without_rendering()
+        draw()
+    return renderer
 
 
 def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:

@@ -14,9 +14,24 @@ def ci_level(a) -> str:
 
 def seat_row(a, seat: str) -> dict:
     """A seat's row of the seats table as a dict ({'seat': id} for an unknown seat)."""
+    return dict(_seat_rows(a).get(seat) or {"seat": seat})
+
+
+def _seat_rows(a) -> dict:
+    """Every seat's row by id, made once per seats table (a report asks for a seat's label some
+    fifty times; filtering the table each time was a tenth of the report's text)."""
     s = a.tables.seats
-    r = s[s["seat"] == seat]
-    return r.iloc[0].to_dict() if len(r) else {"seat": seat}
+    cached = getattr(a, "_benchreport_seat_rows", None)
+    if cached is None or cached[0] is not s:
+        rows: dict = {}
+        for index in range(len(s)):
+            rows.setdefault(s["seat"].iloc[index], s.iloc[index].to_dict())
+        cached = (s, rows)
+        try:
+            a._benchreport_seat_rows = cached
+        except AttributeError:  # an object that takes no attributes: no cache
+            pass
+    return cached[1]
 
 
 def seat_role(a, seat: str) -> str:
