@@ -157,7 +157,7 @@ def fake_steps(monkeypatch):
             progress._received.append(15)
             raise ImportError("initialization failed")
 
-    def render(stage, title, formats, *, quiet, pdf_engine="auto", meanwhile=lambda: None, ahead=None):
+    def render(stage, title, formats, *, quiet, pdf_engine="auto", meanwhile=lambda: None, **_):
         meanwhile()
         if state["fail_in"] == "render":
             raise OSError("disk full")

@@ -26,7 +26,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _double(job, notes, warmed):
+def _double(job, notes, warmed, tell):
     notes["pid"] = os.getpid()
     notes["value"] = job * 2
 
@@ -50,7 +50,7 @@ def test_the_warm_up_runs_before_the_job(tmp_path):
     def warm():
         marker.write_text(str(os.getpid()))
 
-    def job(path, notes, warmed):
+    def job(path, notes, warmed, tell):
         notes["warm"] = Path(path).read_text()
 
     with prefork.forked(job, warm) as handle:
@@ -66,13 +66,26 @@ def test_what_the_warm_up_readied_reaches_the_job_and_is_closed(tmp_path):
         def close(self):
             closed.write_text("yes")
 
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         notes["ready"] = type(warmed).__name__
 
     with prefork.forked(job, Ready) as handle:
         handle.send(None)
         assert handle.result() == {"ready": "Ready"}
     assert closed.read_text() == "yes"
+
+
+def test_what_the_job_tells_reaches_the_parent_before_the_answer():
+    def job(_, notes, warmed, tell):
+        tell({"page": "<p>1</p>"})
+        tell({"page": "<p>2</p>"})
+        notes["done"] = True
+
+    told = []
+    with prefork.forked(job, _nothing) as handle:
+        handle.send(None)
+        assert handle.result(on_tell=told.append) == {"done": True}
+    assert told == [{"page": "<p>1</p>"}, {"page": "<p>2</p>"}]
 
 
 def test_a_failed_warm_up_is_no_failure():
@@ -89,7 +102,7 @@ class Refusal(ValueError):
 
 
 def test_the_jobs_exception_is_raised_in_the_parent_with_its_notes():
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         notes["step"] = "rendering"
         raise Refusal("the page is not self-contained")
 
@@ -104,7 +117,7 @@ def test_an_exception_that_cannot_cross_is_described():
     class Local(Exception):  # defined in a function: cannot be pickled
         pass
 
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         raise Local("made here")
 
     with prefork.forked(job, _nothing) as handle:
@@ -114,7 +127,7 @@ def test_an_exception_that_cannot_cross_is_described():
 
 
 def test_an_interrupt_in_the_job_is_an_interrupt_in_the_parent():
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         raise KeyboardInterrupt
 
     with prefork.forked(job, _nothing) as handle:
@@ -124,7 +137,7 @@ def test_an_interrupt_in_the_job_is_an_interrupt_in_the_parent():
 
 
 def test_a_process_killed_during_its_job_is_an_error_not_a_hang():
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         os.kill(os.getpid(), signal.SIGKILL)
 
     with prefork.forked(job, _nothing) as handle:
@@ -155,7 +168,7 @@ def test_leaving_early_ends_the_process_and_what_it_started(tmp_path):
             os._exit(0)
         (tmp_path / "grandchild").write_text(str(pid))
 
-    def job(_, notes, warmed):
+    def job(_, notes, warmed, tell):
         try:
             time.sleep(60)
         finally:
@@ -193,7 +206,7 @@ def test_the_forked_process_ends_with_its_parent(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time
         from benchreport.report import prefork
-        def job(_, notes, warmed):
+        def job(_, notes, warmed, tell):
             time.sleep(60)
         def warm():
             open({str(tmp_path / 'child')!r}, 'w').write(str(os.getpid()))

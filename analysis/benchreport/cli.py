@@ -13,6 +13,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from benchreport.progress import Terminated, terminate_as_interrupt
 from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, EXIT_OF_KIND, EXIT_OK, EXIT_REFUSED,
@@ -142,13 +143,13 @@ def build_request(args, options):
                         pdf_engine=getattr(args, "pdf_engine", "auto"))
 
 
-def run_build(request, renderer=None) -> int:
-    """Build, say what was written (or why not, in one line) and return the exit code. `renderer`:
-    the rendering process forked as the command started (`cmd_build`), or None."""
+def run_build(request, chromium=None) -> int:
+    """Build, say what was written (or why not, in one line) and return the exit code. `chromium`:
+    the Chromium started as the command began (`_chromium_first`), or None."""
     from benchreport.report.build import BuildError, build
 
     try:
-        result = build(request, renderer)
+        result = build(request, chromium)
     except BuildError as exc:
         unchanged = "; the previous report, if any, is unchanged" if exc.kind == "failed" else ""
         print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
@@ -167,38 +168,27 @@ def run_build(request, renderer=None) -> int:
 
 
 def cmd_build(args) -> int:
-    return run_build(build_request(args, options_of(args)), getattr(args, "renderer", None))
+    return run_build(build_request(args, options_of(args)), getattr(args, "chromium", None))
 
 
 @contextlib.contextmanager
-def _rendering_forked(args):
-    """For `build`: its rendering process forked first, before this process imports anything
-    heavy (benchreport.report.prefork), so that the imports and set-up the rendering needs, and
-    Chromium's start, run beside this process's own imports and analysis (docs/performance.md);
-    its handle is ``args.renderer``."""
+def _chromium_first(args) -> Iterator[None]:
+    """For `build` with a PDF that Chromium prints: Chromium started before this process imports
+    anything heavy (benchreport.report.pdf.ChromiumAhead), so that its start-up runs beside the
+    imports, and it waits for the page; ``args.chromium``. Ended with the command."""
     if args.command != "build":
         yield
         return
-    from functools import partial
-
-    from benchreport.report.prefork import forked
+    from benchreport.report import pdf
 
     given = getattr(args, "format", None)
-    pdf_engine = None if given is not None and "pdf" not in str(given).lower() else getattr(args, "pdf_engine", "auto")
-    with forked(_render_in_fork, partial(_warm_up_in_fork, pdf_engine)) as args.renderer:
+    engine = getattr(args, "pdf_engine", "auto")
+    wanted = given is None or "pdf" in str(given).lower()
+    if not wanted or pdf.engine_missing(engine) or pdf.choose_engine(engine) != "chromium":
         yield
-
-
-def _render_in_fork(job, notes, warmed) -> None:
-    from benchreport.report.build import render_job
-
-    render_job(job, notes, warmed)
-
-
-def _warm_up_in_fork(pdf_engine):
-    from benchreport.report.build import warm_up
-
-    return warm_up(pdf_engine)
+        return
+    with pdf.ChromiumAhead(pdf.find_chromium()) as args.chromium:
+        yield
 
 
 def _compare_side(args, text: str, store, tables_cache: dict):
@@ -433,7 +423,7 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    with _rendering_forked(args):
+    with _chromium_first(args):
         if not getattr(args, "log", None):
             return _main(args)
         from benchreport.cli_log import logged

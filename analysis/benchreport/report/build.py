@@ -223,34 +223,45 @@ def _cannot_be_done_as_asked(exc: Exception) -> bool:
 
 
 def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto",
-            meanwhile=lambda: None, ahead=None) -> None:
-    """report.html and report.pdf from the executed notebook, and `meanwhile` (work the page does
-    not need: HeldAnalysis.finish) once the page is rendered. Chromium, when it prints, is started
-    first and given the page once rendered (benchreport.report.pdf.ChromiumAhead): its start-up runs
-    beside nbconvert's rendering, and its print beside `meanwhile`."""
+            meanwhile=lambda: None, ahead=None, hand_over=None) -> None:
+    """report.html from the executed notebook, then `meanwhile` (work the page does not need:
+    HeldAnalysis.finish). The PDF: the page is handed over (`hand_over`: the build prints it), or
+    printed here (`_print`), by Chromium (`ahead`, given the page before `meanwhile`, so that it
+    prints beside it) or the engine `pdf_engine` chooses."""
     import nbformat
 
-    from benchreport.report.pdf import ChromiumAhead, choose_engine, find_chromium, html_to_pdf
     from benchreport.report.render import check_self_contained, notebook_to_html
 
-    engine = choose_engine(pdf_engine) if "pdf" in formats else None
-    if engine != "chromium":
-        ahead = None  # started for a PDF this build does not print with Chromium
-    with (ChromiumAhead(find_chromium()) if engine == "chromium" and ahead is None
-          else contextlib.nullcontext(ahead)) as ahead:
-        nb = nbformat.read(stage / "report.ipynb", as_version=4)
-        _say("rendering report.html", quiet=quiet, progress_only=True)
-        html = notebook_to_html(nb, title=title)
-        if "html" in formats:
-            (stage / "report.html").write_text(html, encoding="utf-8")
-        if ahead is not None:
-            check_self_contained(html)
-            ahead.give(html)
-        meanwhile()
-        if engine:
-            _say(f"rendering report.pdf ({engine})", quiet=quiet, progress_only=True)
-            html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet),
-                        ahead=ahead)
+    nb = nbformat.read(stage / "report.ipynb", as_version=4)
+    _say("rendering report.html", quiet=quiet, progress_only=True)
+    html = notebook_to_html(nb, title=title)
+    if "html" in formats:
+        (stage / "report.html").write_text(html, encoding="utf-8")
+    if "pdf" in formats and hand_over is not None:
+        hand_over(html)
+        _lower_priority()  # what is left here yields to Chromium, which prints the page meanwhile
+    elif "pdf" in formats and ahead is not None:
+        check_self_contained(html)
+        ahead.give(html)
+    meanwhile()
+    if "pdf" in formats and hand_over is None:
+        _print(html, stage, pdf_engine, ahead, quiet=quiet)
+
+
+def _lower_priority() -> None:
+    """This (forked) process below Chromium (benchreport.report.pdf.BESIDE_PRINT_NICENESS)."""
+    from benchreport.report.pdf import BESIDE_PRINT_NICENESS
+
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(BESIDE_PRINT_NICENESS)
+
+
+def _print(html: str, stage: Path, pdf_engine: str, ahead, *, quiet: bool) -> None:
+    """report.pdf of `html` (benchreport.report.pdf.html_to_pdf), with the Chromium `ahead` if any."""
+    from benchreport.report.pdf import choose_engine, html_to_pdf
+
+    _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
+    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet), ahead=ahead)
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
@@ -382,10 +393,10 @@ def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool)
     _say(f"kept in the site as {one_line(str(entry))}; index.html rewritten", quiet=quiet)
 
 
-def build(request: BuildRequest, renderer=None) -> BuildResult:
+def build(request: BuildRequest, ahead=None) -> BuildResult:
     """Build the report of `request.source` into `request.out` (see the module docstring).
-    `renderer`: the rendering process the command line forked as it started
-    (benchreport.report.prefork, `rendering_process`), or None: one is forked here."""
+    `ahead`: a Chromium the command line started as it began (benchreport.report.pdf.ChromiumAhead),
+    given the page once rendered; None: one is started here when Chromium prints the PDF."""
     quiet = request.quiet
     formats = _report_formats(request.formats, request.pdf_engine, quiet=quiet)
     figure_formats = _formats(request.figure_formats, FIGURE_FORMATS, "--figure-formats")
@@ -393,7 +404,8 @@ def build(request: BuildRequest, renderer=None) -> BuildResult:
     target = _check_out(request.out, inputs)
     _check_site(request.site)
     with _locks(request, target):
-        return _build_locked(request, formats, figure_formats, inputs, target, renderer)
+        with _chromium(ahead, request.pdf_engine, formats) as ahead:
+            return _build_locked(request, formats, figure_formats, inputs, target, ahead)
 
 
 @contextlib.contextmanager
@@ -412,7 +424,17 @@ def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
         yield
 
 
-def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, renderer=None) -> BuildResult:
+def _chromium(ahead, pdf_engine: str, formats: list[str]):
+    """The Chromium that prints this build's PDF, started now unless the caller did (`ahead`); a
+    context manager giving it, or None when Chromium prints no PDF here."""
+    from benchreport.report.pdf import ChromiumAhead, choose_engine, find_chromium
+
+    if "pdf" not in formats or choose_engine(pdf_engine) != "chromium":
+        return contextlib.nullcontext(None)
+    return contextlib.nullcontext(ahead) if ahead is not None else ChromiumAhead(find_chromium())
+
+
+def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, ahead=None) -> BuildResult:
     """`build` with --out (and --site) locked: analyse, draw, render, check, publish."""
     quiet, out = request.quiet, target.path
     opened = _inputs(request)
@@ -427,7 +449,7 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     with terminate_as_interrupt(), _staging(out) as stage:
         step = ["the analysis"]
         try:
-            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step, renderer)
+            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step, ahead)
             (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
                                             + "\n", encoding="utf-8")
             step[0] = "checking the outputs"
@@ -450,14 +472,15 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
 
 
 def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[str], figure_formats: list[str],
-                      step: list, renderer=None) -> dict:
-    """Analyse and write the tables while the rendering process (`renderer`, or one forked here:
-    benchreport.report.prefork) readies the rendering (`warm_up`: imports and first-use set-up, on
-    another core), then hand it the analysis to execute the report notebook and render it
-    (`render_job`); in this process where none could be forked. Returns what a site's index
-    shows of the build. `step` names what is being done (for a failure's message)."""
-    with (contextlib.nullcontext(renderer) if renderer is not None
-          else rendering_process(request.pdf_engine if "pdf" in formats else None)) as renderer:
+                      step: list, ahead=None) -> dict:
+    """Analyse while a process forked now (benchreport.report.prefork, `rendering_process`)
+    readies the rendering (`warm_up`: imports and first-use set-up, on another core), then hand it
+    the analysis: it executes the report notebook and renders report.html (`render_job`), hands
+    the page back, and writes the files the page does not need while this process has Chromium
+    (`ahead`, started as the build began) print it. All in this process where none could be
+    forked. Returns what a site's index shows of the build. `step` names what is being done (for
+    a failure's message)."""
+    with rendering_process() as renderer:
         options, quiet = request.options, request.quiet
         analysis = opened.analyse(options, quiet=quiet)
         seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
@@ -470,13 +493,22 @@ def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[
         job = RenderJob(analysis, _parameters(request, figure_formats), stage, formats, figure_formats,
                         request.title, request.pdf_engine, quiet)
         sent = renderer is not None and renderer.send(job)
-        notes = {"step": "the report notebook"}
+        notes, page = {"step": "the report notebook"}, {}
         step[0] = notes["step"]
+
+        def handed(told: dict) -> None:  # the page, rendered: Chromium prints it from now on
+            page.update(told)
+            if ahead is not None:
+                from benchreport.report.offline import check_self_contained
+
+                check_self_contained(told["html"])
+                ahead.give(told["html"])
+
         try:
             if sent:
-                notes = renderer.result()
+                notes = renderer.result(on_tell=handed)
             else:
-                render_job(job, notes, None)
+                render_job(job, notes, None, None, ahead=ahead)
         except ForkedProcessError as exc:
             raise BuildError(f"{step[0]} failed: {exc}") from None
         except BaseException as exc:
@@ -485,6 +517,8 @@ def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[
             raise
         finally:
             step[0] = notes.get("step", step[0])
+    if "html" in page and "pdf" in formats:
+        _print(page["html"], stage, request.pdf_engine, ahead, quiet=quiet)
     return notes["facts"]
 
 
@@ -503,11 +537,14 @@ class RenderJob:
     quiet: bool
 
 
-def render_job(job: RenderJob, notes: dict, warmed: "Warmed | None") -> None:
+def render_job(job: RenderJob, notes: dict, warmed=None, tell=None, *, ahead=None) -> None:
     """Execute the report notebook on the analysis (held in memory) while a forked process draws
-    figures from the report's end (benchreport.report.shared_figures), then render report.html and
-    report.pdf (with the Chromium `warmed` started, if any); `notes` says the step reached, a signal
-    that stopped it, and what a site's index shows of the build (`_site_facts`)."""
+    figures from the report's end (benchreport.report.shared_figures), then render report.html;
+    `tell` (the rendering process's line to the build: benchreport.report.prefork) is handed the
+    page for the build to print, else report.pdf is printed here (with the Chromium `ahead`, if
+    any). The files the page does not need (HeldAnalysis.later) are written meanwhile. `notes`
+    says the step reached, a signal that stopped it, and what a site's index shows of the build
+    (`_site_facts`)."""
     from benchreport.report.document import HeldAnalysis
 
     try:
@@ -519,37 +556,29 @@ def render_job(job: RenderJob, notes: dict, warmed: "Warmed | None") -> None:
             _execute(job.params, job.stage / "report.ipynb", held, quiet=job.quiet)
             notes["step"] = "rendering"
             _render(job.stage, job.title, job.formats, quiet=job.quiet, pdf_engine=job.pdf_engine,
-                    meanwhile=held.finish, ahead=warmed.chromium if warmed is not None else None)
+                    meanwhile=held.finish, ahead=ahead, hand_over=tell and (lambda html: tell({"html": html})))
         notes["facts"] = _site_facts(job.analysis, job.title)  # the sections are imported here
     except BaseException:
         notes["signals"] = signals_received()
         raise
 
 
-@dataclass
-class Warmed:
-    """What `warm_up` readied for `render_job`: a Chromium waiting for the page, if any."""
-
-    chromium: object = None  # benchreport.report.pdf.ChromiumAhead
-
-    def close(self) -> None:
-        if self.chromium is not None:
-            self.chromium.close()
-
-
-def warm_up(pdf_engine: str | None = None) -> Warmed:
+def warm_up() -> None:
     """What `render_job` needs first, done ahead in the rendering process while the build analyses:
-    papermill, nbconvert, matplotlib and the report's sections imported, nbconvert's template
-    compiled (a page rendered), a first figure saved; then, for a PDF that Chromium prints
-    (`pdf_engine`), Chromium started (benchreport.report.pdf.ChromiumAhead)."""
+    papermill, nbconvert, matplotlib and the report's sections imported, the templates compiled
+    (a page rendered), a first figure saved."""
     import importlib
     import io
 
+    _warm_imports(importlib, io)
+
+
+def _warm_imports(importlib, io) -> None:
     import nbformat
 
     for module in ("papermill", "benchreport.report.document"):
         importlib.import_module(module)
-    from benchreport.report import inprocess, pdf
+    from benchreport.report import inprocess
     from benchreport.report.figures import theme
     from benchreport.report.render import compile_templates, notebook_to_html
 
@@ -563,14 +592,10 @@ def warm_up(pdf_engine: str | None = None) -> Warmed:
         fig.add_subplot().plot([0, 1], [0, 1], label="a")
         fig.savefig(io.BytesIO(), format="png")
         fig.savefig(io.BytesIO(), format="svg")
-    warmed = Warmed()
-    if pdf_engine is not None and not pdf.engine_missing(pdf_engine) and pdf.choose_engine(pdf_engine) == "chromium":
-        warmed.chromium = pdf.ChromiumAhead(pdf.find_chromium())
-    return warmed
 
 
-def rendering_process(pdf_engine: str | None):
+def rendering_process():
     """A process forked now (benchreport.report.prefork.forked) that warms up (`warm_up`) and then
     renders the report it is sent (`render_job`); a context manager giving its handle, or None
-    where none can be forked. `pdf_engine`: the build's, or None when no PDF is made."""
-    return forked(render_job, functools.partial(warm_up, pdf_engine))
+    where none can be forked."""
+    return forked(render_job, warm_up)

@@ -13,7 +13,7 @@ as ``$BENCHREPORT_CHROMIUM`` (a path; empty to never use one), else ``chromium``
 never downloaded.
 
 Chromium prints offline and inert: the page must load nothing but ``data:`` URIs
-(`benchreport.report.render.check_self_contained`, on top of `check_offline`), the copy it
+(`benchreport.report.offline.check_self_contained`, on top of `check_offline`), the copy it
 prints carries a Content Security Policy that allows no script and no load but ``data:``,
 every host name resolves to nothing, and it runs with a profile of its own in a
 temporary folder that is removed afterwards. Its PDF carries the time it was printed;
@@ -116,7 +116,7 @@ def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None,
     broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why.
     `ahead`: a Chromium started before the page existed, given it now (printed again the plain
     way if that one fails)."""
-    from benchreport.report.render import check_self_contained
+    from benchreport.report.offline import check_self_contained
 
     path = Path(path)
     if choose_engine(engine) == "weasyprint":
@@ -246,6 +246,13 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 
+#: how much lower Chromium started ahead runs (`nice -n`) than the build: its start-up waits for
+#: spare time; the build lowers its own work below it once the page is handed over
+AHEAD_NICENESS = 5
+#: the build's work that runs while Chromium prints the page (files the page does not need), below it
+BESIDE_PRINT_NICENESS = 10
+
+
 class ChromiumAhead:
     """Chromium started now for a page given later (`print`): it loads
     ``http://127.0.0.1:PORT/TOKEN.html`` from a server in this process that holds its answer
@@ -273,6 +280,9 @@ class ChromiumAhead:
         self._thread.start()
         args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(self._tmp.name) / 'profile'}",
                 f"--print-to-pdf={self._printed}", url]
+        nice = shutil.which("nice")
+        if nice:  # its start-up yields to the build's own work; its print, later, has the machine
+            args = [nice, "-n", str(AHEAD_NICENESS), *args]
         self._said = Path(self._tmp.name) / "chromium.log"
         with open(self._said, "wb") as said:  # a file, not a pipe: nobody reads it while the page is awaited
             self._proc = _start_chromium(args, stderr=said)
@@ -284,7 +294,7 @@ class ChromiumAhead:
         self.close()
 
     def give(self, html: str) -> None:
-        """Hand `html` (checked: `render.check_self_contained`) to Chromium, which prints it
+        """Hand `html` (checked: `offline.check_self_contained`) to Chromium, which prints it
         while the caller goes on; `print` waits for the PDF."""
         if not self._given.is_set():
             self._html = html

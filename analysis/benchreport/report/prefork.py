@@ -106,14 +106,19 @@ class Forked:
             self._job_w = -1
         return True
 
-    def result(self) -> dict:
+    def result(self, on_tell: Callable[[Any], None] = lambda message: None) -> dict:
         """The job's notes (what `work` put in its `notes` dict) once it succeeded; raises what the
         job raised, with its notes as `exc.forked_notes`; `ForkedProcessError` when the process
-        ended without an answer."""
-        ok, answer = _read_message(self._answer_r)
-        self._answered = ok
-        if not ok:
-            raise ForkedProcessError(f"the report process ended without an answer ({self._status()})")
+        ended without an answer. What the job tells before its answer goes to `on_tell`, as it
+        comes."""
+        while True:
+            ok, answer = _read_message(self._answer_r)
+            if not ok:
+                raise ForkedProcessError(f"the report process ended without an answer ({self._status()})")
+            if answer[0] != "tell":
+                break
+            on_tell(answer[1])
+        self._answered = True
         outcome, notes, exc, shown = answer
         if outcome == "ok":
             return notes
@@ -165,11 +170,13 @@ def _reaped(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def forked(work: Callable[[Any, dict, Any], None], warm: Callable[[], Any]) -> Iterator[Forked | None]:
-    """A process forked now, doing ``warmed = warm()`` and then ``work(job, notes, warmed)`` on the
-    job it is sent (`warmed` is None when `warm` failed: the job does without; its ``close()``, if
-    it has one, is called at the end, job or no job); None where none can be forked (`can_fork`).
-    Leaving the block ends the process unless it answered."""
+def forked(work: Callable[[Any, dict, Any, Callable[[Any], None]], None],
+           warm: Callable[[], Any]) -> Iterator[Forked | None]:
+    """A process forked now, doing ``warmed = warm()`` and then ``work(job, notes, warmed, tell)``
+    on the job it is sent (`warmed` is None when `warm` failed: the job does without; its
+    ``close()``, if it has one, is called at the end, job or no job; ``tell(message)`` sends the
+    parent a message before the answer: `Forked.result`'s `on_tell`); None where none can be
+    forked (`can_fork`). Leaving the block ends the process unless it answered."""
     if not can_fork():
         yield None
         return
@@ -222,8 +229,11 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
                 status = 0
                 return
             notes: dict = {}
+            def tell(message) -> None:
+                _write_message(answer_w, ("tell", message, None, ""))
+
             try:
-                work(job, notes, warmed)
+                work(job, notes, warmed, tell)
                 answer = ("ok", notes, None, "")
             except BaseException as exc:  # noqa: BLE001 - every outcome goes back to the parent
                 answer = ("error", notes, _portable(exc), "".join(traceback.format_exception(exc)))

@@ -75,7 +75,8 @@ class SharedFigures:
         return {kind: self.folder / f"{name}.{kind}" for kind in formats}
 
 
-def draw_from_end(analysis, shared: SharedFigures, formats) -> list[str]:
+def draw_from_end(analysis, shared: SharedFigures, formats, *, before_later: Callable[[], None] = lambda: None
+                  ) -> list[str]:
     """The build's share: the report's figures from the last, each one not yet claimed by the
     notebook; stops at the first the notebook has (it claims them in order, so it has every
     earlier one). Each figure's PNG (what the page shows) is published first (NAME.json), its
@@ -98,6 +99,7 @@ def draw_from_end(analysis, shared: SharedFigures, formats) -> list[str]:
             drawn[name] = block.figure
         except Exception as exc:  # noqa: BLE001 - the notebook draws it, and says what is wrong
             shared.publish(name, failed=f"{type(exc).__name__}: {exc}")
+    before_later()
     for name, figure in drawn.items():  # the files the page does not show, once its PNGs are out
         try:
             if later:
@@ -127,10 +129,19 @@ def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
         # fork) and no warnings printed: nothing this process does waits on the parent's state
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
         warnings.simplefilter("ignore")
-        draw_from_end(analysis, shared, formats)
+        draw_from_end(analysis, shared, formats, before_later=_below_the_page)
         status = 0
     finally:
         os._exit(status)
+
+
+def _below_the_page() -> None:
+    """The drawing process's files the page does not need (SVG, PDF) yield to the notebook's
+    figures and to Chromium's print (benchreport.report.pdf.BESIDE_PRINT_NICENESS)."""
+    from benchreport.report.pdf import BESIDE_PRINT_NICENESS
+
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(BESIDE_PRINT_NICENESS)
 
 
 def _ended(pid: int) -> Callable[[], bool]:
