@@ -226,3 +226,11 @@ def test_the_forked_process_ends_with_its_parent(tmp_path):
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not _alive(child)
+
+
+def test_the_builds_warm_up_runs_without_error():
+    """`warm_up` (what the rendering process readies beside the analysis) swallows nothing of its
+    own: a failure there would only be ignored (the job does without), so it is run here."""
+    from benchreport.report.inprocess import warm_up
+
+    warm_up()

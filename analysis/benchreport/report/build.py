@@ -9,15 +9,20 @@ render, check the outputs, swap into place, then judge `--fail-on`.
    build here with exit 1: nothing is written) and ``--baseline``.
 2. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR
    (same parent, so the same filesystem), named ``.DIR.tmp-XXXX``.
-3. Analyse once, write ``tables/*.csv``, ``flags.json`` and ``refused.json`` into the
-   staging folder, then execute ``notebooks/report.ipynb`` with papermill in this process
-   (benchreport.report.inprocess: papermill's engine interface, no kernel), its `Report`
-   given the analysis in memory, while a forked process draws the report's figures from its
-   end (benchreport.report.shared_figures); papermill saves the executed notebook there as
+3. Analyse once in this process, while a process forked at that moment (`rendering_process`,
+   benchreport.report.prefork) imports and readies what rendering needs; then hand it the
+   analysis (pickled). It executes ``notebooks/report.ipynb`` with papermill in its own process
+   (benchreport.report.inprocess: papermill's engine interface, no kernel), its `Report` given
+   the analysis in memory, while a process it forks draws the report's figures from the end
+   (benchreport.report.shared_figures); papermill saves the executed notebook there as
    ``report.ipynb``. Its parameters are plain data (lists of path strings, numbers, strings).
-4. Render ``report.html`` (nbconvert, ``templates/benchreport``) and ``report.pdf`` from that
-   HTML (benchreport.report.pdf: headless Chromium where installed, else WeasyPrint;
-   ``--pdf-engine``).
+4. It renders ``report.html`` (nbconvert, ``templates/benchreport``) and hands the page back;
+   this process has ``report.pdf`` printed from it (benchreport.report.pdf: headless Chromium
+   where installed, started as the build began and waiting for the page, else WeasyPrint;
+   ``--pdf-engine``), while the rendering process writes what the page does not need:
+   ``tables/*.csv``, ``flags.json``, ``refused.json`` and the figures' other formats. Where no
+   process can be forked (not Linux, ``BENCHREPORT_DRAW_BESIDE=0``) all of it runs in this
+   process, in the same order.
 5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
    ``rename``; when it does, an atomic exchange of the two folders (Linux
    ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR aside, staging into
@@ -58,7 +63,7 @@ from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
 __all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir",
-           "rendering_process", "render_job", "warm_up"]
+           "rendering_process", "render_job"]
 
 #: the parameterised report notebook (never overwritten: papermill writes a copy)
 NOTEBOOK = notebook_path("report.ipynb")
@@ -230,6 +235,7 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
     prints beside it) or the engine `pdf_engine` chooses."""
     import nbformat
 
+    from benchreport.report.pdf import yield_to_printing
     from benchreport.report.render import check_self_contained, notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
@@ -239,21 +245,13 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
         (stage / "report.html").write_text(html, encoding="utf-8")
     if "pdf" in formats and hand_over is not None:
         hand_over(html)
-        _lower_priority()  # what is left here yields to Chromium, which prints the page meanwhile
+        yield_to_printing()  # what is left here yields to Chromium, which prints the page meanwhile
     elif "pdf" in formats and ahead is not None:
         check_self_contained(html)
         ahead.give(html)
     meanwhile()
     if "pdf" in formats and hand_over is None:
         _print(html, stage, pdf_engine, ahead, quiet=quiet)
-
-
-def _lower_priority() -> None:
-    """This (forked) process below Chromium (benchreport.report.pdf.BESIDE_PRINT_NICENESS)."""
-    from benchreport.report.pdf import BESIDE_PRINT_NICENESS
-
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(BESIDE_PRINT_NICENESS)
 
 
 def _print(html: str, stage: Path, pdf_engine: str, ahead, *, quiet: bool) -> None:
@@ -563,39 +561,10 @@ def render_job(job: RenderJob, notes: dict, warmed=None, tell=None, *, ahead=Non
         raise
 
 
-def warm_up() -> None:
-    """What `render_job` needs first, done ahead in the rendering process while the build analyses:
-    papermill, nbconvert, matplotlib and the report's sections imported, the templates compiled
-    (a page rendered), a first figure saved."""
-    import importlib
-    import io
-
-    _warm_imports(importlib, io)
-
-
-def _warm_imports(importlib, io) -> None:
-    import nbformat
-
-    for module in ("papermill", "benchreport.report.document"):
-        importlib.import_module(module)
-    from benchreport.report import inprocess
-    from benchreport.report.figures import theme
-    from benchreport.report.render import compile_templates, notebook_to_html
-
-    inprocess.engine_class()
-    compile_templates()
-    notebook_to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm-up")]), title="warm-up")
-    from matplotlib.figure import Figure
-
-    with theme():
-        fig = Figure(figsize=(2, 1))
-        fig.add_subplot().plot([0, 1], [0, 1], label="a")
-        fig.savefig(io.BytesIO(), format="png")
-        fig.savefig(io.BytesIO(), format="svg")
-
-
 def rendering_process():
     """A process forked now (benchreport.report.prefork.forked) that warms up (`warm_up`) and then
     renders the report it is sent (`render_job`); a context manager giving its handle, or None
     where none can be forked."""
+    from benchreport.report.inprocess import warm_up
+
     return forked(render_job, warm_up)

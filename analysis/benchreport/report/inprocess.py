@@ -23,7 +23,7 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["ENGINE", "engine_class", "execute_in_process"]
+__all__ = ["ENGINE", "engine_class", "execute_in_process", "warm_up"]
 
 #: the name this engine is registered under with papermill
 ENGINE = "benchreport-in-process"
@@ -130,3 +130,29 @@ def execute_in_process(notebook: Path, output: Path, parameters: dict, *, progre
     pm.execute_notebook(str(notebook), str(output), parameters=parameters, engine_name=ENGINE,
                         progress_bar=progress and sys.stderr.isatty(), log_output=False,
                         request_save_on_cell_execute=False)
+
+
+def warm_up() -> None:
+    """What executing and rendering the report needs first, done ahead (in the build's rendering
+    process while the build analyses: benchreport.report.build.rendering_process): papermill,
+    nbconvert, matplotlib and the report's sections imported, the templates compiled (a page
+    rendered), a first figure saved."""
+    import importlib
+    import io
+
+    import nbformat
+    from matplotlib.figure import Figure
+
+    for module in ("papermill", "benchreport.report.document"):
+        importlib.import_module(module)
+    from benchreport.report.figures import theme
+    from benchreport.report.render import compile_templates, notebook_to_html
+
+    engine_class()
+    compile_templates()
+    notebook_to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm-up")]), title="warm-up")
+    with theme():
+        fig = Figure(figsize=(2, 1))
+        fig.add_subplot().plot([0, 1], [0, 1], label="a")
+        fig.savefig(io.BytesIO(), format="png")
+        fig.savefig(io.BytesIO(), format="svg")

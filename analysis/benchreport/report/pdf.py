@@ -41,7 +41,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["ENGINES", "ChromiumAhead", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
+__all__ = ["ENGINES", "ChromiumAhead", "yield_to_printing", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
            "offline_fetcher"]
 
 ENGINES = ("auto", "chromium", "weasyprint")
@@ -251,6 +251,13 @@ def _kill_group(proc: subprocess.Popen) -> None:
 AHEAD_NICENESS = 5
 #: the build's work that runs while Chromium prints the page (files the page does not need), below it
 BESIDE_PRINT_NICENESS = 10
+
+
+def yield_to_printing() -> None:
+    """This process below Chromium from now on (`BESIDE_PRINT_NICENESS`): for the build's work that
+    runs while Chromium prints the page (files the page does not need)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(BESIDE_PRINT_NICENESS)
 
 
 class ChromiumAhead:

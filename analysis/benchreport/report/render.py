@@ -82,7 +82,7 @@ def _render(name: str, **data) -> Markup:
 
 def compile_templates() -> None:
     """Compile the blocks' templates now (Jinja2 compiles each on first use; a build does it while
-    it analyses: benchreport.report.build.warm_up)."""
+    it analyses: benchreport.report.inprocess.warm_up)."""
     for name in _ENV.list_templates():
         _ENV.get_template(name)
 

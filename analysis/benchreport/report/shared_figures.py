@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterator
 
+from benchreport.report.pdf import yield_to_printing
 from benchreport.report.prefork import can_fork
 
 __all__ = ["SharedFigures", "draw_from_end", "drawing_beside"]
@@ -129,19 +130,10 @@ def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
         # fork) and no warnings printed: nothing this process does waits on the parent's state
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
         warnings.simplefilter("ignore")
-        draw_from_end(analysis, shared, formats, before_later=_below_the_page)
+        draw_from_end(analysis, shared, formats, before_later=yield_to_printing)
         status = 0
     finally:
         os._exit(status)
-
-
-def _below_the_page() -> None:
-    """The drawing process's files the page does not need (SVG, PDF) yield to the notebook's
-    figures and to Chromium's print (benchreport.report.pdf.BESIDE_PRINT_NICENESS)."""
-    from benchreport.report.pdf import BESIDE_PRINT_NICENESS
-
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(BESIDE_PRINT_NICENESS)
 
 
 def _ended(pid: int) -> Callable[[], bool]:
