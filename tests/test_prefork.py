@@ -234,3 +234,28 @@ def test_the_builds_warm_up_runs_without_error():
     from benchreport.report.inprocess import warm_up
 
     warm_up()
+
+
+@pytest.mark.slow
+def test_a_build_in_one_process_is_the_same_report(tmp_path):
+    """Where no process can be forked (BENCHREPORT_DRAW_BESIDE=0, or not Linux) the build renders
+    in its own process, in the same order: the same figures, page and PDF, byte for byte."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    outs = {}
+    for mode, value in (("forked", "1"), ("one", "0")):
+        out = tmp_path / mode
+        env = {**os.environ, "BENCHREPORT_DRAW_BESIDE": value}
+        proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(root / "data" / "example"),
+                               "--out", str(out), "--quiet"], env=env, capture_output=True, text=True, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        outs[mode] = out
+    forked, one = outs["forked"], outs["one"]
+    assert sorted(p.name for p in (forked / "figures").iterdir()) == sorted(p.name for p in (one / "figures").iterdir())
+    for f in (forked / "figures").iterdir():
+        assert f.read_bytes() == (one / "figures" / f.name).read_bytes(), f.name
+    for name in ["report.html", "flags.json", *(f"tables/{p.name}" for p in (forked / "tables").iterdir())]:
+        assert (forked / name).read_bytes() == (one / name).read_bytes(), name
+    if (forked / "report.pdf").exists():
+        assert (forked / "report.pdf").read_bytes() == (one / "report.pdf").read_bytes()
