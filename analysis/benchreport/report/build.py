@@ -542,7 +542,8 @@ def render_job(job: RenderJob, notes: dict, warmed=None, tell=None, *, ahead=Non
     page for the build to print, else report.pdf is printed here (with the Chromium `ahead`, if
     any). The files the page does not need (HeldAnalysis.later) are written meanwhile. `notes`
     says the step reached, a signal that stopped it, and what a site's index shows of the build
-    (`_site_facts`)."""
+    (`_site_facts`). `warmed`: what the rendering process's warm-up returned (nothing used here;
+    benchreport.report.prefork passes it)."""
     from benchreport.report.document import HeldAnalysis
 
     try:

@@ -5,14 +5,17 @@ sections: about 0.9 s of imports and first-use set-up, as long as the analysis o
 folder (docs/performance.md). A process forked at the start of the analysis (`forked`) does
 that set-up (`warm`) on another core, then waits for its job: the parent sends the analysis
 pickled once it has it (7 ms at the example's size, about 0.5 s at 50 seats), and the forked
-process runs the job (`work`: the report notebook, its figures, the HTML and the PDF) and
-answers with the outcome, the job's exception included, which the parent raises as its own.
+process runs the job (`work`: the report notebook, its figures and the HTML), may tell the
+parent something before it is done (the page, which the parent has printed while the job writes
+the rest), and answers with the outcome, the job's exception included, which the parent raises
+as its own. Messages are pickles with a length in front, on two pipes.
 
 The forked process leads a process group of its own (the figure process it forks in turn is in
 it), and is asked to end with SIGTERM when its parent dies (Linux ``PR_SET_PDEATHSIG``). The
 parent ends the group when it leaves `forked` before the answer came (an error, an interrupt,
 SIGTERM): first SIGTERM, so the job's own clean-up runs (temporary folders, Chromium's process
-group), then SIGKILL after `STOP_GRACE_S`. Where no process can be forked (not Linux,
+group), then SIGKILL after `STOP_GRACE_S`; the forked process turns SIGTERM into `Terminated`
+(benchreport.progress) whatever the parent's handler was. Where no process can be forked (not Linux,
 ``BENCHREPORT_DRAW_BESIDE=0``, fork failed) or the forked process died before its job, the caller
 runs the job itself: `Forked.send` says which.
 """
