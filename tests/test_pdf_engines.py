@@ -200,3 +200,30 @@ def test_a_chromium_started_ahead_that_never_loaded_the_page_prints_again(monkey
     with pdf.ChromiumAhead(str(script)) as ahead:
         out = pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium", ahead=ahead)
     assert out.read_bytes() == b"%PDF-1.4 the page" and printed == [str(script)]
+
+
+def test_a_chromium_that_cannot_be_started_ahead_is_no_failure(monkeypatch, tmp_path):
+    """No loopback socket, or a Chromium that will not start: no Chromium ahead (the PDF is printed
+    the plain way, which says why if it fails too)."""
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise OSError("no loopback here")
+
+    monkeypatch.setattr(socket, "create_server", refuse)
+    monkeypatch.setattr(pdf, "find_chromium", lambda: str(tmp_path / "chromium"))
+    with pdf.chromium_ahead() as ahead:
+        assert ahead is None
+
+
+def test_a_chromium_that_will_not_start_leaves_nothing(monkeypatch, tmp_path):
+    """A Chromium that cannot be run: no Chromium ahead, and no temporary folder or socket left."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(pdf, "find_chromium", lambda: str(tmp_path / "no-such-chromium"))
+    with pdf.chromium_ahead() as ahead:
+        if ahead is not None:  # started through `nice`, which then fails: it prints nothing
+            with pytest.raises(pdf.PdfEngineError):
+                ahead.print("<p>x</p>", tmp_path / "x.pdf")
+    assert not list(tmp_path.glob("benchreport-chromium-*")) and not (tmp_path / "x.pdf").exists()

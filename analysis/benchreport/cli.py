@@ -187,7 +187,7 @@ def _chromium_first(args) -> Iterator[None]:
     if not wanted or pdf.engine_missing(engine) or pdf.choose_engine(engine) != "chromium":
         yield
         return
-    with pdf.ChromiumAhead(pdf.find_chromium()) as args.chromium:
+    with pdf.chromium_ahead() as args.chromium:
         yield
 
 

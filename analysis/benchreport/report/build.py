@@ -425,11 +425,11 @@ def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
 def _chromium(ahead, pdf_engine: str, formats: list[str]):
     """The Chromium that prints this build's PDF, started now unless the caller did (`ahead`); a
     context manager giving it, or None when Chromium prints no PDF here."""
-    from benchreport.report.pdf import ChromiumAhead, choose_engine, find_chromium
+    from benchreport.report.pdf import choose_engine, chromium_ahead
 
     if "pdf" not in formats or choose_engine(pdf_engine) != "chromium":
         return contextlib.nullcontext(None)
-    return contextlib.nullcontext(ahead) if ahead is not None else ChromiumAhead(find_chromium())
+    return contextlib.nullcontext(ahead) if ahead is not None else chromium_ahead()
 
 
 def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, ahead=None) -> BuildResult:

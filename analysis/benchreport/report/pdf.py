@@ -41,7 +41,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["ENGINES", "ChromiumAhead", "yield_to_printing", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
+__all__ = ["ENGINES", "ChromiumAhead", "chromium_ahead", "yield_to_printing", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
            "offline_fetcher"]
 
 ENGINES = ("auto", "chromium", "weasyprint")
@@ -260,6 +260,16 @@ def yield_to_printing() -> None:
         os.nice(BESIDE_PRINT_NICENESS)
 
 
+def chromium_ahead() -> "ChromiumAhead | contextlib.nullcontext":
+    """A `ChromiumAhead` (a context manager), or a null context giving None where one cannot be
+    started here (no loopback socket, Chromium would not start): the PDF is then printed the plain
+    way, which says why if it fails too."""
+    try:
+        return ChromiumAhead(find_chromium())
+    except (OSError, TypeError):
+        return contextlib.nullcontext(None)
+
+
 class ChromiumAhead:
     """Chromium started now for a page given later (`print`): it loads
     ``http://127.0.0.1:PORT/TOKEN.html`` from a server in this process that holds its answer
@@ -279,20 +289,29 @@ class ChromiumAhead:
         self._served = threading.Event()
         self._closed = threading.Event()
         self._answering: list[threading.Thread] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        try:
+            self._listener = socket.create_server(("127.0.0.1", 0))
+        except BaseException:
+            self._tmp.cleanup()
+            raise
         self._listener.settimeout(0.2)
         self._path = f"/{secrets.token_urlsafe(18)}.html"
         url = f"http://127.0.0.1:{self._listener.getsockname()[1]}{self._path}"
-        self._thread = threading.Thread(target=self._serve, name="benchreport-chromium-page", daemon=True)
-        self._thread.start()
         args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(self._tmp.name) / 'profile'}",
                 f"--print-to-pdf={self._printed}", url]
         nice = shutil.which("nice")
         if nice:  # its start-up yields to the build's own work; its print, later, has the machine
             args = [nice, "-n", str(AHEAD_NICENESS), *args]
         self._said = Path(self._tmp.name) / "chromium.log"
-        with open(self._said, "wb") as said:  # a file, not a pipe: nobody reads it while the page is awaited
-            self._proc = _start_chromium(args, stderr=said)
+        try:
+            with open(self._said, "wb") as said:  # a file, not a pipe: nobody reads it while the page is awaited
+                self._proc = _start_chromium(args, stderr=said)
+        except BaseException:
+            self._listener.close()
+            self._tmp.cleanup()
+            raise
+        self._thread = threading.Thread(target=self._serve, name="benchreport-chromium-page", daemon=True)
+        self._thread.start()
 
     def __enter__(self) -> "ChromiumAhead":
         return self
