@@ -259,3 +259,54 @@ def test_a_build_in_one_process_is_the_same_report(tmp_path):
         assert (forked / name).read_bytes() == (one / name).read_bytes(), name
     if (forked / "report.pdf").exists():
         assert (forked / "report.pdf").read_bytes() == (one / "report.pdf").read_bytes()
+
+
+@pytest.mark.parametrize("how", ["raises", "terminated", "returns None", "returns a string"])
+def test_a_forked_child_never_returns_into_the_callers_code(tmp_path, how):
+    """`fork_child`: whatever the child does (raises, is sent SIGTERM while a handler that raises
+    is installed), it leaves with os._exit; only the parent goes on past the call. A child that
+    went on would run the test runner's code as a second worker."""
+    from benchreport.progress import terminate_as_interrupt
+
+    parent = os.getpid()
+
+    def child():
+        if how == "raises":
+            raise KeyboardInterrupt
+        if how == "returns None":
+            return None
+        if how == "returns a string":
+            return "done"
+        time.sleep(30)
+        return 0
+
+    with terminate_as_interrupt():
+        pid = prefork.fork_child(child)
+        (tmp_path / f"after-{os.getpid()}").write_text("went on")
+        if os.getpid() != parent:  # pragma: no cover - only if the guard failed
+            os._exit(3)
+        if how == "terminated":
+            time.sleep(0.2)
+            os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == {"returns None": 0}.get(how, 1)
+    assert [p.name for p in tmp_path.iterdir()] == [f"after-{parent}"]
+
+
+def test_a_process_sent_no_job_ends_where_it_is(tmp_path):
+    """The parent leaves before sending a job (a usage error found after the analysis, a report
+    already up to date), at once or while the process warms up: the process ends, and only the
+    parent goes on past the block."""
+    parent = os.getpid()
+    for pause in (0.0, 0.3):
+        def warm():
+            time.sleep(pause)
+
+        with prefork.forked(_double, warm) as handle:
+            pid = handle.pid
+            time.sleep(pause / 2)
+        (tmp_path / f"after-{os.getpid()}-{pause}").write_text("went on")
+        if os.getpid() != parent:  # pragma: no cover - only if the child came back up the stack
+            os._exit(3)
+        assert not _alive(pid)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"after-{parent}-0.0", f"after-{parent}-0.3"]

@@ -32,7 +32,7 @@ import traceback
 import warnings
 from typing import Any, Callable, Iterator
 
-__all__ = ["Forked", "ForkedProcessError", "can_fork", "forked"]
+__all__ = ["Forked", "ForkedProcessError", "can_fork", "fork_child", "forked"]
 
 #: how long the forked process has to end after SIGTERM (its clean-up) before it is killed
 STOP_GRACE_S = 5.0
@@ -185,21 +185,20 @@ def forked(work: Callable[[Any, dict, Any, Callable[[Any], None]], None],
         return
     job_r, job_w = os.pipe()
     answer_r, answer_w = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    parent = os.getpid()
+
+    def child() -> int:  # pragma: no cover - the forked process (measured through the build's tests)
+        os.close(job_w)
+        os.close(answer_r)
+        return _child(job_r, answer_w, work, warm, parent=parent)
+
     try:
-        with warnings.catch_warnings():  # Python 3.12 warns of fork() with threads; the child has its own streams
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
+        pid = fork_child(child)
     except OSError:
         for fd in (job_r, job_w, answer_r, answer_w):
             os.close(fd)
         yield None
         return
-    if pid == 0:  # pragma: no cover - the forked process (measured through the build's tests)
-        os.close(job_w)
-        os.close(answer_r)
-        _child(job_r, answer_w, work, warm, parent=os.getppid())
     os.close(job_r)
     os.close(answer_w)
     with contextlib.suppress(OSError):  # the child does it too: whichever runs first
@@ -211,9 +210,44 @@ def forked(work: Callable[[Any, dict, Any, Callable[[Any], None]], None],
         handle.stop()
 
 
-def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pragma: no cover
-    """The forked process: its own process group and streams, `warm`, then the job; it answers
-    and leaves with `os._exit` (none of the parent's clean-up or exit handlers run here)."""
+#: the signals whose Python handlers raise (Ctrl-C, and SIGTERM inside a build): blocked across a
+#: fork until the child is inside its guard (`fork_child`)
+_RAISING = (signal.SIGINT, signal.SIGTERM)
+
+
+def fork_child(child: Callable[[], int]) -> int:
+    """Fork; the child runs `child()` and leaves with ``os._exit`` (its status, 1 if it raised),
+    whatever happens, so it never returns into the parent's code. The signals whose handlers
+    raise are blocked across the fork and unblocked only inside the child's guard: one landing
+    between the fork and the guard would otherwise send the child back up the parent's stack (in a
+    test runner's worker, a second worker reporting the same test). Returns the child's id."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _RAISING)
+    try:
+        with warnings.catch_warnings():  # Python 3.12 warns of fork() with threads; the child has its own streams
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        raise
+    if pid == 0:  # pragma: no cover - the forked process
+        status = 1
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            status = child()
+        except BaseException:  # noqa: BLE001 - nothing may escape into the parent's code
+            status = 1
+        finally:
+            os._exit(status if isinstance(status, int) else 0 if status is None else 1)
+    signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return pid
+
+
+def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> int:  # pragma: no cover
+    """The forked process: its own process group and streams, `warm`, then the job; it answers and
+    returns its exit status (`fork_child` leaves with it: none of the parent's clean-up or exit
+    handlers run here)."""
     status = 1
     try:
         signal.signal(signal.SIGTERM, _stop_on_sigterm)  # unwinds the job: its clean-up runs
@@ -228,9 +262,8 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
         try:
             warmed = _warm(warm)
             got, job = _read_message(job_r)
-            if not got:
-                status = 0
-                return
+            if not got:  # the parent went on without it (an error, an up-to-date report)
+                return 0
             notes: dict = {}
             def tell(message) -> None:
                 _write_message(answer_w, ("tell", message, None, ""))
@@ -251,7 +284,7 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> None:  # pr
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        os._exit(status)
+    return status
 
 
 def _warm(warm) -> Any:  # pragma: no cover - the forked process

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from benchreport.report.pdf import yield_to_printing
-from benchreport.report.prefork import can_fork
+from benchreport.report.prefork import can_fork, fork_child
 
 __all__ = ["SharedFigures", "draw_from_end", "drawing_beside"]
 
@@ -113,16 +113,10 @@ def draw_from_end(analysis, shared: SharedFigures, formats, *, before_later: Cal
 
 def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
     """The drawing process's id; the child draws from the end and exits without running any of
-    the parent's clean-up (`os._exit`), its output sent nowhere (its failures are published)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    with warnings.catch_warnings():  # Python 3.12 warns of fork() with threads; the child only draws
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid:
-        return pid
-    status = 1
-    try:
+    the parent's clean-up (benchreport.report.prefork.fork_child), its output sent nowhere (its
+    failures are published)."""
+
+    def draw() -> int:  # pragma: no cover - the forked process
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
@@ -131,9 +125,9 @@ def _fork_drawer(analysis, shared: SharedFigures, formats) -> int:
         sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
         warnings.simplefilter("ignore")
         draw_from_end(analysis, shared, formats, before_later=yield_to_printing)
-        status = 0
-    finally:
-        os._exit(status)
+        return 0
+
+    return fork_child(draw)
 
 
 def _ended(pid: int) -> Callable[[], bool]:
