@@ -265,6 +265,7 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> int:  # pra
             if not got:  # the parent went on without it (an error, an up-to-date report)
                 return 0
             notes: dict = {}
+
             def tell(message) -> None:
                 _write_message(answer_w, ("tell", message, None, ""))
 
