@@ -26,7 +26,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _double(job, notes, warmed, tell):
+def _double(job, notes, tell):
     notes["pid"] = os.getpid()
     notes["value"] = job * 2
 
@@ -50,7 +50,7 @@ def test_the_warm_up_runs_before_the_job(tmp_path):
     def warm():
         marker.write_text(str(os.getpid()))
 
-    def job(path, notes, warmed, tell):
+    def job(path, notes, tell):
         notes["warm"] = Path(path).read_text()
 
     with prefork.forked(job, warm) as handle:
@@ -59,24 +59,8 @@ def test_the_warm_up_runs_before_the_job(tmp_path):
     assert notes["warm"] == str(handle.pid)
 
 
-def test_what_the_warm_up_readied_reaches_the_job_and_is_closed(tmp_path):
-    closed = tmp_path / "closed"
-
-    class Ready:
-        def close(self):
-            closed.write_text("yes")
-
-    def job(_, notes, warmed, tell):
-        notes["ready"] = type(warmed).__name__
-
-    with prefork.forked(job, Ready) as handle:
-        handle.send(None)
-        assert handle.result() == {"ready": "Ready"}
-    assert closed.read_text() == "yes"
-
-
 def test_what_the_job_tells_reaches_the_parent_before_the_answer():
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         tell({"page": "<p>1</p>"})
         tell({"page": "<p>2</p>"})
         notes["done"] = True
@@ -102,7 +86,7 @@ class Refusal(ValueError):
 
 
 def test_the_jobs_exception_is_raised_in_the_parent_with_its_notes():
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         notes["step"] = "rendering"
         raise Refusal("the page is not self-contained")
 
@@ -117,7 +101,7 @@ def test_an_exception_that_cannot_cross_is_described():
     class Local(Exception):  # defined in a function: cannot be pickled
         pass
 
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         raise Local("made here")
 
     with prefork.forked(job, _nothing) as handle:
@@ -127,7 +111,7 @@ def test_an_exception_that_cannot_cross_is_described():
 
 
 def test_an_interrupt_in_the_job_is_an_interrupt_in_the_parent():
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         raise KeyboardInterrupt
 
     with prefork.forked(job, _nothing) as handle:
@@ -137,7 +121,7 @@ def test_an_interrupt_in_the_job_is_an_interrupt_in_the_parent():
 
 
 def test_a_process_killed_during_its_job_is_an_error_not_a_hang():
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         os.kill(os.getpid(), signal.SIGKILL)
 
     with prefork.forked(job, _nothing) as handle:
@@ -168,7 +152,7 @@ def test_leaving_early_ends_the_process_and_what_it_started(tmp_path):
             os._exit(0)
         (tmp_path / "grandchild").write_text(str(pid))
 
-    def job(_, notes, warmed, tell):
+    def job(_, notes, tell):
         try:
             time.sleep(60)
         finally:
@@ -206,7 +190,7 @@ def test_the_forked_process_ends_with_its_parent(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time
         from benchreport.report import prefork
-        def job(_, notes, warmed, tell):
+        def job(_, notes, tell):
             time.sleep(60)
         def warm():
             open({str(tmp_path / 'child')!r}, 'w').write(str(os.getpid()))

@@ -182,12 +182,8 @@ def _chromium_first(args) -> Iterator[None]:
     from benchreport.report import pdf
 
     given = getattr(args, "format", None)
-    engine = getattr(args, "pdf_engine", "auto")
     wanted = given is None or "pdf" in str(given).lower()
-    if not wanted or pdf.engine_missing(engine) or pdf.choose_engine(engine) != "chromium":
-        yield
-        return
-    with pdf.chromium_ahead() as args.chromium:
+    with pdf.chromium_ahead(getattr(args, "pdf_engine", "auto"), wanted) as args.chromium:
         yield
 
 

@@ -236,7 +236,7 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
     import nbformat
 
     from benchreport.report.pdf import yield_to_printing
-    from benchreport.report.render import check_self_contained, notebook_to_html
+    from benchreport.report.render import notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
     _say("rendering report.html", quiet=quiet, progress_only=True)
@@ -247,7 +247,6 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
         hand_over(html)
         yield_to_printing()  # what is left here yields to Chromium, which prints the page meanwhile
     elif "pdf" in formats and ahead is not None:
-        check_self_contained(html)
         ahead.give(html)
     meanwhile()
     if "pdf" in formats and hand_over is None:
@@ -425,11 +424,9 @@ def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
 def _chromium(ahead, pdf_engine: str, formats: list[str]):
     """The Chromium that prints this build's PDF, started now unless the caller did (`ahead`); a
     context manager giving it, or None when Chromium prints no PDF here."""
-    from benchreport.report.pdf import choose_engine, chromium_ahead
+    from benchreport.report.pdf import chromium_ahead
 
-    if "pdf" not in formats or choose_engine(pdf_engine) != "chromium":
-        return contextlib.nullcontext(None)
-    return contextlib.nullcontext(ahead) if ahead is not None else chromium_ahead()
+    return contextlib.nullcontext(ahead) if ahead is not None else chromium_ahead(pdf_engine, "pdf" in formats)
 
 
 def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, ahead=None) -> BuildResult:
@@ -497,16 +494,13 @@ def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[
         def handed(told: dict) -> None:  # the page, rendered: Chromium prints it from now on
             page.update(told)
             if ahead is not None:
-                from benchreport.report.offline import check_self_contained
-
-                check_self_contained(told["html"])
                 ahead.give(told["html"])
 
         try:
             if sent:
                 notes = renderer.result(on_tell=handed)
             else:
-                render_job(job, notes, None, None, ahead=ahead)
+                render_job(job, notes, None, ahead=ahead)
         except ForkedProcessError as exc:
             raise BuildError(f"{step[0]} failed: {exc}") from None
         except BaseException as exc:
@@ -535,15 +529,14 @@ class RenderJob:
     quiet: bool
 
 
-def render_job(job: RenderJob, notes: dict, warmed=None, tell=None, *, ahead=None) -> None:
+def render_job(job: RenderJob, notes: dict, tell=None, *, ahead=None) -> None:
     """Execute the report notebook on the analysis (held in memory) while a forked process draws
     figures from the report's end (benchreport.report.shared_figures), then render report.html;
     `tell` (the rendering process's line to the build: benchreport.report.prefork) is handed the
     page for the build to print, else report.pdf is printed here (with the Chromium `ahead`, if
     any). The files the page does not need (HeldAnalysis.later) are written meanwhile. `notes`
     says the step reached, a signal that stopped it, and what a site's index shows of the build
-    (`_site_facts`). `warmed`: what the rendering process's warm-up returned (nothing used here;
-    benchreport.report.prefork passes it)."""
+    (`_site_facts`)."""
     from benchreport.report.document import HeldAnalysis
 
     try:

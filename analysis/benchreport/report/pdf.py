@@ -260,10 +260,13 @@ def yield_to_printing() -> None:
         os.nice(BESIDE_PRINT_NICENESS)
 
 
-def chromium_ahead() -> "ChromiumAhead | contextlib.nullcontext":
-    """A `ChromiumAhead` (a context manager), or a null context giving None where one cannot be
-    started here (no loopback socket, Chromium would not start): the PDF is then printed the plain
-    way, which says why if it fails too."""
+def chromium_ahead(engine: str = "auto", pdf: bool = True) -> "ChromiumAhead | contextlib.nullcontext":
+    """A `ChromiumAhead` (a context manager) for a build that makes a PDF (`pdf`) with `engine`;
+    a null context giving None where Chromium does not print it, or cannot be started here (no
+    loopback socket, Chromium would not start): the PDF is then printed the plain way, which says
+    why if it fails too."""
+    if not pdf or engine_missing(engine) or choose_engine(engine) != "chromium":
+        return contextlib.nullcontext(None)
     try:
         return ChromiumAhead(find_chromium())
     except (OSError, TypeError):
@@ -320,9 +323,13 @@ class ChromiumAhead:
         self.close()
 
     def give(self, html: str) -> None:
-        """Hand `html` (checked: `offline.check_self_contained`) to Chromium, which prints it
-        while the caller goes on; `print` waits for the PDF."""
+        """Hand `html` to Chromium, which prints it while the caller goes on; `print` waits for the
+        PDF. The page is checked first (`offline.check_self_contained`: OfflineError), as
+        `html_to_pdf` checks it: nothing but a self-contained page is ever served."""
+        from benchreport.report.offline import check_self_contained
+
         if not self._given.is_set():
+            check_self_contained(html)
             self._html = html
             self._page = _inert(html).encode("utf-8")
             self._given.set()

@@ -173,13 +173,12 @@ def _reaped(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def forked(work: Callable[[Any, dict, Any, Callable[[Any], None]], None],
-           warm: Callable[[], Any]) -> Iterator[Forked | None]:
-    """A process forked now, doing ``warmed = warm()`` and then ``work(job, notes, warmed, tell)``
-    on the job it is sent (`warmed` is None when `warm` failed: the job does without; its
-    ``close()``, if it has one, is called at the end, job or no job; ``tell(message)`` sends the
-    parent a message before the answer: `Forked.result`'s `on_tell`); None where none can be
-    forked (`can_fork`). Leaving the block ends the process unless it answered."""
+def forked(work: Callable[[Any, dict, Callable[[Any], None]], None],
+           warm: Callable[[], None]) -> Iterator[Forked | None]:
+    """A process forked now, doing `warm()` (a failure there is ignored: the job does without)
+    and then ``work(job, notes, tell)`` on the job it is sent (``tell(message)`` sends the parent
+    a message before the answer: `Forked.result`'s `on_tell`); None where none can be forked
+    (`can_fork`). Leaving the block ends the process unless it answered."""
     if not can_fork():
         yield None
         return
@@ -258,27 +257,22 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> int:  # pra
         # hold a lock a thread of the parent had at the fork
         sys.stdout = open(1, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
         sys.stderr = open(2, "w", encoding="utf-8", errors="replace", closefd=False, buffering=1)
-        warmed = None
+        _warm(warm)
+        got, job = _read_message(job_r)
+        if not got:  # the parent went on without it (an error, an up-to-date report)
+            return 0
+        notes: dict = {}
+
+        def tell(message) -> None:
+            _write_message(answer_w, ("tell", message, None, ""))
+
         try:
-            warmed = _warm(warm)
-            got, job = _read_message(job_r)
-            if not got:  # the parent went on without it (an error, an up-to-date report)
-                return 0
-            notes: dict = {}
-
-            def tell(message) -> None:
-                _write_message(answer_w, ("tell", message, None, ""))
-
-            try:
-                work(job, notes, warmed, tell)
-                answer = ("ok", notes, None, "")
-            except BaseException as exc:  # noqa: BLE001 - every outcome goes back to the parent
-                answer = ("error", notes, _portable(exc), "".join(traceback.format_exception(exc)))
-            _write_message(answer_w, answer)
-            status = 0
-        finally:
-            if hasattr(warmed, "close"):
-                warmed.close()
+            work(job, notes, tell)
+            answer = ("ok", notes, None, "")
+        except BaseException as exc:  # noqa: BLE001 - every outcome goes back to the parent
+            answer = ("error", notes, _portable(exc), "".join(traceback.format_exception(exc)))
+        _write_message(answer_w, answer)
+        status = 0
     except BaseException:  # noqa: BLE001 - nothing may escape into the parent's code
         status = 1
     finally:
@@ -288,14 +282,13 @@ def _child(job_r: int, answer_w: int, work, warm, *, parent: int) -> int:  # pra
     return status
 
 
-def _warm(warm) -> Any:  # pragma: no cover - the forked process
-    """`warm()`, or None when it failed (the job does without; shown with BENCHREPORT_DEBUG)."""
+def _warm(warm) -> None:  # pragma: no cover - the forked process
+    """`warm()`; a failure is ignored (the job does without it), and shown with BENCHREPORT_DEBUG."""
     try:
-        return warm()
+        warm()
     except Exception:  # noqa: BLE001 - a warm-up is an optimisation, never a failure
         if os.environ.get("BENCHREPORT_DEBUG"):
             traceback.print_exc()
-        return None
 
 
 def _stop_on_sigterm(signum, frame):  # pragma: no cover - the forked process
