@@ -9,6 +9,7 @@ missing and records every inference in the run's assumptions (the loader raises 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -264,6 +265,9 @@ class Draft:
     source_format: str = ""
     #: what the run sent, as the harness records it (the native `load`; benchreport.conditions)
     load: dict = field(default_factory=dict)
+    #: the seat's configuration as the files record it (CONFIG_KEYS, plus engine arguments and sweep
+    #: parameters by their own names): runs whose recorded configurations differ are never one seat
+    config: dict = field(default_factory=dict)
 
     def set_concurrency_key(self) -> None:
         keys = {(m.get("workload", ""), m.get("concurrency")) for m in self.measurements}
@@ -339,12 +343,85 @@ def folder_name(source: SourceFile) -> str:
     return parent.name or "runs"
 
 
+#: configuration keys in the order a seat's id and name show them, with how each is written
+CONFIG_KEYS = (
+    ("system", "{}"), ("hardware", "{}"), ("accelerators", "{}x"), ("nodes", "{} nodes"),
+    ("tensor_parallel", "tp{}"), ("pipeline_parallel", "pp{}"), ("data_parallel", "dp{}"),
+    ("expert_parallel", "ep{}"), ("quantisation", "{}"), ("engine", "{}"), ("engine_version", "{}"),
+)
+_CONFIG_ORDER = {k: i for i, (k, _fmt) in enumerate(CONFIG_KEYS)}
+
+
+def clean_config(config: dict) -> dict:
+    """A draft's recorded configuration with empty values left out and every value a short
+    string, number or boolean (what a seat's settings can hold and its id can show)."""
+    out = {}
+    for key, value in (config or {}).items():
+        if value is None or value == "" or (isinstance(value, float) and not math.isfinite(value)):
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, (str, int, float, bool)):
+            value = str(value)
+        if isinstance(value, str):
+            value = one_line(value)[:120]
+        out[str(key)[:60]] = value
+    return out
+
+
+def config_words(config: dict) -> str:
+    """A recorded configuration in a few words, in CONFIG_KEYS order then the rest by name
+    ('8x H100-SXM-80GB, tp4, vllm 0.6.3, max_num_seqs=32')."""
+    parts = []
+    acc = config.get("accelerators")
+    for key in sorted(config, key=lambda k: (_CONFIG_ORDER.get(k, len(_CONFIG_ORDER)), k)):
+        value = config[key]
+        if key == "accelerators" and "hardware" in config:
+            continue
+        if key == "hardware" and acc is not None:
+            parts.append(f"{acc}x {value}")
+        elif key == "engine_version" and "engine" in config:
+            parts[-1] = f"{parts[-1]} {value}" if parts else str(value)
+        elif key in _CONFIG_ORDER:
+            parts.append(dict(CONFIG_KEYS)[key].format(value))
+        else:
+            parts.append(f"{key}={value}")
+    return ", ".join(parts)
+
+
+def _apply_config(seat: dict, config: dict) -> None:
+    """The recorded configuration into the seat's fields where the run format has one
+    (quantisation, engine, placement.tensor_parallel), and whole into its settings; what the
+    manifest gave is kept."""
+    if "quantisation" in config:
+        seat.setdefault("quantisation", str(config["quantisation"])[:200])
+    if "engine" in config:
+        engine = str(config["engine"]) + (f" {config['engine_version']}" if "engine_version" in config else "")
+        seat.setdefault("engine", engine[:200])
+    tp = config.get("tensor_parallel")
+    if isinstance(tp, int) and not isinstance(tp, bool) and tp >= 1:
+        placement = dict(seat.get("placement") or {})
+        placement.setdefault("tensor_parallel", tp)
+        seat["placement"] = placement
+    settings = dict(seat.get("settings") or {})
+    for key, value in config.items():
+        settings.setdefault(key, value)
+    seat["settings"] = settings
+
+
 def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, list[str], str | None]:
     """Seat object and the assumptions behind it. A file whose harness records no model (SGLang's
     bench_serving) is never refused for that alone: its seat is named from the manifest, else from
-    its folder (`folder_name`), and the assumption says so."""
+    its folder (`folder_name`), and the assumption says so.
+
+    Identity from evidence: where the files record the seat's configuration (`Draft.config`:
+    hardware, parallelism, quantisation, engine, engine arguments, sweep parameters), an inferred
+    seat id carries it ('<model>--<configuration>'), so runs whose recorded configurations differ
+    are never passes of one seat, however the model id reads; a manifest's seat id is the user's
+    word and is kept."""
     assumptions = []
     seat = dict(applied.seat)
+    config = clean_config(draft.config)
     if "model" not in seat:
         if draft.model:
             seat["model"] = draft.model[:200]
@@ -357,10 +434,30 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
                                f"'{folder}' (name the seat and model in a benchreport.yaml manifest)")
     if "id" not in seat:
         basis = seat["model"]
-        seat["id"] = sanitise_id(basis)
         where = "the manifest's model" if "model" in applied.seat else f"{draft.model_where}"
-        assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}'")
+        if config:
+            words = config_words(config)
+            seat["id"] = configured_id(basis, words)
+            assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}' and the configuration "
+                                  f"the files record ({words[:200]})")
+        else:
+            seat["id"] = sanitise_id(basis)
+            assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}'")
+    if config:
+        _apply_config(seat, config)
     return seat, assumptions, None
+
+
+def configured_id(model: str, words: str) -> str:
+    """'<model>--<configuration words>' as a seat id (pattern-safe, at most 128 characters; a
+    long configuration keeps a digest of the whole so two long ones never meet)."""
+    head = sanitise_id(model, 80)
+    tail = sanitise_id(words.replace(", ", "-").replace(" ", ""), 400)
+    full = f"{head}--{tail}"
+    if len(full) <= 128:
+        return full
+    digest = hashlib.sha256(words.encode()).hexdigest()[:8]
+    return f"{head}--{tail[:128 - len(head) - 3 - 9]}-{digest}"
 
 
 def _manifest_for(d: Draft, index) -> _manifest.Applied:
