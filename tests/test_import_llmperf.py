@@ -168,3 +168,62 @@ def test_an_answer_with_no_content_token_is_not_a_ttft_of_zero(tmp_path):
     codes = {f["code"]: f for f in json.loads(proc.stdout)}
     assert "trap.reasoning_field" in codes and "1 of 1 answers" in codes["trap.reasoning_field"]["message"]
     assert "1 of 12 answers carried no content token" in codes["import.assumed"]["message"]
+
+
+# --- a summary whose per-request file is absent or renamed (issue 40) ------------------------------
+
+def _summary_stating_failures(tmp_path, freq="{429.0: 130}", **over):
+    """A leaderboard-style summary: 150 started, 20 completed, 130 failed with HTTP 429, and no
+    per-request file beside it (as leaderboards publish them)."""
+    src = next((FOLDER / "reasoning-c2").glob("*_summary.json"))
+    doc = json.loads(src.read_text().replace("NaN", "null"))
+    doc.update({"results_num_requests_started": 150, "results_num_completed_requests": 20,
+                "results_number_errors": 130, "results_error_rate": 130 / 150,
+                "results_error_code_frequency": freq, **over})
+    folder = tmp_path / "leaderboard"
+    folder.mkdir()
+    (folder / "model_x_summary.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_a_summary_stating_its_failures_is_not_a_clean_run(tmp_path):
+    """130 of 150 failed (HTTP 429) as the summary states it: 150 request rows without timings, 130
+    of them failed with their code; `requests.failed` is raised through the command line and the
+    note quotes the code and its count, not 'HTTP 429: 0'."""
+    import subprocess
+    import sys
+
+    folder = _summary_stating_failures(tmp_path)
+    (lr,) = load([str(folder)]).runs
+    reqs = lr.run.requests
+    assert len(reqs) == 150 and all(r.counted_only for r in reqs)
+    failed = [r for r in reqs if r.finish_reason == "error"]
+    assert len(failed) == 130 and {r.error for r in failed} == {"HTTP 429"}
+    assert "(HTTP 429: 130)" in lr.run.notes and "20 completed, 130 failed" in lr.run.notes
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(folder), "--json", "--quiet"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    codes = {f["code"]: f for f in json.loads(proc.stdout)}
+    assert "requests.failed" in codes, sorted(codes)
+    assert "130 of 150" in codes["requests.failed"]["message"], codes["requests.failed"]["message"]
+
+
+@pytest.mark.parametrize("freq, expected", [
+    ("{429.0: 130}", [("429", 130)]),
+    ("{'429': 100, 500: 30}", [("429", 100), ("500", 30)]),
+    ({"429": 130}, [("429", 130)]),
+    ("{}", []),
+    ("not a mapping 429 at all", []),
+    ("{None: 4}", [("None", 4)]),
+])
+def test_error_code_frequency_is_read_as_written(freq, expected):
+    from benchreport.load.harness.llmperf import error_codes
+
+    assert error_codes(freq) == expected
+
+
+def test_an_error_rate_alone_gives_the_failed_count(tmp_path):
+    folder = _summary_stating_failures(tmp_path, freq="{}", results_number_errors=None)
+    (lr,) = load([str(folder)]).runs
+    failed = [r for r in lr.run.requests if r.finish_reason == "error"]
+    assert len(failed) == 130 and len(lr.run.requests) == 150

@@ -23,14 +23,16 @@ that (the run ends short; the error counts stay at 0). The importer says so in e
 """
 from __future__ import annotations
 
+import ast
 import math
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
                                            expect_number)
-from benchreport.load.harness._common import (Check, Draft, count, finish, iso_from_epoch, measurement,
-                                           positive_int, short_text, skip, successful_count, token_target)
+from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, failed_from_counts, finish,
+                                           iso_from_epoch, measurement, positive_int, short_text, skip,
+                                           successful_count, token_target)
 
 NAME = "llmperf"
 HARNESS_NAME = "llmperf"
@@ -130,8 +132,58 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
         d.notes.append(f"per-request records read from {responses.path.name}")
         _no_content(d)
         _check_counts(doc, conc, d)
+    else:
+        _stated_requests(doc, conc, d)
     _notes(doc, d)
     return d
+
+
+def error_codes(freq) -> list[tuple[str, int]]:
+    """llmperf's `results_error_code_frequency` (the repr of a Python dict, e.g. "{429.0: 130}" or
+    "{'429': 3, 500: 1}"; a dict where a tool re-wrote it) as [(code, count)], codes as written
+    without a float's '.0'. Anything that is not such a mapping gives []."""
+    if isinstance(freq, str):
+        try:
+            freq = ast.literal_eval(freq.strip()[:10_000] or "{}")
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            pairs = re.findall(r"""['"]?([^'",:{}\s]+)['"]?\s*:\s*(\d+)""", freq)
+            freq = {k: int(v) for k, v in pairs}
+    if not isinstance(freq, dict):
+        return []
+    out = []
+    for code, n in freq.items():
+        n = count(n)
+        if n is None or n == 0:
+            continue
+        if isinstance(code, float) and code.is_integer():
+            code = int(code)
+        out.append((short_text(str(code), 40) or "?", n))
+    return out
+
+
+def _stated_requests(doc: dict, conc: int | None, d: Draft) -> None:
+    """Without the per-request file (absent, or renamed as leaderboards do), what the summary
+    states of its requests: as many request rows without timings as it says completed and failed,
+    the failed ones with their HTTP codes, so a run that states 130 of 150 failed is never clean.
+    The failed count is `results_number_errors`, else `results_error_rate` x the requests started."""
+    started = count(doc.get("results_num_requests_started"))
+    completed = count(doc.get("results_num_completed_requests"))
+    errors = count(doc.get("results_number_errors"))
+    rate = doc.get("results_error_rate")
+    if errors is None and started and isinstance(rate, (int, float)) and not isinstance(rate, bool) \
+            and math.isfinite(rate) and 0 <= rate <= 1:
+        errors = round(rate * started)
+    if completed is None and started is not None and errors is not None:
+        completed = max(0, started - errors)
+    if completed is None and errors is None:
+        return
+    codes = [(f"HTTP {code}" if code.isdigit() else f"error {code}", n) for code, n in error_codes(
+        doc.get("results_error_code_frequency"))]
+    d.requests = failed_from_counts(codes, errors, "", conc)[: errors if errors is not None else None]
+    d.requests += count_only_requests(completed or 0, "", conc)
+    failed = len(d.requests) - (completed or 0)
+    d.notes.append(f"no per-request file beside this summary: its request counts are read as stated "
+                   f"({completed or 0} completed, {failed} failed), as rows without timings")
 
 
 def _check_counts(doc: dict, conc: int | None, d: Draft) -> None:
@@ -236,8 +288,7 @@ def _no_content(d: Draft) -> None:
 
 def _notes(doc: dict, d: Draft) -> None:
     """What the counts say, that llmperf loses failed requests, and the NaN it wrote."""
-    freq = doc.get("results_error_code_frequency")
-    codes = dict(re.findall(r"(\d{3})\D+(\d+)", freq)) if isinstance(freq, str) else {}
+    codes = dict(error_codes(doc.get("results_error_code_frequency")))
     d.notes.append(f"llmperf run: {doc.get('results_num_requests_started')} requests started, "
                    f"{doc.get('results_num_completed_requests')} completed, {doc.get('results_number_errors')} errors"
                    + (f" (HTTP {', '.join(f'{c}: {k}' for c, k in codes.items())})" if codes else ""))
