@@ -76,7 +76,7 @@ def _draw_panel(ax, sel: pd.DataFrame, color_of: dict, marked: set) -> None:
         cell = cell.sort_values("_date")
         median = float(np.median(cell["estimate"].astype(float)))
         c = cell["_c"].iloc[0]
-        color = color_of.get(int(c), "#555555") if np.isfinite(c) else "#555555"
+        color = color_of.get(int(c), "#555555") if pd.notna(c) and np.isfinite(float(c)) else "#555555"
         ax.plot(cell["_date"], _rel(cell, median), color=color, linewidth=0.8, alpha=0.9)
         for verdict in DECIDED:
             one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]

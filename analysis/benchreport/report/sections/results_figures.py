@@ -124,7 +124,7 @@ def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
     fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
     n = 0
     if cells is not None and "values" in cells.columns:
-        n = int(cells["values"].map(lambda v: len(parse_values(v)) >= 2).sum())
+        n = sum(len(parse_values(v)) >= 2 for v in cells["values"])  # an empty column sums to ''
     more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown; "
             "tables/cells.csv has every pass of every cell." if n > max_panels else "")
     return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
