@@ -96,9 +96,18 @@ class _Importer:
         return finish(drafts, manifests, NAME, outcome)
 
 
+def _stem(path) -> str:
+    name = path.name
+    for tail in (SUMMARY_TAIL, RESPONSES_TAIL, ".json"):
+        if name.endswith(tail):
+            return name[: -len(tail)]
+    return name
+
+
 def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[SourceFile]) -> SourceFile | None:
     """The responses file of a summary: same folder and name stem; else, in a folder of one summary,
-    its only responses file."""
+    its only responses file; else the one responses file of the same stem in a sibling folder (the
+    llmperf leaderboard keeps `raw_data/summary/<run>.json` beside `raw_data/individual/<run>.json`)."""
     here = [r for r in responses if r.path.parent == summary.path.parent]
     if summary.path.name.endswith(SUMMARY_TAIL):
         stem = summary.path.name[: -len(SUMMARY_TAIL)]
@@ -106,7 +115,13 @@ def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[Sour
         if named:
             return named[0]
     alone = sum(s.path.parent == summary.path.parent for s in summaries) == 1
-    return here[0] if alone and len(here) == 1 else None
+    if alone and len(here) == 1:
+        return here[0]
+    stem = _stem(summary.path)
+    sibling = [r for r in responses if r.path.parent != summary.path.parent
+               and r.path.parent.parent == summary.path.parent.parent and _stem(r.path) == stem]
+    same_stem = [s for s in summaries if s.path.parent.parent == summary.path.parent.parent and _stem(s.path) == stem]
+    return sibling[0] if len(sibling) == 1 and len(same_stem) == 1 else None
 
 
 def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
@@ -129,7 +144,9 @@ def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
         d.extra_paths.append(responses.path)
         d.requests = [_request(r, f"$[{i}]", conc)
                       for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
-        d.notes.append(f"per-request records read from {responses.path.name}")
+        d.notes.append(f"per-request records read from {responses.path.name}"
+                       + ("" if responses.path.parent == source.path.parent else f" in the sibling folder "
+                          f"{responses.path.parent.name}/"))
         _no_content(d)
         _check_counts(doc, conc, d)
     else:
