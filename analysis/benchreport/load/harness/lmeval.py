@@ -281,14 +281,46 @@ def _results_draft(src: SourceFile, attached: list, index) -> Draft:
                 d.notes.append(f"{label}: '{metric}' is not a proportion; not read")
                 continue
             if total is None:
-                d.notes.append(f"{label}: no sample count (n-samples); its score is not read")
+                d.notes.append(f"{label}: {metric} = {value:.4g} with no sample count (n-samples, which lm-eval "
+                               "writes from 0.4 on): a score without its count cannot be tested, so it is not read")
                 continue
             exam = {"benchmark": task[:120], "score": value * 100.0, "total": total}
             if flt != "none":
                 exam["dimension"] = flt[:120]
             d.exams.append(exam)
             d.notes.append(f"{label}: {metric} = {value:.4g} of {total} (no samples file: counts only)")
+    d.config = _configuration(doc)
     return d
+
+
+#: lm-eval `config` keys that change what an exam measures of the same model (the seat's configuration)
+CONFIG_FIELDS = ("model", "batch_size", "device", "limit", "num_fewshot", "gen_kwargs", "apply_chat_template",
+                 "fewshot_as_multiturn", "system_instruction")
+#: model_args keys that name the model rather than configure it
+MODEL_NAMING = ("pretrained", "model", "path", "engine", "model_name")
+
+
+def _configuration(doc: dict) -> dict:
+    """What a results file records of the configuration the exams ran under: lm-eval's `config`
+    (backend, batch size, device, limit, few-shot count, generation arguments) and the model
+    arguments other than the model's name (dtype, tensor_parallel_size, ...), so two
+    configurations of one model are two seats."""
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    out: dict = {}
+    for key in CONFIG_FIELDS:
+        value = config.get(key) if key in config else doc.get(key)
+        if isinstance(value, (str, int, float, bool)):
+            out[f"lm_eval_{key}" if key == "model" else key] = value
+    args = config.get("model_args")
+    if isinstance(args, str):
+        args = dict(kv.split("=", 1) for kv in args.split(",") if "=" in kv)
+    if isinstance(args, dict):
+        for key, value in sorted(args.items()):
+            if str(key).strip() in MODEL_NAMING or not isinstance(value, (str, int, float, bool)):
+                continue
+            key = str(key).strip()
+            out["tensor_parallel" if key == "tensor_parallel_size" else key] = value
+    return out
 
 
 def _samples_draft(members: list[SourceFile], index) -> Draft:
