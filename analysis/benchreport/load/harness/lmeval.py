@@ -293,32 +293,34 @@ def _results_draft(src: SourceFile, attached: list, index) -> Draft:
     return d
 
 
-#: lm-eval `config` keys that change what an exam measures of the same model (the seat's configuration)
-CONFIG_FIELDS = ("model", "batch_size", "device", "limit", "num_fewshot", "gen_kwargs", "apply_chat_template",
-                 "fewshot_as_multiturn", "system_instruction")
-#: model_args keys that name the model rather than configure it
-MODEL_NAMING = ("pretrained", "model", "path", "engine", "model_name")
+#: lm-eval backends that call a server (its model arguments configure the client, not the seat)
+API_BACKENDS = re.compile(r"^(local-|openai|anthropic|textsynth|gguf|ggml|watsonx|api)", re.I)
+#: model_args keys that name the model, or configure the client rather than the served model
+NOT_SEAT = {"pretrained", "model", "path", "engine", "model_name", "tokenizer", "trust_remote_code",
+            "use_accelerate", "device_map", "parallelize", "batch_size", "max_batch_size", "device",
+            "revision", "cache_dir", "base_url", "num_concurrent", "max_retries", "tokenized_requests",
+            "timeout", "seed"}
 
 
 def _configuration(doc: dict) -> dict:
-    """What a results file records of the configuration the exams ran under: lm-eval's `config`
-    (backend, batch size, device, limit, few-shot count, generation arguments) and the model
-    arguments other than the model's name (dtype, tensor_parallel_size, ...), so two
-    configurations of one model are two seats."""
+    """What a results file records of the seat's configuration: for a backend that loads the
+    model itself (`hf`, `vllm`, `sglang`, ...), the backend and its model arguments other than
+    the model's name and client settings (dtype, tensor_parallel_size, quantization,
+    max_model_len, ...), so two configurations of one model are two seats. A backend that calls a
+    server (`local-completions`, `openai-*`) records only the client: nothing of the seat."""
     config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
-    out: dict = {}
-    for key in CONFIG_FIELDS:
-        value = config.get(key) if key in config else doc.get(key)
-        if isinstance(value, (str, int, float, bool)):
-            out[f"lm_eval_{key}" if key == "model" else key] = value
+    backend = config.get("model")
+    if not isinstance(backend, str) or not backend or API_BACKENDS.match(backend):
+        return {}
+    out: dict = {"engine": backend}
     args = config.get("model_args")
     if isinstance(args, str):
         args = dict(kv.split("=", 1) for kv in args.split(",") if "=" in kv)
     if isinstance(args, dict):
         for key, value in sorted(args.items()):
-            if str(key).strip() in MODEL_NAMING or not isinstance(value, (str, int, float, bool)):
-                continue
             key = str(key).strip()
+            if key in NOT_SEAT or not isinstance(value, (str, int, float, bool)):
+                continue
             out["tensor_parallel" if key == "tensor_parallel_size" else key] = value
     return out
 
