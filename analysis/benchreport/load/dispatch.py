@@ -17,7 +17,7 @@ from benchreport.load.errors import Refusal, RunFileError, Skipped, one_line
 from benchreport.load.json_errors import json_error, reason_only, refusal_from_text
 from benchreport.load.not_runs import Unknown
 from benchreport.load.parse import Parsed
-from benchreport.load.read import Unread, read_limited
+from benchreport.load.read import Unread, as_utf8, read_limited
 from benchreport.load.recognise import Broken, claims_native, duplicate_key, harness_doc, native_format, unrecognised_text
 from benchreport.load.result import LoadedRun, LoadResult
 from benchreport.load.walk import MANIFEST_NAMES, discover_named, is_textual
@@ -67,7 +67,8 @@ class Reading:
                 self.result.add(unread)
                 return None
         try:
-            return read_limited(path, self.max_file_bytes)
+            data, _stored = as_utf8(read_limited(path, self.max_file_bytes), self.max_file_bytes)
+            return data
         except Unread as exc:
             self.result.refused.append(Refusal(display, "$", str(exc)))
         except OSError as exc:

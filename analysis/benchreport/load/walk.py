@@ -32,7 +32,9 @@ NOT_JSON = "not a JSON file (no results read from it)"
 
 def is_wanted(name: str) -> bool:
     """A file a folder is searched for: a JSON (Lines) file or a manifest."""
-    return Path(name).suffix.lower() in RESULT_SUFFIXES or name in MANIFEST_NAMES
+    lower = name.lower()
+    lower = lower[:-3] if lower.endswith(".gz") else lower  # gzip-compressed JSON is read too
+    return Path(lower).suffix in RESULT_SUFFIXES or name in MANIFEST_NAMES
 
 
 def is_textual(name: str) -> bool:
