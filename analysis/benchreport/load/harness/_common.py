@@ -20,6 +20,7 @@ from benchreport.load import native
 from benchreport.load.errors import Refusal, Skipped, one_line
 from benchreport.load.harness import ImportedRun, ImportOutcome, SourceFile, describe
 from benchreport.load.harness import _manifest
+from benchreport.load.harness._unusable import unusable_values
 from benchreport.load.harness._figure_checks import CHECK_WORDS, COUNT_STATISTICS, Check, check_notes  # noqa: F401
 
 FORMAT = "benchreport.run/1"
@@ -548,6 +549,7 @@ def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
         return None
     obj = _run_object(d, fields, applied, seat, date)
     assumptions.extend(d.assumptions)
+    assumptions.extend(unusable_values(d.source.doc).sentences())
     assumptions = [a.replace(";", ",") for a in assumptions]  # the runs table joins them with "; "
     return d, obj, fields, assumptions
 
