@@ -182,6 +182,6 @@ def test_a_run_that_ended_before_its_time_limit_with_fewer_records_than_asked(tm
     f = _flags(tmp_path / "x")
     miss = f[f.code == "requests.missing"]
     assert len(miss) == 1 and miss.iloc[0].severity == "warn"
-    assert miss.iloc[0].message.startswith("tiny-gpt2-s1: 4 requests genai-bench sent are missing from its files")
+    assert miss.iloc[0].message.startswith("tiny-gpt2-s1--vLLM: 4 requests genai-bench sent are missing from its files")
     assert "12 sent (" in miss.iloc[0].message and "`max_requests_per_run` 12" in miss.iloc[0].message
     assert "8 in the files" in miss.iloc[0].message

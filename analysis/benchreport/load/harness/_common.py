@@ -269,6 +269,8 @@ class Draft:
     #: the seat's configuration as the files record it (CONFIG_KEYS, plus engine arguments and sweep
     #: parameters by their own names): runs whose recorded configurations differ are never one seat
     config: dict = field(default_factory=dict)
+    #: the seat was named by a manifest (the user's word: never split by `_apart_by_name`)
+    seat_named: bool = False
 
     def set_concurrency_key(self) -> None:
         keys = {(m.get("workload", ""), m.get("concurrency")) for m in self.measurements}
@@ -537,6 +539,7 @@ def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
                                        "seat, pass and date this file measured; " + "; ".join(applied.problems)))
         return None
     seat, seat_notes, error = _seat_from(d, applied)
+    d.seat_named = "id" in applied.seat
     if error:
         outcome.refused.append(Refusal(d.source.display, "$", error))
         return None
@@ -571,6 +574,7 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         prepared = _prepare(d, index, outcome)
         if prepared is not None:
             ready.append(prepared)
+    _apart_by_name(ready, harness_key)
     _assign_passes(ready, harness_key)
     for d, obj, fields, assumptions in ready:
         obj["run_id"] = make_run_id(harness_key, d.source, d.suffix)
@@ -579,6 +583,57 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions,
                                         checks=differ))
     return outcome
+
+
+#: path tokens that tell repetitions apart, not configurations: numbers (timestamps, dates, counters),
+#: run/pass/trial counters, hashes and ids
+_COUNTER = re.compile(r"^(\d+|(run|pass|trial|rep|repeat|repetition|iter|iteration|attempt|try|round|seed|r|p|t)"
+                      r"\d+|[0-9a-f]{8,}|\d+(am|pm|z)?)$", re.I)
+_TOKEN = re.compile(r"[/_\-.\s=+,@]+")
+
+
+def _tokens(path: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.split(re.sub(r"\.(jsonl?|json\.gz|txt)$", "", path, flags=re.I)) if t]
+
+
+def _apart_by_name(ready: list, harness_key: str) -> None:
+    """Runs whose passes would be inferred (nothing numbered them) but whose file paths differ in
+    more than counters, dates and hashes ('..._tp2_...' against '..._tp4_...') are not repetitions
+    of one configuration: each keeps its seat apart, named by the words that tell its file from the
+    others ('<seat>--tp2'), and says so. The words carry over to that seat's other runs whose path
+    holds them. A manifest's seat, or a pass the harness or the manifest numbered, is never split."""
+    groups: dict[tuple, list] = {}
+    for item in ready:
+        d, obj, fields, _a = item
+        if "pass" in fields or d.pass_ is not None or d.seat_named:
+            continue
+        groups.setdefault(_pass_group(d, obj, fields, harness_key), []).append(item)
+    words_of: dict[str, dict[tuple, list]] = {}  # seat -> distinguishing words -> runs
+    for items in groups.values():
+        if len(items) < 2:
+            continue
+        toks = [_tokens(it[0].source.relative) for it in items]
+        common = set.intersection(*map(set, toks))
+        own = [tuple(t for t in dict.fromkeys(ts) if t not in common and not _COUNTER.match(t)) for ts in toks]
+        if len(set(own)) < 2:
+            continue  # the paths differ only in counters, dates and hashes: repetitions
+        for item, words in zip(items, own):
+            words_of.setdefault(item[1]["seat"]["id"], {})[words] = []
+    for item in ready:
+        d, obj, _f, assumptions = item
+        kinds = words_of.get(obj["seat"]["id"])
+        if not kinds:
+            continue
+        mine = set(_tokens(d.source.relative))
+        match = [w for w in kinds if w and set(w) <= mine]
+        if len(match) != 1:
+            continue
+        words = match[0]
+        base = obj["seat"]["id"]
+        obj["seat"] = {**obj["seat"], "id": sanitise_id(f"{base[:100]}--{'-'.join(words)}")}
+        assumptions.append(f"kept apart from other runs of '{base[:80]}' as seat '{obj['seat']['id']}': their "
+                           f"files differ by '{' '.join(words)}' and nothing records that they are repetitions of "
+                           "one configuration (name the seat in a benchreport.yaml manifest, or number the passes)")
 
 
 def _pass_group(d: Draft, obj: dict, fields: dict, harness_key: str) -> tuple:

@@ -109,6 +109,8 @@ def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
     d.date, d.timestamp = _started(meta, source)
     d.model = first(*(meta.get(k) for k in ("api_model_name", "model") if isinstance(meta.get(k), str) and meta[k]))
     d.model_where = "genai-bench api_model_name"
+    d.config = {"engine": meta.get("server_engine"), "engine_version": meta.get("server_version"),
+                "hardware": meta.get("server_gpu_type"), "accelerators": meta.get("server_gpu_count")}
     if meta_source is not None:
         d.extra_paths.append(meta_source.path)
     else:

@@ -229,6 +229,11 @@ def _report_json(doc: dict, d: Draft) -> int:
             v = expect_number(perf[key], f"$.performance.{key}", key)
             d.measurements.append(measurement(WORKLOAD, None, metric, v, unit, "mean", n))
     eng, world = doc["engine"], doc.get("world_info") or {}
+    d.config = {"engine": eng.get("backend") and f"trtllm {eng['backend']}", "engine_version": eng.get("version"),
+                "quantisation": eng.get("quantization"), "dtype": eng.get("dtype"),
+                "tensor_parallel": world.get("tp_size"), "pipeline_parallel": world.get("pp_size"),
+                "expert_parallel": world.get("ep_size"), "max_batch_size": world.get("max_batch_size"),
+                "max_num_tokens": world.get("max_num_tokens")}
     d.notes.append("trtllm-bench report: " + ", ".join(f"{k} {v}" for k, v in (
         ("version", eng.get("version")), ("backend", eng.get("backend")), ("dtype", eng.get("dtype")),
         ("quantization", eng.get("quantization")), ("TP", world.get("tp_size")), ("PP", world.get("pp_size")),
@@ -258,6 +263,15 @@ def _engine_from_text(report: dict, d: Draft) -> None:
     if d.model is None and engine.get("Model"):
         d.model, d.model_where = engine["Model"], "trtllm-bench report's model"
     shown = {k: v for k, v in {**engine, **world}.items() if k != "Issue Rate (req/sec)"}
+    text_keys = {"TP Size": "tensor_parallel", "PP Size": "pipeline_parallel", "EP Size": "expert_parallel",
+                 "Quantization": "quantisation", "Engine Dtype": "dtype", "Max Batch Size": "max_batch_size",
+                 "Max Num Tokens": "max_num_tokens", "Backend": "engine", "TensorRT-LLM Version": "engine_version"}
+    for label, key in text_keys.items():
+        value = shown.get(label)
+        if value is not None and str(value).strip() not in ("", "None") and not str(value).lower().startswith("n/a"):
+            d.config.setdefault(key, _text_number(value) if key in ("tensor_parallel", "pipeline_parallel",
+                                                                    "expert_parallel", "max_batch_size",
+                                                                    "max_num_tokens") else str(value).strip())
     if shown:
         d.notes.append("trtllm-bench engine: " + ", ".join(f"{k} {v}" for k, v in shown.items())[:600])
 
