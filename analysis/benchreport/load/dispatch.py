@@ -166,8 +166,11 @@ def _add_imported(result: LoadResult, name: str, outcome) -> None:
         try:
             run = native.from_object(imported.obj)
         except RunFileError as exc:
+            own = [a for a in imported.assumptions if " cannot be used (" in a or " differ in length " in a]
+            where = ("; in the file itself: " + " ".join(own))[:600] if own else ""
             result.refused.append(Refusal(imported.source.display, exc.json_path,
-                                          f"{exc.message} (after import as {name})"))
+                                          f"{exc.message} (after import as {name})"
+                                          + where))
             continue
         result.runs.append(LoadedRun(run, imported.source.display, imported.source.sha256,
                                      imported.source_format, tuple(imported.assumptions),
