@@ -233,7 +233,7 @@ def test_the_seat_is_the_benchmark_on_the_system_its_description_records(submiss
     assert seat.quantisation == "fp4" and seat.engine == "TensorRT 10.11, CUDA 12.9"
     settings = dict(seat.settings)
     assert settings["system"] == SYSTEM_NAME and settings["hardware"] == "NVIDIA B200-SXM-180GB"
-    assert settings["accelerators"] == 8 and settings["nodes"] == 1
+    assert settings["accelerators"] == 8 and settings["nodes"] == 1 and settings["submitter"] == "NVIDIA"
     assert any("configuration the files record" in a for a in result.runs[0].assumptions)
 
 
@@ -343,3 +343,20 @@ def test_the_command_line_reads_the_tree(tmp_path):
     assert offline[offline.metric == "output_tok_s"].value.tolist() == [33379]
     server = passes[passes.workload == "decode-server-poisson-5rps"]
     assert server[server.metric == "output_tok_s"].value.tolist() == [18592.2]
+
+
+def test_one_system_name_from_two_submitters_is_two_seats(tmp_path):
+    """NVIDIA, Google and Lambda all submit "NVIDIA DGX B200 (8x B200-SXM-180GB, TensorRT)" in v5.1:
+    their results are not passes of one seat."""
+    import shutil
+
+    root, nvidia = _tree_copy(tmp_path)
+    google = nvidia.parent / "Google"
+    shutil.copytree(nvidia / "systems", google / "systems")
+    shutil.copytree(nvidia / "results", google / "results")
+    for log in (google / "results").rglob("mlperf_log_detail.txt"):
+        log.write_text(log.read_text() + "\n")
+    result = load([root])
+    assert not result.refused and len(result.runs) == 4
+    seats = {lr.run.seat.id for lr in result.runs}
+    assert len(seats) == 2 and any(i.endswith("submitter_Google") for i in seats)

@@ -405,6 +405,9 @@ def _submission(d: Draft, w: Where, tree: _Tree) -> None:
     d.model, d.model_where = w.benchmark[:200], "the MLPerf results path's benchmark folder"
     d.notes.append(f"MLPerf submission: {w.benchmark}, {w.scenario} scenario, system {w.system}")
     system = tree.system(w)
+    # the submitter (its folder) too: one system name (NVIDIA DGX B200 ...) is submitted by several,
+    # and their results are not passes of one measurement
+    d.config["submitter"] = w.submitter.name[:120]
     if system is not None:
         tree.used.add(system.path.absolute())
         d.config.update(_system_config(system.doc))
