@@ -411,7 +411,7 @@ def _submission(d: Draft, w: Where, tree: _Tree) -> None:
     if system is not None:
         tree.used.add(system.path.absolute())
         d.config.update(_system_config(system.doc))
-        d.extra_paths.append(system.path)
+        d.config.setdefault("system", w.system)  # a description without a name: its folder's
         d.notes.append(f"seat configuration from the system description systems/{system.path.name}")
     else:
         d.config["system"] = w.system
@@ -497,10 +497,11 @@ def _measurements(v: dict, wl: str, conc: int | None, n: int | None, notes: list
     gives throughput only: its one query's latencies are times since that query was issued."""
     out = []
     offline = v.get("effective_scenario") == "Offline"
-    if offline and _ns(v, "result_50.00_percentile_latency_ns") is not None:
-        notes.append(f"Offline scenario: LoadGen's latencies (p50 {_ns(v, 'result_50.00_percentile_latency_ns') / 1e6:,.0f} "
-                     "ms) are the times from the one query's issue to each sample's completion, not request "
-                     "latencies: left out (Offline gives throughput only)")
+    p50 = _ns(v, "result_50.00_percentile_latency_ns")
+    if offline and p50 is not None:
+        notes.append(f"Offline scenario: LoadGen's latencies (p50 {p50 / 1e6:,.0f} ms) are the times from the one "
+                     "query's issue to each sample's completion, not request latencies: left out (Offline gives "
+                     "throughput only)")
     for prefix, metric in () if offline else (("result", "e2e_latency_ms"), ("result_first_token", "ttft_ms")):
         for stat in ("min", "max", "mean"):
             val = _ns(v, f"{prefix}_{stat}_latency_ns")
