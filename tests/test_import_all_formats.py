@@ -19,7 +19,7 @@ from harness_oracle import HARNESS
 
 #: first-capture folders and the six of issue 12 item 2 (the later AIPerf/vLLM/GenAI-Perf captures
 #: join when their layouts are read: issue 12 item 1)
-FOLDERS = ("vllm", "guidellm", "guidellm-reasoning", "aiperf", "lmeval", "sglang", "trtllm", "inference-perf",
+FOLDERS = ("vllm", "vllm-sweep", "guidellm", "guidellm-reasoning", "aiperf", "lmeval", "sglang", "trtllm", "inference-perf",
            "genai-bench", "llmperf", "mlperf-loadgen")
 HARNESSES = {"vllm bench serve", "guidellm", "aiperf", "lm-evaluation-harness", "sglang bench_serving",
              "trtllm-bench", "inference-perf", "genai-bench", "llmperf", "mlperf loadgen"}

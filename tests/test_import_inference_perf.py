@@ -155,3 +155,65 @@ def test_an_unreadable_config_is_skipped_not_refused(tmp_path):
     result = load([tmp_path])
     assert not result.refused and len(result.runs) == 1
     assert any("could not be read" in s.reason for s in result.skipped if s.path.endswith("config.yaml"))
+
+
+# --- reports beside the lifecycle ones (issue 40): each read or skipped with its reason ----------------
+
+def _side_reports(dest):
+    """The real two-stage folder with the reports inference-perf's reportgen also writes when asked
+    (per-adapter, Prometheus, session), in the shapes its source gives them."""
+    shutil.copytree(FOLDER / "reports-completion-cached-two-stages", dest)
+    stage0 = json.loads((dest / "stage_0_lifecycle_metrics.json").read_text())
+    (dest / "adapter_lora-a_stage_0_lifecycle_metrics.json").write_text(json.dumps(stage0))
+    (dest / "adapter_lora-a_lifecycle_metrics.json").write_text(json.dumps(stage0))
+    prom = {"benchmark_time_seconds": 0.0, "load_summary": {}, "failures": {},
+            "successes": {"count": 12, "rate": 1.5, "queue_len": {"mean": 0.2},
+                          "time_to_first_token": {"mean": 0.05}, "kv_cache_usage_percentage": {"mean": 3.0}}}
+    (dest / "summary_prometheus_metrics.json").write_text(json.dumps(prom))
+    (dest / "stage_1_prometheus_metrics.json").write_text(json.dumps(prom))
+    sessions = {"num_sessions": 4, "num_sessions_succeeded": 4, "num_sessions_failed": 0, "total_events": 12}
+    (dest / "summary_session_lifecycle_metrics.json").write_text(json.dumps(sessions))
+    (dest / "stage_0_session_lifecycle_metrics.json").write_text(json.dumps(
+        {"stage_metadata": {"stage_id": 0}, **sessions}))
+    (dest / "per_session_lifecycle_metrics.json").write_text(json.dumps(
+        [{"session_id": "s0", "stage_id": 0, "file_path": "x", "start_time": 1.0, "end_time": 2.0,
+          "duration_sec": 1.0, "num_events": 3, "num_events_completed": 3}]))
+    return dest
+
+
+def test_adapter_prometheus_and_session_reports_are_skipped_with_their_reasons(tmp_path):
+    plain = load([FOLDER / "reports-completion-cached-two-stages"])
+    folder = _side_reports(tmp_path / "reports-completion-cached-two-stages")
+    result = load([folder])
+    assert not result.refused, [str(r) for r in result.refused]
+    [run] = result.runs
+    [before] = plain.runs
+    assert run.source_file.endswith("/stage_0_lifecycle_metrics.json")  # not the adapter's stage 0
+    assert len(run.run.measurements) == len(before.run.measurements)
+    assert [m.value for m in run.run.measurements] == [m.value for m in before.run.measurements]
+    reasons = {s.path.rsplit("/", 1)[1]: s.reason for s in result.skipped}
+    adapter = "per-adapter report (LoRA adapter 'lora-a', stage 0)"
+    assert adapter in reasons["adapter_lora-a_stage_0_lifecycle_metrics.json"]
+    assert "(LoRA adapter 'lora-a', the whole run)" in reasons["adapter_lora-a_lifecycle_metrics.json"]
+    prometheus = "Prometheus report: the model server's own metrics over the run"
+    assert prometheus in reasons["summary_prometheus_metrics.json"]
+    assert "over stage 1" in reasons["stage_1_prometheus_metrics.json"]
+    for name in ("summary_session_lifecycle_metrics.json", "stage_0_session_lifecycle_metrics.json",
+                 "per_session_lifecycle_metrics.json"):
+        assert reasons[name].startswith("inference-perf session report"), name
+    # every file of the folder is read or skipped, none vanishes
+    seen = {s.path.rsplit("/", 1)[1] for s in result.skipped} | {run.source_file.rsplit("/", 1)[1]}
+    assert {p.name for p in folder.iterdir() if p.suffix == ".json"} - {"per_request_lifecycle_metrics.json",
+                                                                       "stage_1_lifecycle_metrics.json"} <= seen
+
+
+def test_a_server_type_other_than_the_default_is_the_engine(tmp_path):
+    dest = tmp_path / "reports-chat-reasoning"
+    shutil.copytree(FOLDER / "reports-chat-reasoning", dest)
+    text = (dest / "config.yaml").read_text()
+    assert "  type: vllm\n" in text
+    [default] = load([dest]).runs
+    assert default.run.seat.id == "tiny-gpt2-r1" and default.run.seat.engine is None
+    (dest / "config.yaml").write_text(text.replace("  type: vllm\n", "  type: sglang\n", 1))
+    [run] = load([dest]).runs
+    assert run.run.seat.id == "tiny-gpt2-r1--sglang" and run.run.seat.engine == "sglang"

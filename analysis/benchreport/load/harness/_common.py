@@ -253,6 +253,7 @@ class Draft:
     model: str | None = None               # model id as the file names it
     model_where: str = "model id"          # how to describe where it came from
     date: str | None = None                # ISO date(-time) from the file's own timestamp
+    date_text: str | None = None           # the file's own date when it could not be read (said so)
     timestamp: float | None = None         # POSIX seconds, for pass order
     warmup_excluded: bool | None = None
     pass_: int | None = None               # pass the harness itself numbered (AIPerf trials)
@@ -483,7 +484,9 @@ def _run_date(d: Draft, fields: dict, assumptions: list[str]) -> str | None:
             if d.timestamp is None:
                 d.timestamp = t
             assumptions.append("date taken from the file's modification time (the file has no "
-                               "timestamp of its own)")
+                               "timestamp of its own)" if not d.date_text else
+                               f"date taken from the file's modification time (its own date "
+                               f"'{d.date_text[:40]}' is not one benchreport reads)")
     return date
 
 

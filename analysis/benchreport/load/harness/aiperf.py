@@ -21,8 +21,10 @@ docs/tutorials/working-with-profile-exports.md, multi-run-confidence.md, multi-p
   trials, `metadata.aggregation_type` "confidence"), `aggregate/sweep_aggregate/...sweep.json`
   (top-level `aggregation_type` "sweep": per parameter combination the same, plus the Pareto
   front), the collated export, telemetry exports, the `.aiperf_results_ready.json` marker and
-  GenAI-Perf's raw perf_analyzer `profile_export.json`. Trials are `profile_runs/run_NNNN/`, or
-  `profile_runs/trial_NNNN/<variation>/` in a sweep: each trial is a pass.
+  GenAI-Perf's raw perf_analyzer `profile_export.json`, `profile_export_raw.jsonl` (payloads and
+  responses, `--export-level raw`), `profile_export_aiperf_collated.json` (every run's requests
+  pooled). Trials are `profile_runs/run_NNNN/`, or `profile_runs/trial_NNNN/<variation>/` in a
+  sweep: each trial is a pass, numbered `run_info.trial` + 1 (else by its folder's number).
 The summary JSON and the records JSONL of one artifact folder are one run: aggregates from the
 JSON, requests from the JSONL. An aggregate over trials is checked against the trials read.
 """
@@ -61,10 +63,15 @@ def _block(v) -> bool:
 
 
 def _blocks(doc: dict) -> dict:
-    """Where the metric blocks are: the top level, or `records` (releases before 0.4), by today's tags."""
+    """Where the metric blocks are: the top level, `records` (releases before 0.4, by today's tags),
+    or `metrics` (schema 2.0, beside `warmup_metrics`)."""
     rec = doc.get("records")
     if isinstance(rec, dict) and any(_block(v) for v in rec.values()):
         return {OLD_TAGS.get(k, k): v for k, v in rec.items() if _block(v)}
+    nested = doc.get("metrics")
+    if isinstance(nested, dict) and not any(_block(v) for v in doc.values()) and any(
+            _block(v) for v in nested.values()):
+        return {**{k: v for k, v in doc.items() if k != "metrics"}, **nested}
     return doc
 
 
@@ -95,8 +102,30 @@ def _is_records(doc) -> bool:
 
 
 
+#: `metadata.aggregation_type` of AIPerf's collated export (per-request values of all runs pooled)
+COLLATED_TYPES = ("detailed", "collated")
+
+
 def _is_collated(doc) -> bool:
-    return isinstance(doc, dict) and "combined" in doc and "per_run" in doc
+    """AIPerf's collated export: {combined, per_run} (0.12-0.13), or `profile_export_aiperf_collated.json`
+    (per-request values of every run pooled: `metadata.aggregation_type` "detailed", its description
+    says "Collated")."""
+    if not isinstance(doc, dict):
+        return False
+    if "combined" in doc and "per_run" in doc:
+        return True
+    kind = dig(doc, "metadata", "aggregation_type")
+    text = doc.get("description")
+    return isinstance(doc.get("metrics"), dict) and (
+        str(kind).lower() in COLLATED_TYPES or (isinstance(text, str) and text.startswith("Collated per-request")))
+
+
+def _is_raw(doc) -> bool:
+    """AIPerf's raw request/response export (`profile_export_raw.jsonl`, `--export-level raw`):
+    records {metadata, start_perf_ns, payload, status, responses, error} without metrics."""
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(r, dict) and isinstance(r.get("metadata"), dict) and "metrics" not in r
+        and "start_perf_ns" in r and any(k in r for k in ("payload", "responses")) for r in doc)
 
 
 def _is_phase_manifest(doc) -> bool:
@@ -114,6 +143,9 @@ def _is_pa_raw(doc) -> bool:
 
 def _aux_kind(doc) -> str | None:
     """What an AIPerf/GenAI-Perf side file is (it carries no results), or None."""
+    if _is_raw(doc):
+        return ("the raw request/response export (profile_export_raw.jsonl, --export-level raw): the payloads "
+                "and responses of the requests whose timings profile_export.jsonl holds, no figures of its own")
     if isinstance(doc, list):
         if bool(doc) and all(isinstance(x, dict) and "timestamp_ns" in x and any(
                 k in x for k in ("telemetry_data", "gpu_uuid", "dcgm_url", "endpoint_url", "metrics")) for x in doc):
@@ -140,7 +172,7 @@ def _role(doc) -> str | None:
     """The file's role in an AIPerf/GenAI-Perf artifact folder, or None if it is not one of theirs."""
     if _is_records(doc):
         return "records"
-    for role, test in (("aggregate", aggregation), ("collated", _is_collated),
+    for role, test in (("collated", _is_collated), ("aggregate", aggregation),
                        ("phase_manifest", _is_phase_manifest), ("pa_raw", _is_pa_raw), ("export", _is_export)):
         if test(doc):
             return role
@@ -176,8 +208,9 @@ class _Importer:
             skip(outcome, s, "AIPerf phase manifest (no results; used to tell the warm-up phase export "
                              "from the profiling ones)")
         for s in by_role.get("collated", []):
-            skip(outcome, s, "AIPerf collated export (per-request values of all trials pooled): it "
-                             "duplicates its trials, which are read one by one as passes")
+            skip(outcome, s, "AIPerf collated export (per-request values of all trials pooled into one "
+                             "population): it duplicates its trials, which are read one by one as passes, and its "
+                             "pooled percentiles are no pass's figures")
         for s in by_role.get("pa_raw", []):
             skip(outcome, s, "perf_analyzer raw export behind GenAI-Perf: read once, through its "
                              "profile_export_genai_perf.json summary")
@@ -474,11 +507,33 @@ def _warmup(d: Draft, doc: dict, cfg: dict, primary: SourceFile, warm_dirs: set,
         warm = True
         d.assumptions.append("warm-up taken as excluded: AIPerf ran it before the first trial only and this "
                              f"is trial {trial + 1} of the same invocation")
-    if trial is not None and (trial > 0 or re.match(r"(run|trial)_\d+$", primary.path.parent.name)
-                              or primary.path.parent.parent.name.startswith("trial_")):
+    folder = _trial_folder(primary, phase_name)
+    if trial is not None and (trial > 0 or folder is not None):
         label = dig(doc, "run_info", "run_label") or primary.path.parent.name
         d.notes.append(f"AIPerf trial {trial + 1} ({label})")
+        d.pass_ = trial + 1
+        d.pass_note = (f"pass {trial + 1} from AIPerf's trial number ({label}: run_info.trial {trial}, "
+                       "counted from 0, of --num-profile-runs)")
+    elif folder is not None:
+        d.pass_ = int(folder.group(2))
+        d.pass_note = (f"pass {d.pass_} from AIPerf's run folder {folder.group(0)} (--num-profile-runs numbers "
+                       "its runs from 1; the export has no run_info)")
     return warm
+
+
+#: the folders AIPerf gives the runs of `--num-profile-runs` (`profile_runs/run_0001`, a sweep's
+#: `profile_runs/trial_0001/<variation>`), numbered from 1
+TRIAL_FOLDER = re.compile(r"^(run|trial)_(\d{4})$")
+
+
+def _trial_folder(primary: SourceFile, phase_name: str | None):
+    """The run folder (`run_NNNN`, `trial_NNNN`) the export lies in (its match), or None."""
+    folder = primary.path.parent.parent.parent if phase_name is not None else primary.path.parent
+    for f in (folder, folder.parent):
+        m = TRIAL_FOLDER.match(f.name)
+        if m and int(m.group(2)) >= 1:
+            return m
+    return None
 
 
 def _date_from_records(d: Draft, recs: list) -> None:

@@ -5,6 +5,8 @@ Split from aiperf.py, which calls `check_aggregate` for every aggregate file it 
 """
 from __future__ import annotations
 
+import re
+
 from benchreport.load.harness import SourceFile
 from benchreport.load.harness._common import (Check, Draft, dig, first, ms_factor, num, positive_int, rate_ok,
                                            request_values, statistic_of, successful_count)
@@ -39,9 +41,10 @@ def check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
     lands on the trials as a note (agreement) or a check the `import.figure_mismatch` flag reads.
     """
     root = _invocation_folder(agg)
-    if root is None:
-        return
     trials = [d for d in drafts if _under(d.source.path, root / "profile_runs")]
+    if not trials:  # an aggregate beside its run folders (run_0001/, run_1/ ...)
+        trials = [d for d in drafts if _under(d.source.path, root) and _RUN_FOLDER.match(
+            d.source.path.relative_to(root).parts[0])]
     doc = agg.doc
     if aggregation(doc) == "sweep":
         combos = [(c.get("parameters"), c.get("metrics")) for c in doc.get("per_combination_metrics") or []
@@ -61,12 +64,17 @@ def check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
             _compare(mine, metrics, runs_per, f"AIPerf's aggregate over trials ({where})")
 
 
+#: a run folder beside an aggregate that is not in an `aggregate/` folder
+_RUN_FOLDER = re.compile(r"^(run|trial)_\d+$")
+
+
 def _invocation_folder(agg: SourceFile):
-    """The folder of the invocation an aggregate belongs to: the parent of its `aggregate/` folder."""
+    """The folder of the invocation an aggregate belongs to: the parent of its `aggregate/` folder,
+    else the aggregate's own folder (an `..._aggregate.json` written beside the run folders)."""
     for parent in agg.path.parents:
         if parent.name == "aggregate":
             return parent.parent
-    return None
+    return agg.path.parent
 
 
 def _under(path, folder) -> bool:

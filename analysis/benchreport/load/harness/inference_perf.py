@@ -17,6 +17,12 @@ What inference-perf writes (inference_perf/reportgen, 0.7): into `storage.local_
   request failed), `computed_metrics`, and `error` {error_type, error_msg} or null. Records
   carry no stage: stages run one after the other, so the first `load_summary.count` records
   (in send order) are stage 0, the next stage 1's, and so on.
+- beside them, not read (each skipped with its reason): `adapter_<name>_lifecycle_metrics.json` and
+  `adapter_<name>_stage_N_lifecycle_metrics.json` (report.request_lifecycle.per_adapter[_stage]: the
+  requests of one LoRA adapter), `summary_prometheus_metrics.json` / `stage_N_prometheus_metrics.json`
+  (report.prometheus: the model server's own metrics, a lifecycle-shaped summary with an empty
+  load_summary), `summary_session_lifecycle_metrics.json`, `stage_N_session_lifecycle_metrics.json`
+  and `per_session_lifecycle_metrics.json` (report.session_lifecycle: multi-turn sessions).
 - set-up and twins, none with results: `config.yaml` (the effective config: `load.type`,
   `load.stages[N]` {concurrency_level | rate}, `server.model_name`, `data.type`),
   `inference-perf.partial.stage_N.yaml` (the stage report again in the llm-d benchmark-report
@@ -43,6 +49,13 @@ LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms", 
 CONFIG_KEYS = (b"api", b"data", b"load", b"metrics", b"report", b"storage", b"server", b"tokenizer")
 STAGE_FILE = re.compile(r"(?:^|_)stage_(\d+)_lifecycle_metrics\.json$")
 SUMMARY_FILE = re.compile(r"(?:^|_)summary_lifecycle_metrics\.json$")
+#: report.request_lifecycle.per_adapter / per_adapter_stage: the requests of one LoRA adapter
+ADAPTER_FILE = re.compile(r"^adapter_(.+?)(?:_stage_(\d+))?_lifecycle_metrics\.json$")
+#: report.prometheus: the model server's own metrics over the run or a stage (ResponsesSummary with
+#: an empty load_summary and failures)
+PROMETHEUS_FILE = re.compile(r"^(?:summary|stage_(\d+))_prometheus_metrics\.json$")
+#: report.session_lifecycle: multi-turn sessions (summary, per stage, per session)
+SESSION_KEYS = ("num_sessions", "num_sessions_succeeded", "num_sessions_failed")
 
 
 # --- recognising --------------------------------------------------------------------------
@@ -59,6 +72,24 @@ def _is_record(r) -> bool:
 
 def _is_per_request(doc) -> bool:
     return isinstance(doc, list) and bool(doc) and all(_is_record(r) for r in doc)
+
+
+def _is_prometheus(doc, name: str = "") -> bool:
+    """A Prometheus metrics report: by its name, or a lifecycle-shaped summary whose load summary and
+    failures are empty and whose successes hold server-side gauges."""
+    if PROMETHEUS_FILE.match(name):
+        return True
+    return (_is_lifecycle(doc) and doc.get("load_summary") == {} and doc.get("failures") in ({}, None)
+            and any(k in doc["successes"] for k in ("kv_cache_usage_percentage", "num_requests_running",
+                                                      "queue_len")))
+
+
+def _is_session_report(doc) -> bool:
+    """A session lifecycle report: a summary (or stage summary) of sessions, or the per-session list."""
+    if isinstance(doc, dict):
+        return sum(k in doc for k in SESSION_KEYS) >= 2
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(r, dict) and "session_id" in r and "num_events" in r and "duration_sec" in r for r in doc)
 
 
 def _is_validation(doc) -> bool:
@@ -80,8 +111,9 @@ class _Importer:
     result_names = re.compile(f"{STAGE_FILE.pattern}|{SUMMARY_FILE.pattern}")
 
     def recognise(self, doc, path):
-        if _is_lifecycle(doc) or _is_per_request(doc) or _is_validation(doc) or _yaml_kind(doc):
-            return "results"
+        if _is_lifecycle(doc) or _is_per_request(doc) or _is_validation(doc) or _yaml_kind(doc) \
+                or _is_session_report(doc):
+            return "results"  # side files are sorted and skipped, each with its reason, in import_files
         return None
 
     def recognise_text(self, head: bytes, path):
@@ -119,6 +151,8 @@ class _Folder:
         self.stages: dict[int, SourceFile] = {}
         self.stage_yaml: dict[int, SourceFile] = {}
         self.other: list[SourceFile] = []
+        #: reports beside the lifecycle ones, each with why it is not read
+        self.aside: list[tuple[SourceFile, str]] = []
         for s in files:
             self._place(s)
 
@@ -126,7 +160,23 @@ class _Folder:
         """File one source under its role in the folder (by content; stage numbers from the file names)."""
         kind = _yaml_kind(s.doc)
         stage = STAGE_FILE.search(s.path.name)
-        if kind == "unreadable":
+        adapter = ADAPTER_FILE.match(s.path.name)
+        if adapter:
+            where = f"stage {adapter.group(2)}" if adapter.group(2) is not None else "the whole run"
+            self.aside.append((s, f"inference-perf per-adapter report (LoRA adapter '{adapter.group(1)[:60]}', "
+                                  f"{where}): a subset of the requests the stage reports and the per-request "
+                                  "records already hold; not read"))
+        elif _is_prometheus(s.doc, s.path.name):
+            m = PROMETHEUS_FILE.match(s.path.name)
+            where = f"stage {m.group(1)}" if m and m.group(1) is not None else "the run"
+            self.aside.append((s, f"inference-perf Prometheus report: the model server's own metrics over {where} "
+                                  "(server-side queue, cache and latency gauges), not the client's measurements; "
+                                  "not read"))
+        elif _is_session_report(s.doc):
+            self.aside.append((s, "inference-perf session report (multi-turn sessions: per-session durations, "
+                                  "event and token totals); the sessions' requests are read from the lifecycle "
+                                  "reports and the per-request records; not read"))
+        elif kind == "unreadable":
             self.other.append(s)
         elif kind == "config":
             self.config = s
@@ -137,7 +187,7 @@ class _Folder:
             self.validation = s
         elif _is_per_request(s.doc):
             self.records = s
-        elif stage:
+        elif stage and int(stage.group(1)) not in self.stages:
             self.stages[int(stage.group(1))] = s
         elif SUMMARY_FILE.search(s.path.name) and self.summary is None:
             self.summary = s
@@ -152,8 +202,10 @@ def _folder(outcome: ImportOutcome, files: list[SourceFile]) -> Draft | None:
     if not reports and f.other:
         reports = {0: f.other.pop(0)}
     if not reports:
+        aside = dict((id(s), r) for s, r in f.aside)
         for s in files:  # set-up files or records without any report: nothing to measure
-            skip(outcome, s, "inference-perf file without its lifecycle reports beside it (no results of its own)")
+            skip(outcome, s, aside.get(id(s)) or "inference-perf file without its lifecycle reports beside it "
+                                                 "(no results of its own)")
         return None
     main = reports[min(reports)]
     draft = draft_or_refuse(outcome, main, "inference-perf report", _draft, main, f, reports)
@@ -184,6 +236,7 @@ def _skip_side_files(outcome: ImportOutcome, f: _Folder, reports: dict, d: Draft
         else:
             side.append((s, "inference-perf lifecycle report that is neither the summary nor a stage report "
                             "(e.g. per adapter): not read, the stage reports are"))
+    side += f.aside
     for s, reason in side:
         skip(outcome, s, reason)
         d.extra_paths.append(s.path)
@@ -198,6 +251,7 @@ def _draft(main: SourceFile, f: _Folder, reports: dict) -> Draft:
     d = Draft(main, {"name": HARNESS_NAME}, source_format="inference-perf reports", load=_load(config))
     d.model = _model(config, f.records)
     d.model_where = "inference-perf server model"
+    d.config.update(_config(config))
     d.date, d.timestamp = _start(f.stage_yaml)
     loads = _stage_loads(config, sorted(reports), f.summary is reports.get(0) and len(_config_stages(config)) > 1, d)
     for i, source in reports.items():
@@ -281,6 +335,20 @@ def _load(config: dict) -> dict:
     if not isinstance(load["arrival"], str):
         load["arrival"] = None
     return load
+
+
+#: `server.type` values that say nothing of the engine: `vllm` is the default every effective config
+#: writes whether or not the user chose it, `mock` is inference-perf's own stand-in
+SERVER_TYPE_DEFAULTS = ("vllm", "mock")
+
+
+def _config(config: dict) -> dict:
+    """The seat's configuration the config records: `server.type` (the model server benchmarked,
+    sglang or tgi) as the engine; the default `vllm` is no evidence and is left out."""
+    kind = dig(config, "server", "type")
+    if isinstance(kind, str) and kind.strip() and kind.strip().lower() not in SERVER_TYPE_DEFAULTS:
+        return {"engine": kind.strip()[:40]}
+    return {}
 
 
 def _model(config: dict, records: SourceFile | None) -> str | None:

@@ -14,6 +14,16 @@ failed requests), `ttfts` (SECONDS), `itls` (list per request, SECONDS), `genera
 line: each line is one invocation (a run of its own).
 
 The PyTorch-benchmark-format twin (`*.pytorch.json`) repeats the same figures and is skipped.
+
+`vllm bench sweep serve` (vLLM >= 0.11, vllm/benchmarks/sweep/serve.py) runs `vllm bench serve`
+`--num-runs` times per combination of `--serve-params` (the server's engine arguments) and
+`--bench-params` (the client's), into `<output dir>/<experiment>/SERVE--<serve>-BENCH--<bench>/`
+(earlier `SERVE-<k=v-...>-BENCH-<k=v-...>`, earliest lower case): `run=<N>.json` (N from 0) is the
+result with `run_number` and the combination's parameters merged in at the top level (before
+0.11.1 the serve parameters only), `warmup.json` (`run_number` -1, `--warmup-num-prompts`) an
+unmeasured warm-up, `summary.json` the list of the combination's runs again, `run=<N>.failure.json`
+and `SERVE-<name>-failure.json` (`--continue-on-error`) what failed, and `summary.csv` all runs as
+a table. `sweep` below sorts them.
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ import datetime as _dt
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
+from benchreport.load.harness import _vllm_sweep as sweep
 from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
                                            measurement, num, positive_int, short_text, skip, successful_count,
                                            token_target, BACKEND_ENDPOINTS)
@@ -62,18 +73,33 @@ class _Importer:
         if _is_result(doc):
             return "results"
         if isinstance(doc, list) and doc and all(_is_result(d) for d in doc):
-            return "results"  # --append-result: one result a line
+            return "results"  # --append-result: one result a line; a sweep's summary.json (sorted later)
         if _is_pytorch_twin(doc):
             return "results"  # skipped in import_files, with the reason
+        if sweep.failure_kind(doc):
+            return "auxiliary"
         return None
+
+    def skip_reason(self, doc, path):
+        return sweep.failure_reason(doc) if sweep.failure_kind(doc) else None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
         outcome = ImportOutcome()
         drafts = []
+        summaries = []
+        #: sweep runs by (folder, run_number): their draft and result, for the summaries' checks
+        sweep_runs: dict[tuple, tuple[Draft, dict]] = {}
+        warmed = {s.path.parent for s in files if isinstance(s.doc, dict) and _is_warmup(s)}
         for source in files:
             if _is_pytorch_twin(source.doc):
                 skip(outcome, source, "vLLM PyTorch-benchmark-format twin of a result file (same figures, "
                                       "read once from the result JSON)")
+                continue
+            if sweep.is_summary(source.doc):
+                summaries.append(source)
+                continue
+            if isinstance(source.doc, dict) and _is_warmup(source):
+                skip(outcome, source, sweep.warmup_reason(source.doc))
                 continue
             docs = source.doc if isinstance(source.doc, list) else [source.doc]
             for i, doc in enumerate(docs):
@@ -83,19 +109,71 @@ class _Importer:
                     continue  # refused by `guarded`; one odd result must not lose the others
                 if len(docs) > 1:
                     draft.notes.append(f"result {i + 1} of {len(docs)} appended to this file (--append-result)")
+                if sweep.run_number(doc) is not None:
+                    sweep.apply(draft, doc, source.path, source.path.parent in warmed)
+                    sweep_runs[(source.path.parent, sweep.run_number(doc))] = (draft, doc)
                 drafts.append(draft)
+        for source in summaries:
+            drafts += _sweep_summary(outcome, source, sweep_runs, source.path.parent in warmed)
         return finish(drafts, manifests, NAME, outcome)
 
 
+def _is_warmup(source: SourceFile) -> bool:
+    """A sweep's warm-up run: `warmup.json` with a run_number, or any negative run_number."""
+    n = sweep.run_number(source.doc)
+    return n is not None and (n < 0 or source.path.name == sweep.WARMUP_FILE)
+
+
+def _sweep_summary(outcome: ImportOutcome, source: SourceFile, runs: dict, warmed: bool) -> list[Draft]:
+    """A sweep's summary.json: skipped (its runs are read from their own files) and checked against
+    them; a run whose file is not there is read from it, so no run is lost."""
+    out = []
+    for item in source.doc:
+        n = sweep.run_number(item)
+        found = runs.get((source.path.parent, n))
+        if found is not None:
+            draft, run_doc = found
+            sweep.check_summary(draft, run_doc, item, _workload_suffix(run_doc),
+                                positive_int(run_doc.get("max_concurrency")))
+            continue
+        if n < 0:
+            continue
+        draft = guarded(outcome, source, "vLLM sweep summary", _draft, source, item, f"run{n}")
+        if draft is None:
+            continue
+        sweep.apply(draft, item, source.path, warmed)
+        draft.notes.append(f"read from the sweep's summary.json: run={n}.json is not in its folder")
+        out.append(draft)
+    if not out:
+        skip(outcome, source, sweep.summary_reason(source.doc))
+    return out
+
+
+#: the forms of `date` read: vLLM's own (`%Y%m%d-%H%M%S`, local time), and an ISO date-time (with a
+#: space or a T; forks and post-processing write it so) kept as written
+DATE_FORMATS = ("%Y%m%d-%H%M%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
+
+
 def _parse_date(text) -> tuple[str | None, float | None]:
-    """vLLM's `date` is local time `%Y%m%d-%H%M%S` without a zone: kept as a naive ISO date-time."""
+    """vLLM's `date` is local time `%Y%m%d-%H%M%S` without a zone: kept as a naive ISO date-time; an
+    ISO date-time (with or without fraction or zone) is read as it is written."""
     if not isinstance(text, str):
         return None, None
+    text = text.strip()
+    for fmt in DATE_FORMATS:
+        try:
+            t = _dt.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return t.isoformat(), t.replace(tzinfo=_dt.timezone.utc).timestamp()
     try:
-        t = _dt.datetime.strptime(text.strip(), "%Y%m%d-%H%M%S")
+        t = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None, None
-    return t.isoformat(), t.replace(tzinfo=_dt.timezone.utc).timestamp()
+    if not re.match(r"^\d{4}-\d{2}-\d{2}", text):
+        return None, None
+    stamp = (t if t.tzinfo else t.replace(tzinfo=_dt.timezone.utc)).timestamp()
+    return t.isoformat(), stamp
 
 
 def _workload_suffix(doc) -> str:
@@ -115,30 +193,39 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     d.model = doc.get("model_id") if isinstance(doc.get("model_id"), str) else None
     d.model_where = "model id"
     d.date, d.timestamp = _parse_date(doc.get("date"))
+    if d.date is None and doc.get("date") not in (None, ""):
+        d.date_text = short_text(doc.get("date"), 40)  # read neither as %Y%m%d-%H%M%S nor as ISO
+    d.config.update(_config(doc))
     conc = positive_int(doc.get("max_concurrency"))
     wl = _workload_suffix(doc)
     completed = count(doc.get("completed"))
     failed = count(doc.get("failed"))
     n = completed if completed else None
 
+    d.requests, empty, chunked = _requests(doc, wl, conc, d)
+    #: figures vLLM pooled the no-output requests into (as completed, TTFT 0) are left out: the
+    #: records, which read them as failed, give them instead
+    pooled = {"ttft", "itl", "e2el"} if empty else set()
     for vname, metric in METRICS.items():
+        if vname in pooled or (vname == "itl" and chunked):
+            continue  # a chunked stream's gaps are per chunk, not per token
         for prefix, stat in STATS.items():
             m = measurement(wl, conc, metric, doc.get(f"{prefix}_{vname}_ms"), "ms", stat, n)
             if m:
                 d.measurements.append(m)
     for m in (measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
-              measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s", "mean", n)):
+              None if empty else measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s",
+                                             "mean", n)):
         if m:
             d.measurements.append(m)
     tpot = num(doc.get("mean_tpot_ms"))
-    if tpot and tpot > 0:
+    if tpot and tpot > 0:  # TPOT leaves out requests of one token or none: the no-output ones too
         d.measurements.append(measurement(wl, conc, "decode_tok_s_per_stream", 1000.0 / tpot, "tok/s", "mean", n))
 
-    d.requests = _requests(doc, wl, conc, d)
     total = len(doc.get("ttfts") or doc.get("output_lens") or [])
     if failed is None and total and completed is not None:
         failed = total - completed
-    _check_counts(d, completed, failed, wl, conc)
+    _check_counts(d, completed, failed, wl, conc, empty)
     desc = [f"vLLM bench serve result: backend {doc.get('backend')}", f"{doc.get('num_prompts')} prompts",
             f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
             f"{completed} completed, {failed if failed is not None else 'unknown'} failed"]
@@ -177,6 +264,37 @@ def _load(doc: dict) -> dict:
     return load
 
 
+#: `--metadata KEY=VALUE` keys (written at the top level, as strings) that record the seat's
+#: configuration -> benchreport's configuration keys; vLLM itself records none of it
+METADATA_CONFIG = {"tensor_parallel_size": "tensor_parallel", "tensor_parallel": "tensor_parallel",
+                   "tp": "tensor_parallel", "pipeline_parallel_size": "pipeline_parallel",
+                   "pipeline_parallel": "pipeline_parallel", "data_parallel_size": "data_parallel",
+                   "quantization": "quantisation", "quantisation": "quantisation",
+                   "hardware": "hardware", "gpu": "hardware", "gpu_type": "hardware", "accelerator": "hardware",
+                   "num_gpus": "accelerators", "accelerators": "accelerators", "gpu_count": "accelerators",
+                   "engine": "engine", "vllm_version": "engine_version", "engine_version": "engine_version",
+                   "kv_cache_dtype": "kv_cache_dtype", "max_model_len": "max_model_len"}
+
+
+def _config(doc: dict) -> dict:
+    """The seat's configuration as `--metadata` recorded it (METADATA_CONFIG; numbers from their
+    text); a vLLM version without an engine name is vLLM's."""
+    out: dict = {}
+    for key, name in METADATA_CONFIG.items():
+        v = doc.get(key)
+        if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
+            continue
+        if isinstance(v, str):
+            v = v.strip()
+            if re.fullmatch(r"\d+", v):
+                v = int(v)
+        if v != "" and name not in out:
+            out[name] = v
+    if "engine_version" in out and "engine" not in out:
+        out["engine"] = "vllm"
+    return out
+
+
 def _prompt_lengths(doc: dict) -> dict:
     """The prompt lengths the client sent, when no target was written: vLLM keeps no
     `--random-input-len` (or dataset), but `input_lens` holds every request's prompt length as
@@ -199,10 +317,12 @@ def _prompt_lengths(doc: dict) -> dict:
     return {}
 
 
-def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None) -> None:
+def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None,
+                  empty: int = 0) -> None:
     """The file's `completed`/`failed` against the request records read. Failed requests the file
     only counts (no per-request lists: a result saved without --save-detailed) become records
-    without timings, with the completed ones beside them, so the failure share is vLLM's."""
+    without timings, with the completed ones beside them, so the failure share is vLLM's. Requests
+    that produced nothing (`empty`) are failed records here and completed ones in vLLM's count."""
     if not d.requests:
         if failed:
             d.requests = (count_only_requests(failed, wl, conc, "failed (counted by vLLM; no per-request "
@@ -214,12 +334,15 @@ def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, 
         return
     against = "vLLM's completed/failed counts"
     ok = successful_count(d.requests)
+    extra = f", plus the {empty} without output that vLLM counts as completed" if empty else ""
     if completed is not None:
-        d.checks.append(Check(against, wl, conc, "requests", "count", float(completed), float(ok),
-                              "request records without an error"))
+        d.checks.append(Check(against, wl, conc, "requests", "count", float(completed), float(ok + empty),
+                              "request records without an error" + extra))
     if failed is not None:
-        d.checks.append(Check(against, wl, conc, "failed", "count", float(failed), float(len(d.requests) - ok),
-                              "request records with an error"))
+        d.checks.append(Check(against, wl, conc, "failed", "count", float(failed),
+                              float(len(d.requests) - ok - empty),
+                              "request records with an error" + (f", less the {empty} without output" if empty
+                                                                 else "")))
 
 
 def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str | None]:
@@ -286,9 +409,19 @@ def _per_request_lists(doc: dict, d: Draft) -> tuple[dict, int] | None:
     return lists, sizes.pop()
 
 
-def _add_successful(r: dict, lists: dict, i: int, factor: float, derive_e2e: bool) -> None:
+#: tokens a chunk, on average over a request's stream, from which its `itls` are taken to time
+#: chunks of several tokens rather than tokens. A token or three more than chunks is common without
+#: any batching of the stream (releases that re-count the output tokens from the text, a server that
+#: merges an odd pair of tokens: 22 gaps for 25 tokens in the 0.33 captures), so fewer gaps than
+#: tokens - 1 alone does not make a stream chunked.
+CHUNKED_TOKENS = 1.5
+
+
+def _add_successful(r: dict, lists: dict, i: int, factor: float, derive_e2e: bool) -> bool:
     """The figures of successful request `i`: output tokens, times in ms (`factor` from the
-    lists' unit), end-to-end latency given or (`derive_e2e`) TTFT + the gaps, content length."""
+    lists' unit), end-to-end latency given or (`derive_e2e`) TTFT + the gaps, content length.
+    True when its stream carried several tokens a chunk (CHUNKED_TOKENS or more on average): its
+    gaps are then per chunk, and no itl_ms is given."""
     o = count(lists["output_lens"][i]) if "output_lens" in lists else None
     if o is not None:
         r["output_tokens"] = o
@@ -297,7 +430,9 @@ def _add_successful(r: dict, lists: dict, i: int, factor: float, derive_e2e: boo
         r["ttft_ms"] = ttft * factor
     gaps = lists["itls"][i] if "itls" in lists and isinstance(lists["itls"][i], list) else None
     gaps = [num(g) for g in gaps] if gaps is not None else None
-    if gaps and all(g is not None and g >= 0 for g in gaps):
+    # gaps that time chunks of several tokens (a stream with no gap at all gives no ITL either way)
+    chunked = bool(gaps and r.get("output_tokens") and r["output_tokens"] >= CHUNKED_TOKENS * (len(gaps) + 1))
+    if gaps and all(g is not None and g >= 0 for g in gaps) and not chunked:
         r["itl_ms"] = mean(gaps) * factor
         if ttft is not None and ttft >= 0 and _empty_first_chunk(gaps, r.get("output_tokens")):
             r["first_token_chunk_ms"] = (ttft + gaps[0]) * factor
@@ -310,12 +445,25 @@ def _add_successful(r: dict, lists: dict, i: int, factor: float, derive_e2e: boo
     text = lists["generated_texts"][i] if "generated_texts" in lists else None
     if isinstance(text, str):
         r["content_chars"] = len(text)
+    return chunked
+
+
+#: the error given a request that vLLM counted as completed but that produced nothing
+NO_OUTPUT = "no output: 0 tokens, TTFT 0 and an empty error"
+
+
+def _no_output(lists: dict, i: int) -> bool:
+    """A request vLLM counted as successful (empty error) that produced nothing: 0 output tokens
+    and a TTFT of 0 (vLLM's placeholder: no token ever arrived)."""
+    o = count(lists["output_lens"][i]) if "output_lens" in lists else None
+    t = num(lists["ttfts"][i]) if "ttfts" in lists else None
+    return o == 0 and t == 0
 
 
 def _request(lists: dict, i: int, good: bool, wl: str, conc: int | None, factor: float,
-             derive_e2e: bool) -> dict:
+             derive_e2e: bool) -> tuple[dict, bool]:
     """Request `i` as a native request: when it was sent, its prompt, and its figures when it
-    succeeded or its error when it failed."""
+    succeeded or its error when it failed (or produced nothing); and whether its stream was chunked."""
     r: dict = {"workload": wl}
     if conc is not None:
         r["concurrency"] = conc
@@ -325,25 +473,27 @@ def _request(lists: dict, i: int, good: bool, wl: str, conc: int | None, factor:
     p = count(lists["input_lens"][i]) if "input_lens" in lists else None
     if p is not None:
         r["prompt_tokens"] = p
+    if good and _no_output(lists, i):
+        r.update(finish_reason="error", error=NO_OUTPUT, output_tokens=0)
+        return r, False
     if good:
-        _add_successful(r, lists, i, factor, derive_e2e)
-    else:
-        r["finish_reason"] = "error"
-        text = lists["errors"][i] if "errors" in lists else None
-        r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
-    return r
+        return r, _add_successful(r, lists, i, factor, derive_e2e)
+    r["finish_reason"] = "error"
+    text = lists["errors"][i] if "errors" in lists else None
+    r["error"] = short_text(text) or "failed (vLLM keeps no error text without --save-detailed)"
+    return r, False
 
 
-def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
-    """The result's per-request lists (saved with --save-detailed) as native requests; none when
-    it has none or they do not line up."""
+def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> tuple[list[dict], int, int]:
+    """The result's per-request lists (saved with --save-detailed) as native requests (none when it
+    has none or they do not line up), how many produced no output, and how many streams were chunked."""
     found = _per_request_lists(doc, d)
     if found is None:
-        return []
+        return [], 0, 0
     lists, size = found
     ok = _successful(doc, lists, size, d)
     if ok is None:
-        return []
+        return [], 0, 0
     factor, note = _seconds_factor(doc, lists.get("ttfts", []), ok)
     if note:
         d.notes.append(note)
@@ -351,7 +501,23 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> list[dict]:
     if derive_e2e:
         d.assumptions.append("per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
                              "(this vLLM release saves no per-request latencies)")
-    return [_request(lists, i, ok[i], wl, conc, factor, derive_e2e) for i in range(size)]
+    out = [_request(lists, i, ok[i], wl, conc, factor, derive_e2e) for i in range(size)]
+    requests = [r for r, _c in out]
+    empty = sum(1 for r in requests if r.get("error") == NO_OUTPUT)
+    chunked = sum(1 for _r, c in out if c)
+    if empty:
+        d.notes.append(f"{empty} of {size} requests produced no output ({NO_OUTPUT.split(': ', 1)[1]}): read as "
+                       "failed; vLLM counted them as completed, so its TTFT, ITL, request latency and request rate "
+                       "figures, which pool their zeros, are left out (the other requests' records give them)")
+    if chunked:
+        tokens = sum(r.get("output_tokens") or 0 for (r, c) in out if c)
+        gaps = sum(len(lists["itls"][i]) + 1 for i, (_r, c) in enumerate(out) if c)
+        d.notes.append(f"{chunked} of {size} streams carried several tokens a chunk (about {tokens / gaps:.1f}; "
+                       f"itls has one gap a chunk, {CHUNKED_TOKENS:g} tokens a chunk or more): vLLM's itls and its "
+                       "ITL figures time the gaps "
+                       "between chunks, not tokens, so no ITL is reported for this run (the per-stream decode rate "
+                       "comes from TPOT, which is per token)")
+    return requests, empty, chunked
 
 
 IMPORTER = _Importer()
