@@ -231,7 +231,7 @@ def test_the_seat_is_the_benchmark_on_the_system_its_description_records(submiss
     result, tables, _ = submission
     (seat_id,) = {lr.run.seat.id for lr in result.runs}
     seat = result.runs[0].run.seat
-    assert seat.model == "deepseek-r1" and seat_id.startswith("deepseek-r1--NVIDIADGXB200")
+    assert seat.model == "deepseek-r1" and seat_id == "deepseek-r1--B200-SXM-180GBx8_TRT-NVIDIA"  # the results folder and submitter
     assert seat.quantisation == "fp4" and seat.engine == "TensorRT 10.11, CUDA 12.9"
     settings = dict(seat.settings)
     assert settings["system"] == SYSTEM_NAME and settings["hardware"] == "NVIDIA B200-SXM-180GB"
@@ -264,7 +264,7 @@ def test_two_systems_of_one_benchmark_are_two_seats_named_by_their_systems(tmp_p
     seats = {lr.run.seat.id: lr.run.seat for lr in result.runs}
     assert len(result.runs) == 4 and len(seats) == 2
     assert {s.settings["system"] for s in seats.values()} == {SYSTEM_NAME, "NVIDIA H200 (8x H200-SXM-141GB, TensorRT)"}
-    assert any("B200" in i and "H200" not in i for i in seats) and any("NVIDIAH200" in i for i in seats)
+    assert any("B200" in i and "H200" not in i for i in seats) and any(i.endswith("--H200-SXM-141GBx8_TRT-NVIDIA") for i in seats)
 
 
 def test_without_its_system_description_the_system_is_the_results_folder_stated(tmp_path):
@@ -362,4 +362,4 @@ def test_one_system_name_from_two_submitters_is_two_seats(tmp_path):
     result = load([root])
     assert not result.refused and len(result.runs) == 4
     seats = {lr.run.seat.id for lr in result.runs}
-    assert len(seats) == 2 and any(i.endswith("submitter_Google") for i in seats)
+    assert len(seats) == 2 and any(i.endswith("-Google") for i in seats)

@@ -349,11 +349,13 @@ def folder_name(source: SourceFile) -> str:
 
 #: configuration keys in the order a seat's id and name show them, with how each is written
 CONFIG_KEYS = (
-    ("system", "{}"), ("hardware", "{}"), ("accelerators", "{}x"), ("nodes", "{} nodes"),
+    ("system_id", "{}"), ("submitter", "{}"), ("system", "{}"), ("hardware", "{}"), ("accelerators", "{}x"), ("nodes", "{} nodes"),
     ("tensor_parallel", "tp{}"), ("pipeline_parallel", "pp{}"), ("data_parallel", "dp{}"),
     ("expert_parallel", "ep{}"), ("quantisation", "{}"), ("engine", "{}"), ("engine_version", "{}"),
 )
 _CONFIG_ORDER = {k: i for i, (k, _fmt) in enumerate(CONFIG_KEYS)}
+#: what an inferred seat id shows of a configuration that names its system (`system_id`)
+ID_KEYS = ("system_id", "submitter")
 
 
 def clean_config(config: dict) -> dict:
@@ -441,7 +443,10 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
         where = "the manifest's model" if "model" in applied.seat else f"{draft.model_where}"
         if config:
             words = config_words(config)
-            seat["id"] = configured_id(basis, words)
+            # a submission names its system (MLPerf's results folder): that name and the submitter
+            # are its identity; the whole configuration is in the seat's settings
+            short = {k: config[k] for k in ID_KEYS if k in config} if "system_id" in config else config
+            seat["id"] = configured_id(basis, config_words(short))
             assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}' and the configuration "
                                   f"the files record ({words[:200]})")
         else:

@@ -94,7 +94,7 @@ def _is_export(doc) -> bool:
 
 def _is_record(r) -> bool:
     return (isinstance(r, dict) and isinstance(r.get("metadata"), dict) and "metrics" in r
-            and any(k in r["metadata"] for k in ("request_start_ns", "session_num", "benchmark_phase")))
+            and any(k in r["metadata"] for k in ("request_start_ns", "session_num", "benchmark_phase", "credit_phase")))
 
 
 def _is_records(doc) -> bool:
@@ -537,7 +537,7 @@ def _trial_folder(primary: SourceFile, phase_name: str | None):
 
 
 def _date_from_records(d: Draft, recs: list) -> None:
-    starts = [epoch_seconds(dig(r, "metadata", "request_start_ns")) for r in recs]
+    starts = [epoch_seconds(first(dig(r, "metadata", "request_start_ns"), dig(r, "metadata", "timestamp_ns"))) for r in recs]
     starts = [t for t in starts if t is not None]
     if starts:
         d.timestamp = min(starts)

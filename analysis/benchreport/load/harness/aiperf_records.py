@@ -55,7 +55,7 @@ def requests_of(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str
     warm_failed = 0
     for r in recs:
         meta = r.get("metadata") or {}
-        phase = str(first(meta.get("benchmark_phase"), meta.get("phase_kind"), "profiling")).lower()
+        phase = str(first(meta.get("benchmark_phase"), meta.get("credit_phase"), meta.get("phase_kind"), "profiling")).lower()
         if phase != "profiling":
             dropped += 1
             warm_failed += bool(r.get("error"))
@@ -79,7 +79,7 @@ def _request(r: dict, meta: dict, wl: str, conc: int | None, server_prompt: bool
     rec: dict = {"workload": wl}
     if conc is not None:
         rec["concurrency"] = conc
-    sent = num(meta.get("request_start_ns"))
+    sent = num(first(meta.get("request_start_ns"), meta.get("timestamp_ns")))  # timestamp_ns: AIPerf 0.2x records
     if sent is not None and sent >= 0:
         rec["start_ms"] = sent / 1e6  # epoch ns: keeps the send order
     isl, _ = _value(m.get("input_sequence_length"))

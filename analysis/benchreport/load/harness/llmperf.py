@@ -53,6 +53,13 @@ def _is_summary(doc) -> bool:
             and ("num_concurrent_requests" in doc or "results_num_completed_requests" in doc))
 
 
+def _is_summary_map(doc) -> bool:
+    """A wrapper's file of llmperf summaries keyed by their concurrency ({"1": {...}, "2": {...}}, as
+    philschmid/llmperf-bench writes `<model>_results.json`)."""
+    return (isinstance(doc, dict) and bool(doc) and len(doc) <= 1000
+            and all(isinstance(v, dict) and _is_summary(v) for v in doc.values()))
+
+
 def _is_response(r) -> bool:
     return isinstance(r, dict) and "ttft_s" in r and "end_to_end_latency_s" in r and "error_code" in r
 
@@ -75,14 +82,23 @@ class _Importer:
     nonstandard_json = True  # `NaN` stddevs
 
     def recognise(self, doc, path):
-        return "results" if _is_summary(doc) or _is_responses(doc, path) else None
+        return "results" if _is_summary(doc) or _is_summary_map(doc) or _is_responses(doc, path) else None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
         """A run per summary with its responses file; responses without a summary skipped."""
         outcome = ImportOutcome()
+        maps = [s for s in files if _is_summary_map(s.doc)]
         summaries = [s for s in files if _is_summary(s.doc)]
-        responses = [s for s in files if s not in summaries]
+        responses = [s for s in files if s not in summaries and s not in maps]
         drafts = []
+        for s in maps:
+            for key, one in s.doc.items():
+                d = draft_or_refuse(outcome, s, "llmperf summary", _draft_of, s, one, f"$[{key!r}]", None)
+                if d is not None:
+                    d.suffix = f"c{key}"[:24]
+                    d.notes.append(f"one of {len(s.doc)} llmperf summaries this file keeps by key (this one "
+                                   f"at key {key!r}); no per-request file")
+                    drafts.append(d)
         for s in summaries:
             pair = _pair(s, responses, summaries)
             if pair is not None:
@@ -126,20 +142,24 @@ def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[Sour
 
 def _draft(source: SourceFile, responses: SourceFile | None) -> Draft:
     """One run from a summary and, when beside it, its per-request responses."""
-    doc = source.doc
+    return _draft_of(source, source.doc, "$", responses)
+
+
+def _draft_of(source: SourceFile, doc: dict, where: str, responses: SourceFile | None) -> Draft:
+    """One run from a summary `doc` (the file's whole document, or one at `where` in it)."""
     d = Draft(source, {"name": HARNESS_NAME}, source_format="llmperf results")
     if isinstance(doc.get("version"), str):
         d.harness["version"] = f"results format {doc['version']}"
     d.load = _load(doc)
     d.model = doc.get("model") if isinstance(doc.get("model"), str) and doc["model"].strip() else None
     d.model_where = "llmperf model"
-    t = expect_number(doc.get("timestamp"), "$.timestamp", "the run's epoch time in seconds", optional=True)
+    t = expect_number(doc.get("timestamp"), f"{where}.timestamp", "the run's epoch time in seconds", optional=True)
     if t:
         d.date, d.timestamp = iso_from_epoch(t), t
     conc = positive_int(doc.get("num_concurrent_requests"))
-    n = expect_count(doc.get("results_num_completed_requests"), "$.results_num_completed_requests",
+    n = expect_count(doc.get("results_num_completed_requests"), f"{where}.results_num_completed_requests",
                      "the count of completed requests", optional=True)
-    _measurements(doc, conc, n or None, d)
+    _measurements(doc, conc, n or None, d, where)
     if responses is not None:
         d.extra_paths.append(responses.path)
         d.requests = [_request(r, f"$[{i}]", conc)
@@ -248,19 +268,19 @@ def _load(doc: dict) -> dict:
     return load
 
 
-def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft) -> None:
+def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft, where: str = "$") -> None:
     """llmperf's summary statistics (seconds -> ms); NaN statistics are left out."""
     for key, metric in TIMES.items():
         for suffix, stat in STATS.items():
             v = doc.get(f"results_{key}_{suffix}")
             if isinstance(v, float) and math.isnan(v):
                 continue  # a statistic llmperf could not compute (written as NaN)
-            v = expect_number(v, f"$.results_{key}_{suffix}", f"llmperf's {suffix} of {key}", optional=True)
+            v = expect_number(v, f"{where}.results_{key}_{suffix}", f"llmperf's {suffix} of {key}", optional=True)
             if v is not None:
                 d.measurements.append(measurement("", conc, metric, v * 1000.0, "ms", stat, n))
     for key, metric, unit, factor in (("results_mean_output_throughput_token_per_s", "output_tok_s", "tok/s", 1.0),
                                       ("results_num_completed_requests_per_min", "request_rate", "req/s", 1 / 60)):
-        v = expect_number(doc.get(key), f"$.{key}", key, optional=True)
+        v = expect_number(doc.get(key), f"{where}.{key}", key, optional=True)
         if v is not None:
             d.measurements.append(measurement("", conc, metric, v * factor, unit, "mean", n))
 

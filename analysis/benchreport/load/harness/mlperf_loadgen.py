@@ -408,6 +408,7 @@ def _submission(d: Draft, w: Where, tree: _Tree) -> None:
     # the submitter (its folder) too: one system name (NVIDIA DGX B200 ...) is submitted by several,
     # and their results are not passes of one measurement
     d.config["submitter"] = w.submitter.name[:120]
+    d.config["system_id"] = w.system[:120]  # the submission's short name of its system: the seat's id
     if system is not None:
         tree.used.add(system.path.absolute())
         d.config.update(_system_config(system.doc))
