@@ -57,6 +57,24 @@ def _is_pytorch_twin(doc) -> bool:
         and str(r["benchmark"].get("name", "")).lower().startswith("vllm") for r in doc))
 
 
+#: why vLLM's offline benchmark outputs are not read
+OFFLINE_REASON = ("vLLM {}: the engine run in-process on a fixed batch, with no server, no streams and no "
+                  "per-request timings; not a serving measurement, so not read (its figures are not comparable to "
+                  "a serving run's)")
+
+
+def _offline_kind(doc) -> str | None:
+    """`benchmark_latency.py` ({avg_latency, latencies, percentiles}) or `benchmark_throughput.py`
+    ({elapsed_time, num_requests, total_num_tokens, requests_per_second, tokens_per_second}), or None."""
+    if not isinstance(doc, dict):
+        return None
+    if {"avg_latency", "latencies", "percentiles"} <= doc.keys() and len(doc) <= 6:
+        return "benchmark_latency.py output (the latency of one batch)"
+    if {"elapsed_time", "num_requests", "requests_per_second", "tokens_per_second"} <= doc.keys() and len(doc) <= 8:
+        return "benchmark_throughput.py output (offline throughput)"
+    return None
+
+
 class _Importer:
     name = NAME
     label = "vLLM bench serve / benchmark_serving.py result"
@@ -76,11 +94,13 @@ class _Importer:
             return "results"  # --append-result: one result a line; a sweep's summary.json (sorted later)
         if _is_pytorch_twin(doc):
             return "results"  # skipped in import_files, with the reason
-        if sweep.failure_kind(doc):
+        if sweep.failure_kind(doc) or _offline_kind(doc):
             return "auxiliary"
         return None
 
     def skip_reason(self, doc, path):
+        if _offline_kind(doc):
+            return OFFLINE_REASON.format(_offline_kind(doc))
         return sweep.failure_reason(doc) if sweep.failure_kind(doc) else None
 
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
