@@ -95,7 +95,6 @@ def summary_reason(doc: list) -> str:
     return (f"vllm bench sweep serve summary.json: the {len(doc)} run(s) of its combination repeated "
             "(run_number " + ", ".join(str(run_number(d)) for d in doc) + "), not passes of their own; "
             "its figures are checked against the run=N.json files")
-    return text
 
 
 def _comb_texts(folder: str) -> tuple[str, str]:
