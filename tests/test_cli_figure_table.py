@@ -241,3 +241,12 @@ def test_markdown_cells_render_as_text_in_an_independent_renderer(tmp_path, caps
     p.feed(rendered)
     assert set(p.tags) <= {"table", "thead", "tbody", "tr", "th", "td", "p"}, set(p.tags)
     assert hostile in "".join(p.text)  # the parser has turned the entities back into characters
+
+
+def test_a_canvas_beyond_the_pixel_limit_is_refused_before_reading(cli, tmp_path):
+    """`--width 50 --height 50 --dpi 1200` is a 3,600-megapixel PNG (it died with MemoryError):
+    refused at once as a usage error naming what to lower; an SVG of that size is drawn."""
+    res = cli("figure", "throughput", EXAMPLE, "--out", tmp_path / "big.png", "--width", 50, "--height", 50,
+              "--dpi", 1200)
+    assert res.returncode == 2 and "3,600 megapixels" in res.stderr and "lower --dpi" in res.stderr
+    assert "analysing" not in res.stderr and not (tmp_path / "big.png").exists()

@@ -142,6 +142,8 @@ def figure_command(args) -> int:
     if (args.metric or args.statistic) and args.name not in cat.METRIC_FIGURES + cat.FILTERED_FIGURES:
         raise UsageError(f"--metric and --statistic do not apply to the figure {args.name!r}; they apply to "
                          f"{', '.join(cat.METRIC_FIGURES + cat.FILTERED_FIGURES)}")
+    if size is not None and size[0] and size[1]:
+        _check_canvas(out.suffix.lower()[1:], size, size, args.dpi)  # before anything is read
     source_of(args)  # RUNS or --store, before anything is read
     a = _analysis_for_one(args)
     if a is None:
@@ -154,6 +156,7 @@ def figure_command(args) -> int:
     from benchreport.report.figures.theme import overflow
 
     kind = out.suffix.lower()[1:]
+    _check_canvas(kind, size, tuple(block.figure.get_size_inches()), args.dpi)
     code = write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size,
                                                         dpi=args.dpi)[kind], quiet=args.quiet)
     over = overflow(block.figure) if size is not None else 0.0
@@ -162,6 +165,23 @@ def figure_command(args) -> int:
         print(f"benchreport figure: the figure's contents reach {over:.2f} in past its edges at "
               f"{w:.2f} x {h:.2f} in; give a larger --width or --height, or fewer --seats", file=sys.stderr)
     return code
+
+
+#: the largest raster a figure is drawn to: 100 megapixels is 400 MB of RGBA before compression
+MAX_PIXELS = 100_000_000
+
+
+def _check_canvas(kind: str, size, own: tuple[float, float], dpi: int) -> None:
+    """Refuse a PNG canvas beyond MAX_PIXELS (`--width 50 --height 50 --dpi 1200` is 3,600
+    megapixels, which died with MemoryError) with what to lower; vector formats are not rasters."""
+    if kind != "png":
+        return
+    w = (size[0] if size and size[0] else own[0]) * dpi
+    h = (size[1] if size and size[1] else own[1]) * dpi
+    if w * h > MAX_PIXELS:
+        raise UsageError(f"a {w:,.0f} x {h:,.0f} pixel PNG ({w * h / 1e6:,.0f} megapixels) is beyond the "
+                         f"{MAX_PIXELS / 1e6:.0f}-megapixel limit; lower --dpi, --width or --height, or write "
+                         ".svg or .pdf (vector: any size)")
 
 
 def _size(args) -> tuple[float, float] | None:
