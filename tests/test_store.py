@@ -153,3 +153,15 @@ def test_ingest_in_chunks_reads_the_same_store(archive, tmp_path):
     pd.testing.assert_frame_equal(fa, fb)
     again = ingest([archive], tmp_path / "many", chunk_bytes=1)
     assert again.added == [] and again.runs_added == 0
+
+
+def test_validate_on_a_store_counts_its_runs(tmp_path):
+    """`validate --store` said "0 run(s) valid" of a store of 180 runs (issue 45): it counts them."""
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    py = [sys.executable, "-m", "benchreport"]
+    subprocess.run([*py, "ingest", str(example), "--store", str(tmp_path / "s"), "--quiet"], check=True)
+    proc = subprocess.run([*py, "validate", "--store", str(tmp_path / "s")], capture_output=True, text=True)
+    assert proc.returncode == 0 and "14 run(s) in the store" in proc.stderr, proc.stderr

@@ -27,15 +27,24 @@ from benchreport.cli_parser import build_parser
 # numpy or the loaders (docs/performance.md); each command imports what it needs.
 
 def cmd_validate(args) -> int:
-    result = open_args(args).loaded
+    opened = open_args(args)
+    result = opened.loaded
     for line in refusal_lines(result.refused, quiet=args.quiet):  # --quiet: one short line a file
         print(line)
     if not args.quiet:
         for s in result.skipped:
             if not s.not_a_run:  # those are counted in one line below
                 print(str(s), file=sys.stderr)
-        print(f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
-              f"{len(result.skipped)} skipped", file=sys.stderr)
+        if opened.store is not None:  # a store holds tables, checked when each run was ingested
+            from benchreport.store.read import read_tables
+
+            n = len(read_tables(opened.store).runs)
+            print(f"{n} run(s) in the store, each validated when it was ingested; {result.refused_files} file(s) "
+                  f"refused and {len(result.skipped)} skipped then (benchreport store check checks its files)",
+                  file=sys.stderr)
+        else:
+            print(f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
+                  f"{len(result.skipped)} skipped", file=sys.stderr)
         summary = not_a_run_summary(result.skipped)
         if summary:
             print(summary, file=sys.stderr)
