@@ -36,7 +36,7 @@ def test_lab_places_the_notebook_with_runs_pointing_at_the_folder(tmp_path):
     assert params["runs"] == [str(runs.resolve())]
     shipped = _parameters(ROOT / "notebooks" / "explore.ipynb")
     assert {k: v for k, v in params.items() if k != "runs"} == {k: v for k, v in shipped.items() if k != "runs"}
-    assert "jupyter lab explore.ipynb" in proc.stderr  # how to start it
+    assert "jupyter lab explore.ipynb" in proc.stderr or "jupyter lab --allow-root explore.ipynb" in proc.stderr
 
 
 def test_a_notebook_already_there_is_kept(tmp_path):
@@ -63,3 +63,29 @@ def test_the_placed_notebook_runs_on_the_folder_it_sits_in(tmp_path):
                         kernel_name="python3", progress_bar=False)
     text = out.read_text(encoding="utf-8")
     assert "14 runs, 9 seats" in text  # the example's runs, read from DIR (not the package's default)
+
+
+def test_as_root_jupyter_is_told_to_allow_it(tmp_path):
+    """Most GPU containers run as root, where Jupyter refuses to start without its own --allow-root
+    (issue 45): the command passes it and says so; --allow-root is accepted when not root."""
+    import os
+
+    proc = lab(tmp_path, "--no-start", "--allow-root")
+    assert proc.returncode == 0, proc.stderr
+    assert "jupyter lab --allow-root explore.ipynb" in proc.stderr
+    if os.geteuid() == 0:
+        assert "running as root" in proc.stderr
+        assert "--allow-root" in lab(tmp_path, "--no-start").stderr
+
+
+def test_never_writes_through_a_symlink_or_onto_a_folder(tmp_path):
+    outside = tmp_path / "outside.ipynb"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "explore.ipynb").symlink_to(outside)  # dangling: writing through it would create outside.ipynb
+    proc = lab(runs, "--no-start")
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr and not outside.exists()
+    other = tmp_path / "other"
+    (other / "explore.ipynb").mkdir(parents=True)
+    proc = lab(other, "--no-start")
+    assert proc.returncode == 2 and "a folder, not a notebook" in proc.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -28,6 +29,10 @@ def place_notebook(folder: Path) -> tuple[Path, bool]:
     from benchreport.resources import notebook_path
 
     target = folder / NOTEBOOK_NAME
+    if target.is_symlink():
+        raise OSError(0, "a symbolic link: not written through (remove it, or give another folder)")
+    if target.is_dir():
+        raise OSError(0, "a folder, not a notebook: nothing written (rename it, or give another folder)")
     if target.exists():
         return target, False
     nb = json.loads(notebook_path(NOTEBOOK_NAME).read_text(encoding="utf-8"))
@@ -39,7 +44,11 @@ def place_notebook(folder: Path) -> tuple[Path, bool]:
     comment = _RUNS_LINE.match(lines[hits[0]]).group(1) or ""
     lines[hits[0]] = f"runs = [{str(folder.resolve())!r}]{comment}"
     cell["source"] = [line + "\n" for line in lines[:-1]] + [lines[-1]]
-    target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    # created here and only here: never through a link or over a file that appeared meanwhile
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
     return target, True
 
 
@@ -54,7 +63,7 @@ def _jupyter() -> list[str] | None:
 
 def lab_command(args) -> int:
     """Place the notebook in DIR, then start JupyterLab there (unless --no-start)."""
-    from benchreport.cli_common import EXIT_OK, UsageError, one_line
+    from benchreport.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError, one_line
 
     folder = Path(args.dir)
     if not folder.is_dir():
@@ -67,9 +76,18 @@ def lab_command(args) -> int:
     print(f"wrote {shown} (runs = {one_line(str(folder.resolve()))})" if written
           else f"kept {shown}: it is already there (yours; its runs parameter unchanged)", file=sys.stderr)
     start = _jupyter()
+    root = getattr(os, "geteuid", lambda: -1)() == 0
+    extra = ["--allow-root"] if (root or getattr(args, "allow_root", False)) else []
+    if root:
+        print("running as root (as in most GPU containers): JupyterLab is started with its own --allow-root",
+              file=sys.stderr)
     if args.no_start or start is None:
-        how = (" ".join(start[:2]) if start else "jupyter lab") + f" {NOTEBOOK_NAME}"
+        how = " ".join([*(start[:2] if start else ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
         need = "" if start else " (JupyterLab is not installed here: pip install 'benchreport[lab]')"
         print(f"to explore: cd {one_line(str(folder))} && {how}{need}", file=sys.stderr)
         return EXIT_OK
-    return subprocess.call([*start, NOTEBOOK_NAME], cwd=folder)
+    code = subprocess.call([*start, *extra, NOTEBOOK_NAME], cwd=folder)
+    if code not in (0, EXIT_INTERRUPTED, -2):
+        print(f"benchreport lab: JupyterLab exited with {code} (its messages above)", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK if code == 0 else EXIT_INTERRUPTED

@@ -304,6 +304,9 @@ def _add_other(sub) -> None:
                        "DIR, and start JupyterLab there")
     p.add_argument("dir", metavar="DIR", help="the folder of your runs; explore.ipynb is written there unless one is")
     p.add_argument("--no-start", action="store_true", help="only place the notebook; say how to start JupyterLab")
+    p.add_argument("--allow-root", action="store_true",
+                   help="pass Jupyter's own --allow-root (given for you when running as root, as in most GPU "
+                        "containers, and said)")
 
 
 def build_parser() -> argparse.ArgumentParser:
