@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed
 DEBIAN_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils texlive-latex-base texlive-latex-recommended
 PYTEST_ARGS ?= -n 2
 
-.PHONY: setup system-deps report test lab bench clean help
+.PHONY: setup system-deps report test lint lab bench clean help
 
 help:
 	@sed -n '2,6p' Makefile
@@ -51,8 +51,12 @@ system-deps:
 report: setup
 	$(VENV)/bin/benchreport build data/example --out reports/example --title "Example: the fleet paper and the four-node field note"
 
-test: setup
+test: setup lint
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# ruff: the lint rules and the formatter's line length are in pyproject.toml ([tool.ruff])
+lint: setup
+	$(VENV)/bin/ruff check .
 
 lab: setup
 	$(VENV)/bin/jupyter lab --no-browser $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) --notebook-dir=. notebooks/explore.ipynb

@@ -79,9 +79,15 @@ def main(argv=None) -> dict:
     sample = [groups[i] for i in pick]
     n_cells = len(sample) * len(METRICS) * len(STATISTICS)
     ours(sample[:1], 1000)  # warm-up (imports, first allocation)
-    t0 = time.perf_counter(); mine = ours(sample, args.n_resamples); t_ours = time.perf_counter() - t0
-    t0 = time.perf_counter(); theirs = alternative(sample, args.n_resamples); t_alt = time.perf_counter() - t0
-    t0 = time.perf_counter(); ours(groups, args.n_resamples); t_all = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    mine = ours(sample, args.n_resamples)
+    t_ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    theirs = alternative(sample, args.n_resamples)
+    t_alt = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ours(groups, args.n_resamples)
+    t_all = time.perf_counter() - t0
     # agreement: endpoint differences relative to the CI width (Monte-Carlo error is a few %)
     rel = []
     for (l1, h1), (l2, h2) in zip(mine, theirs):

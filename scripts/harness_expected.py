@@ -192,7 +192,7 @@ def guidellm_files(folder: Path):
         benches = doc.get("benchmarks") if isinstance(doc, dict) else None
         if not isinstance(benches, list):
             continue
-        for i, b in enumerate(benches):
+        for i, _b in enumerate(benches):
             base = f"$.benchmarks[{i}]"
             strat = None
             for sp in (".config.strategy", ".args.strategy", ".worker.strategy", ".strategy"):

@@ -46,7 +46,7 @@ def _same(a, b) -> None:
     _same_summary(a.history_summary, b.history_summary)
 
 
-def _cells(store: Store, th: Thresholds = Thresholds()):
+def _cells(store: Store, th: Thresholds = Thresholds()):  # noqa: B008 - a frozen value
     """The cells as analyse_store estimates them (exclusions first), with the cache it used."""
     from benchreport.flags import decide_exclusions, drop_excluded
 

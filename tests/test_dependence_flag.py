@@ -15,7 +15,7 @@ from statsmodels.tsa.stattools import acf
 from benchreport.cli import main
 from benchreport.flags import rules as R
 from benchreport.stats.within import dependent_passes, lag1_autocorrelation, lag1_pvalue
-from benchreport.thresholds import DEFAULT, Thresholds
+from benchreport.thresholds import DEFAULT
 
 from request_runs import ar1, request_records, request_run, write_request_runs
 

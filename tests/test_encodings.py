@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import codecs
 import gzip
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path

@@ -286,7 +286,7 @@ def test_frame_shape_and_order(example):
     assert set(flags["code"]) <= set(CODES)
     ranks = [SEVERITIES.index(s) for s in flags["severity"]]
     assert ranks == sorted(ranks)
-    for sev, g in flags.groupby("severity", sort=False):
+    for _sev, g in flags.groupby("severity", sort=False):
         assert list(g["code"]) == sorted(g["code"])
     assert all(isinstance(s, tuple) and s for s in flags["seats"])
     for _, r in flags.iterrows():

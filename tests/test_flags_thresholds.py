@@ -4,7 +4,6 @@ change), and every flag that records a threshold records the value used."""
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 
 import pytest
 

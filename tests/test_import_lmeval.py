@@ -60,7 +60,7 @@ def test_two_seats_pair_by_doc_hash(loaded):
     items = tables.exam_items
     seats = sorted(items.seat.unique())
     assert len(seats) >= 2
-    for (bench, dim), group in items.groupby(["benchmark", "dimension"], dropna=False):
+    for (_bench, _dim), group in items.groupby(["benchmark", "dimension"], dropna=False):
         ids = [set(group[group.seat == s].item_id) for s in seats]
         assert all(i == ids[0] for i in ids) and ids[0]
         hashes = {r["doc_hash"] for p in SAMPLES for r in _lines(p)}
@@ -85,7 +85,7 @@ def test_samples_alone_under_neutral_names_pair_with_a_manifest(tmp_path):
     assert not result.refused, [str(r) for r in result.refused]
     tables = build_tables(result)
     items = tables.exam_items
-    for bench, group in items.groupby("benchmark"):
+    for _bench, group in items.groupby("benchmark"):
         a, b = (set(group[group.seat == s].item_id) for s in seats)
         assert a == b and a
     assumed = "; ".join(a for lr in result.runs for a in lr.assumptions)

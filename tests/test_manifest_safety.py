@@ -141,7 +141,7 @@ def test_settings_aliases_do_not_expand_the_work(folder):
     lines = ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
     (folder / "benchreport.yaml").write_text("defs:\n" + "\n".join(lines) + "\nruns:\n"
-                                             f"  - {{files: '*.json', seat: {{id: a, model: m, settings: {{x: *a9}}}}}}\n")
+                                             "  - {files: '*.json', seat: {id: a, model: m, settings: {x: *a9}}}\n")
     t0 = time.monotonic()
     got = refusals(load([folder]))["benchreport.yaml"]
     assert time.monotonic() - t0 < 10

@@ -58,7 +58,7 @@ def test_report_parameters_cell_lists_every_threshold_once():
     import papermill as pm
 
     params = pm.inspect_notebook(str(REPORT))
-    for name, default, why in Thresholds.describe():
+    for name, default, _why in Thresholds.describe():
         assert name in params, name
         assert ast.literal_eval(params[name]["default"]) == default
         assert params[name]["help"], name

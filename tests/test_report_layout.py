@@ -114,7 +114,7 @@ def test_confidence_intervals_are_on_one_line(harness_report):
     interval as one word or two: '[74.5,' and '92.9]' side by side)."""
     broken, seen = [], 0
     for i, (_, _, words) in enumerate(words_by_page(harness_report / "report.pdf"), 1):
-        for k, (x0, y0, x1, y1, t) in enumerate(words):
+        for k, (_x0, y0, _x1, _y1, t) in enumerate(words):
             if re.match(r"^\[[−\-+]?[\d.,]+,\s?[−\-+]?[\d.,]+\]", t):
                 seen += 1  # one word: on one line
             elif re.match(r"^\[[−\-+]?[\d.,]+,$", t):

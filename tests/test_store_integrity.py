@@ -379,6 +379,7 @@ def test_a_read_only_store_analyses_and_builds(nights, tmp_path):
     assert analysed.stderr.count("is read-only: its cache is kept in") == 1
     assert not (store / ".cache").exists() and any((home / ".cache" / "benchreport" / "stores").rglob("*.arrow"))
     want = _cli("analyse", nights / "2026-11-01", "--out", tmp_path / "b")
+    assert want.returncode == 0, want.stderr
     assert (tmp_path / "a" / "tables" / "cells.csv").read_bytes() == (tmp_path / "b" / "tables" / "cells.csv").read_bytes()
     again = _read_only([*py, "ingest", str(nights / "2026-11-02"), "--store", str(store)], store, home)
     assert again.returncode == 2 and "read-only" in again.stderr and "Traceback" not in again.stderr

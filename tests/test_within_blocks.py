@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from scipy.signal import lfilter
 
 from benchreport.stats.bootstrap import bootstrap_group

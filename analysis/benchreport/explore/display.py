@@ -209,7 +209,7 @@ class Explorer:
         seat_ids = self.options["seats"]
         if seats is not None:
             views.check_seats(a, seats)
-        for name, value in (("baseline", baseline), ("candidate", candidate)):
+        for _name, value in (("baseline", baseline), ("candidate", candidate)):
             if value is not None:
                 views.check_seats(a, [value])
         first = baseline or a.baseline or (seat_ids[0] if seat_ids else None)

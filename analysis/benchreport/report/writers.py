@@ -196,7 +196,7 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
     fixed = {c: natural[c] for c in df.columns if c in numeric or max(map(len, cells[c])) <= _SHORT_TEXT}
     least = {c: _WORD_ROOM * max(_chars(w) for t in cells[c] for w in _words(t)) for c in df.columns
              if c not in fixed}
-    for size, pt, sep in SIZES:
+    for size, pt, sep in SIZES:  # noqa: B007 - the size the loop stops at is returned
         line = (LINE_PT * _MARGIN - len(df.columns) * 2 * sep) / (_EM * pt)
         left = line - sum(fixed.values())
         if left >= sum(least.values()):

@@ -376,7 +376,7 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
     kth_arr = np.asarray(kth, dtype=np.intp)
 
     est = np.empty((m, s))
-    for k, q, (lo, hi, g) in quant:
+    for k, _q, (lo, hi, g) in quant:
         est[:, k] = lerp(xs[:, lo], xs[:, hi], g)
     for k in mean_cols:
         est[:, k] = xs.mean(axis=1)

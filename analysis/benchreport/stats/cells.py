@@ -61,7 +61,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from ..columns import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, CELLS, DATED_COLUMNS, METRICS, PASS_COLUMNS, PASSES,
-                       QUANTILES, REQUEST_METRICS, STATISTICS, schema_of)
+                       QUANTILES, REQUEST_METRICS, STATISTICS)
 from ..thresholds import DEFAULT, Thresholds
 from ._common import check_level, format_values, tail_supported
 from .bootstrap import check_method, check_n_resamples

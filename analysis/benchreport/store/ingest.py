@@ -31,7 +31,7 @@ from benchreport.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFF
 from benchreport.load.errors import NOT_A_RUN_WHY, Refusal, Skipped
 from benchreport.tables import COMPONENT_RUN_COLUMNS, build_store_frames
 
-from .layout import FILE_COLUMNS, PART_COLUMNS, Store, StoreError
+from .layout import FILE_COLUMNS, PART_COLUMNS, Store
 
 __all__ = ["IngestReport", "ingest", "PATH_MAX"]
 

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path

@@ -3,7 +3,6 @@ that failed (spec/flags.md, "Deployment": fault.recorded, fault.unreproduced, re
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd

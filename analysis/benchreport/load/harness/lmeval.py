@@ -96,7 +96,7 @@ class _Importer:
             m = SAMPLE_FILE.match(s.path.name)
             key = (str(s.path.parent), m.group("date") if m else s.path.name)
             groups.setdefault(key, []).append(s)
-        for key, members in sorted(groups.items()):
+        for _key, members in sorted(groups.items()):
             d = guarded(outcome, members[0], "lm-eval samples", _samples_draft, members, index)
             if d is None:
                 continue

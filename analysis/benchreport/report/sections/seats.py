@@ -140,7 +140,7 @@ def _collapse_dates(rows: list[dict]) -> list[dict]:
     by_seat: dict[str, list[tuple[int, dict]]] = {}
     for i, r in enumerate(rows):
         by_seat.setdefault(r["seat"], []).append((i, r))
-    for seat, items in by_seat.items():
+    for _seat, items in by_seat.items():
         dates = sorted({r["Date"] for _, r in items})
         at = {d: n for n, d in enumerate(dates)}
         runs: dict[tuple, list] = {}
