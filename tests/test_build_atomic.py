@@ -144,8 +144,8 @@ def fake_steps(monkeypatch):
     def write_tables(analysis, stage):
         _fake_tables(Path(stage), state["flags"])
 
-    def execute(params, output, held, *, quiet):
-        stage = Path(held.out)
+    def execute(params, output, analysis, *, quiet):
+        stage = Path(output).parent
         _fake_outputs(stage)
         if state["fail_in"] == "execute":
             raise RuntimeError("the kernel died")
@@ -157,16 +157,23 @@ def fake_steps(monkeypatch):
             progress._received.append(15)
             raise ImportError("initialization failed")
 
-    def render(stage, title, formats, *, quiet, pdf_engine="auto", meanwhile=lambda: None, **_):
-        meanwhile()
+    def render(stage, title, formats, *, quiet):
         if state["fail_in"] == "render":
             raise OSError("disk full")
-        for f in formats:
-            (stage / f"report.{f}").write_text(f"new {f}")
+        if "html" in formats:
+            (stage / "report.html").write_text("new html")
+        return "<html>new</html>"
+
+    def print_pdf(html, stage, pdf_engine, *, quiet):
+        state["printed"] = state.get("printed", 0) + 1
+        if state["fail_in"] == "print":
+            raise OSError("no space for the PDF")
+        (stage / "report.pdf").write_text("new pdf")
 
     monkeypatch.setattr(B, "_execute", execute)
     monkeypatch.setattr(B, "write_analysis", write_tables)
     monkeypatch.setattr(B, "_render", render)
+    monkeypatch.setattr(B, "_print", print_pdf)
     return state
 
 
@@ -179,7 +186,7 @@ def test_successful_build_replaces_previous_report(tmp_path, fake_steps):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("where", ["execute", "render"])
+@pytest.mark.parametrize("where", ["execute", "render", "print"])
 def test_failed_build_leaves_previous_report_byte_identical(tmp_path, fake_steps, where, capsys):
     fake_steps["fail_in"] = where
     data = write_fixture_runs(tmp_path / "data", bad=False)
@@ -316,7 +323,7 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
                                             "was left"), err
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
-    assert _processes_of(str(out)) == []  # the forked process drawing figures went with the build
+    assert _processes_of(str(out)) == []  # nothing the build started is left
 
 
 def _processes_of(argument: str) -> list[int]:

@@ -80,13 +80,6 @@ def _render(name: str, **data) -> Markup:
     return Markup(_ENV.get_template(name).render(**data))
 
 
-def compile_templates() -> None:
-    """Compile the blocks' templates now (Jinja2 compiles each on first use; a build does it while
-    it analyses: benchreport.report.inprocess.warm_up)."""
-    for name in _ENV.list_templates():
-        _ENV.get_template(name)
-
-
 def prose_html(block) -> Markup:
     """A section's text (a `Prose`, or one paragraph, division or title block) as HTML."""
     blocks = block.blocks if isinstance(block, Prose) else (block,)
