@@ -20,6 +20,7 @@ from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, E
                                     options_of,
                                     refusal_lines, report_refused, source_of)
 from benchreport.cli_parser import build_parser
+from benchreport.options import warn_retired
 
 # Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
 # numpy or the loaders (docs/performance.md); each command imports what it needs.
@@ -404,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminate_as_interrupt():
             args = build_parser().parse_args(argv)
+            warn_retired(args)  # --n-boot, --seed, --ci-method: accepted, said to do nothing
             if not getattr(args, "log", None):
                 return _main(args)
             from benchreport.cli_log import logged
