@@ -55,7 +55,7 @@ def test_refused_file_leaves_previous_report_byte_identical(tmp_path, cli):
     data = write_fixture_runs(tmp_path / "data")  # includes broken.json
     out = previous_report(tmp_path)
     before = snapshot(out)
-    proc = cli("build", str(data), "--out", str(out), "--n-boot", "200")
+    proc = cli("build", str(data), "--out", str(out))
     assert proc.returncode == 1
     assert "broken.json: $: expected complete JSON" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -304,8 +304,7 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
     out = previous_report(tmp_path)
     before = snapshot(out)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out),
-                             "--n-boot", "200"], cwd=str(ROOT), env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out)], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
 
