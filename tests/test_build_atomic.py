@@ -55,7 +55,7 @@ def test_refused_file_leaves_previous_report_byte_identical(tmp_path, cli):
     data = write_fixture_runs(tmp_path / "data")  # includes broken.json
     out = previous_report(tmp_path)
     before = snapshot(out)
-    proc = cli("build", str(data), "--out", str(out), "--n-boot", "200")
+    proc = cli("build", str(data), "--out", str(out))
     assert proc.returncode == 1
     assert "broken.json: $: expected complete JSON" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -144,8 +144,8 @@ def fake_steps(monkeypatch):
     def write_tables(analysis, stage):
         _fake_tables(Path(stage), state["flags"])
 
-    def execute(params, output, held, *, quiet):
-        stage = Path(held.out)
+    def execute(params, output, analysis, *, quiet):
+        stage = Path(output).parent
         _fake_outputs(stage)
         if state["fail_in"] == "execute":
             raise RuntimeError("the kernel died")
@@ -157,16 +157,23 @@ def fake_steps(monkeypatch):
             progress._received.append(15)
             raise ImportError("initialization failed")
 
-    def render(stage, title, formats, *, quiet, pdf_engine="auto", meanwhile=lambda: None, **_):
-        meanwhile()
+    def render(stage, title, formats, *, quiet):
         if state["fail_in"] == "render":
             raise OSError("disk full")
-        for f in formats:
-            (stage / f"report.{f}").write_text(f"new {f}")
+        if "html" in formats:
+            (stage / "report.html").write_text("new html")
+        return "<html>new</html>"
+
+    def print_pdf(html, stage, pdf_engine, *, quiet):
+        state["printed"] = state.get("printed", 0) + 1
+        if state["fail_in"] == "print":
+            raise OSError("no space for the PDF")
+        (stage / "report.pdf").write_text("new pdf")
 
     monkeypatch.setattr(B, "_execute", execute)
     monkeypatch.setattr(B, "write_analysis", write_tables)
     monkeypatch.setattr(B, "_render", render)
+    monkeypatch.setattr(B, "_print", print_pdf)
     return state
 
 
@@ -179,7 +186,7 @@ def test_successful_build_replaces_previous_report(tmp_path, fake_steps):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("where", ["execute", "render"])
+@pytest.mark.parametrize("where", ["execute", "render", "print"])
 def test_failed_build_leaves_previous_report_byte_identical(tmp_path, fake_steps, where, capsys):
     fake_steps["fail_in"] = where
     data = write_fixture_runs(tmp_path / "data", bad=False)
@@ -297,8 +304,7 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
     out = previous_report(tmp_path)
     before = snapshot(out)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out),
-                             "--n-boot", "200"], cwd=str(ROOT), env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out)], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
 
@@ -316,7 +322,7 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
                                             "was left"), err
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
-    assert _processes_of(str(out)) == []  # the forked process drawing figures went with the build
+    assert _processes_of(str(out)) == []  # nothing the build started is left
 
 
 def _processes_of(argument: str) -> list[int]:

@@ -52,7 +52,7 @@ def test_list_names_every_figure_and_table(capsys):
 
 
 def test_list_with_runs_numbers_the_figures_this_data_draws(capsys):
-    code, out, _ = cli(capsys, "figure", "--list", EXAMPLE, "--n-boot", 200, "--quiet")
+    code, out, _ = cli(capsys, "figure", "--list", EXAMPLE, "--quiet")
     assert code == 0
     marks = {ln.split()[0]: ln for ln in out.splitlines()}
     assert "Figure 1" in marks["throughput"]
@@ -69,7 +69,7 @@ def test_the_figure_is_the_reports_own(tmp_path, capsys):
     assert rep.figure(sections.throughput_figure(rep.analysis)) == "Figure 1"
     for kind in ("png", "svg"):
         out = tmp_path / f"one.{kind}"
-        code, _, err = cli(capsys, "figure", "throughput", EXAMPLE, "--n-boot", 200, "--out", out, "--quiet")
+        code, _, err = cli(capsys, "figure", "throughput", EXAMPLE, "--out", out, "--quiet")
         assert code == 0, err
         assert out.read_bytes() == (tmp_path / "report" / "figures" / f"figure-01.{kind}").read_bytes()
     assert ET.fromstring((tmp_path / "one.svg").read_bytes()).tag.endswith("svg")
@@ -80,7 +80,7 @@ def test_a_pdf_figure_opens(tmp_path, capsys):
     from pypdf import PdfReader
 
     out = tmp_path / "f.pdf"
-    code, _, err = cli(capsys, "figure", "ttft", EXAMPLE, "--n-boot", 200, "--out", out, "--quiet")
+    code, _, err = cli(capsys, "figure", "ttft", EXAMPLE, "--out", out, "--quiet")
     assert code == 0, err
     assert len(PdfReader(str(out)).pages) == 1
 
@@ -109,7 +109,7 @@ def test_usage_errors_are_one_line_and_exit_2(capsys, argv, code, words):
 
 def test_nothing_to_draw_is_exit_2_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "h.png"
-    code, _, err = cli(capsys, "figure", "history", EXAMPLE, "--n-boot", 200, "--out", out, "--quiet")
+    code, _, err = cli(capsys, "figure", "history", EXAMPLE, "--out", out, "--quiet")
     assert code == 2 and "has nothing to draw for these runs" in err and not out.exists()
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from benchreport.cli_parser import build_parser
 
+ROOT_DATA = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "example")
 COMMANDS = ["validate", "ingest", "analyse", "flags", "build", "compare", "figure", "table", "plan", "exam-delta", "store",
             "schema", "lab"]
 
@@ -79,3 +80,22 @@ def test_the_top_level_help_names_every_command_and_ends_with_exit_codes():
     assert all(re.search(rf"^    {c}\b", text, re.M) for c in COMMANDS), text
     assert "examples:\n  benchreport build runs/ --out report/" in text
     assert text.rstrip().endswith("the previous output unchanged")
+
+
+def test_options_that_do_nothing_warn_once_and_change_nothing(cli, tmp_path):
+    """--n-boot, --seed and --ci-method are accepted (scripts keep running), each said once on
+    stderr to do nothing; the analysis is the one without them, byte for byte."""
+    data = ROOT_DATA
+    plain = cli("analyse", data, "--out", tmp_path / "plain", "--quiet")
+    given = cli("analyse", data, "--out", tmp_path / "given", "--quiet", "--n-boot", "200", "--seed", "7",
+                "--ci-method", "percentile")
+    assert plain.returncode == given.returncode == 0, given.stderr
+    assert "has no effect" not in plain.stderr
+    warned = [line for line in given.stderr.splitlines() if "has no effect" in line]
+    assert [w.split()[1] for w in warned] == ["--n-boot", "--seed", "--ci-method"]
+    assert all(w.startswith("warning: ") and w.endswith("it will be removed") for w in warned)
+    for name in ("cells.csv", "comparisons.csv", "passes.csv"):
+        assert (tmp_path / "plain" / "tables" / name).read_bytes() == (tmp_path / "given" / "tables" / name).read_bytes()
+    with pytest.raises(SystemExit) as bad:  # still checked: exit 2 naming the range
+        cli("analyse", data, "--out", tmp_path / "bad", "--n-boot", "5")
+    assert bad.value.code == 2

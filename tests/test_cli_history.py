@@ -27,7 +27,7 @@ def analysed(tmp_path_factory):
     write_store_runs(tmp / "runs", seed=11, nights=NIGHTS, passes=3, requests=24, pass_cv=0.02, night_scale=0.01,
                      step_night=STEP, seats=SEATS)
     assert main(["ingest", str(tmp / "runs"), "--store", str(tmp / "store"), "--quiet"]) == 0
-    code = main(["analyse", "--store", str(tmp / "store"), "--out", str(tmp / "out"), "--n-boot", "200", "--quiet"])
+    code = main(["analyse", "--store", str(tmp / "store"), "--out", str(tmp / "out"), "--quiet"])
     assert code in (0, 3)
     return SimpleNamespace(root=tmp, history=pd.read_csv(tmp / "out" / "tables" / "history.csv"),
                            flags=json.loads((tmp / "out" / "flags.json").read_text()))
@@ -66,7 +66,7 @@ def test_the_nightly_gate_fails_on_the_night_of_the_step(analysed, capsys):
     for d in dates[:STEP + 1]:
         assert main(["ingest", str(runs / d), "--store", str(store), "--quiet"]) == 0
     capsys.readouterr()
-    code = main(["compare", "--store", str(store), "previous", "latest", "--n-boot", "200", "--fail-on",
+    code = main(["compare", "--store", str(store), "previous", "latest", "--fail-on",
                  "regression", "--quiet"])
     err = capsys.readouterr().err
     assert code == 3 and "worse in B than in A" in err and "step10" in err

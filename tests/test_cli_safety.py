@@ -76,7 +76,7 @@ def test_non_utf8_file_names_load_and_write_everywhere(tmp_path, capsys):
     assert result.ok and result.runs[0].source_file == f"{runs}/q\\xff.json"
     assert main(["ingest", str(runs), "--out", str(tmp_path / "pq"), "--quiet"]) == 0
     assert pd.read_parquet(tmp_path / "pq" / "runs.parquet")["source_file"].tolist() == [f"{runs}/q\\xff.json"]
-    assert main(["analyse", str(runs), "--out", str(tmp_path / "an"), "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(runs), "--out", str(tmp_path / "an"), "--quiet"]) == 0
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -176,7 +176,7 @@ def test_csv_cells_that_could_start_a_formula_are_neutralised(tmp_path, capsys):
     run["measurements"][0]["workload"] = "=1+1"
     run["measurements"][2]["workload"] = "@SUM(A1)"
     write_run(tmp_path / "runs", "a.json", run)
-    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--n-boot", "200",
+    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
                  "--quiet"]) == 0
     with open(tmp_path / "out" / "tables" / "cells.csv", newline="") as f:
         cells = list(csv.DictReader(f))

@@ -66,7 +66,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_a_png_for_one_column_of_a_paper_through_the_command(curves, tmp_path):
     out = tmp_path / "fig.png"
     proc = subprocess.run([sys.executable, "-m", "benchreport", "figure", "throughput", str(curves), "--out", str(out),
-                           "--width", "3.3", "--height", "2.4", "--dpi", "300", "--n-boot", "200"],
+                           "--width", "3.3", "--height", "2.4", "--dpi", "300"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert _png_size(out) == (990, 720)  # 3.3 in x 300 dpi, 2.4 in x 300 dpi
@@ -76,8 +76,7 @@ def test_a_png_for_one_column_of_a_paper_through_the_command(curves, tmp_path):
 def test_svg_and_pdf_have_the_size_asked_for(curves, tmp_path, capsys):
     svg, pdf = tmp_path / "fig.svg", tmp_path / "fig.pdf"
     for out in (svg, pdf):
-        code, _, err = cli(capsys, "figure", "ttft", curves, "--out", out, "--width", "3.3", "--height", "2.5",
-                           "--n-boot", "200")
+        code, _, err = cli(capsys, "figure", "ttft", curves, "--out", out, "--width", "3.3", "--height", "2.5")
         assert code == 0, err
     root = ET.parse(svg).getroot()
     assert (root.get("width"), root.get("height")) == ("237.6pt", "180pt")  # 72 pt to the inch
@@ -92,7 +91,7 @@ def test_only_the_width_keeps_the_figures_own_height(curves, tmp_path, capsys):
     from benchreport.report import catalog
 
     out = tmp_path / "fig.png"
-    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--width", "3.3", "--n-boot", "200")
+    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--width", "3.3")
     assert code == 0, err
     own_height = catalog.figure(open_runs(str(curves), n_boot=200), "throughput").figure.get_size_inches()[1]
     w, h = _png_size(out)
@@ -105,13 +104,12 @@ def _svg_text(path: Path) -> str:
 
 def test_seats_metric_and_statistic_choose_what_is_drawn(curves, tmp_path, capsys):
     out = tmp_path / "fig.svg"
-    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--seats", "seat-a-fp8,seat-c-bf16",
-                       "--n-boot", "200")
+    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--seats", "seat-a-fp8,seat-c-bf16")
     assert code == 0, err
     text = _svg_text(out)
     assert "seat-a-fp8" in text and "seat-c-bf16" in text and "seat-b-nvfp4" not in text
     code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--metric", "ttft_ms", "--statistic",
-                       "p99", "--n-boot", "200")
+                       "p99")
     assert code == 0, err
     assert "TTFT p99 (ms)" in _svg_text(out)  # the axis names the metric and statistic drawn
 
@@ -144,16 +142,15 @@ def _csv(text: str) -> list[list[str]]:
 
 def test_columns_and_rows_cut_the_table(curves, capsys):
     code, out, err = cli(capsys, "table", "all-cells", curves, "--columns", "seat,metric,conc.", "--rows",
-                         "Conc.=16|64", "--n-boot", "200", "--quiet")
+                         "Conc.=16|64", "--quiet")
     assert code == 0, err
     rows = _csv(out)
     assert rows[0] == ["Seat", "Metric", "Conc."]
     assert {r[2] for r in rows[1:]} == {"16", "64"} and len(rows) > 3
-    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,conc.", "--rows", "Conc.=16|64",
-                         "--n-boot", "200", "--quiet")
+    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,conc.", "--rows", "Conc.=16|64", "--quiet")
     assert code == 0, err
     assert _csv(out)[0] == ["Seat", "Conc."] and {r[1] for r in _csv(out)[1:]} == {"16", "64"}
-    code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3", "--n-boot", "200",
+    code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3",
                        "--quiet")
     assert code == 0 and len(_csv(out)) == 3  # the heading and rows 2 and 3 of those
 
@@ -166,7 +163,7 @@ def test_columns_and_rows_cut_the_table(curves, capsys):
     (["--seats", "seat-x"], "no run of 'seat-x'"),
 ])
 def test_bad_table_options_are_exit_2(curves, capsys, argv, words):
-    code, out, err = cli(capsys, "table", "results", curves, *argv, "--n-boot", "200", "--quiet")
+    code, out, err = cli(capsys, "table", "results", curves, *argv, "--quiet")
     assert code == 2 and words in err and out == "", err
 
 
@@ -178,16 +175,16 @@ def test_seats_keep_those_seats_runs(curves, capsys):
 
 
 def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--quiet")
     assert code == 0
     header = out.split(r"\toprule")[1].split(r"\midrule")[0]
     assert "Metric" in header and "Per pass" not in header
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--columns", "all", "--n-boot", "200",
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--columns", "all",
                        "--quiet")
     assert "Per pass, in order" in out.split(r"\toprule")[1].split(r"\midrule")[0]
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "csv", "--n-boot", "200", "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "csv", "--quiet")
     assert "Per pass, in order" in _csv(out)[0]  # CSV keeps every column
-    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--n-boot", "200", "--quiet")
+    code, out, _ = cli(capsys, "table", "results", curves, "--format", "tex", "--quiet")
     assert "TTFT p50 (ms)" in out.split(r"\toprule")[1].split(r"\midrule")[0]  # Table 1 is the headline already
 
 
@@ -201,7 +198,7 @@ def test_many_rows_make_a_longtable_with_a_row_per_seat(curves, capsys):
     out = latex_table(df, "Many rows.", ("Conc.", "TTFT p50 (ms)"), group="seat")
     assert out.count(r"\begin{longtable}") == 1 and r"\endhead" in out and r"\caption{" in out
     assert out.count(r"\multicolumn{") - out.count("Continued on next page") == len(SEATS)
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--rows", "1-5", "--n-boot", "200",
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--rows", "1-5",
                        "--quiet")
     assert r"\begin{tabular}" in out and "longtable" not in out.split("\n", 1)[1]
 
@@ -233,7 +230,7 @@ def test_every_latex_table_compiles_and_fits_the_page(runs, curves, tmp_path, ca
     folder = EXAMPLE if runs == "example" else curves
     compiled = 0
     for name in catalog.TABLES:
-        code, out, err = cli(capsys, "table", name, folder, "--format", "tex", "--n-boot", "200", "--quiet")
+        code, out, err = cli(capsys, "table", name, folder, "--format", "tex", "--quiet")
         if code == 2 and "has no rows" in err:
             continue
         assert code == 0, err
@@ -248,13 +245,12 @@ def test_the_examples_column_figures_fit_inside_their_edges(name, tmp_path, caps
     """At one column's width the legend, seat names and axis labels are laid out again to fit
     (the command measures what reaches past the edges, and says so when anything does)."""
     out = tmp_path / "f.svg"
-    code, _, err = cli(capsys, "figure", name, EXAMPLE, "--out", out, "--width", "3.3", "--n-boot", "200")
+    code, _, err = cli(capsys, "figure", name, EXAMPLE, "--out", out, "--width", "3.3")
     assert code == 0, err
     assert "past its edges" not in err
     assert ET.parse(out).getroot().get("width") == "237.6pt"
 
 
 def test_a_figure_too_crowded_for_its_size_says_how_far_it_overflows(tmp_path, capsys):
-    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2",
-                       "--n-boot", "200")
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2")
     assert code == 0 and re.search(r"contents reach \d+\.\d\d in past its edges at 2\.00 x", err), err

@@ -75,7 +75,7 @@ def test_every_file_is_a_run_or_a_named_skip(copied, tmp_path):
     assert copied["refused"]["refused"] == []
     root = copied["root"]
     proc = subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(root), "--out", str(tmp_path / "a"),
-                           "--quiet", "--n-boot", "200"], capture_output=True, text=True)
+                           "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     prov = pd.read_csv(tmp_path / "a" / "provenance.csv", dtype=str, keep_default_na=False)
     # hidden names (a harness's `.aiperf_results_ready.json` marker, a sync tool's files) are not walked

@@ -84,7 +84,7 @@ def _fleet(tmp_path, *, seats, n, rho, seed, date="2026-12-01", passes=3):
 
 
 def _analyse(folder, out, *extra):
-    assert main(["analyse", str(folder), "--out", str(out), "--n-boot", "200", "--quiet", *extra]) == 0
+    assert main(["analyse", str(folder), "--out", str(out), "--quiet", *extra]) == 0
     flags = json.loads((out / "flags.json").read_text())
     return [f for f in flags if f["code"] == "sample.correlated_requests"], pd.read_csv(out / "tables" / "passes.csv")
 

@@ -48,8 +48,7 @@ def test_inferences_without_a_manifest_are_flagged(flags):
 @pytest.mark.slow
 def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, FOLDERS), "--out", str(out),
-                           "--n-boot", "1000", "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, FOLDERS), "--out", str(out), "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
     for harness in ("vllm", "guidellm", "aiperf", "lm-eval"):
@@ -90,7 +89,7 @@ def test_fourteen_of_twentyfour_failed_is_critical():
 @pytest.mark.parametrize("name", ["aiperf-sweep", "aiperf-warmup-failed"])
 def test_aiperf_folder_builds_without_skip_bad(tmp_path, name):
     out = tmp_path / "report"
-    proc = run_cli("build", HARNESS / name, "--out", out, "--n-boot", "200", "--format", "html", "--quiet")
+    proc = run_cli("build", HARNESS / name, "--out", out, "--format", "html", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert (out / "report.html").stat().st_size > 10_000
     refused = json.loads((out / "refused.json").read_text()) if (out / "refused.json").exists() else {"refused": []}

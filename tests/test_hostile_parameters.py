@@ -16,7 +16,7 @@ EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_
 
 
 def build(*args):
-    return subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, args), "--n-boot", "1000",
+    return subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, args),
                            "--format", "html", "--quiet"], capture_output=True, text=True)
 
 

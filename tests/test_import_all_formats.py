@@ -51,8 +51,7 @@ def test_every_format_loads_without_a_refusal(folder):
 @pytest.mark.slow
 def test_report_builds_from_one_folder_of_every_format(folder, tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out),
-                           "--n-boot", "1000", "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out), "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
     for name in ("sglang", "trtllm-bench", "inference-perf", "genai-bench", "llmperf", "mlperf loadgen"):

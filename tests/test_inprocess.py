@@ -63,3 +63,42 @@ def test_an_interrupt_is_not_a_cell_error(tmp_path):
     _notebook(tmp_path / "in.ipynb", "raise KeyboardInterrupt")
     with pytest.raises(KeyboardInterrupt):
         execute_in_process(tmp_path / "in.ipynb", tmp_path / "out.ipynb", {}, progress=False)
+
+
+@pytest.fixture(scope="module")
+def example_analysis():
+    from pathlib import Path
+
+    from benchreport.pipeline import Options, analyse_paths
+
+    return analyse_paths([Path(__file__).resolve().parents[1] / "data" / "example"], Options())
+
+
+def test_the_notebook_opens_the_analysis_the_build_holds(example_analysis, tmp_path):
+    """Inside a build (`held_analysis`), `Report.open` takes the build's analysis from memory and
+    writes its figures where the build says (the staging folder), not into its `out` parameter."""
+    from benchreport.report import Report
+    from benchreport.report.document import HeldAnalysis, held_analysis
+
+    with held_analysis(HeldAnalysis(example_analysis, out=tmp_path / "stage")):
+        report = Report.open(runs=["no-such-folder"], out=tmp_path / "out", display=False)
+    assert report.analysis is example_analysis and report.out == tmp_path / "stage"
+    report.figures("throughput")
+    assert sorted(p.name for p in (tmp_path / "stage" / "figures").iterdir()) == ["figure-01.png", "figure-01.svg"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_saved_analysis_is_reported_as_it_is(example_analysis, tmp_path):
+    """`analysis_file` (the report notebook's parameter): an analysis saved by save_analysis is
+    reported on without analysing or writing anything, the same page as from the analysis itself."""
+    from benchreport.pipeline import save_analysis
+    from benchreport.report import Report, sections
+
+    save_analysis(example_analysis, tmp_path / "analysis.pickle")
+    report = Report.open(analysis_file=tmp_path / "analysis.pickle", out=tmp_path / "out", display=False,
+                         runs=["no-such-folder"])
+    report.show(sections.abstract(report.analysis), sections.results_table(report.analysis))
+    alone = Report(example_analysis, out=tmp_path / "alone", title="t", display=False)
+    alone.show(sections.abstract(example_analysis), sections.results_table(example_analysis))
+    assert report.html() == alone.html()
+    assert not (tmp_path / "out").exists()  # nothing written

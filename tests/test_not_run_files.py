@@ -48,7 +48,7 @@ def cli(capsys, *args):
 
 
 def test_a_tree_with_files_that_are_not_runs_analyses_without_skip_bad(tree, tmp_path, capsys):
-    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--n-boot", 200)
+    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out")
     assert code == 0, err
     refused = json.loads((tmp_path / "out" / "refused.json").read_text())
     assert refused["refused"] == []
@@ -66,7 +66,7 @@ def test_a_tree_with_files_that_are_not_runs_analyses_without_skip_bad(tree, tmp
 
 
 def test_strict_refuses_them_again(tree, tmp_path, capsys):
-    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--n-boot", 200, "--strict")
+    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--strict")
     assert code == 1 and not (tmp_path / "out").exists()
     for name in NOT_RUNS:
         assert f"{tree / name}: $: expected a native run file" in err
@@ -78,12 +78,12 @@ def test_strict_refuses_them_again(tree, tmp_path, capsys):
 
 def test_quiet_prints_one_short_line_per_refused_file(tree, tmp_path, capsys):
     (tree / "results" / "broken.jsonl").write_text('{"format": "benchreport.run/1"}\n{"nope\n{"x": 1\n')
-    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--n-boot", 200, "--strict", "--quiet")
+    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--strict", "--quiet")
     assert code == 1 and out == ""
     lines = err.splitlines()
     assert len(lines) == 5, lines  # the four files that are not runs and broken.jsonl, once
     assert all("considered" not in line and len(line) < len(str(tree)) + 80 + SHORT_CLAUSE for line in lines)
-    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out2", "--n-boot", 200, "--quiet",
+    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out2", "--quiet",
                          "--skip-bad")
     assert code == 0 and err.splitlines() == [line for line in lines if "broken.jsonl" in line]
 
@@ -93,7 +93,7 @@ def test_a_broken_native_file_is_still_refused(tree, tmp_path, capsys):
     doc["run_id"] = "other run"  # a space: not a run id
     (tree / "results" / "bad.json").write_text(json.dumps(doc))
     (tree / "results" / "cut.json").write_text(GOOD.read_text()[:200])  # a native run cut short
-    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out", "--n-boot", 200)
+    code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out")
     assert code == 1
     assert f"{tree}/results/bad.json: $.run_id: " in err and f"{tree}/results/cut.json: $: expected complete JSON" in err
 

@@ -43,13 +43,22 @@ def test_notebook_parameters_are_checked_before_anything_runs(tmp_path):
     assert not (tmp_path / "o").exists()  # nothing ran
 
 
+def test_retired_parameters_are_accepted_and_change_nothing():
+    """n_boot, seed and ci_method (benchreport.options.RETIRED_OPTIONS): a notebook run with
+    `-p n_boot 200` still runs; the options are those of a notebook run without them."""
+    from benchreport.options import parameters_from
+
+    given = parameters_from({"runs": str(ROOT / "data" / "example"), "n_boot": 5, "seed": 3, "ci_method": "x"})
+    assert given.options == parameters_from({"runs": str(ROOT / "data" / "example")}).options
+
+
 def test_a_string_where_a_list_is_expected_is_one_path():
     from benchreport.options import parameters_from
 
-    p = parameters_from({"runs": str(ROOT / "data" / "example"), "n_boot": 300})
-    assert p.build["runs"] == [str(ROOT / "data" / "example")] and p.options.n_boot == 300
-    with pytest.raises(ValueError, match="n_boot"):
-        parameters_from({"n_boot": 5})
+    p = parameters_from({"runs": str(ROOT / "data" / "example"), "primary_concurrency": 16})
+    assert p.build["runs"] == [str(ROOT / "data" / "example")] and p.options.primary.concurrency == 16
+    with pytest.raises(ValueError, match="primary_concurrency"):
+        parameters_from({"primary_concurrency": 0})
     with pytest.raises(ValueError, match="multiplicity"):
         parameters_from({"multiplicity": "sidak"})
 
@@ -62,8 +71,10 @@ def test_report_parameters_cell_lists_every_threshold_once():
         assert name in params, name
         assert ast.literal_eval(params[name]["default"]) == default
         assert params[name]["help"], name
-    for name in ("runs", "out", "title", "baseline", "alpha", "n_boot", "seed", "formats", "skip_bad"):
+    for name in ("runs", "out", "title", "baseline", "alpha", "formats", "skip_bad"):
         assert name in params and params[name]["help"], name
+    for name in ("n_boot", "seed", "ci_method"):  # retired: they change nothing (benchreport.options)
+        assert name not in params, name
     nb = nbformat.read(REPORT, as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1

@@ -19,7 +19,7 @@ from request_runs import request_records, request_run, write_request_runs
 def _flags(tmp_path, runs):
     folder = write_request_runs(tmp_path / "runs", runs)
     out = tmp_path / "out"
-    assert main(["analyse", str(folder), "--out", str(out), "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(folder), "--out", str(out), "--quiet"]) == 0
     return json.loads((out / "flags.json").read_text())
 
 

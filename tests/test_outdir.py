@@ -39,7 +39,7 @@ def cli(capsys, *argv) -> tuple[int, str]:
 
 def fast(command: str) -> list[str]:
     """Options that keep a command quick (stats commands only)."""
-    return ["--n-boot", "200", "--quiet"] if command != "ingest" else ["--quiet"]
+    return ["--quiet"]
 
 
 def made_by(capsys, runs: Path, out: Path, command: str = "ingest") -> Path:

@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -139,7 +140,7 @@ def test_an_interrupted_chromium_is_killed_with_its_helpers(monkeypatch, tmp_pat
     script.chmod(0o755)
     monkeypatch.setattr(pdf, "CHROMIUM_TIMEOUT_S", 1.0)
     with pytest.raises(pdf.PdfEngineError, match="did not finish"):
-        pdf._run_chromium([str(script)])
+        pdf._run_chromium([str(script)], tmp_path)
     helper = int(pids.read_text())
     with pytest.raises(ProcessLookupError):
         for _ in range(50):
@@ -148,82 +149,73 @@ def test_an_interrupted_chromium_is_killed_with_its_helpers(monkeypatch, tmp_pat
             time.sleep(0.05)
 
 
-@needs_chromium
-def test_chromium_started_ahead_prints_the_same_bytes(tmp_path):
-    """Chromium started before the page exists (`ChromiumAhead`, as a build starts it while it
-    renders the HTML) prints the page it is given later, byte for byte as the plain print."""
-    import time
-
-    html = _page("Fixture report")
-    plain = pdf.html_to_pdf(html, tmp_path / "plain.pdf", engine="chromium").read_bytes()
-    with pdf.ChromiumAhead(pdf.find_chromium()) as ahead:
-        time.sleep(0.5)  # it has asked for the page by now, and waits
-        printed = pdf.html_to_pdf(html, tmp_path / "ahead.pdf", engine="chromium", ahead=ahead).read_bytes()
-        assert ahead._served.is_set()
-    assert printed == plain
-
-
-@needs_chromium
-def test_chromium_started_ahead_serves_its_one_path_once(tmp_path):
-    """The loopback server answers only Chromium's own random path, once; anything else on that
-    port is told 404, and is never given the page."""
-    import socket
-
-    with pdf.ChromiumAhead(pdf.find_chromium()) as ahead:
-        port = ahead._listener.getsockname()[1]
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as other:
-            other.sendall(b"GET /page.html HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert other.recv(100).startswith(b"HTTP/1.1 404")
-        pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium", ahead=ahead)
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as late:
-            late.sendall(f"GET {ahead._path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-            assert late.recv(100).startswith(b"HTTP/1.1 404")  # served already
-    assert "127.0.0.1" not in _pdf_text(tmp_path / "a.pdf")
-
-
-def test_a_chromium_started_ahead_that_never_loaded_the_page_prints_again(monkeypatch, tmp_path):
-    """A Chromium that ended without being given the page printed nothing of ours (an error page,
-    or nothing): the page is printed the plain way instead, never that PDF."""
-    script = tmp_path / "chromium"
-    script.write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --print-to-pdf=*) printf '%%PDF-1.4 error page' > "
-                      "\"${a#--print-to-pdf=}\";; esac; done\nexit 0\n")
+def _recording_chromium(folder, body: str = ""):
+    """A stand-in Chromium that records its arguments, its TMPDIR and its pid, then runs `body`."""
+    script = folder / "chromium"
+    script.write_text(f"#!/bin/sh\necho \"$$ $TMPDIR $*\" >> {folder / 'calls'}\n{body}\n")
     script.chmod(0o755)
-    printed = []
-
-    def plain(html, path, chromium):
-        printed.append(chromium)
-        path.write_bytes(b"%PDF-1.4 the page")
-        return path
-
-    monkeypatch.setattr(pdf, "_chromium_pdf", plain)
-    monkeypatch.setattr(pdf, "find_chromium", lambda: str(script))
-    with pdf.ChromiumAhead(str(script)) as ahead:
-        out = pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium", ahead=ahead)
-    assert out.read_bytes() == b"%PDF-1.4 the page" and printed == [str(script)]
+    return script
 
 
-def test_a_chromium_that_cannot_be_started_ahead_is_no_failure(monkeypatch, tmp_path):
-    """No loopback socket, or a Chromium that will not start: no Chromium ahead (the PDF is printed
-    the plain way, which says why if it fails too)."""
-    import socket
-
-    def refuse(*args, **kwargs):
-        raise OSError("no loopback here")
-
-    monkeypatch.setattr(socket, "create_server", refuse)
-    monkeypatch.setattr(pdf, "find_chromium", lambda: str(tmp_path / "chromium"))
-    with pdf.chromium_ahead() as ahead:
-        assert ahead is None
-
-
-def test_a_chromium_that_will_not_start_leaves_nothing(monkeypatch, tmp_path):
-    """A Chromium that cannot be run: no Chromium ahead, and no temporary folder or socket left."""
+def test_chromium_leaves_nothing_in_the_temp_folder(monkeypatch, tmp_path):
+    """Chromium's profile, the page it loads and its own temporary files (TMPDIR) are in one
+    folder of ours, removed after the print, as after a failed one."""
     import tempfile
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(pdf, "find_chromium", lambda: str(tmp_path / "no-such-chromium"))
-    with pdf.chromium_ahead() as ahead:
-        if ahead is not None:  # started through `nice`, which then fails: it prints nothing
-            with pytest.raises(pdf.PdfEngineError):
-                ahead.print("<p>x</p>", tmp_path / "x.pdf")
-    assert not list(tmp_path.glob("benchreport-chromium-*")) and not (tmp_path / "x.pdf").exists()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    body = ('for a in "$@"; do case $a in --print-to-pdf=*) printf "%%PDF-1.4 x" > "${a#--print-to-pdf=}";; '
+            '--user-data-dir=*) mkdir -p "${a#--user-data-dir=}";; esac; done\n'
+            'mkdir "$TMPDIR/org.chromium.Chromium.x"')
+    script = _recording_chromium(tmp_path, body)
+    monkeypatch.setenv("BENCHREPORT_CHROMIUM", str(script))
+    out = pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium")
+    assert out.read_bytes() == b"%PDF-1.4 x"
+    pid, tmpdir, args = (tmp_path / "calls").read_text().split(" ", 2)
+    assert tmpdir.startswith(str(tmp / "benchreport-pdf-")) and f"--user-data-dir={Path(tmpdir).parent}" in args
+    assert list(tmp.iterdir()) == []
+    script.write_text("#!/bin/sh\nmkdir \"$TMPDIR/org.chromium.Chromium.y\"\nexit 3\n")
+    with pytest.raises(pdf.PdfEngineError, match="status 3"):
+        pdf.html_to_pdf(_page("t"), tmp_path / "b.pdf", engine="chromium")
+    assert list(tmp.iterdir()) == []
+
+
+def test_an_interrupt_while_printing_kills_chromium_and_removes_its_folder(monkeypatch, tmp_path):
+    """Ctrl-C (or SIGTERM, which a command turns into the same exception) while Chromium prints: its
+    process group is killed and its folder removed before the interrupt goes on."""
+    import signal
+    import tempfile
+    import threading
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    script = _recording_chromium(tmp_path, f"sleep 300 &\necho $! > {tmp_path / 'helper'}\nwait")
+    monkeypatch.setenv("BENCHREPORT_CHROMIUM", str(script))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # a test runner's worker may ignore it
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium")
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    browser = int((tmp_path / "calls").read_text().split()[0])
+    helper = int((tmp_path / "helper").read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(p) for p in (browser, helper)):
+        time.sleep(0.05)
+    assert not _alive(browser) and not _alive(helper)
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "a.pdf").exists()
+
+
+def _alive(pid: int) -> bool:
+    """A live process (not a zombie) with this id (Linux /proc)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

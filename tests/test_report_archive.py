@@ -51,7 +51,7 @@ def test_history_comparisons_option_reaches_the_comparisons(tmp_path, capsys):
     h_all = every.comparisons[every.comparisons["kind"] == "history"]
     assert set(h_prev["baseline_date"]) == {"2026-11-02"}
     assert set(h_all["baseline_date"]) == {"2026-11-01", "2026-11-02"} and len(h_all) == 2 * len(h_prev)
-    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--quiet", "--n-boot", "200",
+    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--quiet",
                  "--history-comparisons", "all"]) == 0
     import pandas as pd
 

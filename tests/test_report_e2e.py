@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 XSS_MODEL = "<script>alert(1)</script>"
 XSS_NOTE = '<img src=x onerror="alert(2)">'
 TITLE = 'Fixture report <b>not bold</b> & "quoted"'
-N_BOOT = 1000
 
 GPU = 102641958912
 PLACE_1 = {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2}
@@ -128,7 +127,7 @@ def report_build(tmp_path_factory):
             folder.mkdir(parents=True, exist_ok=True)
             data = write_fixture_runs(folder / "data")
             out = folder / "out"
-            proc = run_cli("build", str(data), "--out", str(out), "--title", TITLE, "--n-boot", str(N_BOOT),
+            proc = run_cli("build", str(data), "--out", str(out), "--title", TITLE,
                            "--skip-bad", "--figure-formats", "png,svg,pdf")
             result_file.write_text(json.dumps({"returncode": proc.returncode, "stdout": proc.stdout,
                                                 "stderr": proc.stderr}))
@@ -175,7 +174,8 @@ def test_executed_notebook_records_parameters(report_build):
     _, out, _ = report_build
     nb = nbformat.read(out / "report.ipynb", as_version=4)
     params = nb.metadata["papermill"]["parameters"]
-    assert params["n_boot"] == N_BOOT and params["seed"] == 0 and params["skip_bad"] is True
+    assert params["skip_bad"] is True
+    assert not {"n_boot", "seed", "ci_method"} & set(params)  # retired: they change nothing
     assert params["title"] == TITLE and isinstance(params["runs"], list)
     assert all(isinstance(r, str) for r in params["runs"])
     # the report's own folder, not the staging folder it was built in (gone once published): the
@@ -318,8 +318,7 @@ def example_build(tmp_path_factory):
         if not result_file.exists():
             folder.mkdir(parents=True, exist_ok=True)
             proc = run_cli("build", str(ROOT / "data" / "example"), "--out", str(folder / "out"),
-                           "--title", "Example: the fleet paper and the four-node field note",
-                           "--n-boot", str(N_BOOT))
+                           "--title", "Example: the fleet paper and the four-node field note")
             result_file.write_text(json.dumps({"returncode": proc.returncode, "stderr": proc.stderr}))
     r = json.loads(result_file.read_text())
     assert r["returncode"] == 0, r["stderr"]
@@ -364,7 +363,7 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
     start = text.index("Parameters of this build")
     table = text[start:start + 1500]
     assert ".tmp-" not in table and "analysis.pickle" not in table
-    assert "n_boot" in table and "seed" in table
+    assert "multiplicity" in table and "n_boot" not in table and "seed" not in table  # what took effect only
 
 
 def test_every_flag_message_is_in_the_html_whole(example_build):

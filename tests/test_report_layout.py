@@ -38,8 +38,7 @@ EXAMPLE = Path(__file__).parents[1] / "data" / "example"
 def _build(tmp_path_factory, runs, *extra: str) -> Path:
     out = tmp_path_factory.mktemp("layout") / "report"
     runs = [str(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs])]
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *runs, "--out", str(out),
-                           "--n-boot", "1000", "--quiet", *extra], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *runs, "--out", str(out), "--quiet", *extra], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 

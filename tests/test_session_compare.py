@@ -110,8 +110,7 @@ def test_cli_comparisons_add_the_session_variance(tmp_path):
             for d, f in zip(dates, np.exp(rng.normal(0, 0.05, 3))) for p in (1, 2, 3)]
     runs += [_day_run(rng, "c", dates[-1], p, 1.0, "candidate") for p in (1, 2, 3)]
     out = tmp_path / "out"
-    assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out),
-                 "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out), "--quiet"]) == 0
     comp = pd.read_csv(out / "tables" / "comparisons.csv")
     base = comp[comp["kind"] == "baseline"]
     assert set(base.loc[base["candidate"] == "b", "variance_levels"]) == {"passes+sessions"}
@@ -139,8 +138,7 @@ def test_cli_one_session_each_says_passes_only(tmp_path):
     runs = [_day_run(rng, seat, "2026-12-01", p, 1.0, role)
             for seat, role in (("a", "incumbent"), ("b", "candidate")) for p in (1, 2, 3)]
     out = tmp_path / "out"
-    assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out),
-                 "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out), "--quiet"]) == 0
     comp = pd.read_csv(out / "tables" / "comparisons.csv")
     with_ci = comp[comp["ci_low"].notna()]
     assert len(with_ci) and set(with_ci["variance_levels"]) == {"passes"}

@@ -53,7 +53,7 @@ def test_cli_writes_sessions_csv(tmp_path):
     runs += [request_run("b", p, request_records(rng, 40), date="2026-12-01") for p in (1, 2, 3)]
     folder = write_request_runs(tmp_path / "runs", runs)
     out = tmp_path / "out"
-    assert main(["analyse", str(folder), "--out", str(out), "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(folder), "--out", str(out), "--quiet"]) == 0
     t = pd.read_csv(out / "tables" / "sessions.csv")
     assert set(t["seat"]) == {"a"}  # b has one session: nothing to estimate
     row = t[(t["metric"] == "ttft_ms") & (t["statistic"] == "mean")].iloc[0]

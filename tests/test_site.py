@@ -81,12 +81,12 @@ def test_a_folder_that_is_not_a_site_is_refused(tmp_path):
 def test_build_with_site_keeps_the_report_and_refuses_a_foreign_site(cli, tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
-    res = cli("build", ROOT / "data" / "example", "--out", tmp_path / "out", "--format", "html", "--n-boot", "200",
+    res = cli("build", ROOT / "data" / "example", "--out", tmp_path / "out", "--format", "html",
               "--site", tmp_path / "mine", "--quiet")
     assert res.returncode == 2 and "--site" in res.stderr and "not made by benchreport" in res.stderr
     assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["notes.txt"]
     assert not (tmp_path / "out").exists()  # refused before anything was built
-    res = cli("build", ROOT / "data" / "example", "--out", tmp_path / "out", "--format", "html", "--n-boot", "200",
+    res = cli("build", ROOT / "data" / "example", "--out", tmp_path / "out", "--format", "html",
               "--site", tmp_path / "site", "--quiet")
     assert res.returncode == 0, res.stderr
     (entry,) = site.entries(tmp_path / "site")

@@ -68,7 +68,7 @@ def _analyse(tmp_path, n_requests: int) -> pd.DataFrame:
     runs = write_request_runs(tmp_path / "runs", [request_run("s1", 1, request_records(rng, n_requests),
                                                               role="incumbent")])
     out = tmp_path / "out"
-    assert main(["analyse", str(runs), "--out", str(out), "--n-boot", "200", "--quiet"]) == 0
+    assert main(["analyse", str(runs), "--out", str(out), "--quiet"]) == 0
     return pd.read_csv(out / "tables" / "cells.csv")
 
 

@@ -77,8 +77,7 @@ def test_ten_identical_single_pass_seats_give_no_verdict_and_no_winner(tmp_path)
 
 def test_a_clean_well_sampled_fleet_passes_fail_on_warn(tmp_path):
     folder = write_fleet(tmp_path / "clean", seats=3, passes=5, requests=300, pass_cv=0.01, seed=3)
-    out = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(folder), "--fail-on", "warn", "--json",
-                          "--n-boot", "300"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(folder), "--fail-on", "warn", "--json"], capture_output=True, text=True, cwd=ROOT)
     flags = json.loads(out.stdout)
     assert out.returncode == 0, [(f["code"], f["message"]) for f in flags if f["severity"] != "info"]
     assert not any(f["code"] == "sample.small_n" for f in flags)

@@ -9,11 +9,9 @@ previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Iterator
 
 from benchreport.progress import Terminated, terminate_as_interrupt
 from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, EXIT_OF_KIND, EXIT_OK, EXIT_REFUSED,
@@ -22,6 +20,7 @@ from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, E
                                     options_of,
                                     refusal_lines, report_refused, source_of)
 from benchreport.cli_parser import build_parser
+from benchreport.options import warn_retired
 
 # Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
 # numpy or the loaders (docs/performance.md); each command imports what it needs.
@@ -152,13 +151,12 @@ def build_request(args, options):
                         pdf_engine=getattr(args, "pdf_engine", "auto"))
 
 
-def run_build(request, chromium=None) -> int:
-    """Build, say what was written (or why not, in one line) and return the exit code. `chromium`:
-    the Chromium started as the command began (`_chromium_first`), or None."""
+def run_build(request) -> int:
+    """Build, say what was written (or why not, in one line) and return the exit code."""
     from benchreport.report.build import BuildError, build
 
     try:
-        result = build(request, chromium)
+        result = build(request)
     except BuildError as exc:
         unchanged = "; the previous report, if any, is unchanged" if exc.kind == "failed" else ""
         print(f"benchreport build: {one_line(str(exc))}{unchanged}", file=sys.stderr)
@@ -177,23 +175,7 @@ def run_build(request, chromium=None) -> int:
 
 
 def cmd_build(args) -> int:
-    return run_build(build_request(args, options_of(args)), getattr(args, "chromium", None))
-
-
-@contextlib.contextmanager
-def _chromium_first(args) -> Iterator[None]:
-    """For `build` with a PDF that Chromium prints: Chromium started before this process imports
-    anything heavy (benchreport.report.pdf.ChromiumAhead), so that its start-up runs beside the
-    imports, and it waits for the page; ``args.chromium``. Ended with the command."""
-    if args.command != "build":
-        yield
-        return
-    from benchreport.report import pdf
-
-    given = getattr(args, "format", None)
-    wanted = given is None or "pdf" in str(given).lower()
-    with pdf.chromium_ahead(getattr(args, "pdf_engine", "auto"), wanted) as args.chromium:
-        yield
+    return run_build(build_request(args, options_of(args)))
 
 
 def _compare_side(args, text: str, store, tables_cache: dict):
@@ -427,13 +409,23 @@ COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analy
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    with _chromium_first(args):
-        if not getattr(args, "log", None):
-            return _main(args)
-        from benchreport.cli_log import logged
+    # SIGTERM unwinds like Ctrl-C from the first line on, so that a command stopped at any moment
+    # (a scheduler's timeout) runs its clean-up and exits 143, and Ctrl-C exits 130, never a traceback
+    try:
+        with terminate_as_interrupt():
+            args = build_parser().parse_args(argv)
+            warn_retired(args)  # --n-boot, --seed, --ci-method: accepted, said to do nothing
+            if not getattr(args, "log", None):
+                return _main(args)
+            from benchreport.cli_log import logged
 
-        return logged(args, sys.argv[1:] if argv is None else argv, _main)
+            return logged(args, sys.argv[1:] if argv is None else argv, _main)
+    except Terminated:
+        print("benchreport: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
+    except KeyboardInterrupt:
+        print("benchreport: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _main(args) -> int:

@@ -8,7 +8,10 @@ before anything runs (`parameters_from`: a string where a list is expected is on
 unknown name or a path that does not exist stops with one line).
 
 Two kinds: *analysis options* change the numbers (`Options`, with the thresholds of
-`benchreport.thresholds`); *build options* say what to read and write.
+`benchreport.thresholds`); *build options* say what to read and write. A third list,
+`RETIRED_OPTIONS`, holds options that no longer change anything: still accepted (a warning on
+the command line, `warn_retired`), so that scripts keep running, but never passed on: not in the
+notebook's parameters, the report's parameters table or a build's key.
 """
 from __future__ import annotations
 
@@ -23,8 +26,8 @@ from typing import Any, Mapping
 
 from benchreport.thresholds import Thresholds
 
-__all__ = ["Opt", "ANALYSIS_OPTIONS", "BUILD_OPTIONS", "ParameterError", "add_cli_options", "number",
-           "options_from_args",
+__all__ = ["Opt", "ANALYSIS_OPTIONS", "BUILD_OPTIONS", "RETIRED_OPTIONS", "ParameterError", "add_cli_options",
+           "number", "options_from_args", "warn_retired",
            "parameters_cell", "notebook_parameters", "parameters_from", "write_notebook"]
 
 
@@ -49,11 +52,6 @@ MAX_SEED = 2 ** 63 - 1
 ANALYSIS_OPTIONS = (
     Opt("baseline", None, "seat every candidate is compared against; None: the incumbent", nullable=True,
         metavar="SEAT"),
-    Opt("n_boot", 10000, "bootstrap resamples (no interval resamples since issue 30: kept so command lines run)", int,
-        range=N_BOOT_RANGE),
-    Opt("seed", 0, "random seed; the same data and seed give identical numbers", int, range=(0, MAX_SEED, True, True)),
-    Opt("ci_method", "BCa", "bootstrap interval kind (no interval resamples since issue 30: kept so command lines "
-        "run)", choices=("BCa", "percentile")),
     Opt("multiplicity", "holm", "correction across the report's comparisons before a verdict: holm (family-wise), "
         "bh (false discovery rate) or none", choices=("holm", "bh", "none")),
     Opt("history_comparisons", "previous", "dated comparisons of a seat's cell with itself (kind history in "
@@ -65,6 +63,21 @@ ANALYSIS_OPTIONS = (
     Opt("primary_workload", "decode", "its workload, when the pair has it", nullable=True, metavar="WORKLOAD"),
     Opt("primary_concurrency", None, "its concurrency; None: the highest both seats were measured at", int,
         range=(1, 10 ** 9, True, True), nullable=True, metavar="N"),
+)
+
+#: why the retired options do nothing (issue 30: a cell's interval is a t-interval over its passes,
+#: cells.csv's ci_method "t on log pass values", and the within-run interval is computed; nothing
+#: is resampled, so the same data give the same numbers without a seed)
+_NO_RESAMPLING = "no interval is resampled (cells.csv says 't on log pass values')"
+
+#: options that change nothing since issue 30, accepted so that command lines keep running (a later
+#: issue may give --ci-method a real bootstrap); their default None tells "given" from "not given"
+RETIRED_OPTIONS = (
+    Opt("n_boot", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", int, range=N_BOOT_RANGE,
+        metavar="N"),
+    Opt("seed", None, f"has no effect: {_NO_RESAMPLING}, so no seed is drawn from; it will be removed", int,
+        range=(0, MAX_SEED, True, True), metavar="N"),
+    Opt("ci_method", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", choices=("BCa", "percentile")),
 )
 
 BUILD_OPTIONS = (
@@ -137,6 +150,13 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
         bounds = f"; {_bounds(*o.range)}" if o.range else ""
         analysis.add_argument("--" + o.name.replace("_", "-"),
                               help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"), **kw)
+    for o in RETIRED_OPTIONS:
+        kw = {"default": None, "dest": o.name, "metavar": o.metavar}
+        if o.choices:
+            kw["choices"] = list(o.choices)
+        else:
+            kw["type"] = number(o.kind, *o.range)
+        analysis.add_argument("--" + o.name.replace("_", "-"), help=o.help.replace("%", "%%"), **kw)
     ranges = Thresholds.ranges()
     thresholds = p.add_argument_group("thresholds", "when a figure is flagged or a difference is believed; each "
                                                     "default with its reason")
@@ -144,6 +164,18 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
         thresholds.add_argument("--" + name.replace("_", "-"), type=number(type(default), *ranges[name]), default=default,
                                 dest=f"th_{name}", metavar=name.upper(),
                                 help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"))
+
+
+def warn_retired(args, stderr=None) -> list[str]:
+    """One line on stderr for each retired option given on the command line (`RETIRED_OPTIONS`):
+    what it no longer does and that it will be removed; the lines, returned."""
+    import sys
+
+    lines = [f"warning: --{o.name.replace('_', '-')} {o.help}" for o in RETIRED_OPTIONS
+             if getattr(args, o.name, None) is not None]
+    for line in lines:
+        print(line, file=stderr or sys.stderr)
+    return lines
 
 
 def options_from_args(args):
@@ -252,8 +284,9 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
 
     known = {o.name: o for o in (*ANALYSIS_OPTIONS, *BUILD_OPTIONS)}
     thresholds = {name for name, _, _ in Thresholds.describe()}
+    retired = {o.name for o in RETIRED_OPTIONS}  # accepted (papermill -p n_boot 200 still runs), not used
     user = {k for k, v in namespace.items() if not k.startswith("_") and k not in _IPYTHON_NAMES
-            and not callable(v) and type(v).__name__ != "module"}
+            and k not in retired and not callable(v) and type(v).__name__ != "module"}
     unknown = sorted(user - set(known) - thresholds)
     if unknown:
         raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}: the report notebook takes "

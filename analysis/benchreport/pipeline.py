@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Options:
-    """Everything that changes the numbers, printed in the report's appendix."""
+    """Everything that changes the numbers, printed in the report's appendix. `n_boot`, `seed`
+    and `ci_method` change nothing since issue 30 (benchreport.options.RETIRED_OPTIONS): still
+    accepted and checked by the statistics, never printed or handed on (`parameters`)."""
 
     baseline: str | None = None
     n_boot: int = 10000
@@ -45,9 +47,9 @@ class Options:
     history_comparisons: str = "previous"
 
     def parameters(self) -> dict:
-        """The options as plain data (papermill parameters, the appendix), thresholds excluded."""
-        return {"baseline": self.baseline, "n_boot": self.n_boot, "seed": self.seed,
-                "ci_method": self.ci_method, "multiplicity": self.multiplicity,
+        """The options that take effect as plain data (papermill parameters, the appendix, a build's
+        key), thresholds excluded."""
+        return {"baseline": self.baseline, "multiplicity": self.multiplicity,
                 "history_comparisons": self.history_comparisons,
                 "primary_metric": self.primary.metric, "primary_statistic": self.primary.statistic,
                 "primary_workload": self.primary.workload, "primary_concurrency": self.primary.concurrency}

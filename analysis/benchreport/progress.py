@@ -29,15 +29,21 @@ def stop_if_terminated() -> None:
         raise Terminated(f"signal {_received[0]}")
 
 
-def signals_received() -> list[int]:
-    """The SIGTERMs recorded by `terminate_as_interrupt` (so far, in this process)."""
-    return list(_received)
-
-
-def note_signals(signals) -> None:
-    """Record signals another process of the build was stopped by (benchreport.report.prefork), so
-    that `stop_if_terminated` stops this one as terminated too."""
-    _received.extend(signals)
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs (a step that must not be cut in two:
+    starting a child process and keeping its id, removing a temporary folder), then delivered:
+    a signal that came meanwhile raises as the block ends. Nothing is held outside the main
+    thread or where the platform cannot (`signal.pthread_sigmask`)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager

@@ -10,8 +10,8 @@ Layers (each usable on its own):
   (autoescaped); executed notebook -> self-contained HTML (templates/benchreport).
 - `pdf`: that HTML -> PDF, offline (headless Chromium where installed, else WeasyPrint).
 - `document.Report`: what notebooks/report.ipynb drives (numbering, figure files, display).
-- `build.build(BuildRequest) -> BuildResult`: `benchreport build`: papermill (in this process:
-  `inprocess`; figures drawn beside it: `shared_figures`), render, atomic replace of DIR
+- `build.build(BuildRequest) -> BuildResult`: `benchreport build`, in one process: analyse,
+  papermill (in this process: `inprocess`), render, print, atomic replace of DIR
   (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
 from benchreport.report import html_hook
@@ -33,7 +33,7 @@ if html_hook.html_renderer() is None:
 
 def __getattr__(name):
     """Everything on first use: `benchreport build` checks its request and analyses before it
-    needs matplotlib, Jinja2 or papermill (imported beside the analysis: benchreport.report.build)."""
+    needs matplotlib, Jinja2 or papermill (imported once the analysis is done: benchreport.report.build)."""
     import importlib
 
     if name in ("Report", "RefusedFiles"):

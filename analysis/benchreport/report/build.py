@@ -1,36 +1,34 @@
 """`benchreport build`: the report notebook through papermill, rendered to HTML and PDF, atomically.
 
-Read top to bottom (as papermill's own `execute.py`): check the input, stage, execute,
-render, check the outputs, swap into place, then judge `--fail-on`.
+One process, read top to bottom as papermill's own `execute_notebook` (`build`, then
+`_build_locked`):
 
-1. Check before writing anything: output formats, the output folder (`benchreport.outdir`:
-   benchreport's own, marked by `.benchreport-output`, or empty or new; never an input,
-   around one or inside one), every run file (a refused file without ``--skip-bad`` ends the
-   build here with exit 1: nothing is written) and ``--baseline``.
-2. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR
-   (same parent, so the same filesystem), named ``.DIR.tmp-XXXX``.
-3. Analyse once in this process, while a process forked at that moment (`rendering_process`,
-   benchreport.report.prefork) imports and readies what rendering needs; then hand it the
-   analysis (pickled). It executes ``notebooks/report.ipynb`` with papermill in its own process
-   (benchreport.report.inprocess: papermill's engine interface, no kernel), its `Report` given
-   the analysis in memory, while a process it forks draws the report's figures from the end
-   (benchreport.report.shared_figures); papermill saves the executed notebook there as
+1. Check, before anything is written: output formats, the output folder (`benchreport.outdir`:
+   benchreport's own, marked by `.benchreport-output`, or empty or new; never an input, around
+   one or inside one), every run file (a refused file without ``--skip-bad`` ends the build here
+   with exit 1: nothing is written) and ``--baseline``.
+2. Lock ``--out`` (and ``--site``): a second build of the same folder waits or stops.
+3. Analyse once (the same `open_source(...).analyse` as `benchreport analyse`); a report already
+   in DIR built from the same inputs, options and code is "up to date" and nothing more is done.
+4. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR (same
+   parent, so the same filesystem), named ``.DIR.tmp-XXXX``; the tables, ``flags.json`` and
+   ``refused.json`` written into it.
+5. Parameterise and execute ``notebooks/report.ipynb`` with papermill, in this process
+   (benchreport.report.inprocess: papermill's engine interface, no kernel); its `Report` is given
+   the analysis in memory and draws the figures; papermill saves the executed notebook as
    ``report.ipynb``. Its parameters are plain data (lists of path strings, numbers, strings).
-4. It renders ``report.html`` (nbconvert, ``templates/benchreport``) and hands the page back;
-   this process has ``report.pdf`` printed from it (benchreport.report.pdf: headless Chromium
-   where installed, started as the build began and waiting for the page, else WeasyPrint;
-   ``--pdf-engine``), while the rendering process writes what the page does not need:
-   ``tables/*.csv``, ``flags.json``, ``refused.json`` and the figures' other formats. Where no
-   process can be forked (not Linux, ``BENCHREPORT_DRAW_BESIDE=0``) all of it runs in this
-   process, in the same order.
-5. Swap: the marker is rewritten to list every file; when DIR does not exist, one
-   ``rename``; when it does, an atomic exchange of the two folders (Linux
-   ``renameat2(RENAME_EXCHANGE)``), falling back to two renames (DIR aside, staging into
-   place, the old one removed). The previous DIR is replaced only when everything above
-   succeeded.
-6. Whatever happens (an error, KeyboardInterrupt, SIGTERM), the staging folder is
-   removed, so a failed build leaves the last good report byte for byte as it was and no
-   temporary folder behind.
+6. Render ``report.html`` (benchreport.report.render: nbconvert, ``templates/benchreport``).
+7. Print ``report.pdf`` from the page, now that it exists (benchreport.report.pdf: headless
+   Chromium where installed, else WeasyPrint; ``--pdf-engine``). Chromium is started here and only
+   here, and its profile and temporary files are in one temporary folder removed however the
+   print ends.
+8. Publish: the marker is rewritten to list every file; when DIR does not exist, one ``rename``;
+   when it does, an atomic exchange of the two folders (Linux ``renameat2(RENAME_EXCHANGE)``),
+   falling back to two renames. The previous DIR is replaced only when everything above succeeded.
+
+Whatever happens (an error, Ctrl-C, SIGTERM: benchreport.progress turns it into an exception),
+the staging folder is removed, so a failed build leaves the last good report byte for byte as it
+was and no temporary folder behind.
 
 `build(BuildRequest)` returns a `BuildResult` or raises `BuildError`, whose `kind` says what
 went wrong: "refused" (a file was refused without ``--skip-bad``, or no run could be read),
@@ -42,7 +40,6 @@ written: the previous report is unchanged). benchreport.cli turns them into exit
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -56,14 +53,11 @@ from benchreport.load.errors import DataSetError, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
 from benchreport.pipeline import write_analysis
-from benchreport.report.shared_figures import drawing_beside
-from benchreport.progress import note_signals, signals_received, stop_if_terminated, terminate_as_interrupt
-from benchreport.report.prefork import ForkedProcessError, forked
+from benchreport.progress import stop_if_terminated, terminate_as_interrupt
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
-__all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir",
-           "rendering_process", "render_job"]
+__all__ = ["build", "BuildRequest", "BuildResult", "BuildError", "NOTEBOOK", "replace_dir", "staging_dir"]
 
 #: the parameterised report notebook (never overwritten: papermill writes a copy)
 NOTEBOOK = notebook_path("report.ipynb")
@@ -193,19 +187,20 @@ def _parameters(request: BuildRequest, figure_formats: list[str]) -> dict:
                                max_file_mb=source.max_file_mb, strict=source.strict)
 
 
-def _execute(params: dict, output: Path, held, *, quiet: bool) -> None:
-    """papermill executes the report notebook in this process (benchreport.report.inprocess), its
-    `Report` given the analysis `held` (benchreport.report.document.held_analysis)."""
+def _execute(params: dict, output: Path, analysis, *, quiet: bool) -> None:
+    """papermill executes the report notebook in this process (benchreport.report.inprocess) into
+    `output`, its `Report` given `analysis` (benchreport.report.document.held_analysis) and writing
+    its figures beside `output`."""
     from papermill.exceptions import PapermillExecutionError
 
-    from benchreport.report.document import held_analysis
+    from benchreport.report.document import HeldAnalysis, held_analysis
     from benchreport.report.inprocess import execute_in_process
 
     if not NOTEBOOK.is_file():
         raise BuildError(f"the report notebook is missing: {NOTEBOOK}")
     _say("executing the report notebook (papermill)", quiet=quiet, progress_only=True)
     try:
-        with held_analysis(held):
+        with held_analysis(HeldAnalysis(analysis, out=output.parent)):
             execute_in_process(NOTEBOOK, output, params, progress=not quiet)
     except PapermillExecutionError as exc:
         # SIGTERM inside a cell can surface as another error (raised in an extension module's
@@ -227,15 +222,10 @@ def _cannot_be_done_as_asked(exc: Exception) -> bool:
     return isinstance(exc, (DataSetError, StoreError))
 
 
-def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_engine: str = "auto",
-            meanwhile=lambda: None, ahead=None, hand_over=None) -> None:
-    """report.html from the executed notebook, then `meanwhile` (work the page does not need:
-    HeldAnalysis.finish). The PDF: the page is handed over (`hand_over`: the build prints it), or
-    printed here (`_print`), by Chromium (`ahead`, given the page before `meanwhile`, so that it
-    prints beside it) or the engine `pdf_engine` chooses."""
+def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> str:
+    """report.html from the executed notebook (written when asked for); the page, returned."""
     import nbformat
 
-    from benchreport.report.pdf import yield_to_printing
     from benchreport.report.render import notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
@@ -243,22 +233,15 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool, pdf_eng
     html = notebook_to_html(nb, title=title)
     if "html" in formats:
         (stage / "report.html").write_text(html, encoding="utf-8")
-    if "pdf" in formats and hand_over is not None:
-        hand_over(html)
-        yield_to_printing()  # what is left here yields to Chromium, which prints the page meanwhile
-    elif "pdf" in formats and ahead is not None:
-        ahead.give(html)
-    meanwhile()
-    if "pdf" in formats and hand_over is None:
-        _print(html, stage, pdf_engine, ahead, quiet=quiet)
+    return html
 
 
-def _print(html: str, stage: Path, pdf_engine: str, ahead, *, quiet: bool) -> None:
-    """report.pdf of `html` (benchreport.report.pdf.html_to_pdf), with the Chromium `ahead` if any."""
+def _print(html: str, stage: Path, pdf_engine: str, *, quiet: bool) -> None:
+    """report.pdf of the page (benchreport.report.pdf.html_to_pdf), which exists by now."""
     from benchreport.report.pdf import choose_engine, html_to_pdf
 
     _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
-    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet), ahead=ahead)
+    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet))
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
@@ -390,10 +373,8 @@ def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool)
     _say(f"kept in the site as {one_line(str(entry))}; index.html rewritten", quiet=quiet)
 
 
-def build(request: BuildRequest, ahead=None) -> BuildResult:
-    """Build the report of `request.source` into `request.out` (see the module docstring).
-    `ahead`: a Chromium the command line started as it began (benchreport.report.pdf.ChromiumAhead),
-    given the page once rendered; None: one is started here when Chromium prints the PDF."""
+def build(request: BuildRequest) -> BuildResult:
+    """Build the report of `request.source` into `request.out` (see the module docstring)."""
     quiet = request.quiet
     formats = _report_formats(request.formats, request.pdf_engine, quiet=quiet)
     figure_formats = _formats(request.figure_formats, FIGURE_FORMATS, "--figure-formats")
@@ -401,8 +382,7 @@ def build(request: BuildRequest, ahead=None) -> BuildResult:
     target = _check_out(request.out, inputs)
     _check_site(request.site)
     with _locks(request, target):
-        with _chromium(ahead, request.pdf_engine, formats) as ahead:
-            return _build_locked(request, formats, figure_formats, inputs, target, ahead)
+        return _build_locked(request, formats, figure_formats, inputs, target)
 
 
 @contextlib.contextmanager
@@ -421,16 +401,8 @@ def _locks(request: BuildRequest, target: outdir.Target) -> Iterator[None]:
         yield
 
 
-def _chromium(ahead, pdf_engine: str, formats: list[str]):
-    """The Chromium that prints this build's PDF, started now unless the caller did (`ahead`); a
-    context manager giving it, or None when Chromium prints no PDF here."""
-    from benchreport.report.pdf import chromium_ahead
-
-    return contextlib.nullcontext(ahead) if ahead is not None else chromium_ahead(pdf_engine, "pdf" in formats)
-
-
-def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target, ahead=None) -> BuildResult:
-    """`build` with --out (and --site) locked: analyse, draw, render, check, publish."""
+def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target) -> BuildResult:
+    """`build` with --out (and --site) locked: analyse, stage, execute, render, print, publish."""
     quiet, out = request.quiet, target.path
     opened = _inputs(request)
     key = _build_key(opened.content_key(), request, formats, figure_formats)
@@ -442,14 +414,23 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     for path in outdir.clean_leftovers(out):
         _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
     with terminate_as_interrupt(), _staging(out) as stage:
-        step = ["the analysis"]
+        step = "the analysis"
         try:
-            facts = _analyse_and_draw(request, opened, stage, formats, figure_formats, step, ahead)
+            analysis = _analyse(request, opened)
+            write_analysis(analysis, stage)  # tables/*.csv, flags.json, refused.json
+            step = "the report notebook"
+            _execute(_parameters(request, figure_formats), stage / "report.ipynb", analysis, quiet=quiet)
+            step = "rendering"
+            html = _render(stage, request.title, formats, quiet=quiet)
+            if "pdf" in formats:
+                step = "printing report.pdf"
+                _print(html, stage, request.pdf_engine, quiet=quiet)
+            facts = _site_facts(analysis, request.title)
             (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
                                             + "\n", encoding="utf-8")
-            step[0] = "checking the outputs"
+            step = "checking the outputs"
             written = _check_outputs(stage, formats)
-            step[0] = f"moving the report into {target.shown}"
+            step = f"moving the report into {target.shown}"
             outdir.publish(stage, out, "build")
         except BuildError:
             raise
@@ -459,106 +440,22 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
             stop_if_terminated()  # an error the signal caused is the signal
             if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
                 raise
-            raise BuildError(f"{step[0]} failed: {type(exc).__name__}: {exc} "
+            raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
                              "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
     _to_site(request.site, out, inputs, quiet=quiet)
     flags = written["flags"]
     return BuildResult(out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on))
 
 
-def _analyse_and_draw(request: BuildRequest, opened, stage: Path, formats: list[str], figure_formats: list[str],
-                      step: list, ahead=None) -> dict:
-    """Analyse while a process forked now (benchreport.report.prefork, `rendering_process`)
-    readies the rendering (`warm_up`: imports and first-use set-up, on another core), then hand it
-    the analysis: it executes the report notebook and renders report.html (`render_job`), hands
-    the page back, and writes the files the page does not need while this process has Chromium
-    (`ahead`, started as the build began) print it. All in this process where none could be
-    forked. Returns what a site's index shows of the build. `step` names what is being done (for
-    a failure's message)."""
-    with rendering_process() as renderer:
-        options, quiet = request.options, request.quiet
-        analysis = opened.analyse(options, quiet=quiet)
-        seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
-        if options.baseline is not None and options.baseline not in seats:
-            shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
-            raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
-        loaded = analysis.loaded
-        _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
-             f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=quiet)
-        job = RenderJob(analysis, _parameters(request, figure_formats), stage, formats, figure_formats,
-                        request.title, request.pdf_engine, quiet)
-        sent = renderer is not None and renderer.send(job)
-        notes, page = {"step": "the report notebook"}, {}
-        step[0] = notes["step"]
-
-        def handed(told: dict) -> None:  # the page, rendered: Chromium prints it from now on
-            page.update(told)
-            if ahead is not None:
-                ahead.give(told["html"])
-
-        try:
-            if sent:
-                notes = renderer.result(on_tell=handed)
-            else:
-                render_job(job, notes, None, ahead=ahead)
-        except ForkedProcessError as exc:
-            raise BuildError(f"{step[0]} failed: {exc}") from None
-        except BaseException as exc:
-            notes = getattr(exc, "forked_notes", notes)
-            note_signals(notes.get("signals", ()))  # a signal the forked process was stopped by
-            raise
-        finally:
-            step[0] = notes.get("step", step[0])
-    if "html" in page and "pdf" in formats:
-        _print(page["html"], stage, request.pdf_engine, ahead, quiet=quiet)
-    return notes["facts"]
-
-
-@dataclass(frozen=True)
-class RenderJob:
-    """What the report's rendering needs of the build: the analysis, the notebook's parameters,
-    the staging folder, the formats, the title and the PDF engine."""
-
-    analysis: object
-    params: dict
-    stage: Path
-    formats: list
-    figure_formats: list
-    title: str
-    pdf_engine: str
-    quiet: bool
-
-
-def render_job(job: RenderJob, notes: dict, tell=None, *, ahead=None) -> None:
-    """Execute the report notebook on the analysis (held in memory) while a forked process draws
-    figures from the report's end (benchreport.report.shared_figures), then render report.html;
-    `tell` (the rendering process's line to the build: benchreport.report.prefork) is handed the
-    page for the build to print, else report.pdf is printed here (with the Chromium `ahead`, if
-    any). The files the page does not need (HeldAnalysis.later) are written meanwhile. `notes`
-    says the step reached, a signal that stopped it, and what a site's index shows of the build
-    (`_site_facts`)."""
-    from benchreport.report.document import HeldAnalysis
-
-    try:
-        notes["step"] = "the report notebook"
-        with drawing_beside(job.analysis, tuple(dict.fromkeys(("png", *job.figure_formats)))) as (shared, ended):
-            held = HeldAnalysis(job.analysis, shared, ended, out=job.stage)
-            # the tables, flags.json and refused.json: written while the PDF is printed
-            held.later.append(functools.partial(write_analysis, job.analysis, job.stage))
-            _execute(job.params, job.stage / "report.ipynb", held, quiet=job.quiet)
-            notes["step"] = "rendering"
-            _render(job.stage, job.title, job.formats, quiet=job.quiet, pdf_engine=job.pdf_engine,
-                    meanwhile=held.finish, ahead=ahead, hand_over=tell and (lambda html: tell({"html": html})))
-        notes["facts"] = _site_facts(job.analysis, job.title)  # the sections are imported here
-    except BaseException:
-        notes["signals"] = signals_received()
-        raise
-
-
-def rendering_process():
-    """A process forked now (benchreport.report.prefork.forked) that warms up (`warm_up`) and then
-    renders the report it is sent (`render_job`); a context manager giving its handle, or None
-    where none can be forked."""
-    from benchreport.report.inprocess import warm_up
-
-    return forked(render_job, warm_up)
+def _analyse(request: BuildRequest, opened):
+    """The analysis of what `_inputs` read; a --baseline that is no seat of it is a usage error."""
+    options = request.options
+    analysis = opened.analyse(options, quiet=request.quiet)
+    seats = sorted(set(analysis.tables.seats["seat"].astype(str)))
+    if options.baseline is not None and options.baseline not in seats:
+        shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
+        raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
+    loaded = analysis.loaded
+    _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+         f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=request.quiet)
+    return analysis

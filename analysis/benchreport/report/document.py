@@ -5,19 +5,15 @@ The notebook stays thin (no ``def`` or ``class``): its cells call `Report.open` 
 (Table 1, 2, ...; appendix Table A1, ...) and figures (Figure 1, ...), writes every figure
 to ``OUT/figures/figure-NN.{png,svg}`` (names from our counter, never from data), and
 displays each element as escaped HTML (``text/html`` outputs) that the nbconvert template
-turns into the paper. In a build, the build's own process draws some figures while the
-notebook runs (benchreport.report.shared_figures); they are put in their places here.
+turns into the paper.
 """
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
-import secrets
-import shutil
 import struct
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -29,7 +25,6 @@ from benchreport.pipeline import Options, load_analysis, options_from, write_ana
 from benchreport.report import render, sections
 from benchreport.report.figures import DPI, save_figure
 from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
-from benchreport.report.shared_figures import SharedFigures
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
 __all__ = ["Report", "RefusedFiles", "HeldAnalysis", "held_analysis", "shown_to"]
@@ -40,29 +35,16 @@ class HeldAnalysis:
     """The analysis a build made, held for the report notebook it executes in the same process
     (benchreport.report.inprocess): `Report.open` without an `analysis_file` takes it instead of
     analysing the runs again (the executed notebook, opened later by hand, analyses them).
-    `shared`: figures a process beside the build draws (benchreport.report.shared_figures);
-    `gone`: true once that process ended, so nothing waits for it; `out`: where the notebook
-    writes its figures (the build's staging folder), in place of its `out` parameter, which names
-    the report's own folder (so the executed notebook, run again by hand, writes there). A figure's
-    files other than its PNG (which the page shows) are left to `later`: the build writes them
-    once the page is rendered, while the PDF is printed."""
+    `out`: where the notebook writes its figures (the build's staging folder), in place of its
+    `out` parameter, which names the report's own folder (so the executed notebook, run again by
+    hand, writes there)."""
 
     analysis: Any
-    shared: SharedFigures | None = None
-    gone: Callable[[], bool] = lambda: False
     out: Path | None = None
-    #: work the page does not wait for (a figure's SVG and PDF files), done by `finish`
-    later: list = field(default_factory=list)
-
-    def finish(self) -> None:
-        """Do the work left for later (the build does it while Chromium prints the page)."""
-        while self.later:
-            self.later.pop(0)()
 
 
 _HELD: ContextVar[HeldAnalysis | None] = ContextVar("benchreport_held_analysis", default=None)
 _SHOWN_TO: ContextVar[Callable[[Markup], None] | None] = ContextVar("benchreport_shown_to", default=None)
-_PENDING: ContextVar[list | None] = ContextVar("benchreport_pending_figures", default=None)
 
 
 @contextlib.contextmanager
@@ -84,22 +66,6 @@ def shown_to(sink: Callable[[Markup], None]) -> Iterator[None]:
         yield
     finally:
         _SHOWN_TO.reset(token)
-
-
-@contextlib.contextmanager
-def figures_last() -> Iterator[list]:
-    """While the block runs (the build's notebook: benchreport.report.inprocess), a `Report` with
-    a process drawing figures beside it (`HeldAnalysis.shared`) shows each figure as a placeholder
-    and goes on with the next cell; the block's owner calls `Report.draw_pending` on each report of
-    the yielded list once the last cell has run. The notebook then never waits mid-notebook for a
-    figure the other process is drawing: it writes the rest of the report meanwhile, and the two
-    processes share the figures between them as they come (docs/performance.md)."""
-    pending: list = []
-    token = _PENDING.set(pending)
-    try:
-        yield pending
-    finally:
-        _PENDING.reset(token)
 
 
 def _png_width_in(png: bytes) -> float | None:
@@ -126,16 +92,6 @@ class Report:
         self._appendix = 0
         self._figures = 0
         self.labels: dict[str, str] = {}
-        #: figures shown as placeholders (`figures_last`): (placeholder, name), drawn by `draw_pending`
-        self._slots: list[tuple[Markup, str]] = []
-        self._slot_mark = secrets.token_hex(8)
-        #: where `_emit` puts what it is given while `draw_pending` draws a figure
-        self._capture: list[Markup] | None = None
-        #: figures the build draws beside this notebook (benchreport.report.shared_figures), or None
-        self.shared = None
-        self._gone = lambda: False
-        #: in a build, where the work the page does not wait for goes (HeldAnalysis.later)
-        self._later: list | None = None
 
     @classmethod
     def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
@@ -171,10 +127,7 @@ class Report:
         params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
                                      title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb,
                                      strict=strict)
-        report = cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
-        if held is not None:  # a build: it may draw figures beside, and writes files the page needs not first
-            report.shared, report._gone, report._later = held.shared, held.gone, held.later
-        return report
+        return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
 
     @classmethod
     def from_parameters(cls, namespace: Mapping[str, Any]) -> "Report":
@@ -200,9 +153,6 @@ class Report:
     # --- showing ----------------------------------------------------------------------------
 
     def _emit(self, fragment: Markup) -> None:
-        if self._capture is not None:
-            self._capture.append(fragment)
-            return
         self.fragments.append(fragment)
         sink = _SHOWN_TO.get()
         if sink is not None:
@@ -258,112 +208,28 @@ class Report:
         label = self._next_label("figure")
         stem = f"figure-{self._figures:02d}"
         folder = self.out / "figures"
-        formats = tuple(dict.fromkeys(("png", *self.formats)))
-        now = formats if self._later is None else ("png",)
-        paths = save_figure(block.figure, folder, stem, now)
+        paths = save_figure(block.figure, folder, stem, tuple(dict.fromkeys(("png", *self.formats))))
         png = paths["png"].read_bytes()
         if "png" not in self.formats:
             paths["png"].unlink()
-        if len(now) < len(formats):
-            self._later.append(functools.partial(save_figure, block.figure, folder, stem, formats[len(now):]))
         return self._show_figure(png, label, block.caption, block.key)
 
     def figures(self, *names: str) -> None:
         """Show the report's figures by name (benchreport.report.catalog.FIGURES), in order, each
-        drawn here from its section function. In a build, a figure the process drawing beside the
-        notebook has claimed (benchreport.report.shared_figures) is taken from it instead, without
-        being made here at all; one it failed, or left when it ended, is drawn here."""
+        drawn here from its section function."""
         from benchreport.report.catalog import FIGURES
 
         for name in names:
             if name not in FIGURES:
                 raise ValueError(f"no figure named {name!r}; the report's figures: {', '.join(FIGURES)}")
-        pending = _PENDING.get()
-        if self.shared is not None and pending is not None:  # placeholders, drawn at the end
-            if not self._slots:
-                pending.append(self)
-            for name in names:
-                placeholder = Markup(f"<!-- benchreport figure {self._slot_mark} {len(self._slots)} -->")
-                self._slots.append((placeholder, name))
-                self._emit(placeholder)
-            return
         for name in names:
-            if not self._taken(name):
-                self.figure(FIGURES[name].make(self.analysis))
-
-    def draw_pending(self) -> dict[str, str]:
-        """The figures shown as placeholders (`figures_last`), in the report's order: each drawn
-        here (claimed from the front) or taken from the process drawing from the end, then numbered,
-        written and rendered as `figures` does; returns {placeholder: its HTML}, "" for a figure
-        with nothing to draw. The report's own fragments get the same replacements."""
-        from benchreport.report.catalog import FIGURES
-
-        slots, self._slots = self._slots, []
-        shown: dict[str, str] = {}
-        for placeholder, name in slots:
-            self._capture = []
-            try:
-                if not self._taken(name):
-                    self.figure(FIGURES[name].make(self.analysis))
-                html = Markup("").join(self._capture)
-            finally:
-                self._capture = None
-            shown[str(placeholder)] = str(html)
-        self.fragments = [Markup(shown[str(f)]) if str(f) in shown else f for f in self.fragments]
-        self.fragments = [f for f in self.fragments if str(f)]
-        return shown
+            self.figure(FIGURES[name].make(self.analysis))
 
     def _show_figure(self, png: bytes, label: str, caption: str, key: str) -> str:
         if key:
             self.labels[key] = label
         self._emit(render.figure_html(png, label, caption, width_in=_png_width_in(png), key=key))
         return label
-
-    def _taken(self, name: str) -> bool:
-        """True when figure `name` came from the drawing process (shown here, or it had nothing to
-        draw); False when this process is to draw it (it claimed it first, or the other's failed or
-        never came)."""
-        shared = self.shared
-        if shared is None or shared.claim(name):
-            return False
-        facts = shared.wait(name, gone=self._gone)
-        formats = tuple(dict.fromkeys(("png", *self.formats)))
-        have = set(facts.get("formats", ())) if facts else set()
-        rest = [f for f in formats if f not in have]
-        if not facts or facts.get("failed") or not (facts.get("none") or "png" in have):
-            return False
-        if facts.get("none"):
-            return True
-        if rest and (self._later is None or not set(rest) <= set(facts.get("later", ()))):
-            return False  # files this report needs that the other process does not write
-        files, stem = shared.files(name, formats), f"figure-{self._figures + 1:02d}"
-        folder = self.out / "figures"
-        try:
-            png = files["png"].read_bytes()
-            folder.mkdir(parents=True, exist_ok=True)
-            for kind in formats:
-                if kind in self.formats and kind in have:
-                    shutil.move(files[kind], folder / f"{stem}.{kind}")
-        except OSError:
-            return False
-        if rest:
-            self._later.append(functools.partial(self._take_later, name, stem, rest))
-        self._show_figure(png, self._next_label("figure"), facts.get("caption", ""), facts.get("key", ""))
-        return True
-
-    def _take_later(self, name: str, stem: str, formats: list[str]) -> None:
-        """A figure's files the drawing process writes after its PNGs (`draw_from_end`), moved into
-        place once written; drawn here when that process failed or ended without them."""
-        folder = self.out / "figures"
-        done = self.shared.wait(f"{name}.later", gone=self._gone)
-        files = self.shared.files(name, formats)
-        if done and not done.get("failed") and all(files[kind].is_file() for kind in formats):
-            for kind in formats:
-                shutil.move(files[kind], folder / f"{stem}.{kind}")
-            return
-        from benchreport.report.catalog import FIGURES
-
-        save_figure(FIGURES[name].make(self.analysis).figure, folder, stem, tuple(formats))
 
     def title_block(self) -> None:
         """The title, and one line on what the data set holds."""

@@ -23,7 +23,7 @@ import sys
 import traceback
 from pathlib import Path
 
-__all__ = ["ENGINE", "engine_class", "execute_in_process", "warm_up"]
+__all__ = ["ENGINE", "engine_class", "execute_in_process"]
 
 #: the name this engine is registered under with papermill
 ENGINE = "benchreport-in-process"
@@ -36,7 +36,7 @@ def engine_class():
     import nbformat
     from papermill.engines import Engine
 
-    from benchreport.report.document import figures_last, shown_to
+    from benchreport.report.document import shown_to
 
     class InProcessEngine(Engine):
         """Execute the code cells in this process, in order, stopping at the first error (as
@@ -45,53 +45,21 @@ def engine_class():
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
             namespace: dict = {"__name__": "__main__", "__builtins__": __builtins__}
-            count, last = 0, None
-            with figures_last() as pending:
-                for index, cell in enumerate(nb_man.nb.cells):
-                    if cell.cell_type != "code":
-                        continue
-                    count += 1
-                    nb_man.cell_start(cell, index)
-                    cell.execution_count = count
-                    ok = _run_cell(cell, namespace, nbformat, shown_to)
-                    if not ok:
-                        nb_man.cell_exception(cell, index)
-                    nb_man.cell_complete(cell, index)
-                    if not ok:
-                        return
-                    last = (cell, index)
-                if pending and last is not None:
-                    _place_figures(nb_man, pending, *last, nbformat)
+            count = 0
+            for index, cell in enumerate(nb_man.nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                count += 1
+                nb_man.cell_start(cell, index)
+                cell.execution_count = count
+                ok = _run_cell(cell, namespace, nbformat, shown_to)
+                if not ok:
+                    nb_man.cell_exception(cell, index)
+                nb_man.cell_complete(cell, index)
+                if not ok:
+                    return
 
     return InProcessEngine
-
-
-def _place_figures(nb_man, pending: list, last_cell, last_index: int, nbformat) -> None:
-    """The figures the notebook showed as placeholders (benchreport.report.document.figures_last),
-    drawn or taken now and put in their places in the cells' outputs (a figure with nothing to
-    draw leaves no output); a failure is the last cell's error, as papermill reports a cell's."""
-    try:
-        shown: dict[str, str] = {}
-        for report in pending:
-            shown.update(report.draw_pending())
-    except Exception as exc:  # noqa: BLE001 - recorded as a cell's error, as a kernel does
-        last_cell.outputs.append(nbformat.v4.new_output(
-            "error", ename=type(exc).__name__, evalue=str(exc),
-            traceback=traceback.format_exception(type(exc), exc, exc.__traceback__)))
-        nb_man.cell_exception(last_cell, last_index)
-        return
-    for cell in nb_man.nb.cells:
-        if cell.cell_type != "code" or not cell.get("outputs"):
-            continue
-        kept = []
-        for output in cell.outputs:
-            html = output.get("data", {}).get("text/html") if output.output_type == "display_data" else None
-            if html is not None and html in shown:
-                if not shown[html]:
-                    continue
-                output.data["text/html"] = shown[html]
-            kept.append(output)
-        cell.outputs = kept
 
 
 def _run_cell(cell, namespace: dict, nbformat, shown_to) -> bool:
@@ -131,28 +99,3 @@ def execute_in_process(notebook: Path, output: Path, parameters: dict, *, progre
                         progress_bar=progress and sys.stderr.isatty(), log_output=False,
                         request_save_on_cell_execute=False)
 
-
-def warm_up() -> None:
-    """What executing and rendering the report needs first, done ahead (in the build's rendering
-    process while the build analyses: benchreport.report.build.rendering_process): papermill,
-    nbconvert, matplotlib and the report's sections imported, the templates compiled (a page
-    rendered), a first figure saved."""
-    import importlib
-    import io
-
-    import nbformat
-    from matplotlib.figure import Figure
-
-    for module in ("papermill", "benchreport.report.document"):
-        importlib.import_module(module)
-    from benchreport.report.figures import theme
-    from benchreport.report.render import compile_templates, notebook_to_html
-
-    engine_class()
-    compile_templates()
-    notebook_to_html(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm-up")]), title="warm-up")
-    with theme():
-        fig = Figure(figsize=(2, 1))
-        fig.add_subplot().plot([0, 1], [0, 1], label="a")
-        fig.savefig(io.BytesIO(), format="png")
-        fig.savefig(io.BytesIO(), format="svg")

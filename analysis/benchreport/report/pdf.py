@@ -20,29 +20,29 @@ temporary folder that is removed afterwards. Its PDF carries the time it was pri
 that date is set to a fixed one, so the same HTML gives the same bytes (as WeasyPrint's
 does with its fixed identifier).
 
-A build starts Chromium before its page exists (`ChromiumAhead`, while the report notebook
-runs), so that its start (about 0.25 s) is not on the build's path: Chromium asks for the page
-at a loopback address (127.0.0.1, a port of the system's choosing, a random path), and the
-answer is held until the page is there. Only that one path is served, once; the page is the
-same checked, inert copy; and a Chromium that ended before it was given the page printed
-nothing of ours, so that case is printed again the plain way (`html_to_pdf`).
+Chromium is started only when a PDF is printed, after the page exists, and only here: its
+profile, the inert copy of the page it loads, what it prints and the temporary files it makes
+(its ``TMPDIR``) are all in one temporary folder of ours, removed however the print ends (an
+error, Ctrl-C, SIGTERM: the build turns the signal into an exception, benchreport.progress), and
+its whole process group is killed if it still runs.
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
-import threading
+import time
 from pathlib import Path
+from typing import Iterator
 
-__all__ = ["ENGINES", "ChromiumAhead", "chromium_ahead", "yield_to_printing", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
-           "offline_fetcher"]
+from benchreport.progress import signals_held
+
+__all__ = ["ENGINES", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
+           "offline_fetcher", "scratch_folder"]
 
 ENGINES = ("auto", "chromium", "weasyprint")
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -52,7 +52,7 @@ _CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
     "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-    "--disable-breakpad", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--no-pdf-header-footer",
+    "--disable-breakpad", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-pdf-header-footer",
 )
 #: the page Chromium prints may run nothing and load nothing but data: URIs (a Content Security
 #: Policy in the printed copy; Chromium's switch that turns scripts off also stops its printing)
@@ -109,13 +109,10 @@ def choose_engine(engine: str = "auto") -> str:
     return engine
 
 
-def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None,
-                ahead: "ChromiumAhead | None" = None) -> Path:
+def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None) -> Path:
     """Print the report's HTML to `path` with `engine` (`choose_engine`), offline. With ``auto``, a
     Chromium that cannot print (a sandboxed snap that cannot read the page's temporary folder, a
-    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why.
-    `ahead`: a Chromium started before the page existed, given it now (printed again the plain
-    way if that one fails)."""
+    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why."""
     from benchreport.report.offline import check_self_contained
 
     path = Path(path)
@@ -123,11 +120,6 @@ def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None,
         return _weasyprint_pdf(html, path)
     check_self_contained(html)
     try:
-        if ahead is not None:
-            try:
-                return ahead.print(html, path)
-            except PdfEngineError:
-                pass  # printed again below, from the start: the page is the same
         return _chromium_pdf(html, path, find_chromium())
     except PdfEngineError as exc:
         if engine != "auto" or not _weasyprint_installed():
@@ -156,15 +148,31 @@ def _weasyprint_pdf(html: str, path: Path) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "benchreport-pdf-") -> Iterator[Path]:
+    """A temporary folder of ours for the block, removed however the block ends; made and removed
+    with SIGINT and SIGTERM held back (`progress.signals_held`), so a signal never leaves it half
+    made or half removed."""
+    with signals_held():
+        tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield tmp
+    finally:
+        with signals_held():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _chromium_pdf(html: str, path: Path, chromium: str) -> Path:
-    """Chromium's print of `html` to `path` (its own profile and page file in a temporary folder)."""
-    with tempfile.TemporaryDirectory(prefix="benchreport-chromium-") as tmp:
-        page = Path(tmp) / "page.html"
+    """Chromium's print of `html` to `path`: its profile, the page it loads, the PDF and its own
+    temporary files (TMPDIR) in one folder of ours (`scratch_folder`)."""
+    with scratch_folder() as tmp:
+        page = tmp / "page.html"
         page.write_text(_inert(html), encoding="utf-8")
-        printed = Path(tmp) / "page.pdf"
-        args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(tmp) / 'profile'}",
+        printed = tmp / "page.pdf"
+        (tmp / "tmp").mkdir()
+        args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}",
                 f"--print-to-pdf={printed}", page.as_uri()]
-        _run_chromium(args)
+        _run_chromium(args, tmp)
         if not printed.is_file() or printed.stat().st_size == 0:
             raise PdfEngineError(f"Chromium ({chromium}) printed no PDF")
         data = _PDF_DATE.sub(_fixed_date, printed.read_bytes())
@@ -207,212 +215,86 @@ def _fixed_date(m: re.Match) -> bytes:
     return b"/" + m.group(1) + b" (D:19700101000000" + m.group(2) + b")"
 
 
-def _run_chromium(args: list[str]) -> None:
-    """Run Chromium in a session of its own; on a timeout, an error or an interrupt its whole
-    process group (the browser and its helpers) is killed."""
-    _finish_chromium(_start_chromium(args), args[0])
-
-
-def _start_chromium(args: list[str], stderr=subprocess.PIPE) -> subprocess.Popen:
-    """Chromium in a session (and process group) of its own; its output to a pipe or `stderr`."""
-    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                            start_new_session=True)
-
-
-def _finish_chromium(proc: subprocess.Popen, name: str, stderr_file: Path | None = None) -> None:
-    """Wait for Chromium to end (`CHROMIUM_TIMEOUT_S`); PdfEngineError when it failed, with the end
-    of what it said (its stderr pipe, or `stderr_file`)."""
+def _run_chromium(args: list[str], tmp: Path) -> None:
+    """Run Chromium in a session (and process group) of its own, its temporary files in `tmp`
+    (TMPDIR), what it says in `tmp`/chromium.log; however this ends (done, a timeout, an error, an
+    interrupt), its whole group (the browser and its helpers) is killed if it still runs."""
+    said = tmp / "chromium.log"
+    pid = None
     try:
-        _, err = proc.communicate(timeout=CHROMIUM_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise PdfEngineError(f"Chromium ({name}) did not finish printing within {CHROMIUM_TIMEOUT_S:.0f} s") from None
-    except BaseException:
-        _kill_group(proc)
-        raise
-    if proc.returncode != 0:
-        if stderr_file is not None:
-            err = stderr_file.read_bytes() if stderr_file.is_file() else b""
-        tail = " ".join((err or b"").decode("utf-8", "replace").split()[-40:])
-        raise PdfEngineError(f"Chromium ({name}) exited with status {proc.returncode}: {tail}")
+        with signals_held():  # started and its id kept, or not started: never one without the other
+            pid = _spawn(args, said, {**os.environ, "TMPDIR": str(tmp / "tmp")})
+        status = _wait(pid, CHROMIUM_TIMEOUT_S)
+        if status is None:
+            raise PdfEngineError(f"Chromium ({args[0]}) did not finish printing within {CHROMIUM_TIMEOUT_S:.0f} s")
+        pid = None  # ended and reaped
+    finally:
+        if pid is not None:
+            with signals_held():
+                _kill_group(pid)
+    if status != 0:
+        err = said.read_bytes() if said.is_file() else b""
+        tail = " ".join(err.decode("utf-8", "replace").split()[-40:])
+        raise PdfEngineError(f"Chromium ({args[0]}) exited with status {status}: {tail}")
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
-
-
-
-#: how much lower Chromium started ahead runs (`nice -n`) than the build: its start-up waits for
-#: spare time; the build lowers its own work below it once the page is handed over
-AHEAD_NICENESS = 5
-#: the build's work that runs while Chromium prints the page (files the page does not need), below it
-BESIDE_PRINT_NICENESS = 10
-
-
-def yield_to_printing() -> None:
-    """This process below Chromium from now on (`BESIDE_PRINT_NICENESS`): for the build's work that
-    runs while Chromium prints the page (files the page does not need)."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(BESIDE_PRINT_NICENESS)
-
-
-def chromium_ahead(engine: str = "auto", pdf: bool = True) -> "ChromiumAhead | contextlib.nullcontext":
-    """A `ChromiumAhead` (a context manager) for a build that makes a PDF (`pdf`) with `engine`;
-    a null context giving None where Chromium does not print it, or cannot be started here (no
-    loopback socket, Chromium would not start): the PDF is then printed the plain way, which says
-    why if it fails too."""
-    if not pdf or engine_missing(engine) or choose_engine(engine) != "chromium":
-        return contextlib.nullcontext(None)
-    try:
-        return ChromiumAhead(find_chromium())
-    except (OSError, TypeError):
-        return contextlib.nullcontext(None)
-
-
-class ChromiumAhead:
-    """Chromium started now for a page given later (`print`): it loads
-    ``http://127.0.0.1:PORT/TOKEN.html`` from a server in this process that holds its answer
-    until the page is given, then prints it as `html_to_pdf` does. `close` ends it (always:
-    use it as a context manager)."""
-
-    #: connections served at most (Chromium opens one or two)
-    MAX_CONNECTIONS = 16
-
-    def __init__(self, chromium: str):
-        self.chromium = chromium
-        self._tmp = tempfile.TemporaryDirectory(prefix="benchreport-chromium-")
-        self._printed = Path(self._tmp.name) / "page.pdf"
-        self._page: bytes | None = None
-        self._html: str | None = None
-        self._given = threading.Event()
-        self._served = threading.Event()
-        self._closed = threading.Event()
-        self._answering: list[threading.Thread] = []
+def _spawn(args: list[str], said: Path, env: dict) -> int:
+    """Start `args` in a new session, stdin and stdout on /dev/null, stderr to `said`; its pid.
+    POSIX: `os.posix_spawn` with an empty signal mask (the caller holds signals back meanwhile,
+    which the child must not inherit); elsewhere `subprocess.Popen`."""
+    if hasattr(os, "posix_spawn") and hasattr(os, "POSIX_SPAWN_OPEN"):
+        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, str(said), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
         try:
-            self._listener = socket.create_server(("127.0.0.1", 0))
-        except BaseException:
-            self._tmp.cleanup()
-            raise
-        self._listener.settimeout(0.2)
-        self._path = f"/{secrets.token_urlsafe(18)}.html"
-        url = f"http://127.0.0.1:{self._listener.getsockname()[1]}{self._path}"
-        args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={Path(self._tmp.name) / 'profile'}",
-                f"--print-to-pdf={self._printed}", url]
-        nice = shutil.which("nice")
-        if nice:  # its start-up yields to the build's own work; its print, later, has the machine
-            args = [nice, "-n", str(AHEAD_NICENESS), *args]
-        self._said = Path(self._tmp.name) / "chromium.log"
+            return os.posix_spawn(args[0], args, env, file_actions=actions, setsid=True, setsigmask=())
+        except OSError as exc:
+            raise PdfEngineError(f"Chromium ({args[0]}) could not be started: {exc}") from None
+    with open(said, "wb") as err:
         try:
-            with open(self._said, "wb") as said:  # a file, not a pipe: nobody reads it while the page is awaited
-                self._proc = _start_chromium(args, stderr=said)
-        except BaseException:
-            self._listener.close()
-            self._tmp.cleanup()
-            raise
-        self._thread = threading.Thread(target=self._serve, name="benchreport-chromium-page", daemon=True)
-        self._thread.start()
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                    env=env, start_new_session=True)
+        except OSError as exc:
+            raise PdfEngineError(f"Chromium ({args[0]}) could not be started: {exc}") from None
+    _POPENED[proc.pid] = proc
+    return proc.pid
 
-    def __enter__(self) -> "ChromiumAhead":
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+#: processes started by `subprocess.Popen` (where there is no posix_spawn), by pid
+_POPENED: dict[int, subprocess.Popen] = {}
 
-    def give(self, html: str) -> None:
-        """Hand `html` to Chromium, which prints it while the caller goes on; `print` waits for the
-        PDF. The page is checked first (`offline.check_self_contained`: OfflineError), as
-        `html_to_pdf` checks it: nothing but a self-contained page is ever served."""
-        from benchreport.report.offline import check_self_contained
 
-        if not self._given.is_set():
-            check_self_contained(html)
-            self._html = html
-            self._page = _inert(html).encode("utf-8")
-            self._given.set()
-
-    def print(self, html: str, path: str | Path) -> Path:
-        """`html` (checked by `html_to_pdf`; given already, or now) printed to `path`;
-        PdfEngineError when Chromium failed, or ended without having been given the page."""
-        if not self._given.is_set() and self._proc.poll() is not None:
-            raise PdfEngineError(f"Chromium ({self.chromium}) ended before the page was ready")
-        self.give(html)
-        if self._html is not html and self._html != html:
-            raise PdfEngineError("Chromium was given another page")
-        _finish_chromium(self._proc, self.chromium, self._said)
-        for answering in list(self._answering):  # Chromium has ended: their sends are over
-            answering.join(timeout=5)
-        if not self._served.is_set():  # it printed something, but not our page
-            raise PdfEngineError(f"Chromium ({self.chromium}) printed without loading the page")
-        if not self._printed.is_file() or self._printed.stat().st_size == 0:
-            raise PdfEngineError(f"Chromium ({self.chromium}) printed no PDF")
-        Path(path).write_bytes(_PDF_DATE.sub(_fixed_date, self._printed.read_bytes()))
-        return Path(path)
-
-    def close(self) -> None:
-        """Chromium's process group killed if it still runs, the server stopped, the folder removed."""
-        self._closed.set()
-        if self._proc.poll() is None:
-            _kill_group(self._proc)
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread at once (Linux)
-        self._listener.close()
-        self._thread.join(timeout=5)
-        self._tmp.cleanup()
-
-    def _serve(self) -> None:
-        """Accept connections until closed; each answered in a thread of its own (Chromium may
-        ask on any of the connections it opens)."""
-        for _ in range(self.MAX_CONNECTIONS):
-            conn = None
-            while conn is None and not self._closed.is_set():
-                try:
-                    conn, _ = self._listener.accept()
-                except socket.timeout:
-                    continue
-                except OSError:
-                    return
-            if conn is None:
-                return
-            answering = threading.Thread(target=self._answer, args=(conn,), daemon=True)
-            self._answering.append(answering)
-            answering.start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(0.2)
-            request = b""
-            while b"\r\n\r\n" not in request and len(request) < 16384 and not self._closed.is_set():
-                try:
-                    chunk = conn.recv(4096)
-                except socket.timeout:
-                    continue
-                except OSError:
-                    return
-                if not chunk:
-                    return
-                request += chunk
-            line = request.split(b"\r\n", 1)[0].split()
-            if len(line) < 2 or line[0] != b"GET" or line[1] != self._path.encode("ascii") or self._served.is_set():
-                self._send(conn, b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                return
-            while not self._given.wait(0.2):
-                if self._closed.is_set():
-                    return
-            page = self._page or b""
-            head = (f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
-                    f"Content-Length: {len(page)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n")
-            if self._send(conn, head.encode("ascii") + page):
-                self._served.set()
-
-    @staticmethod
-    def _send(conn: socket.socket, data: bytes) -> bool:
-        conn.settimeout(30)
+def _wait(pid: int, timeout: float) -> int | None:
+    """The exit status of `pid` (a negative signal number when a signal ended it), or None when it
+    still runs after `timeout` seconds."""
+    proc = _POPENED.get(pid)
+    if proc is not None:
         try:
-            conn.sendall(data)
-            return True
-        except OSError:
-            return False
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        _POPENED.pop(pid, None)
+        return code
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _kill_group(pid: int) -> None:
+    """Chromium's process group killed (SIGKILL) and the browser reaped."""
+    proc = _POPENED.pop(pid, None)
+    with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+        os.killpg(pid, signal.SIGKILL)
+    if proc is not None:
+        proc.kill()
+        proc.wait()
+        return
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

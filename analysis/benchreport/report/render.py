@@ -8,10 +8,14 @@ Three layers, one direction:
   (`table_view`, `figure_view`: classes, labels and display strings decided here) and
   never compute; autoescape is on, so every string is text: nothing from a run file is
   ever marked safe.
-- `notebook_to_html`: nbconvert's HTMLExporter with our template
-  (``templates/benchreport``: extends the ``lab`` template, hides code and prompts,
-  drops require.js, MathJax and widget scripts, inlines one stylesheet). The result is
-  one self-contained file: images are data URIs, no external CSS, JS or fonts.
+- `notebook_to_html`: nbconvert's HTMLExporter with our template, through its public API
+  only (``HTMLExporter(template_name=..., extra_template_basedirs=...)
+  .from_notebook_node``); ``templates/benchreport`` extends the ``lab`` template, hides code
+  and prompts, drops require.js, MathJax and widget scripts and inlines one stylesheet. The
+  result is one self-contained file: images are data URIs, no external CSS, JS or fonts.
+  HTMLExporter's last pass re-serialises the page with BeautifulSoup (0.3 s of CPU for the
+  example report: docs/performance.md); whatever the page needs changed is changed in the
+  template, never in nbconvert's output.
 - `check_offline`, `check_self_contained`: what the page may load (benchreport.report.pdf prints it).
 """
 from __future__ import annotations
@@ -78,13 +82,6 @@ def _environment() -> jinja2.Environment:
 
 def _render(name: str, **data) -> Markup:
     return Markup(_ENV.get_template(name).render(**data))
-
-
-def compile_templates() -> None:
-    """Compile the blocks' templates now (Jinja2 compiles each on first use; a build does it while
-    it analyses: benchreport.report.inprocess.warm_up)."""
-    for name in _ENV.list_templates():
-        _ENV.get_template(name)
 
 
 def prose_html(block) -> Markup:
@@ -233,58 +230,22 @@ def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str
     return body
 
 
-#: an element other than a void one written as self-closing (``<a href="#x" />``), which HTML
-#: parsers read as an open element: written as an empty element instead
-_SELF_CLOSED = re.compile(r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)\b)"
-                          r"([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*?)?\s*/>")
-
-
 @functools.lru_cache(maxsize=4)
 def _exporter(template_dir: str):
-    """The page's exporter: nbconvert's HTMLExporter with the benchreport template, made once per
-    process (making one compiles its templates: 0.06 s of a page; `render` passes the title in
-    the resources, so one exporter serves every page). It skips HTMLExporter's last pass, which
-    re-parses the whole page with BeautifulSoup to give images without alt text a placeholder
-    and output areas inside ``.jp-Notebook`` a tabindex: every image of ours has its alt text, the
-    template has no ``.jp-Notebook``, and the pass took half of the rest of the page's time
-    (docs/performance.md). The one repair it made that the page needs is done here: nbconvert's
-    sanitiser writes a heading's empty anchor as ``<a ... />``, which HTML reads as an ``<a>``
-    left open around the rest of the page (`_SELF_CLOSED`). Where nbconvert's internals differ
-    from those this was written against, its own HTMLExporter is used as it is."""
+    """The page's exporter: nbconvert's HTMLExporter with the benchreport template (its public
+    traits only), made once per process (making one compiles its templates; `notebook_to_html`
+    passes the title in the resources, so one exporter serves every page). Cells tagged
+    ``notebook-only`` (the notebook's own explanation, for its readers) stay out of the paper."""
     # deferred: nbconvert (and traitlets with it) is heavy and needed for rendering only
     from nbconvert import HTMLExporter
-    from nbconvert.exporters.templateexporter import TemplateExporter
-    from nbconvert.filters.highlight import Highlight2HTML
-    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
     from traitlets.config import Config
 
-    class PaperExporter(HTMLExporter):
-        def from_notebook_node(self, nb, resources=None, **kw):
-            try:
-                langinfo = nb.metadata.get("language_info", {})
-                lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
-                self.register_filter("highlight_code", self.filters.get(
-                    "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
-                resources = self._init_resources(resources)
-                self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                    notebook_metadata=self._nb_metadata, parent=self, resources=resources))
-            except (AttributeError, TypeError):  # another nbconvert: its own exporter, soup and all
-                return super().from_notebook_node(nb, resources, **kw)
-            html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-            return _SELF_CLOSED.sub(r"<\1\2></\1>", html), resources
-
     c = Config()
-    c.HTMLExporter.extra_template_basedirs = [template_dir]
-    c.HTMLExporter.template_name = TEMPLATE_NAME
-    c.HTMLExporter.exclude_input = True
-    c.HTMLExporter.exclude_input_prompt = True
-    c.HTMLExporter.exclude_output_prompt = True
-    c.HTMLExporter.embed_images = True
-    c.HTMLExporter.anchor_link_text = ""
-    # cells for notebook readers only (the notebook's own explanation) stay out of the paper
     c.TagRemovePreprocessor.enabled = True
     c.TagRemovePreprocessor.remove_cell_tags = ("notebook-only",)
-    return PaperExporter(config=c)
+    return HTMLExporter(config=c, template_name=TEMPLATE_NAME, extra_template_basedirs=[template_dir],
+                        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
+                        embed_images=True, anchor_link_text="")
 
 
 def join_fragments(fragments: Iterable[Markup]) -> Markup:

@@ -18,7 +18,7 @@ def title_block(title: str, a) -> TitleBlock:
     t = a.tables
     n_files = len(t.runs)
     sub = (f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured "
-           f"{date_range(t.runs['date'])}; seed {fmt.text(a.options.seed)}.")
+           f"{date_range(t.runs['date'])}.")
     return TitleBlock(str(title), (para("{}", sub, css="subtitle"),
                                    para("{}", f"benchreport {__version__}", css="generator")))
 

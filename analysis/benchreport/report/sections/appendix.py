@@ -214,7 +214,7 @@ _PLUMBING = frozenset({"out", "analysis_file"})
 
 
 def parameters_table(a, params: dict) -> Table:
-    """The parameters this report was built with (papermill parameters), seed included."""
+    """The parameters this report was built with (papermill parameters): those that take effect."""
     rows = []
     th = set(a.options.thresholds.as_dict())
     for k, v in params.items():

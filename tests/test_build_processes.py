@@ -1,0 +1,168 @@
+"""What `benchreport build` starts and leaves: Chromium only when a PDF is printed, after the page
+exists; nothing of ours left (no process, no temporary folder, no staging folder) after a build
+that is refused, up to date or stopped by Ctrl-C or SIGTERM at any moment.
+
+Chromium is a stand-in (`BENCHREPORT_CHROMIUM`) that records every start, so the tests see
+whether one was started and can find its processes afterwards.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_report_e2e import ROOT, write_fixture_runs
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+#: a Chromium that records its start (pid, TMPDIR) and prints a PDF; PRINT_SECONDS it takes
+PRINTING = """#!/bin/sh
+echo "$$ $TMPDIR" >> {calls}
+sleep {seconds} &
+echo $! >> {helpers}
+wait
+for a in "$@"; do case $a in --print-to-pdf=*) printf '%%PDF-1.4 stand-in' > "${{a#--print-to-pdf=}}";; esac; done
+mkdir -p "$TMPDIR/org.chromium.Chromium.stand-in"
+"""
+
+
+def _chromium(folder: Path, seconds: float = 0) -> Path:
+    script = folder / "chromium"
+    script.write_text(PRINTING.format(calls=folder / "calls", helpers=folder / "helpers", seconds=seconds))
+    script.chmod(0o755)
+    return script
+
+
+def _started(folder: Path) -> list[int]:
+    """The pids of the stand-in Chromiums started so far."""
+    calls = folder / "calls"
+    return [int(line.split()[0]) for line in calls.read_text().splitlines()] if calls.exists() else []
+
+
+def _ours(folder: Path) -> list[int]:
+    """Every process the stand-in started (the browser and its helper), if still alive."""
+    helpers = folder / "helpers"
+    pids = _started(folder) + ([int(p) for p in helpers.read_text().split()] if helpers.exists() else [])
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _children(pid: int) -> list[int]:
+    """Live processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The build's environment: a fresh TMPDIR, a recording Chromium, a cache folder of its own."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    return {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "BENCHREPORT_CHROMIUM": str(_chromium(tmp_path))}
+
+
+def _build(args: list, env: dict, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "benchreport", "build", *map(str, args)], cwd=str(ROOT), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+
+
+def _run(args: list, env: dict) -> subprocess.CompletedProcess:
+    proc = _build(args, env)
+    out, err = proc.communicate(timeout=300)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _left(tmp_path: Path) -> list[str]:
+    """Temporary folders and files of ours left: in TMPDIR, and staging folders beside the outputs."""
+    left = [f"TMPDIR/{p.name}" for p in (tmp_path / "tmp").iterdir()]
+    return left + [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+
+
+@pytest.mark.parametrize("case", ["refused", "missing input", "out is the input", "html only", "no runs"])
+def test_a_build_that_prints_nothing_starts_no_chromium(tmp_path, env, case):
+    data = write_fixture_runs(tmp_path / "data", bad=case == "refused")
+    out, empty = tmp_path / "out", tmp_path / "empty"
+    empty.mkdir()
+    args = {"refused": [data, "--out", out], "missing input": [tmp_path / "no-such-folder", "--out", out],
+            "out is the input": [data, "--out", data], "html only": [data, "--out", out, "--format", "html"],
+            "no runs": [empty, "--out", out]}[case]
+    proc = _run(args, env)
+    assert proc.returncode == {"refused": 1, "missing input": 2, "out is the input": 2, "html only": 0,
+                               "no runs": 1}[case], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _started(tmp_path) == []
+    assert _left(tmp_path) == []
+
+
+def test_chromium_prints_once_and_an_up_to_date_build_starts_none(tmp_path, env):
+    """Chromium is started once, to print the page, after report.html exists; its TMPDIR is inside
+    a folder of ours that is gone afterwards. The same build again is up to date: nothing started."""
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    out = tmp_path / "out"
+    first = _run([data, "--out", out], env)
+    assert first.returncode == 0, first.stderr
+    assert (out / "report.pdf").read_bytes() == b"%PDF-1.4 stand-in"
+    assert len(_started(tmp_path)) == 1
+    tmpdir = (tmp_path / "calls").read_text().split()[1]
+    assert tmpdir.startswith(str(tmp_path / "tmp" / "benchreport-pdf-"))
+    again = _run([data, "--out", out], env)
+    assert again.returncode == 0 and "up to date" in again.stderr, again.stderr
+    assert len(_started(tmp_path)) == 1
+    assert _left(tmp_path) == [] and _ours(tmp_path) == []
+
+
+def _wait_printing(tmp_path: Path, proc: subprocess.Popen, limit: float = 120) -> None:
+    deadline = time.monotonic() + limit
+    while not (tmp_path / "helpers").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert (tmp_path / "helpers").exists(), "the build never started printing"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", [0.5, 2.0, 5.0, "printing"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_build_leaves_nothing(tmp_path, env, signum, moment):
+    """Ctrl-C or SIGTERM at any moment (while importing, loading, analysing, in the notebook, while
+    Chromium prints): exit 130 or 143 without a traceback, the previous report untouched, no
+    process of ours alive, TMPDIR empty and no staging folder left."""
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    env["BENCHREPORT_CHROMIUM"] = str(_chromium(tmp_path, seconds=300))  # prints until stopped
+    out = tmp_path / "out"
+    proc = _build([data, "--out", out], env)
+    if moment == "printing":
+        _wait_printing(tmp_path, proc)
+    else:
+        time.sleep(moment)
+    children = _children(proc.pid)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err, err
+    assert not out.exists()
+    assert _ours(tmp_path) == [] and not any(_alive(p) for p in children)
+    assert _left(tmp_path) == []
