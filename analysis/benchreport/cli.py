@@ -426,6 +426,25 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("benchreport: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a signal inside an import turns into the module's own error
+        stop = _signal_behind(exc)
+        if stop is None:
+            raise
+        print("benchreport: terminated (SIGTERM)" if isinstance(stop, Terminated) else "benchreport: interrupted",
+              file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+
+
+def _signal_behind(exc: BaseException) -> BaseException | None:
+    """The SIGTERM or Ctrl-C behind an error, or None: a signal that lands while an extension module
+    is imported (numpy, pandas) reaches us as that module's ImportError raised from it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, (Terminated, KeyboardInterrupt)):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _main(args) -> int:
