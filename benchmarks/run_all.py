@@ -63,12 +63,14 @@ def main() -> None:
         b = scale["build"]
         print(f"| build HTML+PDF, {b['seats']} seats | {b['s']:.1f} s, peak {b['peak_mb']:.0f} MB | <= 60 s, <= 2 GB |")
         if "over_analyse" in b:
-            print(f"| build / analyse, {b['seats']} seats | {b['over_analyse']:.2f}x (WeasyPrint: "
-                  f"{b['weasyprint_over_analyse']:.2f}x) | <= 2x |")
+            print(f"| build / analyse, {b['seats']} seats | {b['cpu_over_analyse']:.2f}x CPU ({b['cpu_s']:.1f} s vs "
+                  f"{b['analyse_cpu_s']:.1f} s, every process), {b['over_analyse']:.2f}x wall (WeasyPrint: "
+                  f"{b['weasyprint_over_analyse']:.2f}x) | <= 2x CPU, <= 2.5x wall |")
     if scale.get("example"):
         e = scale["example"]
-        print(f"| build / analyse, the example | {e['ratio']:.2f}x ({e['build_s']:.2f} s vs {e['analyse_s']:.2f} s; "
-              f"WeasyPrint {e['weasyprint_s'] / e['analyse_s']:.2f}x) | <= 2x |")
+        print(f"| build / analyse, the example | {e['cpu_ratio']:.2f}x CPU ({e['build_cpu_s']:.2f} s vs "
+              f"{e['analyse_cpu_s']:.2f} s, every process), {e['ratio']:.2f}x wall ({e['build_s']:.2f} s vs "
+              f"{e['analyse_s']:.2f} s; WeasyPrint {e['weasyprint_s'] / e['analyse_s']:.2f}x) | <= 2x CPU, <= 2.5x wall |")
     for n, row in one.items():
         print(f"| load {n:,} requests, one file vs {bench_one_file.FILES} files | {row['ratio']:.2f}x CPU "
               f"({row['one']['cpu_s']:.1f} s vs {row['many']['cpu_s']:.1f} s), peak {row['one']['peak_mb']:.0f} MB "

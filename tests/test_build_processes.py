@@ -161,7 +161,12 @@ def test_a_stopped_build_leaves_nothing(tmp_path, env, signum, moment):
     children = _children(proc.pid)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 128 + signum, err
+    # 130 / 143; for Ctrl-C also death by SIGINT (-2, which a shell reports as 130): CPython ends a
+    # process that way after a KeyboardInterrupt passed through code it ran for an extension's
+    # import (its "unhandled KeyboardInterrupt" mark is left set), even when benchreport caught it
+    assert proc.returncode in ((128 + signum, -signum) if signum == signal.SIGINT else (128 + signum,)), err
+    assert err.strip().splitlines()[-1].endswith("terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted") \
+        or "nothing half-written was left" in err, err
     assert "Traceback" not in err, err
     assert not out.exists()
     assert _ours(tmp_path) == [] and not any(_alive(p) for p in children)

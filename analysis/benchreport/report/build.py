@@ -8,11 +8,12 @@ One process, read top to bottom as papermill's own `execute_notebook` (`build`, 
    one or inside one), every run file (a refused file without ``--skip-bad`` ends the build here
    with exit 1: nothing is written) and ``--baseline``.
 2. Lock ``--out`` (and ``--site``): a second build of the same folder waits or stops.
-3. Analyse once (the same `open_source(...).analyse` as `benchreport analyse`); a report already
-   in DIR built from the same inputs, options and code is "up to date" and nothing more is done.
+3. Read the inputs once; a report already in DIR built from the same inputs, options and code
+   is "up to date" and nothing more is done (nothing is started).
 4. Stage: staging folders of killed builds are removed; a fresh marked folder beside DIR (same
-   parent, so the same filesystem), named ``.DIR.tmp-XXXX``; the tables, ``flags.json`` and
-   ``refused.json`` written into it.
+   parent, so the same filesystem), named ``.DIR.tmp-XXXX``. Analyse once (the same
+   `open_source(...).analyse` as `benchreport analyse`) and write the tables, ``flags.json`` and
+   ``refused.json`` into it.
 5. Parameterise and execute ``notebooks/report.ipynb`` with papermill, in this process
    (benchreport.report.inprocess: papermill's engine interface, no kernel); its `Report` is given
    the analysis in memory and draws the figures; papermill saves the executed notebook as
