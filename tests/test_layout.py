@@ -1,7 +1,8 @@
 """The library's layout, checked over the whole tree (analysis/benchreport/, every module): no
 import circles, no import running upwards through the layers, no private name used across a
-module line, every function at most 60 lines, every module under 600 lines, and every module
-placed in a layer. Measured by tests/structure.py (docs/architecture.md, "Structure in numbers");
+module line, every function at most 60 lines, and every module placed in a layer. (A cap on a
+module's lines was dropped in issue 41: it was met by moving code between modules, not by making
+it simpler; the function-size rule stays.) Measured by tests/structure.py (docs/architecture.md, "Structure in numbers");
 the last test shows the measure finds each kind of fault in a package made to have them."""
 from __future__ import annotations
 
@@ -28,12 +29,6 @@ def test_no_private_name_crosses_a_module_line():
 
 def test_every_function_is_at_most_60_lines():
     assert STRUCTURE.long_functions == []
-
-
-def test_every_module_is_under_600_lines():
-    long = {name: n for name, path in STRUCTURE.modules.items()
-            if (n := path.read_text(encoding="utf-8").count("\n")) >= 600}
-    assert long == {}
 
 
 def test_every_module_has_a_layer():
