@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from test_report_e2e import ROOT, write_fixture_runs
+from procs import alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -54,12 +55,7 @@ def _ours(folder: Path) -> list[int]:
     return [p for p in pids if _alive(p)]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+_alive = alive  # tests/procs.py
 
 
 def _children(pid: int) -> list[int]:

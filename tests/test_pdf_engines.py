@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchreport.report import pdf, render
+from procs import alive
 
 HAVE_CHROMIUM = pdf.find_chromium() is not None
 needs_chromium = pytest.mark.skipif(not HAVE_CHROMIUM, reason="no Chromium here")
@@ -212,10 +213,4 @@ def test_an_interrupt_while_printing_kills_chromium_and_removes_its_folder(monke
     assert list(tmp.iterdir()) == [] and not (tmp_path / "a.pdf").exists()
 
 
-def _alive(pid: int) -> bool:
-    """A live process (not a zombie) with this id (Linux /proc)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+_alive = alive  # tests/procs.py
