@@ -99,7 +99,7 @@ def unusable_values(doc, root: str = "$") -> Unusable:
                         continue
                     if (why == "Infinity" or why.startswith("the text")) and TEXT_ALLOWED.search(key):
                         continue
-                    if why == "negative" and re.search(r"(delay|offset|skew|drift)", key, re.I):
+                    if why == "negative" and re.search(r"(delay|offset|skew|drift|cooldown|warmup)", key, re.I):
                         continue
                     found.add(subpattern, why, sub)
         elif isinstance(node, list):
