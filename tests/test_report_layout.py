@@ -121,7 +121,8 @@ def test_confidence_intervals_are_on_one_line(harness_report):
                 seen += 1
                 if nxt is None or not nxt[4].rstrip(".,;)").endswith("]") or abs(nxt[1] - y0) > 1.0:
                     broken.append((i, t, nxt[4] if nxt else None))
-    assert seen >= 10, "the harness report has confidence intervals"
+    # fewer since issue 40: runs of other fixture folders are other seats, no longer pooled as passes
+    assert seen >= 3, "the harness report has confidence intervals"
     assert not broken, broken[:10]
 
 
@@ -140,7 +141,8 @@ def test_the_body_and_the_appendix_stay_short(harness_report):
     # headline summary (this folder: 29 pages before the appendix in stop 34, 15 after issue 27's
     # summary table, Section 7 that names what Sections 5 and 6 state, and a paper's leading;
     # 12 once Table 1 kept to one page and the figures and tables to their content)
-    assert appendix <= 6, f"the appendix is {appendix} of {len(texts)} pages"
+    # 8: since issue 40 the fixtures' folders are more seats (their runs are not passes of one cell)
+    assert appendix <= 8, f"the appendix is {appendix} of {len(texts)} pages"
     assert start <= 12, f"{start} pages before the appendix"
     every = re.search(r"Table A1\. Every seat and cell.*?Not printed \((\d+)\s+rows\)", texts[start], flags=re.S)
     assert every and int(every.group(1)) > 100, texts[start][:2000]
@@ -253,11 +255,13 @@ def test_table1_says_which_seats_and_conditions_it_shows(captures_report):
     its conditions: everything else is in Table A1 (collapsed in the HTML) and tables/cells.csv."""
     html = (captures_report / "report.html").read_text(encoding="utf-8")
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # the text a reader sees
-    m = re.search(r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\); of (.+?)'s (\d+) "
-                  r"conditions, the (\d+) measured with the most passes; Table A1 in the appendix lists every seat",
+    m = re.search(r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\);( of (.+?)'s (\d+) "
+                  r"conditions, the (\d+) measured with the most passes;)? Table A1 in the appendix lists every seat",
                   text)
     assert m, "Table 1's note says what it leaves out"
-    assert int(m.group(1)) >= 2 and int(m.group(2)) >= 6 and int(m.group(5)) < int(m.group(4))
+    assert 2 <= int(m.group(1)) < int(m.group(2))
+    if m.group(3):  # a seat shown in part says which of its conditions
+        assert int(m.group(6)) < int(m.group(5))
 
 
 def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_harness(captures_report,
@@ -288,5 +292,5 @@ def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
                         last: rows.filter(tr => inside(tr.lastElementChild.getBoundingClientRect())).length,
                         first: rows.filter(tr => inside(tr.firstElementChild.getBoundingClientRect())).length};
             }""")
-    assert seen["scrolled"] and seen["rows"] >= 10
+    assert seen["scrolled"] and seen["rows"] >= 6
     assert seen["last"] == seen["rows"] and seen["first"] == seen["rows"], seen
