@@ -219,3 +219,18 @@ def test_no_passes_are_asked_for_a_cell_whose_interval_clears_the_band():
     assert "passes per seat needed" not in text
     assert "because of the correction for multiple comparisons, not the sample" in text
     assert "not tested: the throughput family's first cell was not rejected" in text
+
+
+def test_the_exam_family_is_judged_at_its_share_of_alpha():
+    """Exams are one of the families (issue 43): with the comparisons at alpha/2 each (throughput and
+    exams sharing alpha), an exam delta with p = 0.03 is not significant, and the words say why."""
+    exams = pd.DataFrame([{"benchmark": "humaneval", "dimension": None, "baseline": "inc", "candidate": "new",
+                           "test": "mcnemar_exact", "n_items": 164, "baseline_correct": 140, "candidate_correct": 150,
+                           "p_value": 0.03, "p_holm": 0.03, "diff": 10 / 164, "mde": 0.05}])
+    rows = [_comparison("output_tok_s", 0.5, True, low=0.95, high=1.05)]
+    judged = rejudge(_frame(rows), DEFAULT, elsewhere=("exams",))
+    assert judged["family_alpha"][0] == pytest.approx(0.025)
+    f = R.exam_not_significant(exams, thresholds=DEFAULT, comparisons=judged)
+    assert len(f) == 1 and f[0].evidence()["family_alpha"] == pytest.approx(0.025)
+    assert "split across the families tested" in words.message(f[0])
+    assert R.exam_not_significant(exams, thresholds=DEFAULT) == []  # alone, at the full alpha
