@@ -257,8 +257,9 @@ def family_gatekeeping(p_values, families, first, *, elsewhere=()) -> FamilyGate
 def describe(method: str, m: int, alpha: float) -> str:
     """One sentence on what the adjustment guarantees for m tests."""
     if method == "holm":
-        return (f"{m} comparisons were tested; with the primary cell of each pair tested first and Holm's "
-                f"correction over the rest (a gatekeeping procedure) the chance of any false "
+        return (f"{m} comparisons were tested; with alpha split equally across the families of metrics "
+                f"(throughput, latency, start-up, exams), and in each family its first cell of each pair tested "
+                f"first and Holm's correction over the rest (a gatekeeping procedure), the chance of any false "
                 f"better/worse verdict among them is at most {alpha:.0%} (without it, about "
                 f"{alpha * m:.1f} would be expected by chance if no seat differed).")
     if method == "bh":
