@@ -190,8 +190,12 @@ def seat_speed(cfg: Config, seat: int) -> float:
 
 
 def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: int,
-                    start_ms: bool) -> tuple[list[Path], int]:
-    """Write one replicate's run files into `folder`; returns (files, analysis seed)."""
+                    start_ms: bool, ttft_effect: float = 1.0) -> tuple[list[Path], int]:
+    """Write one replicate's run files into `folder`; returns (files, analysis seed).
+
+    `ttft_effect`: seat 1's time to first token multiplied by it, and its end-to-end latency
+    lengthened by the same milliseconds (a latency-only change: the decode rate is untouched;
+    benchmarks/latency_family_study.py, issue 43). The random draws are the same for any value."""
     ss = np.random.SeedSequence([seed, cfg.crc, rep])
     data_ss, analysis_ss = ss.spawn(2)
     analysis_seed = int(analysis_ss.generate_state(1)[0] & 0x7FFFFFFF)
@@ -206,6 +210,9 @@ def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: 
             for conc in model.concurrencies:
                 ttft, e2e, out = _cell_requests(rng, model, conc, float(factors[p]),
                                                 seat_speed(cfg, s), cfg.rho)
+                if s == 1 and ttft_effect != 1.0:
+                    e2e = e2e + ttft * (ttft_effect - 1.0)
+                    ttft = ttft * ttft_effect
                 starts = _send_times(e2e, conc, t0) if start_ms else None
                 for i in range(out.shape[0]):
                     r = {"workload": "decode", "concurrency": conc, "output_tokens": int(out[i]),

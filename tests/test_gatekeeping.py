@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from benchreport.flags import rules as R
 from benchreport.flags import words
 from benchreport.stats.compare import COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, rejudge
-from benchreport.stats.multiplicity import gatekeeping
+from benchreport.stats.multiplicity import family_gatekeeping, gatekeeping
 from benchreport.thresholds import DEFAULT
 
 
@@ -103,17 +103,80 @@ def _frame(rows) -> pd.DataFrame:
 
 
 def test_comparisons_say_the_rule_and_why_a_secondary_was_not_tested():
-    rows = [_comparison("output_tok_s", 0.03, True), _comparison("ttft_ms", 0.001, False, low=0.7, high=0.8),
-            _comparison("e2e_latency_ms", 0.002, False, low=0.7, high=0.8)]
+    rows = [_comparison("output_tok_s", 0.03, True), _comparison("decode_tok_s_per_stream", 0.001, False),
+            _comparison("prefill_tok_s", 0.002, False)]
     out = rejudge(_frame(rows), DEFAULT)
     assert list(out["verdict"]) == ["better", "better", "better"]  # 0.03 < 0.05: the gate opens
     np.testing.assert_allclose(out["p_adj"], [0.03, 0.03, 0.03])
     rows[0]["p_value"] = 0.07
     closed = rejudge(_frame(rows), DEFAULT)
     assert list(closed["verdict"]) == ["insufficient_data"] * 3
-    assert closed["verdict_reason"][0] == "not significant after the correction for multiple comparisons"
-    assert set(closed["verdict_reason"][1:]) == {"not tested: a primary cell was not rejected (gatekeeping)"}
-    assert closed["multiplicity"][0] == "gatekeeping, primary: tested first, at the full alpha"
+    assert closed["verdict_reason"][0].startswith("not significant after the correction for multiple comparisons")
+    assert set(closed["verdict_reason"][1:]) == {
+        "not tested: the throughput family's first cell was not rejected (gatekeeping); the interval clears the "
+        "noise band"}
+    assert closed["multiplicity"][0] == ("throughput family, at the full alpha (the only family tested); "
+                                         "gatekeeping, primary: tested first in its family, at the family's alpha")
+
+
+def _family_closure(p: np.ndarray, fam: np.ndarray, first: np.ndarray, n_families: int) -> np.ndarray:
+    """Adjusted p-values of the closed testing procedure whose local test of an intersection I is
+    a Bonferroni split of alpha over the F families, each family's alpha/F spent on I's first
+    members in that family when it has any, else on I's members in that family (Bretz et al.
+    2009, weighted Bonferroni local tests): p_I = min over families f touching I of
+    F |J_f| min_{j in J_f} p_j; p_adj(i) = max over I containing i of p_I."""
+    m = len(p)
+    out = np.zeros(m)
+    for r in range(1, m + 1):
+        for subset in itertools.combinations(range(m), r):
+            idx = np.asarray(subset)
+            local = 1.0
+            for f in set(fam[idx]):
+                mine = idx[fam[idx] == f]
+                j = mine[first[mine]] if first[mine].any() else mine
+                local = min(local, n_families * len(j) * float(p[j].min()))
+            out[idx] = np.maximum(out[idx], min(1.0, local))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_family_gatekeeping_is_the_closure_of_weighted_bonferroni_local_tests(seed):
+    """Issue 43: gatekeeping within each family at alpha/F (Bonferroni across families) is the
+    closed procedure of weighted Bonferroni local tests, computed here by brute force."""
+    rng = np.random.default_rng(100 + seed)
+    m = int(rng.integers(3, 9))
+    fam = rng.choice(np.array(["throughput", "latency", "start-up"], dtype=object), size=m)
+    first = np.zeros(m, dtype=bool)
+    for f in set(fam):  # one first cell in most families, none in some
+        if rng.random() < 0.8:
+            first[rng.choice(np.flatnonzero(fam == f))] = True
+    p = np.where(rng.random(m) < 0.5, rng.uniform(0, 0.03, m), rng.uniform(0, 1, m))
+    extra = ("exams",) if seed % 3 == 0 else ()
+    got = family_gatekeeping(p, fam, first, elsewhere=extra)
+    n = len(set(fam)) + len(extra)
+    assert got.n_families == n
+    np.testing.assert_allclose(got.p_adj, _family_closure(p, fam, first, n), rtol=1e-12)
+
+
+def test_a_latency_only_change_is_called_behind_an_unchanged_throughput_cell():
+    """The audit's case (issue 43): throughput unchanged (its interval across 1), TTFT 21% up with
+    p = 8e-6. Before, the throughput primary closed the gate on every latency row; now the latency
+    family is tested at alpha/2 behind its own first cell, and the TTFT rows are `worse`."""
+    rows = [_comparison("output_tok_s", 0.6, True, low=0.97, high=1.02),
+            _comparison("ttft_ms", 8e-6, False, low=1.162, high=1.270),
+            _comparison("ttft_ms", 1e-4, False, low=1.12, high=1.30, concurrency=1),
+            _comparison("e2e_latency_ms", 0.3, False, low=0.98, high=1.05)]
+    rows[1]["family_first"] = True
+    out = rejudge(_frame(rows), DEFAULT)
+    assert list(out["family"]) == ["throughput", "latency", "latency", "latency"]
+    assert list(out["verdict"]) == ["insufficient_data", "worse", "worse", "insufficient_data"]
+    np.testing.assert_allclose(out["p_adj"][:3], [min(1, 2 * 0.6), 2 * 8e-6, 2 * max(8e-6, 2 * 1e-4)])
+    assert set(out["family_alpha"]) == {0.025}
+    assert out["multiplicity"][1].startswith("latency family, at alpha/2 (Bonferroni across 2 families: ")
+    # with exams tested in their table, three families share alpha
+    three = rejudge(_frame(rows), DEFAULT, elsewhere=("exams",))
+    np.testing.assert_allclose(three["family_alpha"], 0.05 / 3)
+    assert list(three["verdict"]) == ["insufficient_data", "worse", "worse", "insufficient_data"]
 
 
 def test_passes_needed_counts_the_correction_the_cell_faces():
@@ -130,10 +193,44 @@ def test_passes_needed_counts_the_correction_the_cell_faces():
     def need(a):
         return max(3, math.ceil(2 * s2 * (stats.norm.ppf(1 - a / 2) + stats.norm.ppf(0.8)) ** 2 / gap ** 2))
 
+    # two families (throughput, latency) share alpha: 0.025 each (issue 43); the 29 latency rows
+    # have no first cell in this table, so Holm over them at 0.025, worst case 0.025/29
     first, second = cells[("output_tok_s", 16)], cells[("ttft_ms", 1)]
-    assert first["passes_needed"] == need(0.05) and first["test_alpha"] == pytest.approx(0.05)
-    assert second["passes_needed"] == need(0.05 / 29) and second["test_alpha"] == pytest.approx(0.05 / 29)
+    assert first["passes_needed"] == need(0.025) and first["test_alpha"] == pytest.approx(0.025)
+    assert second["passes_needed"] == need(0.025 / 29) and second["test_alpha"] == pytest.approx(0.025 / 29)
     assert second["passes_needed"] > first["passes_needed"]
-    assert "full alpha" in first["correction"] and "alpha/29" in second["correction"]
+    assert "first cell of the throughput family at 0.025" == first["correction"]
+    assert "latency family" in second["correction"] and "/29" in second["correction"]
     text = words.message(f)
-    assert "tested at 0.05, primary cell: tested first, at the full alpha" in text
+    assert "tested at 0.025, first cell of the throughput family at 0.025" in text
+
+
+def test_no_passes_are_asked_for_a_cell_whose_interval_clears_the_band():
+    """Issue 43: a cell whose interval clears the noise band but whose verdict the correction
+    withheld is not underpowered: no passes needed, and the flag says why instead."""
+    rows = [_comparison("output_tok_s", 0.07, True, low=1.12, high=1.30),
+            _comparison("decode_tok_s_per_stream", 0.001, False, low=1.12, high=1.30)]
+    judged = rejudge(_frame(rows), DEFAULT)
+    assert list(judged["verdict"]) == ["insufficient_data", "insufficient_data"]
+    f = R.underpowered(judged, thresholds=DEFAULT)[0]
+    cells = f.evidence()["cells"]
+    assert all(c["withheld"] is True and c["passes_needed"] is None for c in cells)
+    text = words.message(f)
+    assert "passes per seat needed" not in text
+    assert "because of the correction for multiple comparisons, not the sample" in text
+    assert "not tested: the throughput family's first cell was not rejected" in text
+
+
+def test_the_exam_family_is_judged_at_its_share_of_alpha():
+    """Exams are one of the families (issue 43): with the comparisons at alpha/2 each (throughput and
+    exams sharing alpha), an exam delta with p = 0.03 is not significant, and the words say why."""
+    exams = pd.DataFrame([{"benchmark": "humaneval", "dimension": None, "baseline": "inc", "candidate": "new",
+                           "test": "mcnemar_exact", "n_items": 164, "baseline_correct": 140, "candidate_correct": 150,
+                           "p_value": 0.03, "p_holm": 0.03, "diff": 10 / 164, "mde": 0.05}])
+    rows = [_comparison("output_tok_s", 0.5, True, low=0.95, high=1.05)]
+    judged = rejudge(_frame(rows), DEFAULT, elsewhere=("exams",))
+    assert judged["family_alpha"][0] == pytest.approx(0.025)
+    f = R.exam_not_significant(exams, thresholds=DEFAULT, comparisons=judged)
+    assert len(f) == 1 and f[0].evidence()["family_alpha"] == pytest.approx(0.025)
+    assert "split across the families tested" in words.message(f[0])
+    assert R.exam_not_significant(exams, thresholds=DEFAULT) == []  # alone, at the full alpha

@@ -139,8 +139,11 @@ def test_holm_across_the_report_and_the_primary_cell():
     holm_rest = multipletests(rest["p_value"].to_numpy(), method="holm")[1]
     assert prim.iloc[0]["p_adj"] == pytest.approx(p_first)
     np.testing.assert_allclose(rest["p_adj"], np.maximum(holm_rest, p_first))
-    assert prim.iloc[0]["multiplicity"] == "gatekeeping, primary: tested first, at the full alpha"
-    assert all(m.startswith("gatekeeping, secondary") for m in rest["multiplicity"])
+    # one family tested (throughput only): it has the full alpha (issue 43)
+    assert prim.iloc[0]["multiplicity"] == ("throughput family, at the full alpha (the only family tested); "
+                                            "gatekeeping, primary: tested first in its family, at the family's alpha")
+    assert all("; gatekeeping, secondary" in m for m in rest["multiplicity"])
+    assert set(out["family"]) == {"throughput"} and set(out["family_alpha"]) == {0.05}
     at4 = _compare(ms, primary=PrimaryCell(concurrency=4))
     assert at4[at4["primary"]].iloc[0]["concurrency"] == 4
     bh = _compare(ms, multiplicity="bh")

@@ -246,8 +246,29 @@ def _cell(r) -> str:
     return f"{r['workload']}{conc} {r['metric']}{stat}"
 
 
+#: cells named per reason under a pair's table (the rest are counted)
+SHOWN_REASON_CELLS = 4
+
+
+def _reasons(g: pd.DataFrame) -> list[str]:
+    """Why the pair's insufficient_data rows have no verdict, one line per reason with the cells it
+    holds for (issue 43: the reason was in --json only)."""
+    none = g[g["verdict"].astype(str) == "insufficient_data"]
+    if not len(none) or "verdict_reason" not in none:
+        return []
+    out = []
+    reasons = none["verdict_reason"].astype(object).where(none["verdict_reason"].notna(), "").astype(str)
+    for why in dict.fromkeys(reasons):
+        cells = [_cell(r) for _, r in none[reasons == why].iterrows()]
+        named = ", ".join(cells[:SHOWN_REASON_CELLS]) + (f" and {len(cells) - SHOWN_REASON_CELLS} more"
+                                                          if len(cells) > SHOWN_REASON_CELLS else "")
+        out.append(f"  insufficient data, {why or 'no reason recorded'}: {named}")
+    return out
+
+
 def terminal_table(result: CompareResult) -> str:
-    """The rows as a plain-text table, one block per pair, and a count of the verdicts."""
+    """The rows as a plain-text table, one block per pair with why each row without a verdict has none,
+    and a count of the verdicts."""
     from benchreport import format as fmt
 
     lines = []
@@ -263,6 +284,7 @@ def terminal_table(result: CompareResult) -> str:
         for row in body:
             lines.append("  " + "  ".join(v.ljust(w) if i in (0, 5) else v.rjust(w)
                                           for i, (v, w) in enumerate(zip(row, widths))).rstrip())
+        lines += _reasons(g)
     if not len(result.rows):
         lines.append("no cell is measured in both A and B")
     for note in result.notes:

@@ -64,7 +64,10 @@ def plan_frame(analysis, args):
     if rows is None or not len(rows):
         return pd.DataFrame(columns=PLAN_COLUMNS)
     family = family_sizes(analysis.comparisons)
-    levels = [corrected_alpha(r, float(th.alpha), **family) for r in rows["multiplicity"].tolist()]
+    fam = rows["family"].tolist() if "family" in rows else [None] * len(rows)
+    fam_alpha = rows["family_alpha"].tolist() if "family_alpha" in rows else [None] * len(rows)
+    levels = [corrected_alpha(r, float(th.alpha), family=f, family_alpha=a, **family)
+              for r, f, a in zip(rows["multiplicity"].tolist(), fam, fam_alpha)]
     design = PlanDesign(max_passes=int(args.max_passes), max_days=int(args.max_days), spending=args.spending,
                         noise=float(th.noise))
     direction = lambda m: higher_is_better(m) if m in METRICS else True  # noqa: E731

@@ -285,7 +285,8 @@ _COMPARISON_EXTRA = (("harness", STRING), ("probe", STRING), ("load_id", STRING)
                      ("p_value", FLOAT), ("p_adj", FLOAT), ("multiplicity", STRING), ("verdict_reason", STRING),
                      ("primary", BOOL), ("within_low", FLOAT), ("within_high", FLOAT), ("within_method", STRING),
                      ("df", FLOAT), ("baseline_n_passes", INT), ("candidate_n_passes", INT),
-                     ("n_baseline", INT), ("n_candidate", INT), ("variance_levels", STRING))
+                     ("n_baseline", INT), ("n_candidate", INT), ("variance_levels", STRING),
+                     ("family", STRING), ("family_first", BOOL), ("family_alpha", FLOAT))
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = _names(_COMPARISON_SPEC)
 #: the comparisons table's extra columns after the spec's

@@ -207,7 +207,7 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     kept (benchreport.stats.history.HistoryDayCache)."""
     from benchreport.flags import decide_exclusions, drop_excluded, find, to_frame
     from benchreport.stats.compare import comparisons as compute_comparisons
-    from benchreport.stats.exams import exam_deltas as compute_exam_deltas
+    from benchreport.stats.exams import exam_deltas as compute_exam_deltas, exam_family
     from benchreport.stats.history import HistoryRule, history as compute_history
     from benchreport.days.history import history_days
     from benchreport.stats.history_summary import summarise_history
@@ -229,12 +229,13 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
         history, history_tokens = compute_history(cellset.dated, rule=rule), {}
         summary = summarise_history(history)
     sessions = session_groups(cellset.passes)  # passes within dates: the variance above the pass
+    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
+                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
     comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
                                       multiplicity=options.multiplicity, primary=options.primary,
                                       history="all" if options.history_comparisons == "all" else "previous",
-                                      levels=summary.latest, sessions=sessions)
-    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
-                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
+                                      levels=summary.latest, sessions=sessions,
+                                      elsewhere=exam_family(exam_deltas))
     findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
                     exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
                     passes=cellset.notable, history=summary)

@@ -29,9 +29,12 @@ Verdict, direction aware (benchreport.columns.higher_is_better):
 * ``within_noise``: the CI lies inside [1 - noise, 1 + noise];
 * ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
   AND the change stays significant after the report's multiplicity correction
-  (by default a serial gatekeeping procedure: each pair's declared primary cell first,
-  with Holm over the primary rows, then Holm over the other rows, tested only when every
-  primary row was rejected; benchreport.stats.multiplicity.gatekeeping);
+  (by default, issue 43: the rows split into families by metric, throughput, latency and
+  start-up, exams a family of their own in their table; alpha split equally across the
+  families tested (Bonferroni), and within each family a serial gatekeeping procedure: the
+  family's first cell of each pair (the declared primary cell in its family, else
+  `FAMILY_FIRST`) with Holm over those rows, then Holm over the family's other rows, tested
+  only when every first row was rejected; benchreport.stats.multiplicity.family_gatekeeping);
 * ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed.
 
 The noise band comes first, as criterion.rs does: a difference the CI pins
@@ -42,7 +45,8 @@ References
 Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time
 (compare runs, not iterations); Davison & Hinkley (1997), §3.8; Miller, E.
 (2024), Adding error bars to evals, §5; Welch (1947), Biometrika 34, 28-35;
-Holm (1979); criterion.rs `compare` (noise threshold); Searle, Casella &
+Holm (1979); Bretz et al. (2009), Statistics in Medicine 28, 586-604 (alpha split across
+families); criterion.rs `compare` (noise threshold); Searle, Casella &
 McCulloch (1992), Variance Components, ch. 3 (the between-session variance);
 Satterthwaite (1946) (the degrees of freedom of the combined variance).
 """
@@ -60,12 +64,13 @@ from ..columns import (CELL_KEY, COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, C
 from ..thresholds import DEFAULT, Thresholds
 from ._common import resolve_baseline
 from .cells import CellSet
-from .multiplicity import METHODS as MULTIPLICITY, adjust, gatekeeping
+from .multiplicity import FAMILIES, METHODS as MULTIPLICITY, adjust, family_gatekeeping, family_of
 from .passes import PassSummary, welch_log_ratio_test
 from .sessions import plain_key, pooled_session_variance, two_level_log_ratio_test
 
 __all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
-           "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed"]
+           "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed", "family_first_mask",
+           "FAMILY_FIRST", "FAMILIES"]
 
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
@@ -224,7 +229,7 @@ def _records(df: pd.DataFrame) -> dict[tuple, dict]:
 def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline: str | None = None,
                 thresholds: Thresholds = DEFAULT, history: bool = True, multiplicity: str = "holm",
                 primary: PrimaryCell = PrimaryCell(), levels: pd.DataFrame | None = None,
-                sessions: dict | None = None) -> pd.DataFrame:
+                sessions: dict | None = None, elsewhere=()) -> pd.DataFrame:
     """Candidate/baseline ratios with CIs, adjusted p-values and verdicts, as tables/comparisons.csv.
 
     Parameters
@@ -258,6 +263,10 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
         baseline row has passes of the cell on two or more dates, the row's interval adds a
         session effect per seat (between-session variance pooled over both seats;
         ``variance_levels`` "passes+sessions"); else it is over passes of one session ("passes").
+    elsewhere : tuple of str
+        Families of hypotheses tested in another table that share the report's alpha with these
+        rows' families (e.g. ``("exams",)`` when exam deltas are tested): alpha is split
+        equally over all of them (benchreport.stats.multiplicity.family_gatekeeping).
 
     Returns
     -------
@@ -277,7 +286,8 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     df = pd.DataFrame(out)
     if len(df):
         df["primary"] = primary_mask(df, primary)
-        df = _in_table_order(_judge(df, thresholds, multiplicity))
+        df["family_first"] = family_first_mask(df, primary)
+        df = _in_table_order(_judge(df, thresholds, multiplicity, elsewhere))
     return COMPARISONS.typed(df)
 
 
@@ -483,28 +493,35 @@ def _first_nights(ratio: float, test, n: int, need: int, th: Thresholds, level: 
                            f"spread of {prior:.0%} (history_prior_cv; not measured: {nights})"))
 
 
-def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
+def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str, elsewhere=()) -> pd.DataFrame:
     """Adjusted p-values within each kind of comparison (the report's candidate-vs-baseline
     verdicts are one family, each seat's earlier dates vs its latest another: a year of
     history rows must not dilute the baseline verdicts), then each row's verdict and reason.
-    Under ``holm`` the baseline rows are a serial gatekeeping procedure
-    (benchreport.stats.multiplicity.gatekeeping): the primary rows first, then the rest."""
+    Under ``holm`` the baseline rows are split into families by metric (throughput, latency,
+    start-up; benchreport.stats.multiplicity.FAMILIES), alpha split equally across them
+    (Bonferroni; `elsewhere`: families tested in another table, e.g. exams, that share it),
+    and each family is a serial gatekeeping procedure of its own: its first cell, then the
+    rest (benchreport.stats.multiplicity.family_gatekeeping)."""
     df = df.copy()
     p_adj = np.full(len(df), np.nan)
     rule = np.full(len(df), multiplicity, dtype=object)
+    level = np.full(len(df), np.nan)
     kinds = df["kind"].to_numpy()
-    primary = (np.array([False if pd.isna(v) else bool(v) for v in df["primary"]], dtype=bool) if "primary" in df
-               else np.zeros(len(df), dtype=bool))
+    families = np.asarray([family_of(m) for m in df["metric"]], dtype=object)
+    first = _family_first(df)
     for kind in pd.unique(kinds):
         family = kinds == kind
         p = df["p_value"].to_numpy(float)[family]
         if multiplicity == "holm" and kind == "baseline":
-            gk = gatekeeping(p, primary[family])
+            gk = family_gatekeeping(p, families[family], first[family], elsewhere=elsewhere)
             p_adj[family], rule[family] = gk.p_adj, gk.rule(float(th.alpha))
+            level[family] = gk.family_alpha(float(th.alpha))
         else:
             p_adj[family] = adjust(p, multiplicity)
     df["p_adj"] = p_adj
     df["multiplicity"] = rule
+    df["family"] = families
+    df["family_alpha"] = level
     verdicts, reasons = [], []
     for r in df.itertuples(index=False):
         known = r.metric in METRICS
@@ -514,20 +531,36 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str) -> pd.DataFrame:
             v, why = "insufficient_data", "direction of the metric unknown"
         if v == "insufficient_data" and why == "no interval":
             why = str(r.ci_method)[6:] if str(r.ci_method).startswith("none: ") else why
-        if why.startswith("not significant") and str(r.multiplicity).startswith("gatekeeping, secondary: not tested"):
-            why = "not tested: a primary cell was not rejected (gatekeeping)"
+        if why.startswith("not significant") and "gatekeeping, secondary: not tested" in str(r.multiplicity):
+            why = (f"not tested: the {r.family} family's first cell was not rejected (gatekeeping); the interval "
+                   "clears the noise band")
+        elif why.startswith("not significant") and np.isfinite(r.family_alpha):
+            why = (f"not significant after the correction for multiple comparisons (p_adj {r.p_adj:.2g}; the "
+                   f"{r.family} family is tested at {r.family_alpha:.3g}); the interval clears the noise band")
         verdicts.append(v)
         reasons.append(why)
     df["verdict"], df["verdict_reason"] = verdicts, reasons
     return df
 
 
-def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm") -> pd.DataFrame:
+def _family_first(df: pd.DataFrame) -> np.ndarray:
+    """The rows each family of a seat pair tests first: the declared primary row in its family
+    (column ``primary``), and in each other family the row `family_first_mask` picks, as the
+    table records it (column ``family_first`` when present)."""
+    primary = (np.array([False if pd.isna(v) else bool(v) for v in df["primary"]], dtype=bool) if "primary" in df
+               else np.zeros(len(df), dtype=bool))
+    if "family_first" in df:
+        extra = np.array([False if pd.isna(v) else bool(v) for v in df["family_first"]], dtype=bool)
+        return primary | extra
+    return primary
+
+def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm", elsewhere=()) -> pd.DataFrame:
     """The same rows with p_adj and verdicts again, a family of their own (a subset taken out of
     a larger table, e.g. one pair of `benchreport compare`)."""
     if not len(df):
         return df.reset_index(drop=True)
-    return COMPARISONS.typed(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity))
+    return COMPARISONS.typed(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity,
+                                    elsewhere))
 
 
 def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
@@ -538,6 +571,34 @@ def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
         idx = _primary_index(g, primary)
         if idx is not None:
             mask[df.index.get_loc(idx)] = True
+    return mask
+
+
+#: the metrics, in order, whose mean is a family's first cell when the declared primary cell is
+#: in another family (the same rule as `PrimaryCell`: its workload, its concurrency or the highest shared)
+FAMILY_FIRST = {"throughput": ("output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "request_rate"),
+                "latency": ("ttft_ms", "e2e_latency_ms", "itl_ms"), "start-up": ("engine_init_s",)}
+
+
+def family_first_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
+    """True on the row each family of a (baseline, candidate) pair of kind baseline tests first,
+    where that is not the declared primary row: for each family without the primary row, the
+    mean of its first metric in `FAMILY_FIRST` the pair shares, at the primary cell's workload and
+    concurrency (else the highest shared). Declared before any outcome, like the primary cell."""
+    mask = np.zeros(len(df), dtype=bool)
+    base = df["kind"] == "baseline"
+    fam = pd.Series([family_of(m) for m in df["metric"]], index=df.index)
+    prim = df["primary"].fillna(False).astype(bool) if "primary" in df else pd.Series(False, index=df.index)
+    for _pair_key, g in df[base].groupby(["baseline", "candidate"], sort=False):
+        for name, metrics in FAMILY_FIRST.items():
+            mine = g[fam[g.index] == name]
+            if not len(mine) or prim[mine.index].any():
+                continue
+            cell = PrimaryCell(metric=metrics[0], statistic="mean", workload=primary.workload,
+                               concurrency=primary.concurrency, fallback=metrics)
+            idx = _primary_index(mine, cell)
+            if idx is not None:
+                mask[df.index.get_loc(idx)] = True
     return mask
 
 

@@ -25,7 +25,7 @@ from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
 
 __all__ = [
-    "Counts", "ExamDelta", "EXAM_DELTA_COLUMNS", "EXAM_DELTA_EXTRA_COLUMNS",
+    "exam_family", "Counts", "ExamDelta", "EXAM_DELTA_COLUMNS", "EXAM_DELTA_EXTRA_COLUMNS",
     "parse_counts", "exam_delta_counts", "exam_delta_paired", "exam_deltas",
     "mde_unpaired", "mde_paired",
 ]
@@ -487,6 +487,18 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     rows = [_pair_delta(pair, groups, alpha=alpha, power=power, boschloo_max_n=boschloo_max_n)
             for pair in _pairs(results, base)]
     return _delta_frame(rows)
+
+
+def exam_family(deltas: pd.DataFrame | None) -> tuple:
+    """``("exams",)`` when an exam delta has a test, else ``()``: the exam deltas are a family
+    of hypotheses of their own, sharing the report's alpha with the comparisons' families
+    (benchreport.stats.multiplicity.family_gatekeeping), so they are judged at alpha/F too."""
+    from .multiplicity import EXAMS
+
+    if deltas is None or not len(deltas) or "p_value" not in deltas:
+        return ()
+    p = pd.to_numeric(deltas["p_value"], errors="coerce")
+    return (EXAMS,) if bool(p.notna().any()) else ()
 
 
 def _exam_tables_iv(exams, exam_items) -> pd.DataFrame:

@@ -22,6 +22,21 @@ alpha over them (Dmitrienko & Tamhane 2007, serial gatekeeping; Dmitrienko, Tamh
 2008). The family-wise error rate over both families stays at most alpha, and the primary
 cell no longer pays for the 30 or more secondary rows it used to be corrected with.
 
+Families with their own share of alpha (issue 43, `family_gatekeeping`): one gatekeeping sequence
+for all metrics let an unchanged throughput cell close the gate on every latency row, so a
+latency-only regression was never called. The baseline rows are now split by what they measure
+(`FAMILIES`: throughput, latency, start-up; exam deltas are a family of their own in their
+table) and alpha is split equally across the families the report tests, by Bonferroni's
+inequality: each family gets alpha/F and runs the serial gatekeeping procedure above within
+itself (its own first cell, then Holm over the rest). The family-wise error rate over all
+families is at most F x alpha/F = alpha under any dependence (the union bound; this is the
+Bonferroni-weighted case of the graphical procedures of Bretz et al. 2009 with no alpha passed
+between families, kept for its simplicity: weights fixed before any outcome, one number per
+family). It is again a closed testing procedure: the local test of an intersection is
+Bonferroni over the families it touches, each family's alpha/F spent on its first cells in
+the intersection when it has any, else on its other members (tests/test_gatekeeping.py checks
+the adjusted p-values against that closure computed by brute force).
+
 References
 ----------
 Holm, S. (1979). A simple sequentially rejective multiple test procedure.
@@ -34,6 +49,10 @@ Dmitrienko, A. & Tamhane, A. C. (2007). Gatekeeping procedures with clinical tri
 applications. Pharmaceutical Statistics 6(3), 171-180.
 Dmitrienko, A., Tamhane, A. C. & Wiens, B. L. (2008). General multistage gatekeeping
 procedures. Biometrical Journal 50(5), 667-677.
+Bretz, F., Maurer, W., Brannath, W. & Posch, M. (2009). A graphical approach to sequentially
+rejective multiple test procedures. Statistics in Medicine 28(4), 586-604.
+Dmitrienko, A., Tamhane, A. C. & Bretz, F. (2010). Multiple Testing Problems in Pharmaceutical
+Statistics, ch. 5 (gatekeeping within families, Bonferroni across them).
 """
 from __future__ import annotations
 
@@ -42,10 +61,24 @@ from dataclasses import dataclass
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["METHODS", "adjust", "describe", "Gatekeeping", "gatekeeping"]
+__all__ = ["METHODS", "FAMILIES", "EXAMS", "family_of", "adjust", "describe", "Gatekeeping", "gatekeeping",
+           "FamilyGatekeeping", "family_gatekeeping"]
 
 #: adjustment name -> statsmodels method
 METHODS = {"holm": "holm", "bh": "fdr_bh", "none": None}
+
+#: metric -> the family of hypotheses it is tested in (each family gets its own share of alpha):
+#: how fast the seat serves, how long a user waits, how long the engine takes to start
+FAMILIES = {"output_tok_s": "throughput", "decode_tok_s_per_stream": "throughput", "prefill_tok_s": "throughput",
+            "request_rate": "throughput", "ttft_ms": "latency", "itl_ms": "latency", "e2e_latency_ms": "latency",
+            "engine_init_s": "start-up"}
+#: the family of the exam deltas (tables/exam_deltas.csv)
+EXAMS = "exams"
+
+
+def family_of(metric) -> str:
+    """The family a metric is tested in (`FAMILIES`; "other" for a metric not listed)."""
+    return FAMILIES.get(str(metric), "other")
 
 
 def adjust(p_values, method: str = "holm") -> np.ndarray:
@@ -135,11 +168,98 @@ def gatekeeping(p_values, primary) -> Gatekeeping:
                        n_secondary=int(second.sum()), gate=gate, n_untested_primary=int((first & ~ok).sum()))
 
 
+@dataclass(frozen=True)
+class FamilyGatekeeping:
+    """Adjusted p-values of serial gatekeeping within families with Bonferroni across them."""
+
+    p_adj: np.ndarray
+    #: each row's family name
+    family: np.ndarray
+    #: families sharing alpha (those with a test here, plus any tested elsewhere, e.g. exams)
+    n_families: int
+    #: the families' names in that count, in order
+    names: tuple
+    #: each family's Gatekeeping (p-values adjusted within the family, before the x F)
+    within: dict
+
+    def family_alpha(self, alpha: float) -> float:
+        """The level each family is tested at: alpha / F."""
+        return float(alpha) / max(1, self.n_families)
+
+    def rule(self, alpha: float) -> list[str]:
+        """The rule each row was tested by, in words (the `multiplicity` column): its family, its
+        share of alpha, then the gatekeeping step within the family."""
+        f = max(1, self.n_families)
+        share = "the full alpha (the only family tested)" if f == 1 else \
+            f"alpha/{f} (Bonferroni across {f} families: {', '.join(self.names)})"
+        words = {}
+        for name, gk in self.within.items():
+            k, m = gk.n_primary, gk.n_secondary
+            first = ("gatekeeping, primary: tested first in its family, at the family's alpha" if k <= 1 else
+                     f"gatekeeping, primary: tested first in its family, Holm over its {k} first rows")
+            if k == 0 and gk.n_untested_primary:
+                second = (f"gatekeeping, secondary: the family's first cell had no test (too few passes), so Holm "
+                          f"over {m} rows at the family's alpha")
+            elif gk.is_open(self.family_alpha(alpha)):
+                second = (f"gatekeeping, secondary: tested after the family's first cell was rejected, Holm over "
+                          f"{m} rows at the family's alpha")
+            else:
+                second = ("gatekeeping, secondary: not tested (the family's first cell was not rejected); p_adj "
+                          "carries the gate")
+            words[name] = (f"{name} family, at {share}; {first}", f"{name} family, at {share}; {second}")
+        return [words[fam][0 if stage == 1 else 1] if fam in words else f"{fam} family: no test"
+                for fam, stage in zip(self.family, self._stage())]
+
+    def _stage(self) -> np.ndarray:
+        out = np.full(len(self.family), 2)
+        for name, gk in self.within.items():
+            out[self.family == name] = gk.family
+        return out
+
+
+def family_gatekeeping(p_values, families, first, *, elsewhere=()) -> FamilyGatekeeping:
+    """Serial gatekeeping within each family, Bonferroni across the families (issue 43).
+
+    Rows are grouped by `families` (names, e.g. from `family_of`); within each, `gatekeeping`
+    with `first` marking the family's first cells. The families that share alpha are those with
+    at least one p-value here, plus the names in `elsewhere` (families tested in another table,
+    e.g. `EXAMS`, which must then be tested at alpha/F too): F of them. Which rows have a test is
+    a matter of design (passes per seat), known before any outcome, so F is fixed before the
+    p-values are seen. Each row's adjusted p-value is min(1, F x its adjusted p within its
+    family): it is below alpha exactly when the family's gatekeeping rejects it at alpha/F. The
+    family-wise error rate over all families is at most alpha (the union bound). NaN stays NaN.
+
+    References
+    ----------
+    Bretz, Maurer, Brannath & Posch (2009), Statistics in Medicine 28, 586-604 (a weighted
+    Bonferroni split of alpha across families; here equal weights and no propagation);
+    Dmitrienko & Tamhane (2007) (serial gatekeeping within a family).
+    """
+    p = np.asarray(p_values, dtype=float)
+    fam = np.asarray([str(f) for f in families], dtype=object)
+    one = np.asarray(first, dtype=bool)
+    if p.ndim != 1 or fam.shape != p.shape or one.shape != p.shape:
+        raise ValueError("`p_values`, `families` and `first` must be 1-D of equal length")
+    order = list(dict.fromkeys(fam.tolist()))
+    tested = [f for f in order if np.isfinite(p[fam == f]).any()]
+    names = tuple(tested + [str(e) for e in elsewhere if str(e) not in tested])
+    n = max(1, len(names))
+    adj = np.full(p.shape, np.nan)
+    within = {}
+    for f in order:
+        mask = fam == f
+        gk = gatekeeping(p[mask], one[mask])
+        within[f] = gk
+        adj[mask] = np.minimum(1.0, n * gk.p_adj)
+    return FamilyGatekeeping(p_adj=adj, family=fam, n_families=len(names), names=names, within=within)
+
+
 def describe(method: str, m: int, alpha: float) -> str:
     """One sentence on what the adjustment guarantees for m tests."""
     if method == "holm":
-        return (f"{m} comparisons were tested; with the primary cell of each pair tested first and Holm's "
-                f"correction over the rest (a gatekeeping procedure) the chance of any false "
+        return (f"{m} comparisons were tested; with alpha split equally across the families of metrics "
+                f"(throughput, latency, start-up, exams), and in each family its first cell of each pair tested "
+                f"first and Holm's correction over the rest (a gatekeeping procedure), the chance of any false "
                 f"better/worse verdict among them is at most {alpha:.0%} (without it, about "
                 f"{alpha * m:.1f} would be expected by chance if no seat differed).")
     if method == "bh":

@@ -11,7 +11,7 @@ from benchreport.columns import is_not_a_count
 from benchreport.thresholds import Thresholds
 
 from .._common import int_or_none, key_sort, na, plain, used
-from ..findings import Finding, Record
+from ..findings import ABSENT, Finding, Record
 
 __all__ = ["NotSignificant", "CountsExam", "Rounded", "CountsOnly", "NotACount", "exam_not_significant",
            "exam_counts_only", "exam_score_not_a_count"]
@@ -34,6 +34,9 @@ class NotSignificant(Finding):
     p_holm: float | None
     diff: float | None
     mde: float | None
+    #: the level the exam family was tested at when it shares alpha with the comparisons' families
+    #: (alpha/F, issue 43); absent when it had the full alpha
+    family_alpha: float = ABSENT
     thresholds: dict[str, float]
 
 
@@ -64,9 +67,22 @@ class CountsOnly(Finding):
     rounded: list[Rounded]
 
 
-def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresholds) -> list[NotSignificant]:
-    """`exam.not_significant`: an exam delta whose exact test does not reject equality at `alpha`
-    (raw p, or Holm-adjusted p across the exam deltas when that is >= alpha).
+def exam_level(comparisons: pd.DataFrame | None, alpha: float) -> float:
+    """The level the exam family is tested at: alpha/F when the comparisons' families share alpha
+    with it (their ``family_alpha``, issue 43: the exam deltas are counted among the F families
+    when any has a test), else alpha."""
+    if comparisons is None or not len(comparisons) or "family_alpha" not in comparisons:
+        return alpha
+    a = pd.to_numeric(comparisons["family_alpha"], errors="coerce").dropna()
+    return float(min(alpha, a.min())) if len(a) else alpha
+
+
+def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresholds,
+                         comparisons: pd.DataFrame | None = None) -> list[NotSignificant]:
+    """`exam.not_significant`: an exam delta whose exact test does not reject equality at the exam
+    family's level (raw p, or Holm-adjusted p across the exam deltas when that is >= it): alpha,
+    or alpha/F when the report's comparisons split alpha across F families, exams one of them
+    (`exam_level`; benchreport.stats.multiplicity.family_gatekeeping).
 
     The field note's HumanEval 153 against 154 of 164 has p = 1.0: a one-problem difference
     is no difference. The smallest detectable difference (`mde`) comes with it when the
@@ -74,7 +90,8 @@ def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresh
     """
     if exam_deltas is None or exam_deltas.empty:
         return []
-    alpha = float(thresholds.alpha)
+    alpha = exam_level(comparisons, float(thresholds.alpha))
+    shared = alpha < float(thresholds.alpha)
     out = []
     for r in exam_deltas.itertuples(index=False):
         p = getattr(r, "p_value", None)
@@ -91,7 +108,7 @@ def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresh
             baseline_correct=int_or_none(getattr(r, "baseline_correct", None)),
             candidate_correct=int_or_none(getattr(r, "candidate_correct", None)), p_value=plain(p),
             p_holm=plain(p_holm), diff=plain(getattr(r, "diff", None)), mde=plain(na(getattr(r, "mde", None))),
-            thresholds=used(thresholds, "alpha")))
+            family_alpha=alpha if shared else ABSENT, thresholds=used(thresholds, "alpha")))
     return out
 
 

@@ -81,6 +81,9 @@ class PowerCell(CellKey):
     test_alpha: float = ABSENT
     #: which correction that is, in words (primary: full alpha; secondary: Holm's worst case alpha/m)
     correction: str = ABSENT
+    #: the interval clears the noise band: the verdict was withheld by the correction for multiple
+    #: comparisons (`reason` says how), not by the sample; `passes_needed` is then None (issue 43)
+    withheld: bool = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -323,17 +326,20 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
         if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
                 getattr(row, "kind", "baseline") == "history":
             continue
-        test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, **family)
+        test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, family=getattr(
+            row, "family", None), family_alpha=getattr(row, "family_alpha", None), **family)
         sessions = _sessions_in_interval(row)
-        needed = None if sessions else passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise,
-                                                     test_alpha=test_alpha)
-        if needed is None and not sessions:
+        withheld = _clears_band(row, noise)
+        needed = None if sessions or withheld else passes_needed(row, alpha=alpha, power=power, effect=effect,
+                                                                 noise=noise, test_alpha=test_alpha)
+        if needed is None and not sessions and not withheld:
             continue
         pairs.setdefault((row.baseline, row.candidate), []).append(PowerCell(
             **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
             ratio=plain(getattr(row, "ratio", None)), verdict=na(getattr(row, "verdict", None)),
             reason=na(getattr(row, "verdict_reason", None)), passes_needed=needed,
-            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high), test_alpha=test_alpha, correction=correction))
+            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high), test_alpha=test_alpha, correction=correction,
+            withheld=True if withheld else ABSENT))
     out = []
     for (base, cand), cl in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
@@ -344,6 +350,16 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
     return out
 
 
+def _clears_band(row, noise: float) -> bool:
+    """The interval lies wholly beyond the noise band, yet no verdict (issue 43): the verdict was
+    withheld by the correction for multiple comparisons, not by the sample, so more passes are
+    not what it lacks and none are advised; the words say why instead."""
+    lo, hi = getattr(row, "ci_low", None), getattr(row, "ci_high", None)
+    if F.missing(lo) or F.missing(hi):
+        return False
+    return float(lo) > 1.0 + noise or float(hi) < 1.0 - noise
+
+
 def _sessions_in_interval(row) -> bool:
     """The interval holds the variance between sessions (`variance_levels`, issue 30): more passes
     cannot narrow that part, so no number of passes is advised; more sessions (days, server
@@ -352,27 +368,57 @@ def _sessions_in_interval(row) -> bool:
     return isinstance(levels, str) and "sessions" in levels
 
 
-def family_sizes(comparisons: pd.DataFrame) -> dict[str, int]:
-    """Rows of the baseline family: primary rows, the others, all (what each correction divides by)."""
+def family_sizes(comparisons: pd.DataFrame) -> dict:
+    """Rows of the baseline family: primary rows, the others, all (what each correction divides by),
+    and per family of metrics (column ``family``, issue 43) its first rows and its others."""
     kind = comparisons["kind"].astype(object) if "kind" in comparisons else pd.Series(["baseline"] * len(comparisons))
     base = (kind.fillna("baseline") == "baseline").to_numpy(dtype=bool)
-    first = np.array([False if pd.isna(v) else bool(v) for v in comparisons["primary"]], dtype=bool) \
-        if "primary" in comparisons else np.zeros(len(comparisons), dtype=bool)
-    return {"n_primary": int((base & first).sum()), "n_secondary": int((base & ~first).sum()), "n_all": int(base.sum())}
+
+    def flag(col):
+        return np.array([False if pd.isna(v) else bool(v) for v in comparisons[col]], dtype=bool) \
+            if col in comparisons else np.zeros(len(comparisons), dtype=bool)
+
+    first = flag("primary")
+    by_family = {}
+    if "family" in comparisons:
+        fam = comparisons["family"].astype(object).to_numpy()
+        lead = first | flag("family_first")
+        for name in pd.unique(fam[base]):
+            mine = base & (fam == name)
+            by_family[str(name)] = (int((mine & lead).sum()), int((mine & ~lead).sum()))
+    return {"n_primary": int((base & first).sum()), "n_secondary": int((base & ~first).sum()), "n_all": int(base.sum()),
+            "by_family": by_family}
 
 
-def corrected_alpha(rule, alpha: float, *, n_primary: int, n_secondary: int, n_all: int) -> tuple[float, str]:
+def corrected_alpha(rule, alpha: float, *, n_primary: int, n_secondary: int, n_all: int, by_family=None,
+                    family=None, family_alpha=None) -> tuple[float, str]:
     """(level, words): the significance level a comparison row's test faces after the correction
     named in its `multiplicity` column (benchreport.stats.multiplicity), taken at its worst case.
 
-    Gatekeeping: a primary row is tested first, at the full alpha when it is the report's only
-    primary row (Westfall & Krishen 2001), else under Holm over the k primary rows (worst case
-    alpha/k); a secondary row is tested only once every primary row is rejected, under Holm over
-    the m secondary rows, whose worst case (the first step) is alpha/m (Holm 1979; Dmitrienko &
-    Tamhane 2007). Plain Holm or Benjamini-Hochberg over n rows: alpha/n. No correction, or none
-    stated: alpha.
+    Families (issue 43; the rule names the row's family): the family is tested at its share of
+    alpha, `family_alpha` (alpha/F, Bonferroni across F families), and within it by gatekeeping:
+    a first row at the family's alpha when it is the family's only one (else Holm over its k first
+    rows, worst case /k), any other row only once the first rows are rejected, Holm's worst case
+    (family alpha)/m over the m others. Gatekeeping without families (before issue 43): the same
+    with the full alpha and the report's primary rows. Plain Holm or Benjamini-Hochberg over n
+    rows: alpha/n. No correction, or none stated: alpha.
+
+    References
+    ----------
+    Holm (1979); Dmitrienko & Tamhane (2007); Bretz et al. (2009).
     """
     rule = "" if rule is None or (not isinstance(rule, str) and pd.isna(rule)) else str(rule)
+    if " family, at " in rule and family is not None and not F.missing(family):
+        a = float(family_alpha) if not F.missing(family_alpha) else float(alpha)
+        k, m = (by_family or {}).get(str(family), (1, max(1, n_secondary)))
+        share = f"the {family} family at {a:.2g}"
+        if "gatekeeping, primary" in rule:
+            k = max(1, k)
+            return (a, f"first cell of {share}") if k == 1 else \
+                (a / k, f"first cell of {share}, Holm over its {k} first cells, worst case /{k}")
+        m = max(1, m)
+        return a / m, (f"other cell of {share}: tested only once the family's first cell is rejected, Holm's "
+                       f"worst case /{m}")
     if rule.startswith("gatekeeping, primary"):
         k = max(1, n_primary)
         return (alpha, "primary cell: tested first, at the full alpha") if k == 1 else \

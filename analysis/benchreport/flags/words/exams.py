@@ -11,7 +11,8 @@ __all__ = ["not_significant", "counts_only", "score_not_a_count"]
 
 @writes(NotSignificant)
 def not_significant(f: NotSignificant) -> str:
-    alpha = f.thresholds["alpha"]
+    shared = getattr(f, "family_alpha", None)
+    alpha = float(shared) if isinstance(shared, (int, float)) else f.thresholds["alpha"]
     name = exam_name(f.benchmark, f.dimension)
     if None not in (f.baseline_correct, f.candidate_correct, f.n_items):
         msg = (f"{name}: {f.candidate} {f.candidate_correct} of {f.n_items}, {f.baseline} {f.baseline_correct} of "
@@ -20,7 +21,9 @@ def not_significant(f: NotSignificant) -> str:
         msg = f"{name}: {f.candidate} against {f.baseline}, "
     if float(f.p_value) >= alpha:
         named = f" ({test_words(f.test)})" if f.test else ""
-        msg += f"p = {F.pval(f.p_value)}{named}: no difference is shown at alpha = {F.num(alpha)}."
+        msg += f"p = {F.pval(f.p_value)}{named}: no difference is shown at alpha = {F.num(alpha)}" + (
+            f" (the exams' share of alpha = {F.num(f.thresholds['alpha'])}, split across the families tested)."
+            if isinstance(shared, (int, float)) else ".")
     else:
         msg += (f"p = {F.pval(f.p_value)} but {F.pval(f.p_holm)} after Holm's correction for the other exam "
                 f"comparisons: no difference is shown at alpha = {F.num(alpha)}.")

@@ -93,8 +93,10 @@ def small_n_sentences(findings: list[SmallN], messages: list[str]) -> list[str]:
 @writes(UnderpoweredComparison)
 def underpowered_comparison(f: UnderpoweredComparison) -> str:
     th = f.thresholds
+    withheld = [c for c in f.cells if getattr(c, "withheld", None) is True]
+    short = [c for c in f.cells if getattr(c, "withheld", None) is not True]
     parts = []
-    for c in f.cells[:3]:
+    for c in short[:3]:
         faces = _faces(c)
         if c.passes_needed is None:  # the interval holds the variation between sessions
             parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}, with the "
@@ -105,9 +107,20 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
         else:
             parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
                          f"{c.passes_needed} passes per seat needed{faces}")
-    return (f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} difference from "
-            f"none in {F.plural(len(f.cells), 'cell')} ({'; '.join(parts)}{more(3, len(f.cells))}), "
-            f"at {F.pct(th['power'])} power with the interval clear of the ±{F.pct(th['noise'])} noise band.")
+    out = []
+    if short:
+        out.append(f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} "
+                   f"difference from none in {F.plural(len(short), 'cell')} ({'; '.join(parts)}"
+                   f"{more(3, len(short))}), at {F.pct(th['power'])} power with the interval clear of the "
+                   f"±{F.pct(th['noise'])} noise band.")
+    if withheld:  # issue 43: the sample was enough; the correction for multiple comparisons withheld it
+        shown = [f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), {c.reason}"
+                 for c in withheld[:3]]
+        out.append(f"{f.candidate} against {f.baseline}: {F.plural(len(withheld), 'cell')} whose interval clears the "
+                   f"±{F.pct(th['noise'])} noise band {'has' if len(withheld) == 1 else 'have'} no verdict because of "
+                   f"the correction for multiple comparisons, not the sample; more passes are not what "
+                   f"{'it lacks' if len(withheld) == 1 else 'they lack'} ({'; '.join(shown)}{more(3, len(withheld))}).")
+    return " ".join(out)
 
 
 def _faces(c) -> str:
