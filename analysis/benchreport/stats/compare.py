@@ -239,16 +239,13 @@ def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline
     seats : DataFrame, optional
         The `seats` table: the baseline is the seat with role "incumbent".
     baseline : str, keyword-only
-        Seat id of the baseline (overrides the incumbent). Without one there are
-        no "baseline" rows (history rows are still given).
+        Seat id of the baseline (overrides the incumbent); without one, no "baseline" rows.
     thresholds : Thresholds
         noise and alpha are used.
     history : {"previous", "all"} or bool
         Add kind="history" rows: a seat's cell on its latest date against the date
-        before ("previous", also True), or against every earlier date ("all"); False:
-        none. (A year of nightly dates makes "all" hundreds of thousands of rows under
-        one correction; benchreport.stats.history judges each date against the
-        steady level instead.)
+        before ("previous", also True), or against every earlier date ("all"); False: none
+        (benchreport.stats.history judges each date against the steady level instead).
     multiplicity : {"holm", "bh", "none"}
         The correction across the rows of one kind with a p-value (benchreport.stats.multiplicity).
     primary : PrimaryCell
