@@ -67,8 +67,7 @@ class Reading:
                 self.result.add(unread)
                 return None
         try:
-            data, _stored = as_utf8(read_limited(path, self.max_file_bytes), self.max_file_bytes)
-            return data
+            return as_utf8(read_limited(path, self.max_file_bytes), self.max_file_bytes)
         except Unread as exc:
             self.result.refused.append(Refusal(display, "$", str(exc)))
         except OSError as exc:

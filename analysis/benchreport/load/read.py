@@ -67,12 +67,11 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
          (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
-def as_utf8(data: bytes, max_file_bytes: int) -> tuple[bytes, str | None]:
-    """A file's bytes as UTF-8 JSON text and how they were stored (None: as UTF-8 already): a gzip
+def as_utf8(data: bytes, max_file_bytes: int) -> bytes:
+    """A file's bytes as UTF-8 JSON text: a gzip
     file is decompressed (never past `max_file_bytes`: raises Unread), a UTF-16 or UTF-32 file
     (told by its byte-order mark, or by the zero bytes of an ASCII '{' or '[') and a UTF-8 byte-order
     mark are decoded. Bytes that do not decode raise Unread with the reason."""
-    how = []
     if data[:2] == b"\x1f\x8b":
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as z:
@@ -82,7 +81,6 @@ def as_utf8(data: bytes, max_file_bytes: int) -> tuple[bytes, str | None]:
         if len(out) > max_file_bytes:
             raise Unread(_too_big(max_file_bytes, len(out)) + " once decompressed")
         data = out
-        how.append("gzip")
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
     if encoding is None and len(data) >= 4 and data[0:1] in (b"{", b"[") and data[1:2] == b"\x00":
         encoding = "utf-32-le" if data[1:4] == b"\x00\x00\x00" else "utf-16-le"
@@ -95,6 +93,4 @@ def as_utf8(data: bytes, max_file_bytes: int) -> tuple[bytes, str | None]:
         except UnicodeError as exc:
             raise Unread(f"expected {encoding.upper()} text (its byte-order mark says so), found bytes that "
                          f"do not decode ({exc.reason} at byte {exc.start})") from None
-        if encoding != "utf-8":
-            how.append(encoding.upper())
-    return data, (" and ".join(how) or None)
+    return data
