@@ -57,6 +57,7 @@ test: setup lint
 # ruff: the lint rules and the formatter's line length are in pyproject.toml ([tool.ruff])
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 lab: setup
 	$(VENV)/bin/jupyter lab --no-browser $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) --notebook-dir=. notebooks/explore.ipynb

@@ -21,6 +21,7 @@ not fit in memory at 50 seats); the store route is then timed on the same N nigh
 the ratio compares like with like. `--no-build` skips the report builds (analyse only);
 `--builds-only` runs steps 1-3 only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,16 +47,24 @@ def run(args: list[str], *, ok=(0,)) -> dict:
     m = run_measured(BIN + args, tree=True)
     if m.returncode not in ok:
         raise SystemExit(f"benchreport {' '.join(args)} failed ({m.returncode}): {m.stderr}")
-    out = {"wall_s": round(m.wall_s, 2), "cpu_s": round(m.cpu_s, 2), "peak_mb": m.peak_mb,
-           "tree_peak_mb": m.tree_peak_mb, "tree_pss_mb": m.tree_pss_mb}
-    print(f"  {' '.join(args[:1] + [a for a in args[1:] if a.startswith('--') and a != '--quiet'])}: "
-          f"{out['wall_s']:.1f} s wall, {out['cpu_s']:.1f} s CPU, peak {out['peak_mb']} MB "
-          f"(process tree {out['tree_peak_mb']} MB resident, {out['tree_pss_mb']} MB proportional)",
-          file=sys.stderr, flush=True)
+    out = {
+        "wall_s": round(m.wall_s, 2),
+        "cpu_s": round(m.cpu_s, 2),
+        "peak_mb": m.peak_mb,
+        "tree_peak_mb": m.tree_peak_mb,
+        "tree_pss_mb": m.tree_pss_mb,
+    }
+    print(
+        f"  {' '.join(args[:1] + [a for a in args[1:] if a.startswith('--') and a != '--quiet'])}: "
+        f"{out['wall_s']:.1f} s wall, {out['cpu_s']:.1f} s CPU, peak {out['peak_mb']} MB "
+        f"(process tree {out['tree_peak_mb']} MB resident, {out['tree_pss_mb']} MB proportional)",
+        file=sys.stderr,
+        flush=True,
+    )
     return out
 
 
-def main(argv=None) -> dict:
+def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seats", type=int, default=10)
     ap.add_argument("--nights", type=int, default=365)
@@ -64,9 +73,13 @@ def main(argv=None) -> dict:
     ap.add_argument("--json-nights", type=int, default=0, help="time the JSON route on the last N nights (0: all)")
     ap.add_argument("--no-build", action="store_true", help="skip the HTML builds")
     ap.add_argument("--builds-only", action="store_true", help="the three builds only (no analyse or JSON route)")
-    ap.add_argument("--reuse-store", type=Path, default=None,
-                    help="a JSON of an earlier run whose store (all but the last night) is still there: "
-                         "its ingest is reused, not repeated")
+    ap.add_argument(
+        "--reuse-store",
+        type=Path,
+        default=None,
+        help="a JSON of an earlier run whose store (all but the last night) is still there: "
+        "its ingest is reused, not repeated",
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     args = ap.parse_args(argv)
     archive = args.work / f"archive-{args.seats}x{args.nights}"
@@ -78,8 +91,10 @@ def main(argv=None) -> dict:
     size = sum(f.stat().st_size for f in archive.rglob("*.json"))
     n_req = args.seats * args.nights * 4 * 5 * args.requests
     res: dict = {"seats": args.seats, "nights": args.nights, "request_records": n_req, "json_mb": round(size / 1e6)}
-    print(f"archive: {args.nights} nights x {args.seats} seats, {n_req:,} request records, {size / 1e6:,.0f} MB",
-          file=sys.stderr)
+    print(
+        f"archive: {args.nights} nights x {args.seats} seats, {n_req:,} request records, {size / 1e6:,.0f} MB",
+        file=sys.stderr,
+    )
 
     store, out = args.work / f"store-{args.seats}x{args.nights}", args.work / "out"
     head = [str(archive / d) for d in dates[:-1]]
@@ -91,7 +106,7 @@ def main(argv=None) -> dict:
         res["ingest_all_but_last"] = run(["ingest", *head, "--store", str(store), "--quiet"])
     res["ingest_per_night_s"] = round(res["ingest_all_but_last"]["wall_s"] / (args.nights - 1), 3)
     res["store_mb"] = round(sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e6)
-    twin = args.work / f"store-{args.seats}x{args.nights}-analyse"   # the analyse route's own store
+    twin = args.work / f"store-{args.seats}x{args.nights}-analyse"  # the analyse route's own store
     shutil.rmtree(twin, ignore_errors=True)
     if not args.builds_only:
         shutil.copytree(store, twin)
@@ -122,8 +137,9 @@ def main(argv=None) -> dict:
     else:
         res["analyse_store_same_nights"] = res["analyse_full"]
     res["json_nights"] = k
-    res["analyse_json"] = run(["analyse", *[str(archive / d) for d in dates[-k:]], "--out", str(out / "json"),
-                               "--quiet"])
+    res["analyse_json"] = run(
+        ["analyse", *[str(archive / d) for d in dates[-k:]], "--out", str(out / "json"), "--quiet"]
+    )
     full = res["analyse_full"]["wall_s"]
     new_night = res["analyse_new_night"]["wall_s"] + res["ingest_one_night_analyse"]["wall_s"]
     res["ratios"] = {
@@ -139,9 +155,12 @@ def main(argv=None) -> dict:
 def _build_ratios(res: dict) -> dict:
     """A new night's ingest and build, and a no-change build, over the full build (wall time)."""
     full = res["build_full"]["wall_s"]
-    return {"build_new_night_over_full": round((res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"])
-                                               / full, 3),
-            "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / full, 3)}
+    return {
+        "build_new_night_over_full": round(
+            (res["build_new_night"]["wall_s"] + res["ingest_one_night"]["wall_s"]) / full, 3
+        ),
+        "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / full, 3),
+    }
 
 
 def _finish(res: dict, out: Path | None) -> dict:

@@ -8,6 +8,7 @@ groups (for the ratio and the agreement check) and on all groups (for the absolu
 
     python benchmarks/bench_ci.py DATA_DIR [--groups 6] [--n-resamples 10000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,9 @@ def groups_of(folder):
 def ours(groups, n_resamples, seed=0):
     results = []
     for i, x in enumerate(groups):
-        res = bootstrap_group(x, STATISTICS, method="BCa", n_resamples=n_resamples,
-                              rng=np.random.default_rng([seed, i]), warn=False)
+        res = bootstrap_group(
+            x, STATISTICS, method="BCa", n_resamples=n_resamples, rng=np.random.default_rng([seed, i]), warn=False
+        )
         results.append((res.low, res.high))
     return results
 
@@ -60,9 +62,14 @@ def alternative(groups, n_resamples, seed=0):
             for k, stat in enumerate(STATISTICS):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    ci = scipy.stats.bootstrap((x[j],), scipy_statistic(stat), n_resamples=n_resamples,
-                                               method="BCa", vectorized=True,
-                                               rng=np.random.default_rng([seed, i, j, k])).confidence_interval
+                    ci = scipy.stats.bootstrap(
+                        (x[j],),
+                        scipy_statistic(stat),
+                        n_resamples=n_resamples,
+                        method="BCa",
+                        vectorized=True,
+                        rng=np.random.default_rng([seed, i, j, k]),
+                    ).confidence_interval
                 low[j, k], high[j, k] = ci.low, ci.high
         results.append((low, high))
     return results
@@ -95,13 +102,23 @@ def main(argv=None) -> dict:
         rel.append(np.abs(np.concatenate([(l1 - l2) / width, (h1 - h2) / width]).ravel()))
     rel = np.concatenate(rel)
     rel = rel[np.isfinite(rel)]
-    result = {"cells": n_cells, "ours_s": t_ours, "scipy_s": t_alt, "ratio": t_alt / t_ours,
-              "all_groups": len(groups), "all_cells": len(groups) * len(METRICS) * len(STATISTICS),
-              "ours_all_s": t_all, "median_rel_diff": float(np.median(rel)), "p95_rel_diff": float(np.quantile(rel, 0.95))}
-    print(f"CI engine, {n_cells} cells (n=~200, BCa, {args.n_resamples} resamples): ours {t_ours:.2f} s, "
-          f"scipy.stats.bootstrap loop {t_alt:.2f} s, ratio {result['ratio']:.1f}x; "
-          f"all {result['all_cells']} cells: ours {t_all:.1f} s; endpoint difference / CI width: "
-          f"median {result['median_rel_diff']:.3f}, p95 {result['p95_rel_diff']:.3f}")
+    result = {
+        "cells": n_cells,
+        "ours_s": t_ours,
+        "scipy_s": t_alt,
+        "ratio": t_alt / t_ours,
+        "all_groups": len(groups),
+        "all_cells": len(groups) * len(METRICS) * len(STATISTICS),
+        "ours_all_s": t_all,
+        "median_rel_diff": float(np.median(rel)),
+        "p95_rel_diff": float(np.quantile(rel, 0.95)),
+    }
+    print(
+        f"CI engine, {n_cells} cells (n=~200, BCa, {args.n_resamples} resamples): ours {t_ours:.2f} s, "
+        f"scipy.stats.bootstrap loop {t_alt:.2f} s, ratio {result['ratio']:.1f}x; "
+        f"all {result['all_cells']} cells: ours {t_all:.1f} s; endpoint difference / CI width: "
+        f"median {result['median_rel_diff']:.3f}, p95 {result['p95_rel_diff']:.3f}"
+    )
     return result
 
 

@@ -6,6 +6,7 @@ process, alternating, median of --repeat runs.
 
     python benchmarks/bench_ingest.py DATA_DIR [--repeat 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,8 +60,10 @@ def main(argv=None) -> dict:
     assert n_ours == n_alt, (n_ours, n_alt)
     result = {"rows": n_ours, "ours_s": statistics.median(t_ours), "alternative_s": statistics.median(t_alt)}
     result["ratio"] = result["alternative_s"] / result["ours_s"]
-    print(f"ingest {n_ours[0]} requests: ours {result['ours_s']:.2f} s, "
-          f"json.load+json_normalize {result['alternative_s']:.2f} s, ratio {result['ratio']:.1f}x")
+    print(
+        f"ingest {n_ours[0]} requests: ours {result['ours_s']:.2f} s, "
+        f"json.load+json_normalize {result['alternative_s']:.2f} s, ratio {result['ratio']:.1f}x"
+    )
     return result
 
 

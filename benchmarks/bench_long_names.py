@@ -6,6 +6,7 @@ run of letters, digits and dots: no space, so no line may break inside it), and 
 
     python benchmarks/bench_long_names.py [--length 5000] [--n-boot 1000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,24 @@ def write_copy(folder: Path, length: int) -> Path:
 
 def build_seconds(runs: Path, out: Path, n_boot: int) -> float:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(runs), "--out", str(out),
-                           "--n-boot", str(n_boot), "--format", "html,pdf", "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "build",
+            str(runs),
+            "--out",
+            str(out),
+            "--n-boot",
+            str(n_boot),
+            "--format",
+            "html,pdf",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"build failed ({proc.returncode}): {proc.stderr[-2000:]}")

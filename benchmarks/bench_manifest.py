@@ -7,6 +7,7 @@ same with glob compilation stubbed out, which leaves decoding and the checks.
 
     python benchmarks/bench_manifest.py [--entries 1000] [--repeat 7]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,18 +22,42 @@ from benchreport.load.harness import _manifest
 
 def manifest(n: int) -> dict:
     """A manifest of `n` entries, every field used."""
-    return {"version": 1, "runs": [
-        {"files": [f"vllm/seat-{i:04d}/**", f"guidellm/seat-{i:04d}/*.json"],
-         "seat": {"id": f"seat-{i:04d}", "model": "Qwen/Qwen3-8B-FP8", "role": "candidate",
-                  "quantisation": "FP8", "engine": "vllm 0.11.0",
-                  "placement": {"nodes": 1, "gpus_per_node": 8, "tensor_parallel": 8,
-                                "gpu_memory_bytes": 85899345920, "interconnect": "NVLink"},
-                  "settings": {"max_model_len": 8192, "prefix_caching": True, "block_size": 16,
-                               "scheduler": {"max_num_seqs": 256, "chunked_prefill": True}},
-                  "components": [{"name": "Qwen3-8B-FP8", "role": "checkpoint", "license": "Apache-2.0"}],
-                  "checkpoint_bytes": 8.9e9},
-         "pass": i % 5 + 1, "date": "2026-09-10", "probe": "random-1024x128", "warmup_excluded": True,
-         "notes": "nightly sweep"} for i in range(n)]}
+    return {
+        "version": 1,
+        "runs": [
+            {
+                "files": [f"vllm/seat-{i:04d}/**", f"guidellm/seat-{i:04d}/*.json"],
+                "seat": {
+                    "id": f"seat-{i:04d}",
+                    "model": "Qwen/Qwen3-8B-FP8",
+                    "role": "candidate",
+                    "quantisation": "FP8",
+                    "engine": "vllm 0.11.0",
+                    "placement": {
+                        "nodes": 1,
+                        "gpus_per_node": 8,
+                        "tensor_parallel": 8,
+                        "gpu_memory_bytes": 85899345920,
+                        "interconnect": "NVLink",
+                    },
+                    "settings": {
+                        "max_model_len": 8192,
+                        "prefix_caching": True,
+                        "block_size": 16,
+                        "scheduler": {"max_num_seqs": 256, "chunked_prefill": True},
+                    },
+                    "components": [{"name": "Qwen3-8B-FP8", "role": "checkpoint", "license": "Apache-2.0"}],
+                    "checkpoint_bytes": 8.9e9,
+                },
+                "pass": i % 5 + 1,
+                "date": "2026-09-10",
+                "probe": "random-1024x128",
+                "warmup_excluded": True,
+                "notes": "nightly sweep",
+            }
+            for i in range(n)
+        ],
+    }
 
 
 def _yaml(doc: dict) -> str:

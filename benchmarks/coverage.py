@@ -40,6 +40,7 @@ run-to-run variation and correlated requests, analysed through
 cell CI coverage against the population value, the report-wide false-verdict
 rate of a 10-seat fleet and power at a true 5% difference.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,7 +56,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchreport.stats import bootstrap_group, t_interval  # noqa: E402
-from benchreport.stats._common import tail_count, tail_supported  # noqa: E402
+from benchreport.stats.common import tail_count, tail_supported  # noqa: E402
 from benchreport.thresholds import DEFAULT  # noqa: E402
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
@@ -64,7 +65,7 @@ Q = {"p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}
 
 def true_value(stat: str, sigma: float) -> float:
     if stat == "mean":
-        return math.exp(sigma ** 2 / 2)
+        return math.exp(sigma**2 / 2)
     return math.exp(sigma * stats.norm.ppf(Q[stat]))
 
 
@@ -75,8 +76,7 @@ def given_over_requests(stat: str, n: int, th=DEFAULT) -> bool:
     return tail_supported(n, q, th.min_tail_obs)
 
 
-def request_rows(n: int, reps: int, n_boot: int, method: str, seed: tuple, wanted: set,
-                 sigma: float) -> list[dict]:
+def request_rows(n: int, reps: int, n_boot: int, method: str, seed: tuple, wanted: set, sigma: float) -> list[dict]:
     """Bootstrap over the requests of one pass: all statistics from each simulated pass."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     names = tuple(s for s in STATS if s in wanted)
@@ -100,14 +100,33 @@ def request_rows(n: int, reps: int, n_boot: int, method: str, seed: tuple, wante
     rows = []
     for s in names:
         q = Q.get(s)
-        rows.append(dict(interval=f"bootstrap {method} over requests", stat=s, n=n,
-                         tail="" if q is None or q <= 0.5 else f"{float(tail_count(n, q)):g}",
-                         given=given_over_requests(s, n), cover=cover[s], valid=valid[s], reps=reps,
-                         width=float(np.median(widths[s])) if widths[s] else math.nan))
+        rows.append(
+            dict(
+                interval=f"bootstrap {method} over requests",
+                stat=s,
+                n=n,
+                tail="" if q is None or q <= 0.5 else f"{float(tail_count(n, q)):g}",
+                given=given_over_requests(s, n),
+                cover=cover[s],
+                valid=valid[s],
+                reps=reps,
+                width=float(np.median(widths[s])) if widths[s] else math.nan,
+            )
+        )
     if "mean" in names and n < DEFAULT.min_obs:
-        rows.append(dict(interval="t (n<min_obs) over requests", stat="mean", n=n, tail="",
-                         given="flagged", cover=t_cover, valid=reps, reps=reps,
-                         width=float(np.median(t_widths))))
+        rows.append(
+            dict(
+                interval="t (n<min_obs) over requests",
+                stat="mean",
+                n=n,
+                tail="",
+                given="flagged",
+                cover=t_cover,
+                valid=reps,
+                reps=reps,
+                width=float(np.median(t_widths)),
+            )
+        )
     return rows
 
 
@@ -129,12 +148,28 @@ def pass_rows(k: int, reps: int, n_boot: int, method: str, seed: tuple) -> list[
             bw.append((hi - lo) / mu)
     th = DEFAULT
     return [
-        dict(interval="t over passes", stat="mean", n=k, tail="",
-             given=3 <= k < th.min_passes_bootstrap, cover=tc, valid=reps, reps=reps,
-             width=float(np.median(tw))),
-        dict(interval=f"bootstrap {method} over passes", stat="mean", n=k, tail="",
-             given=k >= th.min_passes_bootstrap, cover=bc, valid=bv, reps=reps,
-             width=float(np.median(bw)) if bw else math.nan),
+        dict(
+            interval="t over passes",
+            stat="mean",
+            n=k,
+            tail="",
+            given=3 <= k < th.min_passes_bootstrap,
+            cover=tc,
+            valid=reps,
+            reps=reps,
+            width=float(np.median(tw)),
+        ),
+        dict(
+            interval=f"bootstrap {method} over passes",
+            stat="mean",
+            n=k,
+            tail="",
+            given=k >= th.min_passes_bootstrap,
+            cover=bc,
+            valid=bv,
+            reps=reps,
+            width=float(np.median(bw)) if bw else math.nan,
+        ),
     ]
 
 
@@ -156,24 +191,34 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a given interval covers outside 93-97%%")
-    ap.add_argument("--verdicts", action="store_true",
-                    help="run the verdict study (benchmarks/verdict_study.py) with the other options instead")
+    ap.add_argument(
+        "--verdicts",
+        action="store_true",
+        help="run the verdict study (benchmarks/verdict_study.py) with the other options instead",
+    )
     a = ap.parse_args(argv)
     reps = a.reps or (300 if a.quick else 2000)
     n_boot = a.n_boot or (1000 if a.quick else 2000)
     t0 = time.perf_counter()
 
     plan = {  # n -> statistics worth showing at that n
-        5: {"mean", "p50"}, 10: {"mean", "p50"}, 20: {"mean", "p50"}, 50: {"mean", "p50", "p90"},
-        100: {"p90", "p95"}, 200: {"mean", "p50", "p90", "p95", "p99"}, 400: {"p95", "p99"},
+        5: {"mean", "p50"},
+        10: {"mean", "p50"},
+        20: {"mean", "p50"},
+        50: {"mean", "p50", "p90"},
+        100: {"p90", "p95"},
+        200: {"mean", "p50", "p90", "p95", "p99"},
+        400: {"p95", "p99"},
         1000: {"p99"},
     }
     if a.quick:
         plan[1000] = set()
-    tasks = [(request_rows, (n, reps, n_boot, a.method, (a.seed, i), wanted, a.sigma))
-             for i, (n, wanted) in enumerate(plan.items()) if wanted]
-    tasks += [(pass_rows, (k, reps, n_boot, a.method, (a.seed, 100 + i)))
-              for i, k in enumerate((2, 3, 5, 10, 20, 40))]
+    tasks = [
+        (request_rows, (n, reps, n_boot, a.method, (a.seed, i), wanted, a.sigma))
+        for i, (n, wanted) in enumerate(plan.items())
+        if wanted
+    ]
+    tasks += [(pass_rows, (k, reps, n_boot, a.method, (a.seed, 100 + i))) for i, k in enumerate((2, 3, 5, 10, 20, 40))]
     # largest first, so two workers finish together
     order = sorted(range(len(tasks)), key=lambda i: -(tasks[i][1][0] if tasks[i][0] is request_rows else 1))
     results: dict[int, list] = {}
@@ -185,12 +230,16 @@ def main(argv=None) -> int:
         results = {i: tasks[i][0](*tasks[i][1]) for i in order}
     rows = [r for i in range(len(tasks)) for r in results[i]]
 
-    print(f"Coverage of nominal 95% intervals: {reps} replications per row, {n_boot} bootstrap "
-          f"resamples, requests ~ lognormal(0, {a.sigma}), passes ~ Normal(100, 5), seed {a.seed}; "
-          f"min_obs={DEFAULT.min_obs}, min_tail_obs={DEFAULT.min_tail_obs}, "
-          f"min_passes_bootstrap={DEFAULT.min_passes_bootstrap}.\n")
-    print("| interval | statistic | n (requests or passes) | n(1-q) | cells() gives it | coverage | ± MC SE | "
-          "undefined | median width / true | in 93-97%? |")
+    print(
+        f"Coverage of nominal 95% intervals: {reps} replications per row, {n_boot} bootstrap "
+        f"resamples, requests ~ lognormal(0, {a.sigma}), passes ~ Normal(100, 5), seed {a.seed}; "
+        f"min_obs={DEFAULT.min_obs}, min_tail_obs={DEFAULT.min_tail_obs}, "
+        f"min_passes_bootstrap={DEFAULT.min_passes_bootstrap}.\n"
+    )
+    print(
+        "| interval | statistic | n (requests or passes) | n(1-q) | cells() gives it | coverage | ± MC SE | "
+        "undefined | median width / true | in 93-97%? |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     bad = 0
     for r in rows:
@@ -203,8 +252,10 @@ def main(argv=None) -> int:
             band = "ok" if 0.93 <= cov <= 0.97 else "**no**"
             bad += band != "ok"
         undefined = r["reps"] - r["valid"]
-        print(f"| {r['interval']} | {r['stat']} | {r['n']} | {r['tail']} | {label} | {100 * cov:.1f}% | "
-              f"{100 * se:.1f} | {undefined} | {r['width']:.3f} | {band} |")
+        print(
+            f"| {r['interval']} | {r['stat']} | {r['n']} | {r['tail']} | {label} | {100 * cov:.1f}% | "
+            f"{100 * se:.1f} | {undefined} | {r['width']:.3f} | {band} |"
+        )
     print(f"\n{bad} given interval(s) outside 93-97%. Elapsed {time.perf_counter() - t0:.0f} s.")
     return 1 if (a.strict and bad) else 0
 

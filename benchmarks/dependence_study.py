@@ -24,6 +24,7 @@ for the rule now and the rule before.
 
 Results and the command behind them: docs/statistics.md (Issue 30).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,7 @@ def _ar1(rng: np.random.Generator, rho: float, n: int, size: int) -> np.ndarray:
     if rho == 0:
         return e
     x0 = rng.standard_normal(size)
-    return np.stack([lfilter([math.sqrt(1 - rho * rho)], [1.0, -rho], e[i], zi=[rho * x0[i]])[0]
-                     for i in range(size)])
+    return np.stack([lfilter([math.sqrt(1 - rho * rho)], [1.0, -rho], e[i], zi=[rho * x0[i]])[0] for i in range(size)])
 
 
 def write_fleet(folder: Path, rng: np.random.Generator, *, seats: int, passes: int, n: int, rho: float) -> None:
@@ -64,13 +64,28 @@ def write_fleet(folder: Path, rng: np.random.Generator, *, seats: int, passes: i
             out = np.maximum(2, np.rint(256 * np.exp(0.30 * x[2]))).astype(int)
             e2e = ttft + tpot * (out - 1)
             start = np.concatenate([[0.0], np.cumsum(e2e + 1.0)[:-1]])
-            reqs = [{"workload": "decode", "concurrency": 1, "output_tokens": int(out[i]),
-                     "ttft_ms": round(float(ttft[i]), 4), "e2e_latency_ms": round(float(e2e[i]), 4),
-                     "finish_reason": "stop", "start_ms": round(float(start[i]), 3)} for i in range(n)]
-            run = {"format": "benchreport.run/1", "run_id": f"seat-{s:02d}-p{p}", "date": DATE,
-                   "seat": {"id": f"seat-{s:02d}", "model": "Model-A", "role": "incumbent" if s == 0 else "candidate"},
-                   "harness": {"name": "in-house", "probe": "study-256", "max_tokens": 4096},
-                   "pass": p, "warmup_excluded": True, "requests": reqs}
+            reqs = [
+                {
+                    "workload": "decode",
+                    "concurrency": 1,
+                    "output_tokens": int(out[i]),
+                    "ttft_ms": round(float(ttft[i]), 4),
+                    "e2e_latency_ms": round(float(e2e[i]), 4),
+                    "finish_reason": "stop",
+                    "start_ms": round(float(start[i]), 3),
+                }
+                for i in range(n)
+            ]
+            run = {
+                "format": "benchreport.run/1",
+                "run_id": f"seat-{s:02d}-p{p}",
+                "date": DATE,
+                "seat": {"id": f"seat-{s:02d}", "model": "Model-A", "role": "incumbent" if s == 0 else "candidate"},
+                "harness": {"name": "in-house", "probe": "study-256", "max_tokens": 4096},
+                "pass": p,
+                "warmup_excluded": True,
+                "requests": reqs,
+            }
             (folder / f"seat-{s:02d}-p{p}.json").write_text(json.dumps(run, separators=(",", ":")), encoding="utf-8")
 
 
@@ -80,9 +95,23 @@ def one_fleet(rng, *, seats: int, passes: int, n: int, rho: float) -> tuple[set,
         runs, out = Path(tmp) / "runs", Path(tmp) / "out"
         runs.mkdir()
         write_fleet(runs, rng, seats=seats, passes=passes, n=n, rho=rho)
-        subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(runs), "--out", str(out),
-                        "--n-boot", "200", "--quiet"], check=True, env=os.environ.copy(),
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchreport",
+                "analyse",
+                str(runs),
+                "--out",
+                str(out),
+                "--n-boot",
+                "200",
+                "--quiet",
+            ],
+            check=True,
+            env=os.environ.copy(),
+            stdout=subprocess.DEVNULL,
+        )
         flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
         now = {s for f in flags if f["code"] == "sample.correlated_requests" for s in f["seats"]}
         p = pd.read_csv(out / "tables" / "passes.csv")
@@ -103,9 +132,15 @@ def run(*, fleets: int, seats: int, passes: int, n: int, rho: float, seed: int) 
         for k, v in (("now", now), ("before", before)):
             counts[k][0] += len(v)
             counts[k][1] += int(bool(v))
-    return {"n_requests": n, "rho": rho, "seats": seats, "passes": passes, "fleets": fleets,
-            **{f"{k}_seats": _rate(v[0], fleets * seats) for k, v in counts.items()},
-            **{f"{k}_fleets": _rate(v[1], fleets) for k, v in counts.items()}}
+    return {
+        "n_requests": n,
+        "rho": rho,
+        "seats": seats,
+        "passes": passes,
+        "fleets": fleets,
+        **{f"{k}_seats": _rate(v[0], fleets * seats) for k, v in counts.items()},
+        **{f"{k}_fleets": _rate(v[1], fleets) for k, v in counts.items()},
+    }
 
 
 def _pct(r: dict) -> str:
@@ -129,9 +164,12 @@ def main() -> None:
         for rho in args.rhos:
             r = run(fleets=fleets, seats=seats, passes=args.passes, n=n, rho=rho, seed=args.seed)
             out.append(r)
-            print(f"N={n} rho={rho:g}: seats flagged now {_pct(r['now_seats'])}, before {_pct(r['before_seats'])}; "
-                  f"fleets with any: now {_pct(r['now_fleets'])}, before {_pct(r['before_fleets'])}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"N={n} rho={rho:g}: seats flagged now {_pct(r['now_seats'])}, before {_pct(r['before_seats'])}; "
+                f"fleets with any: now {_pct(r['now_fleets'])}, before {_pct(r['before_fleets'])}",
+                file=sys.stderr,
+                flush=True,
+            )
     print(f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ have something to find. Same arguments, same bytes.
 
     python benchmarks/generate.py OUT_DIR [--seats 50] [--passes 5] [--requests 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,16 @@ import numpy as np
 CONCURRENCIES = (1, 4, 16, 64)
 
 
-def generate(out: Path, *, seats: int = 50, passes: int = 5, requests: int = 200,
-             concurrencies=CONCURRENCIES, seed: int = 20261129, date: str = "2026-11-01") -> list[Path]:
+def generate(
+    out: Path,
+    *,
+    seats: int = 50,
+    passes: int = 5,
+    requests: int = 200,
+    concurrencies=CONCURRENCIES,
+    seed: int = 20261129,
+    date: str = "2026-11-01",
+) -> list[Path]:
     """Write the data set into `out`; returns the files written (sorted)."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -39,22 +48,43 @@ def generate(out: Path, *, seats: int = 50, passes: int = 5, requests: int = 200
                 prompt = rng.integers(256, 2049, requests)
                 e2e = ttft + tpot * (out_tok - 1)
                 for i in range(requests):
-                    reqs.append({
-                        "workload": "decode", "concurrency": c,
-                        "prompt_tokens": int(prompt[i]), "output_tokens": int(out_tok[i]),
-                        "ttft_ms": round(float(ttft[i]), 3), "e2e_latency_ms": round(float(e2e[i]), 3),
-                        "itl_ms": round(float(tpot[i]), 3), "finish_reason": "stop",
-                    })
-                meas.append({"workload": "decode", "concurrency": c, "metric": "output_tok_s",
-                             "value": round(float(c * 1000 / (base_tpot * load) * (1 - drift * (passes - p))), 2),
-                             "unit": "tok/s"})
+                    reqs.append(
+                        {
+                            "workload": "decode",
+                            "concurrency": c,
+                            "prompt_tokens": int(prompt[i]),
+                            "output_tokens": int(out_tok[i]),
+                            "ttft_ms": round(float(ttft[i]), 3),
+                            "e2e_latency_ms": round(float(e2e[i]), 3),
+                            "itl_ms": round(float(tpot[i]), 3),
+                            "finish_reason": "stop",
+                        }
+                    )
+                meas.append(
+                    {
+                        "workload": "decode",
+                        "concurrency": c,
+                        "metric": "output_tok_s",
+                        "value": round(float(c * 1000 / (base_tpot * load) * (1 - drift * (passes - p))), 2),
+                        "unit": "tok/s",
+                    }
+                )
             run = {
-                "format": "benchreport.run/1", "run_id": f"{seat_id}-{date}-p{p}", "date": date,
-                "seat": {"id": seat_id, "model": f"Model-{s % 7}", "role": "incumbent" if s == 0 else "candidate",
-                         "checkpoint_bytes": 60e9,
-                         "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": 102641958912}},
+                "format": "benchreport.run/1",
+                "run_id": f"{seat_id}-{date}-p{p}",
+                "date": date,
+                "seat": {
+                    "id": seat_id,
+                    "model": f"Model-{s % 7}",
+                    "role": "incumbent" if s == 0 else "candidate",
+                    "checkpoint_bytes": 60e9,
+                    "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": 102641958912},
+                },
                 "harness": {"name": "in-house", "version": "1.0", "probe": "fleet-512", "max_tokens": 512},
-                "pass": p, "warmup_excluded": True, "measurements": meas, "requests": reqs,
+                "pass": p,
+                "warmup_excluded": True,
+                "measurements": meas,
+                "requests": reqs,
             }
             path = out / f"{seat_id}-{date}-p{p}.json"
             path.write_text(json.dumps(run, separators=(",", ":")), encoding="utf-8")

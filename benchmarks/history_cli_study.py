@@ -25,6 +25,7 @@ replicates and both 3 and 5 passes a night:
 
 Same arguments, same numbers (every random draw is seeded by replicate, seat, night, pass).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,19 +80,34 @@ def _pass_json(rng, seat: str, date: str, p: int, factor: float, requests: int) 
     reqs = ",".join(
         f'{{"workload":"decode","concurrency":1,"prompt_tokens":512,"output_tokens":{o},"ttft_ms":{t:.3f},'
         f'"e2e_latency_ms":{e:.3f},"itl_ms":{i:.4f},"finish_reason":"stop","start_ms":{s:.3f}}}'
-        for o, t, e, i, s in zip(out.tolist(), ttft.tolist(), e2e.tolist(), itl.tolist(), start.tolist()))
-    head = {"format": "benchreport.run/1", "run_id": f"{seat}-{date}-p{p}", "date": date,
-            "seat": {"id": seat, "model": "Model-A", "role": "candidate",
-                     "placement": {"nodes": 1, "gpus_per_node": 1}},
-            "harness": {"name": "in-house", "version": "1.0", "probe": "nightly", "max_tokens": 256},
-            "pass": p, "warmup_excluded": True}
+        for o, t, e, i, s in zip(out.tolist(), ttft.tolist(), e2e.tolist(), itl.tolist(), start.tolist())
+    )
+    head = {
+        "format": "benchreport.run/1",
+        "run_id": f"{seat}-{date}-p{p}",
+        "date": date,
+        "seat": {"id": seat, "model": "Model-A", "role": "candidate", "placement": {"nodes": 1, "gpus_per_node": 1}},
+        "harness": {"name": "in-house", "version": "1.0", "probe": "nightly", "max_tokens": 256},
+        "pass": p,
+        "warmup_excluded": True,
+    }
     return json.dumps(head, separators=(",", ":"))[:-1] + ',"requests":[' + reqs + "]}"
 
 
-def write_store_runs(root: Path, *, seed: int, nights: int, passes: int, requests: int, pass_cv: float,
-                     night_scale: float, step_night: int, seats: dict = SEATS) -> None:
+def write_store_runs(
+    root: Path,
+    *,
+    seed: int,
+    nights: int,
+    passes: int,
+    requests: int,
+    pass_cv: float,
+    night_scale: float,
+    step_night: int,
+    seats: dict = SEATS,
+) -> None:
     """The native run files of one replicate, one folder a night."""
-    ps = float(np.sqrt(np.log1p(pass_cv ** 2)))
+    ps = float(np.sqrt(np.log1p(pass_cv**2)))
     for k, date in enumerate(_nights(nights)):
         folder = root / date
         folder.mkdir(parents=True, exist_ok=True)
@@ -101,8 +117,9 @@ def write_store_runs(root: Path, *, seed: int, nights: int, passes: int, request
             slow = _slowdown(change, k, step_night) * float(np.exp(night))
             for p in range(1, passes + 1):
                 factor = slow * float(np.exp(rng.normal(0.0, ps)))
-                (folder / f"{seat}-p{p}.json").write_text(_pass_json(rng, seat, date, p, factor, requests),
-                                                           encoding="utf-8")
+                (folder / f"{seat}-p{p}.json").write_text(
+                    _pass_json(rng, seat, date, p, factor, requests), encoding="utf-8"
+                )
 
 
 def _cli(*args) -> None:
@@ -124,8 +141,15 @@ def analyse_replicate(work: Path, **kw) -> pd.DataFrame:
 def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
     """What one replicate's history says of each seat."""
     decided = h["verdict"].isin(["regression", "improvement"])
-    out = {"false_alarm_dates": 0, "false_alarm_kinds": {}, "stable_rows": 0, "stable_within": 0, "steps": {},
-           "drift": None, "n_stable": 0}
+    out = {
+        "false_alarm_dates": 0,
+        "false_alarm_kinds": {},
+        "stable_rows": 0,
+        "stable_within": 0,
+        "steps": {},
+        "drift": None,
+        "n_stable": 0,
+    }
     for seat in sorted(set(h["seat"].astype(str))):
         mine = h[h["seat"] == seat]
         if seat.startswith("stable"):
@@ -144,8 +168,11 @@ def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
         found = None
         if len(hit):
             r = hit.iloc[0]
-            found = {"night": dates.index(r["date"]), "kind": str(r.get("change_kind", "")),
-                     "change": float(r["change"])}
+            found = {
+                "night": dates.index(r["date"]),
+                "kind": str(r.get("change_kind", "")),
+                "change": float(r["change"]),
+            }
         if seat.startswith("step"):
             out["steps"][seat] = found
         else:
@@ -165,9 +192,14 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
     for r in results:
         for kind, n in r["false_alarm_kinds"].items():
             kinds[kind] = kinds.get(kind, 0) + n
-    out = {"stable_seat_years": seat_years, "false_alarms": fa, "false_alarms_per_seat_year": fa / seat_years,
-           "false_alarms_ci": [lo / seat_years, hi / seat_years], "false_alarm_kinds": kinds,
-           "stable_within_noise": sum(r["stable_within"] for r in results) / rows if rows else float("nan")}
+    out = {
+        "stable_seat_years": seat_years,
+        "false_alarms": fa,
+        "false_alarms_per_seat_year": fa / seat_years,
+        "false_alarms_ci": [lo / seat_years, hi / seat_years],
+        "false_alarm_kinds": kinds,
+        "stable_within_noise": sum(r["stable_within"] for r in results) / rows if rows else float("nan"),
+    }
     for seat in ("step3", "step5", "step10"):
         if not all(seat in r["steps"] for r in results):
             continue
@@ -175,14 +207,23 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
         n, k = len(hits), sum(x is not None for x in hits)
         wl, wh = proportion_confint(k, n, method="wilson")
         delays = [x["night"] - step_night for x in hits if x]
-        out[seat] = {"found": k, "of": n, "ci": [float(wl), float(wh)], "delays": delays,
-                     "kinds": [x["kind"] for x in hits if x]}
+        out[seat] = {
+            "found": k,
+            "of": n,
+            "ci": [float(wl), float(wh)],
+            "delays": delays,
+            "kinds": [x["kind"] for x in hits if x],
+        }
     drifts = [r["drift"] for r in results]
     if not all(r["has_drift"] for r in results):
         return out
-    out["drift"] = {"found": sum(x is not None for x in drifts), "of": len(drifts),
-                    "nights": [x["night"] for x in drifts if x], "kinds": [x["kind"] for x in drifts if x],
-                    "changes": [round(x["change"], 3) for x in drifts if x]}
+    out["drift"] = {
+        "found": sum(x is not None for x in drifts),
+        "of": len(drifts),
+        "nights": [x["night"] for x in drifts if x],
+        "kinds": [x["kind"] for x in drifts if x],
+        "changes": [round(x["change"], 3) for x in drifts if x],
+    }
     return out
 
 
@@ -208,13 +249,22 @@ def main() -> None:
         for rep in range(reps):
             t0 = time.perf_counter()
             with tempfile.TemporaryDirectory(prefix="history-study-") as tmp:
-                h = analyse_replicate(Path(tmp), seed=args.seed + 100 * n_passes + rep, nights=nights,
-                                      passes=n_passes, requests=args.requests, pass_cv=args.pass_cv,
-                                      night_scale=args.night_scale, step_night=step_night,
-                                      seats=seats_of(args.stable, changed=not args.stable_only))
+                h = analyse_replicate(
+                    Path(tmp),
+                    seed=args.seed + 100 * n_passes + rep,
+                    nights=nights,
+                    passes=n_passes,
+                    requests=args.requests,
+                    pass_cv=args.pass_cv,
+                    night_scale=args.night_scale,
+                    step_night=step_night,
+                    seats=seats_of(args.stable, changed=not args.stable_only),
+                )
             results.append(score(h, step_night=step_night, dates=dates))
-            print(f"{n_passes} passes, replicate {rep}: {time.perf_counter() - t0:.0f} s "
-                  f"{json.dumps(results[-1])}", file=sys.stderr)
+            print(
+                f"{n_passes} passes, replicate {rep}: {time.perf_counter() - t0:.0f} s {json.dumps(results[-1])}",
+                file=sys.stderr,
+            )
         report[f"{n_passes}_passes"] = summarise(results, nights=nights, step_night=step_night)
         print(json.dumps({f"{n_passes}_passes": report[f"{n_passes}_passes"]}, indent=1), file=sys.stderr)
     if args.json:

@@ -18,6 +18,7 @@ The study is of the comparison rows only; benchmarks/history_study.py is the stu
 dated verdicts of tables/history.csv (the night as the unit), which is what a nightly job
 should act on.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,9 +41,10 @@ UNITS = {"output_tok_s": "tok/s", "ttft_ms": "ms"}
 CONCURRENCIES = (1, 4, 16, 64)
 
 
-def _frame(rng, nights: int, pass_cv: float, night_cv: float, passes: int = 5,
-           outliers: float = 0.0, last_step: float = 1.0) -> pd.DataFrame:
-    sp, sn = math.sqrt(math.log1p(pass_cv ** 2)), math.sqrt(math.log1p(night_cv ** 2))
+def _frame(
+    rng, nights: int, pass_cv: float, night_cv: float, passes: int = 5, outliers: float = 0.0, last_step: float = 1.0
+) -> pd.DataFrame:
+    sp, sn = math.sqrt(math.log1p(pass_cv**2)), math.sqrt(math.log1p(night_cv**2))
     cols = {c: [] for c in TABLE_COLUMNS["measurements"]}
     d0 = dt.date(2026, 1, 1)
     for k in range(nights):
@@ -53,9 +55,18 @@ def _frame(rng, nights: int, pass_cv: float, night_cv: float, passes: int = 5,
             f = night * rng.lognormal(0.0, sp)
             for conc in CONCURRENCIES:
                 for metric, base in (("output_tok_s", 900.0 * conc), ("ttft_ms", 40.0 + conc)):
-                    row = dict(run_id=f"s-{date}-p{p}", seat="s", date=date, workload="decode", concurrency=conc,
-                               metric=metric, statistic="mean", unit=UNITS[metric], **{"pass": p},
-                               value=base * f if metric == "output_tok_s" else base / f)
+                    row = dict(
+                        run_id=f"s-{date}-p{p}",
+                        seat="s",
+                        date=date,
+                        workload="decode",
+                        concurrency=conc,
+                        metric=metric,
+                        statistic="mean",
+                        unit=UNITS[metric],
+                        **{"pass": p},
+                        value=base * f if metric == "output_tok_s" else base / f,
+                    )
                     for c in cols:
                         cols[c].append(row.get(c))
     return tidy_frame("measurements", cols)
@@ -98,12 +109,27 @@ def study(reps: int, seed: int = 20261201, nights_only: int | None = None) -> li
                 covered += int(((ci["ci_low"] <= 1) & (ci["ci_high"] >= 1)).sum())
             lo, hi = _wilson(hits, reps)
             cover = covered / with_ci if with_ci else math.nan
-            out.append(dict(nights=nights, night_cv=night_cv, outliers=outliers, mode=mode, reps=reps,
-                            rows_per_report=rows / reps, false_reports=hits / reps, wilson_low=lo, wilson_high=hi,
-                            rows_with_ci=with_ci, coverage_of_1=cover))
-            print(f"nights {nights:3d}  night CV {night_cv:4.0%}  outliers {outliers:3.0%}  {mode:8s}  "
-                  f"rows {rows / reps:5.0f}  reports with a false better/worse {hits / reps:6.1%} [{lo:.1%}, {hi:.1%}]"
-                  f"  CI covers 1: {cover:6.1%} of {with_ci} rows", flush=True)
+            out.append(
+                dict(
+                    nights=nights,
+                    night_cv=night_cv,
+                    outliers=outliers,
+                    mode=mode,
+                    reps=reps,
+                    rows_per_report=rows / reps,
+                    false_reports=hits / reps,
+                    wilson_low=lo,
+                    wilson_high=hi,
+                    rows_with_ci=with_ci,
+                    coverage_of_1=cover,
+                )
+            )
+            print(
+                f"nights {nights:3d}  night CV {night_cv:4.0%}  outliers {outliers:3.0%}  {mode:8s}  "
+                f"rows {rows / reps:5.0f}  reports with a false better/worse {hits / reps:6.1%} [{lo:.1%}, {hi:.1%}]"
+                f"  CI covers 1: {cover:6.1%} of {with_ci} rows",
+                flush=True,
+            )
     return out
 
 
@@ -121,10 +147,22 @@ def power(reps: int, seed: int = 20261202, step: float = 0.9) -> list[dict]:
                 h = h[(h["metric"] == "output_tok_s") & (h["concurrency"] == 16)]
                 found += int((h["verdict"] == "worse").any())
             lo, hi = _wilson(found, reps)
-            out.append(dict(nights=nights, night_cv=night_cv, step=step, reps=reps, found=found / reps,
-                            wilson_low=lo, wilson_high=hi))
-            print(f"step {step - 1:+.0%} on the latest night: nights {nights:3d}  night CV {night_cv:4.0%}  "
-                  f"found {found / reps:6.1%} [{lo:.1%}, {hi:.1%}]", flush=True)
+            out.append(
+                dict(
+                    nights=nights,
+                    night_cv=night_cv,
+                    step=step,
+                    reps=reps,
+                    found=found / reps,
+                    wilson_low=lo,
+                    wilson_high=hi,
+                )
+            )
+            print(
+                f"step {step - 1:+.0%} on the latest night: nights {nights:3d}  night CV {night_cv:4.0%}  "
+                f"found {found / reps:6.1%} [{lo:.1%}, {hi:.1%}]",
+                flush=True,
+            )
     return out
 
 
@@ -135,7 +173,9 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--only", choices=["null", "power"], default=None, help="run one half of the study")
     ap.add_argument("--nights", type=int, default=None, help="the null regimes of this many nights only")
     args = ap.parse_args(argv)
-    res = (study(args.reps, nights_only=args.nights) if args.only != "power" else []) + (power(args.reps) if args.only != "null" else [])
+    res = (study(args.reps, nights_only=args.nights) if args.only != "power" else []) + (
+        power(args.reps) if args.only != "null" else []
+    )
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n")
     return res

@@ -18,6 +18,7 @@ night, with a Wilson CI.
 
     python benchmarks/history_study.py [--seats 40] [--quick] [--json OUT]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,14 +37,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchreport.stats.history import HistoryRule, history  # noqa: E402
 
 NIGHTS = 365
-CELLS = [(c, m, s) for c in (1, 4, 16, 64) for m, s in (("output_tok_s", "mean"), ("decode_tok_s_per_stream", "mean"),
-                                                         ("ttft_ms", "mean"), ("ttft_ms", "p50"), ("ttft_ms", "p90"))]
+CELLS = [
+    (c, m, s)
+    for c in (1, 4, 16, 64)
+    for m, s in (
+        ("output_tok_s", "mean"),
+        ("decode_tok_s_per_stream", "mean"),
+        ("ttft_ms", "mean"),
+        ("ttft_ms", "p50"),
+        ("ttft_ms", "p90"),
+    )
+]
 DATES = pd.date_range("2026-01-01", periods=NIGHTS).strftime("%Y-%m-%d")
 
 
 def seat_year(rng, *, pass_cv, night_cv, outliers, step=None, step_night=200, passes=5) -> pd.DataFrame:
     """One seat's dated cells for a year (geometric mean of the night's passes)."""
-    ps, ns = np.sqrt(np.log1p(pass_cv ** 2)), np.sqrt(np.log1p(night_cv ** 2))
+    ps, ns = np.sqrt(np.log1p(pass_cv**2)), np.sqrt(np.log1p(night_cv**2))
     night = rng.normal(0, ns, NIGHTS) if night_cv else np.zeros(NIGHTS)
     if outliers:
         bad = rng.random(NIGHTS) < outliers
@@ -57,8 +67,21 @@ def seat_year(rng, *, pass_cv, night_cv, outliers, step=None, step_night=200, pa
             worse[step_night:] = 1 - step
         base = 100.0 * c
         est = base * gm * worse if metric != "ttft_ms" else base * gm / worse
-        rows += [dict(seat="S", harness="h", probe="p", workload="decode", concurrency=c, metric=metric,
-                      statistic=stat, date=d, estimate=float(v), n_passes=passes) for d, v in zip(DATES, est)]
+        rows += [
+            dict(
+                seat="S",
+                harness="h",
+                probe="p",
+                workload="decode",
+                concurrency=c,
+                metric=metric,
+                statistic=stat,
+                date=d,
+                estimate=float(v),
+                n_passes=passes,
+            )
+            for d, v in zip(DATES, est)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -69,17 +92,27 @@ def run(seats: int, *, pass_cv: float, night_cv: float, outliers: float, seed: i
         h = history(seat_year(rng, pass_cv=pass_cv, night_cv=night_cv, outliers=outliers), rule=HistoryRule())
         false_reg += int((h["verdict"] == "regression").sum())
         false_imp += int((h["verdict"] == "improvement").sum())
-        s = history(seat_year(rng, pass_cv=pass_cv, night_cv=night_cv, outliers=outliers, step=0.05),
-                    rule=HistoryRule())
+        s = history(
+            seat_year(rng, pass_cv=pass_cv, night_cv=night_cv, outliers=outliers, step=0.05), rule=HistoryRule()
+        )
         on = s[(s["date"] == DATES[200]) & (s["concurrency"] == 16) & (s["metric"] == "output_tok_s")]
         found += int((on["verdict"] == "regression").any())
-    lo, hi = stats.chi2.ppf(0.025, 2 * false_reg) / 2 if false_reg else 0.0, stats.chi2.ppf(0.975, 2 * false_reg + 2) / 2
+    lo, hi = (
+        stats.chi2.ppf(0.025, 2 * false_reg) / 2 if false_reg else 0.0,
+        stats.chi2.ppf(0.975, 2 * false_reg + 2) / 2,
+    )
     flo, fhi = proportion_confint(found, seats, method="wilson")
-    return {"pass_cv": pass_cv, "night_cv": night_cv, "outliers": outliers, "seat_years": seats,
-            "false_regressions_per_seat_year": false_reg / seats,
-            "false_regressions_ci": [lo / seats, hi / seats],
-            "false_improvements_per_seat_year": false_imp / seats,
-            "step_found_on_its_night": found / seats, "step_found_ci": [float(flo), float(fhi)]}
+    return {
+        "pass_cv": pass_cv,
+        "night_cv": night_cv,
+        "outliers": outliers,
+        "seat_years": seats,
+        "false_regressions_per_seat_year": false_reg / seats,
+        "false_regressions_ci": [lo / seats, hi / seats],
+        "false_improvements_per_seat_year": false_imp / seats,
+        "step_found_on_its_night": found / seats,
+        "step_found_ci": [float(flo), float(fhi)],
+    }
 
 
 REGIMES = [(0.01, 0.0, 0.0), (0.01, 0.01, 0.0), (0.05, 0.0, 0.0), (0.01, 0.02, 0.0), (0.01, 0.0, 0.01)]
@@ -97,12 +130,14 @@ def main() -> None:
     for i, (pcv, ncv, outl) in enumerate(REGIMES):
         r = run(seats, pass_cv=pcv, night_cv=ncv, outliers=outl, seed=1000 + i)
         out.append(r)
-        print(f"pass CV {pcv:.0%}, night CV {ncv:.0%}, outlier nights {outl:.0%}: "
-              f"{r['false_regressions_per_seat_year']:.2f} false regressions per seat-year "
-              f"[{r['false_regressions_ci'][0]:.2f}, {r['false_regressions_ci'][1]:.2f}], "
-              f"{r['false_improvements_per_seat_year']:.2f} false improvements; 5% step found on its night "
-              f"{r['step_found_on_its_night']:.0%} [{r['step_found_ci'][0]:.0%}, {r['step_found_ci'][1]:.0%}]",
-              file=sys.stderr)
+        print(
+            f"pass CV {pcv:.0%}, night CV {ncv:.0%}, outlier nights {outl:.0%}: "
+            f"{r['false_regressions_per_seat_year']:.2f} false regressions per seat-year "
+            f"[{r['false_regressions_ci'][0]:.2f}, {r['false_regressions_ci'][1]:.2f}], "
+            f"{r['false_improvements_per_seat_year']:.2f} false improvements; 5% step found on its night "
+            f"{r['step_found_on_its_night']:.0%} [{r['step_found_ci'][0]:.0%}, {r['step_found_ci'][1]:.0%}]",
+            file=sys.stderr,
+        )
     print(f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

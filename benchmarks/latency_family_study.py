@@ -20,6 +20,7 @@ Rates carry Wilson 95% intervals (statsmodels proportion_confint, method "wilson
 (`git archive COMMIT analysis | tar -x -C DIR`, then `--code DIR/analysis`) gives the numbers
 before a change with the same replicates.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,20 @@ def run_cli(folder: Path, out: Path, *, seed: int, n_boot: int, code: str | None
     env = dict(os.environ)
     paths = [p for p in (code, str(ROOT / "analysis"), env.get("PYTHONPATH")) if p]
     env["PYTHONPATH"] = os.pathsep.join(paths)
-    cmd = [sys.executable, "-m", "benchreport", "analyse", str(folder), "--out", str(out), "--n-boot", str(n_boot),
-           "--seed", str(seed), "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchreport",
+        "analyse",
+        str(folder),
+        "--out",
+        str(out),
+        "--n-boot",
+        str(n_boot),
+        "--seed",
+        str(seed),
+        "--quiet",
+    ]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"benchreport analyse exited {done.returncode}: {done.stderr[-500:]}")
@@ -66,12 +79,16 @@ def replicate(scenario: str, rep: int, a) -> dict:
     ttft = c[(c["metric"] == "ttft_ms") & (c["statistic"] == "mean")]
     top = ttft[ttft["concurrency"] == ttft["concurrency"].max()]
     throughput = c[c["metric"].isin(["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "request_rate"])]
-    return {"rep": rep, "ttft_top": str(top["verdict"].iloc[0]) if len(top) else "",
-            "ttft_top_reason": str(top["verdict_reason"].iloc[0]) if len(top) else "",
-            "ttft_top_ratio": float(top["ratio"].iloc[0]) if len(top) else None,
-            "ttft_all_worse": bool(len(ttft)) and bool((ttft["verdict"] == "worse").all()),
-            "false_throughput": int(throughput["verdict"].isin(["better", "worse"]).sum()),
-            "any_verdict": bool(c["verdict"].isin(["better", "worse"]).any()), "rows": int(len(c))}
+    return {
+        "rep": rep,
+        "ttft_top": str(top["verdict"].iloc[0]) if len(top) else "",
+        "ttft_top_reason": str(top["verdict_reason"].iloc[0]) if len(top) else "",
+        "ttft_top_ratio": float(top["ratio"].iloc[0]) if len(top) else None,
+        "ttft_all_worse": bool(len(ttft)) and bool((ttft["verdict"] == "worse").all()),
+        "false_throughput": int(throughput["verdict"].isin(["better", "worse"]).sum()),
+        "any_verdict": bool(c["verdict"].isin(["better", "worse"]).any()),
+        "rows": int(len(c)),
+    }
 
 
 def wilson(k: int, n: int) -> dict:
@@ -92,8 +109,13 @@ def main(argv=None) -> dict:
     ap.add_argument("--passes", type=int, default=5)
     ap.add_argument("--cv", type=float, default=0.02, help="CV of the per-pass speed factor (default 0.02)")
     ap.add_argument("--ttft", type=float, default=1.2, help="candidate's TTFT over the baseline's (default 1.2)")
-    ap.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples of the cell intervals (default 200; "
-                    "the comparisons' intervals are Welch's on pass values and do not resample)")
+    ap.add_argument(
+        "--n-boot",
+        type=int,
+        default=200,
+        help="bootstrap resamples of the cell intervals (default 200; "
+        "the comparisons' intervals are Welch's on pass values and do not resample)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--code", default=None, help="an analysis/ folder to run instead of this checkout's")
@@ -104,14 +126,16 @@ def main(argv=None) -> dict:
         done = list(pool.map(lambda j: (j[0], replicate(j[0], j[1], a)), jobs))
     ttft = [r for s, r in done if s == "ttft"]
     null = [r for s, r in done if s == "null"]
-    result = {"command": "python benchmarks/latency_family_study.py " + " ".join(argv if argv is not None
-                                                                                 else sys.argv[1:]),
-              "ttft_top_worse": wilson(sum(r["ttft_top"] == "worse" for r in ttft), len(ttft)),
-              "ttft_all_worse": wilson(sum(r["ttft_all_worse"] for r in ttft), len(ttft)),
-              "ttft_false_throughput": wilson(sum(r["false_throughput"] > 0 for r in ttft), len(ttft)),
-              "null_any_false": wilson(sum(r["any_verdict"] for r in null), len(null)),
-              "reasons": sorted({r["ttft_top_reason"] for r in ttft if r["ttft_top"] != "worse"}),
-              "rows_per_report": sorted({r["rows"] for _, r in done}), "raw": {"ttft": ttft, "null": null}}
+    result = {
+        "command": "python benchmarks/latency_family_study.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "ttft_top_worse": wilson(sum(r["ttft_top"] == "worse" for r in ttft), len(ttft)),
+        "ttft_all_worse": wilson(sum(r["ttft_all_worse"] for r in ttft), len(ttft)),
+        "ttft_false_throughput": wilson(sum(r["false_throughput"] > 0 for r in ttft), len(ttft)),
+        "null_any_false": wilson(sum(r["any_verdict"] for r in null), len(null)),
+        "reasons": sorted({r["ttft_top_reason"] for r in ttft if r["ttft_top"] != "worse"}),
+        "rows_per_report": sorted({r["rows"] for _, r in done}),
+        "raw": {"ttft": ttft, "null": null},
+    }
     if a.out:
         a.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"TTFT x{a.ttft:g}, {a.passes} passes, CV {a.cv:g}:")

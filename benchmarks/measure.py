@@ -10,6 +10,7 @@ itself) is summed at each sample in resident memory (libraries both processes ma
 twice) and in proportional memory (PSS: each shared page divided among the processes that map
 it). Memory in MiB.
 """
+
 from __future__ import annotations
 
 import os
@@ -96,6 +97,12 @@ def run_measured(cmd: list[str], *, interval: float = 0.1, tree: bool = False, *
     reader.join()
     wall = time.perf_counter() - t0
     own = hwm[0] or ru.ru_maxrss * 1024
-    return Measured(returncode=proc.returncode, wall_s=wall, cpu_s=ru.ru_utime + ru.ru_stime,
-                    peak_mb=round(own / 2**20), tree_peak_mb=round(max(own, tree_rss[0]) / 2**20),
-                    tree_pss_mb=round(tree_pss[0] / 2**20) or None, stderr="".join(errors))
+    return Measured(
+        returncode=proc.returncode,
+        wall_s=wall,
+        cpu_s=ru.ru_utime + ru.ru_stime,
+        peak_mb=round(own / 2**20),
+        tree_peak_mb=round(max(own, tree_rss[0]) / 2**20),
+        tree_pss_mb=round(tree_pss[0] / 2**20) or None,
+        stderr="".join(errors),
+    )

@@ -22,6 +22,7 @@ at the last look alone (a fixed-sample design at the maximum). Power (seat-01 tr
 the share settled `better`, and the passes per seat used. Rates with Wilson 95% intervals
 (statsmodels proportion_confint). Results and the command: docs/statistics.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,14 +53,23 @@ def write_passes(folder: Path, effect: float, rep: int, pass_cv: float, max_pass
     """Every pass of both seats of one replicate; returns each seat's files in pass order."""
     ss = np.random.SeedSequence([20261206, zlib.crc32(f"seq:{effect}:{pass_cv}".encode()), rep])
     rng = np.random.default_rng(ss)
-    sd_pass = math.sqrt(math.log1p(pass_cv ** 2))
+    sd_pass = math.sqrt(math.log1p(pass_cv**2))
     files = []
     for s in range(2):
         seat, speed, mine = f"seat-{s:02d}", (effect if s == 1 else 1.0), []
         for p in range(1, max_passes + 1):
             factor = math.exp(sd_pass * rng.standard_normal())
-            run = single_stream_run(rng, MODEL, seat=seat, incumbent=s == 0, run_id=f"{seat}-p{p}", date=DATE,
-                                    pass_no=p, factor=factor, speed=speed)
+            run = single_stream_run(
+                rng,
+                MODEL,
+                seat=seat,
+                incumbent=s == 0,
+                run_id=f"{seat}-p{p}",
+                date=DATE,
+                pass_no=p,
+                factor=factor,
+                speed=speed,
+            )
             path = folder / f"{seat}-p{p}.json"
             path.write_text(json.dumps(run, separators=(",", ":")))
             mine.append(path)
@@ -74,15 +84,36 @@ def look(files: list[list[Path]], n: int, tmp: Path, args, seed: int) -> dict:
     for seat in files:
         for f in seat[:n]:
             shutil.copy(f, folder / f.name)
-    out = subprocess.run([str(CLI), "plan", str(folder), "--format", "json", "--quiet", "--max-passes",
-                          str(args.max_passes), "--spending", args.spending, "--seed", str(seed),
-                          *(["--noise", str(args.noise)] if args.noise is not None else [])],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [
+            str(CLI),
+            "plan",
+            str(folder),
+            "--format",
+            "json",
+            "--quiet",
+            "--max-passes",
+            str(args.max_passes),
+            "--spending",
+            args.spending,
+            "--seed",
+            str(seed),
+            *(["--noise", str(args.noise)] if args.noise is not None else []),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     rows = [r for r in json.loads(out) if r.get("primary")]
     shutil.rmtree(folder)
     r = rows[0] if rows else {}
-    return {"n": n, "verdict": r.get("verdict"), "status": r.get("status"), "metric": r.get("metric"),
-            "more": r.get("more_per_seat")}
+    return {
+        "n": n,
+        "verdict": r.get("verdict"),
+        "status": r.get("status"),
+        "metric": r.get("metric"),
+        "more": r.get("more_per_seat"),
+    }
 
 
 def replicate(effect: float, rep: int, args) -> dict:
@@ -105,19 +136,28 @@ def replicate(effect: float, rep: int, args) -> dict:
             if peek is not None and plan is not None:
                 break
         last = looks[-1] if looks[-1]["n"] == args.max_passes else None
-        return {"peek": peek, "plan": plan, "last_verdict": last["verdict"] if last else None,
-                "looks": len(looks), "metric": looks[0]["metric"]}
+        return {
+            "peek": peek,
+            "plan": plan,
+            "last_verdict": last["verdict"] if last else None,
+            "looks": len(looks),
+            "metric": looks[0]["metric"],
+        }
 
 
 def summarise(res: list[dict], effect: float, max_passes: int) -> dict:
     n = len(res)
     peek_call = sum(r["peek"] is not None for r in res)
     plan_call = sum(r["plan"] is not None and r["plan"]["call"] in CALLS for r in res)
-    out = {"n": n, "metric": sorted({r["metric"] for r in res}),
-           "peek_any_call": (peek_call, *wilson(peek_call, n)), "plan_call": (plan_call, *wilson(plan_call, n)),
-           "plan_within_noise": sum(r["plan"] is not None and r["plan"]["call"] == "within noise" for r in res),
-           "peek_mean_passes": float(np.mean([r["peek"]["n"] if r["peek"] else max_passes for r in res])),
-           "plan_mean_passes": float(np.mean([r["plan"]["n"] if r["plan"] else max_passes for r in res]))}
+    out = {
+        "n": n,
+        "metric": sorted({r["metric"] for r in res}),
+        "peek_any_call": (peek_call, *wilson(peek_call, n)),
+        "plan_call": (plan_call, *wilson(plan_call, n)),
+        "plan_within_noise": sum(r["plan"] is not None and r["plan"]["call"] == "within noise" for r in res),
+        "peek_mean_passes": float(np.mean([r["peek"]["n"] if r["peek"] else max_passes for r in res])),
+        "plan_mean_passes": float(np.mean([r["plan"]["n"] if r["plan"] else max_passes for r in res])),
+    }
     if effect == 1.0:
         fixed = sum(r["last_verdict"] in CALLS for r in res if r["last_verdict"] is not None)
         known = sum(r["last_verdict"] is not None for r in res)
@@ -137,8 +177,12 @@ def main() -> None:
     ap.add_argument("--pass-cv", type=float, default=0.08)
     ap.add_argument("--max-passes", type=int, default=10)
     ap.add_argument("--spending", choices=["obf", "pocock"], default="obf")
-    ap.add_argument("--noise", type=float, default=None,
-                    help="the noise band given to the CLI (default: its own, 0.02); 0 shows the peeking alone")
+    ap.add_argument(
+        "--noise",
+        type=float,
+        default=None,
+        help="the noise band given to the CLI (default: its own, 0.02); 0 shows the peeking alone",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "sequential_study.json")
     args = ap.parse_args()
     results, t0 = {"command": " ".join(["python", "benchmarks/sequential_study.py", *sys.argv[1:]])}, time.time()

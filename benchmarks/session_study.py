@@ -19,6 +19,7 @@ with PYTHONPATH=DIR/analysis; make it with `git archive <commit> analysis | tar 
 before and after see the same files. Rates with Wilson 95% intervals
 (statsmodels proportion_confint). Results and the command: docs/statistics.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,7 @@ def write_replicate(folder: Path, sigma_b: float, effect: float, rep: int) -> in
     """One replicate's run files; returns the analysis seed."""
     ss = np.random.SeedSequence([20261206, zlib.crc32(f"{sigma_b}:{effect}".encode()), rep])
     rng = np.random.default_rng(ss)
-    sd_pass = math.sqrt(math.log1p(PASS_CV ** 2))
+    sd_pass = math.sqrt(math.log1p(PASS_CV**2))
     for s in range(2):
         seat = f"seat-{s:02d}"
         speed = effect if s == 1 else 1.0
@@ -57,10 +58,19 @@ def write_replicate(folder: Path, sigma_b: float, effect: float, rep: int) -> in
             day = math.exp(sigma_b * rng.standard_normal())
             for p in range(1, PASSES + 1):
                 factor = day * math.exp(sd_pass * rng.standard_normal())
-                run = single_stream_run(rng, MODEL, seat=seat, incumbent=s == 0, run_id=f"{seat}-{date}-p{p}",
-                                        date=date, pass_no=p, factor=factor, speed=speed)
+                run = single_stream_run(
+                    rng,
+                    MODEL,
+                    seat=seat,
+                    incumbent=s == 0,
+                    run_id=f"{seat}-{date}-p{p}",
+                    date=date,
+                    pass_no=p,
+                    factor=factor,
+                    speed=speed,
+                )
                 (folder / f"{seat}-{date}-p{p}.json").write_text(json.dumps(run, separators=(",", ":")))
-    return int(rng.integers(1, 2 ** 31 - 1))
+    return int(rng.integers(1, 2**31 - 1))
 
 
 def analyse(folder: Path, out: Path, seed: int, tree: Path | None) -> pd.DataFrame:
@@ -68,8 +78,11 @@ def analyse(folder: Path, out: Path, seed: int, tree: Path | None) -> pd.DataFra
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree / "analysis")
-    subprocess.run([str(CLI), "analyse", str(folder), "--out", str(out), "--quiet", "--n-boot", "200",
-                    "--seed", str(seed)], check=True, env=env)
+    subprocess.run(
+        [str(CLI), "analyse", str(folder), "--out", str(out), "--quiet", "--n-boot", "200", "--seed", str(seed)],
+        check=True,
+        env=env,
+    )
     c = pd.read_csv(out / "tables" / "comparisons.csv")
     return c[c["kind"] == "baseline"]
 
@@ -77,9 +90,12 @@ def analyse(folder: Path, out: Path, seed: int, tree: Path | None) -> pd.DataFra
 def outcome(rows: pd.DataFrame) -> dict:
     primary = rows[rows["primary"].astype(str) == "True"]
     v = primary["verdict"].iloc[0] if len(primary) else "none"
-    return {"primary": v, "any_call": bool(rows["verdict"].isin(["better", "worse"]).any()),
-            "levels": str(primary["variance_levels"].iloc[0]) if len(primary) and "variance_levels" in primary else "",
-            "metric": str(primary["metric"].iloc[0]) if len(primary) else ""}
+    return {
+        "primary": v,
+        "any_call": bool(rows["verdict"].isin(["better", "worse"]).any()),
+        "levels": str(primary["variance_levels"].iloc[0]) if len(primary) and "variance_levels" in primary else "",
+        "metric": str(primary["metric"].iloc[0]) if len(primary) else "",
+    }
 
 
 def run_config(sigma_b: float, effect: float, reps: int, tree: Path | None) -> dict:
@@ -102,12 +118,22 @@ def summarise(res: list[dict], effect: float) -> dict:
     if effect == 1.0:
         k = sum(r["primary"] in ("better", "worse") for r in res)
         k_any = sum(r["any_call"] for r in res)
-        return {"n": n, "false_primary": (k, *wilson(k, n)), "false_any": (k_any, *wilson(k_any, n)),
-                "levels": sorted({r["levels"] for r in res}), "metric": sorted({r["metric"] for r in res})}
+        return {
+            "n": n,
+            "false_primary": (k, *wilson(k, n)),
+            "false_any": (k_any, *wilson(k_any, n)),
+            "levels": sorted({r["levels"] for r in res}),
+            "metric": sorted({r["metric"] for r in res}),
+        }
     k = sum(r["primary"] == "better" for r in res)
     wrong = sum(r["primary"] == "worse" for r in res)
-    return {"n": n, "power": (k, *wilson(k, n)), "wrong_direction": wrong,
-            "levels": sorted({r["levels"] for r in res}), "metric": sorted({r["metric"] for r in res})}
+    return {
+        "n": n,
+        "power": (k, *wilson(k, n)),
+        "wrong_direction": wrong,
+        "levels": sorted({r["levels"] for r in res}),
+        "metric": sorted({r["metric"] for r in res}),
+    }
 
 
 def main() -> None:

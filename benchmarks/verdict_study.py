@@ -56,6 +56,7 @@ replicate can be reproduced (`replicate(config, r, ...)`), and results do not de
 Monte-Carlo error: a rate near 50% from R replicates has a Wilson half-width of about
 1/sqrt(R) (3.1 points at R = 1000); near 5% about 2.5 points at R = 300.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,8 +80,7 @@ from scipy.signal import lfilter
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PRIMARY = {"workload": "decode", "concurrency": 1, "metric": "decode_tok_s_per_stream",
-           "statistic": "mean"}
+PRIMARY = {"workload": "decode", "concurrency": 1, "metric": "decode_tok_s_per_stream", "statistic": "mean"}
 FALSE = ("better", "worse")
 DOCS = ROOT / "docs" / "statistics.md"
 OUT_DIR = ROOT / "benchmarks" / "out"
@@ -94,24 +94,24 @@ class Model:
 
     n_requests: int = 200
     concurrencies: tuple = (1, 4)
-    decode_tok_s: float = 80.0     # median per-stream decode rate at concurrency 1
-    sd_tpot: float = 0.10          # log-sd of time per output token (= of the decode rate)
-    ttft_ms: float = 40.0          # median time to first token at concurrency 1
+    decode_tok_s: float = 80.0  # median per-stream decode rate at concurrency 1
+    sd_tpot: float = 0.10  # log-sd of time per output token (= of the decode rate)
+    ttft_ms: float = 40.0  # median time to first token at concurrency 1
     sd_ttft: float = 0.30
-    out_tokens: float = 256.0      # median output tokens
+    out_tokens: float = 256.0  # median output tokens
     sd_out: float = 0.30
-    load_slope: float = 0.15       # times grow by 1 + load_slope * log2(concurrency)
+    load_slope: float = 0.15  # times grow by 1 + load_slope * log2(concurrency)
 
 
 @dataclass(frozen=True)
 class Config:
     """One cell of the study grid."""
 
-    study: str          # "pair" (a-c), "fleet" (d), "power" (e)
+    study: str  # "pair" (a-c), "fleet" (d), "power" (e)
     seats: int
     passes: int
-    cv: float           # CV of the per-pass speed factor
-    rho: float          # lag-1 correlation of requests in send order
+    cv: float  # CV of the per-pass speed factor
+    rho: float  # lag-1 correlation of requests in send order
     effect: float = 1.0  # true speed of seat 1 relative to the others (power)
 
     @property
@@ -145,8 +145,7 @@ def _ar1(rng: np.random.Generator, rho: float, n: int, size: int = 1) -> np.ndar
     return np.stack([lfilter(b, a, e[i], zi=[rho * x0[i]])[0] for i in range(size)])
 
 
-def _cell_requests(rng, model: Model, conc: int, factor: float, speed: float, rho: float,
-                   n: int | None = None):
+def _cell_requests(rng, model: Model, conc: int, factor: float, speed: float, rho: float, n: int | None = None):
     """ttft, e2e, output tokens of one cell's requests in send order (arrays)."""
     n = model.n_requests if n is None else n
     x = _ar1(rng, rho, n, 3)
@@ -170,27 +169,44 @@ def _send_times(e2e: np.ndarray, conc: int, t0: float) -> np.ndarray:
     return starts
 
 
-def single_stream_run(rng, model: Model, *, seat: str, incumbent: bool, run_id: str, date: str, pass_no: int,
-                      factor: float, speed: float) -> dict:
+def single_stream_run(
+    rng, model: Model, *, seat: str, incumbent: bool, run_id: str, date: str, pass_no: int, factor: float, speed: float
+) -> dict:
     """One native run of a single-stream decode pass (`model.n_requests` requests in send order),
     as the studies that look at one cell write it (benchmarks/session_study.py, sequential_study.py)."""
     ttft, e2e, out = _cell_requests(rng, model, 1, factor, speed, 0.0)
     starts = _send_times(e2e, 1, 0.0)
-    reqs = [{"workload": "decode", "concurrency": 1, "output_tokens": int(out[i]),
-             "ttft_ms": round(float(ttft[i]), 4), "e2e_latency_ms": round(float(e2e[i]), 4),
-             "finish_reason": "stop", "start_ms": round(float(starts[i]), 3)} for i in range(out.shape[0])]
-    return {"format": "benchreport.run/1", "run_id": run_id, "date": date,
-            "seat": {"id": seat, "model": "Model-A", "role": "incumbent" if incumbent else "candidate"},
-            "harness": {"name": "in-house", "version": "1.0", "probe": "study-256", "max_tokens": 4096},
-            "pass": pass_no, "warmup_excluded": True, "requests": reqs}
+    reqs = [
+        {
+            "workload": "decode",
+            "concurrency": 1,
+            "output_tokens": int(out[i]),
+            "ttft_ms": round(float(ttft[i]), 4),
+            "e2e_latency_ms": round(float(e2e[i]), 4),
+            "finish_reason": "stop",
+            "start_ms": round(float(starts[i]), 3),
+        }
+        for i in range(out.shape[0])
+    ]
+    return {
+        "format": "benchreport.run/1",
+        "run_id": run_id,
+        "date": date,
+        "seat": {"id": seat, "model": "Model-A", "role": "incumbent" if incumbent else "candidate"},
+        "harness": {"name": "in-house", "version": "1.0", "probe": "study-256", "max_tokens": 4096},
+        "pass": pass_no,
+        "warmup_excluded": True,
+        "requests": reqs,
+    }
 
 
 def seat_speed(cfg: Config, seat: int) -> float:
     return cfg.effect if seat == 1 else 1.0
 
 
-def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: int,
-                    start_ms: bool, ttft_effect: float = 1.0) -> tuple[list[Path], int]:
+def write_replicate(
+    folder: Path, cfg: Config, rep: int, model: Model, *, seed: int, start_ms: bool, ttft_effect: float = 1.0
+) -> tuple[list[Path], int]:
     """Write one replicate's run files into `folder`; returns (files, analysis seed).
 
     `ttft_effect`: seat 1's time to first token multiplied by it, and its end-to-end latency
@@ -199,7 +215,7 @@ def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: 
     ss = np.random.SeedSequence([seed, cfg.crc, rep])
     data_ss, analysis_ss = ss.spawn(2)
     analysis_seed = int(analysis_ss.generate_state(1)[0] & 0x7FFFFFFF)
-    sd_pass = math.sqrt(math.log1p(cfg.cv ** 2))
+    sd_pass = math.sqrt(math.log1p(cfg.cv**2))
     files = []
     for s, seat_ss in enumerate(data_ss.spawn(cfg.seats)):
         rng = np.random.default_rng(seat_ss)
@@ -208,27 +224,40 @@ def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: 
         for p in range(cfg.passes):
             reqs, t0 = [], 0.0
             for conc in model.concurrencies:
-                ttft, e2e, out = _cell_requests(rng, model, conc, float(factors[p]),
-                                                seat_speed(cfg, s), cfg.rho)
+                ttft, e2e, out = _cell_requests(rng, model, conc, float(factors[p]), seat_speed(cfg, s), cfg.rho)
                 if s == 1 and ttft_effect != 1.0:
                     e2e = e2e + ttft * (ttft_effect - 1.0)
                     ttft = ttft * ttft_effect
                 starts = _send_times(e2e, conc, t0) if start_ms else None
                 for i in range(out.shape[0]):
-                    r = {"workload": "decode", "concurrency": conc, "output_tokens": int(out[i]),
-                         "ttft_ms": round(float(ttft[i]), 4), "e2e_latency_ms": round(float(e2e[i]), 4),
-                         "finish_reason": "stop"}
+                    r = {
+                        "workload": "decode",
+                        "concurrency": conc,
+                        "output_tokens": int(out[i]),
+                        "ttft_ms": round(float(ttft[i]), 4),
+                        "e2e_latency_ms": round(float(e2e[i]), 4),
+                        "finish_reason": "stop",
+                    }
                     if start_ms:
                         r["start_ms"] = round(float(starts[i]), 3)
                     reqs.append(r)
                 if start_ms:
                     t0 = float(np.max(starts + e2e)) + 1000.0
             run = {
-                "format": "benchreport.run/1", "run_id": f"{seat_id}-p{p + 1}", "date": DATE,
-                "seat": {"id": seat_id, "model": "Model-A", "quantisation": "BF16", "engine": "vllm 0.33.0",
-                         "role": "incumbent" if s == 0 else "candidate"},
+                "format": "benchreport.run/1",
+                "run_id": f"{seat_id}-p{p + 1}",
+                "date": DATE,
+                "seat": {
+                    "id": seat_id,
+                    "model": "Model-A",
+                    "quantisation": "BF16",
+                    "engine": "vllm 0.33.0",
+                    "role": "incumbent" if s == 0 else "candidate",
+                },
                 "harness": {"name": "in-house", "version": "1.0", "probe": "study-256", "max_tokens": 4096},
-                "pass": p + 1, "warmup_excluded": True, "requests": reqs,
+                "pass": p + 1,
+                "warmup_excluded": True,
+                "requests": reqs,
             }
             path = folder / f"{seat_id}-p{p + 1}.json"
             path.write_text(json.dumps(run, separators=(",", ":")), encoding="utf-8")
@@ -236,8 +265,9 @@ def write_replicate(folder: Path, cfg: Config, rep: int, model: Model, *, seed: 
     return files, analysis_seed
 
 
-def true_mean_decode(model: Model, *, speed: float = 1.0, conc: int = 1, draws: int = 2_000_000,
-                     seed: int = 12345) -> dict:
+def true_mean_decode(
+    model: Model, *, speed: float = 1.0, conc: int = 1, draws: int = 2_000_000, seed: int = 12345
+) -> dict:
     """Population mean per-stream decode rate at pass factor 1, by Monte Carlo from the generator.
 
     rho is irrelevant for a mean (stationary marginals), so rho = 0 is drawn. Returns the
@@ -255,7 +285,7 @@ def true_mean_decode(model: Model, *, speed: float = 1.0, conc: int = 1, draws: 
     mean = total / m
     sd = math.sqrt(max(total2 / m - mean * mean, 0.0))
     load = 1.0 + model.load_slope * math.log2(conc)
-    closed = model.decode_tok_s * speed / load * math.exp(model.sd_tpot ** 2 / 2)
+    closed = model.decode_tok_s * speed / load * math.exp(model.sd_tpot**2 / 2)
     return {"value": mean, "mc_se": sd / math.sqrt(m), "closed_form": closed, "draws": m}
 
 
@@ -266,11 +296,25 @@ def loader_keeps_start_ms() -> bool:
     from benchreport.tables import build_tables
 
     with tempfile.TemporaryDirectory(prefix="verdict-probe-") as tmp:
-        run = {"format": "benchreport.run/1", "run_id": "probe-p1", "date": DATE,
-               "seat": {"id": "probe", "model": "m"}, "harness": {"name": "in-house"}, "pass": 1,
-               "requests": [{"workload": "decode", "concurrency": 1, "output_tokens": 10,
-                             "ttft_ms": 10.0, "e2e_latency_ms": 100.0, "start_ms": 5.0 + i}
-                            for i in range(2)]}
+        run = {
+            "format": "benchreport.run/1",
+            "run_id": "probe-p1",
+            "date": DATE,
+            "seat": {"id": "probe", "model": "m"},
+            "harness": {"name": "in-house"},
+            "pass": 1,
+            "requests": [
+                {
+                    "workload": "decode",
+                    "concurrency": 1,
+                    "output_tokens": 10,
+                    "ttft_ms": 10.0,
+                    "e2e_latency_ms": 100.0,
+                    "start_ms": 5.0 + i,
+                }
+                for i in range(2)
+            ],
+        }
         p = Path(tmp) / "probe.json"
         p.write_text(json.dumps(run), encoding="utf-8")
         try:
@@ -297,8 +341,12 @@ def _is_primary(df) -> np.ndarray:
             return np.zeros(len(df), dtype=bool)
         col = df[k]
         if k == "concurrency":
-            c = np.asarray([(-1 if (x is None or x is _NA or (isinstance(x, float) and math.isnan(x)))
-                             else int(x)) for x in col.astype(object).tolist()])
+            c = np.asarray(
+                [
+                    (-1 if (x is None or x is _NA or (isinstance(x, float) and math.isnan(x))) else int(x))
+                    for x in col.astype(object).tolist()
+                ]
+            )
             m &= c == v
         else:
             m &= np.asarray([str(x) == v for x in col.astype(object).tolist()])
@@ -307,6 +355,7 @@ def _is_primary(df) -> np.ndarray:
 
 try:  # pandas.NA, without importing pandas at module import for the docs renderer
     import pandas as _pd
+
     _NA = _pd.NA
 except Exception:  # pragma: no cover
     _NA = None
@@ -324,9 +373,16 @@ def summarise(cells, comparisons) -> dict:
     """The numbers a replicate contributes, read by column name (extra columns are ignored)."""
     out: dict = {}
     pc = cells.loc[_is_primary(cells)]
-    out["cells"] = [{"seat": str(r["seat"]), "est": _f(r["estimate"]), "lo": _f(r.get("ci_low")),
-                     "hi": _f(r.get("ci_high")), "method": str(r.get("ci_method"))}
-                    for _, r in pc.iterrows()]
+    out["cells"] = [
+        {
+            "seat": str(r["seat"]),
+            "est": _f(r["estimate"]),
+            "lo": _f(r.get("ci_low")),
+            "hi": _f(r.get("ci_high")),
+            "method": str(r.get("ci_method")),
+        }
+        for _, r in pc.iterrows()
+    ]
     lows = [_f(x) for x in (cells["ci_low"].tolist() if "ci_low" in cells.columns else [])]
     out["cells_ci_below_zero"] = int(sum(1 for x in lows if x is not None and x < 0))
     cmp = comparisons
@@ -344,14 +400,30 @@ def summarise(cells, comparisons) -> dict:
     clows = [_f(x) for x in (cmp["ci_low"].tolist() if len(cmp) else [])]
     out["ratio_ci_below_zero"] = int(sum(1 for x in clows if x is not None and x < 0))
     pr = cmp.loc[_is_primary(cmp)] if len(cmp) else cmp
-    out["primary"] = [{"candidate": str(r["candidate"]), "verdict": str(r["verdict"]),
-                       "ratio": _f(r.get("ratio")), "lo": _f(r.get("ci_low")), "hi": _f(r.get("ci_high")),
-                       "method": str(r.get("ci_method"))} for _, r in pr.iterrows()]
+    out["primary"] = [
+        {
+            "candidate": str(r["candidate"]),
+            "verdict": str(r["verdict"]),
+            "ratio": _f(r.get("ratio")),
+            "lo": _f(r.get("ci_low")),
+            "hi": _f(r.get("ci_high")),
+            "method": str(r.get("ci_method")),
+        }
+        for _, r in pr.iterrows()
+    ]
     return out
 
 
-def replicate(cfg: Config, rep: int, *, model: Model = Model(), n_boot: int = 2000, seed: int = 0,
-              start_ms: bool = False, keep: Path | None = None) -> dict:
+def replicate(
+    cfg: Config,
+    rep: int,
+    *,
+    model: Model = Model(),
+    n_boot: int = 2000,
+    seed: int = 0,
+    start_ms: bool = False,
+    keep: Path | None = None,
+) -> dict:
     """Simulate, analyse and summarise replicate `rep` of `cfg` (reproducible on its own)."""
     from benchreport.pipeline import Options, analyse_paths
     from benchreport.stats.compare import PrimaryCell
@@ -362,8 +434,12 @@ def replicate(cfg: Config, rep: int, *, model: Model = Model(), n_boot: int = 20
         files, aseed = write_replicate(tmp, cfg, rep, model, seed=seed, start_ms=start_ms)
         try:
             # the study's primary cell is declared as the report's (it is tested first under gatekeeping)
-            primary = PrimaryCell(metric=PRIMARY["metric"], statistic=PRIMARY["statistic"],
-                                  workload=PRIMARY["workload"], concurrency=PRIMARY["concurrency"])
+            primary = PrimaryCell(
+                metric=PRIMARY["metric"],
+                statistic=PRIMARY["statistic"],
+                workload=PRIMARY["workload"],
+                concurrency=PRIMARY["concurrency"],
+            )
             a = analyse_paths([tmp], Options(n_boot=n_boot, seed=aseed, primary=primary))
             res = summarise(a.cells, a.comparisons)
             refused = len(a.loaded.refused)
@@ -404,11 +480,17 @@ def _work(args):
 def grid(quick: bool, *, passes=None, cvs=None, rhos=None) -> list[Config]:
     """The study's configurations; `passes`, `cvs`, `rhos` replace the identical-pair grid."""
     if passes or cvs or rhos:
-        return [Config("pair", 2, k, c, r) for k in (passes or (1, 3, 5, 10))
-                for c in (cvs or (0.0, 0.02, 0.05)) for r in (rhos or (0.0, 0.5))]
+        return [
+            Config("pair", 2, k, c, r)
+            for k in (passes or (1, 3, 5, 10))
+            for c in (cvs or (0.0, 0.02, 0.05))
+            for r in (rhos or (0.0, 0.5))
+        ]
     if quick:
-        pair = [Config("pair", 2, k, c, r) for k, c, r in
-                [(1, 0.0, 0.0), (1, 0.02, 0.0), (1, 0.0, 0.5), (3, 0.02, 0.0), (5, 0.05, 0.0)]]
+        pair = [
+            Config("pair", 2, k, c, r)
+            for k, c, r in [(1, 0.0, 0.0), (1, 0.02, 0.0), (1, 0.0, 0.5), (3, 0.02, 0.0), (5, 0.05, 0.0)]
+        ]
         fleet = [Config("fleet", 10, 1, 0.0, 0.0)]
         power = [Config("power", 2, 5, 0.02, 0.0, 1.05)]
         return pair + fleet + power
@@ -442,9 +524,14 @@ def _most_common(xs: list[str]) -> dict:
 def aggregate(cfg: Config, reps: list[dict], truth: dict) -> dict:
     ok = [r for r in reps if r.get("error") is None]
     errors = [r["error"] for r in reps if r.get("error") is not None]
-    out: dict = {"config": asdict(cfg), "key": cfg.key, "replicates": len(reps), "errors": len(errors),
-                 "first_error": errors[0] if errors else None,
-                 "seconds_per_replicate": float(np.mean([r["seconds"] for r in reps])) if reps else math.nan}
+    out: dict = {
+        "config": asdict(cfg),
+        "key": cfg.key,
+        "replicates": len(reps),
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        "seconds_per_replicate": float(np.mean([r["seconds"] for r in reps])) if reps else math.nan,
+    }
     prim = [p for r in ok for p in r["primary"]]
     out["primary_verdicts"] = _most_common([p["verdict"] for p in prim])
     out["primary_methods"] = _most_common([p["method"] for p in prim])
@@ -463,8 +550,7 @@ def aggregate(cfg: Config, reps: list[dict], truth: dict) -> dict:
         out["power_better"] = _rate(sum("better" in v for v in sets), len(sets))
         out["power_worse"] = _rate(sum("worse" in v for v in sets), len(sets))
     # (b) coverage, identical seats only (in power, seat 1 has another truth)
-    cells = [c for r in ok for c in r["cells"]
-             if cfg.study != "power" or c["seat"] != "seat-01"]
+    cells = [c for r in ok for c in r["cells"] if cfg.study != "power" or c["seat"] != "seat-01"]
     with_ci = [c for c in cells if c["lo"] is not None and c["hi"] is not None]
     t = truth["value"]
     out["cell_ci_given"] = _rate(len(with_ci), len(cells))
@@ -484,8 +570,7 @@ def aggregate(cfg: Config, reps: list[dict], truth: dict) -> dict:
         out["any_false"] = _rate(sum(r["n_false"] > 0 for r in ok), len(ok))
         out["false_per_report"] = float(np.mean([r["n_false"] for r in ok])) if ok else math.nan
         out["false_per_row"] = _rate(sum(r["n_false"] for r in ok), sum(r["n_rows"] for r in ok))
-        out["any_false_primary"] = _rate(
-            sum(any(p["verdict"] in FALSE for p in r["primary"]) for r in ok), len(ok))
+        out["any_false_primary"] = _rate(sum(any(p["verdict"] in FALSE for p in r["primary"]) for r in ok), len(ok))
         fb: dict[str, int] = {}
         for r in ok:
             for k, v in r["false_by_metric"].items():
@@ -510,8 +595,11 @@ def analysis_fingerprint() -> str:
 def headline_rates(agg: dict) -> list[dict]:
     """The rates a configuration is run for (what --halfwidth watches)."""
     study = agg["config"]["study"]
-    names = {"pair": ("false_primary", "cell_coverage"), "fleet": ("any_false", "any_false_primary"),
-             "power": ("power_better", "power_worse")}[study]
+    names = {
+        "pair": ("false_primary", "cell_coverage"),
+        "fleet": ("any_false", "any_false_primary"),
+        "power": ("power_better", "power_worse"),
+    }[study]
     return [agg[n] for n in names if n in agg]
 
 
@@ -521,16 +609,33 @@ def git_state() -> dict:
             return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
         except Exception:
             return ""
-    return {"commit": run("rev-parse", "HEAD"), "branch": run("rev-parse", "--abbrev-ref", "HEAD"),
-            "analysis_commit": run("log", "-1", "--format=%H", "--", "analysis"),
-            "dirty_analysis": bool(run("status", "--porcelain", "--", "analysis"))}
+
+    return {
+        "commit": run("rev-parse", "HEAD"),
+        "branch": run("rev-parse", "--abbrev-ref", "HEAD"),
+        "analysis_commit": run("log", "-1", "--format=%H", "--", "analysis"),
+        "dirty_analysis": bool(run("status", "--porcelain", "--", "analysis")),
+    }
 
 
-def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, model: Model,
-              n_boot: int, seed: int, jobs: int, start_ms: bool, quiet: bool = False,
-              done: dict | None = None, deadline: float | None = None, checkpoint=None,
-              checkpoint_every: float = 60.0, enough=None,
-              min_replicates: int = 100) -> tuple[list[list[dict]], bool]:
+def run_study(  # noqa: PLR0915 (to split)
+    configs: list[Config],
+    *,
+    replicates: int,
+    fleet_replicates: int,
+    model: Model,
+    n_boot: int,
+    seed: int,
+    jobs: int,
+    start_ms: bool,
+    quiet: bool = False,
+    done: dict | None = None,
+    deadline: float | None = None,
+    checkpoint=None,
+    checkpoint_every: float = 60.0,
+    enough=None,
+    min_replicates: int = 100,
+) -> tuple[list[list[dict]], bool]:
     """All replicates of all configs over `jobs` processes: (per-config records, complete?).
 
     Replicates are run round-robin (each configuration's replicate r before any r + 1,
@@ -553,8 +658,7 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     for i, (cfg, n) in enumerate(zip(configs, targets)):
         have = {r["rep"]: r for r in (done or {}).get(cfg.key, []) if r["rep"] < n}
         raw.append(list(have.values()))
-        tasks += [((r + 0.5) / n, i, (i, cfg, r, model, n_boot, seed, start_ms))
-                  for r in range(n) if r not in have]
+        tasks += [((r + 0.5) / n, i, (i, cfg, r, model, n_boot, seed, start_ms)) for r in range(n) if r not in have]
     tasks.sort(key=lambda t: (t[0], t[1]))
     queue = [t[2] for t in tasks]
     t0 = time.monotonic()
@@ -570,12 +674,18 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
         last_note = now
         left = sum(1 for t in queue[pos:] if t[0] not in closed) + len(pending)
         eta = now / finished * left if finished else math.nan
-        least = min(len(r) / n for i, (r, n) in enumerate(zip(raw, targets)) if i not in closed) \
-            if len(closed) < len(raw) else 1.0
-        print(f"[verdict-study] {finished} replicates done ({reused} reused), {left} to go at most, "
-              f"{now / 60:.1f} min elapsed, ETA {eta / 60:.1f} min; {len(closed)} configuration(s) precise "
-              f"enough; the others at >= {100 * least:.0f}% of their target",
-              file=sys.stderr, flush=True)
+        least = (
+            min(len(r) / n for i, (r, n) in enumerate(zip(raw, targets)) if i not in closed)
+            if len(closed) < len(raw)
+            else 1.0
+        )
+        print(
+            f"[verdict-study] {finished} replicates done ({reused} reused), {left} to go at most, "
+            f"{now / 60:.1f} min elapsed, ETA {eta / 60:.1f} min; {len(closed)} configuration(s) precise "
+            f"enough; the others at >= {100 * least:.0f}% of their target",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def collect(i, res):
         nonlocal finished, last_ckpt
@@ -601,8 +711,11 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
             if enough(i, raw[i]):
                 closed.add(i)
                 if not quiet:
-                    print(f"[verdict-study] {configs[i].key}: precise enough at {n} replicates",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"[verdict-study] {configs[i].key}: precise enough at {n} replicates",
+                        file=sys.stderr,
+                        flush=True,
+                    )
         return i in closed
 
     interrupted = False
@@ -647,8 +760,7 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
     note(force=True)
     for r in raw:
         r.sort(key=lambda x: x["rep"])
-    complete = not interrupted and all(len(r) >= n or i in closed
-                                       for i, (r, n) in enumerate(zip(raw, targets)))
+    complete = not interrupted and all(len(r) >= n or i in closed for i, (r, n) in enumerate(zip(raw, targets)))
     if interrupted and not quiet:
         print("[verdict-study] interrupted: keeping the replicates that finished", file=sys.stderr)
     return raw, complete
@@ -658,7 +770,7 @@ def run_study(configs: list[Config], *, replicates: int, fleet_replicates: int, 
 def _pct(r: dict, digits: int = 1) -> str:
     if not r or not r.get("n"):
         return "n/a"
-    return (f"{100 * r['rate']:.{digits}f}% [{100 * r['lo']:.{digits}f}, {100 * r['hi']:.{digits}f}]")
+    return f"{100 * r['rate']:.{digits}f}% [{100 * r['lo']:.{digits}f}, {100 * r['hi']:.{digits}f}]"
 
 
 def _flag(text: str, bad: bool) -> str:
@@ -688,39 +800,54 @@ def render_tables(result: dict) -> str:
     fleet = [r for r in rows if r["config"]["study"] == "fleet"]
     power = [r for r in rows if r["config"]["study"] == "power"]
     cmds = meta.get("commands") or [meta["command"]]
-    lines.append(f"Command: `{cmds[-1]}`" + ("" if len(cmds) == 1 else
-                 " (resuming replicates of " + ", ".join(f"`{c}`" for c in cmds[:-1]) + ")") + "  ")
-    sm = ("yes" if meta["start_ms"] else
-          "no (switched off)" if meta.get("loader_keeps_start_ms") else "no (the loader does not keep it yet)")
+    lines.append(
+        f"Command: `{cmds[-1]}`"
+        + ("" if len(cmds) == 1 else " (resuming replicates of " + ", ".join(f"`{c}`" for c in cmds[:-1]) + ")")
+        + "  "
+    )
+    sm = (
+        "yes"
+        if meta["start_ms"]
+        else "no (switched off)"
+        if meta.get("loader_keeps_start_ms")
+        else "no (the loader does not keep it yet)"
+    )
     g = meta["git"]
-    lines.append(f"Code analysed: `analysis/` as of commit `{(g.get('analysis_commit') or g['commit'] or '?')[:7]}`"
-                 f"{' plus uncommitted changes' if g['dirty_analysis'] else ''} (run from `{g['commit'][:7] or '?'}`); "
-                 f"{meta['replicates']} replicates per configuration as the target ({meta['fleet_replicates']} "
-                 f"for the 10-seat fleet; the count actually run is column n"
-                 f"{'' if meta.get('complete', True) else ', the run was stopped early'}); "
-                 f"n_boot = {meta['n_boot']} bootstrap resamples; seed {meta['seed']}; "
-                 f"`start_ms` written: {sm}; {meta['date']}; {meta['cores']} cores ({meta['machine']}), "
-                 f"{meta['jobs']} worker processes, {meta['elapsed_s'] / 60:.0f} min. True primary-cell value "
-                 f"{meta['truth']['value']:.3f} tok/s (Monte Carlo, {meta['truth']['draws']:,} draws, "
-                 f"SE {meta['truth']['mc_se']:.3f}; closed form {meta['truth']['closed_form']:.3f}).")
+    lines.append(
+        f"Code analysed: `analysis/` as of commit `{(g.get('analysis_commit') or g['commit'] or '?')[:7]}`"
+        f"{' plus uncommitted changes' if g['dirty_analysis'] else ''} (run from `{g['commit'][:7] or '?'}`); "
+        f"{meta['replicates']} replicates per configuration as the target ({meta['fleet_replicates']} "
+        f"for the 10-seat fleet; the count actually run is column n"
+        f"{'' if meta.get('complete', True) else ', the run was stopped early'}); "
+        f"n_boot = {meta['n_boot']} bootstrap resamples; seed {meta['seed']}; "
+        f"`start_ms` written: {sm}; {meta['date']}; {meta['cores']} cores ({meta['machine']}), "
+        f"{meta['jobs']} worker processes, {meta['elapsed_s'] / 60:.0f} min. True primary-cell value "
+        f"{meta['truth']['value']:.3f} tok/s (Monte Carlo, {meta['truth']['draws']:,} draws, "
+        f"SE {meta['truth']['mc_se']:.3f}; closed form {meta['truth']['closed_form']:.3f})."
+    )
     if meta.get("halfwidth"):
         lines.append("")
-        lines.append(f"Sequential stopping: a configuration stopped once the Wilson half-width of each of its "
-                     f"headline rates (false better/worse and cell coverage; fleet: reports with a false "
-                     f"verdict; power: `better` and `worse`) was at most {100 * meta['halfwidth']:g} points, "
-                     f"after at least {meta['min_replicates']} replicates"
-                     + (f", or when the {meta['max_minutes']:g}-minute budget ran out" if meta.get("max_minutes") else "")
-                     + "; n is the count run (replicates 0..n-1, so `--only KEY --replicates n` reproduces a row).")
+        lines.append(
+            f"Sequential stopping: a configuration stopped once the Wilson half-width of each of its "
+            f"headline rates (false better/worse and cell coverage; fleet: reports with a false "
+            f"verdict; power: `better` and `worse`) was at most {100 * meta['halfwidth']:g} points, "
+            f"after at least {meta['min_replicates']} replicates"
+            + (f", or when the {meta['max_minutes']:g}-minute budget ran out" if meta.get("max_minutes") else "")
+            + "; n is the count run (replicates 0..n-1, so `--only KEY --replicates n` reproduces a row)."
+        )
     lines.append("")
-    lines.append("Each rate with its Wilson 95% interval. Targets (issue 11): false `better`/`worse` "
-                 "at most 5%, cell CI coverage 93-97% wherever a CI is given; entries outside are in bold.")
+    lines.append(
+        "Each rate with its Wilson 95% interval. Targets (issue 11): false `better`/`worse` "
+        "at most 5%, cell CI coverage 93-97% wherever a CI is given; entries outside are in bold."
+    )
     lines.append("")
     if pair:
-        lines.append("**Two identical seats** (primary cell: decode, concurrency 1, "
-                     "`decode_tok_s_per_stream`, mean)")
+        lines.append("**Two identical seats** (primary cell: decode, concurrency 1, `decode_tok_s_per_stream`, mean)")
         lines.append("")
-        lines.append("| passes | pass CV | rho | n | comparison CI | false better/worse, primary | "
-                     "any false verdict, all rows | cell CI | cell CI given | cell CI coverage |")
+        lines.append(
+            "| passes | pass CV | rho | n | comparison CI | false better/worse, primary | "
+            "any false verdict, all rows | cell CI | cell CI given | cell CI coverage |"
+        )
         lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in pair:
             c = r["config"]
@@ -731,21 +858,26 @@ def render_tables(result: dict) -> str:
                 f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
                 f"{_short_method(r['primary_methods'])} | {_flag(_pct(fp), bad_f)} | {_pct(r['any_false'])} of {r['rows_per_report']:.0f} | "
                 f"{_short_method(r['cell_methods'])} | {_pct(r['cell_ci_given'], 0)} | "
-                f"{_flag(_pct(cov), bad_c) if cov['n'] else 'no CI'} |")
+                f"{_flag(_pct(cov), bad_c) if cov['n'] else 'no CI'} |"
+            )
         lines.append("")
     if fleet:
         lines.append("**Ten identical seats** (9 candidates against the incumbent, kind `baseline`)")
         lines.append("")
-        lines.append("| passes | pass CV | rho | n | comparisons per report | reports with any false "
-                     "better/worse | false verdicts per report | reports with a false primary-cell verdict |")
+        lines.append(
+            "| passes | pass CV | rho | n | comparisons per report | reports with any false "
+            "better/worse | false verdicts per report | reports with a false primary-cell verdict |"
+        )
         lines.append("|---|---|---|---|---|---|---|---|")
         for r in fleet:
             c = r["config"]
             af = r["any_false"]
-            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
-                         f"{r['rows_per_report']:.0f} | "
-                         f"{_flag(_pct(af), af['n'] and af['rate'] > 0.05)} | {r['false_per_report']:.1f} | "
-                         f"{_pct(r['any_false_primary'])} |")
+            lines.append(
+                f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
+                f"{r['rows_per_report']:.0f} | "
+                f"{_flag(_pct(af), af['n'] and af['rate'] > 0.05)} | {r['false_per_report']:.1f} | "
+                f"{_pct(r['any_false_primary'])} |"
+            )
         lines.append("")
     if power:
         lines.append("**Power**: candidate truly 5% faster (decode rate x1.05, times /1.05), primary cell")
@@ -754,9 +886,11 @@ def render_tables(result: dict) -> str:
         lines.append("|---|---|---|---|---|---|---|")
         for r in power:
             c = r["config"]
-            lines.append(f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
-                         f"{_short_method(r['primary_methods'])} | {_pct(r['power_better'])} | "
-                         f"{_pct(r['power_worse'])} |")
+            lines.append(
+                f"| {c['passes']} | {100 * c['cv']:g}% | {c['rho']:g} | {r['replicates']} | "
+                f"{_short_method(r['primary_methods'])} | {_pct(r['power_better'])} | "
+                f"{_pct(r['power_worse'])} |"
+            )
         lines.append("")
     crashes = sum(r["errors"] for r in rows)
     neg_c = sum(r["cells_ci_below_zero"] for r in rows)
@@ -766,8 +900,10 @@ def render_tables(result: dict) -> str:
 
 
 def _markers(section: str) -> tuple[str, str]:
-    return (f"<!-- verdict-study:{section} begin (written by benchmarks/verdict_study.py --write-docs) -->",
-            f"<!-- verdict-study:{section} end -->")
+    return (
+        f"<!-- verdict-study:{section} begin (written by benchmarks/verdict_study.py --write-docs) -->",
+        f"<!-- verdict-study:{section} end -->",
+    )
 
 
 def write_docs(result: dict, path: Path, section: str, title: str) -> None:
@@ -785,55 +921,91 @@ def write_docs(result: dict, path: Path, section: str, title: str) -> None:
 
 
 # --------------------------------------------------------------------------- main
-def main(argv=None) -> dict:
+def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="small grid and 40 replicates (make bench; a few minutes on 2 cores)")
-    ap.add_argument("--replicates", type=int, default=None, help="replicates per configuration (default 300; 40 with --quick)")
-    ap.add_argument("--fleet-replicates", type=int, default=None, help="replicates of the 10-seat fleet (default: --replicates)")
-    ap.add_argument("--n-boot", type=int, default=2000,
-                    help="bootstrap resamples per analysis (default 2000 for speed; the CLI's default is 10000)")
+    ap.add_argument(
+        "--quick", action="store_true", help="small grid and 40 replicates (make bench; a few minutes on 2 cores)"
+    )
+    ap.add_argument(
+        "--replicates", type=int, default=None, help="replicates per configuration (default 300; 40 with --quick)"
+    )
+    ap.add_argument(
+        "--fleet-replicates", type=int, default=None, help="replicates of the 10-seat fleet (default: --replicates)"
+    )
+    ap.add_argument(
+        "--n-boot",
+        type=int,
+        default=2000,
+        help="bootstrap resamples per analysis (default 2000 for speed; the CLI's default is 10000)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
-    ap.add_argument("--sd-tpot", type=float, default=Model.sd_tpot,
-                    help="log-sd of the request-level decode rate (default 0.10)")
+    ap.add_argument(
+        "--sd-tpot", type=float, default=Model.sd_tpot, help="log-sd of the request-level decode rate (default 0.10)"
+    )
     ap.add_argument("--requests", type=int, default=Model.n_requests, help="requests per cell (default 200)")
     ap.add_argument("--concurrencies", default="1,4", help="comma-separated (default 1,4; must include 1)")
-    ap.add_argument("--start-ms", choices=["auto", "on", "off"], default="auto",
-                    help="write the request field start_ms: auto = only if the loader keeps it (default)")
+    ap.add_argument(
+        "--start-ms",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="write the request field start_ms: auto = only if the loader keeps it (default)",
+    )
     ap.add_argument("--passes", default=None, help="custom identical-pair grid: passes, e.g. 3 (replaces the grid)")
     ap.add_argument("--cvs", default=None, help="custom identical-pair grid: pass CVs, e.g. 0.5")
     ap.add_argument("--rhos", default=None, help="custom identical-pair grid: request correlations, e.g. 0")
     ap.add_argument("--only", default=None, help="run only configs whose key contains this (e.g. 'pair:S2:K1')")
-    ap.add_argument("--out", type=Path, default=None,
-                    help="results JSON (default benchmarks/out/verdict_study[_quick].json)")
+    ap.add_argument(
+        "--out", type=Path, default=None, help="results JSON (default benchmarks/out/verdict_study[_quick].json)"
+    )
     ap.add_argument("--write-docs", action="store_true", help="rewrite the marked section of docs/statistics.md")
     ap.add_argument("--docs-section", default="current", help="name of the marked section (default 'current')")
     ap.add_argument("--docs-title", default=None, help="heading of the section")
-    ap.add_argument("--from-json", type=Path, default=None,
-                    help="do not simulate: render the docs from an earlier results JSON")
-    ap.add_argument("--max-minutes", type=float, default=None,
-                    help="start no new replicate after this many minutes (replicates run round-robin, "
-                         "so every configuration gets about the same share; the counts are reported)")
-    ap.add_argument("--halfwidth", type=float, default=None,
-                    help="stop a configuration once the Wilson 95%% half-width of each of its headline rates "
-                         "(false better/worse and cell coverage; fleet: reports with a false verdict; "
-                         "power: better and worse) is at most this, e.g. 0.03")
-    ap.add_argument("--min-replicates", type=int, default=100,
-                    help="with --halfwidth: never stop a configuration before this many (default 100)")
-    ap.add_argument("--resume", action="store_true",
-                    help="keep the replicates already in --out when it was made with the same options "
-                         "and the same analysis/ code, and run only the missing ones")
-    ap.add_argument("--keep-replicate", default=None, metavar="KEY@REP:DIR",
-                    help="debug: write the run files of one replicate to DIR and exit")
+    ap.add_argument(
+        "--from-json", type=Path, default=None, help="do not simulate: render the docs from an earlier results JSON"
+    )
+    ap.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="start no new replicate after this many minutes (replicates run round-robin, "
+        "so every configuration gets about the same share; the counts are reported)",
+    )
+    ap.add_argument(
+        "--halfwidth",
+        type=float,
+        default=None,
+        help="stop a configuration once the Wilson 95%% half-width of each of its headline rates "
+        "(false better/worse and cell coverage; fleet: reports with a false verdict; "
+        "power: better and worse) is at most this, e.g. 0.03",
+    )
+    ap.add_argument(
+        "--min-replicates",
+        type=int,
+        default=100,
+        help="with --halfwidth: never stop a configuration before this many (default 100)",
+    )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the replicates already in --out when it was made with the same options "
+        "and the same analysis/ code, and run only the missing ones",
+    )
+    ap.add_argument(
+        "--keep-replicate",
+        default=None,
+        metavar="KEY@REP:DIR",
+        help="debug: write the run files of one replicate to DIR and exit",
+    )
     a = ap.parse_args(argv)
 
     if a.from_json:
         result = json.loads(a.from_json.read_text(encoding="utf-8"))
         if result.get("raw"):  # re-aggregate with this code (the records are what was measured)
             truth = result["meta"]["truth"]
-            result["configs"] = [aggregate(Config(**c["config"]), result["raw"][c["key"]], truth)
-                                 for c in result["configs"]]
+            result["configs"] = [
+                aggregate(Config(**c["config"]), result["raw"][c["key"]], truth) for c in result["configs"]
+            ]
         if a.write_docs:
             write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
             print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
@@ -846,12 +1018,20 @@ def main(argv=None) -> dict:
     model = replace(Model(), sd_tpot=a.sd_tpot, n_requests=a.requests, concurrencies=concs)
     replicates = a.replicates or (40 if a.quick else 300)
     fleet_replicates = a.fleet_replicates or replicates
+
     def floats(x):
         return tuple(float(v) for v in x.split(",")) if x else None
 
-    configs = [c for c in grid(a.quick, passes=tuple(int(v) for v in a.passes.split(",")) if a.passes else None,
-                               cvs=floats(a.cvs), rhos=floats(a.rhos))
-               if a.only is None or a.only in c.key]
+    configs = [
+        c
+        for c in grid(
+            a.quick,
+            passes=tuple(int(v) for v in a.passes.split(",")) if a.passes else None,
+            cvs=floats(a.cvs),
+            rhos=floats(a.rhos),
+        )
+        if a.only is None or a.only in c.key
+    ]
     if not configs:
         ap.error(f"--only {a.only!r} matches no configuration")
 
@@ -863,15 +1043,21 @@ def main(argv=None) -> dict:
         key, _, rest = a.keep_replicate.partition("@")
         rep, _, folder = rest.partition(":")
         cfg = Config.from_key(key)
-        res = replicate(cfg, int(rep or 0), model=model, n_boot=a.n_boot, seed=a.seed,
-                        start_ms=start_ms, keep=Path(folder))
+        res = replicate(
+            cfg, int(rep or 0), model=model, n_boot=a.n_boot, seed=a.seed, start_ms=start_ms, keep=Path(folder)
+        )
         print(json.dumps(res, indent=1))
         return res
 
     out = a.out or OUT_DIR / ("verdict_study_quick.json" if a.quick else "verdict_study.json")
     argv_shown = " ".join(sys.argv[1:]) if argv is None else " ".join(argv)
-    same = {"n_boot": a.n_boot, "seed": a.seed, "model": asdict(model), "start_ms": start_ms,
-            "analysis_sha256": analysis_fingerprint()}
+    same = {
+        "n_boot": a.n_boot,
+        "seed": a.seed,
+        "model": asdict(model),
+        "start_ms": start_ms,
+        "analysis_sha256": analysis_fingerprint(),
+    }
     same = json.loads(json.dumps(same))  # as it reads back from the JSON (tuples become lists)
     command = f"python benchmarks/verdict_study.py {argv_shown}".strip()
     done, previous_s, earlier = {}, 0.0, []
@@ -882,30 +1068,52 @@ def main(argv=None) -> dict:
             done = old.get("raw", {})
             previous_s = float(om.get("elapsed_s", 0.0))
             earlier = om.get("commands", [om["command"]] if om.get("command") else [])
-            print(f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept",
-                  file=sys.stderr)
+            print(
+                f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept", file=sys.stderr
+            )
         else:
-            print(f"[verdict-study] not resuming {out}: made with other options or other analysis code",
-                  file=sys.stderr)
+            print(
+                f"[verdict-study] not resuming {out}: made with other options or other analysis code", file=sys.stderr
+            )
 
     truth = true_mean_decode(model)
     truth_fast = true_mean_decode(model, speed=1.05)
-    print(f"[verdict-study] true mean decode at pass factor 1: {truth['value']:.4f} tok/s "
-          f"(MC SE {truth['mc_se']:.4f}; closed form {truth['closed_form']:.4f})", file=sys.stderr)
-    print(f"[verdict-study] {len(configs)} configurations, {replicates} replicates "
-          f"({fleet_replicates} fleet), n_boot {a.n_boot}, {a.jobs} jobs", file=sys.stderr)
+    print(
+        f"[verdict-study] true mean decode at pass factor 1: {truth['value']:.4f} tok/s "
+        f"(MC SE {truth['mc_se']:.4f}; closed form {truth['closed_form']:.4f})",
+        file=sys.stderr,
+    )
+    print(
+        f"[verdict-study] {len(configs)} configurations, {replicates} replicates "
+        f"({fleet_replicates} fleet), n_boot {a.n_boot}, {a.jobs} jobs",
+        file=sys.stderr,
+    )
     t0 = time.perf_counter()
 
     def result_of(raw, complete):
         return {
-            "meta": {"command": command, "commands": earlier + [command], "replicates": replicates, "fleet_replicates": fleet_replicates,
-                     "jobs": a.jobs, "cores": os.cpu_count(), "complete": complete,
-                     "machine": f"{platform.machine()}, Python {platform.python_version()}",
-                     "date": _dt.date.today().isoformat(), "elapsed_s": previous_s + time.perf_counter() - t0,
-                     "loader_keeps_start_ms": supported, "truth": truth, "truth_fast": truth_fast,
-                     "primary": PRIMARY, "git": git_state(), "quick": a.quick,
-                     "halfwidth": a.halfwidth, "min_replicates": a.min_replicates if a.halfwidth else None,
-                     "max_minutes": a.max_minutes, **same},
+            "meta": {
+                "command": command,
+                "commands": earlier + [command],
+                "replicates": replicates,
+                "fleet_replicates": fleet_replicates,
+                "jobs": a.jobs,
+                "cores": os.cpu_count(),
+                "complete": complete,
+                "machine": f"{platform.machine()}, Python {platform.python_version()}",
+                "date": _dt.date.today().isoformat(),
+                "elapsed_s": previous_s + time.perf_counter() - t0,
+                "loader_keeps_start_ms": supported,
+                "truth": truth,
+                "truth_fast": truth_fast,
+                "primary": PRIMARY,
+                "git": git_state(),
+                "quick": a.quick,
+                "halfwidth": a.halfwidth,
+                "min_replicates": a.min_replicates if a.halfwidth else None,
+                "max_minutes": a.max_minutes,
+                **same,
+            },
             "configs": [aggregate(c, r, truth) for c, r in zip(configs, raw)],
             "raw": {c.key: r for c, r in zip(configs, raw)},
         }
@@ -922,15 +1130,28 @@ def main(argv=None) -> dict:
         agg = aggregate(configs[i], records, truth)
         return all((r["hi"] - r["lo"]) / 2 <= a.halfwidth for r in headline_rates(agg) if r["n"])
 
-    raw, complete = run_study(configs, replicates=replicates, fleet_replicates=fleet_replicates,
-                              model=model, n_boot=a.n_boot, seed=a.seed, jobs=a.jobs, start_ms=start_ms,
-                              done=done, deadline=deadline, min_replicates=a.min_replicates,
-                              enough=enough if a.halfwidth else None,
-                              checkpoint=lambda r: save(result_of(r, False)))
+    raw, complete = run_study(
+        configs,
+        replicates=replicates,
+        fleet_replicates=fleet_replicates,
+        model=model,
+        n_boot=a.n_boot,
+        seed=a.seed,
+        jobs=a.jobs,
+        start_ms=start_ms,
+        done=done,
+        deadline=deadline,
+        min_replicates=a.min_replicates,
+        enough=enough if a.halfwidth else None,
+        checkpoint=lambda r: save(result_of(r, False)),
+    )
     result = result_of(raw, complete)
     save(result)
-    print(f"[verdict-study] {result['meta']['elapsed_s']:.0f} s; {'complete' if complete else 'INCOMPLETE'}; "
-          f"results in {out}", file=sys.stderr)
+    print(
+        f"[verdict-study] {result['meta']['elapsed_s']:.0f} s; {'complete' if complete else 'INCOMPLETE'}; "
+        f"results in {out}",
+        file=sys.stderr,
+    )
     if a.write_docs:
         write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
         print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)

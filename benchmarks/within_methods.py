@@ -21,6 +21,7 @@ the interval is for the mean (true value 40 exp(0.125)) and, where a method has 
 Coverage with Wilson 95% intervals (statsmodels proportion_confint); results in
 docs/statistics.md (Issue 30, within-run intervals).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -113,8 +114,10 @@ def main(argv=None) -> int:
                     cells.append(f"{k / of:.1%} [{lo:.1%}, {hi:.1%}]")
                 if any(c != "-" for c in cells):
                     print(f"| {n} | {rho:g} | {stat} | " + " | ".join(cells) + " |", flush=True)
-    print(f"\n{reps} replicates per row, {a.n_boot} resamples, seed {a.seed}, {time.perf_counter() - t0:.0f} s",
-          file=sys.stderr)
+    print(
+        f"\n{reps} replicates per row, {a.n_boot} resamples, seed {a.seed}, {time.perf_counter() - t0:.0f} s",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -33,6 +33,7 @@ draws from SeedSequence([seed, N, round(1000 rho)]).
 
 Results and the command behind them: docs/statistics.md (Issue 30, within-run intervals).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,26 +85,55 @@ def seat_requests(rng: np.random.Generator, n: int, rho: float) -> list[dict]:
     out = np.maximum(2, np.rint(256 * np.exp(0.30 * x[2]))).astype(int)
     e2e = ttft + tpot * (out - 1)
     start = np.concatenate([[0.0], np.cumsum(e2e + 1.0)[:-1]])
-    return [{"workload": "decode", "concurrency": 1, "output_tokens": int(out[i]),
-             "ttft_ms": round(float(ttft[i]), 6), "e2e_latency_ms": round(float(e2e[i]), 6),
-             "finish_reason": "stop", "start_ms": round(float(start[i]), 3)} for i in range(n)]
+    return [
+        {
+            "workload": "decode",
+            "concurrency": 1,
+            "output_tokens": int(out[i]),
+            "ttft_ms": round(float(ttft[i]), 6),
+            "e2e_latency_ms": round(float(e2e[i]), 6),
+            "finish_reason": "stop",
+            "start_ms": round(float(start[i]), 3),
+        }
+        for i in range(n)
+    ]
 
 
 def write_seats(folder: Path, rng: np.random.Generator, *, seats: int, n: int, rho: float) -> None:
     """`seats` single-pass seats, one native run file each, no incumbent (no comparisons)."""
     for s in range(seats):
-        run = {"format": "benchreport.run/1", "run_id": f"seat-{s:04d}-p1", "date": DATE,
-               "seat": {"id": f"seat-{s:04d}", "model": "Model-A", "role": "candidate"},
-               "harness": {"name": "in-house", "probe": "within-study", "max_tokens": 4096},
-               "pass": 1, "warmup_excluded": True, "requests": seat_requests(rng, n, rho)}
+        run = {
+            "format": "benchreport.run/1",
+            "run_id": f"seat-{s:04d}-p1",
+            "date": DATE,
+            "seat": {"id": f"seat-{s:04d}", "model": "Model-A", "role": "candidate"},
+            "harness": {"name": "in-house", "probe": "within-study", "max_tokens": 4096},
+            "pass": 1,
+            "warmup_excluded": True,
+            "requests": seat_requests(rng, n, rho),
+        }
         (folder / f"seat-{s:04d}-p1.json").write_text(json.dumps(run, separators=(",", ":")), encoding="utf-8")
 
 
 def analyse(folder: Path, out: Path, n_boot: int) -> pd.DataFrame:
     """The cells table of one `benchreport analyse` of `folder`."""
-    subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(folder), "--out", str(out),
-                    "--n-boot", str(n_boot), "--quiet"], check=True, env=os.environ.copy(),
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "analyse",
+            str(folder),
+            "--out",
+            str(out),
+            "--n-boot",
+            str(n_boot),
+            "--quiet",
+        ],
+        check=True,
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+    )
     return pd.read_csv(out / "tables" / "cells.csv")
 
 
@@ -125,8 +155,12 @@ def coverage(cells: pd.DataFrame, seats: int) -> dict:
             hit = int(((given["within_low"] <= truth) & (truth <= given["within_high"])).sum())
             width = ((given["within_high"] - given["within_low"]) / truth).median() if len(given) else math.nan
             methods = sorted({str(m).split(" over ")[0].split(" (")[0] for m in given["within_method"]})
-            out[f"{metric}/{stat}"] = {"coverage": _rate(hit, len(given)), "given": _rate(len(given), seats),
-                                       "median_width_over_truth": float(width), "methods": methods}
+            out[f"{metric}/{stat}"] = {
+                "coverage": _rate(hit, len(given)),
+                "given": _rate(len(given), seats),
+                "median_width_over_truth": float(width),
+                "methods": methods,
+            }
     return out
 
 
@@ -138,8 +172,13 @@ def run_config(*, seats: int, n: int, rho: float, seed: int, n_boot: int) -> dic
         runs.mkdir()
         write_seats(runs, rng, seats=seats, n=n, rho=rho)
         cells = analyse(runs, out, n_boot)
-    return {"n_requests": n, "rho": rho, "seats": seats, "seconds": round(time.perf_counter() - t0, 1),
-            "cells": coverage(cells, seats)}
+    return {
+        "n_requests": n,
+        "rho": rho,
+        "seats": seats,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "cells": coverage(cells, seats),
+    }
 
 
 def _pct(r: dict) -> str:
@@ -150,16 +189,20 @@ def _pct(r: dict) -> str:
 
 def table(results: list[dict]) -> str:
     """A markdown table: one row per (N, rho, metric, statistic) with an interval given."""
-    lines = ["| requests | rho | metric | statistic | coverage | given | median width / truth | method |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| requests | rho | metric | statistic | coverage | given | median width / truth | method |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         for key, c in r["cells"].items():
             if not c["coverage"]["of"]:
                 continue
             metric, stat = key.split("/")
-            lines.append(f"| {r['n_requests']} | {r['rho']:g} | {metric} | {stat} | {_pct(c['coverage'])} | "
-                         f"{c['given']['k']}/{c['given']['of']} | {c['median_width_over_truth']:.3f} | "
-                         f"{', '.join(c['methods'])} |")
+            lines.append(
+                f"| {r['n_requests']} | {r['rho']:g} | {metric} | {stat} | {_pct(c['coverage'])} | "
+                f"{c['given']['k']}/{c['given']['of']} | {c['median_width_over_truth']:.3f} | "
+                f"{', '.join(c['methods'])} |"
+            )
     return "\n".join(lines)
 
 
@@ -181,8 +224,12 @@ def main(argv=None) -> int:
         for rho in rhos:
             r = run_config(seats=seats, n=n, rho=rho, seed=a.seed, n_boot=a.n_boot)
             results.append(r)
-            print(f"N={n} rho={rho:g}: " + "; ".join(f"{k} {_pct(c['coverage'])}" for k, c in r["cells"].items()
-                                                      if c["coverage"]["of"]), file=sys.stderr, flush=True)
+            print(
+                f"N={n} rho={rho:g}: "
+                + "; ".join(f"{k} {_pct(c['coverage'])}" for k, c in r["cells"].items() if c["coverage"]["of"]),
+                file=sys.stderr,
+                flush=True,
+            )
     print(table(results))
     print(f"\n{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if a.json:

@@ -12,6 +12,7 @@ key names (vLLM's "_ms" keys, GuideLLM's "_ms" metric names), said as such.
 Console files given with --console (the harness's printed summary, kept outside the
 fixture) add the printed lines for the figures the harness prints, as a second source.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,14 +77,21 @@ def _aiperf_metric(name, stat):
 
 def aiperf_summary(doc):
     fig = {}
-    fig["request_count"] = figure(doc, _aiperf_metric("request_count", "avg"),
-                                  absent="no request_count in this export")
+    fig["request_count"] = figure(doc, _aiperf_metric("request_count", "avg"), absent="no request_count in this export")
     errs = pick(doc, _aiperf_metric("error_request_count", "avg"))
     if errs is None and get(doc, "$.error_summary") == []:
-        errs = {"value": 0, "unit": None, "from": "$.error_summary",
-                "note": "no error_request_count written; error_summary is an empty list"}
-    fig["failed_count"] = errs or {"value": None, "unit": None, "from": None,
-                                   "note": "this version writes no error count"}
+        errs = {
+            "value": 0,
+            "unit": None,
+            "from": "$.error_summary",
+            "note": "no error_request_count written; error_summary is an empty list",
+        }
+    fig["failed_count"] = errs or {
+        "value": None,
+        "unit": None,
+        "from": None,
+        "note": "this version writes no error count",
+    }
     fig["ttft_p50"] = figure(doc, _aiperf_metric("time_to_first_token", "p50"))
     fig["ttft_mean"] = figure(doc, _aiperf_metric("time_to_first_token", "avg"))
     fig["itl_p50"] = figure(doc, _aiperf_metric("inter_token_latency", "p50"))
@@ -95,13 +103,18 @@ def aiperf_summary(doc):
 def aiperf_aggregate(doc):
     """aggregate/.../profile_export_aiperf_aggregate.json: mean across trials of each stat."""
     fig = {}
-    for key, metric in (("request_count", "request_count_avg"), ("failed_count", "error_request_count_avg"),
-                        ("ttft_p50", "time_to_first_token_p50"), ("ttft_mean", "time_to_first_token_avg"),
-                        ("itl_p50", "inter_token_latency_p50"), ("itl_mean", "inter_token_latency_avg"),
-                        ("output_token_throughput", "output_token_throughput_avg")):
+    for key, metric in (
+        ("request_count", "request_count_avg"),
+        ("failed_count", "error_request_count_avg"),
+        ("ttft_p50", "time_to_first_token_p50"),
+        ("ttft_mean", "time_to_first_token_avg"),
+        ("itl_p50", "inter_token_latency_p50"),
+        ("itl_mean", "inter_token_latency_avg"),
+        ("output_token_throughput", "output_token_throughput_avg"),
+    ):
         fig[key + "_across_trials_mean"] = figure(
-            doc, [(f"$.metrics.{metric}.mean", f"$.metrics.{metric}.unit")],
-            absent=f"no {metric} in this aggregate")
+            doc, [(f"$.metrics.{metric}.mean", f"$.metrics.{metric}.unit")], absent=f"no {metric} in this aggregate"
+        )
     return fig
 
 
@@ -110,12 +123,17 @@ def aiperf_sweep(doc):
     for i, combo in enumerate(doc.get("per_combination_metrics", [])):
         base = f"$.per_combination_metrics[{i}]"
         fig = {}
-        for key, metric in (("request_count", "request_count_avg"), ("ttft_p50", "time_to_first_token_p50"),
-                            ("ttft_mean", "time_to_first_token_avg"), ("itl_p50", "inter_token_latency_p50"),
-                            ("itl_mean", "inter_token_latency_avg"),
-                            ("output_token_throughput", "output_token_throughput_avg")):
+        for key, metric in (
+            ("request_count", "request_count_avg"),
+            ("ttft_p50", "time_to_first_token_p50"),
+            ("ttft_mean", "time_to_first_token_avg"),
+            ("itl_p50", "inter_token_latency_p50"),
+            ("itl_mean", "inter_token_latency_avg"),
+            ("output_token_throughput", "output_token_throughput_avg"),
+        ):
             fig[key + "_across_trials_mean"] = figure(
-                doc, [(f"$.metrics.{metric}.mean", f"$.metrics.{metric}.unit")], base=base)
+                doc, [(f"$.metrics.{metric}.mean", f"$.metrics.{metric}.unit")], base=base
+            )
         out.append({"entry": base, "parameters": combo.get("parameters"), "figures": fig})
     return out
 
@@ -123,8 +141,9 @@ def aiperf_sweep(doc):
 def aiperf_files(folder: Path):
     results, aggregates = [], []
     for p in sorted(folder.rglob("*.json")):
-        if p.name in ("expected.json", "inputs.json", "run_config.json", "phase_manifest.json") \
-                or p.name.startswith("."):
+        if p.name in ("expected.json", "inputs.json", "run_config.json", "phase_manifest.json") or p.name.startswith(
+            "."
+        ):
             continue
         try:
             doc = json.loads(p.read_text())
@@ -135,17 +154,40 @@ def aiperf_files(folder: Path):
         rel = p.relative_to(folder).as_posix()
         agg_type = get(doc, "$.metadata.aggregation_type")
         if doc.get("aggregation_type") == "sweep":
-            aggregates.append({"file": rel, "kind": "sweep aggregate (per concurrency, across trials)",
-                               "combinations": aiperf_sweep(doc)})
+            aggregates.append(
+                {
+                    "file": rel,
+                    "kind": "sweep aggregate (per concurrency, across trials)",
+                    "combinations": aiperf_sweep(doc),
+                }
+            )
         elif agg_type is not MISSING:
-            aggregates.append({"file": rel, "kind": f"{agg_type} aggregate across trials",
-                               "variation": get(doc, "$.metadata.variation_values")
-                               if get(doc, "$.metadata.variation_values") is not MISSING else None,
-                               "figures": aiperf_aggregate(doc)})
-        elif any(k in doc for k in ("time_to_first_token", "request_count", "error_request_count",
-                                    "request_latency", "error_summary", "records")):
-            phase = "warmup" if "/phases/warmup/" in f"/{rel}" else (
-                "profiling (phase copy)" if "/phases/profiling/" in f"/{rel}" else "profiling")
+            aggregates.append(
+                {
+                    "file": rel,
+                    "kind": f"{agg_type} aggregate across trials",
+                    "variation": get(doc, "$.metadata.variation_values")
+                    if get(doc, "$.metadata.variation_values") is not MISSING
+                    else None,
+                    "figures": aiperf_aggregate(doc),
+                }
+            )
+        elif any(
+            k in doc
+            for k in (
+                "time_to_first_token",
+                "request_count",
+                "error_request_count",
+                "request_latency",
+                "error_summary",
+                "records",
+            )
+        ):
+            phase = (
+                "warmup"
+                if "/phases/warmup/" in f"/{rel}"
+                else ("profiling (phase copy)" if "/phases/profiling/" in f"/{rel}" else "profiling")
+            )
             results.append({"file": rel, "phase": phase, "figures": aiperf_summary(doc)})
     return results, aggregates
 
@@ -153,32 +195,58 @@ def aiperf_files(folder: Path):
 # ---- GuideLLM -----------------------------------------------------------------------------
 def _gl_metric(name, stat, unit):
     """GuideLLM 0.4+ nests per status (successful/errored/total); 0.3 has flat distributions."""
-    paths = [(f"$.metrics.{name}.successful.{stat}", unit), (f"$.metrics.{name}.total.{stat}", unit),
-             (f"$.metrics.{name}.{stat}", unit)]
+    paths = [
+        (f"$.metrics.{name}.successful.{stat}", unit),
+        (f"$.metrics.{name}.total.{stat}", unit),
+        (f"$.metrics.{name}.{stat}", unit),
+    ]
     return paths
 
 
 def guidellm_benchmark(doc, base):
     fig = {}
-    fig["request_count"] = figure(doc, [
-        ("$.metrics.request_totals.successful", "requests"), ("$.request_totals.successful", "requests"),
-        ("$.run_stats.requests_made.successful", "requests"), ("$.request_count", "requests"),
-        ("$.completed_request_count", "requests")], base)
-    fig["failed_count"] = figure(doc, [
-        ("$.metrics.request_totals.errored", "requests"), ("$.request_totals.errored", "requests"),
-        ("$.run_stats.requests_made.errored", "requests"), ("$.error_count", "requests"),
-        ("$.errored_request_count", "requests")], base)
-    fig["incomplete_count"] = figure(doc, [
-        ("$.metrics.request_totals.incomplete", "requests"), ("$.request_totals.incomplete", "requests"),
-        ("$.run_stats.requests_made.incomplete", "requests")], base)
+    fig["request_count"] = figure(
+        doc,
+        [
+            ("$.metrics.request_totals.successful", "requests"),
+            ("$.request_totals.successful", "requests"),
+            ("$.run_stats.requests_made.successful", "requests"),
+            ("$.request_count", "requests"),
+            ("$.completed_request_count", "requests"),
+        ],
+        base,
+    )
+    fig["failed_count"] = figure(
+        doc,
+        [
+            ("$.metrics.request_totals.errored", "requests"),
+            ("$.request_totals.errored", "requests"),
+            ("$.run_stats.requests_made.errored", "requests"),
+            ("$.error_count", "requests"),
+            ("$.errored_request_count", "requests"),
+        ],
+        base,
+    )
+    fig["incomplete_count"] = figure(
+        doc,
+        [
+            ("$.metrics.request_totals.incomplete", "requests"),
+            ("$.request_totals.incomplete", "requests"),
+            ("$.run_stats.requests_made.incomplete", "requests"),
+        ],
+        base,
+    )
     ms = "ms (in the metric name)"
-    for key, metric, stat in (("ttft_p50", "time_to_first_token_ms", "median"),
-                              ("ttft_mean", "time_to_first_token_ms", "mean"),
-                              ("itl_p50", "inter_token_latency_ms", "median"),
-                              ("itl_mean", "inter_token_latency_ms", "mean")):
+    for key, metric, stat in (
+        ("ttft_p50", "time_to_first_token_ms", "median"),
+        ("ttft_mean", "time_to_first_token_ms", "mean"),
+        ("itl_p50", "inter_token_latency_ms", "median"),
+        ("itl_mean", "inter_token_latency_ms", "mean"),
+    ):
         fig[key] = figure(doc, _gl_metric(metric, stat, ms), base)
     fig["output_token_throughput"] = figure(
-        doc, _gl_metric("output_tokens_per_second", "mean", "tokens/s (in the metric name)"), base)
+        doc, _gl_metric("output_tokens_per_second", "mean", "tokens/s (in the metric name)"), base
+    )
     return fig
 
 
@@ -200,8 +268,7 @@ def guidellm_files(folder: Path):
                 if s is not MISSING:
                     strat = {"from": base + sp, "value": s}
                     break
-            results.append({"file": rel, "entry": base, "strategy": strat,
-                            "figures": guidellm_benchmark(doc, base)})
+            results.append({"file": rel, "entry": base, "strategy": strat, "figures": guidellm_benchmark(doc, base)})
     return results, []
 
 
@@ -210,9 +277,12 @@ def vllm_doc(doc, base="$"):
     ms = "ms (in the key name)"
     fig = {}
     fig["request_count"] = figure(doc, [("$.completed", "requests")], base)
-    fig["failed_count"] = figure(doc, [("$.failed", "requests")], base,
-                                 absent="this version writes no failed count in its JSON "
-                                        "(see num_prompts and completed)")
+    fig["failed_count"] = figure(
+        doc,
+        [("$.failed", "requests")],
+        base,
+        absent="this version writes no failed count in its JSON (see num_prompts and completed)",
+    )
     fig["num_prompts"] = figure(doc, [("$.num_prompts", "requests")], base)
     fig["ttft_p50"] = figure(doc, [("$.median_ttft_ms", ms), ("$.p50_ttft_ms", ms)], base)
     fig["ttft_mean"] = figure(doc, [("$.mean_ttft_ms", ms)], base)
@@ -232,8 +302,7 @@ def vllm_files(folder: Path):
         try:
             docs = [("$", json.loads(text))]
         except ValueError:  # --append-result: one JSON object per line
-            docs = [(f"line {n}", json.loads(line)) for n, line in enumerate(text.splitlines(), 1)
-                    if line.strip()]
+            docs = [(f"line {n}", json.loads(line)) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         for where, doc in docs:
             entry = {"file": rel, "figures": vllm_doc(doc)}
             if where != "$":
@@ -244,13 +313,26 @@ def vllm_files(folder: Path):
 
 
 CONSOLE_PATTERNS = {
-    "vllm": [r"^Successful requests:.*$", r"^Failed requests:.*$", r"^Benchmark duration.*$",
-             r"^Output token throughput.*$", r"^Mean TTFT.*$", r"^Median TTFT.*$",
-             r"^Mean ITL.*$", r"^Median ITL.*$"],
-    "aiperf": [r"^.*(Time to First Token|Inter Token Latency|Output Token Throughput|Request Count"
-               r"|Error Request Count).*$"],
+    "vllm": [
+        r"^Successful requests:.*$",
+        r"^Failed requests:.*$",
+        r"^Benchmark duration.*$",
+        r"^Output token throughput.*$",
+        r"^Mean TTFT.*$",
+        r"^Median TTFT.*$",
+        r"^Mean ITL.*$",
+        r"^Median ITL.*$",
+    ],
+    "aiperf": [
+        r"^.*(Time to First Token|Inter Token Latency|Output Token Throughput|Request Count"
+        r"|Error Request Count).*$"
+    ],
     # GuideLLM prints its summary as tables: keep the table rows and section titles
-    "guidellm": [r"^\s*\|.*\|\s*$", r"^.*\|.*\|.*$", r"^\S*\s*(Benchmarks? \w+|Request Latency|Server Throughput|Run Summary).*$"],
+    "guidellm": [
+        r"^\s*\|.*\|\s*$",
+        r"^.*\|.*\|.*$",
+        r"^\S*\s*(Benchmarks? \w+|Request Latency|Server Throughput|Run Summary).*$",
+    ],
 }
 
 
@@ -260,18 +342,21 @@ def main(argv=None):
     ap.add_argument("folder", type=Path)
     ap.add_argument("--tool", required=True)
     ap.add_argument("--version", required=True)
-    ap.add_argument("--console", action="append", default=[],
-                    help="LABEL=FILE: a console log whose summary lines are quoted")
+    ap.add_argument(
+        "--console", action="append", default=[], help="LABEL=FILE: a console log whose summary lines are quoted"
+    )
     ap.add_argument("--note", default=None)
     a = ap.parse_args(argv)
-    results, aggregates = {"aiperf": aiperf_files, "guidellm": guidellm_files,
-                           "vllm": vllm_files}[a.kind](a.folder)
+    results, aggregates = {"aiperf": aiperf_files, "guidellm": guidellm_files, "vllm": vllm_files}[a.kind](a.folder)
     out = {
         # the loader skips a file with this key (a test oracle, not harness output)
         "fixture_oracle": "not harness output: the harness's own figures for importer tests",
-        "tool": a.tool, "version": a.version,
-        "how": ("every figure copied from the file and JSON path given in 'from', as the harness "
-                "wrote it (not computed, converted or rounded); null where the harness wrote none"),
+        "tool": a.tool,
+        "version": a.version,
+        "how": (
+            "every figure copied from the file and JSON path given in 'from', as the harness "
+            "wrote it (not computed, converted or rounded); null where the harness wrote none"
+        ),
         "results": results,
     }
     if aggregates:

@@ -1,5 +1,6 @@
 """What the browser tests share: Debian's Chromium (never downloaded), its flags, and a page's
 console, errors, dialogs and requests recorded for the assertions."""
+
 from __future__ import annotations
 
 import contextlib
@@ -10,8 +11,15 @@ from typing import Iterator
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: the marks of a test module that needs the browser
 MARKS = [
     pytest.mark.browser,

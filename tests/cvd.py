@@ -8,6 +8,7 @@ difference against Sharma's published test pairs). Difference: CIEDE2000 (Sharma
 2005, "The CIEDE2000 Color-Difference Formula:
 Implementation Notes"), on CIELAB under D65.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,17 +17,17 @@ import numpy as np
 from matplotlib.colors import to_rgb
 
 MACHADO = {
-    "deuteranopia": np.array([[0.367322, 0.860646, -0.227968],
-                              [0.280085, 0.672501, 0.047413],
-                              [-0.011820, 0.042940, 0.968881]]),
-    "protanopia": np.array([[0.152286, 1.052583, -0.204868],
-                            [0.114503, 0.786281, 0.099216],
-                            [-0.003882, -0.048116, 1.051998]]),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
 }
 
-_SRGB_TO_XYZ = np.array([[0.4124564, 0.3575761, 0.1804375],
-                         [0.2126729, 0.7151522, 0.0721750],
-                         [0.0193339, 0.1191920, 0.9503041]])
+_SRGB_TO_XYZ = np.array(
+    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
+)
 _WHITE = np.array([0.95047, 1.0, 1.08883])
 
 
@@ -56,7 +57,7 @@ def ciede2000(lab1, lab2) -> float:
     L1, a1, b1 = lab1
     L2, a2, b2 = lab2
     c_bar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
-    g = 0.5 * (1 - math.sqrt(c_bar ** 7 / (c_bar ** 7 + 25 ** 7)))
+    g = 0.5 * (1 - math.sqrt(c_bar**7 / (c_bar**7 + 25**7)))
     a1p, a2p = a1 * (1 + g), a2 * (1 + g)
     c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
     h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
@@ -74,13 +75,21 @@ def ciede2000(lab1, lab2) -> float:
         h_bar = (h1p + h2p) / 2
     else:
         h_bar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
-    t = (1 - 0.17 * math.cos(math.radians(h_bar - 30)) + 0.24 * math.cos(math.radians(2 * h_bar))
-         + 0.32 * math.cos(math.radians(3 * h_bar + 6)) - 0.20 * math.cos(math.radians(4 * h_bar - 63)))
+    t = (
+        1
+        - 0.17 * math.cos(math.radians(h_bar - 30))
+        + 0.24 * math.cos(math.radians(2 * h_bar))
+        + 0.32 * math.cos(math.radians(3 * h_bar + 6))
+        - 0.20 * math.cos(math.radians(4 * h_bar - 63))
+    )
     sl = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
     sc = 1 + 0.045 * c_bar_p
     sh = 1 + 0.015 * c_bar_p * t
-    rt = -2 * math.sqrt(c_bar_p ** 7 / (c_bar_p ** 7 + 25 ** 7)) * \
-        math.sin(math.radians(60 * math.exp(-(((h_bar - 275) / 25) ** 2))))
+    rt = (
+        -2
+        * math.sqrt(c_bar_p**7 / (c_bar_p**7 + 25**7))
+        * math.sin(math.radians(60 * math.exp(-(((h_bar - 275) / 25) ** 2))))
+    )
     return math.sqrt((dl / sl) ** 2 + (dc / sc) ** 2 + (dH / sh) ** 2 + rt * (dc / sc) * (dH / sh))
 
 

@@ -5,6 +5,7 @@ of spec/cli.md) as arguments. These builders make frames with those columns from
 tidy tables by simple, transparent rules (per-pass medians, a t-interval across passes,
 Fisher's exact test for counts), so the flag rules can be tested on their own.
 """
+
 from __future__ import annotations
 
 import copy
@@ -28,17 +29,44 @@ EXAMPLE = ROOT / "data" / "example"
 # the statistics layer's own columns, so the fixtures cannot drift from what it writes
 CELL_COLUMNS = _stats.CELL_COLUMNS + _stats.CELL_EXTRA_COLUMNS
 COMPARISON_COLUMNS = _stats.COMPARISON_COLUMNS + _stats.COMPARISON_EXTRA_COLUMNS
-EXAM_COLUMNS = ["benchmark", "dimension", "baseline", "candidate", "test", "n_items", "baseline_correct",
-                "candidate_correct", "baseline_only", "candidate_only", "p_value", "p_mid", "p_holm", "diff",
-                "diff_ci_low", "diff_ci_high", "diff_ci_method", "mde", "p_boschloo", "note"]
+EXAM_COLUMNS = [
+    "benchmark",
+    "dimension",
+    "baseline",
+    "candidate",
+    "test",
+    "n_items",
+    "baseline_correct",
+    "candidate_correct",
+    "baseline_only",
+    "candidate_only",
+    "p_value",
+    "p_mid",
+    "p_holm",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "diff_ci_method",
+    "mde",
+    "p_boschloo",
+    "note",
+]
 
 
-def flags_of(tables, *, cells=None, comparisons=None, exam_deltas=None, thresholds=DEFAULT, baseline=None,
-             passes=None) -> pd.DataFrame:
+def flags_of(
+    tables, *, cells=None, comparisons=None, exam_deltas=None, thresholds=DEFAULT, baseline=None, passes=None
+) -> pd.DataFrame:
     """`compute_flags` with the exclusions decided from the same thresholds, as benchreport.pipeline does."""
-    return compute_flags(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas,
-                         excluded=decide_exclusions(tables, thresholds=thresholds), thresholds=thresholds,
-                         baseline=baseline, passes=passes)
+    return compute_flags(
+        tables,
+        cells=cells,
+        comparisons=comparisons,
+        exam_deltas=exam_deltas,
+        excluded=decide_exclusions(tables, thresholds=thresholds),
+        thresholds=thresholds,
+        baseline=baseline,
+        passes=passes,
+    )
 
 
 def cells_frame(rows: list[dict]) -> pd.DataFrame:
@@ -71,17 +99,38 @@ def cells_from_tables(tables, *, level: float = 0.95) -> pd.DataFrame:
         ns = g["n"]
         n_obs = int(ns.sum()) if ns.notna().all() and len(ns) else n_passes
         row = dict(zip(keys, key))
-        row.update({"unit": g["unit"].iloc[0], "n_passes": n_passes, "n_obs": n_obs,
-                    "estimate": float(np.median(vals)), "ci_level": level, "values": ";".join(repr(float(v)) for v in vals),
-                    "source": "measurements"})
+        row.update(
+            {
+                "unit": g["unit"].iloc[0],
+                "n_passes": n_passes,
+                "n_obs": n_obs,
+                "estimate": float(np.median(vals)),
+                "ci_level": level,
+                "values": ";".join(repr(float(v)) for v in vals),
+                "source": "measurements",
+            }
+        )
         if n_passes >= 2:
             se = float(np.std(vals, ddof=1) / math.sqrt(n_passes))
             t = stats.t.ppf((1 + level) / 2, n_passes - 1)
-            row.update({"estimate": float(np.mean(vals)), "ci_low": float(np.mean(vals) - t * se),
-                        "ci_high": float(np.mean(vals) + t * se), "ci_method": "t (passes)", "se": se})
+            row.update(
+                {
+                    "estimate": float(np.mean(vals)),
+                    "ci_low": float(np.mean(vals) - t * se),
+                    "ci_high": float(np.mean(vals) + t * se),
+                    "ci_method": "t (passes)",
+                    "se": se,
+                }
+            )
         elif g["ci_low"].notna().any():
-            row.update({"ci_low": float(g["ci_low"].iloc[0]), "ci_high": float(g["ci_high"].iloc[0]),
-                        "ci_level": float(g["ci_level"].iloc[0]), "ci_method": "given by source"})
+            row.update(
+                {
+                    "ci_low": float(g["ci_low"].iloc[0]),
+                    "ci_high": float(g["ci_high"].iloc[0]),
+                    "ci_level": float(g["ci_level"].iloc[0]),
+                    "ci_method": "given by source",
+                }
+            )
         else:
             row.update({"ci_method": "none: single pass"})
         rows.append(row)
@@ -99,10 +148,22 @@ def comparisons_from_cells(cells: pd.DataFrame, baseline: str) -> pd.DataFrame:
             same = same[same[col].isna()] if pd.isna(b[col]) else same[same[col].eq(b[col]).fillna(False).astype(bool)]
         for _, c in same.iterrows():
             ratio = c["estimate"] / b["estimate"]
-            rows.append({**{k: b[k] for k in key}, "baseline": baseline, "candidate": c["seat"],
-                         "baseline_estimate": b["estimate"], "candidate_estimate": c["estimate"], "ratio": ratio,
-                         "ci_method": "none: single pass", "verdict": "insufficient_data", "kind": "baseline",
-                         "baseline_date": b["date"], "candidate_date": c["date"], "ci_level": 0.95})
+            rows.append(
+                {
+                    **{k: b[k] for k in key},
+                    "baseline": baseline,
+                    "candidate": c["seat"],
+                    "baseline_estimate": b["estimate"],
+                    "candidate_estimate": c["estimate"],
+                    "ratio": ratio,
+                    "ci_method": "none: single pass",
+                    "verdict": "insufficient_data",
+                    "kind": "baseline",
+                    "baseline_date": b["date"],
+                    "candidate_date": c["date"],
+                    "ci_level": 0.95,
+                }
+            )
     return comparisons_frame(rows)
 
 
@@ -116,11 +177,25 @@ def mde_two_proportions(p: float, n: int, alpha: float = 0.05, power: float = 0.
 def exam_delta(benchmark, dimension, baseline, candidate, bc, cc, n, *, test="fisher_exact") -> dict:
     """One counts-only exam delta row (Fisher's exact test, two-sided)."""
     p = float(stats.fisher_exact([[cc, n - cc], [bc, n - bc]])[1])
-    return {"benchmark": benchmark, "dimension": dimension, "baseline": baseline, "candidate": candidate,
-            "test": test, "n_items": n, "baseline_correct": bc, "candidate_correct": cc,
-            "baseline_only": pd.NA, "candidate_only": pd.NA, "p_value": p, "p_mid": pd.NA, "p_holm": p,
-            "diff": (cc - bc) / n, "mde": mde_two_proportions((bc + cc) / (2 * n), n), "p_boschloo": pd.NA,
-            "note": pd.NA}
+    return {
+        "benchmark": benchmark,
+        "dimension": dimension,
+        "baseline": baseline,
+        "candidate": candidate,
+        "test": test,
+        "n_items": n,
+        "baseline_correct": bc,
+        "candidate_correct": cc,
+        "baseline_only": pd.NA,
+        "candidate_only": pd.NA,
+        "p_value": p,
+        "p_mid": pd.NA,
+        "p_holm": p,
+        "diff": (cc - bc) / n,
+        "mde": mde_two_proportions((bc + cc) / (2 * n), n),
+        "p_boschloo": pd.NA,
+        "note": pd.NA,
+    }
 
 
 def example_tables():
@@ -136,36 +211,61 @@ def example_frames(tables=None):
     comparisons = comparisons_from_cells(cells, "qwen3.8-flash-next-tp2")
     orig, new = "gb10x4-glm-5.3-flash-dspark-original-build", "gb10x4-glm-5.3-flash-dspark-new-build"
     qwen, exl3 = "qwen3.8-flash-next-tp2", "glm-5.3-flash-exl3-4.0bpw-1node"
-    deltas = exam_frame([
-        exam_delta("HumanEval", None, orig, new, 154, 153, 164),
-        exam_delta("GSM8K", None, orig, new, 247, 247, 250),
-        exam_delta("frontier", "agentic", qwen, exl3, 90, 83, 94),
-        exam_delta("frontier", "flat", qwen, exl3, 91, 85, 94),
-    ])
+    deltas = exam_frame(
+        [
+            exam_delta("HumanEval", None, orig, new, 154, 153, 164),
+            exam_delta("GSM8K", None, orig, new, 247, 247, 250),
+            exam_delta("frontier", "agentic", qwen, exl3, 90, 83, 94),
+            exam_delta("frontier", "flat", qwen, exl3, 91, 85, 94),
+        ]
+    )
     return tables, cells, comparisons, deltas
 
 
 # --- a clean data set: what a careful benchmark looks like ----------------------------------------
 
-def _clean_run(seat: dict, pass_: int, values: dict, *, date="2026-11-02", role="candidate", exams=None,
-               requests=None) -> dict:
+
+def _clean_run(
+    seat: dict, pass_: int, values: dict, *, date="2026-11-02", role="candidate", exams=None, requests=None
+) -> dict:
     run = {
         "format": "benchreport.run/1",
         "run_id": f"{seat['id']}-{date}-p{pass_}",
         "date": date,
         "seat": {**copy.deepcopy(seat), "role": role},
-        "harness": {"name": "vllm bench serve", "version": "0.33.0", "probe": "fixed-512", "max_tokens": 512,
-                    "temperature": 0.0, "thinking": False},
+        "harness": {
+            "name": "vllm bench serve",
+            "version": "0.33.0",
+            "probe": "fixed-512",
+            "max_tokens": 512,
+            "temperature": 0.0,
+            "thinking": False,
+        },
         "pass": pass_,
         "warmup_excluded": True,
         "measurements": [
             {"workload": "decode", "concurrency": c, "metric": "output_tok_s", "value": v, "unit": "tok/s", "n": 200}
             for c, v in values["output"].items()
-        ] + [
-            {"workload": "prefill", "metric": "prefill_tok_s", "value": values["prefill"], "unit": "tok/s",
-             "context_tokens": 31000, "fresh_prompt": True, "n": 40},
-            {"workload": "decode", "concurrency": 1, "metric": "ttft_ms", "statistic": "p50",
-             "value": values["ttft"], "unit": "ms", "n": 200},
+        ]
+        + [
+            {
+                "workload": "prefill",
+                "metric": "prefill_tok_s",
+                "value": values["prefill"],
+                "unit": "tok/s",
+                "context_tokens": 31000,
+                "fresh_prompt": True,
+                "n": 40,
+            },
+            {
+                "workload": "decode",
+                "concurrency": 1,
+                "metric": "ttft_ms",
+                "statistic": "p50",
+                "value": values["ttft"],
+                "unit": "ms",
+                "n": 200,
+            },
         ],
     }
     if requests is not None:
@@ -175,8 +275,13 @@ def _clean_run(seat: dict, pass_: int, values: dict, *, date="2026-11-02", role=
     return run
 
 
-CLEAN_SETTINGS = {"max_model_len": 131000, "kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.9,
-                  "speculative": False, "prefix_caching": False}
+CLEAN_SETTINGS = {
+    "max_model_len": 131000,
+    "kv_cache_dtype": "fp8",
+    "gpu_memory_utilization": 0.9,
+    "speculative": False,
+    "prefix_caching": False,
+}
 GPU = 102641958912
 
 
@@ -185,24 +290,45 @@ def clean_runs() -> list[dict]:
     incumbent measured the same day, permissive licences, checkpoints that fit, items-level exams
     with a clearly significant delta, fresh prompts, uncapped answers."""
     seats = {
-        "inc": {"id": "clean-incumbent", "model": "Model-A", "quantisation": "FP8", "engine": "vllm 0.33.0",
-                "checkpoint_bytes": 120e9,
-                "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
-                "settings": CLEAN_SETTINGS,
-                "components": [{"name": "Model-A FP8 checkpoint", "role": "checkpoint", "license": "Apache-2.0"},
-                               {"name": "vllm", "role": "engine", "license": "Apache-2.0"}]},
-        "c1": {"id": "clean-candidate-nvfp4", "model": "Model-A", "quantisation": "NVFP4", "engine": "vllm 0.33.0",
-               "checkpoint_bytes": 80e9,
-               "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
-               "settings": CLEAN_SETTINGS,
-               "components": [{"name": "Model-A NVFP4 checkpoint", "role": "checkpoint", "license": "MIT"},
-                              {"name": "vllm", "role": "engine", "license": "Apache-2.0"}]},
-        "c2": {"id": "clean-candidate-sglang", "model": "Model-A", "quantisation": "FP8", "engine": "sglang 0.6.1",
-               "checkpoint_bytes": 120e9,
-               "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
-               "settings": CLEAN_SETTINGS,
-               "components": [{"name": "Model-A FP8 checkpoint", "role": "checkpoint", "license": "Apache-2.0"},
-                              {"name": "sglang", "role": "engine", "license": "Apache-2.0 OR MIT"}]},
+        "inc": {
+            "id": "clean-incumbent",
+            "model": "Model-A",
+            "quantisation": "FP8",
+            "engine": "vllm 0.33.0",
+            "checkpoint_bytes": 120e9,
+            "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
+            "settings": CLEAN_SETTINGS,
+            "components": [
+                {"name": "Model-A FP8 checkpoint", "role": "checkpoint", "license": "Apache-2.0"},
+                {"name": "vllm", "role": "engine", "license": "Apache-2.0"},
+            ],
+        },
+        "c1": {
+            "id": "clean-candidate-nvfp4",
+            "model": "Model-A",
+            "quantisation": "NVFP4",
+            "engine": "vllm 0.33.0",
+            "checkpoint_bytes": 80e9,
+            "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
+            "settings": CLEAN_SETTINGS,
+            "components": [
+                {"name": "Model-A NVFP4 checkpoint", "role": "checkpoint", "license": "MIT"},
+                {"name": "vllm", "role": "engine", "license": "Apache-2.0"},
+            ],
+        },
+        "c2": {
+            "id": "clean-candidate-sglang",
+            "model": "Model-A",
+            "quantisation": "FP8",
+            "engine": "sglang 0.6.1",
+            "checkpoint_bytes": 120e9,
+            "placement": {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2},
+            "settings": CLEAN_SETTINGS,
+            "components": [
+                {"name": "Model-A FP8 checkpoint", "role": "checkpoint", "license": "Apache-2.0"},
+                {"name": "sglang", "role": "engine", "license": "Apache-2.0 OR MIT"},
+            ],
+        },
     }
     base = {"inc": (900.0, 7400.0, 35.0), "c1": (1200.0, 9000.0, 30.0), "c2": (950.0, 7600.0, 34.0)}
     wiggle = [1.0, 1.006, 0.996, 1.003, 0.998]  # CV well under 1%, not monotone
@@ -212,18 +338,36 @@ def clean_runs() -> list[dict]:
         out16, pre, ttft = base[key]
         for p in range(1, 6):
             w = wiggle[p - 1]
-            vals = {"output": {1: round(out16 / 8 * w, 2), 16: round(out16 * w, 2)},
-                    "prefill": round(pre * w, 1), "ttft": round(ttft * (2 - w), 2)}
+            vals = {
+                "output": {1: round(out16 / 8 * w, 2), 16: round(out16 * w, 2)},
+                "prefill": round(pre * w, 1),
+                "ttft": round(ttft * (2 - w), 2),
+            }
             exams = None
             if p == 1:
                 correct = {"inc": 120, "c1": 118, "c2": 170}[key]
-                exams = [{"benchmark": "HumanEval+", "items": [
-                    {"id": f"q{i}", "correct": i < correct} for i in range(n_items)]}]
-            reqs = [{"workload": "decode", "concurrency": 16, "prompt_tokens": 512, "cached_prompt_tokens": 0,
-                     "output_tokens": 300 + i, "reasoning_tokens": 0, "content_chars": 1200 + i,
-                     "finish_reason": "stop"} for i in range(30)]
-            runs.append(_clean_run(seat, p, vals, role="incumbent" if key == "inc" else "candidate",
-                                   exams=exams, requests=reqs))
+                exams = [
+                    {
+                        "benchmark": "HumanEval+",
+                        "items": [{"id": f"q{i}", "correct": i < correct} for i in range(n_items)],
+                    }
+                ]
+            reqs = [
+                {
+                    "workload": "decode",
+                    "concurrency": 16,
+                    "prompt_tokens": 512,
+                    "cached_prompt_tokens": 0,
+                    "output_tokens": 300 + i,
+                    "reasoning_tokens": 0,
+                    "content_chars": 1200 + i,
+                    "finish_reason": "stop",
+                }
+                for i in range(30)
+            ]
+            runs.append(
+                _clean_run(seat, p, vals, role="incumbent" if key == "inc" else "candidate", exams=exams, requests=reqs)
+            )
     return runs
 
 
@@ -250,16 +394,35 @@ def clean_frames(tmp_path: Path):
     comps["ci_low"] = comps["ratio"] * 0.99
     comps["ci_high"] = comps["ratio"] * 1.01
     comps["ci_method"] = "welch log-ratio"
-    comps["verdict"] = np.where(comps["ratio"] > 1.02, "better", np.where(comps["ratio"] < 0.98, "worse", "within_noise"))
+    comps["verdict"] = np.where(
+        comps["ratio"] > 1.02, "better", np.where(comps["ratio"] < 0.98, "worse", "within_noise")
+    )
     n = 200
     rows = []
     for cand, cc in (("clean-candidate-nvfp4", 118), ("clean-candidate-sglang", 170)):
         b, c = max(0, 120 - cc), max(0, cc - 120)  # discordant items (nested item sets)
         p = float(stats.binomtest(min(b, c), b + c, 0.5).pvalue) if b + c else 1.0
-        rows.append({"benchmark": "HumanEval+", "dimension": pd.NA, "baseline": "clean-incumbent", "candidate": cand,
-                     "test": "mcnemar_exact", "n_items": n, "baseline_correct": 120, "candidate_correct": cc,
-                     "baseline_only": b, "candidate_only": c, "p_value": p, "p_mid": pd.NA, "p_holm": p,
-                     "diff": (cc - 120) / n, "mde": 0.09, "p_boschloo": pd.NA, "note": pd.NA})
+        rows.append(
+            {
+                "benchmark": "HumanEval+",
+                "dimension": pd.NA,
+                "baseline": "clean-incumbent",
+                "candidate": cand,
+                "test": "mcnemar_exact",
+                "n_items": n,
+                "baseline_correct": 120,
+                "candidate_correct": cc,
+                "baseline_only": b,
+                "candidate_only": c,
+                "p_value": p,
+                "p_mid": pd.NA,
+                "p_holm": p,
+                "diff": (cc - 120) / n,
+                "mde": 0.09,
+                "p_boschloo": pd.NA,
+                "note": pd.NA,
+            }
+        )
     deltas = exam_frame(rows)
     # keep only the significant delta: the clean set has a clearly significant exam result
     deltas = deltas[deltas["candidate"] == "clean-candidate-sglang"].reset_index(drop=True)
@@ -268,10 +431,24 @@ def clean_frames(tmp_path: Path):
 
 # --- in-memory runs for rule tests ------------------------------------------------------------------
 
-def mkrun(seat: str = "s1", pass_: int = 1, *, date: str = "2026-11-02", model: str = "Model-A",
-          role: str = "candidate", measurements=None, requests=None, exams=None, events=None,
-          harness: dict | None = None, settings: dict | None = None, warmup_excluded=True,
-          seat_extra: dict | None = None, run_id: str | None = None) -> dict:
+
+def mkrun(
+    seat: str = "s1",
+    pass_: int = 1,
+    *,
+    date: str = "2026-11-02",
+    model: str = "Model-A",
+    role: str = "candidate",
+    measurements=None,
+    requests=None,
+    exams=None,
+    events=None,
+    harness: dict | None = None,
+    settings: dict | None = None,
+    warmup_excluded=True,
+    seat_extra: dict | None = None,
+    run_id: str | None = None,
+) -> dict:
     """A valid native run with only what a rule test needs (override anything)."""
     run = {
         "format": "benchreport.run/1",
@@ -287,8 +464,7 @@ def mkrun(seat: str = "s1", pass_: int = 1, *, date: str = "2026-11-02", model: 
         run["warmup_excluded"] = warmup_excluded
     if measurements is None and requests is None and exams is None:
         measurements = [m_(100.0)]
-    for key, val in (("measurements", measurements), ("requests", requests), ("exams", exams),
-                     ("events", events)):
+    for key, val in (("measurements", measurements), ("requests", requests), ("exams", exams), ("events", events)):
         if val is not None:
             run[key] = val
     return run
@@ -314,7 +490,14 @@ def tables_of(*runs: dict, assumptions: dict | None = None):
     from benchreport.load.native import from_object
 
     assumptions = assumptions or {}
-    loaded = [LoadedRun(from_object(copy.deepcopy(r)), f"mem/{r['run_id']}.json", "0" * 64,
-                        "native" if r["run_id"] not in assumptions else "vllm",
-                        tuple(assumptions.get(r["run_id"], ()))) for r in runs]
+    loaded = [
+        LoadedRun(
+            from_object(copy.deepcopy(r)),
+            f"mem/{r['run_id']}.json",
+            "0" * 64,
+            "native" if r["run_id"] not in assumptions else "vllm",
+            tuple(assumptions.get(r["run_id"], ())),
+        )
+        for r in runs
+    ]
     return build_tables(LoadResult(runs=loaded))

@@ -4,6 +4,7 @@ Our figure for a run is what the statistics layer uses: `benchreport.stats.estim
 table, whose `value` is the harness's reported figure where the run has one, else our statistic
 of its request records (`recomputed`). Nothing here re-implements a harness's formula.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,22 +19,25 @@ from benchreport.tables import build_tables
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"
 #: The fixture folders the importers read, one a line (each joins when its importer reads it).
-FOLDERS = [HARNESS / name for name in (
-    "aiperf",
-    "aiperf-errors",
-    "aiperf-export",
-    "aiperf-sweep",
-    "aiperf-versions",
-    "aiperf-warmup-failed",
-    "genai-perf",
-    "guidellm",
-    "guidellm-reasoning",
-    "guidellm-versions",
-    "lmeval",
-    "vllm",
-    "vllm-0.6",
-    "vllm-bench-serve",
-)]
+FOLDERS = [
+    HARNESS / name
+    for name in (
+        "aiperf",
+        "aiperf-errors",
+        "aiperf-export",
+        "aiperf-sweep",
+        "aiperf-versions",
+        "aiperf-warmup-failed",
+        "genai-perf",
+        "guidellm",
+        "guidellm-reasoning",
+        "guidellm-versions",
+        "lmeval",
+        "vllm",
+        "vllm-0.6",
+        "vllm-bench-serve",
+    )
+]
 
 
 def oracle(folder: str) -> dict:

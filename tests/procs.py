@@ -1,4 +1,5 @@
 """Processes as the tests see them (Linux /proc): shared by the build's and the PDF engines' tests."""
+
 from __future__ import annotations
 
 from pathlib import Path

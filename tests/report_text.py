@@ -1,4 +1,5 @@
 """The visible text of a built report.html, whitespace collapsed (what a reader can find in it)."""
+
 from __future__ import annotations
 
 from html.parser import HTMLParser

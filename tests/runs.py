@@ -1,4 +1,5 @@
 """Builders of native run objects for tests (valid by default; override what a test needs)."""
+
 from __future__ import annotations
 
 import copy
@@ -20,8 +21,14 @@ BASE_RUN = {
     "warmup_excluded": True,
     "measurements": [
         {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "value": 896.9, "unit": "tok/s"},
-        {"workload": "prefill", "metric": "prefill_tok_s", "value": 7412, "unit": "tok/s",
-         "context_tokens": 31000, "fresh_prompt": True},
+        {
+            "workload": "prefill",
+            "metric": "prefill_tok_s",
+            "value": 7412,
+            "unit": "tok/s",
+            "context_tokens": 31000,
+            "fresh_prompt": True,
+        },
         {"workload": "decode", "concurrency": 1, "metric": "ttft_ms", "statistic": "p50", "value": 35, "unit": "ms"},
     ],
 }

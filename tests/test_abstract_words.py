@@ -1,5 +1,6 @@
 """The abstract on real harness output (issue 27): with no incumbent it still gives numbers, each
 with its interval and what the interval is; it never prints a harness's raw error message."""
+
 from __future__ import annotations
 
 import html

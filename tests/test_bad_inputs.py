@@ -3,6 +3,7 @@
 Expected messages: tests/bad_inputs_expected.json (`{dir}` stands for the corpus folder,
 `{considered}` for the harness formats the registered importers read).
 """
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,12 @@ def test_corpus_is_current(tmp_path):
 def test_every_bad_file_refused_with_its_message():
     result = load([CORPUS], strict=True)
     considered = "; ".join(harness.considered())  # the registered importers' formats
-    got = {r.path.split("bad_inputs/", 1)[1]: f"{r.json_path}: {r.message}".replace(str(CORPUS), "{dir}")
-           .replace(considered, "{considered}") for r in result.refused}
+    got = {
+        r.path.split("bad_inputs/", 1)[1]: f"{r.json_path}: {r.message}".replace(str(CORPUS), "{dir}").replace(
+            considered, "{considered}"
+        )
+        for r in result.refused
+    }
     assert got == EXPECTED
     assert {lr.run.run_id for lr in result.runs} == GOOD_IDS
 
@@ -89,7 +94,8 @@ def test_ingest_keeps_good_files_and_writes_refused_json(tmp_path, run_cli):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     refused = json.loads((tmp_path / "out" / "refused.json").read_text())
     assert sorted(Path(r["path"]).name for r in refused["refused"]) == sorted(
-        Path(n).name for n in EXPECTED if n not in NOT_RUNS)
+        Path(n).name for n in EXPECTED if n not in NOT_RUNS
+    )
     assert NOT_RUNS <= {Path(s["path"]).name for s in refused["skipped"]}
     runs = pd.read_parquet(tmp_path / "out" / "runs.parquet")
     assert set(runs["run_id"]) == GOOD_IDS
@@ -112,15 +118,25 @@ def test_large_valid_file_loads_within_memory(tmp_path):
     """A valid file of ~60 MB (300,000 requests) loads; peak memory stays a small multiple of it."""
 
     doc = json.loads((CORPUS / "good" / "good-1.json").read_text())
-    req = {"workload": "decode", "concurrency": 16, "prompt_tokens": 512, "output_tokens": 256,
-           "ttft_ms": 35.25, "e2e_latency_ms": 2400.5, "itl_ms": 9.25, "finish_reason": "stop"}
+    req = {
+        "workload": "decode",
+        "concurrency": 16,
+        "prompt_tokens": 512,
+        "output_tokens": 256,
+        "ttft_ms": 35.25,
+        "e2e_latency_ms": 2400.5,
+        "itl_ms": 9.25,
+        "finish_reason": "stop",
+    }
     body = json.dumps(req, separators=(",", ":"))
     head = json.dumps(doc)[:-1]
     path = tmp_path / "big.json"
     with open(path, "w") as f:
         f.write(head + ',"requests":[' + ",".join([body] * 300_000) + "]}")
-    code = (f"from benchreport.load import load; from benchreport.tables import build_tables; "
-            f"r = load([{str(path)!r}]); t = build_tables(r); assert len(t.requests) == 300000")
+    code = (
+        f"from benchreport.load import load; from benchreport.tables import build_tables; "
+        f"r = load([{str(path)!r}]); t = build_tables(r); assert len(t.requests) == 300000"
+    )
     # the child's own peak (benchmarks/measure.py): its ru_maxrss would start from this worker's size
     measured = run_measured([sys.executable, "-c", code])
     assert measured.returncode == 0, measured.stderr

@@ -1,4 +1,5 @@
 """The nightly-archive benchmark runs end to end on a tiny archive (its numbers are in docs/performance.md)."""
+
 from __future__ import annotations
 
 import sys
@@ -10,19 +11,54 @@ import bench_archive  # noqa: E402
 
 
 def test_the_archive_benchmark_runs_small(tmp_path):
-    res = bench_archive.main(["--seats", "2", "--nights", "4", "--requests", "10", "--json-nights", "2",
-                              "--no-build", "--work", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    res = bench_archive.main(
+        [
+            "--seats",
+            "2",
+            "--nights",
+            "4",
+            "--requests",
+            "10",
+            "--json-nights",
+            "2",
+            "--no-build",
+            "--work",
+            str(tmp_path),
+            "--json",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert res["request_records"] == 2 * 4 * 4 * 5 * 10 and res["json_nights"] == 2
-    for step in ("ingest_all_but_last", "analyse_full", "ingest_one_night_analyse", "analyse_new_night",
-                 "analyse_no_change", "analyse_store_same_nights", "analyse_json"):
+    for step in (
+        "ingest_all_but_last",
+        "analyse_full",
+        "ingest_one_night_analyse",
+        "analyse_new_night",
+        "analyse_no_change",
+        "analyse_store_same_nights",
+        "analyse_json",
+    ):
         assert res[step]["wall_s"] > 0 and res[step]["peak_mb"] > 0, step
     assert set(res["ratios"]) >= {"analyse_new_night_over_full", "analyse_no_change_over_full", "json_over_store"}
     assert (tmp_path / "r.json").is_file() and (tmp_path / "out" / "analyse" / "tables" / "history.csv").is_file()
 
 
 def test_the_archive_benchmark_times_full_new_night_and_no_change_builds(tmp_path):
-    res = bench_archive.main(["--seats", "2", "--nights", "3", "--requests", "10", "--builds-only",
-                              "--work", str(tmp_path), "--json", str(tmp_path / "b.json")])
+    res = bench_archive.main(
+        [
+            "--seats",
+            "2",
+            "--nights",
+            "3",
+            "--requests",
+            "10",
+            "--builds-only",
+            "--work",
+            str(tmp_path),
+            "--json",
+            str(tmp_path / "b.json"),
+        ]
+    )
     for step in ("build_full", "ingest_one_night", "build_new_night", "build_no_change"):
         assert res[step]["wall_s"] > 0, step
     assert res["build_no_change"]["wall_s"] < res["build_full"]["wall_s"]

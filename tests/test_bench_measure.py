@@ -3,6 +3,7 @@
 The check is against the kernel's own account read a second way (`os.wait4`'s ru_maxrss),
 which on Linux starts from the parent's size: a parent holding 400 MiB gets >= 400 MiB from
 wait4 for a child that used 60 MiB, and about 60 MiB from measure."""
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from measure import run_measured  # noqa: E402
 
-CHILD = [sys.executable, "-c", "import time; b = bytearray(60 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.5)"]
+CHILD = [
+    sys.executable,
+    "-c",
+    "import time; b = bytearray(60 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.5)",
+]
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc (Linux)")
 
@@ -35,8 +40,10 @@ def test_a_large_parent_does_not_lend_its_size_to_the_child():
 
 
 def test_the_tree_and_a_failure_are_reported():
-    m = run_measured([sys.executable, "-c", "import sys, subprocess; subprocess.run(sys.argv[1:]); "
-                      "sys.exit('no good')", *CHILD], tree=True)
+    m = run_measured(
+        [sys.executable, "-c", "import sys, subprocess; subprocess.run(sys.argv[1:]); sys.exit('no good')", *CHILD],
+        tree=True,
+    )
     assert m.returncode == 1 and "no good" in m.stderr
     assert m.tree_peak_mb >= 60 and m.tree_pss_mb and m.tree_pss_mb <= m.tree_peak_mb
     assert m.wall_s >= 0.5 and m.cpu_s > 0

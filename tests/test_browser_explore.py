@@ -6,6 +6,7 @@ changed and the plot seen to redraw. Both: tables become DataTables, plots are d
 embedded plotly.js, no request leaves the machine, nothing from the data executes.
 ``BENCHREPORT_SCREENSHOTS=DIR`` keeps screenshots of the JupyterLab run in DIR.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,15 @@ def exported(runs_dir, tmp_path_factory):
     playwright = pytest.importorskip("playwright.sync_api")
     out = tmp_path_factory.mktemp("explore-html")
     nb = out / "explore.ipynb"
-    pm.execute_notebook(str(EXPLORE), str(nb), parameters={"n_boot": 200, "runs": [str(runs_dir)]},
-                        kernel_name="python3", progress_bar=False, cwd=str(EXPLORE.parent),
-                        extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    pm.execute_notebook(
+        str(EXPLORE),
+        str(nb),
+        parameters={"n_boot": 200, "runs": [str(runs_dir)]},
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(EXPLORE.parent),
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+    )
     page_path = Path(export_html(nb, out / "explore.html"))
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
@@ -67,8 +74,7 @@ def exported(runs_dir, tmp_path_factory):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             events = record_events(page)
             page.goto(page_path.as_uri(), wait_until="load")
-            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
-                                   timeout=30000)
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=30000)
             page.wait_for_timeout(500)
             found = page.evaluate("""() => ({
                 tables: document.querySelectorAll('.dt-container').length,
@@ -111,10 +117,14 @@ def _free_port() -> int:
 
 def _lab_settings(folder: Path) -> None:
     """No news or update checks (no network), every cell rendered (no windowing), no autosave."""
-    settings = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-                {"fetchNews": "false", "checkForUpdates": False},
-                "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-                "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False}}
+    settings = {
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+        "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    }
     for name, value in settings.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,16 +137,28 @@ def lab(runs_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("lab")
     nb = nbformat.read(EXPLORE, as_version=4)
     cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-    cell.source = cell.source.replace('runs = ["../data/example"]', f"runs = [{str(runs_dir)!r}]") \
-        .replace("n_boot = 2000", "n_boot = 200")
+    cell.source = cell.source.replace('runs = ["../data/example"]', f"runs = [{str(runs_dir)!r}]").replace(
+        "n_boot = 2000", "n_boot = 200"
+    )
     nbformat.write(nb, work / "explore.ipynb")
     _lab_settings(work / "settings")
     port, token = _free_port(), secrets.token_hex(16)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
-           f"--LabApp.user_settings_dir={work / 'settings'}", f"--LabApp.workspaces_dir={work / 'workspaces'}",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work}",
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.user_settings_dir={work / 'settings'}",
+        f"--LabApp.workspaces_dir={work / 'workspaces'}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(work / "lab.log", "wb"), env=env)
@@ -172,7 +194,7 @@ def _cell(page, marker: str):
 
 
 @pytest.mark.slow
-def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
+def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):  # noqa: PLR0915 (to split)
     playwright = pytest.importorskip("playwright.sync_api")
     base, token = lab
     with playwright.sync_playwright() as p:
@@ -181,8 +203,9 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             events = record_events(page)
             page.goto(f"{base}/lab/tree/explore.ipynb?token={token}", wait_until="domcontentloaded")
-            page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')",
-                                   timeout=90000)
+            page.wait_for_function(
+                "window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90000
+            )
             # the kernel is up when the status bar says so
             page.wait_for_function("document.body.innerText.includes('| Idle')", timeout=90000)
             page.wait_for_timeout(1000)
@@ -190,9 +213,10 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             # done when the last code cell has its execution count
             page.wait_for_function(
                 "() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];"
-                " return p.length && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=240000)
-            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
-                                   timeout=60000)
+                " return p.length && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }",
+                timeout=240000,
+            )
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=60000)
             page.wait_for_timeout(1500)
             errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
             tracebacks = page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.error']").count()
@@ -201,9 +225,13 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
                 plots: document.querySelectorAll('.js-plotly-plot').length,
                 dropdowns: document.querySelectorAll('.widget-dropdown select').length,
                 multiselect: document.querySelectorAll('.widget-select-multiple select').length})""")
-            for marker, name in (("explore.seats_view", "1-seats"), ("explore.flags_view", "2-flags"),
-                                 ("ex.show_cells", "3-cells"), ("ex.show_comparison", "5-compare"),
-                                 ("ex.show_requests", "6-requests")):
+            for marker, name in (
+                ("explore.seats_view", "1-seats"),
+                ("explore.flags_view", "2-flags"),
+                ("ex.show_cells", "3-cells"),
+                ("ex.show_comparison", "5-compare"),
+                ("ex.show_requests", "6-requests"),
+            ):
                 _cell(page, marker).scroll_into_view_if_needed()
                 page.evaluate("window.scrollBy(0, 0)")
                 _cell(page, marker).locator(".jp-OutputArea").first.scroll_into_view_if_needed()
@@ -224,7 +252,10 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
             select.select_option(label=next(x for x in labels if "(decode_tok_s_per_stream)" in x))
             page.wait_for_function(
                 "(b) => { const t = [...document.querySelectorAll('.js-plotly-plot .gtitle')][0];"
-                " return t && t.textContent !== b; }", arg=before, timeout=30000)
+                " return t && t.textContent !== b; }",
+                arg=before,
+                timeout=30000,
+            )
             page.wait_for_timeout(1000)  # the figure is replaced: wait for the new one to settle
             after = cells.locator(".js-plotly-plot .gtitle").first.text_content()
             cells.locator(".js-plotly-plot").first.scroll_into_view_if_needed()

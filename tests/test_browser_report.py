@@ -3,6 +3,7 @@
 No console errors, no network request, every figure decoded, and data strings (a model
 named ``<script>alert(1)</script>``) shown as text and never executed.
 """
+
 from __future__ import annotations
 
 
@@ -27,17 +28,26 @@ def page_report(report_build):  # noqa: F811
             page.goto((out / "report.html").as_uri(), wait_until="load")
             page.wait_for_timeout(300)
             images = page.eval_on_selector_all(
-                "img", "els => els.map(e => ({complete: e.complete, w: e.naturalWidth, h: e.naturalHeight}))")
+                "img", "els => els.map(e => ({complete: e.complete, w: e.naturalWidth, h: e.naturalHeight}))"
+            )
             body = page.inner_text("body")
             title = page.title()
             headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent.trim())")
             overflow = page.evaluate(
                 "() => [...document.querySelectorAll('table')].filter("
-                "t => t.getBoundingClientRect().right > document.querySelector('main').getBoundingClientRect().right + 2).length")
+                "t => t.getBoundingClientRect().right > document.querySelector('main').getBoundingClientRect().right + 2).length"
+            )
         finally:
             browser.close()
-    return {"events": events, "images": images, "body": body, "title": title, "headings": headings,
-            "overflow": overflow, "out": out}
+    return {
+        "events": events,
+        "images": images,
+        "body": body,
+        "title": title,
+        "headings": headings,
+        "overflow": overflow,
+        "out": out,
+    }
 
 
 def test_no_console_errors(page_report):
@@ -70,9 +80,15 @@ def test_title_and_sections(page_report):
     heads = page_report["headings"]
     assert heads[0] == "Abstract"
     assert [h for h in heads if h[:1].isdigit()] == [
-        "1 Seats and setup", "2 Measured results", "3 Comparison against the incumbent", "4 Exams",
-        "5 Measurement traps found", "6 Faults and open defects", "7 What these numbers will not carry",
-        "8 History across dates"]
+        "1 Seats and setup",
+        "2 Measured results",
+        "3 Comparison against the incumbent",
+        "4 Exams",
+        "5 Measurement traps found",
+        "6 Faults and open defects",
+        "7 What these numbers will not carry",
+        "8 History across dates",
+    ]
     assert heads[-1] == "Appendix: provenance"
 
 

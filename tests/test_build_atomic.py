@@ -4,6 +4,7 @@ Most tests stop the build before papermill (a refused file, a usage error) or re
 notebook step with a stand-in, so they run in seconds; the real build is in
 tests/test_report_e2e.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,6 @@ from benchreport import outdir
 from benchreport.pipeline import Options
 from benchreport.report import build as B
 from test_report_e2e import write_fixture_runs
-
-
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -72,11 +71,14 @@ def test_refused_file_without_previous_report_writes_nothing(tmp_path, cli):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--format", "html,docx"], "--format takes"),
-    (["--figure-formats", "png,gif"], "--figure-formats takes"),
-    (["--baseline", "no-such-seat"], "is not a seat in the data"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--format", "html,docx"], "--format takes"),
+        (["--figure-formats", "png,gif"], "--figure-formats takes"),
+        (["--baseline", "no-such-seat"], "is not a seat in the data"),
+    ],
+)
 def test_usage_errors_exit_2_in_one_line(tmp_path, cli, argv, message):
     data = write_fixture_runs(tmp_path / "data", bad=False)
     out = previous_report(tmp_path)
@@ -106,10 +108,23 @@ def test_no_run_files_exit_1(tmp_path, cli):
 
 # --- in-process: the notebook step replaced by stand-ins ---------------------------------------
 
+
 def _args(data: Path, out: Path, **kw) -> argparse.Namespace:
-    base = dict(runs=[str(data)], out=str(out), format="html,pdf", title="T", baseline=None, fail_on=None,
-                figure_formats="png,svg", skip_bad=False, quiet=True, max_file_mb=512, n_boot=200, seed=0,
-                ci_method="BCa")
+    base = dict(
+        runs=[str(data)],
+        out=str(out),
+        format="html,pdf",
+        title="T",
+        baseline=None,
+        fail_on=None,
+        figure_formats="png,svg",
+        skip_bad=False,
+        quiet=True,
+        max_file_mb=512,
+        n_boot=200,
+        seed=0,
+        ci_method="BCa",
+    )
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -235,8 +250,10 @@ def test_interrupt_through_the_cli_exits_130(tmp_path, fake_steps, capsys):
     assert not (tmp_path / "out").exists() and leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("level, severity, code", [
-    ("warn", "warn", 3), ("critical", "warn", 0), ("critical", "critical", 3), (None, "critical", 0)])
+@pytest.mark.parametrize(
+    "level, severity, code",
+    [("warn", "warn", 3), ("critical", "warn", 0), ("critical", "critical", 3), (None, "critical", 0)],
+)
 def test_fail_on_exit_3_after_a_successful_build(tmp_path, fake_steps, level, severity, code):
     fake_steps["flags"] = [{"code": "x", "severity": severity}]
     data = write_fixture_runs(tmp_path / "data", bad=False)
@@ -258,6 +275,7 @@ def test_pdf_only(tmp_path, fake_steps):
 
 
 # --- the swap itself ---------------------------------------------------------------------------
+
 
 def _tree(folder: Path, text: str) -> Path:
     folder.mkdir()
@@ -304,8 +322,14 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
     out = previous_report(tmp_path)
     before = snapshot(out)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out)], cwd=str(ROOT), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchreport", "build", str(data), "--out", str(out)],
+        cwd=str(ROOT),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
 
     def drawing() -> bool:  # the notebook has begun its figures: inside papermill
@@ -318,8 +342,9 @@ def test_sigterm_during_the_notebook_cleans_up(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err  # 128 + SIGTERM, as a shell reports a terminated command
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    assert err.strip().splitlines()[-1] == ("benchreport build: terminated (SIGTERM); nothing half-written "
-                                            "was left"), err
+    assert err.strip().splitlines()[-1] == ("benchreport build: terminated (SIGTERM); nothing half-written was left"), (
+        err
+    )
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
     assert _processes_of(str(out)) == []  # nothing the build started is left

@@ -5,6 +5,7 @@ that is refused, up to date or stopped by Ctrl-C or SIGTERM at any moment.
 Chromium is a stand-in (`BENCHREPORT_CHROMIUM`) that records every start, so the tests see
 whether one was started and can find its processes afterwards.
 """
+
 from __future__ import annotations
 
 import os
@@ -77,14 +78,26 @@ def env(tmp_path):
     """The build's environment: a fresh TMPDIR, a recording Chromium, a cache folder of its own."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    return {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-            "BENCHREPORT_CHROMIUM": str(_chromium(tmp_path))}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TMPDIR": str(tmp),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "BENCHREPORT_CHROMIUM": str(_chromium(tmp_path)),
+    }
 
 
 def _build(args: list, env: dict, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "benchreport", "build", *map(str, args)], cwd=str(ROOT), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchreport", "build", *map(str, args)],
+        cwd=str(ROOT),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
 
 
 def _run(args: list, env: dict) -> subprocess.CompletedProcess:
@@ -104,12 +117,17 @@ def test_a_build_that_prints_nothing_starts_no_chromium(tmp_path, env, case):
     data = write_fixture_runs(tmp_path / "data", bad=case == "refused")
     out, empty = tmp_path / "out", tmp_path / "empty"
     empty.mkdir()
-    args = {"refused": [data, "--out", out], "missing input": [tmp_path / "no-such-folder", "--out", out],
-            "out is the input": [data, "--out", data], "html only": [data, "--out", out, "--format", "html"],
-            "no runs": [empty, "--out", out]}[case]
+    args = {
+        "refused": [data, "--out", out],
+        "missing input": [tmp_path / "no-such-folder", "--out", out],
+        "out is the input": [data, "--out", data],
+        "html only": [data, "--out", out, "--format", "html"],
+        "no runs": [empty, "--out", out],
+    }[case]
     proc = _run(args, env)
-    assert proc.returncode == {"refused": 1, "missing input": 2, "out is the input": 2, "html only": 0,
-                               "no runs": 1}[case], proc.stderr
+    assert (
+        proc.returncode == {"refused": 1, "missing input": 2, "out is the input": 2, "html only": 0, "no runs": 1}[case]
+    ), proc.stderr
     assert "Traceback" not in proc.stderr
     assert _started(tmp_path) == []
     assert _left(tmp_path) == []
@@ -161,8 +179,10 @@ def test_a_stopped_build_leaves_nothing(tmp_path, env, signum, moment):
     # process that way after a KeyboardInterrupt passed through code it ran for an extension's
     # import (its "unhandled KeyboardInterrupt" mark is left set), even when benchreport caught it
     assert proc.returncode in ((128 + signum, -signum) if signum == signal.SIGINT else (128 + signum,)), err
-    assert err.strip().splitlines()[-1].endswith("terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted") \
-        or "nothing half-written was left" in err, err
+    assert (
+        err.strip().splitlines()[-1].endswith("terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted")
+        or "nothing half-written was left" in err
+    ), err
     assert "Traceback" not in err, err
     assert not out.exists()
     assert _ours(tmp_path) == [] and not any(_alive(p) for p in children)

@@ -7,6 +7,7 @@ The figures are compared with the harness's own, copied into each folder's expec
 scripts/harness_expected.py (never computed by benchreport); which file is which load is read
 from the harness's own files (GuideLLM's request format, vLLM's total_input_tokens).
 """
+
 from __future__ import annotations
 
 import json
@@ -21,9 +22,13 @@ from benchreport import cli
 CAPTURES = Path(__file__).parent / "fixtures" / "captures"
 
 #: benchreport (metric, statistic) -> expected.json figure name
-FIGURES = {("ttft_ms", "mean"): "ttft_mean", ("ttft_ms", "p50"): "ttft_p50",
-           ("itl_ms", "mean"): "itl_mean", ("itl_ms", "p50"): "itl_p50",
-           ("output_tok_s", "mean"): "output_token_throughput"}
+FIGURES = {
+    ("ttft_ms", "mean"): "ttft_mean",
+    ("ttft_ms", "p50"): "ttft_p50",
+    ("itl_ms", "mean"): "itl_mean",
+    ("itl_ms", "p50"): "itl_p50",
+    ("output_tok_s", "mean"): "output_token_throughput",
+}
 
 
 class Analysed:
@@ -43,8 +48,9 @@ class Analysed:
 
     def run_of(self, rel: str) -> str:
         """The run id benchreport gave the harness file at `rel` (from provenance.csv)."""
-        rows = self.provenance[(self.provenance["status"] == "read")
-                               & self.provenance["path"].map(lambda p: Path(p) == self.src / rel)]
+        rows = self.provenance[
+            (self.provenance["status"] == "read") & self.provenance["path"].map(lambda p: Path(p) == self.src / rel)
+        ]
         assert len(rows) == 1, (rel, self.provenance[["status", "path"]].to_string())
         return rows["run_id"].iloc[0]
 
@@ -102,6 +108,7 @@ def _assert_pass_figures(a: Analysed, result: dict) -> None:
 
 # --- GuideLLM 0.8.1: a chat run and a completions run, same token targets ----------------------
 
+
 def test_guidellm_chat_and_completions_are_two_cells_of_one_pass(guidellm):
     formats = {}
     for name in ("benchmarks-chat.json", "benchmarks-completions.json"):
@@ -139,6 +146,7 @@ def test_guidellm_figures_are_the_harness_figures(guidellm, which):
 
 
 # --- vLLM benchmark_serving.py 0.7.3 ----------------------------------------------------------
+
 
 def _vllm_by_input(a: Analysed) -> dict[int, str]:
     """total_input_tokens (vLLM's own) -> run id, for each result file."""
@@ -224,8 +232,7 @@ def test_aiperf_trial_figures_are_the_harness_figures(aiperf):
     assert not (values - warm["figures"]["ttft_p50"]["value"]).abs().lt(1e-9).any()
     # AIPerf's aggregate is the plain mean of these same three trials' figures
     (agg,) = aiperf.expected["aggregates"]
-    assert sorted(values) == pytest.approx(
-        sorted(trials[t]["figures"]["ttft_p50"]["value"] for t in TRIALS), rel=1e-9)
+    assert sorted(values) == pytest.approx(sorted(trials[t]["figures"]["ttft_p50"]["value"] for t in TRIALS), rel=1e-9)
     assert agg["figures"]["ttft_p50_across_trials_mean"]["value"] == pytest.approx(values.mean(), rel=1e-9)
 
 

@@ -4,6 +4,7 @@ The figure must be the report's own (same bytes as the build's figure-NN file fo
 data and seed); tables are the report's rows in CSV, Markdown or LaTeX with every special
 character escaped; refusals are one line with the spec's exit codes.
 """
+
 from __future__ import annotations
 
 import csv
@@ -31,8 +32,13 @@ def two_seats(tmp_path_factory):
         set_path(base := make_run(run_id=f"base-p{p}", **{"pass": p}), "measurements.0.value", a)
         write_run(d, f"base-{p}.json", base)
         cand = make_run(run_id=f"cand-p{p}", **{"pass": p})
-        cand["seat"] = {**cand["seat"], "id": "cand-x", "role": "candidate", "model": HOSTILE,
-                        "quantisation": "=HYPERLINK(1)"}
+        cand["seat"] = {
+            **cand["seat"],
+            "id": "cand-x",
+            "role": "candidate",
+            "model": HOSTILE,
+            "quantisation": "=HYPERLINK(1)",
+        }
         set_path(cand, "measurements.0.value", b)
         write_run(d, f"cand-{p}.json", cand)
     return d
@@ -85,18 +91,25 @@ def test_a_pdf_figure_opens(tmp_path, capsys):
     assert len(PdfReader(str(out)).pages) == 1
 
 
-@pytest.mark.parametrize("argv, code, words", [
-    (["figure", "nope", "R", "--out", "x.png"], 2, "no figure named 'nope'; the report's figures are: throughput, "),
-    (["table", "nope", "R"], 2, "no table named 'nope'; the report's tables are: seats, runs, results"),
-    (["figure", "throughput", "R"], 2, "give --out FILE"),
-    (["figure"], 2, "give the figure's NAME"),
-    (["figure", "throughput", "R", "--out", "x.gif"], 2, "--out must end in .png, .svg or .pdf, got 'x.gif'"),
-    (["table", "results", "R", "--out", "x.txt"], 2, "--out must end in .csv, .md or .tex"),
-    (["table", "results", "R", "--format", "html"], 2, "argument --format: invalid choice"),
-    (["figure", "throughput", "R", "--out", "x.png", "--n-boot", "0"], 2, "argument --n-boot: expected an integer"),
-    (["figure", "throughput", "--out", "x.png"], 2, "give RUNS (files or folders) or --store DIR"),
-    (["table", "results", "R\x1b[31m", "--out", "no/such/dir/x.csv"], 2, "the folder 'no/such/dir' does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (
+            ["figure", "nope", "R", "--out", "x.png"],
+            2,
+            "no figure named 'nope'; the report's figures are: throughput, ",
+        ),
+        (["table", "nope", "R"], 2, "no table named 'nope'; the report's tables are: seats, runs, results"),
+        (["figure", "throughput", "R"], 2, "give --out FILE"),
+        (["figure"], 2, "give the figure's NAME"),
+        (["figure", "throughput", "R", "--out", "x.gif"], 2, "--out must end in .png, .svg or .pdf, got 'x.gif'"),
+        (["table", "results", "R", "--out", "x.txt"], 2, "--out must end in .csv, .md or .tex"),
+        (["table", "results", "R", "--format", "html"], 2, "argument --format: invalid choice"),
+        (["figure", "throughput", "R", "--out", "x.png", "--n-boot", "0"], 2, "argument --n-boot: expected an integer"),
+        (["figure", "throughput", "--out", "x.png"], 2, "give RUNS (files or folders) or --store DIR"),
+        (["table", "results", "R\x1b[31m", "--out", "no/such/dir/x.csv"], 2, "the folder 'no/such/dir' does not exist"),
+    ],
+)
 def test_usage_errors_are_one_line_and_exit_2(capsys, argv, code, words):
     try:
         got = main(argv)
@@ -198,8 +211,13 @@ def test_latex_escape_round_trips_through_an_independent_reading():
     """Reading the escapes back (a small independent decoder) gives the text."""
     text = "a&b%c$d#e_f{g}h~i^j\\k<l>m"
     decoded = catalog.latex_escape(text)
-    for esc, ch in [(r"\textbackslash{}", "\\"), (r"\textasciitilde{}", "~"), (r"\textasciicircum{}", "^"),
-                    (r"\textless{}", "<"), (r"\textgreater{}", ">")]:
+    for esc, ch in [
+        (r"\textbackslash{}", "\\"),
+        (r"\textasciitilde{}", "~"),
+        (r"\textasciicircum{}", "^"),
+        (r"\textless{}", "<"),
+        (r"\textgreater{}", ">"),
+    ]:
         decoded = decoded.replace(esc, ch)
     decoded = re.sub(r"\\([&%$#_{}])", r"\1", decoded)
     assert decoded == text
@@ -246,7 +264,8 @@ def test_markdown_cells_render_as_text_in_an_independent_renderer(tmp_path, caps
 def test_a_canvas_beyond_the_pixel_limit_is_refused_before_reading(cli, tmp_path):
     """`--width 50 --height 50 --dpi 1200` is a 3,600-megapixel PNG (it died with MemoryError):
     refused at once as a usage error naming what to lower; an SVG of that size is drawn."""
-    res = cli("figure", "throughput", EXAMPLE, "--out", tmp_path / "big.png", "--width", 50, "--height", 50,
-              "--dpi", 1200)
+    res = cli(
+        "figure", "throughput", EXAMPLE, "--out", tmp_path / "big.png", "--width", 50, "--height", 50, "--dpi", 1200
+    )
     assert res.returncode == 2 and "3,600 megapixels" in res.stderr and "lower --dpi" in res.stderr
     assert "analysing" not in res.stderr and not (tmp_path / "big.png").exists()

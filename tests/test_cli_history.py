@@ -1,6 +1,7 @@
 """History end to end through the CLI on a request-level nightly store (benchmarks/history_cli_study.py
 writes it): a planted 10% step is found within a few nights and called a step, a stable seat with
 heavy-tailed nights stays quiet, the flag says so, and the nightly gate still fails on the step."""
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,25 @@ SEATS = {"stable": None, "step10": ("step", 0.10)}
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("history-cli")
-    write_store_runs(tmp / "runs", seed=11, nights=NIGHTS, passes=3, requests=24, pass_cv=0.02, night_scale=0.01,
-                     step_night=STEP, seats=SEATS)
+    write_store_runs(
+        tmp / "runs",
+        seed=11,
+        nights=NIGHTS,
+        passes=3,
+        requests=24,
+        pass_cv=0.02,
+        night_scale=0.01,
+        step_night=STEP,
+        seats=SEATS,
+    )
     assert main(["ingest", str(tmp / "runs"), "--store", str(tmp / "store"), "--quiet"]) == 0
     code = main(["analyse", "--store", str(tmp / "store"), "--out", str(tmp / "out"), "--quiet"])
     assert code in (0, 3)
-    return SimpleNamespace(root=tmp, history=pd.read_csv(tmp / "out" / "tables" / "history.csv"),
-                           flags=json.loads((tmp / "out" / "flags.json").read_text()))
+    return SimpleNamespace(
+        root=tmp,
+        history=pd.read_csv(tmp / "out" / "tables" / "history.csv"),
+        flags=json.loads((tmp / "out" / "flags.json").read_text()),
+    )
 
 
 def test_the_planted_step_is_found_within_a_few_nights_and_called_a_step(analysed):
@@ -63,10 +76,9 @@ def test_the_nightly_gate_fails_on_the_night_of_the_step(analysed, capsys):
     """`compare --store S previous latest --fail-on regression` on the store cut at the step night."""
     dates = _nights(NIGHTS)
     runs, store = analysed.root / "runs", analysed.root / "gate-store"
-    for d in dates[:STEP + 1]:
+    for d in dates[: STEP + 1]:
         assert main(["ingest", str(runs / d), "--store", str(store), "--quiet"]) == 0
     capsys.readouterr()
-    code = main(["compare", "--store", str(store), "previous", "latest", "--fail-on",
-                 "regression", "--quiet"])
+    code = main(["compare", "--store", str(store), "previous", "latest", "--fail-on", "regression", "--quiet"])
     err = capsys.readouterr().err
     assert code == 3 and "worse in B than in A" in err and "step10" in err

@@ -1,5 +1,6 @@
 """`benchreport lab DIR` (issue 31): the explore notebook beside the user's runs, `runs` set to DIR;
 a notebook already there is kept; the placed notebook runs top to bottom on that folder."""
+
 from __future__ import annotations
 
 import ast
@@ -14,8 +15,9 @@ EXAMPLE = ROOT / "data" / "example"
 
 
 def lab(*argv):
-    return subprocess.run([sys.executable, "-m", "benchreport", "lab", *map(str, argv)], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "lab", *map(str, argv)], capture_output=True, text=True, timeout=120
+    )
 
 
 def _parameters(path: Path) -> dict:
@@ -59,8 +61,14 @@ def test_the_placed_notebook_runs_on_the_folder_it_sits_in(tmp_path):
     shutil.copytree(EXAMPLE, runs)
     assert lab(runs, "--no-start").returncode == 0
     out = tmp_path / "executed.ipynb"
-    pm.execute_notebook(str(runs / "explore.ipynb"), str(out), parameters={"n_boot": 200}, cwd=str(tmp_path),
-                        kernel_name="python3", progress_bar=False)
+    pm.execute_notebook(
+        str(runs / "explore.ipynb"),
+        str(out),
+        parameters={"n_boot": 200},
+        cwd=str(tmp_path),
+        kernel_name="python3",
+        progress_bar=False,
+    )
     text = out.read_text(encoding="utf-8")
     assert "14 runs, 9 seats" in text  # the example's runs, read from DIR (not the package's default)
 

@@ -1,6 +1,7 @@
 """`--log FILE` (issue 45): opened without blocking, so a FIFO nobody reads is refused at once (it
 hung forever), a device (`/dev/full`) is refused, and a log that stops being writable mid-command
 (a full disk) stops the log with one line, never the command."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,12 @@ EXAMPLE = ROOT / "data" / "example"
 
 
 def _validate(*extra):
-    return subprocess.run([sys.executable, "-m", "benchreport", "validate", str(EXAMPLE), "--quiet", *map(str, extra)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "validate", str(EXAMPLE), "--quiet", *map(str, extra)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

@@ -1,5 +1,6 @@
 """Every refusal is a line, never a traceback: option values, file names of any bytes, files
 that are not regular files, integers of any size."""
+
 from __future__ import annotations
 
 import json
@@ -20,32 +21,56 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "benchreport", *map(str, args)], capture_output=True, text=True,
-                          cwd=str(ROOT), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=timeout,
+    )
 
 
 # --- item 11: every number on the command line is checked, exit 2 and one line -------------------
 
-@pytest.mark.parametrize("argv, words", [
-    (["analyse", "R", "--out", "O", "--n-boot", "0"], "argument --n-boot: expected an integer from 100 to 1000000, got '0'"),
-    (["analyse", "R", "--out", "O", "--n-boot", "10000000000"], "argument --n-boot: expected an integer"),
-    (["analyse", "R", "--out", "O", "--alpha", "0"], "argument --alpha: expected a number > 0 and < 1, got '0'"),
-    (["analyse", "R", "--out", "O", "--alpha", "nan"], "argument --alpha: expected a number > 0 and < 1, got 'nan'"),
-    (["flags", "R", "--alpha", "1"], "argument --alpha: expected a number > 0 and < 1, got '1'"),
-    (["build", "R", "--out", "O", "--seed", "-1"], "argument --seed: expected an integer from 0 to 2^63-1, got '-1'"),
-    (["build", "R", "--out", "O", "--seed", str(2**63)], "argument --seed: expected an integer from 0 to 2^63-1"),
-    (["validate", "R", "--max-file-mb", "nan"], "argument --max-file-mb: expected a number > 0"),
-    (["validate", "R", "--max-file-mb", "-1"], "argument --max-file-mb: expected a number > 0"),
-    (["ingest", "R", "--out", "O", "--max-file-mb", "inf"], "argument --max-file-mb: expected a number > 0"),
-    (["exam-delta", "1/2", "1/2", "--power", "1.5"], "argument --power: expected a number > 0 and < 1, got '1.5'"),
-    (["exam-delta", "1/2", "1/2", "--alpha", "nan"], "argument --alpha: expected a number > 0 and < 1"),
-    (["analyse", "R", "--out", "O", "--min-obs", "0"], "argument --min-obs: expected an integer from 2 to"),
-    (["analyse", "R", "--out", "O", "--capped-share", "1.5"], "argument --capped-share: expected a number from 0 to 1"),
-    (["analyse", "R", "--out", "O", "--spread-limit", "0.5"], "argument --spread-limit: expected a number from 1 to"),
-    (["analyse", "R", "--out", "O", "--cv-limit=-inf"], "argument --cv-limit: expected a number > 0"),
-    (["build", "R", "--out", "O", "--title", "x\u202ey"], "argument --title: expected a title of at most 300"),
-    (["build", "R", "--out", "O", "--title", "x" * 301], "argument --title: expected a title of at most 300"),
-])
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["analyse", "R", "--out", "O", "--n-boot", "0"],
+            "argument --n-boot: expected an integer from 100 to 1000000, got '0'",
+        ),
+        (["analyse", "R", "--out", "O", "--n-boot", "10000000000"], "argument --n-boot: expected an integer"),
+        (["analyse", "R", "--out", "O", "--alpha", "0"], "argument --alpha: expected a number > 0 and < 1, got '0'"),
+        (
+            ["analyse", "R", "--out", "O", "--alpha", "nan"],
+            "argument --alpha: expected a number > 0 and < 1, got 'nan'",
+        ),
+        (["flags", "R", "--alpha", "1"], "argument --alpha: expected a number > 0 and < 1, got '1'"),
+        (
+            ["build", "R", "--out", "O", "--seed", "-1"],
+            "argument --seed: expected an integer from 0 to 2^63-1, got '-1'",
+        ),
+        (["build", "R", "--out", "O", "--seed", str(2**63)], "argument --seed: expected an integer from 0 to 2^63-1"),
+        (["validate", "R", "--max-file-mb", "nan"], "argument --max-file-mb: expected a number > 0"),
+        (["validate", "R", "--max-file-mb", "-1"], "argument --max-file-mb: expected a number > 0"),
+        (["ingest", "R", "--out", "O", "--max-file-mb", "inf"], "argument --max-file-mb: expected a number > 0"),
+        (["exam-delta", "1/2", "1/2", "--power", "1.5"], "argument --power: expected a number > 0 and < 1, got '1.5'"),
+        (["exam-delta", "1/2", "1/2", "--alpha", "nan"], "argument --alpha: expected a number > 0 and < 1"),
+        (["analyse", "R", "--out", "O", "--min-obs", "0"], "argument --min-obs: expected an integer from 2 to"),
+        (
+            ["analyse", "R", "--out", "O", "--capped-share", "1.5"],
+            "argument --capped-share: expected a number from 0 to 1",
+        ),
+        (
+            ["analyse", "R", "--out", "O", "--spread-limit", "0.5"],
+            "argument --spread-limit: expected a number from 1 to",
+        ),
+        (["analyse", "R", "--out", "O", "--cv-limit=-inf"], "argument --cv-limit: expected a number > 0"),
+        (["build", "R", "--out", "O", "--title", "x\u202ey"], "argument --title: expected a title of at most 300"),
+        (["build", "R", "--out", "O", "--title", "x" * 301], "argument --title: expected a title of at most 300"),
+    ],
+)
 def test_bad_option_values_exit_2_in_one_line(capsys, argv, words):
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -66,6 +91,7 @@ def test_every_threshold_has_a_range():
 
 
 # --- item 9 and 20: file names of any bytes -----------------------------------------------------
+
 
 def test_non_utf8_file_names_load_and_write_everywhere(tmp_path, capsys):
     runs = tmp_path / "runs"
@@ -91,8 +117,10 @@ def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
     assert code == 1 and "Traceback" not in out.err
     lines = out.out.splitlines()
     assert len(lines) == 2, lines
-    assert lines[0] == f"{runs}/bad\\r.json: $: expected complete JSON, found a document that ends early " \
-                       "(truncated?) at line 1 column 2"
+    assert (
+        lines[0] == f"{runs}/bad\\r.json: $: expected complete JSON, found a document that ends early "
+        "(truncated?) at line 1 column 2"
+    )
     assert lines[1].startswith(f"{runs}/x.json: $: all good\\nevil\\u202e.json: $: expected a native")
     refused = json.loads(json.dumps([r.as_dict() for r in load([runs], strict=True).refused]))
     assert all("\n" not in r["path"] for r in refused)
@@ -101,6 +129,7 @@ def test_a_file_name_cannot_forge_an_output_line(tmp_path, capsys):
 
 
 # --- item 5: only regular files are opened ----------------------------------------------------
+
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_fifo_in_a_runs_folder_is_refused_by_name_not_opened(tmp_path):
@@ -128,11 +157,13 @@ def test_symlinks_and_unreadable_folders_are_reported(tmp_path):
     result = load([runs])
     assert sorted(lr.run.run_id for lr in result.runs) == ["good-1", "good-2", "good-3"]
     assert [str(r) for r in result.refused] == [
-        f"{runs}/gone.json: $: expected a file or folder, found a symlink to nothing ({tmp_path}/nothing.json)"]
+        f"{runs}/gone.json: $: expected a file or folder, found a symlink to nothing ({tmp_path}/nothing.json)"
+    ]
     assert sorted(str(s) for s in result.skipped) == [
         f"{runs}/a-folder/good-1.json: skipped: the same file as {runs}/good-1.json: read once, from there",
         f"{runs}/a-folder/good-2.json: skipped: the same file as {runs}/good-2.json: read once, from there",
-        f"{runs}/b-again: skipped: a symlink to a folder already read ({store})"]
+        f"{runs}/b-again: skipped: a symlink to a folder already read ({store})",
+    ]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
@@ -144,8 +175,9 @@ def test_unreadable_subfolder_is_refused(tmp_path):
         result = load([runs])
     finally:
         (runs / "locked").chmod(0o755)
-    assert [str(r) for r in result.refused] == [f"{runs}/locked: $: could not read the folder: Permission denied; "
-                                                "any run files in it were not read"]
+    assert [str(r) for r in result.refused] == [
+        f"{runs}/locked: $: could not read the folder: Permission denied; any run files in it were not read"
+    ]
 
 
 def test_unreadable_subfolder_is_refused_even_as_root(tmp_path, monkeypatch):
@@ -161,11 +193,13 @@ def test_unreadable_subfolder_is_refused_even_as_root(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "scandir", scandir)
     result = load([runs])
     assert not result.runs
-    assert [str(r) for r in result.refused] == [f"{runs}/locked: $: could not read the folder: Permission denied; "
-                                                "any run files in it were not read"]
+    assert [str(r) for r in result.refused] == [
+        f"{runs}/locked: $: could not read the folder: Permission denied; any run files in it were not read"
+    ]
 
 
 # --- item 12: CSV cells that a spreadsheet would run ---------------------------------------------
+
 
 def test_csv_cells_that_could_start_a_formula_are_neutralised(tmp_path, capsys):
     import csv
@@ -176,8 +210,7 @@ def test_csv_cells_that_could_start_a_formula_are_neutralised(tmp_path, capsys):
     run["measurements"][0]["workload"] = "=1+1"
     run["measurements"][2]["workload"] = "@SUM(A1)"
     write_run(tmp_path / "runs", "a.json", run)
-    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
-                 "--quiet"]) == 0
+    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     with open(tmp_path / "out" / "tables" / "cells.csv", newline="") as f:
         cells = list(csv.DictReader(f))
     workloads = {row["workload"] for row in cells}

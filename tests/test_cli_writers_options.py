@@ -3,6 +3,7 @@ for a two-column paper (its file's dimensions read back from the bytes), narrowe
 metric and a statistic; a table cut to columns, rows and seats; a LaTeX table that fits a page
 (compiled by pdflatex when it is installed: no "Overfull \\hbox").
 """
+
 from __future__ import annotations
 
 import csv
@@ -36,15 +37,36 @@ def curves(tmp_path_factory):
         for p in range(1, 4):
             ms = []
             for c in (1, 4, 16, 64):
-                ms.append({"workload": "decode", "concurrency": c, "metric": "output_tok_s", "unit": "tok/s",
-                           "value": float((90 + 10 * s) * c ** 0.7 * (1 + 0.02 * rng.standard_normal()))})
+                ms.append(
+                    {
+                        "workload": "decode",
+                        "concurrency": c,
+                        "metric": "output_tok_s",
+                        "unit": "tok/s",
+                        "value": float((90 + 10 * s) * c**0.7 * (1 + 0.02 * rng.standard_normal())),
+                    }
+                )
                 for st in ("p50", "p99"):
-                    ms.append({"workload": "decode", "concurrency": c, "metric": "ttft_ms", "unit": "ms",
-                               "statistic": st, "value": float(30 + 5 * c + (20 if st == "p99" else 0) + s)})
-            run = {"format": "benchreport.run/1", "run_id": f"{seat}-p{p}", "date": "2026-11-01",
-                   "seat": {"id": seat, "model": "M", "role": "incumbent" if s == 0 else "candidate"},
-                   "harness": {"name": "in-house", "probe": "fixed-512"}, "pass": p, "warmup_excluded": True,
-                   "measurements": ms}
+                    ms.append(
+                        {
+                            "workload": "decode",
+                            "concurrency": c,
+                            "metric": "ttft_ms",
+                            "unit": "ms",
+                            "statistic": st,
+                            "value": float(30 + 5 * c + (20 if st == "p99" else 0) + s),
+                        }
+                    )
+            run = {
+                "format": "benchreport.run/1",
+                "run_id": f"{seat}-p{p}",
+                "date": "2026-11-01",
+                "seat": {"id": seat, "model": "M", "role": "incumbent" if s == 0 else "candidate"},
+                "harness": {"name": "in-house", "probe": "fixed-512"},
+                "pass": p,
+                "warmup_excluded": True,
+                "measurements": ms,
+            }
             write_run(d, f"{seat}-p{p}.json", run)
     return d
 
@@ -65,9 +87,27 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 def test_a_png_for_one_column_of_a_paper_through_the_command(curves, tmp_path):
     out = tmp_path / "fig.png"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "figure", "throughput", str(curves), "--out", str(out),
-                           "--width", "3.3", "--height", "2.4", "--dpi", "300"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "figure",
+            "throughput",
+            str(curves),
+            "--out",
+            str(out),
+            "--width",
+            "3.3",
+            "--height",
+            "2.4",
+            "--dpi",
+            "300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _png_size(out) == (990, 720)  # 3.3 in x 300 dpi, 2.4 in x 300 dpi
     assert "past its edges" not in proc.stderr  # the legend and labels fit inside
@@ -108,19 +148,23 @@ def test_seats_metric_and_statistic_choose_what_is_drawn(curves, tmp_path, capsy
     assert code == 0, err
     text = _svg_text(out)
     assert "seat-a-fp8" in text and "seat-c-bf16" in text and "seat-b-nvfp4" not in text
-    code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--metric", "ttft_ms", "--statistic",
-                       "p99")
+    code, _, err = cli(
+        capsys, "figure", "throughput", curves, "--out", out, "--metric", "ttft_ms", "--statistic", "p99"
+    )
     assert code == 0, err
     assert "TTFT p99 (ms)" in _svg_text(out)  # the axis names the metric and statistic drawn
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--seats", "nope"], "the seats are: seat-a-fp8, seat-b-nvfp4, seat-c-bf16, seat-d-int4-awq"),
-    (["--metric", "bogus"], "invalid choice"),
-    (["--statistic", "p42"], "invalid choice"),
-    (["--width", "0"], "--width"),
-    (["--dpi", "5"], "--dpi"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--seats", "nope"], "the seats are: seat-a-fp8, seat-b-nvfp4, seat-c-bf16, seat-d-int4-awq"),
+        (["--metric", "bogus"], "invalid choice"),
+        (["--statistic", "p42"], "invalid choice"),
+        (["--width", "0"], "--width"),
+        (["--dpi", "5"], "--dpi"),
+    ],
+)
 def test_bad_figure_options_are_exit_2_in_one_line(curves, tmp_path, capsys, argv, words):
     try:
         code, _, err = cli(capsys, "figure", "throughput", curves, "--out", tmp_path / "f.png", *argv, "--quiet")
@@ -141,27 +185,32 @@ def _csv(text: str) -> list[list[str]]:
 
 
 def test_columns_and_rows_cut_the_table(curves, capsys):
-    code, out, err = cli(capsys, "table", "all-cells", curves, "--columns", "seat,metric,conc.", "--rows",
-                         "Conc.=16|64", "--quiet")
+    code, out, err = cli(
+        capsys, "table", "all-cells", curves, "--columns", "seat,metric,conc.", "--rows", "Conc.=16|64", "--quiet"
+    )
     assert code == 0, err
     rows = _csv(out)
     assert rows[0] == ["Seat", "Metric", "Conc."]
     assert {r[2] for r in rows[1:]} == {"16", "64"} and len(rows) > 3
-    code, out, err = cli(capsys, "table", "results", curves, "--columns", "seat,conc.", "--rows", "Conc.=16|64", "--quiet")
+    code, out, err = cli(
+        capsys, "table", "results", curves, "--columns", "seat,conc.", "--rows", "Conc.=16|64", "--quiet"
+    )
     assert code == 0, err
     assert _csv(out)[0] == ["Seat", "Conc."] and {r[1] for r in _csv(out)[1:]} == {"16", "64"}
-    code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3",
-                       "--quiet")
+    code, out, _ = cli(capsys, "table", "results", curves, "--rows", "Conc.=16|64", "--rows", "2-3", "--quiet")
     assert code == 0 and len(_csv(out)) == 3  # the heading and rows 2 and 3 of those
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--columns", "Seat,Nope"], "no column 'Nope' in this table; its columns are: Seat, "),
-    (["--rows", "Nope=1"], "expected COLUMN=VALUE or FIRST-LAST"),
-    (["--rows", "3-1"], "FIRST <= LAST"),
-    (["--rows", "Conc.=999"], "no row shows '999' in Conc.; it shows: '1', '4', '16', '64'"),
-    (["--seats", "seat-x"], "no run of 'seat-x'"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--columns", "Seat,Nope"], "no column 'Nope' in this table; its columns are: Seat, "),
+        (["--rows", "Nope=1"], "expected COLUMN=VALUE or FIRST-LAST"),
+        (["--rows", "3-1"], "FIRST <= LAST"),
+        (["--rows", "Conc.=999"], "no row shows '999' in Conc.; it shows: '1', '4', '16', '64'"),
+        (["--seats", "seat-x"], "no run of 'seat-x'"),
+    ],
+)
 def test_bad_table_options_are_exit_2(curves, capsys, argv, words):
     code, out, err = cli(capsys, "table", "results", curves, *argv, "--quiet")
     assert code == 2 and words in err and out == "", err
@@ -179,8 +228,7 @@ def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
     assert code == 0
     header = out.split(r"\toprule")[1].split(r"\midrule")[0]
     assert "Metric" in header and "Per pass" not in header
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--columns", "all",
-                       "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--columns", "all", "--quiet")
     assert "Per pass, in order" in out.split(r"\toprule")[1].split(r"\midrule")[0]
     code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "csv", "--quiet")
     assert "Per pass, in order" in _csv(out)[0]  # CSV keeps every column
@@ -191,15 +239,18 @@ def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
 def test_many_rows_make_a_longtable_with_a_row_per_seat(curves, capsys):
     from benchreport.report.writers import LONGTABLE_ROWS, latex_table
 
-    df = pd.DataFrame({"seat": [SEATS[i % len(SEATS)] for i in range(LONGTABLE_ROWS + 8)],
-                       "Conc.": [str(i) for i in range(LONGTABLE_ROWS + 8)],
-                       "TTFT p50 (ms)": [f"{30 + i} [{29 + i}, {31 + i}]" for i in range(LONGTABLE_ROWS + 8)]})
+    df = pd.DataFrame(
+        {
+            "seat": [SEATS[i % len(SEATS)] for i in range(LONGTABLE_ROWS + 8)],
+            "Conc.": [str(i) for i in range(LONGTABLE_ROWS + 8)],
+            "TTFT p50 (ms)": [f"{30 + i} [{29 + i}, {31 + i}]" for i in range(LONGTABLE_ROWS + 8)],
+        }
+    )
     df = df.sort_values("seat", kind="stable")
     out = latex_table(df, "Many rows.", ("Conc.", "TTFT p50 (ms)"), group="seat")
     assert out.count(r"\begin{longtable}") == 1 and r"\endhead" in out and r"\caption{" in out
     assert out.count(r"\multicolumn{") - out.count("Continued on next page") == len(SEATS)
-    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--rows", "1-5",
-                       "--quiet")
+    code, out, _ = cli(capsys, "table", "all-cells", curves, "--format", "tex", "--rows", "1-5", "--quiet")
     assert r"\begin{tabular}" in out and "longtable" not in out.split("\n", 1)[1]
 
 
@@ -210,13 +261,24 @@ PDFLATEX = shutil.which("pdflatex")
 def _compile(tmp_path: Path, table: str) -> str:
     """The pdflatex log of an article holding `table` (a float for a tabular, as its caption comment says)."""
     (tmp_path / "t.tex").write_text(table, encoding="utf-8")
-    body = r"\input{t.tex}" if "longtable" in table.split("\n", 1)[1] else \
-        r"\begin{table}\centering\input{t.tex}\end{table}"
-    (tmp_path / "doc.tex").write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\n"
-                                      "\\usepackage{booktabs,array,longtable}\n\\begin{document}\n"
-                                      f"{body}\n\\end{{document}}\n", encoding="utf-8")
-    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    body = (
+        r"\input{t.tex}"
+        if "longtable" in table.split("\n", 1)[1]
+        else r"\begin{table}\centering\input{t.tex}\end{table}"
+    )
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\n"
+        "\\usepackage{booktabs,array,longtable}\n\\begin{document}\n"
+        f"{body}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     log = (tmp_path / "doc.log").read_text(encoding="latin-1")
     assert proc.returncode == 0, log[-2000:]
     return log

@@ -1,5 +1,6 @@
 """One cell, one condition (issue 25): the load a run describes is part of its cell's key; a pass is
 one repetition of one condition; two runs are never one pass; nothing is pooled or dropped."""
+
 from __future__ import annotations
 
 import json
@@ -14,19 +15,42 @@ from benchreport.tables import build_tables
 
 from runs import make_run, write_run
 
-CHAT = {"endpoint": "/v1/chat/completions", "streaming": True, "prompt_tokens": {"mean": 256, "stdev": 64},
-        "output_tokens": {"mean": 64, "stdev": 16}, "requests": 48, "seed": 1}
+CHAT = {
+    "endpoint": "/v1/chat/completions",
+    "streaming": True,
+    "prompt_tokens": {"mean": 256, "stdev": 64},
+    "output_tokens": {"mean": 64, "stdev": 16},
+    "requests": 48,
+    "seed": 1,
+}
 
 
 def _requests(n, ttft, *, workload="decode", concurrency=4):
-    return [{"workload": workload, "concurrency": concurrency, "prompt_tokens": 250, "output_tokens": 60,
-             "ttft_ms": ttft + (i % 5), "e2e_latency_ms": 400 + ttft + i, "itl_ms": 5.0, "finish_reason": "stop",
-             "start_ms": 100.0 * i} for i in range(n)]
+    return [
+        {
+            "workload": workload,
+            "concurrency": concurrency,
+            "prompt_tokens": 250,
+            "output_tokens": 60,
+            "ttft_ms": ttft + (i % 5),
+            "e2e_latency_ms": 400 + ttft + i,
+            "itl_ms": 5.0,
+            "finish_reason": "stop",
+            "start_ms": 100.0 * i,
+        }
+        for i in range(n)
+    ]
 
 
 def _run(rid, pass_, load, ttft, **extra):
-    run = make_run(run_id=rid, **{"pass": pass_}, harness={"name": "guidellm", "version": "0.8.1"},
-                   measurements=None, requests=_requests(24, ttft), **extra)
+    run = make_run(
+        run_id=rid,
+        **{"pass": pass_},
+        harness={"name": "guidellm", "version": "0.8.1"},
+        measurements=None,
+        requests=_requests(24, ttft),
+        **extra,
+    )
     run.pop("measurements")
     if load is not None:
         run["load"] = load
@@ -35,10 +59,12 @@ def _run(rid, pass_, load, ttft, **extra):
 
 # --- the fingerprint and the words ------------------------------------------------------------
 
+
 def test_fingerprint_leaves_out_seeds_and_sample_size_only():
     a = dict(CHAT)
-    assert conditions.fingerprint(a) == conditions.fingerprint({**a, "seed": 99, "requests": 24,
-                                                                 "duration_s": 60, "concurrency": 8})
+    assert conditions.fingerprint(a) == conditions.fingerprint(
+        {**a, "seed": 99, "requests": 24, "duration_s": 60, "concurrency": 8}
+    )
     assert conditions.fingerprint(a) != conditions.fingerprint({**a, "endpoint": "/v1/completions"})
     assert conditions.fingerprint(a) != conditions.fingerprint({**a, "prompt_tokens": {"mean": 1900}})
     assert conditions.fingerprint(a) != conditions.fingerprint({**a, "fixed_output": True})
@@ -50,9 +76,18 @@ def test_fingerprint_leaves_out_seeds_and_sample_size_only():
 
 def test_words_read_like_the_issue():
     assert conditions.words(CHAT) == "chat, 256±64 → 64±16 tok, streaming"
-    assert conditions.words({"endpoint": "completions", "prompt_tokens": {"mean": 48, "min": 24, "max": 72},
-                             "output_tokens": {"mean": 32}, "fixed_output": True, "dataset": "random"}) == \
-        "completions, 48 (24-72) → 32 tok fixed, random"
+    assert (
+        conditions.words(
+            {
+                "endpoint": "completions",
+                "prompt_tokens": {"mean": 48, "min": 24, "max": 72},
+                "output_tokens": {"mean": 32},
+                "fixed_output": True,
+                "dataset": "random",
+            }
+        )
+        == "completions, 48 (24-72) → 32 tok fixed, random"
+    )
     assert conditions.words({"arrival": "poisson", "rate": 2, "endpoint": "chat"}) == "chat, poisson 2 req/s"
     assert conditions.words({}) == ""
 
@@ -66,19 +101,22 @@ def test_differences_name_the_fields():
 
 # --- the native format ------------------------------------------------------------------------
 
+
 def test_load_is_validated_with_its_json_path(tmp_path):
     bad = _run("r1", 1, {**CHAT, "prompt_tokens": {"mean": 10, "min": 20, "max": 30}}, 20)
     write_run(tmp_path, "bad.json", bad)
     res = load_paths([tmp_path])
     assert [(r.json_path, r.message) for r in res.refused] == [
-        ("$.load.prompt_tokens.mean", "expected a mean between min and max, got 10")]
+        ("$.load.prompt_tokens.mean", "expected a mean between min and max, got 10")
+    ]
     write_run(tmp_path, "bad.json", _run("r1", 1, {**CHAT, "sampling": {"temperature": {"x": 1}}}, 20))
     assert [r.json_path for r in load_paths([tmp_path]).refused] == ["$.load.sampling.temperature"]
     run = _run("r1", 1, {**CHAT, "max_tokens": 64}, 20)
     run["harness"]["max_tokens"] = 128
     write_run(tmp_path, "bad.json", run)
     assert [r.message for r in load_paths([tmp_path]).refused] == [
-        "expected the answer cap of $.harness.max_tokens (128), got 64"]
+        "expected the answer cap of $.harness.max_tokens (128), got 64"
+    ]
 
 
 def test_runs_table_holds_the_load_its_id_and_words(tmp_path):
@@ -90,6 +128,7 @@ def test_runs_table_holds_the_load_its_id_and_words(tmp_path):
 
 
 # --- cells and passes --------------------------------------------------------------------------
+
 
 def _analyse(folder):
     return analyse_paths([str(folder)], Options(n_boot=200))
@@ -156,8 +195,14 @@ def test_a_label_over_several_loads_is_flagged_not_pooled(tmp_path):
 def test_figures_at_two_context_lengths_are_two_cells(tmp_path):
     run = make_run()
     run["measurements"] = [
-        {"workload": "prefill", "metric": "prefill_tok_s", "value": 7412, "unit": "tok/s", "context_tokens": 31000,
-         "fresh_prompt": True},
+        {
+            "workload": "prefill",
+            "metric": "prefill_tok_s",
+            "value": 7412,
+            "unit": "tok/s",
+            "context_tokens": 31000,
+            "fresh_prompt": True,
+        },
         {"workload": "prefill", "metric": "prefill_tok_s", "value": 9100, "unit": "tok/s", "fresh_prompt": True},
     ]
     write_run(tmp_path, "r.json", run)
@@ -170,8 +215,9 @@ def test_figures_at_two_context_lengths_are_two_cells(tmp_path):
 @pytest.mark.parametrize("values", [(7412, 7412), (7412, 8000)])
 def test_a_figure_repeated_in_one_run_is_flagged_when_it_differs(tmp_path, values):
     run = make_run()
-    run["measurements"] = [{"workload": "prefill", "metric": "prefill_tok_s", "value": v, "unit": "tok/s"}
-                           for v in values]
+    run["measurements"] = [
+        {"workload": "prefill", "metric": "prefill_tok_s", "value": v, "unit": "tok/s"} for v in values
+    ]
     write_run(tmp_path, "r.json", run)
     a = _analyse(tmp_path)
     f = a.flags[a.flags["code"] == "sample.repeated_figure"]

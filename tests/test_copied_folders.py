@@ -12,6 +12,7 @@ through the command line, and:
 * no cell holds runs of two recorded conditions, and no (cell, date, pass) is claimed twice, so
   no pass was merged into another or dropped.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,7 @@ CELL = ["seat", "harness", "probe", "workload", "concurrency", "metric", "statis
 
 def _copy(dest: Path, *, keep_times: bool) -> Path:
     for name in SOURCES:
-        shutil.copytree(FIXTURES / name, dest / name,
-                        copy_function=shutil.copy2 if keep_times else shutil.copyfile)
+        shutil.copytree(FIXTURES / name, dest / name, copy_function=shutil.copy2 if keep_times else shutil.copyfile)
     if not keep_times:
         later = time.time() + LATER_S
         for path in sorted(dest.rglob("*")):
@@ -46,8 +46,11 @@ def _copy(dest: Path, *, keep_times: bool) -> Path:
 
 
 def _ingest(folder: Path, out: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "ingest", str(folder), "--out", str(out), "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "ingest", str(folder), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     tables = {name: pd.read_parquet(out / f"{name}.parquet") for name in ("runs", "measurements")}
     tables["refused"] = json.loads((out / "refused.json").read_text())
@@ -74,13 +77,19 @@ def _keyed(runs: pd.DataFrame) -> pd.DataFrame:
 def test_every_file_is_a_run_or_a_named_skip(copied, tmp_path):
     assert copied["refused"]["refused"] == []
     root = copied["root"]
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(root), "--out", str(tmp_path / "a"),
-                           "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "analyse", str(root), "--out", str(tmp_path / "a"), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     prov = pd.read_csv(tmp_path / "a" / "provenance.csv", dtype=str, keep_default_na=False)
     # hidden names (a harness's `.aiperf_results_ready.json` marker, a sync tool's files) are not walked
-    files = {str(p) for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
-                                                                         p.relative_to(root).parts)}
+    files = {
+        str(p)
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    }
     assert set(prov["path"]) == files
     assert set(prov["status"]) == {"read", "skipped"}
     assert (prov.loc[prov["status"] == "skipped", "reason"].str.strip() != "").all()
@@ -89,9 +98,18 @@ def test_every_file_is_a_run_or_a_named_skip(copied, tmp_path):
     assert len(companions) and not set(companions) & read
     assert (prov.loc[prov["status"] == "read", "sha256"].str.fullmatch("[0-9a-f]{64}")).all()
     assert read == set(prov.loc[prov["run_id"] != "", "path"])
-    assert {h for h in copied["runs"]["harness"]} >= {"vllm bench serve", "guidellm", "aiperf", "sglang bench_serving",
-                                                       "trtllm-bench", "inference-perf", "genai-bench", "llmperf",
-                                                       "mlperf loadgen", "lm-evaluation-harness"}
+    assert {h for h in copied["runs"]["harness"]} >= {
+        "vllm bench serve",
+        "guidellm",
+        "aiperf",
+        "sglang bench_serving",
+        "trtllm-bench",
+        "inference-perf",
+        "genai-bench",
+        "llmperf",
+        "mlperf loadgen",
+        "lm-evaluation-harness",
+    }
 
 
 def test_a_copy_without_file_times_reads_as_the_original(original, copied):

@@ -1,6 +1,7 @@
 """The run store's per-date cache of pass rows and cells (benchreport.days.entries): a cold,
 a warm and a one-new-night analysis give the tables a full analysis without the cache gives,
 byte for byte, and only the dates whose inputs changed are computed."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,16 @@ def _cells(store: Store, th: Thresholds = Thresholds()):  # noqa: B008 - a froze
     t = read_tables(store)
     t = drop_excluded(t, decide_exclusions(t, thresholds=th))
     cache = StoreDayCache(store.root)
-    cs = estimate_cells_by_day(t.measurements, StoreRequests(store, t.runs), t.runs, cache=cache, thresholds=th,
-                               method="BCa", n_resamples=300, seed=0)
+    cs = estimate_cells_by_day(
+        t.measurements,
+        StoreRequests(store, t.runs),
+        t.runs,
+        cache=cache,
+        thresholds=th,
+        method="BCa",
+        n_resamples=300,
+        seed=0,
+    )
     return cs, cache
 
 
@@ -63,8 +72,9 @@ def _dated(cs) -> str:
     from benchreport.stats.cells import DATED_COLUMNS
 
     d = cs.dated[DATED_COLUMNS]
-    return d.sort_values(["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"],
-                         kind="stable").to_csv(index=False)
+    return d.sort_values(
+        ["seat", "harness", "probe", "workload", "concurrency", "metric", "statistic", "date"], kind="stable"
+    ).to_csv(index=False)
 
 
 def test_cold_warm_and_new_night_equal_a_full_analysis(archive, tmp_path):
@@ -73,8 +83,8 @@ def test_cold_warm_and_new_night_equal_a_full_analysis(archive, tmp_path):
     opts = Options(n_boot=300, baseline="seat-000")
     full = analyse_store(store, opts, cache=False)
     assert set(full.cells["ci_route"].dropna()) >= {"t_log", "t_log_pooled"}  # both kinds of cell are here
-    _same(analyse_store(store, opts), full)    # cold: every date computed and kept
-    _same(analyse_store(store, opts), full)    # warm: every date read back
+    _same(analyse_store(store, opts), full)  # cold: every date computed and kept
+    _same(analyse_store(store, opts), full)  # warm: every date read back
     cs, cache = _cells(store)
     assert cache.written == [] and sorted(cache.read) == store.dates()
     generate(archive / "2026-11-04", seats=3, passes=3, requests=40, concurrencies=(1, 4), date="2026-11-04", seed=7)
@@ -219,9 +229,14 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
         def frame(self):
             return self.df
 
-    df = pd.DataFrame({"seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
-                       "date": pd.array(["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"], dtype="string"),
-                       "value": [1.5, float("nan"), 1e-7, 3.0], "n": pd.array([1, None, 3, 4], dtype="Int64")})
+    df = pd.DataFrame(
+        {
+            "seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
+            "date": pd.array(["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"], dtype="string"),
+            "value": [1.5, float("nan"), 1e-7, 3.0],
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+        }
+    )
     write_csv(df, tmp_path / "plain.csv")
     frag = Memory()
     days = Days(df, {"2026-01-01": "t1", "2026-01-02": "t2"})

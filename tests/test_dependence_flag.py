@@ -1,6 +1,7 @@
 """sample.correlated_requests as one family-wise rule (issue 30): a one-sided Ljung-Box test at
 lag 1 per pass and metric, Holm's step-down over a seat's passes of one date, r_1 above
 lag1_limit. Checked against statsmodels, and through the CLI on request-level native runs."""
+
 from __future__ import annotations
 
 import json
@@ -61,15 +62,26 @@ def test_dependent_passes_needs_the_size_that_matters_and_tests_means_only():
     assert not dependent_passes(["a"], ["d"], ["p90"], [0.5], [200], alpha=0.05, lag1_limit=0.3).any()
     # 0.35 from 30 requests: p = 0.022 alone is significant, not among 12 tests (Holm: 0.05/12)
     one = dependent_passes(["a"], ["d"], ["mean"], [0.35], [30], alpha=0.05, lag1_limit=0.3)
-    twelve = dependent_passes(["a"] * 12, ["d"] * 12, ["mean"] * 12, [0.35] + [0.0] * 11, [30] * 12,
-                              alpha=0.05, lag1_limit=0.3)
+    twelve = dependent_passes(
+        ["a"] * 12, ["d"] * 12, ["mean"] * 12, [0.35] + [0.0] * 11, [30] * 12, alpha=0.05, lag1_limit=0.3
+    )
     assert one.all() and not twelve.any()
 
 
 def test_rule_reads_a_stores_decision_column():
-    passes = pd.DataFrame({"seat": ["a", "a"], "date": ["d", "d"], "statistic": ["mean", "mean"], "lag1": [0.9, 0.9],
-                           "n_obs": [200, 200], "workload": ["decode"] * 2, "concurrency": [1, 1],
-                           "metric": ["ttft_ms", "e2e_latency_ms"], "pass": [1, 1]})
+    passes = pd.DataFrame(
+        {
+            "seat": ["a", "a"],
+            "date": ["d", "d"],
+            "statistic": ["mean", "mean"],
+            "lag1": [0.9, 0.9],
+            "n_obs": [200, 200],
+            "workload": ["decode"] * 2,
+            "concurrency": [1, 1],
+            "metric": ["ttft_ms", "e2e_latency_ms"],
+            "pass": [1, 1],
+        }
+    )
     assert len(R.correlated_requests(passes, thresholds=DEFAULT)[0].cells) == 2
     passes["lag1_dependent"] = [True, False]
     assert len(R.correlated_requests(passes, thresholds=DEFAULT)[0].cells) == 1
@@ -77,9 +89,13 @@ def test_rule_reads_a_stores_decision_column():
 
 def _fleet(tmp_path, *, seats, n, rho, seed, date="2026-12-01", passes=3):
     rng = np.random.default_rng(seed)
-    runs = [request_run(f"s{s:02d}", p, request_records(rng, n, rho=rho), date=date,
-                        role="incumbent" if s == 0 else "candidate")
-            for s in range(seats) for p in range(1, passes + 1)]
+    runs = [
+        request_run(
+            f"s{s:02d}", p, request_records(rng, n, rho=rho), date=date, role="incumbent" if s == 0 else "candidate"
+        )
+        for s in range(seats)
+        for p in range(1, passes + 1)
+    ]
     return write_request_runs(tmp_path / "runs", runs)
 
 
@@ -117,9 +133,12 @@ def test_store_decides_as_a_folder_does(tmp_path):
     from benchreport.store import Store, ingest
 
     rng = np.random.default_rng(14)
-    runs = [request_run(f"s{s}", p, request_records(rng, 60, rho=rho), date=d)
-            for d in ("2026-11-01", "2026-11-02") for s, rho in ((0, 0.0), (1, 0.6), (2, 0.3))
-            for p in (1, 2, 3)]
+    runs = [
+        request_run(f"s{s}", p, request_records(rng, 60, rho=rho), date=d)
+        for d in ("2026-11-01", "2026-11-02")
+        for s, rho in ((0, 0.0), (1, 0.6), (2, 0.3))
+        for p in (1, 2, 3)
+    ]
     folder = write_request_runs(tmp_path / "runs", runs)
     ingest([folder], tmp_path / "store")
     store = Store.open(tmp_path / "store")
@@ -127,6 +146,7 @@ def test_store_decides_as_a_folder_does(tmp_path):
 
     def corr(a):
         return [f for f in a.flags_records() if f["code"] == "sample.correlated_requests"]
+
     full = corr(analyse_store(store, opts, cache=False))
     assert corr(analyse_store(store, opts)) == full  # cold: each date decided as it is read
     assert corr(analyse_store(store, opts)) == full  # warm: read back from the index

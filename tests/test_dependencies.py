@@ -1,5 +1,6 @@
 """environment.yml (conda) asks for what pyproject.toml asks for, every extra included, with the same
 lower bounds; the extras name what their part imports (benchreport.extras)."""
+
 from __future__ import annotations
 
 import re
@@ -23,17 +24,23 @@ def _requirements(lines) -> dict[str, str]:
 
 def _dependencies_section() -> str:
     text = (ROOT / "environment.yml").read_text()
-    return text[text.index("\ndependencies:"):]
+    return text[text.index("\ndependencies:") :]
 
 
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    extras = [req for group in project["optional-dependencies"].values() for req in group
-              if not req.startswith("benchreport[")]  # environment.yml installs every extra
+    extras = [
+        req
+        for group in project["optional-dependencies"].values()
+        for req in group
+        if not req.startswith("benchreport[")
+    ]  # environment.yml installs every extra
     wanted = _requirements(project["dependencies"] + extras)
-    listed = _requirements(m.group(1) for m in re.finditer(r"^\s*-\s+([A-Za-z][^#\n]*?)\s*$",
-                                                           _dependencies_section(), re.M)
-                           if not m.group(1).endswith(":"))
+    listed = _requirements(
+        m.group(1)
+        for m in re.finditer(r"^\s*-\s+([A-Za-z][^#\n]*?)\s*$", _dependencies_section(), re.M)
+        if not m.group(1).endswith(":")
+    )
     for name, spec in wanted.items():
         conda = CONDA_NAMES.get(name, name)
         assert conda in listed, f"{conda} (pyproject.toml: {name}{spec}) is missing from environment.yml"
@@ -51,7 +58,7 @@ def test_the_extras_module_names_the_packages_of_each_extra():
         listed = set()
         for req in groups[extra]:
             if req.startswith("benchreport["):
-                for inner in req[len("benchreport["):-1].split(","):
+                for inner in req[len("benchreport[") : -1].split(","):
                     listed |= set(_requirements(groups[inner]))
             else:
                 listed |= set(_requirements([req]))
@@ -63,9 +70,11 @@ def test_run_time_imports_no_extra_package():
     import subprocess
     import sys
 
-    code = ("import sys, benchreport.cli, benchreport.pipeline, benchreport.report.build, benchreport.report.render, "
-            "benchreport.report.catalog, benchreport.store; "
-            "print(sorted(m for m in ('weasyprint', 'itables', 'ipywidgets', 'plotly', 'jupyterlab', 'pingouin') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, benchreport.cli, benchreport.pipeline, benchreport.report.build, benchreport.report.render, "
+        "benchreport.report.catalog, benchreport.store; "
+        "print(sorted(m for m in ('weasyprint', 'itables', 'ipywidgets', 'plotly', 'jupyterlab', 'pingouin') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -1,6 +1,7 @@
 """Long strings from run files (issue 16, item 6): shortened for display with a middle
 ellipsis, the full value kept in tables/*.csv and in the HTML title attribute, and a PDF
 that costs about what it costs with ordinary names."""
+
 from __future__ import annotations
 
 import csv
@@ -35,8 +36,17 @@ def test_short_tokens_only_shortens_unbroken_runs():
     assert max(len(w) for w in out.split()) == fmt.MAX_TOKEN
 
 
-@pytest.mark.parametrize("text", ["", "short", "x" * 49, LONG, "prompt_tokens=32,output_tokens=16,prefix_tokens=32,"
-                                  "prefix_count=1", "a b " + "y" * 200 + " c"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "short",
+        "x" * 49,
+        LONG,
+        "prompt_tokens=32,output_tokens=16,prefix_tokens=32,prefix_count=1",
+        "a b " + "y" * 200 + " c",
+    ],
+)
 def test_break_points_rejoin_and_bound_every_piece(text):
     pieces = fmt.break_points(text)
     assert "".join(pieces) == text
@@ -85,9 +95,25 @@ def _pdf_seconds(a, tmp_path, name) -> tuple[float, str, str]:
 
     rep = Report(a, out=tmp_path / name, title="t", display=False)
     rep.title_block()
-    for f in ("abstract", "setup_text", "seats_table", "runs_table", "results_text", "results_table",
-              "comparison_text", "comparison_table", "exams_text", "exam_scores_table", "exam_deltas_table",
-              "traps", "faults", "limitations", "provenance_text", "files_table", "skipped_table"):
+    for f in (
+        "abstract",
+        "setup_text",
+        "seats_table",
+        "runs_table",
+        "results_text",
+        "results_table",
+        "comparison_text",
+        "comparison_table",
+        "exams_text",
+        "exam_scores_table",
+        "exam_deltas_table",
+        "traps",
+        "faults",
+        "limitations",
+        "provenance_text",
+        "files_table",
+        "skipped_table",
+    ):
         rep.show(getattr(sections, f)(a))
     css = (render.TEMPLATES_DIR / "benchreport" / "static" / "report.css").read_text(encoding="utf-8")
     html = f"<html><head><style>{css}</style></head><body class='benchreport'><main class='paper'>{rep.html()}</main></body></html>"
@@ -105,7 +131,7 @@ def test_a_5000_character_model_costs_the_pdf_at_most_twice_the_time(tmp_path):
     t_normal, _, _ = _pdf_seconds(normal, tmp_path, "normal")
     t_long, html, text = _pdf_seconds(long, tmp_path, "long")
     assert t_long <= 2 * t_normal + 1.0, f"{t_long:.1f} s with a 5,000-character model, {t_normal:.1f} s without"
-    assert f'title="{LONG}' in html or f"title=\"cand-exl3 ({LONG}" in html
+    assert f'title="{LONG}' in html or f'title="cand-exl3 ({LONG}' in html
     assert "MMMM" in text and LONG not in text.replace("\n", "")
     # the full name stays in the CSV tables
     write_analysis(long, tmp_path / "out")

@@ -4,6 +4,7 @@ Checked against independent routes: per-pass values against the passes table, re
 quantiles against numpy on the raw records, a comparison's interval against scipy's Welch
 test on log pass values, and `compare(a, x, y)` against a report analysed with baseline x.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,11 @@ def three_seats(d: Path) -> Path:
     """An incumbent and two candidates, three passes each of one cell (the second candidate's
     model named like a script)."""
     for p in range(3):
-        for seat, values, role, model in (("base", BASE, "incumbent", "Qwen"), ("cand", CAND, "candidate", "GLM"),
-                                         ("other", OTHER, "candidate", XSS_MODEL)):
+        for seat, values, role, model in (
+            ("base", BASE, "incumbent", "Qwen"),
+            ("cand", CAND, "candidate", "GLM"),
+            ("other", OTHER, "candidate", XSS_MODEL),
+        ):
             run = make_run(run_id=f"{seat}-p{p + 1}", **{"pass": p + 1})
             run["seat"] = {**run["seat"], "id": seat, "role": role, "model": model}
             run["measurements"] = run["measurements"][:1]  # aggregate throughput at 16 streams
@@ -74,8 +78,13 @@ def test_per_pass_values_are_lists_in_pass_order(example):
     assert len(multi) >= 2
     ids = {v: k for k, v in explore.seat_labels(example).items()}
     for i, r in zip(multi.index, multi.itertuples()):
-        c = p[(p["seat"] == ids[r.seat]) & (p["metric"] == r.metric) & (p["statistic"] == r.statistic)
-              & (p["workload"] == r.workload) & (p["date"] == r.date)]
+        c = p[
+            (p["seat"] == ids[r.seat])
+            & (p["metric"] == r.metric)
+            & (p["statistic"] == r.statistic)
+            & (p["workload"] == r.workload)
+            & (p["date"] == r.date)
+        ]
         if pd.notna(r.concurrency):
             c = c[c["concurrency"] == r.concurrency]
         assert list(c.sort_values("pass")["value"]) == pytest.approx(r.values)  # independent: the passes table
@@ -100,10 +109,14 @@ def test_request_summary_matches_numpy_on_the_records():
     raw = r[(r["concurrency"] == row["concurrency"]) & (r["pass"] == row["pass"])]["ttft_ms"].dropna().to_numpy(float)
     assert row["ttft_ms p90"] == pytest.approx(np.percentile(raw, 90))
     assert row["ttft_ms mean"] == pytest.approx(raw.mean())
-    one = explore.request_summary(a, "ttft_ms", pass_=int(row["pass"]), concurrency=int(row["concurrency"]),
-                                  harness="aiperf")
-    assert len(one) == 1 and one["requests"].iloc[0] == len(raw) + int(np.isnan(
-        r[(r["concurrency"] == row["concurrency"]) & (r["pass"] == row["pass"])]["ttft_ms"].astype(float)).sum())
+    one = explore.request_summary(
+        a, "ttft_ms", pass_=int(row["pass"]), concurrency=int(row["concurrency"]), harness="aiperf"
+    )
+    assert len(one) == 1 and one["requests"].iloc[0] == len(raw) + int(
+        np.isnan(
+            r[(r["concurrency"] == row["concurrency"]) & (r["pass"] == row["pass"])]["ttft_ms"].astype(float)
+        ).sum()
+    )
     assert explore.request_summary(a, "ttft_ms", harness="vllm").empty
 
 
@@ -166,16 +179,20 @@ def test_concurrency_plot_draws_the_cis_it_is_given(example):
     fig = plots.concurrency_plot(example, "output_tok_s")
     tr = {t.name: t for t in fig.data}
     exl3 = next(t for n, t in tr.items() if n.startswith("glm-5.3-flash-exl3"))
-    cell = example.cells[(example.cells["seat"] == "glm-5.3-flash-exl3-4.0bpw-1node")
-                         & (example.cells["metric"] == "output_tok_s") & (example.cells["statistic"] == "mean")]
+    cell = example.cells[
+        (example.cells["seat"] == "glm-5.3-flash-exl3-4.0bpw-1node")
+        & (example.cells["metric"] == "output_tok_s")
+        & (example.cells["statistic"] == "mean")
+    ]
     cell = cell.sort_values("concurrency")
     assert list(exl3.y) == pytest.approx(list(cell["estimate"]))
     assert list(exl3.error_y.array) == pytest.approx(list((cell["ci_high"] - cell["estimate"]).fillna(0)))
     solid = [not str(s).endswith("-open") for s in exl3.marker.symbol]
     assert solid == list(cell["ci_low"].notna())  # hollow exactly where there is no CI
     assert fig.layout.xaxis.type == "log" and "mean" in fig.layout.yaxis.title.text
-    assert len({t.marker.symbol[0] if isinstance(t.marker.symbol, tuple) else t.marker.symbol
-                for t in fig.data}) > 1  # shape as a second cue
+    assert (
+        len({t.marker.symbol[0] if isinstance(t.marker.symbol, tuple) else t.marker.symbol for t in fig.data}) > 1
+    )  # shape as a second cue
 
 
 def test_plot_text_from_data_is_escaped(three):
@@ -272,7 +289,7 @@ def test_compare_any_pair_of_seats_of_every_harness_format():
     shared = 0
     for x, y in permutations(seats, 2):
         table = explore.compare(a, x, y)
-        assert list(table.columns[:len(explore.COMPARE_COLUMNS)]) == list(explore.COMPARE_COLUMNS)
+        assert list(table.columns[: len(explore.COMPARE_COLUMNS)]) == list(explore.COMPARE_COLUMNS)
         page = table._repr_html_()
         assert "benchreport-compare" in page and ("<table" in page or not len(table))
         shared += len(table)
@@ -284,9 +301,15 @@ def test_tables_show_figures_rounded_as_the_report_while_the_data_keep_them_whol
     format.pval and a ratio as format.ratio3; the view's frame keeps the full value."""
     from benchreport.explore.display import _flat_for_display
 
-    df = pd.DataFrame({"estimate": [50.9011, 7412.4, 0.81234, np.nan], "ratio": [1.04567, 0.81234, 2.0, 1.0],
-                       "ci_low": [0.9512, 0.7, 1.9, np.nan], "p_value": [0.31234, 0.0004, 0.004567, 0.05],
-                       "values": [[50.9011, 51.02], [7412.4], [], [1.0]]})
+    df = pd.DataFrame(
+        {
+            "estimate": [50.9011, 7412.4, 0.81234, np.nan],
+            "ratio": [1.04567, 0.81234, 2.0, 1.0],
+            "ci_low": [0.9512, 0.7, 1.9, np.nan],
+            "p_value": [0.31234, 0.0004, 0.004567, 0.05],
+            "values": [[50.9011, 51.02], [7412.4], [], [1.0]],
+        }
+    )
     shown = _flat_for_display(df)
     assert shown["estimate"].tolist() == ["50.9", "7,412", "0.812", ""]
     assert shown["ratio"].tolist() == ["1.05", "0.812", "2", "1"]

@@ -4,6 +4,7 @@ The SGLang capture's overflow run failed 3 of 12 requests with HTTP 400 bodies t
 in their token counts; a reader needs one quote of that message, not three JSON bodies cut
 mid-word and spliced together.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,10 +19,13 @@ SGLANG = Path(__file__).parent / "fixtures" / "harness" / "sglang"
 
 
 def test_an_openai_error_body_is_quoted_by_its_message():
-    body = ('Bad Request: {"object":"error","message":"This model\'s maximum context length is 70 tokens. '
-            'However, you requested 84 tokens.","type":"BadRequestError","param":null,"code":400}')
-    assert _error_text(body, None) == ("Bad Request: This model's maximum context length is 70 tokens. "
-                                       "However, you requested 84 tokens.")
+    body = (
+        'Bad Request: {"object":"error","message":"This model\'s maximum context length is 70 tokens. '
+        'However, you requested 84 tokens.","type":"BadRequestError","param":null,"code":400}'
+    )
+    assert _error_text(body, None) == (
+        "Bad Request: This model's maximum context length is 70 tokens. However, you requested 84 tokens."
+    )
     assert _error_text(None, "length") == "finish_reason length"
     assert _error_text("  ", None) == "failed"
 
@@ -40,8 +44,9 @@ def test_messages_equal_but_for_numbers_are_one_kind():
 
 
 def test_the_sglang_overflow_run_reads_as_one_quoted_kind():
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(SGLANG), "--json", "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "flags", str(SGLANG), "--json", "--quiet"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     failed = [f for f in json.loads(proc.stdout) if f["code"] == "requests.failed"]
     assert len(failed) == 1

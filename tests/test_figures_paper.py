@@ -6,6 +6,7 @@ The colour test simulates deuteranopia and protanopia (Machado, Oliveira & Ferna
 and measures CIEDE2000 differences (tests/cvd.py); both are checked here against published
 values (Sharma, Wu & Dalal 2005) and a second implementation (colorspacious).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -94,6 +95,7 @@ def test_red_and_green_collide_under_deuteranopia():
 
 # --- every figure of a report, drawn from a data set with many seats -----------------------
 
+
 def _m(workload, metric, value, unit, concurrency=None, **kw):
     m = {"workload": workload, "metric": metric, "value": value, "unit": unit}
     if concurrency is not None:
@@ -113,24 +115,44 @@ def many_seats(tmp_path_factory):
         for p in (1, 2, 3):
             for date in ("2026-09-10", "2026-09-17"):
                 base = 100 + 15 * i
-                ms = [_m("decode", "output_tok_s", base * c ** 0.8 * rng.uniform(0.95, 1.05), "tok/s", c)
-                      for c in (1, 4, 16)]
-                ms += [_m("decode", "decode_tok_s_per_stream", base * rng.uniform(0.95, 1.05) / c ** 0.3, "tok/s", c)
-                       for c in (1, 4, 16)]
-                ms += [_m("decode", "ttft_ms", 30 + 2 * i * c * rng.uniform(0.9, 1.1), "ms", c, statistic="p50")
-                       for c in (1, 4, 16)]
-                run = {"format": "benchreport.run/1", "run_id": f"{seat}-{date}-p{p}", "date": date,
-                       "seat": {"id": seat, "model": f"Model-{i}", "role": role},
-                       "harness": {"name": "in-house", "probe": "fixed-512", "max_tokens": 512}, "pass": p,
-                       "warmup_excluded": True, "measurements": ms}
+                ms = [
+                    _m("decode", "output_tok_s", base * c**0.8 * rng.uniform(0.95, 1.05), "tok/s", c)
+                    for c in (1, 4, 16)
+                ]
+                ms += [
+                    _m("decode", "decode_tok_s_per_stream", base * rng.uniform(0.95, 1.05) / c**0.3, "tok/s", c)
+                    for c in (1, 4, 16)
+                ]
+                ms += [
+                    _m("decode", "ttft_ms", 30 + 2 * i * c * rng.uniform(0.9, 1.1), "ms", c, statistic="p50")
+                    for c in (1, 4, 16)
+                ]
+                run = {
+                    "format": "benchreport.run/1",
+                    "run_id": f"{seat}-{date}-p{p}",
+                    "date": date,
+                    "seat": {"id": seat, "model": f"Model-{i}", "role": role},
+                    "harness": {"name": "in-house", "probe": "fixed-512", "max_tokens": 512},
+                    "pass": p,
+                    "warmup_excluded": True,
+                    "measurements": ms,
+                }
                 if p == 1 and date == "2026-09-10":
                     run["exams"] = [{"benchmark": "HumanEval", "correct": 150 + i % 5, "total": 164}]
                 write_run(folder, f"{seat}-{date}-p{p}.json", run)
     return analyse(load([str(folder)]), Options(n_boot=200))
 
 
-FIGURES = ["throughput_figure", "per_stream_figure", "single_stream_figure", "ttft_figure", "per_pass_figure",
-           "history_figure", "ratio_figure", "exam_figure"]
+FIGURES = [
+    "throughput_figure",
+    "per_stream_figure",
+    "single_stream_figure",
+    "ttft_figure",
+    "per_pass_figure",
+    "history_figure",
+    "ratio_figure",
+    "exam_figure",
+]
 
 
 @pytest.fixture(scope="module")
@@ -212,8 +234,17 @@ def _value_labels(fig, name) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["throughput_figure", "per_stream_figure", "single_stream_figure", "ttft_figure",
-                                  "per_pass_figure", "history_figure"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "throughput_figure",
+        "per_stream_figure",
+        "single_stream_figure",
+        "ttft_figure",
+        "per_pass_figure",
+        "history_figure",
+    ],
+)
 def test_every_value_axis_names_its_statistic(blocks, name):
     labels = _value_labels(blocks[name].figure, name)
     assert labels and all(STATISTIC.search(lab) for lab in labels), labels
@@ -238,6 +269,7 @@ def test_svg_text_is_text(blocks, tmp_path):
 
 
 # --- captions say what is drawn --------------------------------------------------------------
+
 
 def artist_kinds(fig) -> set[str]:
     """What a concurrency figure shows, read from its artists (not from its own notes):
@@ -283,11 +315,20 @@ def test_several_ttft_statistics_are_each_in_the_legend(tmp_path):
     for seat, stat in (("a-seat", "p50"), ("b-seat", "mean")):
         for p in (1, 2):
             ms = [_m("decode", "ttft_ms", 30 + c + p, "ms", c, statistic=stat) for c in (1, 4)]
-            write_run(folder, f"{seat}-{p}.json", {
-                "format": "benchreport.run/1", "run_id": f"{seat}-{p}", "date": "2026-09-10",
-                "seat": {"id": seat, "model": "M", "role": "candidate"},
-                "harness": {"name": "in-house", "probe": "x", "max_tokens": 64}, "pass": p,
-                "warmup_excluded": True, "measurements": ms})
+            write_run(
+                folder,
+                f"{seat}-{p}.json",
+                {
+                    "format": "benchreport.run/1",
+                    "run_id": f"{seat}-{p}",
+                    "date": "2026-09-10",
+                    "seat": {"id": seat, "model": "M", "role": "candidate"},
+                    "harness": {"name": "in-house", "probe": "x", "max_tokens": 64},
+                    "pass": p,
+                    "warmup_excluded": True,
+                    "measurements": ms,
+                },
+            )
     a = analyse(load([str(folder)]), Options(n_boot=200))
     b = sections.ttft_figure(a)
     assert "legend names each" in b.caption
@@ -301,22 +342,41 @@ def fixture_single_pass(tmp_path_factory):
     folder = tmp_path_factory.mktemp("single") / "runs"
     for i, seat in enumerate(("one-seat", "two-seat")):
         ms = [_m("decode", "ttft_ms", 30 + 5 * i + c, "ms", c, statistic="p50") for c in (1, 4, 16)]
-        write_run(folder, f"{seat}.json", {
-            "format": "benchreport.run/1", "run_id": seat, "date": "2026-09-10",
-            "seat": {"id": seat, "model": "M", "role": "candidate"},
-            "harness": {"name": "in-house", "probe": "x", "max_tokens": 64}, "pass": 1,
-            "warmup_excluded": True, "measurements": ms})
+        write_run(
+            folder,
+            f"{seat}.json",
+            {
+                "format": "benchreport.run/1",
+                "run_id": seat,
+                "date": "2026-09-10",
+                "seat": {"id": seat, "model": "M", "role": "candidate"},
+                "harness": {"name": "in-house", "probe": "x", "max_tokens": 64},
+                "pass": 1,
+                "warmup_excluded": True,
+                "measurements": ms,
+            },
+        )
     return analyse(load([str(folder)]), Options(n_boot=200))
 
 
 # --- dates -------------------------------------------------------------------------------------
 
+
 def _history_measurements(n_dates: int) -> pd.DataFrame:
     dates = pd.date_range("2025-12-01", periods=n_dates, freq="D").strftime("%Y-%m-%d")
     rng = np.random.default_rng(1)
-    return pd.DataFrame({"seat": "seat-a", "workload": "decode", "concurrency": 16, "metric": "output_tok_s",
-                         "statistic": "mean", "date": np.repeat(dates, 2),
-                         "value": rng.normal(900, 20, 2 * n_dates), "pass": np.tile([1, 2], n_dates)})
+    return pd.DataFrame(
+        {
+            "seat": "seat-a",
+            "workload": "decode",
+            "concurrency": 16,
+            "metric": "output_tok_s",
+            "statistic": "mean",
+            "date": np.repeat(dates, 2),
+            "value": rng.normal(900, 20, 2 * n_dates),
+            "pass": np.tile([1, 2], n_dates),
+        }
+    )
 
 
 @pytest.mark.parametrize("n_dates", [30, 365])
@@ -339,11 +399,23 @@ def test_date_labels_do_not_overlap(n_dates):
 
 # --- long names ------------------------------------------------------------------------------
 
+
 def test_a_5000_character_seat_id_is_shortened_in_every_label():
     seat = "s" * 2500 + "-" + "t" * 2499
-    cells = pd.DataFrame({"seat": [seat, seat, "short"], "workload": "decode", "concurrency": [1, 4, 1],
-                          "metric": "output_tok_s", "statistic": "mean", "estimate": [100.0, 300.0, 90.0],
-                          "ci_low": np.nan, "ci_high": np.nan, "n_passes": 1, "values": ["100", "300", "90"]})
+    cells = pd.DataFrame(
+        {
+            "seat": [seat, seat, "short"],
+            "workload": "decode",
+            "concurrency": [1, 4, 1],
+            "metric": "output_tok_s",
+            "statistic": "mean",
+            "estimate": [100.0, 300.0, 90.0],
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "n_passes": 1,
+            "values": ["100", "300", "90"],
+        }
+    )
     fig = F.throughput_vs_concurrency(cells)
     texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text"))]
     assert max(len(t) for t in texts) <= fmt.MAX_LABEL + 10

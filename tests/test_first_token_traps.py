@@ -3,6 +3,7 @@
 of answers that were all reasoning (`trap.reasoning_field`); raised where the files show them and
 nowhere else. The figures they quote are checked against the harness's own where it printed them.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,12 @@ def test_guidellm_chat_ttft_times_the_reasoning(tmp_path, capsys):
     assert c["ttft_p50_ms"] == pytest.approx(24.756, abs=1e-3)
     assert c["first_content_p50_ms"] == pytest.approx(61.628, abs=1e-3)
     assert f["evidence"]["thresholds"] == {"reasoning_ttft_ratio": 1.25}
-    for words in ("time_to_first_token_ms", "time_to_first_output_token_ms", "6 of 12 requests got reasoning first",
-                  "24.8 ms against 61.6 ms"):
+    for words in (
+        "time_to_first_token_ms",
+        "time_to_first_output_token_ms",
+        "6 of 12 requests got reasoning first",
+        "24.8 ms against 61.6 ms",
+    ):
         assert words in f["message"], words
     assert not of(flags, "trap.reasoning_field")  # every answer has content
     assert not of(flags, "trap.first_chunk")
@@ -126,11 +131,24 @@ def test_vllm_chat_ttft_times_the_role_only_first_chunk(capsys):
     assert not of(flags, "trap.reasoning_ttft")  # vLLM's client times no first content token
 
 
-@pytest.mark.parametrize("folder", [HARNESS / "vllm", HARNESS / "vllm-bench-serve", HARNESS / "vllm-0.6",
-                                    CAPTURES / "vllm-two-loads", CAPTURES / "vllm-repeated", HARNESS / "sglang",
-                                    HARNESS / "aiperf-sweep", CAPTURES / "aiperf-trials", HARNESS / "llmperf",
-                                    HARNESS / "genai-bench", HARNESS / "inference-perf", HARNESS / "trtllm"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "folder",
+    [
+        HARNESS / "vllm",
+        HARNESS / "vllm-bench-serve",
+        HARNESS / "vllm-0.6",
+        CAPTURES / "vllm-two-loads",
+        CAPTURES / "vllm-repeated",
+        HARNESS / "sglang",
+        HARNESS / "aiperf-sweep",
+        CAPTURES / "aiperf-trials",
+        HARNESS / "llmperf",
+        HARNESS / "genai-bench",
+        HARNESS / "inference-perf",
+        HARNESS / "trtllm",
+    ],
+    ids=lambda p: p.name,
+)
 def test_no_first_token_trap_on_clean_captures(folder, capsys):
     """Completions endpoints (one chunk a token) and servers without reasoning: neither trap."""
     rc, flags = flags_json(folder, capsys)
@@ -148,8 +166,9 @@ def test_a_generated_fleet_raises_neither(tmp_path, capsys):
     first chunk; no reasoning recorded."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("generate", Path(__file__).resolve().parents[1] / "benchmarks"
-                                                  / "generate.py")
+    spec = importlib.util.spec_from_file_location(
+        "generate", Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+    )
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     gen.generate(tmp_path / "fleet", seats=50, passes=2, requests=40)

@@ -1,5 +1,6 @@
 """Flags on the example data (every trap the seeds describe, on the right seat), on a clean data
 set (no wolf cried), and the public API: records, table, --fail-on, sorting, limitations text."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,19 @@ import re
 import pandas as pd
 import pytest
 
-from benchreport.flags import (CODES, FLAG_COLUMNS, SEVERITIES, compute_flags, decide_exclusions, drop_excluded,
-                            excluded_measurements,
-                            fail_on_met, flags_to_records, limitations_paragraphs,
-                            render_table)
+from benchreport.flags import (
+    CODES,
+    FLAG_COLUMNS,
+    SEVERITIES,
+    compute_flags,
+    decide_exclusions,
+    drop_excluded,
+    excluded_measurements,
+    fail_on_met,
+    flags_to_records,
+    limitations_paragraphs,
+    render_table,
+)
 from benchreport.flags.text import NO_FLAGS
 from benchreport.thresholds import DEFAULT
 from flag_fixtures import EXAMPLE, clean_frames, example_frames, example_tables, flags_of
@@ -23,8 +33,13 @@ ENTRY = "gb10x4-glm-5.3-flash-2026-10-25-entry"
 ORIG = "gb10x4-glm-5.3-flash-dspark-original-build"
 NEW = "gb10x4-glm-5.3-flash-dspark-new-build"
 DFLASH_SEATS = ("gb10x4-glm-5.3-flash-dflash2-4bit-dense", "gb10x4-glm-5.3-flash-knapcio-full-stack-dflash2")
-FIELD_NOTE_0928 = {"gb10x4-glm-5.3-flash-dflash2-4bit-dense", NEW, ORIG,
-                   "gb10x4-glm-5.3-flash-knapcio-full-stack-dflash2", "gb10x4-glm-5.3-flash-speculation-off"}
+FIELD_NOTE_0928 = {
+    "gb10x4-glm-5.3-flash-dflash2-4bit-dense",
+    NEW,
+    ORIG,
+    "gb10x4-glm-5.3-flash-knapcio-full-stack-dflash2",
+    "gb10x4-glm-5.3-flash-speculation-off",
+}
 
 pytestmark = pytest.mark.skipif(not EXAMPLE.exists(), reason="example data not present")
 
@@ -56,6 +71,7 @@ def _one(flags, code, seat=None):
 
 
 # --- every trap the seeds describe, on the right seat --------------------------------------------
+
 
 def test_cross_node_single_sweep(example):
     _, flags = example
@@ -228,6 +244,7 @@ def test_warmup_unknown_seats(example):
 
 # --- with the statistics layer's own frames -------------------------------------------------------
 
+
 def _stats(tables, baseline=None):
     """cells, comparisons and exam deltas of the statistics layer for `tables`."""
     from benchreport.stats import comparisons, estimate_cells, exam_deltas
@@ -244,10 +261,23 @@ def test_example_with_statistics_layer(baseline):
     c, cp, ed = _stats(clean, baseline)
     flags = flags_of(tables, cells=c, comparisons=cp, exam_deltas=ed, baseline=baseline)
     codes = set(flags["code"])
-    for code in ("sample.single_pass", "sample.two_passes", "sample.few_passes", "drift.warmup",
-                 "trap.prefix_cache", "trap.reasoning_field", "trap.capped_answers", "compare.no_incumbent",
-                 "compare.stale_scores", "fit.exceeds_node", "license.noncommercial", "fault.recorded",
-                 "fault.unreproduced", "exam.not_significant", "exam.counts_only"):
+    for code in (
+        "sample.single_pass",
+        "sample.two_passes",
+        "sample.few_passes",
+        "drift.warmup",
+        "trap.prefix_cache",
+        "trap.reasoning_field",
+        "trap.capped_answers",
+        "compare.no_incumbent",
+        "compare.stale_scores",
+        "fit.exceeds_node",
+        "license.noncommercial",
+        "fault.recorded",
+        "fault.unreproduced",
+        "exam.not_significant",
+        "exam.counts_only",
+    ):
         assert code in codes, code
     assert "79.4 → 91.5 → 104.0" in _one(flags, "drift.warmup", EXL3)["message"]
     if baseline is None:
@@ -266,6 +296,7 @@ def test_clean_data_with_statistics_layer(tmp_path):
 
 # --- it does not cry wolf -----------------------------------------------------------------------------
 
+
 def test_clean_data_raises_no_warning(tmp_path):
     tables, cells, comps, deltas = clean_frames(tmp_path)
     flags = flags_of(tables, cells=cells, comparisons=comps, exam_deltas=deltas)
@@ -278,6 +309,7 @@ def test_clean_data_raises_no_warning(tmp_path):
 
 
 # --- the API ---------------------------------------------------------------------------------------
+
 
 def test_frame_shape_and_order(example):
     _, flags = example
@@ -343,8 +375,15 @@ def test_fail_on_met(example):
 def test_unknown_extra_threshold_refused(example):
     tables, _ = example
     with pytest.raises(TypeError, match="min_pases"):
-        compute_flags(tables, cells=None, comparisons=None, exam_deltas=None, min_pases=3,
-                      excluded=decide_exclusions(tables, thresholds=DEFAULT), thresholds=DEFAULT)
+        compute_flags(
+            tables,
+            cells=None,
+            comparisons=None,
+            exam_deltas=None,
+            min_pases=3,
+            excluded=decide_exclusions(tables, thresholds=DEFAULT),
+            thresholds=DEFAULT,
+        )
 
 
 def test_without_statistics_frames(example):
@@ -357,14 +396,33 @@ def test_without_statistics_frames(example):
 
 # --- the limitations section ---------------------------------------------------------------------
 
+
 def test_limitations_section_example(example):
     _, flags = example
     md = section(flags)
     titles = [p.title for p in limitations_paragraphs(flags)]
-    assert titles == ["Sample sizes", "Stability", "Measurement traps", "Comparisons", "Exams", "Deployment",
-                      "Faults and defects"]
-    for figure in ("896.9 and 982.5", "79.4 → 91.5 → 104.0", "95,941", "4,711", "28 of 30", "204.5 GB",
-                   "CC-BY-NC-ND-4.0", "153 of 164", "p = 1.0", "RDMA", "2026-10-28"):
+    assert titles == [
+        "Sample sizes",
+        "Stability",
+        "Measurement traps",
+        "Comparisons",
+        "Exams",
+        "Deployment",
+        "Faults and defects",
+    ]
+    for figure in (
+        "896.9 and 982.5",
+        "79.4 → 91.5 → 104.0",
+        "95,941",
+        "4,711",
+        "28 of 30",
+        "204.5 GB",
+        "CC-BY-NC-ND-4.0",
+        "153 of 164",
+        "p = 1.0",
+        "RDMA",
+        "2026-10-28",
+    ):
         assert figure in md, figure
     assert "<" not in md
     # the single-pass seats are one sentence, not one per seat
@@ -422,10 +480,20 @@ def test_limitations_condense_many_findings_of_one_code():
     from benchreport.flags.text import MAX_STATED, STATED_WHEN_CONDENSED
 
     n = MAX_STATED + 4
-    rows = [{"code": "fault.recorded", "severity": "warn", "seats": (f"seat-{i:02d}",), "workload": None,
-             "concurrency": None, "metric": None, "statistic": None,
-             "message": f"seat-{i:02d}: a fault was recorded at 16 streams (engine crash {i}).",
-             "evidence": {"events": 1}} for i in range(n)]
+    rows = [
+        {
+            "code": "fault.recorded",
+            "severity": "warn",
+            "seats": (f"seat-{i:02d}",),
+            "workload": None,
+            "concurrency": None,
+            "metric": None,
+            "statistic": None,
+            "message": f"seat-{i:02d}: a fault was recorded at 16 streams (engine crash {i}).",
+            "evidence": {"events": 1},
+        }
+        for i in range(n)
+    ]
     text = section(pd.DataFrame(rows))
     for i in range(STATED_WHEN_CONDENSED):
         assert f"engine crash {i})" in text

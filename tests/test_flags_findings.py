@@ -1,5 +1,6 @@
 """Findings are data and words are written from them: every flag's evidence is its finding's,
 read back exactly; its message is the words' for that finding; the exclusions are one decision."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,15 @@ import json
 import pandas as pd
 import pytest
 
-from benchreport.flags import (Exclusions, compute_flags, decide_exclusions, drop_excluded, excluded_measurements,
-                            finding_from_flag, flags_to_records)
+from benchreport.flags import (
+    Exclusions,
+    compute_flags,
+    decide_exclusions,
+    drop_excluded,
+    excluded_measurements,
+    finding_from_flag,
+    flags_to_records,
+)
 from benchreport.flags import words
 from benchreport.flags.exclusions import EXCLUSION_COLUMNS
 from benchreport.flags.findings import ABSENT
@@ -65,8 +73,14 @@ def test_exclusions_need_the_same_thresholds_as_the_flags():
     tables = example_tables()
     ex = decide_exclusions(tables, thresholds=DEFAULT)
     with pytest.raises(ValueError, match="cache_ratio"):
-        compute_flags(tables, cells=None, comparisons=None, exam_deltas=None, excluded=ex,
-                      thresholds=DEFAULT.replace(cache_ratio=25))
+        compute_flags(
+            tables,
+            cells=None,
+            comparisons=None,
+            exam_deltas=None,
+            excluded=ex,
+            thresholds=DEFAULT.replace(cache_ratio=25),
+        )
     with pytest.raises(TypeError):
         drop_excluded(tables)  # no hidden default: the decision is an argument
     with pytest.raises(TypeError, match="Exclusions"):
@@ -74,8 +88,10 @@ def test_exclusions_need_the_same_thresholds_as_the_flags():
 
 
 def test_cache_ratio_decides_the_exclusion():
-    prefill = [m_(4711, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=True),
-               m_(95941, "prefill_tok_s", workload="prefill", concurrency=None)]
+    prefill = [
+        m_(4711, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=True),
+        m_(95941, "prefill_tok_s", workload="prefill", concurrency=None),
+    ]
     tables = tables_of(mkrun(measurements=prefill))
     assert len(decide_exclusions(tables, thresholds=DEFAULT).hits) == 1
     assert decide_exclusions(tables, thresholds=DEFAULT.replace(cache_ratio=25)).hits == ()
@@ -89,10 +105,17 @@ def test_the_pipeline_keeps_the_decision(analysed):
 def test_absent_evidence_is_left_out_not_null():
     """Evidence a finding does not have is not written (not null): a hit found only because its prompt
     was not fresh has no reference, ratio or cache counts."""
-    tables = tables_of(mkrun(measurements=[m_(5000, "prefill_tok_s", workload="prefill", concurrency=None,
-                                              fresh_prompt=False)]))
-    flags = compute_flags(tables, cells=None, comparisons=None, exam_deltas=None,
-                          excluded=decide_exclusions(tables, thresholds=DEFAULT), thresholds=DEFAULT)
+    tables = tables_of(
+        mkrun(measurements=[m_(5000, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=False)])
+    )
+    flags = compute_flags(
+        tables,
+        cells=None,
+        comparisons=None,
+        exam_deltas=None,
+        excluded=decide_exclusions(tables, thresholds=DEFAULT),
+        thresholds=DEFAULT,
+    )
     (ev,) = flags.loc[flags["code"] == "trap.prefix_cache", "evidence"]
     assert ev["reasons"] == ["not_fresh"] and ev["context_tokens"] is None
     assert not {"reference", "reference_kind", "ratio", "cache"} & set(ev)
@@ -101,24 +124,35 @@ def test_absent_evidence_is_left_out_not_null():
 
 def test_the_warmup_sentences_are_written_in_one_place():
     """The flag's message, the limitations sentence and the report's summary say the same thing."""
-    t = tables_of(mkrun("s1", warmup_excluded=None), mkrun("s2", 1, warmup_excluded=None),
-                  mkrun("s2", 2, warmup_excluded=None))
-    flags = compute_flags(t, cells=None, comparisons=None, exam_deltas=None,
-                          excluded=decide_exclusions(t, thresholds=DEFAULT), thresholds=DEFAULT)
+    t = tables_of(
+        mkrun("s1", warmup_excluded=None), mkrun("s2", 1, warmup_excluded=None), mkrun("s2", 2, warmup_excluded=None)
+    )
+    flags = compute_flags(
+        t,
+        cells=None,
+        comparisons=None,
+        exam_deltas=None,
+        excluded=decide_exclusions(t, thresholds=DEFAULT),
+        thresholds=DEFAULT,
+    )
     unknown = flags[flags["code"] == "warmup.unknown"]
     assert list(unknown["message"]) == [
         "s1: 1 run (2026-11-02) does not say whether warm-up requests were excluded, so the first requests may "
         "carry start-up effects.",
         "s2: 2 runs (2026-11-02) do not say whether warm-up requests were excluded, so the first requests may "
-        "carry start-up effects."]
+        "carry start-up effects.",
+    ]
     from benchreport.flags import limitations_paragraphs
 
     (para,) = [p for p in limitations_paragraphs(flags) if p.group == "stability"]
-    assert "The runs of s1 (1 run) and s2 (2 runs) do not say whether warm-up requests were excluded, so their " \
-           "first requests may carry start-up effects." in para.text
+    assert (
+        "The runs of s1 (1 run) and s2 (2 runs) do not say whether warm-up requests were excluded, so their "
+        "first requests may carry start-up effects." in para.text
+    )
     assert words.warmup_unknown_summary(["s1", "s2"]) == (
         "2 seats' runs do not say whether warm-up requests were excluded, so their first requests may carry "
-        "start-up effects: s1, s2.")
+        "start-up effects: s1, s2."
+    )
     assert words.warmup_unknown_summary(["s1"]).startswith("1 seat's runs does not say")
 
 
@@ -127,6 +161,16 @@ def test_limitations_read_flags_loaded_from_json(analysed):
     from benchreport.flags import limitations_paragraphs
 
     recs = json.loads(json.dumps(flags_to_records(analysed.flags)))
-    back = pd.DataFrame([{"code": r["code"], "severity": r["severity"], "seats": tuple(r["seats"]),
-                          "message": r["message"], "evidence": r["evidence"]} for r in recs])
+    back = pd.DataFrame(
+        [
+            {
+                "code": r["code"],
+                "severity": r["severity"],
+                "seats": tuple(r["seats"]),
+                "message": r["message"],
+                "evidence": r["evidence"],
+            }
+            for r in recs
+        ]
+    )
     assert [p.text for p in limitations_paragraphs(back)] == [p.text for p in limitations_paragraphs(analysed.flags)]

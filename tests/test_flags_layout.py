@@ -1,6 +1,7 @@
 """The flags layer's own rules (issue 13), over the whole layer: no import inside a function, no
 default thresholds inside, every rule taking `thresholds` keyword-only and required. Sizes and
 imports are checked for the whole library in tests/test_layout.py."""
+
 from __future__ import annotations
 
 import ast
@@ -13,7 +14,8 @@ from benchreport.flags import rules as R
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = sorted((ROOT / "analysis" / "benchreport" / "flags").rglob("*.py")) + [
-    ROOT / "analysis" / "benchreport" / "stats" / "stability.py"]
+    ROOT / "analysis" / "benchreport" / "stats" / "stability.py"
+]
 
 
 def test_no_import_inside_a_function_and_no_default_thresholds():

@@ -1,5 +1,6 @@
 """The flags through the whole pipeline (benchreport.pipeline.analyse and `benchreport analyse`):
 exclusions decided once with the user's thresholds."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Each flag rule on both sides of its threshold (just below: silent; just above: raised)."""
+
 from __future__ import annotations
 
 import math
@@ -17,13 +18,37 @@ def codes(flags) -> list[str]:
     return [f.code for f in flags]
 
 
-def cell(seat="s1", values=(100.0,), *, n_obs=None, statistic="mean", ci=None, ci_method=None, date="2026-11-02",
-         metric="output_tok_s", concurrency=16, workload="decode", source="reported") -> dict:
+def cell(
+    seat="s1",
+    values=(100.0,),
+    *,
+    n_obs=None,
+    statistic="mean",
+    ci=None,
+    ci_method=None,
+    date="2026-11-02",
+    metric="output_tok_s",
+    concurrency=16,
+    workload="decode",
+    source="reported",
+) -> dict:
     vals = list(values)
-    row = {"seat": seat, "workload": workload, "concurrency": concurrency, "metric": metric, "source": source,
-           "statistic": statistic, "unit": "tok/s", "n_passes": len(vals), "n_obs": n_obs or len(vals),
-           "estimate": sum(vals) / len(vals), "values": ";".join(repr(float(v)) for v in vals), "date": date,
-           "ci_level": 0.95, "ci_method": ci_method or ("none: single pass" if len(vals) == 1 else "t over passes")}
+    row = {
+        "seat": seat,
+        "workload": workload,
+        "concurrency": concurrency,
+        "metric": metric,
+        "source": source,
+        "statistic": statistic,
+        "unit": "tok/s",
+        "n_passes": len(vals),
+        "n_obs": n_obs or len(vals),
+        "estimate": sum(vals) / len(vals),
+        "values": ";".join(repr(float(v)) for v in vals),
+        "date": date,
+        "ci_level": 0.95,
+        "ci_method": ci_method or ("none: single pass" if len(vals) == 1 else "t over passes"),
+    }
     if ci:
         row["ci_low"], row["ci_high"] = ci
     return row
@@ -31,8 +56,17 @@ def cell(seat="s1", values=(100.0,), *, n_obs=None, statistic="mean", ci=None, c
 
 # --- sampling ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, code", [(1, "sample.single_pass"), (2, "sample.two_passes"),
-                                     (3, "sample.few_passes"), (4, "sample.few_passes"), (5, None)])
+
+@pytest.mark.parametrize(
+    "n, code",
+    [
+        (1, "sample.single_pass"),
+        (2, "sample.two_passes"),
+        (3, "sample.few_passes"),
+        (4, "sample.few_passes"),
+        (5, None),
+    ],
+)
 def test_sample_passes_classes(n, code):
     flags = R.sample_passes(cells_frame([cell(values=[100.0 + i for i in range(n)])]), thresholds=DEFAULT)
     assert codes(flags) == ([code] if code else [])
@@ -70,7 +104,9 @@ def test_small_n_tail_quantile():
     assert R.small_n(cells_frame([cell(statistic="p99", n_obs=1000)]), thresholds=DEFAULT) == []
     f = R.small_n(cells_frame([cell(statistic="p95", n_obs=100)]), thresholds=DEFAULT)
     assert f[0].severity == "warn" and f[0].evidence()["cells"][0]["needed_n"] == 200
-    assert R.small_n(cells_frame([cell(statistic="p50", n_obs=3)]), thresholds=DEFAULT) == []  # the median is not a tail
+    assert (
+        R.small_n(cells_frame([cell(statistic="p50", n_obs=3)]), thresholds=DEFAULT) == []
+    )  # the median is not a tail
 
 
 def test_small_n_never_warns_about_figures_the_analysis_derived():
@@ -80,11 +116,23 @@ def test_small_n_never_warns_about_figures_the_analysis_derived():
 
 
 def comparison(lo, hi, *, ratio=None, baseline="inc", candidate="s1", verdict="insufficient_data") -> dict:
-    return {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "statistic": "mean",
-            "baseline": baseline, "candidate": candidate, "baseline_estimate": 100.0,
-            "candidate_estimate": 100.0 * (ratio or math.sqrt(lo * hi)), "ratio": ratio or math.sqrt(lo * hi),
-            "ci_low": lo, "ci_high": hi, "ci_method": "Welch t on log pass values", "verdict": verdict,
-            "kind": "baseline", "ci_level": 0.95}
+    return {
+        "workload": "decode",
+        "concurrency": 16,
+        "metric": "output_tok_s",
+        "statistic": "mean",
+        "baseline": baseline,
+        "candidate": candidate,
+        "baseline_estimate": 100.0,
+        "candidate_estimate": 100.0 * (ratio or math.sqrt(lo * hi)),
+        "ratio": ratio or math.sqrt(lo * hi),
+        "ci_low": lo,
+        "ci_high": hi,
+        "ci_method": "Welch t on log pass values",
+        "verdict": verdict,
+        "kind": "baseline",
+        "ci_level": 0.95,
+    }
 
 
 def test_underpowered_comparison():
@@ -120,24 +168,53 @@ def test_underpowered_passes_needed_value():
     row = {**comparison(lo, hi, ratio=1.0), "df": 6.0, "baseline_n_passes": 4, "candidate_n_passes": 4}
     f = R.underpowered(comparisons_frame([row]), thresholds=DEFAULT)[0]
     se = math.log(hi / lo) / (2 * stats.t.ppf(0.975, 6.0))
-    s2 = se ** 2 / (1 / 4 + 1 / 4)
+    s2 = se**2 / (1 / 4 + 1 / 4)
     gap = math.log(1.05) - math.log(1.02)
-    expected = math.ceil(2 * s2 * (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / gap ** 2)
+    expected = math.ceil(2 * s2 * (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2 / gap**2)
     assert f.evidence()["cells"][0]["passes_needed"] == expected
     assert f"about {expected} passes per seat" in words.message(f)
 
 
-def delta(p, *, diff=0.0, mde=0.05, p_holm=None, test="Fisher exact (counts)", b_only=None, c_only=None,
-          bench="HumanEval", dim=None) -> dict:
-    return {"benchmark": bench, "dimension": dim, "baseline": "a", "candidate": "b", "test": test, "n_items": 164,
-            "baseline_correct": 154, "candidate_correct": 153, "baseline_only": b_only, "candidate_only": c_only,
-            "p_value": p, "p_holm": p if p_holm is None else p_holm, "diff": diff, "mde": mde}
+def delta(
+    p,
+    *,
+    diff=0.0,
+    mde=0.05,
+    p_holm=None,
+    test="Fisher exact (counts)",
+    b_only=None,
+    c_only=None,
+    bench="HumanEval",
+    dim=None,
+) -> dict:
+    return {
+        "benchmark": bench,
+        "dimension": dim,
+        "baseline": "a",
+        "candidate": "b",
+        "test": test,
+        "n_items": 164,
+        "baseline_correct": 154,
+        "candidate_correct": 153,
+        "baseline_only": b_only,
+        "candidate_only": c_only,
+        "p_value": p,
+        "p_holm": p if p_holm is None else p_holm,
+        "diff": diff,
+        "mde": mde,
+    }
 
 
 def test_underpowered_exam():
-    assert codes(R.underpowered(None, exam_frame([delta(1.0, diff=-0.006, mde=0.076)]), thresholds=DEFAULT)) == ["sample.underpowered"]
-    assert R.underpowered(None, exam_frame([delta(0.2, diff=0.08, mde=0.076)]), thresholds=DEFAULT) == []  # could have been detected
-    assert R.underpowered(None, exam_frame([delta(0.01, diff=-0.006, mde=0.076)]), thresholds=DEFAULT) == []  # significant
+    assert codes(R.underpowered(None, exam_frame([delta(1.0, diff=-0.006, mde=0.076)]), thresholds=DEFAULT)) == [
+        "sample.underpowered"
+    ]
+    assert (
+        R.underpowered(None, exam_frame([delta(0.2, diff=0.08, mde=0.076)]), thresholds=DEFAULT) == []
+    )  # could have been detected
+    assert (
+        R.underpowered(None, exam_frame([delta(0.01, diff=-0.006, mde=0.076)]), thresholds=DEFAULT) == []
+    )  # significant
 
 
 def test_exam_not_significant_at_alpha():
@@ -161,16 +238,20 @@ def test_exam_counts_only():
 
 # --- stability ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("values, code", [
-    ([100, 102, 105.1], "drift.warmup"),       # +5.1% monotone > drift_limit 5%
-    ([100, 102, 104.9], None),                 # +4.9%: below
-    ([106, 102, 100], "drift.warmup"),         # falling counts too (-5.7% of the first pass)
-    ([100, 110, 105], None),                   # not monotone, CV 4.8%
-    ([100, 115], None),                        # CV 9.9%, spread 1.15
-    ([100, 116], "drift.unstable"),            # CV 10.5% > cv_limit 10%
-    ([100] * 50 + [149], None),                # spread 1.49, CV 6.8%
-    ([100] * 50 + [151], "drift.unstable"),    # spread 1.51 > spread_limit 1.5, CV 7%
-])
+
+@pytest.mark.parametrize(
+    "values, code",
+    [
+        ([100, 102, 105.1], "drift.warmup"),  # +5.1% monotone > drift_limit 5%
+        ([100, 102, 104.9], None),  # +4.9%: below
+        ([106, 102, 100], "drift.warmup"),  # falling counts too (-5.7% of the first pass)
+        ([100, 110, 105], None),  # not monotone, CV 4.8%
+        ([100, 115], None),  # CV 9.9%, spread 1.15
+        ([100, 116], "drift.unstable"),  # CV 10.5% > cv_limit 10%
+        ([100] * 50 + [149], None),  # spread 1.49, CV 6.8%
+        ([100] * 50 + [151], "drift.unstable"),  # spread 1.51 > spread_limit 1.5, CV 7%
+    ],
+)
 def test_drift_thresholds(values, code):
     flags = R.drift(cells_frame([cell(values=values)]), thresholds=DEFAULT)
     assert codes(flags) == ([code] if code else [])
@@ -183,12 +264,16 @@ def test_drift_warmup_not_also_unstable():
 
 
 def test_drift_days_are_not_mixed():
-    frame = cells_frame([cell(values=[100, 101, 100], date="2026-11-01"), cell(values=[120, 121, 120], date="2026-11-02")])
+    frame = cells_frame(
+        [cell(values=[100, 101, 100], date="2026-11-01"), cell(values=[120, 121, 120], date="2026-11-02")]
+    )
     assert R.drift(frame, thresholds=DEFAULT) == []
     # without a date column, a seat measured on two days is read from the measurements per day
-    runs = [mkrun("s1", p, date=d, measurements=[m_(v)]) for d, vs in (("2026-11-01", [100, 101, 100]),
-                                                                       ("2026-11-02", [120, 121, 120]))
-            for p, v in enumerate(vs, 1)]
+    runs = [
+        mkrun("s1", p, date=d, measurements=[m_(v)])
+        for d, vs in (("2026-11-01", [100, 101, 100]), ("2026-11-02", [120, 121, 120]))
+        for p, v in enumerate(vs, 1)
+    ]
     tables = tables_of(*runs)
     undated = cells_frame([cell(values=[100, 101, 100, 120, 121, 120], date=None)]).drop(columns="date")
     assert R.drift(undated, tables, thresholds=DEFAULT) == []
@@ -201,13 +286,15 @@ def test_drift_thresholds_are_read_from_the_object():
 
 
 def test_warmup_unknown_and_included():
-    t = tables_of(mkrun("s1", warmup_excluded=None), mkrun("s2", warmup_excluded=True),
-                  mkrun("s3", warmup_excluded=False))
+    t = tables_of(
+        mkrun("s1", warmup_excluded=None), mkrun("s2", warmup_excluded=True), mkrun("s3", warmup_excluded=False)
+    )
     flags = R.warmup_unknown(t.runs)
     assert [(f.code, f.seats) for f in flags] == [("warmup.unknown", ("s1",)), ("warmup.included", ("s3",))]
 
 
 # --- measurement traps ------------------------------------------------------------------------------
+
 
 def prefill(value, **extra):
     return m_(value, "prefill_tok_s", workload="prefill", concurrency=None, **extra)
@@ -259,18 +346,23 @@ def test_excluded_measurements_mask():
 
 
 def answers(n_empty, n_total, **extra):
-    return ([{"workload": "decode", "output_tokens": 512, "reasoning_tokens": 512, "content_chars": 0, **extra}] * n_empty
-            + [{"workload": "decode", "output_tokens": 300, "reasoning_tokens": 100, "content_chars": 900}]
-            * (n_total - n_empty))
+    return [
+        {"workload": "decode", "output_tokens": 512, "reasoning_tokens": 512, "content_chars": 0, **extra}
+    ] * n_empty + [{"workload": "decode", "output_tokens": 300, "reasoning_tokens": 100, "content_chars": 900}] * (
+        n_total - n_empty
+    )
 
 
 def test_reasoning_field_share():
-    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=DEFAULT)) == ["trap.reasoning_field"]
+    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=DEFAULT)) == [
+        "trap.reasoning_field"
+    ]
     assert R.reasoning_field(tables_of(mkrun(requests=answers(0, 10))).requests, thresholds=DEFAULT) == []
     th = DEFAULT.replace(reasoning_share=0.1)
     assert R.reasoning_field(tables_of(mkrun(requests=answers(1, 10))).requests, thresholds=th) == []
-    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(2, 10))).requests, thresholds=th)) \
-        == ["trap.reasoning_field"]
+    assert codes(R.reasoning_field(tables_of(mkrun(requests=answers(2, 10))).requests, thresholds=th)) == [
+        "trap.reasoning_field"
+    ]
     # an empty answer with no delivered tokens is a failed request, not this trap
     empty = [{"workload": "decode", "output_tokens": 0, "content_chars": 0}] * 3
     assert R.reasoning_field(tables_of(mkrun(requests=empty)).requests, thresholds=DEFAULT) == []
@@ -288,9 +380,21 @@ def test_reasoning_field_says_the_ttft_of_empty_answers():
 def timed(n_reasoning, n_total, *, late=3.0, ttft=50.0, harness="guidellm", **extra):
     """Requests with a TTFT and a first content token: `n_reasoning` of them got reasoning first
     (their answer `late` times later), the others the answer first (the two times equal)."""
-    return mkrun(harness={"name": harness}, requests=[
-        {"workload": "decode", "concurrency": 2, "ttft_ms": ttft + i, "e2e_latency_ms": 2000.0, "output_tokens": 64,
-         "first_content_ms": (ttft + i) * (late if i < n_reasoning else 1.0), **extra} for i in range(n_total)])
+    return mkrun(
+        harness={"name": harness},
+        requests=[
+            {
+                "workload": "decode",
+                "concurrency": 2,
+                "ttft_ms": ttft + i,
+                "e2e_latency_ms": 2000.0,
+                "output_tokens": 64,
+                "first_content_ms": (ttft + i) * (late if i < n_reasoning else 1.0),
+                **extra,
+            }
+            for i in range(n_total)
+        ],
+    )
 
 
 def test_reasoning_ttft_on_both_sides_of_its_ratio():
@@ -299,8 +403,9 @@ def test_reasoning_ttft_on_both_sides_of_its_ratio():
     assert codes(f) == ["trap.reasoning_ttft"] and f[0].severity == "warn"
     c = f[0].cells[0]
     assert (c.reasoning_first, c.requests, c.concurrency, c.harness) == (6, 12, 2, "guidellm")
-    assert c.first_content_mean_ms == pytest.approx((sum(3 * (50 + i) for i in range(6))
-                                                     + sum(50 + i for i in range(6, 12))) / 12)
+    assert c.first_content_mean_ms == pytest.approx(
+        (sum(3 * (50 + i) for i in range(6)) + sum(50 + i for i in range(6, 12))) / 12
+    )
     msg = words.message(f[0])
     assert "time_to_first_token_ms" in msg and "time_to_first_output_token_ms" in msg and "6 of 12" in msg
     # no reasoning: the first content token is the first token, nothing to say
@@ -309,8 +414,9 @@ def test_reasoning_ttft_on_both_sides_of_its_ratio():
     # a little reasoning on one request of twelve: neither p50 nor mean moves by 25%
     little = tables_of(timed(1, 12, late=1.5))
     assert R.reasoning_ttft(little.requests, little.runs, thresholds=DEFAULT) == []
-    assert codes(R.reasoning_ttft(little.requests, little.runs, thresholds=DEFAULT.replace(reasoning_ttft_ratio=1.01))) \
-        == ["trap.reasoning_ttft"]
+    assert codes(
+        R.reasoning_ttft(little.requests, little.runs, thresholds=DEFAULT.replace(reasoning_ttft_ratio=1.01))
+    ) == ["trap.reasoning_ttft"]
     # failed requests are not figures
     failed = tables_of(timed(6, 12, finish_reason="error", error="HTTP 500"))
     assert R.reasoning_ttft(failed.requests, failed.runs, thresholds=DEFAULT) == []
@@ -320,9 +426,21 @@ def test_reasoning_ttft_on_both_sides_of_its_ratio():
 
 
 def chunky(ttft, itl, n=12, **extra):
-    return mkrun(harness={"name": "in-house"}, requests=[
-        {"workload": "decode", "concurrency": 4, "ttft_ms": ttft + 0.1 * i, "itl_ms": itl + 0.1 * i,
-         "e2e_latency_ms": 3000.0, "output_tokens": 64, **extra} for i in range(n)])
+    return mkrun(
+        harness={"name": "in-house"},
+        requests=[
+            {
+                "workload": "decode",
+                "concurrency": 4,
+                "ttft_ms": ttft + 0.1 * i,
+                "itl_ms": itl + 0.1 * i,
+                "e2e_latency_ms": 3000.0,
+                "output_tokens": 64,
+                **extra,
+            }
+            for i in range(n)
+        ],
+    )
 
 
 def test_first_chunk_by_the_inter_token_gap():
@@ -358,8 +476,9 @@ def capped(n_capped, n_total, *, by="finish"):
         capped_req = {"workload": "decode", "finish_reason": "length"}
     else:
         capped_req = {"workload": "decode", "output_tokens": 512}
-    return [capped_req] * n_capped + [{"workload": "decode", "finish_reason": "stop", "output_tokens": 200}] \
-        * (n_total - n_capped)
+    return [capped_req] * n_capped + [{"workload": "decode", "finish_reason": "stop", "output_tokens": 200}] * (
+        n_total - n_capped
+    )
 
 
 def test_capped_answers_share():
@@ -388,6 +507,7 @@ def test_capped_answers_leave_out_fixed_output_runs():
 
 # --- comparisons --------------------------------------------------------------------------------------
 
+
 def test_no_incumbent_same_day_same_probe():
     inc = mkrun("inc", role="incumbent")
     ok = tables_of(inc, mkrun("s1"))
@@ -397,7 +517,9 @@ def test_no_incumbent_same_day_same_probe():
     assert codes(f) == ["compare.no_incumbent"] and "another harness or probe" in words.message(f[0])
     other_day = tables_of(inc, mkrun("s1", date="2026-11-03"))
     f = R.no_incumbent(other_day)
-    assert f[0].seats == ("s1",) and "2026-11-03" in words.message(f[0]) and "not measured that day" in words.message(f[0])
+    assert (
+        f[0].seats == ("s1",) and "2026-11-03" in words.message(f[0]) and "not measured that day" in words.message(f[0])
+    )
 
 
 def test_no_incumbent_at_all():
@@ -420,9 +542,15 @@ def test_cross_model():
     f = R.cross_model(diff, pair_frame())
     assert codes(f) == ["compare.cross_model"] and f[0].severity == "warn"
     exams = [{"benchmark": "frontier", "dimension": "flat", "score": 96.8, "total": 94}]
-    with_exams = tables_of(mkrun("inc", role="incumbent", model="Qwen", exams=exams, measurements=[m_(1)]),
-                           mkrun("s1", model="GLM", measurements=[m_(1)],
-                                 exams=[{"benchmark": "frontier", "dimension": "flat", "score": 90.8, "total": 94}]))
+    with_exams = tables_of(
+        mkrun("inc", role="incumbent", model="Qwen", exams=exams, measurements=[m_(1)]),
+        mkrun(
+            "s1",
+            model="GLM",
+            measurements=[m_(1)],
+            exams=[{"benchmark": "frontier", "dimension": "flat", "score": 90.8, "total": 94}],
+        ),
+    )
     f = R.cross_model(with_exams, pair_frame())
     assert f[0].severity == "info" and "90.8 against 96.8" in words.message(f[0])
     # history rows (a seat against its own earlier date) are not a cross-model comparison
@@ -434,8 +562,9 @@ def test_not_like_for_like():
     base = mkrun("inc", role="incumbent", settings=settings)
     same = tables_of(base, mkrun("s1", settings=settings, seat_extra={"quantisation": "NVFP4", "engine": "sglang"}))
     assert R.not_like_for_like(same, pair_frame()) == []  # identity (quantisation, engine) is not a reason
-    cap = tables_of(base, mkrun("s1", settings=settings, harness={"name": "in-house", "probe": "fixed-512",
-                                                                  "max_tokens": 1024}))
+    cap = tables_of(
+        base, mkrun("s1", settings=settings, harness={"name": "in-house", "probe": "fixed-512", "max_tokens": 1024})
+    )
     f = R.not_like_for_like(cap, pair_frame())
     assert codes(f) == ["compare.not_like_for_like"] and f[0].severity == "warn"
     assert f[0].evidence()["differences"]["max_tokens"] == {"baseline": [512], "candidate": [1024]}
@@ -450,12 +579,21 @@ def test_not_like_for_like_history_rows_name_the_dates():
     old = mkrun("s1", date="2026-11-01", harness={"name": "vllm bench serve", "probe": "p", "max_tokens": 512})
     new = mkrun("s1", date="2026-11-02", harness={"name": "guidellm", "probe": "p", "max_tokens": 512})
     t = tables_of(old, new)
-    hist = comparisons_frame([{**comparison(0.9, 1.2, baseline="s1", candidate="s1"), "kind": "history",
-                               "baseline_date": "2026-11-01", "candidate_date": "2026-11-02"}])
+    hist = comparisons_frame(
+        [
+            {
+                **comparison(0.9, 1.2, baseline="s1", candidate="s1"),
+                "kind": "history",
+                "baseline_date": "2026-11-01",
+                "candidate_date": "2026-11-02",
+            }
+        ]
+    )
     f = R.not_like_for_like(t, hist)
     assert codes(f) == ["compare.not_like_for_like"] and f[0].seats == ("s1",)
-    assert words.message(f[0]).startswith("s1 on 2026-11-02 and s1 on 2026-11-01 were not measured alike: harness guidellm "
-                                   "against vllm bench serve")
+    assert words.message(f[0]).startswith(
+        "s1 on 2026-11-02 and s1 on 2026-11-01 were not measured alike: harness guidellm against vllm bench serve"
+    )
 
 
 def test_mixed_runs_in_one_cell():
@@ -469,8 +607,13 @@ def test_mixed_runs_in_one_cell():
     # another harness or probe is another cell (benchreport.stats.cells), never pooled: nothing to say
     g = mkrun("s1", 2, run_id="r5", harness={"name": "guidellm", "probe": "p", "max_tokens": 256})
     assert R.mixed_runs(tables_of(a, g)) == []
-    d = mkrun("s1", 1, run_id="r4", harness={"name": "aiperf", "probe": "other"},
-              measurements=[m_(100, workload="other-probe")])
+    d = mkrun(
+        "s1",
+        1,
+        run_id="r4",
+        harness={"name": "aiperf", "probe": "other"},
+        measurements=[m_(100, workload="other-probe")],
+    )
     assert R.mixed_runs(tables_of(a, d)) == []
 
 
@@ -489,8 +632,10 @@ def test_missing_metric_forms():
     assert len(f) == 1 and f[0].metric == "ttft_ms" and "p50" in words.message(f[0])
     same_form = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760)]))
     assert R.missing_metric(same_form, pair_frame()) == []
-    one_side = tables_of(inc, mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760),
-                                                        m_(60, concurrency=4)]))
+    one_side = tables_of(
+        inc,
+        mkrun("s1", measurements=[m_(30, "ttft_ms", concurrency=1, statistic="p50"), m_(760), m_(60, concurrency=4)]),
+    )
     f = R.missing_metric(one_side, pair_frame())
     assert [(x.code, x.severity) for x in f] == [("compare.missing_metric", "info")]
     assert "for s1 only" in words.message(f[0])
@@ -499,12 +644,14 @@ def test_missing_metric_forms():
 def test_stale_scores():
     def exams(**extra):
         return [{"benchmark": "GSM8K", "correct": 247, "total": 250, **extra}]
+
     assert R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-11-02"))).exams) == []
     assert R.stale_scores(tables_of(mkrun(exams=exams())).exams) == []
     f = R.stale_scores(tables_of(mkrun(exams=exams(measured_on="2026-08-20"))).exams)
     assert codes(f) == ["compare.stale_scores"] and "2026-08-20" in words.message(f[0])
-    assert codes(R.stale_scores(tables_of(mkrun(exams=exams(placement_note="ran on node B"))).exams)) \
-        == ["compare.stale_scores"]
+    assert codes(R.stale_scores(tables_of(mkrun(exams=exams(placement_note="ran on node B"))).exams)) == [
+        "compare.stale_scores"
+    ]
     assert codes(R.stale_scores(tables_of(mkrun(exams=exams(from_earlier_run=True))).exams)) == ["compare.stale_scores"]
 
 
@@ -514,8 +661,7 @@ GPU = 102641958912
 
 
 def seat_with(checkpoint, nodes=1):
-    return {"checkpoint_bytes": checkpoint,
-            "placement": {"nodes": nodes, "gpus_per_node": 2, "gpu_memory_bytes": GPU}}
+    return {"checkpoint_bytes": checkpoint, "placement": {"nodes": nodes, "gpus_per_node": 2, "gpu_memory_bytes": GPU}}
 
 
 def test_fit_headroom_threshold():
@@ -532,25 +678,30 @@ def test_fit_headroom_threshold():
 
 
 def test_licenses_rule():
-    comps = [{"name": "drafter", "role": "drafter", "license": "cc-by-nc-4.0"},
-             {"name": "engine", "role": "engine", "license": "Apache-2.0"},
-             {"name": "patches", "role": "patches", "license": "NOASSERTION"},
-             {"name": "kernels", "role": "kernels"}]
+    comps = [
+        {"name": "drafter", "role": "drafter", "license": "cc-by-nc-4.0"},
+        {"name": "engine", "role": "engine", "license": "Apache-2.0"},
+        {"name": "patches", "role": "patches", "license": "NOASSERTION"},
+        {"name": "kernels", "role": "kernels"},
+    ]
     t = tables_of(mkrun("s1", seat_extra={"components": comps}), mkrun("s2", seat_extra={"components": comps[:1]}))
     f = R.licenses(t.components)
     assert [(x.code, x.evidence()["component"], x.seats) for x in f] == [
         ("license.noncommercial", "drafter", ("s1", "s2")),
         ("license.unknown", "kernels", ("s1",)),
-        ("license.unknown", "patches", ("s1",))]
+        ("license.unknown", "patches", ("s1",)),
+    ]
     assert "cc-by-nc-4.0, which forbids commercial use" in words.message(f[0])
     assert "has no licence recorded" in words.message(f[1]) and "NOASSERTION" in words.message(f[2])
 
 
 def test_faults_and_defects():
-    events = [{"kind": "fault", "message": "RDMA fault. More text.", "concurrency": 16, "reproduced": False},
-              {"kind": "crash", "message": "engine died", "reproduced": True},
-              {"kind": "defect", "message": "grammar engine fails"},
-              {"kind": "note", "message": "pulled the image twice"}]
+    events = [
+        {"kind": "fault", "message": "RDMA fault. More text.", "concurrency": 16, "reproduced": False},
+        {"kind": "crash", "message": "engine died", "reproduced": True},
+        {"kind": "defect", "message": "grammar engine fails"},
+        {"kind": "note", "message": "pulled the image twice"},
+    ]
     f = R.faults(tables_of(mkrun(events=events)).events)
     assert codes(f) == ["fault.recorded", "fault.unreproduced", "fault.recorded", "defect.open"]
     assert f[0].concurrency == 16 and words.message(f[0]).endswith("RDMA fault.")
@@ -558,8 +709,9 @@ def test_faults_and_defects():
 
 
 def test_import_assumed():
-    t = tables_of(mkrun("s1", run_id="r1"), mkrun("s2", run_id="r2"),
-                  assumptions={"r1": ("seat id from the file name", "pass 1")})
+    t = tables_of(
+        mkrun("s1", run_id="r1"), mkrun("s2", run_id="r2"), assumptions={"r1": ("seat id from the file name", "pass 1")}
+    )
     f = R.import_assumed(t.runs)
     assert codes(f) == ["import.assumed"] and f[0].seats == ("s1",)
     assert "seat id from the file name; pass 1" in words.message(f[0])
@@ -568,12 +720,12 @@ def test_import_assumed():
 
 # --- the entry point -------------------------------------------------------------------------------------
 
+
 def test_every_rule_reads_thresholds_by_name():
     """Changing a threshold changes the outcome (nothing hard-coded)."""
     t = tables_of(mkrun(requests=capped(2, 10)))
     assert "trap.capped_answers" in set(flags_of(t, cells=None, comparisons=None, exam_deltas=None)["code"])
-    relaxed = flags_of(t, cells=None, comparisons=None, exam_deltas=None,
-                            thresholds=DEFAULT.replace(capped_share=0.25))
+    relaxed = flags_of(t, cells=None, comparisons=None, exam_deltas=None, thresholds=DEFAULT.replace(capped_share=0.25))
     assert "trap.capped_answers" not in set(relaxed["code"])
 
 
@@ -604,6 +756,7 @@ def test_every_code_has_a_finding_type_and_words():
 
 # --- stability judged against each pass's own sampling error ----------------------------------------
 
+
 def _noisy_runs(seed: int, *, trend: float = 0.0, n: int = 250, passes: int = 5):
     """Runs of one seat with request records whose TTFT is lognormal (sigma 0.9, very noisy),
     scaled by (1 + trend * pass); and the p95 cell built from them by hand."""
@@ -614,8 +767,14 @@ def _noisy_runs(seed: int, *, trend: float = 0.0, n: int = 250, passes: int = 5)
     for p in range(1, passes + 1):
         ttft = rng.lognormal(np.log(100), 0.9, n) * (1 + trend * p)
         vals.append(float(np.quantile(ttft, 0.95)))
-        runs.append(mkrun("s1", p, measurements=[], requests=[
-            {"workload": "decode", "concurrency": 16, "ttft_ms": round(float(t), 6)} for t in ttft]))
+        runs.append(
+            mkrun(
+                "s1",
+                p,
+                measurements=[],
+                requests=[{"workload": "decode", "concurrency": 16, "ttft_ms": round(float(t), 6)} for t in ttft],
+            )
+        )
     frame = cells_frame([cell(values=vals, metric="ttft_ms", statistic="p95", n_obs=n * passes)])
     return tables_of(*runs), frame, vals
 

@@ -1,6 +1,7 @@
 """Every threshold through the whole pipeline (benchreport.pipeline.analyse), set away from its default:
 each changes what it governs (a flag appears, disappears or changes severity, or the statistics
 change), and every flag that records a threshold records the value used."""
+
 from __future__ import annotations
 
 from dataclasses import fields
@@ -23,20 +24,44 @@ def _extra_runs() -> list[dict]:
     3.2%), answers 30% of which have an empty content field, a TTFT far below one inter-token gap, and a
     prefill cache hit that only its ratio
     to the seat's fresh figure gives away (95,941 against 4,711 tok/s, in a pass of its own)."""
-    ok = [{"workload": "decode", "concurrency": 4, "ttft_ms": 50 + i % 7, "e2e_latency_ms": 900 + (i * 37) % 101,
-           "output_tokens": 200, "finish_reason": "stop"} for i in range(242)]
+    ok = [
+        {
+            "workload": "decode",
+            "concurrency": 4,
+            "ttft_ms": 50 + i % 7,
+            "e2e_latency_ms": 900 + (i * 37) % 101,
+            "output_tokens": 200,
+            "finish_reason": "stop",
+        }
+        for i in range(242)
+    ]
     failed = [{"workload": "decode", "concurrency": 4, "error": "HTTP 500", "finish_reason": "error"}] * 8
-    answers = [{"workload": "decode", "concurrency": 1, "output_tokens": 300, "reasoning_tokens": 300,
-                "content_chars": 0}] * 3 + [{"workload": "decode", "concurrency": 1, "output_tokens": 300,
-                                             "content_chars": 900}] * 7
-    prefill = [m_(4711, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=True,
-                  context_tokens=31000), m_(95941, "prefill_tok_s", workload="prefill", concurrency=None)]
+    answers = [
+        {"workload": "decode", "concurrency": 1, "output_tokens": 300, "reasoning_tokens": 300, "content_chars": 0}
+    ] * 3 + [{"workload": "decode", "concurrency": 1, "output_tokens": 300, "content_chars": 900}] * 7
+    prefill = [
+        m_(4711, "prefill_tok_s", workload="prefill", concurrency=None, fresh_prompt=True, context_tokens=31000),
+        m_(95941, "prefill_tok_s", workload="prefill", concurrency=None),
+    ]
     # a TTFT of 3 ms against gaps of 20 ms between tokens: a chunk without a token was timed
-    chunked = [{"workload": "decode", "concurrency": 2, "ttft_ms": 3.0 + i % 3, "itl_ms": 20.0 + i % 5,
-                "e2e_latency_ms": 700.0, "output_tokens": 32} for i in range(12)]
-    return [mkrun("failing-seat", 1, requests=ok + failed), mkrun("reasoning-seat", 1, requests=answers),
-            mkrun("chunk-seat", 1, requests=chunked),
-            mkrun("cache-seat", 1, measurements=prefill[:1]), mkrun("cache-seat", 2, measurements=prefill[1:])]
+    chunked = [
+        {
+            "workload": "decode",
+            "concurrency": 2,
+            "ttft_ms": 3.0 + i % 3,
+            "itl_ms": 20.0 + i % 5,
+            "e2e_latency_ms": 700.0,
+            "output_tokens": 32,
+        }
+        for i in range(12)
+    ]
+    return [
+        mkrun("failing-seat", 1, requests=ok + failed),
+        mkrun("reasoning-seat", 1, requests=answers),
+        mkrun("chunk-seat", 1, requests=chunked),
+        mkrun("cache-seat", 1, measurements=prefill[:1]),
+        mkrun("cache-seat", 2, measurements=prefill[1:]),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -79,14 +104,16 @@ def prefill_values(a, seat) -> list[float]:
 def _alpha(d, c):
     # the intervals the analysis computes are at 1 - alpha (published ones keep their own level)
     assert (c.cells["ci_level"] == 0.7).any() and not (d.cells["ci_level"] == 0.7).any()
-    assert rows(c, "exam.not_significant") and all(r["evidence"]["thresholds"]["alpha"] == 0.3
-                                                   for r in rows(c, "exam.not_significant"))
+    assert rows(c, "exam.not_significant") and all(
+        r["evidence"]["thresholds"]["alpha"] == 0.3 for r in rows(c, "exam.not_significant")
+    )
     return True
 
 
 def _max_bootstrap_obs(d, c):
     def methods(a):
         return set(a.cells.loc[a.cells["seat"] == "failing-seat", "within_method"].dropna())
+
     assert not any("sectioning" in m for m in methods(d)) and any("sectioning" in m for m in methods(c))
     return True
 
@@ -112,35 +139,70 @@ def _power(d, c):
 CHANGED = {
     "alpha": (0.3, _alpha),
     "min_obs": (10, lambda d, c: rows(d, "sample.small_n", kind="ci") and not rows(c, "sample.small_n", kind="ci")),
-    "min_tail_obs": (2, lambda d, c: 0 < n_cells(c, "sample.small_n", kind="tail") < n_cells(d, "sample.small_n",
-                                                                                             kind="tail")),
+    "min_tail_obs": (
+        2,
+        lambda d, c: 0 < n_cells(c, "sample.small_n", kind="tail") < n_cells(d, "sample.small_n", kind="tail"),
+    ),
     "max_bootstrap_obs": (100, _max_bootstrap_obs),
     "min_passes": (3, lambda d, c: rows(d, "sample.few_passes") and not rows(c, "sample.few_passes")),
-    "noise": (0.5, lambda d, c: severities(d, "import.figure_mismatch") == ["warn", "warn"]
-              and severities(c, "import.figure_mismatch") == ["info", "info"]),
+    "noise": (
+        0.5,
+        lambda d, c: (
+            severities(d, "import.figure_mismatch") == ["warn", "warn"]
+            and severities(c, "import.figure_mismatch") == ["info", "info"]
+        ),
+    ),
     "cv_limit": (0.01, lambda d, c: n_cells(c, "drift.unstable") > n_cells(d, "drift.unstable")),
     "spread_limit": (1.05, lambda d, c: n_cells(c, "drift.unstable") > n_cells(d, "drift.unstable")),
     "drift_limit": (0.5, lambda d, c: rows(d, "drift.warmup") and not rows(c, "drift.warmup")),
     "cache_ratio": (25.0, _cache_ratio),
-    "capped_share": (0.95, lambda d, c: "gb10x4-glm-5.3-flash-2026-10-25-entry" in seats_of(d, "trap.capped_answers")
-                     and "gb10x4-glm-5.3-flash-2026-10-25-entry" not in seats_of(c, "trap.capped_answers")),
-    "reasoning_share": (0.5, lambda d, c: "reasoning-seat" in seats_of(d, "trap.reasoning_field")
-                        and "reasoning-seat" not in seats_of(c, "trap.reasoning_field")),
+    "capped_share": (
+        0.95,
+        lambda d, c: (
+            "gb10x4-glm-5.3-flash-2026-10-25-entry" in seats_of(d, "trap.capped_answers")
+            and "gb10x4-glm-5.3-flash-2026-10-25-entry" not in seats_of(c, "trap.capped_answers")
+        ),
+    ),
+    "reasoning_share": (
+        0.5,
+        lambda d, c: (
+            "reasoning-seat" in seats_of(d, "trap.reasoning_field")
+            and "reasoning-seat" not in seats_of(c, "trap.reasoning_field")
+        ),
+    ),
     # guidellm/ and aiperf/ (seat tiny-gpt2-s1): first content 2-3.6x later than TTFT
-    "reasoning_ttft_ratio": (5.0, lambda d, c: "tiny-gpt2-s1" in seats_of(d, "trap.reasoning_ttft")
-                             and not seats_of(c, "trap.reasoning_ttft")),
-    "first_chunk_ratio": (0.1, lambda d, c: seats_of(d, "trap.first_chunk") == {"chunk-seat"}
-                          and not seats_of(c, "trap.first_chunk")),
-    "fit_headroom": (0.2, lambda d, c: seats_of(c, "fit.exceeds_node") - seats_of(d, "fit.exceeds_node")
-                     == {"glm-5.3-flash-exl3-4.0bpw-1node"}),
-    "min_effect": (0.01, lambda d, c: rows(d, "sample.underpowered", kind="comparison")
-                   and not rows(c, "sample.underpowered", kind="comparison")),
-    "failed_warn": (0.05, lambda d, c: severities(d, "requests.failed") == ["warn"]
-                    and severities(c, "requests.failed") == ["info"]),
-    "failed_critical": (0.02, lambda d, c: severities(d, "requests.failed") == ["warn"]
-                        and severities(c, "requests.failed") == ["critical"]),
-    "lag1_limit": (0.9, lambda d, c: rows(d, "sample.correlated_requests")
-                   and not rows(c, "sample.correlated_requests")),
+    "reasoning_ttft_ratio": (
+        5.0,
+        lambda d, c: "tiny-gpt2-s1" in seats_of(d, "trap.reasoning_ttft") and not seats_of(c, "trap.reasoning_ttft"),
+    ),
+    "first_chunk_ratio": (
+        0.1,
+        lambda d, c: seats_of(d, "trap.first_chunk") == {"chunk-seat"} and not seats_of(c, "trap.first_chunk"),
+    ),
+    "fit_headroom": (
+        0.2,
+        lambda d, c: (
+            seats_of(c, "fit.exceeds_node") - seats_of(d, "fit.exceeds_node") == {"glm-5.3-flash-exl3-4.0bpw-1node"}
+        ),
+    ),
+    "min_effect": (
+        0.01,
+        lambda d, c: (
+            rows(d, "sample.underpowered", kind="comparison") and not rows(c, "sample.underpowered", kind="comparison")
+        ),
+    ),
+    "failed_warn": (
+        0.05,
+        lambda d, c: severities(d, "requests.failed") == ["warn"] and severities(c, "requests.failed") == ["info"],
+    ),
+    "failed_critical": (
+        0.02,
+        lambda d, c: severities(d, "requests.failed") == ["warn"] and severities(c, "requests.failed") == ["critical"],
+    ),
+    "lag1_limit": (
+        0.9,
+        lambda d, c: rows(d, "sample.correlated_requests") and not rows(c, "sample.correlated_requests"),
+    ),
     "power": (0.95, _power),
 }
 
@@ -150,8 +212,15 @@ def _nightly_runs() -> list[dict]:
     import numpy as np
 
     noise = np.exp(np.random.default_rng(14).normal(0, 0.004, 20))
-    return [mkrun("nightly-seat", 1, date=f"2026-03-{k + 1:02d}",
-                  measurements=[m_(round(1000 * noise[k] * (0.94 if k >= 13 else 1.0), 2))]) for k in range(20)]
+    return [
+        mkrun(
+            "nightly-seat",
+            1,
+            date=f"2026-03-{k + 1:02d}",
+            measurements=[m_(round(1000 * noise[k] * (0.94 if k >= 13 else 1.0), 2))],
+        )
+        for k in range(20)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -176,8 +245,14 @@ HISTORY_CHANGED = {
     "history_alpha": (1e-9, lambda d, c: _step_found(d) and not _regression_dates(c)),
     "history_window": (3, lambda d, c: d.history["level_nights"].max() > 3 and c.history["level_nights"].max() == 3),
     # a level of 15 nights takes in two nights of the step: it is found later, against that level
-    "history_min_level": (15, lambda d, c: _step_found(d) and _regression_dates(c) > _regression_dates(d)
-                          and (c.history["verdict"].iloc[:15] == "insufficient_data").all()),
+    "history_min_level": (
+        15,
+        lambda d, c: (
+            _step_found(d)
+            and _regression_dates(c) > _regression_dates(d)
+            and (c.history["verdict"].iloc[:15] == "insufficient_data").all()
+        ),
+    ),
 }
 
 
@@ -199,8 +274,11 @@ def test_history_threshold_changes_what_it_governs(name, nightly):
     assert check(default, changed), f"{name} = {value} did not change what it governs"
     recorded = [ev["thresholds"][name] for ev in changed.flags["evidence"] if name in ev.get("thresholds", {})]
     assert all(v == value for v in recorded), name
-    assert all(ev["thresholds"][name] == getattr(DEFAULT, name) for ev in default.flags["evidence"]
-               if name in ev.get("thresholds", {}))
+    assert all(
+        ev["thresholds"][name] == getattr(DEFAULT, name)
+        for ev in default.flags["evidence"]
+        if name in ev.get("thresholds", {})
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CHANGED))

@@ -2,6 +2,7 @@
 harness, a statistic the source did not state, and exam counts never invented from a score
 that is no whole number of items. Everything through the CLI (`benchreport flags --json`,
 `benchreport analyse`) on native run files."""
+
 from __future__ import annotations
 
 import csv
@@ -28,12 +29,15 @@ def _three_passes(folder, metric: str, unit: str, values, harness: str = "vllm b
         write_run(folder, f"r{p}.json", run)
 
 
-@pytest.mark.parametrize("metric, unit, values, better", [
-    ("output_tok_s", "tok/s", [700.0, 800.0, 900.0], True),     # throughput rising: a warm-up
-    ("output_tok_s", "tok/s", [900.0, 800.0, 700.0], False),    # throughput falling: no warm-up does that
-    ("ttft_ms", "ms", [300.0, 250.0, 200.0], True),             # latency falling: a warm-up
-    ("ttft_ms", "ms", [200.0, 250.0, 300.0], False),            # latency rising
-])
+@pytest.mark.parametrize(
+    "metric, unit, values, better",
+    [
+        ("output_tok_s", "tok/s", [700.0, 800.0, 900.0], True),  # throughput rising: a warm-up
+        ("output_tok_s", "tok/s", [900.0, 800.0, 700.0], False),  # throughput falling: no warm-up does that
+        ("ttft_ms", "ms", [300.0, 250.0, 200.0], True),  # latency falling: a warm-up
+        ("ttft_ms", "ms", [200.0, 250.0, 300.0], False),  # latency rising
+    ],
+)
 def test_drift_says_its_direction_and_its_harness(tmp_path, capsys, metric, unit, values, better):
     _three_passes(tmp_path, metric, unit, values)
     (flag,) = [f for f in _flags(capsys, tmp_path) if f["code"] == "drift.warmup"]
@@ -53,8 +57,16 @@ def test_a_statistic_the_source_does_not_state_is_not_called_a_mean(tmp_path, ca
     write_run(runs, "base.json", base)  # TTFT p50 35 ms at 1 stream
     cand = make_run(run_id="cand")
     cand["seat"] = {**cand["seat"], "id": "cand-x", "role": "candidate"}
-    cand["measurements"] = [{"workload": "decode", "concurrency": 1, "metric": "ttft_ms", "statistic": "not_stated",
-                             "value": 226, "unit": "ms"}]
+    cand["measurements"] = [
+        {
+            "workload": "decode",
+            "concurrency": 1,
+            "metric": "ttft_ms",
+            "statistic": "not_stated",
+            "value": 226,
+            "unit": "ms",
+        }
+    ]
     write_run(runs, "cand.json", cand)
     out = tmp_path / "out"
     assert main(["analyse", str(runs), "--out", str(out), "--quiet"]) == 0
@@ -109,7 +121,12 @@ def test_the_example_ttft_without_a_statistic_is_said_so(capsys):
 
     example = Path(__file__).resolve().parents[1] / "data" / "example"
     flags = _flags(capsys, example)
-    assert any("is a p50 for qwen3.8-flash-next-tp2 but a figure of no stated statistic for "
-               "glm-5.3-flash-nvfp4-tp4-2node" in f["message"] for f in flags)
+    assert any(
+        "is a p50 for qwen3.8-flash-next-tp2 but a figure of no stated statistic for "
+        "glm-5.3-flash-nvfp4-tp4-2node" in f["message"]
+        for f in flags
+    )
     assert {tuple(f["seats"]) for f in flags if f["code"] == "exam.score_not_a_count"} == {
-        ("glm-5.3-flash-exl3-4.0bpw-1node",), ("qwen3.8-flash-next-tp2",)}
+        ("glm-5.3-flash-exl3-4.0bpw-1node",),
+        ("qwen3.8-flash-next-tp2",),
+    }

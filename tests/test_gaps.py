@@ -2,6 +2,7 @@
 no samples, exams with scores only, one date or several, one request, failed requests only) drawn
 by hypothesis through every section and figure of the report, rendered as the report renders them;
 and the two folders that crashed `build` (exit 4) through the command line."""
+
 from __future__ import annotations
 
 import json
@@ -20,16 +21,27 @@ from runs import make_run, write_run
 ROOT = Path(__file__).resolve().parents[1]
 LMEVAL = ROOT / "tests" / "fixtures" / "harness" / "lmeval"
 DATES = ("2026-11-02", "2026-11-03", "2026-11-09")
-UNITS = {"output_tok_s": "tok/s", "decode_tok_s_per_stream": "tok/s", "ttft_ms": "ms", "itl_ms": "ms",
-         "e2e_latency_ms": "ms", "request_rate": "req/s", "prefill_tok_s": "tok/s"}
+UNITS = {
+    "output_tok_s": "tok/s",
+    "decode_tok_s_per_stream": "tok/s",
+    "ttft_ms": "ms",
+    "itl_ms": "ms",
+    "e2e_latency_ms": "ms",
+    "request_rate": "req/s",
+    "prefill_tok_s": "tok/s",
+}
 
 
 @st.composite
 def measurement(draw):
     metric = draw(st.sampled_from(sorted(UNITS)))
-    m = {"workload": draw(st.sampled_from(["decode", "prefill", "code"])), "metric": metric,
-         "value": draw(st.floats(0.5, 5000)), "unit": UNITS[metric],
-         "statistic": draw(st.sampled_from(["mean", "p50", "p99"]))}
+    m = {
+        "workload": draw(st.sampled_from(["decode", "prefill", "code"])),
+        "metric": metric,
+        "value": draw(st.floats(0.5, 5000)),
+        "unit": UNITS[metric],
+        "statistic": draw(st.sampled_from(["mean", "p50", "p99"])),
+    }
     if draw(st.booleans()):
         m["concurrency"] = draw(st.sampled_from([1, 4, 16]))
     return m
@@ -106,20 +118,40 @@ def _every_block(a):
     from benchreport.report import render, sections  # noqa: F401 - render registers the HTML renderer
     from benchreport.report.catalog import FIGURES
 
-    blocks = [sections.title_block("Gaps", a),
-              sections.abstract(a), sections.setup_text(a), sections.seats_table(a), sections.runs_table(a),
-              sections.results_text(a), sections.results_table(a), sections.comparison_text(a),
-              sections.comparison_table(a), sections.exams_text(a), sections.exam_scores_table(a),
-              sections.exam_deltas_table(a), sections.traps(a), sections.faults(a), sections.limitations(a),
-              sections.history_text(a), sections.history_table(a), sections.appendix_text(a),
-              sections.all_cells_table(a), sections.all_comparisons_table(a), sections.flags_table(a),
-              sections.provenance_text(a), sections.files_table(a), sections.refused_table(a),
-              sections.skipped_table(a), sections.parameters_table(a, {}), sections.thresholds_table(a),
-              sections.runs_appendix_table(a)]
+    blocks = [
+        sections.title_block("Gaps", a),
+        sections.abstract(a),
+        sections.setup_text(a),
+        sections.seats_table(a),
+        sections.runs_table(a),
+        sections.results_text(a),
+        sections.results_table(a),
+        sections.comparison_text(a),
+        sections.comparison_table(a),
+        sections.exams_text(a),
+        sections.exam_scores_table(a),
+        sections.exam_deltas_table(a),
+        sections.traps(a),
+        sections.faults(a),
+        sections.limitations(a),
+        sections.history_text(a),
+        sections.history_table(a),
+        sections.appendix_text(a),
+        sections.all_cells_table(a),
+        sections.all_comparisons_table(a),
+        sections.flags_table(a),
+        sections.provenance_text(a),
+        sections.files_table(a),
+        sections.refused_table(a),
+        sections.skipped_table(a),
+        sections.parameters_table(a, {}),
+        sections.thresholds_table(a),
+        sections.runs_appendix_table(a),
+    ]
     blocks += [entry.make(a) for entry in FIGURES.values()]
     try:
         for block in blocks:
-            for b in (block if isinstance(block, (list, tuple)) else [block]):
+            for b in block if isinstance(block, (list, tuple)) else [block]:
                 if b is not None:
                     str(b)
     finally:
@@ -146,8 +178,12 @@ def test_every_section_and_figure_takes_what_analyse_accepted(runs):
 
 
 def _build(folder, out):
-    return subprocess.run([sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out),
-                           "--format", "html", "--quiet"], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out), "--format", "html", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow
@@ -168,8 +204,10 @@ def test_a_seat_on_two_dates_with_no_concurrency_builds(tmp_path):
     draws them (it read np.isfinite(pd.NA))."""
     for i, date in enumerate(("2026-11-02", "2026-11-05")):
         r = make_run(run_id=f"r{i}", date=date)
-        r["measurements"] = [{"workload": "decode", "metric": "output_tok_s", "value": 100.0 + i, "unit": "tok/s"},
-                             {"workload": "decode", "metric": "ttft_ms", "value": 40.0 + i, "unit": "ms"}]
+        r["measurements"] = [
+            {"workload": "decode", "metric": "output_tok_s", "value": 100.0 + i, "unit": "tok/s"},
+            {"workload": "decode", "metric": "ttft_ms", "value": 40.0 + i, "unit": "ms"},
+        ]
         write_run(tmp_path / "runs", f"r{i}.json", r)
     proc = _build(tmp_path / "runs", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr

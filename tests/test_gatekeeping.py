@@ -5,6 +5,7 @@ closed testing procedure the serial gatekeeper is (computed by brute force over 
 intersection, Dmitrienko & Tamhane 2007), against statsmodels' Holm for the second stage, and
 through the comparisons table and the `sample.underpowered` flag.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -91,11 +92,31 @@ def test_a_primary_without_a_test_is_not_in_the_sequence_and_nan_stays_nan():
 
 
 def _comparison(metric, p, primary, *, low=1.1, high=1.3, concurrency=16) -> dict:
-    return {"workload": "decode", "concurrency": concurrency, "metric": metric, "statistic": "mean",
-            "baseline": "inc", "candidate": "new", "baseline_estimate": 100.0, "candidate_estimate": 120.0,
-            "ratio": 1.2, "ci_low": low, "ci_high": high, "ci_method": "Welch t on log pass values (df=4.0)",
-            "kind": "baseline", "ci_level": 0.95, "p_value": p, "p_adj": np.nan, "verdict": "", "verdict_reason": "",
-            "primary": primary, "multiplicity": "", "df": 4.0, "baseline_n_passes": 3, "candidate_n_passes": 3}
+    return {
+        "workload": "decode",
+        "concurrency": concurrency,
+        "metric": metric,
+        "statistic": "mean",
+        "baseline": "inc",
+        "candidate": "new",
+        "baseline_estimate": 100.0,
+        "candidate_estimate": 120.0,
+        "ratio": 1.2,
+        "ci_low": low,
+        "ci_high": high,
+        "ci_method": "Welch t on log pass values (df=4.0)",
+        "kind": "baseline",
+        "ci_level": 0.95,
+        "p_value": p,
+        "p_adj": np.nan,
+        "verdict": "",
+        "verdict_reason": "",
+        "primary": primary,
+        "multiplicity": "",
+        "df": 4.0,
+        "baseline_n_passes": 3,
+        "candidate_n_passes": 3,
+    }
 
 
 def _frame(rows) -> pd.DataFrame:
@@ -103,8 +124,11 @@ def _frame(rows) -> pd.DataFrame:
 
 
 def test_comparisons_say_the_rule_and_why_a_secondary_was_not_tested():
-    rows = [_comparison("output_tok_s", 0.03, True), _comparison("decode_tok_s_per_stream", 0.001, False),
-            _comparison("prefill_tok_s", 0.002, False)]
+    rows = [
+        _comparison("output_tok_s", 0.03, True),
+        _comparison("decode_tok_s_per_stream", 0.001, False),
+        _comparison("prefill_tok_s", 0.002, False),
+    ]
     out = rejudge(_frame(rows), DEFAULT)
     assert list(out["verdict"]) == ["better", "better", "better"]  # 0.03 < 0.05: the gate opens
     np.testing.assert_allclose(out["p_adj"], [0.03, 0.03, 0.03])
@@ -114,9 +138,12 @@ def test_comparisons_say_the_rule_and_why_a_secondary_was_not_tested():
     assert closed["verdict_reason"][0].startswith("not significant after the correction for multiple comparisons")
     assert set(closed["verdict_reason"][1:]) == {
         "not tested: the throughput family's first cell was not rejected (gatekeeping); the interval clears the "
-        "noise band"}
-    assert closed["multiplicity"][0] == ("throughput family, at the full alpha (the only family tested); "
-                                         "gatekeeping, primary: tested first in its family, at the family's alpha")
+        "noise band"
+    }
+    assert closed["multiplicity"][0] == (
+        "throughput family, at the full alpha (the only family tested); "
+        "gatekeeping, primary: tested first in its family, at the family's alpha"
+    )
 
 
 def _family_closure(p: np.ndarray, fam: np.ndarray, first: np.ndarray, n_families: int) -> np.ndarray:
@@ -162,10 +189,12 @@ def test_a_latency_only_change_is_called_behind_an_unchanged_throughput_cell():
     """The audit's case (issue 43): throughput unchanged (its interval across 1), TTFT 21% up with
     p = 8e-6. Before, the throughput primary closed the gate on every latency row; now the latency
     family is tested at alpha/2 behind its own first cell, and the TTFT rows are `worse`."""
-    rows = [_comparison("output_tok_s", 0.6, True, low=0.97, high=1.02),
-            _comparison("ttft_ms", 8e-6, False, low=1.162, high=1.270),
-            _comparison("ttft_ms", 1e-4, False, low=1.12, high=1.30, concurrency=1),
-            _comparison("e2e_latency_ms", 0.3, False, low=0.98, high=1.05)]
+    rows = [
+        _comparison("output_tok_s", 0.6, True, low=0.97, high=1.02),
+        _comparison("ttft_ms", 8e-6, False, low=1.162, high=1.270),
+        _comparison("ttft_ms", 1e-4, False, low=1.12, high=1.30, concurrency=1),
+        _comparison("e2e_latency_ms", 0.3, False, low=0.98, high=1.05),
+    ]
     rows[1]["family_first"] = True
     out = rejudge(_frame(rows), DEFAULT)
     assert list(out["family"]) == ["throughput", "latency", "latency", "latency"]
@@ -187,11 +216,11 @@ def test_passes_needed_counts_the_correction_the_cell_faces():
     f = R.underpowered(judged, thresholds=DEFAULT)[0]
     cells = {(c["metric"], c["concurrency"]): c for c in f.evidence()["cells"]}
     se = math.log(hi / lo) / (2 * stats.t.ppf(0.975, 4.0))
-    s2 = se ** 2 / (1 / 3 + 1 / 3)
+    s2 = se**2 / (1 / 3 + 1 / 3)
     gap = math.log(1.05) - math.log(1.02)
 
     def need(a):
-        return max(3, math.ceil(2 * s2 * (stats.norm.ppf(1 - a / 2) + stats.norm.ppf(0.8)) ** 2 / gap ** 2))
+        return max(3, math.ceil(2 * s2 * (stats.norm.ppf(1 - a / 2) + stats.norm.ppf(0.8)) ** 2 / gap**2))
 
     # two families (throughput, latency) share alpha: 0.025 each (issue 43); the 29 latency rows
     # have no first cell in this table, so Holm over them at 0.025, worst case 0.025/29
@@ -208,8 +237,10 @@ def test_passes_needed_counts_the_correction_the_cell_faces():
 def test_no_passes_are_asked_for_a_cell_whose_interval_clears_the_band():
     """Issue 43: a cell whose interval clears the noise band but whose verdict the correction
     withheld is not underpowered: no passes needed, and the flag says why instead."""
-    rows = [_comparison("output_tok_s", 0.07, True, low=1.12, high=1.30),
-            _comparison("decode_tok_s_per_stream", 0.001, False, low=1.12, high=1.30)]
+    rows = [
+        _comparison("output_tok_s", 0.07, True, low=1.12, high=1.30),
+        _comparison("decode_tok_s_per_stream", 0.001, False, low=1.12, high=1.30),
+    ]
     judged = rejudge(_frame(rows), DEFAULT)
     assert list(judged["verdict"]) == ["insufficient_data", "insufficient_data"]
     f = R.underpowered(judged, thresholds=DEFAULT)[0]
@@ -224,9 +255,24 @@ def test_no_passes_are_asked_for_a_cell_whose_interval_clears_the_band():
 def test_the_exam_family_is_judged_at_its_share_of_alpha():
     """Exams are one of the families (issue 43): with the comparisons at alpha/2 each (throughput and
     exams sharing alpha), an exam delta with p = 0.03 is not significant, and the words say why."""
-    exams = pd.DataFrame([{"benchmark": "humaneval", "dimension": None, "baseline": "inc", "candidate": "new",
-                           "test": "mcnemar_exact", "n_items": 164, "baseline_correct": 140, "candidate_correct": 150,
-                           "p_value": 0.03, "p_holm": 0.03, "diff": 10 / 164, "mde": 0.05}])
+    exams = pd.DataFrame(
+        [
+            {
+                "benchmark": "humaneval",
+                "dimension": None,
+                "baseline": "inc",
+                "candidate": "new",
+                "test": "mcnemar_exact",
+                "n_items": 164,
+                "baseline_correct": 140,
+                "candidate_correct": 150,
+                "p_value": 0.03,
+                "p_holm": 0.03,
+                "diff": 10 / 164,
+                "mde": 0.05,
+            }
+        ]
+    )
     rows = [_comparison("output_tok_s", 0.5, True, low=0.95, high=1.05)]
     judged = rejudge(_frame(rows), DEFAULT, elsewhere=("exams",))
     assert judged["family_alpha"][0] == pytest.approx(0.025)

@@ -12,6 +12,7 @@ the last bit (a fresh clone on another CPU wrote 0.06836729956559412 for ...409)
   1e-12 relative, far below any printed digit and far above an ulp, so a real change of
   method, seed use or row order still fails.
 """
+
 from __future__ import annotations
 
 import io
@@ -77,7 +78,9 @@ def test_tables_agree_with_the_golden_ones(produced, name):
 
 @pytest.mark.parametrize("name", TABLES)
 def test_two_builds_on_one_machine_are_byte_identical(produced, produced_again, name):
-    assert (produced / "tables" / f"{name}.csv").read_bytes() == (produced_again / "tables" / f"{name}.csv").read_bytes()
+    assert (produced / "tables" / f"{name}.csv").read_bytes() == (
+        produced_again / "tables" / f"{name}.csv"
+    ).read_bytes()
 
 
 def test_the_comparison_catches_a_real_change():
@@ -91,9 +94,14 @@ def test_the_comparison_catches_a_real_change():
 
 def test_golden_tables_cover_every_ci_route(produced):
     text = (HERE / "cells.csv").read_text()
-    for route in ("t with EWC long-run variance over requests in send order", "Woodruff with EWC long-run variance",
-                  "t on log pass values", "none: single pass",
-                  "none: two passes", "published"):
+    for route in (
+        "t with EWC long-run variance over requests in send order",
+        "Woodruff with EWC long-run variance",
+        "t on log pass values",
+        "none: single pass",
+        "none: two passes",
+        "published",
+    ):
         assert route in text, route
     comparisons = (HERE / "comparisons.csv").read_text()
     assert "Welch t on log pass values" in comparisons and "within one run" in comparisons

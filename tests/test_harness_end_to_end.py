@@ -1,5 +1,6 @@
 """Harness outputs end to end: the traps fire on the real harnesses' files, and a report
 builds from a folder of mixed harness outputs as the harnesses wrote them."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,6 @@ import pytest
 from benchreport.load import load
 from harness_oracle import FOLDERS, HARNESS
 from benchreport.pipeline import Options, analyse
-
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,11 @@ def test_inferences_without_a_manifest_are_flagged(flags):
 @pytest.mark.slow
 def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, FOLDERS), "--out", str(out), "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "build", *map(str, FOLDERS), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
     for harness in ("vllm", "guidellm", "aiperf", "lm-eval"):

@@ -1,6 +1,7 @@
 """Harness files as real tools write them, damaged: partial damage stays partial (a bad JSON Lines
 line keeps the good ones and is named by number), a NaN the importer never reads does not refuse
 the file, ambiguity (a key twice) and impossible integers are refused with the path."""
+
 from __future__ import annotations
 
 import json
@@ -44,7 +45,8 @@ def test_a_native_file_still_refuses_nan(tmp_path):
     text = json.dumps({"notes": "x", **run}).replace("896.9", "NaN")
     (tmp_path / "n.json").write_text(text)
     assert refused(load([tmp_path])) == [
-        "n.json: $.measurements[0].value: expected a finite number, got NaN (not valid JSON)"]
+        "n.json: $.measurements[0].value: expected a finite number, got NaN (not valid JSON)"
+    ]
 
 
 def test_one_truncated_line_of_an_aiperf_jsonl_keeps_the_others(tmp_path):
@@ -61,7 +63,8 @@ def test_one_truncated_line_of_an_aiperf_jsonl_keeps_the_others(tmp_path):
     result = load([folder])
     assert refused(result) == [
         f"profile_export.jsonl: $[{victim}]: line {victim + 1}: expected complete JSON, found a document that "
-        f"ends early (truncated?) at column {len(lines[victim]) + 1}; the file's other {len(lines) - 1} line(s) were read"]
+        f"ends early (truncated?) at column {len(lines[victim]) + 1}; the file's other {len(lines) - 1} line(s) were read"
+    ]
     assert len(result.runs) == 1 and len(result.runs[0].run.requests) == n_good - 1
 
 
@@ -81,7 +84,8 @@ def test_a_key_twice_in_a_harness_file_is_refused_with_its_path(tmp_path):
     (tmp_path / "r.json").write_text(text)
     assert refused(load([tmp_path])) == [
         'r.json: $.max_concurrency: expected each key once in an object, got "max_concurrency" twice (1, then 4; '
-        'JSON readers disagree on which counts)']
+        "JSON readers disagree on which counts)"
+    ]
 
 
 def test_a_key_twice_in_a_jsonl_line_names_the_line(tmp_path):
@@ -92,8 +96,10 @@ def test_a_key_twice_in_a_jsonl_line_names_the_line(tmp_path):
     lines[3] = lines[3].replace('"worker_id":', '"worker_id":"w0","worker_id":', 1)
     path.write_text("\n".join(lines) + "\n")
     msgs = [r for r in refused(load([folder])) if r.startswith("profile_export.jsonl")]
-    assert msgs == ['profile_export.jsonl: $[3].metadata.worker_id: expected each key once in an object, got '
-                    '"worker_id" twice ("w0", then "worker_057dc826"; JSON readers disagree on which counts)']
+    assert msgs == [
+        "profile_export.jsonl: $[3].metadata.worker_id: expected each key once in an object, got "
+        '"worker_id" twice ("w0", then "worker_057dc826"; JSON readers disagree on which counts)'
+    ]
 
 
 def test_integers_beyond_int64_in_a_harness_file_are_refused_not_a_pyarrow_crash(tmp_path):
@@ -102,6 +108,8 @@ def test_integers_beyond_int64_in_a_harness_file_are_refused_not_a_pyarrow_crash
     doc["input_lens"][0] = 2**64
     (tmp_path / "r.json").write_text(json.dumps(doc))
     result = load([tmp_path])
-    assert refused(result) == ["r.json: $.requests[0].prompt_tokens: expected an integer below 2^63, got "
-                               "18446744073709551616 (after import as vllm)"]
+    assert refused(result) == [
+        "r.json: $.requests[0].prompt_tokens: expected an integer below 2^63, got "
+        "18446744073709551616 (after import as vllm)"
+    ]
     write_parquet(build_tables(result), tmp_path / "pq")

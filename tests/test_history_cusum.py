@@ -1,6 +1,7 @@
 """The CUSUM pieces of the history (benchreport.stats.history_cusum) against published run lengths
 (Montgomery, Introduction to Statistical Quality Control, Table 9.3), Page's identity computed
 another way, a Monte Carlo run length, and scipy's t and normal distributions."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchreport.stats.history_cusum import (Reference, change_kind, cusum_update, reference, siegmund_arl,
-                                             standardise, threshold_for)
+from benchreport.stats.history_cusum import (
+    Reference,
+    change_kind,
+    cusum_update,
+    reference,
+    siegmund_arl,
+    standardise,
+    threshold_for,
+)
 
 # Montgomery (2019), Table 9.3: two-sided tabular CUSUM, k = 1/2, in-control and shifted ARLs
 MONTGOMERY = {4: {0.0: 168.0, 0.5: 26.6, 1.0: 8.38, 2.0: 3.34}, 5: {0.0: 465.0, 0.5: 38.0, 1.0: 10.4, 2.0: 4.01}}
@@ -111,4 +119,5 @@ def test_the_change_start_is_the_maximum_likelihood_split():
         x = np.r_[rng.normal(0, 1, rng.integers(0, 6)), rng.normal(1.5, 1, rng.integers(1, 8))]
         scores = [(len(x) - j) * (x[j:].mean() - 0.0) ** 2 for j in range(len(x))]
         from benchreport.stats.history_cusum import change_start
+
         assert change_start(list(x), 0.0) == int(np.argmax(scores))

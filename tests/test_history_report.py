@@ -1,5 +1,6 @@
 """History across dates end to end: flags history.regression/improvement from a nightly archive,
 tables/history.csv, the words, the report section (text, figure, table) and the site index."""
+
 from __future__ import annotations
 
 import json
@@ -58,18 +59,28 @@ def test_the_step_is_a_regression_on_its_night_and_the_one_night_jump_an_improve
     assert ev["dates"] == [DATES[19]] and ev["n_changes"] == 2
     assert {c["status"] for c in ev["changes"]} == {"level_shift"}
     assert {c["status"] for c in imp.iloc[0]["evidence"]["changes"]} == {"one_date"}
-    assert ev["thresholds"] == {"history_alpha": 0.001, "history_window": 64, "history_min_level": 5,
-                                "noise": 0.02, "alpha": 0.05}
+    assert ev["thresholds"] == {
+        "history_alpha": 0.001,
+        "history_window": 64,
+        "history_min_level": 5,
+        "noise": 0.02,
+        "alpha": 0.05,
+    }
     msg = reg.iloc[0]["message"]
-    assert msg.startswith(f"seat-001: 2 regressions against its steady level on {DATES[19]}: aggregate throughput "
-                          "at 1 stream fell 9.9% to ")
+    assert msg.startswith(
+        f"seat-001: 2 regressions against its steady level on {DATES[19]}: aggregate throughput "
+        "at 1 stream fell 9.9% to "
+    )
     assert "one far night, and the next date repeated it: a step from that night" in msg and "p < 0.001" in msg
     assert "one bad night: the next date was back at the level" in imp.iloc[0]["message"]
-    assert {c["change_kind"] for c in ev["changes"]} == {"night"} and {c["change_since"] for c in ev["changes"]} == \
-        {DATES[19]}
+    assert {c["change_kind"] for c in ev["changes"]} == {"night"} and {c["change_since"] for c in ev["changes"]} == {
+        DATES[19]
+    }
     # the stable seats raise nothing
-    assert not {s for seats in f.loc[f["code"].str.startswith("history"), "seats"] for s in seats} & \
-        {"seat-000", "seat-002"}
+    assert not {s for seats in f.loc[f["code"].str.startswith("history"), "seats"] for s in seats} & {
+        "seat-000",
+        "seat-002",
+    }
 
 
 def test_history_csv_and_the_section_7_words(analysed, tmp_path):
@@ -89,6 +100,7 @@ def test_history_csv_and_the_section_7_words(analysed, tmp_path):
     w = np.clip(ref, med - 2.5 * mad, med + 2.5 * mad)
     m, s = w.mean(), w.std(ddof=1)
     from scipy import stats
+
     t = stats.t.ppf(0.975, len(ref) - 1) * s * np.sqrt(1 + 1 / len(ref))
     assert one.loc[k, "verdict"] == "within_noise" and one.loc[k, "level_nights"] == len(ref)
     assert one.loc[k, "ci_low"] == pytest.approx(np.exp(logs[k] - m - t))
@@ -116,22 +128,38 @@ def test_no_history_without_several_dates(tmp_path):
 def test_change_status_follows_the_next_date():
     rng = np.random.default_rng(5)
     vals = 100 * np.exp(rng.normal(0, 0.003, 50))
-    vals[15] *= 0.9          # one date off
-    vals[30:] *= 0.9         # a new level
-    vals[49] *= 1.2          # the newest date, not confirmed yet
-    rows = [dict(seat="S", harness="h", probe="p", workload="decode", concurrency=4, metric="output_tok_s",
-                 statistic="mean", date=d, estimate=float(v), n_passes=5)
-            for d, v in zip(nights("2026-01-01", 50), vals)]
+    vals[15] *= 0.9  # one date off
+    vals[30:] *= 0.9  # a new level
+    vals[49] *= 1.2  # the newest date, not confirmed yet
+    rows = [
+        dict(
+            seat="S",
+            harness="h",
+            probe="p",
+            workload="decode",
+            concurrency=4,
+            metric="output_tok_s",
+            statistic="mean",
+            date=d,
+            estimate=float(v),
+            n_passes=5,
+        )
+        for d, v in zip(nights("2026-01-01", 50), vals)
+    ]
     h = history(pd.DataFrame(rows))
     st = change_status(h)
     decided = h["verdict"].isin(["regression", "improvement"]).to_numpy()
     assert list(zip(h.loc[decided, "date"], st[decided])) == [
-        ("2026-01-16", "one_date"), ("2026-01-31", "level_shift"), ("2026-02-19", "latest")]
+        ("2026-01-16", "one_date"),
+        ("2026-01-31", "level_shift"),
+        ("2026-02-19", "latest"),
+    ]
     assert list(h.loc[decided, "change_kind"]) == ["night"] * 3
     found = history_changes(h, thresholds=DEFAULT)
     assert [(f.code, f.severity, f.dates) for f in found] == [
         ("history.improvement", "info", ["2026-02-19"]),
-        ("history.regression", "warn", ["2026-01-31", "2026-01-16"])]
+        ("history.regression", "warn", ["2026-01-31", "2026-01-16"]),
+    ]
 
 
 def test_section_text_and_table(analysed):
@@ -150,8 +178,12 @@ def test_section_text_and_table(analysed):
 
 def _year(n_seats: int) -> pd.DataFrame:
     rng = np.random.default_rng(9)
-    frames = [seat_year(rng, pass_cv=0.01, night_cv=0.0, outliers=0.0, step=0.05 if s == 1 else None)
-              .assign(seat=f"seat-{s:03d}") for s in range(n_seats)]
+    frames = [
+        seat_year(rng, pass_cv=0.01, night_cv=0.0, outliers=0.0, step=0.05 if s == 1 else None).assign(
+            seat=f"seat-{s:03d}"
+        )
+        for s in range(n_seats)
+    ]
     return history(pd.concat(frames, ignore_index=True))
 
 
@@ -180,8 +212,16 @@ def test_the_figure_at_365_dates_reads_and_marks_by_shape(tmp_path):
     # the confirmed shift of seat-001 is a diamond, told apart from the triangles by its shape
     shapes = {tuple(np.round(c.get_paths()[0].vertices, 3).ravel()) for c in ax0.collections if c.get_paths()}
     from matplotlib.markers import MarkerStyle
-    diamond = tuple(np.round(MarkerStyle(MARKS["level_shift"][0]).get_path().transformed(
-        MarkerStyle(MARKS["level_shift"][0]).get_transform()).vertices, 3).ravel())
+
+    diamond = tuple(
+        np.round(
+            MarkerStyle(MARKS["level_shift"][0])
+            .get_path()
+            .transformed(MarkerStyle(MARKS["level_shift"][0]).get_transform())
+            .vertices,
+            3,
+        ).ravel()
+    )
     assert diamond in shapes
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "confirmed level shift" in legend
@@ -199,12 +239,24 @@ def test_a_stable_year_raises_at_most_one_false_regression_per_seat():
     assert set(step["change_kind"]) <= {"step", "night"} and (step["change_since"] >= YEAR[198]).all()
 
 
-
 def test_a_history_without_changes_says_so_and_shows_the_headline_metric_first():
     rng = np.random.default_rng(2)
-    rows = [dict(seat="S", harness="h", probe="p", workload="decode", concurrency=4, metric=m, statistic="mean",
-                 date=d, estimate=float(100 * np.exp(rng.normal(0, 0.002))), n_passes=5)
-            for m in ("decode_tok_s_per_stream", "output_tok_s", "ttft_ms") for d in DATES]
+    rows = [
+        dict(
+            seat="S",
+            harness="h",
+            probe="p",
+            workload="decode",
+            concurrency=4,
+            metric=m,
+            statistic="mean",
+            date=d,
+            estimate=float(100 * np.exp(rng.normal(0, 0.002))),
+            n_passes=5,
+        )
+        for m in ("decode_tok_s_per_stream", "output_tok_s", "ttft_ms")
+        for d in DATES
+    ]
     h = history(pd.DataFrame(rows))
     assert not h["verdict"].isin(["regression", "improvement"]).any()
     keys, n = panel_keys(h, max_panels=2)

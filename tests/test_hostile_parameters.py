@@ -1,5 +1,6 @@
 """Untrusted text never becomes notebook code: folder names and titles reach papermill as data,
 and a refused corpus is listed in the report's appendix."""
+
 from __future__ import annotations
 
 import html
@@ -16,8 +17,11 @@ EXPECTED = json.loads((Path(__file__).parent / "bad_inputs_expected.json").read_
 
 
 def build(*args):
-    return subprocess.run([sys.executable, "-m", "benchreport", "build", *map(str, args),
-                           "--format", "html", "--quiet"], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", "build", *map(str, args), "--format", "html", "--quiet"],
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.mark.slow

@@ -5,6 +5,7 @@ passes come from recorded repetition. Folders made on purpose, through the comma
 - a configuration the file records (trtllm-bench's tensor parallel) makes two seats of one model;
 - a seat the manifest names is never split;
 - the real GuideLLM files of tests/wild (tp2 and tp4 of one model, published on Intel XPU) are two seats."""
+
 from __future__ import annotations
 
 import csv
@@ -21,8 +22,11 @@ GUIDELLM = ROOT / "tests" / "wild" / "guidellm"
 
 
 def _passes(folder, out):
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(folder), "--out", str(out), "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "analyse", str(folder), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(open(out / "tables" / "passes.csv", encoding="utf-8")))
     return {(r["seat"], r["pass"]) for r in rows}

@@ -1,4 +1,5 @@
 """AIPerf / GenAI-Perf exports: one run per artifact folder or trial, twins and warm-up skipped."""
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,11 @@ def test_requests_reproduce_aiperf_summary(loaded, summary):
     req = tables.requests[tables.requests.run_id == run.run.run_id]
     ok = req[req.error.isna()]
     assert len(ok) == doc["request_count"]["avg"]  # warm-up records left out, nothing twice
-    for col, tag in (("ttft_ms", "time_to_first_token"), ("e2e_latency_ms", "request_latency"),
-                     ("itl_ms", "inter_token_latency")):
+    for col, tag in (
+        ("ttft_ms", "time_to_first_token"),
+        ("e2e_latency_ms", "request_latency"),
+        ("itl_ms", "inter_token_latency"),
+    ):
         assert np.mean(ok[col]) == pytest.approx(doc[tag]["avg"], rel=1e-9)
         assert np.median(ok[col]) == pytest.approx(doc[tag]["p50"], rel=1e-9)
         assert np.percentile(ok[col], 90) == pytest.approx(doc[tag]["p90"], rel=1e-9)
@@ -137,19 +141,42 @@ def test_records_alone_load_with_a_manifest(tmp_path):
 def test_genai_perf_summary_from_the_source(tmp_path):
     """GenAI-Perf's profile_export_genai_perf.json (genai_perf/export_data/json_exporter.py: the
     Statistics dict with units, plus input_config)."""
-    blk = lambda unit, v: {"unit": unit, "avg": v, "p50": v, "p90": v, "p95": v, "p99": v, "min": v,  # noqa: E731
-                           "max": v, "std": 0.0}
-    doc = {"request_throughput": {"unit": "requests/sec", "avg": 3.5},
-           "request_latency": blk("ms", 900.0), "time_to_first_token": blk("ms", 40.0),
-           "inter_token_latency": blk("ms", 8.0), "output_token_throughput": {"unit": "tokens/sec", "avg": 420.0},
-           "output_token_throughput_per_user": blk("tokens/sec/user", 125.0),
-           "output_sequence_length": blk("tokens", 120.0), "input_sequence_length": blk("tokens", 550.0),
-           "input_config": {"model_names": ["meta/llama-3.1-8b"], "endpoint": {"type": "chat", "streaming": True},
-                            "perf_analyzer": {"stimulus": {"concurrency": 8}, "warmup_request_count": 10}}}
+    blk = lambda unit, v: {
+        "unit": unit,
+        "avg": v,
+        "p50": v,
+        "p90": v,
+        "p95": v,
+        "p99": v,
+        "min": v,  # noqa: E731
+        "max": v,
+        "std": 0.0,
+    }
+    doc = {
+        "request_throughput": {"unit": "requests/sec", "avg": 3.5},
+        "request_latency": blk("ms", 900.0),
+        "time_to_first_token": blk("ms", 40.0),
+        "inter_token_latency": blk("ms", 8.0),
+        "output_token_throughput": {"unit": "tokens/sec", "avg": 420.0},
+        "output_token_throughput_per_user": blk("tokens/sec/user", 125.0),
+        "output_sequence_length": blk("tokens", 120.0),
+        "input_sequence_length": blk("tokens", 550.0),
+        "input_config": {
+            "model_names": ["meta/llama-3.1-8b"],
+            "endpoint": {"type": "chat", "streaming": True},
+            "perf_analyzer": {"stimulus": {"concurrency": 8}, "warmup_request_count": 10},
+        },
+    }
     (tmp_path / "profile_export_genai_perf.json").write_text(json.dumps(doc))
-    (tmp_path / "profile_export.json").write_text(json.dumps(
-        {"service_kind": "openai", "endpoint": "v1/chat/completions",
-         "experiments": [{"experiment": {"mode": "concurrency", "value": 8}, "requests": []}]}))
+    (tmp_path / "profile_export.json").write_text(
+        json.dumps(
+            {
+                "service_kind": "openai",
+                "endpoint": "v1/chat/completions",
+                "experiments": [{"experiment": {"mode": "concurrency", "value": 8}, "requests": []}],
+            }
+        )
+    )
     result = load([tmp_path])
     assert not result.refused
     lr = result.runs[0]
@@ -162,20 +189,37 @@ def test_genai_perf_summary_from_the_source(tmp_path):
 
 def test_older_aiperf_layout_from_the_source(tmp_path):
     """AIPerf 0.1-0.3 (aiperf/common/models/export_models.py): no schema_version, loadgen config."""
-    doc = {"request_throughput": {"unit": "requests/sec", "avg": 2.0},
-           "time_to_first_token": {"unit": "ms", "avg": 30.0, "p50": 30.0, "p99": 31.0},
-           "request_count": {"unit": "requests", "avg": 1.0},
-           "input_config": {"endpoint": {"model_names": ["m-1"], "streaming": True},
-                            "loadgen": {"concurrency": 2, "warmup_request_count": 0}},
-           "start_time": "2025-10-01T10:00:00", "end_time": "2025-10-01T10:01:00"}
-    rec = {"metadata": {"session_num": 0, "request_start_ns": 1759312800000000000,
-                        "request_end_ns": 1759312800500000000, "benchmark_phase": "profiling"},
-           "metrics": {"time_to_first_token": {"value": 30.0, "unit": "ms"},
-                       "request_latency": {"value": 500.0, "unit": "ms"},
-                       "output_sequence_length": {"value": 12, "unit": "tokens"},
-                       "input_sequence_length": {"value": 100, "unit": "tokens"}}, "error": None}
-    err = {"metadata": dict(rec["metadata"], session_num=1), "metrics": {"error_isl": {"value": 100, "unit": "tokens"}},
-           "error": {"code": 500, "type": "ServerError", "message": "overloaded"}}
+    doc = {
+        "request_throughput": {"unit": "requests/sec", "avg": 2.0},
+        "time_to_first_token": {"unit": "ms", "avg": 30.0, "p50": 30.0, "p99": 31.0},
+        "request_count": {"unit": "requests", "avg": 1.0},
+        "input_config": {
+            "endpoint": {"model_names": ["m-1"], "streaming": True},
+            "loadgen": {"concurrency": 2, "warmup_request_count": 0},
+        },
+        "start_time": "2025-10-01T10:00:00",
+        "end_time": "2025-10-01T10:01:00",
+    }
+    rec = {
+        "metadata": {
+            "session_num": 0,
+            "request_start_ns": 1759312800000000000,
+            "request_end_ns": 1759312800500000000,
+            "benchmark_phase": "profiling",
+        },
+        "metrics": {
+            "time_to_first_token": {"value": 30.0, "unit": "ms"},
+            "request_latency": {"value": 500.0, "unit": "ms"},
+            "output_sequence_length": {"value": 12, "unit": "tokens"},
+            "input_sequence_length": {"value": 100, "unit": "tokens"},
+        },
+        "error": None,
+    }
+    err = {
+        "metadata": dict(rec["metadata"], session_num=1),
+        "metrics": {"error_isl": {"value": 100, "unit": "tokens"}},
+        "error": {"code": 500, "type": "ServerError", "message": "overloaded"},
+    }
     (tmp_path / "profile_export_aiperf.json").write_text(json.dumps(doc))
     (tmp_path / "profile_export.jsonl").write_text(json.dumps(rec) + "\n" + json.dumps(err) + "\n")
     result = load([tmp_path])
@@ -190,8 +234,11 @@ def test_older_aiperf_layout_from_the_source(tmp_path):
 def test_multi_phase_workflow_is_read_phase_by_phase(tmp_path):
     """Several profiling phases (docs/tutorials/multi-phase-workflows.md): the root export blends
     them, so each phases/<name>/ export is a run, with its own concurrency and records."""
-    src = next(s for s in SUMMARIES if (s.parent / "phase_manifest.json").exists()
-               and (s.parent / "profile_export.jsonl").exists())
+    src = next(
+        s
+        for s in SUMMARIES
+        if (s.parent / "phase_manifest.json").exists() and (s.parent / "profile_export.jsonl").exists()
+    )
     run = tmp_path / "run"
     shutil.copytree(src.parent, run)
     root = json.loads((run / src.name).read_text())
@@ -200,8 +247,10 @@ def test_multi_phase_workflow_is_read_phase_by_phase(tmp_path):
     root["input_config"]["phases"].append(storm)
     (run / src.name).write_text(json.dumps(root))
     (run / "phases" / "storm").mkdir()
-    shutil.copy(run / "phases" / "profiling" / "profile_export_aiperf.json",
-                run / "phases" / "storm" / "profile_export_aiperf.json")
+    shutil.copy(
+        run / "phases" / "profiling" / "profile_export_aiperf.json",
+        run / "phases" / "storm" / "profile_export_aiperf.json",
+    )
     recs = [json.loads(line) for line in (run / "profile_export.jsonl").read_text().splitlines()]
     prof_recs = [r for r in recs if r["metadata"]["benchmark_phase"] == "profiling"]
     for r in prof_recs[: len(prof_recs) // 2]:
@@ -258,7 +307,9 @@ def test_a_warmup_phase_whose_requests_all_failed_is_skipped(tmp_path):
 
 def test_an_export_with_no_metrics_no_errors_and_no_records_is_refused(tmp_path):
     """A root export that claims to be AIPerf's (markers) but holds nothing: refused, naming its keys."""
-    doc = json.loads((HARNESS / "aiperf-warmup-failed" / "phases" / "warmup" / "profile_export_aiperf.json").read_text())
+    doc = json.loads(
+        (HARNESS / "aiperf-warmup-failed" / "phases" / "warmup" / "profile_export_aiperf.json").read_text()
+    )
     for k in ("error_request_count", "error_summary", "error_isl", "total_error_isl"):
         doc.pop(k, None)
     doc["error_summary"] = []

@@ -8,6 +8,7 @@ AggregateDetailedJsonExporter: schema_version, description, metadata.aggregation
 responses, error), an aggregate written beside `run_NNNN` folders rather than in `aggregate/`,
 exports without `run_info`, and metric blocks nested under `metrics` beside `warmup_metrics`.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,12 +41,19 @@ def _skips(result) -> dict[str, str]:
 
 
 def test_collated_export_is_skipped_never_a_pass_nor_checked_as_an_aggregate(c1):
-    collated = {"schema_version": "1.0.0", "aiperf_version": "0.14.0",
-                "description": "Collated per-request metrics across all runs. Pools individual request-level "
-                               "values from every run into a single population.",
-                "metadata": {"aggregation_type": "detailed", "num_profile_runs": 3, "num_successful_runs": 3,
-                             "failed_runs": []},
-                "metrics": {"time_to_first_token": {"unit": "ms", "avg": 1.0e6, "p50": 1.0e6, "count": 36}}}
+    collated = {
+        "schema_version": "1.0.0",
+        "aiperf_version": "0.14.0",
+        "description": "Collated per-request metrics across all runs. Pools individual request-level "
+        "values from every run into a single population.",
+        "metadata": {
+            "aggregation_type": "detailed",
+            "num_profile_runs": 3,
+            "num_successful_runs": 3,
+            "failed_runs": [],
+        },
+        "metrics": {"time_to_first_token": {"unit": "ms", "avg": 1.0e6, "p50": 1.0e6, "count": 36}},
+    }
     (c1 / "aggregate" / "profile_export_aiperf_collated.json").write_text(json.dumps(collated))
     result = load([c1])
     assert not result.refused
@@ -55,12 +63,23 @@ def test_collated_export_is_skipped_never_a_pass_nor_checked_as_an_aggregate(c1)
 
 
 def test_raw_export_is_skipped_with_its_reason(c1):
-    recs = [json.loads(line) for line in (c1 / "profile_runs" / "run_0001" / "profile_export.jsonl").read_text()
-            .splitlines()[:3]]
-    raw = [{"metadata": r["metadata"], "start_perf_ns": 1000 + i, "payload": {"messages": []}, "status": 200,
-            "responses": [{"perf_ns": 2000 + i, "text": "data: {}"}]} for i, r in enumerate(recs)]
+    recs = [
+        json.loads(line)
+        for line in (c1 / "profile_runs" / "run_0001" / "profile_export.jsonl").read_text().splitlines()[:3]
+    ]
+    raw = [
+        {
+            "metadata": r["metadata"],
+            "start_perf_ns": 1000 + i,
+            "payload": {"messages": []},
+            "status": 200,
+            "responses": [{"perf_ns": 2000 + i, "text": "data: {}"}],
+        }
+        for i, r in enumerate(recs)
+    ]
     (c1 / "profile_runs" / "run_0001" / "profile_export_raw.jsonl").write_text(
-        "\n".join(json.dumps(r) for r in raw) + "\n")
+        "\n".join(json.dumps(r) for r in raw) + "\n"
+    )
     result = load([c1])
     assert not result.refused, [str(r) for r in result.refused]
     assert "raw request/response export" in _skips(result)["profile_export_raw.jsonl"]
@@ -89,8 +108,7 @@ def test_an_aggregate_beside_its_run_folders_is_a_check_not_a_pass(c1, tmp_path)
     for run in RUNS:
         shutil.copytree(c1 / "profile_runs" / run, flat / run)
     shutil.copy(c1 / "aggregate" / "profile_export_aiperf_aggregate.json", flat)
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(flat)], capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(flat)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "profile_export_aiperf_aggregate.json: skipped: AIPerf aggregate over trials" in proc.stdout + proc.stderr
     result = load([flat])
@@ -107,8 +125,9 @@ def test_metric_blocks_nested_under_metrics_beside_warmup_metrics(c1):
     doc = _export(folder)
     blocks = {k: v for k, v in doc.items() if isinstance(v, dict) and "unit" in v and "avg" in v}
     nested = {k: v for k, v in doc.items() if k not in blocks}
-    nested.update(schema_version="2.0", metrics=blocks, warmup_metrics={"request_count": {"unit": "requests",
-                                                                                         "avg": 2}})
+    nested.update(
+        schema_version="2.0", metrics=blocks, warmup_metrics={"request_count": {"unit": "requests", "avg": 2}}
+    )
     (folder / "profile_export_aiperf.json").write_text(json.dumps(nested))
     result = load([c1])
     assert not result.refused

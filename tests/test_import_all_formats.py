@@ -5,6 +5,7 @@ The harnesses that name no model in their files (SGLang without an SGLang server
 `server_info`, MLPerf LoadGen, trtllm-bench records without the text report) get it from a
 manifest, as a user would give it.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,10 +20,32 @@ from harness_oracle import HARNESS
 
 #: first-capture folders and the six of issue 12 item 2 (the later AIPerf/vLLM/GenAI-Perf captures
 #: join when their layouts are read: issue 12 item 1)
-FOLDERS = ("vllm", "vllm-sweep", "guidellm", "guidellm-reasoning", "aiperf", "lmeval", "sglang", "trtllm", "inference-perf",
-           "genai-bench", "llmperf", "mlperf-loadgen")
-HARNESSES = {"vllm bench serve", "guidellm", "aiperf", "lm-evaluation-harness", "sglang bench_serving",
-             "trtllm-bench", "inference-perf", "genai-bench", "llmperf", "mlperf loadgen"}
+FOLDERS = (
+    "vllm",
+    "vllm-sweep",
+    "guidellm",
+    "guidellm-reasoning",
+    "aiperf",
+    "lmeval",
+    "sglang",
+    "trtllm",
+    "inference-perf",
+    "genai-bench",
+    "llmperf",
+    "mlperf-loadgen",
+)
+HARNESSES = {
+    "vllm bench serve",
+    "guidellm",
+    "aiperf",
+    "lm-evaluation-harness",
+    "sglang bench_serving",
+    "trtllm-bench",
+    "inference-perf",
+    "genai-bench",
+    "llmperf",
+    "mlperf loadgen",
+}
 MANIFEST = """version: 1
 runs:
   - files: ["sglang/**", "mlperf-loadgen/**", "trtllm/bench-77d7fe1/**"]
@@ -51,7 +74,11 @@ def test_every_format_loads_without_a_refusal(folder):
 @pytest.mark.slow
 def test_report_builds_from_one_folder_of_every_format(folder, tmp_path):
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out), "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "build", str(folder), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
     for name in ("sglang", "trtllm-bench", "inference-perf", "genai-bench", "llmperf", "mlperf loadgen"):

@@ -1,4 +1,5 @@
 """A folder of mixed harness outputs loads end to end: every format, twins skipped, nothing twice."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,9 @@ def _invocations() -> Counter:
     n = Counter({name: _oracle_runs(tool) for name, tool in ORACLE_TOOLS.items()})
     n["vllm bench serve"] += len(list((HARNESS / "vllm").rglob("*.json")))
     n["guidellm"] = sum(len(list(d.rglob("benchmarks.json"))) for d in FOLDERS if d.name.startswith("guidellm"))
-    n["aiperf"] += sum(1 for p in (HARNESS / "aiperf").rglob("profile_export_aiperf.json")
-                       if p.parent.parent.name != "phases")
+    n["aiperf"] += sum(
+        1 for p in (HARNESS / "aiperf").rglob("profile_export_aiperf.json") if p.parent.parent.name != "phases"
+    )
     n["lm-evaluation-harness"] = len(list((HARNESS / "lmeval").rglob("results_*.json")))
     return n
 
@@ -77,8 +79,9 @@ def test_request_counts_match_the_harnesses_own_counts(loaded):
         if name == "vllm bench serve":
             expected = doc["completed"]
         elif name == "guidellm":
-            expected = sum((b["metrics"].get("request_totals") or b["request_totals"])["successful"]
-                           for b in doc["benchmarks"])
+            expected = sum(
+                (b["metrics"].get("request_totals") or b["request_totals"])["successful"] for b in doc["benchmarks"]
+            )
         elif name == "aiperf":
             expected = doc["request_count"]["avg"]
         else:

@@ -1,4 +1,5 @@
 """genai-bench experiment folders: a run per run file, time unit from the experiment, reproduces its figures."""
+
 from __future__ import annotations
 
 import json
@@ -130,6 +131,7 @@ def test_a_broken_request_record_is_refused_with_its_path(tmp_path):
 
 
 # --- its summary against its own records (issue 26) ----------------------------------------------
+
 
 def _flags(folder):
     from benchreport.pipeline import analyse_paths

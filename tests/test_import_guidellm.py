@@ -1,4 +1,5 @@
 """GuideLLM benchmarks report: recognised by content, reproduces GuideLLM's own summary figures."""
+
 from __future__ import annotations
 
 import copy
@@ -142,25 +143,60 @@ def test_requests_outside_the_measured_window_are_left_out(tmp_path):
 
 def test_older_report_layout_from_the_source(tmp_path):
     """GuideLLM 0.3 (src/guidellm/benchmark/benchmark.py at v0.3.0): args, worker and run_stats, no config."""
-    dist = lambda v: {"mean": v, "median": v, "mode": v, "variance": 0, "std_dev": 0, "min": v, "max": v,  # noqa: E731
-                      "count": 2, "total_sum": 2 * v, "percentiles": {k: v for k in ("p50", "p90", "p95", "p99")}}
-    req = {"type_": "generative_text_response", "request_id": "a", "request_type": "chat_completions",
-           "prompt_tokens": 10, "output_tokens": 5, "start_time": 1.7e9, "end_time": 1.7e9 + 0.5,
-           "first_token_time": 1.7e9 + 0.1, "last_token_time": 1.7e9 + 0.5, "output": "hello",
-           "request_latency": 0.5, "time_to_first_token_ms": 100.0, "inter_token_latency_ms": 100.0}
-    doc = {"benchmarks": [{
-        "type_": "generative_benchmark", "id_": "x", "run_id": "y",
-        "args": {"strategy": {"type_": "concurrent", "streams": 2}, "warmup_number": None,
-                 "warmup_duration": None, "max_number": 2},
-        "run_stats": {"start_time": 1.7e9, "end_time": 1.7e9 + 1},
-        "worker": {"type_": "generative_requests_worker", "backend_model": "org/model-7b"},
-        "start_time": 1.7e9, "end_time": 1.7e9 + 1,
-        "metrics": {"time_to_first_token_ms": {"successful": dist(100.0)},
+    dist = lambda v: {
+        "mean": v,
+        "median": v,
+        "mode": v,
+        "variance": 0,
+        "std_dev": 0,
+        "min": v,
+        "max": v,  # noqa: E731
+        "count": 2,
+        "total_sum": 2 * v,
+        "percentiles": {k: v for k in ("p50", "p90", "p95", "p99")},
+    }
+    req = {
+        "type_": "generative_text_response",
+        "request_id": "a",
+        "request_type": "chat_completions",
+        "prompt_tokens": 10,
+        "output_tokens": 5,
+        "start_time": 1.7e9,
+        "end_time": 1.7e9 + 0.5,
+        "first_token_time": 1.7e9 + 0.1,
+        "last_token_time": 1.7e9 + 0.5,
+        "output": "hello",
+        "request_latency": 0.5,
+        "time_to_first_token_ms": 100.0,
+        "inter_token_latency_ms": 100.0,
+    }
+    doc = {
+        "benchmarks": [
+            {
+                "type_": "generative_benchmark",
+                "id_": "x",
+                "run_id": "y",
+                "args": {
+                    "strategy": {"type_": "concurrent", "streams": 2},
+                    "warmup_number": None,
+                    "warmup_duration": None,
+                    "max_number": 2,
+                },
+                "run_stats": {"start_time": 1.7e9, "end_time": 1.7e9 + 1},
+                "worker": {"type_": "generative_requests_worker", "backend_model": "org/model-7b"},
+                "start_time": 1.7e9,
+                "end_time": 1.7e9 + 1,
+                "metrics": {
+                    "time_to_first_token_ms": {"successful": dist(100.0)},
                     "inter_token_latency_ms": {"successful": dist(100.0)},
                     "request_latency": {"successful": dist(0.5)},
                     "output_tokens_per_second": {"successful": dist(10.0)},
-                    "requests_per_second": {"successful": dist(2.0)}},
-        "requests": {"successful": [req, dict(req, request_id="b")], "errored": [], "incomplete": []}}]}
+                    "requests_per_second": {"successful": dist(2.0)},
+                },
+                "requests": {"successful": [req, dict(req, request_id="b")], "errored": [], "incomplete": []},
+            }
+        ]
+    }
     (tmp_path / "old.json").write_text(json.dumps(doc))
     result = load([tmp_path])
     assert not result.refused, result.refused

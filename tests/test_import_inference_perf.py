@@ -1,4 +1,5 @@
 """kubernetes-sigs inference-perf report folders: one run per folder, a workload per stage."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ from harness_oracle import HARNESS, load_tables, oracle, pass_row, requests_of, 
 
 FOLDER = HARNESS / "inference-perf"
 ORACLE = oracle("inference-perf")["results"]
-STAGE_CONCURRENCY = {"reports-chat-reasoning": [2], "reports-completion-cached-two-stages": [1, 4],
-                     "reports-completion-failed": [2]}  # config.yaml load.stages[N].concurrency_level
+STAGE_CONCURRENCY = {
+    "reports-chat-reasoning": [2],
+    "reports-completion-cached-two-stages": [1, 4],
+    "reports-completion-failed": [2],
+}  # config.yaml load.stages[N].concurrency_level
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +47,11 @@ def test_one_run_per_report_folder_and_nothing_refused(loaded):
     assert reasons["validation.json"].startswith("inference-perf self-checks")
     summary_reasons = [s.reason for s in result.skipped if s.path.endswith("summary_lifecycle_metrics.json")]
     assert any("pooling all 2 stages" in r for r in summary_reasons)
-    assert all(s.path.endswith(".log") and "not a JSON file" in s.reason
-               for s in result.skipped if "/console/" in s.path and s.path.endswith(".log"))
+    assert all(
+        s.path.endswith(".log") and "not a JSON file" in s.reason
+        for s in result.skipped
+        if "/console/" in s.path and s.path.endswith(".log")
+    )
 
 
 def test_stages_are_loads_not_passes(loaded):
@@ -108,7 +115,8 @@ def test_reasoning_and_cached_tokens_arrive_and_raise_their_traps(loaded):
     recs = json.loads((FOLDER / "reports-chat-reasoning" / "per_request_lifecycle_metrics.json").read_text())
     usage = [r["info"]["response_metrics"]["server_usage"] for r in recs]
     assert [r.reasoning_tokens for r in run.requests] == [
-        u.get("completion_tokens_details", {}).get("reasoning_tokens") for u in usage]
+        u.get("completion_tokens_details", {}).get("reasoning_tokens") for u in usage
+    ]
     assert [r.output_tokens for r in run.requests] == [u["completion_tokens"] for u in usage]
     assert sum(1 for r in run.requests if r.reasoning_chars) == 5
     assert {r.finish_reason for r in run.requests} == {"length"}
@@ -126,8 +134,11 @@ def test_start_times_keep_the_send_order(loaded):
 
 def test_without_config_each_stage_is_its_own_workload(tmp_path):
     src = FOLDER / "reports-completion-cached-two-stages"
-    for name in ("stage_0_lifecycle_metrics.json", "stage_1_lifecycle_metrics.json",
-                 "per_request_lifecycle_metrics.json"):
+    for name in (
+        "stage_0_lifecycle_metrics.json",
+        "stage_1_lifecycle_metrics.json",
+        "per_request_lifecycle_metrics.json",
+    ):
         shutil.copy(src / name, tmp_path / name)
     result = load([tmp_path])
     assert not result.refused
@@ -159,6 +170,7 @@ def test_an_unreadable_config_is_skipped_not_refused(tmp_path):
 
 # --- reports beside the lifecycle ones (issue 40): each read or skipped with its reason ----------------
 
+
 def _side_reports(dest):
     """The real two-stage folder with the reports inference-perf's reportgen also writes when asked
     (per-adapter, Prometheus, session), in the shapes its source gives them."""
@@ -166,18 +178,41 @@ def _side_reports(dest):
     stage0 = json.loads((dest / "stage_0_lifecycle_metrics.json").read_text())
     (dest / "adapter_lora-a_stage_0_lifecycle_metrics.json").write_text(json.dumps(stage0))
     (dest / "adapter_lora-a_lifecycle_metrics.json").write_text(json.dumps(stage0))
-    prom = {"benchmark_time_seconds": 0.0, "load_summary": {}, "failures": {},
-            "successes": {"count": 12, "rate": 1.5, "queue_len": {"mean": 0.2},
-                          "time_to_first_token": {"mean": 0.05}, "kv_cache_usage_percentage": {"mean": 3.0}}}
+    prom = {
+        "benchmark_time_seconds": 0.0,
+        "load_summary": {},
+        "failures": {},
+        "successes": {
+            "count": 12,
+            "rate": 1.5,
+            "queue_len": {"mean": 0.2},
+            "time_to_first_token": {"mean": 0.05},
+            "kv_cache_usage_percentage": {"mean": 3.0},
+        },
+    }
     (dest / "summary_prometheus_metrics.json").write_text(json.dumps(prom))
     (dest / "stage_1_prometheus_metrics.json").write_text(json.dumps(prom))
     sessions = {"num_sessions": 4, "num_sessions_succeeded": 4, "num_sessions_failed": 0, "total_events": 12}
     (dest / "summary_session_lifecycle_metrics.json").write_text(json.dumps(sessions))
-    (dest / "stage_0_session_lifecycle_metrics.json").write_text(json.dumps(
-        {"stage_metadata": {"stage_id": 0}, **sessions}))
-    (dest / "per_session_lifecycle_metrics.json").write_text(json.dumps(
-        [{"session_id": "s0", "stage_id": 0, "file_path": "x", "start_time": 1.0, "end_time": 2.0,
-          "duration_sec": 1.0, "num_events": 3, "num_events_completed": 3}]))
+    (dest / "stage_0_session_lifecycle_metrics.json").write_text(
+        json.dumps({"stage_metadata": {"stage_id": 0}, **sessions})
+    )
+    (dest / "per_session_lifecycle_metrics.json").write_text(
+        json.dumps(
+            [
+                {
+                    "session_id": "s0",
+                    "stage_id": 0,
+                    "file_path": "x",
+                    "start_time": 1.0,
+                    "end_time": 2.0,
+                    "duration_sec": 1.0,
+                    "num_events": 3,
+                    "num_events_completed": 3,
+                }
+            ]
+        )
+    )
     return dest
 
 
@@ -198,13 +233,18 @@ def test_adapter_prometheus_and_session_reports_are_skipped_with_their_reasons(t
     prometheus = "Prometheus report: the model server's own metrics over the run"
     assert prometheus in reasons["summary_prometheus_metrics.json"]
     assert "over stage 1" in reasons["stage_1_prometheus_metrics.json"]
-    for name in ("summary_session_lifecycle_metrics.json", "stage_0_session_lifecycle_metrics.json",
-                 "per_session_lifecycle_metrics.json"):
+    for name in (
+        "summary_session_lifecycle_metrics.json",
+        "stage_0_session_lifecycle_metrics.json",
+        "per_session_lifecycle_metrics.json",
+    ):
         assert reasons[name].startswith("inference-perf session report"), name
     # every file of the folder is read or skipped, none vanishes
     seen = {s.path.rsplit("/", 1)[1] for s in result.skipped} | {run.source_file.rsplit("/", 1)[1]}
-    assert {p.name for p in folder.iterdir() if p.suffix == ".json"} - {"per_request_lifecycle_metrics.json",
-                                                                       "stage_1_lifecycle_metrics.json"} <= seen
+    assert {p.name for p in folder.iterdir() if p.suffix == ".json"} - {
+        "per_request_lifecycle_metrics.json",
+        "stage_1_lifecycle_metrics.json",
+    } <= seen
 
 
 def test_a_server_type_other_than_the_default_is_the_engine(tmp_path):

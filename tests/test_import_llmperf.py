@@ -1,4 +1,5 @@
 """llmperf `*_summary.json` + `*_individual_responses.json`: one run per summary, NaN read, lost failures said."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,8 @@ def test_our_figures_are_llmperfs(loaded, entry):
         assert p50.value == pytest.approx(value(entry[f"{key}_p50_s"]) * 1000, rel=1e-12)
         assert p50.recomputed == pytest.approx(value(entry[f"{key}_p50_s"]) * 1000, rel=1e-9)
         assert pass_row(passes, run.run_id, metric, "mean").recomputed == pytest.approx(
-            value(entry[f"{key}_mean_s"]) * 1000, rel=1e-9)
+            value(entry[f"{key}_mean_s"]) * 1000, rel=1e-9
+        )
     out = pass_row(passes, run.run_id, "output_tok_s", "mean").value
     assert out == value(entry["output_tok_s"]) and repr(float(out)) == entry["console_output_throughput"]["value"]
     req = requests_of(tables, run.run_id)
@@ -102,6 +104,7 @@ def test_a_broken_summary_is_refused_with_its_path(tmp_path):
 
 
 # --- requests its files lost (issue 26) ------------------------------------------------------------
+
 
 def _flags(folder):
     from benchreport.pipeline import analyse_paths
@@ -162,8 +165,9 @@ def test_an_answer_with_no_content_token_is_not_a_ttft_of_zero(tmp_path):
     assert reqs[3].ttft_ms is None and reqs[3].itl_ms is None and reqs[3].content_chars == 0
     assert all(r.ttft_ms and r.ttft_ms > 0 for i, r in enumerate(reqs) if i != 3)
     assert any("1 of 12 answers carried no content token" in a for a in lr.assumptions)
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(run), "--json", "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "flags", str(run), "--json", "--quiet"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     codes = {f["code"]: f for f in json.loads(proc.stdout)}
     assert "trap.reasoning_field" in codes and "1 of 1 answers" in codes["trap.reasoning_field"]["message"]
@@ -172,14 +176,22 @@ def test_an_answer_with_no_content_token_is_not_a_ttft_of_zero(tmp_path):
 
 # --- a summary whose per-request file is absent or renamed (issue 40) ------------------------------
 
+
 def _summary_stating_failures(tmp_path, freq="{429.0: 130}", **over):
     """A leaderboard-style summary: 150 started, 20 completed, 130 failed with HTTP 429, and no
     per-request file beside it (as leaderboards publish them)."""
     src = next((FOLDER / "reasoning-c2").glob("*_summary.json"))
     doc = json.loads(src.read_text().replace("NaN", "null"))
-    doc.update({"results_num_requests_started": 150, "results_num_completed_requests": 20,
-                "results_number_errors": 130, "results_error_rate": 130 / 150,
-                "results_error_code_frequency": freq, **over})
+    doc.update(
+        {
+            "results_num_requests_started": 150,
+            "results_num_completed_requests": 20,
+            "results_number_errors": 130,
+            "results_error_rate": 130 / 150,
+            "results_error_code_frequency": freq,
+            **over,
+        }
+    )
     folder = tmp_path / "leaderboard"
     folder.mkdir()
     (folder / "model_x_summary.json").write_text(json.dumps(doc))
@@ -200,22 +212,26 @@ def test_a_summary_stating_its_failures_is_not_a_clean_run(tmp_path):
     failed = [r for r in reqs if r.finish_reason == "error"]
     assert len(failed) == 130 and {r.error for r in failed} == {"HTTP 429"}
     assert "(HTTP 429: 130)" in lr.run.notes and "20 completed, 130 failed" in lr.run.notes
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(folder), "--json", "--quiet"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "flags", str(folder), "--json", "--quiet"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     codes = {f["code"]: f for f in json.loads(proc.stdout)}
     assert "requests.failed" in codes, sorted(codes)
     assert "130 of 150" in codes["requests.failed"]["message"], codes["requests.failed"]["message"]
 
 
-@pytest.mark.parametrize("freq, expected", [
-    ("{429.0: 130}", [("429", 130)]),
-    ("{'429': 100, 500: 30}", [("429", 100), ("500", 30)]),
-    ({"429": 130}, [("429", 130)]),
-    ("{}", []),
-    ("not a mapping 429 at all", []),
-    ("{None: 4}", [("None", 4)]),
-])
+@pytest.mark.parametrize(
+    "freq, expected",
+    [
+        ("{429.0: 130}", [("429", 130)]),
+        ("{'429': 100, 500: 30}", [("429", 100), ("500", 30)]),
+        ({"429": 130}, [("429", 130)]),
+        ("{}", []),
+        ("not a mapping 429 at all", []),
+        ("{None: 4}", [("None", 4)]),
+    ],
+)
 def test_error_code_frequency_is_read_as_written(freq, expected):
     from benchreport.load.harness.llmperf import error_codes
 

@@ -1,4 +1,5 @@
 """lm-evaluation-harness results + samples: item-level exams that pair across seats."""
+
 from __future__ import annotations
 
 import json
@@ -78,8 +79,9 @@ def test_samples_alone_under_neutral_names_pair_with_a_manifest(tmp_path):
         (tmp_path / seat).mkdir()
         for i, p in enumerate(sorted(by_seat[seat])):
             shutil.copy(p, tmp_path / seat / f"x{i}.jsonl")
-    manifest = {"runs": [{"files": f"{seat}/**", "seat": {"id": seat, "model": seat}, "date": "2026-11-30"}
-                         for seat in seats]}
+    manifest = {
+        "runs": [{"files": f"{seat}/**", "seat": {"id": seat, "model": seat}, "date": "2026-11-30"} for seat in seats]
+    }
     (tmp_path / "benchreport.json").write_text(json.dumps(manifest))
     result = load([tmp_path])
     assert not result.refused, [str(r) for r in result.refused]

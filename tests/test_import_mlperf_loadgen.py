@@ -1,4 +1,5 @@
 """MLPerf LoadGen logs: mlperf_log_detail.txt as aggregates with their sample counts; INVALID never silent."""
+
 from __future__ import annotations
 
 import shutil
@@ -50,20 +51,27 @@ def test_our_figures_are_loadgens(loaded, entry):
         assert not has_metric(passes, rid, "e2e_latency_ms") and not has_metric(passes, rid, "ttft_ms")
         assert f"p50 {value(entry['latency_p50_ns']) / 1e6:,.0f} ms" in run.notes and "throughput only" in run.notes
     else:
-        for key, stat in (("latency_p50_ns", "p50"), ("latency_p90_ns", "p90"), ("latency_p99_ns", "p99"),
-                          ("latency_mean_ns", "mean")):
+        for key, stat in (
+            ("latency_p50_ns", "p50"),
+            ("latency_p90_ns", "p90"),
+            ("latency_p99_ns", "p99"),
+            ("latency_mean_ns", "mean"),
+        ):
             assert pass_row(passes, rid, "e2e_latency_ms", stat).value == pytest.approx(
-                value(entry[key]) / 1e6, rel=1e-12)
+                value(entry[key]) / 1e6, rel=1e-12
+            )
     if value(entry["ttft_p50_ns"]) is None:
         assert not has_metric(passes, rid, "ttft_ms")
     else:
         assert pass_row(passes, rid, "ttft_ms", "p50").value == pytest.approx(value(entry["ttft_p50_ns"]) / 1e6)
         assert pass_row(passes, rid, "ttft_ms", "mean").value == pytest.approx(value(entry["ttft_mean_ns"]) / 1e6)
         assert pass_row(passes, rid, "decode_tok_s_per_stream", "p50").value == pytest.approx(
-            1e9 / value(entry["tpot_p50_ns"]))
+            1e9 / value(entry["tpot_p50_ns"])
+        )
     assert value(entry["itl_p50_ns"]) is None and not has_metric(passes, rid, "itl_ms")
-    tokens = value(entry["output_tok_s"]) if value(entry["output_tok_s"]) is not None else value(
-        entry["tokens_per_second"])
+    tokens = (
+        value(entry["output_tok_s"]) if value(entry["output_tok_s"]) is not None else value(entry["tokens_per_second"])
+    )
     assert pass_row(passes, rid, "output_tok_s", "mean").value == tokens
     samples = value(entry["request_count"]) * value(entry["generated_samples_per_query"])
     assert {m.n for m in run.measurements} == {samples}
@@ -94,9 +102,11 @@ def test_invalid_result_is_a_fault_the_report_flags(loaded):
 def test_workloads_name_the_scenario(loaded):
     folder, result, _, _ = loaded
     assert {m.workload for m in _run(result, folder, "server-qps4/mlperf_log_detail.txt").run.measurements} == {
-        "decode-server-poisson-4rps"}
+        "decode-server-poisson-4rps"
+    }
     assert {m.workload for m in _run(result, folder, "offline/mlperf_log_detail.txt").run.measurements} == {
-        "decode-offline"}
+        "decode-offline"
+    }
 
 
 def test_date_and_version_from_the_log(loaded):
@@ -113,10 +123,13 @@ def test_without_a_manifest_the_seat_is_its_folder(tmp_path):
     assert "benchreport.yaml manifest" in "; ".join(result.runs[0].assumptions)
 
 
-@pytest.mark.parametrize("text, where", [
-    (':::MLLOG {"key": "loadgen_version", "value": "6.0"}\n:::MLLOG {"key": "result_validity", "val\n', "$"),
-    (':::MLLOG {"key": "loadgen_version", "value": "6.0"}\n', "$"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        (':::MLLOG {"key": "loadgen_version", "value": "6.0"}\n:::MLLOG {"key": "result_validity", "val\n', "$"),
+        (':::MLLOG {"key": "loadgen_version", "value": "6.0"}\n', "$"),
+    ],
+)
 def test_a_broken_or_unfinished_log_is_refused(tmp_path, text, where):
     (tmp_path / "mlperf_log_detail.txt").write_text(text)
     (tmp_path / "benchreport.yaml").write_text(MANIFEST)
@@ -138,8 +151,9 @@ def test_an_impossible_test_datetime_is_refused_with_its_key(tmp_path, stamp):
     text = (HARNESS / FOLDER / "offline" / "mlperf_log_detail.txt").read_text(encoding="utf-8")
     good = '"value": "2026-12-01T10:54:46Z"'
     assert good in text
-    (tmp_path / "mlperf_log_detail.txt").write_text(text.replace(good, f'"value": {json.dumps(stamp)}'),
-                                                    encoding="utf-8")
+    (tmp_path / "mlperf_log_detail.txt").write_text(
+        text.replace(good, f'"value": {json.dumps(stamp)}'), encoding="utf-8"
+    )
     result = load([tmp_path])
     assert not result.runs
     (r,) = result.refused
@@ -181,12 +195,15 @@ def test_a_submission_tree_reads_every_performance_run_and_skips_the_rest_with_r
     result, _, _ = submission
     assert not result.refused, [str(r) for r in result.refused]
     assert sorted(r.source_file for r in result.runs) == sorted(
-        str(RESULTS / s / "performance" / "run_1" / "mlperf_log_detail.txt") for s in ("Offline", "Server"))
-    reasons = {str(Path(s.path).relative_to(NVIDIA)): s.reason for s in result.skipped
-               if Path(s.path).is_relative_to(NVIDIA)}
+        str(RESULTS / s / "performance" / "run_1" / "mlperf_log_detail.txt") for s in ("Offline", "Server")
+    )
+    reasons = {
+        str(Path(s.path).relative_to(NVIDIA)): s.reason for s in result.skipped if Path(s.path).is_relative_to(NVIDIA)
+    }
     assert {s.path for s in result.skipped} - {str(NVIDIA / r) for r in reasons} == {str(SUBMISSION / "README.md")}
-    assert reasons[f"systems/{SYSTEM}.json"] == ("an MLPerf system description, read into the seats of the "
-                                                 "results beside it")
+    assert reasons[f"systems/{SYSTEM}.json"] == (
+        "an MLPerf system description, read into the seats of the results beside it"
+    )
     acc = f"results/{SYSTEM}/deepseek-r1/Offline/accuracy/"
     assert "accuracy-mode log (AccuracyOnly)" in reasons[acc + "mlperf_log_detail.txt"]
     assert "normal, not damage" in reasons[acc + "mlperf_log_detail.txt"]
@@ -213,18 +230,26 @@ def test_offline_gives_throughput_only_and_server_its_token_latencies(submission
     assert {m.metric for m in offline.measurements} == {"output_tok_s", "request_rate"}
     assert not has_metric(passes, offline.run_id, "e2e_latency_ms")
     assert pass_row(passes, offline.run_id, "output_tok_s", "mean").value == _logged(
-        off_log, "result_tokens_per_second")
-    assert pass_row(passes, offline.run_id, "request_rate", "mean").value == _logged(off_log,
-                                                                                     "result_samples_per_second")
+        off_log, "result_tokens_per_second"
+    )
+    assert pass_row(passes, offline.run_id, "request_rate", "mean").value == _logged(
+        off_log, "result_samples_per_second"
+    )
     assert "not request latencies: left out" in offline.notes and "result_validity VALID" in offline.notes
-    assert pass_row(passes, server.run_id, "output_tok_s", "mean").value == _logged(
-        srv_log, "result_completed_tokens_per_second") == 18592.2
+    assert (
+        pass_row(passes, server.run_id, "output_tok_s", "mean").value
+        == _logged(srv_log, "result_completed_tokens_per_second")
+        == 18592.2
+    )
     assert pass_row(passes, server.run_id, "request_rate", "mean").value == _logged(
-        srv_log, "result_completed_samples_per_sec")
+        srv_log, "result_completed_samples_per_sec"
+    )
     assert pass_row(passes, server.run_id, "ttft_ms", "p50").value == pytest.approx(
-        _logged(srv_log, "result_first_token_50.00_percentile_latency_ns") / 1e6)
+        _logged(srv_log, "result_first_token_50.00_percentile_latency_ns") / 1e6
+    )
     assert pass_row(passes, server.run_id, "decode_tok_s_per_stream", "p50").value == pytest.approx(
-        1e9 / _logged(srv_log, "result_time_per_output_token_50.00_percentile_ns"))
+        1e9 / _logged(srv_log, "result_time_per_output_token_50.00_percentile_ns")
+    )
     assert "scheduled 5.01703 samples/s" in server.notes
     assert "queries over LoadGen's latency target" not in server.notes  # no e2e target (0): not a finding
     assert not server.events and not offline.events
@@ -234,7 +259,9 @@ def test_the_seat_is_the_benchmark_on_the_system_its_description_records(submiss
     result, tables, _ = submission
     (seat_id,) = {lr.run.seat.id for lr in result.runs}
     seat = result.runs[0].run.seat
-    assert seat.model == "deepseek-r1" and seat_id == "deepseek-r1--B200-SXM-180GBx8_TRT-NVIDIA"  # the results folder and submitter
+    assert (
+        seat.model == "deepseek-r1" and seat_id == "deepseek-r1--B200-SXM-180GBx8_TRT-NVIDIA"
+    )  # the results folder and submitter
     assert seat.quantisation == "fp4" and seat.engine == "TensorRT 10.11, CUDA 12.9"
     settings = dict(seat.settings)
     assert settings["system"] == SYSTEM_NAME and settings["hardware"] == "NVIDIA B200-SXM-180GB"
@@ -267,7 +294,9 @@ def test_two_systems_of_one_benchmark_are_two_seats_named_by_their_systems(tmp_p
     seats = {lr.run.seat.id: lr.run.seat for lr in result.runs}
     assert len(result.runs) == 4 and len(seats) == 2
     assert {s.settings["system"] for s in seats.values()} == {SYSTEM_NAME, "NVIDIA H200 (8x H200-SXM-141GB, TensorRT)"}
-    assert any("B200" in i and "H200" not in i for i in seats) and any(i.endswith("--H200-SXM-141GBx8_TRT-NVIDIA") for i in seats)
+    assert any("B200" in i and "H200" not in i for i in seats) and any(
+        i.endswith("--H200-SXM-141GBx8_TRT-NVIDIA") for i in seats
+    )
 
 
 def test_without_its_system_description_the_system_is_the_results_folder_stated(tmp_path):
@@ -313,7 +342,8 @@ def test_inferred_tokens_per_second_is_read_and_said(tmp_path):
     text = (RESULTS / "Offline" / "performance" / "run_1" / "mlperf_log_detail.txt").read_text()
     assert '"key": "result_tokens_per_second", "value": 33379,' in text
     (tmp_path / "mlperf_log_detail.txt").write_text(
-        text.replace('"key": "result_tokens_per_second"', '"key": "result_inferred_tokens_per_second"'))
+        text.replace('"key": "result_tokens_per_second"', '"key": "result_inferred_tokens_per_second"')
+    )
     (run,) = [lr.run for lr in load([tmp_path]).runs]
     assert [m.value for m in run.measurements if m.metric == "output_tok_s"] == [33379]
     assert "not counted tokens" in run.notes
@@ -333,13 +363,17 @@ def test_the_command_line_reads_the_tree(tmp_path):
 
     import pandas as pd
 
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(SUBMISSION)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "validate", str(SUBMISSION)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     assert "2 run(s) valid, 0 file(s) refused" in proc.stderr
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(SUBMISSION), "--out", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "analyse", str(SUBMISSION), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     seats = pd.read_csv(out / "tables" / "seats.csv")
     assert len(seats) == 1 and seats.model[0] == "deepseek-r1" and seats.quantisation[0] == "fp4"

@@ -8,6 +8,7 @@ where the records have the per-request values, our statistic of them reproduces 
 TTFT (and, for AIPerf, ITL) to rounding. Phase copies and warm-up phases the oracle lists are
 skipped, with the reason; aggregates over trials are checked against the trials read.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,13 @@ HARNESS = Path(__file__).parent / "fixtures" / "harness"
 TOOLS = {"aiperf", "genai-perf", "vllm", "guidellm"}
 ORACLES = sorted(p for p in HARNESS.rglob("expected.json") if json.loads(p.read_text())["tool"] in TOOLS)
 #: (oracle figure, native metric, statistic)
-FIGURES = (("ttft_p50", "ttft_ms", "p50"), ("ttft_mean", "ttft_ms", "mean"), ("itl_p50", "itl_ms", "p50"),
-           ("itl_mean", "itl_ms", "mean"), ("output_token_throughput", "output_tok_s", "mean"))
+FIGURES = (
+    ("ttft_p50", "ttft_ms", "p50"),
+    ("ttft_mean", "ttft_ms", "mean"),
+    ("itl_p50", "itl_ms", "p50"),
+    ("itl_mean", "itl_ms", "mean"),
+    ("output_token_throughput", "output_tok_s", "mean"),
+)
 
 
 def _entries(kind: str) -> list:
@@ -154,7 +160,7 @@ def test_request_records_reproduce_the_harness_figures(oracle, entry):
         assert np.mean(values) == pytest.approx(_native(entry["figures"][f"{name}_mean"], col), rel=1e-9), name
         theirs = _native(entry["figures"][f"{name}_p50"], col)
         if tool == "guidellm":
-            middle = values[(len(values) - 1) // 2: len(values) // 2 + 1]
+            middle = values[(len(values) - 1) // 2 : len(values) // 2 + 1]
             assert any(v == pytest.approx(theirs, rel=1e-12) for v in middle), (name, theirs, middle)
         else:
             assert np.median(values) == pytest.approx(theirs, rel=1e-9), name
@@ -186,10 +192,14 @@ def _aggregate_sets(oracle: Path) -> list[tuple[str, int | None, dict]]:
 
 
 #: oracle aggregate figure -> (native metric, statistic, from the trials' records or summaries)
-AGGREGATE_FIGURES = {"ttft_p50_across_trials_mean": ("ttft_ms", "p50"), "ttft_mean_across_trials_mean": ("ttft_ms", "mean"),
-                     "itl_p50_across_trials_mean": ("itl_ms", "p50"), "itl_mean_across_trials_mean": ("itl_ms", "mean"),
-                     "output_token_throughput_across_trials_mean": ("output_tok_s", "mean"),
-                     "request_count_across_trials_mean": ("requests", "count")}
+AGGREGATE_FIGURES = {
+    "ttft_p50_across_trials_mean": ("ttft_ms", "p50"),
+    "ttft_mean_across_trials_mean": ("ttft_ms", "mean"),
+    "itl_p50_across_trials_mean": ("itl_ms", "p50"),
+    "itl_mean_across_trials_mean": ("itl_ms", "mean"),
+    "output_token_throughput_across_trials_mean": ("output_tok_s", "mean"),
+    "request_count_across_trials_mean": ("requests", "count"),
+}
 
 
 def _trial_value(lr, metric: str, stat: str) -> float:
@@ -202,8 +212,11 @@ def _trial_value(lr, metric: str, stat: str) -> float:
     return next(m.value for m in lr.run.measurements if (m.metric, m.statistic) == (metric, stat))
 
 
-@pytest.mark.parametrize("oracle", [o for o in ORACLES if "aggregates" in json.loads(o.read_text())],
-                         ids=lambda p: str(p.parent.relative_to(HARNESS)))
+@pytest.mark.parametrize(
+    "oracle",
+    [o for o in ORACLES if "aggregates" in json.loads(o.read_text())],
+    ids=lambda p: str(p.parent.relative_to(HARNESS)),
+)
 def test_aggregates_over_trials_agree_with_the_trials_read(oracle):
     """AIPerf's means over trials (the oracle's aggregate figures, sweep combinations included)
     are reproduced from the trials read, latencies from their request records: each trial run

@@ -1,4 +1,5 @@
 """SGLang bench_serving `--output-file` JSON Lines: one run a line, reproduces SGLang's own figures."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,7 @@ from benchreport.flags.rules import prefix_cache
 from benchreport.thresholds import DEFAULT
 from benchreport.load import load
 from benchreport.tables import build_tables
-from harness_oracle import (HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of,
-                            value)
+from harness_oracle import HARNESS, copy_with_manifest, load_tables, oracle, pass_row, requests_of, value
 
 FOLDER = "sglang"
 MANIFEST = "version: 1\nruns:\n  - files: '**'\n    seat: {id: tiny-gpt2-s1, model: tiny-gpt2-s1}\n"
@@ -58,7 +58,8 @@ def test_our_figures_are_sglangs(loaded, entry):
     assert ttft.value == value(entry["ttft_p50_ms"])
     assert ttft.recomputed == pytest.approx(value(entry["ttft_p50_ms"]), rel=1e-9)
     assert pass_row(passes, run.run_id, "ttft_ms", "mean").recomputed == pytest.approx(
-        value(entry["ttft_mean_ms"]), rel=1e-9)
+        value(entry["ttft_mean_ms"]), rel=1e-9
+    )
     assert pass_row(passes, run.run_id, "itl_ms", "p50").value == value(entry["itl_p50_ms"])
     assert pass_row(passes, run.run_id, "output_tok_s", "mean").value == value(entry["output_tok_s"])
     req = requests_of(tables, run.run_id)
@@ -73,8 +74,11 @@ def test_our_figures_are_sglangs(loaded, entry):
 
 
 def _metric(name):
-    return {"ttft_p50_ms": ("ttft_ms", "p50"), "itl_p50_ms": ("itl_ms", "p50"),
-            "output_tok_s": ("output_tok_s", "mean")}[name]
+    return {
+        "ttft_p50_ms": ("ttft_ms", "p50"),
+        "itl_p50_ms": ("itl_ms", "p50"),
+        "output_tok_s": ("output_tok_s", "mean"),
+    }[name]
 
 
 def test_failed_requests_carry_their_errors(loaded):
@@ -149,12 +153,17 @@ def test_newer_release_cache_report_and_cached_tokens(tmp_path):
     assert [r.cached_prompt_tokens for r in run.requests][:3] == [0, 16, 16]
     assert {m.workload for m in run.measurements} == {"decode-4rps"}
     assert "176 of 393 prompt tokens" in run.notes
-    assert [f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))] == ["trap.prefix_cache"]
+    assert [f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))] == [
+        "trap.prefix_cache"
+    ]
 
 
 def test_cache_report_without_details_marks_ttft_not_fresh(tmp_path):
-    doc = {k: v for k, v in _lines("completions.jsonl")[0].items()
-           if k not in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors")}
+    doc = {
+        k: v
+        for k, v in _lines("completions.jsonl")[0].items()
+        if k not in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors")
+    }
     doc["cache_report"] = {"total_prompt_tokens": 393, "total_cached_tokens": 176}
     doc["server_info"] = {"served_model_name": "tiny"}
     (tmp_path / "x.jsonl").write_text(json.dumps(doc))
@@ -162,7 +171,9 @@ def test_cache_report_without_details_marks_ttft_not_fresh(tmp_path):
     run = result.runs[0].run
     assert not run.requests
     assert {m.fresh_prompt for m in run.measurements if m.metric == "ttft_ms"} == {False}
-    assert {f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))} == {"trap.prefix_cache"}
+    assert {f.code for f in prefix_cache(decide_exclusions(build_tables(result), thresholds=DEFAULT))} == {
+        "trap.prefix_cache"
+    }
 
 
 def test_no_reasoning_tokens_are_claimed(loaded):
@@ -173,11 +184,14 @@ def test_no_reasoning_tokens_are_claimed(loaded):
     assert "requested lengths" in "; ".join(next(r for r in result.runs if r.run is run).assumptions)
 
 
-@pytest.mark.parametrize("edit, where", [
-    (lambda d: d.update(ttfts="oops"), "$[0].ttfts"),      # a JSON Lines file: line 1 is $[0]
-    (lambda d: d["itls"].pop(), "$[0].itls"),
-    (lambda d: d["ttfts"].__setitem__(2, "x"), "$[0].ttfts[2]"),
-])
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda d: d.update(ttfts="oops"), "$[0].ttfts"),  # a JSON Lines file: line 1 is $[0]
+        (lambda d: d["itls"].pop(), "$[0].itls"),
+        (lambda d: d["ttfts"].__setitem__(2, "x"), "$[0].ttfts[2]"),
+    ],
+)
 def test_a_broken_line_is_refused_with_its_path(tmp_path, edit, where):
     doc = _lines("failed.jsonl")[0]
     doc["server_info"] = {"model_path": "m"}

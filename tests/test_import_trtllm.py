@@ -1,4 +1,5 @@
 """TensorRT-LLM trtllm-bench: records (both field-name generations), statistics, text and JSON reports."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,7 @@ from harness_oracle import HARNESS, copy_with_manifest, load_tables, oracle, pas
 
 FOLDER = "trtllm"
 ORACLE = oracle(FOLDER)["results"]
-MANIFEST = ("version: 1\nruns:\n  - files: 'bench-77d7fe1/**'\n"
-            "    seat: {id: tiny-gpt2-s1, model: tiny-gpt2-s1}\n")
+MANIFEST = "version: 1\nruns:\n  - files: 'bench-77d7fe1/**'\n    seat: {id: tiny-gpt2-s1, model: tiny-gpt2-s1}\n"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,9 @@ def test_one_run_per_output_folder(loaded):
     folder, result, tables, _ = loaded
     assert not result.refused, [str(r) for r in result.refused]
     assert sorted(r.source_file for r in result.runs) == [
-        str(folder / "bench-3856265" / "statistics.json"), str(folder / "bench-77d7fe1" / "requests.json")]
+        str(folder / "bench-3856265" / "statistics.json"),
+        str(folder / "bench-77d7fe1" / "requests.json"),
+    ]
     assert {r.run.harness.name for r in result.runs} == {"trtllm-bench"}
 
 
@@ -43,10 +45,12 @@ def test_our_figures_are_trtllm_benchs(loaded, entry):
     ttft = pass_row(passes, run.run_id, "ttft_ms", "p50")
     assert ttft.value == pytest.approx(value(entry["ttft_p50_ns"]) / 1e6, rel=1e-12)
     assert pass_row(passes, run.run_id, "ttft_ms", "mean").recomputed == pytest.approx(
-        value(entry["ttft_mean_ns"]) / 1e6, rel=1e-9)
+        value(entry["ttft_mean_ns"]) / 1e6, rel=1e-9
+    )
     assert pass_row(passes, run.run_id, "itl_ms", "p50").value == pytest.approx(value(entry["itl_p50_ns"]) / 1e6)
     assert pass_row(passes, run.run_id, "itl_ms", "mean").recomputed == pytest.approx(
-        value(entry["itl_mean_ns"]) / 1e6, rel=1e-9)
+        value(entry["itl_mean_ns"]) / 1e6, rel=1e-9
+    )
     out = pass_row(passes, run.run_id, "output_tok_s", "mean").value
     assert out == pytest.approx(value(entry["output_tok_per_ns"]) * 1e9, rel=1e-12)
     assert f"{out:.4f}" == entry["report_lines"]["output_tok_s"]["value"]
@@ -68,11 +72,13 @@ def test_renamed_fields_of_the_later_records(loaded):
     assert run.requests[0].itl_ms == pytest.approx(recs[0]["intertoken_latency"] / 1e6)
     assert run.requests[0].e2e_latency_ms == pytest.approx(recs[0]["end_to_end_latency"] / 1e6)
     starts = [r.start_ms for r in run.requests]
-    assert min(starts) == 0 and starts == pytest.approx([(r["start_timestamp"] - recs[0]["start_timestamp"]) / 1e6
-                                                         for r in recs])
+    assert min(starts) == 0 and starts == pytest.approx(
+        [(r["start_timestamp"] - recs[0]["start_timestamp"]) / 1e6 for r in recs]
+    )
     assert not run.measurements
     assert pass_row(passes, run.run_id, "ttft_ms", "p50").recomputed == pytest.approx(
-        np.median([r["time_to_first_token"] for r in recs]) / 1e6)
+        np.median([r["time_to_first_token"] for r in recs]) / 1e6
+    )
 
 
 def test_model_and_engine_from_the_text_report(loaded):
@@ -91,8 +97,13 @@ def test_text_report_alone_is_a_run(tmp_path):
     result = load([tmp_path])
     assert not result.refused, [str(r) for r in result.refused]
     got = {(m.metric, m.statistic): m.value for m in result.runs[0].run.measurements}
-    assert got == {("ttft_ms", "mean"): 148.2097, ("itl_ms", "mean"): 24.7051, ("e2e_latency_ms", "mean"): 716.4278,
-                   ("output_tok_s", "mean"): 132.6355, ("request_rate", "mean"): 5.5265}
+    assert got == {
+        ("ttft_ms", "mean"): 148.2097,
+        ("itl_ms", "mean"): 24.7051,
+        ("e2e_latency_ms", "mean"): 716.4278,
+        ("output_tok_s", "mean"): 132.6355,
+        ("request_rate", "mean"): 5.5265,
+    }
     assert {m.n for m in result.runs[0].run.measurements} == {12}
 
 
@@ -106,15 +117,28 @@ def test_records_without_a_model_are_a_seat_named_after_their_folder(tmp_path):
 def test_report_json_of_later_releases(tmp_path):
     """`--report_json` (get_statistics_dict: ms and tok/s, from the source; no real capture exists)."""
     pct = {"minimum": 40.0, "maximum": 90.0, "average": 60.0, "p50": 55.0, "p90": 80.0, "p95": 85.0, "p99": 90.0}
-    doc = {"engine": {"model": "meta-llama/Llama-3.1-8B", "version": "0.21.0", "backend": "Pytorch",
-                      "dtype": "bfloat16", "quantization": "FP8"},
-           "world_info": {"tp_size": 2, "pp_size": 1, "max_batch_size": 256},
-           "request_info": {"num_requests": 100, "avg_num_concurrent_requests": 31.5},
-           "performance": {"request_throughput_req_s": 12.5, "system_output_throughput_tok_s": 3200.0,
-                           "request_latency_percentiles_ms": {**pct, "average": 2500.0}},
-           "streaming_metrics": {"ttft_percentiles": pct, "tpot_percentiles": {**pct, "p50": 9.5},
-                                 "gen_tps_percentiles": {**pct, "average": 110.0}},
-           "dataset": {}}
+    doc = {
+        "engine": {
+            "model": "meta-llama/Llama-3.1-8B",
+            "version": "0.21.0",
+            "backend": "Pytorch",
+            "dtype": "bfloat16",
+            "quantization": "FP8",
+        },
+        "world_info": {"tp_size": 2, "pp_size": 1, "max_batch_size": 256},
+        "request_info": {"num_requests": 100, "avg_num_concurrent_requests": 31.5},
+        "performance": {
+            "request_throughput_req_s": 12.5,
+            "system_output_throughput_tok_s": 3200.0,
+            "request_latency_percentiles_ms": {**pct, "average": 2500.0},
+        },
+        "streaming_metrics": {
+            "ttft_percentiles": pct,
+            "tpot_percentiles": {**pct, "p50": 9.5},
+            "gen_tps_percentiles": {**pct, "average": 110.0},
+        },
+        "dataset": {},
+    }
     (tmp_path / "report.json").write_text(json.dumps(doc))
     result = load([tmp_path])
     assert not result.refused
@@ -144,4 +168,6 @@ def test_a_broken_record_is_refused_with_its_path(tmp_path):
     result = load([tmp_path])
     assert not result.runs
     assert (result.refused[0].json_path, result.refused[0].message.split(" (")[0]) == (
-        "$[2].start_timestamp", "expected a start time in ns")
+        "$[2].start_timestamp",
+        "expected a start time in ns",
+    )

@@ -1,4 +1,5 @@
 """vLLM `bench serve` result JSON: recognised by content, reproduces vLLM's own summary figures."""
+
 from __future__ import annotations
 
 import json
@@ -112,8 +113,13 @@ def test_seat_date_and_passes_inferred_and_stated(loaded):
 def test_append_result_lines_are_runs_and_pytorch_twin_is_skipped(tmp_path):
     docs = [json.loads(p.read_text()) for p in FILES[:2]]
     (tmp_path / "appended.json").write_text("\n".join(json.dumps(d) for d in docs))
-    twin = [{"benchmark": {"name": "vLLM benchmark", "extra_info": {}}, "model": {"name": "m"},
-             "metric": {"name": "median_ttft_ms", "benchmark_values": [1.0]}}]
+    twin = [
+        {
+            "benchmark": {"name": "vLLM benchmark", "extra_info": {}},
+            "model": {"name": "m"},
+            "metric": {"name": "median_ttft_ms", "benchmark_values": [1.0]},
+        }
+    ]
     (tmp_path / "appended.pytorch.json").write_text(json.dumps(twin))
     result = load([tmp_path])
     assert not result.refused
@@ -191,7 +197,9 @@ def test_the_failed_run_of_the_real_0_6_capture_is_said_as_one_of_three():
 
     f = analyse_paths([str(FIXTURES.parent / "vllm-0.6")]).flags
     msg = f[f.code == "requests.failed"].iloc[0].message
-    assert msg.startswith("tiny-gpt2-s1: 6 of 12 requests in 1 run failed (17% of the seat's 36 requests in 3 runs): "
-                          "6 of 12 (50%) at 2 streams on ")
+    assert msg.startswith(
+        "tiny-gpt2-s1: 6 of 12 requests in 1 run failed (17% of the seat's 36 requests in 3 runs): "
+        "6 of 12 (50%) at 2 streams on "
+    )
     assert "do not quote its figures" in msg and "The seat's other 2 runs had no failed request." in msg
     assert "do not quote these figures" not in msg

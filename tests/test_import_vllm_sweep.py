@@ -6,6 +6,7 @@ A sweep folder is one seat per serve combination and one load per bench combinat
 from `run_number`, its warm-up and summary never passes; a request that produced nothing is a
 failure; a chunked stream's gaps are not a per-token ITL; an ISO `date` dates the run.
 """
+
 from __future__ import annotations
 
 import csv
@@ -67,11 +68,13 @@ def test_validate_reads_the_runs_and_says_why_each_other_file_is_skipped():
 def test_one_seat_per_serve_combination_and_one_cell_per_bench_combination(analysed):
     seats = {r["seat"]: r for r in _rows(analysed / "tables" / "seats.csv")}
     assert set(seats) == {"tiny-gpt2-s1--max_num_seqs_32", "tiny-gpt2-s1--max_num_seqs_256"}
-    ttft = [r for r in _rows(analysed / "tables" / "cells.csv")
-            if r["metric"] == "ttft_ms" and r["statistic"] == "mean"]
+    ttft = [
+        r for r in _rows(analysed / "tables" / "cells.csv") if r["metric"] == "ttft_ms" and r["statistic"] == "mean"
+    ]
     assert len(ttft) == 4  # 2 serve x 2 bench combinations, never pooled
-    got = {(r["seat"].rsplit("_", 1)[1], r["load"].split(",")[1].strip().split(" ")[0]): int(r["n_passes"])
-           for r in ttft}
+    got = {
+        (r["seat"].rsplit("_", 1)[1], r["load"].split(",")[1].strip().split(" ")[0]): int(r["n_passes"]) for r in ttft
+    }
     assert got == {(str(s), str(b)): n for (s, b), n in COMBS.items()}
     # the serve combinations differ about 2x in TTFT at the same load: the comparison the sweep is for
     est = {(r["seat"], r["load"]): float(r["estimate"]) for r in ttft}
@@ -163,11 +166,14 @@ def test_bench_parameters_vllm_does_not_record_still_separate_cells(tmp_path):
     assert {lr.run.seat.id for lr in result.runs} == {"tiny-gpt2-s1--max_num_seqs_32"}
 
 
-@pytest.mark.parametrize("folder, merged", [
-    ("SERVE-tensor_parallel_size=2-max_num_seqs=64-BENCH-max_concurrency=4", ("serve",)),  # 0.11.0
-    ("serve-tensor_parallel_size=2-max_num_seqs=64-bench-max_concurrency=4", ("serve",)),  # first version
-    ("SERVE--tensor_parallel_size=2-max_num_seqs=64-BENCH--max_concurrency=4", ("serve", "bench")),
-])
+@pytest.mark.parametrize(
+    "folder, merged",
+    [
+        ("SERVE-tensor_parallel_size=2-max_num_seqs=64-BENCH-max_concurrency=4", ("serve",)),  # 0.11.0
+        ("serve-tensor_parallel_size=2-max_num_seqs=64-bench-max_concurrency=4", ("serve",)),  # first version
+        ("SERVE--tensor_parallel_size=2-max_num_seqs=64-BENCH--max_concurrency=4", ("serve", "bench")),
+    ],
+)
 def test_earlier_folder_names_and_engine_arguments_with_a_configuration_key(tmp_path, folder, merged):
     base = json.loads((EXP / "SERVE--max_num_seqs=32-BENCH--random_input_len=48" / "run=0.json").read_text())
     doc = {k: v for k, v in base.items() if k not in ("max_num_seqs", "random_input_len")}
@@ -196,6 +202,7 @@ def test_named_combinations_are_told_apart_by_their_names(tmp_path):
 
 # --- vllm bench serve: no-output requests, chunked streams, ISO dates -------------------------------
 
+
 @pytest.fixture(scope="module")
 def edge(tmp_path_factory):
     out = tmp_path_factory.mktemp("edge") / "out"
@@ -220,8 +227,11 @@ def test_requests_that_produced_nothing_are_failures(edge):
     assert len(failed) == 3 and {r.error for r in failed} == {"no output: 0 tokens, TTFT 0 and an empty error"}
     assert "3 of 12 requests produced no output" in lr.run.notes
     assert not lr.checks  # vLLM's completed count is reproduced, the 3 counted as it counts them
-    row = next(r for r in _rows(out / "tables" / "passes.csv")
-               if r["run_id"] == lr.run.run_id and r["metric"] == "ttft_ms" and r["statistic"] == "mean")
+    row = next(
+        r
+        for r in _rows(out / "tables" / "passes.csv")
+        if r["run_id"] == lr.run.run_id and r["metric"] == "ttft_ms" and r["statistic"] == "mean"
+    )
     assert int(row["n_failed"]) == 3 and int(row["n_requests"]) == 12
     good = [t * 1000 for i, t in enumerate(doc["ttfts"]) if i not in empty]
     assert float(row["value"]) == pytest.approx(np.mean(good), rel=1e-9)
@@ -250,9 +260,14 @@ def test_an_iso_date_dates_the_run(edge):
     assert not any("modification time" in a for a in lr.assumptions)
 
 
-@pytest.mark.parametrize("text, want", [("20261201-131000", "2026-12-01T13:10:00"),
-                                        ("2026-12-01 13:10:00", "2026-12-01T13:10:00"),
-                                        ("2026-12-01T13:10:00.250000+00:00", "2026-12-01T13:10:00.250000+00:00")])
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("20261201-131000", "2026-12-01T13:10:00"),
+        ("2026-12-01 13:10:00", "2026-12-01T13:10:00"),
+        ("2026-12-01T13:10:00.250000+00:00", "2026-12-01T13:10:00.250000+00:00"),
+    ],
+)
 def test_date_forms(tmp_path, text, want):
     doc = json.loads((EDGE / ISO).read_text())
     doc["date"] = text

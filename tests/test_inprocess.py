@@ -1,6 +1,7 @@
 """papermill executing a notebook in the build's own process (benchreport.report.inprocess): what
 papermill records is papermill's own (its parameters, metadata, error markers and exception); the
 cells' displays become their outputs as a kernel would record them."""
+
 from __future__ import annotations
 
 import json
@@ -15,20 +16,22 @@ def _notebook(path, *cells) -> None:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     params = nbformat.v4.new_code_cell("x = 1\nname = 'default'")
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [nbformat.v4.new_markdown_cell("# A notebook"), params,
-                *[nbformat.v4.new_code_cell(c) for c in cells]]
+    nb.cells = [nbformat.v4.new_markdown_cell("# A notebook"), params, *[nbformat.v4.new_code_cell(c) for c in cells]]
     nbformat.write(nb, str(path))
 
 
-SHOW = ("from markupsafe import Markup\nfrom benchreport.report import Report\n"
-        "report = Report(None, out='.', title='t')\n")
+SHOW = (
+    "from markupsafe import Markup\nfrom benchreport.report import Report\nreport = Report(None, out='.', title='t')\n"
+)
 
 
 def test_papermill_parameters_outputs_and_metadata(tmp_path):
-    _notebook(tmp_path / "in.ipynb",
-              SHOW + "report.show(Markup(f'<p>x is {x}, name is {name}</p>'))",
-              "print('to stdout')\ny = x * 2",
-              "report.show(Markup(f'<p>y is {y}</p>'))")
+    _notebook(
+        tmp_path / "in.ipynb",
+        SHOW + "report.show(Markup(f'<p>x is {x}, name is {name}</p>'))",
+        "print('to stdout')\ny = x * 2",
+        "report.show(Markup(f'<p>y is {y}</p>'))",
+    )
     execute_in_process(tmp_path / "in.ipynb", tmp_path / "out.ipynb", {"x": 21, "name": "given"}, progress=False)
     nb = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4)
     assert nb["metadata"]["papermill"]["parameters"] == {"x": 21, "name": "given"}
@@ -37,9 +40,13 @@ def test_papermill_parameters_outputs_and_metadata(tmp_path):
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert [c["execution_count"] for c in code] == [1, 2, 3, 4, 5]
     shown = code[2]["outputs"]
-    assert shown == [{"output_type": "display_data", "metadata": {},
-                      "data": {"text/html": "<p>x is 21, name is given</p>",
-                               "text/plain": "<IPython.core.display.HTML object>"}}]
+    assert shown == [
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {"text/html": "<p>x is 21, name is given</p>", "text/plain": "<IPython.core.display.HTML object>"},
+        }
+    ]
     assert code[3]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "to stdout\n"}]
     assert code[4]["outputs"][0]["data"]["text/html"] == "<p>y is 42</p>"  # one namespace for the cells
     assert all(c["metadata"]["papermill"]["status"] == "completed" for c in code)
@@ -95,8 +102,9 @@ def test_a_saved_analysis_is_reported_as_it_is(example_analysis, tmp_path):
     from benchreport.report import Report, sections
 
     save_analysis(example_analysis, tmp_path / "analysis.pickle")
-    report = Report.open(analysis_file=tmp_path / "analysis.pickle", out=tmp_path / "out", display=False,
-                         runs=["no-such-folder"])
+    report = Report.open(
+        analysis_file=tmp_path / "analysis.pickle", out=tmp_path / "out", display=False, runs=["no-such-folder"]
+    )
     report.show(sections.abstract(report.analysis), sections.results_table(report.analysis))
     alone = Report(example_analysis, out=tmp_path / "alone", title="t", display=False)
     alone.show(sections.abstract(example_analysis), sections.results_table(example_analysis))

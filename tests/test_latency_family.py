@@ -5,6 +5,7 @@ seat, CV 2% between passes, 200 requests per cell at concurrency 1 and 4); the c
 is 1.2 times the baseline's, its decode rate unchanged. benchmarks/latency_family_study.py runs
 the same with 30 and more replicates (docs/statistics.md); here 5, each of which must be called.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ import verdict_study as vs  # noqa: E402
 
 def _runs(folder: Path, rep: int, ttft: float = 1.2) -> Path:
     folder.mkdir(parents=True)
-    vs.write_replicate(folder, vs.Config("latency-ttft", 2, 5, 0.02, 0.0), rep, vs.Model(), seed=0,
-                       start_ms=True, ttft_effect=ttft)
+    vs.write_replicate(
+        folder, vs.Config("latency-ttft", 2, 5, 0.02, 0.0), rep, vs.Model(), seed=0, start_ms=True, ttft_effect=ttft
+    )
     return folder
 
 

@@ -1,4 +1,5 @@
 """The native loader: every rule of spec/run-format.md, valid and invalid, and across files."""
+
 from __future__ import annotations
 
 import hashlib
@@ -34,24 +35,32 @@ def test_unknown_fields_are_ignored(tmp_path):
     assert refused == [] and len(result.runs) == 1
 
 
-@pytest.mark.parametrize("path,value,json_path,words", [
-    ("format", "benchreport.run/2", "$.format", 'expected "benchreport.run/1"'),
-    ("run_id", "../etc/passwd", "$.run_id", "expected an id of 1 to 128"),
-    ("run_id", "a/b", "$.run_id", "no '/'"),
-    ("date", "10 Sept 2026", "$.date", "expected an ISO date"),
-    ("date", "2026-13-40", "$.date", "expected an ISO date"),
-    ("pass", 0, "$.pass", "expected int >= 1, got 0"),
-    ("pass", "1", "$.pass", "expected int, got str"),
-    ("seat.model", 7, "$.seat.model", "expected str, got int"),
-    ("seat.role", "champion", "$.seat.role", "expected one of incumbent, candidate, reference, got 'champion'"),
-    ("measurements.0.unit", "tokens/s", "$.measurements[0].unit", 'expected "tok/s" for output_tok_s, got "tokens/s"'),
-    ("measurements.2.unit", "s", "$.measurements[2].unit", 'expected "ms" for ttft_ms'),
-    ("measurements.0.metric", "tokens_per_second", "$.measurements[0].metric", "got 'tokens_per_second'"),
-    ("measurements.0.statistic", "p42", "$.measurements[0].statistic", "got 'p42'"),
-    ("measurements.0.concurrency", 0, "$.measurements[0].concurrency", "expected int >= 1"),
-    ("measurements.0.value", "fast", "$.measurements[0].value", "expected float, got str"),
-    ("measurements.0.value", 1e400, "$.measurements[0].value", "finite"),
-])
+@pytest.mark.parametrize(
+    "path,value,json_path,words",
+    [
+        ("format", "benchreport.run/2", "$.format", 'expected "benchreport.run/1"'),
+        ("run_id", "../etc/passwd", "$.run_id", "expected an id of 1 to 128"),
+        ("run_id", "a/b", "$.run_id", "no '/'"),
+        ("date", "10 Sept 2026", "$.date", "expected an ISO date"),
+        ("date", "2026-13-40", "$.date", "expected an ISO date"),
+        ("pass", 0, "$.pass", "expected int >= 1, got 0"),
+        ("pass", "1", "$.pass", "expected int, got str"),
+        ("seat.model", 7, "$.seat.model", "expected str, got int"),
+        ("seat.role", "champion", "$.seat.role", "expected one of incumbent, candidate, reference, got 'champion'"),
+        (
+            "measurements.0.unit",
+            "tokens/s",
+            "$.measurements[0].unit",
+            'expected "tok/s" for output_tok_s, got "tokens/s"',
+        ),
+        ("measurements.2.unit", "s", "$.measurements[2].unit", 'expected "ms" for ttft_ms'),
+        ("measurements.0.metric", "tokens_per_second", "$.measurements[0].metric", "got 'tokens_per_second'"),
+        ("measurements.0.statistic", "p42", "$.measurements[0].statistic", "got 'p42'"),
+        ("measurements.0.concurrency", 0, "$.measurements[0].concurrency", "expected int >= 1"),
+        ("measurements.0.value", "fast", "$.measurements[0].value", "expected float, got str"),
+        ("measurements.0.value", 1e400, "$.measurements[0].value", "finite"),
+    ],
+)
 def test_each_field_rule(tmp_path, path, value, json_path, words):
     run = set_path(make_run(), path, value)
     result, refused = refusals(tmp_path, run)
@@ -75,30 +84,61 @@ def test_at_least_one_of_measurements_requests_exams(tmp_path):
     assert "expected at least one of measurements, requests, exams" in refused[0]
 
 
-@pytest.mark.parametrize("exam,json_path,words", [
-    ({"benchmark": "HumanEval", "correct": 165, "total": 164}, "$.exams[0].correct", "expected at most total (164), got 165"),
-    ({"benchmark": "HumanEval", "correct": 5}, "$.exams[0].total", "expected the number of items"),
-    ({"benchmark": "HumanEval", "score": 96.2}, "$.exams[0].total", "expected the number of items"),
-    ({"benchmark": "HumanEval", "score": 101, "total": 94}, "$.exams[0].score", "<= 100"),
-    ({"benchmark": "HumanEval", "items": [{"id": "1", "correct": "yes"}]}, "$.exams[0].items[0].correct", "expected bool, got str"),
-    ({"benchmark": "HumanEval", "items": [{"id": "1", "correct": True}, {"id": "1", "correct": False}]},
-     "$.exams[0].items[1].id", "unique item ids"),
-    ({"benchmark": "HumanEval", "items": [{"id": "1", "correct": True}], "correct": 1, "total": 1},
-     "$.exams[0]", "got both"),
-    ({"benchmark": "HumanEval", "correct": 1, "total": 2, "measured_on": "last week"},
-     "$.exams[0].measured_on", "ISO date"),
-])
+@pytest.mark.parametrize(
+    "exam,json_path,words",
+    [
+        (
+            {"benchmark": "HumanEval", "correct": 165, "total": 164},
+            "$.exams[0].correct",
+            "expected at most total (164), got 165",
+        ),
+        ({"benchmark": "HumanEval", "correct": 5}, "$.exams[0].total", "expected the number of items"),
+        ({"benchmark": "HumanEval", "score": 96.2}, "$.exams[0].total", "expected the number of items"),
+        ({"benchmark": "HumanEval", "score": 101, "total": 94}, "$.exams[0].score", "<= 100"),
+        (
+            {"benchmark": "HumanEval", "items": [{"id": "1", "correct": "yes"}]},
+            "$.exams[0].items[0].correct",
+            "expected bool, got str",
+        ),
+        (
+            {"benchmark": "HumanEval", "items": [{"id": "1", "correct": True}, {"id": "1", "correct": False}]},
+            "$.exams[0].items[1].id",
+            "unique item ids",
+        ),
+        (
+            {"benchmark": "HumanEval", "items": [{"id": "1", "correct": True}], "correct": 1, "total": 1},
+            "$.exams[0]",
+            "got both",
+        ),
+        (
+            {"benchmark": "HumanEval", "correct": 1, "total": 2, "measured_on": "last week"},
+            "$.exams[0].measured_on",
+            "ISO date",
+        ),
+    ],
+)
 def test_exam_rules(tmp_path, exam, json_path, words):
     _, refused = refusals(tmp_path, make_run(exams=[exam]))
     assert refused and f": {json_path}: " in refused[0] and words in refused[0], refused
 
 
-@pytest.mark.parametrize("request_,json_path,words", [
-    ({"workload": "decode", "prompt_tokens": 10, "cached_prompt_tokens": 11}, "$.requests[0].cached_prompt_tokens", "at most prompt_tokens"),
-    ({"workload": "decode", "output_tokens": 10, "reasoning_tokens": 11}, "$.requests[0].reasoning_tokens", "at most output_tokens"),
-    ({"workload": "decode", "ttft_ms": -1}, "$.requests[0].ttft_ms", ">= 0"),
-    ({"workload": "decode", "output_tokens": -3}, "$.requests[0].output_tokens", ">= 0"),
-])
+@pytest.mark.parametrize(
+    "request_,json_path,words",
+    [
+        (
+            {"workload": "decode", "prompt_tokens": 10, "cached_prompt_tokens": 11},
+            "$.requests[0].cached_prompt_tokens",
+            "at most prompt_tokens",
+        ),
+        (
+            {"workload": "decode", "output_tokens": 10, "reasoning_tokens": 11},
+            "$.requests[0].reasoning_tokens",
+            "at most output_tokens",
+        ),
+        ({"workload": "decode", "ttft_ms": -1}, "$.requests[0].ttft_ms", ">= 0"),
+        ({"workload": "decode", "output_tokens": -3}, "$.requests[0].output_tokens", ">= 0"),
+    ],
+)
 def test_request_rules(tmp_path, request_, json_path, words):
     _, refused = refusals(tmp_path, make_run(requests=[request_]))
     assert refused and f": {json_path}: " in refused[0] and words in refused[0], refused
@@ -130,11 +170,14 @@ def test_one_seat_id_one_placement(tmp_path):
     assert "$.seat.placement" in msg and "a.json" in msg
 
 
-@pytest.mark.parametrize("raw,words", [
-    (b"", "empty file"),
-    (b'{"format": "benchreport.run/1", "run_id": "x"', "ends early"),
-    ("{\"format\": \"benchreport.run/1\", \"x\": \"caf\xe9\"}".encode("latin-1"), "undecodable bytes"),
-])
+@pytest.mark.parametrize(
+    "raw,words",
+    [
+        (b"", "empty file"),
+        (b'{"format": "benchreport.run/1", "run_id": "x"', "ends early"),
+        ('{"format": "benchreport.run/1", "x": "caf\xe9"}'.encode("latin-1"), "undecodable bytes"),
+    ],
+)
 def test_unreadable_files(tmp_path, raw, words):
     _, refused = refusals(tmp_path, raw)
     assert len(refused) == 1 and words in refused[0], refused
@@ -142,12 +185,15 @@ def test_unreadable_files(tmp_path, raw, words):
 
 # issue 31: in a folder, a file that is not a run and does not claim to be one is skipped (its
 # reason recorded); with strict it is refused as before, and so is a file named directly
-@pytest.mark.parametrize("raw,words", [
-    (b"\x00\x01\x02\xff\xfe binary", "expected UTF-8 JSON text"),
-    (b"[1, 2, 3]", "of no known kind"),
-    (b'{"hello": "world"}', "of no known kind"),
-    (b"[" * 20000 + b"]" * 20000, "found deeper nesting"),
-])
+@pytest.mark.parametrize(
+    "raw,words",
+    [
+        (b"\x00\x01\x02\xff\xfe binary", "expected UTF-8 JSON text"),
+        (b"[1, 2, 3]", "of no known kind"),
+        (b'{"hello": "world"}', "of no known kind"),
+        (b"[" * 20000 + b"]" * 20000, "found deeper nesting"),
+    ],
+)
 def test_files_that_are_not_runs_are_skipped_unless_strict_or_named(tmp_path, raw, words):
     result, refused = refusals(tmp_path, raw)
     assert not refused and len(result.skipped) == 1 and result.skipped[0].not_a_run, result.skipped
@@ -160,7 +206,9 @@ def test_files_that_are_not_runs_are_skipped_unless_strict_or_named(tmp_path, ra
 def test_nan_is_refused_with_its_path(tmp_path):
     text = json.dumps(make_run()).replace("896.9", "NaN")
     _, refused = refusals(tmp_path, text)
-    assert refused == [f"{tmp_path / 'run.json'}: $.measurements[0].value: expected a finite number, got NaN (not valid JSON)"]
+    assert refused == [
+        f"{tmp_path / 'run.json'}: $.measurements[0].value: expected a finite number, got NaN (not valid JSON)"
+    ]
 
 
 def test_bad_files_never_lose_good_ones(tmp_path):

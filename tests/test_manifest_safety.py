@@ -1,6 +1,7 @@
 """The manifest is untrusted text: bounded work (size, YAML aliases, entries, patterns) and no
 ambiguity (a key twice, two manifests in a folder, one file given two seats); a bad entry names
 the manifest and the entry, and spares the entries that are fine."""
+
 from __future__ import annotations
 
 import json
@@ -57,16 +58,24 @@ def test_entries_and_patterns_are_bounded(folder):
     entries = [{"files": [f"p{i}-{j}.json" for j in range(200)]} for i in range(11)]
     (folder / "benchreport.json").write_text(json.dumps({"runs": entries}))
     assert refusals(load([folder]))["benchreport.json"] == [
-        "$.runs[10].files: expected at most 2000 glob patterns in the whole manifest, got more (entry ignored)"]
+        "$.runs[10].files: expected at most 2000 glob patterns in the whole manifest, got more (entry ignored)"
+    ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    (f"runs:\n  - files: '*.json'\n    {SEAT}\n    pass: 1\n    pass: 2\n",
-     "$.runs[0].pass: expected each field once, got it more than once (line 5) (entry ignored)"),
-    ("runs:\n  - files: '*.json'\n    seat: {id: a, model: m, id: b}\n",
-     "$.runs[0].seat.id: expected each field once, got it more than once (line 3) (entry ignored)"),
-    ("runs: []\nruns: []\n", "$.runs: expected each field once, got it more than once (line 2)"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            f"runs:\n  - files: '*.json'\n    {SEAT}\n    pass: 1\n    pass: 2\n",
+            "$.runs[0].pass: expected each field once, got it more than once (line 5) (entry ignored)",
+        ),
+        (
+            "runs:\n  - files: '*.json'\n    seat: {id: a, model: m, id: b}\n",
+            "$.runs[0].seat.id: expected each field once, got it more than once (line 3) (entry ignored)",
+        ),
+        ("runs: []\nruns: []\n", "$.runs: expected each field once, got it more than once (line 2)"),
+    ],
+)
 def test_a_key_given_twice_is_refused_with_its_line(folder, text, expected):
     (folder / "benchreport.yaml").write_text(text)
     result = load([folder])
@@ -77,10 +86,12 @@ def test_a_key_given_twice_is_refused_with_its_line(folder, text, expected):
 
 
 def test_json_manifest_key_given_twice(folder):
-    (folder / "benchreport.json").write_text('{"runs": [{"files": "*.json", "seat": {"id": "a", "model": "m"}, '
-                                             '"pass": 1, "pass": 2}]}')
+    (folder / "benchreport.json").write_text(
+        '{"runs": [{"files": "*.json", "seat": {"id": "a", "model": "m"}, "pass": 1, "pass": 2}]}'
+    )
     assert refusals(load([folder]))["benchreport.json"] == [
-        "$.runs[0].pass: expected each field once, got it more than once (entry ignored)"]
+        "$.runs[0].pass: expected each field once, got it more than once (entry ignored)"
+    ]
 
 
 def test_two_manifests_in_one_folder_neither_applies(folder):
@@ -95,42 +106,54 @@ def test_two_manifests_in_one_folder_neither_applies(folder):
 
 def test_one_file_given_two_seats_by_one_manifest_is_refused(folder):
     (folder / "benchreport.yaml").write_text(
-        "runs:\n  - {files: '*.json', seat: {id: a, model: m}}\n  - {files: 'second.json', seat: {id: b}}\n")
+        "runs:\n  - {files: '*.json', seat: {id: a, model: m}}\n  - {files: 'second.json', seat: {id: b}}\n"
+    )
     result = load([folder])
     got = refusals(result)
     assert [lr.run.seat.id for lr in result.runs] == ["a"]  # first.json: one seat, fine
     assert got["second.json"] == [
         f"$: expected a manifest that says clearly which seat, pass and date this file measured; "
-        f"{folder}/benchreport.yaml $.runs[0] gives it seat id 'a' and {folder}/benchreport.yaml $.runs[1] gives it 'b'"]
+        f"{folder}/benchreport.yaml $.runs[0] gives it seat id 'a' and {folder}/benchreport.yaml $.runs[1] gives it 'b'"
+    ]
 
 
 def test_a_bad_date_names_the_manifest_and_entry_and_spares_the_others(folder):
     """Item 18: `date: 2026-02-30` refused every file as 'the vllm importer failed'."""
     (folder / "benchreport.yaml").write_text(
         "runs:\n  - {files: first.json, seat: {id: a, model: m}, date: 2026-02-30}\n"
-        "  - {files: second.json, seat: {id: b, model: m}, date: 2026-09-10}\n")
+        "  - {files: second.json, seat: {id: b, model: m}, date: 2026-09-10}\n"
+    )
     result = load([folder])
     got = refusals(result)
     assert got["benchreport.yaml"] == [
-        '$.runs[0].date: expected an ISO date YYYY-MM-DD or an RFC 3339 date-time such as "2026-09-10T08:00:00Z", got "2026-02-30" (entry ignored)']
+        '$.runs[0].date: expected an ISO date YYYY-MM-DD or an RFC 3339 date-time such as "2026-09-10T08:00:00Z", got "2026-02-30" (entry ignored)'
+    ]
     assert got["first.json"] == [
         f"$: expected a manifest that says clearly which seat, pass and date this file measured; "
         f"{folder}/benchreport.yaml $.runs[0] was refused ($.runs[0].date: expected an ISO date YYYY-MM-DD or an "
-        f'RFC 3339 date-time such as "2026-09-10T08:00:00Z", got "2026-02-30")']
+        f'RFC 3339 date-time such as "2026-09-10T08:00:00Z", got "2026-02-30")'
+    ]
     assert [(lr.run.seat.id, lr.run.date) for lr in result.runs] == [("b", "2026-09-10")]
     assert "importer failed" not in str(got)
 
 
-@pytest.mark.parametrize("seat, expected", [
-    ("{id: a, model: m, settings: {1: x}}", "$.runs[0].seat.settings: expected string keys, got the key 1"),
-    ("{id: a, model: m, placement: {null: 1}}", "$.runs[0].seat.placement: expected string keys, got the key null"),
-    ("{id: a, model: m, settings: {a: 1, a: 2}}",
-     "$.runs[0].seat.settings.a: expected each field once, got it more than once (line 2)"),
-    ("{id: a, model: m, placement: {gpu_memory_bytes: .nan}}",
-     "$.runs[0].seat.placement.gpu_memory_bytes: expected a number > 0.0, got NaN"),
-    ("{id: a, model: m, settings: {a: .inf}}", "$.runs[0].seat.settings.a: expected a finite number"),
-    ("{id: a, model: m, settings: {a: !!set {x}}}", "$.runs[0].seat.settings.a: expected a JSON value, got set"),
-])
+@pytest.mark.parametrize(
+    "seat, expected",
+    [
+        ("{id: a, model: m, settings: {1: x}}", "$.runs[0].seat.settings: expected string keys, got the key 1"),
+        ("{id: a, model: m, placement: {null: 1}}", "$.runs[0].seat.placement: expected string keys, got the key null"),
+        (
+            "{id: a, model: m, settings: {a: 1, a: 2}}",
+            "$.runs[0].seat.settings.a: expected each field once, got it more than once (line 2)",
+        ),
+        (
+            "{id: a, model: m, placement: {gpu_memory_bytes: .nan}}",
+            "$.runs[0].seat.placement.gpu_memory_bytes: expected a number > 0.0, got NaN",
+        ),
+        ("{id: a, model: m, settings: {a: .inf}}", "$.runs[0].seat.settings.a: expected a finite number"),
+        ("{id: a, model: m, settings: {a: !!set {x}}}", "$.runs[0].seat.settings.a: expected a JSON value, got set"),
+    ],
+)
 def test_yaml_values_json_cannot_hold_are_refused_by_path(folder, seat, expected):
     (folder / "benchreport.yaml").write_text(f"runs:\n  - {{files: '*.json', seat: {seat}}}\n")
     assert refusals(load([folder]))["benchreport.yaml"] == [expected + " (entry ignored)"]
@@ -140,12 +163,15 @@ def test_settings_aliases_do_not_expand_the_work(folder):
     """Aliases nested 9 deep stand for 10^10 values; the settings walk stops at its bounds."""
     lines = ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
-    (folder / "benchreport.yaml").write_text("defs:\n" + "\n".join(lines) + "\nruns:\n"
-                                             "  - {files: '*.json', seat: {id: a, model: m, settings: {x: *a9}}}\n")
+    (folder / "benchreport.yaml").write_text(
+        "defs:\n" + "\n".join(lines) + "\nruns:\n  - {files: '*.json', seat: {id: a, model: m, settings: {x: *a9}}}\n"
+    )
     t0 = time.monotonic()
     got = refusals(load([folder]))["benchreport.yaml"]
     assert time.monotonic() - t0 < 10
-    assert "$.runs[0].seat.settings.x[0][0][0][0][0][0]: expected settings nested at most 6 levels (entry ignored)" in got
+    assert (
+        "$.runs[0].seat.settings.x[0][0][0][0][0][0]: expected settings nested at most 6 levels (entry ignored)" in got
+    )
 
 
 def test_every_field_at_once_is_accepted_as_json_and_yaml(capsys):

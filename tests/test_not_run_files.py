@@ -5,6 +5,7 @@ claim to be no run are skipped (one summary line, their reasons in refused.json)
 claims to be a run and breaks it is still refused; `--strict` refuses them all as before.
 Through the command line (`cli.main`, in this process).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,13 +31,25 @@ def tree(tmp_path) -> Path:
     (root / "setup").mkdir(parents=True)
     (root / "results").mkdir()
     shutil.copy(GOOD, root / "results" / GOOD.name)
-    (root / "setup" / "tokenizer.json").write_text(json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "model": {"type": "BPE", "vocab": {"hello": 0, "world": 1}, "merges": []}}))
-    (root / "setup" / "tokenizer_config.json").write_text(json.dumps({
-        "add_bos_token": True, "bos_token": "<s>", "model_max_length": 4096, "tokenizer_class": "LlamaTokenizer"}))
+    (root / "setup" / "tokenizer.json").write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [],
+                "model": {"type": "BPE", "vocab": {"hello": 0, "world": 1}, "merges": []},
+            }
+        )
+    )
+    (root / "setup" / "tokenizer_config.json").write_text(
+        json.dumps(
+            {"add_bos_token": True, "bos_token": "<s>", "model_max_length": 4096, "tokenizer_class": "LlamaTokenizer"}
+        )
+    )
     (root / "setup" / "dataset.jsonl").write_text(
-        "".join(json.dumps({"prompt": f"q{i}", "completion": f"a{i}"}) + "\n" for i in range(5)))
+        "".join(json.dumps({"prompt": f"q{i}", "completion": f"a{i}"}) + "\n" for i in range(5))
+    )
     (root / "setup" / "package.json").write_text(json.dumps({"name": "harness-ui", "dependencies": {"x": "1"}}))
     return root
 
@@ -83,8 +96,7 @@ def test_quiet_prints_one_short_line_per_refused_file(tree, tmp_path, capsys):
     lines = err.splitlines()
     assert len(lines) == 5, lines  # the four files that are not runs and broken.jsonl, once
     assert all("considered" not in line and len(line) < len(str(tree)) + 80 + SHORT_CLAUSE for line in lines)
-    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out2", "--quiet",
-                         "--skip-bad")
+    code, out, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out2", "--quiet", "--skip-bad")
     assert code == 0 and err.splitlines() == [line for line in lines if "broken.jsonl" in line]
 
 
@@ -95,7 +107,9 @@ def test_a_broken_native_file_is_still_refused(tree, tmp_path, capsys):
     (tree / "results" / "cut.json").write_text(GOOD.read_text()[:200])  # a native run cut short
     code, _, err = cli(capsys, "analyse", tree, "--out", tmp_path / "out")
     assert code == 1
-    assert f"{tree}/results/bad.json: $.run_id: " in err and f"{tree}/results/cut.json: $: expected complete JSON" in err
+    assert (
+        f"{tree}/results/bad.json: $.run_id: " in err and f"{tree}/results/cut.json: $: expected complete JSON" in err
+    )
 
 
 def test_a_truncated_harness_result_is_still_refused(tree, tmp_path, capsys):
@@ -134,21 +148,27 @@ def test_a_file_named_on_the_command_line_is_refused_when_it_is_not_a_run(tree, 
 
 def test_a_path_that_does_not_exist_is_exit_2_even_with_skip_bad(tree, tmp_path, capsys):
     gone = tmp_path / "runz"
-    for args in (["analyse", tree, gone, "--skip-bad", "--out", tmp_path / "out"],
-                 ["validate", tree, gone, "--skip-bad"], ["flags", tree, gone, "--skip-bad"],
-                 ["ingest", tree, gone, "--skip-bad", "--out", tmp_path / "out"],
-                 ["ingest", tree, gone, "--skip-bad", "--store", tmp_path / "store"],
-                 ["build", tree, gone, "--skip-bad", "--out", tmp_path / "out"]):
+    for args in (
+        ["analyse", tree, gone, "--skip-bad", "--out", tmp_path / "out"],
+        ["validate", tree, gone, "--skip-bad"],
+        ["flags", tree, gone, "--skip-bad"],
+        ["ingest", tree, gone, "--skip-bad", "--out", tmp_path / "out"],
+        ["ingest", tree, gone, "--skip-bad", "--store", tmp_path / "store"],
+        ["build", tree, gone, "--skip-bad", "--out", tmp_path / "out"],
+    ):
         code, _, err = cli(capsys, *args)
         assert code == 2 and f"{gone}: no such file or folder" in err, (args, err)
     assert not (tmp_path / "out").exists() and not (tmp_path / "store").exists()
 
 
-@pytest.mark.parametrize("name,content,kind", [
-    ("results.csv", "metric,value\nttft_ms,12\n", "a CSV file"),
-    ("results.tsv", "metric\tvalue\nttft_ms\t12\n", "a TSV file"),
-    ("results.json", "metric,value,unit\nttft_ms,12,ms\nitl_ms,3,ms\n", "a CSV file"),  # sniffed
-])
+@pytest.mark.parametrize(
+    "name,content,kind",
+    [
+        ("results.csv", "metric,value\nttft_ms,12\n", "a CSV file"),
+        ("results.tsv", "metric\tvalue\nttft_ms\t12\n", "a TSV file"),
+        ("results.json", "metric,value,unit\nttft_ms,12,ms\nitl_ms,3,ms\n", "a CSV file"),  # sniffed
+    ],
+)
 def test_a_table_is_called_a_table_not_invalid_json(tmp_path, capsys, name, content, kind):
     path = tmp_path / name
     path.write_text(content)
@@ -171,7 +191,7 @@ def test_the_run_store_skips_them_and_strict_reads_them_again(tree, tmp_path, ca
 def test_first_clause():
     assert first_clause("expected a finite number, got NaN (not valid JSON)") == "expected a finite number, got NaN"
     assert first_clause("line 7: expected x; the file's other 6 line(s) were read") == "line 7: expected x"
-    assert first_clause('expected a (native (nested)) run; b') == "expected a run"
+    assert first_clause("expected a (native (nested)) run; b") == "expected a run"
     assert len(first_clause("x" * 1000)) == SHORT_CLAUSE
 
 

@@ -3,6 +3,7 @@
 The report notebook's execution through papermill is in tests/test_report_e2e.py (one
 build shared by the session); here the exploration notebook runs on the example data.
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,11 +36,23 @@ def test_notebook_parameters_are_checked_before_anything_runs(tmp_path):
 
     base = {"out": str(tmp_path / "o"), "n_boot": 200}
     with pytest.raises(PapermillExecutionError, match="unknown parameter.*n_bot"):
-        pm.execute_notebook(str(REPORT), str(tmp_path / "a.ipynb"), parameters={**base, "n_bot": 5},
-                            kernel_name="python3", progress_bar=False, cwd=str(REPORT.parent))
+        pm.execute_notebook(
+            str(REPORT),
+            str(tmp_path / "a.ipynb"),
+            parameters={**base, "n_bot": 5},
+            kernel_name="python3",
+            progress_bar=False,
+            cwd=str(REPORT.parent),
+        )
     with pytest.raises(PapermillExecutionError, match="does not exist"):
-        pm.execute_notebook(str(REPORT), str(tmp_path / "b.ipynb"), parameters={**base, "runs": "../no/such"},
-                            kernel_name="python3", progress_bar=False, cwd=str(REPORT.parent))
+        pm.execute_notebook(
+            str(REPORT),
+            str(tmp_path / "b.ipynb"),
+            parameters={**base, "runs": "../no/such"},
+            kernel_name="python3",
+            progress_bar=False,
+            cwd=str(REPORT.parent),
+        )
     assert not (tmp_path / "o").exists()  # nothing ran
 
 
@@ -87,16 +100,26 @@ def test_report_notebook_is_thin():
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:
         tree = ast.parse(cell.source)
-        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                               ast.ClassDef, ast.Lambda))], cell.source
+        assert not [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+        ], cell.source
         if "parameters" not in cell.metadata.get("tags", []):
             assert len(tree.body) <= 4, cell.source  # a few statements, each a call into analysis
     headings = [c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
-    assert headings == ["## Abstract", "## 1 Seats and setup", "## 2 Measured results",
-                        "## 3 Comparison against the incumbent", "## 4 Exams",
-                        "## 5 Measurement traps found", "## 6 Faults and open defects",
-                        "## 7 What these numbers will not carry", "## 8 History across dates",
-                        "## Appendix: provenance"]
+    assert headings == [
+        "## Abstract",
+        "## 1 Seats and setup",
+        "## 2 Measured results",
+        "## 3 Comparison against the incumbent",
+        "## 4 Exams",
+        "## 5 Measurement traps found",
+        "## 6 Faults and open defects",
+        "## 7 What these numbers will not carry",
+        "## 8 History across dates",
+        "## Appendix: provenance",
+    ]
 
 
 def test_parameters_are_never_pasted_into_code():
@@ -107,9 +130,12 @@ def test_parameters_are_never_pasted_into_code():
             assert "exec(" not in cell.source and "eval(" not in cell.source and ".format(" not in cell.source
 
 
-EXPLORE_DATA = {"example": ROOT / "data" / "example", "harness": ROOT / "tests" / "fixtures" / "harness" / "aiperf-sweep",
-                # every harness format we have, as captured: ten harnesses, several loads in one folder
-                "every-format": ROOT / "tests" / "fixtures"}
+EXPLORE_DATA = {
+    "example": ROOT / "data" / "example",
+    "harness": ROOT / "tests" / "fixtures" / "harness" / "aiperf-sweep",
+    # every harness format we have, as captured: ten harnesses, several loads in one folder
+    "every-format": ROOT / "tests" / "fixtures",
+}
 
 
 @pytest.fixture(scope="module", params=sorted(EXPLORE_DATA))
@@ -118,9 +144,15 @@ def explored(request, tmp_path_factory):
     import papermill as pm
 
     out = tmp_path_factory.mktemp("explore") / f"explore-{request.param}.ipynb"
-    pm.execute_notebook(str(EXPLORE), str(out), parameters={"n_boot": 200, "runs": str(EXPLORE_DATA[request.param])},
-                        kernel_name="python3", progress_bar=False, cwd=str(EXPLORE.parent),
-                        extra_arguments=["--IPKernelApp.log_level=ERROR"])
+    pm.execute_notebook(
+        str(EXPLORE),
+        str(out),
+        parameters={"n_boot": 200, "runs": str(EXPLORE_DATA[request.param])},
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(EXPLORE.parent),
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+    )
     return request.param, out, nbformat.read(out, as_version=4)
 
 

@@ -1,6 +1,7 @@
 """sample.one_session (issue 30): a seat whose every pass ran on one date is told that its
 intervals leave out day-to-day variation, through the CLI on request-level native runs, and the
 report's section "What these numbers will not carry" says it."""
+
 from __future__ import annotations
 
 import json
@@ -25,11 +26,14 @@ def _flags(tmp_path, runs):
 
 def _runs(rng):
     one_day = [request_run("a", p, request_records(rng, 60), date="2026-12-01", role="incumbent") for p in (1, 2, 3)]
-    two_days = [request_run("b", p, request_records(rng, 60), date=d) for d in ("2026-11-30", "2026-12-01")
-                for p in (1, 2, 3)]
+    two_days = [
+        request_run("b", p, request_records(rng, 60), date=d) for d in ("2026-11-30", "2026-12-01") for p in (1, 2, 3)
+    ]
     single = [request_run("c", 1, request_records(rng, 60), date="2026-12-01")]
-    also_one_day = [request_run("d", p, request_records(rng, 60), date="2026-12-01T09:30:00Z" if p == 1
-                                else "2026-12-01T17:00:00Z") for p in (1, 2, 3)]
+    also_one_day = [
+        request_run("d", p, request_records(rng, 60), date="2026-12-01T09:30:00Z" if p == 1 else "2026-12-01T17:00:00Z")
+        for p in (1, 2, 3)
+    ]
     return one_day + two_days + single + also_one_day
 
 
@@ -39,8 +43,10 @@ def test_cli_flags_only_the_seats_measured_in_one_session(tmp_path):
     assert [f["seats"] for f in one] == [["a"], ["d"]]
     a = one[0]
     assert a["severity"] == "info"
-    assert a["message"] == ("For a, the intervals leave out day-to-day variation: every pass of a ran on 2026-12-01 "
-                            "(3 runs); repeat on another day to include it.")
+    assert a["message"] == (
+        "For a, the intervals leave out day-to-day variation: every pass of a ran on 2026-12-01 "
+        "(3 runs); repeat on another day to include it."
+    )
     assert a["evidence"]["date"] == "2026-12-01" and a["evidence"]["n_runs"] == 3
     assert a["evidence"]["n_intervals"] >= 1
     assert "full" not in a["message"].lower()
@@ -49,19 +55,35 @@ def test_cli_flags_only_the_seats_measured_in_one_session(tmp_path):
 def test_section_7_says_it_once_for_the_seats_of_one_date(tmp_path):
     flags = pd.DataFrame(_flags(tmp_path, _runs(np.random.default_rng(4))))
     text = " ".join(p.text for p in limitations_paragraphs(flags))
-    assert ("The intervals leave out day-to-day variation: every pass of a and d ran on 2026-12-01; "
-            "repeat on another day to include it.") in text
+    assert (
+        "The intervals leave out day-to-day variation: every pass of a and d ran on 2026-12-01; "
+        "repeat on another day to include it."
+    ) in text
     assert text.count("day-to-day") == 1
 
 
 def test_rule_on_frames():
-    cells = pd.DataFrame({"seat": ["a", "b"], "workload": ["decode"] * 2, "concurrency": [1, 1],
-                          "metric": ["ttft_ms"] * 2, "statistic": ["mean"] * 2, "n_passes": [2, 5],
-                          "ci_low": [None, 1.0], "ci_high": [None, 2.0], "values": ["1;2", "1;2;3;4;5"],
-                          "date": ["2026-01-01", "2026-01-02"]})
-    runs = pd.DataFrame({"seat": ["a", "a", "b", "b"], "date": ["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"]})
+    cells = pd.DataFrame(
+        {
+            "seat": ["a", "b"],
+            "workload": ["decode"] * 2,
+            "concurrency": [1, 1],
+            "metric": ["ttft_ms"] * 2,
+            "statistic": ["mean"] * 2,
+            "n_passes": [2, 5],
+            "ci_low": [None, 1.0],
+            "ci_high": [None, 2.0],
+            "values": ["1;2", "1;2;3;4;5"],
+            "date": ["2026-01-01", "2026-01-02"],
+        }
+    )
+    runs = pd.DataFrame(
+        {"seat": ["a", "a", "b", "b"], "date": ["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"]}
+    )
     f = R.one_session(cells, runs)
     assert [x.seats for x in f] == [("a",), ("b",)]
     assert [x.n_intervals for x in f] == [0, 1]
     assert "the spread between passes leaves out day-to-day variation" in words.message(f[0])
-    assert R.one_session(cells, runs.assign(date=["2026-01-01", "2026-01-03", "2026-01-02", "2026-01-02"]))[0].seats == ("b",)
+    assert R.one_session(cells, runs.assign(date=["2026-01-01", "2026-01-03", "2026-01-02", "2026-01-02"]))[
+        0
+    ].seats == ("b",)

@@ -4,6 +4,7 @@ or `ingest` could destroy a user's files, each checked by hashing every file bef
 The commands stop before any statistics when the folder is refused, so these run in-process
 through `benchreport.cli.main` in well under a second each.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,6 +53,7 @@ def made_by(capsys, runs: Path, out: Path, command: str = "ingest") -> Path:
 
 # --- item 1: a folder benchreport did not make is never replaced or emptied -------------------
 
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_user_folder_with_a_report_like_entry_is_refused(tmp_path, capsys, command):
     runs = runs_folder(tmp_path / "runs")
@@ -83,9 +85,18 @@ def test_marked_folder_is_replaced_and_lists_its_files(tmp_path, capsys):
     made_by(capsys, runs, out, "analyse")
     marker = json.loads((out / outdir.MARKER).read_text())
     assert marker["format"] == "benchreport.output/1" and marker["command"] == "analyse"
-    assert sorted(marker["files"]) == ["flags.json", "provenance.csv", "refused.json", "tables/cells.csv",
-                                       "tables/comparisons.csv", "tables/exam_deltas.csv", "tables/history.csv",
-                                       "tables/passes.csv", "tables/seats.csv", "tables/sessions.csv"]
+    assert sorted(marker["files"]) == [
+        "flags.json",
+        "provenance.csv",
+        "refused.json",
+        "tables/cells.csv",
+        "tables/comparisons.csv",
+        "tables/exam_deltas.csv",
+        "tables/history.csv",
+        "tables/passes.csv",
+        "tables/seats.csv",
+        "tables/sessions.csv",
+    ]
     assert not (out / ".DS_Store").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "runs"]
 
@@ -116,6 +127,7 @@ def test_unmarked_folder_with_a_foreign_file_in_figures_is_refused(tmp_path, cap
 
 
 # --- items 2-4: --out must not contain, be, or lie inside an input ------------------------------
+
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_input_inside_out_is_refused(tmp_path, capsys, command):
@@ -165,10 +177,12 @@ def test_an_output_folder_inside_runs_is_not_read_back(tmp_path, capsys):
     result = load([runs])
     assert result.ok and len(result.runs) == 3
     assert [s.reason for s in result.skipped] == [
-        f"a benchreport output folder (it holds {outdir.MARKER}): not read as runs"]
+        f"a benchreport output folder (it holds {outdir.MARKER}): not read as runs"
+    ]
 
 
 # --- item 20: leftovers of killed builds, symlinked --out ------------------------------------------
+
 
 def _dead_pid() -> int:
     proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
@@ -179,8 +193,9 @@ def _staging_leftover(parent: Path, name: str, pid: int) -> Path:
     path = parent / name
     path.mkdir()
     (path / "report.html").write_text("half")
-    (path / outdir.MARKER).write_text(json.dumps({"format": outdir.MARKER_FORMAT, "state": "staging",
-                                                  "pid": pid, "host": outdir._host()}))
+    (path / outdir.MARKER).write_text(
+        json.dumps({"format": outdir.MARKER_FORMAT, "state": "staging", "pid": pid, "host": outdir._host()})
+    )
     return path
 
 
@@ -240,6 +255,7 @@ def test_symlink_loop_out_is_refused(tmp_path, capsys):
 
 
 # --- impossible --out: exit 4, previous output intact ---------------------------------------------
+
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_out_under_a_file_exits_4(tmp_path, capsys, command):

@@ -5,6 +5,7 @@ or templates, and `benchreport build` exited 4). So the slow test builds the whe
 it with its dependencies into a new venv in a temporary folder, and builds the example report
 there, from a folder holding an `analysis.py` that would have shadowed the old import name.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,9 @@ def test_every_library_folder_is_a_listed_package():
             rel = init.parent.relative_to(base)
             if rel.parts and "__pycache__" not in rel.parts:
                 found.add(".".join((name, *rel.parts)))
-    assert found == listed, f"in the tree, not listed: {sorted(found - listed)}; listed, not in the tree: {sorted(listed - found)}"
+    assert found == listed, (
+        f"in the tree, not listed: {sorted(found - listed)}; listed, not in the tree: {sorted(listed - found)}"
+    )
 
 
 def test_import_name_is_benchreport_and_package_data_is_found():
@@ -54,8 +57,12 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     """pip wheel -> new venv -> pip install the wheel (dependencies from the package index) ->
     `benchreport build example --out X` in a folder that is not the repository."""
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
-                   check=True, cwd=tmp_path, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
     (wheel,) = wheels.glob("benchreport-*.whl")
     shipped = set(zipfile.ZipFile(wheel).namelist())
     for folder in ("notebooks", "templates"):
@@ -66,8 +73,12 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    pip = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "--quiet", "--prefer-binary", str(wheel)],
-                         capture_output=True, text=True, timeout=1200)
+    pip = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "--quiet", "--prefer-binary", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
 
     work = tmp_path / "user"
@@ -78,28 +89,57 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     # a plain install (a cron machine): no PDF engine (no WeasyPrint, and no Chromium: an empty
     # BENCHREPORT_CHROMIUM), no notebook server; the HTML report builds and says why the PDF is left
     # out; asking for the PDF is a usage error naming what to install
-    listed = subprocess.run([str(bindir / "python"), "-m", "pip", "list", "--format", "freeze"], capture_output=True,
-                            text=True, timeout=120).stdout.lower()
+    listed = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "list", "--format", "freeze"], capture_output=True, text=True, timeout=120
+    ).stdout.lower()
     assert not {"weasyprint", "jupyterlab", "pingouin", "itables"} & {line.split("==")[0] for line in listed.split()}
     bare = {**env, "BENCHREPORT_CHROMIUM": ""}
-    run = subprocess.run([str(bindir / "benchreport"), "build", "example", "--out", "H"], cwd=work, env=bare,
-                         capture_output=True, text=True, timeout=900)
+    run = subprocess.run(
+        [str(bindir / "benchreport"), "build", "example", "--out", "H"],
+        cwd=work,
+        env=bare,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "pip install 'benchreport[pdf]'" in run.stderr and not (work / "H" / "report.pdf").exists()
     assert (work / "H" / "report.html").is_file()
-    asked = subprocess.run([str(bindir / "benchreport"), "build", "example", "--out", "P", "--format", "pdf"],
-                           cwd=work, env=bare, capture_output=True, text=True, timeout=300)
+    asked = subprocess.run(
+        [str(bindir / "benchreport"), "build", "example", "--out", "P", "--format", "pdf"],
+        cwd=work,
+        env=bare,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert asked.returncode == 2 and "benchreport[pdf]" in asked.stderr, asked.stderr[-2000:]
     if shutil.which("chromium"):  # the same plain install prints the PDF with the machine's Chromium
-        run = subprocess.run([str(bindir / "benchreport"), "build", "example", "--out", "C"], cwd=work, env=env,
-                             capture_output=True, text=True, timeout=900)
+        run = subprocess.run(
+            [str(bindir / "benchreport"), "build", "example", "--out", "C"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert run.returncode == 0 and (work / "C" / "report.pdf").stat().st_size > 10_000, run.stderr[-3000:]
 
-    pip = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "--quiet", "--prefer-binary",
-                          f"{wheel}[pdf]"], capture_output=True, text=True, timeout=1200)
+    pip = subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "--quiet", "--prefer-binary", f"{wheel}[pdf]"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
-    run = subprocess.run([str(bindir / "benchreport"), "build", "example", "--out", "X", "--pdf-engine", "weasyprint"],
-                         cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    run = subprocess.run(
+        [str(bindir / "benchreport"), "build", "example", "--out", "X", "--pdf-engine", "weasyprint"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     out = work / "X"
     assert (out / "report.html").stat().st_size > 10_000
@@ -109,10 +149,22 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     assert "What these numbers will not carry" in text
 
     # the package runs from the wheel, not from the repository
-    where = subprocess.run([str(bindir / "python"), "-c", "import benchreport, sys; print(benchreport.__file__)"],
-                           cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    where = subprocess.run(
+        [str(bindir / "python"), "-c", "import benchreport, sys; print(benchreport.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert where.returncode == 0, where.stderr
     assert str(venv) in where.stdout and str(ROOT) not in where.stdout
-    mod = subprocess.run([str(bindir / "python"), "-m", "benchreport", "--version"], cwd=work, env=env,
-                         capture_output=True, text=True, timeout=60)
+    mod = subprocess.run(
+        [str(bindir / "python"), "-m", "benchreport", "--version"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert mod.returncode == 0 and mod.stdout.startswith("benchreport "), mod.stderr

@@ -1,5 +1,6 @@
 """The two PDF engines (benchreport.report.pdf): which is chosen, what Chromium may load, the running
 title it is given, and fixed dates; WeasyPrint still prints the report on its own."""
+
 from __future__ import annotations
 
 import os
@@ -20,16 +21,19 @@ needs_chromium = pytest.mark.skipif(not HAVE_CHROMIUM, reason="no Chromium here"
 def _pdf_text(path) -> str:
     if not shutil.which("pdftotext"):
         pytest.skip("poppler's pdftotext is not installed")
-    return " ".join(subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
-                                   check=True).stdout.split())
+    return " ".join(
+        subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout.split()
+    )
 
 
 def _page(title: str, body: str = "<p>body</p>") -> str:
     css = (render.TEMPLATES_DIR / "benchreport" / "static" / "report.css").read_text(encoding="utf-8")
     paras = "".join(f"<p>paragraph {i} of a long text that runs over pages.</p>" for i in range(120))
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>t</title><style>{css}</style></head>"
-            f"<body class='benchreport'><main class='paper'><header class='title-block'><h1 class=\"title\">"
-            f"{title}</h1></header>{body}{paras}</main></body></html>")
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>t</title><style>{css}</style></head>"
+        f"<body class='benchreport'><main class='paper'><header class='title-block'><h1 class=\"title\">"
+        f"{title}</h1></header>{body}{paras}</main></body></html>"
+    )
 
 
 def test_the_engine_chosen(monkeypatch, tmp_path):
@@ -109,7 +113,9 @@ def test_chromium_loads_nothing_but_the_page(tmp_path):
     Content Security Policy allows data: URIs only."""
     import base64
 
-    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+    )
     local = tmp_path / "red.png"
     local.write_bytes(png)
     body = f'<p>before</p><img src="{local.as_uri()}" width="200" height="200"><p>after</p>'
@@ -147,13 +153,14 @@ def test_an_interrupted_chromium_is_killed_with_its_helpers(monkeypatch, tmp_pat
         for _ in range(50):
             os.kill(helper, 0)
             import time
+
             time.sleep(0.05)
 
 
 def _recording_chromium(folder, body: str = ""):
     """A stand-in Chromium that records its arguments, its TMPDIR and its pid, then runs `body`."""
     script = folder / "chromium"
-    script.write_text(f"#!/bin/sh\necho \"$$ $TMPDIR $*\" >> {folder / 'calls'}\n{body}\n")
+    script.write_text(f'#!/bin/sh\necho "$$ $TMPDIR $*" >> {folder / "calls"}\n{body}\n')
     script.chmod(0o755)
     return script
 
@@ -166,9 +173,11 @@ def test_chromium_leaves_nothing_in_the_temp_folder(monkeypatch, tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    body = ('for a in "$@"; do case $a in --print-to-pdf=*) printf "%%PDF-1.4 x" > "${a#--print-to-pdf=}";; '
-            '--user-data-dir=*) mkdir -p "${a#--user-data-dir=}";; esac; done\n'
-            'mkdir "$TMPDIR/org.chromium.Chromium.x"')
+    body = (
+        'for a in "$@"; do case $a in --print-to-pdf=*) printf "%%PDF-1.4 x" > "${a#--print-to-pdf=}";; '
+        '--user-data-dir=*) mkdir -p "${a#--user-data-dir=}";; esac; done\n'
+        'mkdir "$TMPDIR/org.chromium.Chromium.x"'
+    )
     script = _recording_chromium(tmp_path, body)
     monkeypatch.setenv("BENCHREPORT_CHROMIUM", str(script))
     out = pdf.html_to_pdf(_page("t"), tmp_path / "a.pdf", engine="chromium")
@@ -176,7 +185,7 @@ def test_chromium_leaves_nothing_in_the_temp_folder(monkeypatch, tmp_path):
     pid, tmpdir, args = (tmp_path / "calls").read_text().split(" ", 2)
     assert tmpdir.startswith(str(tmp / "benchreport-pdf-")) and f"--user-data-dir={Path(tmpdir).parent}" in args
     assert list(tmp.iterdir()) == []
-    script.write_text("#!/bin/sh\nmkdir \"$TMPDIR/org.chromium.Chromium.y\"\nexit 3\n")
+    script.write_text('#!/bin/sh\nmkdir "$TMPDIR/org.chromium.Chromium.y"\nexit 3\n')
     with pytest.raises(pdf.PdfEngineError, match="status 3"):
         pdf.html_to_pdf(_page("t"), tmp_path / "b.pdf", engine="chromium")
     assert list(tmp.iterdir()) == []

@@ -1,5 +1,6 @@
 """Progress on long steps (spec/cli.md): a tqdm bar on stderr when it is a terminal, nothing in
 a log or with --quiet."""
+
 from __future__ import annotations
 
 import fcntl
@@ -49,8 +50,14 @@ def _stderr_on_a_terminal(*args: str, columns: int = 0) -> str:
     if columns:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "benchreport", *args], stdout=subprocess.PIPE,
-                            stderr=slave, stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchreport", *args],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -81,8 +88,14 @@ def test_cli_shows_the_bar_on_a_terminal_and_quiet_hides_it(columns):
 
 
 def test_cli_shows_no_bar_in_a_log():
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(EXAMPLE)], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "validate", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0 and "run(s) valid" in proc.stderr
     assert "reading run files" not in proc.stderr and "\r" not in proc.stderr
 

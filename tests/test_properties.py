@@ -1,5 +1,6 @@
 """Property-based: valid runs always load and round-trip through Parquet intact; mutated runs
 are either valid or refused with a message naming the file and a JSON path; never a crash."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,10 @@ from benchreport.tables import build_tables, read_parquet, write_parquet
 
 ids = st.from_regex(r"[A-Za-z0-9._-]{1,20}", fullmatch=True)
 #: characters the loader refuses in names (errors.UNSAFE_CHARS): controls, surrogates, bidi
-UNSAFE = "\x00\x07\n\r\t\x1b\x7f\x85\x9f\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e" \
-         "\u2066\u2067\u2068\u2069\ud800\udfff"
+UNSAFE = (
+    "\x00\x07\n\r\t\x1b\x7f\x85\x9f\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e"
+    "\u2066\u2067\u2068\u2069\ud800\udfff"
+)
 safe_chars = st.characters(exclude_categories=("Cc", "Cs"), exclude_characters=UNSAFE)
 text = st.text(safe_chars, min_size=1, max_size=20)  # untrusted strings: anything printable, markup too
 finite = st.floats(min_value=0, max_value=1e9, allow_nan=False, allow_infinity=False)
@@ -42,9 +45,13 @@ def measurements(draw):
 def requests_(draw):
     out = draw(count)
     ttft = draw(finite)
-    r = {"workload": draw(text), "output_tokens": out,
-         "reasoning_tokens": draw(st.integers(0, out)), "ttft_ms": ttft,
-         "e2e_latency_ms": ttft + draw(finite)}  # the first token comes before the last
+    r = {
+        "workload": draw(text),
+        "output_tokens": out,
+        "reasoning_tokens": draw(st.integers(0, out)),
+        "ttft_ms": ttft,
+        "e2e_latency_ms": ttft + draw(finite),
+    }  # the first token comes before the last
     if draw(st.booleans()):
         r["finish_reason"] = draw(st.sampled_from(["stop", "length", "error"]))
     return r
@@ -62,11 +69,24 @@ def exams(draw):
 @st.composite
 def runs(draw):
     run = {
-        "format": "benchreport.run/1", "run_id": draw(ids), "date": "2026-09-10",
-        "seat": {"id": draw(ids), "model": draw(text), "role": draw(st.sampled_from(["incumbent", "candidate", "reference"]))},
-        "harness": {"name": draw(text)}, "pass": draw(st.integers(1, 50)),
-        "measurements": draw(st.lists(measurements(), min_size=1, max_size=5, unique_by=lambda m: (
-            m["workload"], m.get("concurrency"), m["metric"], m.get("statistic", "mean")))),
+        "format": "benchreport.run/1",
+        "run_id": draw(ids),
+        "date": "2026-09-10",
+        "seat": {
+            "id": draw(ids),
+            "model": draw(text),
+            "role": draw(st.sampled_from(["incumbent", "candidate", "reference"])),
+        },
+        "harness": {"name": draw(text)},
+        "pass": draw(st.integers(1, 50)),
+        "measurements": draw(
+            st.lists(
+                measurements(),
+                min_size=1,
+                max_size=5,
+                unique_by=lambda m: (m["workload"], m.get("concurrency"), m["metric"], m.get("statistic", "mean")),
+            )
+        ),
     }
     if draw(st.booleans()):
         run["requests"] = draw(st.lists(requests_(), min_size=1, max_size=5))
@@ -77,8 +97,12 @@ def runs(draw):
 
 #: CI explores the same examples every run (a red CI must mean a regression, not a new draw);
 #: locally each run draws new ones. HYPOTHESIS_EXAMPLES raises the count for a deeper search.
-SETTINGS = settings(max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", 60)), deadline=None,
-                    derandomize=bool(os.environ.get("CI")), suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("HYPOTHESIS_EXAMPLES", 60)),
+    deadline=None,
+    derandomize=bool(os.environ.get("CI")),
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @SETTINGS
@@ -115,8 +139,16 @@ def _paths(obj, here=()):
             yield from _paths(v, here + (i,))
 
 
-MUTANTS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False),
-                    st.text(max_size=5), st.just([]), st.just({}), st.just("<script>alert(1)</script>"))
+MUTANTS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+    st.just([]),
+    st.just({}),
+    st.just("<script>alert(1)</script>"),
+)
 
 
 @SETTINGS
@@ -145,8 +177,15 @@ def test_mutated_run_is_loaded_or_refused_with_file_and_path(run, data):
 
 # --- text safe everywhere (issue 16) ----------------------------------------------------------
 
-TEXT_FIELDS = [("seat", "model"), ("harness", "name"), ("measurements", 0, "workload"), ("harness", "probe"),
-               ("seat", "quantisation"), ("seat", "engine"), ("measurements", 0, "condition")]
+TEXT_FIELDS = [
+    ("seat", "model"),
+    ("harness", "name"),
+    ("measurements", 0, "workload"),
+    ("harness", "probe"),
+    ("seat", "quantisation"),
+    ("seat", "engine"),
+    ("measurements", 0, "condition"),
+]
 
 
 @SETTINGS
@@ -174,16 +213,18 @@ GOOD_TEXT = (Path(__file__).parent / "bad_inputs" / "good" / "good-1.json").read
 
 
 @SETTINGS
-@given(st.binary(min_size=1, max_size=40).filter(lambda b: b"/" not in b and b"\x00" not in b
-                                                 and b not in (b".", b"..")))
+@given(
+    st.binary(min_size=1, max_size=40).filter(lambda b: b"/" not in b and b"\x00" not in b and b not in (b".", b".."))
+)
 def test_a_file_name_of_any_bytes_loads_or_is_refused_in_one_safe_line(name):
     with tempfile.TemporaryDirectory() as d:
         raw = os.fsencode(d) + b"/" + name
         with open(raw, "wb") as f:
             f.write(GOOD_TEXT.encode())
         result = load([d])
-        shown = [lr.source_file for lr in result.runs] + [str(r) for r in result.refused] + \
-                [str(s) for s in result.skipped]
+        shown = (
+            [lr.source_file for lr in result.runs] + [str(r) for r in result.refused] + [str(s) for s in result.skipped]
+        )
     assert len(shown) == 1 or name.startswith(b".")
     for line in shown:
         assert not UNSAFE_RE.search(line) and "\n" not in line
@@ -217,6 +258,7 @@ def test_csv_cells_never_start_a_formula(value):
 
 
 # --- ambiguity refused (issue 16) ---------------------------------------------------------------
+
 
 def _dumps_with_twice(obj, target, key, value) -> str:
     """JSON text of `obj` in which the object `target` holds `key` a second time, set to `value`."""

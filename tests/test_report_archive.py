@@ -1,6 +1,7 @@
 """The report of a nightly archive stays readable: consecutive nights measured the same way are
 one row of the runs table, and nights whose request records the run store keeps out of memory
 still show their counts (from the pass table)."""
+
 from __future__ import annotations
 
 import sys
@@ -22,7 +23,7 @@ def _nights(runs: Path, dates, passes=3):
 
 def test_consecutive_nights_measured_the_same_way_are_one_row(tmp_path):
     _nights(tmp_path / "runs", ["2026-11-01", "2026-11-02", "2026-11-03"])
-    _nights(tmp_path / "runs", ["2026-11-04"], passes=2)   # measured differently: its own row
+    _nights(tmp_path / "runs", ["2026-11-04"], passes=2)  # measured differently: its own row
     a = analyse_paths([tmp_path / "runs"], Options(n_boot=200))
     df = sections.runs_table(a).data
     assert len(df) == 4  # 2 seats x (three nights, then one)
@@ -51,8 +52,20 @@ def test_history_comparisons_option_reaches_the_comparisons(tmp_path, capsys):
     h_all = every.comparisons[every.comparisons["kind"] == "history"]
     assert set(h_prev["baseline_date"]) == {"2026-11-02"}
     assert set(h_all["baseline_date"]) == {"2026-11-01", "2026-11-02"} and len(h_all) == 2 * len(h_prev)
-    assert main(["analyse", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--quiet",
-                 "--history-comparisons", "all"]) == 0
+    assert (
+        main(
+            [
+                "analyse",
+                str(tmp_path / "runs"),
+                "--out",
+                str(tmp_path / "out"),
+                "--quiet",
+                "--history-comparisons",
+                "all",
+            ]
+        )
+        == 0
+    )
     import pandas as pd
 
     written = pd.read_csv(tmp_path / "out" / "tables" / "comparisons.csv")

@@ -8,6 +8,7 @@ describe (a prefix-cache hit of 95,941 against 4,711 tok/s fresh, warm-up drift 
 answer, a 153 vs 154 of 164 exam delta), a model named ``<script>alert(1)</script>`` and a
 refused file (built with --skip-bad).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -30,8 +31,7 @@ TITLE = 'Fixture report <b>not bold</b> & "quoted"'
 
 GPU = 102641958912
 PLACE_1 = {"nodes": 1, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 2}
-PLACE_2 = {"nodes": 2, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 4,
-           "interconnect": "200GbE RDMA"}
+PLACE_2 = {"nodes": 2, "gpus_per_node": 2, "gpu_memory_bytes": GPU, "tensor_parallel": 4, "interconnect": "200GbE RDMA"}
 HARNESS = {"name": "in-house", "version": "1.2", "probe": "fixed-512", "max_tokens": 512}
 
 
@@ -44,8 +44,16 @@ def _m(workload, metric, value, unit, concurrency=None, **kw):
 
 
 def _run(run_id, seat, pass_, measurements, **extra):
-    run = {"format": "benchreport.run/1", "run_id": run_id, "date": "2026-09-10", "seat": seat,
-           "harness": HARNESS, "pass": pass_, "warmup_excluded": True, "measurements": measurements}
+    run = {
+        "format": "benchreport.run/1",
+        "run_id": run_id,
+        "date": "2026-09-10",
+        "seat": seat,
+        "harness": HARNESS,
+        "pass": pass_,
+        "warmup_excluded": True,
+        "measurements": measurements,
+    }
     run.update(extra)
     return run
 
@@ -53,39 +61,81 @@ def _run(run_id, seat, pass_, measurements, **extra):
 def write_fixture_runs(folder: Path, *, bad: bool = True) -> Path:
     """The test data set: three seats on one day, one refused file."""
     inc = {"id": "inc-tp2", "model": "Qwen3.8-Flash-Next", "role": "incumbent", "placement": PLACE_1}
-    cand = {"id": "cand-exl3", "model": XSS_MODEL, "quantisation": "EXL3-4.0bpw", "placement": PLACE_1,
-            "checkpoint_bytes": 175.8e9, "settings": {"speculative": True, "prefix_caching": True}}
-    two = {"id": "glm-nvfp4-2node", "model": "GLM-5.3-Flash", "quantisation": "NVFP4",
-           "placement": PLACE_2, "checkpoint_bytes": 204.5e9,
-           "components": [{"name": "DFlash2 drafter", "role": "drafter", "license": "CC-BY-NC-ND-4.0"}]}
+    cand = {
+        "id": "cand-exl3",
+        "model": XSS_MODEL,
+        "quantisation": "EXL3-4.0bpw",
+        "placement": PLACE_1,
+        "checkpoint_bytes": 175.8e9,
+        "settings": {"speculative": True, "prefix_caching": True},
+    }
+    two = {
+        "id": "glm-nvfp4-2node",
+        "model": "GLM-5.3-Flash",
+        "quantisation": "NVFP4",
+        "placement": PLACE_2,
+        "checkpoint_bytes": 204.5e9,
+        "components": [{"name": "DFlash2 drafter", "role": "drafter", "license": "CC-BY-NC-ND-4.0"}],
+    }
     for p, (c1, c4, c16) in enumerate([(120.0, 420.0, 896.9), (121.0, 425.0, 982.5)], 1):
-        ms = [_m("decode", "output_tok_s", c1, "tok/s", 1), _m("decode", "output_tok_s", c4, "tok/s", 4),
-              _m("decode", "output_tok_s", c16, "tok/s", 16),
-              _m("decode", "ttft_ms", 35.0 + p, "ms", 1, statistic="p50"),
-              _m("decode", "decode_tok_s_per_stream", 108.6 + p / 10, "tok/s", 1)]
+        ms = [
+            _m("decode", "output_tok_s", c1, "tok/s", 1),
+            _m("decode", "output_tok_s", c4, "tok/s", 4),
+            _m("decode", "output_tok_s", c16, "tok/s", 16),
+            _m("decode", "ttft_ms", 35.0 + p, "ms", 1, statistic="p50"),
+            _m("decode", "decode_tok_s_per_stream", 108.6 + p / 10, "tok/s", 1),
+        ]
         if p == 1:
             ms.append(_m("prefill", "prefill_tok_s", 7412, "tok/s", context_tokens=31000, fresh_prompt=True))
         extra = {"exams": [{"benchmark": "HumanEval", "correct": 154, "total": 164}]} if p == 1 else {}
         write_run(folder, f"inc-p{p}.json", _run(f"inc-p{p}", inc, p, ms, **extra))
     for p, (c1, c16) in enumerate([(79.4, 700.0), (91.5, 760.0), (104.0, 790.0)], 1):
-        ms = [_m("decode", "output_tok_s", c1, "tok/s", 1), _m("decode", "output_tok_s", c16, "tok/s", 16),
-              _m("decode", "decode_tok_s_per_stream", 112.8, "tok/s", 1)]
+        ms = [
+            _m("decode", "output_tok_s", c1, "tok/s", 1),
+            _m("decode", "output_tok_s", c16, "tok/s", 16),
+            _m("decode", "decode_tok_s_per_stream", 112.8, "tok/s", 1),
+        ]
         extra = {}
         if p == 1:
-            extra = {"exams": [{"benchmark": "HumanEval", "correct": 153, "total": 164}],
-                     "events": [{"kind": "defect", "message": "grammar engine failed " + XSS_NOTE}],
-                     "notes": "operator note " + XSS_NOTE}
+            extra = {
+                "exams": [{"benchmark": "HumanEval", "correct": 153, "total": 164}],
+                "events": [{"kind": "defect", "message": "grammar engine failed " + XSS_NOTE}],
+                "notes": "operator note " + XSS_NOTE,
+            }
         write_run(folder, f"cand-p{p}.json", _run(f"cand-p{p}", cand, p, ms, **extra))
-    ms = [_m("decode", "decode_tok_s_per_stream", v, "tok/s", c) for c, v in ((1, 124.2), (4, 92.7), (8, 74.1), (16, 51.5))]
+    ms = [
+        _m("decode", "decode_tok_s_per_stream", v, "tok/s", c)
+        for c, v in ((1, 124.2), (4, 92.7), (8, 74.1), (16, 51.5))
+    ]
     ms += [_m("decode", "output_tok_s", 117.9, "tok/s", 1), _m("decode", "output_tok_s", 763.9, "tok/s", 16)]
     ms += [_m("decode", "ttft_ms", v, "ms", c) for c, v in ((1, 226), (4, 466), (8, 626), (16, 796))]
-    ms += [_m("prefill", "prefill_tok_s", 4711, "tok/s", context_tokens=31000, fresh_prompt=True),
-           _m("prefill", "prefill_tok_s", 95941, "tok/s", fresh_prompt=False)]
-    run = _run("two-p1", two, 1, ms, events=[
-        {"kind": "fault", "message": "RDMA local-protection fault killed the engine", "concurrency": 16,
-         "reproduced": False}],
-        requests=[{"workload": "decode", "output_tokens": 512, "reasoning_tokens": 512, "content_chars": 0,
-                   "finish_reason": "length"}])
+    ms += [
+        _m("prefill", "prefill_tok_s", 4711, "tok/s", context_tokens=31000, fresh_prompt=True),
+        _m("prefill", "prefill_tok_s", 95941, "tok/s", fresh_prompt=False),
+    ]
+    run = _run(
+        "two-p1",
+        two,
+        1,
+        ms,
+        events=[
+            {
+                "kind": "fault",
+                "message": "RDMA local-protection fault killed the engine",
+                "concurrency": 16,
+                "reproduced": False,
+            }
+        ],
+        requests=[
+            {
+                "workload": "decode",
+                "output_tokens": 512,
+                "reasoning_tokens": 512,
+                "content_chars": 0,
+                "finish_reason": "length",
+            }
+        ],
+    )
     run.pop("warmup_excluded")
     write_run(folder, "two-p1.json", run)
     if bad:
@@ -113,8 +163,14 @@ def shared_dir(tmp_path_factory, name: str) -> tuple[Path, Path]:
 
 def run_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "benchreport", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=str(ROOT), env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(ROOT),
+        env=env,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -127,10 +183,12 @@ def report_build(tmp_path_factory):
             folder.mkdir(parents=True, exist_ok=True)
             data = write_fixture_runs(folder / "data")
             out = folder / "out"
-            proc = run_cli("build", str(data), "--out", str(out), "--title", TITLE,
-                           "--skip-bad", "--figure-formats", "png,svg,pdf")
-            result_file.write_text(json.dumps({"returncode": proc.returncode, "stdout": proc.stdout,
-                                                "stderr": proc.stderr}))
+            proc = run_cli(
+                "build", str(data), "--out", str(out), "--title", TITLE, "--skip-bad", "--figure-formats", "png,svg,pdf"
+            )
+            result_file.write_text(
+                json.dumps({"returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr})
+            )
     r = json.loads(result_file.read_text())
     proc = subprocess.CompletedProcess(["benchreport", "build"], r["returncode"], r["stdout"], r["stderr"])
     return folder / "data", folder / "out", proc
@@ -146,6 +204,7 @@ def pdf_text(path: Path) -> str:
 
 # --- the shared build -------------------------------------------------------------------
 
+
 def test_build_succeeds_quietly(report_build):
     _, out, proc = report_build
     assert proc.returncode == 0, proc.stderr
@@ -156,8 +215,16 @@ def test_build_succeeds_quietly(report_build):
 
 def test_build_writes_every_output(report_build):
     _, out, _ = report_build
-    for name in ("report.html", "report.pdf", "report.ipynb", "flags.json", "refused.json",
-                 "tables/cells.csv", "tables/comparisons.csv", "tables/exam_deltas.csv"):
+    for name in (
+        "report.html",
+        "report.pdf",
+        "report.ipynb",
+        "flags.json",
+        "refused.json",
+        "tables/cells.csv",
+        "tables/comparisons.csv",
+        "tables/exam_deltas.csv",
+    ):
         assert (out / name).is_file(), name
     pngs = sorted(p.stem for p in (out / "figures").glob("*.png"))
     assert pngs and pngs == sorted(p.stem for p in (out / "figures").glob("*.svg"))
@@ -182,18 +249,28 @@ def test_executed_notebook_records_parameters(report_build):
     # executed notebook run again by hand writes beside itself, not into a stray hidden folder
     assert params["out"] == str(out.absolute()) and params["analysis_file"] is None
     from benchreport.thresholds import Thresholds
+
     assert {n for n, _, _ in Thresholds.describe()} <= set(params)
-    assert not [c for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                if o.get("output_type") == "error"]
+    assert not [
+        c for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"
+    ]
 
 
 def test_pdf_has_sections_caveats_and_page_numbers(report_build):
     _, out, _ = report_build
     text = pdf_text(out / "report.pdf")
-    for heading in ("Abstract", "1 Seats and setup", "2 Measured results",
-                    "3 Comparison against the incumbent", "4 Exams", "5 Measurement traps found",
-                    "6 Faults and open defects", "7 What these numbers will not carry",
-                    "8 History across dates", "Appendix: provenance"):
+    for heading in (
+        "Abstract",
+        "1 Seats and setup",
+        "2 Measured results",
+        "3 Comparison against the incumbent",
+        "4 Exams",
+        "5 Measurement traps found",
+        "6 Faults and open defects",
+        "7 What these numbers will not carry",
+        "8 History across dates",
+        "Appendix: provenance",
+    ):
         assert heading in text, heading
     assert "Page 1 of" in text
     n_pages = int(re.search(r"Page 1 of (\d+)", text).group(1))
@@ -275,8 +352,10 @@ def test_svg_figures_are_deterministic(report_build):
     svg = (out / "figures" / "figure-01.svg").read_text()
     assert "<dc:date>" not in svg
     from benchreport.report import figures
+
     # the same figure saved again gives the same bytes
     import pandas as pd
+
     cells = pd.read_csv(out / "tables" / "cells.csv")
     fig = figures.throughput_vs_concurrency(cells, baseline="inc-tp2")
     a = figures.save_figure(fig, out.parent / "svg-a", "figure-01", ("svg", "pdf"))
@@ -310,6 +389,7 @@ def test_pdf_is_reproducible_from_the_html(report_build, tmp_path):
 
 # --- the example data (make report) -------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def example_build(tmp_path_factory):
     folder, lock = shared_dir(tmp_path_factory, "example-build")
@@ -317,8 +397,14 @@ def example_build(tmp_path_factory):
         result_file = folder / "result.json"
         if not result_file.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            proc = run_cli("build", str(ROOT / "data" / "example"), "--out", str(folder / "out"),
-                           "--title", "Example: the fleet paper and the four-node field note")
+            proc = run_cli(
+                "build",
+                str(ROOT / "data" / "example"),
+                "--out",
+                str(folder / "out"),
+                "--title",
+                "Example: the fleet paper and the four-node field note",
+            )
             result_file.write_text(json.dumps({"returncode": proc.returncode, "stderr": proc.stderr}))
     r = json.loads(result_file.read_text())
     assert r["returncode"] == 0, r["stderr"]
@@ -326,22 +412,26 @@ def example_build(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("caveat", [
-    "95,941", "4,711",                    # prefix-cache hit against fresh-prompt prefill
-    "79.4 → 91.5 → 104",                  # EXL3 warm-up drift
-    "896.9 and 982.5",                    # two Qwen passes, both values
-    "763.9",                              # the cross-node figure at 16 streams
-    "204.5 GB",                           # the checkpoint against one node
-    "205.3 GB",
-    "28 of 30",                           # capped answers on 25 Oct
-    "CC-BY-NC-ND-4.0",                    # the non-commercial drafter
-    "RDMA",                               # the unreproduced fabric fault
-    "Grammar-engine failure",             # the open defect
-    "reasoning field",                    # the response-field trap
-    "different models",                   # cross-model comparison
-    "earlier runs",                       # stale exam scores
-    "not measured that day",              # no incumbent beside the field-note seats
-])
+@pytest.mark.parametrize(
+    "caveat",
+    [
+        "95,941",
+        "4,711",  # prefix-cache hit against fresh-prompt prefill
+        "79.4 → 91.5 → 104",  # EXL3 warm-up drift
+        "896.9 and 982.5",  # two Qwen passes, both values
+        "763.9",  # the cross-node figure at 16 streams
+        "204.5 GB",  # the checkpoint against one node
+        "205.3 GB",
+        "28 of 30",  # capped answers on 25 Oct
+        "CC-BY-NC-ND-4.0",  # the non-commercial drafter
+        "RDMA",  # the unreproduced fabric fault
+        "Grammar-engine failure",  # the open defect
+        "reasoning field",  # the response-field trap
+        "different models",  # cross-model comparison
+        "earlier runs",  # stale exam scores
+        "not measured that day",  # no incumbent beside the field-note seats
+    ],
+)
 def test_example_report_states_every_seed_caveat(example_build, caveat):
     _, text = example_build
     assert caveat in text
@@ -361,7 +451,7 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
     file: neither is a choice of the user, and neither path exists once the build is done."""
     _, text = example_build
     start = text.index("Parameters of this build")
-    table = text[start:start + 1500]
+    table = text[start : start + 1500]
     assert ".tmp-" not in table and "analysis.pickle" not in table
     assert "multiplicity" in table and "n_boot" not in table and "seed" not in table  # what took effect only
 

@@ -1,4 +1,5 @@
 """What the report adds to analysis/benchreport/format.py: counts, ranges, fractions, points, levels, workloads."""
+
 from __future__ import annotations
 
 import math

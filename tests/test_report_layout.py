@@ -7,6 +7,7 @@ never scrolls sideways on a 400-pixel screen (headless Chromium).
 The PDF's text layout is read with poppler's ``pdftotext -bbox`` (every word and its box) and
 its pages with pypdf.
 """
+
 from __future__ import annotations
 
 import csv
@@ -38,7 +39,11 @@ EXAMPLE = Path(__file__).parents[1] / "data" / "example"
 def _build(tmp_path_factory, runs, *extra: str) -> Path:
     out = tmp_path_factory.mktemp("layout") / "report"
     runs = [str(r) for r in (runs if isinstance(runs, (list, tuple)) else [runs])]
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", *runs, "--out", str(out), "--quiet", *extra], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "build", *runs, "--out", str(out), "--quiet", *extra],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 
@@ -77,8 +82,12 @@ def words_by_page(pdf: Path) -> list[tuple[float, float, list[tuple[float, float
     for page in re.findall(r"<page (.*?)</page>", html, flags=re.S):
         w = float(re.search(r'width="([\d.]+)"', page).group(1))
         h = float(re.search(r'height="([\d.]+)"', page).group(1))
-        words = [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in re.findall(
-            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', page)]
+        words = [
+            (float(a), float(b), float(c), float(d), t)
+            for a, b, c, d, t in re.findall(
+                r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>', page
+            )
+        ]
         pages.append((w, h, words))
     return pages
 
@@ -242,7 +251,8 @@ def test_html_never_scrolls_sideways_on_a_narrow_screen(harness_report):
         wraps = page.evaluate(
             "() => [...document.querySelectorAll('div.table-wrap')].map(d => ({"
             "right: d.getBoundingClientRect().right, scroll: d.scrollWidth, client: d.clientWidth,"
-            "overflow: getComputedStyle(d).overflowX}))")
+            "overflow: getComputedStyle(d).overflowX}))"
+        )
         images = page.evaluate("() => [...document.images].map(i => i.getBoundingClientRect().right)")
     assert width <= 400, f"the page is {width}px wide on a 400px screen"
     assert wraps and all(w["right"] <= 400 and w["overflow"] == "auto" for w in wraps)
@@ -255,23 +265,27 @@ def test_table1_says_which_seats_and_conditions_it_shows(captures_report):
     its conditions: everything else is in Table A1 (collapsed in the HTML) and tables/cells.csv."""
     html = (captures_report / "report.html").read_text(encoding="utf-8")
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # the text a reader sees
-    m = re.search(r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\);( of (.+?)'s (\d+) "
-                  r"conditions, the (\d+) measured with the most passes;)? Table A1 in the appendix lists every seat",
-                  text)
+    m = re.search(
+        r"This table shows (\d+) of (\d+) seats \(the highest aggregate throughput\);( of (.+?)'s (\d+) "
+        r"conditions, the (\d+) measured with the most passes;)? Table A1 in the appendix lists every seat",
+        text,
+    )
     assert m, "Table 1's note says what it leaves out"
     assert 2 <= int(m.group(1)) < int(m.group(2))
     if m.group(3):  # a seat shown in part says which of its conditions
         assert int(m.group(6)) < int(m.group(5))
 
 
-def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_harness(captures_report,
-                                                                                          example_report):
+def test_a_long_runs_table_goes_to_the_appendix_and_section_1_has_one_row_per_harness(captures_report, example_report):
     html = (captures_report / "report.html").read_text(encoding="utf-8")
-    appendix = html.index('id="Appendix:-provenance"') if 'id="Appendix:-provenance"' in html else \
-        html.index("Appendix: provenance")
+    appendix = (
+        html.index('id="Appendix:-provenance"')
+        if 'id="Appendix:-provenance"' in html
+        else html.index("Appendix: provenance")
+    )
     methods, runs = html.index('id="table-methods"'), html.index('id="table-runs"')
     assert methods < appendix < runs
-    table = html[methods:html.index("</table>", methods)]
+    table = html[methods : html.index("</table>", methods)]
     assert table.count("<tr") - 1 >= 6  # a row per harness, past the heading
     example = (example_report / "report.html").read_text(encoding="utf-8")
     assert 'id="table-methods"' not in example and 'id="table-runs"' in example

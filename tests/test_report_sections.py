@@ -1,4 +1,5 @@
 """Report building blocks without papermill: escaping, numbering, exclusions, fleet scale, figures."""
+
 from __future__ import annotations
 
 import re
@@ -31,6 +32,7 @@ def _html(block) -> str:
 
 # --- escaping ------------------------------------------------------------------------------
 
+
 def test_table_html_escapes_every_cell_caption_and_group():
     df = pd.DataFrame({"seat": ["<b>s</b>"], "Model": [XSS_MODEL], "Note": ['" onmouseover="x']})
     t = sections.Table(df, "caption <i>x</i>", group="seat", numeric=("Model",))
@@ -43,11 +45,21 @@ def test_table_html_escapes_every_cell_caption_and_group():
 
 def test_sections_escape_data_strings(fixture_analysis):
     a = fixture_analysis
-    html = "".join(_html(b) for b in (sections.title_block("<script>t</script>", a), sections.abstract(a),
-                                      sections.seats_table(a), sections.runs_table(a),
-                                      sections.results_table(a), sections.exam_scores_table(a),
-                                      sections.traps(a), *sections.faults(a), sections.limitations(a),
-                                      sections.files_table(a)))
+    html = "".join(
+        _html(b)
+        for b in (
+            sections.title_block("<script>t</script>", a),
+            sections.abstract(a),
+            sections.seats_table(a),
+            sections.runs_table(a),
+            sections.results_table(a),
+            sections.exam_scores_table(a),
+            sections.traps(a),
+            *sections.faults(a),
+            sections.limitations(a),
+            sections.files_table(a),
+        )
+    )
     assert "<script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html
@@ -55,8 +67,12 @@ def test_sections_escape_data_strings(fixture_analysis):
 
 def test_check_offline_rejects_scripts_and_remote_resources():
     render.check_offline('<p>ok</p><img src="data:image/png;base64,AAAA">')
-    for bad in ('<script>1</script>', '<img src="https://x/y.png">', '<link href="//cdn/x.css">',
-                "<style>@import url(x.css)</style>"):
+    for bad in (
+        "<script>1</script>",
+        '<img src="https://x/y.png">',
+        '<link href="//cdn/x.css">',
+        "<style>@import url(x.css)</style>",
+    ):
         with pytest.raises(render.OfflineError):
             render.check_offline(bad)
 
@@ -73,11 +89,19 @@ def test_text_that_looks_like_css_is_not_a_stylesheet():
 
 def test_self_contained_pages_load_data_uris_only():
     """What Chromium may load when it prints the report: data: URIs and in-page anchors only."""
-    render.check_self_contained('<img src="data:image/png;base64,AAAA"><a href="https://example.org">x</a>'
-                                '<a href="#table-1">t</a><style>.x{background:url("data:image/png;base64,AA")}</style>')
-    for bad in ('<img src="/etc/passwd">', "<img alt='x' src=file:///etc/hostname>", '<link href="x.css">',
-                '<img src="data:x" srcset="a.png 2x">', '<div style="background:url(../x.png)">x</div>',
-                "<style>.x{background:url(local.png)}</style>", '<iframe src="other.html">'):
+    render.check_self_contained(
+        '<img src="data:image/png;base64,AAAA"><a href="https://example.org">x</a>'
+        '<a href="#table-1">t</a><style>.x{background:url("data:image/png;base64,AA")}</style>'
+    )
+    for bad in (
+        '<img src="/etc/passwd">',
+        "<img alt='x' src=file:///etc/hostname>",
+        '<link href="x.css">',
+        '<img src="data:x" srcset="a.png 2x">',
+        '<div style="background:url(../x.png)">x</div>',
+        "<style>.x{background:url(local.png)}</style>",
+        '<iframe src="other.html">',
+    ):
         with pytest.raises(render.OfflineError):
             render.check_self_contained(bad)
 
@@ -94,6 +118,7 @@ def test_pdf_fetcher_is_offline():
 
 # --- results --------------------------------------------------------------------------------
 
+
 def test_table1_drops_a_cell_that_still_holds_an_excluded_figure(fixture_analysis):
     """Even if the statistics kept the prefix-cache hit, Table 1 must not show it."""
     a = fixture_analysis
@@ -101,8 +126,15 @@ def test_table1_drops_a_cell_that_still_holds_an_excluded_figure(fixture_analysi
     leaked = a.cells.iloc[[0]].copy()
     leaked[["seat", "workload", "metric", "statistic"]] = ["glm-nvfp4-2node", "prefill", "prefill_tok_s", "max"]
     leaked[["estimate", "values", "n_passes"]] = [95941.0, "95941.0", 1]
-    b = type(a)(a.loaded, a.tables, pd.concat([a.cells, leaked], ignore_index=True), a.comparisons,
-                a.exam_deltas, a.flags, a.options)
+    b = type(a)(
+        a.loaded,
+        a.tables,
+        pd.concat([a.cells, leaked], ignore_index=True),
+        a.comparisons,
+        a.exam_deltas,
+        a.flags,
+        a.options,
+    )
     html = _html(sections.results_table(b))
     assert "95,941" not in html and "4,711" in html
     assert "excluded from this table" in html
@@ -118,10 +150,17 @@ def test_abstract_states_headline_ci_and_strongest_caveat(fixture_analysis):
 
 def test_no_incumbent_means_no_comparison(tmp_path):
     for p, v in enumerate((47.7, 48.1), 1):
-        run = {"format": "benchreport.run/1", "run_id": f"c-{p}", "date": "2026-10-25",
-               "seat": {"id": "cand", "model": "GLM"}, "harness": {"name": "x"}, "pass": p,
-               "measurements": [{"workload": "code", "concurrency": 1, "metric": "decode_tok_s_per_stream",
-                                 "value": v, "unit": "tok/s"}]}
+        run = {
+            "format": "benchreport.run/1",
+            "run_id": f"c-{p}",
+            "date": "2026-10-25",
+            "seat": {"id": "cand", "model": "GLM"},
+            "harness": {"name": "x"},
+            "pass": p,
+            "measurements": [
+                {"workload": "code", "concurrency": 1, "metric": "decode_tok_s_per_stream", "value": v, "unit": "tok/s"}
+            ],
+        }
         write_run(tmp_path, f"c-{p}.json", run)
     a = analyse(load([str(tmp_path)]), Options(n_boot=200))
     assert a.baseline is None
@@ -143,19 +182,34 @@ def test_report_open_refuses_bad_files_unless_skip_bad(tmp_path):
 
 def test_report_numbers_tables_and_figures_and_names_files_by_counter(fixture_analysis, tmp_path):
     rep = Report(fixture_analysis, out=tmp_path, title=XSS_MODEL, display=False)
-    rep.show(sections.results_table(fixture_analysis), sections.throughput_figure(fixture_analysis),
-             sections.comparison_table(fixture_analysis), sections.per_pass_figure(fixture_analysis),
-             sections.files_table(fixture_analysis), None)
+    rep.show(
+        sections.results_table(fixture_analysis),
+        sections.throughput_figure(fixture_analysis),
+        sections.comparison_table(fixture_analysis),
+        sections.per_pass_figure(fixture_analysis),
+        sections.files_table(fixture_analysis),
+        None,
+    )
     html = rep.html()
     assert re.findall(r"(Table \d+|Table A\d+|Figure \d+)\.</span>", html) == [
-        "Table 1", "Figure 1", "Table 2", "Figure 2", "Table A1"]
+        "Table 1",
+        "Figure 1",
+        "Table 2",
+        "Figure 2",
+        "Table A1",
+    ]
     assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == [
-        "figure-01.png", "figure-01.svg", "figure-02.png", "figure-02.svg"]
+        "figure-01.png",
+        "figure-01.svg",
+        "figure-02.png",
+        "figure-02.svg",
+    ]
     with pytest.raises(TypeError):
         rep.show("a plain string is not safe to show")
 
 
 # --- fleet scale ------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
@@ -163,20 +217,45 @@ def fleet(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fleet")
     rng = np.random.default_rng(0)
     for s in range(50):
-        seat = {"id": f"fleet-seat-{s:02d}-with-a-long-descriptive-name", "model": f"Model-{s % 5}",
-                "role": "incumbent" if s == 0 else "candidate",
-                "placement": {"nodes": 1, "gpus_per_node": 2, "tensor_parallel": 2}}
+        seat = {
+            "id": f"fleet-seat-{s:02d}-with-a-long-descriptive-name",
+            "model": f"Model-{s % 5}",
+            "role": "incumbent" if s == 0 else "candidate",
+            "placement": {"nodes": 1, "gpus_per_node": 2, "tensor_parallel": 2},
+        }
         base = 80 + 3 * s
         for p in range(1, 4):
             ms = []
             for c in (1, 4, 16, 64):
-                ms.append({"workload": "decode", "concurrency": c, "metric": "output_tok_s", "unit": "tok/s",
-                           "value": float(base * c ** 0.7 * (1 + 0.02 * rng.standard_normal()))})
-                ms.append({"workload": "decode", "concurrency": c, "metric": "ttft_ms", "unit": "ms",
-                           "statistic": "p50", "value": float(30 + 5 * c + rng.uniform(0, 3))})
-            run = {"format": "benchreport.run/1", "run_id": f"s{s:02d}-p{p}", "date": "2026-11-01",
-                   "seat": seat, "harness": {"name": "in-house", "probe": "fixed-512"}, "pass": p,
-                   "warmup_excluded": True, "measurements": ms}
+                ms.append(
+                    {
+                        "workload": "decode",
+                        "concurrency": c,
+                        "metric": "output_tok_s",
+                        "unit": "tok/s",
+                        "value": float(base * c**0.7 * (1 + 0.02 * rng.standard_normal())),
+                    }
+                )
+                ms.append(
+                    {
+                        "workload": "decode",
+                        "concurrency": c,
+                        "metric": "ttft_ms",
+                        "unit": "ms",
+                        "statistic": "p50",
+                        "value": float(30 + 5 * c + rng.uniform(0, 3)),
+                    }
+                )
+            run = {
+                "format": "benchreport.run/1",
+                "run_id": f"s{s:02d}-p{p}",
+                "date": "2026-11-01",
+                "seat": seat,
+                "harness": {"name": "in-house", "probe": "fixed-512"},
+                "pass": p,
+                "warmup_excluded": True,
+                "measurements": ms,
+            }
             write_run(folder, f"s{s:02d}-p{p}.json", run)
     return analyse(load([str(folder)]), Options(n_boot=200))
 
@@ -216,13 +295,26 @@ def test_fleet_appendix_has_one_row_per_seat_and_cell_with_statistics_as_columns
     every = sections.all_cells_table(a)
     n_cells = cells.groupby(["seat", "workload", "concurrency", "metric"]).ngroups
     assert len(cells) >= 3 * n_cells and len(every) == n_cells == 25 * 2 * 5
-    assert list(every.data.columns) == ["seat", "Metric", "Conc.", "n", "Mean", "95% CI", "p50", "p90", "p95",
-                                        "Per pass, in order"]
+    assert list(every.data.columns) == [
+        "seat",
+        "Metric",
+        "Conc.",
+        "n",
+        "Mean",
+        "95% CI",
+        "p50",
+        "p90",
+        "p95",
+        "Per pass, in order",
+    ]
     assert every.dense and every.kind == "appendix"
     assert "tables/cells.csv" in every.note
     # the figures are the cells' own: one row checked against the long table
-    row = every.data[(every.data["seat"].str.startswith("seat-003 ")) & (every.data["Metric"] == "TTFT (ms)") &
-                     (every.data["Conc."] == "4")].iloc[0]
+    row = every.data[
+        (every.data["seat"].str.startswith("seat-003 "))
+        & (every.data["Metric"] == "TTFT (ms)")
+        & (every.data["Conc."] == "4")
+    ].iloc[0]
     cell = cells[(cells["seat"] == "seat-003") & (cells["metric"] == "ttft_ms") & (cells["concurrency"] == 4)]
     est = dict(zip(cell["statistic"], cell["estimate"]))
     assert row["Mean"] == fmt.num(est["mean"]) and row["p95"] == fmt.num(est["p95"])
@@ -241,10 +333,24 @@ def test_fleet_comparisons_appendix_has_one_row_per_candidate_and_cell(fleet_req
     every = sections.all_comparisons_table(a)
     n_rows = c.groupby(["candidate", "workload", "concurrency", "metric"]).ngroups
     assert len(every) == n_rows < len(c)
-    assert list(every.data.columns) == ["candidate", "Metric", "Conc.", "Baseline", "Candidate", "Ratio", "95% CI",
-                                        "Verdict", "p50", "p90", "p95"]
-    row = every.data[(every.data["candidate"] == f"seat-007 vs {a.baseline}") &
-                     (every.data["Metric"] == "ITL (ms)") & (every.data["Conc."] == "1")].iloc[0]
+    assert list(every.data.columns) == [
+        "candidate",
+        "Metric",
+        "Conc.",
+        "Baseline",
+        "Candidate",
+        "Ratio",
+        "95% CI",
+        "Verdict",
+        "p50",
+        "p90",
+        "p95",
+    ]
+    row = every.data[
+        (every.data["candidate"] == f"seat-007 vs {a.baseline}")
+        & (every.data["Metric"] == "ITL (ms)")
+        & (every.data["Conc."] == "1")
+    ].iloc[0]
     comp = c[(c["candidate"] == "seat-007") & (c["metric"] == "itl_ms") & (c["concurrency"] == 1)]
     by_stat = {r["statistic"]: r for _, r in comp.iterrows()}
     assert row["Ratio"] == fmt.ratio3(by_stat["mean"]["ratio"])
@@ -278,8 +384,9 @@ def test_table1_is_the_headline_summary_and_table_a1_has_every_statistic(fixture
     # one row per seat, workload and concurrency; each figure is a cell's own estimate
     assert not t1.data.duplicated(["seat", "Workload", "Conc."]).any()
     cells = a.cells
-    out = cells[(cells["metric"] == "output_tok_s") & (cells["statistic"] == "mean") &
-                cells["estimate"].map(fmt.finite)]
+    out = cells[
+        (cells["metric"] == "output_tok_s") & (cells["statistic"] == "mean") & cells["estimate"].map(fmt.finite)
+    ]
     shown = " ".join(t1.data[[h for h in heads if h.startswith("Throughput")][0]])
     for v, n, values in zip(out["estimate"], out["n_passes"], out["values"]):
         if n == 2:  # two passes show both values, not a mean
@@ -321,9 +428,22 @@ def test_fleet_figures_stay_readable(fleet):
 
 # --- figures --------------------------------------------------------------------------------------
 
+
 def test_figures_return_none_without_data():
-    empty = pd.DataFrame(columns=["seat", "workload", "concurrency", "metric", "statistic", "estimate",
-                                  "ci_low", "ci_high", "values", "n_passes"])
+    empty = pd.DataFrame(
+        columns=[
+            "seat",
+            "workload",
+            "concurrency",
+            "metric",
+            "statistic",
+            "estimate",
+            "ci_low",
+            "ci_high",
+            "values",
+            "n_passes",
+        ]
+    )
     assert figures.throughput_vs_concurrency(empty) is None
     assert figures.per_pass_values(empty) is None
     assert figures.cell_dotplot(empty, "decode_tok_s_per_stream") is None
@@ -347,10 +467,20 @@ def test_save_figure_names_and_formats(fixture_analysis, tmp_path):
 
 
 def test_mathtext_in_data_is_text(tmp_path):
-    cells = pd.DataFrame({"seat": ["$\\alpha$-seat", "$\\alpha$-seat"], "workload": ["w", "w"],
-                          "concurrency": [1, 4], "metric": ["output_tok_s"] * 2, "statistic": ["mean"] * 2,
-                          "estimate": [1.0, 2.0], "ci_low": [np.nan] * 2, "ci_high": [np.nan] * 2,
-                          "values": ["1.0", "2.0"], "n_passes": [1, 1]})
+    cells = pd.DataFrame(
+        {
+            "seat": ["$\\alpha$-seat", "$\\alpha$-seat"],
+            "workload": ["w", "w"],
+            "concurrency": [1, 4],
+            "metric": ["output_tok_s"] * 2,
+            "statistic": ["mean"] * 2,
+            "estimate": [1.0, 2.0],
+            "ci_low": [np.nan] * 2,
+            "ci_high": [np.nan] * 2,
+            "values": ["1.0", "2.0"],
+            "n_passes": [1, 1],
+        }
+    )
     fig = figures.throughput_vs_concurrency(cells)
     figures.save_figure(fig, tmp_path, "f", ("svg",))
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
@@ -368,14 +498,21 @@ def test_formatting():
 
 
 def test_history_of_a_seat_across_dates(tmp_path):
-    for i, (day, vals) in enumerate((("2026-09-01", (880.0, 890.0)), ("2026-09-10", (896.9, 982.5)),
-                                     ("2026-10-01", (940.0, 950.0)))):
+    for i, (day, vals) in enumerate(
+        (("2026-09-01", (880.0, 890.0)), ("2026-09-10", (896.9, 982.5)), ("2026-10-01", (940.0, 950.0)))
+    ):
         for p, v in enumerate(vals, 1):
-            run = {"format": "benchreport.run/1", "run_id": f"q-{i}-{p}", "date": day,
-                   "seat": {"id": "qwen-tp2", "model": "Qwen", "role": "incumbent"},
-                   "harness": {"name": "x"}, "pass": p,
-                   "measurements": [{"workload": "decode", "concurrency": 16, "metric": "output_tok_s",
-                                     "value": v, "unit": "tok/s"}]}
+            run = {
+                "format": "benchreport.run/1",
+                "run_id": f"q-{i}-{p}",
+                "date": day,
+                "seat": {"id": "qwen-tp2", "model": "Qwen", "role": "incumbent"},
+                "harness": {"name": "x"},
+                "pass": p,
+                "measurements": [
+                    {"workload": "decode", "concurrency": 16, "metric": "output_tok_s", "value": v, "unit": "tok/s"}
+                ],
+            }
             write_run(tmp_path / "data", f"q-{i}-{p}.json", run)
     a = analyse(load([str(tmp_path / "data")]), Options(n_boot=200))
     block = sections.history_figure(a)
@@ -410,20 +547,31 @@ def test_flags_are_ordered_by_severity_then_the_codes_tables_priority(fixture_an
 
 # --- Table 1 on one page (issue 27) -------------------------------------------------------------
 
+
 def _summary_rows(seat: str, n: int, passes: list[str] | None = None, long: bool = False) -> pd.DataFrame:
     workload = "decode (a harness, chat, 32±4 → 16 tok fixed, streaming, synthetic #4be6a0)" if long else "decode"
-    return pd.DataFrame({"seat": [seat] * n, "Workload": [f"{workload} {i}" for i in range(n)],
-                         "Conc.": [str(i) for i in range(n)], "Passes": passes or ["1"] * n})
+    return pd.DataFrame(
+        {
+            "seat": [seat] * n,
+            "Workload": [f"{workload} {i}" for i in range(n)],
+            "Conc.": [str(i) for i in range(n)],
+            "Passes": passes or ["1"] * n,
+        }
+    )
 
 
 def test_a_long_workload_counts_as_the_lines_it_wraps_to():
     from benchreport.report.sections.summary import WORKLOAD_LINE, row_lines
-    df = pd.DataFrame({"Workload": ["decode", "x" * WORKLOAD_LINE, "x" * (WORKLOAD_LINE + 1), "x" * (3 * WORKLOAD_LINE)]})
+
+    df = pd.DataFrame(
+        {"Workload": ["decode", "x" * WORKLOAD_LINE, "x" * (WORKLOAD_LINE + 1), "x" * (3 * WORKLOAD_LINE)]}
+    )
     assert row_lines(df).tolist() == [1, 1, 2, 3]
 
 
 def test_table1_keeps_whole_seats_in_rank_order_while_they_fit():
     from benchreport.report.sections.summary import fit_summary
+
     df = pd.concat([_summary_rows("a", 5), _summary_rows("b", 10), _summary_rows("c", 3)], ignore_index=True)
     # each seat costs its rows and a heading line: b (11) and c (4) fit in 16, a (6) then does not
     out, shown, part = fit_summary(df, ["b", "c", "a"], max_lines=16)
@@ -435,6 +583,7 @@ def test_table1_keeps_whole_seats_in_rank_order_while_they_fit():
 
 def test_table1_shows_two_seats_the_second_with_its_best_measured_conditions():
     from benchreport.report.sections.summary import fit_summary
+
     passes = ["1", "3", "1", "2", "5", "1", "1", "1–2", "1", "1"]
     df = pd.concat([_summary_rows("top", 4), _summary_rows("big", 10, passes)], ignore_index=True)
     out, shown, part = fit_summary(df, ["top", "big"], max_lines=10)
@@ -447,6 +596,7 @@ def test_table1_shows_two_seats_the_second_with_its_best_measured_conditions():
 
 def test_table1_leaves_room_for_a_second_seat_when_the_first_is_too_long():
     from benchreport.report.sections.summary import fit_summary
+
     df = pd.concat([_summary_rows("huge", 30, long=True), _summary_rows("small", 3)], ignore_index=True)
     out, shown, part = fit_summary(df, ["huge", "small"], max_lines=20)
     assert shown == ["huge", "small"] and "small" not in part
@@ -476,11 +626,13 @@ def test_blocks_render_whatever_was_imported_first_and_the_build_starts_light():
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "import benchreport.report.build\n"
-            "heavy = sorted(m for m in ('matplotlib', 'benchreport.report.sections', 'nbconvert', 'papermill') "
-            "if m in sys.modules)\n"
-            "from benchreport.report.sections.blocks import Paragraph, Prose\n"
-            "print(heavy, str(Prose((Paragraph(('a <b>',)),))))\n")
+    code = (
+        "import sys\n"
+        "import benchreport.report.build\n"
+        "heavy = sorted(m for m in ('matplotlib', 'benchreport.report.sections', 'nbconvert', 'papermill') "
+        "if m in sys.modules)\n"
+        "from benchreport.report.sections.blocks import Paragraph, Prose\n"
+        "print(heavy, str(Prose((Paragraph(('a <b>',)),))))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("[] ") and "a &lt;b&gt;" in out, out

@@ -1,4 +1,5 @@
 """The report's view-model and its templates: plain data in, escaped HTML out, no HTML in Python."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +19,9 @@ XSS = "<script>alert(1)</script>"
 def test_a_paragraph_is_text_and_identifiers_in_order():
     p = para("Compared against the {} {}; {} seats.", "incumbent", ident("inc-tp2"), "3")
     assert p == Paragraph(("Compared against the incumbent ", Ident("inc-tp2"), "; 3 seats."))
-    assert str(render.prose_html(p)) == '<p>Compared against the incumbent <span class="id">inc-tp2</span>; 3 seats.</p>'
+    assert (
+        str(render.prose_html(p)) == '<p>Compared against the incumbent <span class="id">inc-tp2</span>; 3 seats.</p>'
+    )
     assert para("{}", idents(["a", "b", "c"])).parts == (Ident("a"), ", ", Ident("b"), ", ", Ident("c"))
 
 
@@ -37,9 +40,11 @@ def test_a_paragraph_takes_formatted_text_only():
 
 @pytest.mark.parametrize("text", [XSS, Markup(XSS), '" onmouseover="x', "&amp; & <b>"])
 def test_every_string_of_a_block_is_escaped(text):
-    block = prose(para("{} {}", text, ident(text), css="flag-note", lead=text),
-                  division("finding", [para("{}", text)], heading=text),
-                  sections.blocks.TitleBlock(text, (para("{}", text, css="subtitle"),)))
+    block = prose(
+        para("{} {}", text, ident(text), css="flag-note", lead=text),
+        division("finding", [para("{}", text)], heading=text),
+        sections.blocks.TitleBlock(text, (para("{}", text, css="subtitle"),)),
+    )
     html = str(render.prose_html(block))
     assert "<script>" not in html and "<b>" not in html and 'onmouseover="x' not in html
     assert html.count("&lt;script&gt;") == (7 if "script" in text else 0)

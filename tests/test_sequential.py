@@ -2,6 +2,7 @@
 (Reboussin, DeMets, Kim & Lan 2000; Jennison & Turnbull 2000, Table 2.1), the recursive
 integration against scipy's multivariate normal (Genz's algorithm), the crossing probability
 under the null by Monte Carlo, and `benchreport plan` through the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,14 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from benchreport.stats.sequential import (boundaries, day_summary, exit_probabilities, sequential_look, spending,
-                                          t_boundary)
+from benchreport.stats.sequential import (
+    boundaries,
+    day_summary,
+    exit_probabilities,
+    sequential_look,
+    spending,
+    t_boundary,
+)
 from request_runs import request_records, request_run, write_request_runs
 
 EQUAL5 = np.arange(1, 6) / 5
@@ -32,8 +39,9 @@ def test_pocock_type_spending_matches_its_bounds():
     np.testing.assert_allclose(boundaries(EQUAL5, 0.05, "pocock"), [2.438, 2.427, 2.410, 2.397, 2.386], atol=6e-4)
 
 
-@pytest.mark.parametrize("k, pocock, obf", [(2, 2.178, 1.977), (3, 2.289, 2.004), (4, 2.361, 2.024),
-                                            (5, 2.413, 2.040), (10, 2.555, 2.087)])
+@pytest.mark.parametrize(
+    "k, pocock, obf", [(2, 2.178, 1.977), (3, 2.289, 2.004), (4, 2.361, 2.024), (5, 2.413, 2.040), (10, 2.555, 2.087)]
+)
 def test_classic_pocock_and_obrien_fleming_constants_spend_alpha(k, pocock, obf):
     # Jennison & Turnbull (2000), Table 2.1 (C_P) and Table 2.3 (C_B), two-sided alpha = 0.05:
     # the recursion's crossing probability of those boundaries is 0.05 to the tables' 3 decimals
@@ -42,8 +50,9 @@ def test_classic_pocock_and_obrien_fleming_constants_spend_alpha(k, pocock, obf)
     assert exit_probabilities(t, obf * np.sqrt(k / np.arange(1, k + 1))).sum() == pytest.approx(0.05, abs=4e-4)
 
 
-@pytest.mark.parametrize("t, z", [([0.3, 0.4, 0.5, 0.7, 1.0], [3.9, 3.4, 3.0, 2.5, 2.1]),
-                                  ([0.25, 0.6, 0.9], [2.3, 2.4, 2.2])])
+@pytest.mark.parametrize(
+    "t, z", [([0.3, 0.4, 0.5, 0.7, 1.0], [3.9, 3.4, 3.0, 2.5, 2.1]), ([0.25, 0.6, 0.9], [2.3, 2.4, 2.2])]
+)
 def test_exit_probabilities_match_the_multivariate_normal(t, z):
     # Z_k = B(t_k) / sqrt(t_k): corr(Z_i, Z_j) = sqrt(t_i / t_j); P(no crossing) by Genz's algorithm
     t, z = np.asarray(t), np.asarray(z)
@@ -89,7 +98,7 @@ def test_t_boundary_keeps_the_nominal_level():
 def _welch(a, b):
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     se = math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     return float(b.mean() - a.mean()), se, df
 
 
@@ -125,11 +134,11 @@ def test_statuses_and_the_passes_that_would_settle():
         c = t_boundary(float(z[n - 3]), 2 * n - 2)
         assert (math.exp(d - c * unit * math.sqrt(2 / n)) > 1.02) is clears
     # lower is better (a latency) turns the same interval into worse
-    assert sequential_look(d, 0.005, 18.0, 10, 10, alpha=0.05, max_n=10,
-                           higher_is_better=False).status == "settled: worse"
+    assert (
+        sequential_look(d, 0.005, 18.0, 10, 10, alpha=0.05, max_n=10, higher_is_better=False).status == "settled: worse"
+    )
     assert sequential_look(0.0, 0.002, 18.0, 10, 10, alpha=0.05, max_n=10).status == "settled: within noise"
-    assert sequential_look(0.0, 0.03, 18.0, 10, 10, alpha=0.05, max_n=10).status == \
-        "cannot settle within the maximum"
+    assert sequential_look(0.0, 0.03, 18.0, 10, 10, alpha=0.05, max_n=10).status == "cannot settle within the maximum"
     assert sequential_look(d, math.nan, math.nan, 1, 2, alpha=0.05, max_n=10).status == "needs an interval"
 
 
@@ -151,7 +160,6 @@ def test_day_summary_is_students_t_on_the_date_means():
 
 
 # --- through the CLI ---------------------------------------------------------------------------
-
 
 
 def _runs(folder, *, passes: int, speed: float, dates=("2026-12-01",), day_cv: float = 0.0, seed: int = 0):
@@ -193,8 +201,9 @@ def test_plan_through_the_cli(cli, tmp_path):
 
 
 def test_plan_counts_days_where_the_interval_holds_them(cli, tmp_path):
-    runs = _runs(tmp_path / "runs", passes=3, speed=1.0, dates=("2026-11-29", "2026-11-30", "2026-12-01"),
-                 day_cv=0.03, seed=5)
+    runs = _runs(
+        tmp_path / "runs", passes=3, speed=1.0, dates=("2026-11-29", "2026-11-30", "2026-12-01"), day_cv=0.03, seed=5
+    )
     rows = json.loads(cli("plan", runs, "--quiet", "--format", "json").stdout)
     p = [x for x in rows if x["primary"]][0]
     assert p["unit"] == "days" and (p["baseline_n"], p["candidate_n"]) == (3, 3) and p["df"] == 4
@@ -220,8 +229,9 @@ def test_the_plans_verdict_is_analyses(cli, tmp_path):
     assert cli("analyse", runs, "--out", tmp_path / "a", "--quiet").returncode == 0
     table = pd.read_csv(tmp_path / "a" / "tables" / "comparisons.csv")
     table = table[(table["kind"] == "baseline")]
-    rows = json.loads(cli("plan", runs, "--quiet", "--format", "json", "--metric", ",".join(set(table["metric"])))
-                      .stdout)
+    rows = json.loads(
+        cli("plan", runs, "--quiet", "--format", "json", "--metric", ",".join(set(table["metric"]))).stdout
+    )
     assert len(rows) == len(table)
     got = {(r["metric"], r["statistic"], r["workload"], r["concurrency"]): r["verdict"] for r in rows}
     want = {(r.metric, r.statistic, r.workload, r.concurrency): r.verdict for r in table.itertuples()}

@@ -1,6 +1,7 @@
 """Seat against seat with the variance between sessions (issue 30, "Levels of variance"): the pooled
 between-session variance against statsmodels' MixedLM (REML), the two-level interval's coverage in a
 simulation of the two-level model, and tables/comparisons.csv through the CLI."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,7 @@ from scipy import stats
 
 from benchreport.cli import main
 from benchreport.stats.passes import PassSummary, welch_log_ratio_test
-from benchreport.stats.sessions import (pooled_session_variance, session_variance,
-                                        two_level_log_ratio_test)
+from benchreport.stats.sessions import pooled_session_variance, session_variance, two_level_log_ratio_test
 
 from request_runs import request_records, request_run, write_request_runs
 
@@ -28,8 +28,18 @@ def _summary(logs: np.ndarray) -> PassSummary:
     """A cell's pass summary from the log values of one session (t on n - 1 df)."""
     n, m = logs.shape[0], float(logs.mean())
     se = float(logs.std(ddof=1)) / math.sqrt(n)
-    return PassSummary(estimate=math.exp(m), low=math.nan, high=math.nan, level=0.95, n_passes=n, log_mean=m,
-                       log_se=se, df=float(n - 1), route="t_log", reason="")
+    return PassSummary(
+        estimate=math.exp(m),
+        low=math.nan,
+        high=math.nan,
+        level=0.95,
+        n_passes=n,
+        log_mean=m,
+        log_se=se,
+        df=float(n - 1),
+        route="t_log",
+        reason="",
+    )
 
 
 def _two_seats(rng, *, sessions=3, passes=3, sigma_b=0.04, sigma_w=0.02, shift=0.0):
@@ -91,7 +101,9 @@ def test_two_level_interval_covers_where_welch_does_not(sigma_b):
         welch_hit += welch.low <= 1.0 <= welch.high
         widths.append(math.log(two.high / two.low))
     two_cov, welch_cov = two_hit / reps, welch_hit / reps
-    print(f"sigma_b {sigma_b}: two-level {two_cov:.3f}, Welch {welch_cov:.3f}, median log width {np.median(widths):.3f}")
+    print(
+        f"sigma_b {sigma_b}: two-level {two_cov:.3f}, Welch {welch_cov:.3f}, median log width {np.median(widths):.3f}"
+    )
     assert 0.93 <= two_cov <= 0.99, two_cov  # Satterthwaite's df on 4 between-session df: near 95%
     assert welch_cov < 0.75, welch_cov
 
@@ -106,8 +118,12 @@ def _day_run(rng, seat, date, p, factor, role):
 def test_cli_comparisons_add_the_session_variance(tmp_path):
     rng = np.random.default_rng(11)
     dates = ("2026-11-29", "2026-11-30", "2026-12-01")
-    runs = [_day_run(rng, seat, d, p, f, role) for seat, role in (("a", "incumbent"), ("b", "candidate"))
-            for d, f in zip(dates, np.exp(rng.normal(0, 0.05, 3))) for p in (1, 2, 3)]
+    runs = [
+        _day_run(rng, seat, d, p, f, role)
+        for seat, role in (("a", "incumbent"), ("b", "candidate"))
+        for d, f in zip(dates, np.exp(rng.normal(0, 0.05, 3)))
+        for p in (1, 2, 3)
+    ]
     runs += [_day_run(rng, "c", dates[-1], p, 1.0, "candidate") for p in (1, 2, 3)]
     out = tmp_path / "out"
     assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out), "--quiet"]) == 0
@@ -118,11 +134,15 @@ def test_cli_comparisons_add_the_session_variance(tmp_path):
     row = base[(base["candidate"] == "b") & (base["metric"] == "ttft_ms") & (base["statistic"] == "mean")].iloc[0]
     passes = pd.read_csv(out / "tables" / "passes.csv")
     p = passes[(passes["metric"] == "ttft_ms") & (passes["statistic"] == "mean")]
-    logs = np.stack([np.log(p[p["seat"] == s].sort_values(["date", "pass"])["value"].to_numpy()).reshape(3, 3)
-                     for s in ("a", "b")])
+    logs = np.stack(
+        [np.log(p[p["seat"] == s].sort_values(["date", "pass"])["value"].to_numpy()).reshape(3, 3) for s in ("a", "b")]
+    )
     seat, day, _ = np.indices(logs.shape)
-    fit = smf.mixedlm("y ~ C(seat)", pd.DataFrame({"y": logs.ravel(), "seat": seat.ravel(),
-                                                   "g": (seat * 10 + day).ravel()}), groups="g").fit(reml=True)
+    fit = smf.mixedlm(
+        "y ~ C(seat)",
+        pd.DataFrame({"y": logs.ravel(), "seat": seat.ravel(), "g": (seat * 10 + day).ravel()}),
+        groups="g",
+    ).fit(reml=True)
     s2, latest = float(fit.cov_re.iloc[0, 0]), logs[:, -1]
     assert s2 > 0
     se = math.sqrt(latest[0].var(ddof=1) / 3 + latest[1].var(ddof=1) / 3 + 2 * s2)
@@ -135,8 +155,11 @@ def test_cli_comparisons_add_the_session_variance(tmp_path):
 
 def test_cli_one_session_each_says_passes_only(tmp_path):
     rng = np.random.default_rng(12)
-    runs = [_day_run(rng, seat, "2026-12-01", p, 1.0, role)
-            for seat, role in (("a", "incumbent"), ("b", "candidate")) for p in (1, 2, 3)]
+    runs = [
+        _day_run(rng, seat, "2026-12-01", p, 1.0, role)
+        for seat, role in (("a", "incumbent"), ("b", "candidate"))
+        for p in (1, 2, 3)
+    ]
     out = tmp_path / "out"
     assert main(["analyse", str(write_request_runs(tmp_path / "runs", runs)), "--out", str(out), "--quiet"]) == 0
     comp = pd.read_csv(out / "tables" / "comparisons.csv")
@@ -150,8 +173,12 @@ def test_a_run_store_gives_the_same_intervals(tmp_path):
     from benchreport.store import Store, ingest
 
     rng = np.random.default_rng(13)
-    runs = [_day_run(rng, seat, d, p, f, role) for seat, role in (("a", "incumbent"), ("b", "candidate"))
-            for d, f in zip(("2026-11-30", "2026-12-01"), np.exp(rng.normal(0, 0.05, 2))) for p in (1, 2, 3)]
+    runs = [
+        _day_run(rng, seat, d, p, f, role)
+        for seat, role in (("a", "incumbent"), ("b", "candidate"))
+        for d, f in zip(("2026-11-30", "2026-12-01"), np.exp(rng.normal(0, 0.05, 2)))
+        for p in (1, 2, 3)
+    ]
     folder = write_request_runs(tmp_path / "runs", runs)
     ingest([folder], tmp_path / "store")
     cols = ["metric", "statistic", "ratio", "ci_low", "ci_high", "df", "variance_levels"]

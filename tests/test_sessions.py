@@ -1,5 +1,6 @@
 """Between-session variance (issue 30): the ANOVA estimator of a one-way random-effects model on
 log pass values, against statsmodels' MixedLM, and tables/sessions.csv through the CLI."""
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,7 @@ def test_unbalanced_by_hand_and_truncated_at_zero():
     grand = (n * m).sum() / 6
     msb = (n * (m - grand) ** 2).sum() / 2
     msw = 8.5 / 3
-    n0 = (6 - (n ** 2).sum() / 6) / 2
+    n0 = (6 - (n**2).sum() / 6) / 2
     assert est.within_log_var == pytest.approx(msw)
     assert est.between_log_var == pytest.approx(max(0.0, (msb - msw) / n0))
     flat = session_variance(np.exp([1.0, 3.0, 1.0, 3.0]), [0, 0, 1, 1])
@@ -48,8 +49,11 @@ def test_unbalanced_by_hand_and_truncated_at_zero():
 
 def test_cli_writes_sessions_csv(tmp_path):
     rng = np.random.default_rng(9)
-    runs = [request_run("a", p, request_records(rng, 40), date=d, role="incumbent")
-            for d in ("2026-11-29", "2026-11-30", "2026-12-01") for p in (1, 2, 3)]
+    runs = [
+        request_run("a", p, request_records(rng, 40), date=d, role="incumbent")
+        for d in ("2026-11-29", "2026-11-30", "2026-12-01")
+        for p in (1, 2, 3)
+    ]
     runs += [request_run("b", p, request_records(rng, 40), date="2026-12-01") for p in (1, 2, 3)]
     folder = write_request_runs(tmp_path / "runs", runs)
     out = tmp_path / "out"
@@ -71,8 +75,7 @@ def test_a_run_store_gives_the_same_table(tmp_path):
     from benchreport.store import Store, ingest
 
     rng = np.random.default_rng(10)
-    runs = [request_run("a", p, request_records(rng, 30), date=d) for d in ("2026-11-29", "2026-11-30")
-            for p in (1, 2)]
+    runs = [request_run("a", p, request_records(rng, 30), date=d) for d in ("2026-11-29", "2026-11-30") for p in (1, 2)]
     ingest([write_request_runs(tmp_path / "runs", runs)], tmp_path / "store")
     store = Store.open(tmp_path / "store")
     cached = session_table(analyse_store(store, Options(n_boot=100)).pass_table)

@@ -9,6 +9,7 @@ while a systematic shift of about three Monte-Carlo SDs of a single run (a few
 percent of the CI width) is still caught. Seeds are fixed, so the outcome is
 deterministic.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -18,7 +19,7 @@ import pytest
 from scipy import stats
 
 from benchreport.stats import bootstrap_ci, bootstrap_group, bootstrap_ratio, jackknife_values
-from benchreport.stats._common import key_rng, quantile_sorted
+from benchreport.stats.common import key_rng, quantile_sorted
 from benchreport.stats.bootstrap import DegenerateDataWarning
 
 R = 8
@@ -55,17 +56,29 @@ def _agree(ours: np.ndarray, theirs: np.ndarray, what: str):
     assert np.all(diff <= tol), f"{what}: ours {ours.mean(0)}, scipy {theirs.mean(0)}, tol {tol}"
 
 
-CASES = [(kind, n, stat) for kind in ("normal", "lognormal", "skewed")
-         for n, stat in ((20, "mean"), (20, "p50"), (50, "mean"), (50, "p50"), (50, "p90"),
-                         (200, "mean"), (200, "p90"), (200, "p95"))]
+CASES = [
+    (kind, n, stat)
+    for kind in ("normal", "lognormal", "skewed")
+    for n, stat in (
+        (20, "mean"),
+        (20, "p50"),
+        (50, "mean"),
+        (50, "p50"),
+        (50, "p90"),
+        (200, "mean"),
+        (200, "p90"),
+        (200, "p95"),
+    )
+]
 
 
 @pytest.mark.parametrize("method", ["BCa", "percentile"])
 @pytest.mark.parametrize("kind,n,stat", CASES)
 def test_agrees_with_scipy_within_monte_carlo_error(kind, n, stat, method):
     x = _data(kind, n, seed=n + 1000 * ("normal", "lognormal", "skewed").index(kind))
-    ours = np.array([[r.low, r.high] for r in
-                     (bootstrap_ci(x, stat, method=method, n_resamples=B, rng=100 + i) for i in range(R))])
+    ours = np.array(
+        [[r.low, r.high] for r in (bootstrap_ci(x, stat, method=method, n_resamples=B, rng=100 + i) for i in range(R))]
+    )
     theirs = []
     for i in range(R):
         res = stats.bootstrap((x,), _scipy_stat(stat), method=method, n_resamples=B, rng=i)
@@ -76,8 +89,7 @@ def test_agrees_with_scipy_within_monte_carlo_error(kind, n, stat, method):
 def test_standard_error_agrees_with_scipy():
     x = _data("lognormal", 100, 3)
     ours = np.mean([bootstrap_ci(x, "p50", n_resamples=B, rng=i).standard_error for i in range(R)])
-    theirs = np.mean([stats.bootstrap((x,), _scipy_stat("p50"), n_resamples=B, rng=i).standard_error
-                      for i in range(R)])
+    theirs = np.mean([stats.bootstrap((x,), _scipy_stat("p50"), n_resamples=B, rng=i).standard_error for i in range(R)])
     assert abs(ours - theirs) / theirs < 0.05
 
 
@@ -85,8 +97,7 @@ def test_standard_error_agrees_with_scipy():
 @pytest.mark.parametrize("q", [None, 0.5, 0.9, 0.95, 0.99, 0.37])
 def test_jackknife_closed_form_equals_brute_force(n, q):
     x = np.sort(np.random.default_rng(n).gamma(2.0, 3.0, n))
-    brute = np.array([np.mean(np.delete(x, i)) if q is None else np.quantile(np.delete(x, i), q)
-                      for i in range(n)])
+    brute = np.array([np.mean(np.delete(x, i)) if q is None else np.quantile(np.delete(x, i), q) for i in range(n)])
     np.testing.assert_allclose(jackknife_values(x, q), brute, rtol=1e-13, atol=0)
 
 
@@ -114,8 +125,7 @@ def _implied_indices(first_row, n_resamples, seed):
     """The observations each resample holds: the engine draws ranks in the first row's sort
     order (a uniform draw of ranks is a uniform draw of observations)."""
     order = np.argsort(first_row, kind="stable")
-    r = np.random.default_rng(seed).integers(0, first_row.size, size=(n_resamples, first_row.size),
-                                             dtype=np.int16)
+    r = np.random.default_rng(seed).integers(0, first_row.size, size=(n_resamples, first_row.size), dtype=np.int16)
     return order[r]
 
 
@@ -136,10 +146,8 @@ def test_every_row_and_statistic_equals_numpy_on_the_shared_resamples():
 def test_chunking_does_not_change_the_answer_beyond_monte_carlo_error():
     x = _data("skewed", 300, 1)
     big = [bootstrap_ci(x, "p90", n_resamples=B, rng=i) for i in range(R)]
-    small = [bootstrap_group(x, ("p90",), n_resamples=B, rng=50 + i, chunk_elements=4096).result()
-             for i in range(R)]
-    _agree(np.array([[r.low, r.high] for r in small]), np.array([[r.low, r.high] for r in big]),
-           "chunked")
+    small = [bootstrap_group(x, ("p90",), n_resamples=B, rng=50 + i, chunk_elements=4096).result() for i in range(R)]
+    _agree(np.array([[r.low, r.high] for r in small]), np.array([[r.low, r.high] for r in big]), "chunked")
 
 
 def test_same_seed_same_answer_and_seed_changes_it():
@@ -196,8 +204,13 @@ def test_ratio_agrees_with_scipy_two_sample_bootstrap():
             ours.append([r.low, r.high])
         theirs = []
         for i in range(R):
-            res = stats.bootstrap((base, cand), lambda b, c, axis=-1: f(c, axis=axis) / f(b, axis=axis),
-                                  method=method, n_resamples=B, rng=i)
+            res = stats.bootstrap(
+                (base, cand),
+                lambda b, c, axis=-1: f(c, axis=axis) / f(b, axis=axis),
+                method=method,
+                n_resamples=B,
+                rng=i,
+            )
             theirs.append([res.confidence_interval.low, res.confidence_interval.high])
         _agree(np.array(ours), np.array(theirs), f"ratio {stat} {method}")
 
@@ -220,5 +233,3 @@ def test_invalid_arguments_raise_value_error_naming_them():
         bootstrap_group(np.ones((2, 3, 4)), "mean")
     with pytest.raises(ValueError, match="rng"):
         bootstrap_ci(x, "mean", rng="seed")
-
-

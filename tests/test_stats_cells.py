@@ -4,6 +4,7 @@ The between-pass interval against scipy's t-test on the log pass values and the
 pooled variance against pingouin's ANOVA; the within-run EWC / Woodruff interval against the
 cosine sums and Student's t written out (issue 30); sectioning against a t-interval over batch means.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,11 +19,9 @@ from benchreport.stats import CELL_COLUMNS, CELL_EXTRA_COLUMNS, PASS_COLUMNS, ce
 from benchreport.thresholds import DEFAULT
 
 try:
-    from tests.stats_fixtures import (measurement, measurements_frame, request_rows, requests_frame,
-                                      simulated_requests)
+    from tests.stats_fixtures import measurement, measurements_frame, request_rows, requests_frame, simulated_requests
 except ImportError:
-    from stats_fixtures import (measurement, measurements_frame, request_rows, requests_frame,
-                                simulated_requests)
+    from stats_fixtures import measurement, measurements_frame, request_rows, requests_frame, simulated_requests
 
 DAY = "2026-09-10"
 NB = 2000  # resamples in these tests: enough to check the wiring, fast
@@ -52,15 +51,38 @@ def test_columns_are_the_spec_columns_then_the_extras():
     cs = estimate_cells(None, requests_frame(_req("A", [1], 30)), n_resamples=NB)
     assert list(cs.cells.columns) == CELL_COLUMNS + CELL_EXTRA_COLUMNS
     assert list(cs.passes.columns) == PASS_COLUMNS
-    assert CELL_COLUMNS == ["seat", "workload", "concurrency", "metric", "statistic", "unit", "n_passes",
-                            "n_obs", "estimate", "ci_low", "ci_high", "ci_level", "ci_method", "values"]
+    assert CELL_COLUMNS == [
+        "seat",
+        "workload",
+        "concurrency",
+        "metric",
+        "statistic",
+        "unit",
+        "n_passes",
+        "n_obs",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "ci_level",
+        "ci_method",
+        "values",
+    ]
     assert str(cs.cells["concurrency"].dtype) == "Int64"
 
 
 def test_request_metrics_derive_decode_speed_and_drop_failed_requests():
-    rows = request_rows("A", DAY, 1, "decode", 1, ttft_ms=[40, 50, 60, 70], e2e_latency_ms=[1040, 2050, 60, 900],
-                        output_tokens=[101, 201, 1, 50], error=[None, None, None, "timeout"],
-                        finish_reason=["stop", "length", "stop", "error"])
+    rows = request_rows(
+        "A",
+        DAY,
+        1,
+        "decode",
+        1,
+        ttft_ms=[40, 50, 60, 70],
+        e2e_latency_ms=[1040, 2050, 60, 900],
+        output_tokens=[101, 201, 1, 50],
+        error=[None, None, None, "timeout"],
+        finish_reason=["stop", "length", "stop", "error"],
+    )
     rm = request_metrics(requests_frame(rows))
     assert len(rm) == 3  # the failed request is gone
     np.testing.assert_allclose(rm["decode_tok_s_per_stream"].to_numpy()[:2], [100.0, 100.0])
@@ -68,8 +90,17 @@ def test_request_metrics_derive_decode_speed_and_drop_failed_requests():
 
 
 def test_failed_requests_are_counted_and_left_out_of_the_statistics():
-    rows = request_rows("A", DAY, 1, "decode", 1, [40.0] * 60 + [1.0] * 40, [1040.0] * 60 + [2.0] * 40,
-                        [101] * 100, error=[None] * 60 + ["HTTP 400"] * 40)
+    rows = request_rows(
+        "A",
+        DAY,
+        1,
+        "decode",
+        1,
+        [40.0] * 60 + [1.0] * 40,
+        [1040.0] * 60 + [2.0] * 40,
+        [101] * 100,
+        error=[None] * 60 + ["HTTP 400"] * 40,
+    )
     out = cells(None, requests_frame(rows), n_resamples=NB)
     row = _cell(out, metric="ttft_ms", statistic="mean")
     assert row["estimate"] == 40.0 and row["n_obs"] == 60
@@ -92,8 +123,10 @@ def _ewc_by_hand(x: np.ndarray, b: int) -> float:
     """The EWC long-run variance with its cosine sums written out (no FFT)."""
     n = len(x)
     t = np.arange(1, n + 1)
-    lam = [math.sqrt(2.0 / n) * float(np.sum(np.cos(math.pi * j * (t - 0.5) / n) * (x - x.mean())))
-           for j in range(1, b + 1)]
+    lam = [
+        math.sqrt(2.0 / n) * float(np.sum(np.cos(math.pi * j * (t - 0.5) / n) * (x - x.mean())))
+        for j in range(1, b + 1)
+    ]
     return float(np.mean(np.square(lam)))
 
 
@@ -115,8 +148,12 @@ def test_within_run_interval_is_ewc_t_and_woodruff_whatever_the_correlation():
     assert p90["within_low"] == pytest.approx(np.quantile(x, 0.9 - t * sp), rel=1e-9)
     assert p90["within_high"] == pytest.approx(np.quantile(x, min(1.0, 0.9 + t * sp)), rel=1e-9)
     # the same requests in a random order: the same method (no pre-test), a narrower interval
-    iid = cells(None, requests_frame([{**r, "start_ms": np.nan} for r in
-                                       np.random.default_rng(0).permutation(np.array(rows, dtype=object))]))
+    iid = cells(
+        None,
+        requests_frame(
+            [{**r, "start_ms": np.nan} for r in np.random.default_rng(0).permutation(np.array(rows, dtype=object))]
+        ),
+    )
     narrow = _cell(iid, metric="decode_tok_s_per_stream", statistic="mean")
     assert narrow["within_method"] == mean["within_method"]
     assert narrow["within_high"] - narrow["within_low"] < 0.8 * (mean["within_high"] - mean["within_low"])
@@ -152,7 +189,9 @@ def test_small_single_pass_gets_a_within_run_ewc_t_for_the_mean_and_nothing_for_
     se = math.sqrt(_ewc_by_hand(x, 2) / len(x))
     t = stats.t.ppf(0.975, 2)
     assert mean["within_method"].startswith("t with EWC long-run variance over requests in send order (B=2, df=2)")
-    assert mean["within_low"] == pytest.approx(x.mean() - t * se) and mean["within_high"] == pytest.approx(x.mean() + t * se)
+    assert mean["within_low"] == pytest.approx(x.mean() - t * se) and mean["within_high"] == pytest.approx(
+        x.mean() + t * se
+    )
     p50 = _cell(out, metric="e2e_latency_ms", statistic="p50")
     assert p50["within_method"] == f"none: n < {DEFAULT.min_obs}" and pd.isna(p50["within_low"])
 
@@ -168,8 +207,9 @@ def test_only_supported_tail_quantiles_are_computed():
 
 def test_three_passes_geometric_mean_log_t_median_and_range():
     vals = [310.0, 905.0, 520.0]
-    ms = measurements_frame([measurement("A", DAY, p + 1, "decode", "output_tok_s", v, concurrency=16)
-                             for p, v in enumerate(vals)])
+    ms = measurements_frame(
+        [measurement("A", DAY, p + 1, "decode", "output_tok_s", v, concurrency=16) for p, v in enumerate(vals)]
+    )
     row = _cell(cells(ms), metric="output_tok_s")
     lv = np.log(vals)
     ref = stats.ttest_1samp(lv, 0).confidence_interval(0.95)
@@ -183,8 +223,12 @@ def test_three_passes_geometric_mean_log_t_median_and_range():
 
 
 def test_two_passes_give_both_values_and_no_ci():
-    ms = measurements_frame([measurement("A", DAY, 2, "decode", "output_tok_s", 910.0, concurrency=16),
-                             measurement("A", DAY, 1, "decode", "output_tok_s", 896.9, concurrency=16)])
+    ms = measurements_frame(
+        [
+            measurement("A", DAY, 2, "decode", "output_tok_s", 910.0, concurrency=16),
+            measurement("A", DAY, 1, "decode", "output_tok_s", 896.9, concurrency=16),
+        ]
+    )
     row = _cell(cells(ms), metric="output_tok_s")
     assert row["ci_method"] == "none: two passes, both values reported"
     assert row["values"] == "896.9;910.0" and pd.isna(row["ci_low"]) and row["n_passes"] == 2
@@ -216,10 +260,16 @@ def test_few_passes_borrow_the_pass_variance_of_other_dates():
 def test_the_harness_figure_is_shown_as_printed_beside_our_recomputation():
     rows = _req("A", [1], 200, seed=2)
     ours = request_metrics(requests_frame(rows))["decode_tok_s_per_stream"].mean()
-    ms = measurements_frame([measurement("A", DAY, 1, "decode", "decode_tok_s_per_stream", 70.2, concurrency=1,
-                                         run_id=rows[0]["run_id"], n=200),
-                             measurement("A", DAY, 1, "decode", "ttft_ms", 99.0, concurrency=1,
-                                         statistic="max", run_id=rows[0]["run_id"])])
+    ms = measurements_frame(
+        [
+            measurement(
+                "A", DAY, 1, "decode", "decode_tok_s_per_stream", 70.2, concurrency=1, run_id=rows[0]["run_id"], n=200
+            ),
+            measurement(
+                "A", DAY, 1, "decode", "ttft_ms", 99.0, concurrency=1, statistic="max", run_id=rows[0]["run_id"]
+            ),
+        ]
+    )
     cs = estimate_cells(ms, requests_frame(rows), n_resamples=NB)
     row = _cell(cs.cells, metric="decode_tok_s_per_stream", statistic="mean")
     assert row["estimate"] == 70.2 and row["reported"] == 70.2
@@ -246,10 +296,12 @@ def test_harnesses_and_probes_are_separate_cells():
 
 
 def test_single_aggregate_and_published_ci():
-    ms = measurements_frame([
-        measurement("A", DAY, 1, "decode", "output_tok_s", 896.9, concurrency=16),
-        measurement("A", DAY, 1, "prefill", "prefill_tok_s", 98.9, ci_low=95.7, ci_high=102.1, ci_level=0.9),
-    ])
+    ms = measurements_frame(
+        [
+            measurement("A", DAY, 1, "decode", "output_tok_s", 896.9, concurrency=16),
+            measurement("A", DAY, 1, "prefill", "prefill_tok_s", 98.9, ci_low=95.7, ci_high=102.1, ci_level=0.9),
+        ]
+    )
     out = cells(ms)
     one = _cell(out, metric="output_tok_s")
     assert one["ci_method"] == "none: single pass" and one["source"] == "reported"
@@ -273,10 +325,12 @@ def test_sectioning_for_very_long_passes_matches_batch_means():
 
 
 def test_conditions_are_separate_cells():
-    ms = measurements_frame([
-        measurement("A", DAY, 1, "init", "engine_init_s", 61.0, condition="cold"),
-        measurement("A", DAY, 1, "init", "engine_init_s", 19.0, condition="warm"),
-    ])
+    ms = measurements_frame(
+        [
+            measurement("A", DAY, 1, "init", "engine_init_s", 61.0, condition="cold"),
+            measurement("A", DAY, 1, "init", "engine_init_s", 19.0, condition="warm"),
+        ]
+    )
     out = cells(ms)
     assert set(out["workload"]) == {"init:cold", "init:warm"}
     assert _cell(out, workload="init:cold")["condition"] == "cold"
@@ -284,11 +338,13 @@ def test_conditions_are_separate_cells():
 
 
 def test_only_the_latest_date_of_each_seat():
-    ms = measurements_frame([
-        measurement("A", "2026-09-01", 1, "decode", "output_tok_s", 800.0, concurrency=16),
-        measurement("A", "2026-09-10", 1, "decode", "output_tok_s", 900.0, concurrency=16),
-        measurement("A", "2026-09-01", 1, "prefill", "prefill_tok_s", 7000.0),
-    ])
+    ms = measurements_frame(
+        [
+            measurement("A", "2026-09-01", 1, "decode", "output_tok_s", 800.0, concurrency=16),
+            measurement("A", "2026-09-10", 1, "decode", "output_tok_s", 900.0, concurrency=16),
+            measurement("A", "2026-09-01", 1, "prefill", "prefill_tok_s", 7000.0),
+        ]
+    )
     cs = estimate_cells(ms)
     assert len(cs.cells) == 1 and cs.cells.iloc[0]["estimate"] == 900.0 and cs.cells.iloc[0]["date"] == "2026-09-10"
     assert len(cs.dated) == 3
@@ -296,11 +352,13 @@ def test_only_the_latest_date_of_each_seat():
 
 
 def test_all_values_equal_and_non_positive():
-    ms = measurements_frame([measurement("A", DAY, p, "decode", "output_tok_s", 900.0, concurrency=1)
-                             for p in (1, 2, 3)])
+    ms = measurements_frame(
+        [measurement("A", DAY, p, "decode", "output_tok_s", 900.0, concurrency=1) for p in (1, 2, 3)]
+    )
     assert _cell(cells(ms), metric="output_tok_s")["ci_method"] == "none: all values equal"
-    zero = measurements_frame([measurement("A", DAY, p, "decode", "ttft_ms", v, concurrency=1)
-                               for p, v in ((1, 0.0), (2, 3.0), (3, 4.0))])
+    zero = measurements_frame(
+        [measurement("A", DAY, p, "decode", "ttft_ms", v, concurrency=1) for p, v in ((1, 0.0), (2, 3.0), (3, 4.0))]
+    )
     assert _cell(cells(zero), metric="ttft_ms")["ci_method"] == "none: non-positive pass values"
 
 

@@ -1,4 +1,5 @@
 """comparisons(): ratio CIs and p-values against scipy, the verdict rules, multiplicity, primary cells."""
+
 from __future__ import annotations
 
 import math
@@ -9,17 +10,22 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchreport.stats import (COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, PrimaryCell, comparisons,
-                            estimate_cells, verdict, verdict_reason)
+from benchreport.stats import (
+    COMPARISON_COLUMNS,
+    COMPARISON_EXTRA_COLUMNS,
+    PrimaryCell,
+    comparisons,
+    estimate_cells,
+    verdict,
+    verdict_reason,
+)
 from benchreport.stats.multiplicity import adjust
 from benchreport.thresholds import DEFAULT
 
 try:
-    from tests.stats_fixtures import (measurement, measurements_frame, requests_frame, seats_frame,
-                                      simulated_requests)
+    from tests.stats_fixtures import measurement, measurements_frame, requests_frame, seats_frame, simulated_requests
 except ImportError:
-    from stats_fixtures import (measurement, measurements_frame, requests_frame, seats_frame,
-                                simulated_requests)
+    from stats_fixtures import measurement, measurements_frame, requests_frame, seats_frame, simulated_requests
 
 DAY = "2026-09-10"
 NB = 2000
@@ -35,13 +41,13 @@ def _req(seat, passes, n, seed=0, date=DAY, **kw):
 
 
 def _passes(seat, values, *, metric="output_tok_s", concurrency=16, date=DAY):
-    return [measurement(seat, date, p + 1, "decode", metric, v, concurrency=concurrency)
-            for p, v in enumerate(values)]
+    return [measurement(seat, date, p + 1, "decode", metric, v, concurrency=concurrency) for p, v in enumerate(values)]
 
 
 def _compare(ms=None, req=None, seats=SEATS, **kw):
-    cs = estimate_cells(None if ms is None else measurements_frame(ms),
-                        None if req is None else requests_frame(req), n_resamples=NB)
+    cs = estimate_cells(
+        None if ms is None else measurements_frame(ms), None if req is None else requests_frame(req), n_resamples=NB
+    )
     return comparisons(cs, seats, **kw)
 
 
@@ -53,16 +59,23 @@ def _row(df, **key):
     return df[sel].iloc[0]
 
 
-@pytest.mark.parametrize("low,high,hib,expected", [
-    (1.05, 1.20, True, "better"), (1.05, 1.20, False, "worse"),
-    (0.80, 0.95, True, "worse"), (0.80, 0.95, False, "better"),
-    (0.99, 1.015, True, "within_noise"), (0.985, 1.01, False, "within_noise"),
-    (1.005, 1.015, True, "within_noise"),       # significant but inside the noise band
-    (1.005, 1.03, True, "insufficient_data"),   # clears 1, not the noise band (issue 11)
-    (1.021, 1.03, True, "better"),
-    (0.95, 1.10, True, "insufficient_data"), (0.97, 1.03, False, "insufficient_data"),
-    (np.nan, np.nan, True, "insufficient_data"),
-])
+@pytest.mark.parametrize(
+    "low,high,hib,expected",
+    [
+        (1.05, 1.20, True, "better"),
+        (1.05, 1.20, False, "worse"),
+        (0.80, 0.95, True, "worse"),
+        (0.80, 0.95, False, "better"),
+        (0.99, 1.015, True, "within_noise"),
+        (0.985, 1.01, False, "within_noise"),
+        (1.005, 1.015, True, "within_noise"),  # significant but inside the noise band
+        (1.005, 1.03, True, "insufficient_data"),  # clears 1, not the noise band (issue 11)
+        (1.021, 1.03, True, "better"),
+        (0.95, 1.10, True, "insufficient_data"),
+        (0.97, 1.03, False, "insufficient_data"),
+        (np.nan, np.nan, True, "insufficient_data"),
+    ],
+)
 def test_verdict_needs_the_ci_clear_of_the_noise_band(low, high, hib, expected):
     assert verdict(low, high, higher_is_better=hib, noise=0.02) == expected
 
@@ -112,9 +125,14 @@ def test_single_pass_comparisons_are_insufficient_and_keep_a_within_run_ratio():
 
 
 def test_two_passes_and_published_cis_are_insufficient():
-    ms = (_passes("inc", [896.9, 982.5]) + _passes("new", [763.9])
-          + [measurement("inc", DAY, 1, "prefill", "prefill_tok_s", 98.9, ci_low=95.7, ci_high=102.1, ci_level=0.95),
-             measurement("new", DAY, 1, "prefill", "prefill_tok_s", 73.1, ci_low=69.4, ci_high=76.8, ci_level=0.95)])
+    ms = (
+        _passes("inc", [896.9, 982.5])
+        + _passes("new", [763.9])
+        + [
+            measurement("inc", DAY, 1, "prefill", "prefill_tok_s", 98.9, ci_low=95.7, ci_high=102.1, ci_level=0.95),
+            measurement("new", DAY, 1, "prefill", "prefill_tok_s", 73.1, ci_low=69.4, ci_high=76.8, ci_level=0.95),
+        ]
+    )
     out = _compare(ms)
     two = _row(out, metric="output_tok_s")
     assert two["ci_method"] == "none: baseline two passes; candidate single pass"
@@ -140,8 +158,10 @@ def test_holm_across_the_report_and_the_primary_cell():
     assert prim.iloc[0]["p_adj"] == pytest.approx(p_first)
     np.testing.assert_allclose(rest["p_adj"], np.maximum(holm_rest, p_first))
     # one family tested (throughput only): it has the full alpha (issue 43)
-    assert prim.iloc[0]["multiplicity"] == ("throughput family, at the full alpha (the only family tested); "
-                                            "gatekeeping, primary: tested first in its family, at the family's alpha")
+    assert prim.iloc[0]["multiplicity"] == (
+        "throughput family, at the full alpha (the only family tested); "
+        "gatekeeping, primary: tested first in its family, at the family's alpha"
+    )
     assert all("; gatekeeping, secondary" in m for m in rest["multiplicity"])
     assert set(out["family"]) == {"throughput"} and set(out["family_alpha"]) == {0.05}
     at4 = _compare(ms, primary=PrimaryCell(concurrency=4))
@@ -152,13 +172,15 @@ def test_holm_across_the_report_and_the_primary_cell():
 
 def test_history_rows_of_two_dates_give_no_verdict_only_the_two_nights_pass_interval():
     """Two nights of one seat: their passes say nothing of how much nights differ (issue 14)."""
-    ms = (_passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [900, 905, 910], date="2026-09-10"))
+    ms = _passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [900, 905, 910], date="2026-09-10")
     out = _compare(ms)
     hist = _row(out, kind="history")
     assert hist["baseline_date"] == "2026-09-01" and hist["candidate_date"] == "2026-09-10"
     assert hist["verdict"] == "insufficient_data"  # a 12% change is within an assumed 5% night spread's reach
-    assert "assumed night-to-night spread of 5% (history_prior_cv; not measured: 1 earlier date; needs 5)" \
+    assert (
+        "assumed night-to-night spread of 5% (history_prior_cv; not measured: 1 earlier date; needs 5)"
         in hist["ci_method"]
+    )
     # the pass-level interval of these two nights, as scipy's Welch test on the logs gives it
     lb, lc = np.log([800, 805, 810]), np.log([900, 905, 910])
     res = stats.ttest_ind(lc, lb, equal_var=False)
@@ -213,7 +235,7 @@ def test_a_stable_seat_with_night_to_night_variation_is_not_called_better_or_wor
         ms = _nights("new", 10, rng, night_cv=0.03, pass_cv=0.005)
         hist = _row(_compare(ms), kind="history")
         calls += hist["verdict"] in ("better", "worse")
-    assert calls <= 5          # about 5% at alpha 0.05; Welch on the passes called ~45%
+    assert calls <= 5  # about 5% at alpha 0.05; Welch on the passes called ~45%
 
 
 def test_history_rows_compare_the_latest_with_the_previous_date_unless_all_are_asked_for():
@@ -256,16 +278,37 @@ def test_no_incumbent_no_baseline_rows_and_explicit_baseline():
 
 def test_harness_and_probe_must_match():
     ms = _passes("inc", [900, 905, 910]) + _passes("new", [800, 805, 810])
-    cs = estimate_cells(measurements_frame(ms), None,
-                        pd.DataFrame({"run_id": [m["run_id"] for m in ms],
-                                      "harness": ["aiperf"] * 3 + ["guidellm"] * 3, "probe": [None] * 6}))
+    cs = estimate_cells(
+        measurements_frame(ms),
+        None,
+        pd.DataFrame(
+            {"run_id": [m["run_id"] for m in ms], "harness": ["aiperf"] * 3 + ["guidellm"] * 3, "probe": [None] * 6}
+        ),
+    )
     assert len(comparisons(cs, SEATS)) == 0
 
 
 def test_multiplicity_adjust_matches_published_examples():
     # Benjamini & Hochberg (1995), section 4: 15 p-values, 4 rejected at q = 0.05 (BH), 3 by Holm
-    p = np.array([0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459,
-                  0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000])
+    p = np.array(
+        [
+            0.0001,
+            0.0004,
+            0.0019,
+            0.0095,
+            0.0201,
+            0.0278,
+            0.0298,
+            0.0344,
+            0.0459,
+            0.3240,
+            0.4262,
+            0.5719,
+            0.6528,
+            0.7590,
+            1.0000,
+        ]
+    )
     assert int((adjust(p, "bh") <= 0.05).sum()) == 4
     assert int((adjust(p, "holm") <= 0.05).sum()) == 3
     # Holm (1979) step-down by hand: sorted p times (m - i + 1), made monotone
@@ -309,7 +352,7 @@ def test_history_prior_cv_governs_the_first_nights():
     the default, and not when nights are assumed to differ by 50%."""
     from benchreport.thresholds import DEFAULT
 
-    ms = (_passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [1200, 1205, 1210], date="2026-09-10"))
+    ms = _passes("new", [800, 805, 810], date="2026-09-01") + _passes("new", [1200, 1205, 1210], date="2026-09-10")
     d = _row(_compare(ms), kind="history")
     c = _row(_compare(ms, thresholds=DEFAULT.replace(history_prior_cv=0.5)), kind="history")
     assert d["verdict"] == "better" and c["verdict"] == "insufficient_data"  # throughput: higher is better

@@ -1,4 +1,5 @@
 """Exact tests and exam deltas against published values and independent implementations."""
+
 from __future__ import annotations
 
 import json
@@ -10,16 +11,24 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.power import NormalIndPower
 
-from benchreport.stats import (EXAM_DELTA_COLUMNS, counts_exact, exam_delta_counts, exam_delta_paired,
-                            exam_deltas, holm, mcnemar_exact, mde_paired, mde_unpaired, parse_counts,
-                            wilson)
+from benchreport.stats import (
+    EXAM_DELTA_COLUMNS,
+    counts_exact,
+    exam_delta_counts,
+    exam_delta_paired,
+    exam_deltas,
+    holm,
+    mcnemar_exact,
+    mde_paired,
+    mde_unpaired,
+    parse_counts,
+    wilson,
+)
 
 try:
-    from tests.stats_fixtures import (exam, exam_item_rows, exam_items_frame, exams_frame,
-                                      paired_verdicts, seats_frame)
+    from tests.stats_fixtures import exam, exam_item_rows, exam_items_frame, exams_frame, paired_verdicts, seats_frame
 except ImportError:  # tests/ on sys.path instead of the repository root
-    from stats_fixtures import (exam, exam_item_rows, exam_items_frame, exams_frame, paired_verdicts,
-                                seats_frame)
+    from stats_fixtures import exam, exam_item_rows, exam_items_frame, exams_frame, paired_verdicts, seats_frame
 
 
 # --------------------------------------------------------------------------- McNemar
@@ -90,11 +99,15 @@ def _boschloo_brute_force(x1, n1, x2, n2, grid=2001):
     return min(1.0, 2 * min(out))
 
 
-@pytest.mark.parametrize("x1,n1,x2,n2,published", [
-    (30, 30, 24, 30, 0.01350),     # issue 11's reference value
-    (153, 164, 154, 164, 0.956),   # the field note's HumanEval delta
-    (20, 40, 31, 40, None), (3, 12, 9, 14, None),
-])
+@pytest.mark.parametrize(
+    "x1,n1,x2,n2,published",
+    [
+        (30, 30, 24, 30, 0.01350),  # issue 11's reference value
+        (153, 164, 154, 164, 0.956),  # the field note's HumanEval delta
+        (20, 40, 31, 40, None),
+        (3, 12, 9, 14, None),
+    ],
+)
 def test_boschloo_against_published_and_brute_force_values(x1, n1, x2, n2, published):
     t = counts_exact(x1, n1, x2, n2)
     ref = _boschloo_brute_force(x1, n1, x2, n2)
@@ -125,8 +138,9 @@ def holm_by_closed_testing(p) -> np.ndarray:
     out = []
     for i in range(m):
         others = [j for j in range(m) if j != i]
-        out.append(max(min(1.0, (k + 1) * min(p[j] for j in (i, *rest)))
-                       for k in range(m) for rest in combinations(others, k)))
+        out.append(
+            max(min(1.0, (k + 1) * min(p[j] for j in (i, *rest))) for k in range(m) for rest in combinations(others, k))
+        )
     return np.array(out)
 
 
@@ -170,12 +184,21 @@ def test_parse_counts_accepts_plain_counts():
     assert parse_counts(" 0 / 7 ") == (0, 7)
 
 
-@pytest.mark.parametrize("text,msg", [
-    ("153", "CORRECT/TOTAL"), ("153/164/1", "CORRECT/TOTAL"), ("", "CORRECT/TOTAL"),
-    ("15.3/164", "whole numbers"), ("a/b", "whole numbers"), ("153/16x", "whole numbers"),
-    ("-1/164", "negative"), ("1/-164", "negative"), ("0/0", "total must be positive"),
-    ("165/164", "must not exceed"),
-])
+@pytest.mark.parametrize(
+    "text,msg",
+    [
+        ("153", "CORRECT/TOTAL"),
+        ("153/164/1", "CORRECT/TOTAL"),
+        ("", "CORRECT/TOTAL"),
+        ("15.3/164", "whole numbers"),
+        ("a/b", "whole numbers"),
+        ("153/16x", "whole numbers"),
+        ("-1/164", "negative"),
+        ("1/-164", "negative"),
+        ("0/0", "total must be positive"),
+        ("165/164", "must not exceed"),
+    ],
+)
 def test_parse_counts_rejects_malformed_counts_with_a_clear_message(text, msg):
     with pytest.raises(ValueError, match=msg):
         parse_counts(text)
@@ -190,8 +213,12 @@ def test_parse_counts_rejects_non_text():
 def test_exam_delta_json_has_the_row_fields_and_the_four_pairs():
     r = exam_delta_counts(*parse_counts("153/164"), *parse_counts("154/164"))
     d = json.loads(r.to_json())
-    for k in EXAM_DELTA_COLUMNS + ["baseline_ci_wilson", "candidate_ci_wilson",
-                                  "baseline_ci_exact", "candidate_ci_exact"]:
+    for k in EXAM_DELTA_COLUMNS + [
+        "baseline_ci_wilson",
+        "candidate_ci_wilson",
+        "baseline_ci_exact",
+        "candidate_ci_exact",
+    ]:
         assert k in d
     assert d["test"] == "Fisher exact (counts)"
     assert d["p_value"] == 1.0 and d["p_mid"] is None
@@ -218,17 +245,18 @@ def _items(seat, first, bench="HumanEval", dim=None):
 
 def test_exam_deltas_pairs_shared_items_and_uses_counts_otherwise():
     base_v, cand_v = paired_verdicts(140, 3, 10, 11, seed=1)
-    ex = exams_frame([
-        exam("inc", "HumanEval", sum(base_v), 164, from_items=True),
-        exam("new", "HumanEval", sum(cand_v), 164, from_items=True),
-        exam("inc", "frontier", 90, 94, dimension="agentic",
-             count_rounding="96.2% of 94 = 90.43, rounded to 90"),
-        exam("new", "frontier", 92, 94, dimension="agentic"),
-        exam("inc", "GSM8K", 1200, 1319),   # candidate has no GSM8K: no row
-    ])
+    ex = exams_frame(
+        [
+            exam("inc", "HumanEval", sum(base_v), 164, from_items=True),
+            exam("new", "HumanEval", sum(cand_v), 164, from_items=True),
+            exam("inc", "frontier", 90, 94, dimension="agentic", count_rounding="96.2% of 94 = 90.43, rounded to 90"),
+            exam("new", "frontier", 92, 94, dimension="agentic"),
+            exam("inc", "GSM8K", 1200, 1319),  # candidate has no GSM8K: no row
+        ]
+    )
     items = exam_items_frame(_items("inc", base_v) + _items("new", cand_v))
     out = exam_deltas(ex, items, seats_frame({"inc": "incumbent", "new": "candidate"}))
-    assert list(out.columns[:len(EXAM_DELTA_COLUMNS)]) == EXAM_DELTA_COLUMNS
+    assert list(out.columns[: len(EXAM_DELTA_COLUMNS)]) == EXAM_DELTA_COLUMNS
     assert "p_boschloo" in out.columns and "note" in out.columns
     assert len(out) == 2
     he = out[out["benchmark"] == "HumanEval"].iloc[0]
@@ -248,17 +276,25 @@ def test_exam_deltas_pairs_shared_items_and_uses_counts_otherwise():
 def test_exam_deltas_items_answered_by_one_seat_only_are_left_out():
     base_v, cand_v = paired_verdicts(50, 2, 4, 4, seed=2)
     items = exam_items_frame(_items("inc", base_v + [True, True]) + _items("new", cand_v))
-    ex = exams_frame([exam("inc", "HumanEval", sum(base_v) + 2, 62, from_items=True),
-                      exam("new", "HumanEval", sum(cand_v), 60, from_items=True)])
+    ex = exams_frame(
+        [
+            exam("inc", "HumanEval", sum(base_v) + 2, 62, from_items=True),
+            exam("new", "HumanEval", sum(cand_v), 60, from_items=True),
+        ]
+    )
     out = exam_deltas(ex, items, None, baseline="inc")
     row = out.iloc[0]
     assert row["n_items"] == 60 and "2 item(s)" in row["note"]
 
 
 def test_exam_deltas_uses_the_latest_result_of_each_seat():
-    ex = exams_frame([exam("inc", "MMLU", 50, 100, date="2026-08-01"),
-                      exam("inc", "MMLU", 70, 100, date="2026-09-01"),
-                      exam("new", "MMLU", 72, 100, date="2026-09-01")])
+    ex = exams_frame(
+        [
+            exam("inc", "MMLU", 50, 100, date="2026-08-01"),
+            exam("inc", "MMLU", 70, 100, date="2026-09-01"),
+            exam("new", "MMLU", 72, 100, date="2026-09-01"),
+        ]
+    )
     out = exam_deltas(ex, None, seats_frame({"inc": "incumbent", "new": "candidate"}))
     assert out.iloc[0]["baseline_correct"] == 70
 

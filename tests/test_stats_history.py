@@ -1,6 +1,7 @@
 """history(): dated verdicts by change detection, the CUSUM column recomputed independently with
 numpy and scipy, the one-night interval against statsmodels' prediction interval, and planted
 steps, drifts and far nights found and named."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,21 @@ DATES = pd.date_range("2026-01-01", periods=400).strftime("%Y-%m-%d")
 
 
 def _series(values, *, metric="output_tok_s", seat="A", concurrency=16, statistic="mean"):
-    return [dict(seat=seat, harness="h", probe="p", workload="decode", concurrency=concurrency, metric=metric,
-                 statistic=statistic, date=d, estimate=float(v), n_passes=5) for d, v in zip(DATES, values)]
+    return [
+        dict(
+            seat=seat,
+            harness="h",
+            probe="p",
+            workload="decode",
+            concurrency=concurrency,
+            metric=metric,
+            statistic=statistic,
+            date=d,
+            estimate=float(v),
+            n_passes=5,
+        )
+        for d, v in zip(DATES, values)
+    ]
 
 
 def _winsorised(ref, clip=2.5):
@@ -38,7 +52,7 @@ def test_the_cusum_column_is_recomputed_independently():
     logs = np.log(vals)
     up = down = 0.0
     for i in range(5, 40):
-        ref = logs[:min(i, 12)]
+        ref = logs[: min(i, 12)]
         m, s = _winsorised(ref)
         t = (logs[i] - m) / (s * np.sqrt(1 + 1 / len(ref)))
         z = np.sign(t) * stats.norm.isf(stats.t.sf(abs(t), len(ref) - 1))
@@ -122,7 +136,8 @@ def test_the_decision_interval_is_bonferroni_over_the_seats_cells():
     rule = HistoryRule()
     for m in (1, 4, 20):
         assert siegmund_arl(rule.decision_interval(m), rule.k) == pytest.approx(
-            rule.arl_factor * 2 * m / rule.alpha, rel=1e-6)
+            rule.arl_factor * 2 * m / rule.alpha, rel=1e-6
+        )
     assert rule.decision_interval(20) > rule.decision_interval(4)
     rng = np.random.default_rng(3)
     rows = []

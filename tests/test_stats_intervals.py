@@ -1,4 +1,5 @@
 """Closed-form and score intervals against published values and independent implementations."""
+
 from __future__ import annotations
 
 import math
@@ -8,9 +9,16 @@ import pytest
 from scipy import optimize, stats
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from benchreport.stats import (clopper_pearson, fieller_ratio, newcombe_difference,
-                            newcombe_paired_difference, t_interval, tango_paired_difference,
-                            welch_log_ratio, wilson)
+from benchreport.stats import (
+    clopper_pearson,
+    fieller_ratio,
+    newcombe_difference,
+    newcombe_paired_difference,
+    t_interval,
+    tango_paired_difference,
+    welch_log_ratio,
+    wilson,
+)
 
 GRID = [(0, 1), (0, 10), (1, 10), (5, 10), (10, 10), (153, 164), (154, 164), (3, 1319), (1300, 1319)]
 
@@ -63,8 +71,9 @@ def test_wilson_equals_the_closed_form(x, n, level):
 @pytest.mark.parametrize("x,n", GRID)
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_clopper_pearson_equals_the_binomial_tail_roots(x, n, level):
-    np.testing.assert_allclose(clopper_pearson(x, n, level=level), _clopper_pearson_by_root(x, n, level),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        clopper_pearson(x, n, level=level), _clopper_pearson_by_root(x, n, level), rtol=0, atol=1e-9
+    )
 
 
 def test_clopper_pearson_textbook_values():
@@ -82,8 +91,18 @@ def test_newcombe_hybrid_published_example():
     assert round(r.low, 4) == 0.0524 and round(r.high, 4) == 0.3339
 
 
-@pytest.mark.parametrize("x1,n1,x2,n2", [(9, 10, 3, 10), (5, 56, 0, 29), (0, 10, 0, 20), (0, 10, 0, 10),
-                                         (10, 10, 0, 20), (10, 10, 0, 10), (153, 164, 154, 164)])
+@pytest.mark.parametrize(
+    "x1,n1,x2,n2",
+    [
+        (9, 10, 3, 10),
+        (5, 56, 0, 29),
+        (0, 10, 0, 20),
+        (0, 10, 0, 10),
+        (10, 10, 0, 20),
+        (10, 10, 0, 10),
+        (153, 164, 154, 164),
+    ],
+)
 def test_newcombe_hybrid_equals_statsmodels_newcomb(x1, n1, x2, n2):
     # statsmodels' 'newcomb' (not its 'score', which is known to be wrong in 0.15)
     ref = confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff")
@@ -113,12 +132,16 @@ def _brute_force_tango(b, c, n, level=0.95):
         if hi_q - lo_q < 1e-15:
             q = lo_q
         else:
+
             def nll(q):
                 t = [(c, q + delta), (b, q), (m, 1 - 2 * q - delta)]
                 return -sum(k * math.log(p) for k, p in t if k > 0 and p > 0) + (
-                    1e300 if any(k > 0 and p <= 0 for k, p in t) else 0.0)
-            res = optimize.minimize_scalar(nll, bounds=(lo_q + 1e-13, hi_q - 1e-13), method="bounded",
-                                           options={"xatol": 1e-14})
+                    1e300 if any(k > 0 and p <= 0 for k, p in t) else 0.0
+                )
+
+            res = optimize.minimize_scalar(
+                nll, bounds=(lo_q + 1e-13, hi_q - 1e-13), method="bounded", options={"xatol": 1e-14}
+            )
             q = res.x
         var = n * (2 * q + delta * (1 - delta))
         return (c - b - n * delta) / math.sqrt(var) if var > 0 else math.copysign(math.inf, c - b - n * delta)
@@ -132,8 +155,9 @@ def _brute_force_tango(b, c, n, level=0.95):
     return lo, hi
 
 
-@pytest.mark.parametrize("b,c,n", [(16, 6, 161), (0, 1, 164), (5, 6, 164), (3, 10, 40), (40, 20, 160),
-                                   (1, 7, 50), (0, 5, 25), (12, 2, 26)])
+@pytest.mark.parametrize(
+    "b,c,n", [(16, 6, 161), (0, 1, 164), (5, 6, 164), (3, 10, 40), (40, 20, 160), (1, 7, 50), (0, 5, 25), (12, 2, 26)]
+)
 def test_tango_equals_brute_force_inversion(b, c, n):
     r = tango_paired_difference(b, c, n)
     lo, hi = _brute_force_tango(b, c, n)
@@ -181,7 +205,7 @@ def test_fieller_equals_brute_force_inversion():
     r = fieller_ratio(num, s_num, den, s_den, level=0.95)
     z = stats.norm.ppf(0.975)
     grid = np.linspace(0.9, 1.3, 400001)
-    ok = np.abs(num - grid * den) / np.sqrt(s_num ** 2 + grid ** 2 * s_den ** 2) <= z
+    ok = np.abs(num - grid * den) / np.sqrt(s_num**2 + grid**2 * s_den**2) <= z
     assert r.low == pytest.approx(grid[ok].min(), abs=2e-6)
     assert r.high == pytest.approx(grid[ok].max(), abs=2e-6)
 

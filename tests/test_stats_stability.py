@@ -1,4 +1,5 @@
 """benchreport.stats.stability against independent implementations and published values."""
+
 from __future__ import annotations
 
 import math
@@ -8,14 +9,24 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from benchreport.stats.stability import (adjust_bh, change_test, ci_se, cochrans_q, mean_se, quantile_se,
-                                      within_pass_se)
+from benchreport.stats.stability import adjust_bh, change_test, ci_se, cochrans_q, mean_se, quantile_se, within_pass_se
 
 #: BCG vaccine trials (Colditz et al. 1994; metafor's dat.bcg): tpos, tneg, cpos, cneg
-BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619),
-       (33, 5036, 47, 5761), (180, 1361, 372, 1079), (8, 2537, 10, 619), (505, 87886, 499, 87892),
-       (29, 7470, 45, 7232), (17, 1699, 65, 1600), (186, 50448, 141, 27197), (5, 2493, 3, 2338),
-       (27, 16886, 29, 17825)]
+BCG = [
+    (4, 119, 11, 128),
+    (6, 300, 29, 274),
+    (3, 228, 11, 209),
+    (62, 13536, 248, 12619),
+    (33, 5036, 47, 5761),
+    (180, 1361, 372, 1079),
+    (8, 2537, 10, 619),
+    (505, 87886, 499, 87892),
+    (29, 7470, 45, 7232),
+    (17, 1699, 65, 1600),
+    (186, 50448, 141, 27197),
+    (5, 2493, 3, 2338),
+    (27, 16886, 29, 17825),
+]
 
 
 def _bcg_log_rr():
@@ -40,7 +51,7 @@ def test_cochrans_q_matches_statsmodels_meta_analysis(seed):
 
     rng = np.random.default_rng(seed)
     x, se = rng.normal(100, 5, 6), rng.uniform(1, 4, 6)
-    want = combine_effects(x, se ** 2).test_homogeneity()
+    want = combine_effects(x, se**2).test_homogeneity()
     got = cochrans_q(x, se)
     assert got.statistic == pytest.approx(float(want.statistic), rel=1e-9)
     assert got.pvalue == pytest.approx(float(want.pvalue), rel=1e-9)
@@ -56,7 +67,7 @@ def test_cochrans_q_argument_checks():
 
 def test_change_test_is_the_two_sample_z_test():
     z = stats.norm.ppf(0.975)
-    assert change_test(100, 100 + z * math.sqrt(2 * 3 ** 2), 3, 3) == pytest.approx(0.05, rel=1e-12)
+    assert change_test(100, 100 + z * math.sqrt(2 * 3**2), 3, 3) == pytest.approx(0.05, rel=1e-12)
     assert change_test(5, 5, 1, 2) == 1.0
 
 
@@ -93,7 +104,7 @@ def bh_by_step_up(p, q) -> np.ndarray:
     order = np.argsort(p)
     ok = [i + 1 for i in range(len(p)) if p[order[i]] <= (i + 1) * q / len(p)]
     rejected = np.zeros(len(p), dtype=bool)
-    rejected[order[:max(ok, default=0)]] = True
+    rejected[order[: max(ok, default=0)]] = True
     return rejected
 
 
@@ -113,11 +124,34 @@ def test_adjust_bh_rejects_what_the_step_up_rule_rejects():
 def test_within_pass_se_from_requests_and_measurements():
     rng = np.random.default_rng(5)
     ttft = rng.lognormal(4, 0.3, 100)
-    requests = pd.DataFrame({"seat": "s1", "run_id": "r1", "date": "2026-11-02", "pass": 1, "workload": "decode",
-                             "concurrency": 16, "ttft_ms": ttft})
-    measurements = pd.DataFrame([{"seat": "s1", "date": "2026-11-02", "pass": 2, "workload": "decode",
-                                  "condition": None, "concurrency": 16, "metric": "output_tok_s",
-                                  "statistic": "mean", "ci_low": 90.0, "ci_high": 110.0, "ci_level": None}])
+    requests = pd.DataFrame(
+        {
+            "seat": "s1",
+            "run_id": "r1",
+            "date": "2026-11-02",
+            "pass": 1,
+            "workload": "decode",
+            "concurrency": 16,
+            "ttft_ms": ttft,
+        }
+    )
+    measurements = pd.DataFrame(
+        [
+            {
+                "seat": "s1",
+                "date": "2026-11-02",
+                "pass": 2,
+                "workload": "decode",
+                "condition": None,
+                "concurrency": 16,
+                "metric": "output_tok_s",
+                "statistic": "mean",
+                "ci_low": 90.0,
+                "ci_high": 110.0,
+                "ci_level": None,
+            }
+        ]
+    )
     se = within_pass_se(requests, measurements, z=stats.norm.ppf(0.975), min_tail_obs=10)
     assert se[("s1", "2026-11-02", "decode", 16, "ttft_ms", "mean")][1] == pytest.approx(stats.sem(ttft))
     assert math.isinf(se[("s1", "2026-11-02", "decode", 16, "ttft_ms", "p95")][1])  # 5 beyond p95 < 10

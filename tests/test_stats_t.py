@@ -1,5 +1,6 @@
 """Student's t as the pass statistics compute it (scipy.special directly, for speed) against
 published table values and against scipy.stats.t, a second route to the same distribution."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +10,9 @@ from scipy import stats
 from benchreport.stats.passes import _t_ppf, _t_sf
 
 
-@pytest.mark.parametrize(("df", "q975"), [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622),
-                                          (17, 2.1098), (30, 2.0423)])
+@pytest.mark.parametrize(
+    ("df", "q975"), [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (17, 2.1098), (30, 2.0423)]
+)
 def test_t_quantiles_match_the_printed_table(df, q975):
     """Two-sided 95% critical values (e.g. NIST/SEMATECH e-Handbook, Table 1.4.2.4)."""
     assert _t_ppf(0.975, df) == pytest.approx(q975, abs=5e-5)

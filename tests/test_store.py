@@ -1,4 +1,5 @@
 """The run store: what ingest adds, what it leaves, and that reading it equals loading the files."""
+
 from __future__ import annotations
 
 import json
@@ -145,8 +146,10 @@ def test_ingest_in_chunks_reads_the_same_store(archive, tmp_path):
     many = ingest([archive], tmp_path / "many", chunk_bytes=1)
     assert len(many.batches) == 3 and len(one.batches) == 1  # the two nights and the example, one chunk each
     assert many.runs_added == one.runs_added == 32 and len(many.skipped) == len(one.skipped) == 1
-    a, b = read_tables(Store.open(tmp_path / "one"), with_requests=True), \
-        read_tables(Store.open(tmp_path / "many"), with_requests=True)
+    a, b = (
+        read_tables(Store.open(tmp_path / "one"), with_requests=True),
+        read_tables(Store.open(tmp_path / "many"), with_requests=True),
+    )
     for name in ("seats", "components", "runs", "measurements", "exams", "events", "requests"):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
     fa, fb = (Store.open(tmp_path / s).files().drop(columns=["batch"]) for s in ("one", "many"))

@@ -3,6 +3,7 @@ listed parts as the truth, `store check` / `store repair`, read-only stores and 
 
 Every case ends by comparing the store with a clean ingest of the same files into a new
 store: the same versions in use and the same rows in every table."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,14 @@ TABLES = ("seats", "components", "runs", "measurements", "exams", "exam_items", 
 
 def _cli(*args, cwd=None, timeout=300) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    return subprocess.run([sys.executable, "-m", "benchreport", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "benchreport", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def _state(store_dir: Path) -> dict:
@@ -70,15 +77,40 @@ def nights(tmp_path):
 
 # --- one writer at a time ------------------------------------------------------------------------
 
+
 def test_two_ingest_processes_at_once_end_as_one_clean_ingest(nights, tmp_path):
     """Two real processes on one store at once (a nightly job and a colleague): each waits for the
     other, neither loses a row, and the store is what one ingest of everything would give."""
     store = tmp_path / "store"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    cmds = [[sys.executable, "-m", "benchreport", "ingest", str(nights / "2026-11-01"), str(nights / "2026-11-02"),
-             "--store", str(store), "--wait", "120", "--quiet"],
-            [sys.executable, "-m", "benchreport", "ingest", str(nights / "2026-11-02"), str(nights / "2026-11-03"),
-             "--store", str(store), "--wait", "120", "--quiet"]]
+    cmds = [
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "ingest",
+            str(nights / "2026-11-01"),
+            str(nights / "2026-11-02"),
+            "--store",
+            str(store),
+            "--wait",
+            "120",
+            "--quiet",
+        ],
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "ingest",
+            str(nights / "2026-11-02"),
+            str(nights / "2026-11-03"),
+            "--store",
+            str(store),
+            "--wait",
+            "120",
+            "--quiet",
+        ],
+    ]
     procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for c in cmds]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
@@ -120,7 +152,7 @@ def test_a_killed_writers_leftovers_are_swept_but_a_live_writers_parts_are_not(n
     store_dir = tmp_path / "store"
     ingest([nights / "2026-11-01"], store_dir)
     day = store_dir / "runs" / "day=2026-11-01"
-    (day / "part-0123456789abcdef.parquet").write_bytes(b"half")     # a killed ingest's part
+    (day / "part-0123456789abcdef.parquet").write_bytes(b"half")  # a killed ingest's part
     (day / ".part-0123456789abcdef.0123456789abcdef0123456789abcdef.tmp").write_bytes(b"x")
     (day / "notes.txt").write_text("someone else's")
     ingest([nights / "2026-11-02"], store_dir)
@@ -134,6 +166,7 @@ def test_a_killed_writers_leftovers_are_swept_but_a_live_writers_parts_are_not(n
 
 
 # --- content versions ------------------------------------------------------------------------
+
 
 def _first_lines(n: int) -> bytes:
     return b"".join(SGLANG.read_bytes().splitlines(keepends=True)[:n])
@@ -154,7 +187,7 @@ def test_a_file_appended_to_while_it_is_read_is_read_again(tmp_path, monkeypatch
         calls.append(1)
         if len(calls) == 1:  # the harness writes its next result while we read
             with open(target, "ab") as f:
-                f.write(_first_lines(2)[len(_first_lines(1)):])
+                f.write(_first_lines(2)[len(_first_lines(1)) :])
         return result
 
     monkeypatch.setattr(ingest_module, "load", appending_load)
@@ -285,6 +318,7 @@ def test_a_path_longer_than_path_max_is_refused_by_name(tmp_path, monkeypatch):
 
 # --- the listed parts are the truth; check and repair ------------------------------------------
 
+
 def test_a_stray_copy_of_a_part_is_never_read(nights, tmp_path):
     store = tmp_path / "store"
     ingest([nights], store)
@@ -312,8 +346,10 @@ def test_a_damaged_part_is_one_line_and_repair_reads_it_again(nights, tmp_path, 
         part.write_bytes(bytes(data))
     check = _cli("store", "check", "--store", store)
     assert check.returncode == 4, check.stdout + check.stderr
-    assert f"measurements/day=2026-11-02/{part.name}: {dict(deleted='missing', truncated='size', replaced='sha256')[damage]}" \
+    assert (
+        f"measurements/day=2026-11-02/{part.name}: {dict(deleted='missing', truncated='size', replaced='sha256')[damage]}"
         in check.stdout
+    )
     if damage != "replaced":
         for cmd in (["analyse", "--store", store, "--out", tmp_path / "out"], ["flags", "--store", store]):
             r = _cli(*cmd)
@@ -348,17 +384,19 @@ def test_repair_marks_lost_what_cannot_be_read_again(nights, tmp_path):
 
 # --- read-only stores and the working directory ------------------------------------------------
 
+
 def _read_only(cmd: list[str], store: Path, home: Path) -> subprocess.CompletedProcess:
     """Run `cmd` with the store mounted read-only (a mount namespace), or as nobody when that
     cannot be done; skip when neither can."""
     env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
     unshare = shutil.which("unshare")
     if unshare:
-        script = (f'mount --bind "{store}" "{store}" && mount -o remount,bind,ro "{store}" && exec "$@"')
+        script = f'mount --bind "{store}" "{store}" && mount -o remount,bind,ro "{store}" && exec "$@"'
         probe = subprocess.run([unshare, "-m", "sh", "-c", script, "sh", "true"], capture_output=True)
         if probe.returncode == 0:
-            return subprocess.run([unshare, "-m", "sh", "-c", script, "sh", *cmd], capture_output=True, text=True,
-                                  env=env, timeout=600)
+            return subprocess.run(
+                [unshare, "-m", "sh", "-c", script, "sh", *cmd], capture_output=True, text=True, env=env, timeout=600
+            )
     if os.geteuid() != 0:
         store.chmod(0o555)
         try:
@@ -380,11 +418,14 @@ def test_a_read_only_store_analyses_and_builds(nights, tmp_path):
     assert not (store / ".cache").exists() and any((home / ".cache" / "benchreport" / "stores").rglob("*.arrow"))
     want = _cli("analyse", nights / "2026-11-01", "--out", tmp_path / "b")
     assert want.returncode == 0, want.stderr
-    assert (tmp_path / "a" / "tables" / "cells.csv").read_bytes() == (tmp_path / "b" / "tables" / "cells.csv").read_bytes()
+    assert (tmp_path / "a" / "tables" / "cells.csv").read_bytes() == (
+        tmp_path / "b" / "tables" / "cells.csv"
+    ).read_bytes()
     again = _read_only([*py, "ingest", str(nights / "2026-11-02"), "--store", str(store)], store, home)
     assert again.returncode == 2 and "read-only" in again.stderr and "Traceback" not in again.stderr
-    built = _read_only([*py, "build", "--store", str(store), "--out", str(tmp_path / "r"), "--format", "html",
-                        "--quiet"], store, home)
+    built = _read_only(
+        [*py, "build", "--store", str(store), "--out", str(tmp_path / "r"), "--format", "html", "--quiet"], store, home
+    )
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "r" / "report.html").is_file()
 
@@ -410,7 +451,9 @@ def test_a_busy_cache_is_computed_without_and_gives_the_same_numbers(nights, tmp
     assert r.returncode == 0 and "another analysis is writing" in r.stderr, r.stderr
     again = _cli("analyse", "--store", store_dir, "--out", tmp_path / "b")
     assert again.returncode == 0 and "another analysis" not in again.stderr
-    assert (tmp_path / "a" / "tables" / "cells.csv").read_bytes() == (tmp_path / "b" / "tables" / "cells.csv").read_bytes()
+    assert (tmp_path / "a" / "tables" / "cells.csv").read_bytes() == (
+        tmp_path / "b" / "tables" / "cells.csv"
+    ).read_bytes()
 
 
 def test_store_errors_are_one_line_with_their_exit_codes(tmp_path):

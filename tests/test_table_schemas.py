@@ -1,5 +1,6 @@
 """benchreport.columns.TableSchema: one schema per table gives its columns and dtypes, whatever
 the rows were made from (dicts, an empty frame, a frame with a shuffled index)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,9 +13,14 @@ from benchreport import columns as C
 
 def _mixed(schema: C.TableSchema) -> pd.DataFrame:
     """Every column as objects with every kind of missing value, on a shuffled index."""
-    values = {C.STRING: ["a", None, np.nan, pd.NA], C.STR: ["a", None, np.nan, pd.NA],
-              C.INT: [1, None, 3.0, pd.NA], C.INT_OR_NONE: [1, None, 3.0, np.nan],
-              C.FLOAT: [1.5, None, "2.5", np.nan], C.BOOL: [True, None, False, np.nan]}
+    values = {
+        C.STRING: ["a", None, np.nan, pd.NA],
+        C.STR: ["a", None, np.nan, pd.NA],
+        C.INT: [1, None, 3.0, pd.NA],
+        C.INT_OR_NONE: [1, None, 3.0, np.nan],
+        C.FLOAT: [1.5, None, "2.5", np.nan],
+        C.BOOL: [True, None, False, np.nan],
+    }
     index = [7, 2, 5, 0]
     return pd.DataFrame({c: pd.Series(values[t], index=index, dtype=object) for c, t in schema.columns})
 

@@ -3,6 +3,7 @@
 These check the harness, not the library's verdicts: the rates themselves are the study's
 output (docs/statistics.md), and they are expected to change with the statistics.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,14 +47,14 @@ def test_replicate_files_are_reproducible_and_load(tmp_path):
 def test_start_ms_files_load_whether_or_not_the_loader_keeps_it(tmp_path):
     supported = vs.loader_keeps_start_ms()
     assert supported in (True, False)
-    files, _ = vs.write_replicate(tmp_path, vs.Config("pair", 2, 1, 0.0, 0.0), 0, vs.Model(),
-                                  seed=0, start_ms=True)
+    files, _ = vs.write_replicate(tmp_path, vs.Config("pair", 2, 1, 0.0, 0.0), 0, vs.Model(), seed=0, start_ms=True)
     loaded = load([tmp_path], progress=False)
     assert not loaded.refused
     req = build_tables(loaded).requests
     if supported:
         assert "start_ms" in req.columns
     import json
+
     doc = json.loads(files[0].read_text())
     starts = [r["start_ms"] for r in doc["requests"] if r["concurrency"] == 1]
     assert all(x < y for x, y in zip(starts, starts[1:]))
@@ -92,30 +93,50 @@ def test_one_replicate_through_the_pipeline_and_extra_columns_ignored():
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        _, seed = vs.write_replicate(Path(tmp), vs.Config("pair", 2, 1, 0.0, 0.0), 0, vs.Model(),
-                                     seed=0, start_ms=False)
+        _, seed = vs.write_replicate(
+            Path(tmp), vs.Config("pair", 2, 1, 0.0, 0.0), 0, vs.Model(), seed=0, start_ms=False
+        )
         a = analyse_paths([tmp], Options(n_boot=200, seed=seed))
     base = vs.summarise(a.cells, a.comparisons)
-    wider = vs.summarise(a.cells.assign(zz_new="x", p_value=0.5).iloc[:, ::-1],
-                         a.comparisons.assign(zz_new="x", p_holm=0.5).iloc[:, ::-1])
+    wider = vs.summarise(
+        a.cells.assign(zz_new="x", p_value=0.5).iloc[:, ::-1],
+        a.comparisons.assign(zz_new="x", p_holm=0.5).iloc[:, ::-1],
+    )
     assert base == wider
 
 
 def test_aggregate_and_docs_section_are_rewritten_in_place(tmp_path):
-    cfgs = [vs.Config("pair", 2, 1, 0.0, 0.0), vs.Config("fleet", 3, 1, 0.0, 0.0),
-            vs.Config("power", 2, 3, 0.02, 0.0, 1.05)]
-    raw, complete = vs.run_study(cfgs, replicates=2, fleet_replicates=1, model=vs.Model(), n_boot=200, seed=0,
-                       jobs=1, start_ms=False, quiet=True)
+    cfgs = [
+        vs.Config("pair", 2, 1, 0.0, 0.0),
+        vs.Config("fleet", 3, 1, 0.0, 0.0),
+        vs.Config("power", 2, 3, 0.02, 0.0, 1.05),
+    ]
+    raw, complete = vs.run_study(
+        cfgs, replicates=2, fleet_replicates=1, model=vs.Model(), n_boot=200, seed=0, jobs=1, start_ms=False, quiet=True
+    )
     truth = {"value": 80.4, "mc_se": 0.01, "closed_form": 80.4, "draws": 1}
     assert complete
     aggs = [vs.aggregate(c, r, truth) for c, r in zip(cfgs, raw)]
     assert aggs[0]["false_primary"]["n"] == 2 and aggs[0]["cell_ci_given"]["n"] == 4
     assert 0 <= aggs[2]["power_better"]["rate"] <= 1
-    result = {"meta": {"command": "python benchmarks/verdict_study.py --test", "replicates": 2,
-                       "fleet_replicates": 1, "n_boot": 200, "seed": 0, "jobs": 1, "cores": 2,
-                       "machine": "test", "date": "2026-12-01", "elapsed_s": 1.0, "start_ms": False,
-                       "truth": truth, "git": {"commit": "0" * 40, "dirty_analysis": False}},
-              "configs": aggs}
+    result = {
+        "meta": {
+            "command": "python benchmarks/verdict_study.py --test",
+            "replicates": 2,
+            "fleet_replicates": 1,
+            "n_boot": 200,
+            "seed": 0,
+            "jobs": 1,
+            "cores": 2,
+            "machine": "test",
+            "date": "2026-12-01",
+            "elapsed_s": 1.0,
+            "start_ms": False,
+            "truth": truth,
+            "git": {"commit": "0" * 40, "dirty_analysis": False},
+        },
+        "configs": aggs,
+    }
     doc = tmp_path / "statistics.md"
     doc.write_text("# Statistics\n\nintro\n\n## After\n\nkept\n", encoding="utf-8")
     vs.write_docs(result, doc, "before", "Before")

@@ -4,6 +4,7 @@ fleet raises no warning, no positive quantity gets a CI below zero, failed reque
 The simulation study behind the rates is benchmarks/verdict_study.py (docs/statistics.md); these
 tests check single, deterministic data sets end to end through the library and the command line.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,12 +30,21 @@ except ImportError:
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def write_fleet(folder: Path, *, seats: int, passes: int, requests: int, pass_cv: float = 0.0, seed: int = 0,
-                failed: dict | None = None, model: str = "Same-Model") -> Path:
+def write_fleet(
+    folder: Path,
+    *,
+    seats: int,
+    passes: int,
+    requests: int,
+    pass_cv: float = 0.0,
+    seed: int = 0,
+    failed: dict | None = None,
+    model: str = "Same-Model",
+) -> Path:
     """Native runs of `seats` seats with identical true performance (seat 0 the incumbent)."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    sd = np.sqrt(np.log1p(pass_cv ** 2))
+    sd = np.sqrt(np.log1p(pass_cv**2))
     for s in range(seats):
         for p in range(1, passes + 1):
             factor = float(np.exp(rng.normal(0, sd))) if pass_cv else 1.0
@@ -45,27 +55,52 @@ def write_fleet(folder: Path, *, seats: int, passes: int, requests: int, pass_cv
                 out = rng.integers(200, 400, requests)
                 e2e = ttft + (out - 1) / speed * 1000
                 for i in range(requests):
-                    r = {"workload": "decode", "concurrency": c, "prompt_tokens": 512, "output_tokens": int(out[i]),
-                         "ttft_ms": round(float(ttft[i]), 3), "e2e_latency_ms": round(float(e2e[i]), 3),
-                         "finish_reason": "stop", "start_ms": float(i * 50)}
+                    r = {
+                        "workload": "decode",
+                        "concurrency": c,
+                        "prompt_tokens": 512,
+                        "output_tokens": int(out[i]),
+                        "ttft_ms": round(float(ttft[i]), 3),
+                        "e2e_latency_ms": round(float(e2e[i]), 3),
+                        "finish_reason": "stop",
+                        "start_ms": float(i * 50),
+                    }
                     if failed and s in failed and c == 8 and i < failed[s]:
-                        r = {"workload": "decode", "concurrency": c, "prompt_tokens": 9000, "finish_reason": "error",
-                             "error": "HTTP 400: prompt longer than the context", "start_ms": float(i * 50)}
+                        r = {
+                            "workload": "decode",
+                            "concurrency": c,
+                            "prompt_tokens": 9000,
+                            "finish_reason": "error",
+                            "error": "HTTP 400: prompt longer than the context",
+                            "start_ms": float(i * 50),
+                        }
                     reqs.append(r)
-            run = {"format": "benchreport.run/1", "run_id": f"s{s}-p{p}", "date": "2026-11-20",
-                   "seat": {"id": f"seat-{s}", "model": model, "role": "incumbent" if s == 0 else "candidate",
-                            "engine": "vllm 0.33.0", "checkpoint_bytes": 16e9,
-                            "placement": {"nodes": 1, "gpus_per_node": 1, "gpu_memory_bytes": 85899345920},
-                            "components": [{"name": "ckpt", "role": "checkpoint", "license": "Apache-2.0"}]},
-                   "harness": {"name": "in-house", "version": "1", "probe": "p-512", "max_tokens": 512},
-                   "pass": p, "warmup_excluded": True, "requests": reqs}
+            run = {
+                "format": "benchreport.run/1",
+                "run_id": f"s{s}-p{p}",
+                "date": "2026-11-20",
+                "seat": {
+                    "id": f"seat-{s}",
+                    "model": model,
+                    "role": "incumbent" if s == 0 else "candidate",
+                    "engine": "vllm 0.33.0",
+                    "checkpoint_bytes": 16e9,
+                    "placement": {"nodes": 1, "gpus_per_node": 1, "gpu_memory_bytes": 85899345920},
+                    "components": [{"name": "ckpt", "role": "checkpoint", "license": "Apache-2.0"}],
+                },
+                "harness": {"name": "in-house", "version": "1", "probe": "p-512", "max_tokens": 512},
+                "pass": p,
+                "warmup_excluded": True,
+                "requests": reqs,
+            }
             (folder / f"s{s}-p{p}.json").write_text(json.dumps(run), encoding="utf-8")
     return folder
 
 
 def test_ten_identical_single_pass_seats_give_no_verdict_and_no_winner(tmp_path):
-    a = analyse(load([str(write_fleet(tmp_path / "f", seats=10, passes=1, requests=200))], progress=False),
-                Options(n_boot=300))
+    a = analyse(
+        load([str(write_fleet(tmp_path / "f", seats=10, passes=1, requests=200))], progress=False), Options(n_boot=300)
+    )
     base = a.comparisons[a.comparisons["kind"] == "baseline"]
     assert len(base) > 100
     assert not base["verdict"].isin(["better", "worse"]).any()
@@ -77,7 +112,12 @@ def test_ten_identical_single_pass_seats_give_no_verdict_and_no_winner(tmp_path)
 
 def test_a_clean_well_sampled_fleet_passes_fail_on_warn(tmp_path):
     folder = write_fleet(tmp_path / "clean", seats=3, passes=5, requests=300, pass_cv=0.01, seed=3)
-    out = subprocess.run([sys.executable, "-m", "benchreport", "flags", str(folder), "--fail-on", "warn", "--json"], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchreport", "flags", str(folder), "--fail-on", "warn", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     flags = json.loads(out.stdout)
     assert out.returncode == 0, [(f["code"], f["message"]) for f in flags if f["severity"] != "info"]
     assert not any(f["code"] == "sample.small_n" for f in flags)
@@ -91,8 +131,12 @@ def test_failed_requests_are_flagged_and_named_in_the_faults_section(tmp_path):
     assert "14 of 48 requests in 1 run failed" in f.iloc[0]["message"] and "HTTP 400" in f.iloc[0]["message"]
     text, _table = sections.faults(a)
     assert "14 of 48 requests in 1 run failed" in str(text) and "no request failed" not in str(text)
-    cell = a.cells[(a.cells["seat"] == "seat-1") & (a.cells["concurrency"] == 8) &
-                   (a.cells["metric"] == "ttft_ms") & (a.cells["statistic"] == "mean")].iloc[0]
+    cell = a.cells[
+        (a.cells["seat"] == "seat-1")
+        & (a.cells["concurrency"] == 8)
+        & (a.cells["metric"] == "ttft_ms")
+        & (a.cells["statistic"] == "mean")
+    ].iloc[0]
     assert cell["n_obs"] == 10 and cell["n_failed"] == 14
 
 
@@ -130,8 +174,12 @@ def test_failures_in_every_run_of_a_seat_are_the_seats(tmp_path):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(min_value=1.0, max_value=1e5), min_size=3, max_size=6))
 def test_no_interval_of_a_positive_quantity_goes_below_zero(values):
-    ms = measurements_frame([measurement("A", "2026-09-10", p + 1, "decode", "output_tok_s", v, concurrency=16)
-                             for p, v in enumerate(values)])
+    ms = measurements_frame(
+        [
+            measurement("A", "2026-09-10", p + 1, "decode", "output_tok_s", v, concurrency=16)
+            for p, v in enumerate(values)
+        ]
+    )
     c = estimate_cells(ms).cells.iloc[0]
     assert pd.isna(c["ci_low"]) or c["ci_low"] > 0
     assert c["min"] == min(values) and c["max"] == max(values)

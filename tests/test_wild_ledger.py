@@ -2,6 +2,7 @@
 ledger (tests/wild_ledger.json, described in tests/wild_ledger.py), through the command line:
 every file read, skipped or refused as the ledger says, each figure the file states equal to ours,
 and `validate`, `analyse` and `build` over the whole corpus without a crash (issue 40)."""
+
 from __future__ import annotations
 
 import csv
@@ -50,16 +51,25 @@ def test_each_file_as_the_ledger_says(analysed, entry):
     rows = rows_of(analysed, entry["file"])
     assert sorted({r["seat"] for r in rows}) == entry["seats"]
     for fig in entry["figures"]:
-        match = [float(r["value"]) for r in rows if r["metric"] == fig["metric"] and r["statistic"] == fig["statistic"]
-                 and ("concurrency" not in fig or r["concurrency"] == str(fig["concurrency"]))]
+        match = [
+            float(r["value"])
+            for r in rows
+            if r["metric"] == fig["metric"]
+            and r["statistic"] == fig["statistic"]
+            and ("concurrency" not in fig or r["concurrency"] == str(fig["concurrency"]))
+        ]
         assert any(v == pytest.approx(fig["value"], rel=REL) for v in match), (fig, match)
     for metric in entry.get("absent", []):
         assert not [r for r in rows if r["metric"] == metric], f"{metric} reported, the file has none"
 
 
 def test_validate_names_only_the_files_the_ledger_refuses():
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "validate", str(WILD), "--quiet"],
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "validate", str(WILD), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     refused = [e["file"] for e in ENTRIES if e["outcome"] == "refused"]
     assert proc.returncode == (1 if refused else 0), proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
@@ -68,8 +78,23 @@ def test_validate_names_only_the_files_the_ledger_refuses():
 @pytest.mark.slow
 def test_the_whole_corpus_builds(tmp_path):
     refused = any(e["outcome"] == "refused" for e in ENTRIES)
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "build", str(WILD), "--out", str(tmp_path / "r"),
-                           "--format", "html", "--quiet", *(["--skip-bad"] if refused else [])],
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchreport",
+            "build",
+            str(WILD),
+            "--out",
+            str(tmp_path / "r"),
+            "--format",
+            "html",
+            "--quiet",
+            *(["--skip-bad"] if refused else []),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "r" / "report.html").stat().st_size > 10_000

@@ -4,6 +4,7 @@ The within-run interval of a single pass no longer uses them (issue 30: the EWC 
 interval, tests/test_stats_cells.py); `bootstrap_group(block=...)` and `block_length` remain
 public, and benchmarks/within_methods.py measures them as a candidate.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,10 @@ def test_circular_block_bootstrap_matches_arch():
     block = block_size(block_length(x))
     assert block > 1
     g = bootstrap_group(x, ("mean",), method="percentile", n_resamples=8000, rng=0, block=block)
-    ref = [CircularBlockBootstrap(block, x, seed=i).conf_int(np.mean, reps=4000, method="percentile")[:, 0]
-           for i in range(3)]
+    ref = [
+        CircularBlockBootstrap(block, x, seed=i).conf_int(np.mean, reps=4000, method="percentile")[:, 0]
+        for i in range(3)
+    ]
     lo, hi = np.mean(ref, axis=0)
     tol = 0.06 * (hi - lo)  # Monte-Carlo error of both sides at a few thousand resamples
     assert abs(g.low[0, 0] - lo) < tol and abs(g.high[0, 0] - hi) < tol

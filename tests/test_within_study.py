@@ -3,6 +3,7 @@
 These check the harness, not the library's intervals (their coverage is the study's output,
 docs/statistics.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -44,8 +45,15 @@ def test_closed_form_truths_match_the_written_requests(tmp_path):
 
 def test_coverage_counts_intervals_holding_the_truth():
     truth = ws.true_value("ttft_ms", "mean")
-    cells = pd.DataFrame({"metric": ["ttft_ms"] * 3, "statistic": ["mean"] * 3, "n_passes": [1, 1, 1],
-                          "within_low": [truth - 1, truth + 1, np.nan], "within_high": [truth + 1, truth + 2, np.nan],
-                          "within_method": ["t with EWC long-run variance over requests (B=2, df=2)"] * 3})
+    cells = pd.DataFrame(
+        {
+            "metric": ["ttft_ms"] * 3,
+            "statistic": ["mean"] * 3,
+            "n_passes": [1, 1, 1],
+            "within_low": [truth - 1, truth + 1, np.nan],
+            "within_high": [truth + 1, truth + 2, np.nan],
+            "within_method": ["t with EWC long-run variance over requests (B=2, df=2)"] * 3,
+        }
+    )
     got = ws.coverage(cells, 3)["ttft_ms/mean"]
     assert (got["coverage"]["k"], got["coverage"]["of"], got["given"]["k"]) == (1, 2, 2)

@@ -12,6 +12,7 @@ The test (tests/test_wild_ledger.py) runs the command line over the whole corpus
 entry. `python tests/wild_ledger.py` proposes a ledger from today's behaviour and these readers,
 for review: a change that moves a ledger line says why in its commit.
 """
+
 from __future__ import annotations
 
 import csv
@@ -61,19 +62,36 @@ def _mlperf(path: Path) -> tuple[list, list]:
 def _llmperf(doc: dict) -> list:
     out = []
     if isinstance(doc.get("results_mean_output_throughput_token_per_s"), (int, float)):
-        out.append(_fig("output_tok_s", "mean", doc["results_mean_output_throughput_token_per_s"],
-                        "results_mean_output_throughput_token_per_s", doc.get("num_concurrent_requests")))
+        out.append(
+            _fig(
+                "output_tok_s",
+                "mean",
+                doc["results_mean_output_throughput_token_per_s"],
+                "results_mean_output_throughput_token_per_s",
+                doc.get("num_concurrent_requests"),
+            )
+        )
     if isinstance(doc.get("results_ttft_s_mean"), (int, float)):
-        out.append(_fig("ttft_ms", "mean", doc["results_ttft_s_mean"] * 1000, "results_ttft_s_mean x 1000",
-                        doc.get("num_concurrent_requests")))
+        out.append(
+            _fig(
+                "ttft_ms",
+                "mean",
+                doc["results_ttft_s_mean"] * 1000,
+                "results_ttft_s_mean x 1000",
+                doc.get("num_concurrent_requests"),
+            )
+        )
     return out
 
 
 def _serving(doc: dict) -> list:
     """vLLM benchmark_serving / SGLang bench_serving: their own throughput and TTFT."""
     out = []
-    for key, metric, stat in (("output_throughput", "output_tok_s", "mean"), ("median_ttft_ms", "ttft_ms", "p50"),
-                              ("mean_ttft_ms", "ttft_ms", "mean")):
+    for key, metric, stat in (
+        ("output_throughput", "output_tok_s", "mean"),
+        ("median_ttft_ms", "ttft_ms", "p50"),
+        ("mean_ttft_ms", "ttft_ms", "mean"),
+    ):
         if isinstance(doc.get(key), (int, float)) and not isinstance(doc.get(key), bool):
             out.append(_fig(metric, stat, float(doc[key]), key))
     return out
@@ -93,15 +111,21 @@ def _guidellm(doc: dict) -> list:
     """GuideLLM's own throughput of each benchmark (one concurrency or rate each)."""
     out = []
     for i, b in enumerate(doc.get("benchmarks") or []):
-        ok = (((b.get("metrics") or {}).get("output_tokens_per_second") or {}).get("successful") or {})
+        ok = ((b.get("metrics") or {}).get("output_tokens_per_second") or {}).get("successful") or {}
         if isinstance(ok.get("mean"), (int, float)):
-            out.append(_fig("output_tok_s", "mean", ok["mean"],
-                            f"benchmarks[{i}].metrics.output_tokens_per_second.successful.mean"))
+            out.append(
+                _fig(
+                    "output_tok_s",
+                    "mean",
+                    ok["mean"],
+                    f"benchmarks[{i}].metrics.output_tokens_per_second.successful.mean",
+                )
+            )
     return out
 
 
 def _inference_perf(doc: dict) -> list:
-    tp = ((doc.get("successes") or {}).get("throughput") or {})
+    tp = (doc.get("successes") or {}).get("throughput") or {}
     if isinstance(tp.get("output_tokens_per_sec"), (int, float)):
         return [_fig("output_tok_s", "mean", tp["output_tokens_per_sec"], "successes.throughput.output_tokens_per_sec")]
     return []
@@ -110,8 +134,15 @@ def _inference_perf(doc: dict) -> list:
 def _genai_bench(doc: dict) -> list:
     agg = doc.get("aggregated_metrics") or {}
     if isinstance(agg.get("mean_output_throughput_tokens_per_s"), (int, float)):
-        return [_fig("output_tok_s", "mean", agg["mean_output_throughput_tokens_per_s"],
-                     "aggregated_metrics.mean_output_throughput_tokens_per_s", agg.get("num_concurrency"))]
+        return [
+            _fig(
+                "output_tok_s",
+                "mean",
+                agg["mean_output_throughput_tokens_per_s"],
+                "aggregated_metrics.mean_output_throughput_tokens_per_s",
+                agg.get("num_concurrency"),
+            )
+        ]
     return []
 
 
@@ -152,8 +183,12 @@ def own_figures(rel: str) -> tuple[list, list]:
 def analyse(out: Path) -> dict:
     """`benchreport analyse tests/wild --skip-bad` through the command line: the exit code and, per
     file, its outcome, reason and runs; per run, its seat and pass rows."""
-    proc = subprocess.run([sys.executable, "-m", "benchreport", "analyse", str(WILD), "--out", str(out),
-                           "--skip-bad", "--quiet"], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "analyse", str(WILD), "--out", str(out), "--skip-bad", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     files: dict = {}
     for row in csv.DictReader(open(out / "provenance.csv", encoding="utf-8")):
         rel = Path(row["path"]).resolve().relative_to(WILD).as_posix()

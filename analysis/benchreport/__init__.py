@@ -7,6 +7,7 @@ will not carry) -> `report` (figures, HTML, PDF). `explore` is the analyst's sid
 the package's face (the top layer: it re-exports from the analyst's side); the version lives
 in `benchreport.version`, which every layer may read.
 """
+
 from benchreport.version import __version__
 
 __all__ = ["__version__", "compare"]

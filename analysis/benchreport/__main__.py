@@ -1,4 +1,5 @@
 """`python -m benchreport` is the `benchreport` command."""
+
 import sys
 
 from benchreport.cli import main

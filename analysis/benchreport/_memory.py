@@ -1,4 +1,5 @@
 """Memory-related helpers for the allocation-heavy load and stacking steps."""
+
 from __future__ import annotations
 
 import contextlib

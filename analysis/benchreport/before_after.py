@@ -19,6 +19,7 @@ With too few earlier nights they say so (``insufficient_data``) rather than read
 of two nights as the variation of the seat. Two folders hold no earlier nights: their rows
 rest on the passes alone (`CompareResult.notes` says so).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -33,8 +34,20 @@ from benchreport.load.errors import DataSetError
 from benchreport.stats.compare import nights_needed
 from benchreport.tables import Tables
 
-__all__ = ["NothingToCompare", "Selection", "parse_selection", "select_store", "seat_pairs", "relabel", "CompareResult", "compare",
-           "terminal_table", "COMPARE_COLUMNS", "store_nights", "night_rows"]
+__all__ = [
+    "NothingToCompare",
+    "Selection",
+    "parse_selection",
+    "select_store",
+    "seat_pairs",
+    "relabel",
+    "CompareResult",
+    "compare",
+    "terminal_table",
+    "COMPARE_COLUMNS",
+    "store_nights",
+    "night_rows",
+]
 
 #: the columns `compare` prints and writes (benchreport.columns.BEFORE_AFTER_COLUMNS)
 COMPARE_COLUMNS = BEFORE_AFTER_COLUMNS
@@ -59,8 +72,9 @@ def parse_selection(text: str) -> Selection:
     """``DATE`` or ``SEAT@DATE`` (DATE: YYYY-MM-DD, latest or previous); ValueError naming it otherwise."""
     m = _SELECTION.match(str(text))
     if not m:
-        raise ValueError(f"store selection {text!r}: expected DATE or SEAT@DATE, with DATE as YYYY-MM-DD, "
-                         "latest or previous")
+        raise ValueError(
+            f"store selection {text!r}: expected DATE or SEAT@DATE, with DATE as YYYY-MM-DD, latest or previous"
+        )
     date = m["date"]
     if date not in ("latest", "previous"):
         try:
@@ -77,13 +91,17 @@ def _resolve_date(sel: Selection, dates: list[str]) -> str:
         return dates[-1]
     if sel.date == "previous":
         if len(dates) < 2:
-            raise NothingToCompare(f"store selection {sel.text!r}: the store holds one date only ({dates[0]}); "
-                                   "nothing to compare yet (the first night is kept as the one the next is "
-                                   "compared with)")
+            raise NothingToCompare(
+                f"store selection {sel.text!r}: the store holds one date only ({dates[0]}); "
+                "nothing to compare yet (the first night is kept as the one the next is "
+                "compared with)"
+            )
         return dates[-2]
     if sel.date not in dates:
-        raise DataSetError(f"store selection {sel.text!r}: no runs on {sel.date} (the store holds "
-                           f"{len(dates)} date(s), {dates[0]} to {dates[-1]})")
+        raise DataSetError(
+            f"store selection {sel.text!r}: no runs on {sel.date} (the store holds "
+            f"{len(dates)} date(s), {dates[0]} to {dates[-1]})"
+        )
     return sel.date
 
 
@@ -109,8 +127,10 @@ def select_store(store, sel: Selection, *, tables: Tables | None = None) -> tupl
         keep &= runs["seat"].astype(str) == sel.seat
         if not keep.any():
             seats = sorted(set(runs.loc[runs["date"].astype(str) == date, "seat"].astype(str)))
-            raise DataSetError(f"store selection {sel.text!r}: no runs of {sel.seat} on {date} (seats that date: "
-                               f"{', '.join(seats[:10])}{', ...' if len(seats) > 10 else ''})")
+            raise DataSetError(
+                f"store selection {sel.text!r}: no runs of {sel.seat} on {date} (seats that date: "
+                f"{', '.join(seats[:10])}{', ...' if len(seats) > 10 else ''})"
+            )
     ids = set(runs.loc[keep, "run_id"].astype(str))
     sub = _subset(tables, ids, set(runs.loc[keep, "seat"].astype(str)))
     requests = StoreRequests(store, sub.runs).requests_of(ids)
@@ -124,7 +144,7 @@ def store_nights(store, tables: Tables, seat: str, date: str, window: int) -> Ta
 
     runs = tables.runs
     mine = runs["seat"].astype(str) == seat
-    dates = sorted(d for d in set(runs.loc[mine, "date"].astype(str)) if d <= date)[-(window + 1):]
+    dates = sorted(d for d in set(runs.loc[mine, "date"].astype(str)) if d <= date)[-(window + 1) :]
     keep = mine & runs["date"].astype(str).isin(dates)
     ids = set(runs.loc[keep, "run_id"].astype(str))
     sub = _subset(tables, ids, {seat})
@@ -140,8 +160,12 @@ def night_rows(tables: Tables, seat: str, before: str, after: str, options):
 
     an = analyse_tables(tables, replace(options, baseline=None, history_comparisons="all"), loaded=LoadResult())
     c = an.comparisons
-    c = c[(c["kind"] == "history") & (c["candidate"] == seat) & (c["baseline_date"] == before)
-          & (c["candidate_date"] == after)]
+    c = c[
+        (c["kind"] == "history")
+        & (c["candidate"] == seat)
+        & (c["baseline_date"] == before)
+        & (c["candidate_date"] == after)
+    ]
     return rejudge(c, options.thresholds, options.multiplicity), an
 
 
@@ -153,8 +177,10 @@ def seat_pairs(a: Tables, b: Tables) -> list[tuple[str, str]]:
         return [(s, s) for s in both]
     if len(sa) == 1 and len(sb) == 1:
         return [(next(iter(sa)), next(iter(sb)))]
-    raise DataSetError(f"A and B share no seat, and they hold {len(sa)} and {len(sb)} seats: give two data sets "
-                       "with the same seats, or one seat each")
+    raise DataSetError(
+        f"A and B share no seat, and they hold {len(sa)} and {len(sb)} seats: give two data sets "
+        "with the same seats, or one seat each"
+    )
 
 
 def relabel(tables: Tables, seat: str, label: str, prefix: str) -> Tables:
@@ -165,8 +191,12 @@ def relabel(tables: Tables, seat: str, label: str, prefix: str) -> Tables:
     for name, df in sub.items():
         df = df.copy()
         if "seat" in df.columns:
-            df["seat"] = df["seat"].astype("object").map(lambda s: label if str(s) == seat else s).astype(
-                sub.runs["seat"].dtype if len(sub.runs) else "string")
+            df["seat"] = (
+                df["seat"]
+                .astype("object")
+                .map(lambda s: label if str(s) == seat else s)
+                .astype(sub.runs["seat"].dtype if len(sub.runs) else "string")
+            )
         if "run_id" in df.columns:
             df["run_id"] = (prefix + df["run_id"].astype(str)).astype(df["run_id"].dtype)
         out[name] = df
@@ -199,8 +229,7 @@ class CompareResult:
         return {k: int(v.get(k, 0)) for k in ("better", "worse", "within_noise", "insufficient_data")}
 
 
-def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B"),
-            nights=None) -> CompareResult:
+def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B"), nights=None) -> CompareResult:
     """Every seat of B against the same seat of A (see the module docstring).
 
     `nights`: for store selections, ``nights(seat, date)`` gives that seat's runs up to `date`
@@ -216,26 +245,34 @@ def compare(a: Tables, b: Tables, options, *, labels: tuple[str, str] = ("A", "B
         if sa == sb and dated:
             c, an = night_rows(nights(sa, labels[1]), sa, labels[0], labels[1], options)
             c = c.assign(baseline=before, candidate=after)
-            notes.append("a seat on two dates: the noise is the night-to-night spread of its nights before B "
-                         f"(up to {int(options.thresholds.history_window)}; a verdict needs "
-                         f"{nights_needed(options.thresholds)})")
+            notes.append(
+                "a seat on two dates: the noise is the night-to-night spread of its nights before B "
+                f"(up to {int(options.thresholds.history_window)}; a verdict needs "
+                f"{nights_needed(options.thresholds)})"
+            )
         else:
             both = _concat(relabel(a, sa, before, f"{labels[0]}:"), relabel(b, sb, after, f"{labels[1]}:"))
             an = analyse_tables(both, replace(options, baseline=before), loaded=LoadResult())
             c = an.comparisons
             c = c[(c["kind"] == "baseline") & (c["baseline"] == before) & (c["candidate"] == after)]
             if sa == sb:
-                how = ("A's date is not before B's" if nights is not None else
-                       "one data set against another, without the nights between them")
-                notes.append(f"{sa}: {how}: the intervals hold the variation between passes only, not the "
-                             "variation between nights (compare an earlier date of a run store with a later "
-                             "one to include it)")
+                how = (
+                    "A's date is not before B's"
+                    if nights is not None
+                    else "one data set against another, without the nights between them"
+                )
+                notes.append(
+                    f"{sa}: {how}: the intervals hold the variation between passes only, not the "
+                    "variation between nights (compare an earlier date of a run store with a later "
+                    "one to include it)"
+                )
         frames.append(c.assign(before=before, after=after))
         analyses.append(an)
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COMPARE_COLUMNS)
     rest = [col for col in rows.columns if col not in COMPARE_COLUMNS]
-    return CompareResult(rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses,
-                         list(dict.fromkeys(notes)))
+    return CompareResult(
+        rows[COMPARE_COLUMNS + rest].reset_index(drop=True), pairs, analyses, list(dict.fromkeys(notes))
+    )
 
 
 def _cell(r) -> str:
@@ -260,8 +297,9 @@ def _reasons(g: pd.DataFrame) -> list[str]:
     reasons = none["verdict_reason"].astype(object).where(none["verdict_reason"].notna(), "").astype(str)
     for why in dict.fromkeys(reasons):
         cells = [_cell(r) for _, r in none[reasons == why].iterrows()]
-        named = ", ".join(cells[:SHOWN_REASON_CELLS]) + (f" and {len(cells) - SHOWN_REASON_CELLS} more"
-                                                          if len(cells) > SHOWN_REASON_CELLS else "")
+        named = ", ".join(cells[:SHOWN_REASON_CELLS]) + (
+            f" and {len(cells) - SHOWN_REASON_CELLS} more" if len(cells) > SHOWN_REASON_CELLS else ""
+        )
         out.append(f"  insufficient data, {why or 'no reason recorded'}: {named}")
     return out
 
@@ -278,18 +316,32 @@ def terminal_table(result: CompareResult) -> str:
         body = [("cell", "before", "after", "ratio", "CI", "verdict")]
         for _, r in g.iterrows():
             ci = f"{fmt.ratio3(r['ci_low'])}-{fmt.ratio3(r['ci_high'])}" if fmt.finite(r["ci_low"]) else "–"
-            body.append((_cell(r), fmt.num(r["baseline_estimate"]), fmt.num(r["candidate_estimate"]),
-                         fmt.ratio3(r["ratio"]), ci, str(r["verdict"]).replace("worse", "worse (regression)")))
+            body.append(
+                (
+                    _cell(r),
+                    fmt.num(r["baseline_estimate"]),
+                    fmt.num(r["candidate_estimate"]),
+                    fmt.ratio3(r["ratio"]),
+                    ci,
+                    str(r["verdict"]).replace("worse", "worse (regression)"),
+                )
+            )
         widths = [max(len(row[i]) for row in body) for i in range(len(body[0]))]
         for row in body:
-            lines.append("  " + "  ".join(v.ljust(w) if i in (0, 5) else v.rjust(w)
-                                          for i, (v, w) in enumerate(zip(row, widths))).rstrip())
+            lines.append(
+                "  "
+                + "  ".join(
+                    v.ljust(w) if i in (0, 5) else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))
+                ).rstrip()
+            )
         lines += _reasons(g)
     if not len(result.rows):
         lines.append("no cell is measured in both A and B")
     for note in result.notes:
         lines.append(f"note: {note}")
     c = result.counts()
-    lines.append(f"{len(result.rows)} cell(s): {c['worse']} worse (regression), {c['better']} better, "
-                 f"{c['within_noise']} within noise, {c['insufficient_data']} insufficient data")
+    lines.append(
+        f"{len(result.rows)} cell(s): {c['worse']} worse (regression), {c['better']} better, "
+        f"{c['within_noise']} within noise, {c['insufficient_data']} insufficient data"
+    )
     return "\n".join(lines)

@@ -7,6 +7,7 @@ malformed input to exam-delta, or an --out that is not benchreport's to replace;
 `--fail-on` was met; 4 writing the output (or, for build, the build itself) failed, the
 previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,16 +15,33 @@ import sys
 from pathlib import Path
 
 from benchreport.progress import Terminated, terminate_as_interrupt
-from benchreport.cli_common import (EXIT_FAILED, EXIT_FLAGS, EXIT_INTERRUPTED, EXIT_OF_KIND, EXIT_OK, EXIT_REFUSED,
-                                    EXIT_TERMINATED, EXIT_USAGE, UsageError,
-                                    analyse_opened, exist, not_a_run_summary, one_line, open_args, open_checked,
-                                    options_of,
-                                    refusal_lines, report_refused, source_of)
+from benchreport.cli_common import (
+    EXIT_FAILED,
+    EXIT_FLAGS,
+    EXIT_INTERRUPTED,
+    EXIT_OF_KIND,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    UsageError,
+    analyse_opened,
+    exist,
+    not_a_run_summary,
+    one_line,
+    open_args,
+    open_checked,
+    options_of,
+    refusal_lines,
+    report_refused,
+    source_of,
+)
 from benchreport.cli_parser import build_parser
 from benchreport.options import warn_retired
 
 # Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
 # numpy or the loaders (docs/performance.md); each command imports what it needs.
+
 
 def cmd_validate(args) -> int:
     opened = open_args(args)
@@ -38,12 +56,17 @@ def cmd_validate(args) -> int:
             from benchreport.store.read import read_tables
 
             n = len(read_tables(opened.store).runs)
-            print(f"{n} run(s) in the store, each validated when it was ingested; {result.refused_files} file(s) "
-                  f"refused and {len(result.skipped)} skipped then (benchreport store check checks its files)",
-                  file=sys.stderr)
+            print(
+                f"{n} run(s) in the store, each validated when it was ingested; {result.refused_files} file(s) "
+                f"refused and {len(result.skipped)} skipped then (benchreport store check checks its files)",
+                file=sys.stderr,
+            )
         else:
-            print(f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
-                  f"{len(result.skipped)} skipped", file=sys.stderr)
+            print(
+                f"{len(result.runs)} run(s) valid, {result.refused_files} file(s) refused, "
+                f"{len(result.skipped)} skipped",
+                file=sys.stderr,
+            )
         summary = not_a_run_summary(result.skipped)
         if summary:
             print(summary, file=sys.stderr)
@@ -81,8 +104,14 @@ def _ingest_store(args) -> int:
     if not args.runs:
         raise UsageError("ingest --store DIR needs RUNS to add")
     exist(args.runs)
-    report = ingest(args.runs, args.store, max_file_bytes=int(args.max_file_mb * 1e6),
-                    progress=None if not args.quiet else False, wait=args.wait, strict=args.strict)
+    report = ingest(
+        args.runs,
+        args.store,
+        max_file_bytes=int(args.max_file_mb * 1e6),
+        progress=None if not args.quiet else False,
+        wait=args.wait,
+        strict=args.strict,
+    )
     for line in refusal_lines(report.refused, quiet=args.quiet):
         print(line, file=sys.stderr)
     for n in report.notes:
@@ -143,12 +172,20 @@ def build_request(args, options):
     """`benchreport build`'s command line as a typed request (benchreport.report.build)."""
     from benchreport.report.build import BuildRequest
 
-    return BuildRequest(source_of(args), args.out, options, title=str(args.title) if getattr(args, "title", None) else
-                        "Benchmark report", formats=getattr(args, "format", None),
-                        figure_formats=getattr(args, "figure_formats", "png,svg"), site=getattr(args, "site", None),
-                        wait=getattr(args, "wait", None), skip_bad=bool(getattr(args, "skip_bad", False)),
-                        fail_on=getattr(args, "fail_on", None), quiet=bool(getattr(args, "quiet", False)),
-                        pdf_engine=getattr(args, "pdf_engine", "auto"))
+    return BuildRequest(
+        source_of(args),
+        args.out,
+        options,
+        title=str(args.title) if getattr(args, "title", None) else "Benchmark report",
+        formats=getattr(args, "format", None),
+        figure_formats=getattr(args, "figure_formats", "png,svg"),
+        site=getattr(args, "site", None),
+        wait=getattr(args, "wait", None),
+        skip_bad=bool(getattr(args, "skip_bad", False)),
+        fail_on=getattr(args, "fail_on", None),
+        quiet=bool(getattr(args, "quiet", False)),
+        pdf_engine=getattr(args, "pdf_engine", "auto"),
+    )
 
 
 def run_build(request) -> int:
@@ -165,9 +202,12 @@ def run_build(request) -> int:
         flags = result.flags
         sev = {s: sum(1 for f in flags if f.get("severity") == s) for s in ("critical", "warn", "info")}
         n_fig = len({f.rsplit(".", 1)[0] for f in result.figures})
-        print(f"report written to {result.shown} ({', '.join(f'report.{f}' for f in result.formats)}, {n_fig} "
-              f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
-              f"{sev['info']} info", file=sys.stderr)
+        print(
+            f"report written to {result.shown} ({', '.join(f'report.{f}' for f in result.formats)}, {n_fig} "
+            f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
+            f"{sev['info']} info",
+            file=sys.stderr,
+        )
     if result.fail_on_met:  # said even with --quiet: a failing gate says why
         _say_causes(result.flags, request.fail_on)
         return EXIT_FLAGS
@@ -196,10 +236,15 @@ def _compare_side(args, text: str, store, tables_cache: dict):
         tables, date = select_store(store, sel, tables=tables_cache["all"])
         return tables, date, None
     if not Path(text).exists():
-        raise UsageError(f"{one_line(text)}: no such file or folder (give two run folders, or --store DIR and two "
-                         "selections)")
-    result = load([text], max_file_bytes=int(args.max_file_mb * 1e6), progress=None if not args.quiet else False,
-                  strict=args.strict)
+        raise UsageError(
+            f"{one_line(text)}: no such file or folder (give two run folders, or --store DIR and two selections)"
+        )
+    result = load(
+        [text],
+        max_file_bytes=int(args.max_file_mb * 1e6),
+        progress=None if not args.quiet else False,
+        strict=args.strict,
+    )
     return build_tables(result), None, result
 
 
@@ -225,8 +270,11 @@ def cmd_compare(args) -> int:
         why = engine_missing(args.pdf_engine)
         if why:
             raise UsageError(why)
-    target = outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b]) \
-        if args.out is not None else None
+    target = (
+        outdir.check_out(args.out, [args.store] if store is not None else [args.a, args.b])
+        if args.out is not None
+        else None
+    )
     with outdir.locked(target, "compare", wait=args.wait) if target is not None else contextlib.nullcontext():
         return _compare(args, store, target, formats)
 
@@ -248,8 +296,11 @@ def _compare(args, store, target, formats) -> int:
     for line in refusal_lines(refused, quiet=args.quiet):
         print(line, file=sys.stderr)
     if refused and not args.skip_bad:
-        print(f"benchreport compare: {len(refused)} file(s) refused; nothing compared (use --skip-bad to compare "
-              "the others)", file=sys.stderr)
+        print(
+            f"benchreport compare: {len(refused)} file(s) refused; nothing compared (use --skip-bad to compare "
+            "the others)",
+            file=sys.stderr,
+        )
         return EXIT_REFUSED
     for text, r in ((args.a, ra), (args.b, rb)):
         if r is not None and not r.runs:
@@ -293,8 +344,12 @@ def _write_compare(result, args, target, formats) -> None:
         write_csv(result.rows, stage / "tables" / "compare.csv")
         (stage / "compare.html").write_text(page, encoding="utf-8")
         if "pdf" in formats:
-            html_to_pdf(page, stage / "compare.pdf", engine=args.pdf_engine,
-                        warn=lambda m: print(f"benchreport compare: {m}", file=sys.stderr))
+            html_to_pdf(
+                page,
+                stage / "compare.pdf",
+                engine=args.pdf_engine,
+                warn=lambda m: print(f"benchreport compare: {m}", file=sys.stderr),
+            )
 
     outdir.write_output(target, "compare", write)
 
@@ -311,9 +366,13 @@ def regression_lines(rows) -> list[str]:
     out = []
     for r in worse.head(SHOWN_CAUSES).itertuples(index=False):
         conc = f" at {F.streams(int(r.concurrency))}" if F.finite(r.concurrency) else ""
-        ci = (f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else "")
-        out.append(one_line(f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci} "
-                            f"({r.before} -> {r.after})"))
+        ci = f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else ""
+        out.append(
+            one_line(
+                f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci} "
+                f"({r.before} -> {r.after})"
+            )
+        )
     if len(worse) > SHOWN_CAUSES:
         out.append(f"... and {len(worse) - SHOWN_CAUSES} more (all in the rows of --json or --out)")
     return out
@@ -379,8 +438,11 @@ def cmd_store(args) -> int:
             for p in problems:
                 print(str(p))
         if not args.quiet:
-            print(f"{store.root}: {len(store.parts())} part(s) listed, {len(problems)} problem(s)"
-                  + ("; `benchreport store repair --store DIR` mends them" if problems else ""), file=sys.stderr)
+            print(
+                f"{store.root}: {len(store.parts())} part(s) listed, {len(problems)} problem(s)"
+                + ("; `benchreport store repair --store DIR` mends them" if problems else ""),
+                file=sys.stderr,
+            )
     else:
         done = repair(store, wait=args.wait)
         problems = done.problems_after
@@ -403,9 +465,21 @@ def cmd_lab(args) -> int:
     return lab_command(args)
 
 
-COMMANDS = {"validate": cmd_validate, "ingest": cmd_ingest, "analyse": cmd_analyse, "flags": cmd_flags,
-            "build": cmd_build, "compare": cmd_compare, "figure": cmd_figure, "table": cmd_table,
-            "plan": cmd_plan, "exam-delta": cmd_exam_delta, "schema": cmd_schema, "store": cmd_store, "lab": cmd_lab}
+COMMANDS = {
+    "validate": cmd_validate,
+    "ingest": cmd_ingest,
+    "analyse": cmd_analyse,
+    "flags": cmd_flags,
+    "build": cmd_build,
+    "compare": cmd_compare,
+    "figure": cmd_figure,
+    "table": cmd_table,
+    "plan": cmd_plan,
+    "exam-delta": cmd_exam_delta,
+    "schema": cmd_schema,
+    "store": cmd_store,
+    "lab": cmd_lab,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -430,8 +504,10 @@ def main(argv: list[str] | None = None) -> int:
         stop = _signal_behind(exc)
         if stop is None:
             raise
-        print("benchreport: terminated (SIGTERM)" if isinstance(stop, Terminated) else "benchreport: interrupted",
-              file=sys.stderr)
+        print(
+            "benchreport: terminated (SIGTERM)" if isinstance(stop, Terminated) else "benchreport: interrupted",
+            file=sys.stderr,
+        )
         return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
 
 

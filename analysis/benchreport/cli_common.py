@@ -4,15 +4,33 @@ refusals said on stderr the same way by every command.
 
 Nothing heavier is imported at module level: `--version` and `--help` answer without pandas.
 """
+
 from __future__ import annotations
 
 import signal
 import sys
 
-__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "EXIT_FLAGS", "EXIT_FAILED", "EXIT_INTERRUPTED",
-           "EXIT_TERMINATED", "EXIT_OF_KIND", "UsageError", "one_line",
-           "refusal_lines", "not_a_run_summary", "source_of", "open_args", "analyse_opened", "options_of",
-           "report_refused", "exist", "open_checked"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REFUSED",
+    "EXIT_USAGE",
+    "EXIT_FLAGS",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
+    "EXIT_OF_KIND",
+    "UsageError",
+    "one_line",
+    "refusal_lines",
+    "not_a_run_summary",
+    "source_of",
+    "open_args",
+    "analyse_opened",
+    "options_of",
+    "report_refused",
+    "exist",
+    "open_checked",
+]
 
 #: the exit codes of spec/cli.md
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_FLAGS, EXIT_FAILED = 0, 1, 2, 3, 4
@@ -52,9 +70,12 @@ def source_of(args):
     from benchreport.source import DEFAULT_MAX_FILE_MB, Source, SourceError
 
     try:
-        return Source.of(getattr(args, "runs", None) or None, getattr(args, "store", None),
-                         max_file_mb=float(getattr(args, "max_file_mb", DEFAULT_MAX_FILE_MB)),
-                         strict=bool(getattr(args, "strict", False)))
+        return Source.of(
+            getattr(args, "runs", None) or None,
+            getattr(args, "store", None),
+            max_file_mb=float(getattr(args, "max_file_mb", DEFAULT_MAX_FILE_MB)),
+            strict=bool(getattr(args, "strict", False)),
+        )
     except SourceError as exc:
         raise UsageError(str(exc)) from None
 
@@ -111,8 +132,11 @@ def report_refused(result, *, quiet: bool, listed_in: str | None = None) -> None
     one line for the files that are not run files (errors.refusal_lines)."""
     lines = refusal_lines(result.refused, quiet=quiet)
     if not quiet:
-        what = (f"{result.store_versions} file version(s) in the store" if result.store_versions is not None
-                else f"{len(result.runs)} run(s) loaded")
+        what = (
+            f"{result.store_versions} file version(s) in the store"
+            if result.store_versions is not None
+            else f"{len(result.runs)} run(s) loaded"
+        )
         lines.append(f"{what}, {result.refused_files} file(s) refused, {len(result.skipped)} skipped")
         lines += [line for line in [not_a_run_summary(result.skipped, listed_in=listed_in)] if line]
     for line in lines:

@@ -4,6 +4,7 @@ Copies the explore notebook shipped with the package into DIR as ``explore.ipynb
 already there is the user's and is kept), with its ``runs`` parameter set to DIR, then starts
 JupyterLab on it when JupyterLab is installed, or says how to.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -73,14 +74,20 @@ def lab_command(args) -> int:
     except OSError as exc:
         raise UsageError(f"could not write {one_line(str(folder / NOTEBOOK_NAME))}: {exc.strerror or exc}") from None
     shown = one_line(str(target))
-    print(f"wrote {shown} (runs = {one_line(str(folder.resolve()))})" if written
-          else f"kept {shown}: it is already there (yours; its runs parameter unchanged)", file=sys.stderr)
+    print(
+        f"wrote {shown} (runs = {one_line(str(folder.resolve()))})"
+        if written
+        else f"kept {shown}: it is already there (yours; its runs parameter unchanged)",
+        file=sys.stderr,
+    )
     start = _jupyter()
     root = getattr(os, "geteuid", lambda: -1)() == 0
     extra = ["--allow-root"] if (root or getattr(args, "allow_root", False)) else []
     if root:
-        print("running as root (as in most GPU containers): JupyterLab is started with its own --allow-root",
-              file=sys.stderr)
+        print(
+            "running as root (as in most GPU containers): JupyterLab is started with its own --allow-root",
+            file=sys.stderr,
+        )
     if args.no_start or start is None:
         how = " ".join([*(start[:2] if start else ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
         need = "" if start else " (JupyterLab is not installed here: pip install 'benchreport[lab]')"

@@ -1,4 +1,5 @@
 """`--log FILE`: what a command says on stderr also appended to a file, for scheduled jobs."""
+
 from __future__ import annotations
 
 import errno
@@ -37,8 +38,9 @@ class _Tee:
             call(*args)
         except OSError as exc:
             self.failed = exc.strerror or str(exc)
-            self._stream.write(f"benchreport: --log stopped: the log file cannot be written ({self.failed}); "
-                               "the command goes on\n")
+            self._stream.write(
+                f"benchreport: --log stopped: the log file cannot be written ({self.failed}); the command goes on\n"
+            )
 
 
 def open_log(path) -> object:
@@ -67,10 +69,11 @@ def logged(args, argv: list[str], run: Callable) -> int:
     try:
         log = open_log(args.log)
     except OSError as exc:
-        why = ("a FIFO nobody reads: refused, not waited on" if exc.errno == errno.ENXIO
-               else exc.strerror or str(exc))
-        print(f"benchreport {args.command}: --log {UNSAFE_CHARS.sub('?', str(args.log))!r} cannot be written "
-              f"({why})", file=sys.stderr)
+        why = "a FIFO nobody reads: refused, not waited on" if exc.errno == errno.ENXIO else exc.strerror or str(exc)
+        print(
+            f"benchreport {args.command}: --log {UNSAFE_CHARS.sub('?', str(args.log))!r} cannot be written ({why})",
+            file=sys.stderr,
+        )
         return 2  # usage: the log cannot be written
     stamp = lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z")  # noqa: E731
     shown = " ".join(UNSAFE_CHARS.sub("?", str(a)) for a in argv)

@@ -9,6 +9,7 @@ comparisons, at its worst case (benchreport.flags.rules.sampling.corrected_alpha
 cell at the full alpha when it is the only one; other rows Holm's alpha/m), Bonferroni-like, which
 stays valid when every hypothesis is tested group-sequentially.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,19 @@ __all__ = ["plan_command", "FORMATS", "plan_text"]
 FORMATS = {"text": ".txt", "markdown": ".md", "csv": ".csv", "json": ".json"}
 
 #: the columns the text and Markdown tables show (every column: csv and json)
-SHOWN = (("candidate", "candidate"), ("baseline", "baseline"), ("cell", "cell"), ("so far", "so_far"),
-         ("ratio [CI]", "ratio_ci"), ("verdict now", "verdict"), ("alpha", "alpha_shown"),
-         ("boundary (t)", "boundary"), ("repeated CI", "rci"), ("status", "status"), ("more per seat", "more"))
+SHOWN = (
+    ("candidate", "candidate"),
+    ("baseline", "baseline"),
+    ("cell", "cell"),
+    ("so far", "so_far"),
+    ("ratio [CI]", "ratio_ci"),
+    ("verdict now", "verdict"),
+    ("alpha", "alpha_shown"),
+    ("boundary (t)", "boundary"),
+    ("repeated CI", "rci"),
+    ("status", "status"),
+    ("more per seat", "more"),
+)
 
 
 def _selected(comparisons, metrics: list[str], statistics: list[str]):
@@ -37,8 +48,9 @@ def _selected(comparisons, metrics: list[str], statistics: list[str]):
     primary = base["primary"].fillna(False).astype(bool) if "primary" in base else base["kind"] != base["kind"]
     named = primary & False
     if metrics or statistics:
-        named = (base["metric"].isin(metrics) if metrics else True) & \
-                (base["statistic"].isin(statistics) if statistics else True)
+        named = (base["metric"].isin(metrics) if metrics else True) & (
+            base["statistic"].isin(statistics) if statistics else True
+        )
     return base[primary | named]
 
 
@@ -59,21 +71,33 @@ def plan_frame(analysis, args):
     from benchreport.stats.sequential import PLAN_COLUMNS, PlanDesign, plan_rows
 
     th = analysis.options.thresholds
-    rows = _selected(analysis.comparisons, _names(args.metric, sorted(METRICS), "--metric"),
-                     _names(args.statistic, list(STATISTICS), "--statistic"))
+    rows = _selected(
+        analysis.comparisons,
+        _names(args.metric, sorted(METRICS), "--metric"),
+        _names(args.statistic, list(STATISTICS), "--statistic"),
+    )
     if rows is None or not len(rows):
         return pd.DataFrame(columns=PLAN_COLUMNS)
     family = family_sizes(analysis.comparisons)
     fam = rows["family"].tolist() if "family" in rows else [None] * len(rows)
     fam_alpha = rows["family_alpha"].tolist() if "family_alpha" in rows else [None] * len(rows)
-    levels = [corrected_alpha(r, float(th.alpha), family=f, family_alpha=a, **family)
-              for r, f, a in zip(rows["multiplicity"].tolist(), fam, fam_alpha)]
-    design = PlanDesign(max_passes=int(args.max_passes), max_days=int(args.max_days), spending=args.spending,
-                        noise=float(th.noise))
+    levels = [
+        corrected_alpha(r, float(th.alpha), family=f, family_alpha=a, **family)
+        for r, f, a in zip(rows["multiplicity"].tolist(), fam, fam_alpha)
+    ]
+    design = PlanDesign(
+        max_passes=int(args.max_passes), max_days=int(args.max_days), spending=args.spending, noise=float(th.noise)
+    )
     direction = lambda m: higher_is_better(m) if m in METRICS else True  # noqa: E731
     records = rows.astype(object).where(rows.notna(), None).to_dict("records")
-    out = plan_rows(records, alphas=[a for a, _ in levels], corrections=[w for _, w in levels],
-                    higher_is_better=direction, design=design, session_groups=analysis.session_groups)
+    out = plan_rows(
+        records,
+        alphas=[a for a, _ in levels],
+        corrections=[w for _, w in levels],
+        higher_is_better=direction,
+        design=design,
+        session_groups=analysis.session_groups,
+    )
     return pd.DataFrame(out, columns=PLAN_COLUMNS)
 
 
@@ -82,7 +106,7 @@ def _num(x, fmt: str = ".3f") -> str:
 
 
 def _count(n, unit: str) -> str:
-    """"1 pass", "2 passes", "1 day"."""
+    """ "1 pass", "2 passes", "1 day"."""
     n = int(n)
     return f"{n} {unit if n != 1 else {'passes': 'pass', 'days': 'day'}[unit]}"
 
@@ -96,13 +120,19 @@ def _shown_row(r: dict) -> dict:
         more = f"{_count(r['more_per_seat'], unit)} or more (to measure the spread)"
     elif r["settle_at"] is not None and r["settle_at"] == r["settle_at"]:
         more = f"{_count(r['more_per_seat'], unit)} ({r['settle_as']} at {int(r['settle_at'])})"
-    return dict(candidate=str(r["candidate"]), baseline=str(r["baseline"]),
-                cell=f"{r['workload']}{conc} {r['metric']} {r['statistic']}" + (" (primary)" if r["primary"] else ""),
-                so_far=f"{_num(r['baseline_n'], 'g')}/{_num(r['candidate_n'], 'g')} of {r['max_n']} {unit}",
-                ratio_ci=f"{_num(r['ratio'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
-                verdict=str(r["verdict"]), alpha_shown=_num(r["alpha"], ".4g"),
-                boundary=f"{_num(r['t_boundary'], '.2f')} (z {_num(r['z_boundary'], '.2f')})",
-                rci=f"[{_num(r['rci_low'])}, {_num(r['rci_high'])}]", status=str(r["status"]), more=more)
+    return dict(
+        candidate=str(r["candidate"]),
+        baseline=str(r["baseline"]),
+        cell=f"{r['workload']}{conc} {r['metric']} {r['statistic']}" + (" (primary)" if r["primary"] else ""),
+        so_far=f"{_num(r['baseline_n'], 'g')}/{_num(r['candidate_n'], 'g')} of {r['max_n']} {unit}",
+        ratio_ci=f"{_num(r['ratio'])} [{_num(r['ci_low'])}, {_num(r['ci_high'])}]",
+        verdict=str(r["verdict"]),
+        alpha_shown=_num(r["alpha"], ".4g"),
+        boundary=f"{_num(r['t_boundary'], '.2f')} (z {_num(r['z_boundary'], '.2f')})",
+        rci=f"[{_num(r['rci_low'])}, {_num(r['rci_high'])}]",
+        status=str(r["status"]),
+        more=more,
+    )
 
 
 def plan_text(df, fmt: str, design_words: str) -> str:
@@ -129,11 +159,13 @@ def plan_text(df, fmt: str, design_words: str) -> str:
 
 def _design_words(args, alpha: float) -> str:
     kind = {"obf": "O'Brien-Fleming-type", "pocock": "Pocock-type"}[args.spending]
-    return (f"Group-sequential plan: Lan-DeMets {kind} alpha spending at alpha {alpha:g} (before the correction "
-            f"for multiple comparisons, column alpha), a look at every pass per seat from 3 to --max-passes "
-            f"{args.max_passes} (days from 2 to --max-days {args.max_days} where the interval holds the variance "
-            "between days); the boundary on the t scale at the row's df; 'more per seat' assumes the ratio and the "
-            "spread stay at their estimates (docs/statistics.md, 'A sequential plan').")
+    return (
+        f"Group-sequential plan: Lan-DeMets {kind} alpha spending at alpha {alpha:g} (before the correction "
+        f"for multiple comparisons, column alpha), a look at every pass per seat from 3 to --max-passes "
+        f"{args.max_passes} (days from 2 to --max-days {args.max_days} where the interval holds the variance "
+        "between days); the boundary on the t scale at the row's df; 'more per seat' assumes the ratio and the "
+        "spread stay at their estimates (docs/statistics.md, 'A sequential plan')."
+    )
 
 
 def plan_command(args) -> int:
@@ -149,8 +181,10 @@ def plan_command(args) -> int:
     analysis = analyse_opened(args, opened)
     df = plan_frame(analysis, args)
     if not len(df) and not args.quiet:
-        print("benchreport plan: no comparison to plan (it needs a baseline seat and another seat sharing a "
-              "cell)", file=sys.stderr)
+        print(
+            "benchreport plan: no comparison to plan (it needs a baseline seat and another seat sharing a cell)",
+            file=sys.stderr,
+        )
     text = plan_text(df, fmt, _design_words(args, float(analysis.options.thresholds.alpha)))
     if out is None:
         sys.stdout.write(text)

@@ -4,6 +4,7 @@ A figure may be sized for the page it goes on (`--width`, `--height`, `--dpi`), 
 some seats (`--seats`) and to one metric and statistic (`--metric`, `--statistic`); a table to
 some columns, rows and seats (`--columns`, `--rows`, `--seats`).
 """
+
 from __future__ import annotations
 
 import sys
@@ -97,8 +98,9 @@ def _listing(args, catalog: dict, kind: str) -> int:
             mark = f"Figure {numbers[name]}" if name in numbers else "(nothing to draw)"
         elif present is not None:
             mark = "" if name in present else "(no rows)"
-        print(f"{name:<16} {mark:<18} {e.what}" if numbers is not None or present is not None
-              else f"{name:<16} {e.what}")
+        print(
+            f"{name:<16} {mark:<18} {e.what}" if numbers is not None or present is not None else f"{name:<16} {e.what}"
+        )
     return EXIT_OK
 
 
@@ -140,8 +142,10 @@ def figure_command(args) -> int:
         raise UsageError("give --out FILE (.png, .svg or .pdf)")
     size = _size(args)
     if (args.metric or args.statistic) and args.name not in cat.METRIC_FIGURES + cat.FILTERED_FIGURES:
-        raise UsageError(f"--metric and --statistic do not apply to the figure {args.name!r}; they apply to "
-                         f"{', '.join(cat.METRIC_FIGURES + cat.FILTERED_FIGURES)}")
+        raise UsageError(
+            f"--metric and --statistic do not apply to the figure {args.name!r}; they apply to "
+            f"{', '.join(cat.METRIC_FIGURES + cat.FILTERED_FIGURES)}"
+        )
     if size is not None and size[0] and size[1]:
         _check_canvas(out.suffix.lower()[1:], size, size, args.dpi)  # before anything is read
     source_of(args)  # RUNS or --store, before anything is read
@@ -150,20 +154,28 @@ def figure_command(args) -> int:
         return EXIT_REFUSED
     block = cat.figure(a, args.name, metric=args.metric, statistic=args.statistic)
     if block is None:
-        raise UsageError(f"figure {args.name!r} has nothing to draw for these runs "
-                         f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do")
+        raise UsageError(
+            f"figure {args.name!r} has nothing to draw for these runs "
+            f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do"
+        )
     from benchreport.report.figures import save_figure
     from benchreport.report.figures.theme import overflow
 
     kind = out.suffix.lower()[1:]
     _check_canvas(kind, size, tuple(block.figure.get_size_inches()), args.dpi)
-    code = write_atomic(out, lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size,
-                                                        dpi=args.dpi)[kind], quiet=args.quiet)
+    code = write_atomic(
+        out,
+        lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size, dpi=args.dpi)[kind],
+        quiet=args.quiet,
+    )
     over = overflow(block.figure) if size is not None else 0.0
     if over > 0.01 and not args.quiet:
         w, h = block.figure.get_size_inches()
-        print(f"benchreport figure: the figure's contents reach {over:.2f} in past its edges at "
-              f"{w:.2f} x {h:.2f} in; give a larger --width or --height, or fewer --seats", file=sys.stderr)
+        print(
+            f"benchreport figure: the figure's contents reach {over:.2f} in past its edges at "
+            f"{w:.2f} x {h:.2f} in; give a larger --width or --height, or fewer --seats",
+            file=sys.stderr,
+        )
     return code
 
 
@@ -179,9 +191,11 @@ def _check_canvas(kind: str, size, own: tuple[float, float], dpi: int) -> None:
     w = (size[0] if size and size[0] else own[0]) * dpi
     h = (size[1] if size and size[1] else own[1]) * dpi
     if w * h > MAX_PIXELS:
-        raise UsageError(f"a {w:,.0f} x {h:,.0f} pixel PNG ({w * h / 1e6:,.0f} megapixels) is beyond the "
-                         f"{MAX_PIXELS / 1e6:.0f}-megapixel limit; lower --dpi, --width or --height, or write "
-                         ".svg or .pdf (vector: any size)")
+        raise UsageError(
+            f"a {w:,.0f} x {h:,.0f} pixel PNG ({w * h / 1e6:,.0f} megapixels) is beyond the "
+            f"{MAX_PIXELS / 1e6:.0f}-megapixel limit; lower --dpi, --width or --height, or write "
+            ".svg or .pdf (vector: any size)"
+        )
 
 
 def _size(args) -> tuple[float, float] | None:
@@ -212,8 +226,10 @@ def table_command(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if "\n% wider than a page" in text and not args.quiet:
-        print("benchreport table: the LaTeX table is wider than a page even in \\scriptsize; choose fewer --columns",
-              file=sys.stderr)
+        print(
+            "benchreport table: the LaTeX table is wider than a page even in \\scriptsize; choose fewer --columns",
+            file=sys.stderr,
+        )
     if out is None:
         sys.stdout.write(text)
         return EXIT_OK

@@ -7,6 +7,7 @@ takes its column names and dtypes from here, so a renamed column is a one-line c
 is an ImportError, not a silent empty column, and a table has the same dtypes however its rows
 were made (Parquet files compare byte for byte).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,13 +69,13 @@ def higher_is_better(metric: str) -> bool:
 
 # --- table schemas: every table's columns, in order, with their pandas dtypes ---------------
 #: the dtypes a schema's columns take (pandas names, and two of our own)
-STRING = "string"            # pandas' nullable text (missing is <NA>)
-STR = "str"                  # pandas' default text (missing is NaN: the history table, compared with ==)
-INT = "Int64"                # nullable integer
-INT64 = "int64"              # integer that is never missing
-FLOAT = "float64"            # float, missing is NaN
-BOOLEAN = "boolean"          # nullable boolean
-BOOL = "bool"                # boolean, missing is False
+STRING = "string"  # pandas' nullable text (missing is <NA>)
+STR = "str"  # pandas' default text (missing is NaN: the history table, compared with ==)
+INT = "Int64"  # nullable integer
+INT64 = "int64"  # integer that is never missing
+FLOAT = "float64"  # float, missing is NaN
+BOOLEAN = "boolean"  # nullable boolean
+BOOL = "bool"  # boolean, missing is False
 INT_OR_NONE = "int_or_none"  # objects: Python ints, None where missing (a year of history rows, no NA scalars)
 
 
@@ -84,22 +85,26 @@ def _as_string(col: pd.Series):
 
 def _as_str(col: pd.Series):
     import pandas as pd
+
     vals = col.astype(object)
     return pd.Series(vals.where(vals.notna(), None).to_numpy(), dtype=object).astype("str")
 
 
 def _as_int(col: pd.Series):
     import pandas as pd
+
     return pd.array(pd.to_numeric(col.astype("object"), errors="coerce"), dtype="Int64")
 
 
 def _as_int64(col: pd.Series):
     import pandas as pd
+
     return pd.to_numeric(col).astype("int64")
 
 
 def _as_float(col: pd.Series):
     import pandas as pd
+
     return pd.to_numeric(col, errors="coerce").astype(float)
 
 
@@ -114,6 +119,7 @@ def _as_bool(col: pd.Series):
 def _as_int_or_none(col: pd.Series):
     import numpy as np
     import pandas as pd
+
     vals = pd.to_numeric(col.astype(object), errors="coerce")
     known = vals.notna().to_numpy()
     ints = np.full(len(vals), None, dtype=object)
@@ -121,8 +127,16 @@ def _as_int_or_none(col: pd.Series):
     return pd.Series(ints, dtype=object)
 
 
-_CONVERT = {STRING: _as_string, STR: _as_str, INT: _as_int, INT64: _as_int64, FLOAT: _as_float,
-            BOOLEAN: _as_boolean, BOOL: _as_bool, INT_OR_NONE: _as_int_or_none}
+_CONVERT = {
+    STRING: _as_string,
+    STR: _as_str,
+    INT: _as_int,
+    INT64: _as_int64,
+    FLOAT: _as_float,
+    BOOLEAN: _as_boolean,
+    BOOL: _as_bool,
+    INT_OR_NONE: _as_int_or_none,
+}
 
 
 @dataclass(frozen=True)
@@ -156,12 +170,14 @@ class TableSchema:
         """`frame` as this table: its columns in order (absent ones missing), each of its dtype,
         with a fresh index; the same dtypes however the rows were made."""
         import pandas as pd
+
         frame = frame.reindex(columns=self.names).reset_index(drop=True)
         return pd.DataFrame({c: _CONVERT[t](frame[c]) for c, t in self.columns}, columns=self.names)
 
     def empty(self) -> pd.DataFrame:
         """The table with no rows, its columns of their dtypes."""
         import pandas as pd
+
         return self.typed(pd.DataFrame({c: pd.Series(dtype="object") for c in self.names}))
 
     def arrow_type(self, column: str):
@@ -207,43 +223,134 @@ def _names(columns: tuple[tuple[str, str], ...]) -> list[str]:
 
 #: the key of a cell across dates: one (seat, harness, probe, load, workload, concurrency, metric, statistic)
 CELL_KEY = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic"]
-_CELL_KEY_TYPES = (("seat", STRING), ("harness", STRING), ("probe", STRING), ("load_id", STRING),
-                   ("workload", STRING), ("concurrency", INT), ("metric", STRING), ("statistic", STRING))
+_CELL_KEY_TYPES = (
+    ("seat", STRING),
+    ("harness", STRING),
+    ("probe", STRING),
+    ("load_id", STRING),
+    ("workload", STRING),
+    ("concurrency", INT),
+    ("metric", STRING),
+    ("statistic", STRING),
+)
 
 # --- the tidy tables (benchreport.tables), one row per observation ---
-_SEATS = (("seat", STRING), ("model", STRING), ("quantisation", STRING), ("engine", STRING), ("role", STRING),
-          ("checkpoint_bytes", FLOAT), ("nodes", INT), ("gpus_per_node", INT), ("gpu_memory_bytes", FLOAT),
-          ("tensor_parallel", INT), ("interconnect", STRING))
+_SEATS = (
+    ("seat", STRING),
+    ("model", STRING),
+    ("quantisation", STRING),
+    ("engine", STRING),
+    ("role", STRING),
+    ("checkpoint_bytes", FLOAT),
+    ("nodes", INT),
+    ("gpus_per_node", INT),
+    ("gpu_memory_bytes", FLOAT),
+    ("tensor_parallel", INT),
+    ("interconnect", STRING),
+)
 _COMPONENTS = (("seat", STRING), ("name", STRING), ("component_role", STRING), ("license", STRING))
-_RUNS = (("run_id", STRING), ("seat", STRING), ("date", STRING), ("pass", INT64), ("harness", STRING),
-         ("harness_version", STRING), ("probe", STRING), ("max_tokens", INT), ("temperature", FLOAT),
-         ("thinking", BOOLEAN), ("warmup_excluded", BOOLEAN), ("settings", STRING), ("quantisation", STRING),
-         ("engine", STRING), ("source_file", STRING), ("source_sha256", STRING), ("source_format", STRING),
-         ("notes", STRING), ("assumptions", STRING), ("harness_group", STRING), ("figure_checks", STRING),
-         ("load", STRING), ("load_id", STRING), ("load_label", STRING))
+_RUNS = (
+    ("run_id", STRING),
+    ("seat", STRING),
+    ("date", STRING),
+    ("pass", INT64),
+    ("harness", STRING),
+    ("harness_version", STRING),
+    ("probe", STRING),
+    ("max_tokens", INT),
+    ("temperature", FLOAT),
+    ("thinking", BOOLEAN),
+    ("warmup_excluded", BOOLEAN),
+    ("settings", STRING),
+    ("quantisation", STRING),
+    ("engine", STRING),
+    ("source_file", STRING),
+    ("source_sha256", STRING),
+    ("source_format", STRING),
+    ("notes", STRING),
+    ("assumptions", STRING),
+    ("harness_group", STRING),
+    ("figure_checks", STRING),
+    ("load", STRING),
+    ("load_id", STRING),
+    ("load_label", STRING),
+)
 #: a measurement's own fields (after the run's keys run_id, seat, date, pass)
-_MEASUREMENT_FIELDS = (("workload", STRING), ("concurrency", INT), ("metric", STRING), ("statistic", STRING),
-                       ("value", FLOAT), ("unit", STRING), ("n", INT), ("context_tokens", INT),
-                       ("fresh_prompt", BOOLEAN), ("condition", STRING), ("ci_low", FLOAT), ("ci_high", FLOAT),
-                       ("ci_level", FLOAT))
+_MEASUREMENT_FIELDS = (
+    ("workload", STRING),
+    ("concurrency", INT),
+    ("metric", STRING),
+    ("statistic", STRING),
+    ("value", FLOAT),
+    ("unit", STRING),
+    ("n", INT),
+    ("context_tokens", INT),
+    ("fresh_prompt", BOOLEAN),
+    ("condition", STRING),
+    ("ci_low", FLOAT),
+    ("ci_high", FLOAT),
+    ("ci_level", FLOAT),
+)
 _RUN_KEYS = (("run_id", STRING), ("seat", STRING), ("date", STRING), ("pass", INT64))
 _REQUESTS = _RUN_KEYS + (
-    ("workload", STRING), ("concurrency", INT), ("prompt_tokens", INT), ("cached_prompt_tokens", INT),
-    ("output_tokens", INT), ("reasoning_tokens", INT), ("content_chars", INT), ("reasoning_chars", INT),
-    ("ttft_ms", FLOAT), ("e2e_latency_ms", FLOAT), ("itl_ms", FLOAT), ("finish_reason", STRING), ("error", STRING),
-    ("start_ms", FLOAT), ("counted_only", BOOLEAN), ("first_content_ms", FLOAT), ("first_token_chunk_ms", FLOAT))
-_EXAMS = (("run_id", STRING), ("seat", STRING), ("date", STRING), ("benchmark", STRING), ("dimension", STRING),
-          ("correct", INT), ("total", INT), ("score", FLOAT), ("from_items", BOOLEAN), ("count_rounding", STRING),
-          ("measured_on", STRING), ("from_earlier_run", BOOLEAN), ("placement_note", STRING))
-_EXAM_ITEMS = (("run_id", STRING), ("seat", STRING), ("date", STRING), ("benchmark", STRING),
-               ("dimension", STRING), ("item_id", STRING), ("correct", BOOLEAN))
+    ("workload", STRING),
+    ("concurrency", INT),
+    ("prompt_tokens", INT),
+    ("cached_prompt_tokens", INT),
+    ("output_tokens", INT),
+    ("reasoning_tokens", INT),
+    ("content_chars", INT),
+    ("reasoning_chars", INT),
+    ("ttft_ms", FLOAT),
+    ("e2e_latency_ms", FLOAT),
+    ("itl_ms", FLOAT),
+    ("finish_reason", STRING),
+    ("error", STRING),
+    ("start_ms", FLOAT),
+    ("counted_only", BOOLEAN),
+    ("first_content_ms", FLOAT),
+    ("first_token_chunk_ms", FLOAT),
+)
+_EXAMS = (
+    ("run_id", STRING),
+    ("seat", STRING),
+    ("date", STRING),
+    ("benchmark", STRING),
+    ("dimension", STRING),
+    ("correct", INT),
+    ("total", INT),
+    ("score", FLOAT),
+    ("from_items", BOOLEAN),
+    ("count_rounding", STRING),
+    ("measured_on", STRING),
+    ("from_earlier_run", BOOLEAN),
+    ("placement_note", STRING),
+)
+_EXAM_ITEMS = (
+    ("run_id", STRING),
+    ("seat", STRING),
+    ("date", STRING),
+    ("benchmark", STRING),
+    ("dimension", STRING),
+    ("item_id", STRING),
+    ("correct", BOOLEAN),
+)
 _EVENTS = _RUN_KEYS + (("kind", STRING), ("message", STRING), ("concurrency", INT), ("reproduced", BOOLEAN))
 
 #: the tidy tables, by name
-TABLE_SCHEMAS: dict[str, TableSchema] = {s.name: s for s in (
-    TableSchema("seats", _SEATS), TableSchema("components", _COMPONENTS), TableSchema("runs", _RUNS),
-    TableSchema("measurements", _RUN_KEYS + _MEASUREMENT_FIELDS), TableSchema("requests", _REQUESTS),
-    TableSchema("exams", _EXAMS), TableSchema("exam_items", _EXAM_ITEMS), TableSchema("events", _EVENTS))}
+TABLE_SCHEMAS: dict[str, TableSchema] = {
+    s.name: s
+    for s in (
+        TableSchema("seats", _SEATS),
+        TableSchema("components", _COMPONENTS),
+        TableSchema("runs", _RUNS),
+        TableSchema("measurements", _RUN_KEYS + _MEASUREMENT_FIELDS),
+        TableSchema("requests", _REQUESTS),
+        TableSchema("exams", _EXAMS),
+        TableSchema("exam_items", _EXAM_ITEMS),
+        TableSchema("events", _EVENTS),
+    )
+}
 TABLE_COLUMNS: dict[str, list[str]] = {name: s.names for name, s in TABLE_SCHEMAS.items()}
 #: a measurement's fields as the tidy table copies them from a run file
 MEASUREMENT_FIELDS = _names(_MEASUREMENT_FIELDS)
@@ -251,15 +358,50 @@ MEASUREMENT_FIELDS = _names(_MEASUREMENT_FIELDS)
 COMPONENT_RUN_COLUMNS = TABLE_COLUMNS["components"] + ["run_id"]
 
 # --- statistics tables (benchreport.stats) ---
-_CELL_SPEC = (("seat", STRING), ("workload", STRING), ("concurrency", INT), ("metric", STRING), ("statistic", STRING),
-              ("unit", STRING), ("n_passes", INT), ("n_obs", INT), ("estimate", FLOAT), ("ci_low", FLOAT),
-              ("ci_high", FLOAT), ("ci_level", FLOAT), ("ci_method", STRING), ("values", STRING))
-_CELL_EXTRA = (("harness", STRING), ("probe", STRING), ("load_id", STRING), ("load", STRING), ("date", STRING),
-               ("condition", STRING), ("ci_route", STRING), ("ci_reason", STRING), ("log_se", FLOAT), ("df", FLOAT),
-               ("median", FLOAT), ("min", FLOAT), ("max", FLOAT), ("range_level", FLOAT), ("within_low", FLOAT),
-               ("within_high", FLOAT), ("within_level", FLOAT), ("within_method", STRING),
-               ("within_log_se", FLOAT), ("reported", FLOAT), ("recomputed", FLOAT), ("n_requests", INT),
-               ("n_failed", INT), ("lag1", FLOAT), ("block", INT), ("source", STRING))
+_CELL_SPEC = (
+    ("seat", STRING),
+    ("workload", STRING),
+    ("concurrency", INT),
+    ("metric", STRING),
+    ("statistic", STRING),
+    ("unit", STRING),
+    ("n_passes", INT),
+    ("n_obs", INT),
+    ("estimate", FLOAT),
+    ("ci_low", FLOAT),
+    ("ci_high", FLOAT),
+    ("ci_level", FLOAT),
+    ("ci_method", STRING),
+    ("values", STRING),
+)
+_CELL_EXTRA = (
+    ("harness", STRING),
+    ("probe", STRING),
+    ("load_id", STRING),
+    ("load", STRING),
+    ("date", STRING),
+    ("condition", STRING),
+    ("ci_route", STRING),
+    ("ci_reason", STRING),
+    ("log_se", FLOAT),
+    ("df", FLOAT),
+    ("median", FLOAT),
+    ("min", FLOAT),
+    ("max", FLOAT),
+    ("range_level", FLOAT),
+    ("within_low", FLOAT),
+    ("within_high", FLOAT),
+    ("within_level", FLOAT),
+    ("within_method", STRING),
+    ("within_log_se", FLOAT),
+    ("reported", FLOAT),
+    ("recomputed", FLOAT),
+    ("n_requests", INT),
+    ("n_failed", INT),
+    ("lag1", FLOAT),
+    ("block", INT),
+    ("source", STRING),
+)
 #: columns of tables/cells.csv (spec/cli.md), in order
 CELL_COLUMNS = _names(_CELL_SPEC)
 #: the cells table's extra columns after the spec's
@@ -267,26 +409,73 @@ CELL_EXTRA_COLUMNS = _names(_CELL_EXTRA)
 CELLS = TableSchema("cells", _CELL_SPEC + _CELL_EXTRA)
 
 #: the long-form per-pass table (one row per cell and pass)
-PASSES = TableSchema("passes", _CELL_KEY_TYPES[:8] + (
-    ("date", STRING), ("pass", INT), ("run_id", STRING), ("value", FLOAT), ("reported", FLOAT),
-    ("recomputed", FLOAT), ("n_obs", INT), ("n_requests", INT), ("n_failed", INT), ("ci_low", FLOAT),
-    ("ci_high", FLOAT), ("ci_level", FLOAT), ("lag1", FLOAT), ("source", STRING)))
+PASSES = TableSchema(
+    "passes",
+    _CELL_KEY_TYPES[:8]
+    + (
+        ("date", STRING),
+        ("pass", INT),
+        ("run_id", STRING),
+        ("value", FLOAT),
+        ("reported", FLOAT),
+        ("recomputed", FLOAT),
+        ("n_obs", INT),
+        ("n_requests", INT),
+        ("n_failed", INT),
+        ("ci_low", FLOAT),
+        ("ci_high", FLOAT),
+        ("ci_level", FLOAT),
+        ("lag1", FLOAT),
+        ("source", STRING),
+    ),
+)
 PASS_COLUMNS = PASSES.names
 #: what the history and the dated comparisons read of a cell on each date (`CellSet.dated` of a run store)
 DATED = TableSchema("dated", _CELL_KEY_TYPES + (("date", STRING), ("estimate", FLOAT), ("n_passes", INT)))
 DATED_COLUMNS = DATED.names
 
-_COMPARISON_SPEC = (("workload", STRING), ("concurrency", INT), ("metric", STRING), ("statistic", STRING),
-                    ("baseline", STRING), ("candidate", STRING), ("baseline_estimate", FLOAT),
-                    ("candidate_estimate", FLOAT), ("ratio", FLOAT), ("ci_low", FLOAT), ("ci_high", FLOAT),
-                    ("ci_method", STRING), ("verdict", STRING))
-_COMPARISON_EXTRA = (("harness", STRING), ("probe", STRING), ("load_id", STRING), ("load", STRING),
-                     ("kind", STRING), ("baseline_date", STRING), ("candidate_date", STRING), ("ci_level", FLOAT),
-                     ("p_value", FLOAT), ("p_adj", FLOAT), ("multiplicity", STRING), ("verdict_reason", STRING),
-                     ("primary", BOOL), ("within_low", FLOAT), ("within_high", FLOAT), ("within_method", STRING),
-                     ("df", FLOAT), ("baseline_n_passes", INT), ("candidate_n_passes", INT),
-                     ("n_baseline", INT), ("n_candidate", INT), ("variance_levels", STRING),
-                     ("family", STRING), ("family_first", BOOL), ("family_alpha", FLOAT))
+_COMPARISON_SPEC = (
+    ("workload", STRING),
+    ("concurrency", INT),
+    ("metric", STRING),
+    ("statistic", STRING),
+    ("baseline", STRING),
+    ("candidate", STRING),
+    ("baseline_estimate", FLOAT),
+    ("candidate_estimate", FLOAT),
+    ("ratio", FLOAT),
+    ("ci_low", FLOAT),
+    ("ci_high", FLOAT),
+    ("ci_method", STRING),
+    ("verdict", STRING),
+)
+_COMPARISON_EXTRA = (
+    ("harness", STRING),
+    ("probe", STRING),
+    ("load_id", STRING),
+    ("load", STRING),
+    ("kind", STRING),
+    ("baseline_date", STRING),
+    ("candidate_date", STRING),
+    ("ci_level", FLOAT),
+    ("p_value", FLOAT),
+    ("p_adj", FLOAT),
+    ("multiplicity", STRING),
+    ("verdict_reason", STRING),
+    ("primary", BOOL),
+    ("within_low", FLOAT),
+    ("within_high", FLOAT),
+    ("within_method", STRING),
+    ("df", FLOAT),
+    ("baseline_n_passes", INT),
+    ("candidate_n_passes", INT),
+    ("n_baseline", INT),
+    ("n_candidate", INT),
+    ("variance_levels", STRING),
+    ("family", STRING),
+    ("family_first", BOOL),
+    ("family_alpha", FLOAT),
+)
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = _names(_COMPARISON_SPEC)
 #: the comparisons table's extra columns after the spec's
@@ -295,21 +484,62 @@ COMPARISONS = TableSchema("comparisons", _COMPARISON_SPEC + _COMPARISON_EXTRA)
 
 #: tables/history.csv: text as pandas' str (missing is NaN: flags compare cells with ==), counts as
 #: Python ints or None (a year of rows: no per-value Python calls)
-HISTORY = TableSchema("history", tuple((c, STR if t == STRING else INT_OR_NONE if t == INT else t) for c, t in (
-    _CELL_KEY_TYPES + (("date", STRING), ("estimate", FLOAT), ("n_passes", INT), ("level", FLOAT),
-                       ("level_nights", INT), ("level_since", STRING), ("change", FLOAT), ("ci_low", FLOAT),
-                       ("ci_high", FLOAT), ("p_value", FLOAT), ("p_adj", FLOAT), ("verdict", STRING),
-                       ("verdict_reason", STRING), ("change_kind", STRING), ("change_since", STRING),
-                       ("cusum", FLOAT)))))
+HISTORY = TableSchema(
+    "history",
+    tuple(
+        (c, STR if t == STRING else INT_OR_NONE if t == INT else t)
+        for c, t in (
+            _CELL_KEY_TYPES
+            + (
+                ("date", STRING),
+                ("estimate", FLOAT),
+                ("n_passes", INT),
+                ("level", FLOAT),
+                ("level_nights", INT),
+                ("level_since", STRING),
+                ("change", FLOAT),
+                ("ci_low", FLOAT),
+                ("ci_high", FLOAT),
+                ("p_value", FLOAT),
+                ("p_adj", FLOAT),
+                ("verdict", STRING),
+                ("verdict_reason", STRING),
+                ("change_kind", STRING),
+                ("change_since", STRING),
+                ("cusum", FLOAT),
+            )
+        )
+    ),
+)
 HISTORY_COLUMNS = HISTORY.names
 
-_EXAM_DELTA_SPEC = (("benchmark", STRING), ("dimension", STRING), ("baseline", STRING), ("candidate", STRING),
-                    ("test", STRING), ("n_items", INT), ("baseline_correct", INT), ("candidate_correct", INT),
-                    ("baseline_only", INT), ("candidate_only", INT), ("p_value", FLOAT), ("p_mid", FLOAT),
-                    ("p_holm", FLOAT), ("diff", FLOAT), ("diff_ci_low", FLOAT), ("diff_ci_high", FLOAT),
-                    ("diff_ci_method", STRING), ("mde", FLOAT))
-_EXAM_DELTA_EXTRA = (("p_boschloo", FLOAT), ("baseline_total", INT), ("candidate_total", INT),
-                     ("ci_level", FLOAT), ("note", STRING))
+_EXAM_DELTA_SPEC = (
+    ("benchmark", STRING),
+    ("dimension", STRING),
+    ("baseline", STRING),
+    ("candidate", STRING),
+    ("test", STRING),
+    ("n_items", INT),
+    ("baseline_correct", INT),
+    ("candidate_correct", INT),
+    ("baseline_only", INT),
+    ("candidate_only", INT),
+    ("p_value", FLOAT),
+    ("p_mid", FLOAT),
+    ("p_holm", FLOAT),
+    ("diff", FLOAT),
+    ("diff_ci_low", FLOAT),
+    ("diff_ci_high", FLOAT),
+    ("diff_ci_method", STRING),
+    ("mde", FLOAT),
+)
+_EXAM_DELTA_EXTRA = (
+    ("p_boschloo", FLOAT),
+    ("baseline_total", INT),
+    ("candidate_total", INT),
+    ("ci_level", FLOAT),
+    ("note", STRING),
+)
 #: columns of tables/exam_deltas.csv (spec/cli.md), in order
 EXAM_DELTA_COLUMNS = _names(_EXAM_DELTA_SPEC)
 #: the exam deltas' extra columns after the spec's
@@ -317,8 +547,15 @@ EXAM_DELTA_EXTRA_COLUMNS = _names(_EXAM_DELTA_EXTRA)
 EXAM_DELTAS = TableSchema("exam_deltas", _EXAM_DELTA_SPEC + _EXAM_DELTA_EXTRA)
 
 #: tables/sessions.csv (benchreport.stats.sessions): between-session variance per cell
-SESSION_COLUMNS = CELL_KEY + ["n_sessions", "n_passes", "within_log_var", "between_log_var",
-                              "between_session_cv", "icc", "method"]
+SESSION_COLUMNS = CELL_KEY + [
+    "n_sessions",
+    "n_passes",
+    "within_log_var",
+    "between_log_var",
+    "between_session_cv",
+    "icc",
+    "method",
+]
 
 #: the statistics tables whose dtypes `TableSchema.typed` gives, by their columns (see `schema_of`)
 _BY_COLUMNS = {tuple(s.names): s for s in (CELLS, PASSES, DATED, COMPARISONS, HISTORY, EXAM_DELTAS)}
@@ -336,17 +573,62 @@ def schema_of(columns) -> TableSchema:
 #: columns of flags.json / tables/flags.csv (benchreport.flags), in order
 FLAG_COLUMNS = ["code", "severity", "seats", "workload", "concurrency", "metric", "statistic", "message", "evidence"]
 #: columns of provenance.csv, in order: every file the build read, refused or skipped
-PROVENANCE_COLUMNS = ["status", "path", "run_id", "format", "harness", "harness_version", "sha256",
-                      "json_path", "reason"]
+PROVENANCE_COLUMNS = [
+    "status",
+    "path",
+    "run_id",
+    "format",
+    "harness",
+    "harness_version",
+    "sha256",
+    "json_path",
+    "reason",
+]
 #: the columns `benchreport compare` prints and writes (benchreport.before_after: comparisons.csv's,
 #: with the pair's data sets)
-BEFORE_AFTER_COLUMNS = ["before", "after", "workload", "concurrency", "metric", "statistic", "baseline_date",
-                        "candidate_date", "baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high",
-                        "ci_level", "ci_method", "p_adj", "verdict", "verdict_reason"]
+BEFORE_AFTER_COLUMNS = [
+    "before",
+    "after",
+    "workload",
+    "concurrency",
+    "metric",
+    "statistic",
+    "baseline_date",
+    "candidate_date",
+    "baseline_estimate",
+    "candidate_estimate",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "ci_method",
+    "p_adj",
+    "verdict",
+    "verdict_reason",
+]
 #: columns of the explorer's two-seat `compare` table (benchreport.explore.pairs), in order
-PAIR_COLUMNS = ["workload", "concurrency", "metric", "statistic", "unit", "baseline_estimate", "candidate_estimate",
-                "ratio", "ci_low", "ci_high", "ci_level", "ci_method", "p_value", "p_adj", "verdict", "verdict_reason",
-                "primary", "baseline_values", "candidate_values", "flags"]
+PAIR_COLUMNS = [
+    "workload",
+    "concurrency",
+    "metric",
+    "statistic",
+    "unit",
+    "baseline_estimate",
+    "candidate_estimate",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "ci_method",
+    "p_value",
+    "p_adj",
+    "verdict",
+    "verdict_reason",
+    "primary",
+    "baseline_values",
+    "candidate_values",
+    "flags",
+]
 #: the run store's files table: one row per file version seen (`context`: a digest of the manifests the
 #: version was read with, "" for none; a file read with another manifest is another version)
 FILE_COLUMNS = ["path", "sha256", "size", "mtime_ns", "status", "reason", "run_ids", "current", "batch", "context"]

@@ -14,6 +14,7 @@ two runs that differ only in those are repeated passes of one condition.
 
 Pure functions on plain dicts (the native `Load` as `msgspec.to_builtins` gives it).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,19 @@ import json
 import math
 from typing import Any, Mapping
 
-__all__ = ["FINGERPRINT_LEFT_OUT", "measurement_condition", "normal_endpoint", "canonical", "keyed", "fingerprint", "words", "differences",
-           "difference_words", "value_words", "FIELD_WORDS"]
+__all__ = [
+    "FINGERPRINT_LEFT_OUT",
+    "measurement_condition",
+    "normal_endpoint",
+    "canonical",
+    "keyed",
+    "fingerprint",
+    "words",
+    "differences",
+    "difference_words",
+    "value_words",
+    "FIELD_WORDS",
+]
 
 #: fields of a load description that are not part of its condition, and why
 FINGERPRINT_LEFT_OUT = {
@@ -36,15 +48,31 @@ FINGERPRINT_LEFT_OUT = {
 
 #: how each field reads in a flag's sentence
 FIELD_WORDS = {
-    "endpoint": "endpoint", "streaming": "streaming", "dataset": "prompt source",
-    "prompt_tokens": "prompt length", "prefix_tokens": "shared prefix", "output_tokens": "output length",
-    "fixed_output": "fixed output length (ignore_eos)", "max_tokens": "answer cap", "sampling": "sampling",
-    "arrival": "arrival", "rate": "request rate", "extra": "other settings",
+    "endpoint": "endpoint",
+    "streaming": "streaming",
+    "dataset": "prompt source",
+    "prompt_tokens": "prompt length",
+    "prefix_tokens": "shared prefix",
+    "output_tokens": "output length",
+    "fixed_output": "fixed output length (ignore_eos)",
+    "max_tokens": "answer cap",
+    "sampling": "sampling",
+    "arrival": "arrival",
+    "rate": "request rate",
+    "extra": "other settings",
 }
 
-_ENDPOINTS = {"chat": "chat", "chat_completions": "chat", "chat/completions": "chat", "openai-chat": "chat",
-              "completions": "completions", "completion": "completions", "text_completions": "completions",
-              "generate": "generate", "embeddings": "embeddings"}
+_ENDPOINTS = {
+    "chat": "chat",
+    "chat_completions": "chat",
+    "chat/completions": "chat",
+    "openai-chat": "chat",
+    "completions": "completions",
+    "completion": "completions",
+    "text_completions": "completions",
+    "generate": "generate",
+    "embeddings": "embeddings",
+}
 
 
 def normal_endpoint(value: Any) -> str | None:
@@ -55,7 +83,7 @@ def normal_endpoint(value: Any) -> str | None:
     v = value.strip().lower().rstrip("/")
     for prefix in ("http://", "https://"):
         if v.startswith(prefix):
-            v = v[len(prefix):].partition("/")[2]
+            v = v[len(prefix) :].partition("/")[2]
     v = v.lstrip("/")
     if v.startswith("v1/"):
         v = v[3:]
@@ -211,8 +239,9 @@ def value_words(field: str, value: Any) -> str:
 
 def difference_words(diff: Mapping[str, tuple]) -> str:
     """'prompt length 256±64 vs 1,900±200; endpoint chat vs completions' for a reader."""
-    return "; ".join(f"{FIELD_WORDS.get(k, k)} {value_words(k, va)} vs {value_words(k, vb)}"
-                     for k, (va, vb) in diff.items())
+    return "; ".join(
+        f"{FIELD_WORDS.get(k, k)} {value_words(k, va)} vs {value_words(k, vb)}" for k, (va, vb) in diff.items()
+    )
 
 
 def measurement_condition(condition: Any, context_tokens: Any) -> str | None:
@@ -223,8 +252,11 @@ def measurement_condition(condition: Any, context_tokens: Any) -> str | None:
     if isinstance(condition, str) and condition:
         parts.append(condition)
     try:
-        ctx = None if context_tokens is None or context_tokens is _NA or context_tokens != context_tokens \
+        ctx = (
+            None
+            if context_tokens is None or context_tokens is _NA or context_tokens != context_tokens
             else int(context_tokens)
+        )
     except (TypeError, ValueError):
         ctx = None
     if ctx is not None:

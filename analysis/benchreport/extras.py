@@ -6,6 +6,7 @@ they are extras: ``pip install 'benchreport[pdf]'`` (WeasyPrint, for report.pdf)
 ``'benchreport[lab]'`` (JupyterLab with those) and ``'benchreport[all]'``. What a part
 needs is looked up without importing it (`importlib.util.find_spec`), so asking is cheap.
 """
+
 from __future__ import annotations
 
 from importlib.util import find_spec
@@ -13,8 +14,11 @@ from importlib.util import find_spec
 __all__ = ["EXTRAS", "MissingExtra", "missing", "require"]
 
 #: extra -> the import names it brings (pyproject.toml [project.optional-dependencies])
-EXTRAS = {"pdf": ("weasyprint",), "explore": ("itables", "ipywidgets", "plotly"),
-          "lab": ("jupyterlab", "itables", "ipywidgets", "plotly")}
+EXTRAS = {
+    "pdf": ("weasyprint",),
+    "explore": ("itables", "ipywidgets", "plotly"),
+    "lab": ("jupyterlab", "itables", "ipywidgets", "plotly"),
+}
 
 
 class MissingExtra(ImportError):
@@ -30,5 +34,6 @@ def require(extra: str, what: str) -> None:
     """Raise `MissingExtra` naming the install command when `extra`'s packages are missing."""
     absent = missing(extra)
     if absent:
-        raise MissingExtra(f"{what} needs {', '.join(absent)}, which is not installed: "
-                           f"pip install 'benchreport[{extra}]'")
+        raise MissingExtra(
+            f"{what} needs {', '.join(absent)}, which is not installed: pip install 'benchreport[{extra}]'"
+        )

@@ -4,6 +4,7 @@
 formatter per kind of figure, so a flag, Table 1 and a figure caption never show the same
 number two ways. Plain text only: no HTML, no escaping (the renderer escapes).
 """
+
 from __future__ import annotations
 
 import math
@@ -277,6 +278,7 @@ def printed_rounding(value: float) -> float:
 
 # --- what the report's tables, prose and figures add (one formatter per kind, as above) -------
 
+
 def count(n, missing_text: str = "–") -> str:
     """A count as the report writes it: 35, 1,024 (whole numbers; `missing_text` when missing)."""
     return num(round(float(n)), missing_text=missing_text) if finite(n) else missing_text
@@ -390,7 +392,7 @@ def short(value, limit: int = MAX_LABEL) -> str:
         return s[:limit]
     keep = limit - 1
     head = (keep * 2 + 2) // 3
-    return s[:head] + ELLIPSIS + s[len(s) - (keep - head):]
+    return s[:head] + ELLIPSIS + s[len(s) - (keep - head) :]
 
 
 def short_tokens(value, limit: int = MAX_TOKEN) -> str:
@@ -433,7 +435,7 @@ def break_points(value) -> list[str]:
     last = 0
     for m in _LONG_RUN.finditer(s):
         if m.start() > last:
-            out.append(s[last:m.start()])
+            out.append(s[last : m.start()])
         out += _split_run(m.group(0))
         last = m.end()
     if last < len(s):

@@ -11,6 +11,7 @@ Not the `filelock` package: its lock opens the file with ``O_TRUNC`` on every at
 waiting for the lock would erase the holder's line that a busy job's message quotes
 ("(pid N, ingest since T)"), and on Windows it deletes the file on release.
 """
+
 from __future__ import annotations
 
 import errno
@@ -95,8 +96,9 @@ def acquire(path: Path, *, doing: str, wait: float | None = None) -> int:
             time.sleep(0.1)
         os.ftruncate(fd, 0)
         os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, json.dumps({"pid": os.getpid(), "doing": doing,
-                                 "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode())
+        os.write(
+            fd, json.dumps({"pid": os.getpid(), "doing": doing, "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode()
+        )
     except BaseException:
         os.close(fd)
         raise

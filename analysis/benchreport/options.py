@@ -13,6 +13,7 @@ Two kinds: *analysis options* change the numbers (`Options`, with the thresholds
 the command line, `warn_retired`), so that scripts keep running, but never passed on: not in the
 notebook's parameters, the report's parameters table or a build's key.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,21 @@ from typing import Any, Mapping
 
 from benchreport.thresholds import Thresholds
 
-__all__ = ["Opt", "ANALYSIS_OPTIONS", "BUILD_OPTIONS", "RETIRED_OPTIONS", "ParameterError", "add_cli_options",
-           "number", "options_from_args", "warn_retired",
-           "parameters_cell", "notebook_parameters", "parameters_from", "write_notebook"]
+__all__ = [
+    "Opt",
+    "ANALYSIS_OPTIONS",
+    "BUILD_OPTIONS",
+    "RETIRED_OPTIONS",
+    "ParameterError",
+    "add_cli_options",
+    "number",
+    "options_from_args",
+    "warn_retired",
+    "parameters_cell",
+    "notebook_parameters",
+    "parameters_from",
+    "write_notebook",
+]
 
 
 @dataclass(frozen=True)
@@ -42,27 +55,44 @@ class Opt:
     choices: tuple | None = None
     range: tuple | None = None
     nullable: bool = False
-    cli: bool = True          # also a command-line option (build options like `out` are commands' own)
+    cli: bool = True  # also a command-line option (build options like `out` are commands' own)
     metavar: str | None = None
 
 
 N_BOOT_RANGE = (100, 1_000_000, True, True)
-MAX_SEED = 2 ** 63 - 1
+MAX_SEED = 2**63 - 1
 
 ANALYSIS_OPTIONS = (
-    Opt("baseline", None, "seat every candidate is compared against; None: the incumbent", nullable=True,
-        metavar="SEAT"),
-    Opt("multiplicity", "holm", "correction across the report's comparisons before a verdict: holm (family-wise), "
-        "bh (false discovery rate) or none", choices=("holm", "bh", "none")),
-    Opt("history_comparisons", "previous", "dated comparisons of a seat's cell with itself (kind history in "
+    Opt(
+        "baseline", None, "seat every candidate is compared against; None: the incumbent", nullable=True, metavar="SEAT"
+    ),
+    Opt(
+        "multiplicity",
+        "holm",
+        "correction across the report's comparisons before a verdict: holm (family-wise), "
+        "bh (false discovery rate) or none",
+        choices=("holm", "bh", "none"),
+    ),
+    Opt(
+        "history_comparisons",
+        "previous",
+        "dated comparisons of a seat's cell with itself (kind history in "
         "comparisons.csv): its latest date against the previous one, or against every earlier date (all); "
         "tables/history.csv judges every date against the steady level either way",
-        choices=("previous", "all")),
+        choices=("previous", "all"),
+    ),
     Opt("primary_metric", "output_tok_s", "the metric of each seat pair's headline cell", metavar="METRIC"),
     Opt("primary_statistic", "mean", "its statistic", metavar="STAT"),
     Opt("primary_workload", "decode", "its workload, when the pair has it", nullable=True, metavar="WORKLOAD"),
-    Opt("primary_concurrency", None, "its concurrency; None: the highest both seats were measured at", int,
-        range=(1, 10 ** 9, True, True), nullable=True, metavar="N"),
+    Opt(
+        "primary_concurrency",
+        None,
+        "its concurrency; None: the highest both seats were measured at",
+        int,
+        range=(1, 10**9, True, True),
+        nullable=True,
+        metavar="N",
+    ),
 )
 
 #: why the retired options do nothing (issue 30: a cell's interval is a t-interval over its passes,
@@ -73,28 +103,47 @@ _NO_RESAMPLING = "no interval is resampled (cells.csv says 't on log pass values
 #: options that change nothing since issue 30, accepted so that command lines keep running (a later
 #: issue may give --ci-method a real bootstrap); their default None tells "given" from "not given"
 RETIRED_OPTIONS = (
-    Opt("n_boot", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", int, range=N_BOOT_RANGE,
-        metavar="N"),
-    Opt("seed", None, f"has no effect: {_NO_RESAMPLING}, so no seed is drawn from; it will be removed", int,
-        range=(0, MAX_SEED, True, True), metavar="N"),
+    Opt("n_boot", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", int, range=N_BOOT_RANGE, metavar="N"),
+    Opt(
+        "seed",
+        None,
+        f"has no effect: {_NO_RESAMPLING}, so no seed is drawn from; it will be removed",
+        int,
+        range=(0, MAX_SEED, True, True),
+        metavar="N",
+    ),
     Opt("ci_method", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", choices=("BCa", "percentile")),
 )
 
 BUILD_OPTIONS = (
-    Opt("runs", ["../data/example"], "run files and folders, searched recursively (paths as strings)", list,
-        cli=False),
-    Opt("store", None, "a run store folder (benchreport ingest RUNS --store DIR), in place of runs", nullable=True,
-        cli=False),
-    Opt("analysis_file", None, "an analysis saved by benchreport.pipeline.save_analysis, reported on as it is; "
+    Opt("runs", ["../data/example"], "run files and folders, searched recursively (paths as strings)", list, cli=False),
+    Opt(
+        "store",
+        None,
+        "a run store folder (benchreport ingest RUNS --store DIR), in place of runs",
+        nullable=True,
+        cli=False,
+    ),
+    Opt(
+        "analysis_file",
+        None,
+        "an analysis saved by benchreport.pipeline.save_analysis, reported on as it is; "
         "None: analyse here (benchreport build hands its own over in memory)",
-        nullable=True, cli=False),
+        nullable=True,
+        cli=False,
+    ),
     Opt("out", "../reports/notebook", "folder for tables/*.csv, flags.json and figures/", cli=False),
     Opt("title", "Benchmark report", "report title (shown as text, never as markup)", cli=False),
     Opt("formats", ["png", "svg"], "figure files to write: png, svg, pdf", list, cli=False),
     Opt("skip_bad", False, "go on without refused files (they are listed in the appendix)", bool, cli=False),
     Opt("max_file_mb", 512, "refuse run files larger than this", float, range=(0, 1e7, False, True), cli=False),
-    Opt("strict", False, "refuse files that are not run files (a JSON no importer reads that claims no format) "
-        "instead of skipping them", bool, cli=False),
+    Opt(
+        "strict",
+        False,
+        "refuse files that are not run files (a JSON no importer reads that claims no format) instead of skipping them",
+        bool,
+        cli=False,
+    ),
 )
 
 
@@ -125,10 +174,14 @@ def number(kind: type, low, high, low_in: bool = True, high_in: bool = True):
         try:
             value = kind(text)
         except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, "
-                                             f"got {text!r}") from None
-        ok = math.isfinite(value) and (low <= value if low_in else low < value) \
+            raise argparse.ArgumentTypeError(
+                f"expected {what} {_bounds(low, high, low_in, high_in)}, got {text!r}"
+            ) from None
+        ok = (
+            math.isfinite(value)
+            and (low <= value if low_in else low < value)
             and (value <= high if high_in else value < high)
+        )
         if not ok:
             raise argparse.ArgumentTypeError(f"expected {what} {_bounds(low, high, low_in, high_in)}, got {text!r}")
         return value
@@ -148,8 +201,9 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
         elif o.range:
             kw["type"] = number(o.kind, *o.range)
         bounds = f"; {_bounds(*o.range)}" if o.range else ""
-        analysis.add_argument("--" + o.name.replace("_", "-"),
-                              help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"), **kw)
+        analysis.add_argument(
+            "--" + o.name.replace("_", "-"), help=f"{o.help} (default {o.default}{bounds})".replace("%", "%%"), **kw
+        )
     for o in RETIRED_OPTIONS:
         kw = {"default": None, "dest": o.name, "metavar": o.metavar}
         if o.choices:
@@ -158,12 +212,18 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
             kw["type"] = number(o.kind, *o.range)
         analysis.add_argument("--" + o.name.replace("_", "-"), help=o.help.replace("%", "%%"), **kw)
     ranges = Thresholds.ranges()
-    thresholds = p.add_argument_group("thresholds", "when a figure is flagged or a difference is believed; each "
-                                                    "default with its reason")
+    thresholds = p.add_argument_group(
+        "thresholds", "when a figure is flagged or a difference is believed; each default with its reason"
+    )
     for name, default, why in Thresholds.describe():
-        thresholds.add_argument("--" + name.replace("_", "-"), type=number(type(default), *ranges[name]), default=default,
-                                dest=f"th_{name}", metavar=name.upper(),
-                                help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"))
+        thresholds.add_argument(
+            "--" + name.replace("_", "-"),
+            type=number(type(default), *ranges[name]),
+            default=default,
+            dest=f"th_{name}",
+            metavar=name.upper(),
+            help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"),
+        )
 
 
 def warn_retired(args, stderr=None) -> list[str]:
@@ -171,8 +231,11 @@ def warn_retired(args, stderr=None) -> list[str]:
     what it no longer does and that it will be removed; the lines, returned."""
     import sys
 
-    lines = [f"warning: --{o.name.replace('_', '-')} {o.help}" for o in RETIRED_OPTIONS
-             if getattr(args, o.name, None) is not None]
+    lines = [
+        f"warning: --{o.name.replace('_', '-')} {o.help}"
+        for o in RETIRED_OPTIONS
+        if getattr(args, o.name, None) is not None
+    ]
     for line in lines:
         print(line, file=stderr or sys.stderr)
     return lines
@@ -230,13 +293,33 @@ def write_notebook(path: str | os.PathLike) -> bool:
     return True
 
 
-def notebook_parameters(options, *, runs: list[str], store: str | None, out: str, title: str,
-                        formats: list[str], skip_bad: bool, max_file_mb: float,
-                        analysis_file: str | None = None, strict: bool = False) -> dict:
+def notebook_parameters(
+    options,
+    *,
+    runs: list[str],
+    store: str | None,
+    out: str,
+    title: str,
+    formats: list[str],
+    skip_bad: bool,
+    max_file_mb: float,
+    analysis_file: str | None = None,
+    strict: bool = False,
+) -> dict:
     """What a build hands papermill: plain data only (strings, numbers, lists of strings, None)."""
-    return {"runs": list(runs), "store": store, "analysis_file": analysis_file, "out": str(out),
-            "title": str(title), **options.parameters(), "formats": list(formats), "skip_bad": bool(skip_bad),
-            "max_file_mb": float(max_file_mb), "strict": bool(strict), **options.thresholds.as_dict()}
+    return {
+        "runs": list(runs),
+        "store": store,
+        "analysis_file": analysis_file,
+        "out": str(out),
+        "title": str(title),
+        **options.parameters(),
+        "formats": list(formats),
+        "skip_bad": bool(skip_bad),
+        "max_file_mb": float(max_file_mb),
+        "strict": bool(strict),
+        **options.thresholds.as_dict(),
+    }
 
 
 @dataclass
@@ -285,12 +368,21 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
     known = {o.name: o for o in (*ANALYSIS_OPTIONS, *BUILD_OPTIONS)}
     thresholds = {name for name, _, _ in Thresholds.describe()}
     retired = {o.name for o in RETIRED_OPTIONS}  # accepted (papermill -p n_boot 200 still runs), not used
-    user = {k for k, v in namespace.items() if not k.startswith("_") and k not in _IPYTHON_NAMES
-            and k not in retired and not callable(v) and type(v).__name__ != "module"}
+    user = {
+        k
+        for k, v in namespace.items()
+        if not k.startswith("_")
+        and k not in _IPYTHON_NAMES
+        and k not in retired
+        and not callable(v)
+        and type(v).__name__ != "module"
+    }
     unknown = sorted(user - set(known) - thresholds)
     if unknown:
-        raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}: the report notebook takes "
-                             f"{', '.join(sorted(set(known) | thresholds))}")
+        raise ParameterError(
+            f"unknown parameter(s) {', '.join(unknown)}: the report notebook takes "
+            f"{', '.join(sorted(set(known) | thresholds))}"
+        )
     values = {n: _check_value(o, namespace.get(n, o.default)) for n, o in known.items()}
     ranges = Thresholds.ranges()
     th = {}

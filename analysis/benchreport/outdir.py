@@ -20,6 +20,7 @@
 
 Errors writing are `OutputFolderError` with exit code 4: the previous folder is unchanged.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -43,19 +44,41 @@ from benchreport.load.errors import one_line
 from benchreport.progress import stop_if_terminated
 from benchreport.reserved import OUTPUT_MARKER
 
-__all__ = ["MARKER", "OutputFolderError", "Target", "check_out", "clean_leftovers", "staging", "publish",
-           "replace_dir", "write_output", "is_output_folder"]
+__all__ = [
+    "MARKER",
+    "OutputFolderError",
+    "Target",
+    "check_out",
+    "clean_leftovers",
+    "staging",
+    "publish",
+    "replace_dir",
+    "write_output",
+    "is_output_folder",
+]
 
 #: the file that makes a folder benchreport's own (hidden, so never read as a run file; the name
 #: lives in benchreport.reserved, which the loader reads too)
 MARKER = OUTPUT_MARKER
 MARKER_FORMAT = "benchreport.output/1"
 #: what a folder made before the marker existed may hold and still be replaced
-LEGACY_TOP = frozenset({"report.html", "report.pdf", "report.ipynb", "flags.json", "refused.json",
-                        *(f"{t}.parquet" for t in ("seats", "components", "runs", "measurements", "requests",
-                                                   "exams", "exam_items", "events"))})
-LEGACY_DIRS = {"tables": re.compile(r"^(cells|comparisons|exam_deltas)\.csv$"),
-               "figures": re.compile(r"^figure-\d{2,3}\.(png|svg|pdf)$")}
+LEGACY_TOP = frozenset(
+    {
+        "report.html",
+        "report.pdf",
+        "report.ipynb",
+        "flags.json",
+        "refused.json",
+        *(
+            f"{t}.parquet"
+            for t in ("seats", "components", "runs", "measurements", "requests", "exams", "exam_items", "events")
+        ),
+    }
+)
+LEGACY_DIRS = {
+    "tables": re.compile(r"^(cells|comparisons|exam_deltas)\.csv$"),
+    "figures": re.compile(r"^figure-\d{2,3}\.(png|svg|pdf)$"),
+}
 #: files an operating system's file browser drops into folders it shows; removed with the folder
 OS_CLUTTER = re.compile(r"^(\.DS_Store|Thumbs\.db|desktop\.ini|\._.+)$")
 #: how many foreign names a refusal shows
@@ -84,12 +107,14 @@ class Target:
 
 # --- checking ----------------------------------------------------------------------------------
 
+
 def _resolve(given: str | os.PathLike, option: str) -> Path:
     try:
         return Path(given).expanduser().absolute().resolve(strict=False)
     except (RuntimeError, OSError) as exc:  # a symlink loop
-        raise OutputFolderError(f"{option} {one_line(str(given))} cannot be resolved: "
-                                f"{getattr(exc, 'strerror', None) or exc}") from None
+        raise OutputFolderError(
+            f"{option} {one_line(str(given))} cannot be resolved: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
 
 
 def _read_marker(folder: Path) -> dict | None:
@@ -145,8 +170,9 @@ def _foreign_in_legacy(folder: Path) -> list[str]:
         if entry.name in LEGACY_DIRS and entry.is_dir(follow_symlinks=False):
             pattern = LEGACY_DIRS[entry.name]
             for sub in sorted(os.scandir(entry.path), key=lambda e: e.name):
-                if not (pattern.match(sub.name) and sub.is_file(follow_symlinks=False)) \
-                        and not OS_CLUTTER.match(sub.name):
+                if not (pattern.match(sub.name) and sub.is_file(follow_symlinks=False)) and not OS_CLUTTER.match(
+                    sub.name
+                ):
                     foreign.append(f"{entry.name}/{sub.name}" + ("/" if sub.is_dir(follow_symlinks=False) else ""))
         elif not (entry.name in LEGACY_TOP and entry.is_file(follow_symlinks=False)):
             foreign.append(entry.name + ("/" if entry.is_dir(follow_symlinks=False) else ""))
@@ -174,11 +200,15 @@ def check_out(given: str | os.PathLike, inputs: Iterable[str | os.PathLike], *, 
         if inp == path:
             raise OutputFolderError(f"{option} {shown} is the input {inp_shown}; write the output elsewhere")
         if inp.is_relative_to(path):
-            raise OutputFolderError(f"{option} {shown} contains the input {inp_shown}; replacing it would "
-                                    f"delete the runs: choose an {option} outside them")
+            raise OutputFolderError(
+                f"{option} {shown} contains the input {inp_shown}; replacing it would "
+                f"delete the runs: choose an {option} outside them"
+            )
         if path.is_relative_to(inp):
-            raise OutputFolderError(f"{option} {shown} lies inside the input {inp_shown}; the next run would "
-                                    f"read its own output: choose an {option} outside the runs")
+            raise OutputFolderError(
+                f"{option} {shown} lies inside the input {inp_shown}; the next run would "
+                f"read its own output: choose an {option} outside the runs"
+            )
     if path.is_dir():
         try:
             marker = _read_marker(path)
@@ -187,25 +217,31 @@ def check_out(given: str | os.PathLike, inputs: Iterable[str | os.PathLike], *, 
                 if foreign:
                     raise OutputFolderError(
                         f"refusing to replace {option} {shown}: it holds {_count(foreign)} benchreport did "
-                        f"not write ({_shown(foreign)}); move them out or choose another {option}")
+                        f"not write ({_shown(foreign)}); move them out or choose another {option}"
+                    )
             else:
                 foreign = _foreign_in_legacy(path)
                 if foreign:
                     raise OutputFolderError(
                         f"refusing to replace {option} {shown}: benchreport did not make it (no {MARKER} "
                         f"marker) and it holds {_count(foreign)} benchreport does not write "
-                        f"({_shown(foreign)}); choose another {option}")
+                        f"({_shown(foreign)}); choose another {option}"
+                    )
         except OSError as exc:
             raise OutputFolderError(f"{option} {shown} cannot be read: {exc.strerror}") from None
     return Target(path, shown)
 
 
 def _count(foreign: list[str]) -> str:
-    return "an entry" if len(foreign) == 1 else (f"{len(foreign)} entries" if len(foreign) <= SHOWN
-                                                 else f"more than {SHOWN} entries")
+    return (
+        "an entry"
+        if len(foreign) == 1
+        else (f"{len(foreign)} entries" if len(foreign) <= SHOWN else f"more than {SHOWN} entries")
+    )
 
 
 # --- staging, leftovers and the swap ------------------------------------------------------------
+
 
 def _host() -> str:
     return socket.gethostname()
@@ -238,8 +274,12 @@ def clean_leftovers(target: Path) -> list[Path]:
         marker = _read_marker(path)
         if marker is None:
             continue  # not ours: never touched
-        if marker.get("state") == "staging" and marker.get("host") == _host() \
-                and isinstance(marker.get("pid"), int) and _alive(marker["pid"]):
+        if (
+            marker.get("state") == "staging"
+            and marker.get("host") == _host()
+            and isinstance(marker.get("pid"), int)
+            and _alive(marker["pid"])
+        ):
             continue  # a build that is still running
         if entry.name.startswith(prefixes[1]):
             try:
@@ -296,8 +336,16 @@ def staging(target: Path, command: str) -> Iterator[Path]:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o777 & ~umask)  # mkdtemp's 0700 would hide the published report
-            _write_marker(tmp, {"state": "staging", "command": command, "pid": os.getpid(), "host": _host(),
-                                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+            _write_marker(
+                tmp,
+                {
+                    "state": "staging",
+                    "command": command,
+                    "pid": os.getpid(),
+                    "host": _host(),
+                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                },
+            )
         except OSError as exc:
             raise _failed(f"write into {tmp}", target, exc) from None
         yield tmp
@@ -312,8 +360,10 @@ def publish(stage: Path, target: Path, command: str) -> None:
     stop_if_terminated()
     try:
         files = [rel for rel in _walk_entries(stage) if not rel.endswith("/") and rel != MARKER]
-        _write_marker(stage, {"state": "published", "command": command, "files": files,
-                              "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        _write_marker(
+            stage,
+            {"state": "published", "command": command, "files": files, "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+        )
         replace_dir(stage, target)
     except OSError as exc:
         raise _failed(f"move the output into {target}", target, exc) from None
@@ -380,8 +430,11 @@ def locked(target: Target, command: str, *, wait: float | None = None, option: s
         fd = locks.acquire(path, doing=command, wait=wait)
     except locks.Busy as busy:
         waited = f" after waiting {wait:g} s" if wait else ""
-        raise OutputFolderError(f"another job is writing {option} {target.shown}{busy.holder}{waited}; "
-                                "nothing was written (give --wait SECONDS to wait for it)", "failed") from None
+        raise OutputFolderError(
+            f"another job is writing {option} {target.shown}{busy.holder}{waited}; "
+            "nothing was written (give --wait SECONDS to wait for it)",
+            "failed",
+        ) from None
     except OSError as exc:
         raise _failed(f"lock {option} {target.shown}", target.path, exc) from None
     try:

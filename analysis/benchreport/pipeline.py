@@ -5,6 +5,7 @@ DataFrames; only `write_analysis` touches the file system. The report notebook, 
 command line and the exploration notebook all go through here, so every route gives
 the same numbers for the same data and seed.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,20 +50,33 @@ class Options:
     def parameters(self) -> dict:
         """The options that take effect as plain data (papermill parameters, the appendix, a build's
         key), thresholds excluded."""
-        return {"baseline": self.baseline, "multiplicity": self.multiplicity,
-                "history_comparisons": self.history_comparisons,
-                "primary_metric": self.primary.metric, "primary_statistic": self.primary.statistic,
-                "primary_workload": self.primary.workload, "primary_concurrency": self.primary.concurrency}
+        return {
+            "baseline": self.baseline,
+            "multiplicity": self.multiplicity,
+            "history_comparisons": self.history_comparisons,
+            "primary_metric": self.primary.metric,
+            "primary_statistic": self.primary.statistic,
+            "primary_workload": self.primary.workload,
+            "primary_concurrency": self.primary.concurrency,
+        }
 
     def as_dict(self) -> dict:
         return {**self.parameters(), **self.thresholds.as_dict()}
 
 
-def primary_cell(metric: str = "output_tok_s", statistic: str = "mean", workload: str | None = "decode",
-                 concurrency: int | None = None) -> PrimaryCell:
+def primary_cell(
+    metric: str = "output_tok_s",
+    statistic: str = "mean",
+    workload: str | None = "decode",
+    concurrency: int | None = None,
+) -> PrimaryCell:
     """The declared headline cell from plain parameters (CLI options, notebook parameters)."""
-    return PrimaryCell(metric=metric, statistic=statistic, workload=workload or None,
-                       concurrency=None if concurrency in (None, "", "max") else int(concurrency))
+    return PrimaryCell(
+        metric=metric,
+        statistic=statistic,
+        workload=workload or None,
+        concurrency=None if concurrency in (None, "", "max") else int(concurrency),
+    )
 
 
 def options_from(values: Mapping[str, Any]) -> Options:
@@ -71,8 +85,12 @@ def options_from(values: Mapping[str, Any]) -> Options:
     names = {f.name for f in fields(Thresholds)}
     th = {k: v for k, v in values.items() if k in names}
     v = {k: x for k, x in values.items() if k not in names}
-    primary = primary_cell(v.pop("primary_metric", "output_tok_s"), v.pop("primary_statistic", "mean"),
-                           v.pop("primary_workload", "decode"), v.pop("primary_concurrency", None))
+    primary = primary_cell(
+        v.pop("primary_metric", "output_tok_s"),
+        v.pop("primary_statistic", "mean"),
+        v.pop("primary_workload", "decode"),
+        v.pop("primary_concurrency", None),
+    )
     return Options(**v, primary=primary, thresholds=Thresholds(**th))
 
 
@@ -173,10 +191,16 @@ def analyse_store(store, options: Options = Options(), *, quiet: bool = True, ca
         cache = cache and root is not None
         source = StoreRequests(store, tables.runs, cache=cache, cache_root=root)
         tables = replace(tables, requests=source.requests_of(described_runs(tables.runs)))
-        return analyse_tables(tables, options, loaded=store_load_result(store), requests=source, quiet=quiet,
-                              day_cache=StoreDayCache(root) if cache else None,
-                              history_cache=StoreHistoryCache(root) if cache else None,
-                              csv_fragments=StoreCsvFragments(root) if cache else None)
+        return analyse_tables(
+            tables,
+            options,
+            loaded=store_load_result(store),
+            requests=source,
+            quiet=quiet,
+            day_cache=StoreDayCache(root) if cache else None,
+            history_cache=StoreHistoryCache(root) if cache else None,
+            csv_fragments=StoreCsvFragments(root) if cache else None,
+        )
 
 
 _SAID: set[str] = set()
@@ -198,9 +222,17 @@ def _described_requests(tables: Tables) -> Tables:
     return tables if keep.all() else replace(tables, requests=r[keep].reset_index(drop=True))
 
 
-def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: LoadResult | None = None,
-                   requests=None, quiet: bool = True, day_cache=None, history_cache=None,
-                   csv_fragments=None) -> Analysis:
+def analyse_tables(
+    tables: Tables,
+    options: Options = Options(),
+    *,
+    loaded: LoadResult | None = None,
+    requests=None,
+    quiet: bool = True,
+    day_cache=None,
+    history_cache=None,
+    csv_fragments=None,
+) -> Analysis:
     """Statistics and flags for tidy tables; `requests` a request source (benchreport.stats.requests)
     when the tables do not hold every request record (the run store), `day_cache` where each
     date's cells are kept (benchreport.days.entries), `history_cache` where the history walk is
@@ -223,28 +255,58 @@ def analyse_tables(tables: Tables, options: Options = Options(), *, loaded: Load
     cellset = _estimate_cells(kept, requests, options, day_cache)
     rule = HistoryRule.from_thresholds(th)
     if history_cache is not None:  # a run store: the walk resumes, the table is kept date by date
-        history, summary, history_tokens = history_days(cellset.dated, rule=rule, cache=history_cache,
-                                                        day_tokens=cellset.day_tokens)
+        history, summary, history_tokens = history_days(
+            cellset.dated, rule=rule, cache=history_cache, day_tokens=cellset.day_tokens
+        )
     else:
         history, history_tokens = compute_history(cellset.dated, rule=rule), {}
         summary = summarise_history(history)
     sessions = session_groups(cellset.passes)  # passes within dates: the variance above the pass
-    exam_deltas = compute_exam_deltas(tables.exams, tables.exam_items, tables.seats,
-                                      baseline=options.baseline, alpha=th.alpha, power=th.power)
-    comparisons = compute_comparisons(cellset, kept.seats, baseline=options.baseline, thresholds=th,
-                                      multiplicity=options.multiplicity, primary=options.primary,
-                                      history="all" if options.history_comparisons == "all" else "previous",
-                                      levels=summary.latest, sessions=sessions,
-                                      elsewhere=exam_family(exam_deltas))
-    findings = find(_described_requests(tables), cells=cellset.cells, comparisons=comparisons,
-                    exam_deltas=exam_deltas, excluded=excluded, thresholds=th, baseline=options.baseline,
-                    passes=cellset.notable, history=summary)
-    return Analysis(loaded or LoadResult(), tables, cellset.cells, comparisons, exam_deltas, to_frame(findings),
-                    options, pass_table=cellset.passes, excluded=excluded, findings=findings,
-                    history_table=history, history_summary=summary,
-                    day_tokens=cellset.day_tokens or None, csv_fragments=csv_fragments,
-                    history_tokens=history_tokens, request_counts=cellset.request_counts,
-                    session_groups=sessions)
+    exam_deltas = compute_exam_deltas(
+        tables.exams, tables.exam_items, tables.seats, baseline=options.baseline, alpha=th.alpha, power=th.power
+    )
+    comparisons = compute_comparisons(
+        cellset,
+        kept.seats,
+        baseline=options.baseline,
+        thresholds=th,
+        multiplicity=options.multiplicity,
+        primary=options.primary,
+        history="all" if options.history_comparisons == "all" else "previous",
+        levels=summary.latest,
+        sessions=sessions,
+        elsewhere=exam_family(exam_deltas),
+    )
+    findings = find(
+        _described_requests(tables),
+        cells=cellset.cells,
+        comparisons=comparisons,
+        exam_deltas=exam_deltas,
+        excluded=excluded,
+        thresholds=th,
+        baseline=options.baseline,
+        passes=cellset.notable,
+        history=summary,
+    )
+    return Analysis(
+        loaded or LoadResult(),
+        tables,
+        cellset.cells,
+        comparisons,
+        exam_deltas,
+        to_frame(findings),
+        options,
+        pass_table=cellset.passes,
+        excluded=excluded,
+        findings=findings,
+        history_table=history,
+        history_summary=summary,
+        day_tokens=cellset.day_tokens or None,
+        csv_fragments=csv_fragments,
+        history_tokens=history_tokens,
+        request_counts=cellset.request_counts,
+        session_groups=sessions,
+    )
 
 
 def _estimate_cells(kept: Tables, requests, options: Options, day_cache):
@@ -254,14 +316,17 @@ def _estimate_cells(kept: Tables, requests, options: Options, day_cache):
     from benchreport.days.cells import estimate_cells_by_day
     from benchreport.stats.cells import estimate_cells
 
-    settings = dict(method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=options.thresholds)
+    settings = dict(
+        method=options.ci_method, n_resamples=options.n_boot, seed=options.seed, thresholds=options.thresholds
+    )
     if day_cache is not None and hasattr(requests, "day_token"):
         return estimate_cells_by_day(kept.measurements, requests, kept.runs, cache=day_cache, **settings)
     return estimate_cells(kept.measurements, kept.requests if requests is None else requests, kept.runs, **settings)
 
 
-def analyse_paths(paths, options: Options = Options(), *, max_file_bytes: int | None = None,
-                  quiet: bool = True) -> Analysis:
+def analyse_paths(
+    paths, options: Options = Options(), *, max_file_bytes: int | None = None, quiet: bool = True
+) -> Analysis:
     """Load and analyse in one call (for notebooks)."""
     kwargs = {} if max_file_bytes is None else {"max_file_bytes": max_file_bytes}
     return analyse(load(paths, progress=None if not quiet else False, **kwargs), options, quiet=quiet)
@@ -273,25 +338,38 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\uff1d", "\uff0b
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-
-
 def provenance(analysis: Analysis) -> pd.DataFrame:
     """Every file of the build, one row each (a file with several runs, one row per run):
     status ``read``, ``refused`` or ``skipped``, its path as given, and what was read from
     it or why not. The report's appendix summarises it; provenance.csv holds it in full."""
     t, loaded = analysis.tables, analysis.loaded
     runs = t.runs.sort_values(["source_file", "run_id"])
-    read = pd.DataFrame({"status": "read", "path": runs["source_file"].astype(str),
-                         "run_id": runs["run_id"].astype(str),
-                         "format": runs.get("source_format", pd.Series(None, index=runs.index)),
-                         "harness": runs.get("harness", pd.Series(None, index=runs.index)),
-                         "harness_version": runs.get("harness_version", pd.Series(None, index=runs.index)),
-                         "sha256": runs.get("source_sha256", pd.Series(None, index=runs.index))})
-    refused = pd.DataFrame([{"status": "refused", "path": r.path, "json_path": r.json_path, "reason": r.message}
-                            for r in (loaded.refused if loaded is not None else [])])
-    skipped = pd.DataFrame([{"status": "skipped", "path": s.path, "reason": s.reason}
-                            for s in (loaded.skipped if loaded is not None else [])])
-    companions = _companion_rows(loaded, set(read["path"]) | set(refused.get("path", ())) | set(skipped.get("path", ())))
+    read = pd.DataFrame(
+        {
+            "status": "read",
+            "path": runs["source_file"].astype(str),
+            "run_id": runs["run_id"].astype(str),
+            "format": runs.get("source_format", pd.Series(None, index=runs.index)),
+            "harness": runs.get("harness", pd.Series(None, index=runs.index)),
+            "harness_version": runs.get("harness_version", pd.Series(None, index=runs.index)),
+            "sha256": runs.get("source_sha256", pd.Series(None, index=runs.index)),
+        }
+    )
+    refused = pd.DataFrame(
+        [
+            {"status": "refused", "path": r.path, "json_path": r.json_path, "reason": r.message}
+            for r in (loaded.refused if loaded is not None else [])
+        ]
+    )
+    skipped = pd.DataFrame(
+        [
+            {"status": "skipped", "path": s.path, "reason": s.reason}
+            for s in (loaded.skipped if loaded is not None else [])
+        ]
+    )
+    companions = _companion_rows(
+        loaded, set(read["path"]) | set(refused.get("path", ())) | set(skipped.get("path", ()))
+    )
     frames = [f for f in (read, companions, refused, skipped) if len(f)]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return out.reindex(columns=PROVENANCE_COLUMNS)
@@ -305,8 +383,11 @@ def _companion_rows(loaded, listed: set) -> pd.DataFrame:
     """Files read into the runs of another file (a harness's request records, metadata, twins): every
     file whose bytes were read and that is neither a run's source, refused nor skipped."""
     digests = getattr(loaded, "digests", None) or {}
-    rows = [{"status": "read", "path": path, "sha256": digest, "reason": COMPANION_REASON}
-            for path, digest in sorted(digests.items()) if path not in listed]
+    rows = [
+        {"status": "read", "path": path, "sha256": digest, "reason": COMPANION_REASON}
+        for path, digest in sorted(digests.items())
+        if path not in listed
+    ]
     return pd.DataFrame(rows)
 
 
@@ -334,7 +415,9 @@ def _neutralised(col: pd.Series) -> pd.Series:
 
 def _safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     """The frame with every text cell a spreadsheet would run as a formula neutralised."""
-    text_cols = [c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    text_cols = [
+        c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
+    ]
     if text_cols:
         df = df.copy()
         for c in text_cols:
@@ -405,11 +488,15 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
         path = tables_dir / f"{name}.csv"
         frag = analysis.csv_fragments
         if name == "passes" and isinstance(analysis.pass_table, PassDays):
-            _csv_of_days(analysis.pass_table, path, frag.of("passes") if frag is not None else None,
-                         typed_passes(None))
+            _csv_of_days(analysis.pass_table, path, frag.of("passes") if frag is not None else None, typed_passes(None))
         elif name == "history" and isinstance(analysis.history_table, HistoryDays):
-            _csv_of_days(analysis.history_table, path, frag.of("history") if frag is not None else None,
-                         history(None), analysis.history_tokens or {})
+            _csv_of_days(
+                analysis.history_table,
+                path,
+                frag.of("history") if frag is not None else None,
+                history(None),
+                analysis.history_tokens or {},
+            )
         else:
             write_csv(_history_or_empty(analysis) if name == "history" else getattr(analysis, name), path)
         written.append(path)

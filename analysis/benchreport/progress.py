@@ -1,6 +1,7 @@
 """Progress on stderr for long steps (tqdm), only when stderr is a terminal (cron logs stay clean),
 and how a long step is stopped: SIGTERM (a scheduler's timeout) unwinds like Ctrl-C.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -9,7 +10,6 @@ import signal
 import sys
 import threading
 from typing import Iterator
-
 
 
 class Terminated(KeyboardInterrupt):
@@ -100,4 +100,3 @@ def note(message: str, *, quiet: bool = False) -> None:
     if not quiet:
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
-

@@ -4,6 +4,7 @@ A base module (layer 0) so that reading (`benchreport.load`, which never reads b
 output as runs) and writing (`benchreport.outdir`, which marks its output folders) share one name
 without the reading layer importing the writing one.
 """
+
 from __future__ import annotations
 
 __all__ = ["OUTPUT_MARKER"]

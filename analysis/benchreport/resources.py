@@ -4,6 +4,7 @@ Found through importlib.resources, so an installed wheel, an editable install an
 agree (the folders are `notebooks/` and `templates/` in the repository, mapped to
 `benchreport.notebooks` and `benchreport.templates` in pyproject.toml).
 """
+
 from __future__ import annotations
 
 from importlib import resources

@@ -11,6 +11,7 @@ Like `asv publish`: one folder a web server can serve as it is. Links are relati
 (``2026-11-30/report.html``), the page is self-contained (no script, no remote resource) and
 every string from the data (title, headline, seat ids in it) is escaped by Jinja2's autoescape.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,17 @@ import jinja2
 from benchreport import outdir
 from benchreport.load.errors import one_line
 
-__all__ = ["SITE_MARKER", "ENTRY_FILE", "check_site", "open_site", "add_report", "entries", "index_html", "write_index",
-           "headline_text"]
+__all__ = [
+    "SITE_MARKER",
+    "ENTRY_FILE",
+    "check_site",
+    "open_site",
+    "add_report",
+    "entries",
+    "index_html",
+    "write_index",
+    "headline_text",
+]
 
 SITE_MARKER = ".benchreport-site"
 ENTRY_FILE = "site-entry.json"
@@ -87,8 +97,10 @@ def check_site(site: str | os.PathLike) -> Path:
         raise outdir.OutputFolderError(f"--site {shown} exists and is not a folder; choose another --site")
     if path.is_dir() and not (path / SITE_MARKER).is_file():
         if any(path.iterdir()):
-            raise outdir.OutputFolderError(f"--site {shown} is not empty and was not made by benchreport (no "
-                                           f"{SITE_MARKER}); choose an empty or new folder")
+            raise outdir.OutputFolderError(
+                f"--site {shown} is not empty and was not made by benchreport (no "
+                f"{SITE_MARKER}); choose an empty or new folder"
+            )
     return path
 
 
@@ -155,13 +167,23 @@ def entries(site: Path, problems: list[str] | None = None) -> list[dict]:
         try:
             e = _entry(json.loads(f.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            where, what = exc.args if isinstance(exc, _BadEntry) else ("$", f"expected JSON ({one_line(str(exc))[:120]})")
+            where, what = (
+                exc.args if isinstance(exc, _BadEntry) else ("$", f"expected JSON ({one_line(str(exc))[:120]})")
+            )
             if problems is not None:
                 problems.append(f"{f}: {where}: {what}; left out of the index")
             continue
         formats = e["formats"]
-        out.append({"date": d.name, "title": e["title"], "headline": e["headline"], "flags": e["flags"],
-                    "formats": formats, "href": {x: f"{d.name}/report.{x}" for x in formats}})
+        out.append(
+            {
+                "date": d.name,
+                "title": e["title"],
+                "headline": e["headline"],
+                "flags": e["flags"],
+                "formats": formats,
+                "href": {x: f"{d.name}/report.{x}" for x in formats},
+            }
+        )
     return sorted(out, key=lambda e: e["date"], reverse=True)
 
 

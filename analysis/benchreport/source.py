@@ -11,6 +11,7 @@ on stderr or shows them), and unless the caller was told to skip them (`--skip-b
 not exist is a `SourceError` even when refused files are skipped: a mistyped folder must not
 pass for an empty one.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,9 @@ class RefusedFiles(ValueError):
         n = n_files if n_files is not None else len(self.refused)
         first = str(self.refused[0]) if self.refused else ""
         more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
-        super().__init__(f"{n} file(s) refused; rerun with skip_bad=True (--skip-bad) to go on without "
-                         f"them: {first}{more}")
+        super().__init__(
+            f"{n} file(s) refused; rerun with skip_bad=True (--skip-bad) to go on without them: {first}{more}"
+        )
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,14 @@ class Source:
     strict: bool = False
 
     @classmethod
-    def of(cls, paths: Iterable | str | os.PathLike | None = None, store=None, *,
-           max_file_mb: float = DEFAULT_MAX_FILE_MB, strict: bool = False) -> "Source":
+    def of(
+        cls,
+        paths: Iterable | str | os.PathLike | None = None,
+        store=None,
+        *,
+        max_file_mb: float = DEFAULT_MAX_FILE_MB,
+        strict: bool = False,
+    ) -> "Source":
         """A checked source: exactly one of `paths` (a path or several) and `store`."""
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
@@ -89,15 +97,22 @@ class OpenedSource:
     def require_runs(self) -> None:
         """At least one run was read (a store is analysed as it is)."""
         if self.store is None and not self.loaded.runs:
-            raise RefusedFiles(self.loaded.refused) if self.loaded.refused else \
-                SourceError("no run could be read from " + ", ".join(self.source.paths))
+            raise (
+                RefusedFiles(self.loaded.refused)
+                if self.loaded.refused
+                else SourceError("no run could be read from " + ", ".join(self.source.paths))
+            )
 
     def content_key(self) -> str:
         """A key of what would be analysed: equal keys, equal analyses (with equal options)."""
         if self.store is not None:
             return "store:" + self.store.content_key()
-        return "runs:" + ",".join(sorted(lr.sha256 for lr in self.loaded.runs)) + "|refused:" + ",".join(
-            sorted(f"{r.path}:{r.json_path}" for r in self.loaded.refused))
+        return (
+            "runs:"
+            + ",".join(sorted(lr.sha256 for lr in self.loaded.runs))
+            + "|refused:"
+            + ",".join(sorted(f"{r.path}:{r.json_path}" for r in self.loaded.refused))
+        )
 
     def analyse(self, options, *, quiet: bool = True):
         """Statistics and flags (benchreport.pipeline) of what was read."""
@@ -120,6 +135,7 @@ def open_source(source: Source, *, progress: bool | None = False) -> OpenedSourc
         loaded.store_versions = len(store.current_shas())  # what the summary line counts
         return OpenedSource(source, loaded, store)
     source.check_exists()
-    loaded = load(list(source.paths), max_file_bytes=int(source.max_file_mb * 1e6), progress=progress,
-                  strict=source.strict)
+    loaded = load(
+        list(source.paths), max_file_bytes=int(source.max_file_mb * 1e6), progress=progress, strict=source.strict
+    )
     return OpenedSource(source, loaded)

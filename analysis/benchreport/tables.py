@@ -4,6 +4,7 @@ One row per observation, keys named once in `benchreport.columns`. Delivered tok
 reasoning tokens (spec): `output_tokens` is all delivered tokens, `reasoning_tokens` the
 part of them that was reasoning.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ from benchreport import conditions
 from benchreport.columns import COMPONENT_RUN_COLUMNS, MEASUREMENT_FIELDS, NOT_A_COUNT, TABLE_COLUMNS, TABLE_SCHEMAS
 from benchreport.load import LoadResult, native
 from benchreport._memory import gc_paused
+
 
 @dataclass
 class Tables:
@@ -54,8 +56,9 @@ def tidy_frame(name: str, columns: dict[str, list]) -> pd.DataFrame:
     arrays = []
     for col in schema.names:
         values = columns.get(col)
-        arrays.append(pa.array(values if values is not None else [None] * n, type=schema.arrow_type(col),
-                               from_pandas=True))
+        arrays.append(
+            pa.array(values if values is not None else [None] * n, type=schema.arrow_type(col), from_pandas=True)
+        )
     return schema.from_arrow(pa.Table.from_arrays(arrays, names=schema.names))
 
 
@@ -77,15 +80,17 @@ def score_is_a_count(score: float, total: int) -> bool:
     decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
     decimals = 0 if text.endswith(".0") else decimals
     k = np.floor(score / 100.0 * total + 0.5)
-    return abs(100.0 * k / total - score) <= 0.5 * 10.0 ** -decimals + 1e-9
+    return abs(100.0 * k / total - score) <= 0.5 * 10.0**-decimals + 1e-9
 
 
 def _rounding(score: float, total: int) -> tuple[int, str]:
     exact = score / 100.0 * total
     count = int(np.floor(exact + 0.5))
     if not score_is_a_count(score, total):
-        return count, (f"{NOT_A_COUNT}{score:g} on a 0-100 scale of {total} items is {exact:.2f} items, no whole "
-                       f"number ({count} items would be {100.0 * count / total:.2f})")
+        return count, (
+            f"{NOT_A_COUNT}{score:g} on a 0-100 scale of {total} items is {exact:.2f} items, no whole "
+            f"number ({count} items would be {100.0 * count / total:.2f})"
+        )
     return count, f"{score:g} on a 0-100 scale of {total} items = {exact:.2f}, rounded to {count}"
 
 
@@ -114,10 +119,11 @@ class _Columns:
     def __init__(self):
         self.seats: dict[str, dict] = {}
         self.tables: dict[str, dict[str, list]] = {
-            name: {k: [] for k in TABLE_COLUMNS[name]} for name in Tables.names() if name not in ("seats", "components")}
+            name: {k: [] for k in TABLE_COLUMNS[name]} for name in Tables.names() if name not in ("seats", "components")
+        }
         self.request_keys: list[dict] = []
         self.request_counts: list[int] = []
-        self.seat_runs: list[dict] = []   # one seat row per run, for the run store
+        self.seat_runs: list[dict] = []  # one seat row per run, for the run store
         self.comp_runs: dict[str, list] = {k: [] for k in COMPONENT_RUN_COLUMNS}
 
     def append(self, table: str, pairs) -> None:
@@ -134,8 +140,13 @@ class _Columns:
         merge_seat_row(self.seats, row)
         self.seat_runs.append({**row, "run_id": run.run_id, "date": day, "pass": run.pass_})
         for c in seat.components or ():
-            for k, v in (("seat", seat.id), ("name", c.name), ("component_role", c.role), ("license", c.license),
-                         ("run_id", run.run_id)):
+            for k, v in (
+                ("seat", seat.id),
+                ("name", c.name),
+                ("component_role", c.role),
+                ("license", c.license),
+                ("run_id", run.run_id),
+            ):
                 self.comp_runs[k].append(v)
         self.append("runs", _run_pairs(lr, day))
         keys = {"run_id": run.run_id, "seat": seat.id, "date": day, "pass": run.pass_}
@@ -144,8 +155,16 @@ class _Columns:
         for e in run.exams or ():
             self.add_exam(e, run.run_id, seat.id, day)
         for ev in run.events or ():
-            self.append("events", (*keys.items(), ("kind", ev.kind), ("message", ev.message),
-                                   ("concurrency", ev.concurrency), ("reproduced", ev.reproduced)))
+            self.append(
+                "events",
+                (
+                    *keys.items(),
+                    ("kind", ev.kind),
+                    ("message", ev.message),
+                    ("concurrency", ev.concurrency),
+                    ("reproduced", ev.reproduced),
+                ),
+            )
 
     def add_measurements(self, keys: dict, ms) -> None:
         meas = self.tables["measurements"]
@@ -167,14 +186,37 @@ class _Columns:
     def add_exam(self, e, run_id: str, seat: str, day: str) -> None:
         """One exam result, and its item verdicts where it has them."""
         for it in e.items or ():
-            self.append("exam_items", (("run_id", run_id), ("seat", seat), ("date", day), ("benchmark", e.benchmark),
-                                       ("dimension", e.dimension), ("item_id", it.id), ("correct", it.correct)))
+            self.append(
+                "exam_items",
+                (
+                    ("run_id", run_id),
+                    ("seat", seat),
+                    ("date", day),
+                    ("benchmark", e.benchmark),
+                    ("dimension", e.dimension),
+                    ("item_id", it.id),
+                    ("correct", it.correct),
+                ),
+            )
         correct, total, from_items, rounding = _exam_count(e)
-        self.append("exams", (("run_id", run_id), ("seat", seat), ("date", day), ("benchmark", e.benchmark),
-                              ("dimension", e.dimension), ("correct", correct), ("total", total), ("score", e.score),
-                              ("from_items", from_items), ("count_rounding", rounding),
-                              ("measured_on", e.measured_on and _day(e.measured_on)),
-                              ("from_earlier_run", e.from_earlier_run), ("placement_note", e.placement_note)))
+        self.append(
+            "exams",
+            (
+                ("run_id", run_id),
+                ("seat", seat),
+                ("date", day),
+                ("benchmark", e.benchmark),
+                ("dimension", e.dimension),
+                ("correct", correct),
+                ("total", total),
+                ("score", e.score),
+                ("from_items", from_items),
+                ("count_rounding", rounding),
+                ("measured_on", e.measured_on and _day(e.measured_on)),
+                ("from_earlier_run", e.from_earlier_run),
+                ("placement_note", e.placement_note),
+            ),
+        )
 
     def request_columns(self) -> dict[str, list]:
         """The requests table's columns, the run keys repeated over each run's requests (C speed)."""
@@ -188,20 +230,29 @@ class _Columns:
     def frames(self) -> Tables:
         seat_cols = {k: [s[k] for s in self.seats.values()] for k in TABLE_COLUMNS["seats"]}
         frames = {name: tidy_frame(name, cols) for name, cols in self.tables.items() if name != "requests"}
-        return Tables(seats=tidy_frame("seats", seat_cols),
-                      components=tidy_frame("components", first_run_components(self.comp_runs, self.seat_runs)),
-                      requests=tidy_frame("requests", self.request_columns()), **frames)
+        return Tables(
+            seats=tidy_frame("seats", seat_cols),
+            components=tidy_frame("components", first_run_components(self.comp_runs, self.seat_runs)),
+            requests=tidy_frame("requests", self.request_columns()),
+            **frames,
+        )
 
 
 def _seat_row(seat) -> dict:
     """A run's seat as a row of the seats table."""
     place = seat.placement
     return {
-        "seat": seat.id, "model": seat.model, "quantisation": seat.quantisation,
-        "engine": seat.engine, "role": seat.role, "checkpoint_bytes": seat.checkpoint_bytes,
-        "nodes": place and place.nodes, "gpus_per_node": place and place.gpus_per_node,
+        "seat": seat.id,
+        "model": seat.model,
+        "quantisation": seat.quantisation,
+        "engine": seat.engine,
+        "role": seat.role,
+        "checkpoint_bytes": seat.checkpoint_bytes,
+        "nodes": place and place.nodes,
+        "gpus_per_node": place and place.gpus_per_node,
         "gpu_memory_bytes": place and place.gpu_memory_bytes,
-        "tensor_parallel": place and place.tensor_parallel, "interconnect": place and place.interconnect,
+        "tensor_parallel": place and place.tensor_parallel,
+        "interconnect": place and place.interconnect,
     }
 
 
@@ -209,20 +260,32 @@ def _run_pairs(lr, day: str) -> tuple:
     """A loaded run's row of the runs table, as (column, value) pairs."""
     run, seat, h = lr.run, lr.run.seat, lr.run.harness
     load = msgspec.to_builtins(run.load) if run.load is not None else None
-    return (("run_id", run.run_id), ("seat", seat.id), ("date", day), ("pass", run.pass_),
-            ("harness", h.name), ("harness_version", h.version), ("probe", h.probe),
-            ("max_tokens", h.max_tokens), ("temperature", h.temperature), ("thinking", h.thinking),
-            ("warmup_excluded", run.warmup_excluded),
-            ("settings", json.dumps(seat.settings, sort_keys=True) if seat.settings is not None else None),
-            ("quantisation", seat.quantisation), ("engine", seat.engine),
-            ("source_file", lr.source_file), ("source_sha256", lr.sha256),
-            ("source_format", lr.source_format), ("notes", run.notes),
-            ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
-            ("harness_group", h.group),
-            ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None),
-            ("load", json.dumps(load, sort_keys=True) if load else None),
-            ("load_id", conditions.fingerprint(load) or None),
-            ("load_label", conditions.words(load) or None))
+    return (
+        ("run_id", run.run_id),
+        ("seat", seat.id),
+        ("date", day),
+        ("pass", run.pass_),
+        ("harness", h.name),
+        ("harness_version", h.version),
+        ("probe", h.probe),
+        ("max_tokens", h.max_tokens),
+        ("temperature", h.temperature),
+        ("thinking", h.thinking),
+        ("warmup_excluded", run.warmup_excluded),
+        ("settings", json.dumps(seat.settings, sort_keys=True) if seat.settings is not None else None),
+        ("quantisation", seat.quantisation),
+        ("engine", seat.engine),
+        ("source_file", lr.source_file),
+        ("source_sha256", lr.sha256),
+        ("source_format", lr.source_format),
+        ("notes", run.notes),
+        ("assumptions", "; ".join(lr.assumptions) if lr.assumptions else None),
+        ("harness_group", h.group),
+        ("figure_checks", json.dumps(list(lr.checks), sort_keys=True) if lr.checks else None),
+        ("load", json.dumps(load, sort_keys=True) if load else None),
+        ("load_id", conditions.fingerprint(load) or None),
+        ("load_label", conditions.words(load) or None),
+    )
 
 
 def _exam_count(e) -> tuple:

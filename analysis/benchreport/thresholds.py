@@ -5,6 +5,7 @@ papermill parameters (notebooks/report.ipynb) and command-line options
 (`--min-obs`, `--spread-limit`, ...), and the report's appendix prints the values
 used. Defaults are anchored on published practice, cited per field.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,115 +16,209 @@ from dataclasses import dataclass, field, fields
 class Thresholds:
     """Named thresholds with documented defaults (see each field's metadata `why`)."""
 
-    alpha: float = field(default=0.05, metadata={
-        "range": (0, 1, False, False),
-        "why": "significance level of exact tests, family-wise level of the lag-1 dependence test per seat and date (sample.correlated_requests), and 1 - level of every CI"})
-    min_obs: int = field(default=50, metadata={
-        "range": (2, 1000000000, True, True),
-        "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
-               "little (91.8% at n=20 for lognormal data when 95% is asked, 93.7% at n=50: "
-               "benchmarks/coverage.py); below it a run's within-run interval of a mean is kept (EWC t, "
-               "flagged sample.small_n) and a quantile gets none"})
-    min_tail_obs: int = field(default=10, metadata={
-        "range": (1, 1000000000, True, True),
-        "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
-               "i.e. n*(1-q) >= 10, in the spirit of MLPerf's minimum query counts for tail latency"})
-    max_bootstrap_obs: int = field(default=20000, metadata={
-        "range": (100, 1000000000, True, True),
-        "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
-               "sections, Nakayama 2014) instead of the EWC / Woodruff interval (the block bootstrap "
-               "before issue 30); at this size both are accurate"})
-    min_passes: int = field(default=5, metadata={
-        "range": (1, 1000000, True, True),
-        "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
-               "5 passes give a t-interval 4 degrees of freedom"})
-    noise: float = field(default=0.02, metadata={
-        "range": (0, 1, True, False),
-        "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
-               "(criterion.rs noise_threshold defaults to 0.02)"})
-    cv_limit: float = field(default=0.10, metadata={
-        "range": (0, 1000000.0, False, True),
-        "why": "passes with a coefficient of variation above 10% are unstable "
-               "(pyperf warns when the standard deviation exceeds 10% of the mean)"})
-    spread_limit: float = field(default=1.5, metadata={
-        "range": (1, 1000000.0, True, True),
-        "why": "max/min across passes above 1.5 is unstable (pyperf warns when "
-               "min or max is more than 50% away from the mean)"})
-    drift_limit: float = field(default=0.05, metadata={
-        "range": (0, 1000000.0, True, True),
-        "why": "monotone movement across 3+ passes totalling more than 5% of the "
-               "first pass is warm-up drift; judged by effect size since 3 passes "
-               "cannot reach p < 0.05 (Mann-Kendall's smallest two-sided p at n=3 is 1/3)"})
-    cache_ratio: float = field(default=3.0, metadata={
-        "range": (1, 1000000.0, False, True),
-        "why": "a prefill figure more than 3x the same seat's fresh-prompt prefill is "
-               "a prefix-cache hit, not prefill (the seeds' 95,941 vs 4,711 is 20x)"})
-    capped_share: float = field(default=0.10, metadata={
-        "range": (0, 1, True, True),
-        "why": "more than 10% of answers stopped at the token cap means the run "
-               "measures truncated answers"})
-    reasoning_share: float = field(default=0.0, metadata={
-        "range": (0, 1, True, False),
-        "why": "any answer with an empty content field but delivered tokens is a "
-               "client reading the wrong field; share above this value is flagged"})
-    reasoning_ttft_ratio: float = field(default=1.25, metadata={
-        "range": (1, 1000000.0, True, True),
-        "why": "where a harness times the first content token apart from TTFT, a first content token "
-               "more than 1.25x later than TTFT (p50 or mean) means TTFT times the reasoning, not the "
-               "answer; without reasoning the two are the same time"})
-    first_chunk_ratio: float = field(default=0.5, metadata={
-        "range": (0, 1, False, True),
-        "why": "a first token needs a forward pass over the prompt, at least about one decode step: "
-               "a TTFT p50 below half the inter-token p50 of the same requests (or below half the "
-               "time to the first chunk that carried a token) timed a chunk without a token"})
-    fit_headroom: float = field(default=0.10, metadata={
-        "range": (0, 1, True, False),
-        "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "
-               "for KV cache and activations to be a seat, not a lab result"})
-    min_effect: float = field(default=0.05, metadata={
-        "range": (0, 10, False, True),
-        "why": "the difference a comparison should be able to detect (5%: the size of the seeds' "
-               "'+5%' claims); sample.underpowered says how many passes per seat that needs"})
-    failed_warn: float = field(default=0.01, metadata={
-        "range": (0, 1, True, False),
-        "why": "more than 1% of a run's requests failed: its figures are of the successful requests "
-               "only (a 99% success objective is the usual floor for a serving SLO)"})
-    failed_critical: float = field(default=0.10, metadata={
-        "range": (0, 1, True, False),
-        "why": "more than 10% failed: the successful requests are not representative of the seat "
-               "(the failures select which requests were measured)"})
-    lag1_limit: float = field(default=0.3, metadata={
-        "range": (0, 1, True, False),
-        "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
-               "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
-               "uses blocks. sample.correlated_requests also needs the correlation significant under "
-               "Holm's correction over the seat's passes of the date, at alpha (issue 30)"})
-    power: float = field(default=0.80, metadata={
-        "range": (0, 1, False, False),
-        "why": "power for the smallest detectable difference (Miller 2024, "
-               "'Adding Error Bars to Evals', uses 80%)"})
-    history_alpha: float = field(default=0.001, metadata={
-        "range": (0, 1, False, False),
-        "why": "the CUSUM's decision line is set for about 3 x 2m / 0.001 nights between false alarms per "
-               "side (Siegmund's approximation, m the seat's cells that night; asv uses p < 0.002): under "
-               "one false alarm per stable seat-year, measured with heavy-tailed nights "
-               "(benchmarks/history_cli_study.py, docs/statistics.md)"})
-    history_window: int = field(default=64, metadata={
-        "range": (2, 1000000, True, True),
-        "why": "the reference level is the first 64 nights since the last change (Bencher's default "
-               "sample size), then frozen: long enough for a stable spread, and a frozen reference lets "
-               "slow drift accumulate in the CUSUM instead of being followed"})
-    history_prior_cv: float = field(default=0.05, metadata={
-        "range": (0, 10, False, True),
-        "why": "until a cell has history_min_level earlier nights, nights are taken to differ by 5% "
-               "(log SD), a stated assumption rather than a measurement: a dated row of the first nights "
-               "is a t interval widened by it, so only a change well beyond night-to-night variation of "
-               "that size is called (with 3 passes a night and Holm over 76 cells, about 1.3x; "
-               "docs/statistics.md, 'The first nights')"})
-    history_min_level: int = field(default=5, metadata={
-        "range": (2, 1000000, True, True),
-        "why": "no CUSUM verdict until the reference has 5 nights: a spread from fewer is too uncertain "
-               "to standardise against (the first nights are judged with history_prior_cv instead)"})
+    alpha: float = field(
+        default=0.05,
+        metadata={
+            "range": (0, 1, False, False),
+            "why": "significance level of exact tests, family-wise level of the lag-1 dependence test per seat and date (sample.correlated_requests), and 1 - level of every CI",
+        },
+    )
+    min_obs: int = field(
+        default=50,
+        metadata={
+            "range": (2, 1000000000, True, True),
+            "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
+            "little (91.8% at n=20 for lognormal data when 95% is asked, 93.7% at n=50: "
+            "benchmarks/coverage.py); below it a run's within-run interval of a mean is kept (EWC t, "
+            "flagged sample.small_n) and a quantile gets none",
+        },
+    )
+    min_tail_obs: int = field(
+        default=10,
+        metadata={
+            "range": (1, 1000000000, True, True),
+            "why": "a tail quantile (p90..p99) needs this many observations beyond it, "
+            "i.e. n*(1-q) >= 10, in the spirit of MLPerf's minimum query counts for tail latency",
+        },
+    )
+    max_bootstrap_obs: int = field(
+        default=20000,
+        metadata={
+            "range": (100, 1000000000, True, True),
+            "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
+            "sections, Nakayama 2014) instead of the EWC / Woodruff interval (the block bootstrap "
+            "before issue 30); at this size both are accurate",
+        },
+    )
+    min_passes: int = field(
+        default=5,
+        metadata={
+            "range": (1, 1000000, True, True),
+            "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
+            "5 passes give a t-interval 4 degrees of freedom",
+        },
+    )
+    noise: float = field(
+        default=0.02,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
+            "(criterion.rs noise_threshold defaults to 0.02)",
+        },
+    )
+    cv_limit: float = field(
+        default=0.10,
+        metadata={
+            "range": (0, 1000000.0, False, True),
+            "why": "passes with a coefficient of variation above 10% are unstable "
+            "(pyperf warns when the standard deviation exceeds 10% of the mean)",
+        },
+    )
+    spread_limit: float = field(
+        default=1.5,
+        metadata={
+            "range": (1, 1000000.0, True, True),
+            "why": "max/min across passes above 1.5 is unstable (pyperf warns when "
+            "min or max is more than 50% away from the mean)",
+        },
+    )
+    drift_limit: float = field(
+        default=0.05,
+        metadata={
+            "range": (0, 1000000.0, True, True),
+            "why": "monotone movement across 3+ passes totalling more than 5% of the "
+            "first pass is warm-up drift; judged by effect size since 3 passes "
+            "cannot reach p < 0.05 (Mann-Kendall's smallest two-sided p at n=3 is 1/3)",
+        },
+    )
+    cache_ratio: float = field(
+        default=3.0,
+        metadata={
+            "range": (1, 1000000.0, False, True),
+            "why": "a prefill figure more than 3x the same seat's fresh-prompt prefill is "
+            "a prefix-cache hit, not prefill (the seeds' 95,941 vs 4,711 is 20x)",
+        },
+    )
+    capped_share: float = field(
+        default=0.10,
+        metadata={
+            "range": (0, 1, True, True),
+            "why": "more than 10% of answers stopped at the token cap means the run measures truncated answers",
+        },
+    )
+    reasoning_share: float = field(
+        default=0.0,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "any answer with an empty content field but delivered tokens is a "
+            "client reading the wrong field; share above this value is flagged",
+        },
+    )
+    reasoning_ttft_ratio: float = field(
+        default=1.25,
+        metadata={
+            "range": (1, 1000000.0, True, True),
+            "why": "where a harness times the first content token apart from TTFT, a first content token "
+            "more than 1.25x later than TTFT (p50 or mean) means TTFT times the reasoning, not the "
+            "answer; without reasoning the two are the same time",
+        },
+    )
+    first_chunk_ratio: float = field(
+        default=0.5,
+        metadata={
+            "range": (0, 1, False, True),
+            "why": "a first token needs a forward pass over the prompt, at least about one decode step: "
+            "a TTFT p50 below half the inter-token p50 of the same requests (or below half the "
+            "time to the first chunk that carried a token) timed a chunk without a token",
+        },
+    )
+    fit_headroom: float = field(
+        default=0.10,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "a checkpoint must leave at least 10% of one node's raw GPU memory "
+            "for KV cache and activations to be a seat, not a lab result",
+        },
+    )
+    min_effect: float = field(
+        default=0.05,
+        metadata={
+            "range": (0, 10, False, True),
+            "why": "the difference a comparison should be able to detect (5%: the size of the seeds' "
+            "'+5%' claims); sample.underpowered says how many passes per seat that needs",
+        },
+    )
+    failed_warn: float = field(
+        default=0.01,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "more than 1% of a run's requests failed: its figures are of the successful requests "
+            "only (a 99% success objective is the usual floor for a serving SLO)",
+        },
+    )
+    failed_critical: float = field(
+        default=0.10,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "more than 10% failed: the successful requests are not representative of the seat "
+            "(the failures select which requests were measured)",
+        },
+    )
+    lag1_limit: float = field(
+        default=0.3,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
+            "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
+            "uses blocks. sample.correlated_requests also needs the correlation significant under "
+            "Holm's correction over the seat's passes of the date, at alpha (issue 30)",
+        },
+    )
+    power: float = field(
+        default=0.80,
+        metadata={
+            "range": (0, 1, False, False),
+            "why": "power for the smallest detectable difference (Miller 2024, 'Adding Error Bars to Evals', uses 80%)",
+        },
+    )
+    history_alpha: float = field(
+        default=0.001,
+        metadata={
+            "range": (0, 1, False, False),
+            "why": "the CUSUM's decision line is set for about 3 x 2m / 0.001 nights between false alarms per "
+            "side (Siegmund's approximation, m the seat's cells that night; asv uses p < 0.002): under "
+            "one false alarm per stable seat-year, measured with heavy-tailed nights "
+            "(benchmarks/history_cli_study.py, docs/statistics.md)",
+        },
+    )
+    history_window: int = field(
+        default=64,
+        metadata={
+            "range": (2, 1000000, True, True),
+            "why": "the reference level is the first 64 nights since the last change (Bencher's default "
+            "sample size), then frozen: long enough for a stable spread, and a frozen reference lets "
+            "slow drift accumulate in the CUSUM instead of being followed",
+        },
+    )
+    history_prior_cv: float = field(
+        default=0.05,
+        metadata={
+            "range": (0, 10, False, True),
+            "why": "until a cell has history_min_level earlier nights, nights are taken to differ by 5% "
+            "(log SD), a stated assumption rather than a measurement: a dated row of the first nights "
+            "is a t interval widened by it, so only a change well beyond night-to-night variation of "
+            "that size is called (with 3 passes a night and Holm over 76 cells, about 1.3x; "
+            "docs/statistics.md, 'The first nights')",
+        },
+    )
+    history_min_level: int = field(
+        default=5,
+        metadata={
+            "range": (2, 1000000, True, True),
+            "why": "no CUSUM verdict until the reference has 5 nights: a spread from fewer is too uncertain "
+            "to standardise against (the first nights are judged with history_prior_cv instead)",
+        },
+    )
 
     def as_dict(self) -> dict:
         """Plain dict of the values, in field order (for the appendix and JSON)."""

@@ -9,6 +9,7 @@ Usage: python mlperf_sut.py --scenario Server|Offline --url http://127.0.0.1:POR
            --model NAME --outdir DIR [--samples 24] [--qps 4] [--max-tokens 16]
            [--ttft-ms 500] [--tpot-ms 100] [--min-duration-ms 4000]
 """
+
 import argparse
 import array
 import json
@@ -47,9 +48,15 @@ def session():
 
 
 def run_one(qs):
-    body = {"model": args.model, "prompt": PROMPTS[qs.index], "max_tokens": args.max_tokens,
-            "temperature": 0.0, "ignore_eos": True, "stream": True,
-            "stream_options": {"include_usage": True}}
+    body = {
+        "model": args.model,
+        "prompt": PROMPTS[qs.index],
+        "max_tokens": args.max_tokens,
+        "temperature": 0.0,
+        "ignore_eos": True,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     tokens, first_sent, n_tokens = [], False, None
     with session().post(args.url + "/v1/completions", json=body, stream=True, timeout=120) as r:
         r.raise_for_status()
@@ -71,8 +78,9 @@ def run_one(qs):
     out = array.array("q", tokens or [0])
     keep.append(out)
     addr, n = out.buffer_info()
-    lg.QuerySamplesComplete([lg.QuerySampleResponse(qs.id, addr, n * out.itemsize,
-                                                    n_tokens if n_tokens is not None else len(tokens))])
+    lg.QuerySamplesComplete(
+        [lg.QuerySampleResponse(qs.id, addr, n * out.itemsize, n_tokens if n_tokens is not None else len(tokens))]
+    )
 
 
 def run_logged(qs):

@@ -23,6 +23,7 @@ Usage: python trtllm_build.py --src DIR --url http://127.0.0.1:PORT --model NAME
            --tokenizer DIR --out DIR [--reporting] [--request-info] \
            [--num-requests 12] [--concurrency 4] [--max-tokens 24] [--seed 1]
 """
+
 import argparse
 import json
 import random
@@ -44,8 +45,9 @@ p.add_argument("--model", required=True)
 p.add_argument("--tokenizer", required=True)
 p.add_argument("--out", required=True)
 p.add_argument("--reporting", action="store_true", help="also run reporting.py from --src")
-p.add_argument("--request-info", action="store_true",
-               help="shape requests.json as ReportUtility.get_request_info() does")
+p.add_argument(
+    "--request-info", action="store_true", help="shape requests.json as ReportUtility.get_request_info() does"
+)
 p.add_argument("--num-requests", type=int, default=12)
 p.add_argument("--concurrency", type=int, default=4)
 p.add_argument("--max-tokens", type=int, default=24)
@@ -63,25 +65,32 @@ shutil.copy(src_dc / "statistics.py", dc / "statistics.py")
 if args.reporting:
     shutil.copy(src_dc / "reporting.py", dc / "reporting.py")
 (dc / "configuration.py").write_text(
-    "class RuntimeConfig:  # stub: only used as a type annotation by reporting.py\n    pass\n")
+    "class RuntimeConfig:  # stub: only used as a type annotation by reporting.py\n    pass\n"
+)
 (pkg_root / "tensorrt_llm" / "logger.py").write_text(
     "class Logger:  # stub: collects what report_statistics() logs\n"
     "    def __init__(self):\n        self.lines = []\n"
-    "    def info(self, msg):\n        self.lines.append(msg)\n")
+    "    def info(self, msg):\n        self.lines.append(msg)\n"
+)
 sys.path.insert(0, str(pkg_root))
 
 from tensorrt_llm.bench.dataclasses.statistics import RequestRecord  # noqa: E402
 
 tok = Tokenizer.from_file(str(Path(args.tokenizer) / "tokenizer.json"))
 rng = random.Random(args.seed)
-prompts = [[rng.randrange(10, 4000) for _ in range(rng.randint(24, 40))]
-           for _ in range(args.num_requests)]
+prompts = [[rng.randrange(10, 4000) for _ in range(rng.randint(24, 40))] for _ in range(args.num_requests)]
 
 
 def measure(i):
     """One streaming request; returns what trtllm-bench's LLM-API path records."""
-    body = {"model": args.model, "prompt": prompts[i], "max_tokens": args.max_tokens,
-            "temperature": 0.0, "ignore_eos": True, "stream": True}
+    body = {
+        "model": args.model,
+        "prompt": prompts[i],
+        "max_tokens": args.max_tokens,
+        "temperature": 0.0,
+        "ignore_eos": True,
+        "stream": True,
+    }
     tokens, first_ns = [], None
     start_ns = time.perf_counter_ns()
     with requests.post(args.url + "/v1/completions", json=body, stream=True, timeout=120) as r:
@@ -97,10 +106,17 @@ def measure(i):
                     # the server streams text; its token ids are the chunk re-encoded
                     tokens += tok.encode(ch["text"]).ids
     end_ns = time.perf_counter_ns()
-    return dict(start_timestamp=start_ns, end_timestamp=end_ns, request_id=i,
-                num_input_tokens=len(prompts[i]), response_is_final=True, error=False,
-                tokens=tokens, decoding_iteration=max(len(tokens) - 1, 0),
-                time_on_first_token=first_ns)
+    return dict(
+        start_timestamp=start_ns,
+        end_timestamp=end_ns,
+        request_id=i,
+        num_input_tokens=len(prompts[i]),
+        response_is_final=True,
+        error=False,
+        tokens=tokens,
+        decoding_iteration=max(len(tokens) - 1, 0),
+        time_on_first_token=first_ns,
+    )
 
 
 results, lock, queue = [], threading.Lock(), list(range(args.num_requests))
@@ -130,6 +146,7 @@ out.mkdir(parents=True, exist_ok=True)
 if args.reporting:
     from tensorrt_llm.bench.dataclasses import reporting  # noqa: E402
     from tensorrt_llm.logger import Logger  # noqa: E402
+
     keeper = reporting.StatsKeeper()
     for item in results:
         keeper.register_request_perf_item(reporting.NewRequestPerfItemTuple(**item))
@@ -137,16 +154,29 @@ if args.reporting:
     engine_dir.mkdir(exist_ok=True)
     # report_statistics() reads the engine's config.json: placeholder values describing
     # the test server's model (float32, no quantisation), not a TensorRT engine
-    (engine_dir / "config.json").write_text(json.dumps({
-        "build_config": {"max_input_len": 2048, "max_seq_len": 2048},
-        "pretrained_config": {"dtype": "float32",
-                              "quantization": {"kv_cache_quant_algo": None, "quant_algo": None}}}))
+    (engine_dir / "config.json").write_text(
+        json.dumps(
+            {
+                "build_config": {"max_input_len": 2048, "max_seq_len": 2048},
+                "pretrained_config": {
+                    "dtype": "float32",
+                    "quantization": {"kv_cache_quant_algo": None, "quant_algo": None},
+                },
+            }
+        )
+    )
     rt_cfg = SimpleNamespace(
-        model=args.model, engine_dir=engine_dir, sw_version="n/a (built, not a TensorRT-LLM run)",
+        model=args.model,
+        engine_dir=engine_dir,
+        sw_version="n/a (built, not a TensorRT-LLM run)",
         world_config=SimpleNamespace(tp_size=1, pp_size=1),
-        settings_config=SimpleNamespace(max_batch_size=args.concurrency, max_num_tokens=2048,
-                                        scheduler_policy=SimpleNamespace(values=(0, "Guaranteed No Evict")),
-                                        kv_cache_percent=0.9))
+        settings_config=SimpleNamespace(
+            max_batch_size=args.concurrency,
+            max_num_tokens=2048,
+            scheduler_policy=SimpleNamespace(values=(0, "Guaranteed No Evict")),
+            kv_cache_percent=0.9,
+        ),
+    )
     logger = Logger()
     stats = reporting.report_statistics(keeper, rt_cfg, logger, streaming=True)
     shutil.rmtree(engine_dir)
@@ -160,8 +190,14 @@ else:
         rec.id = item["request_id"]
         rec.num_input_tokens = item["num_input_tokens"]
         rec.start_timestamp = item["start_timestamp"]
-        rec.register_event(item["error"], item["response_is_final"], item["end_timestamp"],
-                           item["decoding_iteration"], item["tokens"], item["time_on_first_token"])
+        rec.register_event(
+            item["error"],
+            item["response_is_final"],
+            item["end_timestamp"],
+            item["decoding_iteration"],
+            item["tokens"],
+            item["time_on_first_token"],
+        )
         records.append(rec)
     if args.request_info:
         # ReportUtility.get_request_info(), tensorrt_llm/bench/dataclasses/reporting.py:

@@ -19,6 +19,7 @@ field: requests that produced nothing (0 tokens, TTFT 0, an empty error: vLLM co
 completed), a stream that delivers several tokens per chunk (`itls` has one gap per chunk),
 and a `date` written as an ISO date-time.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,20 @@ def _stats(prefix: str, values: list[float], out: dict) -> None:
         out[f"p{p}_{prefix}_ms"] = float(np.percentile(arr, p) * 1000)
 
 
-def result(rng, *, date: str, n: int, conc: int, in_len: int, out_len: int, ttft_s: float, tpot_s: float,
-           tokens_per_chunk: int = 1, empty: tuple = (), failed: tuple = ()) -> dict:
+def result(
+    rng,
+    *,
+    date: str,
+    n: int,
+    conc: int,
+    in_len: int,
+    out_len: int,
+    ttft_s: float,
+    tpot_s: float,
+    tokens_per_chunk: int = 1,
+    empty: tuple = (),
+    failed: tuple = (),
+) -> dict:
     """One `vllm bench serve --save-result --save-detailed` result (0.33 key order)."""
     inputs, outputs, ttfts, itls, lats, starts, queues, texts, errors = ([] for _ in range(9))
     clock = 1000.0
@@ -69,17 +82,39 @@ def result(rng, *, date: str, n: int, conc: int, in_len: int, out_len: int, ttft
     duration = max(starts[i] + lats[i] for i in range(n)) - min(starts)
     total_out = sum(outputs[i] for i in ok)
     tpots = [(lats[i] - ttfts[i]) / (outputs[i] - 1) for i in ok if outputs[i] > 1]
-    doc = {"date": date, "endpoint_type": "vllm", "backend": "vllm", "label": None, "model_id": MODEL,
-           "tokenizer_id": "./tokenizer-bpe4k", "num_prompts": n, "request_rate": "inf", "burstiness": 1.0,
-           "max_concurrency": conc, "duration": duration, "completed": len(ok), "failed": len(failed),
-           "total_input_tokens": sum(inputs[i] for i in ok), "total_output_tokens": total_out,
-           "request_throughput": len(ok) / duration, "request_goodput": None,
-           "output_throughput": total_out / duration,
-           "total_token_throughput": (total_out + sum(inputs[i] for i in ok)) / duration,
-           "input_lens": inputs, "output_lens": outputs, "ttfts": ttfts, "itls": itls, "latencies": lats,
-           "start_times": starts, "queue_times": queues, "generated_texts": texts, "errors": errors,
-           "max_output_tokens_per_s": float(conc * tokens_per_chunk / tpot_s // tokens_per_chunk),
-           "max_concurrent_requests": conc, "rtfx": 0.0}
+    doc = {
+        "date": date,
+        "endpoint_type": "vllm",
+        "backend": "vllm",
+        "label": None,
+        "model_id": MODEL,
+        "tokenizer_id": "./tokenizer-bpe4k",
+        "num_prompts": n,
+        "request_rate": "inf",
+        "burstiness": 1.0,
+        "max_concurrency": conc,
+        "duration": duration,
+        "completed": len(ok),
+        "failed": len(failed),
+        "total_input_tokens": sum(inputs[i] for i in ok),
+        "total_output_tokens": total_out,
+        "request_throughput": len(ok) / duration,
+        "request_goodput": None,
+        "output_throughput": total_out / duration,
+        "total_token_throughput": (total_out + sum(inputs[i] for i in ok)) / duration,
+        "input_lens": inputs,
+        "output_lens": outputs,
+        "ttfts": ttfts,
+        "itls": itls,
+        "latencies": lats,
+        "start_times": starts,
+        "queue_times": queues,
+        "generated_texts": texts,
+        "errors": errors,
+        "max_output_tokens_per_s": float(conc * tokens_per_chunk / tpot_s // tokens_per_chunk),
+        "max_concurrent_requests": conc,
+        "rtfx": 0.0,
+    }
     _stats("ttft", [ttfts[i] for i in ok], doc)
     _stats("tpot", tpots, doc)
     _stats("itl", [g for i in ok for g in itls[i]], doc)
@@ -110,14 +145,24 @@ def sweep(out: Path) -> None:
                 minute += 1
                 date = f"20261201-12{minute:02d}00"
                 if run == 1 and seqs == 256 and in_len == 96:
-                    (base / "run=1.failure.json").write_text(json.dumps({
-                        "run_number": 1, "error_type": "CalledProcessError",
-                        "error": "Command '['vllm', 'bench', 'serve', '...']' returned non-zero exit status 1.",
-                        "serve_overrides": serve, "bench_overrides": bench}, indent=2) + "\n")
+                    (base / "run=1.failure.json").write_text(
+                        json.dumps(
+                            {
+                                "run_number": 1,
+                                "error_type": "CalledProcessError",
+                                "error": "Command '['vllm', 'bench', 'serve', '...']' returned non-zero exit status 1.",
+                                "serve_overrides": serve,
+                                "bench_overrides": bench,
+                            },
+                            indent=2,
+                        )
+                        + "\n"
+                    )
                     continue
                 n = 4 if run < 0 else 12
-                doc = result(rng, date=date, n=n, conc=4, in_len=in_len, out_len=32,
-                             ttft_s=ttft * in_len / 48, tpot_s=0.012)
+                doc = result(
+                    rng, date=date, n=n, conc=4, in_len=in_len, out_len=32, ttft_s=ttft * in_len / 48, tpot_s=0.012
+                )
                 overrides = dict(bench, num_prompts=4) if run < 0 else bench
                 doc["run_number"] = run
                 doc.update(serve)
@@ -128,9 +173,17 @@ def sweep(out: Path) -> None:
                     comb.append(doc)
             (base / "summary.json").write_text(json.dumps(comb, indent=4))
             rows += comb
-    (exp / "SERVE-max_num_seqs=512-failure.json").write_text(json.dumps({
-        "error_type": "RuntimeError", "error": "Server failed to start within 300 seconds",
-        "serve_overrides": {"max_num_seqs": 512}}, indent=2) + "\n")
+    (exp / "SERVE-max_num_seqs=512-failure.json").write_text(
+        json.dumps(
+            {
+                "error_type": "RuntimeError",
+                "error": "Server failed to start within 300 seconds",
+                "serve_overrides": {"max_num_seqs": 512},
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     keys = list(dict.fromkeys(k for r in rows for k in r if not isinstance(r[k], list)))
     lines = ["," + ",".join(keys)]
     lines += [f"{i}," + ",".join("" if r.get(k) is None else str(r.get(k)) for k in keys) for i, r in enumerate(rows)]
@@ -143,17 +196,25 @@ def edge(out: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     docs = {
         # 3 of 12 requests ended without a token and without an error
-        "vllm-infqps-concurrency4-tiny-gpt2-s1-20261201-130000.json":
-            result(rng, date="20261201-130000", n=12, conc=4, in_len=48, out_len=32, ttft_s=0.05, tpot_s=0.01,
-                   empty=(2, 6, 9)),
+        "vllm-infqps-concurrency4-tiny-gpt2-s1-20261201-130000.json": result(
+            rng, date="20261201-130000", n=12, conc=4, in_len=48, out_len=32, ttft_s=0.05, tpot_s=0.01, empty=(2, 6, 9)
+        ),
         # the server streams 8 tokens a chunk: itls holds one gap per chunk
-        "vllm-infqps-concurrency2-tiny-gpt2-s1-20261201-130500.json":
-            result(rng, date="20261201-130500", n=12, conc=2, in_len=48, out_len=128, ttft_s=0.05,
-                   tpot_s=0.006, tokens_per_chunk=8),
+        "vllm-infqps-concurrency2-tiny-gpt2-s1-20261201-130500.json": result(
+            rng,
+            date="20261201-130500",
+            n=12,
+            conc=2,
+            in_len=48,
+            out_len=128,
+            ttft_s=0.05,
+            tpot_s=0.006,
+            tokens_per_chunk=8,
+        ),
         # a date written as an ISO date-time
-        "vllm-infqps-concurrency1-tiny-gpt2-s1-iso-date.json":
-            result(rng, date="2026-12-01T13:10:00", n=12, conc=1, in_len=48, out_len=32, ttft_s=0.03,
-                   tpot_s=0.008),
+        "vllm-infqps-concurrency1-tiny-gpt2-s1-iso-date.json": result(
+            rng, date="2026-12-01T13:10:00", n=12, conc=1, in_len=48, out_len=32, ttft_s=0.03, tpot_s=0.008
+        ),
     }
     for name, doc in docs.items():
         (folder / name).write_text(json.dumps(doc))

@@ -4,6 +4,7 @@ Only after a deliberate change to the numbers (say why in the commit). Speed wor
 leave them unchanged: tests/test_golden_tables.py compares every cell (numbers to 1e-12
 relative, the last-bit noise between CPUs) and two builds on one machine byte for byte.
 """
+
 from __future__ import annotations
 
 import sys
@@ -34,7 +35,11 @@ def golden_tables(out: Path) -> None:
         generate(single, seats=2, passes=1, requests=120, concurrencies=(1, 8), seed=11)
         for folder, prefix in ((fleet, "fleet"), (single, "single")):
             for f in folder.iterdir():  # own seat ids; the example's incumbent stays the only one
-                text = f.read_text().replace('"seat-00', f'"{prefix}-00').replace('"role":"incumbent"', '"role":"candidate"')
+                text = (
+                    f.read_text()
+                    .replace('"seat-00', f'"{prefix}-00')
+                    .replace('"role":"incumbent"', '"role":"candidate"')
+                )
                 f.write_text(text)
         analysis = analyse(load([ROOT / "data" / "example", fleet, single], progress=False), OPTIONS)
         write_analysis(analysis, out)

@@ -4,15 +4,27 @@ The estimation is benchreport.stats.cells' (`estimate_rows`, `within_intervals`)
 from the day cache one date at a time, and the history's dated cells keep a few columns, with
 the chosen ones read back whole (`DatedRows`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from benchreport.columns import CELLS, DATED
-from benchreport.stats.cells import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, CellConfig, CellSet, cell_inputs,
-                                     chunk_cells, empty_cellset, estimate_rows, joined_cells, sorted_cells,
-                                     within_intervals)
+from benchreport.stats.cells import (
+    CELL_COLUMNS,
+    CELL_EXTRA_COLUMNS,
+    DATED_COLUMNS,
+    CellConfig,
+    CellSet,
+    cell_inputs,
+    chunk_cells,
+    empty_cellset,
+    estimate_rows,
+    joined_cells,
+    sorted_cells,
+    within_intervals,
+)
 from benchreport.thresholds import Thresholds
 
 from .entries import DayCache, cells_from_arrow
@@ -21,13 +33,31 @@ from .scan import scan_days
 __all__ = ["estimate_cells_by_day", "estimate_from_days", "DatedRows"]
 
 
-def estimate_cells_by_day(measurements, source, runs, *, cache: DayCache, thresholds: Thresholds, method: str,
-                          n_resamples: int, seed: int, level: float | None = None) -> CellSet:
+def estimate_cells_by_day(
+    measurements,
+    source,
+    runs,
+    *,
+    cache: DayCache,
+    thresholds: Thresholds,
+    method: str,
+    n_resamples: int,
+    seed: int,
+    level: float | None = None,
+) -> CellSet:
     """`benchreport.stats.cells.estimate_cells` of a run store (each seat described by its latest
     date): each date's pass rows and 3+-pass cells come from `cache`, computed and kept there for
     the dates it does not hold. The tables are the same as `estimate_cells` gives."""
-    source, cfg = cell_inputs(measurements, source, runs, thresholds=thresholds, method=method,
-                              n_resamples=n_resamples, seed=seed, level=level)
+    source, cfg = cell_inputs(
+        measurements,
+        source,
+        runs,
+        thresholds=thresholds,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
+        level=level,
+    )
     return estimate_from_days(measurements, source, runs, cfg, cfg.level, cache)
 
 
@@ -38,30 +68,41 @@ def estimate_from_days(measurements, source, runs, cfg: CellConfig, level: float
     and the report need. The cells with 1-2 passes borrow a variance from their other dates, so
     they are estimated here every time, as a full analysis estimates them. The same tables as
     without a cache (tests/test_day_cache.py)."""
-    scan = scan_days(measurements, source, runs, cfg.thresholds, level, cache,
-                     cells_of=lambda chunk: chunk_cells(chunk, cfg, level))
+    scan = scan_days(
+        measurements, source, runs, cfg.thresholds, level, cache, cells_of=lambda chunk: chunk_cells(chunk, cfg, level)
+    )
     if not len(scan.days):
         return empty_cellset(level)
     latest, dated, small_cells = [], [], None
     small = scan.small
     if small is not None and len(small):
         described = scan.described
-        on = [described.get((s, h, p, lid)) == d for s, h, p, lid, d in
-              zip(small["seat"], small["_h"], small["_p"], small["_l"], small["date"])]
-        latest_rows, frames = estimate_rows(small, small, cfg, level, set(small.index[np.array(on, dtype=bool)]),
-                                        variances=scan.variances)
+        on = [
+            described.get((s, h, p, lid)) == d
+            for s, h, p, lid, d in zip(small["seat"], small["_h"], small["_p"], small["_l"], small["date"])
+        ]
+        latest_rows, frames = estimate_rows(
+            small, small, cfg, level, set(small.index[np.array(on, dtype=bool)]), variances=scan.variances
+        )
         within_intervals(latest_rows, source, cfg)
         small_cells = joined_cells(latest_rows, frames)
-        latest.append(small_cells.iloc[:len(latest_rows)])
+        latest.append(small_cells.iloc[: len(latest_rows)])
         dated.append(small_cells[DATED_COLUMNS])
     for part, into in ((scan.latest_cells, latest), (scan.dated, dated)):
         if part is not None and len(part):
             into.append(part)
     cells_df = sorted_cells(pd.concat(latest, ignore_index=True)) if latest else CELLS.empty()
-    dated_df = (pd.concat(dated, ignore_index=True) if len(dated) > 1 else dated[0]) if dated else \
-        DATED.empty()
-    return CellSet(cells_df, scan.days, level, dated_df, scan.tokens, notable=scan.notable,
-                   request_counts=scan.request_counts, dated_rows=DatedRows(scan, cache, small_cells))
+    dated_df = (pd.concat(dated, ignore_index=True) if len(dated) > 1 else dated[0]) if dated else DATED.empty()
+    return CellSet(
+        cells_df,
+        scan.days,
+        level,
+        dated_df,
+        scan.tokens,
+        notable=scan.notable,
+        request_counts=scan.request_counts,
+        dated_rows=DatedRows(scan, cache, small_cells),
+    )
 
 
 class DatedRows:
@@ -91,11 +132,14 @@ class DatedRows:
 
 def _keys_of(df: pd.DataFrame) -> pd.DataFrame:
     """`df` with the cell key as plain objects (harness, probe and load "" when none, concurrency -1)."""
-    return df.assign(seat=df["seat"].astype(object), _h=df["harness"].astype(object).fillna(""),
-                     _p=df["probe"].astype(object).fillna(""), _l=df["load_id"].astype(object).fillna(""),
-                     workload=df["workload"].astype(object),
-                     _c=pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64"),
-                     metric=df["metric"].astype(object), statistic=df["statistic"].astype(object),
-                     date=df["date"].astype(object).astype(str))
-
-
+    return df.assign(
+        seat=df["seat"].astype(object),
+        _h=df["harness"].astype(object).fillna(""),
+        _p=df["probe"].astype(object).fillna(""),
+        _l=df["load_id"].astype(object).fillna(""),
+        workload=df["workload"].astype(object),
+        _c=pd.array(df["concurrency"], dtype="Int64").fillna(-1).astype("int64"),
+        metric=df["metric"].astype(object),
+        statistic=df["statistic"].astype(object),
+        date=df["date"].astype(object).astype(str),
+    )

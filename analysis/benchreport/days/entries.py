@@ -19,6 +19,7 @@ Entries go through Arrow both ways: a date computed now and a date read back are
 frame by construction (the tests check that a cold, a warm and a one-new-date analysis
 give byte-identical tables).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,11 +33,23 @@ import pyarrow as pa
 
 from benchreport.version import __version__
 
-from benchreport.stats._common import missing
+from benchreport.stats.common import missing
 from benchreport.columns import PASS_COLUMNS, PASSES, arrow_to_pandas_types
 
-__all__ = ["CACHE_VERSION", "INDEX_VERSION", "DayCache", "DayEntry", "PassDays", "day_of", "day_tokens", "passes_to_arrow",
-           "passes_from_arrow", "cells_to_arrow", "cells_from_arrow", "typed_passes"]
+__all__ = [
+    "CACHE_VERSION",
+    "INDEX_VERSION",
+    "DayCache",
+    "DayEntry",
+    "PassDays",
+    "day_of",
+    "day_tokens",
+    "passes_to_arrow",
+    "passes_from_arrow",
+    "cells_to_arrow",
+    "cells_from_arrow",
+    "typed_passes",
+]
 
 #: bump when what an entry holds, or how its rows are computed, changes
 CACHE_VERSION = 2  # 2: pass rows and cells keyed by load_id too (benchreport.conditions)
@@ -89,12 +102,26 @@ def _row_hashes(df: pd.DataFrame | None) -> np.ndarray:
     return pd.util.hash_pandas_object(df.astype(object), index=False).to_numpy()
 
 
-def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, labels: dict, source_token,
-               *, thresholds, level: float) -> dict[str, str | None]:
+def day_tokens(
+    measurements: pd.DataFrame | None,
+    runs: pd.DataFrame | None,
+    labels: dict,
+    source_token,
+    *,
+    thresholds,
+    level: float,
+) -> dict[str, str | None]:
     """{date: token} for every date of the runs (None where the source cannot key a date:
     that date is always computed)."""
-    head = json.dumps({"version": __version__, "cache": CACHE_VERSION, "level": repr(float(level)),
-                       "thresholds": {k: repr(v) for k, v in thresholds.as_dict().items()}}, sort_keys=True)
+    head = json.dumps(
+        {
+            "version": __version__,
+            "cache": CACHE_VERSION,
+            "level": repr(float(level)),
+            "thresholds": {k: repr(v) for k, v in thresholds.as_dict().items()},
+        },
+        sort_keys=True,
+    )
     run_days: dict[str, list[str]] = {}
     if runs is not None and len(runs):
         for rid, d in zip(runs["run_id"].astype(str), day_of(runs["date"])):
@@ -102,8 +129,9 @@ def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, lab
     m_hash, m_pos = _row_hashes(measurements), {}
     if measurements is not None and len(measurements):
         m_cols = ",".join(map(str, measurements.columns))
-        for d, pos in pd.Series(day_of(measurements["date"])).groupby(day_of(measurements["date"]),
-                                                                      sort=False).indices.items():
+        for d, pos in (
+            pd.Series(day_of(measurements["date"])).groupby(day_of(measurements["date"]), sort=False).indices.items()
+        ):
             m_pos[d] = pos
     else:
         m_cols = ""
@@ -116,16 +144,28 @@ def day_tokens(measurements: pd.DataFrame | None, runs: pd.DataFrame | None, lab
         h = hashlib.sha256(head.encode())
         h.update(f"\x00{d}\x00{src}\x00{m_cols}\x00".encode())
         h.update(np.ascontiguousarray(m_hash[m_pos[d]]).tobytes() if d in m_pos else b"")
-        h.update(json.dumps(sorted([r, *map(str, labels.get(r, (None, None, None)))] for r in run_days.get(d, [])))
-                 .encode())
+        h.update(
+            json.dumps(sorted([r, *map(str, labels.get(r, (None, None, None)))] for r in run_days.get(d, []))).encode()
+        )
         out[d] = h.hexdigest()
     return out
 
 
 # --------------------------------------------------------------------------- Arrow round trips
 #: pass-row columns kept as objects of str or None in memory
-_TEXT = ("seat", "harness", "probe", "load_id", "workload", "metric", "statistic", "date", "run_id", "source",
-         "condition")
+_TEXT = (
+    "seat",
+    "harness",
+    "probe",
+    "load_id",
+    "workload",
+    "metric",
+    "statistic",
+    "date",
+    "run_id",
+    "source",
+    "condition",
+)
 _FLOAT = ("value", "reported", "recomputed", "ci_low", "ci_high", "ci_level", "lag1")
 _INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
 
@@ -133,13 +173,14 @@ _INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
 def passes_to_arrow(df: pd.DataFrame) -> pa.Table:
     """A date's pass rows as Arrow (the request group key split into three columns)."""
     group = df["group"].tolist()
-    arrays = {c: pa.array([None if missing(v) else str(v) for v in df[c].tolist()], type=pa.string())
-              for c in _TEXT}
+    arrays = {c: pa.array([None if missing(v) else str(v) for v in df[c].tolist()], type=pa.string()) for c in _TEXT}
     arrays["pass"] = pa.array(df["pass"].to_numpy(dtype=np.int64))
-    arrays.update({c: pa.array(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan))
-                   for c in _FLOAT})
-    arrays.update({c: pa.array([None if missing(v) else int(v) for v in df[c].tolist()], type=pa.int64())
-                   for c in _INT_OR_NONE})
+    arrays.update(
+        {c: pa.array(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)) for c in _FLOAT}
+    )
+    arrays.update(
+        {c: pa.array([None if missing(v) else int(v) for v in df[c].tolist()], type=pa.int64()) for c in _INT_OR_NONE}
+    )
     arrays["group_run"] = pa.array([None if g is None else str(g[0]) for g in group], type=pa.string())
     arrays["group_workload"] = pa.array([None if g is None else str(g[1]) for g in group], type=pa.string())
     arrays["group_c"] = pa.array([None if g is None else int(g[2]) for g in group], type=pa.int64())
@@ -182,9 +223,31 @@ def _groups(t: pa.Table) -> np.ndarray:
 def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
     """The pass rows as pass_rows gives them (objects of str/int/None; floats with NaN)."""
     cols = {}
-    for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date",
-              "pass", "run_id", "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low",
-              "ci_high", "ci_level", "lag1", "source", "condition"):
+    for c in (
+        "seat",
+        "harness",
+        "probe",
+        "load_id",
+        "workload",
+        "concurrency",
+        "metric",
+        "statistic",
+        "date",
+        "pass",
+        "run_id",
+        "value",
+        "reported",
+        "recomputed",
+        "n_obs",
+        "n_requests",
+        "n_failed",
+        "ci_low",
+        "ci_high",
+        "ci_level",
+        "lag1",
+        "source",
+        "condition",
+    ):
         if c in _FLOAT:
             cols[c] = t.column(c).to_numpy()
         elif c == "pass":
@@ -192,14 +255,37 @@ def passes_from_arrow(t: pa.Table) -> pd.DataFrame:
         else:
             cols[c] = _objects(t.column(c))
     cols["group"] = _groups(t) if t.num_rows else np.empty(0, dtype=object)
-    cols = {k: cols[k] for k in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric",
-                                 "statistic", "date", "pass", "run_id", "value", "reported", "recomputed", "n_obs",
-                                 "n_requests", "n_failed", "ci_low", "ci_high", "ci_level", "lag1", "source",
-                                 "group", "condition")}
+    cols = {
+        k: cols[k]
+        for k in (
+            "seat",
+            "harness",
+            "probe",
+            "load_id",
+            "workload",
+            "concurrency",
+            "metric",
+            "statistic",
+            "date",
+            "pass",
+            "run_id",
+            "value",
+            "reported",
+            "recomputed",
+            "n_obs",
+            "n_requests",
+            "n_failed",
+            "ci_low",
+            "ci_high",
+            "ci_level",
+            "lag1",
+            "source",
+            "group",
+            "condition",
+        )
+    }
     cols["_small"] = t.column("_small").to_numpy(zero_copy_only=False).astype(bool)
     return pd.DataFrame(cols)
-
-
 
 
 def cells_to_arrow(df: pd.DataFrame) -> pa.Table:
@@ -254,8 +340,7 @@ class PassDays:
         if t is None and self.recompute is not None:
             t = self.recompute(day)
         if t is None:
-            raise RuntimeError(f"the day cache lost the pass rows of {day} while this analysis was open; "
-                               "analyse again")
+            raise RuntimeError(f"the day cache lost the pass rows of {day} while this analysis was open; analyse again")
         return t
 
     def typed(self, day: str) -> pd.DataFrame:
@@ -266,8 +351,9 @@ class PassDays:
         """Every date's rows, as one pass table (typed, in its order)."""
         if not self.days:
             return typed_passes(None)
-        return typed_passes(pa.concat_tables([self.arrow(d).select(PASS_COLUMNS) for d in self.days],
-                                             promote_options="permissive"))
+        return typed_passes(
+            pa.concat_tables([self.arrow(d).select(PASS_COLUMNS) for d in self.days], promote_options="permissive")
+        )
 
 
 def typed_passes(t: pa.Table | None) -> pd.DataFrame:

@@ -10,6 +10,7 @@ the counts); `HistoryDays` reads the table one date at a time (tables/history.cs
 panels) or whole when asked (`Analysis.history`). `summarise_history` gives the same summary of
 a table held in memory, so every route reads one kind of thing.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,13 +19,31 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from benchreport.stats.history import (WALK_KEY, HistoryDayCache, HistoryRule, input_digests, multi_date_cells,
-                                      rows_to_arrow, walk, walk_input, typed_from_arrow)
-from benchreport.stats.history_summary import (DECIDED, KEY, PANEL, HistorySummary, change_status, concurrencies_of,
-                                              panels_of, plain_key_value, summarise_history, values_of)
+from benchreport.stats.history import (
+    WALK_KEY,
+    HistoryDayCache,
+    HistoryRule,
+    input_digests,
+    multi_date_cells,
+    rows_to_arrow,
+    walk,
+    walk_input,
+    typed_from_arrow,
+)
+from benchreport.stats.history_summary import (
+    DECIDED,
+    KEY,
+    PANEL,
+    HistorySummary,
+    change_status,
+    concurrencies_of,
+    panels_of,
+    plain_key_value,
+    summarise_history,
+    values_of,
+)
 
 __all__ = ["HistoryDays", "history_days"]
-
 
 
 class HistoryDays:
@@ -93,8 +112,9 @@ def _keep_mask(t: pa.Table, drop: set) -> list[bool]:
     return [k not in drop for k in keys]
 
 
-def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCache, day_tokens: dict | None = None
-                 ) -> tuple[HistoryDays, HistorySummary, dict]:
+def history_days(
+    dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCache, day_tokens: dict | None = None
+) -> tuple[HistoryDays, HistorySummary, dict]:
     """`benchreport.stats.history.history` for a run store: (the table, its summary, {date: token of
     the date's rows of the table}, by which tables/history.csv keeps each date's lines).
 
@@ -108,8 +128,11 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
     digests = input_digests(d, rule, day_tokens)
     dates = sorted(digests)
     state = cache.load_state()
-    resumed = (state is not None and digests.get(state["upto"]) == state["digest"]
-               and all(cache.has_rows(x, digests[x]) for x in dates if x <= state["upto"]))
+    resumed = (
+        state is not None
+        and digests.get(state["upto"]) == state["digest"]
+        and all(cache.has_rows(x, digests[x]) for x in dates if x <= state["upto"])
+    )
     series = state["series"] if resumed else {}
     pieces = dict(state["pieces"]) if resumed else {}
     marked = [state["marked"]] if resumed and state["marked"] is not None and state["marked"].num_rows else []
@@ -132,8 +155,9 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
         for per_seat in series.values():
             for s in per_seat.values():
                 s.trim(keep)
-        cache.save_state({"upto": dates[-1], "digest": digests[dates[-1]], "series": series, "pieces": pieces,
-                          "marked": marked})
+        cache.save_state(
+            {"upto": dates[-1], "digest": digests[dates[-1]], "series": series, "pieces": pieces, "marked": marked}
+        )
     multi = multi_date_cells(d)
     single = d.loc[~multi, ["date", *KEY]]
     dropped: dict[str, set] = {}
@@ -141,8 +165,9 @@ def history_days(dated: pd.DataFrame, *, rule: HistoryRule, cache: HistoryDayCac
         dropped.setdefault(r.date, set()).add(tuple(plain_key_value(getattr(r, c), c) for c in KEY))
     counts = d.assign(_m=multi).groupby("date", sort=True)["_m"].sum().astype(int).to_dict()
     days = HistoryDays(cache, {x: digests[x] for x in dates}, held, dropped, counts)
-    tokens = {x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest()
-              for x in dates}
+    tokens = {
+        x: hashlib.sha256((digests[x] + "\x00" + repr(sorted(dropped.get(x, ())))).encode()).hexdigest() for x in dates
+    }
     return days, _summary_of_days(days, d if multi.all() else d[multi], pieces, marked), tokens
 
 
@@ -161,8 +186,7 @@ def _marked(t: pa.Table) -> pa.Table:
     return t.filter(pc.fill_null(mask, False))
 
 
-def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked: pa.Table | None
-                     ) -> HistorySummary:
+def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked: pa.Table | None) -> HistorySummary:
     """`summarise_history` of a HistoryDays from what the walk kept of each date (`pieces`: rows and
     verdicts walked; `marked`: `_marked` rows), less the cells of one date (read from their dates),
     and each cell's latest row (read from the latest dates)."""
@@ -202,8 +226,15 @@ def _summary_of_days(days: HistoryDays, kept: pd.DataFrame, pieces: dict, marked
         parts.append(rows[[tuple(x) in want for x in k.itertuples(index=False)]])
     latest = pd.concat(parts, ignore_index=True)
     cells = kept.drop_duplicates(WALK_KEY)
-    return HistorySummary(len(days), list(days.days), sorted(kept["seat"].astype(str).unique().tolist()), len(cells),
-                          verdicts, decided, latest, panels_of(cells, decided), concurrencies_of(cells["concurrency"]),
-                          values_of(kept))
-
-
+    return HistorySummary(
+        len(days),
+        list(days.days),
+        sorted(kept["seat"].astype(str).unique().tolist()),
+        len(cells),
+        verdicts,
+        decided,
+        latest,
+        panels_of(cells, decided),
+        concurrencies_of(cells["concurrency"]),
+        values_of(kept),
+    )

@@ -6,6 +6,7 @@ dates at a time, kept as they are done) and gathers what the analysis keeps of e
 kept (`DayFacts`, by the date's token) in one index beside the entries, so an analysis of a
 year reads one index and the entries of the dates that changed, not two files a date.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,12 +17,30 @@ import pyarrow as pa
 
 from benchreport.columns import arrow_to_pandas_types
 from benchreport.stats.cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, DATED_COLUMNS, date_variances
-from benchreport.stats.notable import (DEPENDENT, REQUEST_COUNT_COLUMNS, dependent_mask, notable_passes, plain_column,
-                                       request_counts)
+from benchreport.stats.notable import (
+    DEPENDENT,
+    REQUEST_COUNT_COLUMNS,
+    dependent_mask,
+    notable_passes,
+    plain_column,
+    request_counts,
+)
 from benchreport.stats.pass_rows import add_sort_keys, pass_rows, run_labels
 
-from .entries import (CELL_GROUP, DAYS_PER_CHUNK, DayCache, DayEntry, PassDays, cells_from_arrow,
-                      cells_to_arrow, day_of, day_tokens, passes_from_arrow, passes_to_arrow, typed_passes)
+from .entries import (
+    CELL_GROUP,
+    DAYS_PER_CHUNK,
+    DayCache,
+    DayEntry,
+    PassDays,
+    cells_from_arrow,
+    cells_to_arrow,
+    day_of,
+    day_tokens,
+    passes_from_arrow,
+    passes_to_arrow,
+    typed_passes,
+)
 
 #: the columns naming each way a seat was measured (the date that describes it is its latest)
 _DESCRIBED = ("seat", "harness", "probe", "load_id")
@@ -90,8 +109,15 @@ def _facts(token: str, t: pa.Table, c: pa.Table, thresholds) -> DayFacts:
     dep = dependent_mask(t, thresholds)
     keep = notable_passes(t, thresholds)
     notable = t.filter(pa.array(keep)).append_column(DEPENDENT, pa.array(dep[keep], type=pa.bool_()))
-    return DayFacts(token, t.num_rows, sorted(_distinct_rows(t, _DESCRIBED)), bool(small.any()),
-                    notable, _counted(t), c.select(DATED_COLUMNS))
+    return DayFacts(
+        token,
+        t.num_rows,
+        sorted(_distinct_rows(t, _DESCRIBED)),
+        bool(small.any()),
+        notable,
+        _counted(t),
+        c.select(DATED_COLUMNS),
+    )
 
 
 def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCache, cells_of) -> DayScan:
@@ -110,14 +136,19 @@ def scan_days(measurements, source, runs, thresholds, level: float, cache: DayCa
         for k in facts[d].triples:
             described[tuple(k)] = d  # dates ascend: the last one seen is the latest
     small, variances = reader.small_cells(days, facts)
-    return DayScan(tokens=tokens, days=PassDays(cache, tokens, reader.held, {d: facts[d].n for d in days},
-                                                reader.passes_of),
-                   described=described, small=small, variances=variances,
-                   latest_cells=_cells_frame(reader.latest_cells(described)),
-                   dated=_cells_frame([facts[d].dated for d in days], DATED_COLUMNS),
-                   notable=_notable_frame([facts[d].notable for d in days if facts[d].notable.num_rows]),
-                   request_counts=_counts_frame([facts[d].counted for d in days]), held_cells=reader.held_cells,
-                   cells_on=reader.cells_on)
+    return DayScan(
+        tokens=tokens,
+        days=PassDays(cache, tokens, reader.held, {d: facts[d].n for d in days}, reader.passes_of),
+        described=described,
+        small=small,
+        variances=variances,
+        latest_cells=_cells_frame(reader.latest_cells(described)),
+        dated=_cells_frame([facts[d].dated for d in days], DATED_COLUMNS),
+        notable=_notable_frame([facts[d].notable for d in days if facts[d].notable.num_rows]),
+        request_counts=_counts_frame([facts[d].counted for d in days]),
+        held_cells=reader.held_cells,
+        cells_on=reader.cells_on,
+    )
 
 
 #: a pass row's cell without its date, as the day entries' columns name it
@@ -149,7 +180,7 @@ class _DayReader:
     def compute(self, fresh: list) -> None:
         """The dates the cache does not hold, a few at a time: pass rows, cells, kept."""
         for i in range(0, len(fresh), DAYS_PER_CHUNK):
-            chunk = fresh[i:i + DAYS_PER_CHUNK]
+            chunk = fresh[i : i + DAYS_PER_CHUNK]
             new = self._pass_rows(chunk)
             if not len(new):
                 continue  # dates without pass rows (their runs hold nothing to estimate)
@@ -158,8 +189,10 @@ class _DayReader:
             row_cols = [c for c in new.columns if c not in _SORT_KEYS]
             for d in chunk:
                 if (p_days == d).any():
-                    entry = DayEntry(passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
-                                     cells_to_arrow(done[c_days == d].reset_index(drop=True)))
+                    entry = DayEntry(
+                        passes_to_arrow(new[p_days == d][row_cols].reset_index(drop=True)),
+                        cells_to_arrow(done[c_days == d].reset_index(drop=True)),
+                    )
                     _store(self.cache, d, self.tokens.get(d), entry, self.held, self.held_cells)
             del new
 
@@ -184,8 +217,10 @@ class _DayReader:
         """A date whose kept entry cannot be read: computed again, kept again, and held for this analysis."""
         new = self._pass_rows([d])
         row_cols = [c for c in new.columns if c not in _SORT_KEYS]
-        entry = DayEntry(passes_to_arrow(new[row_cols].reset_index(drop=True)),
-                         cells_to_arrow(self.cells_of(new).reset_index(drop=True)))
+        entry = DayEntry(
+            passes_to_arrow(new[row_cols].reset_index(drop=True)),
+            cells_to_arrow(self.cells_of(new).reset_index(drop=True)),
+        )
         if self.tokens.get(d):
             self.cache.save(d, self.tokens[d], entry)
         self.held[d], self.held_cells[d] = entry.passes, entry.cells
@@ -197,7 +232,13 @@ class _DayReader:
         facts: dict[str, DayFacts] = {}
         for d in days:
             f = index.get(d)
-            if f is None or f.token != tokens[d] or d in self.held or f.stamp is None or f.stamp != cache.stamp(d, f.token):
+            if (
+                f is None
+                or f.token != tokens[d]
+                or d in self.held
+                or f.stamp is None
+                or f.stamp != cache.stamp(d, f.token)
+            ):
                 f = _facts(tokens[d] or "", self.passes_of(d), self.cells_on(d), self.thresholds)
             facts[d] = f
         if tokens and any(index.get(d) is not facts[d] for d in days) or set(index) - set(days):
@@ -229,10 +270,15 @@ class _DayReader:
             t = self.passes_of(d)
             mine = _key_mask(t, _KEY_COLUMNS, small_keys)
             if mine.any():
-                for k, per_date in date_variances(add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))).items():
+                for k, per_date in date_variances(
+                    add_sort_keys_of(passes_from_arrow(t.filter(pa.array(mine))))
+                ).items():
                     variances.setdefault(k, {}).update(per_date)
-        rows = (add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
-                if small_parts else None)
+        rows = (
+            add_sort_keys_of(passes_from_arrow(pa.concat_tables(small_parts, promote_options="permissive")))
+            if small_parts
+            else None
+        )
         return rows, variances
 
 
@@ -240,8 +286,11 @@ def _notable_frame(notable: list) -> pd.DataFrame:
     """The kept pass rows the flags read, with whether each is correlated in send order."""
     notable_t = pa.concat_tables(notable, promote_options="permissive") if notable else None
     notable_df = typed_passes(notable_t)
-    notable_df[DEPENDENT] = (notable_t.column(DEPENDENT).to_numpy(zero_copy_only=False).astype(bool)
-                             if notable_t is not None else np.zeros(0, dtype=bool))
+    notable_df[DEPENDENT] = (
+        notable_t.column(DEPENDENT).to_numpy(zero_copy_only=False).astype(bool)
+        if notable_t is not None
+        else np.zeros(0, dtype=bool)
+    )
     return notable_df
 
 
@@ -296,7 +345,9 @@ def _counts_frame(parts: list) -> pd.DataFrame:
     if not parts:
         return request_counts(None)
     t = pa.concat_tables(parts, promote_options="permissive")
-    return pa.table({c: plain_column(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(types_mapper=arrow_to_pandas_types().get)
+    return pa.table({c: plain_column(t.column(c)) for c in REQUEST_COUNT_COLUMNS}).to_pandas(
+        types_mapper=arrow_to_pandas_types().get
+    )
 
 
 def _cells_frame(parts: list, columns: list | None = None) -> pd.DataFrame:
@@ -306,5 +357,3 @@ def _cells_frame(parts: list, columns: list | None = None) -> pd.DataFrame:
     if not parts:
         return None
     return cells_from_arrow(pa.concat_tables(parts, promote_options="permissive"), columns)
-
-

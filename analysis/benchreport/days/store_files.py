@@ -6,6 +6,7 @@ atomically (a killed build leaves no half-written entry); saving a date's new en
 its older ones. A cache entry that cannot be read is treated as missing and recomputed.
 The cache holds nothing the store does not: deleting `.cache/` costs time, never data.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,9 +46,9 @@ class StoreDayCache:
 
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "cells"
-        self.read: list[str] = []      # dates read from the cache
+        self.read: list[str] = []  # dates read from the cache
         self._seen: set[str] = set()
-        self.written: list[str] = []   # dates computed and kept
+        self.written: list[str] = []  # dates computed and kept
 
     def _paths(self, day: str, token: str) -> tuple[Path, Path]:
         stem = f"{day}-{token[:32]}"
@@ -123,9 +124,16 @@ class StoreDayCache:
             out = {}
             for day, f in doc["days"].items():
                 cut = {name: tables[name].slice(*f["rows"][name]) for name in self._INDEX_TABLES}
-                out[str(day)] = DayFacts(str(f["token"]), int(f["n"]), [tuple(k) for k in f["triples"]],
-                                         bool(f["small"]), cut["notable"], cut["counted"], cut["dated"],
-                                         list(f["stamp"]) if f.get("stamp") else None)
+                out[str(day)] = DayFacts(
+                    str(f["token"]),
+                    int(f["n"]),
+                    [tuple(k) for k in f["triples"]],
+                    bool(f["small"]),
+                    cut["notable"],
+                    cut["counted"],
+                    cut["dated"],
+                    list(f["stamp"]) if f.get("stamp") else None,
+                )
             return out
         except Exception:  # noqa: BLE001 - missing or damaged (any reason): read from the entries
             return None
@@ -142,8 +150,14 @@ class StoreDayCache:
                 n = getattr(f, name).num_rows
                 rows[name] = [start[name], n]
                 start[name] += n
-            doc["days"][d] = {"token": f.token, "n": f.n, "triples": [list(k) for k in f.triples],
-                              "small": f.small, "rows": rows, "stamp": self.stamp(d, f.token)}
+            doc["days"][d] = {
+                "token": f.token,
+                "n": f.n,
+                "triples": [list(k) for k in f.triples],
+                "small": f.small,
+                "rows": rows,
+                "stamp": self.stamp(d, f.token),
+            }
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             for name in self._INDEX_TABLES:
@@ -152,8 +166,9 @@ class StoreDayCache:
                     return False
                 t = pa.concat_tables(parts, promote_options="permissive")
                 t = t.replace_schema_metadata({**(t.schema.metadata or {}), b"generation": generation.encode()})
-                _atomic(self.dir / f"index.{name}.arrow",
-                        lambda tmp, t=t: feather.write_feather(t, tmp, compression="zstd"))
+                _atomic(
+                    self.dir / f"index.{name}.arrow", lambda tmp, t=t: feather.write_feather(t, tmp, compression="zstd")
+                )
             text = json.dumps(doc)
             _atomic(self.dir / "index.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
         except OSError:
@@ -168,7 +183,7 @@ class StoreHistoryCache:
 
     def __init__(self, root: str | os.PathLike):
         self.dir = Path(root) / ".cache" / "history"
-        self.resumed_after: str | None = None   # set by history_days(): the date its walk resumed after
+        self.resumed_after: str | None = None  # set by history_days(): the date its walk resumed after
 
     def _rows(self, day: str, digest: str) -> Path:
         return self.dir / f"{day}-{digest[:32]}.arrow"
@@ -201,17 +216,29 @@ class StoreHistoryCache:
     def load_state(self) -> dict | None:
         try:
             doc = json.loads((self.dir / "state.json").read_text(encoding="utf-8"))
-            series = {seat: {tuple(k): LevelSeries.from_state(s) for k, s in items} for seat, items in doc["series"].items()}
+            series = {
+                seat: {tuple(k): LevelSeries.from_state(s) for k, s in items} for seat, items in doc["series"].items()
+            }
             marked = None
             if doc.get("marked"):
                 path = self.dir / doc["marked"]
-                if not _nameable(doc["upto"], doc["digest"]) or path.name != self._marked(doc["upto"], doc["digest"]).name:
+                if (
+                    not _nameable(doc["upto"], doc["digest"])
+                    or path.name != self._marked(doc["upto"], doc["digest"]).name
+                ):
                     return None
                 marked = feather.read_table(path)
-            pieces = {str(d): {"n": int(p["n"]), "verdicts": {str(v): int(n) for v, n in p["verdicts"].items()}}
-                      for d, p in doc["pieces"].items()}
-            return {"upto": str(doc["upto"]), "digest": str(doc["digest"]), "series": series, "pieces": pieces,
-                    "marked": marked}
+            pieces = {
+                str(d): {"n": int(p["n"]), "verdicts": {str(v): int(n) for v, n in p["verdicts"].items()}}
+                for d, p in doc["pieces"].items()
+            }
+            return {
+                "upto": str(doc["upto"]),
+                "digest": str(doc["digest"]),
+                "series": series,
+                "pieces": pieces,
+                "marked": marked,
+            }
         except Exception:  # noqa: BLE001 - missing or damaged (any reason): walk from the start
             return None
 
@@ -221,14 +248,23 @@ class StoreHistoryCache:
     def save_state(self, state: dict) -> bool:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            series = {seat: [[list(k), s.to_state()] for k, s in items.items()] for seat, items in state["series"].items()}
+            series = {
+                seat: [[list(k), s.to_state()] for k, s in items.items()] for seat, items in state["series"].items()
+            }
             marked = None
             if state.get("marked") is not None and _nameable(state["upto"], state["digest"]):
                 path = self._marked(state["upto"], state["digest"])
                 _atomic(path, lambda tmp: feather.write_feather(state["marked"], tmp, compression="zstd"))
                 marked = path.name
-            doc = json.dumps({"upto": state["upto"], "digest": state["digest"], "series": series,
-                              "pieces": state.get("pieces", {}), "marked": marked})
+            doc = json.dumps(
+                {
+                    "upto": state["upto"],
+                    "digest": state["digest"],
+                    "series": series,
+                    "pieces": state.get("pieces", {}),
+                    "marked": marked,
+                }
+            )
             _atomic(self.dir / "state.json", lambda tmp: tmp.write_text(doc, encoding="utf-8"))
             for old in self.dir.glob("marked-*.arrow"):
                 if old.name != marked:

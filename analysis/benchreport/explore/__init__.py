@@ -4,18 +4,58 @@
 `plots` (interactive plotly figures with hover values) and `display` (offline itables and
 plotly, the `Explorer` widgets). The notebook stays thin: each cell calls one of these.
 """
+
 from .pairs import COMPARE_COLUMNS, Comparison, compare
-from .views import (REQUEST_FIELDS, cells_view, check_seats, choices, files_view, flags_view, pass_columns,
-                    request_summary,
-                    requests_view, seat_labels, seats_view)
+from .views import (
+    REQUEST_FIELDS,
+    cells_view,
+    check_seats,
+    choices,
+    files_view,
+    flags_view,
+    pass_columns,
+    request_summary,
+    requests_view,
+    seat_labels,
+    seats_view,
+)
 
-__all__ = ["compare", "Comparison", "COMPARE_COLUMNS", "seat_labels", "check_seats", "choices", "seats_view",
-           "flags_view", "files_view", "cells_view", "requests_view", "request_summary", "pass_columns", "REQUEST_FIELDS",
-           "open_runs", "report_figure", "Explorer", "offline_mode", "interactive_table", "export_html", "plots"]
+__all__ = [
+    "compare",
+    "Comparison",
+    "COMPARE_COLUMNS",
+    "seat_labels",
+    "check_seats",
+    "choices",
+    "seats_view",
+    "flags_view",
+    "files_view",
+    "cells_view",
+    "requests_view",
+    "request_summary",
+    "pass_columns",
+    "REQUEST_FIELDS",
+    "open_runs",
+    "report_figure",
+    "Explorer",
+    "offline_mode",
+    "interactive_table",
+    "export_html",
+    "plots",
+]
 
 
-def open_runs(runs, *, n_boot: int = 2000, seed: int = 0, baseline: str | None = None, store=None,
-              max_file_mb: float = 512, strict: bool = False, **options):
+def open_runs(
+    runs,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    baseline: str | None = None,
+    store=None,
+    max_file_mb: float = 512,
+    strict: bool = False,
+    **options,
+):
     """Load and analyse `runs` (a path or a list of paths; a string is one path) or a run `store`,
     refused files listed rather than fatal (`strict`: files that are not run files among them,
     rather than skipped); other analysis options and thresholds by name."""

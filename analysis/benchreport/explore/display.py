@@ -8,6 +8,7 @@ plotly.js (exported HTML). Views are displayed with a display id and replaced in
 when a widget changes (``update_display_data``), so an executed notebook (papermill, no
 browser) keeps the views of the starting selection as ordinary outputs.
 """
+
 from __future__ import annotations
 
 import html
@@ -27,12 +28,19 @@ ALL = "(all)"
 
 #: itables options of every table: offline, searchable, whole cells (no ellipsis), a
 #: static HTML table beneath it for a reader without JavaScript
-TABLE_OPTIONS = dict(connected=False, display_logo_when_loading=False, classes="display compact cell-border",
-                     maxBytes="8MB", showIndex=False, lengthMenu=[10, 25, 100, -1], pageLength=10,
-                     allow_html=False, scrollX=True,
-                     # not itables' default layout, which drops the search box of a table of one page
-                     layout={"topStart": "info", "topEnd": "search", "bottomStart": "pageLength",
-                             "bottomEnd": "paging"})
+TABLE_OPTIONS = dict(
+    connected=False,
+    display_logo_when_loading=False,
+    classes="display compact cell-border",
+    maxBytes="8MB",
+    showIndex=False,
+    lengthMenu=[10, 25, 100, -1],
+    pageLength=10,
+    allow_html=False,
+    scrollX=True,
+    # not itables' default layout, which drops the search box of a table of one page
+    layout={"topStart": "info", "topEnd": "search", "bottomStart": "pageLength", "bottomEnd": "paging"},
+)
 
 #: wrap long text (messages, methods) instead of cutting it
 _CSS = """<style>
@@ -58,8 +66,15 @@ def _register_plotly() -> None:
 
         def to_mimebundle(self, fig_dict):
             config = {"displaylogo": False, "responsive": True}
-            page = pio.to_html(fig_dict, config=config, include_plotlyjs=False, include_mathjax=False,
-                               full_html=False, default_width="100%", validate=False)
+            page = pio.to_html(
+                fig_dict,
+                config=config,
+                include_plotlyjs=False,
+                include_mathjax=False,
+                full_html=False,
+                default_width="100%",
+                validate=False,
+            )
             return {"application/vnd.plotly.v1+json": {**fig_dict, "config": config}, "text/html": page}
 
     pio.renderers[_PLOTLY_RENDERER] = OfflineRenderer()
@@ -100,8 +115,12 @@ def offline_mode() -> None:
     _register_plotly()
     if not _initialised:
         # window.PlotlyConfig first: plotly.js then never asks for MathJax
-        display(HTML("<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>"
-                     f"<script type=\"text/javascript\">{get_plotlyjs()}</script>" + _CSS))
+        display(
+            HTML(
+                "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>"
+                f'<script type="text/javascript">{get_plotlyjs()}</script>' + _CSS
+            )
+        )
         _initialised = True
 
 
@@ -134,8 +153,9 @@ def _flat_for_display(df: pd.DataFrame) -> pd.DataFrame:
     ratios = any(str(c).lower() in RATIO_COLUMNS for c in out.columns)
     for c in out.columns:
         if any(isinstance(v, (list, tuple)) for v in out[c]):
-            out[c] = out[c].map(lambda v: "[" + ", ".join(fmt.num(x) for x in v) + "]"
-                                if isinstance(v, (list, tuple)) else v)
+            out[c] = out[c].map(
+                lambda v: "[" + ", ".join(fmt.num(x) for x in v) + "]" if isinstance(v, (list, tuple)) else v
+            )
         elif any(isinstance(v, dict) for v in out[c]):
             out[c] = out[c].map(lambda v: ", ".join(f"{k}: {x}" for k, x in v.items()) if isinstance(v, dict) else v)
         elif pd.api.types.is_float_dtype(out[c]):
@@ -179,7 +199,7 @@ def _default_seats(a, baseline, others) -> list[str]:
     c = a.comparisons
     shared = c[(c["kind"] == "baseline") & (c["baseline"] == baseline)]["candidate"].value_counts() if len(c) else {}
     ranked = sorted(others, key=lambda s: -int(shared.get(s, 0)) if len(shared) else 0)
-    return ([baseline] if baseline else []) + ranked[:MAX_DEFAULT_SEATS - 1]
+    return ([baseline] if baseline else []) + ranked[: MAX_DEFAULT_SEATS - 1]
 
 
 def _most_shared(a, baseline, others) -> str | None:
@@ -201,9 +221,21 @@ class Explorer:
     for `baseline` the analysis's baseline).
     """
 
-    def __init__(self, a, *, seats=None, metric: str = "output_tok_s", statistic: str = "mean", workload=None,
-                 concurrency=None, baseline: str | None = None, candidate: str | None = None, harness=None,
-                 pass_=None, request_field: str = "ttft_ms"):
+    def __init__(
+        self,
+        a,
+        *,
+        seats=None,
+        metric: str = "output_tok_s",
+        statistic: str = "mean",
+        workload=None,
+        concurrency=None,
+        baseline: str | None = None,
+        candidate: str | None = None,
+        harness=None,
+        pass_=None,
+        request_field: str = "ttft_ms",
+    ):
         self.a = a
         self.options = views.choices(a)
         seat_ids = self.options["seats"]
@@ -218,34 +250,60 @@ class Explorer:
         self.state = {
             # None: every seat (an empty selection shows all); at fleet scale the baseline and the
             # seats it shares most cells with
-            "seats": list(seats) if seats is not None else
-            ([] if len(seat_ids) <= MAX_DEFAULT_SEATS else _default_seats(a, first, others)),
-            "metric": metric if metric in self.options["metrics"] or not self.options["metrics"]
+            "seats": list(seats)
+            if seats is not None
+            else ([] if len(seat_ids) <= MAX_DEFAULT_SEATS else _default_seats(a, first, others)),
+            "metric": metric
+            if metric in self.options["metrics"] or not self.options["metrics"]
             else self.options["metrics"][0],
-            "statistic": statistic, "workload": workload, "concurrency": concurrency,
-            "baseline": first, "candidate": candidate,
-            "harness": harness, "pass": pass_,
-            "request_field": request_field if request_field in self.options["request_fields"] or not
-            self.options["request_fields"] else self.options["request_fields"][0],
+            "statistic": statistic,
+            "workload": workload,
+            "concurrency": concurrency,
+            "baseline": first,
+            "candidate": candidate,
+            "harness": harness,
+            "pass": pass_,
+            "request_field": request_field
+            if request_field in self.options["request_fields"] or not self.options["request_fields"]
+            else self.options["request_fields"][0],
         }
         self._widgets: dict | None = None
 
     # --- what each view shows (plain data: testable without a frontend) ---------------------
     def cells_table(self) -> pd.DataFrame:
         s = self.state
-        return views.cells_view(self.a, metric=s["metric"], statistic=s["statistic"], seats=s["seats"] or None,
-                                workload=s["workload"], concurrency=s["concurrency"], harness=s["harness"],
-                                passes_as="columns")
+        return views.cells_view(
+            self.a,
+            metric=s["metric"],
+            statistic=s["statistic"],
+            seats=s["seats"] or None,
+            workload=s["workload"],
+            concurrency=s["concurrency"],
+            harness=s["harness"],
+            passes_as="columns",
+        )
 
     def cells_figure(self):
         s = self.state
-        return plots.concurrency_plot(self.a, s["metric"], statistic=s["statistic"], seats=s["seats"] or None,
-                                      workload=s["workload"], harness=s["harness"])
+        return plots.concurrency_plot(
+            self.a,
+            s["metric"],
+            statistic=s["statistic"],
+            seats=s["seats"] or None,
+            workload=s["workload"],
+            harness=s["harness"],
+        )
 
     def passes_figure(self):
         s = self.state
-        return plots.passes_plot(self.a, s["metric"], statistic=s["statistic"], seats=s["seats"] or None,
-                                 workload=s["workload"], concurrency=s["concurrency"])
+        return plots.passes_plot(
+            self.a,
+            s["metric"],
+            statistic=s["statistic"],
+            seats=s["seats"] or None,
+            workload=s["workload"],
+            concurrency=s["concurrency"],
+        )
 
     def comparison(self):
         s = self.state
@@ -256,8 +314,13 @@ class Explorer:
     def request_filters(self) -> dict:
         """The drill-down's current selection as keywords of `requests_view` / `request_summary`."""
         s = self.state
-        return dict(seats=s["seats"] or None, workload=s["workload"], concurrency=s["concurrency"], pass_=s["pass"],
-                    harness=s["harness"])
+        return dict(
+            seats=s["seats"] or None,
+            workload=s["workload"],
+            concurrency=s["concurrency"],
+            pass_=s["pass"],
+            harness=s["harness"],
+        )
 
     def request_table(self) -> pd.DataFrame:
         return views.request_summary(self.a, self.state["request_field"], **self.request_filters())
@@ -270,7 +333,9 @@ class Explorer:
         words = []
         for n in names:
             v = self.state[n]
-            words.append(f"{n}: {ALL if v is None or v == [] else (', '.join(map(str, v)) if isinstance(v, list) else v)}")
+            words.append(
+                f"{n}: {ALL if v is None or v == [] else (', '.join(map(str, v)) if isinstance(v, list) else v)}"
+            )
         return "; ".join(words)
 
     # --- widgets ------------------------------------------------------------------------------
@@ -284,28 +349,57 @@ class Explorer:
 
         def drop(name, options, value, description):
             opts = [(ALL, ALL)] + [(fmt.text(x), x) for x in options]
-            return w.Dropdown(options=opts, value=ALL if value is None else value, description=description,
-                              style=style, layout=layout)
+            return w.Dropdown(
+                options=opts, value=ALL if value is None else value, description=description, style=style, layout=layout
+            )
 
         ws = {
-            "seats": w.SelectMultiple(options=[(labels[x], x) for x in o["seats"]], value=tuple(s["seats"]),
-                                      rows=min(8, max(3, len(o["seats"]))), description="seats", style=style,
-                                      layout=w.Layout(width="60%")),
-            "metric": w.Dropdown(options=[(f"{fmt.metric_words(m)} ({m})", m) for m in o["metrics"]] or [("–", None)],
-                                 value=s["metric"] if o["metrics"] else None, description="metric", style=style),
-            "statistic": w.Dropdown(options=o["statistics"] or ["mean"], value=s["statistic"]
-                                    if s["statistic"] in (o["statistics"] or ["mean"]) else (o["statistics"] or ["mean"])[0],
-                                    description="statistic", style=style),
+            "seats": w.SelectMultiple(
+                options=[(labels[x], x) for x in o["seats"]],
+                value=tuple(s["seats"]),
+                rows=min(8, max(3, len(o["seats"]))),
+                description="seats",
+                style=style,
+                layout=w.Layout(width="60%"),
+            ),
+            "metric": w.Dropdown(
+                options=[(f"{fmt.metric_words(m)} ({m})", m) for m in o["metrics"]] or [("–", None)],
+                value=s["metric"] if o["metrics"] else None,
+                description="metric",
+                style=style,
+            ),
+            "statistic": w.Dropdown(
+                options=o["statistics"] or ["mean"],
+                value=s["statistic"]
+                if s["statistic"] in (o["statistics"] or ["mean"])
+                else (o["statistics"] or ["mean"])[0],
+                description="statistic",
+                style=style,
+            ),
             "workload": drop("workload", o["workloads"], s["workload"], "workload"),
             "concurrency": drop("concurrency", o["concurrencies"], s["concurrency"], "concurrency"),
             "harness": drop("harness", o["harnesses"], s["harness"], "harness"),
             "pass": drop("pass", o["passes"], s["pass"], "pass"),
-            "baseline": w.Dropdown(options=[(labels[x], x) for x in o["seats"]], value=s["baseline"],
-                                   description="baseline", style=style, layout=w.Layout(width="60%")),
-            "candidate": w.Dropdown(options=[(labels[x], x) for x in o["seats"]], value=s["candidate"],
-                                    description="candidate", style=style, layout=w.Layout(width="60%")),
-            "request_field": w.Dropdown(options=o["request_fields"] or [s["request_field"]], value=s["request_field"],
-                                        description="per-request field", style=style),
+            "baseline": w.Dropdown(
+                options=[(labels[x], x) for x in o["seats"]],
+                value=s["baseline"],
+                description="baseline",
+                style=style,
+                layout=w.Layout(width="60%"),
+            ),
+            "candidate": w.Dropdown(
+                options=[(labels[x], x) for x in o["seats"]],
+                value=s["candidate"],
+                description="candidate",
+                style=style,
+                layout=w.Layout(width="60%"),
+            ),
+            "request_field": w.Dropdown(
+                options=o["request_fields"] or [s["request_field"]],
+                value=s["request_field"],
+                description="per-request field",
+                style=style,
+            ),
         }
         self.state["statistic"] = ws["statistic"].value
         return ws
@@ -329,8 +423,12 @@ class Explorer:
         from IPython.display import display
 
         ws = self.widgets
-        box = w.VBox([w.HBox([ws[n] for n in names if n != "seats"], layout=w.Layout(flex_flow="row wrap")),
-                      *[ws[n] for n in names if n == "seats"]])
+        box = w.VBox(
+            [
+                w.HBox([ws[n] for n in names if n != "seats"], layout=w.Layout(flex_flow="row wrap")),
+                *[ws[n] for n in names if n == "seats"],
+            ]
+        )
         display(_Controls(box, lambda: "Selection: " + self.describe(*names)))
         handles = [display(_displayable(out), display_id=True) for out in render()]
 
@@ -358,34 +456,53 @@ class Explorer:
 
     def show_cells(self) -> None:
         """Cells of the selected metric: a searchable table, the metric against concurrency, and per pass."""
+
         def render():
             t = self.cells_table()
-            return [interactive_table(t, f"{len(t)} cells: {self.describe('metric', 'statistic')}") if len(t)
-                    else self._or_note(None, f"No cell of {self.describe('metric', 'statistic', 'workload')}."),
-                    self._or_note(self.cells_figure(), "Nothing to plot against concurrency for this selection "
-                                  "(fewer than one concurrency level)."),
-                    self._or_note(self.passes_figure(), "No cell of this selection was measured in two or more passes.")]
+            return [
+                interactive_table(t, f"{len(t)} cells: {self.describe('metric', 'statistic')}")
+                if len(t)
+                else self._or_note(None, f"No cell of {self.describe('metric', 'statistic', 'workload')}."),
+                self._or_note(
+                    self.cells_figure(),
+                    "Nothing to plot against concurrency for this selection (fewer than one concurrency level).",
+                ),
+                self._or_note(self.passes_figure(), "No cell of this selection was measured in two or more passes."),
+            ]
+
         self._section(("metric", "statistic", "workload", "concurrency", "harness", "seats"), render)
 
     def show_comparison(self) -> None:
         """The candidate against the baseline, every shared cell (`compare`), and its forest plot."""
+
         def render():
             c = self.comparison()
             if c is None:
                 return [self._or_note(None, "Pick two different seats to compare."), self._or_note(None, " ")]
             return [c, self._or_note(plots.comparison_plot(c), "The two seats share no cell.")]
+
         self._section(("baseline", "candidate"), render)
 
     def show_requests(self) -> None:
         """The per-request drill-down: requests per seat, harness, workload, concurrency and pass."""
+
         def render():
             t = self.request_table()
             if not len(t):
-                return [self._or_note(None, "No request records for this selection (the harness kept none, "
-                                      "or the filters leave none)."), self._or_note(None, " ")]
-            return [interactive_table(t, f"Requests by seat, harness, workload, concurrency and pass: "
-                                         f"{self.describe('request_field')}"),
-                    self._or_note(self.request_figure(), "No values of this field.")]
+                return [
+                    self._or_note(
+                        None,
+                        "No request records for this selection (the harness kept none, or the filters leave none).",
+                    ),
+                    self._or_note(None, " "),
+                ]
+            return [
+                interactive_table(
+                    t, f"Requests by seat, harness, workload, concurrency and pass: {self.describe('request_field')}"
+                ),
+                self._or_note(self.request_figure(), "No values of this field."),
+            ]
+
         self._section(("request_field", "harness", "workload", "concurrency", "pass", "seats"), render)
 
 

@@ -7,6 +7,7 @@ computed as a report with ``--baseline seat-x`` would (same cells, thresholds an
 multiplicity correction, the family being that report's comparisons), so a verdict here is
 one the report would give.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,7 +16,7 @@ from jinja2 import Environment
 from benchreport import format as fmt
 from benchreport.columns import PAIR_COLUMNS
 from benchreport.report.sections.flagview import flag_cell, flag_seats, flags_of
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .views import check_seats, seat_labels
 
@@ -42,28 +43,48 @@ class Comparison(pd.DataFrame):
         """One line: how many cells, and the verdicts among them."""
         counts = self["verdict"].value_counts() if len(self) else pd.Series(dtype=int)
         verdicts = ", ".join(f"{fmt.count(n)} {v.replace('_', ' ')}" for v, n in counts.items())
-        return (f"{self.candidate} against {self.baseline}: {fmt.counted(len(self), 'shared cell')}"
-                + (f" ({verdicts})" if verdicts else "") + f"; {fmt.counted(len(self.flag_rows), 'flag')} touch them")
+        return (
+            f"{self.candidate} against {self.baseline}: {fmt.counted(len(self), 'shared cell')}"
+            + (f" ({verdicts})" if verdicts else "")
+            + f"; {fmt.counted(len(self.flag_rows), 'flag')} touch them"
+        )
 
     def _repr_html_(self) -> str:
         rows = []
         for r in self.itertuples(index=False):
-            rows.append({"cell": fmt.cell_phrase(r.workload, r.concurrency, r.metric, r.statistic),
-                         "baseline": fmt.value_with_unit(r.baseline_estimate, r.metric),
-                         "candidate": fmt.value_with_unit(r.candidate_estimate, r.metric),
-                         "ratio": fmt.ratio3(r.ratio),
-                         "ci": fmt.ci(r.ci_low, r.ci_high, fmt.ratio3) if fmt.finite(r.ci_low) else str(r.ci_method),
-                         "verdict": str(r.verdict).replace("_", " "), "reason": fmt.text(r.verdict_reason),
-                         "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
-                         "flags": list(r.flags), "primary": bool(r.primary)})
+            rows.append(
+                {
+                    "cell": fmt.cell_phrase(r.workload, r.concurrency, r.metric, r.statistic),
+                    "baseline": fmt.value_with_unit(r.baseline_estimate, r.metric),
+                    "candidate": fmt.value_with_unit(r.candidate_estimate, r.metric),
+                    "ratio": fmt.ratio3(r.ratio),
+                    "ci": fmt.ci(r.ci_low, r.ci_high, fmt.ratio3) if fmt.finite(r.ci_low) else str(r.ci_method),
+                    "verdict": str(r.verdict).replace("_", " "),
+                    "reason": fmt.text(r.verdict_reason),
+                    "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
+                    "flags": list(r.flags),
+                    "primary": bool(r.primary),
+                }
+            )
         from benchreport.report.sections.flagview import SEVERITY_RANK
 
         fr = self.flag_rows
         order = sorted(range(len(fr)), key=lambda i: SEVERITY_RANK.get(str(fr.iloc[i]["severity"]), 99))
-        flags = [{"severity": str(fr.iloc[i]["severity"]), "code": str(fr.iloc[i]["code"]),
-                  "message": fmt.text(fr.iloc[i].get("message"))} for i in order]
-        return _TEMPLATE.render(summary=self.summary(), base=self.labels[self.baseline],
-                                cand=self.labels[self.candidate], rows=rows, flags=flags)
+        flags = [
+            {
+                "severity": str(fr.iloc[i]["severity"]),
+                "code": str(fr.iloc[i]["code"]),
+                "message": fmt.text(fr.iloc[i].get("message")),
+            }
+            for i in order
+        ]
+        return _TEMPLATE.render(
+            summary=self.summary(),
+            base=self.labels[self.baseline],
+            cand=self.labels[self.candidate],
+            rows=rows,
+            flags=flags,
+        )
 
 
 _TEMPLATE = Environment(autoescape=True).from_string("""\
@@ -96,9 +117,16 @@ def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
 
     th = a.options.thresholds
     cs = CellSet(a.cells, a.passes if a.passes is not None else pd.DataFrame(), 1 - th.alpha)
-    c = comparisons(cs, a.tables.seats, baseline=baseline, thresholds=th, history=False,
-                    multiplicity=a.options.multiplicity, primary=a.options.primary,
-                    sessions=a.session_groups)  # day-to-day variance, as the report's
+    c = comparisons(
+        cs,
+        a.tables.seats,
+        baseline=baseline,
+        thresholds=th,
+        history=False,
+        multiplicity=a.options.multiplicity,
+        primary=a.options.primary,
+        sessions=a.session_groups,
+    )  # day-to-day variance, as the report's
     return c[c["candidate"] == candidate] if len(c) else c
 
 
@@ -118,8 +146,12 @@ def _touches(flag, row, seats: set) -> bool:
 
 def _cell_values(a, seat: str, r) -> list[float]:
     c = a.cells
-    m = (c["seat"] == seat) & (c["workload"] == r["workload"]) & (c["metric"] == r["metric"]) & \
-        (c["statistic"] == r["statistic"])
+    m = (
+        (c["seat"] == seat)
+        & (c["workload"] == r["workload"])
+        & (c["metric"] == r["metric"])
+        & (c["statistic"] == r["statistic"])
+    )
     for k in ("harness", "probe", "load_id"):  # missing on both sides matches (pd.NA is never truthy)
         if k in c.columns:
             m &= c[k].astype(object).fillna("").astype(str) == fmt.text(r.get(k) if hasattr(r, "get") else r[k])
@@ -157,18 +189,45 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     f = flags_of(a)
     pair = {baseline, candidate}
     # flags about either seat or the two together (not those pairing one with a third seat)
-    touching = [i for i, fl in f.iterrows() if set(flag_seats(fl.get("seats"))) & pair
-                and set(flag_seats(fl.get("seats"))) <= pair] if len(f) else []
-    table = pd.DataFrame({
-        **{k: rows[k] for k in ("workload", "concurrency", "metric", "statistic")},
-        "unit": [fmt.unit_of(m) for m in rows["metric"]],
-        **{k: rows[k] for k in ("baseline_estimate", "candidate_estimate", "ratio", "ci_low", "ci_high", "ci_level",
-                                "ci_method", "p_value", "p_adj", "verdict", "verdict_reason", "primary")},
-        "baseline_values": [_cell_values(a, baseline, r) for _, r in rows.iterrows()],
-        "candidate_values": [_cell_values(a, candidate, r) for _, r in rows.iterrows()],
-        "flags": [list(dict.fromkeys(str(f.loc[i, "code"]) for i in touching if _touches(f.loc[i], r, pair)))
-                  for _, r in rows.iterrows()],
-    }, columns=COMPARE_COLUMNS)
+    touching = (
+        [
+            i
+            for i, fl in f.iterrows()
+            if set(flag_seats(fl.get("seats"))) & pair and set(flag_seats(fl.get("seats"))) <= pair
+        ]
+        if len(f)
+        else []
+    )
+    table = pd.DataFrame(
+        {
+            **{k: rows[k] for k in ("workload", "concurrency", "metric", "statistic")},
+            "unit": [fmt.unit_of(m) for m in rows["metric"]],
+            **{
+                k: rows[k]
+                for k in (
+                    "baseline_estimate",
+                    "candidate_estimate",
+                    "ratio",
+                    "ci_low",
+                    "ci_high",
+                    "ci_level",
+                    "ci_method",
+                    "p_value",
+                    "p_adj",
+                    "verdict",
+                    "verdict_reason",
+                    "primary",
+                )
+            },
+            "baseline_values": [_cell_values(a, baseline, r) for _, r in rows.iterrows()],
+            "candidate_values": [_cell_values(a, candidate, r) for _, r in rows.iterrows()],
+            "flags": [
+                list(dict.fromkeys(str(f.loc[i, "code"]) for i in touching if _touches(f.loc[i], r, pair)))
+                for _, r in rows.iterrows()
+            ],
+        },
+        columns=COMPARE_COLUMNS,
+    )
     out = Comparison(table)
     out.baseline, out.candidate = baseline, candidate
     out.labels = seat_labels(a)

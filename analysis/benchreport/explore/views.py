@@ -4,6 +4,7 @@ Pure functions of an `benchreport.pipeline.Analysis` returning DataFrames (no di
 I/O); `benchreport.explore.display` shows them as interactive tables. Filters take a value,
 a list of values or None (everything).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -15,14 +16,32 @@ from benchreport import format as fmt
 from benchreport.columns import METRIC_WORDS, STATISTICS
 from benchreport.report.sections.flagview import flag_seats, sorted_flags
 from benchreport.report.sections.labels import order_seats, seat_label
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
-__all__ = ["seat_labels", "check_seats", "choices", "seats_view", "flags_view", "cells_view", "requests_view",
-           "request_summary", "pass_columns", "files_view", "REQUEST_FIELDS"]
+__all__ = [
+    "seat_labels",
+    "check_seats",
+    "choices",
+    "seats_view",
+    "flags_view",
+    "cells_view",
+    "requests_view",
+    "request_summary",
+    "pass_columns",
+    "files_view",
+    "REQUEST_FIELDS",
+]
 
 #: per-request numeric fields, in the order a drill-down offers them
-REQUEST_FIELDS = ("ttft_ms", "e2e_latency_ms", "itl_ms", "output_tokens", "prompt_tokens", "cached_prompt_tokens",
-                  "reasoning_tokens")
+REQUEST_FIELDS = (
+    "ttft_ms",
+    "e2e_latency_ms",
+    "itl_ms",
+    "output_tokens",
+    "prompt_tokens",
+    "cached_prompt_tokens",
+    "reasoning_tokens",
+)
 
 
 def seat_labels(a) -> dict[str, str]:
@@ -70,16 +89,22 @@ def choices(a) -> dict[str, list]:
     runs = a.tables.runs
     req = a.tables.requests
     conc = pd.to_numeric(c["concurrency"], errors="coerce").dropna() if len(c) else pd.Series(dtype=float)
-    fields = [f for f in REQUEST_FIELDS if req is not None and f in req.columns
-              and pd.to_numeric(req[f], errors="coerce").notna().any()]
+    fields = [
+        f
+        for f in REQUEST_FIELDS
+        if req is not None and f in req.columns and pd.to_numeric(req[f], errors="coerce").notna().any()
+    ]
     passes = sorted({int(p) for p in pd.to_numeric(runs["pass"], errors="coerce").dropna()}) if len(runs) else []
-    return {"seats": list(seat_labels(a)),
-            "metrics": sorted(set(c["metric"].astype(str)), key=lambda m: (m not in METRIC_WORDS, m)) if len(c) else [],
-            "statistics": sorted(set(c["statistic"].astype(str)), key=_stat_key) if len(c) else [],
-            "workloads": sorted(set(c["workload"].dropna().astype(str))) if len(c) else [],
-            "concurrencies": sorted({int(x) for x in conc}),
-            "harnesses": sorted(set(runs["harness"].dropna().astype(str))) if len(runs) else [],
-            "passes": passes, "request_fields": fields}
+    return {
+        "seats": list(seat_labels(a)),
+        "metrics": sorted(set(c["metric"].astype(str)), key=lambda m: (m not in METRIC_WORDS, m)) if len(c) else [],
+        "statistics": sorted(set(c["statistic"].astype(str)), key=_stat_key) if len(c) else [],
+        "workloads": sorted(set(c["workload"].dropna().astype(str))) if len(c) else [],
+        "concurrencies": sorted({int(x) for x in conc}),
+        "harnesses": sorted(set(runs["harness"].dropna().astype(str))) if len(runs) else [],
+        "passes": passes,
+        "request_fields": fields,
+    }
 
 
 def seats_view(a) -> pd.DataFrame:
@@ -95,16 +120,22 @@ def seats_view(a) -> pd.DataFrame:
         return sorted({str(v) for v in per.get_group(seat)[col].dropna()})
 
     s["seat"] = s["seat"].astype(str)
-    out = pd.DataFrame({
-        "seat": [labels[x] for x in s["seat"]],
-        "model": s["model"], "role": s["role"],
-        "quantisation": s.get("quantisation"), "engine": s.get("engine"),
-        "nodes": s.get("nodes"), "gpus per node": s.get("gpus_per_node"), "tensor parallel": s.get("tensor_parallel"),
-        "interconnect": s.get("interconnect"),
-        "runs": [len(agg(x, "run_id")) for x in s["seat"]],
-        "dates": [", ".join(agg(x, "date")) for x in s["seat"]],
-        "harnesses": [", ".join(agg(x, "harness")) for x in s["seat"]],
-    })
+    out = pd.DataFrame(
+        {
+            "seat": [labels[x] for x in s["seat"]],
+            "model": s["model"],
+            "role": s["role"],
+            "quantisation": s.get("quantisation"),
+            "engine": s.get("engine"),
+            "nodes": s.get("nodes"),
+            "gpus per node": s.get("gpus_per_node"),
+            "tensor parallel": s.get("tensor_parallel"),
+            "interconnect": s.get("interconnect"),
+            "runs": [len(agg(x, "run_id")) for x in s["seat"]],
+            "dates": [", ".join(agg(x, "date")) for x in s["seat"]],
+            "harnesses": [", ".join(agg(x, "harness")) for x in s["seat"]],
+        }
+    )
     order = {lab: i for i, lab in enumerate(labels.values())}
     return out.sort_values("seat", key=lambda col: col.map(order)).reset_index(drop=True)
 
@@ -122,11 +153,21 @@ def flags_view(a, *, seats=None, severity=None, evidence: bool = False) -> pd.Da
         ss = flag_seats(r.get("seats"))
         if seats is not None and not set(ss) & set(_as_list(seats)):
             continue
-        cell = fmt.cell_phrase(r.get("workload"), r.get("concurrency"), r.get("metric"), r.get("statistic")) \
-            if any(not fmt.missing(r.get(k)) for k in ("workload", "concurrency", "metric")) else ""
-        rows.append({"severity": str(r["severity"]), "code": str(r["code"]),
-                     "seats": ", ".join(labels.get(s, s) for s in ss), "cell": cell,
-                     "message": fmt.text(r.get("message")), "evidence": r.get("evidence")})
+        cell = (
+            fmt.cell_phrase(r.get("workload"), r.get("concurrency"), r.get("metric"), r.get("statistic"))
+            if any(not fmt.missing(r.get(k)) for k in ("workload", "concurrency", "metric"))
+            else ""
+        )
+        rows.append(
+            {
+                "severity": str(r["severity"]),
+                "code": str(r["code"]),
+                "seats": ", ".join(labels.get(s, s) for s in ss),
+                "cell": cell,
+                "message": fmt.text(r.get("message")),
+                "evidence": r.get("evidence"),
+            }
+        )
     out = _keep(pd.DataFrame(rows, columns=cols), "severity", severity).reset_index(drop=True)
     return out if evidence else out.drop(columns="evidence")
 
@@ -140,8 +181,17 @@ def pass_columns(df: pd.DataFrame, column: str = "values", *, max_passes: int = 
     return out
 
 
-def cells_view(a, *, metric=None, statistic=None, seats=None, workload=None, concurrency=None, harness=None,
-               passes_as: str = "list") -> pd.DataFrame:
+def cells_view(
+    a,
+    *,
+    metric=None,
+    statistic=None,
+    seats=None,
+    workload=None,
+    concurrency=None,
+    harness=None,
+    passes_as: str = "list",
+) -> pd.DataFrame:
     """The cells (estimates with their CI or why none), filtered; per-pass values as a list
     (``values``), and with ``passes_as="columns"`` also as ``pass 1`` .. ``pass k``."""
     if passes_as not in ("list", "columns"):
@@ -149,24 +199,42 @@ def cells_view(a, *, metric=None, statistic=None, seats=None, workload=None, con
     c = a.cells
     if seats is not None:
         check_seats(a, seats)
-    for col, want in (("metric", metric), ("statistic", statistic), ("seat", seats), ("workload", workload),
-                      ("concurrency", concurrency), ("harness", harness)):
+    for col, want in (
+        ("metric", metric),
+        ("statistic", statistic),
+        ("seat", seats),
+        ("workload", workload),
+        ("concurrency", concurrency),
+        ("harness", harness),
+    ):
         c = _keep(c, col, want)
     labels = seat_labels(a)
     order = {s: i for i, s in enumerate(labels)}
-    c = c.assign(_o=c["seat"].astype(str).map(order), _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1),
-                 _s=c["statistic"].map(_stat_key))
+    c = c.assign(
+        _o=c["seat"].astype(str).map(order),
+        _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1),
+        _s=c["statistic"].map(_stat_key),
+    )
     c = c.sort_values(["_o", "metric", "workload", "_c", "_s"], kind="stable")
-    out = pd.DataFrame({
-        "seat": c["seat"].astype(str).map(labels).to_numpy(),
-        "metric": c["metric"].to_numpy(), "statistic": c["statistic"].to_numpy(),
-        "workload": c["workload"].to_numpy(), "concurrency": c["concurrency"].to_numpy(),
-        "estimate": c["estimate"].to_numpy(), "ci_low": c["ci_low"].to_numpy(), "ci_high": c["ci_high"].to_numpy(),
-        "unit": c["unit"].to_numpy(), "ci_method": c["ci_method"].to_numpy(),
-        "n_passes": c["n_passes"].to_numpy(), "n_obs": c["n_obs"].to_numpy(),
-        "values": [parse_values(v) for v in c["values"]],
-        "harness": c["harness"].to_numpy(), "date": c["date"].to_numpy(),
-    })
+    out = pd.DataFrame(
+        {
+            "seat": c["seat"].astype(str).map(labels).to_numpy(),
+            "metric": c["metric"].to_numpy(),
+            "statistic": c["statistic"].to_numpy(),
+            "workload": c["workload"].to_numpy(),
+            "concurrency": c["concurrency"].to_numpy(),
+            "estimate": c["estimate"].to_numpy(),
+            "ci_low": c["ci_low"].to_numpy(),
+            "ci_high": c["ci_high"].to_numpy(),
+            "unit": c["unit"].to_numpy(),
+            "ci_method": c["ci_method"].to_numpy(),
+            "n_passes": c["n_passes"].to_numpy(),
+            "n_obs": c["n_obs"].to_numpy(),
+            "values": [parse_values(v) for v in c["values"]],
+            "harness": c["harness"].to_numpy(),
+            "date": c["date"].to_numpy(),
+        }
+    )
     return pass_columns(out) if passes_as == "columns" else out
 
 
@@ -174,8 +242,9 @@ def _requests(a) -> pd.DataFrame:
     """Request records with the harness, probe and load of their run."""
     req = a.tables.requests
     if req is None or not len(req):
-        return pd.DataFrame(columns=["run_id", "seat", "harness", "probe", "load_label", "workload", "concurrency",
-                                     "pass"])
+        return pd.DataFrame(
+            columns=["run_id", "seat", "harness", "probe", "load_label", "workload", "concurrency", "pass"]
+        )
     cols = [c for c in ("run_id", "harness", "probe", "load_label") if c in a.tables.runs.columns]
     runs = a.tables.runs[cols].drop_duplicates("run_id")
     return req.merge(runs, on="run_id", how="left")
@@ -186,8 +255,13 @@ def requests_view(a, *, seats=None, workload=None, concurrency=None, pass_=None,
     r = _requests(a)
     if seats is not None:
         check_seats(a, seats)
-    for col, want in (("seat", seats), ("workload", workload), ("concurrency", concurrency), ("pass", pass_),
-                      ("harness", harness)):
+    for col, want in (
+        ("seat", seats),
+        ("workload", workload),
+        ("concurrency", concurrency),
+        ("pass", pass_),
+        ("harness", harness),
+    ):
         r = _keep(r, col, want)
     labels = seat_labels(a)
     lead = ["seat", "harness", "workload", "concurrency", "pass", "run_id"]
@@ -202,8 +276,13 @@ def _quantile(x: pd.Series, q: float) -> float:
     return float(np.quantile(x.to_numpy(float), q)) if len(x) else np.nan
 
 
-def request_summary(a, field: str = "ttft_ms", *, by: Iterable[str] = ("seat", "harness", "workload", "concurrency",
-                                                                       "pass"), **filters: Any) -> pd.DataFrame:
+def request_summary(
+    a,
+    field: str = "ttft_ms",
+    *,
+    by: Iterable[str] = ("seat", "harness", "workload", "concurrency", "pass"),
+    **filters: Any,
+) -> pd.DataFrame:
     """Requests per group (seat, harness, workload, concurrency, pass by default): how many,
     how many failed, how they finished, and the mean, p50, p90 and p99 of `field`
     (linear-interpolation quantiles, numpy's default)."""
@@ -220,11 +299,18 @@ def request_summary(a, field: str = "ttft_ms", *, by: Iterable[str] = ("seat", "
         failed = g["error"].notna() & (g["error"].astype(str) != "") if "error" in g else pd.Series(False, g.index)
         reasons = g["finish_reason"].fillna("unstated").astype(str).value_counts() if "finish_reason" in g else {}
         x = pd.to_numeric(g[field], errors="coerce")
-        rows.append({**dict(zip(by, key)), "requests": len(g), "failed": int(failed.sum()),
-                     "finish": ", ".join(f"{k}: {v}" for k, v in reasons.items()),
-                     f"{field} mean": float(x.mean()) if x.notna().any() else np.nan,
-                     f"{field} p50": _quantile(x, 0.5), f"{field} p90": _quantile(x, 0.9),
-                     f"{field} p99": _quantile(x, 0.99)})
+        rows.append(
+            {
+                **dict(zip(by, key)),
+                "requests": len(g),
+                "failed": int(failed.sum()),
+                "finish": ", ".join(f"{k}: {v}" for k, v in reasons.items()),
+                f"{field} mean": float(x.mean()) if x.notna().any() else np.nan,
+                f"{field} p50": _quantile(x, 0.5),
+                f"{field} p90": _quantile(x, 0.9),
+                f"{field} p99": _quantile(x, 0.99),
+            }
+        )
     return pd.DataFrame(rows, columns=cols)
 
 

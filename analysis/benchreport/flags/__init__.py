@@ -15,6 +15,7 @@ order, titles) is in `codes.py`, the exclusions in `exclusions.py`, the run over
 in `compute.py`, the limitations section's composition in `text.py`; the statistics the
 stability rules use are in `benchreport.stats.stability`.
 """
+
 from __future__ import annotations
 
 from .codes import CODES, SEVERITIES, Code
@@ -25,7 +26,23 @@ from .output import fail_on_causes, fail_on_met, flags_to_records, render_table
 from .text import limitations_paragraphs
 
 __all__ = [
-    "compute_flags", "find", "to_frame", "flags_to_records", "render_table", "fail_on_met", "fail_on_causes",
-    "decide_exclusions", "excluded_measurements", "drop_excluded", "Exclusions", "limitations_paragraphs",
-    "empty_flags", "finding_from_flag", "Finding", "Code", "CODES", "FLAG_COLUMNS", "SEVERITIES",
+    "compute_flags",
+    "find",
+    "to_frame",
+    "flags_to_records",
+    "render_table",
+    "fail_on_met",
+    "fail_on_causes",
+    "decide_exclusions",
+    "excluded_measurements",
+    "drop_excluded",
+    "Exclusions",
+    "limitations_paragraphs",
+    "empty_flags",
+    "finding_from_flag",
+    "Finding",
+    "Code",
+    "CODES",
+    "FLAG_COLUMNS",
+    "SEVERITIES",
 ]

@@ -1,4 +1,5 @@
 """Small helpers the flag rules share: JSON-ready values, missing values, cell keys and order."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,20 @@ import pandas as pd
 from benchreport import format as F
 from benchreport.columns import STATISTICS
 
-__all__ = ["plain", "na", "int_or_none", "key_sort", "true_mask", "settings", "cell_dict", "cell_order",
-           "stat_rank", "norm_cells", "wl", "used"]
+__all__ = [
+    "plain",
+    "na",
+    "int_or_none",
+    "key_sort",
+    "true_mask",
+    "settings",
+    "cell_dict",
+    "cell_order",
+    "stat_rank",
+    "norm_cells",
+    "wl",
+    "used",
+]
 
 
 def plain(v):
@@ -73,8 +86,12 @@ def settings(value) -> dict:
 
 def cell_dict(workload, concurrency, metric, statistic) -> dict:
     """A cell as evidence names it: workload, concurrency, metric, statistic."""
-    return {"workload": na(workload), "concurrency": int_or_none(concurrency),
-            "metric": na(metric), "statistic": na(statistic)}
+    return {
+        "workload": na(workload),
+        "concurrency": int_or_none(concurrency),
+        "metric": na(metric),
+        "statistic": na(statistic),
+    }
 
 
 def cell_order(c: dict) -> tuple:
@@ -93,8 +110,22 @@ def norm_cells(cells: pd.DataFrame | None) -> pd.DataFrame | None:
     if cells is None:
         return None
     df = cells.copy()
-    for col in ("seat", "workload", "concurrency", "metric", "statistic", "n_passes", "n_obs",
-                "ci_low", "ci_high", "ci_method", "values", "date", "unit", "estimate"):
+    for col in (
+        "seat",
+        "workload",
+        "concurrency",
+        "metric",
+        "statistic",
+        "n_passes",
+        "n_obs",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "values",
+        "date",
+        "unit",
+        "estimate",
+    ):
         if col not in df.columns:
             df[col] = pd.NA
     df["statistic"] = df["statistic"].astype(object).where(df["statistic"].notna(), "mean")

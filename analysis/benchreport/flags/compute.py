@@ -1,8 +1,9 @@
 """Every rule over one data set: findings, then the flags table (spec/flags.md) with their words.
 
-    findings = find(tables, cells=..., comparisons=..., exam_deltas=..., excluded=..., thresholds=...)
-    flags = to_frame(findings)          # == compute_flags(tables, ...)
+findings = find(tables, cells=..., comparisons=..., exam_deltas=..., excluded=..., thresholds=...)
+flags = to_frame(findings)          # == compute_flags(tables, ...)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,8 +61,10 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("not_like_for_like", lambda i: R.not_like_for_like(i.tables, i.comparisons, baseline=i.baseline)),
     ("missing_metric", lambda i: R.missing_metric(i.tables, i.comparisons, i.cells, baseline=i.baseline)),
     ("stale_scores", lambda i: R.stale_scores(i.tables.exams)),
-    ("exam_not_significant", lambda i: R.exam_not_significant(i.exam_deltas, thresholds=i.thresholds,
-                                                                    comparisons=i.comparisons)),
+    (
+        "exam_not_significant",
+        lambda i: R.exam_not_significant(i.exam_deltas, thresholds=i.thresholds, comparisons=i.comparisons),
+    ),
     ("exam_counts_only", lambda i: R.exam_counts_only(i.exam_deltas, i.tables.exams)),
     ("exam_score_not_a_count", lambda i: R.exam_score_not_a_count(i.tables.exams, i.exam_deltas)),
     ("fit_exceeds_node", lambda i: R.fit_exceeds_node(i.tables.seats, thresholds=i.thresholds)),
@@ -77,14 +80,24 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
 ]
 
 
-def find(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
-         exam_deltas: pd.DataFrame | None, excluded: Exclusions, thresholds: Thresholds,
-         baseline: str | None = None, passes: pd.DataFrame | None = None,
-         history: pd.DataFrame | None = None) -> list[Finding]:
+def find(
+    tables,
+    *,
+    cells: pd.DataFrame | None,
+    comparisons: pd.DataFrame | None,
+    exam_deltas: pd.DataFrame | None,
+    excluded: Exclusions,
+    thresholds: Thresholds,
+    baseline: str | None = None,
+    passes: pd.DataFrame | None = None,
+    history: pd.DataFrame | None = None,
+) -> list[Finding]:
     """Every finding the data raise, in rule order (arguments as `compute_flags`)."""
     if float(excluded.cache_ratio) != float(thresholds.cache_ratio):
-        raise ValueError(f"`excluded` was decided with cache_ratio {excluded.cache_ratio}, the thresholds "
-                         f"say {thresholds.cache_ratio}: decide the exclusions with the same thresholds")
+        raise ValueError(
+            f"`excluded` was decided with cache_ratio {excluded.cache_ratio}, the thresholds "
+            f"say {thresholds.cache_ratio}: decide the exclusions with the same thresholds"
+        )
     inputs = Inputs(tables, cells, comparisons, exam_deltas, passes, excluded, thresholds, baseline, history)
     return [f for _name, rule in RULES for f in rule(inputs)]
 
@@ -94,18 +107,34 @@ def _row(f: Finding) -> dict:
         raise ValueError(f"unknown flag code {f.code!r}")
     if f.severity not in CODES[f.code].severities:
         raise ValueError(f"severity {f.severity!r} is not one of {f.code}'s {CODES[f.code].severities}")
-    return {"code": f.code, "severity": f.severity, "seats": tuple(str(s) for s in f.seats),
-            "workload": na(f.workload), "concurrency": int_or_none(f.concurrency),
-            "metric": na(f.metric), "statistic": na(f.statistic),
-            "message": words.message(f), "evidence": plain(f.evidence())}
+    return {
+        "code": f.code,
+        "severity": f.severity,
+        "seats": tuple(str(s) for s in f.seats),
+        "workload": na(f.workload),
+        "concurrency": int_or_none(f.concurrency),
+        "metric": na(f.metric),
+        "statistic": na(f.statistic),
+        "message": words.message(f),
+        "evidence": plain(f.evidence()),
+    }
 
 
 def to_frame(findings: Iterable[Finding]) -> pd.DataFrame:
     """The flags table of findings (columns `FLAG_COLUMNS`), most severe first, then code, seats, cell."""
     rows = [_row(f) for f in findings]
-    rows.sort(key=lambda r: (_SEV_RANK[r["severity"]], r["code"], r["seats"],
-                             key_sort(r["workload"]), key_sort(r["concurrency"]),
-                             key_sort(r["metric"]), key_sort(r["statistic"]), r["message"]))
+    rows.sort(
+        key=lambda r: (
+            _SEV_RANK[r["severity"]],
+            r["code"],
+            r["seats"],
+            key_sort(r["workload"]),
+            key_sort(r["concurrency"]),
+            key_sort(r["metric"]),
+            key_sort(r["statistic"]),
+            r["message"],
+        )
+    )
     df = pd.DataFrame(rows, columns=FLAG_COLUMNS)
     for col in ("code", "severity", "workload", "metric", "statistic", "message"):
         df[col] = df[col].astype(object)
@@ -119,10 +148,18 @@ def empty_flags() -> pd.DataFrame:
     return to_frame([])
 
 
-def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFrame | None,
-                  exam_deltas: pd.DataFrame | None, excluded: Exclusions, thresholds: Thresholds,
-                  baseline: str | None = None, passes: pd.DataFrame | None = None,
-                  history: pd.DataFrame | None = None) -> pd.DataFrame:
+def compute_flags(
+    tables,
+    *,
+    cells: pd.DataFrame | None,
+    comparisons: pd.DataFrame | None,
+    exam_deltas: pd.DataFrame | None,
+    excluded: Exclusions,
+    thresholds: Thresholds,
+    baseline: str | None = None,
+    passes: pd.DataFrame | None = None,
+    history: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Every flag the data raise, as a DataFrame (columns `FLAG_COLUMNS`), most severe first.
 
     Parameters
@@ -153,5 +190,16 @@ def compute_flags(tables, *, cells: pd.DataFrame | None, comparisons: pd.DataFra
     cell), message (plain sentences with the figures) and evidence (dict: the numbers behind
     it and the thresholds used, by name). Sorted by severity, code, seats, cell, message.
     """
-    return to_frame(find(tables, cells=cells, comparisons=comparisons, exam_deltas=exam_deltas, excluded=excluded,
-                         thresholds=thresholds, baseline=baseline, passes=passes, history=history))
+    return to_frame(
+        find(
+            tables,
+            cells=cells,
+            comparisons=comparisons,
+            exam_deltas=exam_deltas,
+            excluded=excluded,
+            thresholds=thresholds,
+            baseline=baseline,
+            passes=passes,
+            history=history,
+        )
+    )

@@ -10,6 +10,7 @@ says why.
     kept = drop_excluded(tables, excluded)            # -> the statistics
     flags = compute_flags(tables, ..., excluded=excluded, thresholds=th)
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,8 +23,17 @@ from benchreport.thresholds import Thresholds
 from ._common import int_or_none, na, plain, true_mask
 from .findings import Record
 
-__all__ = ["CacheHit", "CachedRun", "Exclusions", "EXCLUSION_COLUMNS", "PREFILL_METRICS",
-           "CACHE_SENSITIVE_METRICS", "decide_exclusions", "excluded_measurements", "drop_excluded"]
+__all__ = [
+    "CacheHit",
+    "CachedRun",
+    "Exclusions",
+    "EXCLUSION_COLUMNS",
+    "PREFILL_METRICS",
+    "CACHE_SENSITIVE_METRICS",
+    "decide_exclusions",
+    "excluded_measurements",
+    "drop_excluded",
+]
 
 PREFILL_METRICS = ("prefill_tok_s",)
 #: figures a cache hit falsifies when the prompt was not fresh
@@ -125,10 +135,15 @@ def _cached_runs(req: pd.DataFrame | None) -> dict[str, CachedRun]:
     sub_hit = hit.loc[sub.index]
     for run_id, g in sub.groupby("run_id"):
         gh = g[sub_hit.loc[g.index].to_numpy()]
-        out[str(run_id)] = CachedRun(run_id=str(run_id), requests_with_cache_hits=int(len(gh)), requests=int(len(g)),
-                                     cached_prompt_tokens=int(gh["cached_prompt_tokens"].sum()),
-                                     prompt_tokens=plain(g["prompt_tokens"].sum(min_count=1)),
-                                     seat=str(g["seat"].iloc[0]), date=str(g["date"].iloc[0]))
+        out[str(run_id)] = CachedRun(
+            run_id=str(run_id),
+            requests_with_cache_hits=int(len(gh)),
+            requests=int(len(g)),
+            cached_prompt_tokens=int(gh["cached_prompt_tokens"].sum()),
+            prompt_tokens=plain(g["prompt_tokens"].sum(min_count=1)),
+            seat=str(g["seat"].iloc[0]),
+            date=str(g["date"].iloc[0]),
+        )
     return out
 
 
@@ -169,17 +184,36 @@ def _ratio(m: pd.DataFrame, ratio_limit: float, reasons: dict) -> None:
 
 
 def _hit(row, r: dict) -> CacheHit:
-    return CacheHit(str(row["seat"]), str(row["run_id"]), str(row["date"]), int(row["pass"]), na(row["workload"]),
-                    int_or_none(row["concurrency"]), str(row["metric"]), na(row["statistic"]), float(row["value"]),
-                    plain(row["fresh_prompt"]), plain(row["context_tokens"]), tuple(r["reasons"]),
-                    r.get("reference"), r.get("reference_kind"), r.get("ratio"))
+    return CacheHit(
+        str(row["seat"]),
+        str(row["run_id"]),
+        str(row["date"]),
+        int(row["pass"]),
+        na(row["workload"]),
+        int_or_none(row["concurrency"]),
+        str(row["metric"]),
+        na(row["statistic"]),
+        float(row["value"]),
+        plain(row["fresh_prompt"]),
+        plain(row["context_tokens"]),
+        tuple(r["reasons"]),
+        r.get("reference"),
+        r.get("reference_kind"),
+        r.get("ratio"),
+    )
 
 
 def _mask(m: pd.DataFrame, keys: set) -> pd.Series:
     if m.empty or not keys:
         return pd.Series(False, index=m.index, dtype=bool)
-    rows = zip(m["run_id"].astype(str), [na(x) for x in m["workload"]], [int_or_none(x) for x in m["concurrency"]],
-               m["metric"].astype(str), [na(x) for x in m["statistic"]], m["value"].astype(float))
+    rows = zip(
+        m["run_id"].astype(str),
+        [na(x) for x in m["workload"]],
+        [int_or_none(x) for x in m["concurrency"]],
+        m["metric"].astype(str),
+        [na(x) for x in m["statistic"]],
+        m["value"].astype(float),
+    )
     return pd.Series([k in keys for k in rows], index=m.index, dtype=bool)
 
 
@@ -196,8 +230,9 @@ def excluded_measurements(tables, excluded) -> pd.Series:
     entries = []
     for ev in excluded.loc[excluded["code"] == "trap.prefix_cache", "evidence"] if len(excluded) else []:
         entries.extend((ev or {}).get("excluded", []))
-    keys = {(e["run_id"], e["workload"], e["concurrency"], e["metric"], e["statistic"], float(e["value"]))
-            for e in entries}
+    keys = {
+        (e["run_id"], e["workload"], e["concurrency"], e["metric"], e["statistic"], float(e["value"])) for e in entries
+    }
     return _mask(tables.measurements, keys)
 
 

@@ -12,6 +12,7 @@ Evidence fields serialise in declaration order under their own name, or under th
 (None is written as null); an `unwritten` field is for the words only. Nested records
 (`Record` subclasses) serialise the same way.
 """
+
 from __future__ import annotations
 
 import types
@@ -21,8 +22,17 @@ from typing import Any, ClassVar
 
 from ._common import plain
 
-__all__ = ["ABSENT", "Record", "CellKey", "Finding", "key", "unwritten", "one_cell", "finding_from_flag",
-           "finding_types"]
+__all__ = [
+    "ABSENT",
+    "Record",
+    "CellKey",
+    "Finding",
+    "key",
+    "unwritten",
+    "one_cell",
+    "finding_from_flag",
+    "finding_types",
+]
 
 
 class _Absent:
@@ -132,8 +142,9 @@ _REGISTRY: dict[str, list[type]] = {}
 class Finding(Record):
     """One finding (spec/flags.md): code, severity, seats, the cell when it concerns one, evidence."""
 
-    _HEAD: ClassVar[frozenset] = frozenset({"code", "severity", "seats", "workload", "concurrency", "metric",
-                                            "statistic"})
+    _HEAD: ClassVar[frozenset] = frozenset(
+        {"code", "severity", "seats", "workload", "concurrency", "metric", "statistic"}
+    )
     #: the codes a finding type carries
     CODES: ClassVar[tuple[str, ...]] = ()
 
@@ -158,8 +169,12 @@ class Finding(Record):
     @property
     def cell(self) -> dict | None:
         """The flag's cell, or None when it concerns no single cell."""
-        c = {"workload": self.workload, "concurrency": self.concurrency, "metric": self.metric,
-             "statistic": self.statistic}
+        c = {
+            "workload": self.workload,
+            "concurrency": self.concurrency,
+            "metric": self.metric,
+            "statistic": self.statistic,
+        }
         return None if all(v is None for v in c.values()) else c
 
 

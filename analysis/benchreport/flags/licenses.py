@@ -5,6 +5,7 @@ expression (`MIT OR CC-BY-NC-4.0`) or a licence named in words (`CC BY-NC-ND 4.0
 The list is data, each entry with the address of its terms, so adding a licence is a
 one-line change reviewed against its source.
 """
+
 from __future__ import annotations
 
 import functools
@@ -47,8 +48,13 @@ def load_list() -> dict:
     patterns = [(re.compile(p["pattern"]), p) for p in data["noncommercial"]["patterns"]]
     unknown = {normalise(i) for i in data["unknown"]["ids"]}
     prefixes = tuple(normalise(p) for p in data["unknown"]["prefixes"])
-    return {"ids": ids, "patterns": patterns, "unknown": unknown, "prefixes": prefixes,
-            "unknown_source": data["unknown"]["source"]}
+    return {
+        "ids": ids,
+        "patterns": patterns,
+        "unknown": unknown,
+        "prefixes": prefixes,
+        "unknown_source": data["unknown"]["source"],
+    }
 
 
 def _one(text: str) -> LicenseVerdict:

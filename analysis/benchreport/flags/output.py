@@ -1,5 +1,6 @@
 """The flags table as others read it: JSON records (`benchreport flags --json`), a plain-text
 table for the terminal, and whether `--fail-on` is met."""
+
 from __future__ import annotations
 
 import shutil
@@ -19,10 +20,12 @@ def _cell(row) -> dict | None:
     vals = {k: row[k] for k in ("workload", "concurrency", "metric", "statistic")}
     if all(F.missing(v) for v in vals.values()):
         return None
-    return {"workload": None if F.missing(vals["workload"]) else str(vals["workload"]),
-            "concurrency": None if F.missing(vals["concurrency"]) else int(vals["concurrency"]),
-            "metric": None if F.missing(vals["metric"]) else str(vals["metric"]),
-            "statistic": None if F.missing(vals["statistic"]) else str(vals["statistic"])}
+    return {
+        "workload": None if F.missing(vals["workload"]) else str(vals["workload"]),
+        "concurrency": None if F.missing(vals["concurrency"]) else int(vals["concurrency"]),
+        "metric": None if F.missing(vals["metric"]) else str(vals["metric"]),
+        "statistic": None if F.missing(vals["statistic"]) else str(vals["statistic"]),
+    }
 
 
 def flags_to_records(df: pd.DataFrame) -> list[dict]:
@@ -31,9 +34,16 @@ def flags_to_records(df: pd.DataFrame) -> list[dict]:
     message, evidence}` (JSON-ready Python objects)."""
     out = []
     for _, row in df.iterrows():
-        out.append({"code": str(row["code"]), "severity": str(row["severity"]),
-                    "seats": [str(s) for s in row["seats"]], "cell": _cell(row),
-                    "message": str(row["message"]), "evidence": row["evidence"] or {}})
+        out.append(
+            {
+                "code": str(row["code"]),
+                "severity": str(row["severity"]),
+                "seats": [str(s) for s in row["seats"]],
+                "cell": _cell(row),
+                "message": str(row["message"]),
+                "evidence": row["evidence"] or {},
+            }
+        )
     return out
 
 
@@ -89,8 +99,10 @@ def render_table(df: pd.DataFrame, *, width: int | None = None) -> str:
         return "No flags raised: nothing in these data limits what the numbers carry."
     if width is None:
         width = max(100, shutil.get_terminal_size((120, 24)).columns)
-    rows = [[str(r["severity"]), str(r["code"]), ", ".join(r["seats"]) or "-", _cell_text(r), str(r["message"])]
-            for _, r in df.iterrows()]
+    rows = [
+        [str(r["severity"]), str(r["code"]), ", ".join(r["seats"]) or "-", _cell_text(r), str(r["message"])]
+        for _, r in df.iterrows()
+    ]
     head = ["SEVERITY", "CODE", "SEATS", "CELL", "MESSAGE"]
     caps = [8, 25, 34, 26]
     widths = [min(cap, max(len(head[i]), *(len(r[i]) for r in rows))) for i, cap in enumerate(caps)]
@@ -99,14 +111,13 @@ def render_table(df: pd.DataFrame, *, width: int | None = None) -> str:
         widths[j] -= 1
     msg_w = max(30, width - sum(widths) - 2 * len(widths))
     widths.append(msg_w)
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(), "  ".join("-" * w for w in widths)]
     for r in rows:
-        wrapped = [textwrap.wrap(text, w, break_long_words=True, break_on_hyphens=False) or [""]
-                   for text, w in zip(r, widths)]
+        wrapped = [
+            textwrap.wrap(text, w, break_long_words=True, break_on_hyphens=False) or [""] for text, w in zip(r, widths)
+        ]
         for i in range(max(len(w) for w in wrapped)):
-            lines.append("  ".join((w[i] if i < len(w) else "").ljust(wd)
-                                   for w, wd in zip(wrapped, widths)).rstrip())
+            lines.append("  ".join((w[i] if i < len(w) else "").ljust(wd) for w, wd in zip(wrapped, widths)).rstrip())
     counts = df["severity"].value_counts()
     summary = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in SEVERITIES)
     lines.append("")

@@ -5,6 +5,7 @@ measurement traps, comparisons, exams, deployment, faults, provenance), codes in
 `codes.CODES`; every sentence is written by `benchreport.flags.words` from the findings behind
 the flags, so the section cannot say more than the analysis found, nor drift from it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -43,9 +44,16 @@ class Paragraph:
 
 
 def _rows(flags: pd.DataFrame) -> list[dict]:
-    return [{"code": str(r["code"]), "severity": str(r["severity"]), "seats": tuple(r["seats"]),
-             "message": str(r["message"]), "evidence": r["evidence"] if isinstance(r["evidence"], dict) else {}}
-            for _, r in flags.iterrows()]
+    return [
+        {
+            "code": str(r["code"]),
+            "severity": str(r["severity"]),
+            "seats": tuple(r["seats"]),
+            "message": str(r["message"]),
+            "evidence": r["evidence"] if isinstance(r["evidence"], dict) else {},
+        }
+        for _, r in flags.iterrows()
+    ]
 
 
 def _exam_key(ev: dict) -> tuple:
@@ -74,8 +82,11 @@ def limitations_paragraphs(flags: pd.DataFrame) -> list[Paragraph]:
     said = {_exam_key(r["evidence"]) for r in rows if r["code"] == "exam.not_significant"}
     by_group: dict[str, dict[str, list]] = {}
     for row in rows:
-        if row["code"] == "sample.underpowered" and row["evidence"].get("kind") == "exam" \
-                and _exam_key(row["evidence"]) in said:
+        if (
+            row["code"] == "sample.underpowered"
+            and row["evidence"].get("kind") == "exam"
+            and _exam_key(row["evidence"]) in said
+        ):
             continue  # the not-significant sentence already gives the smallest detectable difference
         by_group.setdefault(group_of(row["code"], row["evidence"]), {}).setdefault(row["code"], []).append(row)
     out = []

@@ -16,6 +16,7 @@ This module is the package's face; the work is done in its modules, in the order
 harness's output), `parse` and `json_errors` (untyped JSON and precise reasons), `dispatch` (each
 file to its place, importers run), `across` (checks across files), `result` (what is returned).
 """
+
 from __future__ import annotations
 
 import os
@@ -29,13 +30,32 @@ from benchreport.load.recognise import TEXT_HEAD_BYTES
 from benchreport.load.result import LoadedRun, LoadResult
 from benchreport.load.walk import MANIFEST_NAMES, NOT_JSON, RESULT_SUFFIXES, TEXT_SUFFIXES, discover, missing
 
-__all__ = ["load", "discover", "missing", "LoadedRun", "LoadResult", "DEFAULT_MAX_FILE_BYTES", "RESULT_SUFFIXES",
-           "TEXT_SUFFIXES", "TEXT_HEAD_BYTES", "MANIFEST_NAMES", "NOT_JSON", "duplicates", "harness", "native"]
+__all__ = [
+    "load",
+    "discover",
+    "missing",
+    "LoadedRun",
+    "LoadResult",
+    "DEFAULT_MAX_FILE_BYTES",
+    "RESULT_SUFFIXES",
+    "TEXT_SUFFIXES",
+    "TEXT_HEAD_BYTES",
+    "MANIFEST_NAMES",
+    "NOT_JSON",
+    "duplicates",
+    "harness",
+    "native",
+]
 
 
-def load(paths: Iterable[str | os.PathLike], *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-         progress: bool | None = None, strict: bool = False,
-         named: Iterable[str | os.PathLike] | None = None) -> LoadResult:
+def load(
+    paths: Iterable[str | os.PathLike],
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    progress: bool | None = None,
+    strict: bool = False,
+    named: Iterable[str | os.PathLike] | None = None,
+) -> LoadResult:
     """Load every run file under `paths`; never raises for bad input.
 
     A file no importer reads that does not claim to be a run is skipped as not a run file when

@@ -4,6 +4,7 @@ and a pass of one cell and condition claimed by one run.
 Split from benchreport.load (the folder walk and dispatch), which calls `check_across_files` once
 after every file is read.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,8 +25,10 @@ def _placement_key(seat: native.Seat):
 
 def _cells(run: native.Run) -> set[tuple]:
     """What a run measured: its measurement cells, request cells and exams."""
-    out = {("measurement", m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens,
-            m.fresh_prompt) for m in run.measurements or ()}
+    out = {
+        ("measurement", m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens, m.fresh_prompt)
+        for m in run.measurements or ()
+    }
     out |= {("requests", w, c) for w, c in {(r.workload, r.concurrency) for r in run.requests or ()}}
     out |= {("exam", e.benchmark, e.dimension) for e in run.exams or ()}
     return out
@@ -37,8 +40,10 @@ def _load_id(run: native.Run) -> str:
 
 def renumbered_note(pass_: int, new: int, other: str) -> str:
     """The assumption recorded on a run whose claimed pass another run already holds."""
-    return (f"pass {pass_} was claimed also by {other} (another run of the same cell and condition): "
-            f"read as pass {new}, since two runs are never one pass")
+    return (
+        f"pass {pass_} was claimed also by {other} (another run of the same cell and condition): "
+        f"read as pass {new}, since two runs are never one pass"
+    )
 
 
 def _check_passes(runs: list) -> list:
@@ -66,7 +71,8 @@ def _check_passes(runs: list) -> list:
                 taken.add(new)
                 note = renumbered_note(lr.run.pass_, new, claimed[(lr.run.pass_, clash[0])].source_file)
                 lr = replaced[id(original)] = dataclasses.replace(
-                    lr, run=msgspec.structs.replace(lr.run, pass_=new), assumptions=tuple(lr.assumptions) + (note,))
+                    lr, run=msgspec.structs.replace(lr.run, pass_=new), assumptions=tuple(lr.assumptions) + (note,)
+                )
             for c in cells:
                 claimed[(lr.run.pass_, c)] = lr
     return [replaced.get(id(lr), lr) for lr in runs]
@@ -85,24 +91,45 @@ def check_across_files(result) -> None:
     for lr in sorted(result.runs, key=lambda r: (r.source_file, r.run.run_id)):
         rid, seat = lr.run.run_id, lr.run.seat
         if rid in first_run:
-            result.refused.append(Refusal(lr.source_file, "$.run_id", (
-                f'expected a run_id unique in the data set, got "{rid}", '
-                f"which {first_run[rid].source_file} already uses")))
+            result.refused.append(
+                Refusal(
+                    lr.source_file,
+                    "$.run_id",
+                    (
+                        f'expected a run_id unique in the data set, got "{rid}", '
+                        f"which {first_run[rid].source_file} already uses"
+                    ),
+                )
+            )
             continue
         prior = first_seat.get(seat.id)
         if prior is not None:
             ps = prior.run.seat
             if ps.model != seat.model:
-                result.refused.append(Refusal(lr.source_file, "$.seat.model", (
-                    f'expected model "{ps.model}" for seat "{seat.id}" as in {prior.source_file}, '
-                    f'got "{seat.model}" (one seat id means one model)')))
+                result.refused.append(
+                    Refusal(
+                        lr.source_file,
+                        "$.seat.model",
+                        (
+                            f'expected model "{ps.model}" for seat "{seat.id}" as in {prior.source_file}, '
+                            f'got "{seat.model}" (one seat id means one model)'
+                        ),
+                    )
+                )
                 continue
             a, b = _placement_key(ps), _placement_key(seat)
             if a is not None and b is not None and a != b:
-                result.refused.append(Refusal(lr.source_file, "$.seat.placement", (
-                    f'expected the placement of seat "{seat.id}" as in {prior.source_file} '
-                    f"({json.dumps(a, sort_keys=True)}), got {json.dumps(b, sort_keys=True)} "
-                    "(one seat id means one placement)")))
+                result.refused.append(
+                    Refusal(
+                        lr.source_file,
+                        "$.seat.placement",
+                        (
+                            f'expected the placement of seat "{seat.id}" as in {prior.source_file} '
+                            f"({json.dumps(a, sort_keys=True)}), got {json.dumps(b, sort_keys=True)} "
+                            "(one seat id means one placement)"
+                        ),
+                    )
+                )
                 continue
         else:
             first_seat[seat.id] = lr

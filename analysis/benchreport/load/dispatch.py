@@ -2,6 +2,7 @@
 harness's file is queued for its importer, a file no importer reads is skipped or refused
 (`not_runs.Unknown`); then each importer reads its files at once and the runs are checked
 across files (`across.check_across_files`)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,14 @@ from benchreport.load.json_errors import json_error, reason_only, refusal_from_t
 from benchreport.load.not_runs import Unknown
 from benchreport.load.parse import Parsed
 from benchreport.load.read import Unread, as_utf8, read_limited
-from benchreport.load.recognise import Broken, claims_native, duplicate_key, harness_doc, native_format, unrecognised_text
+from benchreport.load.recognise import (
+    Broken,
+    claims_native,
+    duplicate_key,
+    harness_doc,
+    native_format,
+    unrecognised_text,
+)
 from benchreport.load.result import LoadedRun, LoadResult
 from benchreport.load.walk import MANIFEST_NAMES, discover_named, is_textual
 from benchreport.progress import progress as progress_bar
@@ -49,8 +57,9 @@ class Reading:
         if not self._is_text(data, path, display):
             return
         if path.name in MANIFEST_NAMES:
-            self.manifests.append(harness.SourceFile(path, display, digest, data, kind="manifest",
-                                                     root=harness.root_of(path, self.roots)))
+            self.manifests.append(
+                harness.SourceFile(path, display, digest, data, kind="manifest", root=harness.root_of(path, self.roots))
+            )
             return
         fmt = native_format(data, path)
         if isinstance(fmt, str) and fmt.startswith("benchreport.run/"):
@@ -82,8 +91,16 @@ class Reading:
             data.decode("utf-8")
         except UnicodeDecodeError:
             reason = json_error(data)
-            self.result.add(self.unknown(display, data, path, refusal_from_text(display, reason),
-                                         f"not JSON ({reason_only(reason)})", parsed=False))
+            self.result.add(
+                self.unknown(
+                    display,
+                    data,
+                    path,
+                    refusal_from_text(display, reason),
+                    f"not JSON ({reason_only(reason)})",
+                    parsed=False,
+                )
+            )
             return False
         return True
 
@@ -109,8 +126,16 @@ class Reading:
             self.result.refused.append(refusal_from_text(display, str(exc)))
             return
         except ValueError as exc:
-            self.result.add(self.unknown(display, data, path, refusal_from_text(display, str(exc)),
-                                         f"not JSON ({reason_only(str(exc))})", parsed=False))
+            self.result.add(
+                self.unknown(
+                    display,
+                    data,
+                    path,
+                    refusal_from_text(display, str(exc)),
+                    f"not JSON ({reason_only(str(exc))})",
+                    parsed=False,
+                )
+            )
             return
         if found is None:
             self._unrecognised(data, path, display, parsed)
@@ -127,9 +152,14 @@ class Reading:
         doc = parsed.doc
         outcome = None
         if not claims_native(doc):
-            outcome = self.unknown(display, data, path,
-                                   Refusal(display, "$", harness.unknown_message(doc, path, native.FORMAT)),
-                                   harness.describe(doc, path), parsed=True)
+            outcome = self.unknown(
+                display,
+                data,
+                path,
+                Refusal(display, "$", harness.unknown_message(doc, path, native.FORMAT)),
+                harness.describe(doc, path),
+                parsed=True,
+            )
             if isinstance(outcome, Skipped):
                 self.result.skipped.append(outcome)
                 return
@@ -151,8 +181,13 @@ class Reading:
             self.result.skipped.append(Skipped(display, harness.skip_reason(importer, doc, path)))
             return
         for number, reason in parsed.bad_lines:  # partial damage stays partial
-            self.result.refused.append(Refusal(display, f"$[{number - 1}]", (
-                f"line {number}: {reason}; the file's other {len(doc)} line(s) were read")))
+            self.result.refused.append(
+                Refusal(
+                    display,
+                    f"$[{number - 1}]",
+                    (f"line {number}: {reason}; the file's other {len(doc)} line(s) were read"),
+                )
+            )
         self.by_importer.setdefault(importer.name, (importer, []))[1].append(source)
 
 
@@ -167,13 +202,20 @@ def _add_imported(result: LoadResult, name: str, outcome) -> None:
         except RunFileError as exc:
             own = [a for a in imported.assumptions if " cannot be used (" in a or " differ in length " in a]
             where = ("; in the file itself: " + " ".join(own))[:600] if own else ""
-            result.refused.append(Refusal(imported.source.display, exc.json_path,
-                                          f"{exc.message} (after import as {name})"
-                                          + where))
+            result.refused.append(
+                Refusal(imported.source.display, exc.json_path, f"{exc.message} (after import as {name})" + where)
+            )
             continue
-        result.runs.append(LoadedRun(run, imported.source.display, imported.source.sha256,
-                                     imported.source_format, tuple(imported.assumptions),
-                                     tuple(imported.checks)))
+        result.runs.append(
+            LoadedRun(
+                run,
+                imported.source.display,
+                imported.source.sha256,
+                imported.source_format,
+                tuple(imported.assumptions),
+                tuple(imported.checks),
+            )
+        )
 
 
 def import_harness_files(reading: Reading) -> None:
@@ -191,8 +233,14 @@ def import_harness_files(reading: Reading) -> None:
         _add_imported(result, name, outcome)
 
 
-def load_files(paths: Iterable[str | os.PathLike], *, max_file_bytes: int, progress: bool | None,
-               strict: bool = False, named: Iterable[str | os.PathLike] | None = None) -> LoadResult:
+def load_files(
+    paths: Iterable[str | os.PathLike],
+    *,
+    max_file_bytes: int,
+    progress: bool | None,
+    strict: bool = False,
+    named: Iterable[str | os.PathLike] | None = None,
+) -> LoadResult:
     """`benchreport.load.load` without pausing the garbage collector: discover, read each file,
     import the harness files, check across files; refusals and skips sorted by path."""
     paths = list(paths)
@@ -200,8 +248,9 @@ def load_files(paths: Iterable[str | os.PathLike], *, max_file_bytes: int, progr
     files, skipped, refused, given = discover_named(paths)
     if named is not None:
         given &= {one_line(str(p)) for p in named}
-    reading = Reading(LoadResult(skipped=skipped, refused=refused), Unknown(strict=strict, named=given),
-                      roots, max_file_bytes)
+    reading = Reading(
+        LoadResult(skipped=skipped, refused=refused), Unknown(strict=strict, named=given), roots, max_file_bytes
+    )
     with progress_bar(files, "reading run files", enabled=progress) as bar:
         for path, display in bar:
             reading.read(path, display)

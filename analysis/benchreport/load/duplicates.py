@@ -12,6 +12,7 @@ side and could hide a duplicate, so a text holding one is always parsed again.
 
 Cost on the ingest benchmark (200,000 requests in 250 files): see docs/performance.md.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,11 @@ def _hook(pairs: list) -> dict:
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, (dict, list)) \
+    text = (
+        json.dumps(value, ensure_ascii=False, default=str)
+        if not isinstance(value, (dict, list))
         else ("an object" if isinstance(value, dict) else "a list")
+    )
     return one_line(text if len(text) <= 40 else text[:39] + "…")
 
 
@@ -74,9 +78,11 @@ def _first_twice(doc: Any, path: str) -> tuple[str, str] | None:
         obj, here = stack.pop()
         if isinstance(obj, _Twice):
             first, then = obj.values
-            return (f"{here}.{one_line(obj.key)}",
-                    f"expected each key once in an object, got \"{one_line(obj.key)}\" twice "
-                    f"({_shown(first)}, then {_shown(then)}; JSON readers disagree on which counts)")
+            return (
+                f"{here}.{one_line(obj.key)}",
+                f'expected each key once in an object, got "{one_line(obj.key)}" twice '
+                f"({_shown(first)}, then {_shown(then)}; JSON readers disagree on which counts)",
+            )
         if isinstance(obj, dict):
             stack.extend((v, f"{here}.{k}") for k, v in reversed(list(obj.items())))
         elif isinstance(obj, list):

@@ -1,4 +1,5 @@
 """What the loader says about a file it could not use: refused (bad) or skipped (no results)."""
+
 from __future__ import annotations
 
 import re
@@ -7,8 +8,7 @@ from dataclasses import dataclass
 #: characters that must never reach a one-line output as they are: C0 and C1 controls, DEL,
 #: bidi marks, embeddings, overrides and isolates (Trojan Source, CVE-2021-42574), line and
 #: paragraph separators, and surrogates (a file name's undecodable bytes, a lone U+D800)
-UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
-                          "\u2066-\u2069\ud800-\udfff]")
+UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -89,15 +89,16 @@ def first_clause(message: str) -> str:
     while done != text:  # asides inside asides, from the inside out
         done, text = text, _ASIDE.sub("", text)
     head = text.split("; ", 1)[0]
-    return head if len(head) <= SHORT_CLAUSE else head[:SHORT_CLAUSE - 3].rstrip() + "..."
+    return head if len(head) <= SHORT_CLAUSE else head[: SHORT_CLAUSE - 3].rstrip() + "..."
 
 
 #: how every skip reason of a file that is not a run file begins (`Skipped.not_a_run`): a JSON
 #: file no importer recognises that claims to be no run (docs/importers.md, "Files that are not
 #: run files"); `--strict` refuses these instead
 NOT_A_RUN = "not a run file"
-NOT_A_RUN_WHY = (f"{NOT_A_RUN} (neither a native run nor a harness output benchreport reads, and nothing in "
-                 "it claims to be one)")
+NOT_A_RUN_WHY = (
+    f"{NOT_A_RUN} (neither a native run nor a harness output benchreport reads, and nothing in it claims to be one)"
+)
 
 
 def not_a_run(what: str) -> str:
@@ -136,10 +137,11 @@ def not_a_run_summary(skipped, *, listed_in: str | None = None) -> str | None:
     names = [s.path for s in skipped if s.not_a_run]
     if not names:
         return None
-    shown = ", ".join(names[:NAMES_SHOWN]) + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN
-                                               else "")
+    shown = ", ".join(names[:NAMES_SHOWN]) + (
+        f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+    )
     where = f"listed in {listed_in}; " if listed_in else ""
-    return (f"skipped {len(names)} file(s) that are not run files: {shown} ({where}--strict refuses them)")
+    return f"skipped {len(names)} file(s) that are not run files: {shown} ({where}--strict refuses them)"
 
 
 class RunFileError(ValueError):

@@ -1,5 +1,6 @@
 """Why bytes are not the JSON a run file must be, said precisely: line and column, a document cut
 short, NaN or Infinity, a lone surrogate, undecodable bytes."""
+
 from __future__ import annotations
 
 import json
@@ -61,7 +62,10 @@ def find_bad_value(doc, path) -> tuple[str, str] | None:
             found = "NaN" if obj != obj else str(obj).replace("inf", "Infinity")
             return here, f"expected a finite number, got {found} (not valid JSON)"
         if isinstance(obj, str) and _SURROGATE.search(obj):
-            return here, f"expected text, got a lone surrogate (U+{ord(_SURROGATE.search(obj).group()):04X}), which no UTF-8 text can hold"
+            return (
+                here,
+                f"expected text, got a lone surrogate (U+{ord(_SURROGATE.search(obj).group()):04X}), which no UTF-8 text can hold",
+            )
         if isinstance(obj, dict):
             for k in obj:
                 if _SURROGATE.search(k):

@@ -8,6 +8,7 @@ several times the speed of json.load. `check_rules` then applies the cross-field
 Schema kept in `analysis/benchreport/schema/run-1.schema.json` is generated from these Structs
 (`python -m benchreport schema`) and tested to agree with them.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -23,14 +24,54 @@ from benchreport.load import duplicates
 from benchreport.load.errors import RunFileError
 from benchreport.load.native_load import Load, TokenTarget, check_load
 from benchreport.load.native_types import *  # noqa: F401,F403  (the vocabulary, re-exported)
-from benchreport.load.native_types import (MAX_COMPONENTS, MAX_EVENTS, MAX_EXAMS, MAX_INT, MAX_ITEM_ID, MAX_ITEMS,
-                                           MAX_MEASUREMENTS, MAX_NAME, MAX_REQUESTS, MAX_SETTINGS_DEPTH,
-                                           MAX_SETTINGS_VALUES, MAX_TEXT, FORMAT, Base, EventKind, Id, Metric, Name,
-                                           NonNegFloat, NonNegInt, OptName, PosInt, Role, Statistic, Text)
+from benchreport.load.native_types import (
+    MAX_COMPONENTS,
+    MAX_EVENTS,
+    MAX_EXAMS,
+    MAX_INT,
+    MAX_ITEM_ID,
+    MAX_ITEMS,
+    MAX_MEASUREMENTS,
+    MAX_NAME,
+    MAX_REQUESTS,
+    MAX_SETTINGS_DEPTH,
+    MAX_SETTINGS_VALUES,
+    MAX_TEXT,
+    FORMAT,
+    Base,
+    EventKind,
+    Id,
+    Metric,
+    Name,
+    NonNegFloat,
+    NonNegInt,
+    OptName,
+    PosInt,
+    Role,
+    Statistic,
+    Text,
+)
 from benchreport.load.native_types import check_text as _check_text, finite as _finite, text_problem
 
-__all__ = ["FORMAT", "Run", "Seat", "Harness", "Load", "TokenTarget", "Measurement", "Request", "Exam", "Event",
-           "decode", "from_object", "check_rules", "is_iso_date", "text_problem", "sniff_format", "value_at"]
+__all__ = [
+    "FORMAT",
+    "Run",
+    "Seat",
+    "Harness",
+    "Load",
+    "TokenTarget",
+    "Measurement",
+    "Request",
+    "Exam",
+    "Event",
+    "decode",
+    "from_object",
+    "check_rules",
+    "is_iso_date",
+    "text_problem",
+    "sniff_format",
+    "value_at",
+]
 
 
 class Placement(Base):
@@ -247,24 +288,24 @@ def _plain(text: str, path: str = "$") -> str:
     """msgspec's 'Expected `int` >= 1, got `0`' into our 'expected ..., got ...' wording."""
     text = text.replace("`", "").replace(" | null", "")
     if text.startswith("Expected "):
-        text = "expected " + text[len("Expected "):]
+        text = "expected " + text[len("Expected ") :]
     if text.startswith("expected str matching regex"):
         text = "expected an id of 1 to 128 letters, digits, '.', '_' or '-' (no '/' or spaces)" + (
-            text[text.index(", got"):] if ", got" in text else "")
+            text[text.index(", got") :] if ", got" in text else ""
+        )
     if text.startswith("Invalid enum value "):
         field = path.rsplit(".", 1)[-1]
         allowed = _ALLOWED.get(field)
-        found = text[len("Invalid enum value "):]
-        text = (f"expected one of {', '.join(allowed)}, got {found}" if allowed
-                else f"unknown value {found}")
+        found = text[len("Invalid enum value ") :]
+        text = f"expected one of {', '.join(allowed)}, got {found}" if allowed else f"unknown value {found}"
     if text.startswith("Object missing required field "):
-        text = "missing required field " + text[len("Object missing required field "):]
+        text = "missing required field " + text[len("Object missing required field ") :]
     m = re.match(r"expected (str|array|object) of length <= (\d+)$", text)
     if m:
         unit = {"str": "characters", "array": "items", "object": "entries"}[m.group(1)]
         text = f"expected at most {m.group(2)} {unit}"
     if text.startswith(f"expected int <= {MAX_INT}"):
-        text = "expected an integer below 2^63" + text[len(f"expected int <= {MAX_INT}"):]
+        text = "expected an integer below 2^63" + text[len(f"expected int <= {MAX_INT}") :]
     if text == "Number out of range":
         text = "expected a finite number, got one out of range (Infinity)"
     return text
@@ -272,8 +313,7 @@ def _plain(text: str, path: str = "$") -> str:
 
 def unknown_format_message(found) -> str:
     """Unknown versions are refused by name (pyperf refuses unknown file versions likewise)."""
-    return (f'expected "{FORMAT}" (the only version this release reads), '
-            f"got {json.dumps(found)[:80]}")
+    return f'expected "{FORMAT}" (the only version this release reads), got {json.dumps(found)[:80]}'
 
 
 #: the only dates accepted: a calendar date, or an RFC 3339 date-time (the offset may be left out
@@ -309,7 +349,6 @@ def is_iso_date(text) -> bool:
 def _parse_date(value: str, path: str) -> None:
     if not is_iso_date(value):
         raise RunFileError(path, f'expected {DATE_FORMS}, got "{value}"')
-
 
 
 def _check_settings(value: Any, path: str, budget: list[int], depth: int = 0, *, text: bool = True) -> None:
@@ -381,11 +420,14 @@ SCORE_SLACK = 0.5
 def _check_plausible(m: Measurement, base: str) -> None:
     """Every metric is a rate, a latency or a duration: never negative; a CI holds its value."""
     if m.value < 0:
-        raise RunFileError(f"{base}.value", f"expected a value >= 0 for {m.metric} ({METRICS[m.metric][0]}), "
-                                            f"got {m.value:g}")
+        raise RunFileError(
+            f"{base}.value", f"expected a value >= 0 for {m.metric} ({METRICS[m.metric][0]}), got {m.value:g}"
+        )
     if m.ci_low is not None and not m.ci_low <= m.value <= m.ci_high:
-        raise RunFileError(f"{base}.value", f"expected a value inside its confidence interval "
-                                            f"[{m.ci_low:g}, {m.ci_high:g}], got {m.value:g}")
+        raise RunFileError(
+            f"{base}.value",
+            f"expected a value inside its confidence interval [{m.ci_low:g}, {m.ci_high:g}], got {m.value:g}",
+        )
 
 
 def _check_request_text(i: int, r: Request, checked: set) -> None:
@@ -464,10 +506,13 @@ def _check_measurements(measurements) -> None:
         _check_measurement(m, base)
         key = (m.workload, m.concurrency, m.metric, m.statistic, m.condition, m.context_tokens, m.fresh_prompt)
         if key in cells and m.metric not in REPEATABLE_METRICS:
-            raise RunFileError(base, f"expected one value per workload, concurrency, metric and statistic, "
-                                     f"got a second {m.metric} {m.statistic} for {m.workload}"
-                                     + (f" at concurrency {m.concurrency}" if m.concurrency else "")
-                                     + f" (as $.measurements[{cells[key]}])")
+            raise RunFileError(
+                base,
+                f"expected one value per workload, concurrency, metric and statistic, "
+                f"got a second {m.metric} {m.statistic} for {m.workload}"
+                + (f" at concurrency {m.concurrency}" if m.concurrency else "")
+                + f" (as $.measurements[{cells[key]}])",
+            )
         cells[key] = i
 
 
@@ -476,21 +521,33 @@ def _check_request_tokens(i: int, r: Request) -> None:
     within the output."""
     cached, prompt = r.cached_prompt_tokens, r.prompt_tokens
     if cached is not None and prompt is not None and cached > prompt:
-        raise RunFileError(f"$.requests[{i}].cached_prompt_tokens",
-                           f"expected at most prompt_tokens ({prompt}), got {cached}")
+        raise RunFileError(
+            f"$.requests[{i}].cached_prompt_tokens", f"expected at most prompt_tokens ({prompt}), got {cached}"
+        )
     reasoning, output = r.reasoning_tokens, r.output_tokens
     if reasoning is not None and output is not None and reasoning > output:
-        raise RunFileError(f"$.requests[{i}].reasoning_tokens",
-                           f"expected at most output_tokens ({output}) since delivered tokens "
-                           f"include reasoning, got {reasoning}")
+        raise RunFileError(
+            f"$.requests[{i}].reasoning_tokens",
+            f"expected at most output_tokens ({output}) since delivered tokens include reasoning, got {reasoning}",
+        )
 
 
 def _has_no_figure(r: Request) -> bool:
     """A request with every figure absent or null (and not one only counted)."""
-    return (r.ttft_ms is None and r.e2e_latency_ms is None and r.output_tokens is None and r.prompt_tokens is None
-            and r.itl_ms is None and r.finish_reason is None and r.error is None and r.content_chars is None
-            and r.reasoning_chars is None and r.cached_prompt_tokens is None and r.reasoning_tokens is None
-            and not r.counted_only)
+    return (
+        r.ttft_ms is None
+        and r.e2e_latency_ms is None
+        and r.output_tokens is None
+        and r.prompt_tokens is None
+        and r.itl_ms is None
+        and r.finish_reason is None
+        and r.error is None
+        and r.content_chars is None
+        and r.reasoning_chars is None
+        and r.cached_prompt_tokens is None
+        and r.reasoning_tokens is None
+        and not r.counted_only
+    )
 
 
 def _check_request_times(i: int, r: Request) -> None:
@@ -498,20 +555,29 @@ def _check_request_times(i: int, r: Request) -> None:
     LATENCY_SLACK_MS), the first token's chunk not before the first token; and some figure."""
     ttft, e2e = r.ttft_ms, r.e2e_latency_ms
     if ttft is not None and e2e is not None and ttft > e2e + LATENCY_SLACK_MS:
-        raise RunFileError(f"$.requests[{i}].ttft_ms", f"expected at most e2e_latency_ms ({e2e:g}) since "
-                                                       f"the first token comes before the last, got {ttft:g}")
+        raise RunFileError(
+            f"$.requests[{i}].ttft_ms",
+            f"expected at most e2e_latency_ms ({e2e:g}) since the first token comes before the last, got {ttft:g}",
+        )
     if _has_no_figure(r):
-        raise RunFileError(f"$.requests[{i}]", "expected at least one figure (tokens, times, finish_reason or "
-                                               "error), got none: every field is absent or null")
+        raise RunFileError(
+            f"$.requests[{i}]",
+            "expected at least one figure (tokens, times, finish_reason or "
+            "error), got none: every field is absent or null",
+        )
     for name in ("first_content_ms", "first_token_chunk_ms"):
         later = getattr(r, name)
         if later is not None and e2e is not None and later > e2e + LATENCY_SLACK_MS:
-            raise RunFileError(f"$.requests[{i}].{name}", f"expected at most e2e_latency_ms ({e2e:g}) since "
-                                                          f"a first token comes before the last, got {later:g}")
+            raise RunFileError(
+                f"$.requests[{i}].{name}",
+                f"expected at most e2e_latency_ms ({e2e:g}) since a first token comes before the last, got {later:g}",
+            )
     chunk = r.first_token_chunk_ms
     if chunk is not None and ttft is not None and chunk + LATENCY_SLACK_MS < ttft:
-        raise RunFileError(f"$.requests[{i}].first_token_chunk_ms",
-                           f"expected at least ttft_ms ({ttft:g}) since it times a later chunk, got {chunk:g}")
+        raise RunFileError(
+            f"$.requests[{i}].first_token_chunk_ms",
+            f"expected at least ttft_ms ({ttft:g}) since it times a later chunk, got {chunk:g}",
+        )
 
 
 def _check_requests(requests, *, finite: bool, text: bool) -> None:
@@ -551,9 +617,12 @@ def _check_exam_counts(e: Exam, base: str) -> None:
     if e.score is not None:
         _finite(e.score, f"{base}.score")
         if e.correct is not None and abs(e.score - 100.0 * e.correct / e.total) > SCORE_SLACK:
-            raise RunFileError(f"{base}.score", f"expected {100.0 * e.correct / e.total:.2f} "
-                                                f"(correct/total = {e.correct}/{e.total}, as a percentage), "
-                                                f"got {e.score:g}")
+            raise RunFileError(
+                f"{base}.score",
+                f"expected {100.0 * e.correct / e.total:.2f} "
+                f"(correct/total = {e.correct}/{e.total}, as a percentage), "
+                f"got {e.score:g}",
+            )
 
 
 def _check_exams(exams) -> None:
@@ -564,15 +633,21 @@ def _check_exams(exams) -> None:
         base = f"$.exams[{i}]"
         key = (e.benchmark, e.dimension)
         if key in seen:
-            raise RunFileError(base, f'expected one result per benchmark and dimension, got a second "{e.benchmark}"'
-                                     + (f' "{e.dimension}"' if e.dimension else "")
-                                     + f" (as $.exams[{seen[key]}])")
+            raise RunFileError(
+                base,
+                f'expected one result per benchmark and dimension, got a second "{e.benchmark}"'
+                + (f' "{e.dimension}"' if e.dimension else "")
+                + f" (as $.exams[{seen[key]}])",
+            )
         seen[key] = i
         has_items = e.items is not None
         has_counts = e.correct is not None or e.score is not None
         if has_items == has_counts:
-            raise RunFileError(base, "expected either items or correct/total (or score/total), "
-                                     + ("got both" if has_items else "got neither"))
+            raise RunFileError(
+                base,
+                "expected either items or correct/total (or score/total), "
+                + ("got both" if has_items else "got neither"),
+            )
         if has_items:
             _check_exam_items(e, base)
         else:

@@ -2,13 +2,23 @@
 harness records it (docs/importers.md). Runs of different loads are different cells
 (benchreport.conditions).
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from benchreport.load.errors import RunFileError
-from benchreport.load.native_types import (MAX_INT, MAX_NAME, Base, NonNegFloat, NonNegInt, OptName, PosInt,
-                                           check_text, finite)
+from benchreport.load.native_types import (
+    MAX_INT,
+    MAX_NAME,
+    Base,
+    NonNegFloat,
+    NonNegInt,
+    OptName,
+    PosInt,
+    check_text,
+    finite,
+)
 
 __all__ = ["TokenTarget", "Load", "check_load", "MAX_LOAD_VALUES"]
 
@@ -87,8 +97,11 @@ def check_load(run, *, text: bool) -> None:
             raise RunFileError(f"$.load.{name}", f"expected at most {MAX_LOAD_VALUES} entries, got {len(values)}")
         for k, v in values.items():
             if not isinstance(v, _LOAD_SCALARS):
-                raise RunFileError(f"$.load.{name}.{k}", f"expected a string, number, boolean or null, got "
-                                                         f"{'an object' if isinstance(v, dict) else 'a list'}")
+                raise RunFileError(
+                    f"$.load.{name}.{k}",
+                    f"expected a string, number, boolean or null, got "
+                    f"{'an object' if isinstance(v, dict) else 'a list'}",
+                )
             if len(k) > MAX_NAME:
                 raise RunFileError(f"$.load.{name}", f"expected keys of at most {MAX_NAME} characters, got {len(k)}")
             if isinstance(v, float):
@@ -103,5 +116,6 @@ def check_load(run, *, text: bool) -> None:
                     check_text(v, f"$.load.{name}.{k}")
     cap = run.harness.max_tokens
     if load.max_tokens is not None and cap is not None and load.max_tokens != cap:
-        raise RunFileError("$.load.max_tokens", f"expected the answer cap of $.harness.max_tokens ({cap}), "
-                                                f"got {load.max_tokens}")
+        raise RunFileError(
+            "$.load.max_tokens", f"expected the answer cap of $.harness.max_tokens ({cap}), got {load.max_tokens}"
+        )

@@ -4,6 +4,7 @@ low-level checks every part of the format shares (finite numbers, safe text).
 Split from benchreport.load.native (the Structs and the cross-field rules) and
 benchreport.load.native_load (the load description), which both build on it.
 """
+
 from __future__ import annotations
 
 import math
@@ -82,11 +83,20 @@ def text_problem(value: str, *, free_text: bool = False) -> str | None:
     if m is None:
         return None
     code = ord(m.group())
-    kind = ("a lone surrogate" if 0xD800 <= code <= 0xDFFF else "a bidi control" if code in _BIDI
-            else "a line break" if m.group() in _LINE_BREAKS else "a control character")
+    kind = (
+        "a lone surrogate"
+        if 0xD800 <= code <= 0xDFFF
+        else "a bidi control"
+        if code in _BIDI
+        else "a line break"
+        if m.group() in _LINE_BREAKS
+        else "a control character"
+    )
     shown = one_line(value[:60]) + ("..." if len(value) > 60 else "")
-    return (f"expected text without control, bidi or surrogate characters, got {kind} (U+{code:04X}) "
-            f'at character {m.start() + 1}: "{shown}"')
+    return (
+        f"expected text without control, bidi or surrogate characters, got {kind} (U+{code:04X}) "
+        f'at character {m.start() + 1}: "{shown}"'
+    )
 
 
 def check_text(value: str | None, path: str, *, free_text: bool = False) -> None:

@@ -1,6 +1,7 @@
 """Files that are not run files: tables given where a run was expected, and the rule for a file
 no importer reads (skipped as not a run file, or refused when it claims to be one: docs/importers.md,
 "Files that are not run files")."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +15,13 @@ __all__ = ["TABLE_SUFFIXES", "table_kind", "table_message", "Unknown"]
 TEXT_HEAD_BYTES = 4096
 
 #: endings of tables, which are never run files whatever they hold
-TABLE_SUFFIXES = {".csv": "a CSV file", ".tsv": "a TSV file", ".parquet": "a Parquet file",
-                  ".xlsx": "an Excel workbook", ".xls": "an Excel workbook"}
+TABLE_SUFFIXES = {
+    ".csv": "a CSV file",
+    ".tsv": "a TSV file",
+    ".parquet": "a Parquet file",
+    ".xlsx": "an Excel workbook",
+    ".xls": "an Excel workbook",
+}
 #: how many first lines of a file are looked at to tell a CSV (or TSV) table
 TABLE_SNIFF_LINES = 6
 
@@ -43,8 +49,10 @@ def table_kind(data: bytes, path: Path) -> str | None:
 
 def table_message(kind: str) -> str:
     """The reason given for a table where a run file was expected."""
-    return (f"{kind}, not a run file: benchreport reads JSON run files (a native benchreport.run/1 file or a "
-            "harness's JSON output, docs/importers.md), not tables; give the JSON the harness wrote")
+    return (
+        f"{kind}, not a run file: benchreport reads JSON run files (a native benchreport.run/1 file or a "
+        "harness's JSON output, docs/importers.md), not tables; give the JSON the harness wrote"
+    )
 
 
 class Unknown:
@@ -56,8 +64,9 @@ class Unknown:
         self.strict = strict
         self.named = named
 
-    def __call__(self, display: str, data: bytes, path: Path, refusal: Refusal, what: str, *,
-                 parsed: bool) -> Refusal | Skipped:
+    def __call__(
+        self, display: str, data: bytes, path: Path, refusal: Refusal, what: str, *, parsed: bool
+    ) -> Refusal | Skipped:
         table = None if parsed else table_kind(data, path)
         if table is not None:
             refusal, what = Refusal(display, "$", table_message(table)), table

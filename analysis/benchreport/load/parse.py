@@ -1,5 +1,6 @@
 """Untyped parsing of a JSON or JSON Lines document, keeping the good lines of a damaged JSON
 Lines file and reading NaN and Infinity in harness files (Python's json.dump writes them)."""
+
 from __future__ import annotations
 
 import json

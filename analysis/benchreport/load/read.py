@@ -1,4 +1,5 @@
 """Reading a file's bytes: regular files only, never more than a size limit."""
+
 from __future__ import annotations
 
 import codecs
@@ -21,8 +22,13 @@ class Unread(Exception):
 
 def file_kind(mode: int) -> str:
     """What a file that is not a regular file is, in words."""
-    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -40,8 +46,9 @@ def read_limited(path: Path, max_file_bytes: int, head: int | None = None) -> by
     Opened without blocking and checked after opening, so a FIFO put in a file's place
     between discovery and reading is refused, never waited on.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(
+        path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    )
     with os.fdopen(fd, "rb") as f:
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode):
@@ -63,8 +70,13 @@ def _too_big(limit: int, size: int) -> str:
 
 
 #: byte-order marks of the encodings a result file may be saved in (PowerShell's `>` writes UTF-16)
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
-         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
 
 
 def as_utf8(data: bytes, max_file_bytes: int) -> bytes:
@@ -89,8 +101,10 @@ def as_utf8(data: bytes, max_file_bytes: int) -> bytes:
     if encoding is not None:
         bom = next((b for b, enc in _BOMS if enc == encoding and data.startswith(b)), b"")
         try:
-            data = data[len(bom):].decode(encoding).encode("utf-8")
+            data = data[len(bom) :].decode(encoding).encode("utf-8")
         except UnicodeError as exc:
-            raise Unread(f"expected {encoding.upper()} text (its byte-order mark says so), found bytes that "
-                         f"do not decode ({exc.reason} at byte {exc.start})") from None
+            raise Unread(
+                f"expected {encoding.upper()} text (its byte-order mark says so), found bytes that "
+                f"do not decode ({exc.reason} at byte {exc.start})"
+            ) from None
     return data

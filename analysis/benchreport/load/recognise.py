@@ -1,5 +1,6 @@
 """What a file is, by its content: a native run (by its `format`), a harness's output (by the
 importer that recognises it, `benchreport.load.harness`), or neither."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,16 @@ from benchreport.load.parse import Parsed, parse_any
 from benchreport.load.read import Unread, read_limited
 from benchreport.load.walk import NOT_JSON, is_textual
 
-__all__ = ["TEXT_HEAD_BYTES", "NATIVE_MARK", "Broken", "native_format", "claims_native", "harness_doc",
-           "duplicate_key", "unrecognised_text"]
+__all__ = [
+    "TEXT_HEAD_BYTES",
+    "NATIVE_MARK",
+    "Broken",
+    "native_format",
+    "claims_native",
+    "harness_doc",
+    "duplicate_key",
+    "unrecognised_text",
+]
 
 #: how much of a text file is read to recognise it
 TEXT_HEAD_BYTES = 4096

@@ -1,4 +1,5 @@
 """What `benchreport.load.load` returns: the runs loaded, and the files refused and skipped."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,13 @@ class LoadResult:
 
     def refused_json(self) -> str:
         """`refused.json`: every refused and skipped file, and why."""
-        return json.dumps({"refused": [r.as_dict() for r in self.refused],
-                           "skipped": [s.as_dict() for s in self.skipped]}, indent=2) + "\n"
+        return (
+            json.dumps(
+                {"refused": [r.as_dict() for r in self.refused], "skipped": [s.as_dict() for s in self.skipped]},
+                indent=2,
+            )
+            + "\n"
+        )
 
     def add(self, outcome: Refusal | Skipped) -> None:
         """Record a file refused or skipped."""

@@ -4,6 +4,7 @@ Only regular files are ever opened (a FIFO or device is refused by name); a syml
 once; hidden names and benchreport's own output folders are passed over; a folder that cannot be
 read is refused, never silently passed over.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,18 @@ from benchreport.load.errors import Refusal, Skipped, one_line
 from benchreport.load.read import not_opened
 from benchreport.reserved import OUTPUT_MARKER
 
-__all__ = ["RESULT_SUFFIXES", "TEXT_SUFFIXES", "MANIFEST_NAMES", "NOT_JSON", "Found", "is_wanted", "is_textual",
-           "discover", "discover_named", "missing"]
+__all__ = [
+    "RESULT_SUFFIXES",
+    "TEXT_SUFFIXES",
+    "MANIFEST_NAMES",
+    "NOT_JSON",
+    "Found",
+    "is_wanted",
+    "is_textual",
+    "discover",
+    "discover_named",
+    "missing",
+]
 
 #: in folders, only these endings are read; other files are listed as skipped
 RESULT_SUFFIXES = {".json", ".jsonl"}
@@ -61,12 +72,14 @@ def _entries(folder: Path, found: Found) -> list[os.DirEntry] | None:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        found.refused.append(Refusal(shown, "$", f"could not read the folder: {exc.strerror}; "
-                                                 "any run files in it were not read"))
+        found.refused.append(
+            Refusal(shown, "$", f"could not read the folder: {exc.strerror}; any run files in it were not read")
+        )
         return None
     if any(e.name == OUTPUT_MARKER for e in entries):  # benchreport's own output, never runs
-        found.skipped.append(Skipped(shown, f"a benchreport output folder (it holds {OUTPUT_MARKER}): "
-                                            "not read as runs"))
+        found.skipped.append(
+            Skipped(shown, f"a benchreport output folder (it holds {OUTPUT_MARKER}): not read as runs")
+        )
         return None
     return entries
 
@@ -77,8 +90,13 @@ def _entry_mode(entry: os.DirEntry, name: str, found: Found) -> int | None:
     try:
         return entry.stat(follow_symlinks=True).st_mode
     except FileNotFoundError:
-        found.refused.append(Refusal(name, "$", f"expected a file or folder, found a symlink to "
-                                                f"nothing ({one_line(os.readlink(Path(entry.path)))})"))
+        found.refused.append(
+            Refusal(
+                name,
+                "$",
+                f"expected a file or folder, found a symlink to nothing ({one_line(os.readlink(Path(entry.path)))})",
+            )
+        )
     except OSError as exc:
         found.refused.append(Refusal(name, "$", f"could not read: {exc.strerror}"))
     return None
@@ -160,8 +178,9 @@ def _read_once(found: Found) -> list[tuple[Path, str]]:
     return unique
 
 
-def discover_named(paths: Iterable[str | os.PathLike]) -> tuple[list[tuple[Path, str]], list[Skipped],
-                                                                list[Refusal], set[str]]:
+def discover_named(
+    paths: Iterable[str | os.PathLike],
+) -> tuple[list[tuple[Path, str]], list[Skipped], list[Refusal], set[str]]:
     """Files to read (path, display name), sorted; folders searched recursively; and the files
     skipped and refused on the way, and the display names of the files given by name.
 

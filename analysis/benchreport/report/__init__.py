@@ -14,6 +14,7 @@ Layers (each usable on its own):
   papermill (in this process: `inprocess`), render, print, atomic replace of DIR
   (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
+
 from benchreport.report import html_hook
 
 __all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]

@@ -38,6 +38,7 @@ benchreport's to replace), "failed" (the notebook raised, rendering failed, DIR 
 written: the previous report is unchanged). benchreport.cli turns them into exit codes (1, 2,
 4; 3 when the result met ``--fail-on``). Every message is one line.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -119,6 +120,7 @@ def _output_error(exc: outdir.OutputFolderError) -> BuildError:
 
 # --- small helpers -----------------------------------------------------------------------
 
+
 def _say(message: str, *, quiet: bool, progress_only: bool = False) -> None:
     """One line on stderr; step lines only on a terminal (cron logs stay short)."""
     if quiet or (progress_only and not sys.stderr.isatty()):
@@ -131,8 +133,7 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     items = [t.strip().lower() for t in str(text or "").split(",") if t.strip()]
     bad = [t for t in items if t not in allowed]
     if bad or not items:
-        raise BuildError(f"{option} takes a comma-separated list of {', '.join(allowed)}; got {text!r}",
-                         "usage")
+        raise BuildError(f"{option} takes a comma-separated list of {', '.join(allowed)}; got {text!r}", "usage")
     return list(dict.fromkeys(items))
 
 
@@ -178,14 +179,22 @@ def _staging(out: Path) -> Iterator[Path]:
 
 # --- the steps ---------------------------------------------------------------------------
 
+
 def _parameters(request: BuildRequest, figure_formats: list[str]) -> dict:
     """papermill parameters: plain data only (benchreport.options.notebook_parameters); `out` is
     the report's folder (the notebook writes into the staging folder: HeldAnalysis.out)."""
     source = request.source
-    return notebook_parameters(request.options, runs=[_absolute(p) for p in source.paths],
-                               store=_absolute(source.store) if source.store else None, out=_absolute(request.out),
-                               title=request.title, formats=figure_formats, skip_bad=request.skip_bad,
-                               max_file_mb=source.max_file_mb, strict=source.strict)
+    return notebook_parameters(
+        request.options,
+        runs=[_absolute(p) for p in source.paths],
+        store=_absolute(source.store) if source.store else None,
+        out=_absolute(request.out),
+        title=request.title,
+        formats=figure_formats,
+        skip_bad=request.skip_bad,
+        max_file_mb=source.max_file_mb,
+        strict=source.strict,
+    )
 
 
 def _execute(params: dict, output: Path, analysis, *, quiet: bool) -> None:
@@ -211,8 +220,7 @@ def _execute(params: dict, output: Path, analysis, *, quiet: bool) -> None:
             raise BuildError(exc.evalue, "refused") from None
         if exc.ename in ("DataSetError", "StoreError"):  # the data cannot be analysed as asked
             raise BuildError(exc.evalue, "usage") from None
-        raise BuildError(f"the report notebook failed in cell {exc.exec_count}: "
-                         f"{exc.ename}: {exc.evalue}") from None
+        raise BuildError(f"the report notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
 
 
 def _cannot_be_done_as_asked(exc: Exception) -> bool:
@@ -246,13 +254,18 @@ def _print(html: str, stage: Path, pdf_engine: str, *, quiet: bool) -> None:
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:
-    missing = [n for n in ("report.ipynb", "flags.json", "tables/cells.csv", "tables/comparisons.csv",
-                           "tables/exam_deltas.csv") if not (stage / n).is_file()]
+    missing = [
+        n
+        for n in ("report.ipynb", "flags.json", "tables/cells.csv", "tables/comparisons.csv", "tables/exam_deltas.csv")
+        if not (stage / n).is_file()
+    ]
     missing += [f"report.{f}" for f in formats if not (stage / f"report.{f}").is_file()]
     if missing:
         raise BuildError("the build did not produce " + ", ".join(missing))
-    return {"flags": json.loads((stage / "flags.json").read_text(encoding="utf-8")),
-            "figures": sorted(p.name for p in (stage / "figures").glob("*")) if (stage / "figures").is_dir() else []}
+    return {
+        "flags": json.loads((stage / "flags.json").read_text(encoding="utf-8")),
+        "figures": sorted(p.name for p in (stage / "figures").glob("*")) if (stage / "figures").is_dir() else [],
+    }
 
 
 def _fail_on_met(flags: list[dict], level: str | None) -> bool:
@@ -288,8 +301,11 @@ def _inputs(request: BuildRequest):
         opened.check_refused(skip_bad=request.skip_bad)
         opened.require_runs()
     except RefusedFiles:
-        raise BuildError(f"{loaded.refused_files} file(s) refused; nothing was written "
-                         "(use --skip-bad to build from the other files)", "refused") from None
+        raise BuildError(
+            f"{loaded.refused_files} file(s) refused; nothing was written "
+            "(use --skip-bad to build from the other files)",
+            "refused",
+        ) from None
     except SourceError as exc:
         raise BuildError(str(exc), "refused") from None
     return opened
@@ -316,9 +332,17 @@ def _build_key(content: str, request: BuildRequest, formats, figure_formats) -> 
     is this build's."""
     from benchreport.version import __version__
 
-    spec = {"content": content, "options": request.options.as_dict(), "formats": formats,
-            "figures": figure_formats, "title": request.title, "skip_bad": request.skip_bad,
-            "strict": request.source.strict, "version": __version__, "code": _code_digest()}
+    spec = {
+        "content": content,
+        "options": request.options.as_dict(),
+        "formats": formats,
+        "figures": figure_formats,
+        "title": request.title,
+        "skip_bad": request.skip_bad,
+        "strict": request.source.strict,
+        "version": __version__,
+        "code": _code_digest(),
+    }
     return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -364,8 +388,14 @@ def _to_site(site_dir: str | None, out: Path, inputs: list[str], *, quiet: bool)
         raise BuildError("--site: the data hold no dated run, so the report has no date to be kept under", "usage")
     try:
         root = site.open_site(site_dir)
-        entry = site.add_report(root, out, date=facts["date"], title=facts.get("title") or "Benchmark report",
-                                headline=facts.get("headline") or "", inputs=inputs)
+        entry = site.add_report(
+            root,
+            out,
+            date=facts["date"],
+            title=facts.get("title") or "Benchmark report",
+            headline=facts.get("headline") or "",
+            inputs=inputs,
+        )
         site.write_index(root)
     except outdir.OutputFolderError as exc:
         raise _output_error(exc) from None
@@ -427,8 +457,9 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
                 step = "printing report.pdf"
                 _print(html, stage, request.pdf_engine, quiet=quiet)
             facts = _site_facts(analysis, request.title)
-            (stage / BUILD_FILE).write_text(json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False)
-                                            + "\n", encoding="utf-8")
+            (stage / BUILD_FILE).write_text(
+                json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             step = "checking the outputs"
             written = _check_outputs(stage, formats)
             step = f"moving the report into {target.shown}"
@@ -441,11 +472,14 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
             stop_if_terminated()  # an error the signal caused is the signal
             if os.environ.get("BENCHREPORT_DEBUG") or _cannot_be_done_as_asked(exc):
                 raise
-            raise BuildError(f"{step} failed: {type(exc).__name__}: {exc} "
-                             "(set BENCHREPORT_DEBUG=1 for the traceback)") from None
+            raise BuildError(
+                f"{step} failed: {type(exc).__name__}: {exc} (set BENCHREPORT_DEBUG=1 for the traceback)"
+            ) from None
     _to_site(request.site, out, inputs, quiet=quiet)
     flags = written["flags"]
-    return BuildResult(out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on))
+    return BuildResult(
+        out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on)
+    )
 
 
 def _analyse(request: BuildRequest, opened):
@@ -457,6 +491,9 @@ def _analyse(request: BuildRequest, opened):
         shown = ", ".join(seats[:8]) + (", ..." if len(seats) > 8 else "")
         raise BuildError(f"--baseline {options.baseline!r} is not a seat in the data (seats: {shown})", "usage")
     loaded = analysis.loaded
-    _say(f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
-         f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped", quiet=request.quiet)
+    _say(
+        f"{len(analysis.tables.runs)} run(s) of {len(seats)} seat(s) analysed, "
+        f"{loaded.refused_files} file(s) refused, {len(loaded.skipped)} skipped",
+        quiet=request.quiet,
+    )
     return analysis

@@ -5,6 +5,7 @@ notebook look them up here. Names are the keys the report gives them (``throughp
 ``results``); the functions are the report's own section functions, so a figure or table
 got this way is the one the report shows, drawn from the same analysis.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +16,21 @@ import pandas as pd
 from benchreport.report import sections
 from benchreport.report.writers import headline, latex_escape, latex_table, markdown_table, select_columns, select_rows
 
-__all__ = ["Entry", "FIGURES", "TABLES", "figure", "table", "figure_numbers", "markdown_table", "latex_table",
-           "latex_escape", "table_text", "TABLE_FORMATS", "FIGURE_SUFFIXES", "restrict_runs"]
+__all__ = [
+    "Entry",
+    "FIGURES",
+    "TABLES",
+    "figure",
+    "table",
+    "figure_numbers",
+    "markdown_table",
+    "latex_table",
+    "latex_escape",
+    "table_text",
+    "TABLE_FORMATS",
+    "FIGURE_SUFFIXES",
+    "restrict_runs",
+]
 
 
 @dataclass(frozen=True)
@@ -33,38 +47,50 @@ def _faults_table(a):
 
 
 #: the report's figures in the order the report shows them (so Figure N is the Nth drawn)
-FIGURES = {e.name: e for e in (
-    Entry("throughput", "aggregate throughput against concurrency, per seat", sections.throughput_figure),
-    Entry("per-stream", "per-stream decode rate against concurrency", sections.per_stream_figure),
-    Entry("ttft", "time to first token against concurrency", sections.ttft_figure),
-    Entry("single-stream", "single-stream decode rate of every seat and workload", sections.single_stream_figure),
-    Entry("per-pass", "values of each pass in the order measured", sections.per_pass_figure),
-    Entry("ratios", "candidate/baseline ratios with their confidence intervals", sections.ratio_figure),
-    Entry("exams", "exam deltas with their confidence intervals", sections.exam_figure),
-    Entry("history", "each seat's cells across dates, regressions and level shifts marked (section 8)",
-          sections.history_panels_figure),
-)}
+FIGURES = {
+    e.name: e
+    for e in (
+        Entry("throughput", "aggregate throughput against concurrency, per seat", sections.throughput_figure),
+        Entry("per-stream", "per-stream decode rate against concurrency", sections.per_stream_figure),
+        Entry("ttft", "time to first token against concurrency", sections.ttft_figure),
+        Entry("single-stream", "single-stream decode rate of every seat and workload", sections.single_stream_figure),
+        Entry("per-pass", "values of each pass in the order measured", sections.per_pass_figure),
+        Entry("ratios", "candidate/baseline ratios with their confidence intervals", sections.ratio_figure),
+        Entry("exams", "exam deltas with their confidence intervals", sections.exam_figure),
+        Entry(
+            "history",
+            "each seat's cells across dates, regressions and level shifts marked (section 8)",
+            sections.history_panels_figure,
+        ),
+    )
+}
 
 #: the report's tables in the order the report shows them
-TABLES = {e.name: e for e in (
-    Entry("seats", "seats and their setup", sections.seats_table),
-    Entry("runs", "runs per seat: dates, harnesses, passes", sections.runs_table),
-    Entry("results", "Table 1: measured results per seat and cell", sections.results_table),
-    Entry("comparisons", "comparisons against the incumbent (or --baseline)", sections.comparison_table),
-    Entry("exam-scores", "exam scores per seat", sections.exam_scores_table),
-    Entry("exam-deltas", "exam deltas with exact tests", sections.exam_deltas_table),
-    Entry("faults", "faults, crashes and defects recorded in the runs", _faults_table),
-    Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
-    Entry("all-cells", "appendix: every cell", sections.all_cells_table),
-    Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),
-    Entry("flags", "appendix: every flag, its message whole", sections.flags_table),
-    Entry("files", "appendix: the files read, by folder", sections.files_table),
-    Entry("refused", "appendix: refused files and why", sections.refused_table),
-    Entry("skipped", "appendix: skipped files, counted by reason", sections.skipped_table),
-    Entry("provenance", "every file read, refused or skipped, with its SHA-256 (provenance.csv)",
-          sections.provenance_table),
-    Entry("thresholds", "appendix: the thresholds used", sections.thresholds_table),
-)}
+TABLES = {
+    e.name: e
+    for e in (
+        Entry("seats", "seats and their setup", sections.seats_table),
+        Entry("runs", "runs per seat: dates, harnesses, passes", sections.runs_table),
+        Entry("results", "Table 1: measured results per seat and cell", sections.results_table),
+        Entry("comparisons", "comparisons against the incumbent (or --baseline)", sections.comparison_table),
+        Entry("exam-scores", "exam scores per seat", sections.exam_scores_table),
+        Entry("exam-deltas", "exam deltas with exact tests", sections.exam_deltas_table),
+        Entry("faults", "faults, crashes and defects recorded in the runs", _faults_table),
+        Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
+        Entry("all-cells", "appendix: every cell", sections.all_cells_table),
+        Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),
+        Entry("flags", "appendix: every flag, its message whole", sections.flags_table),
+        Entry("files", "appendix: the files read, by folder", sections.files_table),
+        Entry("refused", "appendix: refused files and why", sections.refused_table),
+        Entry("skipped", "appendix: skipped files, counted by reason", sections.skipped_table),
+        Entry(
+            "provenance",
+            "every file read, refused or skipped, with its SHA-256 (provenance.csv)",
+            sections.provenance_table,
+        ),
+        Entry("thresholds", "appendix: the thresholds used", sections.thresholds_table),
+    )
+}
 
 TABLE_FORMATS = ("csv", "md", "tex")
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -98,8 +124,10 @@ def figure(a, name: str, *, metric: str | None = None, statistic: str | None = N
         return make(a, metric=metric, statistic=statistic)
     if name in FILTERED_FIGURES:
         return make(_only(a, metric, statistic))
-    raise ValueError(f"--metric and --statistic do not apply to the figure {name!r}; they apply to "
-                     f"{', '.join(METRIC_FIGURES + FILTERED_FIGURES)}")
+    raise ValueError(
+        f"--metric and --statistic do not apply to the figure {name!r}; they apply to "
+        f"{', '.join(METRIC_FIGURES + FILTERED_FIGURES)}"
+    )
 
 
 def _only(a, metric: str | None, statistic: str | None):
@@ -169,7 +197,9 @@ def table_text(t, fmt: str, *, columns=None, rows=(), name: str | None = None) -
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"`fmt` must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}")
     df = select_rows(_flat(t), list(rows))
-    keep = select_columns(df, columns) if columns else (headline(df, name or t.key) if fmt == "tex" else list(df.columns))
+    keep = (
+        select_columns(df, columns) if columns else (headline(df, name or t.key) if fmt == "tex" else list(df.columns))
+    )
     group = t.group_label or (t.group.capitalize() if t.group else None)
     if fmt == "tex" and group in keep and keep[0] != group:  # a group row stays first, above its rows
         keep = [group] + [c for c in keep if c != group]

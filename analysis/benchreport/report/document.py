@@ -7,6 +7,7 @@ to ``OUT/figures/figure-NN.{png,svg}`` (names from our counter, never from data)
 displays each element as escaped HTML (``text/html`` outputs) that the nbconvert template
 turns into the paper.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -78,9 +79,16 @@ def _png_width_in(png: bytes) -> float | None:
 class Report:
     """One report being written: the analysis, the output folder and the numbering."""
 
-    def __init__(self, analysis, *, out: str | os.PathLike, title: str,
-                 formats: Sequence[str] = ("png", "svg"), parameters: Mapping[str, Any] | None = None,
-                 display: bool = True):
+    def __init__(
+        self,
+        analysis,
+        *,
+        out: str | os.PathLike,
+        title: str,
+        formats: Sequence[str] = ("png", "svg"),
+        parameters: Mapping[str, Any] | None = None,
+        display: bool = True,
+    ):
         self.analysis = analysis
         self.out = Path(out)
         self.title = str(title)
@@ -94,11 +102,23 @@ class Report:
         self.labels: dict[str, str] = {}
 
     @classmethod
-    def open(cls, runs: str | os.PathLike | Iterable[str | os.PathLike] = (), *, out: str | os.PathLike,
-             title: str = "Benchmark report", formats: Sequence[str] = ("png", "svg"), skip_bad: bool = False,
-             max_file_mb: float = 512, strict: bool = False, store: str | os.PathLike | None = None,
-             analysis_file: str | os.PathLike | None = None, options: Options | None = None,
-             write: bool = True, display: bool = True, **option_values) -> "Report":
+    def open(
+        cls,
+        runs: str | os.PathLike | Iterable[str | os.PathLike] = (),
+        *,
+        out: str | os.PathLike,
+        title: str = "Benchmark report",
+        formats: Sequence[str] = ("png", "svg"),
+        skip_bad: bool = False,
+        max_file_mb: float = 512,
+        strict: bool = False,
+        store: str | os.PathLike | None = None,
+        analysis_file: str | os.PathLike | None = None,
+        options: Options | None = None,
+        write: bool = True,
+        display: bool = True,
+        **option_values,
+    ) -> "Report":
         """The analysis of `runs` (or of the run store `store`), its tables/*.csv, flags.json and
         refused.json written to `out`. `analysis_file`: an analysis saved by
         `benchreport.pipeline.save_analysis`, reported on as it is (nothing is written). Inside
@@ -124,9 +144,17 @@ class Report:
             raise DataSetError(f"the baseline seat {options.baseline!r} is not a seat in the data")
         if write and analysis_file is None and held is None:
             write_analysis(analysis, out)
-        params = notebook_parameters(options, runs=paths, store=None if store is None else str(store), out=str(out),
-                                     title=title, formats=list(formats), skip_bad=skip_bad, max_file_mb=max_file_mb,
-                                     strict=strict)
+        params = notebook_parameters(
+            options,
+            runs=paths,
+            store=None if store is None else str(store),
+            out=str(out),
+            title=title,
+            formats=list(formats),
+            skip_bad=skip_bad,
+            max_file_mb=max_file_mb,
+            strict=strict,
+        )
         return cls(analysis, out=out, title=title, formats=formats, parameters=params, display=display)
 
     @classmethod
@@ -184,8 +212,10 @@ class Report:
             elif isinstance(block, Markup):
                 self._emit(block)
             else:
-                raise TypeError(f"Report.show cannot display a {type(block).__name__}; give it "
-                                "a section's text, a sections.Table or a sections.FigureBlock")
+                raise TypeError(
+                    f"Report.show cannot display a {type(block).__name__}; give it "
+                    "a section's text, a sections.Table or a sections.FigureBlock"
+                )
 
     def table(self, table: sections.Table) -> str | None:
         """Number and display a table; returns its label ('Table 2')."""

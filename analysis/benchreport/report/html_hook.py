@@ -6,6 +6,7 @@ imports nothing, so `benchreport.report` registers a lazy stand-in on import (it
 renderer on first use) without loading the sections, matplotlib or Jinja2: `benchreport build`
 analyses before it needs any of them.
 """
+
 from __future__ import annotations
 
 from typing import Callable

@@ -15,6 +15,7 @@ The notebook is ours (``notebooks/report.ipynb``, with the package): its cells a
 ship, not a user's. Strings from run files reach it only as parameter *values* (papermill
 writes them as literals) and are never executed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -68,8 +69,9 @@ def _run_cell(cell, namespace: dict, nbformat, shown_to) -> bool:
     outputs = []
 
     def show(fragment) -> None:
-        outputs.append(nbformat.v4.new_output("display_data", data={"text/html": str(fragment),
-                                                                     "text/plain": _HTML_PLAIN}))
+        outputs.append(
+            nbformat.v4.new_output("display_data", data={"text/html": str(fragment), "text/plain": _HTML_PLAIN})
+        )
 
     out, err = io.StringIO(), io.StringIO()
     ok = True
@@ -78,11 +80,19 @@ def _run_cell(cell, namespace: dict, nbformat, shown_to) -> bool:
             exec(compile(cell.source, f"<report notebook cell {cell.execution_count}>", "exec"), namespace)
     except Exception as exc:  # noqa: BLE001 - recorded as the cell's error, as a kernel does
         ok = False
-        outputs.append(nbformat.v4.new_output(
-            "error", ename=type(exc).__name__, evalue=str(exc),
-            traceback=traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    streams = [nbformat.v4.new_output("stream", name=name, text=text)
-               for name, text in (("stdout", out.getvalue()), ("stderr", err.getvalue())) if text]
+        outputs.append(
+            nbformat.v4.new_output(
+                "error",
+                ename=type(exc).__name__,
+                evalue=str(exc),
+                traceback=traceback.format_exception(type(exc), exc, exc.__traceback__),
+            )
+        )
+    streams = [
+        nbformat.v4.new_output("stream", name=name, text=text)
+        for name, text in (("stdout", out.getvalue()), ("stderr", err.getvalue()))
+        if text
+    ]
     cell.outputs = streams + outputs
     return ok
 
@@ -95,7 +105,12 @@ def execute_in_process(notebook: Path, output: Path, parameters: dict, *, progre
     from papermill.engines import papermill_engines
 
     papermill_engines.register(ENGINE, engine_class())
-    pm.execute_notebook(str(notebook), str(output), parameters=parameters, engine_name=ENGINE,
-                        progress_bar=progress and sys.stderr.isatty(), log_output=False,
-                        request_save_on_cell_execute=False)
-
+    pm.execute_notebook(
+        str(notebook),
+        str(output),
+        parameters=parameters,
+        engine_name=ENGINE,
+        progress_bar=progress and sys.stderr.isatty(),
+        log_output=False,
+        request_save_on_cell_execute=False,
+    )

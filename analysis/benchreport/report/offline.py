@@ -5,6 +5,7 @@ Kept apart from benchreport.report.render (regular expressions only, no Jinja2 o
 that the build's own process checks a page its rendering process made without importing the
 renderer (benchreport.report.build).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,10 @@ class OfflineError(RuntimeError):
     """The rendered HTML would load something from the network."""
 
 
-_REMOTE = re.compile(r"""<(?:script|link|img|iframe|object|embed|source|video|audio)\b[^>]*?\b(?:src|href|data)\s*=\s*["']?\s*(?:https?:)?//""",
-                     re.IGNORECASE)
+_REMOTE = re.compile(
+    r"""<(?:script|link|img|iframe|object|embed|source|video|audio)\b[^>]*?\b(?:src|href|data)\s*=\s*["']?\s*(?:https?:)?//""",
+    re.IGNORECASE,
+)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*["']?\s*(?:https?:)?//|@import""", re.IGNORECASE)
 _STYLE_BLOCK = re.compile(r"<style\b[^>]*>(.*?)</style>", re.IGNORECASE | re.DOTALL)
@@ -29,8 +32,11 @@ def _stylesheets(html: str) -> list[str]:
     """The page's CSS: <style> blocks and style attributes (text from run files is escaped, so
     it is neither; "url(" or "@import" in a model name is not a stylesheet)."""
     css = [m.group(1) for m in _STYLE_BLOCK.finditer(html)]
-    css += [next(g for g in m.groups() if g is not None) for tag in _TAG.finditer(html)
-            for m in _STYLE_ATTR.finditer(tag.group(0))]
+    css += [
+        next(g for g in m.groups() if g is not None)
+        for tag in _TAG.finditer(html)
+        for m in _STYLE_ATTR.finditer(tag.group(0))
+    ]
     return css
 
 
@@ -39,18 +45,21 @@ def check_offline(html: str) -> None:
     for rx, what in ((_SCRIPT, "a <script> element"), (_REMOTE, "a remote resource")):
         m = rx.search(html)
         if m:
-            raise OfflineError(f"the rendered HTML has {what} near: {html[m.start():m.start() + 80]!r}")
+            raise OfflineError(f"the rendered HTML has {what} near: {html[m.start() : m.start() + 80]!r}")
     for css in _stylesheets(html):
         m = _CSS_URL.search(css)
         if m:
-            raise OfflineError(f"the rendered HTML has a remote stylesheet reference near: "
-                               f"{css[m.start():m.start() + 80]!r}")
+            raise OfflineError(
+                f"the rendered HTML has a remote stylesheet reference near: {css[m.start() : m.start() + 80]!r}"
+            )
 
 
-_LOADING_TAG = re.compile(r"<(?:img|script|link|iframe|object|embed|source|video|audio|track|image|use|input|frame)\b[^>]*>",
-                          re.IGNORECASE)
-_LOADING_ATTR = re.compile(r"""\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""",
-                           re.IGNORECASE)
+_LOADING_TAG = re.compile(
+    r"<(?:img|script|link|iframe|object|embed|source|video|audio|track|image|use|input|frame)\b[^>]*>", re.IGNORECASE
+)
+_LOADING_ATTR = re.compile(
+    r"""\b(?:src|href|xlink:href|data|srcset|poster)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE
+)
 _CSS_URL_VALUE = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))""", re.IGNORECASE)
 
 
@@ -63,10 +72,18 @@ def check_self_contained(html: str) -> None:
     """Raise OfflineError if the page would load anything but ``data:`` URIs (a local file
     included): what a browser printing it may read is the page alone (benchreport.report.pdf)."""
     check_offline(html)
-    found = [m for tag in _LOADING_TAG.finditer(html) for m in _LOADING_ATTR.finditer(tag.group(0))
-             if _not_inline(next(g for g in m.groups() if g is not None))]
-    found += [m for css in _stylesheets(html) for m in _CSS_URL_VALUE.finditer(css)
-              if _not_inline(next(g for g in m.groups() if g is not None))]
+    found = [
+        m
+        for tag in _LOADING_TAG.finditer(html)
+        for m in _LOADING_ATTR.finditer(tag.group(0))
+        if _not_inline(next(g for g in m.groups() if g is not None))
+    ]
+    found += [
+        m
+        for css in _stylesheets(html)
+        for m in _CSS_URL_VALUE.finditer(css)
+        if _not_inline(next(g for g in m.groups() if g is not None))
+    ]
     if found:
         near = found[0].group(0)[:80]
         raise OfflineError(f"the rendered HTML loads something other than a data: URI: {near!r}")

@@ -26,6 +26,7 @@ profile, the inert copy of the page it loads, what it prints and the temporary f
 error, Ctrl-C, SIGTERM: the build turns the signal into an exception, benchreport.progress), and
 its whole process group is killed if it still runs.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,23 +42,44 @@ from typing import Iterator
 
 from benchreport.progress import signals_held
 
-__all__ = ["ENGINES", "PdfEngineError", "find_chromium", "choose_engine", "html_to_pdf", "engine_missing",
-           "offline_fetcher", "scratch_folder"]
+__all__ = [
+    "ENGINES",
+    "PdfEngineError",
+    "find_chromium",
+    "choose_engine",
+    "html_to_pdf",
+    "engine_missing",
+    "offline_fetcher",
+    "scratch_folder",
+]
 
 ENGINES = ("auto", "chromium", "weasyprint")
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 #: seconds Chromium may take to print before the build gives up on it
 CHROMIUM_TIMEOUT_S = 300.0
 _CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-    "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--disable-extensions", "--disable-default-apps", "--mute-audio",
-    "--disable-breakpad", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-pdf-header-footer",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--disable-breakpad",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--no-pdf-header-footer",
 )
 #: the page Chromium prints may run nothing and load nothing but data: URIs (a Content Security
 #: Policy in the printed copy; Chromium's switch that turns scripts off also stops its printing)
-_POLICY = ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
-           'style-src \'unsafe-inline\' data:; font-src data:">')
+_POLICY = (
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; '
+    "style-src 'unsafe-inline' data:; font-src data:\">"
+)
 _HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 _PDF_DATE = re.compile(rb"/(CreationDate|ModDate) \(D:\d{14}([^)]*)\)")
 
@@ -89,18 +111,22 @@ def engine_missing(engine: str = "auto") -> str | None:
     if engine not in ENGINES:
         return f"--pdf-engine takes {', '.join(ENGINES)}; got {engine!r}"
     if engine == "chromium" and find_chromium() is None:
-        return ("--pdf-engine chromium: no Chromium found (install Debian's chromium, or set "
-                "BENCHREPORT_CHROMIUM to its path)")
+        return (
+            "--pdf-engine chromium: no Chromium found (install Debian's chromium, or set "
+            "BENCHREPORT_CHROMIUM to its path)"
+        )
     if engine == "weasyprint" and not _weasyprint_installed():
         return "--pdf-engine weasyprint: WeasyPrint is not installed: pip install 'benchreport[pdf]'"
     if engine == "auto" and find_chromium() is None and not _weasyprint_installed():
-        return ("a PDF needs Chromium (Debian's chromium, or BENCHREPORT_CHROMIUM) or WeasyPrint "
-                "(pip install 'benchreport[pdf]'), and neither is here")
+        return (
+            "a PDF needs Chromium (Debian's chromium, or BENCHREPORT_CHROMIUM) or WeasyPrint "
+            "(pip install 'benchreport[pdf]'), and neither is here"
+        )
     return None
 
 
 def choose_engine(engine: str = "auto") -> str:
-    """"chromium" or "weasyprint" for `engine` (auto: Chromium where found); PdfEngineError if none."""
+    """ "chromium" or "weasyprint" for `engine` (auto: Chromium where found); PdfEngineError if none."""
     why = engine_missing(engine)
     if why:
         raise PdfEngineError(why)
@@ -170,8 +196,13 @@ def _chromium_pdf(html: str, path: Path, chromium: str) -> Path:
         page.write_text(_inert(html), encoding="utf-8")
         printed = tmp / "page.pdf"
         (tmp / "tmp").mkdir()
-        args = [chromium, *_CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'profile'}",
-                f"--print-to-pdf={printed}", page.as_uri()]
+        args = [
+            chromium,
+            *_CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp / 'profile'}",
+            f"--print-to-pdf={printed}",
+            page.as_uri(),
+        ]
         _run_chromium(args, tmp)
         if not printed.is_file() or printed.stat().st_size == 0:
             raise PdfEngineError(f"Chromium ({chromium}) printed no PDF")
@@ -186,7 +217,7 @@ def _inert(html: str) -> str:
     m = _HEAD.search(html)
     if m is None:
         return f"<head>{_POLICY}{_running_title(html)}</head>" + html
-    html = html[:m.end()] + _POLICY + html[m.end():]
+    html = html[: m.end()] + _POLICY + html[m.end() :]
     end = html.lower().find("</head>")  # after the stylesheet, so that it wins
     return html[:end] + _running_title(html) + html[end:] if end >= 0 else html
 
@@ -206,8 +237,10 @@ def _running_title(html: str) -> str:
         return ""
     text = " ".join(html_lib.unescape(re.sub(r"<[^>]*>", "", m.group(1))).split())
     literal = "".join(ch if ch.isascii() and ch.isalnum() else f"\\{ord(ch):x} " for ch in text)
-    return (f'<style>@page {{ @top-left {{ content: "{literal}"; }} }} '
-            f'@page :first {{ @top-left {{ content: none; }} }}</style>')
+    return (
+        f'<style>@page {{ @top-left {{ content: "{literal}"; }} }} '
+        f"@page :first {{ @top-left {{ content: none; }} }}</style>"
+    )
 
 
 def _fixed_date(m: re.Match) -> bytes:
@@ -243,17 +276,20 @@ def _spawn(args: list[str], said: Path, env: dict) -> int:
     POSIX: `os.posix_spawn` with an empty signal mask (the caller holds signals back meanwhile,
     which the child must not inherit); elsewhere `subprocess.Popen`."""
     if hasattr(os, "posix_spawn") and hasattr(os, "POSIX_SPAWN_OPEN"):
-        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 2, str(said), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, str(said), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+        ]
         try:
             return os.posix_spawn(args[0], args, env, file_actions=actions, setsid=True, setsigmask=())
         except OSError as exc:
             raise PdfEngineError(f"Chromium ({args[0]}) could not be started: {exc}") from None
     with open(said, "wb") as err:
         try:
-            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                    env=env, start_new_session=True)
+            proc = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env, start_new_session=True
+            )
         except OSError as exc:
             raise PdfEngineError(f"Chromium ({args[0]}) could not be started: {exc}") from None
     _POPENED[proc.pid] = proc

@@ -18,6 +18,7 @@ Three layers, one direction:
   template, never in nbconvert's output.
 - `check_offline`, `check_self_contained`: what the page may load (benchreport.report.pdf prints it).
 """
+
 from __future__ import annotations
 
 import base64
@@ -32,13 +33,32 @@ import jinja2
 from markupsafe import Markup
 
 from benchreport import format as fmt
-from benchreport.report.sections.blocks import (Division, Ident, Items, Paragraph, Prose, Table, TitleBlock,
-                                                use_html_renderer)
+from benchreport.report.sections.blocks import (
+    Division,
+    Ident,
+    Items,
+    Paragraph,
+    Prose,
+    Table,
+    TitleBlock,
+    use_html_renderer,
+)
 from benchreport.report.offline import OfflineError, check_offline, check_self_contained  # noqa: F401 - the page's checks, here too
 from benchreport.resources import templates_dir
 
-__all__ = ["TEMPLATES_DIR", "TEMPLATE_NAME", "prose_html", "table_view", "table_html", "figure_view",
-           "figure_html", "notebook_to_html", "check_offline", "check_self_contained", "OfflineError"]
+__all__ = [
+    "TEMPLATES_DIR",
+    "TEMPLATE_NAME",
+    "prose_html",
+    "table_view",
+    "table_html",
+    "figure_view",
+    "figure_html",
+    "notebook_to_html",
+    "check_offline",
+    "check_self_contained",
+    "OfflineError",
+]
 
 #: the repository's templates folder (templates/benchreport/ is the nbconvert template,
 #: templates/sections/ the report's blocks)
@@ -68,16 +88,26 @@ class GroupRow:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "sections")),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters.update(pieces=display_text, hover=lambda full, limit=None: fmt.title_of(
-        full, fmt.short(fmt.short_tokens(full), limit) if limit else fmt.short_tokens(full)))
-    env.tests.update(ident=lambda x: isinstance(x, Ident), paragraph=lambda x: isinstance(x, Paragraph),
-                     item_list=lambda x: isinstance(x, Items),
-                     division=lambda x: isinstance(x, Division), title_block=lambda x: isinstance(x, TitleBlock),
-                     group_row=lambda x: isinstance(x, GroupRow))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "sections")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(
+        pieces=display_text,
+        hover=lambda full, limit=None: fmt.title_of(
+            full, fmt.short(fmt.short_tokens(full), limit) if limit else fmt.short_tokens(full)
+        ),
+    )
+    env.tests.update(
+        ident=lambda x: isinstance(x, Ident),
+        paragraph=lambda x: isinstance(x, Paragraph),
+        item_list=lambda x: isinstance(x, Items),
+        division=lambda x: isinstance(x, Division),
+        title_block=lambda x: isinstance(x, TitleBlock),
+        group_row=lambda x: isinstance(x, GroupRow),
+    )
     return env
-
 
 
 def _render(name: str, **data) -> Markup:
@@ -165,13 +195,35 @@ def table_view(table: Table, label: str | None) -> dict:
         group = None
     cols = [c for c in df.columns if c != group]
     numeric, mono, nowrap = set(table.numeric), set(table.mono), set(table.nowrap)
-    classes = [_classes("num" if c in numeric else "", "mono" if c in mono else "",
-                        "nowrap" if c in nowrap else "", "ci" if _is_ci(c) else "") for c in cols]
+    classes = [
+        _classes(
+            "num" if c in numeric else "",
+            "mono" if c in mono else "",
+            "nowrap" if c in nowrap else "",
+            "ci" if _is_ci(c) else "",
+        )
+        for c in cols
+    ]
     # each row a tuple of (class, text or pieces, title) per column
     whole = set(table.whole)
-    rows = list(zip(*([(k, *(display_whole(v) if c in whole else
-                             display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v))) for v in df[c].tolist()]
-                      for c, k in zip(cols, classes))))
+    rows = list(
+        zip(
+            *(
+                [
+                    (
+                        k,
+                        *(
+                            display_whole(v)
+                            if c in whole
+                            else display_cell(whole_intervals(_cell(v)) if _is_ci(c) else v)
+                        ),
+                    )
+                    for v in df[c].tolist()
+                ]
+                for c, k in zip(cols, classes)
+            )
+        )
+    )
     if group is not None:
         body, last = [], object()
         for g, row in zip(df[group].tolist(), rows):
@@ -184,13 +236,16 @@ def table_view(table: Table, label: str | None) -> dict:
     landscape = table.dense if table.landscape is None else table.landscape
     return {
         "wrap_class": _classes("table-wrap", "short" if short else "", "landscape" if landscape else ""),
-        "table_class": _classes("report-table", "small" if table.small else "", "dense" if table.dense else "",
-                                "grouped" if group else ""),
+        "table_class": _classes(
+            "report-table", "small" if table.small else "", "dense" if table.dense else "", "grouped" if group else ""
+        ),
         "id": f"table-{table.key}" if table.key else "",
         "label": f"{label}." if label else "",
         "caption": _cell(table.caption),
-        "columns": [{"name": _cell(c), "cls": k, "width": _cell(table.widths.get(c)) if c in table.widths else ""}
-                    for c, k in zip(cols, classes)],
+        "columns": [
+            {"name": _cell(c), "cls": k, "width": _cell(table.widths.get(c)) if c in table.widths else ""}
+            for c, k in zip(cols, classes)
+        ],
         "n_columns": len(cols),
         "body": rows,
         "note": _cell(table.note) if table.note else "",
@@ -206,13 +261,17 @@ def table_html(table: Table, label: str | None) -> Markup:
 
 def figure_view(png: bytes, label: str, caption: str, *, width_in: float | None = None, key: str = "") -> dict:
     """What figure.html.j2 shows: the PNG as base64, its label, caption, alt text and width."""
-    return {"png_base64": base64.b64encode(png).decode("ascii"), "label": f"{label}.", "caption": _cell(caption),
-            "alt": f"{label}: {caption}", "width": f"{fmt.inches(width_in)}in" if width_in else "",
-            "id": f"figure-{key}" if key else ""}
+    return {
+        "png_base64": base64.b64encode(png).decode("ascii"),
+        "label": f"{label}.",
+        "caption": _cell(caption),
+        "alt": f"{label}: {caption}",
+        "width": f"{fmt.inches(width_in)}in" if width_in else "",
+        "id": f"figure-{key}" if key else "",
+    }
 
 
-def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None = None,
-                key: str = "") -> Markup:
+def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None = None, key: str = "") -> Markup:
     """A PNG as a data-URI ``<img>`` inside ``<figure>`` with a numbered caption below."""
     return _render("figure.html.j2", f=figure_view(png, label, caption, width_in=width_in, key=key))
 
@@ -224,8 +283,7 @@ def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str
     # random cell id) are left out, so the same data give the same page, byte for byte
     nb = copy.deepcopy(nb)
     nb.cells = [cell for cell in nb.cells if cell.cell_type != "code" or cell.get("outputs")]
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": str(title)},
-                                                         "report_title": str(title)})
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": str(title)}, "report_title": str(title)})
     check_offline(body)
     return body
 
@@ -243,9 +301,16 @@ def _exporter(template_dir: str):
     c = Config()
     c.TagRemovePreprocessor.enabled = True
     c.TagRemovePreprocessor.remove_cell_tags = ("notebook-only",)
-    return HTMLExporter(config=c, template_name=TEMPLATE_NAME, extra_template_basedirs=[template_dir],
-                        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True,
-                        embed_images=True, anchor_link_text="")
+    return HTMLExporter(
+        config=c,
+        template_name=TEMPLATE_NAME,
+        extra_template_basedirs=[template_dir],
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        embed_images=True,
+        anchor_link_text="",
+    )
 
 
 def join_fragments(fragments: Iterable[Markup]) -> Markup:

@@ -8,6 +8,7 @@ of more than `LONGTABLE_ROWS` rows is a ``longtable`` that breaks across pages, 
 The environments (``tabular`` or ``longtable`` with booktabs rules, its caption and repeated
 head) are written by pandas' ``Styler.to_latex``; the cells are escaped here first.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,19 @@ from typing import Sequence
 
 import pandas as pd
 
-__all__ = ["markdown_table", "latex_escape", "latex_table", "select_columns", "select_rows", "HEADLINE_COLUMNS",
-           "LONGTABLE_ROWS", "LINE_PT", "SIZES", "LATEX_PACKAGES", "headline"]
+__all__ = [
+    "markdown_table",
+    "latex_escape",
+    "latex_table",
+    "select_columns",
+    "select_rows",
+    "HEADLINE_COLUMNS",
+    "LONGTABLE_ROWS",
+    "LINE_PT",
+    "SIZES",
+    "LATEX_PACKAGES",
+    "headline",
+]
 
 
 def _cell_text(v) -> str:
@@ -59,11 +71,33 @@ def markdown_table(df: pd.DataFrame, caption: str | None = None, numeric: Sequen
 
 # --- LaTeX ------------------------------------------------------------------------------------
 #: LaTeX's special characters, then the typographic characters the report's tables use
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-          "<": r"\textless{}", ">": r"\textgreater{}",
-          "−": "$-$", "–": "--", "—": "---", "±": r"$\pm$", "×": r"$\times$", "≤": r"$\le$", "≥": r"$\ge$",
-          "…": r"\ldots{}", "≈": r"$\approx$", "·": r"$\cdot$", "\n": " ", "\r": " ", "\t": " "}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "−": "$-$",
+    "–": "--",
+    "—": "---",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "≤": r"$\le$",
+    "≥": r"$\ge$",
+    "…": r"\ldots{}",
+    "≈": r"$\approx$",
+    "·": r"$\cdot$",
+    "\n": " ",
+    "\r": " ",
+    "\t": " ",
+}
 
 #: the packages the LaTeX tables need in the document's preamble
 LATEX_PACKAGES = ("booktabs", "array", "longtable")
@@ -106,8 +140,20 @@ _GROUP_CHARS = 70
 #: not the detail (passes, n, per-pass values, digests), which CSV and Markdown keep (Table 1,
 #: `results`, is the headline summary already: every column)
 HEADLINE_COLUMNS = {
-    "all-cells": ("Seat", "Metric", "Workload", "Conc.", "Stat.", "Estimate", "Unit", "mean", "p50", "p90", "p99",
-                  "CI"),
+    "all-cells": (
+        "Seat",
+        "Metric",
+        "Workload",
+        "Conc.",
+        "Stat.",
+        "Estimate",
+        "Unit",
+        "mean",
+        "p50",
+        "p90",
+        "p99",
+        "CI",
+    ),
     "comparisons": ("Candidate", "Comparison", "Metric", "Workload", "Conc.", "Stat.", "Ratio", "CI", "Verdict"),
     "all-comparisons": ("Candidate", "Comparison", "Metric", "Workload", "Conc.", "Stat.", "Ratio", "CI", "Verdict"),
     "runs": ("Seat", "Date", "Harness", "Passes", "Cells"),
@@ -190,12 +236,15 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
     """The tabular column types, the type size (a row of `SIZES`), and whether the table fits the line: numbers
     right-aligned, short text on one line, long text in ``p`` columns (ragged right) that share
     what the others leave of the line, each at least its longest unbreakable word."""
-    cells = {c: (_stacked(c) + [x for v in df[c] for x in _figure_lines(_cell_text(v))]) if c in numeric
-             else [str(c)] + [_cell_text(v) for v in df[c]] for c in df.columns}
+    cells = {
+        c: (_stacked(c) + [x for v in df[c] for x in _figure_lines(_cell_text(v))])
+        if c in numeric
+        else [str(c)] + [_cell_text(v) for v in df[c]]
+        for c in df.columns
+    }
     natural = {c: max(_chars(t) for t in cells[c]) for c in df.columns}
     fixed = {c: natural[c] for c in df.columns if c in numeric or max(map(len, cells[c])) <= _SHORT_TEXT}
-    least = {c: _WORD_ROOM * max(_chars(w) for t in cells[c] for w in _words(t)) for c in df.columns
-             if c not in fixed}
+    least = {c: _WORD_ROOM * max(_chars(w) for t in cells[c] for w in _words(t)) for c in df.columns if c not in fixed}
     for size, pt, sep in SIZES:  # noqa: B007 - the size the loop stops at is returned
         line = (LINE_PT * _MARGIN - len(df.columns) * 2 * sep) / (_EM * pt)
         left = line - sum(fixed.values())
@@ -222,8 +271,14 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
     return specs, (size, pt, sep), fits
 
 
-def latex_table(df: pd.DataFrame, caption: str | None = None, numeric: Sequence[str] = (), *,
-                group: str | None = None, longtable: bool | None = None) -> str:
+def latex_table(
+    df: pd.DataFrame,
+    caption: str | None = None,
+    numeric: Sequence[str] = (),
+    *,
+    group: str | None = None,
+    longtable: bool | None = None,
+) -> str:
     r"""A booktabs table that fits an article's text width (`LINE_PT`): numeric columns
     right-aligned, long text wrapped (long words may break after ``/ _ . -``), in \small type,
     or smaller where that is what fits (`SIZES`); every cell escaped (`latex_escape`). `group`:
@@ -244,8 +299,12 @@ def latex_table(df: pd.DataFrame, caption: str | None = None, numeric: Sequence[
     long = len(df) > LONGTABLE_ROWS if longtable is None else longtable
     caption = " ".join(str(caption or "").split())
     styler = _escaped(df, numeric).style.hide(axis="index")
-    text = styler.to_latex(hrules=True, column_format="".join(specs), environment="longtable" if long else None,
-                           caption=latex_escape(caption) if long and caption else None)
+    text = styler.to_latex(
+        hrules=True,
+        column_format="".join(specs),
+        environment="longtable" if long else None,
+        caption=latex_escape(caption) if long and caption else None,
+    )
     lines = text.rstrip("\n").split("\n")
     if groups is not None:
         lines = _with_group_rows(lines, groups, len(specs), long, fmt)
@@ -267,11 +326,15 @@ def _escaped(df: pd.DataFrame, numeric: Sequence[str] = ()) -> pd.DataFrame:
     data = {}
     for c in df.columns:
         lines = _stacked(c) if c in numeric else [str(c)]
-        name = latex_escape(c) if len(lines) == 1 else \
-            r"\begin{tabular}[b]{@{}r@{}}" + r"\\{}".join(latex_escape(x) for x in lines) + r"\end{tabular}"
+        name = (
+            latex_escape(c)
+            if len(lines) == 1
+            else r"\begin{tabular}[b]{@{}r@{}}" + r"\\{}".join(latex_escape(x) for x in lines) + r"\end{tabular}"
+        )
         seen[name] = seen.get(name, 0) + 1
         data[name if seen[name] == 1 else f"{name} ({seen[name]})"] = [
-            _figure_cell(_cell_text(v)) if c in numeric else latex_escape(_cell_text(v), breaks=True) for v in df[c]]
+            _figure_cell(_cell_text(v)) if c in numeric else latex_escape(_cell_text(v), breaks=True) for v in df[c]
+        ]
     return pd.DataFrame(data)
 
 
@@ -286,7 +349,7 @@ def _figure_cell(text: str) -> str:
 def _with_group_rows(lines: list[str], groups: list[str], n_cols: int, long: bool, fmt) -> list[str]:
     """Styler's lines with a full-width row (``\\multicolumn``) above each group's first row."""
     start = lines.index(r"\endlastfoot" if long else r"\midrule", 0) + 1
-    body = lines[start:start + len(groups)]
+    body = lines[start : start + len(groups)]
     if len(body) != len(groups) or not all(ln.endswith(r"\\") for ln in body):
         raise RuntimeError("pandas' Styler.to_latex wrote an unexpected layout: one line per row expected")
     out, last = lines[:start], None
@@ -297,7 +360,7 @@ def _with_group_rows(lines: list[str], groups: list[str], n_cols: int, long: boo
             out.append(r"\multicolumn{%d}{@{}l}{\textit{%s}} \\" % (n_cols, latex_escape(fmt.short(g, _GROUP_CHARS))))
             last = g
         out.append(row)
-    return out + lines[start + len(groups):]
+    return out + lines[start + len(groups) :]
 
 
 # --- choosing columns and rows ----------------------------------------------------------------
@@ -312,8 +375,10 @@ def select_columns(df: pd.DataFrame, wanted: Sequence[str]) -> list[str]:
         c = by_name.get(w.strip().lower())
         (out.append(c) if c is not None else unknown.append(w))
     if unknown:
-        raise ValueError(f"--columns: no column {', '.join(map(repr, unknown))} in this table; its columns are: "
-                         f"{', '.join(map(str, df.columns))} (or all)")
+        raise ValueError(
+            f"--columns: no column {', '.join(map(repr, unknown))} in this table; its columns are: "
+            f"{', '.join(map(str, df.columns))} (or all)"
+        )
     return list(dict.fromkeys(out))
 
 
@@ -339,15 +404,19 @@ def select_rows(df: pd.DataFrame, wanted: Sequence[str]) -> pd.DataFrame:
         column, sep, values = w.partition("=")
         col = by_name.get(column.strip().lower())
         if not sep or col is None:
-            raise ValueError(f"--rows: expected COLUMN=VALUE or FIRST-LAST, got {w!r}; the columns are: "
-                             f"{', '.join(map(str, df.columns))}")
+            raise ValueError(
+                f"--rows: expected COLUMN=VALUE or FIRST-LAST, got {w!r}; the columns are: "
+                f"{', '.join(map(str, df.columns))}"
+            )
         keep = {v.strip().lower() for v in values.split("|")}
         kept = df[df[col].map(lambda v: _cell_text(v).strip().lower() in keep)]
         if kept.empty and len(df):
             shown = list(dict.fromkeys(_cell_text(v) for v in df[col]))
-            raise ValueError(f"--rows: no row shows {values!r} in {col}; it shows: "
-                             f"{', '.join(map(repr, shown[:12]))}{' ...' if len(shown) > 12 else ''}")
+            raise ValueError(
+                f"--rows: no row shows {values!r} in {col}; it shows: "
+                f"{', '.join(map(repr, shown[:12]))}{' ...' if len(shown) > 12 else ''}"
+            )
         df = kept
     for first, last in ranges:
-        df = df.iloc[first - 1:last]
+        df = df.iloc[first - 1 : last]
     return df

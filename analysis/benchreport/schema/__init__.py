@@ -3,6 +3,7 @@
 The committed file `run-1.schema.json` is what external tools validate against; a test
 checks it equals `schema_text()` so it cannot drift from the loader.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,11 +25,13 @@ def schema_dict() -> dict:
     schema["description"] = (
         "One benchmark run: one seat, one harness invocation, one day, one pass "
         "(spec/run-format.md). Rules beyond this schema (units match metrics, counts "
-        "within totals, unique run_id, one model per seat id) are checked by the loader.")
+        "within totals, unique run_id, one model per seat id) are checked by the loader."
+    )
     run_def = schema["$defs"]["Run"]
     run_def["properties"]["format"]["const"] = FORMAT
-    run_def["anyOf"] = [{"required": [k], "properties": {k: {"minItems": 1}}}
-                        for k in ("measurements", "requests", "exams")]
+    run_def["anyOf"] = [
+        {"required": [k], "properties": {k: {"minItems": 1}}} for k in ("measurements", "requests", "exams")
+    ]
     return schema
 
 

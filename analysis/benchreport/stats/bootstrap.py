@@ -43,6 +43,7 @@ Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their
 Application, CUP, §5.3 (BCa) and §3.8 (hierarchical data: resample the top level).
 scipy.stats.bootstrap and scipy/stats/_resampling.py `_bca_interval`.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,13 +54,22 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import DegenerateDataWarning
 
-from ._common import ConfidenceInterval, check_level, lerp, parse_statistic, quantile_positions
+from .common import ConfidenceInterval, check_level, lerp, parse_statistic, quantile_positions
 from .within import circular_block_indices
 
 __all__ = [
-    "BootstrapCI", "BootstrapDistribution", "GroupBootstrap", "DegenerateDataWarning",
-    "bootstrap_ci", "bootstrap_group", "bootstrap_ratio", "jackknife_values",
-    "CHUNK_ELEMENTS", "METHODS", "check_method", "check_n_resamples",
+    "BootstrapCI",
+    "BootstrapDistribution",
+    "GroupBootstrap",
+    "DegenerateDataWarning",
+    "bootstrap_ci",
+    "bootstrap_group",
+    "bootstrap_ratio",
+    "jackknife_values",
+    "CHUNK_ELEMENTS",
+    "METHODS",
+    "check_method",
+    "check_n_resamples",
 ]
 
 #: bootstrap CI methods the engine gives (names as in scipy.stats.bootstrap, case-insensitive)
@@ -155,11 +165,18 @@ class GroupBootstrap:
         """The BootstrapCI of one (metric row, statistic column)."""
         j, k = metric, statistic
         return BootstrapCI(
-            estimate=float(self.estimate[j, k]), low=float(self.low[j, k]),
-            high=float(self.high[j, k]), standard_error=float(self.standard_error[j, k]),
-            level=self.level, method=self.method, n=self.n, n_resamples=self.n_resamples,
+            estimate=float(self.estimate[j, k]),
+            low=float(self.low[j, k]),
+            high=float(self.high[j, k]),
+            standard_error=float(self.standard_error[j, k]),
+            level=self.level,
+            method=self.method,
+            n=self.n,
+            n_resamples=self.n_resamples,
             bias_correction=float(self.bias_correction[j, k]),
-            acceleration=float(self.acceleration[j, k]), note=str(self.note[j, k]))
+            acceleration=float(self.acceleration[j, k]),
+            note=str(self.note[j, k]),
+        )
 
     def sample(self, metric: int = 0, statistic: int = 0) -> BootstrapDistribution:
         """Estimate, bootstrap distribution and jackknife of one (metric, statistic)."""
@@ -170,7 +187,8 @@ class GroupBootstrap:
             statistic=str(self.statistics[statistic]),
             estimate=float(self.estimate[metric, statistic]),
             distribution=self.distributions[metric, statistic],
-            jackknife=jackknife_values(self.sorted_values[metric], q))
+            jackknife=jackknife_values(self.sorted_values[metric], q),
+        )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -268,11 +286,11 @@ def _acceleration(jackknives: list[np.ndarray]) -> float:
     for th in jackknives:
         nj = float(th.shape[-1])
         u = (nj - 1.0) * (th.mean() - th)
-        num += float(np.sum(u ** 3)) / nj ** 3
-        den += float(np.sum(u ** 2)) / nj ** 2
+        num += float(np.sum(u**3)) / nj**3
+        den += float(np.sum(u**2)) / nj**2
     if den == 0.0:
         return math.nan
-    return num / (6.0 * den ** 1.5)
+    return num / (6.0 * den**1.5)
 
 
 def _quantile_rows(sorted_rows: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -329,21 +347,25 @@ def _intervals(estimate, distributions, accelerations, method, level):
     ci = _quantile_rows(dist_sorted, p)
     nan_ci = np.isnan(ci).any(axis=-1)
     notes[nan_ci & degenerate] = "degenerate: all bootstrap statistics are equal"
-    notes[nan_ci & ~degenerate] = ("BCa undefined: the estimate lies outside the "
-                                   "bootstrap distribution")
+    notes[nan_ci & ~degenerate] = "BCa undefined: the estimate lies outside the bootstrap distribution"
     return dict(low=ci[:, 0], high=ci[:, 1], se=se, z0=z0, acc=acc, notes=notes, nan=nan_ci)
 
 
 def _warn_nan(n_nan: int, stacklevel: int = 3) -> None:
     if n_nan:
-        warnings.warn(DegenerateDataWarning(
-            f"{n_nan} bootstrap confidence interval(s) cannot be calculated (NaN): the "
-            "distribution is degenerate (all values equal) or the estimate lies outside "
-            "the bootstrap distribution"), stacklevel=stacklevel)
+        warnings.warn(
+            DegenerateDataWarning(
+                f"{n_nan} bootstrap confidence interval(s) cannot be calculated (NaN): the "
+                "distribution is degenerate (all values equal) or the estimate lies outside "
+                "the bootstrap distribution"
+            ),
+            stacklevel=stacklevel,
+        )
 
 
-def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.random.Generator,
-                         chunk_elements: int, block: int = 1):
+def _resample_statistics(
+    x: np.ndarray, qs: list, n_resamples: int, rng: np.random.Generator, chunk_elements: int, block: int = 1
+):
     """Bootstrap distributions of statistics `qs` for each row of x (rows share resamples).
 
     x : (m, n) finite values, one row per metric, columns = observations.
@@ -391,7 +413,7 @@ def _resample_statistics(x: np.ndarray, qs: list, n_resamples: int, rng: np.rand
             r0 = rank[0][circular_block_indices(n, block, b, rng)].astype(idt)
         reading = (quant, mean_cols, kth_arr, kpos)
         for j in range(m):
-            _read_resamples(dist[j, :, start:start + b], xs[j], r0 if j == 0 else to_row[j][r0], reading)
+            _read_resamples(dist[j, :, start : start + b], xs[j], r0 if j == 0 else to_row[j][r0], reading)
     return est, dist, xs
 
 
@@ -412,10 +434,19 @@ def _read_resamples(out: np.ndarray, sorted_row: np.ndarray, ranks: np.ndarray, 
 
 
 # --------------------------------------------------------------------------- public API
-def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int = 10000,
-                    level: float = 0.95, rng=None, keep_distribution: bool = False,
-                    warn: bool = True, chunk_elements: int = CHUNK_ELEMENTS,
-                    block: int = 1) -> GroupBootstrap:
+def bootstrap_group(
+    values,
+    statistics,
+    *,
+    method: str = "BCa",
+    n_resamples: int = 10000,
+    level: float = 0.95,
+    rng=None,
+    keep_distribution: bool = False,
+    warn: bool = True,
+    chunk_elements: int = CHUNK_ELEMENTS,
+    block: int = 1,
+) -> GroupBootstrap:
     """Bootstrap CIs of several statistics of several metrics sharing one set of resamples.
 
     The batched entry point: a group is one set of observations (e.g. the requests of one seat,
@@ -437,7 +468,12 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
     """
     x, statistics = _values_iv(values, "values"), _statistics_iv(statistics)
     qs = [parse_statistic(s) for s in statistics]
-    method, n_resamples, level, rng = check_method(method), check_n_resamples(n_resamples), check_level(level), _rng_iv(rng)
+    method, n_resamples, level, rng = (
+        check_method(method),
+        check_n_resamples(n_resamples),
+        check_level(level),
+        _rng_iv(rng),
+    )
     chunk_elements, block = _positive_int_iv(chunk_elements, "chunk_elements"), _positive_int_iv(block, "block")
     m, n = x.shape
     s = len(qs)
@@ -454,15 +490,26 @@ def bootstrap_group(values, statistics, *, method: str = "BCa", n_resamples: int
         _warn_nan(int(out["nan"].sum()))
     shape = (m, s)
     return GroupBootstrap(
-        statistics=statistics, n=n, n_resamples=n_resamples, level=level, method=method,
-        estimate=est, low=out["low"].reshape(shape), high=out["high"].reshape(shape),
-        standard_error=out["se"].reshape(shape), bias_correction=out["z0"].reshape(shape),
-        acceleration=out["acc"].reshape(shape), note=out["notes"].reshape(shape),
-        sorted_values=xs, distributions=dist if keep_distribution else None)
+        statistics=statistics,
+        n=n,
+        n_resamples=n_resamples,
+        level=level,
+        method=method,
+        estimate=est,
+        low=out["low"].reshape(shape),
+        high=out["high"].reshape(shape),
+        standard_error=out["se"].reshape(shape),
+        bias_correction=out["z0"].reshape(shape),
+        acceleration=out["acc"].reshape(shape),
+        note=out["notes"].reshape(shape),
+        sorted_values=xs,
+        distributions=dist if keep_distribution else None,
+    )
 
 
-def bootstrap_ci(samples, statistic="mean", *, method: str = "BCa", n_resamples: int = 10000,
-                 level: float = 0.95, rng=None) -> BootstrapCI:
+def bootstrap_ci(
+    samples, statistic="mean", *, method: str = "BCa", n_resamples: int = 10000, level: float = 0.95, rng=None
+) -> BootstrapCI:
     """Bootstrap confidence interval of one statistic of one sample.
 
     Parameters
@@ -512,16 +559,21 @@ def bootstrap_ci(samples, statistic="mean", *, method: str = "BCa", n_resamples:
         raise ValueError(f"`samples` needs at least 2 observations; got {x.shape[0]}")
     if not np.all(np.isfinite(x)):
         raise ValueError("`samples` must be finite (drop NaN before bootstrapping)")
-    g = bootstrap_group(x, (statistic,), method=method, n_resamples=n_resamples, level=level,
-                        rng=rng, warn=False)
+    g = bootstrap_group(x, (statistic,), method=method, n_resamples=n_resamples, level=level, rng=rng, warn=False)
     res = g.result(0, 0)
     if math.isnan(res.low) or math.isnan(res.high):
         _warn_nan(1)
     return res
 
 
-def bootstrap_ratio(numerator: BootstrapDistribution, denominator: BootstrapDistribution, *,
-                    method: str = "BCa", level: float = 0.95, warn: bool = True) -> BootstrapCI:
+def bootstrap_ratio(
+    numerator: BootstrapDistribution,
+    denominator: BootstrapDistribution,
+    *,
+    method: str = "BCa",
+    level: float = 0.95,
+    warn: bool = True,
+) -> BootstrapCI:
     """CI of numerator/denominator from two independent bootstraps.
 
     The ratio's bootstrap distribution is the ratio of the two resampled
@@ -558,20 +610,36 @@ def bootstrap_ratio(numerator: BootstrapDistribution, denominator: BootstrapDist
     with np.errstate(divide="ignore", invalid="ignore"):
         est = numerator.estimate / denominator.estimate
         dist = numerator.distribution / denominator.distribution
-        jacks = [numerator.jackknife / denominator.estimate,
-                 numerator.estimate / denominator.jackknife]
+        jacks = [numerator.jackknife / denominator.estimate, numerator.estimate / denominator.jackknife]
     n = (int(numerator.jackknife.shape[0]), int(denominator.jackknife.shape[0]))
     if not (np.isfinite(est) and np.all(np.isfinite(dist)) and all(np.all(np.isfinite(j)) for j in jacks)):
         if warn:
             _warn_nan(1)
-        return BootstrapCI(estimate=float(est), low=math.nan, high=math.nan, standard_error=math.nan,
-                           level=level, method=method, n=n, n_resamples=b,
-                           note="ratio undefined: a denominator is zero")
+        return BootstrapCI(
+            estimate=float(est),
+            low=math.nan,
+            high=math.nan,
+            standard_error=math.nan,
+            level=level,
+            method=method,
+            n=n,
+            n_resamples=b,
+            note="ratio undefined: a denominator is zero",
+        )
     acc = _acceleration(jacks) if method == "BCa" else math.nan
     out = _intervals(np.array([est]), dist[None, :], np.array([acc]), method, level)
     if warn:
         _warn_nan(int(out["nan"].sum()))
-    return BootstrapCI(estimate=float(est), low=float(out["low"][0]), high=float(out["high"][0]),
-                       standard_error=float(out["se"][0]), level=level, method=method, n=n,
-                       n_resamples=b, bias_correction=float(out["z0"][0]),
-                       acceleration=float(out["acc"][0]), note=str(out["notes"][0]))
+    return BootstrapCI(
+        estimate=float(est),
+        low=float(out["low"][0]),
+        high=float(out["high"][0]),
+        standard_error=float(out["se"][0]),
+        level=level,
+        method=method,
+        n=n,
+        n_resamples=b,
+        bias_correction=float(out["z0"][0]),
+        acceleration=float(out["acc"][0]),
+        note=str(out["notes"][0]),
+    )

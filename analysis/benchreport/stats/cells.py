@@ -50,6 +50,7 @@ Bootstrap Methods and their Application, §3.8 (resample the top level) and
 (clustered data); Efron (1987) (BCa); benchreport.stats.passes and
 benchreport.stats.within for the methods' own references.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,10 +61,20 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ..columns import (CELL_COLUMNS, CELL_EXTRA_COLUMNS, CELLS, DATED_COLUMNS, METRICS, PASS_COLUMNS, PASSES,
-                       QUANTILES, REQUEST_METRICS, STATISTICS)
+from ..columns import (
+    CELL_COLUMNS,
+    CELL_EXTRA_COLUMNS,
+    CELLS,
+    DATED_COLUMNS,
+    METRICS,
+    PASS_COLUMNS,
+    PASSES,
+    QUANTILES,
+    REQUEST_METRICS,
+    STATISTICS,
+)
 from ..thresholds import DEFAULT, Thresholds
-from ._common import check_level, format_values, tail_supported
+from .common import check_level, format_values, tail_supported
 from .bootstrap import check_method, check_n_resamples
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .notable import request_counts
@@ -71,10 +82,28 @@ from .pass_rows import load_labels, pass_rows, run_labels
 from .requests import FrameSource, RequestSource, column_metric, failed_mask, request_metrics
 from .within import sectioning_interval, series_interval
 
-__all__ = ["CELL_COLUMNS", "CELL_EXTRA_COLUMNS", "PASS_COLUMNS", "DATED_COLUMNS", "CellSet", "estimate_cells", "cells", "described_runs",
-           "request_metrics", "failed_mask", "ci_method_text", "CellConfig", "cell_inputs", "chunk_cells",
-           "empty_cellset", "estimate_rows", "joined_cells", "sorted_cells",
-           "within_intervals", "date_variances"]
+__all__ = [
+    "CELL_COLUMNS",
+    "CELL_EXTRA_COLUMNS",
+    "PASS_COLUMNS",
+    "DATED_COLUMNS",
+    "CellSet",
+    "estimate_cells",
+    "cells",
+    "described_runs",
+    "request_metrics",
+    "failed_mask",
+    "ci_method_text",
+    "CellConfig",
+    "cell_inputs",
+    "chunk_cells",
+    "empty_cellset",
+    "estimate_rows",
+    "joined_cells",
+    "sorted_cells",
+    "within_intervals",
+    "date_variances",
+]
 
 #: why a cell has no between-pass interval -> how ci_method says it (spec/cli.md: "none: ...")
 NO_CI_WORDS = {
@@ -120,8 +149,9 @@ def described_runs(runs: pd.DataFrame | None) -> set[str]:
     if runs is None or not len(runs):
         return set()
     labels = run_labels(runs)
-    keys = pd.DataFrame({"run_id": runs["run_id"].astype(str), "seat": runs["seat"].astype(str),
-                         "date": runs["date"].astype(str)})
+    keys = pd.DataFrame(
+        {"run_id": runs["run_id"].astype(str), "seat": runs["seat"].astype(str), "date": runs["date"].astype(str)}
+    )
     keys["_m"] = [str(labels[r]) for r in keys["run_id"].tolist()]
     last = keys.groupby(["seat", "_m"])["date"].transform("max")
     return set(keys.loc[keys["date"] == last, "run_id"].tolist())
@@ -182,8 +212,7 @@ def _select_latest(df: pd.DataFrame, latest: str) -> pd.DataFrame:
     if latest == "seat":  # each way a seat was measured (harness, probe, load) by its latest date
         last = df.groupby(["seat", "_h", "_p", "_l"])["date"].transform("max")
     else:
-        last = df.groupby(["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"])["date"] \
-            .transform("max")
+        last = df.groupby(["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic"])["date"].transform("max")
     return df[df["date"] == last]
 
 
@@ -225,9 +254,29 @@ class _Rows:
 
 #: the pass table's columns a cell row is built from (the others are not copied: each would be
 #: one Python object per pass row, two million rows at a year of dates)
-_CELL_INPUTS = ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic",
-                "value", "reported", "recomputed", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high", "ci_level",
-                "lag1", "source", "group", "condition")
+_CELL_INPUTS = (
+    "seat",
+    "harness",
+    "probe",
+    "load_id",
+    "workload",
+    "concurrency",
+    "metric",
+    "statistic",
+    "value",
+    "reported",
+    "recomputed",
+    "n_obs",
+    "n_requests",
+    "n_failed",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "lag1",
+    "source",
+    "group",
+    "condition",
+)
 
 
 def _columns(passes: pd.DataFrame) -> dict:
@@ -236,8 +285,18 @@ def _columns(passes: pd.DataFrame) -> dict:
     out = {}
     for c in _CELL_INPUTS:
         col = passes[c]
-        if c in ("value", "recomputed", "reported", "n_obs", "n_requests", "n_failed", "ci_low", "ci_high",
-                 "ci_level", "lag1"):
+        if c in (
+            "value",
+            "recomputed",
+            "reported",
+            "n_obs",
+            "n_requests",
+            "n_failed",
+            "ci_low",
+            "ci_high",
+            "ci_level",
+            "lag1",
+        ):
             out[c] = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         else:
             out[c] = col.astype(object).to_numpy()
@@ -262,26 +321,63 @@ def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | Non
     lo, hi, level = s.low, s.high, (s.level if route else math.nan)
     sources = sorted(set(sub["source"]))
     one = len(vals) == 1
-    row = dict(seat=seat, workload=workload, concurrency=conc, metric=metric, statistic=stat,
-               unit=METRICS[metric][0] if metric in METRICS else None, n_passes=len(vals),
-               n_obs=_int_sum(sub["n_obs"]), estimate=s.estimate, ci_low=lo, ci_high=hi, ci_level=level,
-               ci_method="", values=format_values(vals), harness=h, probe=p, load_id=lid,
-               load=cfg.load_labels.get(lid) if lid else None, date=date,
-               condition=_first_present(sub["condition"]),
-               ci_route=route, ci_reason=s.reason, log_se=s.log_se, df=s.df, median=s.median, min=s.min,
-               max=s.max, range_level=s.range_level, within_low=math.nan, within_high=math.nan,
-               within_level=math.nan, within_method="", within_log_se=math.nan,
-               reported=_geometric_mean(sub["reported"]), recomputed=_geometric_mean(sub["recomputed"]),
-               n_requests=_int_sum(sub["n_requests"]), n_failed=_int_sum(sub["n_failed"]),
-               lag1=float(sub["lag1"][0]) if one else math.nan, block=pd.NA,
-               source="+".join(sources), _group=sub["group"][0] if one else None)
+    row = dict(
+        seat=seat,
+        workload=workload,
+        concurrency=conc,
+        metric=metric,
+        statistic=stat,
+        unit=METRICS[metric][0] if metric in METRICS else None,
+        n_passes=len(vals),
+        n_obs=_int_sum(sub["n_obs"]),
+        estimate=s.estimate,
+        ci_low=lo,
+        ci_high=hi,
+        ci_level=level,
+        ci_method="",
+        values=format_values(vals),
+        harness=h,
+        probe=p,
+        load_id=lid,
+        load=cfg.load_labels.get(lid) if lid else None,
+        date=date,
+        condition=_first_present(sub["condition"]),
+        ci_route=route,
+        ci_reason=s.reason,
+        log_se=s.log_se,
+        df=s.df,
+        median=s.median,
+        min=s.min,
+        max=s.max,
+        range_level=s.range_level,
+        within_low=math.nan,
+        within_high=math.nan,
+        within_level=math.nan,
+        within_method="",
+        within_log_se=math.nan,
+        reported=_geometric_mean(sub["reported"]),
+        recomputed=_geometric_mean(sub["recomputed"]),
+        n_requests=_int_sum(sub["n_requests"]),
+        n_failed=_int_sum(sub["n_failed"]),
+        lag1=float(sub["lag1"][0]) if one else math.nan,
+        block=pd.NA,
+        source="+".join(sources),
+        _group=sub["group"][0] if one else None,
+    )
     if one:
         plo, phi, plv = (float(sub[c][0]) for c in ("ci_low", "ci_high", "ci_level"))
         if not route and math.isfinite(plo) and math.isfinite(phi):
-            row.update(ci_low=plo, ci_high=phi, ci_level=plv, ci_route="published", ci_reason="",
-                       within_log_se=_implied_log_se(vals[0], plo, phi, plv))
-    row["ci_method"] = ci_method_text(row["ci_route"], row["ci_reason"], df=s.df,
-                                      dates=borrowed.n_dates if borrowed is not None else None)
+            row.update(
+                ci_low=plo,
+                ci_high=phi,
+                ci_level=plv,
+                ci_route="published",
+                ci_reason="",
+                within_log_se=_implied_log_se(vals[0], plo, phi, plv),
+            )
+    row["ci_method"] = ci_method_text(
+        row["ci_route"], row["ci_reason"], df=s.df, dates=borrowed.n_dates if borrowed is not None else None
+    )
     return row
 
 
@@ -323,8 +419,10 @@ def _within_plan(row: dict, cfg: CellConfig) -> str:
 
 
 #: how within_method names each method of `series_interval` ({b}: its cosine terms, the t df)
-_SERIES_WORDS = {"ewc": "t with EWC long-run variance over requests in send order (B={b}, df={b})",
-                 "woodruff-ewc": "Woodruff with EWC long-run variance over requests in send order (B={b}, df={b})"}
+_SERIES_WORDS = {
+    "ewc": "t with EWC long-run variance over requests in send order (B={b}, df={b})",
+    "woodruff-ewc": "Woodruff with EWC long-run variance over requests in send order (B={b}, df={b})",
+}
 
 
 def within_intervals(rows: list[dict], source: RequestSource, cfg: CellConfig) -> None:
@@ -362,8 +460,13 @@ def sorted_cells(df: pd.DataFrame) -> pd.DataFrame:
     if not len(df):
         return df
     stat = df["statistic"].astype(object).map(_STAT_ORDER).fillna(len(STATISTICS)).astype("int64")
-    keys = df.assign(_c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"), _s=stat.to_numpy(),
-                     _h=df["harness"].fillna(""), _p=df["probe"].fillna(""), _l=df["load_id"].fillna(""))
+    keys = df.assign(
+        _c=df["concurrency"].fillna(np.iinfo(np.int64).max).astype("int64"),
+        _s=stat.to_numpy(),
+        _h=df["harness"].fillna(""),
+        _p=df["probe"].fillna(""),
+        _l=df["load_id"].fillna(""),
+    )
     keys = keys.sort_values(["seat", "date", "_h", "_p", "_l", "workload", "_c", "metric", "_s"], kind="stable")
     return keys.drop(columns=["_c", "_s", "_h", "_p", "_l"]).reset_index(drop=True)
 
@@ -385,8 +488,18 @@ def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
 _BATCH = 20_000
 
 
-def cell_inputs(measurements, requests, runs, *, thresholds: Thresholds, method: str, n_resamples: int, seed: int,
-                level: float | None, latest: str = "seat") -> tuple[RequestSource, CellConfig]:
+def cell_inputs(
+    measurements,
+    requests,
+    runs,
+    *,
+    thresholds: Thresholds,
+    method: str,
+    n_resamples: int,
+    seed: int,
+    level: float | None,
+    latest: str = "seat",
+) -> tuple[RequestSource, CellConfig]:
     """The checked inputs of `estimate_cells` (and of a run store's route, benchreport.days.cells):
     the request source and the estimation's settings; a ValueError names what is wrong."""
     _frame_iv(measurements, "measurements", ["seat", "date", "workload", "metric", "value"])
@@ -399,10 +512,18 @@ def cell_inputs(measurements, requests, runs, *, thresholds: Thresholds, method:
     return source, CellConfig(thresholds, method, n_resamples, level, seed, load_labels(runs))
 
 
-def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
-                   runs: pd.DataFrame | None = None, *, thresholds: Thresholds = DEFAULT, method: str = "BCa",
-                   n_resamples: int = 10000, seed: int = 0, level: float | None = None,
-                   latest: str = "seat") -> CellSet:
+def estimate_cells(
+    measurements: pd.DataFrame | None,
+    requests: pd.DataFrame | RequestSource | None = None,
+    runs: pd.DataFrame | None = None,
+    *,
+    thresholds: Thresholds = DEFAULT,
+    method: str = "BCa",
+    n_resamples: int = 10000,
+    seed: int = 0,
+    level: float | None = None,
+    latest: str = "seat",
+) -> CellSet:
     """Every cell's estimate, between-pass interval and within-run interval.
 
     Parameters
@@ -429,8 +550,17 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     -------
     CellSet (see the module docstring for the routes).
     """
-    source, cfg = cell_inputs(measurements, requests, runs, thresholds=thresholds, method=method,
-                              n_resamples=n_resamples, seed=seed, level=level, latest=latest)
+    source, cfg = cell_inputs(
+        measurements,
+        requests,
+        runs,
+        thresholds=thresholds,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
+        level=level,
+        latest=latest,
+    )
     level = cfg.level
     passes = pass_rows(measurements, source, runs, thresholds)
     if not len(passes):
@@ -440,10 +570,17 @@ def estimate_cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | R
     within_intervals(latest_rows, source, cfg)
     every = joined_cells(latest_rows, frames)
     latest_flags = np.zeros(len(every), dtype=bool)
-    latest_flags[:len(latest_rows)] = True
+    latest_flags[: len(latest_rows)] = True
     typed = PASSES.typed(passes)
-    return CellSet(sorted_cells(every[latest_flags].reset_index(drop=True)), typed, level, sorted_cells(every), {},
-                   notable=typed, request_counts=request_counts(typed))
+    return CellSet(
+        sorted_cells(every[latest_flags].reset_index(drop=True)),
+        typed,
+        level,
+        sorted_cells(every),
+        {},
+        notable=typed,
+        request_counts=request_counts(typed),
+    )
 
 
 def empty_cellset(level: float) -> CellSet:
@@ -465,8 +602,14 @@ def joined_cells(latest_rows: list[dict], frames: list[pd.DataFrame]) -> pd.Data
 _GROUP_KEYS = ["seat", "_h", "_p", "_l", "workload", "_c", "metric", "statistic", "date"]
 
 
-def estimate_rows(todo: pd.DataFrame, passes: pd.DataFrame, cfg: CellConfig, level: float,
-              latest_index: set, variances: dict | None = None) -> tuple[list[dict], list[pd.DataFrame]]:
+def estimate_rows(
+    todo: pd.DataFrame,
+    passes: pd.DataFrame,
+    cfg: CellConfig,
+    level: float,
+    latest_index: set,
+    variances: dict | None = None,
+) -> tuple[list[dict], list[pd.DataFrame]]:
     """The cells of the pass rows `todo` (one per cell key and date): those whose first row is in
     `latest_index` as dicts (their within-run intervals come next), the others as typed frames
     of `_BATCH` rows. 1-2-pass cells borrow a variance from the other dates of `passes` (or from
@@ -485,8 +628,10 @@ def estimate_rows(todo: pd.DataFrame, passes: pd.DataFrame, cfg: CellConfig, lev
         borrowed = pooled_log_variance(others) if len(sub) < 3 else None
         s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
         i = sub.pos[0]
-        key = tuple(cols[c][i] for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency",
-                                         "metric", "statistic"))
+        key = tuple(
+            cols[c][i]
+            for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+        )
         row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         (latest_rows if index[i] in latest_index else batch).append(row)
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
@@ -508,7 +653,11 @@ def chunk_cells(chunk: pd.DataFrame, cfg: CellConfig, level: float) -> pd.DataFr
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
-def cells(measurements: pd.DataFrame | None, requests: pd.DataFrame | RequestSource | None = None,
-          runs: pd.DataFrame | None = None, **options) -> pd.DataFrame:
+def cells(
+    measurements: pd.DataFrame | None,
+    requests: pd.DataFrame | RequestSource | None = None,
+    runs: pd.DataFrame | None = None,
+    **options,
+) -> pd.DataFrame:
     """The cells table of `estimate_cells` (tables/cells.csv)."""
     return estimate_cells(measurements, requests, runs, **options).cells

@@ -50,6 +50,7 @@ families); criterion.rs `compare` (noise threshold); Searle, Casella &
 McCulloch (1992), Variance Components, ch. 3 (the between-session variance);
 Satterthwaite (1946) (the degrees of freedom of the combined variance).
 """
+
 from __future__ import annotations
 
 import math
@@ -59,26 +60,46 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-from ..columns import (CELL_KEY, COMPARISON_COLUMNS, COMPARISON_EXTRA_COLUMNS, COMPARISONS, METRICS, STATISTICS,
-                       higher_is_better)
+from ..columns import (
+    CELL_KEY,
+    COMPARISON_COLUMNS,
+    COMPARISON_EXTRA_COLUMNS,
+    COMPARISONS,
+    METRICS,
+    STATISTICS,
+    higher_is_better,
+)
 from ..thresholds import DEFAULT, Thresholds
-from ._common import resolve_baseline
+from .common import resolve_baseline
 from .cells import CellSet
 from .multiplicity import FAMILIES, METHODS as MULTIPLICITY, adjust, family_gatekeeping, family_of
 from .passes import PassSummary, welch_log_ratio_test
 from .sessions import plain_key, pooled_session_variance, two_level_log_ratio_test
 
-__all__ = ["COMPARISON_COLUMNS", "COMPARISON_EXTRA_COLUMNS", "VERDICTS", "PrimaryCell", "comparisons",
-           "verdict", "verdict_reason", "primary_rows", "rejudge", "nights_needed", "family_first_mask",
-           "FAMILY_FIRST", "FAMILIES"]
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "COMPARISON_EXTRA_COLUMNS",
+    "VERDICTS",
+    "PrimaryCell",
+    "comparisons",
+    "verdict",
+    "verdict_reason",
+    "primary_rows",
+    "rejudge",
+    "nights_needed",
+    "family_first_mask",
+    "FAMILY_FIRST",
+    "FAMILIES",
+]
 
 VERDICTS = ("better", "worse", "within_noise", "insufficient_data")
 
 _MATCH = ["_h", "_p", "_l", "workload", "_c", "metric", "statistic"]
 
 
-def verdict(low: float, high: float, *, higher_is_better: bool, noise: float,
-            p_adj: float | None = None, alpha: float = 0.05) -> str:
+def verdict(
+    low: float, high: float, *, higher_is_better: bool, noise: float, p_adj: float | None = None, alpha: float = 0.05
+) -> str:
     """Verdict of a candidate/baseline ratio CI (see `verdict_reason` for why).
 
     ``within_noise`` if the CI lies inside [1 - noise, 1 + noise]; ``better`` /
@@ -90,12 +111,12 @@ def verdict(low: float, high: float, *, higher_is_better: bool, noise: float,
     ----------
     criterion.rs `compare` (noise_threshold: a change must clear it).
     """
-    return verdict_reason(low, high, higher_is_better=higher_is_better, noise=noise, p_adj=p_adj,
-                          alpha=alpha)[0]
+    return verdict_reason(low, high, higher_is_better=higher_is_better, noise=noise, p_adj=p_adj, alpha=alpha)[0]
 
 
-def verdict_reason(low, high, *, higher_is_better: bool, noise: float, p_adj=None,
-                   alpha: float = 0.05) -> tuple[str, str]:
+def verdict_reason(
+    low, high, *, higher_is_better: bool, noise: float, p_adj=None, alpha: float = 0.05
+) -> tuple[str, str]:
     """(verdict, reason): the reason is empty for better/worse/within_noise."""
     if not (noise >= 0):
         raise ValueError(f"`noise` must be >= 0; got {noise!r}")
@@ -105,8 +126,9 @@ def verdict_reason(low, high, *, higher_is_better: bool, noise: float, p_adj=Non
         return "within_noise", ""
     above, below = low > 1.0 + noise, high < 1.0 - noise
     if not (above or below):
-        return "insufficient_data", ("the interval reaches into the noise band" if (low > 1.0 or high < 1.0)
-                                     else "the interval includes 1")
+        return "insufficient_data", (
+            "the interval reaches into the noise band" if (low > 1.0 or high < 1.0) else "the interval includes 1"
+        )
     if p_adj is not None and not (np.isfinite(p_adj) and p_adj < alpha):
         return "insufficient_data", "not significant after the correction for multiple comparisons"
     good = above if higher_is_better else below
@@ -125,15 +147,27 @@ class PrimaryCell:
     metric: str = "output_tok_s"
     statistic: str = "mean"
     workload: str | None = "decode"
-    concurrency: int | None = None      # None: the highest shared
-    fallback: tuple = ("output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
-                       "e2e_latency_ms", "itl_ms", "request_rate", "engine_init_s")
+    concurrency: int | None = None  # None: the highest shared
+    fallback: tuple = (
+        "output_tok_s",
+        "decode_tok_s_per_stream",
+        "prefill_tok_s",
+        "ttft_ms",
+        "e2e_latency_ms",
+        "itl_ms",
+        "request_rate",
+        "engine_init_s",
+    )
 
 
 def _side_reason(side: str, r) -> str:
     reason = str(r["ci_reason"]) if isinstance(r["ci_reason"], str) else ""
-    words = {"single_pass": "single pass", "two_passes": "two passes", "equal_values": "all values equal",
-             "non_positive": "non-positive values"}.get(reason, reason)
+    words = {
+        "single_pass": "single pass",
+        "two_passes": "two passes",
+        "equal_values": "all values equal",
+        "non_positive": "non-positive values",
+    }.get(reason, reason)
     if r["ci_route"] == "published":
         words = "single pass (published interval)"
     return f"{side} {words}" if words else ""
@@ -145,8 +179,18 @@ def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> d
     seat has several dates of the cell."""
     be, ce = float(b["estimate"]), float(c["estimate"])
     ratio = ce / be if be not in (0.0,) and math.isfinite(be) else math.nan
-    out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
-               within_low=math.nan, within_high=math.nan, within_method="", variance_levels="")
+    out = dict(
+        ratio=ratio,
+        ci_low=math.nan,
+        ci_high=math.nan,
+        ci_level=math.nan,
+        p_value=math.nan,
+        df=math.nan,
+        within_low=math.nan,
+        within_high=math.nan,
+        within_method="",
+        variance_levels="",
+    )
     sb, sc = _summary(b), _summary(c)
     test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
     if test is not None:
@@ -156,22 +200,40 @@ def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> d
         two = two_level_log_ratio_test(sb, sc, between, level=level) if between is not None else None
         if two is not None:
             test, method = two, _two_level_method(between, two)
-        out.update(ratio=test.ratio, ci_low=test.low, ci_high=test.high, ci_level=level, p_value=test.p_value,
-                   df=test.df, variance_levels="passes+sessions" if two is not None else "passes",
-                   ci_method=method + (", pass variance pooled from other dates" if pooled else ""))
+        out.update(
+            ratio=test.ratio,
+            ci_low=test.low,
+            ci_high=test.high,
+            ci_level=level,
+            p_value=test.p_value,
+            df=test.df,
+            variance_levels="passes+sessions" if two is not None else "passes",
+            ci_method=method + (", pass variance pooled from other dates" if pooled else ""),
+        )
         return out
     if sb and sc:
         out["ci_method"] = "none: no spread between passes on either side"
         return out
-    why = [w for w in (_side_reason("baseline", b) if not sb else "", _side_reason("candidate", c) if not sc else "") if w]
+    why = [
+        w for w in (_side_reason("baseline", b) if not sb else "", _side_reason("candidate", c) if not sc else "") if w
+    ]
     out["ci_method"] = "none: " + ("; ".join(why) or "no between-pass interval")
     lb, lc = float(b["within_log_se"]), float(c["within_log_se"])
-    if int(b["n_passes"]) == 1 and int(c["n_passes"]) == 1 and math.isfinite(lb) and math.isfinite(lc) \
-            and be > 0 and ce > 0:
+    if (
+        int(b["n_passes"]) == 1
+        and int(c["n_passes"]) == 1
+        and math.isfinite(lb)
+        and math.isfinite(lc)
+        and be > 0
+        and ce > 0
+    ):
         z = float(ndtri(0.5 + level / 2.0))
         se = math.hypot(lb, lc)
-        out.update(within_low=ratio * math.exp(-z * se), within_high=ratio * math.exp(z * se),
-                   within_method="normal on the log scale from both within-run intervals, within one run")
+        out.update(
+            within_low=ratio * math.exp(-z * se),
+            within_high=ratio * math.exp(z * se),
+            within_method="normal on the log scale from both within-run intervals, within one run",
+        )
     return out
 
 
@@ -193,43 +255,82 @@ def _between_sessions(b, c, sessions: dict | None):
 
 def _two_level_method(between, test) -> str:
     cv = math.sqrt(math.expm1(between.between_log_var))
-    return (f"t on log pass values of the latest dates plus a session effect per seat (between-session "
-            f"CV {cv:.1%}, ANOVA estimate from {between.n_sessions} dates of both seats; "
-            f"Satterthwaite df={test.df:.1f})")
+    return (
+        f"t on log pass values of the latest dates plus a session effect per seat (between-session "
+        f"CV {cv:.1%}, ANOVA estimate from {between.n_sessions} dates of both seats; "
+        f"Satterthwaite df={test.df:.1f})"
+    )
 
 
 def _summary(r) -> PassSummary | None:
     if not (math.isfinite(r["log_se"]) and math.isfinite(r["df"])):
         return None
-    return PassSummary(estimate=float(r["estimate"]), low=float(r["ci_low"]), high=float(r["ci_high"]),
-                       level=float(r["ci_level"]), n_passes=int(r["n_passes"]),
-                       log_mean=math.log(float(r["estimate"])), log_se=float(r["log_se"]), df=float(r["df"]),
-                       route=str(r["ci_route"]), reason="")
+    return PassSummary(
+        estimate=float(r["estimate"]),
+        low=float(r["ci_low"]),
+        high=float(r["ci_high"]),
+        level=float(r["ci_level"]),
+        n_passes=int(r["n_passes"]),
+        log_mean=math.log(float(r["estimate"])),
+        log_se=float(r["log_se"]),
+        df=float(r["df"]),
+        route=str(r["ci_route"]),
+        reason="",
+    )
 
 
 def _row(kind: str, b, c, res: dict) -> dict:
-    return dict(workload=c["workload"], concurrency=c["concurrency"], metric=c["metric"], statistic=c["statistic"],
-                baseline=b["seat"], candidate=c["seat"], baseline_estimate=float(b["estimate"]),
-                candidate_estimate=float(c["estimate"]), harness=c["harness"], probe=c["probe"],
-                load_id=c.get("load_id"), load=c.get("load"), kind=kind,
-                baseline_date=b["date"], candidate_date=c["date"], baseline_n_passes=b["n_passes"],
-                candidate_n_passes=c["n_passes"], n_baseline=b["n_obs"], n_candidate=c["n_obs"], **res)
+    return dict(
+        workload=c["workload"],
+        concurrency=c["concurrency"],
+        metric=c["metric"],
+        statistic=c["statistic"],
+        baseline=b["seat"],
+        candidate=c["seat"],
+        baseline_estimate=float(b["estimate"]),
+        candidate_estimate=float(c["estimate"]),
+        harness=c["harness"],
+        probe=c["probe"],
+        load_id=c.get("load_id"),
+        load=c.get("load"),
+        kind=kind,
+        baseline_date=b["date"],
+        candidate_date=c["date"],
+        baseline_n_passes=b["n_passes"],
+        candidate_n_passes=c["n_passes"],
+        n_baseline=b["n_obs"],
+        n_candidate=c["n_obs"],
+        **res,
+    )
 
 
 def _keyed(df: pd.DataFrame) -> pd.DataFrame:
     load = df["load_id"] if "load_id" in df else pd.Series([None] * len(df), index=df.index, dtype=object)
-    return df.assign(_h=df["harness"].fillna(""), _p=df["probe"].fillna(""), _l=load.fillna(""),
-                     _c=df["concurrency"].fillna(-1).astype("int64"))
+    return df.assign(
+        _h=df["harness"].fillna(""),
+        _p=df["probe"].fillna(""),
+        _l=load.fillna(""),
+        _c=df["concurrency"].fillna(-1).astype("int64"),
+    )
 
 
 def _records(df: pd.DataFrame) -> dict[tuple, dict]:
     return {tuple(r[k] for k in _MATCH): r for r in df.to_dict("records")}
 
 
-def comparisons(cellset: CellSet, seats: pd.DataFrame | None = None, *, baseline: str | None = None,
-                thresholds: Thresholds = DEFAULT, history: bool = True, multiplicity: str = "holm",
-                primary: PrimaryCell = PrimaryCell(), levels: pd.DataFrame | None = None,
-                sessions: dict | None = None, elsewhere=()) -> pd.DataFrame:
+def comparisons(
+    cellset: CellSet,
+    seats: pd.DataFrame | None = None,
+    *,
+    baseline: str | None = None,
+    thresholds: Thresholds = DEFAULT,
+    history: bool = True,
+    multiplicity: str = "holm",
+    primary: PrimaryCell = PrimaryCell(),
+    levels: pd.DataFrame | None = None,
+    sessions: dict | None = None,
+    elsewhere=(),
+) -> pd.DataFrame:
     """Candidate/baseline ratios with CIs, adjusted p-values and verdicts, as tables/comparisons.csv.
 
     Parameters
@@ -301,8 +402,9 @@ def _comparisons_iv(cellset, history, multiplicity: str):
     return history
 
 
-def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float,
-                   sessions: dict | None = None) -> list[dict]:
+def _baseline_rows(
+    by_seat: dict, base: str | None, th: Thresholds, level: float, sessions: dict | None = None
+) -> list[dict]:
     """kind="baseline" rows: every other seat's latest cells against the baseline's same cells."""
     base_cells = by_seat.get(base, {})
     out = []
@@ -316,15 +418,21 @@ def _baseline_rows(by_seat: dict, base: str | None, th: Thresholds, level: float
 
 def _in_table_order(df: pd.DataFrame) -> pd.DataFrame:
     """Baseline rows before history rows, then by candidate and cell (statistics in their order)."""
-    df = df.assign(_kind=(df["kind"] == "history").astype(int), _c=df["concurrency"].fillna(-1).astype("int64"),
-                   _s=[_stat_pos(s) for s in df["statistic"]])
-    return df.sort_values(["_kind", "candidate", "harness", "probe", "load_id", "workload", "_c", "metric",
-                           "_s", "baseline_date"], kind="stable", na_position="first") \
-        .drop(columns=["_kind", "_c", "_s"])
+    df = df.assign(
+        _kind=(df["kind"] == "history").astype(int),
+        _c=df["concurrency"].fillna(-1).astype("int64"),
+        _s=[_stat_pos(s) for s in df["statistic"]],
+    )
+    return df.sort_values(
+        ["_kind", "candidate", "harness", "probe", "load_id", "workload", "_c", "metric", "_s", "baseline_date"],
+        kind="stable",
+        na_position="first",
+    ).drop(columns=["_kind", "_c", "_s"])
 
 
-def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool,
-                  levels: pd.DataFrame | None = None) -> list[dict]:
+def _history_rows(
+    cellset: CellSet, by_seat: dict, th: Thresholds, *, every: bool, levels: pd.DataFrame | None = None
+) -> list[dict]:
     """kind="history" rows: each cell's latest against its previous date, or every earlier date.
 
     A seat against itself on another night: the noise is the night-to-night spread of the
@@ -342,9 +450,16 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     before = day < last[codes]
     if not before.any():
         return []
-    spread = _night_spread(codes, day, names, pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float),
-                           before, int(th.history_window), _level_since(levels, keys, code_of, names, last),
-                           nights_needed(th))
+    spread = _night_spread(
+        codes,
+        day,
+        names,
+        pd.to_numeric(dated["estimate"], errors="coerce").to_numpy(float),
+        before,
+        int(th.history_window),
+        _level_since(levels, keys, code_of, names, last),
+        nights_needed(th),
+    )
     pick = before.copy()
     if not every:  # the date before each cell's latest only: select it before making records
         prev = np.full(len(code_of), -1, dtype=np.int64)
@@ -366,8 +481,7 @@ def _history_rows(cellset: CellSet, by_seat: dict, th: Thresholds, *, every: boo
     return out
 
 
-def _level_since(levels: pd.DataFrame | None, keys: list, code_of: dict, names: np.ndarray,
-                 last: np.ndarray) -> dict:
+def _level_since(levels: pd.DataFrame | None, keys: list, code_of: dict, names: np.ndarray, last: np.ndarray) -> dict:
     """{cell code: first date of the level its latest date was judged against}, from each cell's
     latest row of tables/history.csv where that row is the cell's latest date here too."""
     if levels is None or not len(levels) or "level_since" not in levels:
@@ -376,8 +490,9 @@ def _level_since(levels: pd.DataFrame | None, keys: list, code_of: dict, names: 
     latest = k.groupby(keys, sort=False)["date"].transform("max")
     k = k[(k["date"] == latest) & k["level_since"].notna()]
     out = {}
-    for row, date, since in zip(k[keys].itertuples(index=False, name=None), k["date"].astype(str),
-                                k["level_since"].astype(str)):
+    for row, date, since in zip(
+        k[keys].itertuples(index=False, name=None), k["date"].astype(str), k["level_since"].astype(str)
+    ):
         code = code_of.get(tuple(row))
         if code is not None and names[last[code]] == date:
             out[code] = since
@@ -389,8 +504,16 @@ def nights_needed(th: Thresholds) -> int:
     return max(int(th.history_min_level), 3)
 
 
-def _night_spread(codes: np.ndarray, day: np.ndarray, names: np.ndarray, estimate: np.ndarray, before: np.ndarray,
-                  window: int, since: dict | None = None, need: int = 3) -> dict:
+def _night_spread(
+    codes: np.ndarray,
+    day: np.ndarray,
+    names: np.ndarray,
+    estimate: np.ndarray,
+    before: np.ndarray,
+    window: int,
+    since: dict | None = None,
+    need: int = 3,
+) -> dict:
     """{cell code: (sd, n, since)}: the standard deviation (ddof 1) of the log night values (each
     date's centre, its pass noise included) over the dates before the cell's latest, and how
     many there were. The dates are those of the cell's current steady level (`since`: {code:
@@ -436,14 +559,27 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
     be, ce = float(b["estimate"]), float(c["estimate"])
     positive = be > 0 and ce > 0 and math.isfinite(be) and math.isfinite(ce)
     ratio = math.exp(math.log(ce) - math.log(be)) if positive else (ce / be if be else math.nan)  # as Welch's
-    out = dict(ratio=ratio, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan, p_value=math.nan, df=math.nan,
-               within_low=math.nan, within_high=math.nan, within_method="", variance_levels="")
+    out = dict(
+        ratio=ratio,
+        ci_low=math.nan,
+        ci_high=math.nan,
+        ci_level=math.nan,
+        p_value=math.nan,
+        df=math.nan,
+        within_low=math.nan,
+        within_high=math.nan,
+        within_method="",
+        variance_levels="",
+    )
     sb, sc = _summary(b), _summary(c)
     test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
     if test is not None:
-        out.update(within_low=test.low, within_high=test.high,
-                   within_method=f"Welch t on log pass values of these two dates only (df={test.df:.1f}); "
-                                 "leaves out night-to-night variation")
+        out.update(
+            within_low=test.low,
+            within_high=test.high,
+            within_method=f"Welch t on log pass values of these two dates only (df={test.df:.1f}); "
+            "leaves out night-to-night variation",
+        )
     need = nights_needed(th)
     sd, n, since = nights if nights is not None else (math.nan, 0, None)
     if not positive:
@@ -457,10 +593,17 @@ def _night_pair(b, c, nights, th: Thresholds, level: float) -> dict:
         se = sd * math.sqrt(2.0)
         d = math.log(ratio)
         t = float(stdtrit(df, 0.5 + level / 2.0))
-        out.update(ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), ci_level=level, df=float(df),
-                   p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))), variance_levels="passes+sessions",
-                   ci_method=f"t on log night values, night-to-night spread of {n} earlier dates"
-                             + (f" of the level since {since}" if since else "") + f" (df={df})")
+        out.update(
+            ci_low=math.exp(d - t * se),
+            ci_high=math.exp(d + t * se),
+            ci_level=level,
+            df=float(df),
+            p_value=min(1.0, float(2.0 * stdtr(df, -abs(d) / se))),
+            variance_levels="passes+sessions",
+            ci_method=f"t on log night values, night-to-night spread of {n} earlier dates"
+            + (f" of the level since {since}" if since else "")
+            + f" (df={df})",
+        )
     return out
 
 
@@ -484,10 +627,17 @@ def _first_nights(ratio: float, test, n: int, need: int, th: Thresholds, level: 
     se_pass = (math.log(test.high) - math.log(test.low)) / (2.0 * t) if test.high > test.low > 0 else 0.0
     se = math.hypot(math.sqrt(2.0) * prior, se_pass)
     d, z = math.log(ratio), float(ndtri(0.5 + level / 2.0))
-    return dict(ci_low=math.exp(d - z * se), ci_high=math.exp(d + z * se), ci_level=level,
-                p_value=min(1.0, float(2.0 * ndtr(-abs(d) / se))), variance_levels="passes+assumed sessions",
-                ci_method=(f"normal on log night values, the passes' spread and an assumed night-to-night "
-                           f"spread of {prior:.0%} (history_prior_cv; not measured: {nights})"))
+    return dict(
+        ci_low=math.exp(d - z * se),
+        ci_high=math.exp(d + z * se),
+        ci_level=level,
+        p_value=min(1.0, float(2.0 * ndtr(-abs(d) / se))),
+        variance_levels="passes+assumed sessions",
+        ci_method=(
+            f"normal on log night values, the passes' spread and an assumed night-to-night "
+            f"spread of {prior:.0%} (history_prior_cv; not measured: {nights})"
+        ),
+    )
 
 
 def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str, elsewhere=()) -> pd.DataFrame:
@@ -522,18 +672,28 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str, elsewhere=()) ->
     verdicts, reasons = [], []
     for r in df.itertuples(index=False):
         known = r.metric in METRICS
-        v, why = verdict_reason(r.ci_low, r.ci_high, higher_is_better=higher_is_better(r.metric) if known else True,
-                                noise=th.noise, p_adj=r.p_adj if np.isfinite(r.p_value) else None, alpha=th.alpha)
+        v, why = verdict_reason(
+            r.ci_low,
+            r.ci_high,
+            higher_is_better=higher_is_better(r.metric) if known else True,
+            noise=th.noise,
+            p_adj=r.p_adj if np.isfinite(r.p_value) else None,
+            alpha=th.alpha,
+        )
         if not known and v in ("better", "worse"):
             v, why = "insufficient_data", "direction of the metric unknown"
         if v == "insufficient_data" and why == "no interval":
             why = str(r.ci_method)[6:] if str(r.ci_method).startswith("none: ") else why
         if why.startswith("not significant") and "gatekeeping, secondary: not tested" in str(r.multiplicity):
-            why = (f"not tested: the {r.family} family's first cell was not rejected (gatekeeping); the interval "
-                   "clears the noise band")
+            why = (
+                f"not tested: the {r.family} family's first cell was not rejected (gatekeeping); the interval "
+                "clears the noise band"
+            )
         elif why.startswith("not significant") and np.isfinite(r.family_alpha):
-            why = (f"not significant after the correction for multiple comparisons (p_adj {r.p_adj:.2g}; the "
-                   f"{r.family} family is tested at {r.family_alpha:.3g}); the interval clears the noise band")
+            why = (
+                f"not significant after the correction for multiple comparisons (p_adj {r.p_adj:.2g}; the "
+                f"{r.family} family is tested at {r.family_alpha:.3g}); the interval clears the noise band"
+            )
         verdicts.append(v)
         reasons.append(why)
     df["verdict"], df["verdict_reason"] = verdicts, reasons
@@ -544,20 +704,25 @@ def _family_first(df: pd.DataFrame) -> np.ndarray:
     """The rows each family of a seat pair tests first: the declared primary row in its family
     (column ``primary``), and in each other family the row `family_first_mask` picks, as the
     table records it (column ``family_first`` when present)."""
-    primary = (np.array([False if pd.isna(v) else bool(v) for v in df["primary"]], dtype=bool) if "primary" in df
-               else np.zeros(len(df), dtype=bool))
+    primary = (
+        np.array([False if pd.isna(v) else bool(v) for v in df["primary"]], dtype=bool)
+        if "primary" in df
+        else np.zeros(len(df), dtype=bool)
+    )
     if "family_first" in df:
         extra = np.array([False if pd.isna(v) else bool(v) for v in df["family_first"]], dtype=bool)
         return primary | extra
     return primary
+
 
 def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm", elsewhere=()) -> pd.DataFrame:
     """The same rows with p_adj and verdicts again, a family of their own (a subset taken out of
     a larger table, e.g. one pair of `benchreport compare`)."""
     if not len(df):
         return df.reset_index(drop=True)
-    return COMPARISONS.typed(_judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity,
-                                    elsewhere))
+    return COMPARISONS.typed(
+        _judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity, elsewhere)
+    )
 
 
 def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
@@ -573,8 +738,11 @@ def primary_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
 
 #: the metrics, in order, whose mean is a family's first cell when the declared primary cell is
 #: in another family (the same rule as `PrimaryCell`: its workload, its concurrency or the highest shared)
-FAMILY_FIRST = {"throughput": ("output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "request_rate"),
-                "latency": ("ttft_ms", "e2e_latency_ms", "itl_ms"), "start-up": ("engine_init_s",)}
+FAMILY_FIRST = {
+    "throughput": ("output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "request_rate"),
+    "latency": ("ttft_ms", "e2e_latency_ms", "itl_ms"),
+    "start-up": ("engine_init_s",),
+}
 
 
 def family_first_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
@@ -591,8 +759,13 @@ def family_first_mask(df: pd.DataFrame, primary: PrimaryCell) -> np.ndarray:
             mine = g[fam[g.index] == name]
             if not len(mine) or prim[mine.index].any():
                 continue
-            cell = PrimaryCell(metric=metrics[0], statistic="mean", workload=primary.workload,
-                               concurrency=primary.concurrency, fallback=metrics)
+            cell = PrimaryCell(
+                metric=metrics[0],
+                statistic="mean",
+                workload=primary.workload,
+                concurrency=primary.concurrency,
+                fallback=metrics,
+            )
             idx = _primary_index(mine, cell)
             if idx is not None:
                 mask[df.index.get_loc(idx)] = True

@@ -4,6 +4,7 @@ Known traps (checked, do not re-introduce): the continuity-corrected McNemar of
 statsmodels/pingouin gives p < 1 when b == c; here the exact binomial test on
 the discordant pairs is used, which gives p = 1 then.
 """
+
 from __future__ import annotations
 
 import math
@@ -92,7 +93,7 @@ def mcnemar_exact(b, c) -> McNemarResult:
     k = min(b, c)
     terms = [math.comb(n, i) for i in range(k + 1)]
     tail = sum(terms)
-    denom = 2 ** n
+    denom = 2**n
     p = min(Fraction(1), Fraction(2 * tail, denom))
     mid = min(Fraction(1), Fraction(2 * tail - terms[-1], denom))
     return McNemarResult(b=b, c=c, p_value=float(p), p_mid=float(mid))

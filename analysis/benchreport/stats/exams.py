@@ -7,6 +7,7 @@ interval. Each proportion gets Wilson and Clopper-Pearson intervals, p-values
 are Holm-adjusted across the rows of one report, and `mde` states the smallest
 difference the sample could detect (Miller 2024).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,14 +21,22 @@ import pandas as pd
 from scipy.special import ndtri
 
 from ..columns import EXAM_DELTA_COLUMNS, EXAM_DELTA_EXTRA_COLUMNS, EXAM_DELTAS, TABLE_COLUMNS, is_not_a_count
-from ._common import resolve_baseline
+from .common import resolve_baseline
 from .exact import counts_exact, holm, mcnemar_exact
 from .intervals import clopper_pearson, newcombe_difference, tango_paired_difference, wilson
 
 __all__ = [
-    "exam_family", "Counts", "ExamDelta", "EXAM_DELTA_COLUMNS", "EXAM_DELTA_EXTRA_COLUMNS",
-    "parse_counts", "exam_delta_counts", "exam_delta_paired", "exam_deltas",
-    "mde_unpaired", "mde_paired",
+    "exam_family",
+    "Counts",
+    "ExamDelta",
+    "EXAM_DELTA_COLUMNS",
+    "EXAM_DELTA_EXTRA_COLUMNS",
+    "parse_counts",
+    "exam_delta_counts",
+    "exam_delta_paired",
+    "exam_deltas",
+    "mde_unpaired",
+    "mde_paired",
 ]
 
 TEST_PAIRED = "McNemar exact (paired items)"
@@ -143,13 +152,17 @@ class ExamDelta:
             f"{pct}% CI Wilson {pair(self.candidate_ci_wilson)}, exact {pair(self.candidate_ci_exact)}",
             f"difference (candidate - baseline): {self.diff:+.4f}, {pct}% CI "
             f"[{self.diff_ci_low:+.4f}, {self.diff_ci_high:+.4f}] ({self.diff_ci_method})",
-            f"p = {p(self.p_value)}" + (f", mid-p = {p(self.p_mid)}" if not math.isnan(self.p_mid) else "")
+            f"p = {p(self.p_value)}"
+            + (f", mid-p = {p(self.p_mid)}" if not math.isnan(self.p_mid) else "")
             + (f", Boschloo p = {p(self.p_boschloo)}" if not math.isnan(self.p_boschloo) else ""),
             f"smallest difference detectable at this n (80% power): {p(self.mde)}",
         ]
         if self.baseline_only is not None:
-            lines.insert(1, f"paired items: {self.n_items}, baseline only right: {self.baseline_only}, "
-                            f"candidate only right: {self.candidate_only}")
+            lines.insert(
+                1,
+                f"paired items: {self.n_items}, baseline only right: {self.baseline_only}, "
+                f"candidate only right: {self.candidate_only}",
+            )
         if self.note:
             lines.append(f"note: {self.note}")
         return "\n".join(lines)
@@ -212,9 +225,21 @@ def _pair(ci) -> tuple:
     return (float(ci[0]), float(ci[1]))
 
 
-def exam_delta_counts(a_correct, a_total, b_correct, b_total, *, alpha: float = 0.05,
-                      power: float = 0.8, benchmark=None, dimension=None, baseline=None,
-                      candidate=None, note: str = "", boschloo_max_n: int = 500) -> ExamDelta:
+def exam_delta_counts(
+    a_correct,
+    a_total,
+    b_correct,
+    b_total,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    benchmark=None,
+    dimension=None,
+    baseline=None,
+    candidate=None,
+    note: str = "",
+    boschloo_max_n: int = 500,
+) -> ExamDelta:
     """Exact test of an exam delta known only as counts (A = baseline, B = candidate).
 
     Fisher's exact test (p_value), Boschloo's exact unconditional test
@@ -259,32 +284,58 @@ def exam_delta_counts(a_correct, a_total, b_correct, b_total, *, alpha: float = 
     diff = newcombe_difference(a_correct, a_total, b_correct, b_total, level=level)
     notes = [s for s in (note, t.note) if s]
     return ExamDelta(
-        benchmark=benchmark, dimension=dimension,
+        benchmark=benchmark,
+        dimension=dimension,
         baseline=baseline if baseline is not None else f"{a_correct}/{a_total}",
         candidate=candidate if candidate is not None else f"{b_correct}/{b_total}",
-        test=TEST_COUNTS, n_items=a_total if a_total == b_total else None,
-        baseline_correct=a_correct, candidate_correct=b_correct,
-        baseline_only=None, candidate_only=None,
-        p_value=t.p_fisher, p_mid=math.nan, p_holm=t.p_fisher,
-        diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high,
+        test=TEST_COUNTS,
+        n_items=a_total if a_total == b_total else None,
+        baseline_correct=a_correct,
+        candidate_correct=b_correct,
+        baseline_only=None,
+        candidate_only=None,
+        p_value=t.p_fisher,
+        p_mid=math.nan,
+        p_holm=t.p_fisher,
+        diff=diff.estimate,
+        diff_ci_low=diff.low,
+        diff_ci_high=diff.high,
         diff_ci_method=diff.method,
         mde=mde_unpaired(a_correct, a_total, b_correct, b_total, alpha=alpha, power=power),
-        p_boschloo=t.p_boschloo, baseline_total=a_total, candidate_total=b_total, ci_level=level,
-        **_seat_intervals(a_correct, a_total, b_correct, b_total, level), note="; ".join(notes))
+        p_boschloo=t.p_boschloo,
+        baseline_total=a_total,
+        candidate_total=b_total,
+        ci_level=level,
+        **_seat_intervals(a_correct, a_total, b_correct, b_total, level),
+        note="; ".join(notes),
+    )
 
 
 def _seat_intervals(a_correct, a_total, b_correct, b_total, level: float) -> dict:
     """Each seat's proportion correct with its Wilson and Clopper-Pearson intervals (the
     ExamDelta fields ``baseline_ci_wilson`` ... ``candidate_ci_exact``)."""
-    return dict(baseline_ci_wilson=_pair(wilson(a_correct, a_total, level=level)),
-                candidate_ci_wilson=_pair(wilson(b_correct, b_total, level=level)),
-                baseline_ci_exact=_pair(clopper_pearson(a_correct, a_total, level=level)),
-                candidate_ci_exact=_pair(clopper_pearson(b_correct, b_total, level=level)))
+    return dict(
+        baseline_ci_wilson=_pair(wilson(a_correct, a_total, level=level)),
+        candidate_ci_wilson=_pair(wilson(b_correct, b_total, level=level)),
+        baseline_ci_exact=_pair(clopper_pearson(a_correct, a_total, level=level)),
+        candidate_ci_exact=_pair(clopper_pearson(b_correct, b_total, level=level)),
+    )
 
 
-def exam_delta_paired(both, baseline_only, candidate_only, neither, *, alpha: float = 0.05,
-                      power: float = 0.8, benchmark=None, dimension=None, baseline="baseline",
-                      candidate="candidate", note: str = "") -> ExamDelta:
+def exam_delta_paired(
+    both,
+    baseline_only,
+    candidate_only,
+    neither,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    benchmark=None,
+    dimension=None,
+    baseline="baseline",
+    candidate="candidate",
+    note: str = "",
+) -> ExamDelta:
     """Exact test of an exam delta on paired items (the same items answered by both seats).
 
     McNemar's exact test on the discordant items (p_value) and its mid-p
@@ -308,8 +359,12 @@ def exam_delta_paired(both, baseline_only, candidate_only, neither, *, alpha: fl
     """
     alpha, power = _alpha_power_iv(alpha, power)
     cells = []
-    for v, k in ((both, "both"), (baseline_only, "baseline_only"),
-                 (candidate_only, "candidate_only"), (neither, "neither")):
+    for v, k in (
+        (both, "both"),
+        (baseline_only, "baseline_only"),
+        (candidate_only, "candidate_only"),
+        (neither, "neither"),
+    ):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ValueError(f"`{k}` must be a non-negative integer; got {v!r}")
         cells.append(int(v))
@@ -322,13 +377,31 @@ def exam_delta_paired(both, baseline_only, candidate_only, neither, *, alpha: fl
     diff = tango_paired_difference(b, c, n, level=level)
     xa, xb = a + b, a + c
     return ExamDelta(
-        benchmark=benchmark, dimension=dimension, baseline=baseline, candidate=candidate,
-        test=TEST_PAIRED, n_items=n, baseline_correct=xa, candidate_correct=xb,
-        baseline_only=b, candidate_only=c, p_value=mc.p_value, p_mid=mc.p_mid,
-        p_holm=mc.p_value, diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high,
-        diff_ci_method=diff.method, mde=mde_paired(b, c, n, alpha=alpha, power=power),
-        p_boschloo=math.nan, baseline_total=n, candidate_total=n, ci_level=level,
-        **_seat_intervals(xa, n, xb, n, level), note=note)
+        benchmark=benchmark,
+        dimension=dimension,
+        baseline=baseline,
+        candidate=candidate,
+        test=TEST_PAIRED,
+        n_items=n,
+        baseline_correct=xa,
+        candidate_correct=xb,
+        baseline_only=b,
+        candidate_only=c,
+        p_value=mc.p_value,
+        p_mid=mc.p_mid,
+        p_holm=mc.p_value,
+        diff=diff.estimate,
+        diff_ci_low=diff.low,
+        diff_ci_high=diff.high,
+        diff_ci_method=diff.method,
+        mde=mde_paired(b, c, n, alpha=alpha, power=power),
+        p_boschloo=math.nan,
+        baseline_total=n,
+        candidate_total=n,
+        ci_level=level,
+        **_seat_intervals(xa, n, xb, n, level),
+        note=note,
+    )
 
 
 def _counts_pair_iv(correct, total, side):
@@ -360,21 +433,39 @@ def _latest_results(exams: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
     Results that exist only as item verdicts (no exams row) are counted from the items.
     """
-    cols = ["run_id", "seat", "date", "benchmark", "dimension", "correct", "total",
-            "from_items", "count_rounding", "measured_on"]
+    cols = [
+        "run_id",
+        "seat",
+        "date",
+        "benchmark",
+        "dimension",
+        "correct",
+        "total",
+        "from_items",
+        "count_rounding",
+        "measured_on",
+    ]
     ex = exams.reindex(columns=cols).astype("object")
     ex["dimkey"] = _norm_dim(ex["dimension"])
     if len(items):
         it = items.reindex(columns=["run_id", "seat", "date", "benchmark", "dimension", "correct"]).astype("object")
         it["dimkey"] = _norm_dim(it["dimension"])
         it["correct"] = it["correct"].astype(bool)
-        agg = (it.groupby(["run_id", "seat", "date", "benchmark", "dimkey"], sort=True)["correct"]
-               .agg(["sum", "size"]).reset_index().rename(columns={"sum": "correct", "size": "total"}))
+        agg = (
+            it.groupby(["run_id", "seat", "date", "benchmark", "dimkey"], sort=True)["correct"]
+            .agg(["sum", "size"])
+            .reset_index()
+            .rename(columns={"sum": "correct", "size": "total"})
+        )
         known = set(zip(ex["run_id"], ex["seat"], ex["benchmark"], ex["dimkey"]))
         agg = agg[[k not in known for k in zip(agg["run_id"], agg["seat"], agg["benchmark"], agg["dimkey"])]]
         if len(agg):
-            agg = agg.assign(dimension=agg["dimkey"].where(agg["dimkey"] != _NA_DIM, None),
-                             from_items=True, count_rounding=None, measured_on=None)
+            agg = agg.assign(
+                dimension=agg["dimkey"].where(agg["dimkey"] != _NA_DIM, None),
+                from_items=True,
+                count_rounding=None,
+                measured_on=None,
+            )
             ex = pd.concat([ex, agg[cols + ["dimkey"]].astype("object")], ignore_index=True)
     ex = ex[ex["correct"].notna() & ex["total"].notna()]
     when = ex["measured_on"].where(ex["measured_on"].notna(), ex["date"])
@@ -403,7 +494,7 @@ def _pairs(results: pd.DataFrame, base: str | None):
     by_bench: dict = {}
     for r in results.itertuples(index=False):
         by_bench.setdefault((str(r.benchmark), str(r.dimkey)), []).append(r)
-    for (bench, dim) in sorted(by_bench):
+    for bench, dim in sorted(by_bench):
         rows = sorted(by_bench[(bench, dim)], key=lambda r: (_when(r), str(r.seat)))
         seats = [str(r.seat) for r in rows]
         if base is not None and base in seats:
@@ -412,10 +503,13 @@ def _pairs(results: pd.DataFrame, base: str | None):
                 if str(cand.seat) != base:
                     yield base, str(cand.seat), cand.benchmark, cand.dimkey, basr, cand, ""
         elif 2 <= len(rows) <= MAX_PAIRWISE_SEATS:
-            note = ("no baseline seat took this exam: every pair compared" if base is None
-                    else f"the baseline {base} did not take this exam: every pair compared")
+            note = (
+                "no baseline seat took this exam: every pair compared"
+                if base is None
+                else f"the baseline {base} did not take this exam: every pair compared"
+            )
             for i, basr in enumerate(rows):
-                for cand in rows[i + 1:]:
+                for cand in rows[i + 1 :]:
                     yield str(basr.seat), str(cand.seat), cand.benchmark, cand.dimkey, basr, cand, note
 
 
@@ -433,9 +527,16 @@ def _item_groups(items: pd.DataFrame) -> dict:
     return out
 
 
-def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
-                seats: pd.DataFrame | None = None, *, baseline: str | None = None,
-                alpha: float = 0.05, power: float = 0.8, boschloo_max_n: int = 500) -> pd.DataFrame:
+def exam_deltas(
+    exams: pd.DataFrame,
+    exam_items: pd.DataFrame | None = None,
+    seats: pd.DataFrame | None = None,
+    *,
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    boschloo_max_n: int = 500,
+) -> pd.DataFrame:
     """Exam deltas of every seat against the baseline, per benchmark and dimension.
 
     Parameters
@@ -484,8 +585,10 @@ def exam_deltas(exams: pd.DataFrame, exam_items: pd.DataFrame | None = None,
     results = _latest_results(exams, items)
     base = resolve_baseline(baseline, seats, set(results["seat"].astype(str)))
     groups = _item_groups(items)
-    rows = [_pair_delta(pair, groups, alpha=alpha, power=power, boschloo_max_n=boschloo_max_n)
-            for pair in _pairs(results, base)]
+    rows = [
+        _pair_delta(pair, groups, alpha=alpha, power=power, boschloo_max_n=boschloo_max_n)
+        for pair in _pairs(results, base)
+    ]
     return _delta_frame(rows)
 
 
@@ -533,10 +636,23 @@ def _pair_delta(pair: tuple, groups: dict, *, alpha: float, power: float, boschl
         left = (len(ib) - len(shared)) + (len(ic) - len(shared))
         if left:
             notes.append(f"{left} item(s) answered by one seat only were left out")
-        return exam_delta_paired(int(np.sum(xb & xc)), int(np.sum(xb & ~xc)), int(np.sum(~xb & xc)),
-                                 int(np.sum(~xb & ~xc)), note="; ".join(notes), **labels)
-    row = exam_delta_counts(int(basr.correct), int(basr.total), int(cand.correct), int(cand.total),
-                            note="; ".join(notes), boschloo_max_n=boschloo_max_n, **labels)
+        return exam_delta_paired(
+            int(np.sum(xb & xc)),
+            int(np.sum(xb & ~xc)),
+            int(np.sum(~xb & xc)),
+            int(np.sum(~xb & ~xc)),
+            note="; ".join(notes),
+            **labels,
+        )
+    row = exam_delta_counts(
+        int(basr.correct),
+        int(basr.total),
+        int(cand.correct),
+        int(cand.total),
+        note="; ".join(notes),
+        boschloo_max_n=boschloo_max_n,
+        **labels,
+    )
     if is_not_a_count(basr.count_rounding) or is_not_a_count(cand.count_rounding):
         return _untested(row)
     return row
@@ -557,6 +673,14 @@ def _untested(row: "ExamDelta") -> "ExamDelta":
     counts are shown as reconstructed, but no test, p-value or interval is given (an exact test
     of invented counts is not exact; `exam.score_not_a_count` says why)."""
     nan = float("nan")
-    return replace(row, test="none: a score is not a whole number of items", p_value=nan, p_mid=nan, p_holm=nan,
-                   diff_ci_low=nan, diff_ci_high=nan, diff_ci_method="none: counts reconstructed from a score "
-                   "that is not a share of the stated items", p_boschloo=nan)
+    return replace(
+        row,
+        test="none: a score is not a whole number of items",
+        p_value=nan,
+        p_mid=nan,
+        p_holm=nan,
+        diff_ci_low=nan,
+        diff_ci_high=nan,
+        diff_ci_method="none: counts reconstructed from a score that is not a share of the stated items",
+        p_boschloo=nan,
+    )

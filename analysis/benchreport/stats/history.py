@@ -48,6 +48,7 @@ Springer. Montgomery, D. C. (2019). Introduction to Statistical Quality Control,
 Meeker, W. Q. (1991). Statistical Intervals, §4.5. Daly, D. et al. (2020). Change point
 detection in a CI system (MongoDB). ICPE '20. benchreport.stats.history_cusum has the pieces.
 """
+
 from __future__ import annotations
 
 import functools
@@ -62,11 +63,24 @@ import pyarrow as pa
 from scipy.special import stdtr, stdtrit
 
 from ..columns import DATED_COLUMNS, HISTORY, HISTORY_COLUMNS, METRICS, higher_is_better
-from .history_cusum import (Reference, change_kind, change_start, cusum_update, reference, standardise,
-                            threshold_for)
+from .history_cusum import Reference, change_kind, change_start, cusum_update, reference, standardise, threshold_for
 
-__all__ = ["HISTORY_COLUMNS", "HistoryRule", "HistoryDayCache", "history", "VERDICTS", "ORDER", "LevelSeries",
-           "WALK_KEY", "walk_input", "walk", "multi_date_cells", "input_digests", "typed_history", "rows_to_arrow"]
+__all__ = [
+    "HISTORY_COLUMNS",
+    "HistoryRule",
+    "HistoryDayCache",
+    "history",
+    "VERDICTS",
+    "ORDER",
+    "LevelSeries",
+    "WALK_KEY",
+    "walk_input",
+    "walk",
+    "multi_date_cells",
+    "input_digests",
+    "typed_history",
+    "rows_to_arrow",
+]
 
 VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
 
@@ -75,16 +89,16 @@ VERDICTS = ("regression", "improvement", "within_noise", "insufficient_data")
 class HistoryRule:
     """The parameters of the history verdicts (defaults: see each field)."""
 
-    alpha: float = 0.001        # per seat and date, Bonferroni over its cells (asv uses p < 0.002)
-    noise: float = 0.02         # the comparisons' noise band (criterion.rs' 2%)
-    window: int = 64            # level nights at most (Bencher's default sample size)
-    min_level: int = 5          # level nights before the first verdict
-    level: float = 0.95         # the interval shown with each change
-    k: float = 0.5              # the CUSUM's reference value (SDs): tuned to a shift of 1 SD (Montgomery §9.1.3)
-    clip: float = 2.5           # a night's most to the CUSUM, in SDs (Lucas & Crosier 1982)
-    outlier_z: float = 10.0     # a single night this far (prediction SDs) is told on its own night (Lucas 1982)
-    admit_after: int = 0        # nights a night within a growing level waits before joining it
-    arl_factor: float = 3.0     # in-control ARL x this: an estimated reference and heavy-tailed nights shorten it
+    alpha: float = 0.001  # per seat and date, Bonferroni over its cells (asv uses p < 0.002)
+    noise: float = 0.02  # the comparisons' noise band (criterion.rs' 2%)
+    window: int = 64  # level nights at most (Bencher's default sample size)
+    min_level: int = 5  # level nights before the first verdict
+    level: float = 0.95  # the interval shown with each change
+    k: float = 0.5  # the CUSUM's reference value (SDs): tuned to a shift of 1 SD (Montgomery §9.1.3)
+    clip: float = 2.5  # a night's most to the CUSUM, in SDs (Lucas & Crosier 1982)
+    outlier_z: float = 10.0  # a single night this far (prediction SDs) is told on its own night (Lucas 1982)
+    admit_after: int = 0  # nights a night within a growing level waits before joining it
+    arl_factor: float = 3.0  # in-control ARL x this: an estimated reference and heavy-tailed nights shorten it
 
     def decision_interval(self, m: int) -> float:
         """The CUSUM's h for a seat with `m` cells with a level: each one-sided statistic has an
@@ -100,8 +114,13 @@ class HistoryRule:
     def from_thresholds(cls, th) -> "HistoryRule":
         """The rule an analysis uses (benchreport.thresholds): history_alpha, history_window and
         history_min_level, the comparisons' noise band, and intervals at 1 - alpha."""
-        return cls(alpha=float(th.history_alpha), noise=float(th.noise), window=int(th.history_window),
-                   min_level=int(th.history_min_level), level=1.0 - float(th.alpha))
+        return cls(
+            alpha=float(th.history_alpha),
+            noise=float(th.noise),
+            window=int(th.history_window),
+            min_level=int(th.history_min_level),
+            level=1.0 - float(th.alpha),
+        )
 
 
 @functools.lru_cache(maxsize=256)
@@ -116,16 +135,16 @@ class LevelSeries:
     the two CUSUM statistics with the nights since each left zero, and a far night awaiting the
     next night's word. `to_state` / `from_state`: the same in JSON (the store's cache)."""
 
-    logs: list = field(default_factory=list)      # log values of the reference nights
-    since: str | None = None                      # first date of the current level
-    spread: tuple | None = None                   # (s, df) borrowed from the previous level
-    pending: tuple | None = None                  # (log value, date, direction, CUSUM state before it)
-    decided: bool = False                         # the last row was a regression or an improvement
-    up: float = 0.0                               # C+ and C- (Page 1954)
+    logs: list = field(default_factory=list)  # log values of the reference nights
+    since: str | None = None  # first date of the current level
+    spread: tuple | None = None  # (s, df) borrowed from the previous level
+    pending: tuple | None = None  # (log value, date, direction, CUSUM state before it)
+    decided: bool = False  # the last row was a regression or an improvement
+    up: float = 0.0  # C+ and C- (Page 1954)
     down: float = 0.0
-    up_run: list = field(default_factory=list)    # [date, log value] of the nights since C+ left zero
+    up_run: list = field(default_factory=list)  # [date, log value] of the nights since C+ left zero
     down_run: list = field(default_factory=list)
-    recent: list = field(default_factory=list)    # [date, log value] of the level's last 2 `window` nights
+    recent: list = field(default_factory=list)  # [date, log value] of the level's last 2 `window` nights
     probation: list = field(default_factory=list)  # [date, log value] of nights awaiting the reference
     #: the reference of `logs` as last computed, keyed by their number and the borrowed spread (not saved)
     memo: tuple | None = field(default=None, repr=False, compare=False)
@@ -142,19 +161,31 @@ class LevelSeries:
         cold one): the reference `keep` nights, the recent nights and each run 2 `keep` (a run
         its first night, the change's start, and its last 2 `keep` - 1)."""
         del self.logs[:-keep]
-        del self.recent[:-2 * keep]
+        del self.recent[: -2 * keep]
         for run in (self.up_run, self.down_run):
-            del run[1:max(1, len(run) - 2 * keep + 1)]
+            del run[1 : max(1, len(run) - 2 * keep + 1)]
 
     def to_state(self) -> dict:
-        return {"logs": self.logs, "since": self.since, "spread": list(self.spread) if self.spread else None,
-                "pending": list(self.pending) if self.pending is not None else None, "decided": self.decided,
-                "cusum": self.cusum_state(), "recent": self.recent, "probation": self.probation}
+        return {
+            "logs": self.logs,
+            "since": self.since,
+            "spread": list(self.spread) if self.spread else None,
+            "pending": list(self.pending) if self.pending is not None else None,
+            "decided": self.decided,
+            "cusum": self.cusum_state(),
+            "recent": self.recent,
+            "probation": self.probation,
+        }
 
     @classmethod
     def from_state(cls, d: dict) -> "LevelSeries":
-        s = cls(list(d["logs"]), d["since"], tuple(d["spread"]) if d["spread"] is not None else None,
-                tuple(d["pending"]) if d["pending"] is not None else None, bool(d["decided"]))
+        s = cls(
+            list(d["logs"]),
+            d["since"],
+            tuple(d["spread"]) if d["spread"] is not None else None,
+            tuple(d["pending"]) if d["pending"] is not None else None,
+            bool(d["decided"]),
+        )
         s.set_cusum(d["cusum"])
         s.recent = [list(r) for r in d["recent"]]
         s.probation = [list(r) for r in d["probation"]]
@@ -165,7 +196,7 @@ def _reference(s: LevelSeries, rule: "HistoryRule") -> tuple[Reference | None, f
     """The current level's reference and the degrees of freedom of its spread, or (None, nan)
     before `min_level` nights (or `window`, if fewer; a level just restarted borrows the old
     spread until then)."""
-    logs = s.logs[:rule.window]
+    logs = s.logs[: rule.window]
     key = (len(logs), s.spread)
     if s.memo is not None and s.memo[0] == key:  # a frozen or unchanged reference: computed once
         return s.memo[1]
@@ -322,10 +353,21 @@ def rows_to_arrow(rows: list[dict]) -> pa.Table:
 
 
 def _blank(s: LevelSeries, ref: Reference | None, rule: HistoryRule) -> dict:
-    return dict(level=math.exp(ref.mean) if ref else math.nan, level_nights=ref.n if ref else len(s.logs),
-                level_since=s.since, change=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
-                p_adj=math.nan, verdict="insufficient_data", verdict_reason="", change_kind="", change_since=None,
-                cusum=math.nan)
+    return dict(
+        level=math.exp(ref.mean) if ref else math.nan,
+        level_nights=ref.n if ref else len(s.logs),
+        level_since=s.since,
+        change=math.nan,
+        ci_low=math.nan,
+        ci_high=math.nan,
+        p_value=math.nan,
+        p_adj=math.nan,
+        verdict="insufficient_data",
+        verdict_reason="",
+        change_kind="",
+        change_since=None,
+        cusum=math.nan,
+    )
 
 
 def _interval(d: float, se: float, df: float, m: int, rule: HistoryRule) -> dict:
@@ -335,8 +377,13 @@ def _interval(d: float, se: float, df: float, m: int, rule: HistoryRule) -> dict
         return dict(change=math.exp(d), ci_low=math.exp(d), ci_high=math.exp(d), p_value=p, p_adj=p)
     t = float(stdtrit(df, 0.5 + rule.level / 2))
     p = float(2 * stdtr(df, -abs(d) / se))
-    return dict(change=math.exp(d), ci_low=math.exp(d - t * se), ci_high=math.exp(d + t * se), p_value=p,
-                p_adj=min(1.0, p * max(m, 1)))
+    return dict(
+        change=math.exp(d),
+        ci_low=math.exp(d - t * se),
+        ci_high=math.exp(d + t * se),
+        p_value=p,
+        p_adj=min(1.0, p * max(m, 1)),
+    )
 
 
 def _direction_verdict(direction: int, metric: str) -> str:
@@ -366,9 +413,9 @@ def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: fl
 
 def _restart(s: LevelSeries, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
     """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
-    s.logs, s.since, s.spread, s.pending = [v for _, v in nights][:rule.window], since, (spread, df), None
+    s.logs, s.since, s.spread, s.pending = [v for _, v in nights][: rule.window], since, (spread, df), None
     s.memo = None
-    s.recent, s.probation = [list(r) for r in nights][-2 * rule.window:], []
+    s.recent, s.probation = [list(r) for r in nights][-2 * rule.window :], []
     s.set_cusum([0.0, 0.0, [], []])
 
 
@@ -401,15 +448,20 @@ def _one_cell(s: LevelSeries, x: float, date: str, metric: str, m: int, rule: Hi
     signal = 1 if s.up > h and s.up >= s.down else (-1 if s.down > h else 0)
     if signal:
         run = s.up_run if signal > 0 else s.down_run
-        run = run[change_start([float(v) for _, v in run], ref.mean):]
+        run = run[change_start([float(v) for _, v in run], ref.mean) :]
         change = _sustained(s, run, signal, ref, df, m, rule)
         if abs(change["change"] - 1) > rule.noise:
             fields.update(change, verdict=_direction_verdict(signal, metric))
             _restart(s, run, str(run[0][0]), ref.spread, df, rule)
             return fields
-        fields.update(single, verdict="within_noise", verdict_reason=(
-            f"a sustained change of {change['change'] - 1:+.1%} since {change['change_since']}, inside the "
-            f"±{rule.noise:.0%} noise band"))
+        fields.update(
+            single,
+            verdict="within_noise",
+            verdict_reason=(
+                f"a sustained change of {change['change'] - 1:+.1%} since {change['change_since']}, inside the "
+                f"±{rule.noise:.0%} noise band"
+            ),
+        )
         _keep(s, date, x, rule)
         return fields
     if far and abs(single["change"] - 1) > rule.noise and single["p_adj"] < rule.alpha:
@@ -430,8 +482,12 @@ def _confirm(s: LevelSeries, x: float, date: str, ref: Reference, df: float, m: 
     _restart(s, nights, pdate, ref.spread, df, rule)
     new, _ = _reference(s, rule)
     fields = _blank(s, new, rule)
-    fields.update(_interval(x - new.mean, new.spread * math.sqrt(1 + 1 / new.n), df, m, rule),
-                  verdict="within_noise", verdict_reason=f"confirms the change of {nights[0][0]}", cusum=0.0)
+    fields.update(
+        _interval(x - new.mean, new.spread * math.sqrt(1 + 1 / new.n), df, m, rule),
+        verdict="within_noise",
+        verdict_reason=f"confirms the change of {nights[0][0]}",
+        cusum=0.0,
+    )
     return fields
 
 
@@ -439,7 +495,7 @@ def _keep(s: LevelSeries, date: str, x: float, rule: HistoryRule) -> None:
     """A night within the level: among the recent nights, and on its way into the reference."""
     _admit(s, [date, x], rule)
     s.recent.append([date, x])
-    del s.recent[:-2 * rule.window]
+    del s.recent[: -2 * rule.window]
 
 
 def _admit(s: LevelSeries, night: list, rule: HistoryRule) -> None:

@@ -28,6 +28,7 @@ Huber, P. J. (1981). Robust Statistics, Wiley, §5.7 (winsorised scale).
 Rousseeuw, P. J. & Croux, C. (1993). Alternatives to the median absolute deviation. JASA 88,
 1273-1283 (the MAD, 1.4826 its normal consistency constant).
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,17 @@ from dataclasses import dataclass
 
 from scipy.special import ndtri, stdtr
 
-__all__ = ["Reference", "reference", "standardise", "cusum_update", "siegmund_arl", "threshold_for",
-           "change_start", "change_kind", "MAD_TO_SD"]
+__all__ = [
+    "Reference",
+    "reference",
+    "standardise",
+    "cusum_update",
+    "siegmund_arl",
+    "threshold_for",
+    "change_start",
+    "change_kind",
+    "MAD_TO_SD",
+]
 
 MAD_TO_SD = 1.4826
 
@@ -148,7 +158,7 @@ def change_start(values: list, level: float) -> int:
 
 
 def change_kind(before: list, after: list, *, direction: int) -> str:
-    """"drift" or "step": the nights of the level before the change (`before`) and since the
+    """ "drift" or "step": the nights of the level before the change (`before`) and since the
     CUSUM left zero (`after`), in order, fitted by two models of two parameters each, a step
     (one mean before, one after) and a line through them all; a drift when the line fits better
     (smaller residual sum of squares, the least-squares rule of two-phase regression, Hinkley

@@ -5,6 +5,7 @@ in memory; `benchreport.days.history` gives the same summary of a run store's hi
 by date, so every route reads one kind of thing. `change_status` is the one definition of "what
 came next" after a dated verdict (a level shift, one date off its level, or the latest date).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,8 +15,7 @@ import pandas as pd
 
 from .history import HISTORY_COLUMNS, typed_history
 
-__all__ = ["HistorySummary", "summarise_history", "change_status", "DECIDED", "KEY", "PANEL",
-           "STATUSES"]
+__all__ = ["HistorySummary", "summarise_history", "change_status", "DECIDED", "KEY", "PANEL", "STATUSES"]
 
 DECIDED = ("regression", "improvement")
 #: a history row's cell
@@ -58,22 +58,31 @@ class HistorySummary:
         v = self.values
         on = np.zeros(len(v), dtype=bool)
         for seat, metric, statistic in panels:  # category comparisons: no Python value per row
-            on |= ((v["seat"] == str(seat)) & (v["metric"] == str(metric)) & (v["statistic"] == str(statistic))).to_numpy()
+            on |= (
+                (v["seat"] == str(seat)) & (v["metric"] == str(metric)) & (v["statistic"] == str(statistic))
+            ).to_numpy()
         rows = pd.DataFrame({c: v[c].astype(object).to_numpy()[on] for c in v.columns})
         rows["estimate"] = rows["estimate"].astype(float)
         rows["concurrency"] = pd.array(v["concurrency"].to_numpy()[on], dtype="Int64")
-        marks = {walk_key(r, date): (verdict, status) for r, date, verdict, status in
-                 zip(self.decided[KEY].itertuples(index=False, name=None), self.decided["date"].astype(str),
-                     self.decided["verdict"].astype(str), self.decided["status"].astype(str))}
-        found = [marks.get(walk_key(r, date), ("", "")) for r, date in
-                 zip(rows[KEY].itertuples(index=False, name=None), rows["date"].astype(str))]
+        marks = {
+            walk_key(r, date): (verdict, status)
+            for r, date, verdict, status in zip(
+                self.decided[KEY].itertuples(index=False, name=None),
+                self.decided["date"].astype(str),
+                self.decided["verdict"].astype(str),
+                self.decided["status"].astype(str),
+            )
+        }
+        found = [
+            marks.get(walk_key(r, date), ("", ""))
+            for r, date in zip(rows[KEY].itertuples(index=False, name=None), rows["date"].astype(str))
+        ]
         rows["verdict"] = [m[0] for m in found]
         rows["status"] = [m[1] for m in found]
         return rows
 
     def __len__(self) -> int:
         return self.n_rows
-
 
 
 def change_status(history: pd.DataFrame) -> np.ndarray:
@@ -116,19 +125,34 @@ def summarise_history(h: pd.DataFrame | None) -> HistorySummary:
     """The summary of a whole history table (`benchreport.stats.history.history`)."""
     if h is None or not len(h):
         empty = typed_history(pd.DataFrame({c: [] for c in HISTORY_COLUMNS}))
-        return HistorySummary(0, [], [], 0, {}, empty.assign(status=pd.Series(dtype=object)), empty,
-                              pd.DataFrame({"seat": [], "metric": [], "statistic": [], "n_decided": []}))
+        return HistorySummary(
+            0,
+            [],
+            [],
+            0,
+            {},
+            empty.assign(status=pd.Series(dtype=object)),
+            empty,
+            pd.DataFrame({"seat": [], "metric": [], "statistic": [], "n_decided": []}),
+        )
     verdict = h["verdict"].astype(str)
     decided = h[verdict.isin(DECIDED).to_numpy()]
     decided = decided.assign(status=change_status(h)[verdict.isin(DECIDED).to_numpy()])
     keyed = h[KEY].astype(object).fillna({"harness": "", "probe": "", "load_id": ""})
     keyed["concurrency"] = pd.array(h["concurrency"], dtype="Int64").fillna(-1).astype("int64")
     latest = h[~keyed.duplicated(keep="last").to_numpy()]
-    return HistorySummary(len(h), sorted(h["date"].astype(str).unique().tolist()),
-                          sorted(h["seat"].astype(str).unique().tolist()),
-                          int((~keyed.duplicated()).sum()), {k: int(v) for k, v in verdict.value_counts().items()},
-                          decided.reset_index(drop=True), latest.reset_index(drop=True), panels_of(h, decided),
-                          concurrencies_of(h["concurrency"]), values_of(h))
+    return HistorySummary(
+        len(h),
+        sorted(h["date"].astype(str).unique().tolist()),
+        sorted(h["seat"].astype(str).unique().tolist()),
+        int((~keyed.duplicated()).sum()),
+        {k: int(v) for k, v in verdict.value_counts().items()},
+        decided.reset_index(drop=True),
+        latest.reset_index(drop=True),
+        panels_of(h, decided),
+        concurrencies_of(h["concurrency"]),
+        values_of(h),
+    )
 
 
 def walk_key(row: tuple, date: str) -> tuple:

@@ -3,6 +3,7 @@
 One function per method, each returning a typed result; options after the data
 are keyword-only; `level` is the confidence level (1 - alpha).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,13 +14,21 @@ from scipy import optimize, stats
 from scipy.special import ndtri
 from statsmodels.stats.proportion import proportion_confint
 
-from ._common import ConfidenceInterval, check_level
+from .common import ConfidenceInterval, check_level
 
 __all__ = [
-    "TInterval", "RatioCI", "DifferenceCI",
-    "t_interval", "welch_log_ratio", "fieller_ratio",
-    "wilson", "clopper_pearson", "newcombe_difference", "tango_paired_difference",
-    "newcombe_paired_difference", "tango_score",
+    "TInterval",
+    "RatioCI",
+    "DifferenceCI",
+    "t_interval",
+    "welch_log_ratio",
+    "fieller_ratio",
+    "wilson",
+    "clopper_pearson",
+    "newcombe_difference",
+    "tango_paired_difference",
+    "newcombe_paired_difference",
+    "tango_score",
 ]
 
 
@@ -137,8 +146,7 @@ def t_interval(values, *, level: float = 0.95) -> TInterval:
     est = float(np.mean(x))
     se = float(np.std(x, ddof=1) / math.sqrt(n))
     t = float(stats.t.ppf(0.5 + level / 2.0, n - 1))
-    return TInterval(estimate=est, low=est - t * se, high=est + t * se, standard_error=se,
-                     df=n - 1, level=level)
+    return TInterval(estimate=est, low=est - t * se, high=est + t * se, standard_error=se, df=n - 1, level=level)
 
 
 def welch_log_ratio(baseline, candidate, *, level: float = 0.95) -> RatioCI:
@@ -167,25 +175,50 @@ def welch_log_ratio(baseline, candidate, *, level: float = 0.95) -> RatioCI:
     b = _finite_1d_iv(candidate, "candidate", 2)
     level = check_level(level)
     if np.any(a <= 0) or np.any(b <= 0):
-        return RatioCI(estimate=math.nan, low=math.nan, high=math.nan, level=level,
-                       method="Welch t on log values", note="non-positive values: no log scale")
+        return RatioCI(
+            estimate=math.nan,
+            low=math.nan,
+            high=math.nan,
+            level=level,
+            method="Welch t on log values",
+            note="non-positive values: no log scale",
+        )
     la, lb = np.log(a), np.log(b)
     va = float(np.var(la, ddof=1)) / la.size
     vb = float(np.var(lb, ddof=1)) / lb.size
     d = float(lb.mean() - la.mean())
     se = math.sqrt(va + vb)
     if se == 0.0:
-        return RatioCI(estimate=math.exp(d), low=math.exp(d), high=math.exp(d), level=level,
-                       method="Welch t on log values", df=math.inf,
-                       note="no spread on either side: zero-width interval")
-    df = (va + vb) ** 2 / (va ** 2 / (la.size - 1) + vb ** 2 / (lb.size - 1))
+        return RatioCI(
+            estimate=math.exp(d),
+            low=math.exp(d),
+            high=math.exp(d),
+            level=level,
+            method="Welch t on log values",
+            df=math.inf,
+            note="no spread on either side: zero-width interval",
+        )
+    df = (va + vb) ** 2 / (va**2 / (la.size - 1) + vb**2 / (lb.size - 1))
     t = float(stats.t.ppf(0.5 + level / 2.0, df))
-    return RatioCI(estimate=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se),
-                   level=level, method="Welch t on log values", df=df)
+    return RatioCI(
+        estimate=math.exp(d),
+        low=math.exp(d - t * se),
+        high=math.exp(d + t * se),
+        level=level,
+        method="Welch t on log values",
+        df=df,
+    )
 
 
-def fieller_ratio(numerator: float, se_numerator: float, denominator: float, se_denominator: float,
-                  *, level: float = 0.95, df: float = math.inf) -> RatioCI:
+def fieller_ratio(
+    numerator: float,
+    se_numerator: float,
+    denominator: float,
+    se_denominator: float,
+    *,
+    level: float = 0.95,
+    df: float = math.inf,
+) -> RatioCI:
     """Fieller's interval for the ratio of two independent, approximately normal estimates.
 
     The set of theta with (N - theta D)^2 <= q^2 (s_N^2 + theta^2 s_D^2),
@@ -202,8 +235,12 @@ def fieller_ratio(numerator: float, se_numerator: float, denominator: float, se_
     175-185. Franz, V. H. (2007), Ratios: a short guide to confidence limits
     and proper use, arXiv:0710.2024 (the quadratic and its cases).
     """
-    vals = {"numerator": numerator, "se_numerator": se_numerator,
-            "denominator": denominator, "se_denominator": se_denominator}
+    vals = {
+        "numerator": numerator,
+        "se_numerator": se_numerator,
+        "denominator": denominator,
+        "se_denominator": se_denominator,
+    }
     for k, v in vals.items():
         if v is None or not np.isfinite(v):
             raise ValueError(f"`{k}` must be finite; got {v!r}")
@@ -218,8 +255,15 @@ def fieller_ratio(numerator: float, se_numerator: float, denominator: float, se_
     est = a / b if b != 0 else math.nan
     qa = b * b - q * q * sb2
     if qa <= 0:
-        return RatioCI(estimate=est, low=math.nan, high=math.nan, level=level, method="Fieller",
-                       df=df, note="Fieller interval unbounded: denominator not significantly non-zero")
+        return RatioCI(
+            estimate=est,
+            low=math.nan,
+            high=math.nan,
+            level=level,
+            method="Fieller",
+            df=df,
+            note="Fieller interval unbounded: denominator not significantly non-zero",
+        )
     disc = q * q * (a * a * sb2 + b * b * sa2 - q * q * sa2 * sb2)
     root = math.sqrt(max(disc, 0.0))
     lo, hi = (a * b - root) / qa, (a * b + root) / qa
@@ -408,7 +452,8 @@ def newcombe_paired_difference(a, b, c, d, *, level: float = 0.95) -> Difference
     est = p2 - p1
     dl2, du2 = p2 - l2, u2 - p2
     dl1, du1 = p1 - l1, u1 - p1
-    lo = est - math.sqrt(max(dl2 ** 2 - 2 * phi * dl2 * du1 + du1 ** 2, 0.0))
-    hi = est + math.sqrt(max(du2 ** 2 - 2 * phi * du2 * dl1 + dl1 ** 2, 0.0))
-    return DifferenceCI(estimate=est, low=max(lo, -1.0), high=min(hi, 1.0), level=level,
-                        method="Newcombe square-and-add (paired)")
+    lo = est - math.sqrt(max(dl2**2 - 2 * phi * dl2 * du1 + du1**2, 0.0))
+    hi = est + math.sqrt(max(du2**2 - 2 * phi * du2 * dl1 + dl1**2, 0.0))
+    return DifferenceCI(
+        estimate=est, low=max(lo, -1.0), high=min(hi, 1.0), level=level, method="Newcombe square-and-add (paired)"
+    )

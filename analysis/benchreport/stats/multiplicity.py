@@ -54,6 +54,7 @@ rejective multiple test procedures. Statistics in Medicine 28(4), 586-604.
 Dmitrienko, A., Tamhane, A. C. & Bretz, F. (2010). Multiple Testing Problems in Pharmaceutical
 Statistics, ch. 5 (gatekeeping within families, Bonferroni across them).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,17 +62,34 @@ from dataclasses import dataclass
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["METHODS", "FAMILIES", "EXAMS", "family_of", "adjust", "describe", "Gatekeeping", "gatekeeping",
-           "FamilyGatekeeping", "family_gatekeeping"]
+__all__ = [
+    "METHODS",
+    "FAMILIES",
+    "EXAMS",
+    "family_of",
+    "adjust",
+    "describe",
+    "Gatekeeping",
+    "gatekeeping",
+    "FamilyGatekeeping",
+    "family_gatekeeping",
+]
 
 #: adjustment name -> statsmodels method
 METHODS = {"holm": "holm", "bh": "fdr_bh", "none": None}
 
 #: metric -> the family of hypotheses it is tested in (each family gets its own share of alpha):
 #: how fast the seat serves, how long a user waits, how long the engine takes to start
-FAMILIES = {"output_tok_s": "throughput", "decode_tok_s_per_stream": "throughput", "prefill_tok_s": "throughput",
-            "request_rate": "throughput", "ttft_ms": "latency", "itl_ms": "latency", "e2e_latency_ms": "latency",
-            "engine_init_s": "start-up"}
+FAMILIES = {
+    "output_tok_s": "throughput",
+    "decode_tok_s_per_stream": "throughput",
+    "prefill_tok_s": "throughput",
+    "request_rate": "throughput",
+    "ttft_ms": "latency",
+    "itl_ms": "latency",
+    "e2e_latency_ms": "latency",
+    "engine_init_s": "start-up",
+}
 #: the family of the exam deltas (tables/exam_deltas.csv)
 EXAMS = "exams"
 
@@ -124,11 +142,15 @@ class Gatekeeping:
     def rule(self, alpha: float) -> list[str]:
         """The rule each row was tested by, in words (the `multiplicity` column)."""
         k, m = self.n_primary, self.n_secondary
-        first = ("gatekeeping, primary: tested first, at the full alpha" if k <= 1 else
-                 f"gatekeeping, primary: tested first, Holm over the {k} primary rows at alpha")
+        first = (
+            "gatekeeping, primary: tested first, at the full alpha"
+            if k <= 1
+            else f"gatekeeping, primary: tested first, Holm over the {k} primary rows at alpha"
+        )
         if k == 0 and self.n_untested_primary:
-            second = (f"gatekeeping, secondary: the primary cell had no test (too few passes), so Holm over {m} "
-                      "rows at alpha")
+            second = (
+                f"gatekeeping, secondary: the primary cell had no test (too few passes), so Holm over {m} rows at alpha"
+            )
         elif self.is_open(alpha):
             second = f"gatekeeping, secondary: tested after every primary row was rejected, Holm over {m} rows at alpha"
         else:
@@ -164,8 +186,14 @@ def gatekeeping(p_values, primary) -> Gatekeeping:
     gate = float(np.max(adj[tested])) if tested.any() else 0.0
     second = ~first & ok
     adj[second] = np.maximum(adj[second], gate)
-    return Gatekeeping(p_adj=adj, family=np.where(first, 1, 2), n_primary=int(tested.sum()),
-                       n_secondary=int(second.sum()), gate=gate, n_untested_primary=int((first & ~ok).sum()))
+    return Gatekeeping(
+        p_adj=adj,
+        family=np.where(first, 1, 2),
+        n_primary=int(tested.sum()),
+        n_secondary=int(second.sum()),
+        gate=gate,
+        n_untested_primary=int((first & ~ok).sum()),
+    )
 
 
 @dataclass(frozen=True)
@@ -190,25 +218,39 @@ class FamilyGatekeeping:
         """The rule each row was tested by, in words (the `multiplicity` column): its family, its
         share of alpha, then the gatekeeping step within the family."""
         f = max(1, self.n_families)
-        share = "the full alpha (the only family tested)" if f == 1 else \
-            f"alpha/{f} (Bonferroni across {f} families: {', '.join(self.names)})"
+        share = (
+            "the full alpha (the only family tested)"
+            if f == 1
+            else f"alpha/{f} (Bonferroni across {f} families: {', '.join(self.names)})"
+        )
         words = {}
         for name, gk in self.within.items():
             k, m = gk.n_primary, gk.n_secondary
-            first = ("gatekeeping, primary: tested first in its family, at the family's alpha" if k <= 1 else
-                     f"gatekeeping, primary: tested first in its family, Holm over its {k} first rows")
+            first = (
+                "gatekeeping, primary: tested first in its family, at the family's alpha"
+                if k <= 1
+                else f"gatekeeping, primary: tested first in its family, Holm over its {k} first rows"
+            )
             if k == 0 and gk.n_untested_primary:
-                second = (f"gatekeeping, secondary: the family's first cell had no test (too few passes), so Holm "
-                          f"over {m} rows at the family's alpha")
+                second = (
+                    f"gatekeeping, secondary: the family's first cell had no test (too few passes), so Holm "
+                    f"over {m} rows at the family's alpha"
+                )
             elif gk.is_open(self.family_alpha(alpha)):
-                second = (f"gatekeeping, secondary: tested after the family's first cell was rejected, Holm over "
-                          f"{m} rows at the family's alpha")
+                second = (
+                    f"gatekeeping, secondary: tested after the family's first cell was rejected, Holm over "
+                    f"{m} rows at the family's alpha"
+                )
             else:
-                second = ("gatekeeping, secondary: not tested (the family's first cell was not rejected); p_adj "
-                          "carries the gate")
+                second = (
+                    "gatekeeping, secondary: not tested (the family's first cell was not rejected); p_adj "
+                    "carries the gate"
+                )
             words[name] = (f"{name} family, at {share}; {first}", f"{name} family, at {share}; {second}")
-        return [words[fam][0 if stage == 1 else 1] if fam in words else f"{fam} family: no test"
-                for fam, stage in zip(self.family, self._stage())]
+        return [
+            words[fam][0 if stage == 1 else 1] if fam in words else f"{fam} family: no test"
+            for fam, stage in zip(self.family, self._stage())
+        ]
 
     def _stage(self) -> np.ndarray:
         out = np.full(len(self.family), 2)
@@ -257,14 +299,20 @@ def family_gatekeeping(p_values, families, first, *, elsewhere=()) -> FamilyGate
 def describe(method: str, m: int, alpha: float) -> str:
     """One sentence on what the adjustment guarantees for m tests."""
     if method == "holm":
-        return (f"{m} comparisons were tested; with alpha split equally across the families of metrics "
-                f"(throughput, latency, start-up, exams), and in each family its first cell of each pair tested "
-                f"first and Holm's correction over the rest (a gatekeeping procedure), the chance of any false "
-                f"better/worse verdict among them is at most {alpha:.0%} (without it, about "
-                f"{alpha * m:.1f} would be expected by chance if no seat differed).")
+        return (
+            f"{m} comparisons were tested; with alpha split equally across the families of metrics "
+            f"(throughput, latency, start-up, exams), and in each family its first cell of each pair tested "
+            f"first and Holm's correction over the rest (a gatekeeping procedure), the chance of any false "
+            f"better/worse verdict among them is at most {alpha:.0%} (without it, about "
+            f"{alpha * m:.1f} would be expected by chance if no seat differed)."
+        )
     if method == "bh":
-        return (f"{m} comparisons were tested; with the Benjamini-Hochberg correction at most "
-                f"{alpha:.0%} of the better/worse verdicts are expected to be false (without it, about "
-                f"{alpha * m:.1f} false verdicts would be expected if no seat differed).")
-    return (f"{m} comparisons were tested without correction: about {alpha * m:.1f} false "
-            "better/worse verdicts are expected by chance if no seat differed.")
+        return (
+            f"{m} comparisons were tested; with the Benjamini-Hochberg correction at most "
+            f"{alpha:.0%} of the better/worse verdicts are expected to be false (without it, about "
+            f"{alpha * m:.1f} false verdicts would be expected if no seat differed)."
+        )
+    return (
+        f"{m} comparisons were tested without correction: about {alpha * m:.1f} false "
+        "better/worse verdicts are expected by chance if no seat differed."
+    )

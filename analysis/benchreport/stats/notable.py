@@ -2,6 +2,7 @@
 (`request_counts`): decided on a pass table, or on one date's Arrow rows where a run store reads
 it date by date (benchreport.days), with one definition for both routes.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,15 @@ def dependent_mask(passes: pd.DataFrame | pa.Table, thresholds) -> np.ndarray:
         v = {c: passes[c].astype(object).tolist() for c in cols}
     v["lag1"] = [math.nan if x is None or x is pd.NA else x for x in v["lag1"]]
     v["n_obs"] = [math.nan if x is None or x is pd.NA else x for x in v["n_obs"]]
-    return dependent_passes(v["seat"], v["date"], v["statistic"], v["lag1"], v["n_obs"],
-                            alpha=float(thresholds.alpha), lag1_limit=float(thresholds.lag1_limit))
+    return dependent_passes(
+        v["seat"],
+        v["date"],
+        v["statistic"],
+        v["lag1"],
+        v["n_obs"],
+        alpha=float(thresholds.alpha),
+        lag1_limit=float(thresholds.lag1_limit),
+    )
 
 
 def notable_passes(passes: pd.DataFrame | pa.Table, thresholds):
@@ -61,7 +69,13 @@ def request_counts(passes: pd.DataFrame) -> pd.DataFrame:
     (the run store holds only the described runs' records in memory; the report's runs table
     counts every run's)."""
     if passes is None or not len(passes) or "n_requests" not in passes:
-        return pd.DataFrame({"run_id": pd.Series(dtype="string"), "workload": pd.Series(dtype="string"),
-                             "concurrency": pd.Series(dtype="Int64"), "n_requests": pd.Series(dtype="Int64")})
+        return pd.DataFrame(
+            {
+                "run_id": pd.Series(dtype="string"),
+                "workload": pd.Series(dtype="string"),
+                "concurrency": pd.Series(dtype="Int64"),
+                "n_requests": pd.Series(dtype="Int64"),
+            }
+        )
     q = passes[(passes["source"].astype(object) == "requests").to_numpy(dtype=bool) & passes["n_requests"].notna()]
     return q.drop_duplicates(["run_id", "workload", "concurrency"])[REQUEST_COUNT_COLUMNS].reset_index(drop=True)

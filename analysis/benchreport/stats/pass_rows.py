@@ -3,6 +3,7 @@ figures a harness reported (`measurements`) and from its request records (summar
 
 Split from cells.py, which calls `pass_rows` once and estimates every cell from its result.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,10 @@ import pandas as pd
 from ..columns import PASS_COLUMNS, REQUEST_STATISTICS
 from ..conditions import measurement_condition
 from ..thresholds import Thresholds
-from ._common import missing
+from .common import missing
 from .requests import RequestSource, from_requests, supported
+
+
 def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
     """{run_id: (harness, probe, load_id)}: the harness group where a manifest gives one, else its
     name; the probe the run names; the fingerprint of the load it describes
@@ -28,9 +31,10 @@ def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
         name = grp.where(grp.notna(), name)
     probe = runs["probe"].astype("object") if "probe" in runs else none
     load = runs["load_id"].astype("object") if "load_id" in runs else none
-    return {str(rid): (_str_or_none(h), _str_or_none(p), _str_or_none(lid))
-            for rid, h, p, lid in zip(runs["run_id"].astype(str).tolist(), name.tolist(), probe.tolist(),
-                                      load.tolist())}
+    return {
+        str(rid): (_str_or_none(h), _str_or_none(p), _str_or_none(lid))
+        for rid, h, p, lid in zip(runs["run_id"].astype(str).tolist(), name.tolist(), probe.tolist(), load.tolist())
+    }
 
 
 def load_labels(runs: pd.DataFrame | None) -> dict[str, str]:
@@ -107,8 +111,32 @@ def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[
             for stat in REQUEST_STATISTICS:
                 if not supported(stat, n, th):
                     continue
-                vals = (seat, h, p, lid, workload, conc, metric, stat, date, pss, rid, nan, nan, values[stat], n,
-                        gsum.n_requests, gsum.n_failed, nan, nan, nan, rho, "requests", group, None)
+                vals = (
+                    seat,
+                    h,
+                    p,
+                    lid,
+                    workload,
+                    conc,
+                    metric,
+                    stat,
+                    date,
+                    pss,
+                    rid,
+                    nan,
+                    nan,
+                    values[stat],
+                    n,
+                    gsum.n_requests,
+                    gsum.n_failed,
+                    nan,
+                    nan,
+                    nan,
+                    rho,
+                    "requests",
+                    group,
+                    None,
+                )
                 key = vals[:11]
                 i = index.get(key)
                 if i is None:
@@ -124,19 +152,59 @@ def _request_rows(source: RequestSource, labels: dict, th: Thresholds) -> tuple[
 
 def _base_row(labels, run_id, seat, date, pss, workload, conc, metric, stat) -> dict:
     h, p, lid = labels.get(str(run_id), (None, None, None))
-    return dict(seat=str(seat), harness=h, probe=p, load_id=lid, workload=workload, concurrency=conc, metric=metric,
-                statistic=stat, date=str(date)[:10], **{"pass": int(pss)}, run_id=str(run_id),
-                value=math.nan, reported=math.nan, recomputed=math.nan, n_obs=None,
-                n_requests=None, n_failed=None, ci_low=math.nan, ci_high=math.nan, ci_level=math.nan,
-                lag1=math.nan, source="", group=None, condition=None)
+    return dict(
+        seat=str(seat),
+        harness=h,
+        probe=p,
+        load_id=lid,
+        workload=workload,
+        concurrency=conc,
+        metric=metric,
+        statistic=stat,
+        date=str(date)[:10],
+        **{"pass": int(pss)},
+        run_id=str(run_id),
+        value=math.nan,
+        reported=math.nan,
+        recomputed=math.nan,
+        n_obs=None,
+        n_requests=None,
+        n_failed=None,
+        ci_low=math.nan,
+        ci_high=math.nan,
+        ci_level=math.nan,
+        lag1=math.nan,
+        source="",
+        group=None,
+        condition=None,
+    )
 
 
 def _measurement_columns(m: pd.DataFrame) -> dict:
-    stat = m["statistic"].astype("object").where(m["statistic"].notna(), "mean") if "statistic" in m \
+    stat = (
+        m["statistic"].astype("object").where(m["statistic"].notna(), "mean")
+        if "statistic" in m
         else pd.Series(["mean"] * len(m), index=m.index)
-    cols = {c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
-            for c in ("run_id", "seat", "date", "pass", "workload", "concurrency", "metric", "value", "n",
-                      "condition", "context_tokens", "ci_low", "ci_high", "ci_level")}
+    )
+    cols = {
+        c: (m[c].astype("object").to_numpy() if c in m else np.full(len(m), None, dtype=object))
+        for c in (
+            "run_id",
+            "seat",
+            "date",
+            "pass",
+            "workload",
+            "concurrency",
+            "metric",
+            "value",
+            "n",
+            "condition",
+            "context_tokens",
+            "ci_low",
+            "ci_high",
+            "ci_level",
+        )
+    }
     cols["statistic"] = stat.to_numpy(dtype=object)
     return cols
 
@@ -152,9 +220,17 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
         conc = None if missing(cols["concurrency"][i]) else int(cols["concurrency"][i])
         cond = measurement_condition(_str_or_none(cols["condition"][i]), cols["context_tokens"][i])
         pss = 1 if missing(cols["pass"][i]) else int(cols["pass"][i])
-        row = _base_row(labels, cols["run_id"][i], cols["seat"][i], cols["date"][i], pss,
-                        _workload_key(cols["workload"][i], cond), conc, str(cols["metric"][i]),
-                        str(cols["statistic"][i]))
+        row = _base_row(
+            labels,
+            cols["run_id"][i],
+            cols["seat"][i],
+            cols["date"][i],
+            pss,
+            _workload_key(cols["workload"][i], cond),
+            conc,
+            str(cols["metric"][i]),
+            str(cols["statistic"][i]),
+        )
         key = _row_key(row)
         known = rows.get(key)
         if known is not None and math.isfinite(known["reported"]):
@@ -164,13 +240,30 @@ def _add_reported(rows: _Table, measurements: pd.DataFrame, per_group: dict, lab
             row = known
         elif gkey in per_group and row["metric"] in per_group[gkey][0] and from_requests(row["statistic"]):
             values, n, rho = per_group[gkey][0][row["metric"]]
-            row.update(recomputed=values[row["statistic"]], n_requests=per_group[gkey][1],
-                       n_failed=per_group[gkey][2], lag1=rho, group=gkey, n_obs=n)
-        if gkey in per_group and row["metric"] in per_group[gkey][0] and _from_a_sample(
-                per_group[gkey][0][row["metric"]][1], cols["n"][i], per_group[gkey][1], per_group[gkey][2]):
+            row.update(
+                recomputed=values[row["statistic"]],
+                n_requests=per_group[gkey][1],
+                n_failed=per_group[gkey][2],
+                lag1=rho,
+                group=gkey,
+                n_obs=n,
+            )
+        if (
+            gkey in per_group
+            and row["metric"] in per_group[gkey][0]
+            and _from_a_sample(
+                per_group[gkey][0][row["metric"]][1], cols["n"][i], per_group[gkey][1], per_group[gkey][2]
+            )
+        ):
             row["recomputed"] = math.nan  # a sample's statistic is no check of the whole run's figure
-        row.update(reported=value, condition=cond, source="reported", ci_low=_float(cols["ci_low"][i]),
-                   ci_high=_float(cols["ci_high"][i]), ci_level=_float(cols["ci_level"][i]))
+        row.update(
+            reported=value,
+            condition=cond,
+            source="reported",
+            ci_low=_float(cols["ci_low"][i]),
+            ci_high=_float(cols["ci_high"][i]),
+            ci_level=_float(cols["ci_level"][i]),
+        )
         if not missing(cols["n"][i]):
             row["n_obs"] = int(cols["n"][i])
         rows.put(row)
@@ -234,10 +327,19 @@ def sort_passes(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _row_key(row) -> tuple:
-    return (row["seat"], row["harness"], row["probe"], row["load_id"], row["workload"], row["concurrency"],
-            row["metric"], row["statistic"], row["date"], row["pass"], row["run_id"])
-
-
+    return (
+        row["seat"],
+        row["harness"],
+        row["probe"],
+        row["load_id"],
+        row["workload"],
+        row["concurrency"],
+        row["metric"],
+        row["statistic"],
+        row["date"],
+        row["pass"],
+        row["run_id"],
+    )
 
 
 def _float(v) -> float:

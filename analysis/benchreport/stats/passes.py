@@ -27,6 +27,7 @@ David, H. A. & Nagaraja, H. N. (2003). Order Statistics, 3rd ed., Wiley, §7.1.
 Student (1908); Cameron, A. C. & Miller, D. L. (2015), J. Human Resources 50(2)
 (few clusters: t with G - 1 degrees of freedom).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,10 +37,18 @@ import numpy as np
 from scipy import stats
 from scipy.special import stdtr, stdtrit
 
-from ._common import check_level
+from .common import check_level
 
-__all__ = ["PassSummary", "LogVariance", "LogRatioTest", "summarise_passes", "log_variance",
-           "pooled_log_variance", "range_level", "welch_log_ratio_test"]
+__all__ = [
+    "PassSummary",
+    "LogVariance",
+    "LogRatioTest",
+    "summarise_passes",
+    "log_variance",
+    "pooled_log_variance",
+    "range_level",
+    "welch_log_ratio_test",
+]
 
 
 def _t_ppf(q: float, df: float) -> float:
@@ -84,8 +93,8 @@ class PassSummary:
     log_mean: float
     log_se: float
     df: float
-    route: str          # "t_log" (own passes), "t_log_pooled" (variance from other dates), "" (none)
-    reason: str         # "" or why there is no interval: single_pass, two_passes, equal_values, non_positive
+    route: str  # "t_log" (own passes), "t_log_pooled" (variance from other dates), "" (none)
+    reason: str  # "" or why there is no interval: single_pass, two_passes, equal_values, non_positive
     median: float = math.nan
     min: float = math.nan
     max: float = math.nan
@@ -129,17 +138,28 @@ def _no_ci(values: np.ndarray, level: float, reason: str) -> PassSummary:
     positive = bool(np.all(values > 0))
     est = _centre(values)
     lm = float(np.mean(np.log(values))) if positive else math.nan
-    return PassSummary(estimate=est, low=math.nan, high=math.nan, level=level, n_passes=k,
-                       log_mean=lm, log_se=math.nan, df=math.nan, route="", reason=reason,
-                       **_order_stats(values))
+    return PassSummary(
+        estimate=est,
+        low=math.nan,
+        high=math.nan,
+        level=level,
+        n_passes=k,
+        log_mean=lm,
+        log_se=math.nan,
+        df=math.nan,
+        route="",
+        reason=reason,
+        **_order_stats(values),
+    )
 
 
 def _order_stats(values: np.ndarray) -> dict:
     k = values.shape[0]
     if k < 3:
         return {}
-    return dict(median=float(np.median(values)), min=float(values.min()), max=float(values.max()),
-                range_level=range_level(k))
+    return dict(
+        median=float(np.median(values)), min=float(values.min()), max=float(values.max()), range_level=range_level(k)
+    )
 
 
 def summarise_passes(values, *, level: float = 0.95, borrowed: LogVariance | None = None) -> PassSummary:
@@ -180,9 +200,19 @@ def summarise_passes(values, *, level: float = 0.95, borrowed: LogVariance | Non
         return _no_ci(v, level, "single_pass" if k == 1 else "two_passes")
     se = math.sqrt(var / k)
     t = _t_ppf(0.5 + level / 2.0, df)
-    return PassSummary(estimate=_centre(v), low=float(math.exp(lm - t * se)),
-                       high=float(math.exp(lm + t * se)), level=level, n_passes=k, log_mean=lm,
-                       log_se=se, df=float(df), route=route, reason="", **_order_stats(v))
+    return PassSummary(
+        estimate=_centre(v),
+        low=float(math.exp(lm - t * se)),
+        high=float(math.exp(lm + t * se)),
+        level=level,
+        n_passes=k,
+        log_mean=lm,
+        log_se=se,
+        df=float(df),
+        route=route,
+        reason="",
+        **_order_stats(v),
+    )
 
 
 @dataclass(frozen=True)
@@ -210,13 +240,14 @@ def welch_log_ratio_test(baseline: PassSummary, candidate: PassSummary, *, level
     sides = (baseline, candidate)
     if any(not (math.isfinite(s.log_se) and math.isfinite(s.df)) for s in sides):
         return None
-    vb, vc = baseline.log_se ** 2, candidate.log_se ** 2
+    vb, vc = baseline.log_se**2, candidate.log_se**2
     d = candidate.log_mean - baseline.log_mean
     se = math.sqrt(vb + vc)
     if se == 0.0:
         return None
-    df = (vb + vc) ** 2 / ((vb ** 2 / baseline.df if vb else 0.0) + (vc ** 2 / candidate.df if vc else 0.0))
+    df = (vb + vc) ** 2 / ((vb**2 / baseline.df if vb else 0.0) + (vc**2 / candidate.df if vc else 0.0))
     t = _t_ppf(0.5 + level / 2.0, df)
     p = 2.0 * _t_sf(abs(d) / se, df)
-    return LogRatioTest(ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se),
-                        p_value=min(p, 1.0), df=df, level=level)
+    return LogRatioTest(
+        ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se), p_value=min(p, 1.0), df=df, level=level
+    )

@@ -13,6 +13,7 @@ output_tokens > 1 and e2e > ttft (1000/TPOT, TPOT as vLLM's benchmark_serving de
 Failed requests (an error, or finish_reason error/cancelled/incomplete) are counted and
 left out of every statistic.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,12 +24,25 @@ import pandas as pd
 
 from ..columns import QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS
 from ..thresholds import Thresholds
-from ._common import lerp, quantile_positions, tail_supported
+from .common import lerp, quantile_positions, tail_supported
 from .within import lag1_autocorrelation
 
-__all__ = ["FAILED_REASONS", "RequestGroup", "GroupSummary", "GroupStats", "RequestSource", "FrameSource",
-           "summarise", "failed_mask",
-           "metric_values", "request_metrics", "group_stats", "supported", "from_requests", "statistic"]
+__all__ = [
+    "FAILED_REASONS",
+    "RequestGroup",
+    "GroupSummary",
+    "GroupStats",
+    "RequestSource",
+    "FrameSource",
+    "summarise",
+    "failed_mask",
+    "metric_values",
+    "request_metrics",
+    "group_stats",
+    "supported",
+    "from_requests",
+    "statistic",
+]
 
 #: finish reasons of a failed request (spec/run-format.md: `error`; harnesses add the others)
 FAILED_REASONS = ("error", "cancelled", "incomplete")
@@ -40,11 +54,11 @@ GROUP_KEY = ("run_id", "workload", "concurrency")
 class RequestGroup:
     """The successful requests of one (run, workload, concurrency) in send order, and the counts."""
 
-    key: tuple           # (run_id, workload, concurrency or -1)
+    key: tuple  # (run_id, workload, concurrency or -1)
     seat: str
     date: str
     pass_: int
-    values: np.ndarray   # (n_successful, len(REQUEST_METRICS)), NaN where a metric is undefined
+    values: np.ndarray  # (n_successful, len(REQUEST_METRICS)), NaN where a metric is undefined
     n_requests: int
     n_failed: int
 
@@ -60,7 +74,7 @@ class GroupSummary:
     pass_: int
     n_requests: int
     n_failed: int
-    stats: dict          # metric -> (values by statistic, n, lag1)
+    stats: dict  # metric -> (values by statistic, n, lag1)
 
 
 @dataclass
@@ -68,8 +82,8 @@ class GroupStats:
     """What the cells need of one group: per metric, its sorted finite values' statistics."""
 
     group: RequestGroup
-    sorted_values: dict        # metric -> sorted finite values
-    lag1: dict                 # metric -> lag-1 autocorrelation in send order
+    sorted_values: dict  # metric -> sorted finite values
+    lag1: dict  # metric -> lag-1 autocorrelation in send order
 
 
 class RequestSource(Protocol):
@@ -142,8 +156,9 @@ class FrameSource:
         r = requests.reset_index(drop=True)
         failed = failed_mask(r)
         conc = pd.array(r["concurrency"], dtype="Int64").fillna(-1).astype("int64")
-        keys = pd.DataFrame({"run_id": r["run_id"].astype(str), "workload": r["workload"].astype(str),
-                             "_c": np.asarray(conc)})
+        keys = pd.DataFrame(
+            {"run_id": r["run_id"].astype(str), "workload": r["workload"].astype(str), "_c": np.asarray(conc)}
+        )
         values = metric_values(r)
         start = _num(r, "start_ms")
         seat, date, pss = (r[c].to_numpy(dtype=object) for c in ("seat", "date", "pass"))
@@ -151,9 +166,17 @@ class FrameSource:
             pos = _send_order(start, np.asarray(pos))
             ok = pos[~failed[pos]]
             self._index[key] = len(self._groups)
-            self._groups.append(RequestGroup(key=key, seat=str(seat[pos[0]]), date=str(date[pos[0]])[:10],
-                                             pass_=int(pss[pos[0]]), values=values[ok], n_requests=len(pos),
-                                             n_failed=int(failed[pos].sum())))
+            self._groups.append(
+                RequestGroup(
+                    key=key,
+                    seat=str(seat[pos[0]]),
+                    date=str(date[pos[0]])[:10],
+                    pass_=int(pss[pos[0]]),
+                    values=values[ok],
+                    n_requests=len(pos),
+                    n_failed=int(failed[pos].sum()),
+                )
+            )
 
     def groups(self) -> Iterator[RequestGroup]:
         return iter(self._groups)
@@ -180,8 +203,10 @@ def group_stats(g: RequestGroup) -> GroupStats:
 def summarise(g: RequestGroup) -> GroupSummary:
     """A group's counts and, per metric, every request statistic, n and lag-1 autocorrelation."""
     gs = group_stats(g)
-    stats = {metric: ({stat: statistic(sv, stat) for stat in REQUEST_STATISTICS}, int(sv.shape[0]), gs.lag1[metric])
-             for metric, sv in gs.sorted_values.items()}
+    stats = {
+        metric: ({stat: statistic(sv, stat) for stat in REQUEST_STATISTICS}, int(sv.shape[0]), gs.lag1[metric])
+        for metric, sv in gs.sorted_values.items()
+    }
     return GroupSummary(g.key, g.seat, g.date, g.pass_, g.n_requests, g.n_failed, stats)
 
 
@@ -210,5 +235,3 @@ def column_metric(g: RequestGroup, metric: str) -> np.ndarray:
     """One metric's finite values of a group, in send order."""
     v = g.values[:, REQUEST_METRICS.index(metric)]
     return v[np.isfinite(v)]
-
-

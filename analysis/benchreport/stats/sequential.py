@@ -65,6 +65,7 @@ Trials. Chapman & Hall/CRC: ch. 2 (Pocock and O'Brien-Fleming constants), 7 (err
 Howard, S. R., Ramdas, A., McAuliffe, J. & Sekhon, J. (2021). Time-uniform, nonparametric,
 nonasymptotic confidence sequences. Annals of Statistics 49, 1055-1080.
 """
+
 from __future__ import annotations
 
 import functools
@@ -77,15 +78,34 @@ from scipy.special import ndtr, ndtri, stdtrit
 
 from .sessions import plain_key
 
-__all__ = ["SPENDING", "spending", "boundaries", "exit_probabilities", "t_boundary", "look_fractions",
-           "SequentialLook", "sequential_look", "DaySummary", "day_summary", "STATUSES", "PLAN_COLUMNS",
-           "PlanDesign", "plan_rows"]
+__all__ = [
+    "SPENDING",
+    "spending",
+    "boundaries",
+    "exit_probabilities",
+    "t_boundary",
+    "look_fractions",
+    "SequentialLook",
+    "sequential_look",
+    "DaySummary",
+    "day_summary",
+    "STATUSES",
+    "PLAN_COLUMNS",
+    "PlanDesign",
+    "plan_rows",
+]
 
 #: the alpha-spending functions: O'Brien-Fleming type (default) and Pocock type
 SPENDING = ("obf", "pocock")
 #: a plan row's status
-STATUSES = ("settled: better", "settled: worse", "settled: within noise", "continue",
-            "cannot settle within the maximum", "needs an interval")
+STATUSES = (
+    "settled: better",
+    "settled: worse",
+    "settled: within noise",
+    "continue",
+    "cannot settle within the maximum",
+    "needs an interval",
+)
 
 #: grid intervals of Simpson's rule per look (2 * HALF_GRID + 1 points)
 HALF_GRID = 200
@@ -185,13 +205,14 @@ def _boundaries(t: tuple, alpha: float, kind: str) -> tuple:
     mass = w * np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)
     for k in range(1, len(t)):
         if capped[k] > capped[k - 1] and target[k] > 1e-15:
+
             def excess(b, k=k):
                 return _exit(b, u, mass, capped[k - 1], capped[k]) - target[k]
+
             c[k] = brentq(excess, 1e-6, 40.0, xtol=1e-10) if excess(40.0) < 0 < excess(1e-6) else math.inf
             u, mass = _carry(c[k], u, mass, capped[k - 1], capped[k])
         else:  # no information gained or no alpha left: this look cannot reject
-            u, mass = (u, mass) if capped[k] == capped[k - 1] else _carry(math.inf, u, mass, capped[k - 1],
-                                                                         capped[k])
+            u, mass = (u, mass) if capped[k] == capped[k - 1] else _carry(math.inf, u, mass, capped[k - 1], capped[k])
     return tuple(float(x) for x in c)
 
 
@@ -247,9 +268,20 @@ def _per_seat(n_b: float, n_c: float) -> float:
     return 2.0 * n_b * n_c / (n_b + n_c) if n_b > 0 and n_c > 0 else 0.0
 
 
-def sequential_look(log_ratio: float, se: float, df: float, n_b: float, n_c: float, *, alpha: float,
-                    max_n: int, first: int = 3, kind: str = "obf", noise: float = 0.02,
-                    higher_is_better: bool = True) -> SequentialLook:
+def sequential_look(
+    log_ratio: float,
+    se: float,
+    df: float,
+    n_b: float,
+    n_c: float,
+    *,
+    alpha: float,
+    max_n: int,
+    first: int = 3,
+    kind: str = "obf",
+    noise: float = 0.02,
+    higher_is_better: bool = True,
+) -> SequentialLook:
     """The comparison at the current look (`n_b`, `n_c` units per seat so far, the log ratio with
     its standard error `se` on `df` degrees of freedom), and the smallest units per seat, at most
     `max_n`, at which it would settle if the log ratio and the per-unit spread stayed as estimated
@@ -266,15 +298,33 @@ def sequential_look(log_ratio: float, se: float, df: float, n_b: float, n_c: flo
     low, high = (math.exp(log_ratio - half), math.exp(log_ratio + half)) if math.isfinite(half) else (0.0, math.inf)
     if status is not None:
         return SequentialLook(status, z_now, t_now, low, high, int(math.ceil(here)), status)
-    settle_at, settle_as = _projection(log_ratio, se / math.sqrt(1.0 / n_b + 1.0 / n_c), here, alpha=alpha,
-                                       max_n=max_n, first=first, kind=kind, noise=noise,
-                                       higher_is_better=higher_is_better)
+    settle_at, settle_as = _projection(
+        log_ratio,
+        se / math.sqrt(1.0 / n_b + 1.0 / n_c),
+        here,
+        alpha=alpha,
+        max_n=max_n,
+        first=first,
+        kind=kind,
+        noise=noise,
+        higher_is_better=higher_is_better,
+    )
     status = "continue" if here < max_n else "cannot settle within the maximum"
     return SequentialLook(status, z_now, t_now, low, high, settle_at, settle_as)
 
 
-def _projection(log_ratio: float, unit_sd: float, here: float, *, alpha: float, max_n: int, first: int,
-                kind: str, noise: float, higher_is_better: bool) -> tuple[int | None, str | None]:
+def _projection(
+    log_ratio: float,
+    unit_sd: float,
+    here: float,
+    *,
+    alpha: float,
+    max_n: int,
+    first: int,
+    kind: str,
+    noise: float,
+    higher_is_better: bool,
+) -> tuple[int | None, str | None]:
     """(n, status): the first whole count per seat above `here`, at most `max_n`, whose look would
     settle the comparison with the log ratio at its estimate and a spread of `unit_sd` a unit."""
     start = max(first, int(math.floor(here)) + 1)
@@ -318,10 +368,40 @@ def day_summary(baseline_days, candidate_days) -> DaySummary | None:
 
 
 #: the plan's columns (`benchreport plan --format csv|json`)
-PLAN_COLUMNS = ["baseline", "candidate", "harness", "probe", "workload", "concurrency", "metric", "statistic",
-                "primary", "unit", "baseline_n", "candidate_n", "max_n", "information", "ratio", "ci_low", "ci_high",
-                "verdict", "plan_ratio", "log_se", "df", "alpha", "correction", "spending", "z_boundary",
-                "t_boundary", "rci_low", "rci_high", "status", "settle_at", "more_per_seat", "settle_as"]
+PLAN_COLUMNS = [
+    "baseline",
+    "candidate",
+    "harness",
+    "probe",
+    "workload",
+    "concurrency",
+    "metric",
+    "statistic",
+    "primary",
+    "unit",
+    "baseline_n",
+    "candidate_n",
+    "max_n",
+    "information",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "plan_ratio",
+    "log_se",
+    "df",
+    "alpha",
+    "correction",
+    "spending",
+    "z_boundary",
+    "t_boundary",
+    "rci_low",
+    "rci_high",
+    "status",
+    "settle_at",
+    "more_per_seat",
+    "settle_as",
+]
 
 
 @dataclass(frozen=True)
@@ -339,8 +419,13 @@ class PlanDesign:
 def _days_of(row: dict, seat: str, groups: dict | None) -> list:
     if not groups:
         return []
-    key = (seat, *(plain_key(row.get(k)) for k in ("harness", "probe", "load_id", "workload", "concurrency",
-                                                     "metric", "statistic")))
+    key = (
+        seat,
+        *(
+            plain_key(row.get(k))
+            for k in ("harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+        ),
+    )
     return groups.get(key, [])
 
 
@@ -351,16 +436,23 @@ def _row_input(row: dict, groups: dict | None, design: PlanDesign):
         s = day_summary(_days_of(row, str(row["baseline"]), groups), _days_of(row, str(row["candidate"]), groups))
         if s is None:
             return "days", math.nan, math.nan, math.nan, 0, 0, design.max_days, design.first_day
-        return ("days", s.log_ratio, s.se, s.df, s.days_baseline, s.days_candidate, design.max_days,
-                design.first_day)
+        return ("days", s.log_ratio, s.se, s.df, s.days_baseline, s.days_candidate, design.max_days, design.first_day)
     lo, hi, df, level = (_float(row.get(k)) for k in ("ci_low", "ci_high", "df", "ci_level"))
     ratio = _float(row.get("ratio"))
     se = math.nan
     if lo > 0 and hi > lo and df > 0 and 0 < level < 1:
         se = (math.log(hi) - math.log(lo)) / (2.0 * float(stdtrit(df, 0.5 + level / 2.0)))
     d = math.log(ratio) if ratio > 0 else math.nan
-    return ("passes", d, se, df, _int(row.get("baseline_n_passes")), _int(row.get("candidate_n_passes")),
-            design.max_passes, design.first_pass)
+    return (
+        "passes",
+        d,
+        se,
+        df,
+        _int(row.get("baseline_n_passes")),
+        _int(row.get("candidate_n_passes")),
+        design.max_passes,
+        design.first_pass,
+    )
 
 
 def _float(x) -> float:
@@ -376,8 +468,15 @@ def _int(x) -> int:
     return int(v) if math.isfinite(v) else 0
 
 
-def plan_rows(rows, *, alphas, corrections, higher_is_better, design: PlanDesign = PlanDesign(),
-              session_groups: dict | None = None) -> list[dict]:
+def plan_rows(
+    rows,
+    *,
+    alphas,
+    corrections,
+    higher_is_better,
+    design: PlanDesign = PlanDesign(),
+    session_groups: dict | None = None,
+) -> list[dict]:
     """The plan of comparisons rows of kind baseline (records of tables/comparisons.csv): for each,
     the units so far, the sequential boundary at this look (`sequential_look`) at the row's test
     level `alphas[i]` (the level its verdict faces after the correction for multiple comparisons,
@@ -387,19 +486,62 @@ def plan_rows(rows, *, alphas, corrections, higher_is_better, design: PlanDesign
     out = []
     for row, alpha, words in zip(rows, alphas, corrections):
         unit, d, se, df, nb, nc, max_n, first = _row_input(row, session_groups, design)
-        look = sequential_look(d, se, df, nb, nc, alpha=float(alpha), max_n=max_n, first=first,
-                               kind=design.spending, noise=design.noise,
-                               higher_is_better=higher_is_better(str(row["metric"])))
+        look = sequential_look(
+            d,
+            se,
+            df,
+            nb,
+            nc,
+            alpha=float(alpha),
+            max_n=max_n,
+            first=first,
+            kind=design.spending,
+            noise=design.noise,
+            higher_is_better=higher_is_better(str(row["metric"])),
+        )
         here = _per_seat(float(nb), float(nc))
         more = None if look.settle_at is None else max(0, look.settle_at - min(nb, nc))
         if look.status == "needs an interval":  # the fewest units that measure the spread
             more = max(0, first - min(nb, nc))
-        out.append(dict(
-            {k: row.get(k) for k in ("baseline", "candidate", "harness", "probe", "workload", "concurrency",
-                                      "metric", "statistic", "primary", "ratio", "ci_low", "ci_high", "verdict")},
-            unit=unit, baseline_n=nb, candidate_n=nc, max_n=max_n, information=min(here / max_n, 1.0),
-            plan_ratio=math.exp(d) if math.isfinite(d) else math.nan, log_se=se, df=df, alpha=float(alpha),
-            correction=words, spending=design.spending, z_boundary=look.z_boundary, t_boundary=look.t_boundary,
-            rci_low=look.rci_low, rci_high=look.rci_high, status=look.status, settle_at=look.settle_at,
-            more_per_seat=more, settle_as=look.settle_as))
+        out.append(
+            dict(
+                {
+                    k: row.get(k)
+                    for k in (
+                        "baseline",
+                        "candidate",
+                        "harness",
+                        "probe",
+                        "workload",
+                        "concurrency",
+                        "metric",
+                        "statistic",
+                        "primary",
+                        "ratio",
+                        "ci_low",
+                        "ci_high",
+                        "verdict",
+                    )
+                },
+                unit=unit,
+                baseline_n=nb,
+                candidate_n=nc,
+                max_n=max_n,
+                information=min(here / max_n, 1.0),
+                plan_ratio=math.exp(d) if math.isfinite(d) else math.nan,
+                log_se=se,
+                df=df,
+                alpha=float(alpha),
+                correction=words,
+                spending=design.spending,
+                z_boundary=look.z_boundary,
+                t_boundary=look.t_boundary,
+                rci_low=look.rci_low,
+                rci_high=look.rci_high,
+                status=look.status,
+                settle_at=look.settle_at,
+                more_per_seat=more,
+                settle_as=look.settle_as,
+            )
+        )
     return [{k: r[k] for k in PLAN_COLUMNS} for r in out]

@@ -34,6 +34,7 @@ Biometrics Bulletin 2, 110-114.
 Kalibera, T. & Jones, R. (2013). Rigorous benchmarking in reasonable time (repeat, and count
 the variance, at the level where it arises).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,17 @@ from scipy.special import stdtr, stdtrit
 from ..columns import CELL_KEY, SESSION_COLUMNS
 from .passes import LogRatioTest, PassSummary
 
-__all__ = ["SessionVariance", "session_variance", "session_table", "SESSION_COLUMNS", "PooledSessions",
-           "pooled_session_variance", "session_groups", "two_level_log_ratio_test", "plain_key"]
+__all__ = [
+    "SessionVariance",
+    "session_variance",
+    "session_table",
+    "SESSION_COLUMNS",
+    "PooledSessions",
+    "pooled_session_variance",
+    "session_groups",
+    "two_level_log_ratio_test",
+    "plain_key",
+]
 
 KEY = tuple(CELL_KEY)
 METHOD = "one-way random effects on log pass values, sessions = dates (ANOVA estimator)"
@@ -93,8 +103,7 @@ class PooledSessions:
         est = (self.ms_between - self.ms_within) / self.coef
         if not est > 0:
             return math.nan
-        return est ** 2 * self.coef ** 2 / (self.ms_between ** 2 / self.df_between
-                                             + self.ms_within ** 2 / self.df_within)
+        return est**2 * self.coef**2 / (self.ms_between**2 / self.df_between + self.ms_within**2 / self.df_within)
 
 
 def pooled_session_variance(per_seat) -> PooledSessions | None:
@@ -131,8 +140,9 @@ def pooled_session_variance(per_seat) -> PooledSessions | None:
     return PooledSessions(max(0.0, (msb - msw) / coef), msb, df_b, msw, int(big_n - a_tot), coef, a_tot)
 
 
-def two_level_log_ratio_test(baseline: PassSummary, candidate: PassSummary, sessions: PooledSessions, *,
-                             level: float = 0.95) -> LogRatioTest | None:
+def two_level_log_ratio_test(
+    baseline: PassSummary, candidate: PassSummary, sessions: PooledSessions, *, level: float = 0.95
+) -> LogRatioTest | None:
     """Ratio candidate/baseline of two seats' latest centres with a two-level variance: each side's
     passes (``log_se`` on ``df``, as Welch's) plus one session effect per side, 2 sigma_b^2
     (`sessions`), t on the Welch-Satterthwaite df of the three terms, the session term on the
@@ -150,17 +160,21 @@ def two_level_log_ratio_test(baseline: PassSummary, candidate: PassSummary, sess
     sides = (baseline, candidate)
     if any(not (math.isfinite(s.log_se) and math.isfinite(s.df)) for s in sides):
         return None
-    vb, vc, vs = baseline.log_se ** 2, candidate.log_se ** 2, 2.0 * sessions.between_log_var
+    vb, vc, vs = baseline.log_se**2, candidate.log_se**2, 2.0 * sessions.between_log_var
     var = vb + vc + vs
     if var == 0.0:
         return None
-    df = var ** 2 / ((vb ** 2 / baseline.df if vb else 0.0) + (vc ** 2 / candidate.df if vc else 0.0)
-                     + (vs ** 2 / sessions.df_between if vs else 0.0))
+    df = var**2 / (
+        (vb**2 / baseline.df if vb else 0.0)
+        + (vc**2 / candidate.df if vc else 0.0)
+        + (vs**2 / sessions.df_between if vs else 0.0)
+    )
     se, d = math.sqrt(var), candidate.log_mean - baseline.log_mean
     t = float(stdtrit(df, 0.5 + level / 2.0))
     p = 2.0 * float(stdtr(df, -abs(d) / se))
-    return LogRatioTest(ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se),
-                        p_value=min(p, 1.0), df=df, level=level)
+    return LogRatioTest(
+        ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se), p_value=min(p, 1.0), df=df, level=level
+    )
 
 
 def _from_groups(groups: list[tuple[int, float, float]]) -> SessionVariance | None:
@@ -206,7 +220,9 @@ def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
     p = passes.loc[ok, list(KEY) + ["date"]].astype(object).assign(_lv=np.log(v[ok]))
     for k, g in p.groupby(list(KEY) + ["date"], dropna=False, sort=False):
         x = g["_lv"].to_numpy()
-        acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append((x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum())))
+        acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append(
+            (x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum()))
+        )
 
 
 def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
@@ -234,9 +250,19 @@ def session_table(pass_table, groups: dict | None = None) -> pd.DataFrame:
         est = _from_groups(per_date)
         if est is None:
             continue
-        rows.append(dict(zip(KEY, k), n_sessions=est.n_sessions, n_passes=est.n_passes,
-                         within_log_var=est.within_log_var, between_log_var=est.between_log_var,
-                         between_session_cv=est.between_session_cv, icc=est.icc, method=METHOD))
+        rows.append(
+            dict(
+                zip(KEY, k),
+                n_sessions=est.n_sessions,
+                n_passes=est.n_passes,
+                within_log_var=est.within_log_var,
+                between_log_var=est.between_log_var,
+                between_session_cv=est.between_session_cv,
+                icc=est.icc,
+                method=METHOD,
+            )
+        )
     out = pd.DataFrame(rows, columns=SESSION_COLUMNS)
-    return out.sort_values(list(KEY[:1]) + ["workload", "metric", "statistic"], kind="stable",
-                           key=lambda s: s.astype(str)).reset_index(drop=True)
+    return out.sort_values(
+        list(KEY[:1]) + ["workload", "metric", "statistic"], kind="stable", key=lambda s: s.astype(str)
+    ).reset_index(drop=True)

@@ -13,6 +13,7 @@ Biometrics 10(1), 101-129.
 Conover, W. J. (1999). Practical Nonparametric Statistics, 3rd ed., section 3.2. Wiley.
 Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1), 289-300.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,12 +24,20 @@ import pandas as pd
 from scipy.stats import chi2, norm
 
 from ..columns import QUANTILES, REQUEST_METRICS
-from ._common import tail_supported
+from .common import tail_supported
 from .cells import request_metrics
 from .multiplicity import adjust
 
-__all__ = ["HeterogeneityResult", "cochrans_q", "change_test", "quantile_se", "mean_se", "ci_se",
-           "within_pass_se", "adjust_bh"]
+__all__ = [
+    "HeterogeneityResult",
+    "cochrans_q",
+    "change_test",
+    "quantile_se",
+    "mean_se",
+    "ci_se",
+    "within_pass_se",
+    "adjust_bh",
+]
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,7 @@ def cochrans_q(values, se) -> HeterogeneityResult:
     not the Q test for matched binary data of `statsmodels.stats.contingency_tables.cochrans_q`.
     """
     x, s = _values_se_iv(values, se)
-    w = np.array([1 / v ** 2 for v in s])
+    w = np.array([1 / v**2 for v in s])
     pooled = float(np.sum(w * x) / np.sum(w))
     q = float(np.sum(w * (x - pooled) ** 2))
     return HeterogeneityResult(q, float(chi2.sf(q, len(x) - 1)), len(x) - 1, pooled)
@@ -72,7 +81,7 @@ def change_test(first: float, last: float, se_first: float, se_last: float) -> f
     z = |last - first| / sqrt(se_first^2 + se_last^2): the difference of two independent,
     approximately normal estimates (a two-sample z-test on summary statistics).
     """
-    return float(2 * norm.sf(abs(last - first) / math.sqrt(se_first ** 2 + se_last ** 2)))
+    return float(2 * norm.sf(abs(last - first) / math.sqrt(se_first**2 + se_last**2)))
 
 
 def quantile_se(sorted_values: np.ndarray, q: float, z: float) -> float:
@@ -109,8 +118,9 @@ def adjust_bh(p_values) -> list[float]:
 PassKey = tuple
 
 
-def within_pass_se(requests: pd.DataFrame | None, measurements: pd.DataFrame | None, *, z: float,
-                   min_tail_obs: int) -> dict[PassKey, dict[int, float]]:
+def within_pass_se(
+    requests: pd.DataFrame | None, measurements: pd.DataFrame | None, *, z: float, min_tail_obs: int
+) -> dict[PassKey, dict[int, float]]:
     """Sampling error of each pass's value, where the data give it: key -> {pass: standard error}.
 
     From request records (mean: `mean_se`; quantiles: `quantile_se`) and from measurements
@@ -128,8 +138,9 @@ def within_pass_se(requests: pd.DataFrame | None, measurements: pd.DataFrame | N
 
 def _from_requests(requests: pd.DataFrame, out: dict, z: float, min_tail_obs: int) -> None:
     rm = request_metrics(requests)
-    for (seat, date, w, c, p), g in rm.groupby(["seat", "date", "workload", "concurrency", "pass"],
-                                               dropna=False, sort=False):
+    for (seat, date, w, c, p), g in rm.groupby(
+        ["seat", "date", "workload", "concurrency", "pass"], dropna=False, sort=False
+    ):
         for metric in REQUEST_METRICS:
             v = g[metric].to_numpy(dtype=float)
             v = np.sort(v[np.isfinite(v)])
@@ -145,8 +156,19 @@ def _from_requests(requests: pd.DataFrame, out: dict, z: float, min_tail_obs: in
 
 def _from_measurements(m: pd.DataFrame, out: dict) -> None:
     sub = m[(m["ci_low"].notna() & m["ci_high"].notna()).to_numpy()]
-    cols = ["seat", "date", "pass", "workload", "condition", "concurrency", "metric", "statistic",
-            "ci_low", "ci_high", "ci_level"]
+    cols = [
+        "seat",
+        "date",
+        "pass",
+        "workload",
+        "condition",
+        "concurrency",
+        "metric",
+        "statistic",
+        "ci_low",
+        "ci_high",
+        "ci_level",
+    ]
     for seat, date, p, w, cond, c, metric, stat, lo, hi, level in zip(*[sub[k].tolist() for k in cols]):
         level = 0.95 if _missing(level) else float(level)
         w = w if _missing(cond) else f"{w}:{cond}"

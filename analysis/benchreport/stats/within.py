@@ -63,6 +63,7 @@ series variance estimator. Econometrics Journal 16(1), 1-26.
 Lazarus, E., Lewis, D. J., Stock, J. H. & Watson, M. W. (2018). HAR inference:
 recommendations for practice. Journal of Business & Economic Statistics 36(4), 541-559.
 """
+
 from __future__ import annotations
 
 import math
@@ -74,11 +75,24 @@ from scipy import stats
 from scipy.fft import dct
 from statsmodels.stats.multitest import multipletests
 
-from ._common import check_level, quantile_sorted
+from .common import check_level, quantile_sorted
 
-__all__ = ["lag1_autocorrelation", "lag1_pvalue", "dependent_passes", "block_length", "block_size", "dependence_seen", "circular_block_indices",
-           "SectioningInterval", "sectioning_interval", "REQUESTS_PER_TERM", "cosine_terms", "ewc_long_run_variance",
-           "SeriesInterval", "series_interval"]
+__all__ = [
+    "lag1_autocorrelation",
+    "lag1_pvalue",
+    "dependent_passes",
+    "block_length",
+    "block_size",
+    "dependence_seen",
+    "circular_block_indices",
+    "SectioningInterval",
+    "sectioning_interval",
+    "REQUESTS_PER_TERM",
+    "cosine_terms",
+    "ewc_long_run_variance",
+    "SeriesInterval",
+    "series_interval",
+]
 
 
 def lag1_autocorrelation(x) -> float:
@@ -157,7 +171,7 @@ def dependent_passes(seat, date, statistic, lag1, n_obs, *, alpha: float, lag1_l
 
 def _autocovariances(d: np.ndarray, max_lag: int) -> np.ndarray:
     n = d.shape[0]
-    return np.array([float(d[k:] @ d[:n - k]) / n for k in range(max_lag + 1)])
+    return np.array([float(d[k:] @ d[: n - k]) / n for k in range(max_lag + 1)])
 
 
 def block_length(x) -> float:
@@ -192,16 +206,16 @@ def block_length(x) -> float:
     # autocorrelation at each lag, each from its own overlapping stretch (as Patton's code)
     rho = np.empty(m_max + 1)
     for k in range(m_max + 1):
-        a, b = d[k:], d[:n - k]
+        a, b = d[k:], d[: n - k]
         den = math.sqrt(float(a @ a) * float(b @ b))
         rho[k] = abs(float(a @ b)) / den if den > 0 else 0.0
     # m: the smallest positive lag after which kn autocorrelations lie inside the band
-    m = next((i for i in range(1, m_max - kn + 1) if np.all(rho[i + 1:i + kn + 1] < band)), m_max)
+    m = next((i for i in range(1, m_max - kn + 1) if np.all(rho[i + 1 : i + kn + 1] < band)), m_max)
     big_m = min(2 * m, m_max)
     k = np.arange(1, big_m + 1)
     h = np.minimum(1.0, 2.0 * (1.0 - k / big_m))
-    g = 2.0 * float(np.sum(h * k * acv[1:big_m + 1]))
-    lr = acv[0] + 2.0 * float(np.sum(h * acv[1:big_m + 1]))
+    g = 2.0 * float(np.sum(h * k * acv[1 : big_m + 1]))
+    lr = acv[0] + 2.0 * float(np.sum(h * acv[1 : big_m + 1]))
     if lr <= 0.0 or g == 0.0:
         return 1.0
     b = (2.0 * g * g / (4.0 / 3.0 * lr * lr)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
@@ -227,7 +241,7 @@ def dependence_seen(x) -> bool:
         return False
     kn = min(max(5, int(math.log10(n))), n - 2)
     band = 2.0 * math.sqrt(math.log10(n) / n)
-    rho = np.array([float(d[k:] @ d[:n - k]) for k in range(1, kn + 1)]) / den
+    rho = np.array([float(d[k:] @ d[: n - k]) for k in range(1, kn + 1)]) / den
     return bool(np.any(np.abs(rho) >= band))
 
 
@@ -236,8 +250,7 @@ def block_size(length: float) -> int:
     return max(1, int(math.ceil(length - 1e-9)))
 
 
-def circular_block_indices(n: int, block: int, size: int, rng: np.random.Generator,
-                           dtype=np.intp) -> np.ndarray:
+def circular_block_indices(n: int, block: int, size: int, rng: np.random.Generator, dtype=np.intp) -> np.ndarray:
     """`size` resamples of n indices, each made of blocks of `block` consecutive indices
     (wrapping around the end) starting at uniform random positions, cut to length n.
 
@@ -289,8 +302,9 @@ def sectioning_interval(x, q: float | None, *, level: float = 0.95, n_sections: 
         sec = np.array([quantile_sorted(row, q) for row in sp])
     se = float(np.std(sec, ddof=1) / math.sqrt(k))
     t = float(stats.t.ppf(0.5 + level / 2.0, k - 1))
-    return SectioningInterval(estimate=est, low=est - t * se, high=est + t * se, standard_error=se,
-                              level=level, n_sections=k)
+    return SectioningInterval(
+        estimate=est, low=est - t * se, high=est + t * se, standard_error=se, level=level, n_sections=k
+    )
 
 
 #: requests per cosine term of the within-run interval: B = n // 50 (at least 2). B/n = 1/50 keeps the
@@ -321,7 +335,7 @@ def ewc_long_run_variance(x, terms: int) -> float:
     terms = int(terms)
     if not 1 <= terms <= n - 1:
         raise ValueError(f"`terms` must lie in 1..{n - 1} for {n} values; got {terms}")
-    coef = dct(x - x.mean(), type=2, norm="ortho")[1:terms + 1]
+    coef = dct(x - x.mean(), type=2, norm="ortho")[1 : terms + 1]
     return float(np.mean(coef * coef))
 
 

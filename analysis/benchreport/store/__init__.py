@@ -22,6 +22,7 @@ Analysis never loads the archive's request records at once: `read_tables` gives 
 table but requests, and `StoreRequests` hands the statistics one date's request records
 at a time (benchreport.stats.requests).
 """
+
 from __future__ import annotations
 
 from .layout import STORE_FORMAT, Store, StoreError

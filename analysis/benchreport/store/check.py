@@ -13,6 +13,7 @@ SHA-256 (and its manifests too) is stored again, as it was; any other becomes a 
 with status `lost`, listed with the refusals until its source is ingested again. No
 listed run that can be read again is lost.
 """
+
 from __future__ import annotations
 
 import os
@@ -67,8 +68,9 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
             problems.append(Problem("size", str(name), f"{have} bytes, {int(size)} were written", str(batch)))
             continue
         if hashed and isinstance(sha, str) and sha and sha_file(path) != sha:
-            problems.append(Problem("sha256", str(name), "not the bytes that were written (replaced or corrupted)",
-                                    str(batch)))
+            problems.append(
+                Problem("sha256", str(name), "not the bytes that were written (replaced or corrupted)", str(batch))
+            )
             continue
         try:
             pq.read_metadata(path)
@@ -78,15 +80,17 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
     with_runs = set(parts.loc[parts["table"] == "runs", "batch"].astype(str))
     for path, batch in sorted(zip(use.get("path", []), use.get("batch", []))):
         if str(batch) not in with_runs:
-            problems.append(Problem("no_parts", str(path), f"in use, but its batch {batch} lists no runs part",
-                                    str(batch)))
+            problems.append(
+                Problem("no_parts", str(path), f"in use, but its batch {batch} lists no runs part", str(batch))
+            )
     for _, entry in store.table_files():
         name = entry.relative_to(store.root).as_posix()
         if name in listed:
             continue
         kind = "leftover" if OWN_TEMP.fullmatch(entry.name) else "stray"
-        problems.append(Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it "
-                                "to lost+found/"))
+        problems.append(
+            Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it to lost+found/")
+        )
     if len(files):
         cur = files[files["current"].astype(bool) & (files["status"] == "lost")]
         for path, reason in zip(cur["path"], cur["reason"]):
@@ -105,8 +109,10 @@ class RepairReport:
 
     def summary(self, root: Path) -> str:
         left = f"; still wrong: {len(self.problems_after)}" if self.problems_after else "; the store checks clean"
-        return (f"{root}: {len(self.moved)} file(s) moved to lost+found/, {len(self.restored)} version(s) "
-                f"read again from their sources, {len(self.lost)} lost{left}")
+        return (
+            f"{root}: {len(self.moved)} file(s) moved to lost+found/, {len(self.restored)} version(s) "
+            f"read again from their sources, {len(self.lost)} lost{left}"
+        )
 
 
 def repair(store: Store, *, wait: float | None = None, max_file_bytes: int | None = None) -> RepairReport:
@@ -156,8 +162,9 @@ def _read_again(store: Store, versions: pd.DataFrame, report: RepairReport, max_
         there = [Path(p) for p in paths if Path(p).is_file() and _sha_or_none(Path(p)) == want[p]]
         report.lost += [p for p in paths if Path(p) not in set(there)]
         if there:
-            got = ingest_files(store, there, max_file_bytes=max_file_bytes, progress=False,
-                            chunk_bytes=1 << 62, manifests=manifests)
+            got = ingest_files(
+                store, there, max_file_bytes=max_file_bytes, progress=False, chunk_bytes=1 << 62, manifests=manifests
+            )
             back = set(got.added) | set(got.restored)
             report.restored += [str(p) for p in there if str(p) in back]
             report.lost += [str(p) for p in there if str(p) not in back]

@@ -16,6 +16,7 @@ if it is still changing, what was read is stored and the file is read again by t
 ingest (said in the report's notes). Refused files are read again by every ingest, so a
 fixed cause (the manifest it asked for, a permission, a larger `--max-file-mb`) is seen.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,16 +45,16 @@ class IngestReport:
     """What an ingest did."""
 
     store: Path
-    added: list[str] = field(default_factory=list)          # file versions added (paths)
-    unchanged: int = 0                                      # files the store already had
-    superseded: list[str] = field(default_factory=list)     # paths whose older version was replaced
-    restored: list[str] = field(default_factory=list)       # paths back to a version the store holds
+    added: list[str] = field(default_factory=list)  # file versions added (paths)
+    unchanged: int = 0  # files the store already had
+    superseded: list[str] = field(default_factory=list)  # paths whose older version was replaced
+    restored: list[str] = field(default_factory=list)  # paths back to a version the store holds
     refused: list[Refusal] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)          # e.g. a file that changed while it was read
+    notes: list[str] = field(default_factory=list)  # e.g. a file that changed while it was read
     runs_added: int = 0
-    batch: str | None = None                                # the last batch written
-    batches: list[str] = field(default_factory=list)        # every batch written (one per chunk)
+    batch: str | None = None  # the last batch written
+    batches: list[str] = field(default_factory=list)  # every batch written (one per chunk)
 
     @property
     def ok(self) -> bool:
@@ -61,9 +62,11 @@ class IngestReport:
 
     def summary(self) -> str:
         back = f", {len(self.restored)} back to a stored version" if self.restored else ""
-        return (f"{self.store}: {len(self.added)} file(s) added ({self.runs_added} run(s)), {self.unchanged} "
-                f"unchanged, {len(self.superseded)} superseded{back}, {len(self.refused)} refused, "
-                f"{len(self.skipped)} skipped")
+        return (
+            f"{self.store}: {len(self.added)} file(s) added ({self.runs_added} run(s)), {self.unchanged} "
+            f"unchanged, {len(self.superseded)} superseded{back}, {len(self.refused)} refused, "
+            f"{len(self.skipped)} skipped"
+        )
 
 
 def _units(paths: Iterable[str | os.PathLike]) -> tuple[list[Path], list[Path], list[Skipped], set[str]]:
@@ -151,9 +154,16 @@ def chunks(units: list[Path], budget: int = CHUNK_BYTES) -> list[list[Path]]:
     return out
 
 
-def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
-           max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, progress: bool | None = False,
-           chunk_bytes: int = CHUNK_BYTES, wait: float | None = None, strict: bool = False) -> IngestReport:
+def ingest(
+    paths: Iterable[str | os.PathLike],
+    store_dir: str | os.PathLike,
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    progress: bool | None = False,
+    chunk_bytes: int = CHUNK_BYTES,
+    wait: float | None = None,
+    strict: bool = False,
+) -> IngestReport:
     """Add the runs under `paths` the store has not seen; see the module docstring. Units are
     read `chunk_bytes` at a time (each chunk its own batch, the tables written after each).
     Another ingest holding the store: StoreBusy, at once or after `wait` seconds. `strict`: a
@@ -163,12 +173,21 @@ def ingest(paths: Iterable[str | os.PathLike], store_dir: str | os.PathLike, *,
     store = Store.open(store_dir, create=True)
     with store.lock(wait, doing="ingest"):
         store.sweep_orphans()
-        return ingest_files(store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes,
-                       strict=strict)
+        return ingest_files(
+            store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes, strict=strict
+        )
 
 
-def ingest_files(store: Store, paths: list[Path], *, max_file_bytes: int, progress, chunk_bytes: int,
-            manifests: list[Path] | None = None, strict: bool = False) -> IngestReport:
+def ingest_files(
+    store: Store,
+    paths: list[Path],
+    *,
+    max_file_bytes: int,
+    progress,
+    chunk_bytes: int,
+    manifests: list[Path] | None = None,
+    strict: bool = False,
+) -> IngestReport:
     """The ingest itself, under the lock. `manifests`: read with these (`store repair` reading
     a batch again) instead of those at the top of the folders given."""
     files = store.files()
@@ -183,10 +202,16 @@ def ingest_files(store: Store, paths: list[Path], *, max_file_bytes: int, progre
     skipped = current["status"] == "skipped" if len(current) else None
     if strict and len(current):  # skipped as not a run file: refused now, so read again
         skipped &= ~current["reason"].astype(str).str.startswith(NOT_A_RUN_WHY)
-    fresh = current[skipped
-                    | ((current["status"] == "loaded") & (current["context"] == context))] if len(current) else current
-    known = {(p, int(s), int(m)) for p, s, m in zip(fresh.get("path", []), fresh.get("size", []),
-                                                     fresh.get("mtime_ns", [])) if not (pd.isna(s) or pd.isna(m))}
+    fresh = (
+        current[skipped | ((current["status"] == "loaded") & (current["context"] == context))]
+        if len(current)
+        else current
+    )
+    known = {
+        (p, int(s), int(m))
+        for p, s, m in zip(fresh.get("path", []), fresh.get("size", []), fresh.get("mtime_ns", []))
+        if not (pd.isna(s) or pd.isna(m))
+    }
     todo = [u for u in units if not _unchanged(u, known)]
     reading = set(todo)  # a set: a year of a 50-seat fleet is 90,000 units (a list made this quadratic)
     report.unchanged = sum(len(_unit_files(u)) for u in units if u not in reading)
@@ -206,14 +231,18 @@ def ingest_files(store: Store, paths: list[Path], *, max_file_bytes: int, progre
         new_runs, new_rows, files, clashes, dirty = _new_versions(loaded, files, report, stats, context)
         rows += new_rows
         for r in _refusals([*loaded.refused, *clashes], report):
-            rows.append(_file_row(r.path, loaded.digests.get(r.path), "refused", f"{r.json_path}: {r.message}", [],
-                                  stats, context))
+            rows.append(
+                _file_row(
+                    r.path, loaded.digests.get(r.path), "refused", f"{r.json_path}: {r.message}", [], stats, context
+                )
+            )
         rows = [r for r in rows if not _same_row(files, r)]
         batch = None
         if new_runs:
             salt = str(len(files))  # a batch name is never reused, even for the same versions
-            batch = hashlib.sha256("\n".join([salt, *sorted(f"{lr.sha256}:{context}" for lr in new_runs)])
-                                   .encode()).hexdigest()[:16]
+            batch = hashlib.sha256(
+                "\n".join([salt, *sorted(f"{lr.sha256}:{context}" for lr in new_runs)]).encode()
+            ).hexdigest()[:16]
             parts = _write_batch(store, LoadResult(runs=new_runs), batch)
             listed = store.parts()
             listed = listed[~listed["name"].isin([p["name"] for p in parts])]
@@ -239,31 +268,50 @@ def _path_limits(units: list[Path], report: IngestReport) -> tuple[list[Path], l
     ok, bad = [], []
     for u in units:
         if len(os.fsencode(str(u))) >= PATH_MAX:
-            report.refused.append(Refusal(str(u)[:200] + "...", "$", f"expected a path shorter than {PATH_MAX} "
-                                          f"bytes, got {len(os.fsencode(str(u)))}: not read"))
+            report.refused.append(
+                Refusal(
+                    str(u)[:200] + "...",
+                    "$",
+                    f"expected a path shorter than {PATH_MAX} bytes, got {len(os.fsencode(str(u)))}: not read",
+                )
+            )
             bad.append(u)
         else:
             ok.append(u)
     return ok, bad
 
 
-def _load_steady(chunk: list[Path], manifests: list[Path], max_file_bytes: int, progress,
-                 report: IngestReport, *, strict: bool = False, named: set[str] = frozenset()
-                 ) -> tuple[LoadResult, dict]:
+def _load_steady(
+    chunk: list[Path],
+    manifests: list[Path],
+    max_file_bytes: int,
+    progress,
+    report: IngestReport,
+    *,
+    strict: bool = False,
+    named: set[str] = frozenset(),
+) -> tuple[LoadResult, dict]:
     """Load a chunk, stat-ing its files before and after: a file that changed while it was read
     is read again once; if it is still changing, what was read is kept and its stat is left
     unrecorded (the next ingest reads it again), with a note. Returns (result, path -> stat)."""
     for attempt in (1, 2):
         before = {k[0]: k for f in (f for u in chunk for f in _unit_files(u)) for k in [_stat_key(f)] if k}
-        loaded = load([*map(str, chunk), *map(str, manifests)], max_file_bytes=max_file_bytes, progress=progress,
-                      strict=strict, named=[*(u for u in map(str, chunk) if u in named), *map(str, manifests)])
+        loaded = load(
+            [*map(str, chunk), *map(str, manifests)],
+            max_file_bytes=max_file_bytes,
+            progress=progress,
+            strict=strict,
+            named=[*(u for u in map(str, chunk) if u in named), *map(str, manifests)],
+        )
         after = {k[0]: k for f in (f for u in chunk for f in _unit_files(u)) for k in [_stat_key(f)] if k}
         moving = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
         if not moving:
             return loaded, before
         if attempt == 2:
-            report.notes += [f"{p}: changed while it was read; what was read is stored, and the next ingest "
-                             "reads it again" for p in moving]
+            report.notes += [
+                f"{p}: changed while it was read; what was read is stored, and the next ingest reads it again"
+                for p in moving
+            ]
             return loaded, {p: k for p, k in before.items() if p not in set(moving)}
     raise AssertionError("unreachable")
 
@@ -274,18 +322,37 @@ def _manifest_row(path: Path, context: str) -> dict:
     except OSError:
         sha = None
     key = _stat_key(path)
-    return {"path": _resolved(str(path)), "sha256": sha, "size": key[1] if key else None,
-            "mtime_ns": key[2] if key else None, "status": "manifest", "reason": None, "run_ids": [],
-            "current": True, "batch": None, "context": context}
+    return {
+        "path": _resolved(str(path)),
+        "sha256": sha,
+        "size": key[1] if key else None,
+        "mtime_ns": key[2] if key else None,
+        "status": "manifest",
+        "reason": None,
+        "run_ids": [],
+        "current": True,
+        "batch": None,
+        "context": context,
+    }
 
 
-def _file_row(display: str, sha: str | None, status: str, reason: str | None, run_ids: list[str],
-              stats: dict, context: str) -> dict:
+def _file_row(
+    display: str, sha: str | None, status: str, reason: str | None, run_ids: list[str], stats: dict, context: str
+) -> dict:
     path = _resolved(display)
     key = stats.get(path)
-    return {"path": path, "sha256": sha, "size": key[1] if key else None, "mtime_ns": key[2] if key else None,
-            "status": status, "reason": reason, "run_ids": run_ids, "current": True, "batch": None,
-            "context": context}
+    return {
+        "path": path,
+        "sha256": sha,
+        "size": key[1] if key else None,
+        "mtime_ns": key[2] if key else None,
+        "status": status,
+        "reason": reason,
+        "run_ids": run_ids,
+        "current": True,
+        "batch": None,
+        "context": context,
+    }
 
 
 def _same_row(files: pd.DataFrame, row: dict) -> bool:
@@ -306,8 +373,9 @@ def _eq(a, b) -> bool:
     return str(a) == str(b) if isinstance(a, str) or isinstance(b, str) else int(a) == int(b)
 
 
-def _new_versions(loaded: LoadResult, files: pd.DataFrame, report: IngestReport, stats: dict,
-                  context: str) -> tuple[list, list[dict], pd.DataFrame, list[Refusal], bool]:
+def _new_versions(
+    loaded: LoadResult, files: pd.DataFrame, report: IngestReport, stats: dict, context: str
+) -> tuple[list, list[dict], pd.DataFrame, list[Refusal], bool]:
     """(the loaded runs the store does not hold yet, their files-table rows, the files table,
     run_id clashes, whether the table changed): versions the store holds already are put back
     in use, and a stored version now seen steady gets its size and time."""
@@ -315,8 +383,9 @@ def _new_versions(loaded: LoadResult, files: pd.DataFrame, report: IngestReport,
     clashes, dirty = [], False
     have = files[(files["status"] == "loaded")] if len(files) else files
     cur_mask = have["current"].astype(bool) if len(have) else pd.Series(dtype=bool)
-    current_versions = set(zip(have.loc[cur_mask, "sha256"].astype(str), have.loc[cur_mask, "context"])) \
-        if len(have) else set()
+    current_versions = (
+        set(zip(have.loc[cur_mask, "sha256"].astype(str), have.loc[cur_mask, "context"])) if len(have) else set()
+    )
     taken = {}  # run_id -> path holding it now
     for p, ids, cur in zip(have.get("path", []), have.get("run_ids", []), have.get("current", [])):
         if cur:
@@ -329,8 +398,14 @@ def _new_versions(loaded: LoadResult, files: pd.DataFrame, report: IngestReport,
     for (display, sha), runs in sorted(by_file.items()):
         path = _resolved(display)
         key = stats.get(path)
-        mine = (files["path"] == path) & (files["status"] == "loaded") & (files["sha256"] == sha) \
-            & (files["context"] == context) if len(files) else None
+        mine = (
+            (files["path"] == path)
+            & (files["status"] == "loaded")
+            & (files["sha256"] == sha)
+            & (files["context"] == context)
+            if len(files)
+            else None
+        )
         if mine is not None and mine.any():
             idx = files.index[mine][-1]
             if not bool(files.at[idx, "current"]):  # changed and changed back: the stored version again
@@ -340,8 +415,10 @@ def _new_versions(loaded: LoadResult, files: pd.DataFrame, report: IngestReport,
                 dirty = True
             else:
                 report.unchanged += 1
-            if key and (_eq(files.at[idx, "size"], None) or (int(files.at[idx, "size"]), int(files.at[idx, "mtime_ns"]))
-                        != (key[1], key[2])):
+            if key and (
+                _eq(files.at[idx, "size"], None)
+                or (int(files.at[idx, "size"]), int(files.at[idx, "mtime_ns"])) != (key[1], key[2])
+            ):
                 files.at[idx, "size"], files.at[idx, "mtime_ns"] = key[1], key[2]  # seen steady now
                 dirty = True
             continue
@@ -350,8 +427,13 @@ def _new_versions(loaded: LoadResult, files: pd.DataFrame, report: IngestReport,
             continue
         clash = [lr.run.run_id for lr in runs if taken.get(lr.run.run_id) not in (None, path)]
         if clash:
-            clashes.append(Refusal(display, "$.run_id", f'expected a run_id new to the store, got "{clash[0]}", '
-                                          f"which {taken[clash[0]]} already uses"))
+            clashes.append(
+                Refusal(
+                    display,
+                    "$.run_id",
+                    f'expected a run_id new to the store, got "{clash[0]}", which {taken[clash[0]]} already uses',
+                )
+            )
             continue
         if len(have) and (have["path"] == path).any():
             report.superseded.append(path)
@@ -390,8 +472,9 @@ def _write_batch(store: Store, loaded: LoadResult, batch: str) -> list[dict]:
     the parts' rows of the parts table."""
     tables, seat_runs, comp_runs = build_store_frames(loaded)
     sha_of = {lr.run.run_id: lr.sha256 for lr in loaded.runs}
-    frames = {name: getattr(tables, name) for name in ("runs", "measurements", "requests", "exams", "exam_items",
-                                                       "events")}
+    frames = {
+        name: getattr(tables, name) for name in ("runs", "measurements", "requests", "exams", "exam_items", "events")
+    }
     frames["seat_runs"] = pd.DataFrame(seat_runs)
     frames["component_runs"] = pd.DataFrame(comp_runs, columns=COMPONENT_RUN_COLUMNS)
     day_of = dict(zip(tables.runs["run_id"], tables.runs["date"]))

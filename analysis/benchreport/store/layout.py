@@ -11,6 +11,7 @@ error naming it, never a silent gap. Writers hold the store's lock (`Store.lock`
 writer only adds parts and replaces the two tables atomically (parts first, then files), so
 a reader sees the store before or after an ingest, never half of one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,8 +29,16 @@ import pyarrow.parquet as pq
 from benchreport import locks
 from benchreport.columns import FILE_COLUMNS, PART_COLUMNS
 
-__all__ = ["STORE_FORMAT", "Store", "StoreError", "StoreBusy", "StoreDamaged", "STORED_TABLES", "FILE_COLUMNS",
-           "PART_COLUMNS"]
+__all__ = [
+    "STORE_FORMAT",
+    "Store",
+    "StoreError",
+    "StoreBusy",
+    "StoreDamaged",
+    "STORED_TABLES",
+    "FILE_COLUMNS",
+    "PART_COLUMNS",
+]
 
 STORE_FORMAT = "benchreport.store/1"
 #: tables kept per date (requests are the bulk; the rest are small)
@@ -76,7 +85,7 @@ class Store:
         self.root = Path(os.path.abspath(Path(root).expanduser()))
         self._files: pd.DataFrame | None = None
         self._parts: pd.DataFrame | None = None
-        self._seen: dict[str, tuple] = {}   # table -> the stat it was read at
+        self._seen: dict[str, tuple] = {}  # table -> the stat it was read at
         self.frozen = False
 
     def snapshot(self) -> "Store":
@@ -117,8 +126,10 @@ class Store:
                     raise StoreError(f"{marker}: expected format {STORE_FORMAT!r}, got {fmt!r}")
                 return store
             if not create:
-                raise StoreError(f"{store.root}: not a run store (no store.json); create one with "
-                                 "`benchreport ingest RUNS --store DIR`")
+                raise StoreError(
+                    f"{store.root}: not a run store (no store.json); create one with "
+                    "`benchreport ingest RUNS --store DIR`"
+                )
             # another job may be making this store now: its marker's temporary file is not content
             if store.root.exists() and any(not _MARKER_TEMP.fullmatch(e.name) for e in store.root.iterdir()):
                 if marker.is_file():
@@ -150,15 +161,18 @@ class Store:
         """Hold the store's writer lock (an OS `flock` on STORE/.lock, released when the process
         ends, however it ends). Another holder: StoreBusy at once, or after `wait` seconds."""
         if not self.writable:
-            raise StoreError(f"{self.root}: read-only; `{doing}` writes to the store (analyse and build "
-                             "read a read-only store)")
+            raise StoreError(
+                f"{self.root}: read-only; `{doing}` writes to the store (analyse and build read a read-only store)"
+            )
         path = self.root / ".lock"
         try:
             fd = locks.acquire(path, doing=doing, wait=wait)
         except locks.Busy as busy:
             waited = f" after waiting {wait:g} s" if wait else ""
-            raise StoreBusy(f"{self.root}: another job holds the store's lock{busy.holder}{waited}; "
-                            f"nothing was changed (give --wait SECONDS to wait for it)") from None
+            raise StoreBusy(
+                f"{self.root}: another job holds the store's lock{busy.holder}{waited}; "
+                f"nothing was changed (give --wait SECONDS to wait for it)"
+            ) from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot lock the store ({_why(exc)})") from None
         try:
@@ -204,8 +218,13 @@ class Store:
             except OSError:
                 held = False
             if not held:
-                yield None, (f"another analysis is writing {root / '.cache'}: this one computes without the "
-                             "cache (same numbers, slower)")
+                yield (
+                    None,
+                    (
+                        f"another analysis is writing {root / '.cache'}: this one computes without the "
+                        "cache (same numbers, slower)"
+                    ),
+                )
                 return
             yield root, note
         finally:
@@ -229,8 +248,9 @@ class Store:
                 try:
                     df = pd.read_parquet(self.files_path)
                 except Exception as exc:  # noqa: BLE001 - any unreadable table is one line
-                    raise StoreDamaged(f"damaged store: {self.files_path} cannot be read ({_why(exc)}); "
-                                       "run `benchreport store check`") from None
+                    raise StoreDamaged(
+                        f"damaged store: {self.files_path} cannot be read ({_why(exc)}); run `benchreport store check`"
+                    ) from None
                 if "context" not in df.columns:  # a store written before manifests were versioned
                     df["context"] = ""
                 missing = [c for c in FILE_COLUMNS if c not in df.columns]
@@ -265,8 +285,12 @@ class Store:
         if not len(f):
             return hashlib.sha256(b"").hexdigest()
         cur = f[f["current"].astype(bool)]
-        lines = sorted(f"{s}|{p}|{h}|{b}|{c}|{r}" for s, p, h, b, c, r in zip(
-            cur["status"], cur["path"], cur["sha256"], cur["batch"], cur["context"], cur["reason"]))
+        lines = sorted(
+            f"{s}|{p}|{h}|{b}|{c}|{r}"
+            for s, p, h, b, c, r in zip(
+                cur["status"], cur["path"], cur["sha256"], cur["batch"], cur["context"], cur["reason"]
+            )
+        )
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
     # --- the parts table ------------------------------------------------------------------
@@ -278,8 +302,9 @@ class Store:
                 try:
                     self._parts = pd.read_parquet(self.parts_path)[PART_COLUMNS]
                 except Exception as exc:  # noqa: BLE001
-                    raise StoreDamaged(f"damaged store: {self.parts_path} cannot be read ({_why(exc)}); "
-                                       "run `benchreport store repair`") from None
+                    raise StoreDamaged(
+                        f"damaged store: {self.parts_path} cannot be read ({_why(exc)}); run `benchreport store repair`"
+                    ) from None
             else:
                 self._parts = self.parts_on_disk(known_only=True)
         return self._parts
@@ -297,9 +322,16 @@ class Store:
                 size = part.stat().st_size
             except OSError:
                 continue
-            rows.append({"table": table, "day": part.parent.name[4:], "batch": m.group(1) if m else None,
-                         "name": part.relative_to(self.root).as_posix(), "size": size,
-                         "sha256": sha_file(part) if hashed else None})
+            rows.append(
+                {
+                    "table": table,
+                    "day": part.parent.name[4:],
+                    "batch": m.group(1) if m else None,
+                    "name": part.relative_to(self.root).as_posix(),
+                    "size": size,
+                    "sha256": sha_file(part) if hashed else None,
+                }
+            )
         return pd.DataFrame(rows, columns=PART_COLUMNS)
 
     def write_parts(self, df: pd.DataFrame) -> None:
@@ -330,11 +362,15 @@ class Store:
             try:
                 have = path.stat().st_size
             except OSError:
-                raise StoreDamaged(f"damaged store: {path} is missing (listed in parts.parquet); "
-                                   "`benchreport store check --store DIR` says what is wrong") from None
+                raise StoreDamaged(
+                    f"damaged store: {path} is missing (listed in parts.parquet); "
+                    "`benchreport store check --store DIR` says what is wrong"
+                ) from None
             if have != int(size):
-                raise StoreDamaged(f"damaged store: {path} is {have} bytes, {int(size)} were written "
-                                   "(truncated or replaced); `benchreport store check --store DIR`")
+                raise StoreDamaged(
+                    f"damaged store: {path} is {have} bytes, {int(size)} were written "
+                    "(truncated or replaced); `benchreport store check --store DIR`"
+                )
             out.append((str(path), sorted(shas_of[batch])))
         return out
 
@@ -402,8 +438,14 @@ class Store:
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp)
         sha, size = sha_file(tmp), tmp.stat().st_size
         os.replace(tmp, path)
-        return {"table": table, "day": str(date), "batch": batch, "name": path.relative_to(self.root).as_posix(),
-                "size": size, "sha256": sha}
+        return {
+            "table": table,
+            "day": str(date),
+            "batch": batch,
+            "name": path.relative_to(self.root).as_posix(),
+            "size": size,
+            "sha256": sha,
+        }
 
 
 def sha_file(path: Path) -> str:

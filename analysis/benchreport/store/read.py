@@ -5,6 +5,7 @@ back in the order `benchreport.tables.build_tables` gives them (runs by seat, da
 run id; each run's rows in their own order), so an analysis of the store equals an
 analysis of the same files loaded from folders.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,8 +40,17 @@ def connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", params=(), order=_RUN_ORDER,
-            day: str | None = None) -> pa.Table:
+def _select(
+    con,
+    store: Store,
+    table: str,
+    shas: list[str],
+    *,
+    where: str = "",
+    params=(),
+    order=_RUN_ORDER,
+    day: str | None = None,
+) -> pa.Table:
     """Rows of one stored table from the file versions in use, as Arrow, in run order
     (each row's run placed by the runs table: seat, date, pass, run id; then its own order);
     `day`: of one date's partition only (the runs placing them read from that date's too).
@@ -55,8 +65,10 @@ def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", 
         return None
     pairs = [(f, s) for f, ss in parts for s in ss]
     src = "read_parquet(?::VARCHAR[], hive_partitioning = true, union_by_name = true, filename = true)"
-    con.execute("CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS filename, "
-                "unnest(?::VARCHAR[]) AS sha", [[f for f, _ in pairs], [s for _, s in pairs]])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE use AS SELECT unnest(?::VARCHAR[]) AS filename, unnest(?::VARCHAR[]) AS sha",
+        [[f for f, _ in pairs], [s for _, s in pairs]],
+    )
     files = [f for f, _ in parts]
     if order == _RUN_ORDER and table != "runs":
         # a date's rows are placed by that date's runs only (a run and its rows share its date's
@@ -65,25 +77,34 @@ def _select(con, store: Store, table: str, shas: list[str], *, where: str = "", 
         rpairs = [(f, s) for f, ss in runs for s in ss]
         if not rpairs:
             return None
-        con.execute("CREATE OR REPLACE TEMP TABLE use_runs AS SELECT unnest(?::VARCHAR[]) AS filename, "
-                    "unnest(?::VARCHAR[]) AS sha", [[f for f, _ in rpairs], [s for _, s in rpairs]])
-        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
-               f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
-               f"JOIN (SELECT r.run_id, r.seat AS o_seat, r.date AS o_date, r.pass AS o_pass FROM {src} AS r "
-               f"SEMI JOIN use_runs AS v ON r.filename = v.filename AND r.file_sha = v.sha) AS o USING (run_id) "
-               f"WHERE true {where} ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE use_runs AS SELECT unnest(?::VARCHAR[]) AS filename, "
+            "unnest(?::VARCHAR[]) AS sha",
+            [[f for f, _ in rpairs], [s for _, s in rpairs]],
+        )
+        sql = (
+            f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
+            f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
+            f"JOIN (SELECT r.run_id, r.seat AS o_seat, r.date AS o_date, r.pass AS o_pass FROM {src} AS r "
+            f"SEMI JOIN use_runs AS v ON r.filename = v.filename AND r.file_sha = v.sha) AS o USING (run_id) "
+            f"WHERE true {where} ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq"
+        )
         args = [files, sorted({f for f, _ in runs}), *params]
     else:
-        sql = (f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
-               f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
-               f"WHERE true {where} ORDER BY {order}")
+        sql = (
+            f"SELECT t.* EXCLUDE (day, file_sha, seq, filename) FROM {src} AS t "
+            f"SEMI JOIN use AS u ON t.filename = u.filename AND t.file_sha = u.sha "
+            f"WHERE true {where} ORDER BY {order}"
+        )
         args = [files, *params]
     try:
         return con.sql(sql, params=args).to_arrow_table()
     except duckdb.Error as exc:
         where_ = f"{table}/day={day}" if day else table
-        raise StoreDamaged(f"damaged store: a part of {store.root / where_} cannot be read "
-                           f"({' '.join(str(exc).split())[:200]}); `benchreport store check --store DIR`") from None
+        raise StoreDamaged(
+            f"damaged store: a part of {store.root / where_} cannot be read "
+            f"({' '.join(str(exc).split())[:200]}); `benchreport store check --store DIR`"
+        ) from None
 
 
 def _table(con, store, name: str, shas, source: str | None = None) -> pd.DataFrame:
@@ -102,7 +123,7 @@ def _seats(con, store, shas) -> tuple[pd.DataFrame, pd.DataFrame]:
         merge_seat_row(seats, r)
     comp = _select(con, store, "component_runs", shas)
     comp_runs = {k: [] for k in COMPONENT_RUN_COLUMNS}
-    for r in (comp.to_pylist() if comp is not None else []):
+    for r in comp.to_pylist() if comp is not None else []:
         for k in comp_runs:
             comp_runs[k].append(r.get(k))
     seat_cols = {k: [s[k] for s in seats.values()] for k in TABLE_COLUMNS["seats"]}
@@ -116,8 +137,9 @@ def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
     con = connect()
     shas = store.current_shas()
     seats, components = _seats(con, store, shas)
-    tables = {name: _table(con, store, name, shas) for name in ("runs", "measurements", "exams", "exam_items",
-                                                                  "events")}
+    tables = {
+        name: _table(con, store, name, shas) for name in ("runs", "measurements", "exams", "exam_items", "events")
+    }
     requests = _table(con, store, "requests", shas if with_requests else [])
     return Tables(seats=seats, components=components, requests=requests, **tables)
 
@@ -129,10 +151,14 @@ def store_load_result(store: Store) -> LoadResult:
         return LoadResult()
     cur = f[f["current"].astype(bool)]
     gone = cur["status"].isin(["refused", "lost"])  # lost: its parts were damaged (`store repair`)
-    refused = [Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
-               for p, r in zip(cur.loc[gone, "path"], cur.loc[gone, "reason"])]
-    skipped = [Skipped(p, str(r)) for p, r in zip(cur.loc[cur["status"] == "skipped", "path"],
-                                                  cur.loc[cur["status"] == "skipped", "reason"])]
+    refused = [
+        Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
+        for p, r in zip(cur.loc[gone, "path"], cur.loc[gone, "reason"])
+    ]
+    skipped = [
+        Skipped(p, str(r))
+        for p, r in zip(cur.loc[cur["status"] == "skipped", "path"], cur.loc[cur["status"] == "skipped", "reason"])
+    ]
     return LoadResult(refused=refused, skipped=skipped)
 
 
@@ -157,7 +183,7 @@ class StoreRequests:
         for d, sha in zip(runs["date"].astype(str), runs["source_sha256"].astype(str)):
             self._files_of.setdefault(d, set()).add(sha)
         self.cache = cache
-        self.computed: list[str] = []   # dates whose summaries were computed (not read from the cache)
+        self.computed: list[str] = []  # dates whose summaries were computed (not read from the cache)
         self._con = connect()
         self._cache: tuple[str, FrameSource] | None = None
 
@@ -173,12 +199,13 @@ class StoreRequests:
             yield from self._day(day).groups()
 
     def _cache_path(self, day: str):
-        key = hashlib.sha256(("\n".join([day, str(SUMMARY_VERSION), *sorted(self._files_of.get(day, ()))]))
-                             .encode()).hexdigest()[:24]
+        key = hashlib.sha256(
+            ("\n".join([day, str(SUMMARY_VERSION), *sorted(self._files_of.get(day, ()))])).encode()
+        ).hexdigest()[:24]
         return self.cache_root / ".cache" / "summaries" / f"{day}-{key}.json"
 
     def summaries(self, days=None) -> Iterator[GroupSummary]:
-        for day in (sorted(set(self.day_of.values())) if days is None else days):
+        for day in sorted(set(self.day_of.values())) if days is None else days:
             path = self._cache_path(day)
             cached = _read_json(path) if self.cache else None
             if cached is not None:
@@ -223,16 +250,22 @@ class _Dates:
         self.source, self.dates = source, dates
 
     def summaries(self) -> Iterator[GroupSummary]:
-        return self.source.summaries(days=[d for d in sorted(set(self.source.day_of.values()))
-                                           if d[:10] in self.dates])
+        return self.source.summaries(days=[d for d in sorted(set(self.source.day_of.values())) if d[:10] in self.dates])
 
     def group(self, key: tuple) -> RequestGroup:
         return self.source.group(key)
 
 
 def _summary_to_json(s: GroupSummary) -> dict:
-    return {"key": list(s.key), "seat": s.seat, "date": s.date, "pass": s.pass_, "n_requests": s.n_requests,
-            "n_failed": s.n_failed, "stats": {m: [v, n, None if r != r else r] for m, (v, n, r) in s.stats.items()}}
+    return {
+        "key": list(s.key),
+        "seat": s.seat,
+        "date": s.date,
+        "pass": s.pass_,
+        "n_requests": s.n_requests,
+        "n_failed": s.n_failed,
+        "stats": {m: [v, n, None if r != r else r] for m, (v, n, r) in s.stats.items()},
+    }
 
 
 def _summary_from_json(d: dict) -> GroupSummary:

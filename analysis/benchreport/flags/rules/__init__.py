@@ -19,24 +19,58 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     provenance   import.assumed, import.figure_mismatch, sample.repeated_figure
     runs         the run index mixed_runs and not_like_for_like share
 """
+
 from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbent, not_like_for_like, stale_scores
 from .deployment import fit_exceeds_node, licenses
 from .exams import exam_counts_only, exam_not_significant, exam_score_not_a_count
 from .faults import faults, requests_failed, requests_missing
 from .history import history_changes
 from .provenance import figure_mismatch, import_assumed, repeated_figure
-from .sampling import (correlated_requests, one_session, mixed_conditions, mixed_runs, passes_needed, sample_passes, small_n,
-                       underpowered)
+from .sampling import (
+    correlated_requests,
+    one_session,
+    mixed_conditions,
+    mixed_runs,
+    passes_needed,
+    sample_passes,
+    small_n,
+    underpowered,
+)
 from .stability import drift, warmup_unknown
 from .traps import capped_answers, first_chunk, prefix_cache, reasoning_field, reasoning_ttft
 
 __all__ = [
-    "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-    "correlated_requests", "one_session",
-    "drift", "warmup_unknown", "history_changes", "prefix_cache", "reasoning_field", "reasoning_ttft",
-    "first_chunk", "capped_answers",
-    "compared_pairs", "no_incumbent", "cross_model", "not_like_for_like", "missing_metric", "stale_scores",
-    "exam_not_significant", "exam_counts_only", "exam_score_not_a_count", "fit_exceeds_node", "licenses", "faults", "requests_failed",
+    "sample_passes",
+    "small_n",
+    "underpowered",
+    "passes_needed",
+    "mixed_runs",
+    "mixed_conditions",
+    "correlated_requests",
+    "one_session",
+    "drift",
+    "warmup_unknown",
+    "history_changes",
+    "prefix_cache",
+    "reasoning_field",
+    "reasoning_ttft",
+    "first_chunk",
+    "capped_answers",
+    "compared_pairs",
+    "no_incumbent",
+    "cross_model",
+    "not_like_for_like",
+    "missing_metric",
+    "stale_scores",
+    "exam_not_significant",
+    "exam_counts_only",
+    "exam_score_not_a_count",
+    "fit_exceeds_node",
+    "licenses",
+    "faults",
+    "requests_failed",
     "requests_missing",
-    "import_assumed", "figure_mismatch", "repeated_figure",
+    "import_assumed",
+    "figure_mismatch",
+    "repeated_figure",
 ]

@@ -4,6 +4,7 @@ in another form or on one side only, exam scores from elsewhere (spec/flags.md, 
 The compared pairs come from the statistics layer's `comparisons`; without them, the
 incumbent (or the chosen `baseline`) against every seat it shares a cell with.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,9 +17,23 @@ from .._common import cell_dict, int_or_none, key_sort, na, norm_cells, plain, s
 from ..findings import CellKey, Finding, Record, key, one_cell, unwritten
 from .runs import RunIndex, seat_keys
 
-__all__ = ["NoIncumbent", "CrossModel", "LikeCell", "NotLikeForLike", "FormCell", "MissingForm",
-           "MissingOneSide", "StaleExam", "StaleScores", "compared_pairs", "no_incumbent", "cross_model",
-           "not_like_for_like", "missing_metric", "stale_scores"]
+__all__ = [
+    "NoIncumbent",
+    "CrossModel",
+    "LikeCell",
+    "NotLikeForLike",
+    "FormCell",
+    "MissingForm",
+    "MissingOneSide",
+    "StaleExam",
+    "StaleScores",
+    "compared_pairs",
+    "no_incumbent",
+    "cross_model",
+    "not_like_for_like",
+    "missing_metric",
+    "stale_scores",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,8 +137,9 @@ class StaleScores(Finding):
 
 
 def _reference_seats(seats: pd.DataFrame, baseline) -> tuple[list[str], str]:
-    inc = sorted(seats.loc[seats["role"].astype("string").eq("incumbent").fillna(False).astype(bool), "seat"]
-                 .astype(str))
+    inc = sorted(
+        seats.loc[seats["role"].astype("string").eq("incumbent").fillna(False).astype(bool), "seat"].astype(str)
+    )
     if inc:
         return inc, "incumbent"
     if baseline is not None and baseline in set(seats["seat"].astype(str)):
@@ -171,8 +187,9 @@ def no_incumbent(tables, comparisons: pd.DataFrame | None = None, *, baseline=No
         return []
     role = dict(zip(seats["seat"].astype(str), seats["role"].astype("string").fillna("candidate")))
     runs = runs[["seat", "date", "harness", "probe"]].drop_duplicates()  # a year of runs: each way once
-    rows = list(zip(runs["seat"].astype(str), runs["date"].astype(str), map(na, runs["harness"]),
-                    map(na, runs["probe"])))
+    rows = list(
+        zip(runs["seat"].astype(str), runs["date"].astype(str), map(na, runs["harness"]), map(na, runs["probe"]))
+    )
     ref_keys = {(d, h, p) for s, d, h, p in rows if s in refs}
     by_date: dict[str, dict[str, set]] = {}
     for s, d, h, p in rows:  # plain dicts: a year of days x seats as pandas groups took seconds
@@ -187,10 +204,20 @@ def no_incumbent(tables, comparisons: pd.DataFrame | None = None, *, baseline=No
                 missing.append(str(seat))
                 how[str(seat)] = sorted({f"{k[1]} / {k[2]}" for k in keys})
         if missing:
-            out.append(NoIncumbent(code="compare.no_incumbent", severity="warn", seats=tuple(sorted(missing)),
-                                   date=date, missing=missing, roles={s: role.get(s) for s in missing},
-                                   harness_probe=how, reference=refs, reference_kind=ref_kind,
-                                   reference_days=sorted({k[0] for k in ref_keys})))
+            out.append(
+                NoIncumbent(
+                    code="compare.no_incumbent",
+                    severity="warn",
+                    seats=tuple(sorted(missing)),
+                    date=date,
+                    missing=missing,
+                    roles={s: role.get(s) for s in missing},
+                    harness_probe=how,
+                    reference=refs,
+                    reference_kind=ref_kind,
+                    reference_days=sorted({k[0] for k in ref_keys}),
+                )
+            )
     return out
 
 
@@ -200,8 +227,13 @@ def _exam_scores(exams: pd.DataFrame) -> dict:
     if exams is None or exams.empty:
         return out
     for r in exams.itertuples(index=False):
-        score = r.score if not F.missing(r.score) else (
-            100.0 * r.correct / r.total if not F.missing(r.correct) and not F.missing(r.total) and r.total else None)
+        score = (
+            r.score
+            if not F.missing(r.score)
+            else (
+                100.0 * r.correct / r.total if not F.missing(r.correct) and not F.missing(r.total) and r.total else None
+            )
+        )
         if score is None:
             continue
         out.setdefault(str(r.seat), {})[(str(r.benchmark), na(r.dimension))] = float(score)
@@ -225,10 +257,17 @@ def cross_model(tables, comparisons: pd.DataFrame | None = None, *, baseline=Non
             continue
         done.add(pair)
         shared = sorted(set(scores.get(a, {})) & set(scores.get(b, {})), key=lambda k: (k[0], key_sort(k[1])))
-        out.append(CrossModel(
-            code="compare.cross_model", severity="info" if shared else "warn", seats=pair, baseline=a, candidate=b,
-            models={a: model[a], b: model[b]},
-            exams=[{"benchmark": k[0], "dimension": k[1], a: scores[a][k], b: scores[b][k]} for k in shared]))
+        out.append(
+            CrossModel(
+                code="compare.cross_model",
+                severity="info" if shared else "warn",
+                seats=pair,
+                baseline=a,
+                candidate=b,
+                models={a: model[a], b: model[b]},
+                exams=[{"benchmark": k[0], "dimension": k[1], a: scores[a][k], b: scores[b][k]} for k in shared],
+            )
+        )
     return out
 
 
@@ -284,24 +323,37 @@ def not_like_for_like(tables, comparisons: pd.DataFrame | None = None, *, baseli
         if not diff and not one_sided:
             continue
         history = a == b
-        entry = pairs.setdefault((a, b, da if history else None, db if history else None),
-                                 {"diff": {}, "one_sided": {}, "cells": []})
+        entry = pairs.setdefault(
+            (a, b, da if history else None, db if history else None), {"diff": {}, "one_sided": {}, "cells": []}
+        )
         for f, v in diff.items():
             entry["diff"].setdefault(f, v)
         for f, v in one_sided.items():
             entry["one_sided"].setdefault(f, v)
-        entry["cells"].append(LikeCell(**cell_dict(w, c, mt, None), baseline_runs=sorted(ids_a),
-                                       candidate_runs=sorted(ids_b)))
+        entry["cells"].append(
+            LikeCell(**cell_dict(w, c, mt, None), baseline_runs=sorted(ids_a), candidate_runs=sorted(ids_b))
+        )
     out = []
     for (a, b, da, db), e in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cl = e["cells"]
         cell = one_cell(cl)
         cell.pop("statistic", None)
-        out.append(NotLikeForLike(
-            code="compare.not_like_for_like", severity="warn" if e["diff"] else "info", seats=tuple(sorted({a, b})),
-            **cell, baseline=a, candidate=b, baseline_date=da, candidate_date=db, differences=e["diff"],
-            stated_one_side={f: v for f, v in e["one_sided"].items() if f not in e["diff"]}, n_cells=len(cl),
-            cells=cl))
+        out.append(
+            NotLikeForLike(
+                code="compare.not_like_for_like",
+                severity="warn" if e["diff"] else "info",
+                seats=tuple(sorted({a, b})),
+                **cell,
+                baseline=a,
+                candidate=b,
+                baseline_date=da,
+                candidate_date=db,
+                differences=e["diff"],
+                stated_one_side={f: v for f, v in e["one_sided"].items() if f not in e["diff"]},
+                n_cells=len(cl),
+                cells=cl,
+            )
+        )
     return out
 
 
@@ -312,8 +364,13 @@ def _seat_cell_keys(tables, cells: pd.DataFrame | None) -> dict[str, set]:
     out: dict[str, set] = {}
     for r in src.itertuples(index=False):
         out.setdefault(str(r.seat), set()).add(
-            (na(r.workload), int_or_none(r.concurrency), str(r.metric),
-             "mean" if F.missing(r.statistic) else str(r.statistic)))
+            (
+                na(r.workload),
+                int_or_none(r.concurrency),
+                str(r.metric),
+                "mean" if F.missing(r.statistic) else str(r.statistic),
+            )
+        )
     return out
 
 
@@ -324,8 +381,9 @@ def _by_cell(keys: set) -> dict[tuple, set]:
     return out
 
 
-def missing_metric(tables, comparisons: pd.DataFrame | None = None, cells: pd.DataFrame | None = None, *,
-                   baseline=None) -> list[Finding]:
+def missing_metric(
+    tables, comparisons: pd.DataFrame | None = None, cells: pd.DataFrame | None = None, *, baseline=None
+) -> list[Finding]:
     """`compare.missing_metric`: a figure one side of a comparison has and the other lacks.
 
     For each compared pair sharing at least one workload: a (workload, concurrency, metric)
@@ -350,18 +408,44 @@ def missing_metric(tables, comparisons: pd.DataFrame | None = None, cells: pd.Da
         for k in sorted(set(sa) | set(sb), key=lambda k: tuple(key_sort(x) for x in k)):
             if k in sa and k in sb:
                 if not (sa[k] & sb[k]):
-                    forms.append(FormCell(workload=k[0], concurrency=k[1], metric=k[2], statistics={
-                        a: sorted(sa[k], key=stat_rank), b: sorted(sb[k], key=stat_rank)}))
+                    forms.append(
+                        FormCell(
+                            workload=k[0],
+                            concurrency=k[1],
+                            metric=k[2],
+                            statistics={a: sorted(sa[k], key=stat_rank), b: sorted(sb[k], key=stat_rank)},
+                        )
+                    )
             else:
                 only[a if k in sa else b].append(CellKey(**cell_dict(k[0], k[1], k[2], None)))
         if forms:
-            cell = {"workload": forms[0].workload, "concurrency": forms[0].concurrency,
-                    "metric": forms[0].metric} if len(forms) == 1 else {}
-            out.append(MissingForm(code="compare.missing_metric", severity="warn", seats=pair, **cell,
-                                   pair=list(pair), cells=forms, compared=(a, b)))
+            cell = (
+                {"workload": forms[0].workload, "concurrency": forms[0].concurrency, "metric": forms[0].metric}
+                if len(forms) == 1
+                else {}
+            )
+            out.append(
+                MissingForm(
+                    code="compare.missing_metric",
+                    severity="warn",
+                    seats=pair,
+                    **cell,
+                    pair=list(pair),
+                    cells=forms,
+                    compared=(a, b),
+                )
+            )
         if only[a] or only[b]:
-            out.append(MissingOneSide(code="compare.missing_metric", severity="info", seats=pair, pair=list(pair),
-                                      only={s: only[s] for s in (a, b) if only[s]}, compared=(a, b)))
+            out.append(
+                MissingOneSide(
+                    code="compare.missing_metric",
+                    severity="info",
+                    seats=pair,
+                    pair=list(pair),
+                    only={s: only[s] for s in (a, b) if only[s]},
+                    compared=(a, b),
+                )
+            )
     return out
 
 
@@ -371,7 +455,8 @@ def _stale_reasons(r) -> dict:
     if mo is not None and str(mo)[:10] != str(r.date)[:10]:
         reasons.append(("measured_on", str(mo)[:10]))
     if getattr(r, "from_earlier_run", None) is True or (
-            not F.missing(getattr(r, "from_earlier_run", None)) and bool(r.from_earlier_run)):
+        not F.missing(getattr(r, "from_earlier_run", None)) and bool(r.from_earlier_run)
+    ):
         reasons.append(("from_earlier_run", True))
     pn = na(getattr(r, "placement_note", None))
     if pn is not None:
@@ -391,11 +476,26 @@ def stale_scores(exams: pd.DataFrame) -> list[StaleScores]:
     for r in exams.itertuples(index=False):
         reasons = _stale_reasons(r)
         if reasons:
-            score = r.score if not F.missing(r.score) else (
-                f"{r.correct} of {r.total}" if not F.missing(r.correct) else None)
-            by_seat.setdefault(str(r.seat), []).append(StaleExam(
-                benchmark=str(r.benchmark), dimension=na(r.dimension), run_date=str(r.date), score=plain(score),
-                reasons=reasons))
-    return [StaleScores(code="compare.stale_scores", severity="warn", seats=(seat,),
-                        exams=sorted(items, key=lambda i: (i.benchmark, key_sort(i.dimension))))
-            for seat, items in sorted(by_seat.items())]
+            score = (
+                r.score
+                if not F.missing(r.score)
+                else (f"{r.correct} of {r.total}" if not F.missing(r.correct) else None)
+            )
+            by_seat.setdefault(str(r.seat), []).append(
+                StaleExam(
+                    benchmark=str(r.benchmark),
+                    dimension=na(r.dimension),
+                    run_date=str(r.date),
+                    score=plain(score),
+                    reasons=reasons,
+                )
+            )
+    return [
+        StaleScores(
+            code="compare.stale_scores",
+            severity="warn",
+            seats=(seat,),
+            exams=sorted(items, key=lambda i: (i.benchmark, key_sort(i.dimension))),
+        )
+        for seat, items in sorted(by_seat.items())
+    ]

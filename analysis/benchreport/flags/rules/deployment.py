@@ -1,5 +1,6 @@
 """Deployment: a checkpoint that cannot fit one node, a component whose licence forbids
 commercial use or is unknown (spec/flags.md, "Deployment")."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -61,11 +62,21 @@ def fit_exceeds_node(seats: pd.DataFrame, *, thresholds: Thresholds) -> list[Exc
         share = ck / node
         if share <= 1 - float(thresholds.fit_headroom):
             continue
-        out.append(ExceedsNode(code="fit.exceeds_node", severity="warn", seats=(str(r.seat),), checkpoint_bytes=ck,
-                               node_bytes=node, gpus_per_node=int(r.gpus_per_node),
-                               gpu_memory_bytes=float(r.gpu_memory_bytes), used_share=share,
-                               headroom_left=1 - share, nodes=int_or_none(r.nodes),
-                               thresholds=used(thresholds, "fit_headroom")))
+        out.append(
+            ExceedsNode(
+                code="fit.exceeds_node",
+                severity="warn",
+                seats=(str(r.seat),),
+                checkpoint_bytes=ck,
+                node_bytes=node,
+                gpus_per_node=int(r.gpus_per_node),
+                gpu_memory_bytes=float(r.gpu_memory_bytes),
+                used_share=share,
+                headroom_left=1 - share,
+                nodes=int_or_none(r.nodes),
+                thresholds=used(thresholds, "fit_headroom"),
+            )
+        )
     return out
 
 
@@ -84,12 +95,23 @@ def licenses(components: pd.DataFrame) -> list[License]:
         v = classify(r.license)
         if v.kind == "ok":
             continue
-        g = groups.setdefault((v.kind, str(r.name), na(r.license)),
-                              {"seats": set(), "role": na(r.component_role), "verdict": v})
+        g = groups.setdefault(
+            (v.kind, str(r.name), na(r.license)), {"seats": set(), "role": na(r.component_role), "verdict": v}
+        )
         g["seats"].add(str(r.seat))
     out = []
     for (kind, name, lic), g in sorted(groups.items(), key=lambda kv: tuple(key_sort(x) for x in kv[0])):
         code, sev = ("license.noncommercial", "warn") if kind == "noncommercial" else ("license.unknown", "info")
-        out.append(License(code=code, severity=sev, seats=tuple(sorted(g["seats"])), component=name, role=g["role"],
-                           license=lic, matched=g["verdict"].matched, source=g["verdict"].source))
+        out.append(
+            License(
+                code=code,
+                severity=sev,
+                seats=tuple(sorted(g["seats"])),
+                component=name,
+                role=g["role"],
+                license=lic,
+                matched=g["verdict"].matched,
+                source=g["verdict"].source,
+            )
+        )
     return out

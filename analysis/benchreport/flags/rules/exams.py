@@ -1,5 +1,6 @@
 """Exams: deltas that show no difference, and deltas tested unpaired because only counts are
 known (spec/flags.md, "Exams"). The exam side of `sample.underpowered` is in `sampling`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,8 +14,16 @@ from benchreport.thresholds import Thresholds
 from .._common import int_or_none, key_sort, na, plain, used
 from ..findings import ABSENT, Finding, Record
 
-__all__ = ["NotSignificant", "CountsExam", "Rounded", "CountsOnly", "NotACount", "exam_not_significant",
-           "exam_counts_only", "exam_score_not_a_count"]
+__all__ = [
+    "NotSignificant",
+    "CountsExam",
+    "Rounded",
+    "CountsOnly",
+    "NotACount",
+    "exam_not_significant",
+    "exam_counts_only",
+    "exam_score_not_a_count",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,8 +86,9 @@ def exam_level(comparisons: pd.DataFrame | None, alpha: float) -> float:
     return float(min(alpha, a.min())) if len(a) else alpha
 
 
-def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresholds,
-                         comparisons: pd.DataFrame | None = None) -> list[NotSignificant]:
+def exam_not_significant(
+    exam_deltas: pd.DataFrame | None, *, thresholds: Thresholds, comparisons: pd.DataFrame | None = None
+) -> list[NotSignificant]:
     """`exam.not_significant`: an exam delta whose exact test does not reject equality at the exam
     family's level (raw p, or Holm-adjusted p across the exam deltas when that is >= it): alpha,
     or alpha/F when the report's comparisons split alpha across F families, exams one of them
@@ -100,15 +110,27 @@ def exam_not_significant(exam_deltas: pd.DataFrame | None, *, thresholds: Thresh
         p_holm = na(getattr(r, "p_holm", None))
         if not (float(p) >= alpha or (p_holm is not None and float(p_holm) >= alpha)):
             continue
-        out.append(NotSignificant(
-            code="exam.not_significant", severity="info", seats=tuple(sorted({str(r.baseline), str(r.candidate)})),
-            benchmark=str(r.benchmark), dimension=na(getattr(r, "dimension", None)), baseline=str(r.baseline),
-            candidate=str(r.candidate), test=na(getattr(r, "test", None)),
-            n_items=int_or_none(getattr(r, "n_items", None)),
-            baseline_correct=int_or_none(getattr(r, "baseline_correct", None)),
-            candidate_correct=int_or_none(getattr(r, "candidate_correct", None)), p_value=plain(p),
-            p_holm=plain(p_holm), diff=plain(getattr(r, "diff", None)), mde=plain(na(getattr(r, "mde", None))),
-            family_alpha=alpha if shared else ABSENT, thresholds=used(thresholds, "alpha")))
+        out.append(
+            NotSignificant(
+                code="exam.not_significant",
+                severity="info",
+                seats=tuple(sorted({str(r.baseline), str(r.candidate)})),
+                benchmark=str(r.benchmark),
+                dimension=na(getattr(r, "dimension", None)),
+                baseline=str(r.baseline),
+                candidate=str(r.candidate),
+                test=na(getattr(r, "test", None)),
+                n_items=int_or_none(getattr(r, "n_items", None)),
+                baseline_correct=int_or_none(getattr(r, "baseline_correct", None)),
+                candidate_correct=int_or_none(getattr(r, "candidate_correct", None)),
+                p_value=plain(p),
+                p_holm=plain(p_holm),
+                diff=plain(getattr(r, "diff", None)),
+                mde=plain(na(getattr(r, "mde", None))),
+                family_alpha=alpha if shared else ABSENT,
+                thresholds=used(thresholds, "alpha"),
+            )
+        )
     return out
 
 
@@ -118,8 +140,11 @@ _PAIRED_TESTS = ("mcnemar", "paired", "tango", "sign")
 def _paired(r) -> bool:
     test = "" if F.missing(getattr(r, "test", None)) else str(r.test).lower()
     named_paired = any(k in test for k in _PAIRED_TESTS) and "unpaired" not in test
-    return (not F.missing(getattr(r, "baseline_only", None)) or not F.missing(getattr(r, "candidate_only", None))
-            or named_paired)
+    return (
+        not F.missing(getattr(r, "baseline_only", None))
+        or not F.missing(getattr(r, "candidate_only", None))
+        or named_paired
+    )
 
 
 def exam_counts_only(exam_deltas: pd.DataFrame | None, exams: pd.DataFrame | None = None) -> list[CountsOnly]:
@@ -143,17 +168,36 @@ def exam_counts_only(exam_deltas: pd.DataFrame | None, exams: pd.DataFrame | Non
         if str(getattr(r, "test", "") or "").startswith("none"):
             continue  # not tested at all (exam.score_not_a_count says why)
         if not _paired(r):
-            pairs.setdefault((str(r.baseline), str(r.candidate)), []).append(CountsExam(
-                benchmark=str(r.benchmark), dimension=na(getattr(r, "dimension", None)),
-                test=na(getattr(r, "test", None)), n_items=int_or_none(getattr(r, "n_items", None))))
+            pairs.setdefault((str(r.baseline), str(r.candidate)), []).append(
+                CountsExam(
+                    benchmark=str(r.benchmark),
+                    dimension=na(getattr(r, "dimension", None)),
+                    test=na(getattr(r, "test", None)),
+                    n_items=int_or_none(getattr(r, "n_items", None)),
+                )
+            )
     out = []
     for (a, b), items in sorted(pairs.items()):
         items = sorted(items, key=lambda i: (i.benchmark, key_sort(i.dimension)))
-        rounded = [Rounded(seat=s, benchmark=i.benchmark, dimension=i.dimension,
-                           rounding=rounding[(s, i.benchmark, i.dimension)])
-                   for s in (a, b) for i in items if (s, i.benchmark, i.dimension) in rounding]
-        out.append(CountsOnly(code="exam.counts_only", severity="info", seats=tuple(sorted((a, b))), baseline=a,
-                              candidate=b, exams=items, rounded=rounded))
+        rounded = [
+            Rounded(
+                seat=s, benchmark=i.benchmark, dimension=i.dimension, rounding=rounding[(s, i.benchmark, i.dimension)]
+            )
+            for s in (a, b)
+            for i in items
+            if (s, i.benchmark, i.dimension) in rounding
+        ]
+        out.append(
+            CountsOnly(
+                code="exam.counts_only",
+                severity="info",
+                seats=tuple(sorted((a, b))),
+                baseline=a,
+                candidate=b,
+                exams=items,
+                rounded=rounded,
+            )
+        )
     return out
 
 
@@ -188,8 +232,17 @@ def exam_score_not_a_count(exams: pd.DataFrame | None, exam_deltas: pd.DataFrame
         if not is_not_a_count(r.count_rounding):
             continue
         dim = na(r.dimension)
-        out.append(NotACount(code="exam.score_not_a_count", severity="warn", seats=(str(r.seat),),
-                             benchmark=str(r.benchmark), dimension=dim, score=float(r.score), total=int(r.total),
-                             items=float(r.score) / 100.0 * int(r.total),
-                             compared_with=sorted(partners.get((str(r.seat), str(r.benchmark), dim), ()))))
+        out.append(
+            NotACount(
+                code="exam.score_not_a_count",
+                severity="warn",
+                seats=(str(r.seat),),
+                benchmark=str(r.benchmark),
+                dimension=dim,
+                score=float(r.score),
+                total=int(r.total),
+                items=float(r.score) / 100.0 * int(r.total),
+                compared_with=sorted(partners.get((str(r.seat), str(r.benchmark), dim), ())),
+            )
+        )
     return sorted(out, key=lambda f: (f.seats[0], f.benchmark, key_sort(f.dimension)))

@@ -1,5 +1,6 @@
 """Faults and failed requests: faults, crashes and defects recorded in the runs, and requests
 that failed (spec/flags.md, "Deployment": fault.recorded, fault.unreproduced, requests.failed)."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,18 @@ from .._common import int_or_none, plain, used
 from ..findings import ABSENT, Finding, Record, key
 from .provenance import run_checks
 
-__all__ = ["Event", "ErrorCount", "FailedRun", "RequestsFailed", "MissingRun", "RequestsMissing", "ERROR_EXAMPLES",
-           "faults", "requests_failed", "requests_missing"]
+__all__ = [
+    "Event",
+    "ErrorCount",
+    "FailedRun",
+    "RequestsFailed",
+    "MissingRun",
+    "RequestsMissing",
+    "ERROR_EXAMPLES",
+    "faults",
+    "requests_failed",
+    "requests_missing",
+]
 
 #: how many kinds of error message a finding quotes per run
 ERROR_EXAMPLES = 3
@@ -113,8 +124,14 @@ def faults(events: pd.DataFrame) -> list[Event]:
         if kind not in ("fault", "crash", "defect"):
             continue
         conc = int_or_none(r.concurrency)
-        ev = dict(kind=kind, run_id=str(r.run_id), date=str(r.date), at=conc,
-                  reproduced=None if F.missing(r.reproduced) else bool(r.reproduced), message=str(r.message))
+        ev = dict(
+            kind=kind,
+            run_id=str(r.run_id),
+            date=str(r.date),
+            at=conc,
+            reproduced=None if F.missing(r.reproduced) else bool(r.reproduced),
+            message=str(r.message),
+        )
         head = dict(seats=(str(r.seat),), concurrency=conc)
         if kind == "defect":
             out.append(Event(code="defect.open", severity="warn", **head, **ev))
@@ -156,16 +173,29 @@ def error_counts(texts) -> list[ErrorCount]:
 def _failed_run(run_id, g: pd.DataFrame) -> FailedRun:
     n_failed = int(g["_failed"].sum())
     bad = g.loc[g["_failed"]]
-    texts = [_error_text(e, f) for e, f in zip(bad["error"] if "error" in g else [None] * n_failed,
-                                               bad["finish_reason"] if "finish_reason" in g else [None] * n_failed)]
-    return FailedRun(run_id=str(run_id), date=str(g["date"].iloc[0]), pass_=int(g["pass"].iloc[0]),
-                     workloads=sorted({str(w) for w in g["workload"].dropna()}),
-                     concurrencies=sorted({int(c) for c in g["concurrency"].dropna()}), failed=n_failed,
-                     requests=int(len(g)), share=n_failed / len(g), errors=error_counts(texts))
+    texts = [
+        _error_text(e, f)
+        for e, f in zip(
+            bad["error"] if "error" in g else [None] * n_failed,
+            bad["finish_reason"] if "finish_reason" in g else [None] * n_failed,
+        )
+    ]
+    return FailedRun(
+        run_id=str(run_id),
+        date=str(g["date"].iloc[0]),
+        pass_=int(g["pass"].iloc[0]),
+        workloads=sorted({str(w) for w in g["workload"].dropna()}),
+        concurrencies=sorted({int(c) for c in g["concurrency"].dropna()}),
+        failed=n_failed,
+        requests=int(len(g)),
+        share=n_failed / len(g),
+        errors=error_counts(texts),
+    )
 
 
-def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
-                    thresholds: Thresholds) -> list[RequestsFailed]:
+def requests_failed(
+    requests: pd.DataFrame | None, runs: pd.DataFrame | None = None, *, thresholds: Thresholds
+) -> list[RequestsFailed]:
     """`requests.failed`: requests of a run that failed (an error, or finish_reason error/cancelled/incomplete).
 
     One finding per seat, with each run's failed share and the errors seen. Severity:
@@ -186,14 +216,21 @@ def requests_failed(requests: pd.DataFrame | None, runs: pd.DataFrame | None = N
     out = []
     for seat, items in sorted(by_seat.items()):
         worst = max(i.share for i in items)
-        sev = ("critical" if worst > thresholds.failed_critical else
-               "warn" if worst > thresholds.failed_warn else "info")
-        out.append(RequestsFailed(code="requests.failed", severity=sev, seats=(seat,),
-                                  failed=sum(i.failed for i in items), requests=sum(i.requests for i in items),
-                                  worst_share=plain(worst), runs=items,
-                                  thresholds=used(thresholds, "failed_warn", "failed_critical"),
-                                  seat_requests=int(seat_rows.loc[seat, "size"]),
-                                  seat_runs=int(seat_rows.loc[seat, "nunique"])))
+        sev = "critical" if worst > thresholds.failed_critical else "warn" if worst > thresholds.failed_warn else "info"
+        out.append(
+            RequestsFailed(
+                code="requests.failed",
+                severity=sev,
+                seats=(seat,),
+                failed=sum(i.failed for i in items),
+                requests=sum(i.requests for i in items),
+                worst_share=plain(worst),
+                runs=items,
+                thresholds=used(thresholds, "failed_warn", "failed_critical"),
+                seat_requests=int(seat_rows.loc[seat, "size"]),
+                seat_runs=int(seat_rows.loc[seat, "nunique"]),
+            )
+        )
     return out
 
 
@@ -210,16 +247,32 @@ def requests_missing(runs: pd.DataFrame | None) -> list[RequestsMissing]:
             continue
         harness = None if F.missing(r.get("harness")) else str(r["harness"])
         field_ = k.get("field") if isinstance(k.get("field"), str) else None
-        by_seat.setdefault((str(r["seat"]), harness), []).append(MissingRun(
-            run_id=str(r["run_id"]), date=str(r["date"]), pass_=int(r["pass"]),
-            workload=k.get("workload") if isinstance(k.get("workload"), str) else None,
-            concurrency=int_or_none(k.get("concurrency")), asked=int(k["reported"]),
-            at_least=bool(k.get("at_least")), kept=int(k["recomputed"]), field=field_,
-            basis=k.get("basis") if isinstance(k.get("basis"), str) else None))
+        by_seat.setdefault((str(r["seat"]), harness), []).append(
+            MissingRun(
+                run_id=str(r["run_id"]),
+                date=str(r["date"]),
+                pass_=int(r["pass"]),
+                workload=k.get("workload") if isinstance(k.get("workload"), str) else None,
+                concurrency=int_or_none(k.get("concurrency")),
+                asked=int(k["reported"]),
+                at_least=bool(k.get("at_least")),
+                kept=int(k["recomputed"]),
+                field=field_,
+                basis=k.get("basis") if isinstance(k.get("basis"), str) else None,
+            )
+        )
     out = []
     for (seat, harness), items in sorted(by_seat.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         items.sort(key=lambda i: (i.date, i.pass_, i.run_id, i.concurrency or 0))
-        out.append(RequestsMissing(code="requests.missing", severity="warn", seats=(seat,), harness=harness,
-                                   missing=sum(i.asked - i.kept for i in items),
-                                   at_least=any(i.at_least for i in items), runs=items))
+        out.append(
+            RequestsMissing(
+                code="requests.missing",
+                severity="warn",
+                seats=(seat,),
+                harness=harness,
+                missing=sum(i.asked - i.kept for i in items),
+                at_least=any(i.at_least for i in items),
+                runs=items,
+            )
+        )
     return out

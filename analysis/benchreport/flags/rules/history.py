@@ -8,6 +8,7 @@ code, newest first, with what kind of change each is (a step, a drift, one night
 the next date is judged against a new level (a level shift), the old one (one date off its
 level: for one far night, one bad night), or is still to come (the newest date).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,13 +61,24 @@ class HistoryChanges(Finding):
 
 
 def _change(r: dict) -> HistoryChange:
-    return HistoryChange(**cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
-                         harness=na(r["harness"]), probe=na(r["probe"]), date=str(r["date"]),
-                         estimate=plain(r["estimate"]), level=plain(r["level"]),
-                         level_nights=int(r["level_nights"]), level_since=na(r["level_since"]),
-                         change=plain(r["change"]), ci_low=plain(r["ci_low"]), ci_high=plain(r["ci_high"]),
-                         p_value=plain(r["p_value"]), p_adj=plain(r["p_adj"]), status=str(r["_status"]),
-                         change_kind=str(na(r.get("change_kind")) or ""), change_since=na(r.get("change_since")))
+    return HistoryChange(
+        **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+        harness=na(r["harness"]),
+        probe=na(r["probe"]),
+        date=str(r["date"]),
+        estimate=plain(r["estimate"]),
+        level=plain(r["level"]),
+        level_nights=int(r["level_nights"]),
+        level_since=na(r["level_since"]),
+        change=plain(r["change"]),
+        ci_low=plain(r["ci_low"]),
+        ci_high=plain(r["ci_high"]),
+        p_value=plain(r["p_value"]),
+        p_adj=plain(r["p_adj"]),
+        status=str(r["_status"]),
+        change_kind=str(na(r.get("change_kind")) or ""),
+        change_since=na(r.get("change_since")),
+    )
 
 
 def history_changes(history, *, thresholds: Thresholds) -> list[HistoryChanges]:
@@ -92,7 +104,16 @@ def history_changes(history, *, thresholds: Thresholds) -> list[HistoryChanges]:
     for (seat, code), changes in sorted(groups.items()):
         changes = sorted(sorted(changes, key=lambda c: cell_order(c.evidence())), key=lambda c: c.date, reverse=True)
         cells = {(c.harness, c.probe, c.workload, c.concurrency, c.metric, c.statistic): c for c in changes}
-        out.append(HistoryChanges(code=code, severity=_SEVERITY[code], seats=(seat,), **one_cell(list(cells.values())),
-                                  n_changes=len(changes), dates=sorted({c.date for c in changes}, reverse=True),
-                                  changes=changes, thresholds=th))
+        out.append(
+            HistoryChanges(
+                code=code,
+                severity=_SEVERITY[code],
+                seats=(seat,),
+                **one_cell(list(cells.values())),
+                n_changes=len(changes),
+                dates=sorted({c.date for c in changes}, reverse=True),
+                changes=changes,
+                thresholds=th,
+            )
+        )
     return out

@@ -1,6 +1,7 @@
 """Provenance: what an importer assumed, harness figures their own request records do not
 reproduce, and a figure one run reports twice with two values (import.assumed,
 import.figure_mismatch, sample.repeated_figure)."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,15 @@ from benchreport.thresholds import Thresholds
 from .._common import cell_dict, cell_order, plain, used
 from ..findings import CellKey, Finding, key, one_cell
 
-__all__ = ["ImportAssumed", "MismatchCell", "FigureMismatch", "RepeatedFigure", "import_assumed", "figure_mismatch",
-           "repeated_figure"]
+__all__ = [
+    "ImportAssumed",
+    "MismatchCell",
+    "FigureMismatch",
+    "RepeatedFigure",
+    "import_assumed",
+    "figure_mismatch",
+    "repeated_figure",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,8 +109,11 @@ def repeated_figure(tables, excluded=None) -> list[RepeatedFigure]:
     repeated = [pos for pos in groups.values() if len(pos) > 1]
     if not repeated:
         return []
-    files = dict(zip(tables.runs["run_id"].astype(str), tables.runs["source_file"].astype(object))) \
-        if tables.runs is not None and "source_file" in tables.runs else {}
+    files = (
+        dict(zip(tables.runs["run_id"].astype(str), tables.runs["source_file"].astype(object)))
+        if tables.runs is not None and "source_file" in tables.runs
+        else {}
+    )
     out = []
     for pos in repeated:
         g = m.iloc[pos]
@@ -111,12 +122,30 @@ def repeated_figure(tables, excluded=None) -> list[RepeatedFigure]:
             continue
         r = g.iloc[0]
         rid = str(r["run_id"])
-        cond = " ".join(x for x in (F.text(r["condition"]), F.text(r["context_tokens"]) and
-                                    f"{F.num(r['context_tokens'])} context tokens") if x) or None
-        out.append(RepeatedFigure(code="sample.repeated_figure", severity="warn", seats=(str(r["seat"]),),
-                                  **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
-                                  run_id=rid, source_file=plain(files.get(rid)), condition=cond, values=values,
-                                  used=values[0]))
+        cond = (
+            " ".join(
+                x
+                for x in (
+                    F.text(r["condition"]),
+                    F.text(r["context_tokens"]) and f"{F.num(r['context_tokens'])} context tokens",
+                )
+                if x
+            )
+            or None
+        )
+        out.append(
+            RepeatedFigure(
+                code="sample.repeated_figure",
+                severity="warn",
+                seats=(str(r["seat"]),),
+                **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+                run_id=rid,
+                source_file=plain(files.get(rid)),
+                condition=cond,
+                values=values,
+                used=values[0],
+            )
+        )
     return sorted(out, key=lambda f: (f.seats, f.run_id, cell_order(f.evidence())))
 
 
@@ -143,19 +172,31 @@ def import_assumed(runs: pd.DataFrame) -> list[ImportAssumed]:
     sub = runs[runs["assumptions"].notna() & runs["assumptions"].astype(str).str.strip().ne("")]
     out = []
     for seat, g in sub.groupby("seat"):
-        out.append(ImportAssumed(
-            code="import.assumed", severity="info", seats=(str(seat),), runs=sorted(g["run_id"].astype(str)),
-            assumptions=_said_once(g.sort_values("run_id")["assumptions"].astype(str)),
-            source_formats=sorted(set(g["source_format"].dropna().astype(str))) if "source_format" in g else [],
-            source_files=sorted(set(g["source_file"].dropna().astype(str))) if "source_file" in g else []))
+        out.append(
+            ImportAssumed(
+                code="import.assumed",
+                severity="info",
+                seats=(str(seat),),
+                runs=sorted(g["run_id"].astype(str)),
+                assumptions=_said_once(g.sort_values("run_id")["assumptions"].astype(str)),
+                source_formats=sorted(set(g["source_format"].dropna().astype(str))) if "source_format" in g else [],
+                source_files=sorted(set(g["source_file"].dropna().astype(str))) if "source_file" in g else [],
+            )
+        )
     return out
 
 
 def _mismatch_cell(r: dict) -> MismatchCell:
-    return MismatchCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
-                        harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]),
-                        pass_=int(r["pass"]), reported=float(r["reported"]), recomputed=float(r["recomputed"]),
-                        relative_difference=plain(r["_rel"]), n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]))
+    return MismatchCell(
+        **cell_dict(r["workload"], r["concurrency"], r["metric"], r["statistic"]),
+        harness=None if pd.isna(r["harness"]) else str(r["harness"]),
+        date=str(r["date"]),
+        pass_=int(r["pass"]),
+        reported=float(r["reported"]),
+        recomputed=float(r["recomputed"]),
+        relative_difference=plain(r["_rel"]),
+        n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]),
+    )
 
 
 def _pass_mismatches(passes: pd.DataFrame | None) -> list[tuple[str, MismatchCell]]:
@@ -197,13 +238,26 @@ def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCel
             continue
         rep, rec = float(k["reported"]), float(k["recomputed"])
         of = k.get("of") if isinstance(k.get("of"), int) else None
-        out.append((str(r["seat"]), MismatchCell(
-            **cell_dict(k.get("workload"), k.get("concurrency"), k.get("metric"), k.get("statistic")),
-            harness=None if pd.isna(r["harness"]) else str(r["harness"]), date=str(r["date"]),
-            pass_=int(r["pass"]), reported=rep, recomputed=rec,
-            relative_difference=(rec - rep) / rep if rep else None, n_obs=None,
-            against=str(k.get("against", "")), label=str(k.get("label", "")), basis=str(k.get("basis", "")),
-            field=plain(k.get("field")) if isinstance(k.get("field"), str) else None, of=of)))
+        out.append(
+            (
+                str(r["seat"]),
+                MismatchCell(
+                    **cell_dict(k.get("workload"), k.get("concurrency"), k.get("metric"), k.get("statistic")),
+                    harness=None if pd.isna(r["harness"]) else str(r["harness"]),
+                    date=str(r["date"]),
+                    pass_=int(r["pass"]),
+                    reported=rep,
+                    recomputed=rec,
+                    relative_difference=(rec - rep) / rep if rep else None,
+                    n_obs=None,
+                    against=str(k.get("against", "")),
+                    label=str(k.get("label", "")),
+                    basis=str(k.get("basis", "")),
+                    field=plain(k.get("field")) if isinstance(k.get("field"), str) else None,
+                    of=of,
+                ),
+            )
+        )
     return out
 
 
@@ -211,8 +265,9 @@ def _import_mismatches(runs: pd.DataFrame | None) -> list[tuple[str, MismatchCel
 _COUNTS = ("count", "share")
 
 
-def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = None, *,
-                    thresholds: Thresholds) -> list[FigureMismatch]:
+def figure_mismatch(
+    passes: pd.DataFrame | None, runs: pd.DataFrame | None = None, *, thresholds: Thresholds
+) -> list[FigureMismatch]:
     """`import.figure_mismatch`: a figure the harness reported that the data it came from does not
     reproduce beyond rounding (`benchreport.format.printed_rounding`).
 
@@ -230,11 +285,27 @@ def figure_mismatch(passes: pd.DataFrame | None, runs: pd.DataFrame | None = Non
         by_seat.setdefault(seat, []).append(c)
     out = []
     for seat, cl in sorted(by_seat.items()):
-        cl = sorted(cl, key=lambda c: (c.metric != "trials", c.statistic not in _COUNTS, c.against is None,
-                                       cell_order(c.evidence())))
+        cl = sorted(
+            cl,
+            key=lambda c: (
+                c.metric != "trials",
+                c.statistic not in _COUNTS,
+                c.against is None,
+                cell_order(c.evidence()),
+            ),
+        )
         worst = max((abs(c.relative_difference) for c in cl if c.relative_difference is not None), default=0)
         counts = any(c.statistic in _COUNTS for c in cl)
-        out.append(FigureMismatch(code="import.figure_mismatch", severity="warn" if worst > thresholds.noise
-                                  or counts else "info", seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
-                                  worst_relative_difference=worst, thresholds=used(thresholds, "noise")))
+        out.append(
+            FigureMismatch(
+                code="import.figure_mismatch",
+                severity="warn" if worst > thresholds.noise or counts else "info",
+                seats=(seat,),
+                **one_cell(cl),
+                n_cells=len(cl),
+                cells=cl,
+                worst_relative_difference=worst,
+                thresholds=used(thresholds, "noise"),
+            )
+        )
     return out

@@ -4,6 +4,7 @@ Shared by `sample.mixed_runs` (runs pooled as passes of one cell), `sample.mixed
 (runs one label groups that sent different loads) and `compare.not_like_for_like` (the runs
 behind each side of a comparison).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,12 @@ _LOAD_FIELDS = ("load_id", "load_label", "load")
 
 def seat_keys(m: pd.DataFrame) -> dict[str, set]:
     """seat -> set of (workload, concurrency, metric) it has measurements for."""
-    return {str(s_): set(zip([na(x) for x in g["workload"]], [int_or_none(x) for x in g["concurrency"]],
-                             g["metric"].astype(str)))
-            for s_, g in m.groupby("seat")}
+    return {
+        str(s_): set(
+            zip([na(x) for x in g["workload"]], [int_or_none(x) for x in g["concurrency"]], g["metric"].astype(str))
+        )
+        for s_, g in m.groupby("seat")
+    }
 
 
 class RunIndex:
@@ -99,8 +103,11 @@ class RunIndex:
     def pooled_cells(self) -> list[tuple]:
         """(seat, date, workload, concurrency, metric or None, run_ids) of the runs the statistics pool
         as passes of one cell: per day, split by harness, probe and load (benchreport.stats.cells)."""
-        return [(seat, date, w, c, metric, ids) for seat, date, w, c, metric, all_ids in self._day_cells()
-                for ids in self.by_method(all_ids).values()]
+        return [
+            (seat, date, w, c, metric, ids)
+            for seat, date, w, c, metric, all_ids in self._day_cells()
+            for ids in self.by_method(all_ids).values()
+        ]
 
     def load_of(self, rid: str) -> tuple[str | None, dict | None]:
         """(the load in words, the load description) of a run; (None, None) when it states none."""
@@ -136,9 +143,13 @@ def _by_key(df: pd.DataFrame | None, cols: list[str]) -> dict[tuple, set]:
     rows = df[cols + ["run_id"]].drop_duplicates()
     workload = rows[cols[2]].astype(object)
     conc = [None if v != v else int(v) for v in pd.to_numeric(rows[cols[3]], errors="coerce").astype(float).tolist()]
-    parts = [rows[cols[0]].astype(str).tolist(), rows[cols[1]].astype(str).tolist(),
-             workload.where(workload.notna(), None).tolist(), conc,
-             *(rows[c].astype(str).tolist() for c in cols[4:])]
+    parts = [
+        rows[cols[0]].astype(str).tolist(),
+        rows[cols[1]].astype(str).tolist(),
+        workload.where(workload.notna(), None).tolist(),
+        conc,
+        *(rows[c].astype(str).tolist() for c in cols[4:]),
+    ]
     for key, rid in zip(zip(*parts), rows["run_id"].astype(str).tolist()):
         ids = out.get(key)
         if ids is None:

@@ -5,6 +5,7 @@ Repetitive findings are grouped so a reader can bear them: one finding per seat 
 compared pair for `sample.underpowered`), every cell concerned listed in `cells`; the
 finding's cell is filled when exactly one cell is concerned.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ from scipy.stats import norm, t as student_t
 from benchreport import conditions
 from benchreport import format as F
 from benchreport.columns import QUANTILES
-from benchreport.stats._common import parse_values, tail_count, tail_needed_n, tail_supported
+from benchreport.stats.common import parse_values, tail_count, tail_needed_n, tail_supported
 from benchreport.stats.notable import DEPENDENT, dependent_mask
 from benchreport.stats.within import lag1_pvalue
 from benchreport.thresholds import Thresholds
@@ -26,10 +27,30 @@ from .._common import cell_dict, cell_order, int_or_none, na, norm_cells, plain,
 from ..findings import ABSENT, CellKey, Finding, key, one_cell
 from .runs import RunIndex
 
-__all__ = ["PassCell", "PassCount", "SmallNCell", "SmallN", "PowerCell", "UnderpoweredComparison",
-           "UnderpoweredExam", "MixedRuns", "MixedConditions", "LagCell", "CorrelatedRequests",
-           "sample_passes", "small_n", "underpowered", "passes_needed", "mixed_runs", "mixed_conditions",
-           "correlated_requests", "OneSession", "one_session", "corrected_alpha", "family_sizes"]
+__all__ = [
+    "PassCell",
+    "PassCount",
+    "SmallNCell",
+    "SmallN",
+    "PowerCell",
+    "UnderpoweredComparison",
+    "UnderpoweredExam",
+    "MixedRuns",
+    "MixedConditions",
+    "LagCell",
+    "CorrelatedRequests",
+    "sample_passes",
+    "small_n",
+    "underpowered",
+    "passes_needed",
+    "mixed_runs",
+    "mixed_conditions",
+    "correlated_requests",
+    "OneSession",
+    "one_session",
+    "corrected_alpha",
+    "family_sizes",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,8 +198,8 @@ class OneSession(Finding):
     CODES = ("sample.one_session",)
     date: str
     n_runs: int
-    n_cells: int           # cells measured in two or more passes
-    n_intervals: int       # of which with an interval over their passes
+    n_cells: int  # cells measured in two or more passes
+    n_intervals: int  # of which with an interval over their passes
     session: str = "calendar date of the run's recorded date"
 
 
@@ -205,15 +226,29 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list
             continue
         code = _PASS_CODES.get(n, "sample.few_passes")
         date = ABSENT if F.missing(row.date) else str(row.date)
-        kinds.setdefault((row.seat, code), []).append(PassCell(
-            **cell_dict(row.workload, row.concurrency, row.metric, row.statistic), n_passes=n,
-            values=parse_values(row.values), date=date))
+        kinds.setdefault((row.seat, code), []).append(
+            PassCell(
+                **cell_dict(row.workload, row.concurrency, row.metric, row.statistic),
+                n_passes=n,
+                values=parse_values(row.values),
+                date=date,
+            )
+        )
     out = []
     for (seat, code), cl in sorted(kinds.items()):
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
         sev = "info" if code == "sample.few_passes" else "warn"
-        out.append(PassCount(code=code, severity=sev, seats=(seat,), **one_cell(cl), n_cells=len(cl), cells=cl,
-                             thresholds=used(thresholds, "min_passes")))
+        out.append(
+            PassCount(
+                code=code,
+                severity=sev,
+                seats=(seat,),
+                **one_cell(cl),
+                n_cells=len(cl),
+                cells=cl,
+                thresholds=used(thresholds, "min_passes"),
+            )
+        )
     return out
 
 
@@ -236,8 +271,11 @@ def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[O
     multi = cells[(n >= 2).fillna(False).to_numpy(dtype=bool)]
     if multi.empty:
         return []
-    has_ci = (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool) \
-        if "ci_low" in multi and "ci_high" in multi else [False] * len(multi)
+    has_ci = (
+        (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool)
+        if "ci_low" in multi and "ci_high" in multi
+        else [False] * len(multi)
+    )
     per_seat: dict[str, list[int]] = {}
     for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
         per_seat.setdefault(seat, [0, 0])
@@ -251,8 +289,17 @@ def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[O
         if seat not in dates.index or len(dates[seat]) != 1:
             continue
         n_cells, n_ci = per_seat[seat]
-        out.append(OneSession(code="sample.one_session", severity="info", seats=(seat,), date=dates[seat][0],
-                              n_runs=int(counts[seat]), n_cells=n_cells, n_intervals=n_ci))
+        out.append(
+            OneSession(
+                code="sample.one_session",
+                severity="info",
+                seats=(seat,),
+                date=dates[seat][0],
+                n_runs=int(counts[seat]),
+                n_cells=n_cells,
+                n_intervals=n_ci,
+            )
+        )
     return out
 
 
@@ -285,23 +332,37 @@ def small_n(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[Small
         q = QUANTILES.get(str(row.statistic))
         key = cell_dict(row.workload, row.concurrency, row.metric, row.statistic)
         if not tail_supported(n, q, min_tail):
-            found.setdefault((row.seat, "tail"), []).append(SmallNCell(
-                **key, n_obs=n, beyond_quantile=float(tail_count(n, q)), needed_n=tail_needed_n(q, min_tail)))
-        elif n < min_obs and ((not F.missing(row.ci_low) and not F.missing(row.ci_high))
-                              or not F.missing(getattr(row, "within_low", None))):
+            found.setdefault((row.seat, "tail"), []).append(
+                SmallNCell(**key, n_obs=n, beyond_quantile=float(tail_count(n, q)), needed_n=tail_needed_n(q, min_tail))
+            )
+        elif n < min_obs and (
+            (not F.missing(row.ci_low) and not F.missing(row.ci_high))
+            or not F.missing(getattr(row, "within_low", None))
+        ):
             kind = "bootstrap" if _is_bootstrap(row.ci_method) else "ci"
             found.setdefault((row.seat, kind), []).append(SmallNCell(**key, n_obs=n, ci_method=na(row.ci_method)))
     out = []
     for (seat, kind), cl in sorted(found.items()):
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
         sev = "info" if kind == "ci" else "warn"
-        out.append(SmallN(code="sample.small_n", severity=sev, seats=(seat,), **one_cell(cl), n_cells=len(cl),
-                          cells=cl, kind=kind, thresholds=used(thresholds, "min_obs", "min_tail_obs")))
+        out.append(
+            SmallN(
+                code="sample.small_n",
+                severity=sev,
+                seats=(seat,),
+                **one_cell(cl),
+                n_cells=len(cl),
+                cells=cl,
+                kind=kind,
+                thresholds=used(thresholds, "min_obs", "min_tail_obs"),
+            )
+        )
     return out
 
 
-def underpowered(comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | None = None, *,
-                 thresholds: Thresholds) -> list[Finding]:
+def underpowered(
+    comparisons: pd.DataFrame | None, exam_deltas: pd.DataFrame | None = None, *, thresholds: Thresholds
+) -> list[Finding]:
     """`sample.underpowered`: a difference this sample could not have told from none.
 
     Comparisons (kind baseline) without a verdict: how many passes per seat would detect a
@@ -323,30 +384,57 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
     family = family_sizes(comparisons)
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
-        if getattr(row, "verdict", None) in ("better", "worse", "within_noise") or \
-                getattr(row, "kind", "baseline") == "history":
+        if (
+            getattr(row, "verdict", None) in ("better", "worse", "within_noise")
+            or getattr(row, "kind", "baseline") == "history"
+        ):
             continue
-        test_alpha, correction = corrected_alpha(getattr(row, "multiplicity", None), alpha, family=getattr(
-            row, "family", None), family_alpha=getattr(row, "family_alpha", None), **family)
+        test_alpha, correction = corrected_alpha(
+            getattr(row, "multiplicity", None),
+            alpha,
+            family=getattr(row, "family", None),
+            family_alpha=getattr(row, "family_alpha", None),
+            **family,
+        )
         sessions = _sessions_in_interval(row)
         withheld = _clears_band(row, noise)
-        needed = None if sessions or withheld else passes_needed(row, alpha=alpha, power=power, effect=effect,
-                                                                 noise=noise, test_alpha=test_alpha)
+        needed = (
+            None
+            if sessions or withheld
+            else passes_needed(row, alpha=alpha, power=power, effect=effect, noise=noise, test_alpha=test_alpha)
+        )
         if needed is None and not sessions and not withheld:
             continue
-        pairs.setdefault((row.baseline, row.candidate), []).append(PowerCell(
-            **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
-            ratio=plain(getattr(row, "ratio", None)), verdict=na(getattr(row, "verdict", None)),
-            reason=na(getattr(row, "verdict_reason", None)), passes_needed=needed,
-            ci_low=plain(row.ci_low), ci_high=plain(row.ci_high), test_alpha=test_alpha, correction=correction,
-            withheld=True if withheld else ABSENT))
+        pairs.setdefault((row.baseline, row.candidate), []).append(
+            PowerCell(
+                **cell_dict(row.workload, row.concurrency, row.metric, getattr(row, "statistic", "mean")),
+                ratio=plain(getattr(row, "ratio", None)),
+                verdict=na(getattr(row, "verdict", None)),
+                reason=na(getattr(row, "verdict_reason", None)),
+                passes_needed=needed,
+                ci_low=plain(row.ci_low),
+                ci_high=plain(row.ci_high),
+                test_alpha=test_alpha,
+                correction=correction,
+                withheld=True if withheld else ABSENT,
+            )
+        )
     out = []
     for (base, cand), cl in sorted(pairs.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
-        out.append(UnderpoweredComparison(
-            code="sample.underpowered", severity="info", seats=tuple(sorted({str(base), str(cand)})), **one_cell(cl),
-            baseline=base, candidate=cand, n_cells=len(cl), cells=cl,
-            thresholds=used(th, "alpha", "power", "noise", "min_effect")))
+        out.append(
+            UnderpoweredComparison(
+                code="sample.underpowered",
+                severity="info",
+                seats=tuple(sorted({str(base), str(cand)})),
+                **one_cell(cl),
+                baseline=base,
+                candidate=cand,
+                n_cells=len(cl),
+                cells=cl,
+                thresholds=used(th, "alpha", "power", "noise", "min_effect"),
+            )
+        )
     return out
 
 
@@ -375,8 +463,11 @@ def family_sizes(comparisons: pd.DataFrame) -> dict:
     base = (kind.fillna("baseline") == "baseline").to_numpy(dtype=bool)
 
     def flag(col):
-        return np.array([False if pd.isna(v) else bool(v) for v in comparisons[col]], dtype=bool) \
-            if col in comparisons else np.zeros(len(comparisons), dtype=bool)
+        return (
+            np.array([False if pd.isna(v) else bool(v) for v in comparisons[col]], dtype=bool)
+            if col in comparisons
+            else np.zeros(len(comparisons), dtype=bool)
+        )
 
     first = flag("primary")
     by_family = {}
@@ -386,12 +477,17 @@ def family_sizes(comparisons: pd.DataFrame) -> dict:
         for name in pd.unique(fam[base]):
             mine = base & (fam == name)
             by_family[str(name)] = (int((mine & lead).sum()), int((mine & ~lead).sum()))
-    return {"n_primary": int((base & first).sum()), "n_secondary": int((base & ~first).sum()), "n_all": int(base.sum()),
-            "by_family": by_family}
+    return {
+        "n_primary": int((base & first).sum()),
+        "n_secondary": int((base & ~first).sum()),
+        "n_all": int(base.sum()),
+        "by_family": by_family,
+    }
 
 
-def corrected_alpha(rule, alpha: float, *, n_primary: int, n_secondary: int, n_all: int, by_family=None,
-                    family=None, family_alpha=None) -> tuple[float, str]:
+def corrected_alpha(
+    rule, alpha: float, *, n_primary: int, n_secondary: int, n_all: int, by_family=None, family=None, family_alpha=None
+) -> tuple[float, str]:
     """(level, words): the significance level a comparison row's test faces after the correction
     named in its `multiplicity` column (benchreport.stats.multiplicity), taken at its worst case.
 
@@ -414,19 +510,27 @@ def corrected_alpha(rule, alpha: float, *, n_primary: int, n_secondary: int, n_a
         share = f"the {family} family at {a:.2g}"
         if "gatekeeping, primary" in rule:
             k = max(1, k)
-            return (a, f"first cell of {share}") if k == 1 else \
-                (a / k, f"first cell of {share}, Holm over its {k} first cells, worst case /{k}")
+            return (
+                (a, f"first cell of {share}")
+                if k == 1
+                else (a / k, f"first cell of {share}, Holm over its {k} first cells, worst case /{k}")
+            )
         m = max(1, m)
-        return a / m, (f"other cell of {share}: tested only once the family's first cell is rejected, Holm's "
-                       f"worst case /{m}")
+        return a / m, (
+            f"other cell of {share}: tested only once the family's first cell is rejected, Holm's worst case /{m}"
+        )
     if rule.startswith("gatekeeping, primary"):
         k = max(1, n_primary)
-        return (alpha, "primary cell: tested first, at the full alpha") if k == 1 else \
-            (alpha / k, f"primary cell: Holm over {k} primary cells, worst case alpha/{k}")
+        return (
+            (alpha, "primary cell: tested first, at the full alpha")
+            if k == 1
+            else (alpha / k, f"primary cell: Holm over {k} primary cells, worst case alpha/{k}")
+        )
     if rule.startswith("gatekeeping, secondary"):
         m = max(1, n_secondary)
-        return alpha / m, (f"secondary cell: tested only once the primary cell is rejected, Holm's worst case "
-                           f"alpha/{m}")
+        return alpha / m, (
+            f"secondary cell: tested only once the primary cell is rejected, Holm's worst case alpha/{m}"
+        )
     if rule in ("holm", "bh"):
         m = max(1, n_all)
         return alpha / m, f"{'Holm' if rule == 'holm' else 'Benjamini-Hochberg'} over {m} rows, worst case alpha/{m}"
@@ -442,16 +546,28 @@ def _underpowered_exams(exam_deltas: pd.DataFrame, th: Thresholds) -> list[Under
             continue
         if not F.missing(diff) and abs(float(diff)) >= float(mde):
             continue
-        out.append(UnderpoweredExam(
-            code="sample.underpowered", severity="info", seats=tuple(sorted({str(row.baseline), str(row.candidate)})),
-            benchmark=row.benchmark, dimension=na(getattr(row, "dimension", None)), baseline=row.baseline,
-            candidate=row.candidate, n_items=int_or_none(getattr(row, "n_items", None)), diff=plain(diff),
-            mde=plain(mde), p_value=plain(p), thresholds=used(th, "alpha", "power")))
+        out.append(
+            UnderpoweredExam(
+                code="sample.underpowered",
+                severity="info",
+                seats=tuple(sorted({str(row.baseline), str(row.candidate)})),
+                benchmark=row.benchmark,
+                dimension=na(getattr(row, "dimension", None)),
+                baseline=row.baseline,
+                candidate=row.candidate,
+                n_items=int_or_none(getattr(row, "n_items", None)),
+                diff=plain(diff),
+                mde=plain(mde),
+                p_value=plain(p),
+                thresholds=used(th, "alpha", "power"),
+            )
+        )
     return out
 
 
-def passes_needed(row, *, alpha: float, power: float, effect: float, noise: float,
-                  test_alpha: float | None = None) -> int | None:
+def passes_needed(
+    row, *, alpha: float, power: float, effect: float, noise: float, test_alpha: float | None = None
+) -> int | None:
     """Passes per seat a comparison needs to detect a true `effect` with its CI clear of the noise band.
 
     n = 2 s^2 (z_{1-alpha/2} + z_power)^2 / (ln(1 + effect) - ln(1 + noise))^2 (Cohen 1988,
@@ -476,7 +592,7 @@ def passes_needed(row, *, alpha: float, power: float, effect: float, noise: floa
     se = (math.log(hi) - math.log(lo)) / (2 * float(student_t.ppf(0.5 + level / 2, float(df))))
     s2 = se * se / (1 / kb + 1 / kc)
     a = alpha if test_alpha is None else float(test_alpha)
-    n = 2 * s2 * (float(norm.ppf(1 - a / 2)) + float(norm.ppf(power))) ** 2 / gap ** 2
+    n = 2 * s2 * (float(norm.ppf(1 - a / 2)) + float(norm.ppf(power))) ** 2 / gap**2
     return max(3, int(math.ceil(n)))
 
 
@@ -504,9 +620,19 @@ def mixed_runs(tables) -> list[MixedRuns]:
     out = []
     for (seat, date), g in sorted(found.items()):
         cl = sorted(g["cells"], key=lambda c: cell_order(c.evidence()))
-        out.append(MixedRuns(code="sample.mixed_runs", severity="warn", seats=(seat,), **one_cell(cl), date=date,
-                             differences={f: sorted(v, key=str) for f, v in g["fields"].items()},
-                             runs=sorted(g["runs"]), n_cells=len(cl), cells=cl))
+        out.append(
+            MixedRuns(
+                code="sample.mixed_runs",
+                severity="warn",
+                seats=(seat,),
+                **one_cell(cl),
+                date=date,
+                differences={f: sorted(v, key=str) for f, v in g["fields"].items()},
+                runs=sorted(g["runs"]),
+                n_cells=len(cl),
+                cells=cl,
+            )
+        )
     return out
 
 
@@ -527,8 +653,9 @@ def mixed_conditions(tables) -> list[MixedConditions]:
         loads = []
         for lid, ids in sorted(g["loads"].items()):
             label, desc = index.load_of(min(ids))
-            loads.append({"load_id": lid or None, "label": label or "load not described", "runs": sorted(ids),
-                          "_desc": desc})
+            loads.append(
+                {"load_id": lid or None, "label": label or "load not described", "runs": sorted(ids), "_desc": desc}
+            )
         diff: dict[str, list] = {}
         for a in loads:
             for b in loads:
@@ -539,10 +666,21 @@ def mixed_conditions(tables) -> list[MixedConditions]:
                         if shown not in diff[f_]:
                             diff[f_].append(shown)
         cl = sorted(set(g["cells"]), key=lambda c: cell_order(c.evidence()))
-        out.append(MixedConditions(code="sample.mixed_conditions", severity="warn", seats=(seat,), **one_cell(cl),
-                                   date=date, harness=h, probe=probe,
-                                   loads=[{k: v for k, v in d.items() if k != "_desc"} for d in loads],
-                                   differences=diff, n_cells=len(cl), cells=cl))
+        out.append(
+            MixedConditions(
+                code="sample.mixed_conditions",
+                severity="warn",
+                seats=(seat,),
+                **one_cell(cl),
+                date=date,
+                harness=h,
+                probe=probe,
+                loads=[{k: v for k, v in d.items() if k != "_desc"} for d in loads],
+                differences=diff,
+                n_cells=len(cl),
+                cells=cl,
+            )
+        )
     return out
 
 
@@ -564,18 +702,31 @@ def correlated_requests(passes: pd.DataFrame | None, *, thresholds: Thresholds) 
     """
     if passes is None or not len(passes) or "lag1" not in passes:
         return []
-    dep = (passes[DEPENDENT].to_numpy(dtype=bool) if DEPENDENT in passes
-           else dependent_mask(passes, thresholds))
+    dep = passes[DEPENDENT].to_numpy(dtype=bool) if DEPENDENT in passes else dependent_mask(passes, thresholds)
     p = passes[dep]
     out = []
     for seat, g in p.groupby("seat", sort=True):
-        cl = [LagCell(**cell_dict(r["workload"], r["concurrency"], r["metric"], None), pass_=int(r["pass"]),
-                      date=str(r["date"]), lag1=float(r["lag1"]),
-                      n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]),
-                      p_value=None if pd.isna(r["n_obs"]) else lag1_pvalue(float(r["lag1"]), int(r["n_obs"])))
-              for r in g.to_dict("records")]
+        cl = [
+            LagCell(
+                **cell_dict(r["workload"], r["concurrency"], r["metric"], None),
+                pass_=int(r["pass"]),
+                date=str(r["date"]),
+                lag1=float(r["lag1"]),
+                n_obs=None if pd.isna(r["n_obs"]) else int(r["n_obs"]),
+                p_value=None if pd.isna(r["n_obs"]) else lag1_pvalue(float(r["lag1"]), int(r["n_obs"])),
+            )
+            for r in g.to_dict("records")
+        ]
         cl = sorted(cl, key=lambda c: cell_order(c.evidence()))
-        out.append(CorrelatedRequests(code="sample.correlated_requests", severity="info", seats=(str(seat),),
-                                      **one_cell(cl), n_cells=len(cl), cells=cl,
-                                      thresholds=used(thresholds, "lag1_limit", "alpha")))
+        out.append(
+            CorrelatedRequests(
+                code="sample.correlated_requests",
+                severity="info",
+                seats=(str(seat),),
+                **one_cell(cl),
+                n_cells=len(cl),
+                cells=cl,
+                thresholds=used(thresholds, "lag1_limit", "alpha"),
+            )
+        )
     return out

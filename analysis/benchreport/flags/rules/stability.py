@@ -1,5 +1,6 @@
 """Stability: warm-up drift and unstable passes (beyond each pass's own sampling error), and
 runs that do not say whether warm-up was excluded (spec/flags.md, "Stability")."""
+
 from __future__ import annotations
 
 import math
@@ -10,7 +11,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from benchreport import format as F
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 from benchreport.stats.stability import adjust_bh, change_test, cochrans_q, within_pass_se
 from benchreport.thresholds import Thresholds
 
@@ -26,7 +27,7 @@ class DriftCell(CellKey):
 
     values: list[float]
     n_passes: int
-    harness: str = ABSENT   # the harness that measured the cell, where the cells table says
+    harness: str = ABSENT  # the harness that measured the cell, where the cells table says
     cv: float | None
     spread: float | None
     total_change: float | None
@@ -80,9 +81,15 @@ def _pass_series(cells: pd.DataFrame | None, tables) -> list[dict]:
                 continue
             date = str(row.date) if not F.missing(row.date) else (days.get(row.seat, [None]) or [None])[0]
             harness = getattr(row, "harness", None)
-            out.append({"seat": row.seat, "date": date, "values": parse_values(row.values),
-                        "harness": None if F.missing(harness) else str(harness),
-                        **cell_dict(row.workload, row.concurrency, row.metric, row.statistic)})
+            out.append(
+                {
+                    "seat": row.seat,
+                    "date": date,
+                    "values": parse_values(row.values),
+                    "harness": None if F.missing(harness) else str(harness),
+                    **cell_dict(row.workload, row.concurrency, row.metric, row.statistic),
+                }
+            )
         if has_date:
             return out
     if tables is not None and multi_day and not tables.measurements.empty:
@@ -90,8 +97,14 @@ def _pass_series(cells: pd.DataFrame | None, tables) -> list[dict]:
         m = m[m["seat"].isin(multi_day)]
         for key, g in m.groupby(["seat", "date", "workload", "concurrency", "metric", "statistic"], dropna=False):
             per_pass = g.groupby("pass")["value"].median().sort_index()
-            out.append({"seat": key[0], "date": str(key[1]), "values": per_pass.tolist(),
-                        **cell_dict(key[2], key[3], key[4], key[5])})
+            out.append(
+                {
+                    "seat": key[0],
+                    "date": str(key[1]),
+                    "values": per_pass.tolist(),
+                    **cell_dict(key[2], key[3], key[4], key[5]),
+                }
+            )
     return out
 
 
@@ -103,18 +116,29 @@ def _describe(s: dict, se_by_pass: dict) -> tuple[dict, bool] | None:
     cell = {k: s[k] for k in ("workload", "concurrency", "metric", "statistic")}
     if s.get("harness"):
         cell["harness"] = s["harness"]
-    cell.update({"values": vals, "n_passes": len(vals),
-                 "cv": float(np.std(vals, ddof=1) / abs(mean)) if mean != 0 else math.inf,
-                 "spread": max(vals) / min(vals) if min(vals) > 0 else None,
-                 "total_change": (vals[-1] - vals[0]) / abs(vals[0]) if vals[0] != 0 else math.inf})
+    cell.update(
+        {
+            "values": vals,
+            "n_passes": len(vals),
+            "cv": float(np.std(vals, ddof=1) / abs(mean)) if mean != 0 else math.inf,
+            "spread": max(vals) / min(vals) if min(vals) > 0 else None,
+            "total_change": (vals[-1] - vals[0]) / abs(vals[0]) if vals[0] != 0 else math.inf,
+        }
+    )
     monotone = len(vals) >= 3 and (bool(np.all(diffs > 0)) or bool(np.all(diffs < 0)))
     se = [se_by_pass[p] for p in sorted(se_by_pass)] if len(se_by_pass) == len(vals) else None
     if se is not None and any(math.isinf(x) for x in se):
         return None  # per-pass tail figures too thin to compare (sample.small_n speaks for them)
     if se is not None and all(x > 0 for x in se):
         q = cochrans_q(vals, se)
-        cell.update({"within_pass_se": se, "change_p": change_test(vals[0], vals[-1], se[0], se[-1]),
-                     "cochran_q": q.statistic, "cochran_p": q.pvalue})
+        cell.update(
+            {
+                "within_pass_se": se,
+                "change_p": change_test(vals[0], vals[-1], se[0], se[-1]),
+                "cochran_q": q.statistic,
+                "cochran_p": q.pvalue,
+            }
+        )
     return cell, monotone
 
 
@@ -137,14 +161,23 @@ def drift(cells: pd.DataFrame | None, tables=None, *, thresholds: Thresholds) ->
     """
     alpha = float(thresholds.alpha)
     z = float(norm.ppf(1 - alpha / 2))
-    noise = {} if tables is None else within_pass_se(tables.requests, tables.measurements, z=z,
-                                                     min_tail_obs=int(thresholds.min_tail_obs))
+    noise = (
+        {}
+        if tables is None
+        else within_pass_se(tables.requests, tables.measurements, z=z, min_tail_obs=int(thresholds.min_tail_obs))
+    )
     series = []
     for s in _pass_series(cells, tables):
         if len(s["values"]) < 2:
             continue
-        key = (str(s["seat"]), str(s["date"]), s["workload"], s["concurrency"], str(s["metric"]),
-               str(s["statistic"] or "mean"))
+        key = (
+            str(s["seat"]),
+            str(s["date"]),
+            s["workload"],
+            s["concurrency"],
+            str(s["metric"]),
+            str(s["statistic"] or "mean"),
+        )
         described = _describe(s, noise.get(key, {}))
         if described is not None:
             series.append((s, *described))
@@ -163,15 +196,25 @@ def _drift_findings(series: list, thresholds: Thresholds) -> list[Drift]:
         change, cv, spread = cell["total_change"], cell["cv"], cell["spread"]
         if monotone and abs(change) > float(thresholds.drift_limit) and cell.get("change_p_adj", 0.0) < alpha:
             groups.setdefault((s["seat"], s["date"], "drift.warmup"), []).append(cell)
-        elif ((spread is not None and spread > float(thresholds.spread_limit)) or cv > float(thresholds.cv_limit)) \
-                and cell.get("cochran_p_adj", 0.0) < alpha:
+        elif (
+            (spread is not None and spread > float(thresholds.spread_limit)) or cv > float(thresholds.cv_limit)
+        ) and cell.get("cochran_p_adj", 0.0) < alpha:
             groups.setdefault((s["seat"], s["date"], "drift.unstable"), []).append(cell)
     out = []
     for (seat, date, code), cl in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
         cl = [DriftCell(**c) for c in sorted(cl, key=cell_order)]
-        out.append(Drift(code=code, severity="warn", seats=(seat,), **one_cell(cl), date=date, n_cells=len(cl),
-                         cells=cl, thresholds=used(thresholds, "drift_limit", "spread_limit", "cv_limit", "alpha",
-                                                   "min_tail_obs")))
+        out.append(
+            Drift(
+                code=code,
+                severity="warn",
+                seats=(seat,),
+                **one_cell(cl),
+                date=date,
+                n_cells=len(cl),
+                cells=cl,
+                thresholds=used(thresholds, "drift_limit", "spread_limit", "cv_limit", "alpha", "min_tail_obs"),
+            )
+        )
     return out
 
 
@@ -185,7 +228,14 @@ def warmup_unknown(runs: pd.DataFrame) -> list[Warmup]:
     for code, mask in (("warmup.unknown", w.isna()), ("warmup.included", w.fillna(True).eq(False))):
         sub = runs[mask.to_numpy()]
         for seat, g in sub.groupby("seat"):
-            out.append(Warmup(code=code, severity="info", seats=(str(seat),), runs=sorted(g["run_id"].astype(str)),
-                              dates=sorted(set(g["date"].astype(str))),
-                              total_runs=int((runs["seat"] == seat).sum())))
+            out.append(
+                Warmup(
+                    code=code,
+                    severity="info",
+                    seats=(str(seat),),
+                    runs=sorted(g["run_id"].astype(str)),
+                    dates=sorted(set(g["date"].astype(str))),
+                    total_runs=int((runs["seat"] == seat).sum()),
+                )
+            )
     return out

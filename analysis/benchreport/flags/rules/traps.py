@@ -1,6 +1,7 @@
 """Measurement traps: a prefix-cache hit read as prefill, tokens in the reasoning field, a TTFT
 that times the reasoning or an empty first chunk, answers stopped at the token cap (spec/flags.md,
 "Measurement traps")."""
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,24 @@ from .._common import int_or_none, na, plain, true_mask, used
 from ..exclusions import CachedRun, Exclusions
 from ..findings import ABSENT, Finding, Record, key
 
-__all__ = ["ExcludedFigure", "CacheCounts", "PrefixCacheHit", "CachedPromptTokens", "ReasoningField",
-           "ReasoningTtftCell", "ReasoningTtft", "FirstChunkCell", "FirstChunk", "CappedAnswers", "prefix_cache",
-           "reasoning_field", "reasoning_ttft", "first_chunk", "capped_answers", "fixed_output_runs"]
+__all__ = [
+    "ExcludedFigure",
+    "CacheCounts",
+    "PrefixCacheHit",
+    "CachedPromptTokens",
+    "ReasoningField",
+    "ReasoningTtftCell",
+    "ReasoningTtft",
+    "FirstChunkCell",
+    "FirstChunk",
+    "CappedAnswers",
+    "prefix_cache",
+    "reasoning_field",
+    "reasoning_ttft",
+    "first_chunk",
+    "capped_answers",
+    "fixed_output_runs",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,9 +188,14 @@ class CappedAnswers(Finding):
 
 
 def _counts(cr: CachedRun) -> CacheCounts:
-    return CacheCounts(requests_with_cache_hits=cr.requests_with_cache_hits, requests=cr.requests,
-                       cached_prompt_tokens=cr.cached_prompt_tokens, prompt_tokens=cr.prompt_tokens,
-                       seat=cr.seat, date=cr.date)
+    return CacheCounts(
+        requests_with_cache_hits=cr.requests_with_cache_hits,
+        requests=cr.requests,
+        cached_prompt_tokens=cr.cached_prompt_tokens,
+        prompt_tokens=cr.prompt_tokens,
+        seat=cr.seat,
+        date=cr.date,
+    )
 
 
 def prefix_cache(excluded: Exclusions) -> list[Finding]:
@@ -188,26 +209,61 @@ def prefix_cache(excluded: Exclusions) -> list[Finding]:
     th = {"cache_ratio": excluded.cache_ratio}
     out: list[Finding] = []
     for h in excluded.hits:
-        ref = {} if h.reference_kind is None else {"reference": h.reference, "reference_kind": h.reference_kind,
-                                                   "ratio": h.ratio}
+        ref = (
+            {}
+            if h.reference_kind is None
+            else {"reference": h.reference, "reference_kind": h.reference_kind, "ratio": h.ratio}
+        )
         cache = _counts(excluded.cached_run(h.run_id)) if "cached_tokens" in h.reasons else ABSENT
-        figure = ExcludedFigure(seat=h.seat, run_id=h.run_id, workload=h.workload, concurrency=h.concurrency,
-                                metric=h.metric, statistic=h.statistic, value=h.value)
-        out.append(PrefixCacheHit(
-            code="trap.prefix_cache", severity="critical", seats=(h.seat,), workload=h.workload,
-            concurrency=h.concurrency, metric=h.metric, statistic=h.statistic, value=h.value, run_id=h.run_id,
-            date=h.date, pass_=h.pass_, reasons=list(h.reasons), fresh_prompt=h.fresh_prompt,
-            context_tokens=h.context_tokens, excluded=[figure], thresholds=dict(th), cache=cache, **ref))
+        figure = ExcludedFigure(
+            seat=h.seat,
+            run_id=h.run_id,
+            workload=h.workload,
+            concurrency=h.concurrency,
+            metric=h.metric,
+            statistic=h.statistic,
+            value=h.value,
+        )
+        out.append(
+            PrefixCacheHit(
+                code="trap.prefix_cache",
+                severity="critical",
+                seats=(h.seat,),
+                workload=h.workload,
+                concurrency=h.concurrency,
+                metric=h.metric,
+                statistic=h.statistic,
+                value=h.value,
+                run_id=h.run_id,
+                date=h.date,
+                pass_=h.pass_,
+                reasons=list(h.reasons),
+                fresh_prompt=h.fresh_prompt,
+                context_tokens=h.context_tokens,
+                excluded=[figure],
+                thresholds=dict(th),
+                cache=cache,
+                **ref,
+            )
+        )
     flagged_runs = {h.run_id for h in excluded.hits}
     per_seat: dict[str, list] = {}
     for cr in excluded.cached_runs:
         if cr.run_id not in flagged_runs:
             per_seat.setdefault(cr.seat, []).append(cr)
     for seat, rs in sorted(per_seat.items()):
-        out.append(CachedPromptTokens(
-            code="trap.prefix_cache", severity="warn", seats=(seat,), runs=rs,
-            requests_with_cache_hits=sum(r.requests_with_cache_hits for r in rs),
-            requests=sum(r.requests for r in rs), excluded=[], thresholds=dict(th)))
+        out.append(
+            CachedPromptTokens(
+                code="trap.prefix_cache",
+                severity="warn",
+                seats=(seat,),
+                runs=rs,
+                requests_with_cache_hits=sum(r.requests_with_cache_hits for r in rs),
+                requests=sum(r.requests for r in rs),
+                excluded=[],
+                thresholds=dict(th),
+            )
+        )
     return out
 
 
@@ -223,9 +279,11 @@ def reasoning_field(requests: pd.DataFrame, *, thresholds: Thresholds) -> list[R
         return []
     cc = requests["content_chars"].astype("Int64")
     known = cc.notna()
-    delivered = (true_mask(requests["output_tokens"].astype("Int64").gt(0))
-                 | true_mask(requests["reasoning_tokens"].astype("Int64").gt(0))
-                 | true_mask(requests["reasoning_chars"].astype("Int64").gt(0)))
+    delivered = (
+        true_mask(requests["output_tokens"].astype("Int64").gt(0))
+        | true_mask(requests["reasoning_tokens"].astype("Int64").gt(0))
+        | true_mask(requests["reasoning_chars"].astype("Int64").gt(0))
+    )
     empty = true_mask(cc.eq(0)) & delivered
     out = []
     for seat, idx in requests.groupby("seat").groups.items():
@@ -237,12 +295,21 @@ def reasoning_field(requests: pd.DataFrame, *, thresholds: Thresholds) -> list[R
         ttft = _times(sub, "ttft_ms")
         ttft = ttft[~np.isnan(ttft)]
         timed = {"with_ttft": int(ttft.size), "ttft_p50_ms": float(np.median(ttft))} if ttft.size else {}
-        out.append(ReasoningField(
-            code="trap.reasoning_field", severity="warn", seats=(str(seat),), empty_content=n_empty,
-            with_content_field=n_known, share=n_empty / n_known,
-            reasoning_tokens=plain(sub["reasoning_tokens"].astype("Int64").sum(min_count=1)),
-            output_tokens=plain(sub["output_tokens"].astype("Int64").sum(min_count=1)),
-            runs=sorted(set(sub["run_id"].astype(str))), thresholds=used(thresholds, "reasoning_share"), **timed))
+        out.append(
+            ReasoningField(
+                code="trap.reasoning_field",
+                severity="warn",
+                seats=(str(seat),),
+                empty_content=n_empty,
+                with_content_field=n_known,
+                share=n_empty / n_known,
+                reasoning_tokens=plain(sub["reasoning_tokens"].astype("Int64").sum(min_count=1)),
+                output_tokens=plain(sub["output_tokens"].astype("Int64").sum(min_count=1)),
+                runs=sorted(set(sub["run_id"].astype(str))),
+                thresholds=used(thresholds, "reasoning_share"),
+                **timed,
+            )
+        )
     return out
 
 
@@ -267,9 +334,10 @@ def _timed_groups(requests: pd.DataFrame, runs: pd.DataFrame, needed: str):
         keep &= ~true_mask(requests["counted_only"]).to_numpy()
     df = requests[keep]
     info = runs.set_index("run_id") if runs is not None and not runs.empty else None
-    df = df.assign(harness=df["run_id"].map(info["harness"]) if info is not None else None,
-                   load_label=df["run_id"].map(info["load_label"]) if info is not None and "load_label" in info
-                   else None)
+    df = df.assign(
+        harness=df["run_id"].map(info["harness"]) if info is not None else None,
+        load_label=df["run_id"].map(info["load_label"]) if info is not None and "load_label" in info else None,
+    )
     for k, g in df.groupby(_GROUP, dropna=False, sort=True):
         if g[needed].notna().any():
             yield k, g
@@ -294,19 +362,36 @@ def reasoning_ttft(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Th
             continue
         t, c = t[both], c[both]
         later = int(np.sum(c > t + np.maximum(1e-3, 1e-6 * t)))
-        p50_t, p50_c, mean_t, mean_c = (float(np.median(t)), float(np.median(c)), float(np.mean(t)),
-                                        float(np.mean(c)))
+        p50_t, p50_c, mean_t, mean_c = (float(np.median(t)), float(np.median(c)), float(np.mean(t)), float(np.mean(c)))
         ratio = max(p50_c / p50_t if p50_t > 0 else np.inf, mean_c / mean_t if mean_t > 0 else np.inf)
         if later == 0 or ratio <= limit:
             continue
-        per_seat.setdefault(str(seat), []).append(ReasoningTtftCell(
-            workload=na(workload), concurrency=int_or_none(conc), harness=na(harness), load=na(load),
-            runs=sorted(set(g["run_id"].astype(str)[both])), requests=int(both.sum()), reasoning_first=later,
-            ttft_p50_ms=p50_t, first_content_p50_ms=p50_c, ttft_mean_ms=mean_t, first_content_mean_ms=mean_c,
-            ratio=float(ratio)))
-    return [ReasoningTtft(code="trap.reasoning_ttft", severity="warn", seats=(seat,), cells=cells,
-                          thresholds=used(thresholds, "reasoning_ttft_ratio"))
-            for seat, cells in sorted(per_seat.items())]
+        per_seat.setdefault(str(seat), []).append(
+            ReasoningTtftCell(
+                workload=na(workload),
+                concurrency=int_or_none(conc),
+                harness=na(harness),
+                load=na(load),
+                runs=sorted(set(g["run_id"].astype(str)[both])),
+                requests=int(both.sum()),
+                reasoning_first=later,
+                ttft_p50_ms=p50_t,
+                first_content_p50_ms=p50_c,
+                ttft_mean_ms=mean_t,
+                first_content_mean_ms=mean_c,
+                ratio=float(ratio),
+            )
+        )
+    return [
+        ReasoningTtft(
+            code="trap.reasoning_ttft",
+            severity="warn",
+            seats=(seat,),
+            cells=cells,
+            thresholds=used(thresholds, "reasoning_ttft_ratio"),
+        )
+        for seat, cells in sorted(per_seat.items())
+    ]
 
 
 #: fewest requests of a cell whose TTFT the ITL test judges (a median of fewer is one or two requests)
@@ -345,14 +430,32 @@ def first_chunk(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Thres
         p50 = float(np.median(t[sel]))
         if not ref or ref <= 0 or p50 >= limit * ref:
             continue
-        per_seat.setdefault(str(seat), []).append(FirstChunkCell(
-            workload=na(workload), concurrency=int_or_none(conc), harness=na(harness), load=na(load),
-            runs=sorted(set(g["run_id"].astype(str)[sel])), requests=int(sel.sum()), basis=basis,
-            empty_first_chunk=int(marked.sum()), ttft_p50_ms=p50, itl_p50_ms=itl_p50,
-            first_token_p50_ms=float(np.median(chunk[marked])) if marked.any() else None, ratio=p50 / ref))
-    return [FirstChunk(code="trap.first_chunk", severity="warn", seats=(seat,), cells=cells,
-                       thresholds=used(thresholds, "first_chunk_ratio"))
-            for seat, cells in sorted(per_seat.items())]
+        per_seat.setdefault(str(seat), []).append(
+            FirstChunkCell(
+                workload=na(workload),
+                concurrency=int_or_none(conc),
+                harness=na(harness),
+                load=na(load),
+                runs=sorted(set(g["run_id"].astype(str)[sel])),
+                requests=int(sel.sum()),
+                basis=basis,
+                empty_first_chunk=int(marked.sum()),
+                ttft_p50_ms=p50,
+                itl_p50_ms=itl_p50,
+                first_token_p50_ms=float(np.median(chunk[marked])) if marked.any() else None,
+                ratio=p50 / ref,
+            )
+        )
+    return [
+        FirstChunk(
+            code="trap.first_chunk",
+            severity="warn",
+            seats=(seat,),
+            cells=cells,
+            thresholds=used(thresholds, "first_chunk_ratio"),
+        )
+        for seat, cells in sorted(per_seat.items())
+    ]
 
 
 def fixed_output_runs(runs: pd.DataFrame) -> set[str]:
@@ -391,17 +494,26 @@ def capped_answers(requests: pd.DataFrame, runs: pd.DataFrame, *, thresholds: Th
     ot = requests["output_tokens"].astype("Int64")
     capped = true_mask(fr.eq("length")) | true_mask(ot.ge(cap))
     known = fr.notna() | (ot.notna() & cap.notna())
-    df = pd.DataFrame({"seat": requests["seat"], "cap": cap, "capped": capped, "known": known,
-                       "run_id": requests["run_id"]})
+    df = pd.DataFrame(
+        {"seat": requests["seat"], "cap": cap, "capped": capped, "known": known, "run_id": requests["run_id"]}
+    )
     out = []
     for (seat, c), g in df.groupby(["seat", "cap"], dropna=False):
         n = int(g["known"].sum())
         k = int((g["capped"] & g["known"]).sum())
         if n == 0 or k / n <= float(thresholds.capped_share):
             continue
-        out.append(CappedAnswers(
-            code="trap.capped_answers", severity="warn", seats=(str(seat),), capped=k, answers=n, share=k / n,
-            max_tokens=int_or_none(c), runs=sorted(set(g["run_id"].astype(str))),
-            thresholds=used(thresholds, "capped_share")))
+        out.append(
+            CappedAnswers(
+                code="trap.capped_answers",
+                severity="warn",
+                seats=(str(seat),),
+                capped=k,
+                answers=n,
+                share=k / n,
+                max_tokens=int_or_none(c),
+                runs=sorted(set(g["run_id"].astype(str))),
+                thresholds=used(thresholds, "capped_share"),
+            )
+        )
     return out
-

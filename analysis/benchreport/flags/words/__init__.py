@@ -9,6 +9,7 @@ per family, holding both, so a flag and its limitations sentence cannot disagree
 
 Plain text only: nothing is escaped and no HTML is built (the renderer escapes).
 """
+
 from __future__ import annotations
 
 from benchreport import format as F
@@ -17,11 +18,17 @@ from . import comparisons, deployment, exams, faults, history, provenance, sampl
 from ._common import COMBINERS, WRITERS, generic
 from .stability import warmup_unknown_summary
 
-__all__ = ["message", "limitation_sentences", "says_together", "group_lead", "condensed_rest", "NO_FLAGS",
-           "warmup_unknown_summary"]
+__all__ = [
+    "message",
+    "limitation_sentences",
+    "says_together",
+    "group_lead",
+    "condensed_rest",
+    "NO_FLAGS",
+    "warmup_unknown_summary",
+]
 
-NO_FLAGS = ("The checks found nothing in these data that limits what the numbers carry: "
-            "no flag was raised.")
+NO_FLAGS = "The checks found nothing in these data that limits what the numbers carry: no flag was raised."
 
 
 def message(finding) -> str:
@@ -58,5 +65,7 @@ def group_lead(group: str, codes: set) -> str | None:
 def condensed_rest(code: str, n_rest: int, seats: list[str], max_named: int) -> str:
     """The sentence naming the findings of a code not stated in full (fleet scale)."""
     named = F.join_words(seats[:max_named] + ([f"{len(seats) - max_named} more"] if len(seats) > max_named else []))
-    return (f"The same finding ({code}) holds for {F.plural(n_rest, 'more case')}, concerning {named}; "
-            "each is stated with its figures in flags.json.")
+    return (
+        f"The same finding ({code}) holds for {F.plural(n_rest, 'more case')}, concerning {named}; "
+        "each is stated with its figures in flags.json."
+    )

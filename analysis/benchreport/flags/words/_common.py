@@ -1,4 +1,5 @@
 """What every family's words share: the registries of writers, and phrases for cells, exams, fields."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,21 @@ from benchreport import format as F
 
 from .._common import key_sort, stat_rank
 
-__all__ = ["WRITERS", "COMBINERS", "writes", "combines", "describe_cells", "phrase", "exam_name",
-           "test_words", "field_words", "show", "sentences", "generic", "more"]
+__all__ = [
+    "WRITERS",
+    "COMBINERS",
+    "writes",
+    "combines",
+    "describe_cells",
+    "phrase",
+    "exam_name",
+    "test_words",
+    "field_words",
+    "show",
+    "sentences",
+    "generic",
+    "more",
+]
 
 #: finding type -> function writing its message
 WRITERS: dict[type, Callable] = {}
@@ -19,19 +33,23 @@ COMBINERS: dict[str, Callable] = {}
 
 def writes(*types):
     """Register a function as the message writer of finding `types`."""
+
     def register(fn):
         for t in types:
             WRITERS[t] = fn
         return fn
+
     return register
 
 
 def combines(*codes):
     """Register a function writing the limitations sentences of `codes` (findings, messages) -> sentences."""
+
     def register(fn):
         for c in codes:
             COMBINERS[c] = fn
         return fn
+
     return register
 
 
@@ -87,24 +105,35 @@ def test_words(test) -> str:
 
 
 #: how a run field and a seat setting read in a sentence
-FIELD_WORDS = {"harness": "harness", "probe": "probe", "max_tokens": "answer cap (max_tokens)",
-               "temperature": "temperature", "thinking": "thinking mode"}
-SETTING_WORDS = {"max_model_len": "context length", "kv_cache_dtype": "KV-cache type",
-                 "speculative": "speculation", "prefix_caching": "prefix caching",
-                 "gpu_memory_utilization": "GPU memory utilisation"}
+FIELD_WORDS = {
+    "harness": "harness",
+    "probe": "probe",
+    "max_tokens": "answer cap (max_tokens)",
+    "temperature": "temperature",
+    "thinking": "thinking mode",
+}
+SETTING_WORDS = {
+    "max_model_len": "context length",
+    "kv_cache_dtype": "KV-cache type",
+    "speculative": "speculation",
+    "prefix_caching": "prefix caching",
+    "gpu_memory_utilization": "GPU memory utilisation",
+}
 
 
 def field_words(f: str) -> str:
     if f.startswith("settings."):
-        k = f[len("settings."):]
+        k = f[len("settings.") :]
         return SETTING_WORDS.get(k, k)
     return FIELD_WORDS.get(f, f)
 
 
 def show(vals) -> str:
     """Stated values of a field: 'true / false', '512 / 1,024'."""
-    return " / ".join(str(v).lower() if isinstance(v, bool) else F.num(v) if isinstance(v, (int, float)) else str(v)
-                      for v in sorted(set(vals), key=str))
+    return " / ".join(
+        str(v).lower() if isinstance(v, bool) else F.num(v) if isinstance(v, (int, float)) else str(v)
+        for v in sorted(set(vals), key=str)
+    )
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")

@@ -1,4 +1,5 @@
 """Words for the comparison findings."""
+
 from __future__ import annotations
 
 from benchreport import format as F
@@ -6,8 +7,15 @@ from benchreport import format as F
 from ..rules.comparisons import CrossModel, MissingForm, MissingOneSide, NoIncumbent, NotLikeForLike, StaleScores
 from ._common import combines, describe_cells, field_words, generic, more, phrase, show, writes
 
-__all__ = ["no_incumbent", "cross_model", "not_like_for_like", "missing_form", "missing_one_side", "stale_scores",
-           "stale_sentences"]
+__all__ = [
+    "no_incumbent",
+    "cross_model",
+    "not_like_for_like",
+    "missing_form",
+    "missing_one_side",
+    "stale_scores",
+    "stale_sentences",
+]
 
 
 @writes(NoIncumbent)
@@ -15,22 +23,31 @@ def no_incumbent(f: NoIncumbent) -> str:
     one = len(f.missing) == 1
     names = F.join_words(f.missing)
     if not f.reference:
-        return (f"On {f.date}, {names} {'was' if one else 'were'} measured with no incumbent seat in the data: "
-                f"a claim that {'it' if one else 'any of them'} is the best seat, or beats what serves today, "
-                "is not supported.")
+        return (
+            f"On {f.date}, {names} {'was' if one else 'were'} measured with no incumbent seat in the data: "
+            f"a claim that {'it' if one else 'any of them'} is the best seat, or beats what serves today, "
+            "is not supported."
+        )
     refs = F.join_words(f.reference)
-    why = (f"{refs} was measured that day only with another harness or probe" if f.date in f.reference_days
-           else f"{refs} was not measured that day")
-    return (f"On {f.date}, {names} {'was' if one else 'were'} measured without the "
-            f"{'incumbent' if f.reference_kind == 'incumbent' else 'baseline'} beside {'it' if one else 'them'} "
-            f"({why}): a comparison with it, or a 'best' claim, is not supported by runs of that day.")
+    why = (
+        f"{refs} was measured that day only with another harness or probe"
+        if f.date in f.reference_days
+        else f"{refs} was not measured that day"
+    )
+    return (
+        f"On {f.date}, {names} {'was' if one else 'were'} measured without the "
+        f"{'incumbent' if f.reference_kind == 'incumbent' else 'baseline'} beside {'it' if one else 'them'} "
+        f"({why}): a comparison with it, or a 'best' claim, is not supported by runs of that day."
+    )
 
 
 @writes(CrossModel)
 def cross_model(f: CrossModel) -> str:
     a, b, model = f.baseline, f.candidate, f.models
-    msg = (f"{b} ({model[b]}) and {a} ({model[a]}) serve different models, so throughput alone does not "
-           "say which seat is more useful.")
+    msg = (
+        f"{b} ({model[b]}) and {a} ({model[a]}) serve different models, so throughput alone does not "
+        "say which seat is more useful."
+    )
     if not f.exams:
         return msg + " No exam taken by both seats is in the data to weigh capability."
     by_bench: dict[str, list] = {}
@@ -42,43 +59,62 @@ def cross_model(f: CrossModel) -> str:
 
 @writes(NotLikeForLike)
 def not_like_for_like(f: NotLikeForLike) -> str:
-    name = {"baseline": f.baseline if f.baseline_date is None else f"{f.baseline} on {f.baseline_date}",
-            "candidate": f.candidate if f.candidate_date is None else f"{f.candidate} on {f.candidate_date}"}
-    parts = [f"{field_words(k)} {show(v['candidate'])} against {show(v['baseline'])}"
-             for k, v in sorted(f.differences.items())]
-    side = [f"{field_words(k)} ({show(v['value'])}) is stated for {name[v['stated_for']]} only"
-            for k, v in sorted(f.stated_one_side.items())]
+    name = {
+        "baseline": f.baseline if f.baseline_date is None else f"{f.baseline} on {f.baseline_date}",
+        "candidate": f.candidate if f.candidate_date is None else f"{f.candidate} on {f.candidate_date}",
+    }
+    parts = [
+        f"{field_words(k)} {show(v['candidate'])} against {show(v['baseline'])}"
+        for k, v in sorted(f.differences.items())
+    ]
+    side = [
+        f"{field_words(k)} ({show(v['value'])}) is stated for {name[v['stated_for']]} only"
+        for k, v in sorted(f.stated_one_side.items())
+    ]
     if not parts:
-        return (f"{name['candidate']} and {name['baseline']} may not have been measured alike: "
-                f"{'; '.join(side)}, so whether the other side matched is unknown.")
-    msg = (f"{name['candidate']} and {name['baseline']} were not measured alike: {'; '.join(parts)}. "
-           "Differences between them may come from how they were measured, not from the seats.")
+        return (
+            f"{name['candidate']} and {name['baseline']} may not have been measured alike: "
+            f"{'; '.join(side)}, so whether the other side matched is unknown."
+        )
+    msg = (
+        f"{name['candidate']} and {name['baseline']} were not measured alike: {'; '.join(parts)}. "
+        "Differences between them may come from how they were measured, not from the seats."
+    )
     return msg + (f" Also, {'; '.join(side)}." if side else "")
 
 
 @writes(MissingForm)
 def missing_form(f: MissingForm) -> str:
     a, b = f.compared or tuple(f.cells[0].statistics)  # read back from a flag: in its statistics' order
+
     def form(stats) -> str:  # 'a p50', 'a mean or a p50', 'a figure of no stated statistic'
         return F.join_words(["a figure of no stated statistic" if s == F.NOT_STATED else f"a {s}" for s in stats], "or")
 
-    parts = [f"{phrase(c)} is {form(c.statistics[a])} for {a} but {form(c.statistics[b])} for {b}"
-             for c in f.cells[:4]]
-    return (f"{a} and {b} report figures in different forms: {'; '.join(parts)}{more(4, len(f.cells))}. "
-            "Such figures are not directly comparable.")
+    parts = [f"{phrase(c)} is {form(c.statistics[a])} for {a} but {form(c.statistics[b])} for {b}" for c in f.cells[:4]]
+    return (
+        f"{a} and {b} report figures in different forms: {'; '.join(parts)}{more(4, len(f.cells))}. "
+        "Such figures are not directly comparable."
+    )
 
 
 @writes(MissingOneSide)
 def missing_one_side(f: MissingOneSide) -> str:
     a, b = f.compared or f.pair  # read back from a flag, the direction of the comparison is not known
     parts = [f"for {s} only: {describe_cells(f.only[s])}" for s in (a, b) if s in f.only]
-    return (f"Compared with each other, {a} and {b} do not report the same figures ({'; '.join(parts)}). "
-            "Those figures have nothing to be compared with.")
+    return (
+        f"Compared with each other, {a} and {b} do not report the same figures ({'; '.join(parts)}). "
+        "Those figures have nothing to be compared with."
+    )
 
 
 def _scores(f: StaleScores) -> str:
-    return F.join_words([f"{i.benchmark}{' ' + i.dimension if i.dimension else ''} "
-                         f"{F.num(i.score) if isinstance(i.score, (int, float)) else i.score}" for i in f.exams])
+    return F.join_words(
+        [
+            f"{i.benchmark}{' ' + i.dimension if i.dimension else ''} "
+            f"{F.num(i.score) if isinstance(i.score, (int, float)) else i.score}"
+            for i in f.exams
+        ]
+    )
 
 
 @writes(StaleScores)
@@ -93,8 +129,10 @@ def stale_scores(f: StaleScores) -> str:
     if notes:
         whys.append(f"ran elsewhere ({'; '.join(notes)})")
     run_dates = F.join_words(sorted({i.run_date for i in f.exams}))
-    return (f"{f.seats[0]}: the exam scores shown with its runs of {run_dates} ({_scores(f)}) "
-            f"{F.join_words(whys)}, not in those runs.")
+    return (
+        f"{f.seats[0]}: the exam scores shown with its runs of {run_dates} ({_scores(f)}) "
+        f"{F.join_words(whys)}, not in those runs."
+    )
 
 
 @combines("compare.stale_scores")

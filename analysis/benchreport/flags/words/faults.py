@@ -1,4 +1,5 @@
 """Words for faults, crashes, defects and failed requests."""
+
 from __future__ import annotations
 
 from benchreport import format as F
@@ -15,13 +16,17 @@ def event(f: Event) -> str:
     at = f" at {F.streams(f.at)}" if f.at is not None else ""
     seat, what = f.seats[0], F.first_sentence(f.message)
     if f.code == "fault.unreproduced":
-        return (f"{seat}: the {f.kind}{at} on {f.date} did not reproduce, so whether it would recur under "
-                "sustained load is unknown.")
+        return (
+            f"{seat}: the {f.kind}{at} on {f.date} did not reproduce, so whether it would recur under "
+            "sustained load is unknown."
+        )
     if f.code == "defect.open":
         return f"{seat}: an open defect was recorded{at} ({f.date}): {what}" + (
-            " It was not seen again." if f.reproduced is False else "")
+            " It was not seen again." if f.reproduced is False else ""
+        )
     return f"{seat}: a {f.kind} was recorded{at} ({f.date}): {what}" + (
-        " It reproduced in a later run." if f.reproduced is True else "")
+        " It reproduced in a later run." if f.reproduced is True else ""
+    )
 
 
 def _run_phrase(i: FailedRun) -> str:
@@ -37,10 +42,12 @@ def _error_phrase(e) -> str:
     return f"{e.count}× “{e.error}”{differ}"
 
 
-_FAILED_TAIL = {"critical": " So many failed that the successful requests are not representative of the seat: "
-                            "do not quote these figures.",
-                "warn": " The figures are of the successful requests only.",
-                "info": " The figures are of the successful requests only."}
+_FAILED_TAIL = {
+    "critical": " So many failed that the successful requests are not representative of the seat: "
+    "do not quote these figures.",
+    "warn": " The figures are of the successful requests only.",
+    "info": " The figures are of the successful requests only.",
+}
 
 
 def _scope(f: RequestsFailed) -> tuple[str, bool]:
@@ -51,8 +58,10 @@ def _scope(f: RequestsFailed) -> tuple[str, bool]:
     if f.seat_requests is ABSENT or f.seat_runs is ABSENT or f.seat_requests <= f.requests:
         return f" in {runs} failed", False
     share = F.pct(f.failed / f.seat_requests) if f.seat_requests else "–"
-    return (f" in {runs} failed ({share} of the seat's {F.count(f.seat_requests)} requests in "
-            f"{F.counted(f.seat_runs, 'run')})"), f.seat_runs > len(f.runs)
+    return (
+        f" in {runs} failed ({share} of the seat's {F.count(f.seat_requests)} requests in "
+        f"{F.counted(f.seat_runs, 'run')})"
+    ), f.seat_runs > len(f.runs)
 
 
 @writes(RequestsFailed)
@@ -62,11 +71,15 @@ def requests_failed(f: RequestsFailed) -> str:
     tail = _FAILED_TAIL[f.severity]
     if f.severity == "critical" and others:
         one = len(f.runs) == 1
-        tail = (f" So many failed that the successful requests of {'that run' if one else 'those runs'} are not "
-                f"representative of the seat: do not quote {'its' if one else 'their'} figures. The seat's other "
-                f"{F.counted(f.seat_runs - len(f.runs), 'run')} had no failed request.")
+        tail = (
+            f" So many failed that the successful requests of {'that run' if one else 'those runs'} are not "
+            f"representative of the seat: do not quote {'its' if one else 'their'} figures. The seat's other "
+            f"{F.counted(f.seat_runs - len(f.runs), 'run')} had no failed request."
+        )
     elif f.severity != "critical" and others:
-        tail = f" The figures of {'that run' if len(f.runs) == 1 else 'those runs'} are of the successful requests only."
+        tail = (
+            f" The figures of {'that run' if len(f.runs) == 1 else 'those runs'} are of the successful requests only."
+        )
     return f"{f.seats[0]}: {f.failed} of {f.requests} requests{scope}: {shown}{more(3, len(f.runs), 'runs')}.{tail}"
 
 
@@ -82,7 +95,9 @@ def requests_missing(f: RequestsMissing) -> str:
     who = f.harness or "the harness"
     shown = "; ".join(_missing_phrase(i) for i in f.runs[:3])
     n = f"at least {F.count(f.missing)}" if f.at_least else F.count(f.missing)
-    return (f"{f.seats[0]}: {n} request{'' if f.missing == 1 else 's'} {who} sent {'is' if f.missing == 1 else 'are'} "
-            f"missing from its files ({shown}{more(3, len(f.runs), 'runs')}). A harness that drops requests mostly "
-            "drops its failures, so the failure share and every figure are of the requests it kept: the seat may "
-            "have failed more than these files show.")
+    return (
+        f"{f.seats[0]}: {n} request{'' if f.missing == 1 else 's'} {who} sent {'is' if f.missing == 1 else 'are'} "
+        f"missing from its files ({shown}{more(3, len(f.runs), 'runs')}). A harness that drops requests mostly "
+        "drops its failures, so the failure share and every figure are of the requests it kept: the seat may "
+        "have failed more than these files show."
+    )

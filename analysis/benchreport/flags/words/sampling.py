@@ -1,23 +1,43 @@
 """Words for the sampling findings: messages and their sentences in "What these numbers will not carry"."""
+
 from __future__ import annotations
 
 from benchreport import conditions
 from benchreport import format as F
 
-from ..rules.sampling import (CorrelatedRequests, MixedConditions, MixedRuns, OneSession, PassCount, SmallN,
-                              UnderpoweredComparison, UnderpoweredExam)
+from ..rules.sampling import (
+    CorrelatedRequests,
+    MixedConditions,
+    MixedRuns,
+    OneSession,
+    PassCount,
+    SmallN,
+    UnderpoweredComparison,
+    UnderpoweredExam,
+)
 from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
 
-__all__ = ["LEAD", "pass_count", "small_n", "underpowered_comparison", "underpowered_exam", "mixed_runs",
-           "mixed_conditions", "correlated_requests", "one_session"]
+__all__ = [
+    "LEAD",
+    "pass_count",
+    "small_n",
+    "underpowered_comparison",
+    "underpowered_exam",
+    "mixed_runs",
+    "mixed_conditions",
+    "correlated_requests",
+    "one_session",
+]
 
 #: the sentence that opens the sample-size paragraph when cells have too few passes
 LEAD = "The sample sizes are small."
 LEAD_CODES = {"sample.single_pass", "sample.two_passes", "sample.few_passes"}
 
-_ONE_PASS = (" One pass says nothing about run-to-run variability: there is no confidence interval "
-             "for the seat, intervals over its requests describe that one run only, and no verdict "
-             "of better or worse rests on it.")
+_ONE_PASS = (
+    " One pass says nothing about run-to-run variability: there is no confidence interval "
+    "for the seat, intervals over its requests describe that one run only, and no verdict "
+    "of better or worse rests on it."
+)
 
 
 def _values(c) -> str:
@@ -33,16 +53,24 @@ def pass_count(f: PassCount) -> str:
         return f"{seat} was measured in a single pass in {len(cl)} cells ({describe_cells(cl)})." + _ONE_PASS
     if f.code == "sample.two_passes":
         shown = [f"{phrase(c)}: {_values(c)}" for c in cl[:4]]
-        return (f"{seat} was measured in two passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
-                "Two observations do not give a reliable mean: report both values.")
+        return (
+            f"{seat} was measured in two passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+            "Two observations do not give a reliable mean: report both values."
+        )
     same_n = len({c.n_passes for c in cl}) == 1
-    shown = [f"{phrase(c)}: " + ("" if same_n else f"{c.n_passes} passes, ")
-             + f"{F.series(c.values)} {F.unit_of(c.metric)}".rstrip() for c in cl[:4]]
+    shown = [
+        f"{phrase(c)}: "
+        + ("" if same_n else f"{c.n_passes} passes, ")
+        + f"{F.series(c.values)} {F.unit_of(c.metric)}".rstrip()
+        for c in cl[:4]
+    ]
     ns = F.join_words(sorted({str(c.n_passes) for c in cl}), "or")
-    return (f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
-            "Report the median and the range (the range of k passes covers the median with "
-            "probability 1 - 2^(1-k): 75% at 3, 88% at 4); a confidence interval from so few passes "
-            "is wide and rests on the passes varying lognormally.")
+    return (
+        f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+        "Report the median and the range (the range of k passes covers the median with "
+        "probability 1 - 2^(1-k): 75% at 3, 88% at 4); a confidence interval from so few passes "
+        "is wide and rests on the passes varying lognormally."
+    )
 
 
 @combines("sample.single_pass")
@@ -51,24 +79,32 @@ def single_pass_sentences(findings: list[PassCount], messages: list[str]) -> lis
     if len(findings) == 1:
         return generic(messages)
     seats = F.join_words([f"{f.seats[0]} ({F.plural(f.n_cells, 'cell')})" for f in findings])
-    return [f"{seats} were measured in a single pass.",
-            "One pass says nothing about run-to-run variability, so no confidence interval can be given."]
+    return [
+        f"{seats} were measured in a single pass.",
+        "One pass says nothing about run-to-run variability, so no confidence interval can be given.",
+    ]
 
 
 @writes(SmallN)
 def small_n(f: SmallN) -> str:
     seat, cl = f.seats[0], f.cells
     if f.kind == "tail":
-        parts = [f"{phrase(c)} from {c.n_obs} observations ({F.num(c.beyond_quantile)} beyond it; "
-                 f"{c.needed_n} needed)" for c in cl[:4]]
-        return (f"{seat}: tail figures rest on too few observations beyond the quantile: "
-                f"{'; '.join(parts)}{more(4, len(cl))}. "
-                f"A tail quantile needs at least {f.thresholds['min_tail_obs']} observations beyond it to be more than "
-                "the slowest few requests.")
+        parts = [
+            f"{phrase(c)} from {c.n_obs} observations ({F.num(c.beyond_quantile)} beyond it; {c.needed_n} needed)"
+            for c in cl[:4]
+        ]
+        return (
+            f"{seat}: tail figures rest on too few observations beyond the quantile: "
+            f"{'; '.join(parts)}{more(4, len(cl))}. "
+            f"A tail quantile needs at least {f.thresholds['min_tail_obs']} observations beyond it to be more than "
+            "the slowest few requests."
+        )
     ns = F.join_words([str(n) for n in sorted({c.n_obs for c in cl})], "or")
     how = "bootstrap confidence intervals" if f.kind == "bootstrap" else "confidence intervals"
-    msg = (f"{seat}: the {how} of {describe_cells(cl)} rest on {ns} observations, "
-           f"fewer than the {f.thresholds['min_obs']} this analysis asks for")
+    msg = (
+        f"{seat}: the {how} of {describe_cells(cl)} rest on {ns} observations, "
+        f"fewer than the {f.thresholds['min_obs']} this analysis asks for"
+    )
     if f.kind == "bootstrap":
         return msg + "; a bootstrap interval from so few observations covers less than its stated level."
     return msg + "; they hold only as far as the values are close to normally distributed."
@@ -83,10 +119,12 @@ def small_n_sentences(findings: list[SmallN], messages: list[str]) -> list[str]:
         return out + generic([m for f, m in zip(findings, messages) if f.kind == "ci"])
     if info:
         ns = sorted({c.n_obs for f in info for c in f.cells})
-        out.append(f"The confidence intervals of {F.join_words([f.seats[0] for f in info])} rest on "
-                   f"{F.join_words([str(n) for n in ns], 'or')} observations, fewer than the "
-                   f"{info[0].thresholds['min_obs']} this analysis asks for; they hold only as far "
-                   "as the values are close to normally distributed.")
+        out.append(
+            f"The confidence intervals of {F.join_words([f.seats[0] for f in info])} rest on "
+            f"{F.join_words([str(n) for n in ns], 'or')} observations, fewer than the "
+            f"{info[0].thresholds['min_obs']} this analysis asks for; they hold only as far "
+            "as the values are close to normally distributed."
+        )
     return out
 
 
@@ -99,27 +137,39 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
     for c in short[:3]:
         faces = _faces(c)
         if c.passes_needed is None:  # the interval holds the variation between sessions
-            parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}, with the "
-                         "variation between days in it): more passes on one day cannot narrow it, more days can")
+            parts.append(
+                f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}, with the "
+                "variation between days in it): more passes on one day cannot narrow it, more days can"
+            )
         elif F.missing(c.ci_low):
-            parts.append(f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
-                         f"needed{faces}")
+            parts.append(
+                f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
+                f"needed{faces}"
+            )
         else:
-            parts.append(f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
-                         f"{c.passes_needed} passes per seat needed{faces}")
+            parts.append(
+                f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
+                f"{c.passes_needed} passes per seat needed{faces}"
+            )
     out = []
     if short:
-        out.append(f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} "
-                   f"difference from none in {F.plural(len(short), 'cell')} ({'; '.join(parts)}"
-                   f"{more(3, len(short))}), at {F.pct(th['power'])} power with the interval clear of the "
-                   f"±{F.pct(th['noise'])} noise band.")
+        out.append(
+            f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} "
+            f"difference from none in {F.plural(len(short), 'cell')} ({'; '.join(parts)}"
+            f"{more(3, len(short))}), at {F.pct(th['power'])} power with the interval clear of the "
+            f"±{F.pct(th['noise'])} noise band."
+        )
     if withheld:  # issue 43: the sample was enough; the correction for multiple comparisons withheld it
-        shown = [f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), {c.reason}"
-                 for c in withheld[:3]]
-        out.append(f"{f.candidate} against {f.baseline}: {F.plural(len(withheld), 'cell')} whose interval clears the "
-                   f"±{F.pct(th['noise'])} noise band {'has' if len(withheld) == 1 else 'have'} no verdict because of "
-                   f"the correction for multiple comparisons, not the sample; more passes are not what "
-                   f"{'it lacks' if len(withheld) == 1 else 'they lack'} ({'; '.join(shown)}{more(3, len(withheld))}).")
+        shown = [
+            f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), {c.reason}"
+            for c in withheld[:3]
+        ]
+        out.append(
+            f"{f.candidate} against {f.baseline}: {F.plural(len(withheld), 'cell')} whose interval clears the "
+            f"±{F.pct(th['noise'])} noise band {'has' if len(withheld) == 1 else 'have'} no verdict because of "
+            f"the correction for multiple comparisons, not the sample; more passes are not what "
+            f"{'it lacks' if len(withheld) == 1 else 'they lack'} ({'; '.join(shown)}{more(3, len(withheld))})."
+        )
     return " ".join(out)
 
 
@@ -132,20 +182,27 @@ def _faces(c) -> str:
 
 @writes(UnderpoweredExam)
 def underpowered_exam(f: UnderpoweredExam) -> str:
-    return (f"{exam_name(f.benchmark, f.dimension)}, {f.candidate} against {f.baseline}: with {f.n_items} items this "
-            f"test detects only differences of about {F.points_words(f.mde)} or more at {F.pct(f.thresholds['power'])} "
-            f"power; the observed difference of {F.points_words(f.diff, signed=True)} is below that.")
+    return (
+        f"{exam_name(f.benchmark, f.dimension)}, {f.candidate} against {f.baseline}: with {f.n_items} items this "
+        f"test detects only differences of about {F.points_words(f.mde)} or more at {F.pct(f.thresholds['power'])} "
+        f"power; the observed difference of {F.points_words(f.diff, signed=True)} is below that."
+    )
 
 
 @writes(MixedRuns)
 def mixed_runs(f: MixedRuns) -> str:
     cl = f.cells
     fields = "; ".join(f"{field_words(k)} {show(v)}" for k, v in sorted(f.differences.items()))
-    what = "per-request figures" if all(c.metric is None for c in cl) else describe_cells(
-        [c for c in cl if c.metric is not None])
-    return (f"{f.seats[0]} on {f.date}: the runs pooled as passes of {F.plural(len(cl), 'cell')} ({what}) were "
-            f"measured differently ({fields}). Their spread is not run-to-run variability and their mean "
-            "describes no single set-up; give each set-up its own seat or workload.")
+    what = (
+        "per-request figures"
+        if all(c.metric is None for c in cl)
+        else describe_cells([c for c in cl if c.metric is not None])
+    )
+    return (
+        f"{f.seats[0]} on {f.date}: the runs pooled as passes of {F.plural(len(cl), 'cell')} ({what}) were "
+        f"measured differently ({fields}). Their spread is not run-to-run variability and their mean "
+        "describes no single set-up; give each set-up its own seat or workload."
+    )
 
 
 @writes(MixedConditions)
@@ -153,20 +210,28 @@ def mixed_conditions(f: MixedConditions) -> str:
     cl = f.cells
     fields = "; ".join(f"{conditions.FIELD_WORDS.get(k, k)} {' / '.join(v)}" for k, v in f.differences.items())
     loads = "; ".join(f"{d['label']} ({F.plural(len(d['runs']), 'run')})" for d in f.loads)
-    what = "per-request figures" if all(c.metric is None for c in cl) else describe_cells(
-        [c for c in cl if c.metric is not None])
-    return (f"{f.seats[0]} on {f.date}: the probe \"{f.probe}\" ({f.harness}) names runs that sent "
-            f"{F.spelled(len(f.loads))} different loads ({loads})" + (f", differing in {fields}" if fields else "")
-            + f". Each load is reported as its own cell ({what}), never pooled as passes of one; do not read "
-            "them as repetitions of one probe.")
+    what = (
+        "per-request figures"
+        if all(c.metric is None for c in cl)
+        else describe_cells([c for c in cl if c.metric is not None])
+    )
+    return (
+        f'{f.seats[0]} on {f.date}: the probe "{f.probe}" ({f.harness}) names runs that sent '
+        f"{F.spelled(len(f.loads))} different loads ({loads})"
+        + (f", differing in {fields}" if fields else "")
+        + f". Each load is reported as its own cell ({what}), never pooled as passes of one; do not read "
+        "them as repetitions of one probe."
+    )
 
 
 @writes(CorrelatedRequests)
 def correlated_requests(f: CorrelatedRequests) -> str:
     top = max(c.lag1 for c in f.cells)
-    return (f"{f.seats[0]}: requests next to each other in send order are correlated (lag-1 autocorrelation up to "
-            f"{F.num(top)}, more than chance gives over all the seat's passes) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
-            "requests; intervals within a run use blocks of consecutive requests.")
+    return (
+        f"{f.seats[0]}: requests next to each other in send order are correlated (lag-1 autocorrelation up to "
+        f"{F.num(top)}, more than chance gives over all the seat's passes) in {describe_cells(f.cells)}. A run then holds fewer independent observations than "
+        "requests; intervals within a run use blocks of consecutive requests."
+    )
 
 
 def _session_subject(intervals: bool) -> str:
@@ -178,8 +243,10 @@ def one_session(f: OneSession) -> str:
     seat = f.seats[0]
     what = _session_subject(f.n_intervals > 0)
     verb = "leave" if f.n_intervals > 0 else "leaves"
-    return (f"For {seat}, {what} {verb} out day-to-day variation: every pass of {seat} ran on {f.date} "
-            f"({F.plural(f.n_runs, 'run')}); repeat on another day to include it.")
+    return (
+        f"For {seat}, {what} {verb} out day-to-day variation: every pass of {seat} ran on {f.date} "
+        f"({F.plural(f.n_runs, 'run')}); repeat on another day to include it."
+    )
 
 
 @combines("sample.one_session")
@@ -193,7 +260,12 @@ def one_session_sentences(findings: list[OneSession], messages: list[str]) -> li
     parts = [f"{F.join_words(seats)} ran on {d}" for d, seats in sorted(by_date.items())]
     head = "every pass of " + parts[0] + "".join(f", every pass of {p}" for p in parts[1:])
     with_ci = {f.n_intervals > 0 for f in findings}
-    what = ("The intervals" if with_ci == {True} else "The spread between passes" if with_ci == {False}
-            else "The intervals and the spread between passes")
+    what = (
+        "The intervals"
+        if with_ci == {True}
+        else "The spread between passes"
+        if with_ci == {False}
+        else "The intervals and the spread between passes"
+    )
     verb = "leave" if what.startswith("The intervals") else "leaves"
     return [f"{what} {verb} out day-to-day variation: {head}; repeat on another day to include it."]

@@ -4,6 +4,7 @@ The warm-up sentences are written here only: the flag's message, its sentence in
 these numbers will not carry", and the report's summary of seats whose runs do not say
 (`warmup_unknown_summary`).
 """
+
 from __future__ import annotations
 
 from benchreport import format as F
@@ -20,28 +21,41 @@ def drift(f: Drift) -> str:
     seat, cl = f.seats[0], f.cells
     if f.code == "drift.warmup":
         better = [_improved(c) for c in cl]
-        parts = [f"{phrase(c)}{_by(c)} {'rose' if c.total_change > 0 else 'fell'} {F.series(c.values, ' → ')} "
-                 f"{F.unit_of(c.metric)} ({F.pct(c.total_change, signed=True)}, "
-                 f"{'better' if b else 'worse'} each pass)".replace("  ", " ") for c, b in zip(cl[:3], better[:3])]
+        parts = [
+            f"{phrase(c)}{_by(c)} {'rose' if c.total_change > 0 else 'fell'} {F.series(c.values, ' → ')} "
+            f"{F.unit_of(c.metric)} ({F.pct(c.total_change, signed=True)}, "
+            f"{'better' if b else 'worse'} each pass)".replace("  ", " ")
+            for c, b in zip(cl[:3], better[:3])
+        ]
         if all(better):
-            why = ("getting better pass after pass, as a warm-up does (caches, compilation, autotuning), so the "
-                   "seat was not at steady state. Report the later passes' level and the range; the first passes "
-                   "are not representative.")
+            why = (
+                "getting better pass after pass, as a warm-up does (caches, compilation, autotuning), so the "
+                "seat was not at steady state. Report the later passes' level and the range; the first passes "
+                "are not representative."
+            )
         elif not any(better):
-            why = ("getting worse pass after pass, which a warm-up does not do (throttling, memory or queue "
-                   "growth, a neighbour's load?), so the seat was not at steady state. Report the range and find "
-                   "the cause before quoting any one pass.")
+            why = (
+                "getting worse pass after pass, which a warm-up does not do (throttling, memory or queue "
+                "growth, a neighbour's load?), so the seat was not at steady state. Report the range and find "
+                "the cause before quoting any one pass."
+            )
         else:
-            why = ("moving steadily in opposite directions, better in some and worse in others, so the seat was "
-                   "not at steady state. Report the median and the range; no one pass is representative.")
+            why = (
+                "moving steadily in opposite directions, better in some and worse in others, so the seat was "
+                "not at steady state. Report the median and the range; no one pass is representative."
+            )
         return f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))} across consecutive passes: {why}"
     parts = []
     for c in cl[:3]:
         spread = f"{F.ratio(c.spread)}-fold" if c.spread is not None else "spread n/a"
-        parts.append(f"{phrase(c)} ranged {F.num(min(c.values))}–{F.num(max(c.values))} {F.unit_of(c.metric)} "
-                     f"over {c.n_passes} passes ({spread}, CV {F.pct(c.cv)})".replace("  ", " "))
-    return (f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))}. "
-            "One pass is not representative of this seat; report the median and the range.")
+        parts.append(
+            f"{phrase(c)} ranged {F.num(min(c.values))}–{F.num(max(c.values))} {F.unit_of(c.metric)} "
+            f"over {c.n_passes} passes ({spread}, CV {F.pct(c.cv)})".replace("  ", " ")
+        )
+    return (
+        f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))}. "
+        "One pass is not representative of this seat; report the median and the range."
+    )
 
 
 def _improved(c) -> bool:

@@ -22,6 +22,7 @@ told from the tool's own markers; a file that claims to be a result and is broke
 Fixture oracles (`expected.json` with a top-level `fixture_oracle` key: a harness's own
 figures copied for tests) are skipped here, before any importer sees them.
 """
+
 from __future__ import annotations
 
 import json
@@ -154,8 +155,9 @@ class _Oracle:
         return "auxiliary" if isinstance(doc, dict) and ORACLE_KEY in doc else None
 
     def skip_reason(self, doc, path):
-        return (f"a test oracle ({ORACLE_KEY}: the harness's own figures copied for the importer tests), "
-                "not harness output")
+        return (
+            f"a test oracle ({ORACLE_KEY}: the harness's own figures copied for the importer tests), not harness output"
+        )
 
 
 ORACLE = _Oracle()
@@ -245,8 +247,9 @@ def _signature_pattern():
                 owner.setdefault(key, importer.name)
         keys = sorted(owner, key=len, reverse=True)
         # a key: quoted, not escaped inside a string, followed by a colon
-        _signature.append((re.compile(rb'(?<!\\)"(' + b"|".join(re.escape(k.encode()) for k in keys)
-                                      + rb')"\s*:'), owner))
+        _signature.append(
+            (re.compile(rb'(?<!\\)"(' + b"|".join(re.escape(k.encode()) for k in keys) + rb')"\s*:'), owner)
+        )
     return _signature[0]
 
 
@@ -283,5 +286,7 @@ def claim(data: bytes, path: Path, *, parsed: bool) -> str | None:
 
 def unknown_message(doc: Any, path: Path, native_format: str) -> str:
     """The refusal of a JSON file no importer recognises: what it is, and what was considered."""
-    return (f'expected a native run file ("format": "{native_format}") or a harness output benchreport '
-            f"reads (considered: {'; '.join(considered())}), found {describe(doc, path)}, of no known kind")
+    return (
+        f'expected a native run file ("format": "{native_format}") or a harness output benchreport '
+        f"reads (considered: {'; '.join(considered())}), found {describe(doc, path)}, of no known kind"
+    )

@@ -5,6 +5,7 @@ An importer calls `expect_list`, `expect_dict`, `expect_number` ... while it rea
 raises `Broken` naming the path. `draft_or_refuse` runs the importer's reading function and turns
 `Broken` (and, as a last resort, any other error) into a refusal of that file only.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,9 @@ def expect_list(value: Any, path: str, what: str, length: int | None = None) -> 
     return value
 
 
-def expect_number(value: Any, path: str, what: str, *, optional: bool = False,
-                  nonnegative: bool = True) -> float | None:
+def expect_number(
+    value: Any, path: str, what: str, *, optional: bool = False, nonnegative: bool = True
+) -> float | None:
     """A finite number (None when `optional` and null/absent); raises Broken otherwise."""
     if value is None and optional:
         return None
@@ -85,8 +87,13 @@ def draft_or_refuse(outcome: ImportOutcome, source: SourceFile, harness: str, bu
         outcome.refused.append(Refusal(source.display, exc.json_path, f"{exc.expected} ({harness})"[:400]))
     except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
         why = f"{type(exc).__name__}: {exc}"
-        outcome.refused.append(Refusal(source.display, "$", f"expected a readable {harness} file; the importer "
-                                                            f"could not read this one ({why})"[:400]))
+        outcome.refused.append(
+            Refusal(
+                source.display,
+                "$",
+                f"expected a readable {harness} file; the importer could not read this one ({why})"[:400],
+            )
+        )
     return None
 
 

@@ -6,6 +6,7 @@ An importer reads its files into `Draft`s; `finish` then applies the manifest, i
 missing and records every inference in the run's assumptions (the loader raises the
 `import.assumed` flag from them). Nothing here trusts a string from a file as a path or id.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -30,6 +31,7 @@ BASE_WORKLOAD = "decode"
 
 
 # --- numbers --------------------------------------------------------------------------------
+
 
 def num(value: Any) -> float | None:
     """A finite float, or None for anything else (bools, strings, NaN, infinities)."""
@@ -86,6 +88,7 @@ def short_text(value: Any, limit: int = 300) -> str | None:
 
 # --- times ----------------------------------------------------------------------------------
 
+
 def iso_from_epoch(seconds: float) -> str:
     """UTC ISO date-time (seconds precision) of a POSIX time."""
     return _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat(timespec="seconds")
@@ -129,16 +132,35 @@ def mtime_iso(source: SourceFile) -> tuple[str | None, float | None]:
 
 #: the client backend -> the API it calls (vLLM's benchmark_serving
 #: ASYNC_REQUEST_FUNCS, SGLang's bench_serving likewise)
-BACKEND_ENDPOINTS = {"vllm": "completions", "openai": "completions", "sglang-oai": "completions",
-                     "lmdeploy": "completions", "deepspeed-mii": "completions", "tgi": "generate",
-                     "tensorrt-llm": "generate", "sglang": "generate", "scalellm": "completions",
-                     "openai-chat": "chat", "vllm-chat": "chat", "sglang-oai-chat": "chat", "openai-audio": "audio"}
+BACKEND_ENDPOINTS = {
+    "vllm": "completions",
+    "openai": "completions",
+    "sglang-oai": "completions",
+    "lmdeploy": "completions",
+    "deepspeed-mii": "completions",
+    "tgi": "generate",
+    "tensorrt-llm": "generate",
+    "sglang": "generate",
+    "scalellm": "completions",
+    "openai-chat": "chat",
+    "vllm-chat": "chat",
+    "sglang-oai-chat": "chat",
+    "openai-audio": "audio",
+}
 
 
 # --- measurements ---------------------------------------------------------------------------
 
-def measurement(workload: str, concurrency: int | None, metric: str, value: float | None, unit: str,
-                statistic: str = "mean", n: int | None = None) -> dict | None:
+
+def measurement(
+    workload: str,
+    concurrency: int | None,
+    metric: str,
+    value: float | None,
+    unit: str,
+    statistic: str = "mean",
+    n: int | None = None,
+) -> dict | None:
     """A native Measurement dict, or None when the value is missing or not finite."""
     v = num(value)
     if v is None:
@@ -154,21 +176,40 @@ def measurement(workload: str, concurrency: int | None, metric: str, value: floa
 def ms_factor(unit: Any) -> float | None:
     """Factor turning a duration in `unit` into milliseconds (None for unknown units)."""
     u = str(unit).strip().lower() if unit is not None else ""
-    return {"ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1000.0, "sec": 1000.0, "secs": 1000.0,
-            "seconds": 1000.0, "us": 1e-3, "µs": 1e-3, "microseconds": 1e-3, "ns": 1e-6,
-            "nanoseconds": 1e-6}.get(u)
+    return {
+        "ms": 1.0,
+        "msec": 1.0,
+        "milliseconds": 1.0,
+        "s": 1000.0,
+        "sec": 1000.0,
+        "secs": 1000.0,
+        "seconds": 1000.0,
+        "us": 1e-3,
+        "µs": 1e-3,
+        "microseconds": 1e-3,
+        "ns": 1e-6,
+        "nanoseconds": 1e-6,
+    }.get(u)
 
 
 def rate_ok(unit: Any, kind: str) -> bool:
     """Whether a harness's rate unit is tokens/s (kind 'tok') or requests/s (kind 'req')."""
     u = str(unit).strip().lower().replace(" ", "") if unit is not None else ""
     if kind == "tok":
-        return u in ("tokens/sec", "tokens/s", "tok/s", "tokens/second", "tokens/sec/user", "tok/s/user",
-                     "tokens/s/user")
+        return u in (
+            "tokens/sec",
+            "tokens/s",
+            "tok/s",
+            "tokens/second",
+            "tokens/sec/user",
+            "tok/s/user",
+            "tokens/s/user",
+        )
     return u in ("requests/sec", "requests/s", "req/s", "requests/second")
 
 
 # --- failed requests known only as counts ---------------------------------------------------
+
 
 def count_only_requests(n: int, workload: str, concurrency: int | None, error: str | None = None) -> list[dict]:
     """`n` request records without timings: failed ones (`error` given) or successful ones.
@@ -186,20 +227,23 @@ def count_only_requests(n: int, workload: str, concurrency: int | None, error: s
     return [dict(rec) for _ in range(max(0, n))]
 
 
-def failed_from_counts(errors: list[tuple[str, int]], total: int | None, workload: str,
-                       concurrency: int | None) -> list[dict]:
+def failed_from_counts(
+    errors: list[tuple[str, int]], total: int | None, workload: str, concurrency: int | None
+) -> list[dict]:
     """Failed-request records from a harness's error tally [(error text, count)], topped up to
     `total` (the harness's failed count) with a generic text when the tally says less."""
     out: list[dict] = []
     for text, n in errors:
         out += count_only_requests(n, workload, concurrency, text)
     if total is not None and total > len(out):
-        out += count_only_requests(total - len(out), workload, concurrency,
-                                   "failed (counted by the harness; no error text kept)")
+        out += count_only_requests(
+            total - len(out), workload, concurrency, "failed (counted by the harness; no error text kept)"
+        )
     return out
 
 
 # --- checks against the harness's own figures: Check and check_notes in _figure_checks.py ----
+
 
 def linear_quantile(values: list[float], q: float) -> float:
     """The q-quantile with linear interpolation between order statistics (numpy's default)."""
@@ -236,6 +280,7 @@ def successful_count(requests: list[dict]) -> int:
 
 # --- drafts and finishing -------------------------------------------------------------------
 
+
 @dataclass
 class Draft:
     """What one harness invocation's file(s) say, before seat, date and pass are settled.
@@ -250,20 +295,20 @@ class Draft:
     requests: list[dict] = field(default_factory=list)
     exams: list[dict] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)  # native Events (e.g. a result the harness ruled invalid)
-    model: str | None = None               # model id as the file names it
-    model_where: str = "model id"          # how to describe where it came from
-    date: str | None = None                # ISO date(-time) from the file's own timestamp
-    date_text: str | None = None           # the file's own date when it could not be read (said so)
-    timestamp: float | None = None         # POSIX seconds, for pass order
+    model: str | None = None  # model id as the file names it
+    model_where: str = "model id"  # how to describe where it came from
+    date: str | None = None  # ISO date(-time) from the file's own timestamp
+    date_text: str | None = None  # the file's own date when it could not be read (said so)
+    timestamp: float | None = None  # POSIX seconds, for pass order
     warmup_excluded: bool | None = None
-    pass_: int | None = None               # pass the harness itself numbered (AIPerf trials)
-    pass_note: str | None = None           # an assumption behind pass_ (e.g. from a folder name)
+    pass_: int | None = None  # pass the harness itself numbered (AIPerf trials)
+    pass_note: str | None = None  # an assumption behind pass_ (e.g. from a folder name)
     concurrency_key: tuple = ()
-    suffix: str | None = None              # run id suffix when one file gives several runs
+    suffix: str | None = None  # run id suffix when one file gives several runs
     extra_paths: list = field(default_factory=list)  # twins read into this run (manifest lookup)
     notes: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
-    checks: list[Check] = field(default_factory=list)   # the harness's figures checked against ours
+    checks: list[Check] = field(default_factory=list)  # the harness's figures checked against ours
     source_format: str = ""
     #: what the run sent, as the harness records it (the native `load`; benchreport.conditions)
     load: dict = field(default_factory=dict)
@@ -349,9 +394,19 @@ def folder_name(source: SourceFile) -> str:
 
 #: configuration keys in the order a seat's id and name show them, with how each is written
 CONFIG_KEYS = (
-    ("system_id", "{}"), ("submitter", "{}"), ("system", "{}"), ("hardware", "{}"), ("accelerators", "{}x"), ("nodes", "{} nodes"),
-    ("tensor_parallel", "tp{}"), ("pipeline_parallel", "pp{}"), ("data_parallel", "dp{}"),
-    ("expert_parallel", "ep{}"), ("quantisation", "{}"), ("engine", "{}"), ("engine_version", "{}"),
+    ("system_id", "{}"),
+    ("submitter", "{}"),
+    ("system", "{}"),
+    ("hardware", "{}"),
+    ("accelerators", "{}x"),
+    ("nodes", "{} nodes"),
+    ("tensor_parallel", "tp{}"),
+    ("pipeline_parallel", "pp{}"),
+    ("data_parallel", "dp{}"),
+    ("expert_parallel", "ep{}"),
+    ("quantisation", "{}"),
+    ("engine", "{}"),
+    ("engine_version", "{}"),
 )
 _CONFIG_ORDER = {k: i for i, (k, _fmt) in enumerate(CONFIG_KEYS)}
 #: what an inferred seat id shows of a configuration that names its system (`system_id`)
@@ -436,8 +491,10 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
             seat["model"] = f"not recorded ({folder})"
             if "id" not in seat:
                 seat["id"] = sanitise_id(folder)
-            assumptions.append(f"the harness recorded no model name: seat '{seat['id']}' named after the folder "
-                               f"'{folder}' (name the seat and model in a benchreport.yaml manifest)")
+            assumptions.append(
+                f"the harness recorded no model name: seat '{seat['id']}' named after the folder "
+                f"'{folder}' (name the seat and model in a benchreport.yaml manifest)"
+            )
     if "id" not in seat:
         basis = seat["model"]
         where = "the manifest's model" if "model" in applied.seat else f"{draft.model_where}"
@@ -447,8 +504,10 @@ def _seat_from(draft: Draft, applied: _manifest.Applied) -> tuple[dict | None, l
             # are its identity; the whole configuration is in the seat's settings
             short = {k: config[k] for k in ID_KEYS if k in config} if "system_id" in config else config
             seat["id"] = configured_id(basis, config_words(short))
-            assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}' and the configuration "
-                                  f"the files record ({words[:200]})")
+            assumptions.insert(
+                0,
+                f"seat id inferred from {where} '{basis[:80]}' and the configuration the files record ({words[:200]})",
+            )
         else:
             seat["id"] = sanitise_id(basis)
             assumptions.insert(0, f"seat id inferred from {where} '{basis[:80]}'")
@@ -466,7 +525,7 @@ def configured_id(model: str, words: str) -> str:
     if len(full) <= 128:
         return full
     digest = hashlib.sha256(words.encode()).hexdigest()[:8]
-    return f"{head}--{tail[:128 - len(head) - 3 - 9]}-{digest}"
+    return f"{head}--{tail[: 128 - len(head) - 3 - 9]}-{digest}"
 
 
 def _manifest_for(d: Draft, index) -> _manifest.Applied:
@@ -488,10 +547,12 @@ def _run_date(d: Draft, fields: dict, assumptions: list[str]) -> str | None:
             date, t = mtime_iso(d.source)
             if d.timestamp is None:
                 d.timestamp = t
-            assumptions.append("date taken from the file's modification time (the file has no "
-                               "timestamp of its own)" if not d.date_text else
-                               f"date taken from the file's modification time (its own date "
-                               f"'{d.date_text[:40]}' is not one benchreport reads)")
+            assumptions.append(
+                "date taken from the file's modification time (the file has no timestamp of its own)"
+                if not d.date_text
+                else f"date taken from the file's modification time (its own date "
+                f"'{d.date_text[:40]}' is not one benchreport reads)"
+            )
     return date
 
 
@@ -543,8 +604,14 @@ def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
         d.set_concurrency_key()
     applied = _manifest_for(d, index)
     if applied.problems:
-        outcome.refused.append(Refusal(d.source.display, "$", "expected a manifest that says clearly which "
-                                       "seat, pass and date this file measured; " + "; ".join(applied.problems)))
+        outcome.refused.append(
+            Refusal(
+                d.source.display,
+                "$",
+                "expected a manifest that says clearly which "
+                "seat, pass and date this file measured; " + "; ".join(applied.problems),
+            )
+        )
         return None
     seat, seat_notes, error = _seat_from(d, applied)
     d.seat_named = "id" in applied.seat
@@ -555,8 +622,14 @@ def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
     fields = applied.fields
     date = _run_date(d, fields, assumptions)
     if date is None:
-        outcome.refused.append(Refusal(d.source.display, "$", "expected a date for the run; the file has "
-                                       "none and its modification time is unreadable; add one in a manifest"))
+        outcome.refused.append(
+            Refusal(
+                d.source.display,
+                "$",
+                "expected a date for the run; the file has "
+                "none and its modification time is unreadable; add one in a manifest",
+            )
+        )
         return None
     obj = _run_object(d, fields, applied, seat, date)
     assumptions.extend(d.assumptions)
@@ -565,8 +638,9 @@ def _prepare(d: Draft, index, outcome: ImportOutcome) -> tuple | None:
     return d, obj, fields, assumptions
 
 
-def finish(drafts: list[Draft], manifests: list, harness_key: str,
-           outcome: ImportOutcome | None = None) -> ImportOutcome:
+def finish(
+    drafts: list[Draft], manifests: list, harness_key: str, outcome: ImportOutcome | None = None
+) -> ImportOutcome:
     """Apply manifests, infer seat/date/pass, build run ids; one ImportedRun per draft."""
     outcome = outcome or ImportOutcome()
     index, manifest_refusals = _manifest.index_for(manifests)
@@ -588,15 +662,17 @@ def finish(drafts: list[Draft], manifests: list, harness_key: str,
         obj["run_id"] = make_run_id(harness_key, d.source, d.suffix)
         base = fields.get("workload", BASE_WORKLOAD)
         differ = [c.as_dict(base) for c in d.checks if not c.agrees]
-        outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions,
-                                        checks=differ))
+        outcome.runs.append(ImportedRun(obj, d.source, d.source_format or harness_key, assumptions, checks=differ))
     return outcome
 
 
 #: path tokens that tell repetitions apart, not configurations: numbers (timestamps, dates, counters),
 #: run/pass/trial counters, hashes and ids
-_COUNTER = re.compile(r"^(\d+|(run|pass|trial|rep|repeat|repetition|iter|iteration|attempt|try|round|seed|r|p|t)"
-                      r"\d+|[0-9a-f]{8,}|\d+(am|pm|z)?)$", re.I)
+_COUNTER = re.compile(
+    r"^(\d+|(run|pass|trial|rep|repeat|repetition|iter|iteration|attempt|try|round|seed|r|p|t)"
+    r"\d+|[0-9a-f]{8,}|\d+(am|pm|z)?)$",
+    re.I,
+)
 _TOKEN = re.compile(r"[/_\-.\s=+,@]+")
 
 
@@ -639,17 +715,26 @@ def _apart_by_name(ready: list, harness_key: str) -> None:
         words = match[0]
         base = obj["seat"]["id"]
         obj["seat"] = {**obj["seat"], "id": sanitise_id(f"{base[:100]}--{'-'.join(words)}")}
-        assumptions.append(f"kept apart from other runs of '{base[:80]}' as seat '{obj['seat']['id']}': their "
-                           f"files differ by '{' '.join(words)}' and nothing records that they are repetitions of "
-                           "one configuration (name the seat in a benchreport.yaml manifest, or number the passes)")
+        assumptions.append(
+            f"kept apart from other runs of '{base[:80]}' as seat '{obj['seat']['id']}': their "
+            f"files differ by '{' '.join(words)}' and nothing records that they are repetitions of "
+            "one configuration (name the seat in a benchreport.yaml manifest, or number the passes)"
+        )
 
 
 def _pass_group(d: Draft, obj: dict, fields: dict, harness_key: str) -> tuple:
     """The runs whose passes are numbered together: one seat, day, harness, probe and recorded load
     (benchreport.conditions: runs of another load are another cell), base workload and
     workload/concurrency set."""
-    return (obj["seat"]["id"], obj["date"][:10], harness_key, obj["harness"].get("probe"),
-            conditions.fingerprint(obj.get("load")), fields.get("workload"), d.concurrency_key)
+    return (
+        obj["seat"]["id"],
+        obj["date"][:10],
+        harness_key,
+        obj["harness"].get("probe"),
+        conditions.fingerprint(obj.get("load")),
+        fields.get("workload"),
+        d.concurrency_key,
+    )
 
 
 def _assign_passes(ready: list, harness_key: str) -> None:
@@ -673,8 +758,13 @@ def _assign_passes(ready: list, harness_key: str) -> None:
         if "pass" in obj:
             taken.setdefault(_pass_group(d, obj, fields, harness_key), set()).add(obj["pass"])
     for key, items in groups.items():
-        items.sort(key=lambda it: (it[0].timestamp if it[0].timestamp is not None else math.inf,
-                                   it[0].source.relative, it[0].suffix or ""))
+        items.sort(
+            key=lambda it: (
+                it[0].timestamp if it[0].timestamp is not None else math.inf,
+                it[0].source.relative,
+                it[0].suffix or "",
+            )
+        )
         used = taken.get(key, set())
         n = 0
         for d, obj, _f, assumptions in items:
@@ -683,12 +773,13 @@ def _assign_passes(ready: list, harness_key: str) -> None:
                 n += 1
             obj["pass"] = n
             if len(items) == 1 and not used:
-                assumptions.append(f"pass {n} assumed (the only run of this seat, load, workload/concurrency "
-                                   "and day)")
+                assumptions.append(f"pass {n} assumed (the only run of this seat, load, workload/concurrency and day)")
             else:
                 basis = "start time" if d.timestamp is not None else "path"
-                assumptions.append(f"pass {n} inferred from the runs' {basis} order among "
-                                   f"{len(items)} runs of this seat, load, workload/concurrency and day")
+                assumptions.append(
+                    f"pass {n} inferred from the runs' {basis} order among "
+                    f"{len(items)} runs of this seat, load, workload/concurrency and day"
+                )
 
 
 def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *args):
@@ -697,9 +788,16 @@ def guarded(outcome: ImportOutcome, source: SourceFile, harness: str, build, *ar
     try:
         return build(*args)
     except Exception as exc:  # noqa: BLE001 - reported as a refusal naming the file
-        outcome.refused.append(Refusal(source.display, "$", (
-            f"expected a readable {harness} file; the importer could not read this one "
-            f"({type(exc).__name__}: {str(exc)[:120]}); found {describe(source.doc, source.path)}")[:600]))
+        outcome.refused.append(
+            Refusal(
+                source.display,
+                "$",
+                (
+                    f"expected a readable {harness} file; the importer could not read this one "
+                    f"({type(exc).__name__}: {str(exc)[:120]}); found {describe(source.doc, source.path)}"
+                )[:600],
+            )
+        )
         return None
 
 

@@ -1,6 +1,7 @@
 """Checks of a harness's own figures against ours from the files read (`Check`), and the notes
 that say which agree; the importers add them to their drafts (`benchreport.load.harness._common`)
 and the `import.figure_mismatch` and `requests.missing` flags read the ones that differ."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,11 +11,20 @@ from benchreport.format import printed_rounding
 __all__ = ["CHECK_WORDS", "COUNT_STATISTICS", "Check", "check_notes"]
 
 #: how notes name a checked figure
-CHECK_WORDS = {"ttft_ms": "TTFT", "itl_ms": "ITL", "e2e_latency_ms": "request latency",
-               "output_tok_s": "output throughput", "request_rate": "request rate",
-               "decode_tok_s_per_stream": "per-stream decode", "requests": "successful request count",
-               "failed": "failed request count", "trials": "trial count", "sent": "requests sent",
-               "total": "request count", "error_rate": "error rate"}
+CHECK_WORDS = {
+    "ttft_ms": "TTFT",
+    "itl_ms": "ITL",
+    "e2e_latency_ms": "request latency",
+    "output_tok_s": "output throughput",
+    "request_rate": "request rate",
+    "decode_tok_s_per_stream": "per-stream decode",
+    "requests": "successful request count",
+    "failed": "failed request count",
+    "trials": "trial count",
+    "sent": "requests sent",
+    "total": "request count",
+    "error_rate": "error rate",
+}
 
 #: statistics of checks on counts: exact quantities, any difference a contradiction (warn)
 COUNT_STATISTICS = ("count", "share")
@@ -67,9 +77,17 @@ class Check:
 
     def as_dict(self, base: str) -> dict:
         """The check for the runs table (`figure_checks`), its workload with the base prefixed."""
-        out = {"against": self.against, "workload": base + self.workload, "concurrency": self.concurrency,
-               "metric": self.metric, "statistic": self.statistic, "label": self.words(),
-               "reported": self.reported, "recomputed": self.recomputed, "basis": self.basis}
+        out = {
+            "against": self.against,
+            "workload": base + self.workload,
+            "concurrency": self.concurrency,
+            "metric": self.metric,
+            "statistic": self.statistic,
+            "label": self.words(),
+            "reported": self.reported,
+            "recomputed": self.recomputed,
+            "basis": self.basis,
+        }
         if self.field is not None:
             out["field"] = self.field
         if self.of is not None:
@@ -88,10 +106,14 @@ def check_notes(checks: list[Check]) -> list[str]:
         bad = [c for c in mine if not c.agrees]
         basis = "; ".join(dict.fromkeys(c.basis for c in mine))
         if ok:
-            notes.append(f"checked against {against}: {', '.join(dict.fromkeys(c.words() for c in ok))} "
-                         f"agree with ours ({basis})")
+            notes.append(
+                f"checked against {against}: {', '.join(dict.fromkeys(c.words() for c in ok))} "
+                f"agree with ours ({basis})"
+            )
         if bad:
-            diffs = ", ".join(f"{c.words()}{f' (`{c.field}`)' if c.field else ''} {c.reported:.6g} vs ours "
-                              f"{c.recomputed:.6g}" for c in bad[:4])
+            diffs = ", ".join(
+                f"{c.words()}{f' (`{c.field}`)' if c.field else ''} {c.reported:.6g} vs ours {c.recomputed:.6g}"
+                for c in bad[:4]
+            )
             notes.append(f"{against} differs from ours: {diffs}" + (" and more" if len(bad) > 4 else ""))
     return notes

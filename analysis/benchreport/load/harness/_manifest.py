@@ -19,6 +19,7 @@ strings for length and control characters, numbers for range), and patterns are 
 matched against the files the loader already found, never opened as paths. A bad entry is
 refused, naming the manifest, the entry and the field; the other entries still apply.
 """
+
 from __future__ import annotations
 
 import json
@@ -158,12 +159,23 @@ class EntryFields(_Fields):
 
 
 #: the Struct a map at a path holds, by the path's last key (names are unique in the manifest)
-_STRUCTS = {"$": (EntryFields, "entry"), "seat": (SeatFields, "seat"),
-            "placement": (PlacementFields, "placement"), "components": (ComponentFields, "component")}
+_STRUCTS = {
+    "$": (EntryFields, "entry"),
+    "seat": (SeatFields, "seat"),
+    "placement": (PlacementFields, "placement"),
+    "components": (ComponentFields, "component"),
+}
 #: fields that hold an id (`Ident`)
 _IDS = ("id", "workload")
-_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-          "object": "a map", "array": "a list", "id": "an id of 1 to 128 characters from [A-Za-z0-9._-]"}
+_WORDS = {
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "object": "a map",
+    "array": "a list",
+    "id": "an id of 1 to 128 characters from [A-Za-z0-9._-]",
+}
 
 
 def field_names(struct) -> list[str]:
@@ -224,7 +236,9 @@ def _expected(text: str, found: Any, key: str, struct, what: str) -> str:
     if " of length " in text and isinstance(found, (str, list)):
         got = f"{len(found)} {'characters' if isinstance(found, str) else 'items'}"
     text = re.sub(r", got `[^`]*`$", "", text)
-    text = re.sub(r"`([a-z |]+)`", lambda m: " or ".join(_WORDS.get(t, t) for t in m[1].split(" | ") if t != "null"), text)
+    text = re.sub(
+        r"`([a-z |]+)`", lambda m: " or ".join(_WORDS.get(t, t) for t in m[1].split(" | ") if t != "null"), text
+    )
     return f"e{text[1:]}, got {got}"
 
 
@@ -297,7 +311,7 @@ def glob_regex(pattern: str) -> re.Pattern:
             i += 1
         elif c == "[":
             j = pattern.find("]", i + 1)
-            body = pattern[i + 1:j] if j > i + 1 else None
+            body = pattern[i + 1 : j] if j > i + 1 else None
             if body is None or "/" in body:
                 out.append(re.escape(c))
                 i += 1
@@ -320,8 +334,11 @@ def _patterns(value: str | list[str], path: str) -> list[re.Pattern]:
         text = p.replace("\\", "/")
         parts = PurePosixPath(text).parts
         if text.startswith("/") or re.match(r"^[A-Za-z]:", text) or ".." in parts:
-            raise ManifestError(here, f'expected a pattern relative to the manifest\'s folder (no "/" '
-                                      f'start, drive or ".."), got "{text[:80]}"')
+            raise ManifestError(
+                here,
+                f'expected a pattern relative to the manifest\'s folder (no "/" '
+                f'start, drive or ".."), got "{text[:80]}"',
+            )
         out.append(glob_regex(text.removeprefix("./")))
     return out
 
@@ -346,8 +363,9 @@ def _entry(raw: Any, path: str, display: str) -> Entry:
 def _decode(source) -> Any:
     data = source.doc if isinstance(source.doc, (bytes, bytearray)) else bytes(str(source.doc), "utf-8")
     if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError("$", f"expected a manifest of at most {MAX_MANIFEST_BYTES // 1000} kB, "
-                                 f"found {len(data) / 1000:.0f} kB")
+        raise ManifestError(
+            "$", f"expected a manifest of at most {MAX_MANIFEST_BYTES // 1000} kB, found {len(data) / 1000:.0f} kB"
+        )
     if source.path.suffix.lower() == ".json":
         try:
             return json.loads(data.decode("utf-8"), object_pairs_hook=_Map.from_pairs)
@@ -412,8 +430,11 @@ def _loader():
                     self.aliases += 1
                     if self.aliases > MAX_YAML_ALIASES:
                         mark = self.peek_event().start_mark
-                        raise ManifestError("$", f"expected at most {MAX_YAML_ALIASES} YAML aliases (*name), "
-                                                 f"found more (line {mark.line + 1})")
+                        raise ManifestError(
+                            "$",
+                            f"expected at most {MAX_YAML_ALIASES} YAML aliases (*name), "
+                            f"found more (line {mark.line + 1})",
+                        )
                 return super().compose_node(parent, index)
 
             def construct_mapping(self, node, deep=False):
@@ -436,7 +457,8 @@ def _loader():
 
         Loader.yaml_implicit_resolvers = {
             first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
         _LOADER = Loader
     return _LOADER
 
@@ -469,8 +491,11 @@ def _parse(source) -> tuple[Manifest, list[Refusal]]:
         if unknown:
             refused.append(Refusal(source.display, f"$.{unknown[0]}", "unknown field (known: runs, version)"))
         if "version" in doc and doc["version"] != 1:
-            return manifest, refused + [Refusal(source.display, "$.version",
-                                                f"expected 1 (the only manifest version), got {doc['version']!r}"[:120])]
+            return manifest, refused + [
+                Refusal(
+                    source.display, "$.version", f"expected 1 (the only manifest version), got {doc['version']!r}"[:120]
+                )
+            ]
         entries, base = doc.get("runs"), "$.runs"
         if not isinstance(entries, list):
             return manifest, refused + [Refusal(source.display, base, "expected a list of entries under runs")]
@@ -479,24 +504,28 @@ def _parse(source) -> tuple[Manifest, list[Refusal]]:
     else:
         return manifest, [Refusal(source.display, "$", f"expected a map with runs, got {type(doc).__name__}")]
     if len(entries) > MAX_ENTRIES:
-        return manifest, refused + [Refusal(source.display, base, f"expected at most {MAX_ENTRIES} entries, "
-                                                                  f"got {len(entries)}")]
+        return manifest, refused + [
+            Refusal(source.display, base, f"expected at most {MAX_ENTRIES} entries, got {len(entries)}")
+        ]
     n_patterns = 0
     for i, raw in enumerate(entries):
         try:
             entry = _entry(raw, f"{base}[{i}]", source.display)
             n_patterns += len(entry.patterns)
             if n_patterns > MAX_MANIFEST_PATTERNS:
-                raise ManifestError(f"{base}[{i}].files", f"expected at most {MAX_MANIFEST_PATTERNS} glob patterns "
-                                                          "in the whole manifest, got more")
+                raise ManifestError(
+                    f"{base}[{i}].files",
+                    f"expected at most {MAX_MANIFEST_PATTERNS} glob patterns in the whole manifest, got more",
+                )
             manifest.entries.append(entry)
         except ManifestError as exc:
             refusal = Refusal(source.display, exc.json_path, exc.message + " (entry ignored)")
             refused.append(refusal)
             meant_for = _patterns_or_none(raw)
             if meant_for:
-                manifest.broken.append((meant_for, f"{source.display} {base}[{i}] was refused "
-                                                  f"({exc.json_path}: {exc.message})"))
+                manifest.broken.append(
+                    (meant_for, f"{source.display} {base}[{i}] was refused ({exc.json_path}: {exc.message})")
+                )
     return manifest, refused
 
 
@@ -539,7 +568,8 @@ class Index:
                                     if prior[0] != value[k]:
                                         applied.problems.append(
                                             f"{prior[1]} gives it seat {k} '{prior[0]}' and {entry.where} "
-                                            f"gives it '{value[k]}'")
+                                            f"gives it '{value[k]}'"
+                                        )
                             applied.seat.update(value)
                         else:
                             applied.fields[key] = value
@@ -565,7 +595,9 @@ def index_for(manifests: list) -> tuple[Index, list[Refusal]]:
             why = f"expected one manifest in a folder, found {names}: neither applied"
             for source in sources:
                 refused.append(Refusal(source.display, "$", why))
-            parsed.append(Manifest(folder, sources[0].display, broken=[(None, f"{one_line(str(folder))} holds {names}")]))
+            parsed.append(
+                Manifest(folder, sources[0].display, broken=[(None, f"{one_line(str(folder))} holds {names}")])
+            )
             continue
         m, r = parse(sources[0])
         parsed.append(m)

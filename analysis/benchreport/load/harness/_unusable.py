@@ -10,6 +10,7 @@ walks the harness's own document and finds, by the harness's own JSON paths:
 The run's assumptions then say how many, which field and why (the `import.assumed` flag shows
 them), so a reader knows a figure was computed without them.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,17 +18,22 @@ import re
 from dataclasses import dataclass, field
 
 #: keys that hold a figure an importer reads (times, rates, throughputs, counts, lengths, concurrency)
-FIGURE_KEY = re.compile(r"(ttft|itl|tpot|latenc|e2e|throughput|duration|concurren|completed|num_prompts|"
-                        r"request_rate|tokens_per|_lens?$|tok_s|_ms$|_ns$|_s$|_sec)", re.I)
+FIGURE_KEY = re.compile(
+    r"(ttft|itl|tpot|latenc|e2e|throughput|duration|concurren|completed|num_prompts|"
+    r"request_rate|tokens_per|_lens?$|tok_s|_ms$|_ns$|_s$|_sec)",
+    re.I,
+)
 #: keys whose NaN is a harness's own way of saying "not computable" (llmperf's stddev of one value)
 NAN_ALLOWED = re.compile(r"(std|stdev|stddev|variance|_cv$)", re.I)
 #: keys that may be written as text or as Infinity by design (an "inf" request rate: no limit) or
 #: that name a kind rather than hold a figure (`request_rate_mode`, `latency_unit`)
-TEXT_ALLOWED = re.compile(r"(^(request_rate|rate|burstiness|arrival|profile|strategy)$|"
-                          r"_(mode|type|kind|name|unit|units|strategy|dist|distribution|id)$)", re.I)
+TEXT_ALLOWED = re.compile(
+    r"(^(request_rate|rate|burstiness|arrival|profile|strategy)$|"
+    r"_(mode|type|kind|name|unit|units|strategy|dist|distribution|id)$)",
+    re.I,
+)
 #: lists per request whose lengths must agree when they sit in one object (vLLM, SGLang)
-PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors",
-               "generated_texts")
+PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors", "generated_texts")
 MAX_NODES = 2_000_000  # walk no further in a huge document (its other checks still apply)
 MAX_SHOWN = 4
 
@@ -52,8 +58,9 @@ class Unusable:
         out = []
         for (pattern, reason), n in sorted(self.counts.items()):
             paths = ", ".join(self.examples[(pattern, reason)]) + (", ..." if n > MAX_SHOWN else "")
-            out.append(f"{n} value(s) of {pattern} cannot be used ({reason}: {paths}); "
-                       "they are left out of every figure")
+            out.append(
+                f"{n} value(s) of {pattern} cannot be used ({reason}: {paths}); they are left out of every figure"
+            )
         out.extend(self.lengths)
         return out
 
@@ -125,6 +132,8 @@ def _lengths(node: dict, path: str, found: Unusable) -> None:
     if len(set(sizes.values())) > 1:
         longest = max(sizes.values())
         short = ", ".join(f"{k} {n}" for k, n in sizes.items() if n < longest)
-        found.lengths.append(f"per-request lists of {path} differ in length ({short} against {longest} in "
-                             f"{', '.join(k for k, n in sizes.items() if n == longest)}): the requests past the end "
-                             "of a shorter list lack its figure")
+        found.lengths.append(
+            f"per-request lists of {path} differ in length ({short} against {longest} in "
+            f"{', '.join(k for k, n in sizes.items() if n == longest)}): the requests past the end "
+            "of a shorter list lack its figure"
+        )

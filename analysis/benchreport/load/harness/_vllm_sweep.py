@@ -19,6 +19,7 @@ of `--serve-params` (arguments of `vllm serve`: the seat's configuration) and `-
   server of a serve combination failed (no runs);
 - `summary.csv` beside the folders: every run as a table (not read: tables are not run files).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,18 +35,39 @@ _SERVE = re.compile(r"^(?:SERVE|serve)-(.*)$", re.S)
 _BENCH = re.compile(r"^(?:BENCH|bench)-(.*)$", re.S)
 _SPLIT = re.compile(r"-(?:BENCH|bench)-")
 #: serve parameters with a configuration key of their own (benchreport's names)
-SERVE_CONFIG = {"tensor_parallel_size": "tensor_parallel", "tp": "tensor_parallel",
-                "pipeline_parallel_size": "pipeline_parallel", "pp": "pipeline_parallel",
-                "data_parallel_size": "data_parallel", "dp": "data_parallel", "quantization": "quantisation"}
+SERVE_CONFIG = {
+    "tensor_parallel_size": "tensor_parallel",
+    "tp": "tensor_parallel",
+    "pipeline_parallel_size": "pipeline_parallel",
+    "pp": "pipeline_parallel",
+    "data_parallel_size": "data_parallel",
+    "dp": "data_parallel",
+    "quantization": "quantisation",
+}
 #: bench parameters the importer reads already (load, concurrency, workload) or that only size the sample
-BENCH_READ = {"max_concurrency", "request_rate", "num_prompts", "burstiness", "random_input_len",
-              "random_output_len", "random_range_ratio", "dataset_name", "ignore_eos", "seed"}
+BENCH_READ = {
+    "max_concurrency",
+    "request_rate",
+    "num_prompts",
+    "burstiness",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "dataset_name",
+    "ignore_eos",
+    "seed",
+}
 #: figures of a summary item checked against the run file it repeats: key -> (metric, statistic)
-SUMMARY_FIGURES = {"mean_ttft_ms": ("ttft_ms", "mean"), "median_ttft_ms": ("ttft_ms", "p50"),
-                   "p99_ttft_ms": ("ttft_ms", "p99"), "mean_e2el_ms": ("e2e_latency_ms", "mean"),
-                   "output_throughput": ("output_tok_s", "mean"),
-                   "request_throughput": ("request_rate", "mean"), "completed": ("requests", "count"),
-                   "failed": ("failed", "count")}
+SUMMARY_FIGURES = {
+    "mean_ttft_ms": ("ttft_ms", "mean"),
+    "median_ttft_ms": ("ttft_ms", "p50"),
+    "p99_ttft_ms": ("ttft_ms", "p99"),
+    "mean_e2el_ms": ("e2e_latency_ms", "mean"),
+    "output_throughput": ("output_tok_s", "mean"),
+    "request_throughput": ("request_rate", "mean"),
+    "completed": ("requests", "count"),
+    "failed": ("failed", "count"),
+}
 SUMMARY_AGAINST = "the sweep's summary.json"
 
 
@@ -77,24 +99,32 @@ def _words(params: dict) -> str:
 def failure_reason(doc: dict) -> str:
     error = short_text(f"{doc.get('error_type')}: {doc.get('error')}", 200)
     if failure_kind(doc) == "server":
-        return (f"vllm bench sweep serve failure record: the server of serve combination "
-                f"{_words(doc['serve_overrides'])} failed ({error}), so none of its runs were measured")
+        return (
+            f"vllm bench sweep serve failure record: the server of serve combination "
+            f"{_words(doc['serve_overrides'])} failed ({error}), so none of its runs were measured"
+        )
     n = run_number(doc)
     which = "the warm-up run" if n < 0 else f"run {n} (pass {n + 1})"
-    return (f"vllm bench sweep serve failure record: {which} of serve {_words(doc['serve_overrides'])}, "
-            f"bench {_words(doc.get('bench_overrides') or {})} failed ({error}); it has no results, so that "
-            "pass is missing")
+    return (
+        f"vllm bench sweep serve failure record: {which} of serve {_words(doc['serve_overrides'])}, "
+        f"bench {_words(doc.get('bench_overrides') or {})} failed ({error}); it has no results, so that "
+        "pass is missing"
+    )
 
 
 def warmup_reason(doc: dict) -> str:
-    return (f"vllm bench sweep serve warm-up run (run_number {run_number(doc)}, --warmup-num-prompts: "
-            f"{doc.get('num_prompts')} prompts before the measured runs of its combination): not a measured pass")
+    return (
+        f"vllm bench sweep serve warm-up run (run_number {run_number(doc)}, --warmup-num-prompts: "
+        f"{doc.get('num_prompts')} prompts before the measured runs of its combination): not a measured pass"
+    )
 
 
 def summary_reason(doc: list) -> str:
-    return (f"vllm bench sweep serve summary.json: the {len(doc)} run(s) of its combination repeated "
-            "(run_number " + ", ".join(str(run_number(d)) for d in doc) + "), not passes of their own; "
-            "its figures are checked against the run=N.json files")
+    return (
+        f"vllm bench sweep serve summary.json: the {len(doc)} run(s) of its combination repeated "
+        "(run_number " + ", ".join(str(run_number(d)) for d in doc) + "), not passes of their own; "
+        "its figures are checked against the run=N.json files"
+    )
 
 
 def _comb_texts(folder: str) -> tuple[str, str]:
@@ -144,8 +174,10 @@ def apply(d: Draft, doc: dict, path: Path, warmed: bool) -> None:
     its bench parameters in the load (so two combinations are never passes of one cell)."""
     n = run_number(doc)
     d.pass_ = n + 1
-    d.pass_note = (f"pass {n + 1} from the sweep's run_number {n} (vllm bench sweep serve numbers the runs of a "
-                   "combination from 0)")
+    d.pass_note = (
+        f"pass {n + 1} from the sweep's run_number {n} (vllm bench sweep serve numbers the runs of a "
+        "combination from 0)"
+    )
     serve, bench, serve_name, bench_name = parameters(path.parent.name, doc)
     for key, value in serve.items():
         name = key.replace("-", "_")
@@ -161,8 +193,10 @@ def apply(d: Draft, doc: dict, path: Path, warmed: bool) -> None:
         extra["sweep_bench"] = bench_name
     if extra:
         d.load["extra"] = extra
-    words = [f"serve {_words(serve) if serve else serve_name or '(none)'}",
-             f"bench {_words(bench) if bench else bench_name or '(none)'}"]
+    words = [
+        f"serve {_words(serve) if serve else serve_name or '(none)'}",
+        f"bench {_words(bench) if bench else bench_name or '(none)'}",
+    ]
     d.notes.append(f"vllm bench sweep serve run {n} of combination {'; '.join(words)}")
     if warmed:
         d.warmup_excluded = True
@@ -175,5 +209,6 @@ def check_summary(d: Draft, run_doc: dict, item: dict, wl: str, conc: int | None
         reported, ours = num(item.get(key)), num(run_doc.get(key))
         if reported is None or ours is None:
             continue
-        d.checks.append(Check(SUMMARY_AGAINST, wl, conc, metric, stat, reported, ours,
-                              f"{d.source.path.name}", field=key))
+        d.checks.append(
+            Check(SUMMARY_AGAINST, wl, conc, metric, stat, reported, ours, f"{d.source.path.name}", field=key)
+        )

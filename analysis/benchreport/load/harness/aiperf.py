@@ -28,6 +28,7 @@ docs/tutorials/working-with-profile-exports.md, multi-run-confidence.md, multi-p
 The summary JSON and the records JSONL of one artifact folder are one run: aggregates from the
 JSON, requests from the JSONL. An aggregate over trials is checked against the trials read.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,17 +38,41 @@ from pathlib import PurePosixPath
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile, describe
 from benchreport.load.harness.aiperf_load import load_description
-from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_from_iso,
-                                           epoch_seconds, failed_from_counts, finish, first, guarded,
-                                           iso_from_epoch, ms_factor, num, positive_int, rate_ok, skip,
-                                           successful_count, valid_iso)
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    count,
+    count_only_requests,
+    dig,
+    epoch_from_iso,
+    epoch_seconds,
+    failed_from_counts,
+    finish,
+    first,
+    guarded,
+    iso_from_epoch,
+    ms_factor,
+    num,
+    positive_int,
+    rate_ok,
+    skip,
+    successful_count,
+    valid_iso,
+)
 from benchreport.load.harness.aiperf_aggregate import aggregation, check_aggregate
 from benchreport.load.harness.aiperf_records import LATENCIES, error_text, requests_of
 
 NAME = "aiperf"
 LABEL = "AIPerf 0.1-0.13 / GenAI-Perf profile export"
-SUMMARY_TAGS = ("request_throughput", "time_to_first_token", "request_latency", "inter_token_latency",
-                "output_token_throughput", "request_count", "output_sequence_length")
+SUMMARY_TAGS = (
+    "request_throughput",
+    "time_to_first_token",
+    "request_latency",
+    "inter_token_latency",
+    "output_token_throughput",
+    "request_count",
+    "output_sequence_length",
+)
 #: tags of releases before 0.4 (`records.<tag>`) -> today's tag
 OLD_TAGS = {"ttft": "time_to_first_token", "ttst": "time_to_second_token"}
 #: keys only AIPerf's (and GenAI-Perf's) profile exports carry beside their metric blocks
@@ -57,6 +82,7 @@ WARMUP_CLI = re.compile(r"--(warmup-request-count|warmup-duration|num-warmup-ses
 
 
 # --- recognising: each file's role from AIPerf's own markers ---------------------------------
+
 
 def _block(v) -> bool:
     return isinstance(v, dict) and "unit" in v and ("avg" in v or "p50" in v)
@@ -69,8 +95,11 @@ def _blocks(doc: dict) -> dict:
     if isinstance(rec, dict) and any(_block(v) for v in rec.values()):
         return {OLD_TAGS.get(k, k): v for k, v in rec.items() if _block(v)}
     nested = doc.get("metrics")
-    if isinstance(nested, dict) and not any(_block(v) for v in doc.values()) and any(
-            _block(v) for v in nested.values()):
+    if (
+        isinstance(nested, dict)
+        and not any(_block(v) for v in doc.values())
+        and any(_block(v) for v in nested.values())
+    ):
         return {**{k: v for k, v in doc.items() if k != "metrics"}, **nested}
     return doc
 
@@ -93,13 +122,16 @@ def _is_export(doc) -> bool:
 
 
 def _is_record(r) -> bool:
-    return (isinstance(r, dict) and isinstance(r.get("metadata"), dict) and "metrics" in r
-            and any(k in r["metadata"] for k in ("request_start_ns", "session_num", "benchmark_phase", "credit_phase")))
+    return (
+        isinstance(r, dict)
+        and isinstance(r.get("metadata"), dict)
+        and "metrics" in r
+        and any(k in r["metadata"] for k in ("request_start_ns", "session_num", "benchmark_phase", "credit_phase"))
+    )
 
 
 def _is_records(doc) -> bool:
     return isinstance(doc, list) and bool(doc) and all(_is_record(r) for r in doc)
-
 
 
 #: `metadata.aggregation_type` of AIPerf's collated export (per-request values of all runs pooled)
@@ -117,38 +149,60 @@ def _is_collated(doc) -> bool:
     kind = dig(doc, "metadata", "aggregation_type")
     text = doc.get("description")
     return isinstance(doc.get("metrics"), dict) and (
-        str(kind).lower() in COLLATED_TYPES or (isinstance(text, str) and text.startswith("Collated per-request")))
+        str(kind).lower() in COLLATED_TYPES or (isinstance(text, str) and text.startswith("Collated per-request"))
+    )
 
 
 def _is_raw(doc) -> bool:
     """AIPerf's raw request/response export (`profile_export_raw.jsonl`, `--export-level raw`):
     records {metadata, start_perf_ns, payload, status, responses, error} without metrics."""
-    return isinstance(doc, list) and bool(doc) and all(
-        isinstance(r, dict) and isinstance(r.get("metadata"), dict) and "metrics" not in r
-        and "start_perf_ns" in r and any(k in r for k in ("payload", "responses")) for r in doc)
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(
+            isinstance(r, dict)
+            and isinstance(r.get("metadata"), dict)
+            and "metrics" not in r
+            and "start_perf_ns" in r
+            and any(k in r for k in ("payload", "responses"))
+            for r in doc
+        )
+    )
 
 
 def _is_phase_manifest(doc) -> bool:
     phases = doc.get("phases") if isinstance(doc, dict) else None
-    return isinstance(phases, list) and bool(phases) and all(
-        isinstance(p, dict) and ("phase_kind" in p or "metrics_json" in p) for p in phases)
+    return (
+        isinstance(phases, list)
+        and bool(phases)
+        and all(isinstance(p, dict) and ("phase_kind" in p or "metrics_json" in p) for p in phases)
+    )
 
 
 def _is_pa_raw(doc) -> bool:
     """perf_analyzer's raw export that GenAI-Perf summarises (its `profile_export.json`)."""
     exps = doc.get("experiments") if isinstance(doc, dict) else None
-    return isinstance(exps, list) and bool(exps) and all(
-        isinstance(e, dict) and ("requests" in e or "experiment" in e) for e in exps)
+    return (
+        isinstance(exps, list)
+        and bool(exps)
+        and all(isinstance(e, dict) and ("requests" in e or "experiment" in e) for e in exps)
+    )
 
 
 def _aux_kind(doc) -> str | None:
     """What an AIPerf/GenAI-Perf side file is (it carries no results), or None."""
     if _is_raw(doc):
-        return ("the raw request/response export (profile_export_raw.jsonl, --export-level raw): the payloads "
-                "and responses of the requests whose timings profile_export.jsonl holds, no figures of its own")
+        return (
+            "the raw request/response export (profile_export_raw.jsonl, --export-level raw): the payloads "
+            "and responses of the requests whose timings profile_export.jsonl holds, no figures of its own"
+        )
     if isinstance(doc, list):
-        if bool(doc) and all(isinstance(x, dict) and "timestamp_ns" in x and any(
-                k in x for k in ("telemetry_data", "gpu_uuid", "dcgm_url", "endpoint_url", "metrics")) for x in doc):
+        if bool(doc) and all(
+            isinstance(x, dict)
+            and "timestamp_ns" in x
+            and any(k in x for k in ("telemetry_data", "gpu_uuid", "dcgm_url", "endpoint_url", "metrics"))
+            for x in doc
+        ):
             return "telemetry or server-metrics samples"
         return None
     if not isinstance(doc, dict):
@@ -172,8 +226,13 @@ def _role(doc) -> str | None:
     """The file's role in an AIPerf/GenAI-Perf artifact folder, or None if it is not one of theirs."""
     if _is_records(doc):
         return "records"
-    for role, test in (("collated", _is_collated), ("aggregate", aggregation),
-                       ("phase_manifest", _is_phase_manifest), ("pa_raw", _is_pa_raw), ("export", _is_export)):
+    for role, test in (
+        ("collated", _is_collated),
+        ("aggregate", aggregation),
+        ("phase_manifest", _is_phase_manifest),
+        ("pa_raw", _is_pa_raw),
+        ("export", _is_export),
+    ):
         if test(doc):
             return role
     return "aux" if _aux_kind(doc) else None
@@ -184,8 +243,15 @@ class _Importer:
     label = LABEL
     #: keys only its exports have (a file holding one is refused when not read, never skipped), and
     #: the names of its exports
-    signature = ("aiperf_version", "time_to_first_token", "inter_token_latency", "output_token_throughput",
-                 "error_request_count", "request_start_ns", "benchmark_phase")
+    signature = (
+        "aiperf_version",
+        "time_to_first_token",
+        "inter_token_latency",
+        "output_token_throughput",
+        "error_request_count",
+        "request_start_ns",
+        "benchmark_phase",
+    )
     result_names = re.compile(r"^profile_export.*\.jsonl?$")
 
     def recognise(self, doc, path):
@@ -205,15 +271,26 @@ class _Importer:
         phase_of: dict[str, tuple[str, str]] = {}
         for s in by_role.get("phase_manifest", []):
             phase_of.update(_phase_map(s))
-            skip(outcome, s, "AIPerf phase manifest (no results; used to tell the warm-up phase export "
-                             "from the profiling ones)")
+            skip(
+                outcome,
+                s,
+                "AIPerf phase manifest (no results; used to tell the warm-up phase export from the profiling ones)",
+            )
         for s in by_role.get("collated", []):
-            skip(outcome, s, "AIPerf collated export (per-request values of all trials pooled into one "
-                             "population): it duplicates its trials, which are read one by one as passes, and its "
-                             "pooled percentiles are no pass's figures")
+            skip(
+                outcome,
+                s,
+                "AIPerf collated export (per-request values of all trials pooled into one "
+                "population): it duplicates its trials, which are read one by one as passes, and its "
+                "pooled percentiles are no pass's figures",
+            )
         for s in by_role.get("pa_raw", []):
-            skip(outcome, s, "perf_analyzer raw export behind GenAI-Perf: read once, through its "
-                             "profile_export_genai_perf.json summary")
+            skip(
+                outcome,
+                s,
+                "perf_analyzer raw export behind GenAI-Perf: read once, through its "
+                "profile_export_genai_perf.json summary",
+            )
         aggregates = by_role.get("aggregate", [])
         for s in aggregates:
             skip(outcome, s, _aggregate_reason(s.doc))
@@ -228,16 +305,22 @@ def _aggregate_reason(doc: dict) -> str:
     kind = aggregation(doc)
     if kind == "sweep":
         n = len(doc.get("per_combination_metrics") or [])
-        return (f"AIPerf sweep aggregate ({n} parameter combination(s): mean and CI over their trials, best "
-                "configurations, Pareto front): it duplicates the trials, which are read one by one as passes")
-    return (f"AIPerf aggregate over trials (aggregation '{kind}': mean and CI of the per-trial figures): it "
-            "duplicates its trials, which are read one by one as passes")
+        return (
+            f"AIPerf sweep aggregate ({n} parameter combination(s): mean and CI over their trials, best "
+            "configurations, Pareto front): it duplicates the trials, which are read one by one as passes"
+        )
+    return (
+        f"AIPerf aggregate over trials (aggregation '{kind}': mean and CI of the per-trial figures): it "
+        "duplicates its trials, which are read one by one as passes"
+    )
 
 
 # --- which exports are runs --------------------------------------------------------------
 
-def _read_runs(outcome: ImportOutcome, exports: list[SourceFile], records: list[SourceFile],
-               phase_of: dict) -> list[Draft]:
+
+def _read_runs(
+    outcome: ImportOutcome, exports: list[SourceFile], records: list[SourceFile], phase_of: dict
+) -> list[Draft]:
     """Drafts of the runs: root exports (with their records), per-phase exports of multi-phase
     workflows, records without a summary. Phase copies and broken exports are sorted out here."""
     kept = [s for s in exports if _phase(s, phase_of) is None]
@@ -248,23 +331,43 @@ def _read_runs(outcome: ImportOutcome, exports: list[SourceFile], records: list[
     for s in kept:
         if id(s) in blended:
             names = ", ".join(n for _, r, n in per_phase if r is s)
-            skip(outcome, s, f"AIPerf export blending {len(_profiling_phases(s.doc.get('input_config')))} "
-                             f"profiling phases: read phase by phase instead ({names})")
+            skip(
+                outcome,
+                s,
+                f"AIPerf export blending {len(_profiling_phases(s.doc.get('input_config')))} "
+                f"profiling phases: read phase by phase instead ({names})",
+            )
             _pair(s, records, used)  # its records are read per phase below
             continue
         rec = _pair(s, records, used)
         if not _has_metrics(s.doc) and not _error_total(s.doc) and rec is None:
-            outcome.refused.append(Refusal(s.display, "$", (
-                "expected an AIPerf profile export with metric blocks (time_to_first_token, request_count, "
-                f"...) or error counts, found {describe(s.doc)}: no results, and no records file beside it")[:600]))
+            outcome.refused.append(
+                Refusal(
+                    s.display,
+                    "$",
+                    (
+                        "expected an AIPerf profile export with metric blocks (time_to_first_token, request_count, "
+                        f"...) or error counts, found {describe(s.doc)}: no results, and no records file beside it"
+                    )[:600],
+                )
+            )
             continue
         d = guarded(outcome, s, "AIPerf export", _draft, s, rec, warm_dirs)
         if d is not None:
             drafts.append(d)
     for s, root, name in per_phase:
         rec = next((r for r in records if root is not None and r.path.parent == root.path.parent), None)
-        d = guarded(outcome, s, "AIPerf phase export", _draft, s, rec, warm_dirs, name,
-                    root.doc.get("input_config") if root is not None else None)
+        d = guarded(
+            outcome,
+            s,
+            "AIPerf phase export",
+            _draft,
+            s,
+            rec,
+            warm_dirs,
+            name,
+            root.doc.get("input_config") if root is not None else None,
+        )
         if d is not None:
             drafts.append(d)
     for r in records:
@@ -288,8 +391,7 @@ def _sort_phase_exports(outcome, exports, kept, roots, phase_of):
         run_dir = s.path.parent.parent.parent
         if kind == "warmup":
             warm_dirs.add(str(run_dir))
-            skip(outcome, s, f"AIPerf warm-up phase export (phase '{name}'{_failed_words(s.doc)}): "
-                             "not a measurement")
+            skip(outcome, s, f"AIPerf warm-up phase export (phase '{name}'{_failed_words(s.doc)}): not a measurement")
             continue
         bid = s.doc.get("benchmark_id")
         root = roots.get(bid) if isinstance(bid, str) else None
@@ -298,8 +400,12 @@ def _sort_phase_exports(outcome, exports, kept, roots, phase_of):
         if root is not None and len(_profiling_phases(root.doc.get("input_config"))) > 1:
             per_phase.append((s, root, name))  # the root blends several profiling phases
         elif root is not None:
-            skip(outcome, s, f"AIPerf phase-scoped copy of the profiling phase '{name}': read once, "
-                             f"from the run's export {root.display}")
+            skip(
+                outcome,
+                s,
+                f"AIPerf phase-scoped copy of the profiling phase '{name}': read once, "
+                f"from the run's export {root.display}",
+            )
         elif _has_metrics(s.doc) or _error_total(s.doc):
             per_phase.append((s, None, name))
         else:
@@ -308,7 +414,7 @@ def _sort_phase_exports(outcome, exports, kept, roots, phase_of):
 
 
 def _failed_words(doc: dict) -> str:
-    """", N request(s) failed[, no metrics]" for a phase export whose requests failed, else ""."""
+    """ ", N request(s) failed[, no metrics]" for a phase export whose requests failed, else ""."""
     n = _error_total(doc)
     if not n:
         return ""
@@ -359,6 +465,7 @@ def _pair(summary: SourceFile, records: list[SourceFile], used: set) -> SourceFi
 
 # --- reading --------------------------------------------------------------------------------
 
+
 def _find(obj, key: str, *, avoid=("warmup", "prefill", "session", "ramp"), depth: int = 0):
     """First value under `key` in nested config, skipping sections whose names contain `avoid`."""
     if depth > 6:
@@ -384,8 +491,7 @@ def _profiling_phases(cfg) -> list[dict]:
     phases = cfg.get("phases") if isinstance(cfg, dict) else None
     if not isinstance(phases, list):
         return []
-    return [p for p in phases if isinstance(p, dict) and str(p.get("kind", p.get("name", ""))).lower()
-            == "profiling"]
+    return [p for p in phases if isinstance(p, dict) and str(p.get("kind", p.get("name", ""))).lower() == "profiling"]
 
 
 def _profiling_phase(cfg, name: str | None = None) -> dict | None:
@@ -430,8 +536,12 @@ def _warmup_configured(cfg) -> bool | None:
     phases = cfg.get("phases") if isinstance(cfg, dict) else None
     if isinstance(phases, list):
         return any(isinstance(p, dict) and str(p.get("kind", "")).lower() == "warmup" for p in phases)
-    for path in (("loadgen", "warmup_request_count"), ("perf_analyzer", "warmup_request_count"),
-                 ("warmup_request_count",), ("loadgen", "warmup_duration")):
+    for path in (
+        ("loadgen", "warmup_request_count"),
+        ("perf_analyzer", "warmup_request_count"),
+        ("warmup_request_count",),
+        ("loadgen", "warmup_duration"),
+    ):
         v = dig(cfg, *path)
         if v is not None:
             return bool(num(v))
@@ -440,16 +550,26 @@ def _warmup_configured(cfg) -> bool | None:
 
 def _harness(doc: dict, cfg: dict, summary: SourceFile | None) -> dict:
     """`aiperf` (with its version) or `genai-perf`, told by AIPerf's markers and config sections."""
-    is_aiperf = bool(summary is None or "aiperf_version" in doc or "schema_version" in doc or "records" in doc
-                     or any(k in cfg for k in ("models", "phases", "loadgen")))
+    is_aiperf = bool(
+        summary is None
+        or "aiperf_version" in doc
+        or "schema_version" in doc
+        or "records" in doc
+        or any(k in cfg for k in ("models", "phases", "loadgen"))
+    )
     harness = {"name": "aiperf" if is_aiperf else "genai-perf"}
     if isinstance(doc.get("aiperf_version"), str):
         harness["version"] = doc["aiperf_version"][:40]
     return harness
 
 
-def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: set,
-           phase_name: str | None = None, root_cfg: dict | None = None) -> Draft:
+def _draft(
+    summary: SourceFile | None,
+    records: SourceFile | None,
+    warm_dirs: set,
+    phase_name: str | None = None,
+    root_cfg: dict | None = None,
+) -> Draft:
     """One run from a summary and/or its records; `phase_name` restricts both to one profiling
     phase of a multi-phase workflow (its export under phases/<name>/, its records by phase_name)."""
     primary = summary or records
@@ -465,12 +585,18 @@ def _draft(summary: SourceFile | None, records: SourceFile | None, warm_dirs: se
     start = valid_iso(doc.get("start_time"))
     if start:
         d.date, d.timestamp = start, epoch_from_iso(start)
-    if phase_name is not None and not any(p.get("name") == phase_name for p in _profiling_phases(cfg)) \
-            and any(p.get("name") == phase_name for p in _profiling_phases(root_cfg)):
+    if (
+        phase_name is not None
+        and not any(p.get("name") == phase_name for p in _profiling_phases(cfg))
+        and any(p.get("name") == phase_name for p in _profiling_phases(root_cfg))
+    ):
         cfg = root_cfg  # the run's root export describes the phase
     conc, rate = _load(cfg, phase_name)
-    d.load = load_description(cfg, _profiling_phase(cfg, phase_name) if isinstance(cfg.get("phases"), list)
-                              else None, dig(doc, "run_info", "random_seed"))
+    d.load = load_description(
+        cfg,
+        _profiling_phase(cfg, phase_name) if isinstance(cfg.get("phases"), list) else None,
+        dig(doc, "run_info", "random_seed"),
+    )
     wl = f"-{rate:g}rps" if rate is not None else ""
     if phase_name is not None:
         d.suffix = phase_name
@@ -505,19 +631,25 @@ def _warmup(d: Draft, doc: dict, cfg: dict, primary: SourceFile, warm_dirs: set,
     cli = first(dig(doc, "run_info", "cli_command"), dig(cfg, "cli_command"))
     if not warm and trial and isinstance(cli, str) and WARMUP_CLI.search(cli):
         warm = True
-        d.assumptions.append("warm-up taken as excluded: AIPerf ran it before the first trial only and this "
-                             f"is trial {trial + 1} of the same invocation")
+        d.assumptions.append(
+            "warm-up taken as excluded: AIPerf ran it before the first trial only and this "
+            f"is trial {trial + 1} of the same invocation"
+        )
     folder = _trial_folder(primary, phase_name)
     if trial is not None and (trial > 0 or folder is not None):
         label = dig(doc, "run_info", "run_label") or primary.path.parent.name
         d.notes.append(f"AIPerf trial {trial + 1} ({label})")
         d.pass_ = trial + 1
-        d.pass_note = (f"pass {trial + 1} from AIPerf's trial number ({label}: run_info.trial {trial}, "
-                       "counted from 0, of --num-profile-runs)")
+        d.pass_note = (
+            f"pass {trial + 1} from AIPerf's trial number ({label}: run_info.trial {trial}, "
+            "counted from 0, of --num-profile-runs)"
+        )
     elif folder is not None:
         d.pass_ = int(folder.group(2))
-        d.pass_note = (f"pass {d.pass_} from AIPerf's run folder {folder.group(0)} (--num-profile-runs numbers "
-                       "its runs from 1; the export has no run_info)")
+        d.pass_note = (
+            f"pass {d.pass_} from AIPerf's run folder {folder.group(0)} (--num-profile-runs numbers "
+            "its runs from 1; the export has no run_info)"
+        )
     return warm
 
 
@@ -537,7 +669,9 @@ def _trial_folder(primary: SourceFile, phase_name: str | None):
 
 
 def _date_from_records(d: Draft, recs: list) -> None:
-    starts = [epoch_seconds(first(dig(r, "metadata", "request_start_ns"), dig(r, "metadata", "timestamp_ns"))) for r in recs]
+    starts = [
+        epoch_seconds(first(dig(r, "metadata", "request_start_ns"), dig(r, "metadata", "timestamp_ns"))) for r in recs
+    ]
     starts = [t for t in starts if t is not None]
     if starts:
         d.timestamp = min(starts)
@@ -570,8 +704,10 @@ def _measurements(d: Draft, doc: dict, wl: str, conc: int | None) -> None:
         for key, stat in STATS:
             v = num(block.get(key))
             add(metric, "ms", v * factor if v is not None else None, stat, c)
-    for tag, metric, kind, unit in (("output_token_throughput", "output_tok_s", "tok", "tok/s"),
-                                    ("request_throughput", "request_rate", "req", "req/s")):
+    for tag, metric, kind, unit in (
+        ("output_token_throughput", "output_tok_s", "tok", "tok/s"),
+        ("request_throughput", "request_rate", "req", "req/s"),
+    ):
         block = doc.get(tag)
         if _block(block):
             if rate_ok(block.get("unit"), kind):
@@ -612,23 +748,40 @@ def _counted_failures(d: Draft, doc: dict, wl: str, conc: int | None, has_record
     have = len(d.requests) - successful_count(d.requests)
     against = "AIPerf's request_count and error counts"
     if has_records and ok is not None:
-        d.checks.append(Check(against, wl, conc, "requests", "count", float(ok), float(successful_count(d.requests)),
-                              "profiling records without an error"))
+        d.checks.append(
+            Check(
+                against,
+                wl,
+                conc,
+                "requests",
+                "count",
+                float(ok),
+                float(successful_count(d.requests)),
+                "profiling records without an error",
+            )
+        )
     missing = total - have
     if missing <= 0:
         if has_records and (total or "error_summary" in doc):
-            d.checks.append(Check(against, wl, conc, "failed", "count", float(total), float(have),
-                                  "profiling records with an error"))
+            d.checks.append(
+                Check(
+                    against, wl, conc, "failed", "count", float(total), float(have), "profiling records with an error"
+                )
+            )
         return
     d.requests += failed_from_counts(_error_tally(doc), missing, wl, conc)[:missing]
     if not has_records:
         d.requests += count_only_requests(ok or 0, wl, conc)
-        d.notes.append(f"AIPerf kept no per-request records here: its {total} failed and {ok or 0} successful "
-                       "requests are request rows without timings (from error_summary and request_count), so "
-                       "the failure share is seen; the figures are the export's")
+        d.notes.append(
+            f"AIPerf kept no per-request records here: its {total} failed and {ok or 0} successful "
+            "requests are request rows without timings (from error_summary and request_count), so "
+            "the failure share is seen; the figures are the export's"
+        )
     else:
-        d.notes.append(f"{missing} failed request(s) counted in the export but missing from the records file "
-                       "are request rows without timings")
+        d.notes.append(
+            f"{missing} failed request(s) counted in the export but missing from the records file "
+            "are request rows without timings"
+        )
 
 
 IMPORTER = _Importer()

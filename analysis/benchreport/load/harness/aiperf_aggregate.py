@@ -3,19 +3,37 @@ checked against the trials read: an aggregate is not a result of its own (the tr
 passes), but a disagreement between it and the trials says a trial is missing or foreign.
 Split from aiperf.py, which calls `check_aggregate` for every aggregate file it recognises.
 """
+
 from __future__ import annotations
 
 import re
 
 from benchreport.load.harness import SourceFile
-from benchreport.load.harness._common import (Check, Draft, dig, first, ms_factor, num, positive_int, rate_ok,
-                                           request_values, statistic_of, successful_count)
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    dig,
+    first,
+    ms_factor,
+    num,
+    positive_int,
+    rate_ok,
+    request_values,
+    statistic_of,
+    successful_count,
+)
 
 #: the aggregate figures checked against the trials: (aggregate key, native metric, statistic)
-AGGREGATE_CHECKS = (("time_to_first_token_avg", "ttft_ms", "mean"), ("time_to_first_token_p50", "ttft_ms", "p50"),
-                    ("inter_token_latency_avg", "itl_ms", "mean"), ("inter_token_latency_p50", "itl_ms", "p50"),
-                    ("request_latency_avg", "e2e_latency_ms", "mean"), ("request_latency_p50", "e2e_latency_ms", "p50"),
-                    ("output_token_throughput_avg", "output_tok_s", "mean"), ("request_count_avg", "requests", "count"))
+AGGREGATE_CHECKS = (
+    ("time_to_first_token_avg", "ttft_ms", "mean"),
+    ("time_to_first_token_p50", "ttft_ms", "p50"),
+    ("inter_token_latency_avg", "itl_ms", "mean"),
+    ("inter_token_latency_p50", "itl_ms", "p50"),
+    ("request_latency_avg", "e2e_latency_ms", "mean"),
+    ("request_latency_p50", "e2e_latency_ms", "p50"),
+    ("output_token_throughput_avg", "output_tok_s", "mean"),
+    ("request_count_avg", "requests", "count"),
+)
 
 
 def aggregation(doc) -> str | None:
@@ -24,11 +42,13 @@ def aggregation(doc) -> str | None:
         return None
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     kind = first(doc.get("aggregation_type"), meta.get("aggregation_type"))
-    if kind is None and ("num_profile_runs" in meta or "num_profile_runs" in doc) and (
-            isinstance(doc.get("metrics"), dict) or isinstance(doc.get("per_combination_metrics"), list)):
+    if (
+        kind is None
+        and ("num_profile_runs" in meta or "num_profile_runs" in doc)
+        and (isinstance(doc.get("metrics"), dict) or isinstance(doc.get("per_combination_metrics"), list))
+    ):
         kind = "confidence"
     return str(kind)[:40] if kind is not None else None
-
 
 
 def check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
@@ -43,17 +63,24 @@ def check_aggregate(agg: SourceFile, drafts: list[Draft]) -> None:
     root = _invocation_folder(agg)
     trials = [d for d in drafts if _under(d.source.path, root / "profile_runs")]
     if not trials:  # an aggregate beside its run folders (run_0001/, run_1/ ...)
-        trials = [d for d in drafts if _under(d.source.path, root) and _RUN_FOLDER.match(
-            d.source.path.relative_to(root).parts[0])]
+        trials = [
+            d
+            for d in drafts
+            if _under(d.source.path, root) and _RUN_FOLDER.match(d.source.path.relative_to(root).parts[0])
+        ]
     doc = agg.doc
     if aggregation(doc) == "sweep":
-        combos = [(c.get("parameters"), c.get("metrics")) for c in doc.get("per_combination_metrics") or []
-                  if isinstance(c, dict)]
+        combos = [
+            (c.get("parameters"), c.get("metrics"))
+            for c in doc.get("per_combination_metrics") or []
+            if isinstance(c, dict)
+        ]
         runs_per = positive_int(dig(doc, "metadata", "num_trials_per_value"))
     else:
         combos = [(dig(doc, "metadata", "variation_values"), doc.get("metrics"))]
-        runs_per = positive_int(first(dig(doc, "metadata", "num_successful_runs"),
-                                      dig(doc, "metadata", "num_profile_runs")))
+        runs_per = positive_int(
+            first(dig(doc, "metadata", "num_successful_runs"), dig(doc, "metadata", "num_profile_runs"))
+        )
     where = agg.relative if agg.root is not None else agg.path.name
     for params, metrics in combos:
         if not isinstance(metrics, dict):
@@ -111,16 +138,14 @@ def _compare(trials: list[Draft], metrics: dict, runs_per: int | None, against: 
     conc = _draft_concurrency(first_trial)
     checks = []
     if runs_per is not None:
-        checks.append(Check(against, wl, conc, "trials", "count", float(runs_per), float(len(trials)),
-                            "trials found"))
+        checks.append(Check(against, wl, conc, "trials", "count", float(runs_per), float(len(trials)), "trials found"))
     for key, metric, stat in AGGREGATE_CHECKS:
         theirs = _aggregate_value(metrics.get(key), metric)
         per_trial = [_trial_figure(d, metric, stat) for d in trials]
         if theirs is None or any(v is None for v in per_trial):
             continue
         ours = sum(per_trial) / len(per_trial)
-        basis = ("latencies from each trial's request records, the rest from its summary, then the mean "
-                 "over trials")
+        basis = "latencies from each trial's request records, the rest from its summary, then the mean over trials"
         checks.append(Check(against, wl, conc, metric, stat, theirs, ours, basis))
     for d in trials:
         d.checks.extend(checks if d is first_trial else [c for c in checks if c.agrees])

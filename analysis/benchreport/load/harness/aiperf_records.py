@@ -4,6 +4,7 @@ One record a request {metadata {request_start_ns, request_end_ns, benchmark_phas
 metrics {tag: {value, unit}}, error {code, type, message} | null}; warm-up records are dropped.
 Split from aiperf.py, which reads the folder and calls `requests_of` for each records file.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,7 @@ import json
 from benchreport.load.harness._common import Draft, count, first, ms_factor, num, short_text
 
 LATENCIES = {"time_to_first_token": "ttft_ms", "inter_token_latency": "itl_ms", "request_latency": "e2e_latency_ms"}
-CACHE_KEYS = ("usage_prompt_cache_read_tokens", "usage_prompt_cached_tokens", "usage_cached_tokens",
-              "cached_tokens")
+CACHE_KEYS = ("usage_prompt_cache_read_tokens", "usage_prompt_cached_tokens", "usage_cached_tokens", "cached_tokens")
 
 
 def _value(metric: dict | None) -> tuple[float | None, str | None]:
@@ -47,15 +47,20 @@ def requests_of(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str
     mismatch = 0
     # cached counts come from the server's usage: pair them with the server's prompt counts when
     # the records have those (AIPerf's input_sequence_length is tokenised by the client)
-    server_prompt = any(isinstance(r.get("metrics"), dict) and r["metrics"].get("usage_prompt_tokens") is not None
-                        for r in recs)
+    server_prompt = any(
+        isinstance(r.get("metrics"), dict) and r["metrics"].get("usage_prompt_tokens") is not None for r in recs
+    )
     if server_prompt:
-        d.notes.append("prompt_tokens are the server's usage counts, like the cached-token counts "
-                       "(AIPerf's input_sequence_length is tokenised by the client)")
+        d.notes.append(
+            "prompt_tokens are the server's usage counts, like the cached-token counts "
+            "(AIPerf's input_sequence_length is tokenised by the client)"
+        )
     warm_failed = 0
     for r in recs:
         meta = r.get("metadata") or {}
-        phase = str(first(meta.get("benchmark_phase"), meta.get("credit_phase"), meta.get("phase_kind"), "profiling")).lower()
+        phase = str(
+            first(meta.get("benchmark_phase"), meta.get("credit_phase"), meta.get("phase_kind"), "profiling")
+        ).lower()
         if phase != "profiling":
             dropped += 1
             warm_failed += bool(r.get("error"))
@@ -66,8 +71,7 @@ def requests_of(d: Draft, recs: list, wl: str, conc: int | None, phase_name: str
         mismatch += over
         d.requests.append(rec)
     if mismatch:
-        d.notes.append(f"{mismatch} request(s): the server's cached-token count exceeded the prompt length; "
-                       "left out")
+        d.notes.append(f"{mismatch} request(s): the server's cached-token count exceeded the prompt length; left out")
     if warm_failed:
         d.notes.append(f"{warm_failed} of the {dropped} warm-up request(s) failed (not part of the figures)")
     return dropped

@@ -19,17 +19,36 @@ What genai-bench writes into an experiment folder (genai_bench/metrics, 0.0.x):
 There is no date, start time, per-token time or ITL; genai-bench calls the per-request mean time
 per output token after the first TPOT.
 """
+
 from __future__ import annotations
 
 import json
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
-from benchreport.load.harness._checks import (Broken, draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number)
+from benchreport.load.harness._checks import (
+    Broken,
+    draft_or_refuse,
+    expect_count,
+    expect_dict,
+    expect_list,
+    expect_number,
+)
 from benchreport.load.harness.genai_bench_load import genai_load, started as _started
-from benchreport.load.harness._common import Check, Draft, count, finish, first, measurement, ms_factor, num, \
-    positive_int, short_text, skip, successful_count
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    count,
+    finish,
+    first,
+    measurement,
+    ms_factor,
+    num,
+    positive_int,
+    short_text,
+    skip,
+    successful_count,
+)
 
 NAME = "genai-bench"
 HARNESS_NAME = "genai-bench"
@@ -40,13 +59,21 @@ UNITS = {"s": 1000.0, "ms": 1.0}
 
 
 def _is_run(doc) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("aggregated_metrics"), dict)
-            and isinstance(doc.get("individual_request_metrics"), list) and "stats" in doc["aggregated_metrics"])
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("aggregated_metrics"), dict)
+        and isinstance(doc.get("individual_request_metrics"), list)
+        and "stats" in doc["aggregated_metrics"]
+    )
 
 
 def _is_metadata(doc) -> bool:
-    return (isinstance(doc, dict) and "benchmark_version" in doc and "traffic_scenario" in doc
-            and ("api_backend" in doc or "metrics_time_unit" in doc))
+    return (
+        isinstance(doc, dict)
+        and "benchmark_version" in doc
+        and "traffic_scenario" in doc
+        and ("api_backend" in doc or "metrics_time_unit" in doc)
+    )
 
 
 class _Importer:
@@ -73,9 +100,14 @@ class _Importer:
             runs = [s for s in group if _is_run(s.doc)]
             for s in group:
                 if _is_metadata(s.doc):
-                    skip(outcome, s, "genai-bench experiment settings (no results; read for the model, the time "
-                                     "unit and the version of the run files beside it)" if runs else
-                                     "genai-bench experiment settings without any run file beside them (no results)")
+                    skip(
+                        outcome,
+                        s,
+                        "genai-bench experiment settings (no results; read for the model, the time "
+                        "unit and the version of the run files beside it)"
+                        if runs
+                        else "genai-bench experiment settings without any run file beside them (no results)",
+                    )
             for s in runs:
                 d = draft_or_refuse(outcome, s, "genai-bench run file", _draft, s, meta)
                 if d is not None:
@@ -109,20 +141,31 @@ def _draft(source: SourceFile, meta_source: SourceFile | None) -> Draft:
     d.date, d.timestamp = _started(meta, source)
     d.model = first(*(meta.get(k) for k in ("api_model_name", "model") if isinstance(meta.get(k), str) and meta[k]))
     d.model_where = "genai-bench api_model_name"
-    d.config = {"engine": meta.get("server_engine"), "engine_version": meta.get("server_version"),
-                "hardware": meta.get("server_gpu_type"), "accelerators": meta.get("server_gpu_count")}
+    d.config = {
+        "engine": meta.get("server_engine"),
+        "engine_version": meta.get("server_version"),
+        "hardware": meta.get("server_gpu_type"),
+        "accelerators": meta.get("server_gpu_count"),
+    }
     if meta_source is not None:
         d.extra_paths.append(meta_source.path)
     else:
         d.notes.append("no experiment_metadata.json beside this run file: model and time unit not stated")
     factor = _time_factor(doc, meta, d)
     wl, conc = _load(agg)
-    n = expect_count(agg.get("num_completed_requests"), "$.aggregated_metrics.num_completed_requests",
-                     "the count of completed requests", optional=True)
+    n = expect_count(
+        agg.get("num_completed_requests"),
+        "$.aggregated_metrics.num_completed_requests",
+        "the count of completed requests",
+        optional=True,
+    )
     _measurements(agg, factor, wl, conc, n or None, d)
-    d.requests = [_request(r, f"$.individual_request_metrics[{i}]", factor, wl, conc)
-                  for i, r in enumerate(expect_list(doc["individual_request_metrics"], "$.individual_request_metrics",
-                                                    "the per-request records"))]
+    d.requests = [
+        _request(r, f"$.individual_request_metrics[{i}]", factor, wl, conc)
+        for i, r in enumerate(
+            expect_list(doc["individual_request_metrics"], "$.individual_request_metrics", "the per-request records")
+        )
+    ]
     _count_notes(agg, d)
     _check_counts(agg, meta, wl, conc, d)
     return d
@@ -136,22 +179,47 @@ def _check_counts(agg: dict, meta: dict, wl: str, conc: int | None, d: Draft) ->
     n_rec = len(d.requests)
     ok = successful_count(d.requests)
     failed = n_rec - ok
-    for key, metric, ours, basis in (("num_requests", "total", n_rec, "request records"),
-                                     ("num_completed_requests", "requests", ok, "request records without an error"),
-                                     ("num_error_requests", "failed", failed, "request records with an error")):
+    for key, metric, ours, basis in (
+        ("num_requests", "total", n_rec, "request records"),
+        ("num_completed_requests", "requests", ok, "request records without an error"),
+        ("num_error_requests", "failed", failed, "request records with an error"),
+    ):
         theirs = count(agg.get(key))
         if theirs is not None:
             d.checks.append(Check(against, wl, conc, metric, "count", float(theirs), float(ours), basis, field=key))
     rate = num(agg.get("error_rate"))
     if rate is not None and n_rec:
-        d.checks.append(Check(against, wl, conc, "error_rate", "share", rate, failed / n_rec,
-                              f"{failed} of {n_rec} request records failed", field="error_rate", of=n_rec))
+        d.checks.append(
+            Check(
+                against,
+                wl,
+                conc,
+                "error_rate",
+                "share",
+                rate,
+                failed / n_rec,
+                f"{failed} of {n_rec} request records failed",
+                field="error_rate",
+                of=n_rec,
+            )
+        )
     asked = positive_int(meta.get("max_requests_per_run"))
     limit, took = num(meta.get("max_time_per_run_s")), num(agg.get("run_duration"))
     if asked and limit and took is not None and took < limit:
-        d.checks.append(Check(against, wl, conc, "sent", "count", float(asked), float(n_rec),
-                              f"request records; the run ended after {took:.3g} s of its {limit:g} s limit, so "
-                              f"by its request limit, `max_requests_per_run` {asked}", field="max_requests_per_run"))
+        d.checks.append(
+            Check(
+                against,
+                wl,
+                conc,
+                "sent",
+                "count",
+                float(asked),
+                float(n_rec),
+                f"request records; the run ended after {took:.3g} s of its {limit:g} s limit, so "
+                f"by its request limit, `max_requests_per_run` {asked}",
+                field="max_requests_per_run",
+            )
+        )
 
 
 def _load(agg: dict) -> tuple[str, int | None]:
@@ -178,12 +246,18 @@ def _measurements(agg: dict, factor: float, wl: str, conc: int | None, n: int | 
     if speed is not None:
         speed = expect_dict(speed, "$.aggregated_metrics.stats.output_inference_speed", "a summary {mean, p50, ...}")
         for k, stat in STATS.items():
-            v = expect_number(speed.get(k), f"$.aggregated_metrics.stats.output_inference_speed.{k}",
-                              f"the {k} of output_inference_speed", optional=True)
+            v = expect_number(
+                speed.get(k),
+                f"$.aggregated_metrics.stats.output_inference_speed.{k}",
+                f"the {k} of output_inference_speed",
+                optional=True,
+            )
             if v is not None:
                 d.measurements.append(measurement(wl, conc, "decode_tok_s_per_stream", v, "tok/s", stat, n))
-    for key, metric, unit in (("mean_output_throughput_tokens_per_s", "output_tok_s", "tok/s"),
-                              ("requests_per_second", "request_rate", "req/s")):
+    for key, metric, unit in (
+        ("mean_output_throughput_tokens_per_s", "output_tok_s", "tok/s"),
+        ("requests_per_second", "request_rate", "req/s"),
+    ):
         v = expect_number(agg.get(key), f"$.aggregated_metrics.{key}", key, optional=True)
         if v is not None:
             d.measurements.append(measurement(wl, conc, metric, v, unit, "mean", n))
@@ -198,8 +272,11 @@ def _request(r, where: str, factor: float, wl: str, conc: int | None) -> dict:
     if r.get("error_code") is not None or r.get("error_message"):
         out.update(finish_reason="error", error=_error_text(r.get("error_code"), r.get("error_message")))
         return out
-    for key, field in (("num_input_tokens", "prompt_tokens"), ("num_output_tokens", "output_tokens"),
-                       ("num_reasoning_tokens", "reasoning_tokens")):
+    for key, field in (
+        ("num_input_tokens", "prompt_tokens"),
+        ("num_output_tokens", "output_tokens"),
+        ("num_reasoning_tokens", "reasoning_tokens"),
+    ):
         v = expect_count(r.get(key), f"{where}.{key}", f"a token count ({key})", optional=True)
         if v is not None:
             out[field] = v
@@ -224,9 +301,11 @@ def _error_text(code, message) -> str:
 
 def _count_notes(agg: dict, d: Draft) -> None:
     n_all, failed = count(agg.get("num_requests")), count(agg.get("num_error_requests"))
-    d.notes.append(f"genai-bench run: scenario {agg.get('scenario')}, {agg.get('iteration_type')} "
-                   f"{agg.get('num_concurrency')}, {n_all} requests, {agg.get('num_completed_requests')} completed, "
-                   f"{failed} failed, {num(agg.get('run_duration'))} s")
+    d.notes.append(
+        f"genai-bench run: scenario {agg.get('scenario')}, {agg.get('iteration_type')} "
+        f"{agg.get('num_concurrency')}, {n_all} requests, {agg.get('num_completed_requests')} completed, "
+        f"{failed} failed, {num(agg.get('run_duration'))} s"
+    )
     rate = num(agg.get("error_rate"))
     if failed and n_all and rate is not None and abs(rate - failed / n_all) > 1e-9:
         d.notes.append(f"genai-bench's error_rate says {rate:g}, but {failed} of {n_all} requests failed")

@@ -11,6 +11,7 @@ ends `_%Y%m%d_%H%M%S` (local time; cli/utils.py) and which `experiment_metadata.
 `experiment_folder_name`. Copying the folder keeps that name, so the date survives a copy that
 changes every file time.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,13 @@ __all__ = ["genai_load", "started", "scenario_lengths"]
 _SCENARIO = re.compile(r"\s*([DUN])\(\s*([\d.]+)\s*,\s*([\d.]+)\s*\)(?:\s*/\s*\(\s*([\d.]+)\s*,\s*([\d.]+)\s*\))?\s*$")
 _STAMP = re.compile(r"_(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})$")
 #: genai-bench task -> the API it calls
-TASK_ENDPOINTS = {"text-to-text": "chat", "image-text-to-text": "chat", "text-to-embeddings": "embeddings",
-                  "text-to-rerank": "rerank", "image-to-embeddings": "embeddings"}
+TASK_ENDPOINTS = {
+    "text-to-text": "chat",
+    "image-text-to-text": "chat",
+    "text-to-embeddings": "embeddings",
+    "text-to-rerank": "rerank",
+    "image-to-embeddings": "embeddings",
+}
 
 
 def scenario_lengths(scenario) -> tuple[dict, dict]:
@@ -48,19 +54,28 @@ def genai_load(meta: dict, scenario, d) -> dict:
     prompt, output = scenario_lengths(scenario)
     params = meta.get("additional_request_params") if isinstance(meta.get("additional_request_params"), dict) else {}
     task = meta.get("task") if isinstance(meta.get("task"), str) else None
-    load = {"endpoint": TASK_ENDPOINTS.get(task, task), "streaming": True if task == "text-to-text" else None,
-            "dataset": None if str(meta.get("dataset_path")) in ("None", "") else "file", "prompt_tokens": prompt,
-            "output_tokens": output, "arrival": "concurrent",
-            "requests": positive_int(meta.get("max_requests_per_run")),
-            "duration_s": num(meta.get("max_time_per_run_s")),
-            "sampling": {k: v for k, v in params.items() if k in ("temperature", "top_p", "top_k")
-                         and isinstance(v, (int, float))} or None}
+    load = {
+        "endpoint": TASK_ENDPOINTS.get(task, task),
+        "streaming": True if task == "text-to-text" else None,
+        "dataset": None if str(meta.get("dataset_path")) in ("None", "") else "file",
+        "prompt_tokens": prompt,
+        "output_tokens": output,
+        "arrival": "concurrent",
+        "requests": positive_int(meta.get("max_requests_per_run")),
+        "duration_s": num(meta.get("max_time_per_run_s")),
+        "sampling": {
+            k: v for k, v in params.items() if k in ("temperature", "top_p", "top_k") and isinstance(v, (int, float))
+        }
+        or None,
+    }
     if isinstance(params.get("ignore_eos"), bool):
         load["fixed_output"] = params["ignore_eos"]
     elif meta.get("api_backend") in ("vllm", "sglang") and output:
         load["fixed_output"] = True
-        d.assumptions.append(f"output length taken as fixed: genai-bench sends ignore_eos to the "
-                             f"{meta['api_backend']} backend unless additional_request_params says otherwise")
+        d.assumptions.append(
+            f"output length taken as fixed: genai-bench sends ignore_eos to the "
+            f"{meta['api_backend']} backend unless additional_request_params says otherwise"
+        )
     if isinstance(scenario, str) and not prompt and scenario:
         load["extra"] = {"scenario": scenario[:200]}
     if count(params.get("max_tokens")):
@@ -72,8 +87,10 @@ def started(meta: dict, source) -> tuple[str | None, float | None]:
     """(local date-time, POSIX seconds for ordering) from the experiment folder's default name, as
     `experiment_metadata.json` records it or as the run file's folder is called; (None, None)
     when the folder was named by the user."""
-    for name in (str(meta.get("experiment_folder_name") or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1],
-                 source.path.parent.name):
+    for name in (
+        str(meta.get("experiment_folder_name") or "").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1],
+        source.path.parent.name,
+    ):
         m = _STAMP.search(name)
         if m:
             y, mo, dd, h, mi, se = m.groups()

@@ -21,15 +21,29 @@ src/guidellm/schemas/request_stats.py, statistics.py):
   `measure_end_time`], and so do we.
 One report is one GuideLLM invocation: one run, its benchmarks being the concurrencies/rates.
 """
+
 from __future__ import annotations
 
 import re
 
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile, describe
-from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, dig, epoch_seconds, finish,
-                                           first, guarded, iso_from_epoch, num, positive_int, short_text,
-                                           token_target)
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    count,
+    count_only_requests,
+    dig,
+    epoch_seconds,
+    finish,
+    first,
+    guarded,
+    iso_from_epoch,
+    num,
+    positive_int,
+    short_text,
+    token_target,
+)
 
 NAME = "guidellm"
 STATS = (("mean", "mean"), ("median", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
@@ -48,8 +62,11 @@ def _benchmarks(doc):
 
 def _is_benchmark(b) -> bool:
     """A benchmark with results: GuideLLM's metrics (a `generative_benchmark` without them is broken)."""
-    return isinstance(b, dict) and isinstance(b.get("metrics"), dict) and any(
-        k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second", "request_latency"))
+    return (
+        isinstance(b, dict)
+        and isinstance(b.get("metrics"), dict)
+        and any(k in b["metrics"] for k in ("time_to_first_token_ms", "requests_per_second", "request_latency"))
+    )
 
 
 def _is_report(doc) -> bool:
@@ -59,7 +76,8 @@ def _is_report(doc) -> bool:
     if benches is None:
         return False
     return isinstance(dig(doc, "metadata", "guidellm_version"), str) or any(
-        isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benches)
+        isinstance(b, dict) and b.get("type_") == "generative_benchmark" for b in benches
+    )
 
 
 class _Importer:
@@ -67,8 +85,7 @@ class _Importer:
     label = "GuideLLM 0.3-0.8 benchmarks report"
     #: keys only its report has (a file holding one is refused when not read, never skipped), and its
     #: default output name
-    signature = ("guidellm_version", "time_to_first_token_ms", "inter_token_latency_ms",
-                 "time_per_output_token_ms")
+    signature = ("guidellm_version", "time_to_first_token_ms", "inter_token_latency_ms", "time_per_output_token_ms")
     result_names = re.compile(r"^benchmarks\.json$")
     #: keys its report opens with, before any figure: two of them claim a file cut short
     early_keys = ("benchmarks", "type_", "id_", "run_id", "run_stats", "request_loader")
@@ -92,9 +109,16 @@ class _Importer:
         for s in files:
             bad = next((i for i, b in enumerate(_benchmarks(s.doc)) if not _is_benchmark(b)), None)
             if bad is not None:
-                outcome.refused.append(Refusal(s.display, f"$.benchmarks[{bad}]", (
-                    "expected a GuideLLM benchmark with metrics (time_to_first_token_ms, requests_per_second, "
-                    f"...), found {describe(_benchmarks(s.doc)[bad])}")[:600]))
+                outcome.refused.append(
+                    Refusal(
+                        s.display,
+                        f"$.benchmarks[{bad}]",
+                        (
+                            "expected a GuideLLM benchmark with metrics (time_to_first_token_ms, requests_per_second, "
+                            f"...), found {describe(_benchmarks(s.doc)[bad])}"
+                        )[:600],
+                    )
+                )
                 continue
             d = guarded(outcome, s, "GuideLLM report", _draft, s)
             if d is not None:
@@ -130,9 +154,14 @@ def _model(doc: dict, benches: list) -> str | None:
             v = dig(b, *path)
             if isinstance(v, str) and v:
                 return v
-    for path in (("config", "spec", "backend", "model"), ("config", "backend", "model"),
-                 ("config", "backend_kwargs", "model"), ("config", "model"), ("args", "model"),
-                 ("args", "backend_kwargs", "model")):
+    for path in (
+        ("config", "spec", "backend", "model"),
+        ("config", "backend", "model"),
+        ("config", "backend_kwargs", "model"),
+        ("config", "model"),
+        ("args", "model"),
+        ("args", "backend_kwargs", "model"),
+    ):
         v = dig(doc, *path)
         if isinstance(v, str) and v:
             return v
@@ -156,8 +185,10 @@ def _data_spec(doc: dict) -> dict:
     if isinstance(data, str) and data:
         pairs = [p.partition("=") for p in data.split(",")]
         if all(sep and k.strip() for k, sep, _ in pairs):
-            return {"kind": "synthetic_text", **{k.strip(): (num(_number(v)) if _number(v) is not None else v.strip())
-                                                 for k, _, v in pairs}}
+            return {
+                "kind": "synthetic_text",
+                **{k.strip(): (num(_number(v)) if _number(v) is not None else v.strip()) for k, _, v in pairs},
+            }
         return {"kind": data[:200]}
     return {}
 
@@ -180,17 +211,29 @@ def _load(doc: dict) -> dict:
     data = _data_spec(doc)
     kind = data.get("kind")
     load = {
-        "endpoint": first(backend.get("request_format"), dig(args, "backend_kwargs", "request_format"),
-                          args.get("data_request_formatter")),
+        "endpoint": first(
+            backend.get("request_format"),
+            dig(args, "backend_kwargs", "request_format"),
+            args.get("data_request_formatter"),
+        ),
         "streaming": backend.get("stream") if isinstance(backend.get("stream"), bool) else None,
         "dataset": (kind if kind != "synthetic_text" else "synthetic") if isinstance(kind, str) else None,
-        "prompt_tokens": token_target(data.get("prompt_tokens"), data.get("prompt_tokens_stdev"),
-                                      data.get("prompt_tokens_min"), data.get("prompt_tokens_max")),
-        "output_tokens": token_target(data.get("output_tokens"), data.get("output_tokens_stdev"),
-                                      data.get("output_tokens_min"), data.get("output_tokens_max")),
+        "prompt_tokens": token_target(
+            data.get("prompt_tokens"),
+            data.get("prompt_tokens_stdev"),
+            data.get("prompt_tokens_min"),
+            data.get("prompt_tokens_max"),
+        ),
+        "output_tokens": token_target(
+            data.get("output_tokens"),
+            data.get("output_tokens_stdev"),
+            data.get("output_tokens_min"),
+            data.get("output_tokens_max"),
+        ),
         "prefix_tokens": count(first(dig(data, "prefix_buckets", 0, "prefix_tokens"), data.get("prefix_tokens"))),
-        "arrival": first(dig(spec, "profile", "kind"), args.get("profile") if isinstance(args.get("profile"), str)
-                         else None),
+        "arrival": first(
+            dig(spec, "profile", "kind"), args.get("profile") if isinstance(args.get("profile"), str) else None
+        ),
         "requests": positive_int(first(_constraint(spec, "max_requests"), args.get("max_requests"))),
         "duration_s": num(first(_constraint(spec, "max_duration"), args.get("max_seconds"))),
         "seed": count(first(dig(spec, "seed", "value"), args.get("random_seed"))),
@@ -214,8 +257,12 @@ def _constraint(spec: dict, kind: str):
 
 
 def _start(b: dict) -> float | None:
-    for path in (("scheduler_metrics", "request_start_time"), ("start_time",), ("run_stats", "start_time"),
-                 ("scheduler_metrics", "start_time")):
+    for path in (
+        ("scheduler_metrics", "request_start_time"),
+        ("start_time",),
+        ("run_stats", "start_time"),
+        ("scheduler_metrics", "start_time"),
+    ):
         t = epoch_seconds(dig(b, *path))
         if t is not None:
             return t
@@ -227,8 +274,10 @@ def _warmup(b: dict) -> bool | None:
     if isinstance(cfg, dict):
         if (num(cfg.get("percent")) or 0) > 0 or (num(cfg.get("value")) or 0) > 0:
             return True
-        ms, rs = num(dig(b, "scheduler_metrics", "measure_start_time")), \
-            num(dig(b, "scheduler_metrics", "request_start_time"))
+        ms, rs = (
+            num(dig(b, "scheduler_metrics", "measure_start_time")),
+            num(dig(b, "scheduler_metrics", "request_start_time")),
+        )
         if ms is not None and rs is not None and ms > rs + 1e-6:
             return True
         return False
@@ -290,8 +339,10 @@ def _measurements(d: Draft, b: dict, wl: str, conc: int | None, level: float | N
             if lo is not None and hi is not None and lo <= hi and level and 0 < level < 1:
                 m.update(ci_low=lo * factor, ci_high=hi * factor, ci_level=level)
             d.measurements.append(m)
-    for name, metric, unit in (("output_tokens_per_second", "output_tok_s", "tok/s"),
-                               ("requests_per_second", "request_rate", "req/s")):
+    for name, metric, unit in (
+        ("output_tokens_per_second", "output_tok_s", "tok/s"),
+        ("requests_per_second", "request_rate", "req/s"),
+    ):
         value = num(dig(metrics, name, "successful", "mean"))
         if value is not None:
             m = {"workload": wl, "metric": metric, "value": value, "unit": unit, "statistic": "mean"}
@@ -300,8 +351,13 @@ def _measurements(d: Draft, b: dict, wl: str, conc: int | None, level: float | N
             d.measurements.append(m)
     itl = num(dig(metrics, "inter_token_latency_ms", "successful", "mean"))
     if itl and itl > 0:
-        m = {"workload": wl, "metric": "decode_tok_s_per_stream", "value": 1000.0 / itl, "unit": "tok/s",
-             "statistic": "mean"}
+        m = {
+            "workload": wl,
+            "metric": "decode_tok_s_per_stream",
+            "value": 1000.0 / itl,
+            "unit": "tok/s",
+            "statistic": "mean",
+        }
         if conc is not None:
             m["concurrency"] = conc
         d.measurements.append(m)
@@ -318,8 +374,9 @@ def _times(r: dict) -> tuple[float | None, float | None]:
     if start is None:
         start = num(first(dig(r, "info", "timings", "request_start"), r.get("start_time")))
     if end is None:
-        end = num(first(dig(r, "info", "timings", "request_end"), dig(r, "info", "timings", "resolve_end"),
-                           r.get("end_time")))
+        end = num(
+            first(dig(r, "info", "timings", "request_end"), dig(r, "info", "timings", "resolve_end"), r.get("end_time"))
+        )
     return start, end
 
 
@@ -347,8 +404,10 @@ def _requests(d: Draft, b: dict, wl: str, conc: int | None, index: int) -> None:
             d.requests.append(rec)
             kept[status] += 1
     if outside:
-        d.notes.append(f"benchmark {index + 1}: {outside} request(s) outside the measured window "
-                       "(warm-up/cool-down) left out, as GuideLLM's own metrics do")
+        d.notes.append(
+            f"benchmark {index + 1}: {outside} request(s) outside the measured window "
+            "(warm-up/cool-down) left out, as GuideLLM's own metrics do"
+        )
     _check_totals(d, b, kept, outside, wl, conc, index)
 
 
@@ -377,24 +436,42 @@ def _check_totals(d: Draft, b: dict, kept: dict, outside: int, wl: str, conc: in
         return
     for status, metric in (("successful", "requests"), ("errored", "failed")):
         if want[status] is not None:
-            d.checks.append(Check(against, wl, conc, metric, "count", float(want[status]), float(kept[status]),
-                                  "records kept in the measured window"))
+            d.checks.append(
+                Check(
+                    against,
+                    wl,
+                    conc,
+                    metric,
+                    "count",
+                    float(want[status]),
+                    float(kept[status]),
+                    "records kept in the measured window",
+                )
+            )
 
 
 def _sampled(d: Draft, missing: dict, kept: dict, wl: str, conc: int | None, index: int) -> None:
     """Records without timings for the requests a sampled report counts but does not list."""
     d.requests += count_only_requests(missing["successful"], wl, conc)
-    d.requests += count_only_requests(missing["errored"], wl, conc, "errored (counted by GuideLLM; its record "
-                                                                     "was not kept in the report's sample)")
+    d.requests += count_only_requests(
+        missing["errored"], wl, conc, "errored (counted by GuideLLM; its record was not kept in the report's sample)"
+    )
     for _ in range(missing["incomplete"]):
-        d.requests += [dict(r, finish_reason="incomplete", error="incomplete (counted by GuideLLM; its record was "
-                                                                 "not kept in the report's sample)")
-                       for r in count_only_requests(1, wl, conc)]
+        d.requests += [
+            dict(
+                r,
+                finish_reason="incomplete",
+                error="incomplete (counted by GuideLLM; its record was not kept in the report's sample)",
+            )
+            for r in count_only_requests(1, wl, conc)
+        ]
     shown = ", ".join(f"{kept[s]} of {kept[s] + missing[s]} {s}" for s in STATUSES if kept[s] + missing[s])
-    d.notes.append(f"benchmark {index + 1}: the report keeps a sample of its requests ({shown}; GuideLLM "
-                   "sample_size): request-level statistics are from that sample, and the requests it only "
-                   "counts are request rows without timings, so the failure share is GuideLLM's; GuideLLM's "
-                   "figures are over all its requests and are shown as printed, not checked against the sample")
+    d.notes.append(
+        f"benchmark {index + 1}: the report keeps a sample of its requests ({shown}; GuideLLM "
+        "sample_size): request-level statistics are from that sample, and the requests it only "
+        "counts are request rows without timings, so the failure share is GuideLLM's; GuideLLM's "
+        "figures are over all its requests and are shown as printed, not checked against the sample"
+    )
 
 
 def _request(r: dict, status: str, wl: str, conc: int | None) -> dict:

@@ -29,16 +29,37 @@ What inference-perf writes (inference_perf/reportgen, 0.7): into `storage.local_
   schema, with the stage's UTC `run.time.start`), `validation.json` (the tool's self-checks).
 The JSON reports carry no date, model or load: those come from the YAML files beside them.
 """
+
 from __future__ import annotations
 
 import json
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
-from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number, safe_yaml)
-from benchreport.load.harness._common import (Draft, count, dig, epoch_from_iso, first, finish, iso_from_epoch,
-                                           mean, measurement, num, positive_int, short_text, skip, token_target)
+from benchreport.load.harness._checks import (
+    draft_or_refuse,
+    expect_count,
+    expect_dict,
+    expect_list,
+    expect_number,
+    safe_yaml,
+)
+from benchreport.load.harness._common import (
+    Draft,
+    count,
+    dig,
+    epoch_from_iso,
+    first,
+    finish,
+    iso_from_epoch,
+    mean,
+    measurement,
+    num,
+    positive_int,
+    short_text,
+    skip,
+    token_target,
+)
 
 NAME = "inference-perf"
 HARNESS_NAME = "inference-perf"
@@ -60,14 +81,21 @@ SESSION_KEYS = ("num_sessions", "num_sessions_succeeded", "num_sessions_failed")
 
 # --- recognising --------------------------------------------------------------------------
 
+
 def _is_lifecycle(doc) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("load_summary"), dict)
-            and isinstance(doc.get("successes"), dict))
+    return (
+        isinstance(doc, dict) and isinstance(doc.get("load_summary"), dict) and isinstance(doc.get("successes"), dict)
+    )
 
 
 def _is_record(r) -> bool:
-    return isinstance(r, dict) and "start_time" in r and "end_time" in r and isinstance(r.get("info"), dict) \
+    return (
+        isinstance(r, dict)
+        and "start_time" in r
+        and "end_time" in r
+        and isinstance(r.get("info"), dict)
         and ("computed_metrics" in r or "error" in r)
+    )
 
 
 def _is_per_request(doc) -> bool:
@@ -79,22 +107,32 @@ def _is_prometheus(doc, name: str = "") -> bool:
     failures are empty and whose successes hold server-side gauges."""
     if PROMETHEUS_FILE.match(name):
         return True
-    return (_is_lifecycle(doc) and doc.get("load_summary") == {} and doc.get("failures") in ({}, None)
-            and any(k in doc["successes"] for k in ("kv_cache_usage_percentage", "num_requests_running",
-                                                      "queue_len")))
+    return (
+        _is_lifecycle(doc)
+        and doc.get("load_summary") == {}
+        and doc.get("failures") in ({}, None)
+        and any(k in doc["successes"] for k in ("kv_cache_usage_percentage", "num_requests_running", "queue_len"))
+    )
 
 
 def _is_session_report(doc) -> bool:
     """A session lifecycle report: a summary (or stage summary) of sessions, or the per-session list."""
     if isinstance(doc, dict):
         return sum(k in doc for k in SESSION_KEYS) >= 2
-    return isinstance(doc, list) and bool(doc) and all(
-        isinstance(r, dict) and "session_id" in r and "num_events" in r and "duration_sec" in r for r in doc)
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(isinstance(r, dict) and "session_id" in r and "num_events" in r and "duration_sec" in r for r in doc)
+    )
 
 
 def _is_validation(doc) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("global"), dict) and isinstance(doc.get("reports"), dict) \
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("global"), dict)
+        and isinstance(doc.get("reports"), dict)
         and "warnings" in doc["global"]
+    )
 
 
 def _yaml_kind(doc) -> str | None:
@@ -111,8 +149,13 @@ class _Importer:
     result_names = re.compile(f"{STAGE_FILE.pattern}|{SUMMARY_FILE.pattern}")
 
     def recognise(self, doc, path):
-        if _is_lifecycle(doc) or _is_per_request(doc) or _is_validation(doc) or _yaml_kind(doc) \
-                or _is_session_report(doc):
+        if (
+            _is_lifecycle(doc)
+            or _is_per_request(doc)
+            or _is_validation(doc)
+            or _yaml_kind(doc)
+            or _is_session_report(doc)
+        ):
             return "results"  # side files are sorted and skipped, each with its reason, in import_files
         return None
 
@@ -143,6 +186,7 @@ class _Importer:
 
 # --- one report folder --------------------------------------------------------------------
 
+
 class _Folder:
     """The files of one report folder, by role."""
 
@@ -163,19 +207,34 @@ class _Folder:
         adapter = ADAPTER_FILE.match(s.path.name)
         if adapter:
             where = f"stage {adapter.group(2)}" if adapter.group(2) is not None else "the whole run"
-            self.aside.append((s, f"inference-perf per-adapter report (LoRA adapter '{adapter.group(1)[:60]}', "
-                                  f"{where}): a subset of the requests the stage reports and the per-request "
-                                  "records already hold; not read"))
+            self.aside.append(
+                (
+                    s,
+                    f"inference-perf per-adapter report (LoRA adapter '{adapter.group(1)[:60]}', "
+                    f"{where}): a subset of the requests the stage reports and the per-request "
+                    "records already hold; not read",
+                )
+            )
         elif _is_prometheus(s.doc, s.path.name):
             m = PROMETHEUS_FILE.match(s.path.name)
             where = f"stage {m.group(1)}" if m and m.group(1) is not None else "the run"
-            self.aside.append((s, f"inference-perf Prometheus report: the model server's own metrics over {where} "
-                                  "(server-side queue, cache and latency gauges), not the client's measurements; "
-                                  "not read"))
+            self.aside.append(
+                (
+                    s,
+                    f"inference-perf Prometheus report: the model server's own metrics over {where} "
+                    "(server-side queue, cache and latency gauges), not the client's measurements; "
+                    "not read",
+                )
+            )
         elif _is_session_report(s.doc):
-            self.aside.append((s, "inference-perf session report (multi-turn sessions: per-session durations, "
-                                  "event and token totals); the sessions' requests are read from the lifecycle "
-                                  "reports and the per-request records; not read"))
+            self.aside.append(
+                (
+                    s,
+                    "inference-perf session report (multi-turn sessions: per-session durations, "
+                    "event and token totals); the sessions' requests are read from the lifecycle "
+                    "reports and the per-request records; not read",
+                )
+            )
         elif kind == "unreadable":
             self.other.append(s)
         elif kind == "config":
@@ -204,8 +263,12 @@ def _folder(outcome: ImportOutcome, files: list[SourceFile]) -> Draft | None:
     if not reports:
         aside = dict((id(s), r) for s, r in f.aside)
         for s in files:  # set-up files or records without any report: nothing to measure
-            skip(outcome, s, aside.get(id(s)) or "inference-perf file without its lifecycle reports beside it "
-                                                 "(no results of its own)")
+            skip(
+                outcome,
+                s,
+                aside.get(id(s))
+                or "inference-perf file without its lifecycle reports beside it (no results of its own)",
+            )
         return None
     main = reports[min(reports)]
     draft = draft_or_refuse(outcome, main, "inference-perf report", _draft, main, f, reports)
@@ -219,23 +282,39 @@ def _skip_side_files(outcome: ImportOutcome, f: _Folder, reports: dict, d: Draft
     n = len(reports)
     side = []
     if f.summary and f.stages:
-        side.append((f.summary, "inference-perf summary of a one-stage run: the same figures as its stage_0 report, "
-                                "read once from there" if n == 1 else
-                                f"inference-perf summary pooling all {n} stages of the run (each stage, a load of its "
-                                "own, is read from its stage_N report)"))
+        side.append(
+            (
+                f.summary,
+                "inference-perf summary of a one-stage run: the same figures as its stage_0 report, "
+                "read once from there"
+                if n == 1
+                else f"inference-perf summary pooling all {n} stages of the run (each stage, a load of its "
+                "own, is read from its stage_N report)",
+            )
+        )
     if f.config:
         side.append((f.config, "inference-perf config (no results; read for the stages' load and the model)"))
     for i, s in f.stage_yaml.items():
-        side.append((s, f"inference-perf stage {i} report in the llm-d benchmark-report schema: a twin of "
-                        f"stage_{i}_lifecycle_metrics.json (read for the stage's start time)"))
+        side.append(
+            (
+                s,
+                f"inference-perf stage {i} report in the llm-d benchmark-report schema: a twin of "
+                f"stage_{i}_lifecycle_metrics.json (read for the stage's start time)",
+            )
+        )
     if f.validation:
         side.append((f.validation, "inference-perf self-checks (no results; their warnings are in the run's notes)"))
     for s in f.other:
         if _yaml_kind(s.doc) == "unreadable":
             side.append((s, f"inference-perf YAML set-up file that could not be read ({s.doc['error']}): no results"))
         else:
-            side.append((s, "inference-perf lifecycle report that is neither the summary nor a stage report "
-                            "(e.g. per adapter): not read, the stage reports are"))
+            side.append(
+                (
+                    s,
+                    "inference-perf lifecycle report that is neither the summary nor a stage report "
+                    "(e.g. per adapter): not read, the stage reports are",
+                )
+            )
     side += f.aside
     for s, reason in side:
         skip(outcome, s, reason)
@@ -257,9 +336,11 @@ def _draft(main: SourceFile, f: _Folder, reports: dict) -> Draft:
     for i, source in reports.items():
         wl, conc = loads[i]
         n = _stage_measurements(source.doc, f"{source.path.name}", wl, conc, d)
-        d.notes.append(f"stage {i} ({_load_words(wl, conc)}): {n} successful of "
-                       f"{dig(source.doc, 'load_summary', 'count')} requests, "
-                       f"{dig(source.doc, 'failures', 'count')} failed")
+        d.notes.append(
+            f"stage {i} ({_load_words(wl, conc)}): {n} successful of "
+            f"{dig(source.doc, 'load_summary', 'count')} requests, "
+            f"{dig(source.doc, 'failures', 'count')} failed"
+        )
     if f.records is not None:
         d.requests = _requests(f.records.doc, reports, loads, d)
     _validation_notes(f.validation, d)
@@ -313,20 +394,27 @@ def _load(config: dict) -> dict:
     `server.ignore_eos`, `load.type` (concurrent, constant, poisson) and `load.base_seed`."""
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     sp = data.get("shared_prefix") if isinstance(data.get("shared_prefix"), dict) else {}
-    load = {"endpoint": dig(config, "api", "type"), "dataset": data.get("type"),
-            "streaming": dig(config, "api", "streaming") if isinstance(dig(config, "api", "streaming"), bool)
-            else None,
-            "prompt_tokens": _distribution(data.get("input_distribution")),
-            "output_tokens": _distribution(data.get("output_distribution")),
-            "fixed_output": dig(config, "server", "ignore_eos") if isinstance(dig(config, "server", "ignore_eos"),
-                                                                              bool) else None,
-            "arrival": dig(config, "load", "type"), "seed": count(dig(config, "load", "base_seed"))}
+    load = {
+        "endpoint": dig(config, "api", "type"),
+        "dataset": data.get("type"),
+        "streaming": dig(config, "api", "streaming") if isinstance(dig(config, "api", "streaming"), bool) else None,
+        "prompt_tokens": _distribution(data.get("input_distribution")),
+        "output_tokens": _distribution(data.get("output_distribution")),
+        "fixed_output": dig(config, "server", "ignore_eos")
+        if isinstance(dig(config, "server", "ignore_eos"), bool)
+        else None,
+        "arrival": dig(config, "load", "type"),
+        "seed": count(dig(config, "load", "base_seed")),
+    }
     if sp:
         load["prefix_tokens"] = count(sp.get("system_prompt_len"))
         load["prompt_tokens"] = token_target(sp.get("question_len"))
         load["output_tokens"] = token_target(sp.get("output_len"))
-        shape = {k: v for k, v in sp.items() if k in ("num_unique_system_prompts", "num_users_per_system_prompt")
-                 and isinstance(v, (int, float))}
+        shape = {
+            k: v
+            for k, v in sp.items()
+            if k in ("num_unique_system_prompts", "num_users_per_system_prompt") and isinstance(v, (int, float))
+        }
         load["extra"] = shape or None
     if not isinstance(load["dataset"], str):
         load["dataset"] = None
@@ -369,8 +457,11 @@ def _model(config: dict, records: SourceFile | None) -> str | None:
 
 def _start(stage_yaml: dict) -> tuple[str | None, float | None]:
     """The run's start: the earliest stage start of the llm-d stage reports (UTC)."""
-    times = [epoch_from_iso(dig(s.doc, "doc", "run", "time", "start")) for s in stage_yaml.values()
-             if isinstance(dig(s.doc, "doc", "run", "time", "start"), str)]
+    times = [
+        epoch_from_iso(dig(s.doc, "doc", "run", "time", "start"))
+        for s in stage_yaml.values()
+        if isinstance(dig(s.doc, "doc", "run", "time", "start"), str)
+    ]
     times = [t for t in times if t is not None]
     return (iso_from_epoch(min(times)), min(times)) if times else (None, None)
 
@@ -392,8 +483,10 @@ def _stage_measurements(doc: dict, where: str, wl: str, conc: int | None, d: Dra
     tpot = num(dig(latency, "time_per_output_token", "mean"))
     if tpot and tpot > 0:
         d.measurements.append(measurement(wl, conc, "decode_tok_s_per_stream", 1.0 / tpot, "tok/s", "mean", n or None))
-    for key, metric, unit in (("output_tokens_per_sec", "output_tok_s", "tok/s"),
-                              ("requests_per_sec", "request_rate", "req/s")):
+    for key, metric, unit in (
+        ("output_tokens_per_sec", "output_tok_s", "tok/s"),
+        ("requests_per_sec", "request_rate", "req/s"),
+    ):
         v = dig(ok, "throughput", key)
         if v is not None:
             v = expect_number(v, f"$.successes.throughput.{key}", key)
@@ -406,21 +499,25 @@ def _stage_measurements(doc: dict, where: str, wl: str, conc: int | None, d: Dra
 
 # --- per-request records ------------------------------------------------------------------
 
+
 def _requests(doc, reports: dict, loads: dict, d: Draft) -> list[dict]:
     """The records, each with the load of the stage it belongs to (by send order and stage counts)."""
     recs = expect_list(doc, "$", "inference-perf per-request records")
-    starts = [expect_number(r.get("start_time"), f"$[{i}].start_time", "a start time in seconds")
-              for i, r in enumerate(recs)]
+    starts = [
+        expect_number(r.get("start_time"), f"$[{i}].start_time", "a start time in seconds") for i, r in enumerate(recs)
+    ]
     order = sorted(range(len(recs)), key=lambda i: starts[i])
     counts = [count(dig(reports[i].doc, "load_summary", "count")) for i in sorted(reports)]
     if None in counts or sum(counts) != len(recs):
-        d.notes.append(f"{len(recs)} per-request records do not add up to the stages' request counts {counts}: "
-                       "requests not imported")
+        d.notes.append(
+            f"{len(recs)} per-request records do not add up to the stages' request counts {counts}: "
+            "requests not imported"
+        )
         return []
     stage_of = {}
     pos = 0
     for i, c in zip(sorted(reports), counts):
-        for j in order[pos:pos + c]:
+        for j in order[pos : pos + c]:
             stage_of[j] = i
         pos += c
     t0 = min(starts)
@@ -443,8 +540,11 @@ def _request(r: dict, where: str, t0: float, wl: str, conc: int | None) -> dict:
         out.update(finish_reason="error", error=_error_text(r["error"]))
         return out
     end = expect_number(r["end_time"], f"{where}.end_time", "an end time in seconds")
-    metrics = expect_dict(dig(r, "info", "response_metrics"), f"{where}.info.response_metrics",
-                          "the response metrics of a successful request")
+    metrics = expect_dict(
+        dig(r, "info", "response_metrics"),
+        f"{where}.info.response_metrics",
+        "the response metrics of a successful request",
+    )
     usage = metrics.get("server_usage") if isinstance(metrics.get("server_usage"), dict) else {}
     _tokens(out, usage, metrics, r, where)
     _times(out, metrics.get("output_token_times"), start, end, r, where)
@@ -457,9 +557,15 @@ def _tokens(out: dict, usage: dict, metrics: dict, r: dict, where: str) -> None:
     prompt = first(count(usage.get("prompt_tokens")), count(dig(r, "info", "request_metrics", "text", "input_tokens")))
     if prompt is not None:
         out["prompt_tokens"] = prompt
-    completion = first(count(usage.get("completion_tokens")),
-                       expect_count(metrics.get("output_tokens"), f"{where}.info.response_metrics.output_tokens",
-                                    "an output token count", optional=True))
+    completion = first(
+        count(usage.get("completion_tokens")),
+        expect_count(
+            metrics.get("output_tokens"),
+            f"{where}.info.response_metrics.output_tokens",
+            "an output token count",
+            optional=True,
+        ),
+    )
     if completion is not None:
         out["output_tokens"] = completion
     cached = count(dig(usage, "prompt_tokens_details", "cached_tokens"))
@@ -474,8 +580,10 @@ def _times(out: dict, times, start: float, end: float, r: dict, where: str) -> N
     """TTFT, mean ITL and end-to-end latency from `output_token_times` (seconds on the same clock)."""
     if times is not None:
         times = expect_list(times, f"{where}.info.response_metrics.output_token_times", "token times in seconds")
-        times = [expect_number(t, f"{where}.info.response_metrics.output_token_times[{k}]", "a time in seconds")
-                 for k, t in enumerate(times)]
+        times = [
+            expect_number(t, f"{where}.info.response_metrics.output_token_times[{k}]", "a time in seconds")
+            for k, t in enumerate(times)
+        ]
     if times:
         out["ttft_ms"] = max(times[0] - start, 0.0) * 1000.0
         if len(times) > 1:
@@ -535,8 +643,13 @@ def _validation_notes(source: SourceFile | None, d: Draft) -> None:
     if source is None:
         return
     reports = source.doc.get("reports") if isinstance(source.doc.get("reports"), dict) else {}
-    found = {(w.get("severity"), w.get("message")) for rep in reports.values() if isinstance(rep, dict)
-             for w in (rep.get("warnings") or []) + (rep.get("errors") or []) if isinstance(w, dict)}
+    found = {
+        (w.get("severity"), w.get("message"))
+        for rep in reports.values()
+        if isinstance(rep, dict)
+        for w in (rep.get("warnings") or []) + (rep.get("errors") or [])
+        if isinstance(w, dict)
+    }
     if found:
         d.notes.append("inference-perf self-checks: " + "; ".join(f"{s}: {m}" for s, m in sorted(found, key=str))[:600])
 

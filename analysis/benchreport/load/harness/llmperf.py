@@ -21,6 +21,7 @@ Failed requests are lost: a request that fails returns an empty answer, the clie
 count divides by zero and the worker thread dies, so the files hold only what completed before
 that (the run ends short; the error counts stay at 0). The importer says so in every run's notes.
 """
+
 from __future__ import annotations
 
 import ast
@@ -28,36 +29,63 @@ import math
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
-from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number)
-from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, failed_from_counts, finish,
-                                           iso_from_epoch, measurement, positive_int, short_text, skip,
-                                           successful_count, token_target)
+from benchreport.load.harness._checks import draft_or_refuse, expect_count, expect_dict, expect_list, expect_number
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    count,
+    count_only_requests,
+    failed_from_counts,
+    finish,
+    iso_from_epoch,
+    measurement,
+    positive_int,
+    short_text,
+    skip,
+    successful_count,
+    token_target,
+)
 
 NAME = "llmperf"
 HARNESS_NAME = "llmperf"
 #: summary suffix -> native statistic
-STATS = {"mean": "mean", "quantiles_p50": "p50", "quantiles_p90": "p90", "quantiles_p95": "p95",
-         "quantiles_p99": "p99", "min": "min", "max": "max"}
+STATS = {
+    "mean": "mean",
+    "quantiles_p50": "p50",
+    "quantiles_p90": "p90",
+    "quantiles_p95": "p95",
+    "quantiles_p99": "p99",
+    "min": "min",
+    "max": "max",
+}
 #: llmperf metric (seconds) -> native metric (ms)
 TIMES = {"ttft_s": "ttft_ms", "inter_token_latency_s": "itl_ms", "end_to_end_latency_s": "e2e_latency_ms"}
 SUMMARY_TAIL = "_summary.json"
 RESPONSES_TAIL = "_individual_responses.json"
-LOST_FAILURES = ("llmperf loses failed requests: a failed request ends its worker thread (an empty answer divides "
-                 "by zero in token_benchmark_ray.py), so failures never reach these files and the run stops short; "
-                 "the error counts here are not all the errors (look for 'Client Error' in its console output)")
+LOST_FAILURES = (
+    "llmperf loses failed requests: a failed request ends its worker thread (an empty answer divides "
+    "by zero in token_benchmark_ray.py), so failures never reach these files and the run stops short; "
+    "the error counts here are not all the errors (look for 'Client Error' in its console output)"
+)
 
 
 def _is_summary(doc) -> bool:
-    return (isinstance(doc, dict) and "results_ttft_s_mean" in doc
-            and ("num_concurrent_requests" in doc or "results_num_completed_requests" in doc))
+    return (
+        isinstance(doc, dict)
+        and "results_ttft_s_mean" in doc
+        and ("num_concurrent_requests" in doc or "results_num_completed_requests" in doc)
+    )
 
 
 def _is_summary_map(doc) -> bool:
     """A wrapper's file of llmperf summaries keyed by their concurrency ({"1": {...}, "2": {...}}, as
     philschmid/llmperf-bench writes `<model>_results.json`)."""
-    return (isinstance(doc, dict) and bool(doc) and len(doc) <= 1000
-            and all(isinstance(v, dict) and _is_summary(v) for v in doc.values()))
+    return (
+        isinstance(doc, dict)
+        and bool(doc)
+        and len(doc) <= 1000
+        and all(isinstance(v, dict) and _is_summary(v) for v in doc.values())
+    )
 
 
 def _is_response(r) -> bool:
@@ -76,8 +104,14 @@ class _Importer:
     label = "llmperf *_summary.json and *_individual_responses.json"
     #: keys only its files have (a file holding one is refused when not read, never skipped), and
     #: the names of its files
-    signature = ("results_ttft_s_mean", "results_num_completed_requests", "num_concurrent_requests",
-                 "end_to_end_latency_s", "inter_token_latency_s", "ttft_s")
+    signature = (
+        "results_ttft_s_mean",
+        "results_num_completed_requests",
+        "num_concurrent_requests",
+        "end_to_end_latency_s",
+        "inter_token_latency_s",
+        "ttft_s",
+    )
     result_names = re.compile(r"(?:_summary|_individual_responses)\.json$")
     nonstandard_json = True  # `NaN` stddevs
 
@@ -96,8 +130,10 @@ class _Importer:
                 d = draft_or_refuse(outcome, s, "llmperf summary", _draft_of, s, one, f"$[{key!r}]", None)
                 if d is not None:
                     d.suffix = f"c{key}"[:24]
-                    d.notes.append(f"one of {len(s.doc)} llmperf summaries this file keeps by key (this one "
-                                   f"at key {key!r}); no per-request file")
+                    d.notes.append(
+                        f"one of {len(s.doc)} llmperf summaries this file keeps by key (this one "
+                        f"at key {key!r}); no per-request file"
+                    )
                     drafts.append(d)
         for s in summaries:
             pair = _pair(s, responses, summaries)
@@ -107,8 +143,12 @@ class _Importer:
             if d is not None:
                 drafts.append(d)
         for s in responses:
-            skip(outcome, s, "llmperf per-request responses without their *_summary.json beside them: the run's "
-                             "model, date and concurrency are only in the summary, so they are not read")
+            skip(
+                outcome,
+                s,
+                "llmperf per-request responses without their *_summary.json beside them: the run's "
+                "model, date and concurrency are only in the summary, so they are not read",
+            )
         return finish(drafts, manifests, NAME, outcome)
 
 
@@ -134,8 +174,13 @@ def _pair(summary: SourceFile, responses: list[SourceFile], summaries: list[Sour
     if alone and len(here) == 1:
         return here[0]
     stem = _stem(summary.path)
-    sibling = [r for r in responses if r.path.parent != summary.path.parent
-               and r.path.parent.parent == summary.path.parent.parent and _stem(r.path) == stem]
+    sibling = [
+        r
+        for r in responses
+        if r.path.parent != summary.path.parent
+        and r.path.parent.parent == summary.path.parent.parent
+        and _stem(r.path) == stem
+    ]
     same_stem = [s for s in summaries if s.path.parent.parent == summary.path.parent.parent and _stem(s.path) == stem]
     return sibling[0] if len(sibling) == 1 and len(same_stem) == 1 else None
 
@@ -157,16 +202,27 @@ def _draft_of(source: SourceFile, doc: dict, where: str, responses: SourceFile |
     if t:
         d.date, d.timestamp = iso_from_epoch(t), t
     conc = positive_int(doc.get("num_concurrent_requests"))
-    n = expect_count(doc.get("results_num_completed_requests"), f"{where}.results_num_completed_requests",
-                     "the count of completed requests", optional=True)
+    n = expect_count(
+        doc.get("results_num_completed_requests"),
+        f"{where}.results_num_completed_requests",
+        "the count of completed requests",
+        optional=True,
+    )
     _measurements(doc, conc, n or None, d, where)
     if responses is not None:
         d.extra_paths.append(responses.path)
-        d.requests = [_request(r, f"$[{i}]", conc)
-                      for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))]
-        d.notes.append(f"per-request records read from {responses.path.name}"
-                       + ("" if responses.path.parent == source.path.parent else f" in the sibling folder "
-                          f"{responses.path.parent.name}/"))
+        d.requests = [
+            _request(r, f"$[{i}]", conc)
+            for i, r in enumerate(expect_list(responses.doc, "$", "llmperf's per-request responses"))
+        ]
+        d.notes.append(
+            f"per-request records read from {responses.path.name}"
+            + (
+                ""
+                if responses.path.parent == source.path.parent
+                else f" in the sibling folder {responses.path.parent.name}/"
+            )
+        )
         _no_content(d)
         _check_counts(doc, conc, d)
     else:
@@ -207,20 +263,30 @@ def _stated_requests(doc: dict, conc: int | None, d: Draft) -> None:
     completed = count(doc.get("results_num_completed_requests"))
     errors = count(doc.get("results_number_errors"))
     rate = doc.get("results_error_rate")
-    if errors is None and started and isinstance(rate, (int, float)) and not isinstance(rate, bool) \
-            and math.isfinite(rate) and 0 <= rate <= 1:
+    if (
+        errors is None
+        and started
+        and isinstance(rate, (int, float))
+        and not isinstance(rate, bool)
+        and math.isfinite(rate)
+        and 0 <= rate <= 1
+    ):
         errors = round(rate * started)
     if completed is None and started is not None and errors is not None:
         completed = max(0, started - errors)
     if completed is None and errors is None:
         return
-    codes = [(f"HTTP {code}" if code.isdigit() else f"error {code}", n) for code, n in error_codes(
-        doc.get("results_error_code_frequency"))]
+    codes = [
+        (f"HTTP {code}" if code.isdigit() else f"error {code}", n)
+        for code, n in error_codes(doc.get("results_error_code_frequency"))
+    ]
     d.requests = failed_from_counts(codes, errors, "", conc)[: errors if errors is not None else None]
     d.requests += count_only_requests(completed or 0, "", conc)
     failed = len(d.requests) - (completed or 0)
-    d.notes.append(f"no per-request file beside this summary: its request counts are read as stated "
-                   f"({completed or 0} completed, {failed} failed), as rows without timings")
+    d.notes.append(
+        f"no per-request file beside this summary: its request counts are read as stated "
+        f"({completed or 0} completed, {failed} failed), as rows without timings"
+    )
 
 
 def _check_counts(doc: dict, conc: int | None, d: Draft) -> None:
@@ -232,23 +298,46 @@ def _check_counts(doc: dict, conc: int | None, d: Draft) -> None:
     against = "llmperf's summary"
     n_rec = len(d.requests)
     ok = successful_count(d.requests)
-    for key, metric, ours, basis in (("results_num_requests_started", "total", n_rec, "response records"),
-                                     ("results_num_completed_requests", "requests", ok,
-                                      "response records without an error"),
-                                     ("results_number_errors", "failed", n_rec - ok, "response records with an error")):
+    for key, metric, ours, basis in (
+        ("results_num_requests_started", "total", n_rec, "response records"),
+        ("results_num_completed_requests", "requests", ok, "response records without an error"),
+        ("results_number_errors", "failed", n_rec - ok, "response records with an error"),
+    ):
         theirs = count(doc.get(key))
         if theirs is not None:
             d.checks.append(Check(against, "", conc, metric, "count", float(theirs), float(ours), basis, field=key))
     rate = doc.get("results_error_rate")
     rate = rate if isinstance(rate, (int, float)) and not isinstance(rate, bool) and math.isfinite(rate) else None
     if rate is not None and n_rec:
-        d.checks.append(Check(against, "", conc, "error_rate", "share", float(rate), (n_rec - ok) / n_rec,
-                              f"{n_rec - ok} of {n_rec} response records failed", field="results_error_rate",
-                              of=n_rec))
+        d.checks.append(
+            Check(
+                against,
+                "",
+                conc,
+                "error_rate",
+                "share",
+                float(rate),
+                (n_rec - ok) / n_rec,
+                f"{n_rec - ok} of {n_rec} response records failed",
+                field="results_error_rate",
+                of=n_rec,
+            )
+        )
     if conc:
-        d.checks.append(Check(against, "", conc, "sent", "count", float(conc), float(n_rec),
-                              f"response records; one per worker thread, `num_concurrent_requests` {conc}",
-                              field="num_concurrent_requests", at_least=True))
+        d.checks.append(
+            Check(
+                against,
+                "",
+                conc,
+                "sent",
+                "count",
+                float(conc),
+                float(n_rec),
+                f"response records; one per worker thread, `num_concurrent_requests` {conc}",
+                field="num_concurrent_requests",
+                at_least=True,
+            )
+        )
 
 
 def _load(doc: dict) -> dict:
@@ -256,13 +345,18 @@ def _load(doc: dict) -> dict:
     as `max_tokens`), the concurrency's closed loop, and the flattened `--additional-sampling-params`
     (`additional_sampling_params_<key>`: ignore_eos, temperature, ...). llmperf always streams chat
     completions (`--llm-api openai`); the API is not written, nor the request count."""
-    params = {k[len("additional_sampling_params_"):]: v for k, v in doc.items()
-              if isinstance(k, str) and k.startswith("additional_sampling_params_")
-              and isinstance(v, (int, float, str, bool))}
-    load = {"prompt_tokens": token_target(doc.get("mean_input_tokens"), doc.get("stddev_input_tokens")),
-            "output_tokens": token_target(doc.get("mean_output_tokens"), doc.get("stddev_output_tokens")),
-            "streaming": True, "arrival": "concurrent",
-            "sampling": {k: v for k, v in params.items() if k not in ("ignore_eos", "max_tokens")} or None}
+    params = {
+        k[len("additional_sampling_params_") :]: v
+        for k, v in doc.items()
+        if isinstance(k, str) and k.startswith("additional_sampling_params_") and isinstance(v, (int, float, str, bool))
+    }
+    load = {
+        "prompt_tokens": token_target(doc.get("mean_input_tokens"), doc.get("stddev_input_tokens")),
+        "output_tokens": token_target(doc.get("mean_output_tokens"), doc.get("stddev_output_tokens")),
+        "streaming": True,
+        "arrival": "concurrent",
+        "sampling": {k: v for k, v in params.items() if k not in ("ignore_eos", "max_tokens")} or None,
+    }
     if isinstance(params.get("ignore_eos"), bool):
         load["fixed_output"] = params["ignore_eos"]
     return load
@@ -278,8 +372,10 @@ def _measurements(doc: dict, conc: int | None, n: int | None, d: Draft, where: s
             v = expect_number(v, f"{where}.results_{key}_{suffix}", f"llmperf's {suffix} of {key}", optional=True)
             if v is not None:
                 d.measurements.append(measurement("", conc, metric, v * 1000.0, "ms", stat, n))
-    for key, metric, unit, factor in (("results_mean_output_throughput_token_per_s", "output_tok_s", "tok/s", 1.0),
-                                      ("results_num_completed_requests_per_min", "request_rate", "req/s", 1 / 60)):
+    for key, metric, unit, factor in (
+        ("results_mean_output_throughput_token_per_s", "output_tok_s", "tok/s", 1.0),
+        ("results_num_completed_requests_per_min", "request_rate", "req/s", 1 / 60),
+    ):
         v = expect_number(doc.get(key), f"{where}.{key}", key, optional=True)
         if v is not None:
             d.measurements.append(measurement("", conc, metric, v * factor, unit, "mean", n))
@@ -293,8 +389,10 @@ def _request(r, where: str, conc: int | None) -> dict:
         out["concurrency"] = conc
     if r.get("error_code") is not None:
         msg = r.get("error_msg")
-        out.update(finish_reason="error",
-                   error=short_text(f"HTTP {r['error_code']}: {msg}" if msg else f"HTTP {r['error_code']}") or "failed")
+        out.update(
+            finish_reason="error",
+            error=short_text(f"HTTP {r['error_code']}: {msg}" if msg else f"HTTP {r['error_code']}") or "failed",
+        )
         return out
     for key, field in (("number_input_tokens", "prompt_tokens"), ("number_output_tokens", "output_tokens")):
         v = expect_count(r.get(key), f"{where}.{key}", f"a token count ({key})", optional=True)
@@ -317,24 +415,30 @@ def _no_content(d: Draft) -> None:
     """Say how many successful answers carried no content token (llmperf's TTFT 0)."""
     empty = sum(1 for r in d.requests if r.get("content_chars") == 0)
     if empty:
-        d.assumptions.append(f"{empty} of {len(d.requests)} answers carried no content token (llmperf's TTFT 0: it "
-                             "times the first chunk with content and saw none, as an answer that was all reasoning "
-                             "does): their TTFT and ITL are left out of our figures, not counted as 0; llmperf's "
-                             "own means include them as 0")
+        d.assumptions.append(
+            f"{empty} of {len(d.requests)} answers carried no content token (llmperf's TTFT 0: it "
+            "times the first chunk with content and saw none, as an answer that was all reasoning "
+            "does): their TTFT and ITL are left out of our figures, not counted as 0; llmperf's "
+            "own means include them as 0"
+        )
 
 
 def _notes(doc: dict, d: Draft) -> None:
     """What the counts say, that llmperf loses failed requests, and the NaN it wrote."""
     codes = dict(error_codes(doc.get("results_error_code_frequency")))
-    d.notes.append(f"llmperf run: {doc.get('results_num_requests_started')} requests started, "
-                   f"{doc.get('results_num_completed_requests')} completed, {doc.get('results_number_errors')} errors"
-                   + (f" (HTTP {', '.join(f'{c}: {k}' for c, k in codes.items())})" if codes else ""))
+    d.notes.append(
+        f"llmperf run: {doc.get('results_num_requests_started')} requests started, "
+        f"{doc.get('results_num_completed_requests')} completed, {doc.get('results_number_errors')} errors"
+        + (f" (HTTP {', '.join(f'{c}: {k}' for c, k in codes.items())})" if codes else "")
+    )
     d.notes.append(LOST_FAILURES)
     if any(isinstance(v, float) and math.isnan(v) for v in doc.values()):
-        d.notes.append("the summary holds NaN (llmperf's standard deviation of a single value, not valid JSON): "
-                       "read as missing")
-    d.assumptions.append("output tokens are llmperf's count of the answer re-tokenised by the client "
-                         "(reasoning tokens not counted)")
+        d.notes.append(
+            "the summary holds NaN (llmperf's standard deviation of a single value, not valid JSON): read as missing"
+        )
+    d.assumptions.append(
+        "output tokens are llmperf's count of the answer re-tokenised by the client (reasoning tokens not counted)"
+    )
     if count(doc.get("results_num_requests_started")) == 0:
         d.notes.append("no request completed")
 

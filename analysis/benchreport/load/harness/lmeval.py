@@ -14,6 +14,7 @@ task's primary metric, which must be a 0/1 verdict (acc, exact_match, pass@1, ..
 samples are tied to the results file of the same invocation by `task_hashes` (the samples file
 does not name its task); results scores of tasks without samples become count exams.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -21,29 +22,64 @@ import hashlib
 import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile, _manifest
-from benchreport.load.harness._common import (Draft, dig, epoch_seconds, finish, first, guarded, iso_from_epoch, num,
-                                           positive_int, skip)
+from benchreport.load.harness._common import (
+    Draft,
+    dig,
+    epoch_seconds,
+    finish,
+    first,
+    guarded,
+    iso_from_epoch,
+    num,
+    positive_int,
+    skip,
+)
 
 NAME = "lmeval"
 HARNESS_NAME = "lm-evaluation-harness"
 #: metrics that are per-document verdicts, in order of preference as the task's primary metric
-VERDICTS = ("acc", "exact_match", "pass@1", "pass_at_1", "em", "correct", "accuracy", "acc_norm",
-            "strict_match", "mc1", "is_correct")
-RESULTS_MARKERS = ("configs", "versions", "n-shot", "lm_eval_version", "higher_is_better", "n-samples",
-                   "group_subtasks", "task_hashes")
+VERDICTS = (
+    "acc",
+    "exact_match",
+    "pass@1",
+    "pass_at_1",
+    "em",
+    "correct",
+    "accuracy",
+    "acc_norm",
+    "strict_match",
+    "mc1",
+    "is_correct",
+)
+RESULTS_MARKERS = (
+    "configs",
+    "versions",
+    "n-shot",
+    "lm_eval_version",
+    "higher_is_better",
+    "n-samples",
+    "group_subtasks",
+    "task_hashes",
+)
 SAMPLE_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl?$")
 RESULT_FILE = re.compile(r"^results_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
 
 
 def _is_results(doc) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("results"), dict)
-            and any(k in doc for k in RESULTS_MARKERS)
-            and all(isinstance(v, dict) for v in doc["results"].values()))
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("results"), dict)
+        and any(k in doc for k in RESULTS_MARKERS)
+        and all(isinstance(v, dict) for v in doc["results"].values())
+    )
 
 
 def _is_sample(r) -> bool:
-    return isinstance(r, dict) and "doc_id" in r and any(
-        k in r for k in ("filtered_resps", "resps", "target", "doc_hash", "filter"))
+    return (
+        isinstance(r, dict)
+        and "doc_id" in r
+        and any(k in r for k in ("filtered_resps", "resps", "target", "doc_hash", "filter"))
+    )
 
 
 def _is_samples(doc) -> bool:
@@ -55,8 +91,15 @@ class _Importer:
     label = "lm-evaluation-harness results or samples"
     #: keys only its files have (a file holding one is refused when not read, never skipped), and
     #: the names of its files
-    signature = ("lm_eval_version", "n-shot", "higher_is_better", "group_subtasks", "task_hashes",
-                 "filtered_resps", "doc_hash")
+    signature = (
+        "lm_eval_version",
+        "n-shot",
+        "higher_is_better",
+        "group_subtasks",
+        "task_hashes",
+        "filtered_resps",
+        "doc_hash",
+    )
     result_names = re.compile(r"^(?:results|samples)_.*\d{4}-\d{2}-\d{2}T[0-9.\-]+\.jsonl?$")
 
     def recognise(self, doc, path):
@@ -74,7 +117,7 @@ class _Importer:
         by_hash: dict[str, list] = {}
         for r in results:
             hashes = r.doc.get("task_hashes")
-            for task, h in (hashes.items() if isinstance(hashes, dict) else ()):
+            for task, h in hashes.items() if isinstance(hashes, dict) else ():
                 if isinstance(h, str) and isinstance(task, str):
                     by_hash.setdefault(h, []).append((r, task))
         loose: list[SourceFile] = []
@@ -134,7 +177,9 @@ def _nearest(s: SourceFile, candidates: list):
     here = [c for c in candidates if c[0].path.parent == s.path.parent]
     if len(here) > 1:
         m = SAMPLE_FILE.match(s.path.name)
-        dated = [c for c in here if m and (rm := RESULT_FILE.match(c[0].path.name)) and rm.group("date") == m.group("date")]
+        dated = [
+            c for c in here if m and (rm := RESULT_FILE.match(c[0].path.name)) and rm.group("date") == m.group("date")
+        ]
         here = dated
     return here[0] if len(here) == 1 else None
 
@@ -146,8 +191,12 @@ def _by_name(s: SourceFile, results: list[SourceFile]):
         return None
     for r in results:
         rm = RESULT_FILE.match(r.path.name)
-        if r.path.parent == s.path.parent and rm and rm.group("date") == m.group("date") \
-                and m.group("task") in (r.doc.get("results") or {}):
+        if (
+            r.path.parent == s.path.parent
+            and rm
+            and rm.group("date") == m.group("date")
+            and m.group("task") in (r.doc.get("results") or {})
+        ):
             return r, m.group("task")
     return None
 
@@ -203,8 +252,19 @@ def _item_exams(task: str, samples: list, wanted: str | None, notes: list[str]) 
     for flt, rows in by_filter.items():
         names = rows[0].get("metrics")
         if not isinstance(names, list):
-            skipkeys = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
-                        "doc_hash", "prompt_hash", "target_hash"}
+            skipkeys = {
+                "doc_id",
+                "doc",
+                "target",
+                "arguments",
+                "resps",
+                "filtered_resps",
+                "filter",
+                "metrics",
+                "doc_hash",
+                "prompt_hash",
+                "target_hash",
+            }
             names = [k for k, v in rows[0].items() if k not in skipkeys and _verdict(v) is not None]
         names = [n for n in names if isinstance(n, str)]
         metric = _primary(names, wanted)
@@ -212,8 +272,14 @@ def _item_exams(task: str, samples: list, wanted: str | None, notes: list[str]) 
         if metric is None:
             notes.append(f"{label}: no metric in its samples")
             continue
-        rows = sorted(rows, key=lambda r: (0, r["doc_id"], "") if isinstance(r.get("doc_id"), int)
-                      and not isinstance(r.get("doc_id"), bool) else (1, 0, str(r.get("doc_id"))))
+        rows = sorted(
+            rows,
+            key=lambda r: (
+                (0, r["doc_id"], "")
+                if isinstance(r.get("doc_id"), int) and not isinstance(r.get("doc_id"), bool)
+                else (1, 0, str(r.get("doc_id")))
+            ),
+        )
         items, seen, bad = [], {}, None
         for r in rows:
             v = _verdict(r.get(metric))
@@ -226,8 +292,7 @@ def _item_exams(task: str, samples: list, wanted: str | None, notes: list[str]) 
             items.append({"id": base if seen[base] == 1 else f"{base}#{seen[base]}", "correct": v})
         if bad is not None:
             shown = repr(bad)[:40]
-            notes.append(f"{label}: metric '{metric}' is not a 0/1 verdict (a value {shown}); its items "
-                         "are not read")
+            notes.append(f"{label}: metric '{metric}' is not a 0/1 verdict (a value {shown}); its items are not read")
             continue
         exam = {"benchmark": task[:120], "items": items}
         if flt != "none":
@@ -281,8 +346,10 @@ def _results_draft(src: SourceFile, attached: list, index) -> Draft:
                 d.notes.append(f"{label}: '{metric}' is not a proportion; not read")
                 continue
             if total is None:
-                d.notes.append(f"{label}: {metric} = {value:.4g} with no sample count (n-samples, which lm-eval "
-                               "writes from 0.4 on): a score without its count cannot be tested, so it is not read")
+                d.notes.append(
+                    f"{label}: {metric} = {value:.4g} with no sample count (n-samples, which lm-eval "
+                    "writes from 0.4 on): a score without its count cannot be tested, so it is not read"
+                )
                 continue
             exam = {"benchmark": task[:120], "score": value * 100.0, "total": total}
             if flt != "none":
@@ -296,10 +363,29 @@ def _results_draft(src: SourceFile, attached: list, index) -> Draft:
 #: lm-eval backends that call a server (its model arguments configure the client, not the seat)
 API_BACKENDS = re.compile(r"^(local-|openai|anthropic|textsynth|gguf|ggml|watsonx|api)", re.I)
 #: model_args keys that name the model, or configure the client rather than the served model
-NOT_SEAT = {"pretrained", "model", "path", "engine", "model_name", "tokenizer", "trust_remote_code",
-            "use_accelerate", "device_map", "parallelize", "batch_size", "max_batch_size", "device",
-            "revision", "cache_dir", "base_url", "num_concurrent", "max_retries", "tokenized_requests",
-            "timeout", "seed"}
+NOT_SEAT = {
+    "pretrained",
+    "model",
+    "path",
+    "engine",
+    "model_name",
+    "tokenizer",
+    "trust_remote_code",
+    "use_accelerate",
+    "device_map",
+    "parallelize",
+    "batch_size",
+    "max_batch_size",
+    "device",
+    "revision",
+    "cache_dir",
+    "base_url",
+    "num_concurrent",
+    "max_retries",
+    "tokenized_requests",
+    "timeout",
+    "seed",
+}
 
 
 def _configuration(doc: dict) -> dict:
@@ -353,8 +439,10 @@ def _samples_draft(members: list[SourceFile], index) -> Draft:
             d.assumptions.append(f"task '{task}' taken from the samples file's name (no results file to tie it to)")
         else:
             task = re.sub(r"\.jsonl?$", "", s.path.name)
-            d.assumptions.append(f"task named '{task}' after the samples file (no results file, and the file "
-                                 "name is not lm-eval's samples_<task>_<date>.jsonl)")
+            d.assumptions.append(
+                f"task named '{task}' after the samples file (no results file, and the file "
+                "name is not lm-eval's samples_<task>_<date>.jsonl)"
+            )
         d.exams.extend(_item_exams(task, s.doc, wanted, d.notes))
     return d
 

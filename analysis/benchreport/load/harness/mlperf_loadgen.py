@@ -36,6 +36,7 @@ and `<Submitter>/compliance/<system>/<benchmark>/<scenario>/TEST0N/` (audit runs
 scenario is LoadGen's Server scenario with tighter TTFT/TPOT limits: the log says Server, the
 folder says Interactive.
 """
+
 from __future__ import annotations
 
 import ast
@@ -46,8 +47,18 @@ from pathlib import Path
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness._checks import Broken, draft_or_refuse, expect_count, expect_number
-from benchreport.load.harness._common import (Draft, count, epoch_from_iso, finish, first, iso_from_epoch,
-                                           measurement, num, positive_int, skip)
+from benchreport.load.harness._common import (
+    Draft,
+    count,
+    epoch_from_iso,
+    finish,
+    first,
+    iso_from_epoch,
+    measurement,
+    num,
+    positive_int,
+    skip,
+)
 from benchreport.load.errors import one_line
 
 NAME = "mlperf-loadgen"
@@ -57,8 +68,13 @@ SUMMARY_MARK = b"MLPerf Results Summary"
 #: LoadGen's percentile in a key -> native statistic (97.00 and 99.90 have none)
 PCTS = {"50.00": "p50", "90.00": "p90", "95.00": "p95", "99.00": "p99"}
 #: the scenario folders of a submission tree (lower case: some submitters write them so)
-SCENARIOS = {"offline": "Offline", "server": "Server", "interactive": "Interactive",
-             "singlestream": "SingleStream", "multistream": "MultiStream"}
+SCENARIOS = {
+    "offline": "Offline",
+    "server": "Server",
+    "interactive": "Interactive",
+    "singlestream": "SingleStream",
+    "multistream": "MultiStream",
+}
 #: the areas of a submitter's folder that hold <system>/<benchmark>/<scenario>/... below them
 AREAS = ("results", "measurements", "compliance")
 #: keys every MLPerf system description has (the submission checker's required fields)
@@ -72,6 +88,7 @@ TRUNCATION = re.compile(rb"\r?\n\r?\n\.\.\.\r?\n\r?\n")
 
 # --- recognising and parsing --------------------------------------------------------------
 
+
 def _is_detail(doc) -> bool:
     return isinstance(doc, dict) and doc.get("mlperf_log") == "detail"
 
@@ -84,7 +101,8 @@ def _is_accuracy(doc, path) -> bool:
 
 def _is_trace(doc, path) -> bool:
     return path.name == "mlperf_log_trace.json" and (
-        doc == {"mlperf_log": "empty trace"} or (isinstance(doc, dict) and "traceEvents" in doc))
+        doc == {"mlperf_log": "empty trace"} or (isinstance(doc, dict) and "traceEvents" in doc)
+    )
 
 
 def _is_system(doc) -> bool:
@@ -104,8 +122,8 @@ class Where:
     area: str
     system: str
     benchmark: str
-    folder: str            # the scenario folder as spelled (Offline, server, Interactive, ...)
-    rest: tuple            # the folders between the scenario and the file
+    folder: str  # the scenario folder as spelled (Offline, server, Interactive, ...)
+    rest: tuple  # the folders between the scenario and the file
 
     @property
     def scenario(self) -> str:
@@ -123,7 +141,7 @@ def where_in_submission(path: Path) -> Where | None:
     parts = Path(path).absolute().parts
     for i in range(len(parts) - 5, 0, -1):
         if parts[i] in AREAS and parts[i + 3].lower() in SCENARIOS:
-            return Where(Path(*parts[:i]), parts[i], parts[i + 1], parts[i + 2], parts[i + 3], tuple(parts[i + 4:-1]))
+            return Where(Path(*parts[:i]), parts[i], parts[i + 1], parts[i + 2], parts[i + 3], tuple(parts[i + 4 : -1]))
     return None
 
 
@@ -137,7 +155,7 @@ class _Tree:
         self.systems: dict[Path, SourceFile] = {}
         self.implementations: dict[Path, list[SourceFile]] = {}
         self.accuracy: dict[Path, SourceFile] = {}
-        self.used: set[Path] = set()      # descriptions read into a run's seat or notes
+        self.used: set[Path] = set()  # descriptions read into a run's seat or notes
         for s in files:
             path = s.path.absolute()
             if _is_system(s.doc):
@@ -206,8 +224,14 @@ class _Importer:
     result_names = re.compile(r"^mlperf_log_")
 
     def recognise(self, doc, path):
-        if _is_detail(doc) or (isinstance(doc, dict) and doc.get("mlperf_log")) or _is_accuracy(doc, path) \
-                or _is_trace(doc, path) or _is_system(doc) or _is_implementation(doc):
+        if (
+            _is_detail(doc)
+            or (isinstance(doc, dict) and doc.get("mlperf_log"))
+            or _is_accuracy(doc, path)
+            or _is_trace(doc, path)
+            or _is_system(doc)
+            or _is_implementation(doc)
+        ):
             return "results"  # system and implementation descriptions are read into the runs' seats
         return None
 
@@ -227,9 +251,11 @@ class _Importer:
     def parse_text(self, data: bytes, path) -> dict:
         if path.name == "mlperf_log_accuracy.json":
             if not TRUNCATION.search(data):
-                raise ValueError("$\x00expected the JSON list LoadGen writes, or one the MLPerf submission tools cut "
-                                 "to its first and last 4 KiB (with \\n\\n...\\n\\n between them), found neither: "
-                                 "the file is damaged")
+                raise ValueError(
+                    "$\x00expected the JSON list LoadGen writes, or one the MLPerf submission tools cut "
+                    "to its first and last 4 KiB (with \\n\\n...\\n\\n between them), found neither: "
+                    "the file is damaged"
+                )
             return {"mlperf_log": "truncated accuracy", "bytes": len(data)}
         if path.name in ("accuracy.txt", "verify_accuracy.txt"):
             return {"mlperf_log": "accuracy text", "scores": _scores(data.decode("utf-8", errors="replace"))}
@@ -267,7 +293,7 @@ def _records(text: str) -> dict:
             stray += bool(line.strip())
             continue
         try:
-            rec = json.loads(line[len(MARK):])
+            rec = json.loads(line[len(MARK) :])
         except ValueError as exc:
             raise ValueError(f"$\x00expected a JSON record after {MARK} on line {n}, found an error: {exc}") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
@@ -283,15 +309,19 @@ def _not_a_pass(source: SourceFile) -> str | None:
     w = where_in_submission(source.path)
     if w is not None and w.area == "compliance":
         test = next((p for p in w.rest if re.fullmatch(r"TEST\d+", p)), "audit")
-        return (f"MLPerf compliance run ({test} of {w.benchmark} {w.scenario} on {w.system}): an audit the "
-                "submission rules ask for, not a performance pass of the seat (the pass is results/.../"
-                "performance/run_1)")
+        return (
+            f"MLPerf compliance run ({test} of {w.benchmark} {w.scenario} on {w.system}): an audit the "
+            "submission rules ask for, not a performance pass of the seat (the pass is results/.../"
+            "performance/run_1)"
+        )
     v = _values(source.doc["records"])
     accuracy_folder = w is not None and w.area == "results" and w.rest[:1] == ("accuracy",)
     if "result_validity" not in v and (v.get("effective_test_mode") == "AccuracyOnly" or accuracy_folder):
-        return ("MLPerf LoadGen accuracy-mode log (AccuracyOnly): it runs every sample once for the accuracy "
-                "checker and writes no performance results and no validity record (normal, not damage); the "
-                "score is in accuracy.txt")
+        return (
+            "MLPerf LoadGen accuracy-mode log (AccuracyOnly): it runs every sample once for the accuracy "
+            "checker and writes no performance results and no validity record (normal, not damage); the "
+            "score is in accuracy.txt"
+        )
     return None
 
 
@@ -301,33 +331,46 @@ def _side_reason(s: SourceFile, with_detail: bool, tree: _Tree) -> str:
     w = where_in_submission(s.path)
     compliance = w is not None and w.area == "compliance"
     if _is_system(doc):
-        return ("an MLPerf system description, read into the seats of the results beside it"
-                if s.path.absolute() in tree.used else
-                "an MLPerf system description; none of the files given are results of this system (nothing "
-                "to read it into)")
+        return (
+            "an MLPerf system description, read into the seats of the results beside it"
+            if s.path.absolute() in tree.used
+            else "an MLPerf system description; none of the files given are results of this system (nothing "
+            "to read it into)"
+        )
     if _is_implementation(doc):
-        return ("an MLPerf implementation description (measurements/), its weight data types read into the seats "
-                "of the results beside it" if s.path.absolute() in tree.used else
-                "an MLPerf implementation description (measurements/); none of the files given are results of "
-                "its system, benchmark and scenario")
+        return (
+            "an MLPerf implementation description (measurements/), its weight data types read into the seats "
+            "of the results beside it"
+            if s.path.absolute() in tree.used
+            else "an MLPerf implementation description (measurements/); none of the files given are results of "
+            "its system, benchmark and scenario"
+        )
     if kind == "truncated accuracy":
-        return ("MLPerf LoadGen accuracy log cut to its first and last 4 KiB by the MLPerf submission tools "
-                "before publishing (normal: accuracy.txt keeps the full log's hash and the checker's score); "
-                "raw outputs, not results")
+        return (
+            "MLPerf LoadGen accuracy log cut to its first and last 4 KiB by the MLPerf submission tools "
+            "before publishing (normal: accuracy.txt keeps the full log's hash and the checker's score); "
+            "raw outputs, not results"
+        )
     if kind == "accuracy text":
         scores = doc.get("scores") or {}
         if compliance or s.path.name == "verify_accuracy.txt":
             return "MLPerf compliance check output (an audit's verdict), not performance results"
         what = f" ({_score_words(scores)[:300]})" if scores else ""
-        return (f"MLPerf accuracy checker output{what}: read into the notes of the performance run of "
-                f"this benchmark and scenario" if s.path.absolute() in tree.used else
-                f"MLPerf accuracy checker output{what}: no performance run of this benchmark and scenario "
-                "was given, so it is not read")
+        return (
+            f"MLPerf accuracy checker output{what}: read into the notes of the performance run of "
+            f"this benchmark and scenario"
+            if s.path.absolute() in tree.used
+            else f"MLPerf accuracy checker output{what}: no performance run of this benchmark and scenario "
+            "was given, so it is not read"
+        )
     if kind == "summary":
-        return ("MLPerf LoadGen summary: the human-readable twin of mlperf_log_detail.txt beside it (same results, "
-                "read once from there)" if with_detail else
-                "MLPerf LoadGen summary without its mlperf_log_detail.txt: not read (the detail log carries "
-                "the figures)")
+        return (
+            "MLPerf LoadGen summary: the human-readable twin of mlperf_log_detail.txt beside it (same results, "
+            "read once from there)"
+            if with_detail
+            else "MLPerf LoadGen summary without its mlperf_log_detail.txt: not read (the detail log carries "
+            "the figures)"
+        )
     if kind == "empty trace":
         return "MLPerf LoadGen trace log, empty: tracing was off (it would hold trace events, not requests)"
     if _is_trace(doc, s.path):
@@ -340,6 +383,7 @@ def _side_reason(s: SourceFile, with_detail: bool, tree: _Tree) -> str:
 
 
 # --- one detail log -----------------------------------------------------------------------
+
 
 def _values(records: list[dict]) -> dict:
     """{key: first value}: the oracle's and LoadGen's own summary reading."""
@@ -354,8 +398,11 @@ def _draft(source: SourceFile, tree: _Tree | None = None) -> Draft:
     submission tree, the seat from the results path and the system description beside it."""
     v = _values(source.doc["records"])
     if "result_validity" not in v:
-        raise Broken("$", f"expected a finished LoadGen run (a {MARK} result_validity record), found none: the test "
-                          "did not finish or the log is cut short")
+        raise Broken(
+            "$",
+            f"expected a finished LoadGen run (a {MARK} result_validity record), found none: the test "
+            "did not finish or the log is cut short",
+        )
     d = Draft(source, {"name": HARNESS_NAME}, source_format="mlperf loadgen detail log")
     if isinstance(v.get("loadgen_version"), str):
         d.harness["version"] = v["loadgen_version"][:100]
@@ -364,8 +411,10 @@ def _draft(source: SourceFile, tree: _Tree | None = None) -> Draft:
         raw = v["test_datetime"]
         t = epoch_from_iso(raw) if isinstance(raw, str) else None
         if t is None or not 0 < t < 32503680000:  # before 3000-01-01
-            raise Broken("$.test_datetime", "expected the ISO date-time LoadGen writes (2026-12-01T10:54:40Z), "
-                                            f"got {json.dumps(raw)[:60]}")
+            raise Broken(
+                "$.test_datetime",
+                f"expected the ISO date-time LoadGen writes (2026-12-01T10:54:40Z), got {json.dumps(raw)[:60]}",
+            )
         d.date, d.timestamp = iso_from_epoch(t), t
     d.model_where = "LoadGen log"
     w = where_in_submission(source.path)
@@ -373,14 +422,18 @@ def _draft(source: SourceFile, tree: _Tree | None = None) -> Draft:
     wl, conc = _load(v)
     if w is not None and w.scenario == "Interactive" and v.get("effective_scenario") == "Server":
         wl = wl.replace("-server", "-interactive", 1)
-        d.notes.append("the submission files this run under the Interactive scenario, which LoadGen runs as its "
-                       "Server scenario with tighter first-token and per-token latency limits" + _limits(v))
+        d.notes.append(
+            "the submission files this run under the Interactive scenario, which LoadGen runs as its "
+            "Server scenario with tighter first-token and per-token latency limits" + _limits(v)
+        )
     n = _samples(v)
     d.measurements = [m for m in _measurements(v, wl, conc, n, d.notes) if m]
     _validity(v, d)
     _errors(source.doc["records"], d)
-    d.notes.append(f"MLPerf LoadGen {v.get('effective_scenario')} scenario, {v.get('effective_test_mode')}: "
-                   f"{v.get('result_query_count')} queries, {n} samples; LoadGen keeps no per-request records")
+    d.notes.append(
+        f"MLPerf LoadGen {v.get('effective_scenario')} scenario, {v.get('effective_test_mode')}: "
+        f"{v.get('result_query_count')} queries, {n} samples; LoadGen keeps no per-request records"
+    )
     if source.doc.get("stray_lines"):
         d.notes.append(f"{source.doc['stray_lines']} lines without {MARK} were left out")
     if w is not None:
@@ -416,8 +469,10 @@ def _submission(d: Draft, w: Where, tree: _Tree) -> None:
         d.notes.append(f"seat configuration from the system description systems/{system.path.name}")
     else:
         d.config["system"] = w.system
-        d.assumptions.append(f"system named after its results folder '{w.system[:80]}' (its systems/{w.system[:80]}"
-                             ".json was not among the files given: give the submitter's whole folder to read it)")
+        d.assumptions.append(
+            f"system named after its results folder '{w.system[:80]}' (its systems/{w.system[:80]}"
+            ".json was not among the files given: give the submitter's whole folder to read it)"
+        )
     impl = tree.implementation(w)
     if impl is not None and isinstance(impl.doc.get("weight_data_types"), str) and impl.doc["weight_data_types"]:
         tree.used.add(impl.path.absolute())
@@ -425,8 +480,10 @@ def _submission(d: Draft, w: Where, tree: _Tree) -> None:
     accuracy = tree.accuracy.get(w.scenario_dir)
     if accuracy is not None and accuracy.doc.get("scores"):
         tree.used.add(accuracy.path.absolute())
-        d.notes.append(f"MLPerf accuracy run of this benchmark and scenario (accuracy/accuracy.txt, the accuracy "
-                       f"checker's output): {_score_words(accuracy.doc['scores'])[:400]}")
+        d.notes.append(
+            f"MLPerf accuracy run of this benchmark and scenario (accuracy/accuracy.txt, the accuracy "
+            f"checker's output): {_score_words(accuracy.doc['scores'])[:400]}"
+        )
 
 
 def _system_config(doc: dict) -> dict:
@@ -457,15 +514,22 @@ def _load_description(v: dict) -> dict:
     sample in one query; SingleStream / MultiStream: one query after another) and the query set
     (its name and size). Prompts, lengths and the endpoint are the system under test's, not in the log."""
     scenario = v.get("effective_scenario")
-    arrival = {"Server": "poisson", "Offline": "offline", "SingleStream": "sequential",
-               "MultiStream": "multistream"}.get(scenario, scenario if isinstance(scenario, str) else None)
+    arrival = {
+        "Server": "poisson",
+        "Offline": "offline",
+        "SingleStream": "sequential",
+        "MultiStream": "multistream",
+    }.get(scenario, scenario if isinstance(scenario, str) else None)
     qsl = v.get("qsl_name")
-    load = {"arrival": arrival, "rate": num(v.get("effective_target_qps")) if scenario == "Server" else None,
-            "dataset": f"{qsl} ({v.get('qsl_reported_performance_count')} samples)"[:200]
-            if isinstance(qsl, str) else None,
-            "seed": count(v.get("effective_schedule_rng_seed")),
-            "duration_s": num(v.get("effective_min_duration_ms")) / 1000.0
-            if num(v.get("effective_min_duration_ms")) is not None else None}
+    load = {
+        "arrival": arrival,
+        "rate": num(v.get("effective_target_qps")) if scenario == "Server" else None,
+        "dataset": f"{qsl} ({v.get('qsl_reported_performance_count')} samples)"[:200] if isinstance(qsl, str) else None,
+        "seed": count(v.get("effective_schedule_rng_seed")),
+        "duration_s": num(v.get("effective_min_duration_ms")) / 1000.0
+        if num(v.get("effective_min_duration_ms")) is not None
+        else None,
+    }
     return load
 
 
@@ -500,9 +564,11 @@ def _measurements(v: dict, wl: str, conc: int | None, n: int | None, notes: list
     offline = v.get("effective_scenario") == "Offline"
     p50 = _ns(v, "result_50.00_percentile_latency_ns")
     if offline and p50 is not None:
-        notes.append(f"Offline scenario: LoadGen's latencies (p50 {p50 / 1e6:,.0f} ms) are the times from the one "
-                     "query's issue to each sample's completion, not request latencies: left out (Offline gives "
-                     "throughput only)")
+        notes.append(
+            f"Offline scenario: LoadGen's latencies (p50 {p50 / 1e6:,.0f} ms) are the times from the one "
+            "query's issue to each sample's completion, not request latencies: left out (Offline gives "
+            "throughput only)"
+        )
     for prefix, metric in () if offline else (("result", "e2e_latency_ms"), ("result_first_token", "ttft_ms")):
         for stat in ("min", "max", "mean"):
             val = _ns(v, f"{prefix}_{stat}_latency_ns")
@@ -510,16 +576,20 @@ def _measurements(v: dict, wl: str, conc: int | None, n: int | None, notes: list
         for pct, stat in PCTS.items():
             val = _ns(v, f"{prefix}_{pct}_percentile_latency_ns")
             out.append(measurement(wl, conc, metric, val / 1e6 if val is not None else None, "ms", stat, n))
-    for key, stat in (("result_time_to_output_token_mean", "mean"),
-                      ("result_time_per_output_token_50.00_percentile_ns", "p50")):
+    for key, stat in (
+        ("result_time_to_output_token_mean", "mean"),
+        ("result_time_per_output_token_50.00_percentile_ns", "p50"),
+    ):
         tpot = _ns(v, key)  # the time per output token after the first: its inverse is the stream's decode rate
         if tpot:
             out.append(measurement(wl, conc, "decode_tok_s_per_stream", 1e9 / tpot, "tok/s", stat, n))
     counted = first(v.get("result_completed_tokens_per_second"), v.get("result_tokens_per_second"))
     inferred = first(v.get("result_inferred_completed_tokens_per_second"), v.get("result_inferred_tokens_per_second"))
     if counted is None and num(inferred) is not None:
-        notes.append("tokens per second as LoadGen inferred them (result_inferred_*tokens_per_second: samples "
-                     "per second x the benchmark's fixed tokens per sample), not counted tokens")
+        notes.append(
+            "tokens per second as LoadGen inferred them (result_inferred_*tokens_per_second: samples "
+            "per second x the benchmark's fixed tokens per sample), not counted tokens"
+        )
     samples = first(v.get("result_completed_samples_per_sec"), v.get("result_samples_per_second"))
     scheduled = num(v.get("result_scheduled_samples_per_sec"))
     if scheduled is not None:
@@ -531,31 +601,47 @@ def _measurements(v: dict, wl: str, conc: int | None, n: int | None, notes: list
 
 def _validity(v: dict, d: Draft) -> None:
     """`result_validity` and why, in the notes; an INVALID result also as a fault event."""
-    checks = {"performance constraints": v.get("result_perf_constraints_met"),
-              "min duration": v.get("result_min_duration_met"), "min queries": v.get("result_min_queries_met"),
-              "early stopping": v.get("early_stopping_met")}
+    checks = {
+        "performance constraints": v.get("result_perf_constraints_met"),
+        "min duration": v.get("result_min_duration_met"),
+        "min queries": v.get("result_min_queries_met"),
+        "early stopping": v.get("early_stopping_met"),
+    }
     failed = [k for k, ok in checks.items() if ok is False]
     early = {k: _one_line(v.get(f"early_stopping_{k}_result")) for k in ("ttft", "tpot")}
     early = {k: t for k, t in early.items() if t}
-    why = "; ".join(filter(None, [
-        ("not met: " + ", ".join(failed)) if failed else "",
-        _one_line(v.get("result_invalid_reason")),
-        "; ".join(f"{k.upper()} early stopping: {t}" for k, t in early.items())]))
+    why = "; ".join(
+        filter(
+            None,
+            [
+                ("not met: " + ", ".join(failed)) if failed else "",
+                _one_line(v.get("result_invalid_reason")),
+                "; ".join(f"{k.upper()} early stopping: {t}" for k, t in early.items()),
+            ],
+        )
+    )
     validity = str(v.get("result_validity"))
     d.notes.append(f"LoadGen result_validity {validity}" + (f" ({why})" if why else ""))
     over = positive_int(v.get("result_overlatency_query_count"))
     if over and num(v.get("effective_target_latency_ns")):  # with no latency target (0), every query is "over"
         d.notes.append(f"{over} of {v.get('result_query_count')} queries over LoadGen's latency target")
     if validity != "VALID":
-        d.events.append({"kind": "fault", "message": (f"MLPerf LoadGen ruled this result {validity}: "
-                                                      f"{why or 'no reason logged'}")[:1000]})
+        d.events.append(
+            {
+                "kind": "fault",
+                "message": (f"MLPerf LoadGen ruled this result {validity}: {why or 'no reason logged'}")[:1000],
+            }
+        )
 
 
 def _errors(records: list[dict], d: Draft) -> None:
     """LoadGen's own error and warning log lines (not failed samples) into the notes."""
     for kind in ("is_error", "is_warning"):
-        lines = [f"{r['key']}: {_one_line(r.get('value'))}" for r in records
-                 if isinstance(r.get("metadata"), dict) and r["metadata"].get(kind)]
+        lines = [
+            f"{r['key']}: {_one_line(r.get('value'))}"
+            for r in records
+            if isinstance(r.get("metadata"), dict) and r["metadata"].get(kind)
+        ]
         if lines:
             word = "error" if kind == "is_error" else "warning"
             d.notes.append(f"LoadGen logged {len(lines)} {word}(s), not failed samples: " + "; ".join(lines)[:400])

@@ -2,6 +2,7 @@
 summary figures, copied out for the importer tests. They are not harness output, so a folder
 holding them loads without refusals; each carries a top-level `fixture_oracle` key that says so.
 """
+
 from __future__ import annotations
 
 from benchreport.load.harness import ImportOutcome, SourceFile
@@ -19,8 +20,12 @@ class _Importer:
     def import_files(self, files: list[SourceFile], manifests: list) -> ImportOutcome:
         outcome = ImportOutcome()
         for source in files:
-            skip(outcome, source, "a test oracle (fixture_oracle): the harness's figures copied out for the "
-                                  "importer tests, not harness output")
+            skip(
+                outcome,
+                source,
+                "a test oracle (fixture_oracle): the harness's figures copied out for the "
+                "importer tests, not harness output",
+            )
         return outcome
 
 

@@ -18,13 +18,26 @@ per-request `cached_tokens`. There is no model id (outside `server_info`), no da
 start time or end-to-end latency. The first request is sent once as a warm-up and is not in the
 file.
 """
+
 from __future__ import annotations
 
 from benchreport.load.harness import ImportOutcome, SourceFile
-from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number)
-from benchreport.load.harness._common import (BACKEND_ENDPOINTS, Check, Draft, count, finish, first, mean, measurement,
-                                           num, positive_int, short_text, successful_count, token_target)
+from benchreport.load.harness._checks import draft_or_refuse, expect_count, expect_dict, expect_list, expect_number
+from benchreport.load.harness._common import (
+    BACKEND_ENDPOINTS,
+    Check,
+    Draft,
+    count,
+    finish,
+    first,
+    mean,
+    measurement,
+    num,
+    positive_int,
+    short_text,
+    successful_count,
+    token_target,
+)
 
 NAME = "sglang"
 HARNESS_NAME = "sglang bench_serving"
@@ -33,16 +46,28 @@ STATS = {"mean": "mean", "median": "p50", "p90": "p90", "p95": "p95", "p99": "p9
 #: SGLang metric -> native metric (all in ms)
 METRICS = {"ttft": "ttft_ms", "itl": "itl_ms", "e2e_latency": "e2e_latency_ms"}
 #: keys only SGLang's result line has (vLLM's has `model_id` and `*_e2el_ms` instead)
-MARKERS = ("total_output_tokens_retokenized", "total_output_retokenized", "max_concurrent_requests",
-           "max_output_tokens_per_s", "accept_length", "server_info", "total_input_text_tokens",
-           "mean_e2e_latency_ms")
+MARKERS = (
+    "total_output_tokens_retokenized",
+    "total_output_retokenized",
+    "max_concurrent_requests",
+    "max_output_tokens_per_s",
+    "accept_length",
+    "server_info",
+    "total_input_text_tokens",
+    "mean_e2e_latency_ms",
+)
 DETAIL_KEYS = ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors", "cached_tokens")
 
 
 def _is_result(doc) -> bool:
-    return (isinstance(doc, dict) and "model_id" not in doc and isinstance(doc.get("backend"), str)
-            and "completed" in doc and ("mean_ttft_ms" in doc or "median_ttft_ms" in doc)
-            and sum(k in doc for k in MARKERS) >= 2)
+    return (
+        isinstance(doc, dict)
+        and "model_id" not in doc
+        and isinstance(doc.get("backend"), str)
+        and "completed" in doc
+        and ("mean_ttft_ms" in doc or "median_ttft_ms" in doc)
+        and sum(k in doc for k in MARKERS) >= 2
+    )
 
 
 class _Importer:
@@ -50,11 +75,25 @@ class _Importer:
     #: the formats it reads, in words (for refusals that list what was considered)
     label = "SGLang bench_serving --output-file JSON Lines"
     #: keys only its result lines have (a file holding one is refused when not read, never skipped)
-    signature = ("total_output_tokens_retokenized", "total_output_retokenized", "max_output_tokens_per_s",
-                 "total_input_text_tokens", "mean_e2e_latency_ms", "median_e2e_latency_ms")
+    signature = (
+        "total_output_tokens_retokenized",
+        "total_output_retokenized",
+        "max_output_tokens_per_s",
+        "total_input_text_tokens",
+        "mean_e2e_latency_ms",
+        "median_e2e_latency_ms",
+    )
     #: keys its result line opens with, before any figure: two of them claim a file cut short
-    early_keys = ("backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len",
-                  "random_input_len", "random_output_len", "random_range_ratio")
+    early_keys = (
+        "backend",
+        "dataset_name",
+        "request_rate",
+        "max_concurrency",
+        "sharegpt_output_len",
+        "random_input_len",
+        "random_output_len",
+        "random_range_ratio",
+    )
     nonstandard_json = True  # `request_rate: Infinity`
 
     def recognise(self, doc, path):
@@ -71,8 +110,9 @@ class _Importer:
             for i, line in enumerate(lines):
                 where = f"$[{i}]" if isinstance(source.doc, list) else "$"
                 suffix = f"line{i + 1:03d}" if len(lines) > 1 else None
-                draft = draft_or_refuse(outcome, source, "SGLang bench_serving result", _draft, source, line,
-                                        where, suffix)
+                draft = draft_or_refuse(
+                    outcome, source, "SGLang bench_serving result", _draft, source, line, where, suffix
+                )
                 if draft is None:
                     continue
                 if len(lines) > 1:
@@ -110,8 +150,10 @@ def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
     d.model = _model(doc)
     d.model_where = "SGLang server_info model"
     d.warmup_excluded = True
-    d.assumptions.append("warm-up excluded: bench_serving sends its warm-up requests (--warmup-requests, "
-                         "default 1) before the timed run and keeps them out of the file")
+    d.assumptions.append(
+        "warm-up excluded: bench_serving sends its warm-up requests (--warmup-requests, "
+        "default 1) before the timed run and keeps them out of the file"
+    )
     conc = positive_int(doc.get("max_concurrency"))
     wl = _workload_suffix(doc)
     completed = expect_count(doc.get("completed"), f"{where}.completed", "the count of successful requests")
@@ -120,16 +162,34 @@ def _draft(source: SourceFile, doc, where: str, suffix: str | None) -> Draft:
     d.requests = _requests(doc, where, wl, conc, d)
     _cache_report(doc, d)
     if d.requests and completed is not None:  # SGLang's count against its own records (a figure check)
-        d.checks.append(Check("SGLang's completed count", wl, conc, "requests", "count", float(completed),
-                              float(successful_count(d.requests)), "request records without an error"))
+        d.checks.append(
+            Check(
+                "SGLang's completed count",
+                wl,
+                conc,
+                "requests",
+                "count",
+                float(completed),
+                float(successful_count(d.requests)),
+                "request records without an error",
+            )
+        )
     failed = sum(1 for r in d.requests if r.get("finish_reason") == "error")
     total_out = first(count(doc.get("total_output_tokens")), count(doc.get("total_output")))
-    d.notes.append(", ".join(str(x) for x in (
-        f"SGLang bench_serving result: backend {doc.get('backend')}", f"dataset {doc.get('dataset_name')}",
-        f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
-        f"{completed} completed" + (f", {failed} failed" if d.requests else " (failed count not saved without "
-                                                                               "--output-details)"),
-        f"{total_out} output tokens")))
+    d.notes.append(
+        ", ".join(
+            str(x)
+            for x in (
+                f"SGLang bench_serving result: backend {doc.get('backend')}",
+                f"dataset {doc.get('dataset_name')}",
+                f"request rate {doc.get('request_rate')}",
+                f"max concurrency {doc.get('max_concurrency')}",
+                f"{completed} completed"
+                + (f", {failed} failed" if d.requests else " (failed count not saved without --output-details)"),
+                f"{total_out} output tokens",
+            )
+        )
+    )
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
     return d
@@ -141,16 +201,24 @@ def _load(doc: dict) -> dict:
     compute_random_lens), the arrival (an infinite rate is a closed loop; a finite one Poisson).
     Streaming, ignore_eos (on by default), the prompt count and the seed are not written."""
     rate = num(doc.get("request_rate"))
-    load = {"endpoint": BACKEND_ENDPOINTS.get(str(doc.get("backend")), doc.get("backend")
-                                              if isinstance(doc.get("backend"), str) else None),
-            "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None,
-            "arrival": "concurrent" if rate is None else "poisson", "rate": rate}
+    load = {
+        "endpoint": BACKEND_ENDPOINTS.get(
+            str(doc.get("backend")), doc.get("backend") if isinstance(doc.get("backend"), str) else None
+        ),
+        "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None,
+        "arrival": "concurrent" if rate is None else "poisson",
+        "rate": rate,
+    }
     ratio = num(doc.get("random_range_ratio"))
     for key, name in (("random_input_len", "prompt_tokens"), ("random_output_len", "output_tokens")):
         n = num(doc.get(key))
         if n is not None and str(load["dataset"] or "").startswith("random"):
-            load[name] = token_target(None if ratio not in (None, 1.0) else n, None,
-                                      n * ratio if ratio is not None else None, n if ratio is not None else None)
+            load[name] = token_target(
+                None if ratio not in (None, 1.0) else n,
+                None,
+                n * ratio if ratio is not None else None,
+                n if ratio is not None else None,
+            )
     if count(doc.get("sharegpt_output_len")):
         load["output_tokens"] = token_target(doc["sharegpt_output_len"])
     return load
@@ -164,8 +232,10 @@ def _measurements(doc: dict, wl: str, conc: int | None, n: int | None) -> list[d
             m = measurement(wl, conc, metric, doc.get(f"{prefix}_{sname}_ms"), "ms", stat, n)
             if m:
                 out.append(m)
-    for m in (measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
-              measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s", "mean", n)):
+    for m in (
+        measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
+        measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s", "mean", n),
+    ):
         if m:
             out.append(m)
     tpot = num(doc.get("mean_tpot_ms"))
@@ -179,8 +249,13 @@ def _detail_lists(doc: dict, where: str) -> dict[str, list] | None:
     lists = {k: doc[k] for k in DETAIL_KEYS if k in doc and doc[k] is not None}
     if not any(k in lists for k in ("ttfts", "output_lens", "errors")):
         return None
-    size = len(expect_list(lists.get("errors", lists.get("ttfts", lists.get("output_lens"))),
-                           f"{where}.errors", "the per-request errors"))
+    size = len(
+        expect_list(
+            lists.get("errors", lists.get("ttfts", lists.get("output_lens"))),
+            f"{where}.errors",
+            "the per-request errors",
+        )
+    )
     for k, v in lists.items():
         expect_list(v, f"{where}.{k}", f"{k}, one entry per request", size)
     return lists
@@ -195,11 +270,15 @@ def _requests(doc: dict, where: str, wl: str, conc: int | None, d: Draft) -> lis
         d.notes.append("per-request arrays without errors while some requests failed: requests not imported")
         return []
     if "itls" in lists and "ttfts" in lists:
-        d.assumptions.append("per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
-                             "(SGLang saves no per-request latency)")
+        d.assumptions.append(
+            "per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
+            "(SGLang saves no per-request latency)"
+        )
     if str(doc.get("backend", "")).endswith("-chat") and "output_lens" in lists:
-        d.assumptions.append(f"output tokens of backend {doc.get('backend')} are SGLang's output_lens, which are "
-                             "the requested lengths unless the server streams a usage count")
+        d.assumptions.append(
+            f"output tokens of backend {doc.get('backend')} are SGLang's output_lens, which are "
+            "the requested lengths unless the server streams a usage count"
+        )
     return [_request(lists, i, f"{where}", wl, conc) for i in range(len(next(iter(lists.values()))))]
 
 
@@ -233,8 +312,9 @@ def _request(lists: dict, i: int, where: str, wl: str, conc: int | None) -> dict
     if isinstance(text, str):
         r["content_chars"] = len(text)
     if "cached_tokens" in lists:
-        cached = expect_count(lists["cached_tokens"][i], f"{where}.cached_tokens[{i}]", "a cached token count",
-                              optional=True)
+        cached = expect_count(
+            lists["cached_tokens"][i], f"{where}.cached_tokens[{i}]", "a cached token count", optional=True
+        )
         if cached is not None and (r.get("prompt_tokens") is None or cached <= r["prompt_tokens"]):
             r["cached_prompt_tokens"] = cached
     return r
@@ -247,8 +327,10 @@ def _cache_report(doc: dict, d: Draft) -> None:
     if not isinstance(report, dict):
         return
     cached, total = count(report.get("total_cached_tokens")), count(report.get("total_prompt_tokens"))
-    d.notes.append(f"SGLang cache report: {cached} of {total} prompt tokens served from the prefix cache "
-                   f"({report.get('cache_hit_rate_pct')}%)")
+    d.notes.append(
+        f"SGLang cache report: {cached} of {total} prompt tokens served from the prefix cache "
+        f"({report.get('cache_hit_rate_pct')}%)"
+    )
     has_requests = any("cached_prompt_tokens" in r for r in d.requests)
     if cached and not has_requests:
         for m in d.measurements:

@@ -28,25 +28,28 @@ The files of one output folder are one run: figures from the summary, requests f
 trtllm-bench drives the engine in-process: there are no HTTP failures, no reasoning or cached
 token counts, and no date or concurrency in any of these files.
 """
+
 from __future__ import annotations
 
 import re
 
 from benchreport.load.errors import Refusal
 from benchreport.load.harness import ImportOutcome, SourceFile
-from benchreport.load.harness._checks import (draft_or_refuse, expect_count, expect_dict, expect_list,
-                                           expect_number)
+from benchreport.load.harness._checks import draft_or_refuse, expect_count, expect_dict, expect_list, expect_number
 from benchreport.load.harness._common import Draft, dig, finish, first, measurement, num
 
 NAME = "trtllm"
 HARNESS_NAME = "trtllm-bench"
 WORKLOAD = "-throughput"  # trtllm-bench throughput: every request issued as fast as the engine takes them
 #: PercentileStats field -> native statistic
-PCT = {"average": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "minimum": "min",
-       "maximum": "max"}
+PCT = {"average": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "minimum": "min", "maximum": "max"}
 #: BenchmarkStatistics block (ns) -> native metric (ms)
-NS_BLOCKS = {"ttft_percentiles": "ttft_ms", "itl_percentiles": "itl_ms", "tpot_percentiles": "itl_ms",
-             "request_latency_percentiles": "e2e_latency_ms"}
+NS_BLOCKS = {
+    "ttft_percentiles": "ttft_ms",
+    "itl_percentiles": "itl_ms",
+    "tpot_percentiles": "itl_ms",
+    "request_latency_percentiles": "e2e_latency_ms",
+}
 RECORD_KEYS = ("start_timestamp", "first_token_timestamp", "end_timestamp", "num_input_tokens")
 REPORT_MARK = re.compile(rb"^= (ENGINE DETAILS|PYTORCH BACKEND)\s*$", re.M)
 REPORT_FIGURES = {  # text report line -> (metric, statistic, unit factor)
@@ -63,19 +66,31 @@ REPORT_FIGURES = {  # text report line -> (metric, statistic, unit factor)
 
 # --- recognising --------------------------------------------------------------------------
 
+
 def _is_records(doc) -> bool:
-    return (isinstance(doc, list) and bool(doc) and all(isinstance(r, dict) and all(k in r for k in RECORD_KEYS)
-                                                        for r in doc))
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(isinstance(r, dict) and all(k in r for k in RECORD_KEYS) for r in doc)
+    )
 
 
 def _is_statistics(doc) -> bool:
-    return (isinstance(doc, dict) and "total_latency_ns" in doc and "num_requests" in doc
-            and any(isinstance(doc.get(k), dict) for k in NS_BLOCKS))
+    return (
+        isinstance(doc, dict)
+        and "total_latency_ns" in doc
+        and "num_requests" in doc
+        and any(isinstance(doc.get(k), dict) for k in NS_BLOCKS)
+    )
 
 
 def _is_report_json(doc) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("engine"), dict) and isinstance(doc.get("performance"), dict)
-            and isinstance(doc.get("request_info"), dict))
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("engine"), dict)
+        and isinstance(doc.get("performance"), dict)
+        and isinstance(doc.get("request_info"), dict)
+    )
 
 
 def _is_report_text(doc) -> bool:
@@ -152,8 +167,12 @@ def _group_draft(outcome: ImportOutcome, group: dict) -> Draft | None:
 
 
 def _ambiguous(source: SourceFile) -> Refusal:
-    return Refusal(source.display, "$", "expected one trtllm-bench output of its kind per folder (a folder is one "
-                                        "run); move each run's files into a folder of its own")
+    return Refusal(
+        source.display,
+        "$",
+        "expected one trtllm-bench output of its kind per folder (a folder is one "
+        "run); move each run's files into a folder of its own",
+    )
 
 
 def _draft(main: SourceFile, summary, records, text) -> Draft:
@@ -177,14 +196,24 @@ def _draft(main: SourceFile, summary, records, text) -> Draft:
 
 # --- summaries ----------------------------------------------------------------------------
 
+
 def _percentiles(block, path: str, metric: str, factor: float, n: int | None, d: Draft) -> None:
     """Measurements from one PercentileStats block, its values times `factor`."""
     block = expect_dict(block, path, "a percentile block {p50, p95, p99, minimum, maximum, average}")
     for key, stat in PCT.items():
         if key in block:
             v = expect_number(block[key], f"{path}.{key}", f"the {key} of {metric}")
-            d.measurements.append(measurement(WORKLOAD, None, metric, v * factor,
-                                              "tok/s" if metric == "decode_tok_s_per_stream" else "ms", stat, n))
+            d.measurements.append(
+                measurement(
+                    WORKLOAD,
+                    None,
+                    metric,
+                    v * factor,
+                    "tok/s" if metric == "decode_tok_s_per_stream" else "ms",
+                    stat,
+                    n,
+                )
+            )
 
 
 def _statistics(doc: dict, d: Draft) -> int:
@@ -194,18 +223,23 @@ def _statistics(doc: dict, d: Draft) -> int:
         if doc.get(key) is not None:
             _percentiles(doc[key], f"$.{key}", metric, 1e-6, n, d)
     if doc.get("generation_tp_percentiles") is not None:
-        _percentiles(doc["generation_tp_percentiles"], "$.generation_tp_percentiles", "decode_tok_s_per_stream",
-                     1e9, n, d)
-    for key, metric, unit in (("token_throughput_ns", "output_tok_s", "tok/s"),
-                              ("output_throughput_tok_ns", "output_tok_s", "tok/s"),
-                              ("request_throughput_ns", "request_rate", "req/s")):
+        _percentiles(
+            doc["generation_tp_percentiles"], "$.generation_tp_percentiles", "decode_tok_s_per_stream", 1e9, n, d
+        )
+    for key, metric, unit in (
+        ("token_throughput_ns", "output_tok_s", "tok/s"),
+        ("output_throughput_tok_ns", "output_tok_s", "tok/s"),
+        ("request_throughput_ns", "request_rate", "req/s"),
+    ):
         if doc.get(key) is not None and not any(m["metric"] == metric for m in d.measurements):
             v = expect_number(doc[key], f"$.{key}", f"{key} (per ns)")
             d.measurements.append(measurement(WORKLOAD, None, metric, v * 1e9, unit, "mean", n))
     span = num(doc.get("total_latency_ns"))
-    d.notes.append(f"trtllm-bench statistics: {n} requests, {doc.get('total_output_tokens')} output tokens"
-                   + (f" in {span / 1e9:.6g} s" if span else "")
-                   + "; percentiles are trtllm-bench's sorted[int(n*q)], not interpolated")
+    d.notes.append(
+        f"trtllm-bench statistics: {n} requests, {doc.get('total_output_tokens')} output tokens"
+        + (f" in {span / 1e9:.6g} s" if span else "")
+        + "; percentiles are trtllm-bench's sorted[int(n*q)], not interpolated"
+    )
     _speculative(first(doc.get("acceptance_rate"), doc.get("acceptance_length")), d)
     return n
 
@@ -217,28 +251,57 @@ def _report_json(doc: dict, d: Draft) -> int:
     d.model_where = "trtllm-bench engine model"
     perf, stream = doc["performance"], doc.get("streaming_metrics") or {}
     if perf.get("request_latency_percentiles_ms") is not None:
-        _percentiles(perf["request_latency_percentiles_ms"], "$.performance.request_latency_percentiles_ms",
-                     "e2e_latency_ms", 1.0, n, d)
-    for key, metric in (("ttft_percentiles", "ttft_ms"), ("tpot_percentiles", "itl_ms"),
-                        ("gen_tps_percentiles", "decode_tok_s_per_stream")):
+        _percentiles(
+            perf["request_latency_percentiles_ms"],
+            "$.performance.request_latency_percentiles_ms",
+            "e2e_latency_ms",
+            1.0,
+            n,
+            d,
+        )
+    for key, metric in (
+        ("ttft_percentiles", "ttft_ms"),
+        ("tpot_percentiles", "itl_ms"),
+        ("gen_tps_percentiles", "decode_tok_s_per_stream"),
+    ):
         if stream.get(key) is not None:
             _percentiles(stream[key], f"$.streaming_metrics.{key}", metric, 1.0, n, d)
-    for key, metric, unit in (("system_output_throughput_tok_s", "output_tok_s", "tok/s"),
-                              ("request_throughput_req_s", "request_rate", "req/s")):
+    for key, metric, unit in (
+        ("system_output_throughput_tok_s", "output_tok_s", "tok/s"),
+        ("request_throughput_req_s", "request_rate", "req/s"),
+    ):
         if perf.get(key) is not None:
             v = expect_number(perf[key], f"$.performance.{key}", key)
             d.measurements.append(measurement(WORKLOAD, None, metric, v, unit, "mean", n))
     eng, world = doc["engine"], doc.get("world_info") or {}
-    d.config = {"engine": eng.get("backend") and f"trtllm {eng['backend']}", "engine_version": eng.get("version"),
-                "quantisation": eng.get("quantization"), "dtype": eng.get("dtype"),
-                "tensor_parallel": world.get("tp_size"), "pipeline_parallel": world.get("pp_size"),
-                "expert_parallel": world.get("ep_size"), "max_batch_size": world.get("max_batch_size"),
-                "max_num_tokens": world.get("max_num_tokens")}
-    d.notes.append("trtllm-bench report: " + ", ".join(f"{k} {v}" for k, v in (
-        ("version", eng.get("version")), ("backend", eng.get("backend")), ("dtype", eng.get("dtype")),
-        ("quantization", eng.get("quantization")), ("TP", world.get("tp_size")), ("PP", world.get("pp_size")),
-        ("max batch size", world.get("max_batch_size")),
-        ("mean concurrent requests", dig(doc, "request_info", "avg_num_concurrent_requests"))) if v is not None))
+    d.config = {
+        "engine": eng.get("backend") and f"trtllm {eng['backend']}",
+        "engine_version": eng.get("version"),
+        "quantisation": eng.get("quantization"),
+        "dtype": eng.get("dtype"),
+        "tensor_parallel": world.get("tp_size"),
+        "pipeline_parallel": world.get("pp_size"),
+        "expert_parallel": world.get("ep_size"),
+        "max_batch_size": world.get("max_batch_size"),
+        "max_num_tokens": world.get("max_num_tokens"),
+    }
+    d.notes.append(
+        "trtllm-bench report: "
+        + ", ".join(
+            f"{k} {v}"
+            for k, v in (
+                ("version", eng.get("version")),
+                ("backend", eng.get("backend")),
+                ("dtype", eng.get("dtype")),
+                ("quantization", eng.get("quantization")),
+                ("TP", world.get("tp_size")),
+                ("PP", world.get("pp_size")),
+                ("max batch size", world.get("max_batch_size")),
+                ("mean concurrent requests", dig(doc, "request_info", "avg_num_concurrent_requests")),
+            )
+            if v is not None
+        )
+    )
     return n
 
 
@@ -263,15 +326,27 @@ def _engine_from_text(report: dict, d: Draft) -> None:
     if d.model is None and engine.get("Model"):
         d.model, d.model_where = engine["Model"], "trtllm-bench report's model"
     shown = {k: v for k, v in {**engine, **world}.items() if k != "Issue Rate (req/sec)"}
-    text_keys = {"TP Size": "tensor_parallel", "PP Size": "pipeline_parallel", "EP Size": "expert_parallel",
-                 "Quantization": "quantisation", "Engine Dtype": "dtype", "Max Batch Size": "max_batch_size",
-                 "Max Num Tokens": "max_num_tokens", "Backend": "engine", "TensorRT-LLM Version": "engine_version"}
+    text_keys = {
+        "TP Size": "tensor_parallel",
+        "PP Size": "pipeline_parallel",
+        "EP Size": "expert_parallel",
+        "Quantization": "quantisation",
+        "Engine Dtype": "dtype",
+        "Max Batch Size": "max_batch_size",
+        "Max Num Tokens": "max_num_tokens",
+        "Backend": "engine",
+        "TensorRT-LLM Version": "engine_version",
+    }
     for label, key in text_keys.items():
         value = shown.get(label)
         if value is not None and str(value).strip() not in ("", "None") and not str(value).lower().startswith("n/a"):
-            d.config.setdefault(key, _text_number(value) if key in ("tensor_parallel", "pipeline_parallel",
-                                                                    "expert_parallel", "max_batch_size",
-                                                                    "max_num_tokens") else str(value).strip())
+            d.config.setdefault(
+                key,
+                _text_number(value)
+                if key
+                in ("tensor_parallel", "pipeline_parallel", "expert_parallel", "max_batch_size", "max_num_tokens")
+                else str(value).strip(),
+            )
     if shown:
         d.notes.append("trtllm-bench engine: " + ", ".join(f"{k} {v}" for k, v in shown.items())[:600])
 
@@ -291,10 +366,13 @@ def _speculative(rate, d: Draft) -> None:
 
 # --- records ------------------------------------------------------------------------------
 
+
 def _records(doc, d: Draft) -> list[dict]:
     recs = expect_list(doc, "$", "trtllm-bench request records")
-    t0 = min(expect_number(r.get("start_timestamp"), f"$[{i}].start_timestamp", "a start time in ns")
-             for i, r in enumerate(recs))
+    t0 = min(
+        expect_number(r.get("start_timestamp"), f"$[{i}].start_timestamp", "a start time in ns")
+        for i, r in enumerate(recs)
+    )
     out = [_record(expect_dict(r, f"$[{i}]", "a request record"), f"$[{i}]", t0) for i, r in enumerate(recs)]
     d.notes.append("request start times are ms from the first request's (trtllm-bench's perf_counter clock)")
     return out
@@ -303,18 +381,25 @@ def _records(doc, d: Draft) -> list[dict]:
 def _record(r: dict, where: str, t0: float) -> dict:
     """One RequestRecord: ns -> ms; the output count under its old or new name."""
     start = expect_number(r["start_timestamp"], f"{where}.start_timestamp", "a start time in ns")
-    first_tok = expect_number(r["first_token_timestamp"], f"{where}.first_token_timestamp", "a time in ns",
-                              nonnegative=False)
+    first_tok = expect_number(
+        r["first_token_timestamp"], f"{where}.first_token_timestamp", "a time in ns", nonnegative=False
+    )
     end = expect_number(r["end_timestamp"], f"{where}.end_timestamp", "an end time in ns", nonnegative=False)
-    out: dict = {"workload": WORKLOAD, "start_ms": (start - t0) / 1e6,
-                 "prompt_tokens": expect_count(r["num_input_tokens"], f"{where}.num_input_tokens",
-                                               "a prompt token count")}
+    out: dict = {
+        "workload": WORKLOAD,
+        "start_ms": (start - t0) / 1e6,
+        "prompt_tokens": expect_count(r["num_input_tokens"], f"{where}.num_input_tokens", "a prompt token count"),
+    }
     errors = expect_count(r.get("error_tokens", 0), f"{where}.error_tokens", "a count of error responses")
     if errors:
         out.update(finish_reason="error", error=f"{errors} error response(s) (trtllm-bench error_tokens)")
         return out
-    tokens = first(r.get("num_total_output_tokens"), r.get("num_output_tokens"), r.get("output_tokens"),
-                   len(r["tokens"]) if isinstance(r.get("tokens"), list) else None)
+    tokens = first(
+        r.get("num_total_output_tokens"),
+        r.get("num_output_tokens"),
+        r.get("output_tokens"),
+        len(r["tokens"]) if isinstance(r.get("tokens"), list) else None,
+    )
     out["output_tokens"] = expect_count(tokens, f"{where}.num_total_output_tokens", "an output token count")
     if first_tok > 0:
         out["ttft_ms"] = (first_tok - start) / 1e6

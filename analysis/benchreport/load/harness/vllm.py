@@ -25,6 +25,7 @@ unmeasured warm-up, `summary.json` the list of the combination's runs again, `ru
 and `SERVE-<name>-failure.json` (`--continue-on-error`) what failed, and `summary.csv` all runs as
 a table. `sweep` below sorts them.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -32,9 +33,23 @@ import re
 
 from benchreport.load.harness import ImportOutcome, SourceFile
 from benchreport.load.harness import _vllm_sweep as sweep
-from benchreport.load.harness._common import (Check, Draft, count, count_only_requests, finish, guarded, mean,
-                                           measurement, num, positive_int, short_text, skip, successful_count,
-                                           token_target, BACKEND_ENDPOINTS)
+from benchreport.load.harness._common import (
+    Check,
+    Draft,
+    count,
+    count_only_requests,
+    finish,
+    guarded,
+    mean,
+    measurement,
+    num,
+    positive_int,
+    short_text,
+    skip,
+    successful_count,
+    token_target,
+    BACKEND_ENDPOINTS,
+)
 
 NAME = "vllm"
 HARNESS_NAME = "vllm bench serve"
@@ -46,21 +61,34 @@ SUMMARY_KEYS = ("completed", "request_throughput", "mean_ttft_ms", "mean_e2el_ms
 
 
 def _is_result(doc) -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("model_id"), str)
-            and any(k in doc for k in SUMMARY_KEYS)
-            and any(k in doc for k in ("backend", "endpoint_type", "date", "num_prompts")))
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("model_id"), str)
+        and any(k in doc for k in SUMMARY_KEYS)
+        and any(k in doc for k in ("backend", "endpoint_type", "date", "num_prompts"))
+    )
 
 
 def _is_pytorch_twin(doc) -> bool:
-    return (isinstance(doc, list) and bool(doc) and all(
-        isinstance(r, dict) and isinstance(r.get("benchmark"), dict) and isinstance(r.get("metric"), dict)
-        and str(r["benchmark"].get("name", "")).lower().startswith("vllm") for r in doc))
+    return (
+        isinstance(doc, list)
+        and bool(doc)
+        and all(
+            isinstance(r, dict)
+            and isinstance(r.get("benchmark"), dict)
+            and isinstance(r.get("metric"), dict)
+            and str(r["benchmark"].get("name", "")).lower().startswith("vllm")
+            for r in doc
+        )
+    )
 
 
 #: why vLLM's offline benchmark outputs are not read
-OFFLINE_REASON = ("vLLM {}: the engine run in-process on a fixed batch, with no server, no streams and no "
-                  "per-request timings; not a serving measurement, so not read (its figures are not comparable to "
-                  "a serving run's)")
+OFFLINE_REASON = (
+    "vLLM {}: the engine run in-process on a fixed batch, with no server, no streams and no "
+    "per-request timings; not a serving measurement, so not read (its figures are not comparable to "
+    "a serving run's)"
+)
 
 
 def _offline_kind(doc) -> str | None:
@@ -80,12 +108,30 @@ class _Importer:
     label = "vLLM bench serve / benchmark_serving.py result"
     #: keys only a serving benchmark's result has: a file that holds one is refused when it is not
     #: read, never skipped as "not a run file"; and a name vLLM gives its results
-    signature = ("request_throughput", "output_throughput", "total_token_throughput", "mean_ttft_ms",
-                 "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2el_ms")
+    signature = (
+        "request_throughput",
+        "output_throughput",
+        "total_token_throughput",
+        "mean_ttft_ms",
+        "median_ttft_ms",
+        "p99_ttft_ms",
+        "mean_tpot_ms",
+        "mean_itl_ms",
+        "mean_e2el_ms",
+    )
     result_names = re.compile(r"-(?:inf|\d+(?:\.\d+)?)qps.*\.json$")
     #: keys its result opens with, before any figure: two of them claim a file cut short
-    early_keys = ("date", "backend", "model_id", "tokenizer_id", "best_of", "num_prompts", "request_rate",
-                  "burstiness", "max_concurrency")
+    early_keys = (
+        "date",
+        "backend",
+        "model_id",
+        "tokenizer_id",
+        "best_of",
+        "num_prompts",
+        "request_rate",
+        "burstiness",
+        "max_concurrency",
+    )
 
     def recognise(self, doc, path):
         if _is_result(doc):
@@ -112,8 +158,12 @@ class _Importer:
         warmed = {s.path.parent for s in files if isinstance(s.doc, dict) and _is_warmup(s)}
         for source in files:
             if _is_pytorch_twin(source.doc):
-                skip(outcome, source, "vLLM PyTorch-benchmark-format twin of a result file (same figures, "
-                                      "read once from the result JSON)")
+                skip(
+                    outcome,
+                    source,
+                    "vLLM PyTorch-benchmark-format twin of a result file (same figures, "
+                    "read once from the result JSON)",
+                )
                 continue
             if sweep.is_summary(source.doc):
                 summaries.append(source)
@@ -123,8 +173,9 @@ class _Importer:
                 continue
             docs = source.doc if isinstance(source.doc, list) else [source.doc]
             for i, doc in enumerate(docs):
-                draft = guarded(outcome, source, "vLLM result", _draft, source, doc,
-                                f"r{i + 1}" if len(docs) > 1 else None)
+                draft = guarded(
+                    outcome, source, "vLLM result", _draft, source, doc, f"r{i + 1}" if len(docs) > 1 else None
+                )
                 if draft is None:
                     continue  # refused by `guarded`; one odd result must not lose the others
                 if len(docs) > 1:
@@ -153,8 +204,9 @@ def _sweep_summary(outcome: ImportOutcome, source: SourceFile, runs: dict, warme
         found = runs.get((source.path.parent, n))
         if found is not None:
             draft, run_doc = found
-            sweep.check_summary(draft, run_doc, item, _workload_suffix(run_doc),
-                                positive_int(run_doc.get("max_concurrency")))
+            sweep.check_summary(
+                draft, run_doc, item, _workload_suffix(run_doc), positive_int(run_doc.get("max_concurrency"))
+            )
             continue
         if n < 0:
             continue
@@ -206,9 +258,11 @@ def _workload_suffix(doc) -> str:
 def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     d = Draft(source, {"name": HARNESS_NAME}, source_format="vllm bench serve result", load=_load(doc))
     if d.load.get("prompt_tokens") and num(doc.get("random_input_len")) is None:
-        d.notes.append("prompt length in the load description from the lengths sent ("
-                       + ("input_lens" if isinstance(doc.get("input_lens"), list) else "total_input_tokens / completed")
-                       + "): vLLM writes no target length")
+        d.notes.append(
+            "prompt length in the load description from the lengths sent ("
+            + ("input_lens" if isinstance(doc.get("input_lens"), list) else "total_input_tokens / completed")
+            + "): vLLM writes no target length"
+        )
     d.suffix = suffix
     d.model = doc.get("model_id") if isinstance(doc.get("model_id"), str) else None
     d.model_where = "model id"
@@ -233,9 +287,10 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
             m = measurement(wl, conc, metric, doc.get(f"{prefix}_{vname}_ms"), "ms", stat, n)
             if m:
                 d.measurements.append(m)
-    for m in (measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
-              None if empty else measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s",
-                                             "mean", n)):
+    for m in (
+        measurement(wl, conc, "output_tok_s", doc.get("output_throughput"), "tok/s", "mean", n),
+        None if empty else measurement(wl, conc, "request_rate", doc.get("request_throughput"), "req/s", "mean", n),
+    ):
         if m:
             d.measurements.append(m)
     tpot = num(doc.get("mean_tpot_ms"))
@@ -246,9 +301,13 @@ def _draft(source: SourceFile, doc: dict, suffix: str | None) -> Draft:
     if failed is None and total and completed is not None:
         failed = total - completed
     _check_counts(d, completed, failed, wl, conc, empty)
-    desc = [f"vLLM bench serve result: backend {doc.get('backend')}", f"{doc.get('num_prompts')} prompts",
-            f"request rate {doc.get('request_rate')}", f"max concurrency {doc.get('max_concurrency')}",
-            f"{completed} completed, {failed if failed is not None else 'unknown'} failed"]
+    desc = [
+        f"vLLM bench serve result: backend {doc.get('backend')}",
+        f"{doc.get('num_prompts')} prompts",
+        f"request rate {doc.get('request_rate')}",
+        f"max concurrency {doc.get('max_concurrency')}",
+        f"{completed} completed, {failed if failed is not None else 'unknown'} failed",
+    ]
     d.notes.append(", ".join(str(x) for x in desc))
     if conc is None:
         d.notes.append("no --max-concurrency was set, so the measurements carry no concurrency")
@@ -267,9 +326,14 @@ def _load(doc: dict) -> dict:
     rate = None if isinstance(rate, str) or num(rate) is None or num(rate) == float("inf") else num(rate)
     burst = num(doc.get("burstiness"))
     arrival = "concurrent" if rate is None else ("poisson" if burst in (None, 1.0) else f"gamma {burst:g}")
-    load = {"endpoint": BACKEND_ENDPOINTS.get(str(backend), backend if isinstance(backend, str) else None),
-            "streaming": True, "arrival": arrival, "rate": rate, "requests": positive_int(doc.get("num_prompts")),
-            "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None}
+    load = {
+        "endpoint": BACKEND_ENDPOINTS.get(str(backend), backend if isinstance(backend, str) else None),
+        "streaming": True,
+        "arrival": arrival,
+        "rate": rate,
+        "requests": positive_int(doc.get("num_prompts")),
+        "dataset": doc.get("dataset_name") if isinstance(doc.get("dataset_name"), str) else None,
+    }
     p, o = num(doc.get("random_input_len")), num(doc.get("random_output_len"))
     if p is not None or o is not None:  # `--metadata` keys (the range ratio's meaning changed in 0.8)
         load["prompt_tokens"], load["output_tokens"] = token_target(p), token_target(o)
@@ -286,14 +350,28 @@ def _load(doc: dict) -> dict:
 
 #: `--metadata KEY=VALUE` keys (written at the top level, as strings) that record the seat's
 #: configuration -> benchreport's configuration keys; vLLM itself records none of it
-METADATA_CONFIG = {"tensor_parallel_size": "tensor_parallel", "tensor_parallel": "tensor_parallel",
-                   "tp": "tensor_parallel", "pipeline_parallel_size": "pipeline_parallel",
-                   "pipeline_parallel": "pipeline_parallel", "data_parallel_size": "data_parallel",
-                   "quantization": "quantisation", "quantisation": "quantisation",
-                   "hardware": "hardware", "gpu": "hardware", "gpu_type": "hardware", "accelerator": "hardware",
-                   "num_gpus": "accelerators", "accelerators": "accelerators", "gpu_count": "accelerators",
-                   "engine": "engine", "vllm_version": "engine_version", "engine_version": "engine_version",
-                   "kv_cache_dtype": "kv_cache_dtype", "max_model_len": "max_model_len"}
+METADATA_CONFIG = {
+    "tensor_parallel_size": "tensor_parallel",
+    "tensor_parallel": "tensor_parallel",
+    "tp": "tensor_parallel",
+    "pipeline_parallel_size": "pipeline_parallel",
+    "pipeline_parallel": "pipeline_parallel",
+    "data_parallel_size": "data_parallel",
+    "quantization": "quantisation",
+    "quantisation": "quantisation",
+    "hardware": "hardware",
+    "gpu": "hardware",
+    "gpu_type": "hardware",
+    "accelerator": "hardware",
+    "num_gpus": "accelerators",
+    "accelerators": "accelerators",
+    "gpu_count": "accelerators",
+    "engine": "engine",
+    "vllm_version": "engine_version",
+    "engine_version": "engine_version",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "max_model_len": "max_model_len",
+}
 
 
 def _config(doc: dict) -> dict:
@@ -337,32 +415,53 @@ def _prompt_lengths(doc: dict) -> dict:
     return {}
 
 
-def _check_counts(d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None,
-                  empty: int = 0) -> None:
+def _check_counts(
+    d: Draft, completed: int | None, failed: int | None, wl: str, conc: int | None, empty: int = 0
+) -> None:
     """The file's `completed`/`failed` against the request records read. Failed requests the file
     only counts (no per-request lists: a result saved without --save-detailed) become records
     without timings, with the completed ones beside them, so the failure share is vLLM's. Requests
     that produced nothing (`empty`) are failed records here and completed ones in vLLM's count."""
     if not d.requests:
         if failed:
-            d.requests = (count_only_requests(failed, wl, conc, "failed (counted by vLLM; no per-request "
-                                                                 "lists saved)")
-                          + count_only_requests(completed or 0, wl, conc))
-            d.notes.append(f"no per-request lists in this file: its {failed} failed and {completed or 0} "
-                           "completed requests are request rows without timings, so the failure share is seen; "
-                           "the figures are the file's")
+            d.requests = count_only_requests(
+                failed, wl, conc, "failed (counted by vLLM; no per-request lists saved)"
+            ) + count_only_requests(completed or 0, wl, conc)
+            d.notes.append(
+                f"no per-request lists in this file: its {failed} failed and {completed or 0} "
+                "completed requests are request rows without timings, so the failure share is seen; "
+                "the figures are the file's"
+            )
         return
     against = "vLLM's completed/failed counts"
     ok = successful_count(d.requests)
     extra = f", plus the {empty} without output that vLLM counts as completed" if empty else ""
     if completed is not None:
-        d.checks.append(Check(against, wl, conc, "requests", "count", float(completed), float(ok + empty),
-                              "request records without an error" + extra))
+        d.checks.append(
+            Check(
+                against,
+                wl,
+                conc,
+                "requests",
+                "count",
+                float(completed),
+                float(ok + empty),
+                "request records without an error" + extra,
+            )
+        )
     if failed is not None:
-        d.checks.append(Check(against, wl, conc, "failed", "count", float(failed),
-                              float(len(d.requests) - ok - empty),
-                              "request records with an error" + (f", less the {empty} without output" if empty
-                                                                 else "")))
+        d.checks.append(
+            Check(
+                against,
+                wl,
+                conc,
+                "failed",
+                "count",
+                float(failed),
+                float(len(d.requests) - ok - empty),
+                "request records with an error" + (f", less the {empty} without output" if empty else ""),
+            )
+        )
 
 
 def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str | None]:
@@ -377,8 +476,10 @@ def _seconds_factor(doc: dict, ttfts: list, ok: list[bool]) -> tuple[float, str 
         return 1000.0, None
     if abs(m - target) <= 0.01 * target + 1e-9:
         return 1.0, "per-request times found in ms (they agree with mean_ttft_ms as ms)"
-    return 1000.0, ("per-request TTFTs read as seconds, but their mean does not reproduce mean_ttft_ms "
-                    f"({m * 1000:.3f} ms vs {target:.3f} ms)")
+    return 1000.0, (
+        "per-request TTFTs read as seconds, but their mean does not reproduce mean_ttft_ms "
+        f"({m * 1000:.3f} ms vs {target:.3f} ms)"
+    )
 
 
 def _successful(doc: dict, lists: dict, size: int, d: Draft) -> list[bool] | None:
@@ -395,11 +496,14 @@ def _successful(doc: dict, lists: dict, size: int, d: Draft) -> list[bool] | Non
         return [True] * size
     zero = [num(v) == 0 for v in lists.get("latencies", [])]
     if failed and len(zero) == size and sum(zero) == failed:
-        d.notes.append(f"no errors list in this file: the {failed} failed requests are those with vLLM's "
-                       "placeholder latency 0 (as many as its failed count)")
+        d.notes.append(
+            f"no errors list in this file: the {failed} failed requests are those with vLLM's "
+            "placeholder latency 0 (as many as its failed count)"
+        )
         return [not z for z in zero]
-    d.notes.append("per-request lists without errors and with failed requests; requests not imported "
-                   "(rerun with --save-detailed)")
+    d.notes.append(
+        "per-request lists without errors and with failed requests; requests not imported (rerun with --save-detailed)"
+    )
     return None
 
 
@@ -417,8 +521,10 @@ def _empty_first_chunk(gaps: list[float], tokens: int | None) -> bool:
 def _per_request_lists(doc: dict, d: Draft) -> tuple[dict, int] | None:
     """The per-request lists the result holds (by key) and their common length; None when it has
     none, or lists of different lengths (noted)."""
-    lists = {k: doc.get(k) for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
-                                     "generated_texts", "errors", "start_times")}
+    lists = {
+        k: doc.get(k)
+        for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies", "generated_texts", "errors", "start_times")
+    }
     lists = {k: v for k, v in lists.items() if isinstance(v, list)}
     if not any(k in lists for k in ("ttfts", "output_lens", "latencies")):
         return None
@@ -480,8 +586,9 @@ def _no_output(lists: dict, i: int) -> bool:
     return o == 0 and t == 0
 
 
-def _request(lists: dict, i: int, good: bool, wl: str, conc: int | None, factor: float,
-             derive_e2e: bool) -> tuple[dict, bool]:
+def _request(
+    lists: dict, i: int, good: bool, wl: str, conc: int | None, factor: float, derive_e2e: bool
+) -> tuple[dict, bool]:
     """Request `i` as a native request: when it was sent, its prompt, and its figures when it
     succeeded or its error when it failed (or produced nothing); and whether its stream was chunked."""
     r: dict = {"workload": wl}
@@ -519,24 +626,30 @@ def _requests(doc: dict, wl: str, conc: int | None, d: Draft) -> tuple[list[dict
         d.notes.append(note)
     derive_e2e = "latencies" not in lists and "ttfts" in lists and "itls" in lists
     if derive_e2e:
-        d.assumptions.append("per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
-                             "(this vLLM release saves no per-request latencies)")
+        d.assumptions.append(
+            "per-request end-to-end latency computed as TTFT + the sum of inter-token gaps "
+            "(this vLLM release saves no per-request latencies)"
+        )
     out = [_request(lists, i, ok[i], wl, conc, factor, derive_e2e) for i in range(size)]
     requests = [r for r, _c in out]
     empty = sum(1 for r in requests if r.get("error") == NO_OUTPUT)
     chunked = sum(1 for _r, c in out if c)
     if empty:
-        d.notes.append(f"{empty} of {size} requests produced no output ({NO_OUTPUT.split(': ', 1)[1]}): read as "
-                       "failed; vLLM counted them as completed, so its TTFT, ITL, request latency and request rate "
-                       "figures, which pool their zeros, are left out (the other requests' records give them)")
+        d.notes.append(
+            f"{empty} of {size} requests produced no output ({NO_OUTPUT.split(': ', 1)[1]}): read as "
+            "failed; vLLM counted them as completed, so its TTFT, ITL, request latency and request rate "
+            "figures, which pool their zeros, are left out (the other requests' records give them)"
+        )
     if chunked:
         tokens = sum(r.get("output_tokens") or 0 for (r, c) in out if c)
         gaps = sum(len(lists["itls"][i]) + 1 for i, (_r, c) in enumerate(out) if c)
-        d.notes.append(f"{chunked} of {size} streams carried several tokens a chunk (about {tokens / gaps:.1f}; "
-                       f"itls has one gap a chunk, {CHUNKED_TOKENS:g} tokens a chunk or more): vLLM's itls and its "
-                       "ITL figures time the gaps "
-                       "between chunks, not tokens, so no ITL is reported for this run (the per-stream decode rate "
-                       "comes from TPOT, which is per token)")
+        d.notes.append(
+            f"{chunked} of {size} streams carried several tokens a chunk (about {tokens / gaps:.1f}; "
+            f"itls has one gap a chunk, {CHUNKED_TOKENS:g} tokens a chunk or more): vLLM's itls and its "
+            "ITL figures time the gaps "
+            "between chunks, not tokens, so no ITL is reported for this run (the per-stream decode rate "
+            "comes from TPOT, which is per token)"
+        )
     return requests, empty, chunked
 
 

@@ -24,18 +24,67 @@ Modules: `theme` (theme, sizes, colours, markers, `save_figure`), `concurrency` 
 concurrency), `dotplot` (one concurrency, every seat), `passes` (per-pass values, history,
 one cell's requests), `forest` (exam deltas, ratios).
 """
-from .concurrency import (THROUGHPUT_STATISTICS, TTFT_STATISTICS, metric_vs_concurrency, pick_seats, select_series,
-                          throughput_vs_concurrency, ttft_vs_concurrency)
+
+from .concurrency import (
+    THROUGHPUT_STATISTICS,
+    TTFT_STATISTICS,
+    metric_vs_concurrency,
+    pick_seats,
+    select_series,
+    throughput_vs_concurrency,
+    ttft_vs_concurrency,
+)
 from .dotplot import cell_dotplot
 from .forest import VERDICT_STYLES, exam_forest, ratio_forest
 from .passes import per_pass_values, request_distribution, seat_history
-from .theme import (DPI, FORMATS, LINESTYLES, MARKERS, METRIC_LABELS, PALETTE, WIDTH_IN, Style, axis_label, date_axis,
-                    drawn, metric_label, save_figure, seat_colors, seat_styles, theme)
+from .theme import (
+    DPI,
+    FORMATS,
+    LINESTYLES,
+    MARKERS,
+    METRIC_LABELS,
+    PALETTE,
+    WIDTH_IN,
+    Style,
+    axis_label,
+    date_axis,
+    drawn,
+    metric_label,
+    save_figure,
+    seat_colors,
+    seat_styles,
+    theme,
+)
 
 __all__ = [
-    "DPI", "WIDTH_IN", "FORMATS", "METRIC_LABELS", "theme", "save_figure", "seat_colors", "pick_seats",
-    "metric_label", "metric_vs_concurrency", "throughput_vs_concurrency", "ttft_vs_concurrency",
-    "THROUGHPUT_STATISTICS", "TTFT_STATISTICS", "select_series", "cell_dotplot", "per_pass_values",
-    "exam_forest", "ratio_forest", "seat_history", "request_distribution", "PALETTE", "MARKERS", "LINESTYLES",
-    "Style", "seat_styles", "axis_label", "date_axis", "drawn", "VERDICT_STYLES",
+    "DPI",
+    "WIDTH_IN",
+    "FORMATS",
+    "METRIC_LABELS",
+    "theme",
+    "save_figure",
+    "seat_colors",
+    "pick_seats",
+    "metric_label",
+    "metric_vs_concurrency",
+    "throughput_vs_concurrency",
+    "ttft_vs_concurrency",
+    "THROUGHPUT_STATISTICS",
+    "TTFT_STATISTICS",
+    "select_series",
+    "cell_dotplot",
+    "per_pass_values",
+    "exam_forest",
+    "ratio_forest",
+    "seat_history",
+    "request_distribution",
+    "PALETTE",
+    "MARKERS",
+    "LINESTYLES",
+    "Style",
+    "seat_styles",
+    "axis_label",
+    "date_axis",
+    "drawn",
+    "VERDICT_STYLES",
 ]

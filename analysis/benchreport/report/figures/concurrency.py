@@ -1,5 +1,6 @@
 """A metric against concurrency, one line per seat and series (workload, harness, probe, load), CI
 bands where passes allow."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -11,11 +12,10 @@ from matplotlib.lines import Line2D
 
 from benchreport import format as fmt
 from benchreport.columns import higher_is_better
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .series import with_series
-from .theme import (LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme,
-                    wrap_id)
+from .theme import LINESTYLES, WIDTH_IN, axis_label, log2_axis, record_drawn, record_styles, seat_styles, theme, wrap_id
 
 
 #: the statistic a throughput line shows, the first a cell has: the mean, else the median
@@ -24,8 +24,9 @@ THROUGHPUT_STATISTICS = ("mean", "p50")
 TTFT_STATISTICS = ("p50", "mean", "p90", "p95", "p99", fmt.NOT_STATED)
 
 
-def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
-               top_n: int = 8, statistic: str | None = None) -> tuple[list[str], int]:
+def pick_seats(
+    cells: pd.DataFrame, metric: str, *, baseline: str | None = None, top_n: int = 8, statistic: str | None = None
+) -> tuple[list[str], int]:
     """The seats a figure of `metric` shows: the baseline plus the best others, up to top_n.
 
     "Best" is direction aware (highest throughput, lowest latency) on each seat's figure
@@ -47,9 +48,15 @@ def pick_seats(cells: pd.DataFrame, metric: str, *, baseline: str | None = None,
     return sorted(keep[:top_n]), len(seats)
 
 
-def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
-                  seats: Sequence[str] | None = None, baseline: str | None = None,
-                  top_n: int = 8) -> tuple[pd.DataFrame, int, int]:
+def select_series(
+    cells: pd.DataFrame,
+    metric: str,
+    *,
+    statistics: Sequence[str] = ("mean",),
+    seats: Sequence[str] | None = None,
+    baseline: str | None = None,
+    top_n: int = 8,
+) -> tuple[pd.DataFrame, int, int]:
     """The cells a concurrency plot of `metric` draws (with their `series`, figures.series), and the
     (seat, series) series it leaves out.
 
@@ -96,7 +103,8 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
         cand = []
         for k, n in levels.items():
             same_day = "date" in d.columns and bool(
-                set(d.loc[(d["seat"] == k[0]) & (d["series"] == k[1]), "date"].astype(str)) & days)
+                set(d.loc[(d["seat"] == k[0]) & (d["series"] == k[1]), "date"].astype(str)) & days
+            )
             if n >= 2 or k[0] == baseline or same_day:
                 cand.append(k)
         eligible = len(cand)
@@ -106,9 +114,16 @@ def select_series(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str]
     return d, total - eligible, eligible - len(keyset)
 
 
-def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Sequence[str] = ("mean",),
-                          seats: Sequence[str] | None = None, baseline: str | None = None,
-                          top_n: int = 8, height: float = 2.1) -> Figure | None:
+def metric_vs_concurrency(
+    cells: pd.DataFrame,
+    metric: str,
+    *,
+    statistics: Sequence[str] = ("mean",),
+    seats: Sequence[str] | None = None,
+    baseline: str | None = None,
+    top_n: int = 8,
+    height: float = 2.1,
+) -> Figure | None:
     """One line per (seat, series) of `metric` against concurrency, CI band where one exists: a line
     never joins figures of different harnesses, probes or loads.
 
@@ -141,17 +156,23 @@ def metric_vs_concurrency(cells: pd.DataFrame, metric: str, *, statistics: Seque
                 label += f" · {fmt.short(workload)}"
             if len(stats) > 1:
                 label += f" ({fmt.stat_words(g['statistic'].iloc[0])})"
-            handles.append(Line2D([], [], color=style.color, marker=style.marker, linestyle=linestyle,
-                                  markersize=4, label=label))
+            handles.append(
+                Line2D([], [], color=style.color, marker=style.marker, linestyle=linestyle, markersize=4, label=label)
+            )
         log2_axis(ax, d["concurrency"].astype(int))
         ax.set_xlabel("concurrent streams")
         ax.set_ylabel(axis_label(metric, stats))
         ax.set_ylim(bottom=0)
         # two columns of labels as long as a workload's (60 characters) fit the figure's width in
         # 5.6 points with shorter handles; in 8 points they ran past both edges
-        fig.legend(handles=handles, loc="outside lower center", ncols=2 if two_columns else 1,
-                   handlelength=2.0 if two_columns else 2.4, columnspacing=1.0,
-                   fontsize=5.6 if two_columns else None)
+        fig.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncols=2 if two_columns else 1,
+            handlelength=2.0 if two_columns else 2.4,
+            columnspacing=1.0,
+            fontsize=5.6 if two_columns else None,
+        )
     return record_styles(fig, {s: styles[s] for s in d["seat"].unique()})
 
 
@@ -172,8 +193,7 @@ def _draw_series(fig, ax, g: pd.DataFrame, style, linestyle: str) -> None:
     if len(x) > 1:
         ax.plot(x, y, color=color, linewidth=1.3, linestyle=linestyle, zorder=2)
     ax.scatter(x[has_ci], y[has_ci], color=color, marker=mk, s=22, zorder=3)
-    ax.scatter(x[~has_ci], y[~has_ci], facecolor="white", edgecolor=color, marker=mk,
-               s=24, linewidth=1.1, zorder=3)
+    ax.scatter(x[~has_ci], y[~has_ci], facecolor="white", edgecolor=color, marker=mk, s=24, linewidth=1.1, zorder=3)
     if (~has_ci).any():
         record_drawn(fig, "no_ci")
     if "values" in g.columns:
@@ -184,16 +204,24 @@ def _draw_series(fig, ax, g: pd.DataFrame, style, linestyle: str) -> None:
                 record_drawn(fig, "passes")
 
 
-def throughput_vs_concurrency(cells: pd.DataFrame, *, metric: str = "output_tok_s",
-                              seats: Sequence[str] | None = None, baseline: str | None = None,
-                              top_n: int = 8) -> Figure | None:
+def throughput_vs_concurrency(
+    cells: pd.DataFrame,
+    *,
+    metric: str = "output_tok_s",
+    seats: Sequence[str] | None = None,
+    baseline: str | None = None,
+    top_n: int = 8,
+) -> Figure | None:
     """Throughput against concurrency, one line per seat, CI bands where passes allow."""
-    return metric_vs_concurrency(cells, metric, statistics=THROUGHPUT_STATISTICS, seats=seats,
-                                 baseline=baseline, top_n=top_n)
+    return metric_vs_concurrency(
+        cells, metric, statistics=THROUGHPUT_STATISTICS, seats=seats, baseline=baseline, top_n=top_n
+    )
 
 
-def ttft_vs_concurrency(cells: pd.DataFrame, *, seats: Sequence[str] | None = None,
-                        baseline: str | None = None, top_n: int = 8) -> Figure | None:
+def ttft_vs_concurrency(
+    cells: pd.DataFrame, *, seats: Sequence[str] | None = None, baseline: str | None = None, top_n: int = 8
+) -> Figure | None:
     """Time to first token against concurrency; p50 where measured, else the harness's mean."""
-    return metric_vs_concurrency(cells, "ttft_ms", statistics=TTFT_STATISTICS,
-                                 seats=seats, baseline=baseline, top_n=top_n)
+    return metric_vs_concurrency(
+        cells, "ttft_ms", statistics=TTFT_STATISTICS, seats=seats, baseline=baseline, top_n=top_n
+    )

@@ -1,4 +1,5 @@
 """Every seat's figure of one metric at one concurrency, as a dot plot, best first."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -8,15 +9,21 @@ from matplotlib.figure import Figure
 
 from benchreport import format as fmt
 from benchreport.columns import higher_is_better
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .series import with_series
 from .theme import NEUTRAL, WIDTH_IN, axis_label, record_drawn, record_styles, seat_styles, theme, wrap_id
 
 
-def cell_dotplot(cells: pd.DataFrame, metric: str, *, concurrency: int | None = 1,
-                 statistics: Sequence[str] = ("mean", "p50"), baseline: str | None = None,
-                 top_n: int = 30) -> Figure | None:
+def cell_dotplot(
+    cells: pd.DataFrame,
+    metric: str,
+    *,
+    concurrency: int | None = 1,
+    statistics: Sequence[str] = ("mean", "p50"),
+    baseline: str | None = None,
+    top_n: int = 30,
+) -> Figure | None:
     """Every (seat, workload) figure of `metric` at one concurrency, as a dot plot.
 
     Point: the estimate (filled with its CI bar where one exists, hollow without), in the
@@ -128,8 +135,9 @@ def _draw_row(fig, ax, yi: float, r: dict, style) -> list[float]:
     if r["range"] is not None:
         rng = fmt.span(r["range"][0], r["range"][1])
         label = f"{label} (range {rng})" if label else f"range {rng}"
-    ax.annotate(label, (max(right), yi), textcoords="offset points", xytext=(6, 0),
-                va="center", fontsize=6.3, color="#333333")
+    ax.annotate(
+        label, (max(right), yi), textcoords="offset points", xytext=(6, 0), va="center", fontsize=6.3, color="#333333"
+    )
     return xs
 
 
@@ -140,10 +148,19 @@ def _dot_axes(ax, rows: list[dict], ys: list[float], headers, total: float, base
     for lab, r in zip(ax.get_yticklabels(), rows):
         if r["seat"] == baseline:
             lab.set_fontweight("bold")
-    for (hy, workload) in headers:
-        ax.annotate(fmt.short(workload), xy=(0, total - hy), xycoords=("axes fraction", "data"), xytext=(-5, 0),
-                    textcoords="offset points", ha="right", va="center", fontsize=7,
-                    fontweight="bold", fontstyle="italic")
+    for hy, workload in headers:
+        ax.annotate(
+            fmt.short(workload),
+            xy=(0, total - hy),
+            xycoords=("axes fraction", "data"),
+            xytext=(-5, 0),
+            textcoords="offset points",
+            ha="right",
+            va="center",
+            fontsize=7,
+            fontweight="bold",
+            fontstyle="italic",
+        )
         if hy > 0:
             ax.axhline(total - hy + 0.75, color="#cccccc", linewidth=0.6)
     ax.set_ylim(min(ys) - 0.7, total - headers[0][0] + 0.6)

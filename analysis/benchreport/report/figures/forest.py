@@ -1,4 +1,5 @@
 """Forest plots: exam deltas and candidate/baseline ratios with their intervals."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,12 @@ from .theme import NEUTRAL, PALETTE, WIDTH_IN, Style, metric_label, record_drawn
 
 #: a verdict's colour and marker (Okabe-Ito blue and vermillion, grey for no verdict; the marker
 #: points the way of the verdict, so it reads without colour too)
-VERDICT_STYLES = {"better": Style("#0072B2", "^"), "worse": Style("#D55E00", "v"),
-                  "within_noise": Style(NEUTRAL, "o"), "insufficient_data": Style(NEUTRAL, "s")}
+VERDICT_STYLES = {
+    "better": Style("#0072B2", "^"),
+    "worse": Style("#D55E00", "v"),
+    "within_noise": Style(NEUTRAL, "o"),
+    "insufficient_data": Style(NEUTRAL, "s"),
+}
 
 
 def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | None:
@@ -31,10 +36,14 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
     for _, r in d.iterrows():
         dim = fmt.text(r.get("dimension"))
         dim = f" / {dim}" if dim else ""
-        labels.append(f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 48)}\nvs {wrap_id(r['baseline'], 48)}")
+        labels.append(
+            f"{fmt.short(r['benchmark'])}{fmt.short(dim)}\n{wrap_id(r['candidate'], 48)}\nvs {wrap_id(r['baseline'], 48)}"
+        )
     n = len(d)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN, 0.45 * n + 0.6), layout="constrained")  # three-line labels: seat ids on one line
+        fig = Figure(
+            figsize=(WIDTH_IN, 0.45 * n + 0.6), layout="constrained"
+        )  # three-line labels: seat ids on one line
         ax = fig.add_subplot()
         y = np.arange(n)[::-1]
         diff = d["diff"].astype(float).to_numpy() * 100
@@ -43,8 +52,9 @@ def exam_forest(exam_deltas: pd.DataFrame, *, max_rows: int = 30) -> Figure | No
         ok = np.isfinite(lo) & np.isfinite(hi)
         ax.hlines(y[ok], lo[ok], hi[ok], color=PALETTE[0], linewidth=1.6)
         ax.scatter(diff, y, color=PALETTE[0], zorder=3, s=26, marker="D")
-        _forest_axes(ax, y, labels, ref=0, xlabel="difference in share correct, candidate − baseline "
-                     "(percentage points)")
+        _forest_axes(
+            ax, y, labels, ref=0, xlabel="difference in share correct, candidate − baseline (percentage points)"
+        )
         for yi, (_, r) in zip(y, d.iterrows()):
             p = r.get("p_value")
             txt = f"p = {fmt.pval(p)}" if fmt.finite(p) else ""
@@ -92,11 +102,25 @@ def ratio_forest(comparisons: pd.DataFrame, *, max_rows: int = 24) -> Figure | N
                 ax.scatter([ratio], [yi], color=style.color, marker=style.marker, s=26, zorder=3)
                 record_drawn(fig, "ci")
             else:
-                ax.scatter([ratio], [yi], facecolor="white", edgecolor=style.color, marker=style.marker, s=28,
-                           zorder=3, linewidth=1.2)
+                ax.scatter(
+                    [ratio],
+                    [yi],
+                    facecolor="white",
+                    edgecolor=style.color,
+                    marker=style.marker,
+                    s=28,
+                    zorder=3,
+                    linewidth=1.2,
+                )
                 record_drawn(fig, "no_ci")
-            ax.annotate(verdict.replace("_", " "), (1.01, yi),
-                        xycoords=("axes fraction", "data"), va="center", fontsize=7, color=style.color)
+            ax.annotate(
+                verdict.replace("_", " "),
+                (1.01, yi),
+                xycoords=("axes fraction", "data"),
+                va="center",
+                fontsize=7,
+                color=style.color,
+            )
         _forest_axes(ax, y, labels, ref=1, xlabel="candidate / baseline (ratio; > 1 means a larger figure)")
     return record_styles(fig, used)
 

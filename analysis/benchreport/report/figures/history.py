@@ -8,6 +8,7 @@ level is a diamond with a dotted vertical line: shapes, so the marks read withou
 Date axes use matplotlib's AutoDateLocator with the ConciseDateFormatter, which stay readable
 from a week to years of nightly dates.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,11 @@ from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
 __all__ = ["history_panels", "panel_keys", "MARKS", "DECIDED"]
 
 #: verdict -> (marker, colour, legend words); a confirmed level shift is drawn with its own shape
-MARKS = {"regression": ("v", "#c0392b", "regression"), "improvement": ("^", "#229954", "improvement"),
-         "level_shift": ("D", "#222222", "confirmed level shift")}
+MARKS = {
+    "regression": ("v", "#c0392b", "regression"),
+    "improvement": ("^", "#229954", "improvement"),
+    "level_shift": ("D", "#222222", "confirmed level shift"),
+}
 DECIDED = ("regression", "improvement")
 _PANEL = ["seat", "metric", "statistic"]
 #: a seat's panels without verdicts, in this order (the headline metrics first)
@@ -37,11 +41,14 @@ PANEL_METRICS = ("output_tok_s", "ttft_ms", "decode_tok_s_per_stream", "itl_ms",
 
 def _rank(value, order: tuple) -> int:
     return order.index(value) if value in order else len(order)
+
+
 _CELL = ["harness", "probe", "workload", "concurrency"]
 
 
-def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
-               ) -> tuple[list[tuple], int]:
+def panel_keys(
+    history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8
+) -> tuple[list[tuple], int]:
     """The (seat, metric, statistic) panels to draw, at most `max_panels`, and how many there were,
     from a history table or a summary's panels (seat, metric, statistic, n_decided).
 
@@ -58,8 +65,10 @@ def panel_keys(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max
         decided = h["verdict"].isin(DECIDED)
         score = h.assign(_d=decided).groupby(_PANEL, sort=True, dropna=False)["_d"].sum()
     by_seat: dict[str, list] = {}
-    for k in sorted(score.index, key=lambda k: (-int(score[k]), _rank(k[1], PANEL_METRICS), _rank(k[2], ("mean",)),
-                                                 str(k[1]), str(k[2]))):
+    for k in sorted(
+        score.index,
+        key=lambda k: (-int(score[k]), _rank(k[1], PANEL_METRICS), _rank(k[2], ("mean",)), str(k[1]), str(k[2])),
+    ):
         by_seat.setdefault(str(k[0]), []).append(k)
     seat_order = sorted(by_seat, key=lambda s: (-int(sum(score[k] for k in by_seat[s])), s))
     order = [by_seat[s][i] for i in range(max(map(len, by_seat.values()))) for s in seat_order if i < len(by_seat[s])]
@@ -82,30 +91,60 @@ def _draw_panel(ax, sel: pd.DataFrame, color_of: dict, marked: set) -> None:
             one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]
             if len(one):
                 m, mc, _ = MARKS[verdict]
-                ax.scatter(one["_date"], _rel(one, median), marker=m, s=22, facecolor=mc, edgecolor="black",
-                           linewidth=0.4, zorder=4)
+                ax.scatter(
+                    one["_date"],
+                    _rel(one, median),
+                    marker=m,
+                    s=22,
+                    facecolor=mc,
+                    edgecolor="black",
+                    linewidth=0.4,
+                    zorder=4,
+                )
                 marked.add(verdict)
         shift = cell[cell["verdict"].isin(DECIDED) & (cell["_status"] == "level_shift")]
         for d in shift["_date"]:
             ax.axvline(d, color="#444444", linestyle=":", linewidth=0.8, zorder=1)
         if len(shift):
             m, mc, _ = MARKS["level_shift"]
-            ax.scatter(shift["_date"], _rel(shift, median), marker=m, s=24, facecolor="white", edgecolor=mc,
-                       linewidth=1.0, zorder=5)
+            ax.scatter(
+                shift["_date"],
+                _rel(shift, median),
+                marker=m,
+                s=24,
+                facecolor="white",
+                edgecolor=mc,
+                linewidth=1.0,
+                zorder=5,
+            )
             marked.add("level_shift")
     ax.set_ylabel("vs median (%)")
     ax.axhline(0, color="#999999", linewidth=0.6, zorder=0)
 
 
 def _legend(fig, concs: list, color_of: dict, marked: set) -> None:
-    handles = [Line2D([], [], color=color_of[c], linewidth=1.2,
-                      label=f"{fmt.concurrency(c)} streams" if c != 1 else "1 stream") for c in concs]
+    handles = [
+        Line2D(
+            [], [], color=color_of[c], linewidth=1.2, label=f"{fmt.concurrency(c)} streams" if c != 1 else "1 stream"
+        )
+        for c in concs
+    ]
     for k in ("regression", "improvement", "level_shift"):
         if k in marked:
             m, mc, words = MARKS[k]
             shift = k == "level_shift"
-            handles.append(Line2D([], [], linestyle="", marker=m, markersize=5, label=words,
-                                  markerfacecolor="white" if shift else mc, markeredgecolor=mc if shift else "black"))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    linestyle="",
+                    marker=m,
+                    markersize=5,
+                    label=words,
+                    markerfacecolor="white" if shift else mc,
+                    markeredgecolor=mc if shift else "black",
+                )
+            )
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), fontsize=7)
 
@@ -127,9 +166,15 @@ def _date_axes(axes, first, last) -> None:
 _TITLE_CHARS = {1: 60, 2: 44, 4: 24}
 
 
-def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 8,
-                   keys: list[tuple] | None = None, dates: tuple[str, str] | None = None,
-                   concurrencies: Sequence[int] | None = None) -> Figure | None:
+def history_panels(
+    history: pd.DataFrame,
+    *,
+    seats: Sequence[str] | None = None,
+    max_panels: int = 8,
+    keys: list[tuple] | None = None,
+    dates: tuple[str, str] | None = None,
+    concurrencies: Sequence[int] | None = None,
+) -> Figure | None:
     """Small multiples of the history table: one panel per (seat, metric, statistic), a line per
     cell relative to its median, verdicts marked by shape. None when nothing has a history.
 
@@ -150,16 +195,22 @@ def history_panels(history: pd.DataFrame, *, seats: Sequence[str] | None = None,
     concs = sorted({int(c) for c in (h["_c"].dropna() if concurrencies is None else concurrencies)})
     color_of = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(concs)}
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, (1.55 if ncols < 4 else 1.05) * nrows + 0.5),
-                     layout="constrained")
+        fig = Figure(
+            figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.6, (1.55 if ncols < 4 else 1.05) * nrows + 0.5),
+            layout="constrained",
+        )
         axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
         marked: set[str] = set()
         for ax, key in zip(axes.flat, keys):
-            _draw_panel(ax, h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])],
-                        color_of, marked)
+            _draw_panel(
+                ax, h[(h["seat"] == key[0]) & (h["metric"] == key[1]) & (h["statistic"] == key[2])], color_of, marked
+            )
             stat = "" if key[2] == "mean" else f" {key[2]}"
-            ax.set_title(f"{wrap_id(key[0], _TITLE_CHARS[ncols])}\n{metric_label(key[1], unit=False)}{stat}",
-                         fontsize=7.5 if ncols < 4 else 6.5, loc="left")
+            ax.set_title(
+                f"{wrap_id(key[0], _TITLE_CHARS[ncols])}\n{metric_label(key[1], unit=False)}{stat}",
+                fontsize=7.5 if ncols < 4 else 6.5,
+                loc="left",
+            )
         for ax in axes[:, 1:].flat:
             ax.set_ylabel("")
         first, last = (h["_date"].min(), h["_date"].max()) if dates is None else map(pd.Timestamp, dates)

@@ -1,4 +1,5 @@
 """Pass by pass and day by day: per-pass values of a cell, a seat's history, one cell's requests."""
+
 from __future__ import annotations
 
 import math
@@ -9,14 +10,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from benchreport import format as fmt
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
-from .theme import (PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record_drawn, record_styles,
-                    seat_styles, theme)
+from .theme import PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record_drawn, record_styles, seat_styles, theme
 
 
-def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int = 2,
-                    baseline: str | None = None) -> Figure | None:
+def per_pass_values(
+    cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int = 2, baseline: str | None = None
+) -> Figure | None:
     """Per-pass values of every cell with 2+ passes, in pass order: drift made visible.
 
     One small panel per cell (own y scale, values written on the points), the cells with
@@ -41,16 +42,14 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int
     wrap = {1: 60, 2: 44, 3: 30}[ncols]
     styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline)
     with theme():
-        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.65 * nrows + 0.2),
-                     layout="constrained")
+        fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.65 * nrows + 0.2), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for ax, (spread, r, v) in zip(axes.flat, rows):
             x = np.arange(1, len(v) + 1)
             style = styles[str(r["seat"])]
             ax.plot(x, v, color=style.color, marker=style.marker, zorder=3)
             for xi, yi in zip(x, v):
-                ax.annotate(fmt.num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5),
-                            ha="center", fontsize=7)
+                ax.annotate(fmt.num(yi), (xi, yi), textcoords="offset points", xytext=(0, 5), ha="center", fontsize=7)
             lo, hi = min(v), max(v)
             pad = (hi - lo) * 0.35 or abs(hi) * 0.05 or 1.0
             ax.set_ylim(lo - pad * 0.6, hi + pad)
@@ -59,15 +58,24 @@ def per_pass_values(cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int
             ax.set_xlabel("pass")
             ax.set_ylabel(axis_label(str(r["metric"]), [r.get("statistic")]))
             ax.set_title(cell_title(r, wrap), fontsize=7.5, loc="left")
-            ax.text(0.98, 0.04, f"max/min {fmt.ratio(spread)}", transform=ax.transAxes, ha="right",
-                    va="bottom", fontsize=6.5, color="#555")
+            ax.text(
+                0.98,
+                0.04,
+                f"max/min {fmt.ratio(spread)}",
+                transform=ax.transAxes,
+                ha="right",
+                va="bottom",
+                fontsize=6.5,
+                color="#555",
+            )
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
     return record_styles(fig, {str(r["seat"]): styles[str(r["seat"])] for _, r, _ in rows})
 
 
-def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = None,
-                 max_panels: int = 6) -> Figure | None:
+def seat_history(
+    measurements: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 6
+) -> Figure | None:
     """A seat's figures across dates (median of the day's passes, each pass as a dot).
 
     Only cells measured on two or more dates are drawn; one panel per (seat, cell). Dates
@@ -98,12 +106,24 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
             day = sel.groupby("date")["value"].median().sort_index()
             x = pd.to_datetime(day.index)
             style = styles[str(p[0])]
-            ax.plot(x, day.to_numpy(float), color=style.color, marker=style.marker,
-                    markersize=4.5 if len(x) <= 40 else 2, zorder=3)
-            ax.scatter(pd.to_datetime(sel["date"]), sel["value"].astype(float), color=style.color, s=8,
-                       alpha=0.6, linewidth=0)
-            row = {"seat": p[0], "workload": p[1], "concurrency": None if p[2] < 0 else p[2],
-                   "metric": p[3], "statistic": p[4]}
+            ax.plot(
+                x,
+                day.to_numpy(float),
+                color=style.color,
+                marker=style.marker,
+                markersize=4.5 if len(x) <= 40 else 2,
+                zorder=3,
+            )
+            ax.scatter(
+                pd.to_datetime(sel["date"]), sel["value"].astype(float), color=style.color, s=8, alpha=0.6, linewidth=0
+            )
+            row = {
+                "seat": p[0],
+                "workload": p[1],
+                "concurrency": None if p[2] < 0 else p[2],
+                "metric": p[3],
+                "statistic": p[4],
+            }
             ax.set_title(cell_title(row), fontsize=7.5, loc="left")
             ax.set_ylabel(axis_label(str(p[3]), [p[4]]))
             date_axis(ax)
@@ -114,9 +134,14 @@ def seat_history(measurements: pd.DataFrame, *, seats: Sequence[str] | None = No
     return record_styles(fig, {str(p[0]): styles[str(p[0])] for p in panels})
 
 
-def request_distribution(requests: pd.DataFrame, field: str = "ttft_ms", *,
-                         seat: str | None = None, workload: str | None = None,
-                         concurrency: int | None = None) -> Figure | None:
+def request_distribution(
+    requests: pd.DataFrame,
+    field: str = "ttft_ms",
+    *,
+    seat: str | None = None,
+    workload: str | None = None,
+    concurrency: int | None = None,
+) -> Figure | None:
     """Per-request distribution of one field for one cell: histogram and ECDF side by side."""
     r = requests
     if seat is not None:

@@ -5,6 +5,7 @@ different harnesses or of different recorded loads (benchreport.conditions): tho
 different things. A series is named by its workload, with the harness, probe and load in
 words where the frame holds the workload measured more than one way.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -20,8 +21,9 @@ def with_series(cells: pd.DataFrame) -> pd.DataFrame:
     """`cells` with a `series` column: the workload (and its measurement condition), plus the
     harness, probe and load that tell it from the workload's other series in this frame."""
     d = cells.copy()
-    work = [fmt.workload_label(w, c) for w, c in
-            zip(d["workload"], d["condition"] if "condition" in d else [None] * len(d))]
+    work = [
+        fmt.workload_label(w, c) for w, c in zip(d["workload"], d["condition"] if "condition" in d else [None] * len(d))
+    ]
     parts = {c: (d[c].map(fmt.text).tolist() if c in d else [""] * len(d)) for c in _METHOD}
     methods: dict[str, set] = {}
     for i, w in enumerate(work):

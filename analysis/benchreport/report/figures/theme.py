@@ -8,6 +8,7 @@ are told apart in greyscale and by readers with a colour-vision deficiency
 SVG text stays text (``svg.fonttype: none``), so a figure can be edited in Inkscape or
 Illustrator.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,7 +27,6 @@ from matplotlib.transforms import Bbox
 
 from benchreport import format as fmt
 from benchreport.columns import METRIC_WORDS, METRICS
-
 
 
 #: raster resolution of every PNG (fixed, so files compare byte for byte across builds)
@@ -79,11 +79,18 @@ def metric_label(metric: str, *, unit: bool = True) -> str:
 
 
 #: a metric's name on an axis, where the statistic and unit follow it
-AXIS_NAMES = {"output_tok_s": "aggregate throughput", "decode_tok_s_per_stream": "per-stream decode",
-              "prefill_tok_s": "prefill throughput", "ttft_ms": "TTFT", "itl_ms": "ITL",
-              "e2e_latency_ms": "E2E latency", "request_rate": "request rate",
-              "engine_init_s": "engine start-up", "output_tokens": "output tokens",
-              "input_tokens": "input tokens"}
+AXIS_NAMES = {
+    "output_tok_s": "aggregate throughput",
+    "decode_tok_s_per_stream": "per-stream decode",
+    "prefill_tok_s": "prefill throughput",
+    "ttft_ms": "TTFT",
+    "itl_ms": "ITL",
+    "e2e_latency_ms": "E2E latency",
+    "request_rate": "request rate",
+    "engine_init_s": "engine start-up",
+    "output_tokens": "output tokens",
+    "input_tokens": "input tokens",
+}
 
 
 #: units of the per-request fields that are not metrics
@@ -110,41 +117,43 @@ def _rc() -> dict:
     rc = {}
     rc.update(sns.axes_style("ticks"))
     rc.update(sns.plotting_context("paper"))
-    rc.update({
-        # deterministic vector output: fixed hash salt for SVG ids, text as paths
-        "svg.hashsalt": "benchreport",
-        # text stays text: editable in a vector editor, searchable, and smaller
-        "svg.fonttype": "none",
-        "pdf.fonttype": 42,
-        # data strings (seat ids, workloads) are text, never TeX/mathtext
-        "text.parse_math": False,
-        "text.usetex": False,
-        "font.family": "serif",
-        "font.serif": ["DejaVu Serif", "Bitstream Vera Serif", "serif"],
-        "font.size": 8.5,
-        "axes.titlesize": 8.5,
-        "axes.labelsize": 8.5,
-        "xtick.labelsize": 7.5,
-        "ytick.labelsize": 7.5,
-        "legend.fontsize": 7.5,
-        "legend.title_fontsize": 7.5,
-        "legend.frameon": False,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.grid": True,
-        "axes.grid.axis": "y",
-        "grid.color": "#dddddd",
-        "grid.linewidth": 0.6,
-        "lines.linewidth": 1.4,
-        "lines.markersize": 4.5,
-        "figure.dpi": 100,
-        "savefig.dpi": DPI,
-        "savefig.bbox": "tight",
-        "savefig.pad_inches": 0.05,
-        "figure.facecolor": "white",
-        "savefig.facecolor": "white",
-        "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
-    })
+    rc.update(
+        {
+            # deterministic vector output: fixed hash salt for SVG ids, text as paths
+            "svg.hashsalt": "benchreport",
+            # text stays text: editable in a vector editor, searchable, and smaller
+            "svg.fonttype": "none",
+            "pdf.fonttype": 42,
+            # data strings (seat ids, workloads) are text, never TeX/mathtext
+            "text.parse_math": False,
+            "text.usetex": False,
+            "font.family": "serif",
+            "font.serif": ["DejaVu Serif", "Bitstream Vera Serif", "serif"],
+            "font.size": 8.5,
+            "axes.titlesize": 8.5,
+            "axes.labelsize": 8.5,
+            "xtick.labelsize": 7.5,
+            "ytick.labelsize": 7.5,
+            "legend.fontsize": 7.5,
+            "legend.title_fontsize": 7.5,
+            "legend.frameon": False,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "axes.grid.axis": "y",
+            "grid.color": "#dddddd",
+            "grid.linewidth": 0.6,
+            "lines.linewidth": 1.4,
+            "lines.markersize": 4.5,
+            "figure.dpi": 100,
+            "savefig.dpi": DPI,
+            "savefig.bbox": "tight",
+            "savefig.pad_inches": 0.05,
+            "figure.facecolor": "white",
+            "savefig.facecolor": "white",
+            "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+        }
+    )
     return rc
 
 
@@ -155,9 +164,15 @@ def theme():
         yield
 
 
-def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
-                formats: Sequence[str] = ("png", "svg"), *, size: tuple[float | None, float | None] | None = None,
-                dpi: int = DPI) -> dict[str, Path]:
+def save_figure(
+    fig: Figure,
+    folder: str | os.PathLike,
+    stem: str,
+    formats: Sequence[str] = ("png", "svg"),
+    *,
+    size: tuple[float | None, float | None] | None = None,
+    dpi: int = DPI,
+) -> dict[str, Path]:
     """Write `fig` as FOLDER/STEM.png, .svg (and .pdf when asked); returns {format: path}.
 
     `stem` must be one of our own names (``figure-01``), never a data string. PNGs have a
@@ -174,8 +189,11 @@ def save_figure(fig: Figure, folder: str | os.PathLike, stem: str,
         raise ValueError(f"`formats` must be among {', '.join(FORMATS)}; got {', '.join(map(str, unknown))}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-                "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
+    metadata = {
+        "png": {"Software": None},
+        "svg": {"Date": None, "Creator": None},
+        "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
+    }
     written = {}
     with theme(), warnings.catch_warnings():
         # at a size too small for its labels matplotlib gives up on the layout with a warning;
@@ -239,8 +257,7 @@ def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
         if legend.get_window_extent().width > width and legend._ncols > 1:
             # set_ncols alone keeps the box laid out as it was (matplotlib 3.11): lay it out again
             legend.set_ncols(1)
-            legend._init_legend_box(list(legend.legend_handles), [t.get_text() for t in legend.texts],
-                                    markerfirst=True)
+            legend._init_legend_box(list(legend.legend_handles), [t.get_text() for t in legend.texts], markerfirst=True)
             legend._set_loc(legend._get_loc())  # the new box placed where the old one was
     fig.draw_without_rendering()
     for ax in fig.axes:
@@ -290,8 +307,10 @@ def seat_styles(seats: Iterable[str], baseline: str | None = None) -> dict[str, 
         ordered.remove(baseline)
         ordered.insert(0, baseline)
     n = len(PALETTE)
-    return {s: Style(PALETTE[i % n], MARKERS[i % len(MARKERS)], LINESTYLES[(i // n) % len(LINESTYLES)])
-            for i, s in enumerate(ordered)}
+    return {
+        s: Style(PALETTE[i % n], MARKERS[i % len(MARKERS)], LINESTYLES[(i // n) % len(LINESTYLES)])
+        for i, s in enumerate(ordered)
+    }
 
 
 def seat_colors(seats: Iterable[str], baseline: str | None = None) -> dict[str, str]:

@@ -20,9 +20,19 @@ Shared by them: `blocks` (the view-model types), `labels` (seat labels, shared w
 and `tables` (row budgets, wide-table helpers). The notebook calls the section functions
 re-exported here: ``from benchreport.report import sections; sections.abstract(a)``.
 """
+
 from .abstract import abstract, strongest_caveat, title_block
-from .appendix import (appendix_text, files_table, packages_table, parameters_table, provenance_table, provenance_text,
-                       refused_table, skipped_table, thresholds_table)
+from .appendix import (
+    appendix_text,
+    files_table,
+    packages_table,
+    parameters_table,
+    provenance_table,
+    provenance_text,
+    refused_table,
+    skipped_table,
+    thresholds_table,
+)
 from .blocks import FigureBlock, Table
 from .comparisons import VERDICT_MARKS, all_comparisons_table, comparison_table, comparison_text, ratio_figure
 from .exams import exam_deltas_table, exam_figure, exam_scores_table, exams_text
@@ -32,23 +42,72 @@ from .headline import headline_sentence, verdict_rule
 from .history import history_panels_figure, history_table, history_text
 from .limitations import flags_table, limitations, limitations_html, limitations_paragraphs
 from .results import all_cells_table, results_table, results_text
-from .results_figures import (history_figure, per_pass_figure, per_stream_figure, single_stream_figure,
-                              throughput_figure, ttft_figure)
+from .results_figures import (
+    history_figure,
+    per_pass_figure,
+    per_stream_figure,
+    single_stream_figure,
+    throughput_figure,
+    ttft_figure,
+)
 from .seats import runs_appendix_table, runs_table, seats_table, setup_text
 from .tables import LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, TOP_SEATS
 from .traps import evidence_text, traps
 
 __all__ = [
-    "Table", "FigureBlock",
-    "title_block", "abstract", "setup_text", "seats_table", "runs_table", "runs_appendix_table",
-    "results_text", "results_table", "excluded_figures", "all_cells_table", "single_stream_figure",
-    "throughput_figure", "per_stream_figure", "ttft_figure", "per_pass_figure", "history_figure",
-    "comparison_text", "comparison_table", "all_comparisons_table", "ratio_figure",
-    "exams_text", "exam_scores_table", "exam_deltas_table", "exam_figure",
-    "history_text", "history_panels_figure", "history_table",
-    "traps", "faults", "limitations", "limitations_html", "limitations_paragraphs", "flags_table", "evidence_text",
-    "provenance_text", "provenance_table", "files_table", "refused_table", "skipped_table", "parameters_table",
-    "thresholds_table", "packages_table", "appendix_text",
-    "sorted_flags", "flag_seats", "headline_sentence", "strongest_caveat", "verdict_rule",
-    "MAX_BODY_ROWS", "MAX_COMPARISON_ROWS", "LONG_TABLE_ROWS", "TOP_SEATS", "VERDICT_MARKS",
+    "Table",
+    "FigureBlock",
+    "title_block",
+    "abstract",
+    "setup_text",
+    "seats_table",
+    "runs_table",
+    "runs_appendix_table",
+    "results_text",
+    "results_table",
+    "excluded_figures",
+    "all_cells_table",
+    "single_stream_figure",
+    "throughput_figure",
+    "per_stream_figure",
+    "ttft_figure",
+    "per_pass_figure",
+    "history_figure",
+    "comparison_text",
+    "comparison_table",
+    "all_comparisons_table",
+    "ratio_figure",
+    "exams_text",
+    "exam_scores_table",
+    "exam_deltas_table",
+    "exam_figure",
+    "history_text",
+    "history_panels_figure",
+    "history_table",
+    "traps",
+    "faults",
+    "limitations",
+    "limitations_html",
+    "limitations_paragraphs",
+    "flags_table",
+    "evidence_text",
+    "provenance_text",
+    "provenance_table",
+    "files_table",
+    "refused_table",
+    "skipped_table",
+    "parameters_table",
+    "thresholds_table",
+    "packages_table",
+    "appendix_text",
+    "sorted_flags",
+    "flag_seats",
+    "headline_sentence",
+    "strongest_caveat",
+    "verdict_rule",
+    "MAX_BODY_ROWS",
+    "MAX_COMPARISON_ROWS",
+    "LONG_TABLE_ROWS",
+    "TOP_SEATS",
+    "VERDICT_MARKS",
 ]

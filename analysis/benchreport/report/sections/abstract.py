@@ -1,4 +1,5 @@
 """The title block and the abstract: data set, headline comparison, verdict counts, strongest caveat."""
+
 from __future__ import annotations
 
 import re
@@ -17,10 +18,12 @@ def title_block(title: str, a) -> TitleBlock:
     """The title and a one-line description of the data set (no build time: reproducible)."""
     t = a.tables
     n_files = len(t.runs)
-    sub = (f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured "
-           f"{date_range(t.runs['date'])}.")
-    return TitleBlock(str(title), (para("{}", sub, css="subtitle"),
-                                   para("{}", f"benchreport {__version__}", css="generator")))
+    sub = (
+        f"{fmt.counted(n_files, 'run')} of {fmt.counted(len(t.seats), 'seat')}, measured {date_range(t.runs['date'])}."
+    )
+    return TitleBlock(
+        str(title), (para("{}", sub, css="subtitle"), para("{}", f"benchreport {__version__}", css="generator"))
+    )
 
 
 def _verdict_counts(a) -> dict:
@@ -86,8 +89,10 @@ def others_phrase(caveat_severity: str, n_critical: int, n_warn: int) -> str:
     'other' for a kind the caveat is not), 'The one other warning concerns'. At least one
     count is positive."""
     bits = []
-    for severity, n, one, many in (("critical", n_critical, "critical flag", "critical flags"),
-                                   ("warn", n_warn, "warning", "warnings")):
+    for severity, n, one, many in (
+        ("critical", n_critical, "critical flag", "critical flags"),
+        ("warn", n_warn, "warning", "warnings"),
+    ):
         if n:
             other = " other" if severity == caveat_severity else ""
             bits.append(f"{fmt.spelled(n)}{other} {one if n == 1 else many}")
@@ -99,37 +104,65 @@ def abstract(a) -> Prose:
     """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
     t = a.tables
     models = sorted({fmt.text(m) for m in t.seats["model"]})
-    out = [para("We analysed {} of {} ({}: {}) measured {}. Every figure below is given with its number of "
-                "passes and, where the passes allow one, a {} confidence interval over passes; a single pass "
-                "has at most an interval over its requests, which describes that run only.",
-                fmt.counted(len(t.runs), "run"), fmt.counted(len(t.seats), "seat"), fmt.counted(len(models), "model"),
-                fmt.join_words([fmt.short(m) for m in models]), date_range(t.runs["date"]), ci_level(a))]
+    out = [
+        para(
+            "We analysed {} of {} ({}: {}) measured {}. Every figure below is given with its number of "
+            "passes and, where the passes allow one, a {} confidence interval over passes; a single pass "
+            "has at most an interval over its requests, which describes that run only.",
+            fmt.counted(len(t.runs), "run"),
+            fmt.counted(len(t.seats), "seat"),
+            fmt.counted(len(models), "model"),
+            fmt.join_words([fmt.short(m) for m in models]),
+            date_range(t.runs["date"]),
+            ci_level(a),
+        )
+    ]
     out.append(headline_sentence(a))
     counts = _verdict_counts(a)
     if counts:
         total = sum(counts.values())
-        out.append(para("Of {} against the baseline, {} favour the candidate, {} the baseline, {} "
-                        "within noise and {} too little data for a verdict (Section 3).",
-                        fmt.counted(total, "comparison"), fmt.count(counts.get("better", 0)),
-                        fmt.count(counts.get("worse", 0)),
-                        fmt.counted(counts.get("within_noise", 0), "is", "are"),
-                        fmt.counted(counts.get("insufficient_data", 0), "has", "have")))
+        out.append(
+            para(
+                "Of {} against the baseline, {} favour the candidate, {} the baseline, {} "
+                "within noise and {} too little data for a verdict (Section 3).",
+                fmt.counted(total, "comparison"),
+                fmt.count(counts.get("better", 0)),
+                fmt.count(counts.get("worse", 0)),
+                fmt.counted(counts.get("within_noise", 0), "is", "are"),
+                fmt.counted(counts.get("insufficient_data", 0), "has", "have"),
+            )
+        )
     f = flags_of(a)
     if len(f):
         sev = f["severity"].astype(str).value_counts()
         cav = strongest_caveat(a)
-        out.append(para("The analysis raised {} ({} critical, {} warnings). The strongest caveat "
-                        "({}, {}): {}", fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)),
-                        fmt.count(sev.get("warn", 0)), fmt.text(cav["code"]), fmt.text(cav["severity"]),
-                        fmt.short_tokens(first_sentences(unquoted(fmt.text(cav["message"]))))))
+        out.append(
+            para(
+                "The analysis raised {} ({} critical, {} warnings). The strongest caveat ({}, {}): {}",
+                fmt.counted(len(f), "flag"),
+                fmt.count(sev.get("critical", 0)),
+                fmt.count(sev.get("warn", 0)),
+                fmt.text(cav["code"]),
+                fmt.text(cav["severity"]),
+                fmt.short_tokens(first_sentences(unquoted(fmt.text(cav["message"])))),
+            )
+        )
         rest = f.drop(index=cav.name) if cav.name in f.index else f
         rest = rest[rest["severity"].astype(str).isin(["critical", "warn"])]
         counts = rest["code"].astype(str).map(_topic).value_counts()
         if len(counts):
             listed = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in counts.items()])
-            out.append(para("{} {}. Section 7 states what these numbers will not carry.",
-                            others_phrase(str(cav["severity"]), int(rest["severity"].eq("critical").sum()),
-                                          int(rest["severity"].eq("warn").sum())), listed))
+            out.append(
+                para(
+                    "{} {}. Section 7 states what these numbers will not carry.",
+                    others_phrase(
+                        str(cav["severity"]),
+                        int(rest["severity"].eq("critical").sum()),
+                        int(rest["severity"].eq("warn").sum()),
+                    ),
+                    listed,
+                )
+            )
         else:
             out.append(para("Section 7 states what these numbers will not carry."))
     else:

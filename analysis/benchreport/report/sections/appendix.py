@@ -1,4 +1,5 @@
 """Appendix: the full tables at fleet scale, and provenance (files, refusals, parameters, software)."""
+
 from __future__ import annotations
 
 import os
@@ -56,11 +57,17 @@ def appendix_text(a) -> Prose | None:
     if not tables:
         return None
     labels = "Table A1" if len(tables) == 1 else "Tables A1 and A2"
-    return prose(para("{} {} {}, one row per cell (a seat's workload, concurrency and metric) with the "
-                      "statistics side by side. The long tables, one row per statistic with its confidence "
-                      "interval, per-pass values and, for comparisons, the test and counts, are "
-                      "tables/cells.csv and tables/comparisons.csv beside this report.",
-                      labels, "lists" if len(tables) == 1 else "list", fmt.join_words(tables)))
+    return prose(
+        para(
+            "{} {} {}, one row per cell (a seat's workload, concurrency and metric) with the "
+            "statistics side by side. The long tables, one row per statistic with its confidence "
+            "interval, per-pass values and, for comparisons, the test and counts, are "
+            "tables/cells.csv and tables/comparisons.csv beside this report.",
+            labels,
+            "lists" if len(tables) == 1 else "list",
+            fmt.join_words(tables),
+        )
+    )
 
 
 #: files the files table lists one by one, grouped by folder; past this many, one row per
@@ -72,8 +79,11 @@ SHA_SHOWN = 16
 
 def _paths(a) -> list[str]:
     loaded = a.loaded
-    return ([str(p) for p in a.tables.runs["source_file"]] + [r.path for r in loaded.refused]
-            + [s.path for s in loaded.skipped])
+    return (
+        [str(p) for p in a.tables.runs["source_file"]]
+        + [r.path for r in loaded.refused]
+        + [s.path for s in loaded.skipped]
+    )
 
 
 def _folder_and_name(path: str, root: str | None) -> tuple[str, str]:
@@ -94,24 +104,35 @@ def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
     root = _common_root(_paths(a))
-    out = [para("Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
-                "{} refused and {} skipped (no results in {}). provenance.csv beside this report lists "
-                "every file read, refused or skipped, with its full path, run, hash and reason.",
-                fmt.counted(t.runs["source_file"].nunique(), "file"), f"A{fmt.count(_files_table_number(a))}",
-                fmt.counted(len(loaded.refused), "file was", "files were"),
-                fmt.counted(len(loaded.skipped), "file was", "files were"),
-                "it" if len(loaded.skipped) == 1 else "them")]
+    out = [
+        para(
+            "Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
+            "{} refused and {} skipped (no results in {}). provenance.csv beside this report lists "
+            "every file read, refused or skipped, with its full path, run, hash and reason.",
+            fmt.counted(t.runs["source_file"].nunique(), "file"),
+            f"A{fmt.count(_files_table_number(a))}",
+            fmt.counted(len(loaded.refused), "file was", "files were"),
+            fmt.counted(len(loaded.skipped), "file was", "files were"),
+            "it" if len(loaded.skipped) == 1 else "them",
+        )
+    ]
     if root:
         out.append(para("Paths are relative to {}.", ident(root)))
     if loaded.refused:
-        out.append(para("The report was built with --skip-bad: the refused files below were left out, "
-                        "and nothing from them is in any table or figure."))
+        out.append(
+            para(
+                "The report was built with --skip-bad: the refused files below were left out, "
+                "and nothing from them is in any table or figure."
+            )
+        )
     return prose(out)
 
 
 def _harness(r) -> str:
     version = r.get("harness_version")
-    return fmt.text(r.get("harness")) + (" " + fmt.text(version) if not fmt.missing(version) else " (version not stated)")
+    return fmt.text(r.get("harness")) + (
+        " " + fmt.text(version) if not fmt.missing(version) else " (version not stated)"
+    )
 
 
 def files_table(a) -> Table:
@@ -122,33 +143,62 @@ def files_table(a) -> Table:
     root = _common_root(_paths(a))
     files = runs.drop_duplicates("source_file").sort_values("source_file")
     where = [_folder_and_name(str(p), root) for p in files["source_file"]]
-    df = pd.DataFrame({"Folder": [w[0] for w in where], "File": [w[1] for w in where],
-                       "Format": [fmt.text(x) for x in files.get("source_format", [None] * len(files))],
-                       "Harness and version": [_harness({"harness": h, "harness_version": v}) for h, v in
-                                               zip(files.get("harness", [None] * len(files)),
-                                                   files.get("harness_version", [None] * len(files)))],
-                       "SHA-256": [fmt.text(h)[:SHA_SHOWN] for h in files.get("source_sha256", [None] * len(files))]})
+    df = pd.DataFrame(
+        {
+            "Folder": [w[0] for w in where],
+            "File": [w[1] for w in where],
+            "Format": [fmt.text(x) for x in files.get("source_format", [None] * len(files))],
+            "Harness and version": [
+                _harness({"harness": h, "harness_version": v})
+                for h, v in zip(
+                    files.get("harness", [None] * len(files)), files.get("harness_version", [None] * len(files))
+                )
+            ],
+            "SHA-256": [fmt.text(h)[:SHA_SHOWN] for h in files.get("source_sha256", [None] * len(files))],
+        }
+    )
     if len(df) > MAX_FILE_ROWS:
         return _folders_table(df)
     note = f"SHA-256: its first {SHA_SHOWN} hex digits; provenance.csv beside this report has all 64."
-    return Table(df, "Files read, by folder, with their format, harness and version, and SHA-256.",
-                 kind="appendix", small=True, mono=("File", "SHA-256"), key="files", group="Folder",
-                 nowrap=("SHA-256",), note=note)
+    return Table(
+        df,
+        "Files read, by folder, with their format, harness and version, and SHA-256.",
+        kind="appendix",
+        small=True,
+        mono=("File", "SHA-256"),
+        key="files",
+        group="Folder",
+        nowrap=("SHA-256",),
+        note=note,
+    )
 
 
 def _folders_table(df: pd.DataFrame) -> Table:
     """Many files: one row per folder, with its files, formats and harnesses."""
     rows = []
     for folder, g in df.groupby("Folder", sort=True):
-        rows.append({"Folder": folder, "Files": fmt.count(len(g)),
-                     "Format": ", ".join(sorted(set(g["Format"]) - {""})),
-                     "Harness and version": ", ".join(sorted(set(g["Harness and version"])))})
+        rows.append(
+            {
+                "Folder": folder,
+                "Files": fmt.count(len(g)),
+                "Format": ", ".join(sorted(set(g["Format"]) - {""})),
+                "Harness and version": ", ".join(sorted(set(g["Harness and version"]))),
+            }
+        )
     out, same = constant_columns(pd.DataFrame(rows), ["Format", "Harness and version"])
-    return Table(out, f"Files read, {fmt.counted(len(df), 'file')} in {fmt.counted(len(rows), 'folder')}, one row "
-                 "per folder with their formats, harnesses and versions.", kind="appendix", small=True,
-                 mono=("Folder",), numeric=("Files",), key="files",
-                 note=" ".join(b for b in (same, "provenance.csv beside this report lists every file with its "
-                                           "run and SHA-256.") if b))
+    return Table(
+        out,
+        f"Files read, {fmt.counted(len(df), 'file')} in {fmt.counted(len(rows), 'folder')}, one row "
+        "per folder with their formats, harnesses and versions.",
+        kind="appendix",
+        small=True,
+        mono=("Folder",),
+        numeric=("Files",),
+        key="files",
+        note=" ".join(
+            b for b in (same, "provenance.csv beside this report lists every file with its run and SHA-256.") if b
+        ),
+    )
 
 
 def provenance_table(a) -> Table:
@@ -156,8 +206,14 @@ def provenance_table(a) -> Table:
     shown in the report, whose appendix summarises it; `benchreport table provenance`."""
     df = provenance(a).astype(object)
     df = df.where(df.notna(), "")
-    return Table(df.astype(str), "Every file of the build: read, refused or skipped, with its run, SHA-256 and reason.",
-                 kind="appendix", small=True, mono=("path", "run_id", "sha256"), key="provenance")
+    return Table(
+        df.astype(str),
+        "Every file of the build: read, refused or skipped, with its run, SHA-256 and reason.",
+        kind="appendix",
+        small=True,
+        mono=("path", "run_id", "sha256"),
+        key="provenance",
+    )
 
 
 def refused_table(a) -> Table | None:
@@ -167,8 +223,14 @@ def refused_table(a) -> Table | None:
         return None
     root = _common_root(_paths(a))
     rows = [{"File": _rel(r.path, root), "Where": r.json_path, "Why": r.message} for r in loaded.refused]
-    return Table(pd.DataFrame(rows), "Refused files: left out of every table and figure.",
-                 kind="appendix", small=True, mono=("File", "Where"), key="refused")
+    return Table(
+        pd.DataFrame(rows),
+        "Refused files: left out of every table and figure.",
+        kind="appendix",
+        small=True,
+        mono=("File", "Where"),
+        key="refused",
+    )
 
 
 _PATHLIKE = re.compile(r"\S*/\S*")
@@ -200,12 +262,25 @@ def skipped_table(a) -> Table | None:
         folders = sorted({_folder_and_name(s.path, root)[0] for s in items})
         example = _rel(items[0].path, root)
         why = kind if kind == NOT_A_RUN_WHY else items[0].reason
-        rows.append({"Why skipped": fmt.shortened(why, 160), "Files": fmt.count(len(items)),
-                     "Folders": fmt.count(len(folders)), "For example": example})
-    return Table(pd.DataFrame(rows), f"Skipped files (no results in them), {fmt.counted(len(loaded.skipped), 'file')} "
-                 "counted by reason, with one of each (provenance.csv beside this report lists every one).",
-                 kind="appendix", small=True, mono=("For example",), numeric=("Files", "Folders"), key="skipped",
-                 widths={"Why skipped": "52%"})
+        rows.append(
+            {
+                "Why skipped": fmt.shortened(why, 160),
+                "Files": fmt.count(len(items)),
+                "Folders": fmt.count(len(folders)),
+                "For example": example,
+            }
+        )
+    return Table(
+        pd.DataFrame(rows),
+        f"Skipped files (no results in them), {fmt.counted(len(loaded.skipped), 'file')} "
+        "counted by reason, with one of each (provenance.csv beside this report lists every one).",
+        kind="appendix",
+        small=True,
+        mono=("For example",),
+        numeric=("Files", "Folders"),
+        key="skipped",
+        widths={"Why skipped": "52%"},
+    )
 
 
 #: build plumbing, not choices: the staging folder the build writes into before it swaps the
@@ -223,9 +298,14 @@ def parameters_table(a, params: dict) -> Table:
         if isinstance(v, (list, tuple)):
             v = ", ".join(str(x) for x in v)
         rows.append({"Parameter": str(k), "Value": "none" if v is None else str(v)})
-    return Table(pd.DataFrame(rows, columns=["Parameter", "Value"]),
-                 "Parameters of this build (the executed notebook records them too).",
-                 kind="appendix", small=True, mono=("Parameter",), key="parameters")
+    return Table(
+        pd.DataFrame(rows, columns=["Parameter", "Value"]),
+        "Parameters of this build (the executed notebook records them too).",
+        kind="appendix",
+        small=True,
+        mono=("Parameter",),
+        key="parameters",
+    )
 
 
 def thresholds_table(a) -> Table:
@@ -234,17 +314,37 @@ def thresholds_table(a) -> Table:
     rows = []
     for name, default, why in Thresholds.describe():
         v = used.get(name, default)
-        rows.append({"Threshold": name, "Used": fmt.text(v), "Default": fmt.text(default),
-                     "Why this default": why})
-    return Table(pd.DataFrame(rows), "Thresholds used by the statistics and the flags, with their "
-                 "defaults and the reason for each.", kind="appendix", small=True,
-                 mono=("Threshold",), numeric=("Used", "Default"), key="thresholds",
-                 widths={"Why this default": "62%"})
+        rows.append({"Threshold": name, "Used": fmt.text(v), "Default": fmt.text(default), "Why this default": why})
+    return Table(
+        pd.DataFrame(rows),
+        "Thresholds used by the statistics and the flags, with their defaults and the reason for each.",
+        kind="appendix",
+        small=True,
+        mono=("Threshold",),
+        numeric=("Used", "Default"),
+        key="thresholds",
+        widths={"Why this default": "62%"},
+    )
 
 
-PACKAGES = ("benchreport", "numpy", "pandas", "scipy", "statsmodels", "pingouin", "msgspec",
-            "matplotlib", "seaborn", "papermill", "nbconvert", "nbformat", "ipykernel", "weasyprint",
-            "markupsafe", "mistune")
+PACKAGES = (
+    "benchreport",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "pingouin",
+    "msgspec",
+    "matplotlib",
+    "seaborn",
+    "papermill",
+    "nbconvert",
+    "nbformat",
+    "ipykernel",
+    "weasyprint",
+    "markupsafe",
+    "mistune",
+)
 
 
 def packages_table() -> Table:
@@ -256,5 +356,11 @@ def packages_table() -> Table:
         except metadata.PackageNotFoundError:
             v = "not installed"
         rows.append({"Package": p, "Version": v})
-    return Table(pd.DataFrame(rows), "Software versions.", kind="appendix", small=True,
-                 mono=("Package", "Version"), key="packages")
+    return Table(
+        pd.DataFrame(rows),
+        "Software versions.",
+        kind="appendix",
+        small=True,
+        mono=("Package", "Version"),
+        key="packages",
+    )

@@ -6,6 +6,7 @@ seat id, model name or message from a run file can never become markup). Paragra
 written from our literal templates with `para`: ``para("Compared against {} {}.", word,
 ident(seat))``; an `Ident` is an identifier set in monospace.
 """
+
 from __future__ import annotations
 
 import string
@@ -18,8 +19,24 @@ import pandas as pd
 from benchreport import format as fmt
 from benchreport.report.html_hook import html_renderer, use_html_renderer
 
-__all__ = ["Ident", "Paragraph", "Items", "Division", "TitleBlock", "Prose", "Table", "FigureBlock", "ident",
-           "idents", "para", "items", "division", "prose", "figure_block", "use_html_renderer"]
+__all__ = [
+    "Ident",
+    "Paragraph",
+    "Items",
+    "Division",
+    "TitleBlock",
+    "Prose",
+    "Table",
+    "FigureBlock",
+    "ident",
+    "idents",
+    "para",
+    "items",
+    "division",
+    "prose",
+    "figure_block",
+    "use_html_renderer",
+]
 
 
 class _HTML:

@@ -1,4 +1,5 @@
 """Cells as the report's tables show them: display strings, long and wide layouts, excluded figures."""
+
 from __future__ import annotations
 
 import re
@@ -9,7 +10,7 @@ import pandas as pd
 from benchreport import format as fmt
 from benchreport.columns import METRICS, STATISTICS
 from benchreport.report import figures as F
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .flagview import excluded_figures, first_chunk_cells
 from .labels import column, order_seats, seat_label
@@ -53,7 +54,9 @@ def result_cells(a) -> pd.DataFrame:
             m &= cells["workload"].astype(str) == str(e["workload"])
         for idx, r in cells[m].iterrows():
             vals = parse_values(r.get("values")) if "values" in cells.columns else []
-            if any(_close(x, e["value"]) for x in vals) or (fmt.finite(r.get("estimate")) and _close(r["estimate"], e["value"])):
+            if any(_close(x, e["value"]) for x in vals) or (
+                fmt.finite(r.get("estimate")) and _close(r["estimate"], e["value"])
+            ):
                 drop.append(idx)
     return cells.drop(index=sorted(set(drop))) if drop else cells
 
@@ -65,14 +68,18 @@ def _method_labels(a) -> dict:
     cells = a.cells
     if cells is None or cells.empty or "harness" not in cells.columns:
         return {}
-    keys = list(zip(_workload_names(cells), cells["harness"].map(fmt.text), cells["probe"].map(fmt.text),
-                    _loads(cells)))
+    keys = list(
+        zip(_workload_names(cells), cells["harness"].map(fmt.text), cells["probe"].map(fmt.text), _loads(cells))
+    )
     methods: dict[str, set] = {}
     for w, h, p, ld in keys:
         methods.setdefault(w, set()).add((h, p, ld))
-    return {(w, h, p, ld): (f"{w} ({', '.join(x for x in _distinct(methods[w], (h, p, ld)) if x)})"
-                            if len(methods[w]) > 1 else w)
-            for w, h, p, ld in set(keys)}
+    return {
+        (w, h, p, ld): (
+            f"{w} ({', '.join(x for x in _distinct(methods[w], (h, p, ld)) if x)})" if len(methods[w]) > 1 else w
+        )
+        for w, h, p, ld in set(keys)
+    }
 
 
 def _distinct(methods: set, mine: tuple) -> tuple:
@@ -101,8 +108,11 @@ def workloads(a, df: pd.DataFrame) -> list[str]:
 def _as_printed(reported, recomputed, estimate) -> str:
     """The estimate as the harness printed it, with our recomputation beside it where they differ."""
     text = fmt.num(estimate)
-    if fmt.finite(reported) and fmt.finite(recomputed) and \
-            abs(reported - recomputed) > fmt.printed_rounding(reported) + 1e-12:
+    if (
+        fmt.finite(reported)
+        and fmt.finite(recomputed)
+        and abs(reported - recomputed) > fmt.printed_rounding(reported) + 1e-12
+    ):
         # a no-break space: the recomputation may go under the figure, but stays whole
         return f"{fmt.num(reported)} (recomputed\u00a0{fmt.num(recomputed)})"
     return text
@@ -130,17 +140,22 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
     order = {s: i for i, s in enumerate(order_seats(a, cells["seat"]))}
     metric_order = {m: i for i, m in enumerate(METRICS)}
     seat = cells["seat"].astype(str)
-    c = cells.assign(_seat=seat, _o=seat.map(order),
-                     _m=cells["metric"].map(lambda m: metric_order.get(m, 99)),
-                     _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
-                     _st=cells["statistic"].map(stat_rank),
-                     _w=workloads(a, cells),
-                     _d=cells["date"].map(fmt.text) if "date" in cells.columns else "")
+    c = cells.assign(
+        _seat=seat,
+        _o=seat.map(order),
+        _m=cells["metric"].map(lambda m: metric_order.get(m, 99)),
+        _c=pd.to_numeric(cells["concurrency"], errors="coerce").fillna(-1),
+        _st=cells["statistic"].map(stat_rank),
+        _w=workloads(a, cells),
+        _d=cells["date"].map(fmt.text) if "date" in cells.columns else "",
+    )
     c = c.sort_values(["_o", "_m", "_w", "_c", "_d", "_st"], kind="stable")
     vals = [parse_values(v) for v in column(c, "values")]
     n_passes = [int(p) if fmt.finite(p) else len(v) for p, v in zip(column(c, "n_passes"), vals)]
-    estimate = [_as_printed(r, q, e) if p == 1 else fmt.num(e) for r, q, e, p in
-                zip(column(c, "reported"), column(c, "recomputed"), column(c, "estimate"), n_passes)]
+    estimate = [
+        _as_printed(r, q, e) if p == 1 else fmt.num(e)
+        for r, q, e, p in zip(column(c, "reported"), column(c, "recomputed"), column(c, "estimate"), n_passes)
+    ]
     per_pass = [", ".join(fmt.num(x) for x in v) if 1 < len(v) <= 4 else "" for v in vals]
     for i, (p, v, med) in enumerate(zip(n_passes, vals, column(c, "median"))):
         if p == 2 and len(v) == 2:
@@ -148,35 +163,57 @@ def cell_display(a, cells: pd.DataFrame) -> pd.DataFrame:
             estimate[i], per_pass[i] = f"{fmt.num(v[0])}, {fmt.num(v[1])}", "both shown"
         elif 3 <= p <= 4 and len(v) == p and fmt.finite(med):
             per_pass[i] += f"; median {fmt.num(med)}, range {fmt.span(min(v), max(v))}"
-    ci = [fmt.ci(lo, hi) or within_ci(wl, wh) or no_ci(m)
-          for lo, hi, wl, wh, m in zip(column(c, "ci_low"), column(c, "ci_high"), column(c, "within_low"),
-                                       column(c, "within_high"), column(c, "ci_method"))]
+    ci = [
+        fmt.ci(lo, hi) or within_ci(wl, wh) or no_ci(m)
+        for lo, hi, wl, wh, m in zip(
+            column(c, "ci_low"),
+            column(c, "ci_high"),
+            column(c, "within_low"),
+            column(c, "within_high"),
+            column(c, "ci_method"),
+        )
+    ]
     labels = {s: seat_label(a, s) for s in c["_seat"].unique()}
     metric_labels = {m: F.metric_label(str(m), unit=False) for m in c["metric"].unique()}
-    return pd.DataFrame({
-        "seat": c["_seat"].map(labels).tolist(),
-        "Metric": c["metric"].map(metric_labels).tolist(),
-        "Workload": c["_w"].tolist(),
-        "Conc.": [fmt.concurrency(x) for x in column(c, "concurrency")],
-        "Stat.": [fmt.stat_words(fmt.text(x), short=True) for x in column(c, "statistic")],
-        "Passes": [fmt.count(p) for p in n_passes],
-        "n": [fmt.count(x) for x in column(c, "n_obs")],
-        "Estimate": estimate,
-        "Unit": [fmt.text(u) or fmt.unit_of(m) for u, m in zip(column(c, "unit"), column(c, "metric"))],
-        "CI": ci,
-        "Per pass, in order": per_pass,
-        "_metric": c["metric"].astype(str).tolist(),
-        "_stat": [fmt.text(x) for x in column(c, "statistic")],
-        "_date": c["_d"].tolist(),
-        "_k": c.groupby(["_o", "_m", "_w", "_c", "_d", "_seat"], sort=False, dropna=False).ngroup().tolist(),
-    })
+    return pd.DataFrame(
+        {
+            "seat": c["_seat"].map(labels).tolist(),
+            "Metric": c["metric"].map(metric_labels).tolist(),
+            "Workload": c["_w"].tolist(),
+            "Conc.": [fmt.concurrency(x) for x in column(c, "concurrency")],
+            "Stat.": [fmt.stat_words(fmt.text(x), short=True) for x in column(c, "statistic")],
+            "Passes": [fmt.count(p) for p in n_passes],
+            "n": [fmt.count(x) for x in column(c, "n_obs")],
+            "Estimate": estimate,
+            "Unit": [fmt.text(u) or fmt.unit_of(m) for u, m in zip(column(c, "unit"), column(c, "metric"))],
+            "CI": ci,
+            "Per pass, in order": per_pass,
+            "_metric": c["metric"].astype(str).tolist(),
+            "_stat": [fmt.text(x) for x in column(c, "statistic")],
+            "_date": c["_d"].tolist(),
+            "_k": c.groupby(["_o", "_m", "_w", "_c", "_d", "_seat"], sort=False, dropna=False).ngroup().tolist(),
+        }
+    )
 
 
 def cells_frame(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
     """The long table: one row per seat, cell and statistic (the layout for small data)."""
     d = cell_display(a, cells).rename(columns={"CI": f"{ci_pct} CI"})
-    return d[["seat", "Metric", "Workload", "Conc.", "Stat.", "Passes", "n", "Estimate", "Unit",
-              f"{ci_pct} CI", "Per pass, in order"]]
+    return d[
+        [
+            "seat",
+            "Metric",
+            "Workload",
+            "Conc.",
+            "Stat.",
+            "Passes",
+            "n",
+            "Estimate",
+            "Unit",
+            f"{ci_pct} CI",
+            "Per pass, in order",
+        ]
+    ]
 
 
 def stat_heading(st) -> str:
@@ -215,11 +252,19 @@ def cells_wide(a, cells: pd.DataFrame, ci_pct: str) -> pd.DataFrame:
     ci = f"{ci_pct} CI"
     head, other = spread_statistics(cell_display(a, cells), "Estimate")
     all_mean = bool((head["Stat."] == "mean").all())
-    out = pd.DataFrame({
-        "seat": head["seat"], "Metric": [wide_metric(m, u) for m, u in zip(head["_metric"], head["Unit"])],
-        "Workload": head["Workload"], "Conc.": head["Conc."], "Passes": head["Passes"], "n": head["n"],
-        "Stat.": head["Stat."], "Mean" if all_mean else "Estimate": head["Estimate"], ci: head["CI"],
-    })
+    out = pd.DataFrame(
+        {
+            "seat": head["seat"],
+            "Metric": [wide_metric(m, u) for m, u in zip(head["_metric"], head["Unit"])],
+            "Workload": head["Workload"],
+            "Conc.": head["Conc."],
+            "Passes": head["Passes"],
+            "n": head["n"],
+            "Stat.": head["Stat."],
+            "Mean" if all_mean else "Estimate": head["Estimate"],
+            ci: head["CI"],
+        }
+    )
     if all_mean:
         out = out.drop(columns="Stat.")
     out = pd.concat([out, other.drop(columns=[c for c in other.columns if c in out.columns])], axis=1)
@@ -240,8 +285,11 @@ def recomputed_mark(text: str) -> str:
     return _RECOMPUTED.sub(r"\1" + RECOMPUTED_MARK, text) if isinstance(text, str) else text
 
 
-_SHORT_REASONS = (("two passes, both values reported", "2 passes"), ("single pass", "1 pass"),
-                  ("baseline 1 pass; candidate 1 pass", "1 pass each"))
+_SHORT_REASONS = (
+    ("two passes, both values reported", "2 passes"),
+    ("single pass", "1 pass"),
+    ("baseline 1 pass; candidate 1 pass", "1 pass each"),
+)
 
 
 def no_ci(method) -> str:
@@ -258,22 +306,29 @@ def cell_rows_per_seat(cells: pd.DataFrame) -> pd.Series:
     return cells.assign(seat=cells["seat"].astype(str)).drop_duplicates(keys).groupby("seat").size()
 
 
-CELLS_NOTE = ("Conc.: concurrent streams; n: observations behind the figure where the run states "
-              "them. With several passes the estimate is the geometric mean of the pass values and the "
-              "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
-              "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
-              "figure is shown as printed, with our recomputation from its requests beside it where they "
-              "differ.")
+CELLS_NOTE = (
+    "Conc.: concurrent streams; n: observations behind the figure where the run states "
+    "them. With several passes the estimate is the geometric mean of the pass values and the "
+    "CI a log-scale t-interval over passes (run-to-run variation included); a single pass has "
+    "no such CI, and an interval over its requests is marked 'within one run'. A harness's "
+    "figure is shown as printed, with our recomputation from its requests beside it where they "
+    "differ."
+)
 
 
 def wide_note(pct: str, columns: Sequence[str], *, marked: bool = False) -> str:
     """What a wide table of cells holds, for its note."""
     stats = [c for c in columns if c in {stat_heading(s) for s in STAT_ORDER} and c != "Mean"]
-    bits = [f"One row per seat and cell. The mean is given with its {pct} CI"
-            + (" (a cell without a mean: its first statistic, named under Stat.)" if "Stat." in columns else "")
-            + (f"; {fmt.join_words(stats)}: the estimates of those statistics" if stats else "") + ".",
-            "tables/cells.csv beside this report has every statistic with its CI and per-pass values."]
+    bits = [
+        f"One row per seat and cell. The mean is given with its {pct} CI"
+        + (" (a cell without a mean: its first statistic, named under Stat.)" if "Stat." in columns else "")
+        + (f"; {fmt.join_words(stats)}: the estimates of those statistics" if stats else "")
+        + ".",
+        "tables/cells.csv beside this report has every statistic with its CI and per-pass values.",
+    ]
     if marked:
-        bits.append(f"{RECOMPUTED_MARK}: the harness's figure as printed; our recomputation from its requests "
-                    "differs (tables/cells.csv has both).")
+        bits.append(
+            f"{RECOMPUTED_MARK}: the harness's figure as printed; our recomputation from its requests "
+            "differs (tables/cells.csv has both)."
+        )
     return " ".join(bits)

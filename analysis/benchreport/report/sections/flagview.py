@@ -1,4 +1,5 @@
 """The flags as the report reads them: rows, seats, cells, evidence, order, excluded figures."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.flags import codes
-
 
 
 #: most severe first (benchreport.flags.codes.SEVERITIES); an unknown severity after them
@@ -34,8 +34,19 @@ def flags_of(a) -> pd.DataFrame:
     """The analysis's flags; an empty frame with the flag columns when there are none."""
     f = getattr(a, "flags", None)
     if f is None or len(f) == 0:
-        return pd.DataFrame(columns=["code", "severity", "seats", "workload", "concurrency",
-                                     "metric", "statistic", "message", "evidence"])
+        return pd.DataFrame(
+            columns=[
+                "code",
+                "severity",
+                "seats",
+                "workload",
+                "concurrency",
+                "metric",
+                "statistic",
+                "message",
+                "evidence",
+            ]
+        )
     return f
 
 
@@ -94,11 +105,18 @@ def excluded_figures(a) -> list[dict]:
         for e in entries:
             if not isinstance(e, dict) or not fmt.finite(e.get("value")):
                 continue
-            out.append({"seat": e.get("seat") or (seats[0] if seats else None),
-                        "workload": e.get("workload"), "concurrency": e.get("concurrency"),
-                        "metric": e.get("metric"), "statistic": e.get("statistic"),
-                        "value": float(e["value"]), "run_id": e.get("run_id"),
-                        "message": fmt.text(fr.get("message"))})
+            out.append(
+                {
+                    "seat": e.get("seat") or (seats[0] if seats else None),
+                    "workload": e.get("workload"),
+                    "concurrency": e.get("concurrency"),
+                    "metric": e.get("metric"),
+                    "statistic": e.get("statistic"),
+                    "value": float(e["value"]),
+                    "run_id": e.get("run_id"),
+                    "message": fmt.text(fr.get("message")),
+                }
+            )
     return out
 
 
@@ -114,6 +132,13 @@ def first_chunk_cells(a) -> list[dict]:
         seats = flag_seats(fr.get("seats"))
         for c in evidence(fr).get("cells") or []:
             if isinstance(c, dict):
-                out.append({"seat": seats[0] if seats else None, "workload": c.get("workload"),
-                            "concurrency": c.get("concurrency"), "harness": c.get("harness"), "load": c.get("load")})
+                out.append(
+                    {
+                        "seat": seats[0] if seats else None,
+                        "workload": c.get("workload"),
+                        "concurrency": c.get("concurrency"),
+                        "harness": c.get("harness"),
+                        "load": c.get("load"),
+                    }
+                )
     return out

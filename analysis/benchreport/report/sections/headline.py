@@ -1,19 +1,28 @@
 """The headline comparison: each candidate's declared primary cell against the baseline, in words."""
+
 from __future__ import annotations
 
 import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report import figures as F
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .blocks import Prose, ident, para, prose
 from .cellview import within_ci
 from .labels import baseline_word, ci_level, order_seats, seat_label
 
 
-METRIC_PRIORITY = ["output_tok_s", "decode_tok_s_per_stream", "prefill_tok_s", "ttft_ms",
-                   "e2e_latency_ms", "itl_ms", "request_rate", "engine_init_s"]
+METRIC_PRIORITY = [
+    "output_tok_s",
+    "decode_tok_s_per_stream",
+    "prefill_tok_s",
+    "ttft_ms",
+    "e2e_latency_ms",
+    "itl_ms",
+    "request_rate",
+    "engine_init_s",
+]
 
 
 def baseline_comparisons(a) -> pd.DataFrame:
@@ -48,8 +57,11 @@ def headline_row(a):
 
 def _cell_values(a, seat: str, row) -> list[float]:
     cells = a.cells
-    m = (cells["seat"].astype(str) == seat) & (cells["metric"] == row["metric"]) & \
-        (cells["workload"].astype(str) == str(row["workload"]))
+    m = (
+        (cells["seat"].astype(str) == seat)
+        & (cells["metric"] == row["metric"])
+        & (cells["workload"].astype(str) == str(row["workload"]))
+    )
     for k in ("statistic", "harness", "probe"):
         if k in cells.columns and k in row:
             m &= cells[k].map(fmt.text) == fmt.text(row.get(k))
@@ -87,14 +99,21 @@ def verdict_rule(a) -> str:
     th = a.options.thresholds
     c = a.comparisons
     m = int(c["p_value"].notna().sum()) if c is not None and len(c) and "p_value" in c.columns else 0
-    family = (f"across the {m} comparisons with a between-pass interval" if m else
-              "across the comparisons with a between-pass interval (none here has passes on both sides)")
-    how = {"holm": f"after Holm's correction {family}",
-           "bh": f"after the Benjamini-Hochberg correction {family}",
-           "none": "at the stated level, without a correction for multiple comparisons"}[a.options.multiplicity]
-    return (f"'better' or 'worse' needs passes on both sides, the {ci_level(a)} CI of the ratio wholly outside "
-            f"1 ± {fmt.pct(th.noise)}, and the change still significant {how}; 'within noise' means the CI lies "
-            f"inside 1 ± {fmt.pct(th.noise)}; anything else is 'insufficient data'")
+    family = (
+        f"across the {m} comparisons with a between-pass interval"
+        if m
+        else "across the comparisons with a between-pass interval (none here has passes on both sides)"
+    )
+    how = {
+        "holm": f"after Holm's correction {family}",
+        "bh": f"after the Benjamini-Hochberg correction {family}",
+        "none": "at the stated level, without a correction for multiple comparisons",
+    }[a.options.multiplicity]
+    return (
+        f"'better' or 'worse' needs passes on both sides, the {ci_level(a)} CI of the ratio wholly outside "
+        f"1 ± {fmt.pct(th.noise)}, and the change still significant {how}; 'within noise' means the CI lies "
+        f"inside 1 ± {fmt.pct(th.noise)}; anything else is 'insufficient data'"
+    )
 
 
 def primary_words(a) -> str:
@@ -120,36 +139,68 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
         wi = within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
         if wi:
             ci_words += f" ({wi}, which leaves out run-to-run variation)"
-    return prose(para("{} {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
-                      f"{lead}: on" if lead else "On", cell_words(row), ident(cand), _side(a, cand, row.get("candidate_estimate"), row),
-                      _side(a, base, row.get("baseline_estimate"), row), who, ident(base), fmt.ratio3(row.get("ratio")),
-                      ci_words, verdict or "none", f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""))
+    return prose(
+        para(
+            "{} {}, {} measured {} against {} for {} {}: a ratio of {} ({}); verdict: {}{}.",
+            f"{lead}: on" if lead else "On",
+            cell_words(row),
+            ident(cand),
+            _side(a, cand, row.get("candidate_estimate"), row),
+            _side(a, base, row.get("baseline_estimate"), row),
+            who,
+            ident(base),
+            fmt.ratio3(row.get("ratio")),
+            ci_words,
+            verdict or "none",
+            f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "",
+        )
+    )
 
 
 def headline_sentence(a, lead: str = "Headline") -> Prose:
     """The headline: each candidate's declared primary cell against the incumbent, never the best of many."""
     base = a.baseline
     if not base:
-        return prose([para("No seat is marked as the incumbent and no baseline was given, so this report "
-                           "makes no comparison against an incumbent and supports no claim that any seat is "
-                           "the best."), *seat_figures(a)])
+        return prose(
+            [
+                para(
+                    "No seat is marked as the incumbent and no baseline was given, so this report "
+                    "makes no comparison against an incumbent and supports no claim that any seat is "
+                    "the best."
+                ),
+                *seat_figures(a),
+            ]
+        )
     who = f"the {baseline_word(a)}"
     prim = primary_rows(a)
     if prim is None or prim.empty:
-        return prose(para("{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
-                          "concurrency, metric and statistic), so no comparison against it can be made.",
-                          who[0].upper() + who[1:], ident(base)))
+        return prose(
+            para(
+                "{} {} was measured, but no candidate shares a cell with it (same harness, probe, workload, "
+                "concurrency, metric and statistic), so no comparison against it can be made.",
+                who[0].upper() + who[1:],
+                ident(base),
+            )
+        )
     if len(prim) <= HEADLINE_PAIRS:
-        return prose([_one_headline(a, r, lead if i == 0 else "", who)
-                      for i, (_, r) in enumerate(prim.iterrows())])
+        return prose([_one_headline(a, r, lead if i == 0 else "", who) for i, (_, r) in enumerate(prim.iterrows())])
     v = prim["verdict"].astype(str)
     better = sorted(prim.loc[v == "better", "candidate"].astype(str))
     worse = sorted(prim.loc[v == "worse", "candidate"].astype(str))
     rest = len(prim) - len(better) - len(worse)
     if not better and not worse:
-        return prose(para("{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
-                          "or worse than {} {}; {} no verdict the data can carry.", lead, primary_words(a),
-                          fmt.count(len(prim)), who, ident(base), "all have" if rest == len(prim) else f"{fmt.count(rest)} have"))
+        return prose(
+            para(
+                "{}: on each candidate's primary cell ({}), none of the {} candidates is shown to be better "
+                "or worse than {} {}; {} no verdict the data can carry.",
+                lead,
+                primary_words(a),
+                fmt.count(len(prim)),
+                who,
+                ident(base),
+                "all have" if rest == len(prim) else f"{fmt.count(rest)} have",
+            )
+        )
     parts = []
     if better:
         parts.append(f"{fmt.count(len(better))} better ({', '.join(better)})")
@@ -157,15 +208,28 @@ def headline_sentence(a, lead: str = "Headline") -> Prose:
         parts.append(f"{fmt.count(len(worse))} worse ({', '.join(worse)})")
     if rest:
         parts.append(f"{fmt.count(rest)} without a verdict")
-    return prose(para("{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.", lead,
-                      primary_words(a), fmt.count(len(prim)), who, ident(base), "; ".join(parts)))
+    return prose(
+        para(
+            "{}: on each candidate's primary cell ({}), of {} candidates against {} {}: {}.",
+            lead,
+            primary_words(a),
+            fmt.count(len(prim)),
+            who,
+            ident(base),
+            "; ".join(parts),
+        )
+    )
 
 
 #: seats whose headline figure the abstract states when there is no incumbent (Table 1 has the rest)
 ABSTRACT_SEATS = 4
 #: the figure that stands for a seat, most wanted first: (metric, statistic)
-SEAT_FIGURE = (("output_tok_s", "mean"), ("decode_tok_s_per_stream", "mean"), ("ttft_ms", "p50"),
-               ("e2e_latency_ms", "p50"))
+SEAT_FIGURE = (
+    ("output_tok_s", "mean"),
+    ("decode_tok_s_per_stream", "mean"),
+    ("ttft_ms", "p50"),
+    ("e2e_latency_ms", "p50"),
+)
 
 
 def seat_figure(cells, seat: str):
@@ -175,8 +239,10 @@ def seat_figure(cells, seat: str):
     for metric, statistic in SEAT_FIGURE:
         c = mine[(mine["metric"] == metric) & (mine["statistic"] == statistic) & mine["estimate"].map(fmt.finite)]
         if len(c):
-            order = c.assign(_p=pd.to_numeric(c["n_passes"], errors="coerce").fillna(0),
-                             _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1))
+            order = c.assign(
+                _p=pd.to_numeric(c["n_passes"], errors="coerce").fillna(0),
+                _c=pd.to_numeric(c["concurrency"], errors="coerce").fillna(-1),
+            )
             return order.sort_values(["_p", "_c"], ascending=False, kind="stable").iloc[0]
     return None
 
@@ -185,7 +251,9 @@ def _seat_figure_words(a, row) -> str:
     """'tiny-gpt2-s1: aggregate throughput 251.0 tok/s at 2 streams (aiperf; chat, 32±4 → 16 tok),
     95% CI [232.9, 270.5] over 3 passes'."""
     unit = fmt.text(row.get("unit")) or fmt.unit_of(row["metric"])
-    what = F.metric_label(str(row["metric"]), unit=False) + ("" if row["statistic"] == "mean" else f" {row['statistic']}")
+    what = F.metric_label(str(row["metric"]), unit=False) + (
+        "" if row["statistic"] == "mean" else f" {row['statistic']}"
+    )
     where = f" at {fmt.streams(row['concurrency'])}" if fmt.finite(row.get("concurrency")) else ""
     how = "; ".join(x for x in (fmt.text(row.get("harness")), fmt.text(row.get("load"))) if x)
     n = int(row["n_passes"]) if fmt.finite(row.get("n_passes")) else 1
@@ -197,8 +265,10 @@ def _seat_figure_words(a, row) -> str:
         interval = f"one pass; {wi} over its requests, which leaves out run-to-run variation"
     else:
         interval = f"{fmt.counted(n, 'pass', 'passes')}, too few for an interval"
-    return (f"{seat_label(a, str(row['seat']))}: {what} {fmt.num(row['estimate'])} {unit}{where}"
-            f"{f' ({how})' if how else ''}, {interval}")
+    return (
+        f"{seat_label(a, str(row['seat']))}: {what} {fmt.num(row['estimate'])} {unit}{where}"
+        f"{f' ({how})' if how else ''}, {interval}"
+    )
 
 
 def seat_figures(a) -> list:
@@ -214,6 +284,9 @@ def seat_figures(a) -> list:
         return []
     shown = [_seat_figure_words(a, r) for r in rows[:ABSTRACT_SEATS]]
     more = len(rows) - len(shown)
-    tail = f" Table 1 has {fmt.counted(more, 'more seat', 'more seats')} and every condition." if more else \
-        " Table 1 has every condition."
+    tail = (
+        f" Table 1 has {fmt.counted(more, 'more seat', 'more seats')} and every condition."
+        if more
+        else " Table 1 has every condition."
+    )
     return [para("What each seat measured, at its best-covered condition: {}.{}", "; ".join(shown), tail)]

@@ -1,4 +1,5 @@
 """Words every section shares: the seat label, what the baseline is called, dates, the CI level."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -6,6 +7,7 @@ from typing import Iterable
 import pandas as pd
 
 from benchreport import format as fmt
+
 
 def ci_level(a) -> str:
     """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""
@@ -88,4 +90,3 @@ def date_range(dates: Iterable) -> str:
 def column(df: pd.DataFrame, name: str) -> list:
     """A frame's column as a list (Nones where the frame has no such column)."""
     return df[name].tolist() if name in df.columns else [None] * len(df)
-

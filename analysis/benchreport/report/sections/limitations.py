@@ -1,4 +1,5 @@
 """Section 7, What these numbers will not carry: written from the flags and nothing else."""
+
 from __future__ import annotations
 
 
@@ -21,9 +22,13 @@ def limitations_paragraphs(a) -> list[tuple[str, str]]:
 
 #: the codes Sections 5 and 6 state whole with their figures: Section 7 names them, it does not
 #: say them again (issue 27: each fact stated once)
-TOLD_IN_FAULTS = {"fault.recorded": "faults and crashes", "fault.unreproduced": "faults not seen again",
-                  "defect.open": "open defects", "requests.failed": "failed requests",
-                  "requests.missing": "requests missing from the files"}
+TOLD_IN_FAULTS = {
+    "fault.recorded": "faults and crashes",
+    "fault.unreproduced": "faults not seen again",
+    "defect.open": "open defects",
+    "requests.failed": "failed requests",
+    "requests.missing": "requests missing from the files",
+}
 
 
 #: codes Section 3 states whole (with no incumbent, it says no comparison is made and why): Section 7
@@ -99,10 +104,14 @@ def limitations(a) -> Prose:
     """Section 7 with a one-line lead saying where it comes from."""
     f = flags_of(a)
     sev = f["severity"].astype(str).value_counts() if len(f) else {}
-    lead = para("This section is written from the {} the analysis raised ({} critical, {} warnings, {} "
-                "for information), and from nothing else; flags.json holds each with its evidence.",
-                fmt.counted(len(f), "flag"), fmt.count(sev.get("critical", 0)), fmt.count(sev.get("warn", 0)),
-                fmt.count(sev.get("info", 0)))
+    lead = para(
+        "This section is written from the {} the analysis raised ({} critical, {} warnings, {} "
+        "for information), and from nothing else; flags.json holds each with its evidence.",
+        fmt.counted(len(f), "flag"),
+        fmt.count(sev.get("critical", 0)),
+        fmt.count(sev.get("warn", 0)),
+        fmt.count(sev.get("info", 0)),
+    )
     return prose(lead, division("limitations", limitations_html(a).blocks))
 
 
@@ -113,9 +122,22 @@ def flags_table(a) -> Table | None:
     f = sorted_flags(a)
     if f.empty:
         return None
-    data = pd.DataFrame({"Severity": f["severity"].astype(str).tolist(), "Code": f["code"].astype(str).tolist(),
-                         "Seats": [", ".join(flag_seats(s)) for s in f["seats"]],
-                         "Message": [fmt.text(m) for m in f["message"]]})
-    return Table(data, "Every flag the analysis raised, most severe first, each message whole as flags.json has "
-                 "it (Section 7 says them by topic).", kind="appendix", key="flags", mono=("Code",),
-                 small=True, whole=("Message",), screen_only="flags.json")
+    data = pd.DataFrame(
+        {
+            "Severity": f["severity"].astype(str).tolist(),
+            "Code": f["code"].astype(str).tolist(),
+            "Seats": [", ".join(flag_seats(s)) for s in f["seats"]],
+            "Message": [fmt.text(m) for m in f["message"]],
+        }
+    )
+    return Table(
+        data,
+        "Every flag the analysis raised, most severe first, each message whole as flags.json has "
+        "it (Section 7 says them by topic).",
+        kind="appendix",
+        key="flags",
+        mono=("Code",),
+        small=True,
+        whole=("Message",),
+        screen_only="flags.json",
+    )

@@ -1,4 +1,5 @@
 """Section 2, Measured results: Table 1 (and, at fleet scale, Table A1) and its lead."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -9,11 +10,28 @@ from benchreport import format as fmt
 from benchreport.report import figures as F
 
 from .blocks import Prose, Table, para, prose
-from .cellview import (CELLS_NOTE, RECOMPUTED_MARK, STAT_ORDER, cell_rows_per_seat, cells_wide, result_cells,
-                       stat_heading, wide_note)
+from .cellview import (
+    CELLS_NOTE,
+    RECOMPUTED_MARK,
+    STAT_ORDER,
+    cell_rows_per_seat,
+    cells_wide,
+    result_cells,
+    stat_heading,
+    wide_note,
+)
 from .flagview import excluded_figures, first_chunk_cells
 from .labels import ci_level, order_seats, seat_label
-from .summary import SUMMARY_LINES, SUMMARY_LINES_PORTRAIT, fit_summary, landscape, row_lines, summary_frame, summary_note, summary_table
+from .summary import (
+    SUMMARY_LINES,
+    SUMMARY_LINES_PORTRAIT,
+    fit_summary,
+    landscape,
+    row_lines,
+    summary_frame,
+    summary_note,
+    summary_table,
+)
 from .tables import TOP_SEATS, abbreviations, constant_columns
 
 
@@ -41,15 +59,22 @@ def results_table(a, *, max_lines: int | None = None, top_n: int = TOP_SEATS) ->
         df, lead = _cut_to_a_page(a, cells, df, max_lines, top_n)
     chunk = first_chunk_cells(a)
     if chunk:
-        lead.append(f"The time to first token of {fmt.counted(len(chunk), 'cell')} is left out: it times a first "
-                    "chunk that carried no token, not a first token (trap.first_chunk, Section 5).")
+        lead.append(
+            f"The time to first token of {fmt.counted(len(chunk), 'cell')} is left out: it times a first "
+            "chunk that carried no token, not a first token (trap.first_chunk, Section 5)."
+        )
     ex = excluded_figures(a)
     if ex:
-        lead.append(f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
-                    f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5).")
+        lead.append(
+            f"{fmt.counted(len(ex), 'figure')} flagged as a prefix-cache hit "
+            f"{'is' if len(ex) == 1 else 'are'} excluded from this table (Section 5)."
+        )
     df, note = summary_note(df, pct)
-    return summary_table(df, "Measured results: the headline figures of each seat and condition with their "
-                         f"{pct} confidence intervals.", " ".join([*lead, note]))
+    return summary_table(
+        df,
+        f"Measured results: the headline figures of each seat and condition with their {pct} confidence intervals.",
+        " ".join([*lead, note]),
+    )
 
 
 def _ranked_seats(a, cells: pd.DataFrame, top_n: int) -> list[str]:
@@ -65,20 +90,24 @@ def _ranked_seats(a, cells: pd.DataFrame, top_n: int) -> list[str]:
     return [seat_label(a, s) for s in ranked]
 
 
-def _cut_to_a_page(a, cells: pd.DataFrame, df: pd.DataFrame, max_lines: int,
-                   top_n: int) -> tuple[pd.DataFrame, list[str]]:
+def _cut_to_a_page(
+    a, cells: pd.DataFrame, df: pd.DataFrame, max_lines: int, top_n: int
+) -> tuple[pd.DataFrame, list[str]]:
     """Table 1's rows cut to a page (`summary.fit_summary`) and the sentence that says what it shows."""
     total = df["seat"].nunique()
     df, shown, part = fit_summary(df, _ranked_seats(a, cells, top_n)[:top_n], max_lines)
-    parts = "".join(f"; of {seat}'s {fmt.counted(n_all, 'condition')}, the {fmt.count(n)} measured with the "
-                    "most passes" for seat, (n, n_all) in part.items())
+    parts = "".join(
+        f"; of {seat}'s {fmt.counted(n_all, 'condition')}, the {fmt.count(n)} measured with the most passes"
+        for seat, (n, n_all) in part.items()
+    )
     which = "the baseline and the highest aggregate throughput" if a.baseline else "the highest aggregate throughput"
-    return df, [f"This table shows {fmt.count(len(shown))} of {fmt.count(total)} seats ({which}){parts}; "
-                "Table A1 in the appendix lists every seat and cell."]
+    return df, [
+        f"This table shows {fmt.count(len(shown))} of {fmt.count(total)} seats ({which}){parts}; "
+        "Table A1 in the appendix lists every seat and cell."
+    ]
 
 
-def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str],
-                     pct: str) -> Table:
+def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: Sequence[str], pct: str) -> Table:
     """A wide table of cells (`cells_wide`) with its note; a column with one value moves to the note."""
     passes = []
     if (df["Passes"] == "2").any():
@@ -88,11 +117,27 @@ def cells_wide_table(df: pd.DataFrame, kind: str, key: str, caption: str, lead: 
     df, same = constant_columns(df, ["Workload", "Passes"])
     stats = [c for c in df.columns if c in {stat_heading(s) for s in STAT_ORDER} or c == "Estimate"]
     marked = any(df[c].astype(str).str.endswith(RECOMPUTED_MARK).any() for c in stats)
-    bits = [*lead, same, wide_note(pct, list(df.columns), marked=marked), abbreviations(df["Metric"]), CELLS_NOTE,
-            *passes]
+    bits = [
+        *lead,
+        same,
+        wide_note(pct, list(df.columns), marked=marked),
+        abbreviations(df["Metric"]),
+        CELLS_NOTE,
+        *passes,
+    ]
     note = " ".join(b for b in bits if b)
-    return Table(df, caption, kind=kind, group="seat", numeric=("Conc.", "Passes", "n", *stats),
-                 note=note, small=True, dense=True, key=key, nowrap=("Metric", "Stat."))
+    return Table(
+        df,
+        caption,
+        kind=kind,
+        group="seat",
+        numeric=("Conc.", "Passes", "n", *stats),
+        note=note,
+        small=True,
+        dense=True,
+        key=key,
+        nowrap=("Metric", "Stat."),
+    )
 
 
 def all_cells_table(a) -> Table | None:
@@ -108,9 +153,14 @@ def all_cells_table(a) -> Table | None:
         return None
     pct = ci_level(a)
     table = cells_wide_table(
-        cells_wide(a, cells, pct), "appendix", "all-cells",
+        cells_wide(a, cells, pct),
+        "appendix",
+        "all-cells",
         f"Every seat and cell: the mean with its {pct} CI, number of passes and observations, and the "
-        "percentiles, and each pass's value (Table 1 has the headline figures).", [], pct)
+        "percentiles, and each pass's value (Table 1 has the headline figures).",
+        [],
+        pct,
+    )
     table.screen_only = "tables/cells.csv"
     return table
 
@@ -126,13 +176,25 @@ def results_text(a) -> Prose:
     two = int((np_ == 2).sum())
     with_ci = int((cells["ci_low"].map(fmt.finite) & cells["ci_high"].map(fmt.finite)).sum())
     carry = "carries" if with_ci == 1 else "carry"
-    out = [para("The analysis gives {} estimates in {} (a seat's workload, concurrency and metric). {} rest on a "
-                "single pass, {} on two passes; {} {} a confidence interval. Table 1 gives the headline figures "
-                "of each seat and condition; Table A1 in the appendix and tables/cells.csv have every statistic.",
-                fmt.count(n), fmt.counted(cell_rows_per_seat(cells).sum(), "cell"), fmt.count(one), fmt.count(two),
-                fmt.count(with_ci), carry)]
+    out = [
+        para(
+            "The analysis gives {} estimates in {} (a seat's workload, concurrency and metric). {} rest on a "
+            "single pass, {} on two passes; {} {} a confidence interval. Table 1 gives the headline figures "
+            "of each seat and condition; Table A1 in the appendix and tables/cells.csv have every statistic.",
+            fmt.count(n),
+            fmt.counted(cell_rows_per_seat(cells).sum(), "cell"),
+            fmt.count(one),
+            fmt.count(two),
+            fmt.count(with_ci),
+            carry,
+        )
+    ]
     ex = excluded_figures(a)
     if ex:
-        out.append(para("{} excluded from the results: a prefix-cache hit is not a prefill "
-                        "measurement (Section 5).", fmt.counted(len(ex), "figure") + (" is" if len(ex) == 1 else " are")))
+        out.append(
+            para(
+                "{} excluded from the results: a prefix-cache hit is not a prefill measurement (Section 5).",
+                fmt.counted(len(ex), "figure") + (" is" if len(ex) == 1 else " are"),
+            )
+        )
     return prose(out)

@@ -1,11 +1,12 @@
 """Section 2's figures: throughput, per-stream decode, single stream, TTFT, per-pass values, history."""
+
 from __future__ import annotations
 
 import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report import figures as F
-from benchreport.stats._common import parse_values
+from benchreport.stats.common import parse_values
 
 from .blocks import FigureBlock, figure_block
 from .cellview import result_cells
@@ -19,12 +20,16 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
         return ""
     bits = []
     if over > 0:
-        bits.append(f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
-                    f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
-                    f"{'is' if over == 1 else 'are'} in the tables")
+        bits.append(
+            f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
+            f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
+            f"{'is' if over == 1 else 'are'} in the tables"
+        )
     if other_day > 0:
-        bits.append(f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
-                    "days without a curve to compare with are not drawn")
+        bits.append(
+            f"{fmt.counted(other_day, 'series', 'series')} measured at a single concurrency level on "
+            "days without a curve to compare with are not drawn"
+        )
     return (" " + "; ".join(bits)[0].upper() + "; ".join(bits)[1:] + ".") if bits else ""
 
 
@@ -50,22 +55,37 @@ def _seats_cue(fig) -> str:
     return f" Colour and marker shape: the seat{lines}."
 
 
-def throughput_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
-                      statistic: str | None = None) -> FigureBlock | None:
+def throughput_figure(
+    a, *, top_n: int = TOP_SEATS, metric: str | None = None, statistic: str | None = None
+) -> FigureBlock | None:
     """Aggregate throughput (or `metric`) against concurrency, per seat, with CI bands; the mean,
     else the median (or `statistic`)."""
-    return _concurrency_figure(a, metric or "output_tok_s", (statistic,) if statistic else F.THROUGHPUT_STATISTICS,
-                               top_n, "Aggregate throughput (all streams together) against concurrency, per seat."
-                               if metric in (None, "output_tok_s") else None, "throughput")
+    return _concurrency_figure(
+        a,
+        metric or "output_tok_s",
+        (statistic,) if statistic else F.THROUGHPUT_STATISTICS,
+        top_n,
+        "Aggregate throughput (all streams together) against concurrency, per seat."
+        if metric in (None, "output_tok_s")
+        else None,
+        "throughput",
+    )
 
 
-def per_stream_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
-                      statistic: str | None = None) -> FigureBlock | None:
+def per_stream_figure(
+    a, *, top_n: int = TOP_SEATS, metric: str | None = None, statistic: str | None = None
+) -> FigureBlock | None:
     """Per-stream decode rate (or `metric`) against concurrency."""
-    return _concurrency_figure(a, metric or "decode_tok_s_per_stream",
-                               (statistic,) if statistic else F.THROUGHPUT_STATISTICS, top_n,
-                               "Per-stream decode rate against concurrency, per seat."
-                               if metric in (None, "decode_tok_s_per_stream") else None, "per-stream")
+    return _concurrency_figure(
+        a,
+        metric or "decode_tok_s_per_stream",
+        (statistic,) if statistic else F.THROUGHPUT_STATISTICS,
+        top_n,
+        "Per-stream decode rate against concurrency, per seat."
+        if metric in (None, "decode_tok_s_per_stream")
+        else None,
+        "per-stream",
+    )
 
 
 def _concurrency_figure(a, metric: str, stats, top_n: int, lead: str | None, key: str) -> FigureBlock | None:
@@ -73,12 +93,14 @@ def _concurrency_figure(a, metric: str, stats, top_n: int, lead: str | None, key
     cells = result_cells(a)
     fig = F.metric_vs_concurrency(cells, metric, statistics=stats, baseline=a.baseline, top_n=top_n)
     lead = lead or f"{fmt.metric_words(metric).capitalize()} against concurrency, per seat."
-    return figure_block(fig, lead + _seats_cue(fig) + marks_text(fig) + _omitted_note(cells, metric, a, top_n, stats),
-                        key)
+    return figure_block(
+        fig, lead + _seats_cue(fig) + marks_text(fig) + _omitted_note(cells, metric, a, top_n, stats), key
+    )
 
 
-def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3, metric: str | None = None,
-                         statistic: str | None = None) -> FigureBlock | None:
+def single_stream_figure(
+    a, *, top_n: int = 30, min_rows: int = 3, metric: str | None = None, statistic: str | None = None
+) -> FigureBlock | None:
     """Per-stream decode (or `metric`) at one stream, every seat and workload (the field note's table)."""
     cells = result_cells(a)
     metric = metric or "decode_tok_s_per_stream"
@@ -92,13 +114,18 @@ def single_stream_figure(a, *, top_n: int = 30, min_rows: int = 3, metric: str |
         return None
     fig = F.cell_dotplot(cells, metric, concurrency=1, statistics=stats, baseline=a.baseline, top_n=top_n)
     more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
-    return figure_block(fig, "Single-stream decode rate of every seat and workload, best first, each seat in its "
-                        "own colour and marker shape." + marks_text(fig) + " Workloads are different probes: "
-                        "compare rows only within one workload." + more, "single-stream")
+    return figure_block(
+        fig,
+        "Single-stream decode rate of every seat and workload, best first, each seat in its "
+        "own colour and marker shape." + marks_text(fig) + " Workloads are different probes: "
+        "compare rows only within one workload." + more,
+        "single-stream",
+    )
 
 
-def ttft_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
-                statistic: str | None = None) -> FigureBlock | None:
+def ttft_figure(
+    a, *, top_n: int = TOP_SEATS, metric: str | None = None, statistic: str | None = None
+) -> FigureBlock | None:
     """Time to first token (or `metric`) against concurrency: p50 where measured, else the
     harness's mean (or `statistic`)."""
     if metric not in (None, "ttft_ms"):
@@ -110,10 +137,24 @@ def ttft_figure(a, *, top_n: int = TOP_SEATS, metric: str | None = None,
         return None
     ttft = cells[cells["metric"] == "ttft_ms"]
     stats = sorted(set((ttft if statistic is None else ttft[ttft["statistic"] == statistic])["statistic"].astype(str)))
-    extra = (" Seats report TTFT in different forms (" + ", ".join(fmt.stat_words(s) for s in stats)
-             + "); the legend names each, and they are not directly comparable.") if len(stats) > 1 else ""
-    return figure_block(fig, "Time to first token against concurrency (lower is better)." + _seats_cue(fig)
-                        + marks_text(fig) + extra + _omitted_note(cells, "ttft_ms", a, top_n, stats_wanted), "ttft")
+    extra = (
+        (
+            " Seats report TTFT in different forms ("
+            + ", ".join(fmt.stat_words(s) for s in stats)
+            + "); the legend names each, and they are not directly comparable."
+        )
+        if len(stats) > 1
+        else ""
+    )
+    return figure_block(
+        fig,
+        "Time to first token against concurrency (lower is better)."
+        + _seats_cue(fig)
+        + marks_text(fig)
+        + extra
+        + _omitted_note(cells, "ttft_ms", a, top_n, stats_wanted),
+        "ttft",
+    )
 
 
 def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
@@ -125,12 +166,19 @@ def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
     n = 0
     if cells is not None and "values" in cells.columns:
         n = sum(len(parse_values(v)) >= 2 for v in cells["values"])  # an empty column sums to ''
-    more = (f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown; "
-            "tables/cells.csv has every pass of every cell." if n > max_panels else "")
-    return figure_block(fig, "Values of each pass in the order measured, for every cell measured more than "
-                        "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
-                        "panel has its own scale; max/min is the ratio of the extreme passes." + more,
-                        "per-pass")
+    more = (
+        f" The {fmt.count(max_panels)} cells with the largest spread of {fmt.count(n)} are shown; "
+        "tables/cells.csv has every pass of every cell."
+        if n > max_panels
+        else ""
+    )
+    return figure_block(
+        fig,
+        "Values of each pass in the order measured, for every cell measured more than "
+        "once: a rise from pass to pass is warm-up drift, a swing is instability. Each "
+        "panel has its own scale; max/min is the ratio of the extreme passes." + more,
+        "per-pass",
+    )
 
 
 def history_figure(a) -> FigureBlock | None:
@@ -138,6 +186,9 @@ def history_figure(a) -> FigureBlock | None:
     fig = F.seat_history(a.tables.measurements)
     drawn, total = getattr(fig, "benchreport_panels", (0, 0))
     more = f" The first {fmt.count(drawn)} of {fmt.count(total)} are shown." if total > drawn else ""
-    return figure_block(fig, "History: seats measured on more than one date, the median of each day's "
-                        "passes (line) and the individual passes (dots), one panel per seat and cell." + more,
-                        "history")
+    return figure_block(
+        fig,
+        "History: seats measured on more than one date, the median of each day's "
+        "passes (line) and the individual passes (dots), one panel per seat and cell." + more,
+        "history",
+    )

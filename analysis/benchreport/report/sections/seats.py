@@ -1,4 +1,5 @@
 """Section 1, Seats and setup: what was measured, how often, with what."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -40,18 +41,35 @@ def seats_table(a) -> Table:
             role += " (baseline)"
         c = comps[comps["seat"] == seat] if len(comps) else comps
         lic = sorted({fmt.text(x) for x in c["license"]} - {""}) if len(c) else []
-        rows.append({"Seat": seat, "Role": role, "Model": fmt.text(r.get("model")),
-                     "Quantisation": fmt.text(r.get("quantisation"), "not stated"),
-                     "Engine": fmt.text(r.get("engine"), "not stated"), "Placement": _placement(r),
-                     "Checkpoint": fmt.gb(r.get("checkpoint_bytes")) if fmt.finite(r.get("checkpoint_bytes")) else "–",
-                     "Licences": ", ".join(lic) or "–"})
-    df = pd.DataFrame(rows, columns=["Seat", "Role", "Model", "Quantisation", "Engine", "Placement",
-                                     "Checkpoint", "Licences"])
+        rows.append(
+            {
+                "Seat": seat,
+                "Role": role,
+                "Model": fmt.text(r.get("model")),
+                "Quantisation": fmt.text(r.get("quantisation"), "not stated"),
+                "Engine": fmt.text(r.get("engine"), "not stated"),
+                "Placement": _placement(r),
+                "Checkpoint": fmt.gb(r.get("checkpoint_bytes")) if fmt.finite(r.get("checkpoint_bytes")) else "–",
+                "Licences": ", ".join(lic) or "–",
+            }
+        )
+    df = pd.DataFrame(
+        rows, columns=["Seat", "Role", "Model", "Quantisation", "Engine", "Placement", "Checkpoint", "Licences"]
+    )
     df, note = drop_unstated(df, ["Quantisation", "Engine", "Checkpoint", "Licences"])
-    return Table(df, "Seats: model, quantisation, engine and placement, with the licences of their "
-                 "components as declared in the run files.", kind="plain", small=True, dense=True, landscape=False,
-                 key="seats",
-                 mono=("Seat",), widths={"Seat": "24%"}, note=note)
+    return Table(
+        df,
+        "Seats: model, quantisation, engine and placement, with the licences of their "
+        "components as declared in the run files.",
+        kind="plain",
+        small=True,
+        dense=True,
+        landscape=False,
+        key="seats",
+        mono=("Seat",),
+        widths={"Seat": "24%"},
+        note=note,
+    )
 
 
 def _request_counts(a) -> pd.DataFrame:
@@ -88,7 +106,9 @@ def _runs_rows(a) -> list[dict]:
     ncells: dict = {}
     if meas is not None and len(meas):
         m = meas.assign(_g=meas["run_id"].astype(str).map(of_run))
-        ncells = m.drop_duplicates(["_g", "workload", "concurrency", "metric", "statistic"]).groupby("_g").size().to_dict()
+        ncells = (
+            m.drop_duplicates(["_g", "workload", "concurrency", "metric", "statistic"]).groupby("_g").size().to_dict()
+        )
     counts = _request_counts(a)
     per_group: dict = {}
     if len(counts):
@@ -113,23 +133,37 @@ def _runs_rows(a) -> list[dict]:
         cap = {cap_t[i] for i in pos} - {""}
         think = {think_t[i] for i in pos} - {""}
         warm = {warm_t[i] for i in pos}
-        rows.append({
-            "seat": str(seat),
-            "Date": fmt.text(date), "Harness": fmt.text(harness) + (f" {hver}" if not fmt.missing(hver) else ""),
-            "Probe": fmt.text(probe, "not stated"),
-            "Load": fmt.text(load, "not described"),
-            "Answer cap": ", ".join(sorted(cap)) or "not stated",
-            "Thinking": ", ".join(sorted(think)) or "not stated",
-            "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
-            "Passes": fmt.count(len({passes[i] for i in pos})),
-            "Cells": fmt.count(ncells.get(gi, 0)),
-            "Requests per cell": req,
-            "_name": fmt.text(harness), "_version": "" if fmt.missing(hver) else str(hver),
-        })
+        rows.append(
+            {
+                "seat": str(seat),
+                "Date": fmt.text(date),
+                "Harness": fmt.text(harness) + (f" {hver}" if not fmt.missing(hver) else ""),
+                "Probe": fmt.text(probe, "not stated"),
+                "Load": fmt.text(load, "not described"),
+                "Answer cap": ", ".join(sorted(cap)) or "not stated",
+                "Thinking": ", ".join(sorted(think)) or "not stated",
+                "Warm-up excluded": ", ".join(sorted(w or "unknown" for w in warm)),
+                "Passes": fmt.count(len({passes[i] for i in pos})),
+                "Cells": fmt.count(ncells.get(gi, 0)),
+                "Requests per cell": req,
+                "_name": fmt.text(harness),
+                "_version": "" if fmt.missing(hver) else str(hver),
+            }
+        )
     return rows
 
 
-_SETTING = ("Harness", "Probe", "Load", "Answer cap", "Thinking", "Warm-up excluded", "Passes", "Cells", "Requests per cell")
+_SETTING = (
+    "Harness",
+    "Probe",
+    "Load",
+    "Answer cap",
+    "Thinking",
+    "Warm-up excluded",
+    "Passes",
+    "Cells",
+    "Requests per cell",
+)
 
 
 def _collapse_dates(rows: list[dict]) -> list[dict]:
@@ -170,20 +204,45 @@ RUNS_BODY_ROWS = 30
 def _runs_frame(a) -> tuple[pd.DataFrame, str | None]:
     """The runs per seat and day (`_runs_rows`, consecutive dates collapsed) as the table shows them."""
     rows = _collapse_dates(_runs_rows(a))
-    df = pd.DataFrame(rows, columns=["seat", "Date", "Harness", "Probe", "Load", "Answer cap", "Thinking",
-                                     "Warm-up excluded", "Passes", "Cells", "Requests per cell", "_name", "_version"])
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "seat",
+            "Date",
+            "Harness",
+            "Probe",
+            "Load",
+            "Answer cap",
+            "Thinking",
+            "Warm-up excluded",
+            "Passes",
+            "Cells",
+            "Requests per cell",
+            "_name",
+            "_version",
+        ],
+    )
     labels = {s: seat_label(a, s) for s in set(df["seat"])}
     df["seat"] = [labels[s] for s in df["seat"]]
     return drop_unstated(df, ["Probe", "Load", "Answer cap", "Thinking", "Requests per cell"])
 
 
 def _runs_per_seat_table(df: pd.DataFrame, note: str | None, kind: str) -> Table:
-    return Table(df.drop(columns=["_name", "_version"]),
-                 "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
-                 "answer cap, whether warm-up was excluded, passes, measured cells and request records "
-                 "per cell.", kind=kind,
-                 group="seat", small=True, dense=True, landscape=False, key="runs", numeric=("Passes", "Cells"),
-                 note=note, nowrap=("Date",))
+    return Table(
+        df.drop(columns=["_name", "_version"]),
+        "Runs per seat and day: harness, probe, the load sent (as the harness recorded it), "
+        "answer cap, whether warm-up was excluded, passes, measured cells and request records "
+        "per cell.",
+        kind=kind,
+        group="seat",
+        small=True,
+        dense=True,
+        landscape=False,
+        key="runs",
+        numeric=("Passes", "Cells"),
+        note=note,
+        nowrap=("Date",),
+    )
 
 
 def _joined(values) -> str:
@@ -197,18 +256,32 @@ def _methods_table(df: pd.DataFrame) -> Table:
         dates = sorted({d for v in g["Date"] for d in str(v).replace(" to ", " ").split() if d[:2] == "20"})
         passes = pd.to_numeric(g["Passes"], errors="coerce")
         loads = g["Load"] if "Load" in g else pd.Series(dtype=str)
-        rows.append({"Harness": name, "Versions": _joined(g["_version"]), "Seats": fmt.count(g["seat"].nunique()),
-                     "Dates": dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}" if dates else "not stated",
-                     "Loads": fmt.count(loads.nunique()) if len(loads) else "not described",
-                     "Warm-up excluded": _joined(w.strip() for v in g["Warm-up excluded"] for w in str(v).split(",")),
-                     "Passes": fmt.span(passes.min(), passes.max()) if passes.min() != passes.max()
-                     else fmt.count(passes.min()),
-                     "Rows": fmt.count(len(g))})
-    return Table(pd.DataFrame(rows), "How the runs were measured, per harness: its versions, the seats and dates it "
-                 "measured, the number of distinct loads it sent, whether warm-up was excluded and the passes "
-                 "per seat and day.", kind="plain", small=True, key="methods", numeric=("Seats", "Loads", "Rows"),
-                 note="Rows: the harness's rows in the appendix's table of runs per seat and day, which gives "
-                 "each load, answer cap, cell count and request records.")
+        rows.append(
+            {
+                "Harness": name,
+                "Versions": _joined(g["_version"]),
+                "Seats": fmt.count(g["seat"].nunique()),
+                "Dates": dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}" if dates else "not stated",
+                "Loads": fmt.count(loads.nunique()) if len(loads) else "not described",
+                "Warm-up excluded": _joined(w.strip() for v in g["Warm-up excluded"] for w in str(v).split(",")),
+                "Passes": fmt.span(passes.min(), passes.max())
+                if passes.min() != passes.max()
+                else fmt.count(passes.min()),
+                "Rows": fmt.count(len(g)),
+            }
+        )
+    return Table(
+        pd.DataFrame(rows),
+        "How the runs were measured, per harness: its versions, the seats and dates it "
+        "measured, the number of distinct loads it sent, whether warm-up was excluded and the passes "
+        "per seat and day.",
+        kind="plain",
+        small=True,
+        key="methods",
+        numeric=("Seats", "Loads", "Rows"),
+        note="Rows: the harness's rows in the appendix's table of runs per seat and day, which gives "
+        "each load, answer cap, cell count and request records.",
+    )
 
 
 def runs_table(a) -> Table:
@@ -237,21 +310,42 @@ def setup_text(a) -> Prose:
     harnesses = sorted({fmt.text(h) for h in runs["harness"]})
     probes = sorted({fmt.text(p) for p in runs["probe"]} - {""})
     passes = runs.groupby(["seat", "date"])["pass"].nunique()
-    conc = sorted({int(c) for frame in (t.measurements, t.requests) if len(frame)
-                   for c in pd.to_numeric(frame["concurrency"], errors="coerce").dropna()})
+    conc = sorted(
+        {
+            int(c)
+            for frame in (t.measurements, t.requests)
+            if len(frame)
+            for c in pd.to_numeric(frame["concurrency"], errors="coerce").dropna()
+        }
+    )
     base = a.baseline
-    out = [para("The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
-                fmt.counted(len(runs), "run"), fmt.counted(len(seats), "seat"),
-                fmt.counted(len(models), "model"), fmt.join_words(models), date_range(runs["date"]),
-                fmt.counted(len(harnesses), "harness", "harnesses"),
-                "was" if len(harnesses) == 1 else "were", fmt.join_words(harnesses),
-                fmt.counted(len(probes), "probe"), fmt.join_words(probes) or "none stated")]
+    out = [
+        para(
+            "The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
+            fmt.counted(len(runs), "run"),
+            fmt.counted(len(seats), "seat"),
+            fmt.counted(len(models), "model"),
+            fmt.join_words(models),
+            date_range(runs["date"]),
+            fmt.counted(len(harnesses), "harness", "harnesses"),
+            "was" if len(harnesses) == 1 else "were",
+            fmt.join_words(harnesses),
+            fmt.counted(len(probes), "probe"),
+            fmt.join_words(probes) or "none stated",
+        )
+    ]
     if len(passes):
-        out.append(para("Passes per seat and day range from {} to {}. Concurrency levels measured: {}. "
-                        "{} of {} runs record per-request data.",
-                        fmt.count(passes.min()), fmt.count(passes.max()),
-                        ", ".join(fmt.concurrency(c) for c in conc) or "none",
-                        fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0), fmt.count(len(runs))))
+        out.append(
+            para(
+                "Passes per seat and day range from {} to {}. Concurrency levels measured: {}. "
+                "{} of {} runs record per-request data.",
+                fmt.count(passes.min()),
+                fmt.count(passes.max()),
+                ", ".join(fmt.concurrency(c) for c in conc) or "none",
+                fmt.count(t.requests["run_id"].nunique() if len(t.requests) else 0),
+                fmt.count(len(runs)),
+            )
+        )
     if base:  # with none, the abstract and Section 3 say so (each fact once, issue 27)
         out.append(para("Every candidate is compared against the {} {}.", baseline_word(a), ident(base)))
     return prose(out)

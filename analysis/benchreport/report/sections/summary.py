@@ -5,6 +5,7 @@ Every statistic, every metric and the per-pass values stay in Table A1 (the appe
 in the HTML, one line in the PDF) and tables/cells.csv; this table keeps what a reader of a
 systems paper compares: throughput, time to first token, inter-token and end-to-end latency.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,8 +16,18 @@ from .blocks import Table
 from .cellview import RECOMPUTED_MARK, cell_display, recomputed_mark
 from .tables import WIDE_METRIC_LABELS, abbreviations, constant_columns, drop_empty
 
-__all__ = ["HEADLINE", "SUMMARY_LINES", "SUMMARY_LINES_PORTRAIT", "landscape", "WORKLOAD_LINE", "fit_summary", "row_lines", "summary_frame", "summary_note",
-           "summary_table"]
+__all__ = [
+    "HEADLINE",
+    "SUMMARY_LINES",
+    "SUMMARY_LINES_PORTRAIT",
+    "landscape",
+    "WORKLOAD_LINE",
+    "fit_summary",
+    "row_lines",
+    "summary_frame",
+    "summary_note",
+    "summary_table",
+]
 
 #: the headline figures, in column order: metric -> the statistics that stand for it, preferred first
 #: (throughput is a run's rate, so its mean over passes; a latency's headline is its median)
@@ -56,13 +67,19 @@ def _figure(estimate: str, ci: str) -> str:
     if ci.startswith("["):
         return f"{estimate} {ci}"
     if ci.startswith(_WITHIN):
-        return f"{estimate} {{{ci[len(_WITHIN) + 1:-1]}}}"
+        return f"{estimate} {{{ci[len(_WITHIN) + 1 : -1]}}}"
     return estimate
 
 
 #: a summary column's name (the note spells out the abbreviations)
-_SHORT = {"output_tok_s": "Throughput", "decode_tok_s_per_stream": "Decode per stream", "prefill_tok_s": "Prefill",
-          "ttft_ms": "TTFT", "itl_ms": "ITL", "e2e_latency_ms": "E2E latency"}
+_SHORT = {
+    "output_tok_s": "Throughput",
+    "decode_tok_s_per_stream": "Decode per stream",
+    "prefill_tok_s": "Prefill",
+    "ttft_ms": "TTFT",
+    "itl_ms": "ITL",
+    "e2e_latency_ms": "E2E latency",
+}
 
 
 def _heading(metric: str, statistic: str, unit: str) -> str:
@@ -90,14 +107,22 @@ def summary_frame(a, cells: pd.DataFrame) -> pd.DataFrame:
         m = m.assign(_r=m["_stat"].map(rank)).sort_values("_r", kind="stable").drop_duplicates("_row")
         head_stat = min(m["_stat"], key=rank.get)
         heading = _heading(metric, head_stat, m["Unit"].iloc[0])
-        columns[heading] = {row: _figure(e, c) + ("" if st == head_stat else f" ({fmt.stat_words(st, short=True)})")
-                            for row, e, c, st in zip(m["_row"], m["Estimate"], m["CI"], m["_stat"])}
+        columns[heading] = {
+            row: _figure(e, c) + ("" if st == head_stat else f" ({fmt.stat_words(st, short=True)})")
+            for row, e, c, st in zip(m["_row"], m["Estimate"], m["CI"], m["_stat"])
+        }
         rows |= set(m["_row"])
     order = [r for r in dict.fromkeys(d["_row"]) if r in rows]
     passes = d.groupby("_row", sort=False)["Passes"].agg(lambda p: "–".join(sorted(set(p), key=_as_int)))
-    out = pd.DataFrame({"seat": [r[0] for r in order], "Workload": [r[1] for r in order],
-                        "Conc.": [r[2] for r in order], "Date": [r[3] for r in order],
-                        "Passes": [passes[r] for r in order]})
+    out = pd.DataFrame(
+        {
+            "seat": [r[0] for r in order],
+            "Workload": [r[1] for r in order],
+            "Conc.": [r[2] for r in order],
+            "Date": [r[3] for r in order],
+            "Passes": [passes[r] for r in order],
+        }
+    )
     for heading, values in columns.items():
         out[heading] = [values.get(r, "") for r in order]
     return drop_empty(out, ["Date"])
@@ -114,16 +139,19 @@ def summary_note(df: pd.DataFrame, pct: str) -> tuple[pd.DataFrame, str]:
         df = df.assign(seat=[f"{seat}, {dates[seat]}" for seat in df["seat"]]).drop(columns="Date")
     df, same = constant_columns(df, ["Workload", "Passes"])
     marked = any(df[c].astype(str).str.contains(RECOMPUTED_MARK, regex=False).any() for c in _figures(df))
-    bits = [same,
-            f"Each figure with its {pct} confidence interval over passes in brackets, or, for a single pass, "
-            "an interval over its requests in braces {…} that describes that one run only; a figure without "
-            "either has too few passes for one (two passes show both values).",
-            f"{RECOMPUTED_MARK} the harness's figure, where our recomputation from its records differs "
-            "(Table A1 has both)." if marked else "",
-            abbreviations(df.columns), "Throughput: aggregate output tokens per second of all streams together. "
-            "Conc.: concurrent streams.",
-            "Every statistic (p90–p99, min, max), the other metrics and each pass's value: Table A1 in the "
-            "appendix and tables/cells.csv."]
+    bits = [
+        same,
+        f"Each figure with its {pct} confidence interval over passes in brackets, or, for a single pass, "
+        "an interval over its requests in braces {…} that describes that one run only; a figure without "
+        "either has too few passes for one (two passes show both values).",
+        f"{RECOMPUTED_MARK} the harness's figure, where our recomputation from its records differs (Table A1 has both)."
+        if marked
+        else "",
+        abbreviations(df.columns),
+        "Throughput: aggregate output tokens per second of all streams together. Conc.: concurrent streams.",
+        "Every statistic (p90–p99, min, max), the other metrics and each pass's value: Table A1 in the "
+        "appendix and tables/cells.csv.",
+    ]
     return df, " ".join(b for b in bits if b)
 
 
@@ -137,8 +165,9 @@ def row_lines(df: pd.DataFrame) -> pd.Series:
     return df["Workload"].astype(str).str.len().sub(1).floordiv(WORKLOAD_LINE).add(1).clip(lower=1)
 
 
-def fit_summary(df: pd.DataFrame, ranked: list[str], max_lines: int = SUMMARY_LINES,
-                min_seats: int = 2) -> tuple[pd.DataFrame, list[str], dict[str, tuple[int, int]]]:
+def fit_summary(
+    df: pd.DataFrame, ranked: list[str], max_lines: int = SUMMARY_LINES, min_seats: int = 2
+) -> tuple[pd.DataFrame, list[str], dict[str, tuple[int, int]]]:
     """The rows of `df` that fit in `max_lines` printed lines: whole seats in the order of `ranked`
     (seat labels, best first) while they fit. While fewer than `min_seats` are shown, a seat too
     long for the lines left shows the rows measured with the most passes that fit, leaving room
@@ -179,5 +208,16 @@ def landscape(df: pd.DataFrame) -> bool:
 
 def summary_table(df: pd.DataFrame, caption: str, note: str) -> Table:
     figures = _figures(df)
-    return Table(df, caption, kind="table", group="seat", numeric=("Conc.", "Passes", *figures), note=note,
-                 small=True, dense=True, key="results", nowrap=("Conc.", "Date"), landscape=landscape(df))
+    return Table(
+        df,
+        caption,
+        kind="table",
+        group="seat",
+        numeric=("Conc.", "Passes", *figures),
+        note=note,
+        small=True,
+        dense=True,
+        key="results",
+        nowrap=("Conc.", "Date"),
+        landscape=landscape(df),
+    )

@@ -1,4 +1,5 @@
 """Row budgets of the report's tables and the helpers that keep wide tables readable."""
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -6,7 +7,6 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from benchreport.report import figures as F
-
 
 
 #: how many rows Table 1 may have before the full table moves to the appendix
@@ -37,10 +37,16 @@ def drop_unstated(df: pd.DataFrame, cols: Sequence[str]) -> tuple[pd.DataFrame, 
 
 
 #: metric names in a wide table, where every column counts (the note spells out the short ones)
-WIDE_METRIC_LABELS = {"output_tok_s": "aggregate throughput", "decode_tok_s_per_stream": "per-stream decode",
-                      "prefill_tok_s": "prefill", "ttft_ms": "TTFT", "itl_ms": "ITL",
-                      "e2e_latency_ms": "E2E latency", "request_rate": "request rate",
-                      "engine_init_s": "engine start-up"}
+WIDE_METRIC_LABELS = {
+    "output_tok_s": "aggregate throughput",
+    "decode_tok_s_per_stream": "per-stream decode",
+    "prefill_tok_s": "prefill",
+    "ttft_ms": "TTFT",
+    "itl_ms": "ITL",
+    "e2e_latency_ms": "E2E latency",
+    "request_rate": "request rate",
+    "engine_init_s": "engine start-up",
+}
 
 
 _ABBREVIATIONS = {"TTFT": "time to first token", "ITL": "inter-token latency", "E2E": "end-to-end"}

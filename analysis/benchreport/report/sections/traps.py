@@ -1,4 +1,5 @@
 """Section 5, Measurement traps found: one numbered finding per trap or drift flag, with its evidence."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -64,39 +65,58 @@ def traps(a, *, max_each: int = 4) -> Prose:
     order = {c: i for i, c in enumerate(trap_order())}
     sel = f[f["code"].astype(str).isin(list(order))] if len(f) else f
     if sel.empty:
-        return prose(para("No measurement trap was found: no prefix-cache hit, no reasoning-field "
-                          "mismatch, no capped answers, no drift between passes."))
+        return prose(
+            para(
+                "No measurement trap was found: no prefix-cache hit, no reasoning-field "
+                "mismatch, no capped answers, no drift between passes."
+            )
+        )
     sel = sel.assign(_o=sel["code"].map(order)).sort_values("_o", kind="stable")
     items = []
     for code, g in sel.groupby("code", sort=False):
         if code == "warmup.unknown":
             seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
-            body = para("{} {} not say whether warm-up requests were excluded, so their first "
-                        "requests may carry start-up effects: {}.",
-                        fmt.counted(len(seats), "seat's runs", "seats' runs"), "does" if len(seats) == 1 else "do",
-                        idents(seats))
+            body = para(
+                "{} {} not say whether warm-up requests were excluded, so their first "
+                "requests may carry start-up effects: {}.",
+                fmt.counted(len(seats), "seat's runs", "seats' runs"),
+                "does" if len(seats) == 1 else "do",
+                idents(seats),
+            )
             items.append((codes.CODES[code].trap_title, [body], ""))
             continue
         if len(g) > max_each:
             shown = g.head(2)
             rest = sorted({x for v in g.iloc[2:]["seats"] for x in flag_seats(v)})
             body = [para("{}", fmt.text(r.get("message"))) for _, r in shown.iterrows()]
-            body.append(para("The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its "
-                             "figures.", fmt.counted(len(g) - 2, "case"), idents(rest)))
+            body.append(
+                para(
+                    "The same holds for {} more: {}. Each is in Section 7 and in flags.json, with its figures.",
+                    fmt.counted(len(g) - 2, "case"),
+                    idents(rest),
+                )
+            )
             items.append((f"{codes.CODES[code].trap_title} ({fmt.counted(len(g), 'case')})", body, ""))
             continue
         # one heading per kind of finding: each case its message, then its evidence line
         body = []
         for _, r in g.iterrows():
             ev = evidence_text(evidence(r))
-            body += [para("{}", fmt.text(r.get("message"))), *([para("Evidence: {}", ev, css="evidence")] if ev else [])]
+            body += [
+                para("{}", fmt.text(r.get("message"))),
+                *([para("Evidence: {}", ev, css="evidence")] if ev else []),
+            ]
         title = codes.CODES[code].trap_title
         items.append((title if len(g) == 1 else f"{title} ({fmt.counted(len(g), 'case')})", body, ""))
     # findings: each flag, but the seats without a warm-up record are one, and so is a code condensed
     counts = sel["code"].value_counts()
     n = int(sum(1 if c == "warmup.unknown" or k > max_each else k for c, k in counts.items()))
-    out = [para("{} found. Each is stated with its figures; a figure excluded here is not in "
-                "Table 1 or any figure.", fmt.counted(n, "trap or instability", "traps or instabilities"))]
+    out = [
+        para(
+            "{} found. Each is stated with its figures; a figure excluded here is not in Table 1 or any figure.",
+            fmt.counted(n, "trap or instability", "traps or instabilities"),
+        )
+    ]
     for i, (title, body, ev) in enumerate(items, 1):
         evidence_line = [para("Evidence: {}", ev, css="evidence")] if ev else []
         out.append(division("finding", [*body, *evidence_line], heading=f"5.{fmt.count(i)} {title}"))

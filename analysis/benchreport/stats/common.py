@@ -3,6 +3,7 @@
 Nothing here is a statistical method of its own; the methods live in
 `bootstrap`, `intervals`, `exact`, `cells`, `compare` and `exams`.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,9 +18,21 @@ import pandas as pd
 
 from benchreport.load.errors import DataSetError
 
-__all__ = ["ConfidenceInterval", "parse_statistic", "quantile_sorted", "lerp",
-           "key_rng", "key_seed_sequence", "stable_key", "format_values", "check_level",
-           "resolve_baseline", "tail_count", "tail_supported", "tail_needed_n"]
+__all__ = [
+    "ConfidenceInterval",
+    "parse_statistic",
+    "quantile_sorted",
+    "lerp",
+    "key_rng",
+    "key_seed_sequence",
+    "stable_key",
+    "format_values",
+    "check_level",
+    "resolve_baseline",
+    "tail_count",
+    "tail_supported",
+    "tail_needed_n",
+]
 
 #: (low, high) pair, as scipy.stats' ConfidenceInterval
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
@@ -47,15 +60,15 @@ def parse_statistic(statistic) -> float | None:
             if 0.0 < q < 1.0:
                 return q
         raise ValueError(
-            f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile "
-            f"level in (0, 1); got {statistic!r}")
+            f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile level in (0, 1); got {statistic!r}"
+        )
     if isinstance(statistic, (float, int, np.floating, np.integer)) and not isinstance(statistic, bool):
         q = float(statistic)
         if 0.0 < q < 1.0:
             return q
     raise ValueError(
-        f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile "
-        f"level in (0, 1); got {statistic!r}")
+        f"`statistic` must be 'mean', 'median', 'pNN' (e.g. 'p99') or a quantile level in (0, 1); got {statistic!r}"
+    )
 
 
 def _exact_level(q) -> Fraction:
@@ -194,13 +207,16 @@ def resolve_baseline(baseline, seats, present) -> str | None:
         if isinstance(seats, pd.DataFrame) and "seat" in seats:
             known |= set(seats["seat"].astype(str))
         if str(baseline) not in known:
-            raise DataSetError(f"the baseline seat {baseline!r} is not a seat in the data "
-                               f"(seats: {', '.join(sorted(known)[:20])})")
+            raise DataSetError(
+                f"the baseline seat {baseline!r} is not a seat in the data (seats: {', '.join(sorted(known)[:20])})"
+            )
         return str(baseline)
     if not isinstance(seats, pd.DataFrame) or not len(seats) or "role" not in seats or "seat" not in seats:
         return None
     inc = sorted(set(seats.loc[seats["role"].astype("object") == "incumbent", "seat"].astype(str)))
     if len(inc) > 1:
-        raise DataSetError(f"several seats are marked incumbent ({', '.join(inc)}): "
-                           "choose the baseline with --baseline (or `baseline=`)")
+        raise DataSetError(
+            f"several seats are marked incumbent ({', '.join(inc)}): "
+            "choose the baseline with --baseline (or `baseline=`)"
+        )
     return inc[0] if inc else None
