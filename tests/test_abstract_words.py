@@ -14,7 +14,7 @@ from benchreport import format as fmt
 from benchreport.load import load
 
 from benchreport.pipeline import Options, analyse
-from benchreport.report import sections
+from benchreport.report.model import sections
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

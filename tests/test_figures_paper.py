@@ -24,9 +24,9 @@ import cvd
 from benchreport import format as fmt
 from benchreport.load import load
 from benchreport.pipeline import Options, analyse
-from benchreport.report import figures as F
-from benchreport.report import sections
-from benchreport.report.figures import save_figure
+from benchreport.report.model import figures as F
+from benchreport.report.model import sections
+from benchreport.report.model.figures import save_figure
 from runs import write_run
 
 #: the smallest CIEDE2000 difference two seat colours must keep under each simulation: above

@@ -351,7 +351,7 @@ def test_svg_figures_are_deterministic(report_build):
     _, out, _ = report_build
     svg = (out / "figures" / "figure-01.svg").read_text()
     assert "<dc:date>" not in svg
-    from benchreport.report import figures
+    from benchreport.report.model import figures
 
     # the same figure saved again gives the same bytes
     import pandas as pd
@@ -368,7 +368,7 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
     """report.html is a pure function of report.ipynb: papermill's random cell ids do not leak."""
     import nbformat
 
-    from benchreport.report.render import notebook_to_html
+    from benchreport.report.render.html import notebook_to_html
 
     _, out, _ = report_build
     nb = nbformat.read(out / "report.ipynb", as_version=4)
@@ -380,7 +380,7 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
 
 def test_pdf_is_reproducible_from_the_html(report_build, tmp_path):
     """report.pdf is a pure function of report.html: no date, no random id (two builds, same bytes)."""
-    from benchreport.report.pdf import html_to_pdf
+    from benchreport.report.render.pdf import html_to_pdf
 
     _, out, _ = report_build
     again = html_to_pdf((out / "report.html").read_text(encoding="utf-8"), tmp_path / "again.pdf")

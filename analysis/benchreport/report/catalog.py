@@ -13,8 +13,15 @@ from typing import Callable
 
 import pandas as pd
 
-from benchreport.report import sections
-from benchreport.report.writers import headline, latex_escape, latex_table, markdown_table, select_columns, select_rows
+from benchreport.report.model import sections
+from benchreport.report.render.text import (
+    headline,
+    latex_escape,
+    latex_table,
+    markdown_table,
+    select_columns,
+    select_rows,
+)
 
 __all__ = [
     "Entry",

@@ -64,7 +64,7 @@ def _jupyter() -> list[str] | None:
 
 def lab_command(args) -> int:
     """Place the notebook in DIR, then start JupyterLab there (unless --no-start)."""
-    from benchreport.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError, one_line
+    from benchreport.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError, one_line
 
     folder = Path(args.dir)
     if not folder.is_dir():

@@ -6,7 +6,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 
 
 #: how many rows Table 1 may have before the full table moves to the appendix

@@ -368,7 +368,7 @@ def _add_writers(sub) -> None:
 
 
 def _add_plan(sub) -> None:
-    """plan: how many more passes would settle each headline comparison (benchreport.cli_plan)."""
+    """plan: how many more passes would settle each headline comparison (benchreport.cli.plan)."""
     p = sub.add_parser(
         "plan",
         help="from the passes so far, how many more passes (or days) per seat would settle "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 
 from .blocks import FigureBlock, Prose, Table, figure_block, para, prose
 from .labels import ci_level, seat_label

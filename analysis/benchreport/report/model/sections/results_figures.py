@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 from benchreport.stats.common import parse_values
 
 from .blocks import FigureBlock, figure_block

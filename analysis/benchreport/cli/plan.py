@@ -17,7 +17,7 @@ import math
 import sys
 from pathlib import Path
 
-from benchreport.cli_common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
+from benchreport.cli.common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
 
 __all__ = ["plan_command", "FORMATS", "plan_text"]
 
@@ -170,7 +170,7 @@ def _design_words(args, alpha: float) -> str:
 
 def plan_command(args) -> int:
     """`benchreport plan RUNS|--store DIR`: the plan on stdout or in --out FILE."""
-    from benchreport.cli_writers import out_file, write_atomic
+    from benchreport.cli.writers import out_file, write_atomic
 
     fmt = args.format or (_format_of(args.out) if args.out else "text")
     out = out_file(args, tuple(FORMATS.values())) if args.out else None

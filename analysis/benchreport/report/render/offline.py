@@ -1,7 +1,7 @@
 """The rendered page's checks: it loads nothing from the network, and, to be printed, nothing but
-``data:`` URIs (benchreport.report.pdf).
+``data:`` URIs (benchreport.report.render.pdf).
 
-Kept apart from benchreport.report.render (regular expressions only, no Jinja2 or sections), so
+Kept apart from benchreport.report.render.html (regular expressions only, no Jinja2 or sections), so
 that the build's own process checks a page its rendering process made without importing the
 renderer (benchreport.report.build).
 """
@@ -70,7 +70,7 @@ def _not_inline(value: str) -> bool:
 
 def check_self_contained(html: str) -> None:
     """Raise OfflineError if the page would load anything but ``data:`` URIs (a local file
-    included): what a browser printing it may read is the page alone (benchreport.report.pdf)."""
+    included): what a browser printing it may read is the page alone (benchreport.report.render.pdf)."""
     check_offline(html)
     found = [
         m

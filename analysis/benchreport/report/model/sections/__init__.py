@@ -1,7 +1,7 @@
 """The report's content as a view-model, section by section of the paper.
 
 Pure functions of an `benchreport.pipeline.Analysis` (no I/O): paragraphs, `Table` and
-`FigureBlock` objects that `benchreport.report.render` turns into HTML. Sections follow the
+`FigureBlock` objects that `benchreport.report.render.html` turns into HTML. Sections follow the
 fleet paper, one module each:
 
     abstract      title block and Abstract

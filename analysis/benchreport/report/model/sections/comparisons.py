@@ -6,7 +6,7 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.columns import METRICS, higher_is_better
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 from benchreport.stats.common import parse_values
 from benchreport.stats.multiplicity import describe as describe_multiplicity
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from benchreport import outdir
-from benchreport.cli_common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
+from benchreport.cli.common import EXIT_OK, EXIT_REFUSED, UsageError, analyse_opened, open_checked, source_of
 from benchreport.load.errors import UNSAFE_CHARS
 
 __all__ = ["figure_command", "table_command", "out_file", "write_atomic"]
@@ -158,8 +158,8 @@ def figure_command(args) -> int:
             f"figure {args.name!r} has nothing to draw for these runs "
             f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do"
         )
-    from benchreport.report.figures import save_figure
-    from benchreport.report.figures.theme import overflow
+    from benchreport.report.model.figures import save_figure
+    from benchreport.report.model.figures.theme import overflow
 
     kind = out.suffix.lower()[1:]
     _check_canvas(kind, size, tuple(block.figure.get_size_inches()), args.dpi)

@@ -2,7 +2,7 @@
 
 Three layers, one direction:
 
-- `prose_html`, `table_html`, `figure_html`: the blocks of `benchreport.report.sections`
+- `prose_html`, `table_html`, `figure_html`: the blocks of `benchreport.report.model.sections`
   (paragraphs and divisions, a `Table`, a PNG and its caption) as HTML fragments, through
   the Jinja2 templates in ``templates/sections/``. The templates are fed plain data
   (`table_view`, `figure_view`: classes, labels and display strings decided here) and
@@ -16,7 +16,7 @@ Three layers, one direction:
   HTMLExporter's last pass re-serialises the page with BeautifulSoup (0.3 s of CPU for the
   example report: docs/performance.md); whatever the page needs changed is changed in the
   template, never in nbconvert's output.
-- `check_offline`, `check_self_contained`: what the page may load (benchreport.report.pdf prints it).
+- `check_offline`, `check_self_contained`: what the page may load (benchreport.report.render.pdf prints it).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import jinja2
 from markupsafe import Markup
 
 from benchreport import format as fmt
-from benchreport.report.sections.blocks import (
+from benchreport.report.model.sections.blocks import (
     Division,
     Ident,
     Items,
@@ -43,7 +43,7 @@ from benchreport.report.sections.blocks import (
     TitleBlock,
     use_html_renderer,
 )
-from benchreport.report.offline import OfflineError, check_offline, check_self_contained  # noqa: F401 - the page's checks, here too
+from benchreport.report.render.offline import OfflineError, check_offline, check_self_contained  # noqa: F401 - the page's checks, here too
 from benchreport.resources import templates_dir
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report.figures.history import DECIDED, history_panels, panel_keys
+from benchreport.report.model.figures.history import DECIDED, history_panels, panel_keys
 from benchreport.stats.history_summary import HistorySummary, summarise_history
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from benchreport.progress import Terminated, terminate_as_interrupt
-from benchreport.cli_common import (
+from benchreport.cli.common import (
     EXIT_FAILED,
     EXIT_FLAGS,
     EXIT_INTERRUPTED,
@@ -36,7 +36,7 @@ from benchreport.cli_common import (
     report_refused,
     source_of,
 )
-from benchreport.cli_parser import build_parser
+from benchreport.cli.parser import build_parser
 from benchreport.options import warn_retired
 
 # Nothing heavier is imported here: `benchreport --version` and `--help` answer without pandas,
@@ -265,7 +265,7 @@ def cmd_compare(args) -> int:
     if bad or not formats:
         raise UsageError(f"--format: expected html and/or pdf, got {args.format!r}")
     if "pdf" in formats and args.out is not None:
-        from benchreport.report.pdf import engine_missing
+        from benchreport.report.render.pdf import engine_missing
 
         why = engine_missing(args.pdf_engine)
         if why:
@@ -334,8 +334,8 @@ def _write_compare(result, args, target, formats) -> None:
     from benchreport import outdir
 
     from benchreport.pipeline import write_csv
-    from benchreport.report.compare_page import compare_html
-    from benchreport.report.pdf import html_to_pdf
+    from benchreport.report.render.compare_page import compare_html
+    from benchreport.report.render.pdf import html_to_pdf
 
     page = compare_html(result, a_text=args.a, b_text=args.b)
 
@@ -379,19 +379,19 @@ def regression_lines(rows) -> list[str]:
 
 
 def cmd_figure(args) -> int:
-    from benchreport.cli_writers import figure_command
+    from benchreport.cli.writers import figure_command
 
     return figure_command(args)
 
 
 def cmd_table(args) -> int:
-    from benchreport.cli_writers import table_command
+    from benchreport.cli.writers import table_command
 
     return table_command(args)
 
 
 def cmd_plan(args) -> int:
-    from benchreport.cli_plan import plan_command
+    from benchreport.cli.plan import plan_command
 
     return plan_command(args)
 
@@ -460,7 +460,7 @@ def cmd_store(args) -> int:
 
 
 def cmd_lab(args) -> int:
-    from benchreport.cli_lab import lab_command
+    from benchreport.cli.lab import lab_command
 
     return lab_command(args)
 
@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
             warn_retired(args)  # --n-boot, --seed, --ci-method: accepted, said to do nothing
             if not getattr(args, "log", None):
                 return _main(args)
-            from benchreport.cli_log import logged
+            from benchreport.cli.log import logged
 
             return logged(args, sys.argv[1:] if argv is None else argv, _main)
     except Terminated:

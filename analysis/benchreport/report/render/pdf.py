@@ -13,7 +13,7 @@ as ``$BENCHREPORT_CHROMIUM`` (a path; empty to never use one), else ``chromium``
 never downloaded.
 
 Chromium prints offline and inert: the page must load nothing but ``data:`` URIs
-(`benchreport.report.offline.check_self_contained`, on top of `check_offline`), the copy it
+(`benchreport.report.render.offline.check_self_contained`, on top of `check_offline`), the copy it
 prints carries a Content Security Policy that allows no script and no load but ``data:``,
 every host name resolves to nothing, and it runs with a profile of its own in a
 temporary folder that is removed afterwards. Its PDF carries the time it was printed;
@@ -139,7 +139,7 @@ def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None)
     """Print the report's HTML to `path` with `engine` (`choose_engine`), offline. With ``auto``, a
     Chromium that cannot print (a sandboxed snap that cannot read the page's temporary folder, a
     broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why."""
-    from benchreport.report.offline import check_self_contained
+    from benchreport.report.render.offline import check_self_contained
 
     path = Path(path)
     if choose_engine(engine) == "weasyprint":

@@ -9,7 +9,7 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.columns import METRICS, STATISTICS
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 from benchreport.stats.common import parse_values
 
 from .flagview import excluded_figures, first_chunk_cells

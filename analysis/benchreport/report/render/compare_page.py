@@ -13,8 +13,8 @@ import pandas as pd
 from markupsafe import Markup
 
 from benchreport import format as fmt
-from benchreport.report import render
-from benchreport.report.sections.blocks import Table, ident, para, prose
+from benchreport.report.render import html as render
+from benchreport.report.model.sections.blocks import Table, ident, para, prose
 
 __all__ = ["compare_html"]
 

@@ -7,7 +7,7 @@ from typing import Sequence
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report import figures as F
+from benchreport.report.model import figures as F
 
 from .blocks import Prose, Table, para, prose
 from .cellview import (

@@ -1,6 +1,6 @@
 """The report's view-model: paragraphs, divisions, tables and figure blocks (plain data, no HTML).
 
-Section functions build these; `benchreport.report.render` turns them into HTML through the
+Section functions build these; `benchreport.report.render.html` turns them into HTML through the
 Jinja2 templates in ``templates/sections/`` (autoescaped: every string here is text, and a
 seat id, model name or message from a run file can never become markup). Paragraphs are
 written from our literal templates with `para`: ``para("Compared against {} {}.", word,
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report.html_hook import html_renderer, use_html_renderer
+from benchreport.report.model.html_hook import html_renderer, use_html_renderer
 
 __all__ = [
     "Ident",
