@@ -148,7 +148,8 @@ def test_abstract_states_headline_ci_and_strongest_caveat(fixture_analysis):
     assert "inc-tp2" in text and "ratio of" in text
     assert "896.9 and 982.5 tok/s in two passes" in text
     assert "no CI for the seats" in text
-    assert "The strongest caveat (trap.prefix_cache, critical)" in text and "95,941" in text
+    assert "The strongest caveat (critical): " in text and "prefix-cache hit" in text and "95,941" in text
+    assert "trap.prefix_cache" not in text  # the reader gets the finding, not its code (issue 42)
 
 
 def test_no_incumbent_means_no_comparison(tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from benchreport.progress import Terminated, terminate_as_interrupt
@@ -349,6 +350,7 @@ def _write_compare(result, args, target, formats) -> None:
                 stage / "compare.pdf",
                 engine=args.pdf_engine,
                 warn=lambda m: print(f"benchreport compare: {m}", file=sys.stderr),
+                when=time.time(),
             )
 
     outdir.write_output(target, "compare", write)

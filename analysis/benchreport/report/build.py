@@ -41,6 +41,8 @@ written: the previous report is unchanged). benchreport.cli turns them into exit
 
 from __future__ import annotations
 
+import time
+
 import contextlib
 import hashlib
 import json
@@ -250,7 +252,7 @@ def _print(html: str, stage: Path, pdf_engine: str, *, quiet: bool) -> None:
     from benchreport.report.render.pdf import choose_engine, html_to_pdf
 
     _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
-    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet))
+    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet), when=time.time())
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:

@@ -16,9 +16,10 @@ Chromium prints offline and inert: the page must load nothing but ``data:`` URIs
 (`benchreport.report.render.offline.check_self_contained`, on top of `check_offline`), the copy it
 prints carries a Content Security Policy that allows no script and no load but ``data:``,
 every host name resolves to nothing, and it runs with a profile of its own in a
-temporary folder that is removed afterwards. Its PDF carries the time it was printed;
-that date is set to a fixed one, so the same HTML gives the same bytes (as WeasyPrint's
-does with its fixed identifier).
+temporary folder that is removed afterwards. Its PDF carries the time it was printed; that
+date is replaced by the one the caller gives (a build gives its own start), or by
+``$SOURCE_DATE_EPOCH`` where it is set (reproducible-builds.org), so the same HTML and date give
+the same bytes (as WeasyPrint's print does with its fixed identifier).
 
 Chromium is started only when a PDF is printed, after the page exists, and only here: its
 profile, the inert copy of the page it loads, what it prints and the temporary files it makes
@@ -135,10 +136,13 @@ def choose_engine(engine: str = "auto") -> str:
     return engine
 
 
-def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None) -> Path:
+def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None, when: float | None = None) -> Path:
     """Print the report's HTML to `path` with `engine` (`choose_engine`), offline. With ``auto``, a
     Chromium that cannot print (a sandboxed snap that cannot read the page's temporary folder, a
-    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why."""
+    broken install) hands the page to WeasyPrint when it is installed, and `warn` is told why.
+
+    `when` (seconds since the epoch) is the PDF's creation and modification date;
+    ``$SOURCE_DATE_EPOCH`` overrides it; with neither, 1970-01-01 (`pdf_date_of`)."""
     from benchreport.report.render.offline import check_self_contained
 
     path = Path(path)
@@ -146,7 +150,7 @@ def html_to_pdf(html: str, path: str | Path, *, engine: str = "auto", warn=None)
         return _weasyprint_pdf(html, path)
     check_self_contained(html)
     try:
-        return _chromium_pdf(html, path, find_chromium())
+        return _chromium_pdf(html, path, find_chromium(), pdf_date_of(when))
     except PdfEngineError as exc:
         if engine != "auto" or not _weasyprint_installed():
             raise
@@ -188,7 +192,21 @@ def scratch_folder(prefix: str = "benchreport-pdf-") -> Iterator[Path]:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _chromium_pdf(html: str, path: Path, chromium: str) -> Path:
+def pdf_date_of(when: float | None) -> float:
+    """The date a PDF is given: ``$SOURCE_DATE_EPOCH`` where set (an integer, as
+    reproducible-builds.org defines it), else `when`, else 0 (1970-01-01)."""
+    import os
+
+    said = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if said:
+        try:
+            return float(int(said))
+        except ValueError:
+            raise PdfEngineError(f"SOURCE_DATE_EPOCH must be an integer (seconds since 1970), got {said!r}") from None
+    return 0.0 if when is None else float(when)
+
+
+def _chromium_pdf(html: str, path: Path, chromium: str, when: float = 0.0) -> Path:
     """Chromium's print of `html` to `path`: its profile, the page it loads, the PDF and its own
     temporary files (TMPDIR) in one folder of ours (`scratch_folder`)."""
     with scratch_folder() as tmp:
@@ -206,7 +224,7 @@ def _chromium_pdf(html: str, path: Path, chromium: str) -> Path:
         _run_chromium(args, tmp)
         if not printed.is_file() or printed.stat().st_size == 0:
             raise PdfEngineError(f"Chromium ({chromium}) printed no PDF")
-        data = _PDF_DATE.sub(_fixed_date, printed.read_bytes())
+        data = _PDF_DATE.sub(lambda m: _dated(m, when), printed.read_bytes())
     path.write_bytes(data)
     return path
 
@@ -243,9 +261,15 @@ def _running_title(html: str) -> str:
     )
 
 
-def _fixed_date(m: re.Match) -> bytes:
-    """A PDF date set to 1970-01-01, the same length as the one it replaces (the file's byte offsets stay)."""
-    return b"/" + m.group(1) + b" (D:19700101000000" + m.group(2) + b")"
+def _dated(m: re.Match, when: float) -> bytes:
+    """A PDF date (ISO 32000-1, 7.9.4) set to `when` in UTC, the same length as the one it replaces
+    (the file's byte offsets stay): its zone written ``Z`` or ``+00'00'`` in the space it had."""
+    import datetime as dt
+
+    stamp = dt.datetime.fromtimestamp(when, dt.timezone.utc).strftime("%Y%m%d%H%M%S").encode()
+    zone = m.group(2)
+    utc = {0: b"", 1: b"Z", 6: b"+00'00", 7: b"+00'00'"}.get(len(zone), zone)
+    return b"/" + m.group(1) + b" (D:" + stamp + utc + b")"
 
 
 def _run_chromium(args: list[str], tmp: Path) -> None:

@@ -138,11 +138,10 @@ def abstract(a) -> Prose:
         cav = strongest_caveat(a)
         out.append(
             para(
-                "The analysis raised {} ({} critical, {} warnings). The strongest caveat ({}, {}): {}",
+                "The analysis raised {} ({} critical, {} warnings). The strongest caveat ({}): {}",
                 fmt.counted(len(f), "flag"),
                 fmt.count(sev.get("critical", 0)),
                 fmt.count(sev.get("warn", 0)),
-                fmt.text(cav["code"]),
                 fmt.text(cav["severity"]),
                 fmt.short_tokens(first_sentences(unquoted(fmt.text(cav["message"])))),
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import os
 import platform
 import re
@@ -288,13 +290,33 @@ def skipped_table(a) -> Table | None:
 _PLUMBING = frozenset({"out", "analysis_file"})
 
 
+def shown_path(path) -> str:
+    """An input path as the report shows it: relative to the folder the build ran in (this
+    machine's absolute paths are not the reader's business, issue 42); a path far outside it by
+    its last two parts."""
+    import os
+
+    text = str(path)
+    try:
+        relative = os.path.relpath(text)
+    except ValueError:  # another drive (Windows)
+        relative = text
+    if relative.startswith(os.pardir + os.sep + os.pardir + os.sep):
+        parts = pathlib.PurePath(text).parts
+        return os.path.join("…", *parts[-2:])
+    return relative
+
+
 def parameters_table(a, params: dict) -> Table:
-    """The parameters this report was built with (papermill parameters): those that take effect."""
+    """The parameters this report was built with (papermill parameters): those that take effect;
+    input paths relative (`shown_path`)."""
     rows = []
     th = set(a.options.thresholds.as_dict())
     for k, v in params.items():
         if k in th or k in _PLUMBING:
             continue
+        if k in ("runs", "store") and v:
+            v = [shown_path(x) for x in v] if isinstance(v, (list, tuple)) else shown_path(v)
         if isinstance(v, (list, tuple)):
             v = ", ".join(str(x) for x in v)
         rows.append({"Parameter": str(k), "Value": "none" if v is None else str(v)})

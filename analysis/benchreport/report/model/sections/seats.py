@@ -321,7 +321,7 @@ def setup_text(a) -> Prose:
     base = a.baseline
     out = [
         para(
-            "The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}: {}.",
+            "The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}.",
             fmt.counted(len(runs), "run"),
             fmt.counted(len(seats), "seat"),
             fmt.counted(len(models), "model"),
@@ -330,8 +330,7 @@ def setup_text(a) -> Prose:
             fmt.counted(len(harnesses), "harness", "harnesses"),
             "was" if len(harnesses) == 1 else "were",
             fmt.join_words(harnesses),
-            fmt.counted(len(probes), "probe"),
-            fmt.join_words(probes) or "none stated",
+            f"{fmt.counted(len(probes), 'probe')}: {fmt.join_words(probes)}" if probes else "no run names its probe",
         )
     ]
     if len(passes):
