@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 import re
 
 from benchreport.version import __version__
@@ -34,10 +36,12 @@ def _verdict_counts(a) -> dict:
 
 
 def strongest_caveat(a):
-    """The flag the abstract names: the most severe, preferring the headline's seats."""
+    """The flag the abstract names: the most severe, preferring the headline's seats; among flags
+    of that code, the one with the worst share (the 58% failure before the 50% one, issue 42)."""
     f = sorted_flags(a)
     if f.empty:
         return None
+    pool = f
     row = headline_row(a)
     if row is not None:
         seats = {str(row["candidate"]), str(row["baseline"])}
@@ -45,8 +49,12 @@ def strongest_caveat(a):
         same = f[rank == rank.min()]
         mine = same[same["seats"].map(lambda s: bool(seats & set(flag_seats(s))))]
         if len(mine):
-            return mine.iloc[0]
-    return f.iloc[0]
+            pool = mine
+    first = pool.iloc[0]
+    alike = pool[(pool["code"] == first["code"]) & (pool["severity"] == first["severity"])]
+    share = alike["evidence"].map(lambda e: e.get("worst_share") if isinstance(e, dict) else None)
+    share = pd.to_numeric(share, errors="coerce")
+    return alike.loc[share.idxmax()] if share.notna().any() else first
 
 
 def _topic(code: str) -> str:

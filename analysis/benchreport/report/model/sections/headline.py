@@ -232,10 +232,65 @@ SEAT_FIGURE = (
 )
 
 
+#: flag families whose findings at warn or above make a cell's figure unquotable in the abstract
+UNQUOTABLE_FAMILIES = ("requests", "trap")
+#: a cell's key as the pass rows and the cells share it
+_CELL_PLACE = ["seat", "harness", "load_id", "workload", "concurrency"]
+
+
+def _run_ids_in(value, known: set) -> set:
+    """Every run id of `known` named anywhere in a flag's evidence (its shape differs by code)."""
+    if isinstance(value, str):
+        return {value} & known
+    if isinstance(value, dict):
+        return set().union(*(_run_ids_in(v, known) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_run_ids_in(v, known) for v in value)) if value else set()
+    return set()
+
+
+def _place(row) -> tuple:
+    return tuple(fmt.text(row.get(k)) if k != "concurrency" else fmt.num(row.get(k)) for k in _CELL_PLACE)
+
+
+def unquotable_places(a) -> set[tuple]:
+    """The places (seat, harness, load, workload, concurrency) of cells the abstract must not quote
+    (issue 42): a run of theirs is named by a failure or measurement-trap flag at warn or above, or
+    more than `failed_warn` of their requests failed."""
+    from .flagview import flags_of
+
+    passes = getattr(a, "passes", None)
+    f = flags_of(a)
+    if passes is None or passes.empty or f.empty:
+        return set()
+    family = f["code"].astype(str).str.split(".").str[0]
+    bad = f[family.isin(UNQUOTABLE_FAMILIES) & f["severity"].astype(str).isin(["warn", "critical"])]
+    known = set(passes["run_id"].astype(str))
+    runs = set().union(*(_run_ids_in(e, known) for e in bad["evidence"])) if len(bad) else set()
+    named = passes[passes["run_id"].astype(str).isin(runs)]
+    return {_place(r) for _, r in named.iterrows()}
+
+
+def quotable(a, cells: pd.DataFrame) -> pd.Series:
+    """True for each cell the abstract may quote: not at an `unquotable_places` place, and no more
+    than `failed_warn` of its requests failed (the cell's own counts)."""
+    places = unquotable_places(a)
+    at_bad = cells.apply(lambda r: _place(r) in places, axis=1) if places and len(cells) else False
+    requests = pd.to_numeric(cells.get("n_requests"), errors="coerce") if "n_requests" in cells else None
+    failed = pd.to_numeric(cells.get("n_failed"), errors="coerce") if "n_failed" in cells else None
+    too_many = False
+    if requests is not None and failed is not None:
+        too_many = (failed / requests.where(requests > 0)).fillna(0) > a.options.thresholds.failed_warn
+    return ~(pd.Series(at_bad, index=cells.index) | pd.Series(too_many, index=cells.index))
+
+
 def seat_figure(cells, seat: str):
     """A seat's headline cell: the first of `SEAT_FIGURE` it has, over the most passes, at the
-    highest concurrency among those (the cell most worth quoting); None without one."""
+    highest concurrency among those (the cell most worth quoting); None without one. `cells` are
+    those the abstract may quote (`quotable`)."""
     mine = cells[cells["seat"].astype(str) == seat]
+    if mine.empty:
+        return None
     for metric, statistic in SEAT_FIGURE:
         c = mine[(mine["metric"] == metric) & (mine["statistic"] == statistic) & mine["estimate"].map(fmt.finite)]
         if len(c):
@@ -277,16 +332,28 @@ def seat_figures(a) -> list:
     cells = a.cells
     if cells is None or cells.empty:
         return []
-    rows = [r for r in (seat_figure(cells, s) for s in order_seats(a, cells["seat"])) if r is not None]
+    seats = order_seats(a, cells["seat"])
+    cells = cells[quotable(a, cells)]
+    rows = [r for r in (seat_figure(cells, s) for s in seats) if r is not None]
     # the best-measured seats first: an interval over passes before a single pass
     rows.sort(key=lambda r: -(float(r["n_passes"]) if fmt.finite(r.get("n_passes")) else 1.0))
     if not rows:
         return []
     shown = [_seat_figure_words(a, r) for r in rows[:ABSTRACT_SEATS]]
     more = len(rows) - len(shown)
-    tail = (
-        f" Table 1 has {fmt.counted(more, 'more seat', 'more seats')} and every condition."
-        if more
-        else " Table 1 has every condition."
+    left = len(seats) - len(rows)
+    tail = (f" Table 1 has {fmt.counted(more, 'more seat', 'more seats')}." if more else "") + (
+        f" {fmt.counted(left, 'seat has', 'seats have')} no figure clear of failed requests and"
+        " measurement traps to quote here (Sections 5 and 6)."
+        if left
+        else ""
     )
-    return [para("What each seat measured, at its best-covered condition: {}.{}", "; ".join(shown), tail)]
+    tail += " Table A1 in the appendix and tables/cells.csv have every condition."
+    return [
+        para(
+            "What each seat measured, at its best-covered condition clear of failed requests and measurement "
+            "traps: {}.{}",
+            "; ".join(shown),
+            tail,
+        )
+    ]
