@@ -259,15 +259,16 @@ def _ecdf_panel(ax, g: pd.DataFrame, field: str, style: Style) -> dict:
 # --- 3 the lengths sent ----------------------------------------------------------------------
 def lengths_sent(requests: pd.DataFrame, styles: Mapping[str, Style], *, max_rows: int = 14) -> Figure | None:
     """The prompt and output tokens of each request, one box per (seat, harness, condition) (the
-    box the middle half, the line the median, whiskers the range), in the seat's colour. None when
-    no request counts its tokens."""
+    box the middle half, the seat's marker the median, whiskers the range), in the seat's colour,
+    each row naming how many requests it counts. None when no request counts its tokens."""
     fields = [f for f in ("prompt_tokens", "output_tokens") if f in requests and requests[f].notna().any()]
     if not fields:
         return None
     r = requests[requests[fields].notna().any(axis=1)]
     keys = sorted(r.groupby(list(_SERIES)).size().index)
     rows = keys[:max_rows]
-    labels = [series_label(*k, width=40) for k in rows]
+    sizes = r.groupby(list(_SERIES)).size()
+    labels = [f"{series_label(*k, width=40)}\n({fmt.counted(sizes[k], 'request')})" for k in rows]
     height = max(1.6, 0.1 + sum(0.16 * (lab.count("\n") + 1) + 0.08 for lab in labels))
     with theme():
         fig = Figure(figsize=(WIDTH_IN, height), layout="constrained")
@@ -301,7 +302,7 @@ def _boxes(ax, stats: list, row_styles: list) -> None:
     for i, (s, st) in enumerate(zip(stats, row_styles)):
         if s is None:
             continue
-        props = {"color": st.color, "linewidth": 1.0}
+        props = {"color": st.color, "linewidth": 1.0, "linestyle": st.linestyle}
         ax.bxp(
             [s],
             positions=[i],
@@ -309,11 +310,12 @@ def _boxes(ax, stats: list, row_styles: list) -> None:
             widths=0.55,
             patch_artist=True,
             boxprops={"facecolor": st.color, "alpha": 0.35, "edgecolor": st.color},
-            medianprops={"color": "black", "linewidth": 1.2},
+            medianprops={"color": st.color, "linewidth": 1.0},
             whiskerprops=props,
             capprops=props,
             manage_ticks=False,
         )
+        ax.plot([s["med"]], [i], marker=st.marker, color=st.color, markeredgecolor="black", markersize=5, zorder=4)
 
 
 # --- 4 a pass's timeline ---------------------------------------------------------------------

@@ -164,7 +164,8 @@ def lengths_sent_figure(a) -> FigureBlock | None:
         "Prompt and output tokens of each request as the request records count them (what was "
         "actually sent and returned, not what the harness was asked for), one row per seat, "
         "harness and condition (every concurrency together): the box is the middle half, the "
-        "black line the median, the whiskers the smallest and largest." + _said(fig, "rows"),
+        "seat's marker the median, the whiskers the smallest and largest; a marker alone is a "
+        "length every request shared." + _said(fig, "rows"),
         "lengths-sent",
     )
 
