@@ -195,7 +195,7 @@ def latency_ecdfs(
 ) -> Figure | None:
     """The share of requests at or below each latency, one row per (seat, harness, condition), one
     column per field of `fields` the requests have, one line per concurrency (line style, named in
-    the row's legend). Failed requests are left out. None when no request has a latency."""
+    the legend right of the row). Failed requests are left out. None when no request has a latency."""
     r = requests[requests["error"].isna()] if "error" in requests else requests
     fields = [f for f in fields if f in r and r[f].notna().any()]
     if not fields:
@@ -212,8 +212,10 @@ def latency_ecdfs(
             handles = {}
             for ax, field in zip(axes, fields):
                 handles.update(_ecdf_panel(ax, g, field, styles[key[0]]))
+                if ax is not axes[0]:
+                    ax.set_ylabel("")
             sub.suptitle(series_label(*key, width=110), fontsize=7.5, x=0.01, ha="left")
-            axes[-1].legend(handles=list(handles.values()), loc="lower right", handlelength=2.4, fontsize=6.5)
+            sub.legend(handles=list(handles.values()), loc="outside right upper", handlelength=2.4, fontsize=6.5)
     fig.benchreport_series = (len(rows), len(keys))
     return record_styles(fig, {k[0]: styles[k[0]] for k in rows})
 
