@@ -85,6 +85,7 @@ def _said(fig, what: str) -> str:
     return ""
 
 
+_SEAT_CUE = " Colour and marker: the seat, as in every figure."
 _SEATS_CUE = (
     " Colour and marker: the seat, as in every figure; a seat's series differ by line style and"
     " are named in the legend by harness and what was sent."
@@ -145,7 +146,7 @@ def latency_ecdf_figure(a) -> FigureBlock | None:
         "Share of requests at or below each latency (an empirical distribution), from the runs' "
         "request records, one row per seat, harness and condition, one line per number of "
         "concurrent streams (line style); failed requests are left out. A curve far to the right "
-        "of its neighbours at its top is a tail that a mean would hide." + _said(fig, "rows"),
+        "of its neighbours at its top is a tail that a mean would hide." + _SEAT_CUE + _said(fig, "rows"),
         "latency-ecdf",
     )
 
@@ -165,7 +166,7 @@ def lengths_sent_figure(a) -> FigureBlock | None:
         "actually sent and returned, not what the harness was asked for), one row per seat, "
         "harness and condition (every concurrency together): the box is the middle half, the "
         "seat's marker the median, the whiskers the smallest and largest; a marker alone is a "
-        "length every request shared." + _said(fig, "rows"),
+        "length every request shared." + _SEAT_CUE + _said(fig, "rows"),
         "lengths-sent",
     )
 
@@ -210,7 +211,7 @@ def pass_timeline_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
         "Time to first token of each request against when it was sent within one pass: per seat, "
         "harness and condition, the pass at the highest measured concurrency whose first tokens "
         "spread widest (largest against median). A pass whose requests wait longer and longer, or "
-        "that stalls at one moment, was contended." + more,
+        "that stalls at one moment, was contended." + _SEAT_CUE + more,
         "pass-timeline",
     )
 
@@ -250,7 +251,7 @@ def failures_figure(a) -> FigureBlock | None:
         fig,
         "Share of requests that failed at each number of concurrent streams, per seat, harness and "
         "condition with any failure; beside each point, how many failed of how many were sent. "
-        "Figures from a load where many requests failed describe only the requests that succeeded." + _SEATS_CUE + rest,
+        "Figures from a load where many requests failed describe only the requests that succeeded." + _SEAT_CUE + rest,
         "failures-by-load",
     )
 
