@@ -14,6 +14,7 @@ fleet paper, one module each:
     limitations   7 What these numbers will not carry
     history       8 History across dates (the dated verdicts of a nightly archive)
     appendix      Appendix: provenance
+    views         Appendix: load, latency and requests (throughput against latency, ECDFs, ...)
 
 Shared by them: `blocks` (the view-model types), `labels` (seat labels, shared words),
 `flagview` (the flags as the report reads them), `cellview` (cells as tables show them)
@@ -53,6 +54,15 @@ from .results_figures import (
 from .seats import runs_appendix_table, runs_table, seats_table, setup_text
 from .tables import LONG_TABLE_ROWS, MAX_BODY_ROWS, MAX_COMPARISON_ROWS, TOP_SEATS
 from .traps import evidence_text, traps
+from .views import (
+    failures_figure,
+    latency_ecdf_figure,
+    lengths_sent_figure,
+    pass_timeline_figure,
+    rate_sweep_figure,
+    throughput_latency_figure,
+    load_views,
+)
 
 __all__ = [
     "Table",
@@ -110,4 +120,11 @@ __all__ = [
     "LONG_TABLE_ROWS",
     "TOP_SEATS",
     "VERDICT_MARKS",
+    "load_views",
+    "throughput_latency_figure",
+    "latency_ecdf_figure",
+    "lengths_sent_figure",
+    "pass_timeline_figure",
+    "failures_figure",
+    "rate_sweep_figure",
 ]
