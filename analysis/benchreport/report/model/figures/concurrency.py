@@ -123,6 +123,7 @@ def metric_vs_concurrency(
     baseline: str | None = None,
     top_n: int = 8,
     height: float = 2.1,
+    styles: dict | None = None,
 ) -> Figure | None:
     """One line per (seat, series) of `metric` against concurrency, CI band where one exists: a line
     never joins figures of different harnesses, probes or loads.
@@ -137,7 +138,7 @@ def metric_vs_concurrency(
     d, _, _ = select_series(cells, metric, statistics=statistics, seats=seats, baseline=baseline, top_n=top_n)
     if d.empty:
         return None
-    styles = seat_styles(d["seat"], baseline)
+    styles = seat_styles(d["seat"], baseline, styles)
     stats = [s for s in statistics if s in set(d["statistic"])]
     several_workloads = d["series"].nunique() > 1
     two_columns = d.groupby(["seat", "series"]).ngroups > 2

@@ -23,6 +23,7 @@ def cell_dotplot(
     statistics: Sequence[str] = ("mean", "p50"),
     baseline: str | None = None,
     top_n: int = 30,
+    styles: dict | None = None,
 ) -> Figure | None:
     """Every (seat, workload) figure of `metric` at one concurrency, as a dot plot.
 
@@ -38,7 +39,7 @@ def cell_dotplot(
     rows.sort(key=lambda r: (r["workload"], -r["y"] if hib else r["y"], r["seat"]))
     rows = rows[:top_n]
     positions, headers, total = _dot_layout(rows)
-    styles = seat_styles([r["seat"] for r in rows], baseline)
+    styles = seat_styles([r["seat"] for r in rows], baseline, styles)
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 0.14 * total + 0.7), layout="constrained")
         ax = fig.add_subplot()

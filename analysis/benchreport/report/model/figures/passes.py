@@ -16,7 +16,12 @@ from .theme import PALETTE, WIDTH_IN, axis_label, cell_title, date_axis, record_
 
 
 def per_pass_values(
-    cells: pd.DataFrame, *, max_panels: int = 6, min_passes: int = 2, baseline: str | None = None
+    cells: pd.DataFrame,
+    *,
+    max_panels: int = 6,
+    min_passes: int = 2,
+    baseline: str | None = None,
+    styles: dict | None = None,
 ) -> Figure | None:
     """Per-pass values of every cell with 2+ passes, in pass order: drift made visible.
 
@@ -40,7 +45,7 @@ def per_pass_values(
     ncols = min(3, n) if n != 4 else 2
     nrows = math.ceil(n / ncols)
     wrap = {1: 60, 2: 44, 3: 30}[ncols]
-    styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline)
+    styles = seat_styles([str(r["seat"]) for _, r, _ in rows], baseline, styles)
     with theme():
         fig = Figure(figsize=(WIDTH_IN if ncols > 1 else WIDTH_IN * 0.55, 1.65 * nrows + 0.2), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
@@ -74,7 +79,11 @@ def per_pass_values(
 
 
 def seat_history(
-    measurements: pd.DataFrame, *, seats: Sequence[str] | None = None, max_panels: int = 6
+    measurements: pd.DataFrame,
+    *,
+    seats: Sequence[str] | None = None,
+    max_panels: int = 6,
+    styles: dict | None = None,
 ) -> Figure | None:
     """A seat's figures across dates (median of the day's passes, each pass as a dot).
 
@@ -97,7 +106,7 @@ def seat_history(
     n = len(panels)
     ncols = min(2, n)
     nrows = math.ceil(n / ncols)
-    styles = seat_styles([p[0] for p in panels])
+    styles = seat_styles([p[0] for p in panels], registry=styles)
     with theme():
         fig = Figure(figsize=(WIDTH_IN, 2.2 * nrows + 0.2), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)

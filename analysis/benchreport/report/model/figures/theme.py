@@ -296,12 +296,21 @@ def overflow(fig: Figure) -> float:
     return max(0.0, -box.x0, -box.y0, box.x1 - w, box.y1 - h)
 
 
-def seat_styles(seats: Iterable[str], baseline: str | None = None) -> dict[str, Style]:
+def seat_styles(
+    seats: Iterable[str], baseline: str | None = None, registry: dict[str, Style] | None = None
+) -> dict[str, Style]:
     """A stable style per seat: the baseline first (blue, circle), then in sorted order.
 
     Seat i has colour i mod 7 and marker i mod 8, so no two of the first 56 seats share
-    both; past seven seats the line style changes as well.
+    both; past seven seats the line style changes as well. With `registry` (the report's one
+    style per seat, made over every seat of the report: issue 42), each seat keeps the style it
+    has there, whichever seats a figure draws.
     """
+    if registry is not None:
+        mine = {str(s) for s in seats}
+        return {s: registry[s] for s in sorted(mine) if s in registry} | {
+            s: st for s, st in seat_styles(mine - set(registry), baseline).items()
+        }
     ordered = sorted({str(s) for s in seats})
     if baseline in ordered:
         ordered.remove(baseline)

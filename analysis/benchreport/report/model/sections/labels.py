@@ -9,6 +9,16 @@ import pandas as pd
 from benchreport import format as fmt
 
 
+def report_styles(a) -> dict:
+    """The report's one style (colour, marker, line) per seat, made over every seat of the report
+    with the baseline first: every figure draws a seat in it, whichever seats the figure shows
+    (issue 42: a seat never changes colour between figures)."""
+    from benchreport.report.model.figures import seat_styles
+
+    seats = a.tables.seats["seat"].astype(str) if a.tables.seats is not None and len(a.tables.seats) else []
+    return seat_styles(seats, a.baseline)
+
+
 def ci_level(a) -> str:
     """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""
     return fmt.level(a.options.thresholds.alpha)

@@ -10,6 +10,7 @@ from benchreport.stats.common import parse_values
 
 from .blocks import FigureBlock, figure_block
 from .cellview import result_cells
+from .labels import report_styles
 from .tables import TOP_SEATS
 
 
@@ -91,7 +92,9 @@ def per_stream_figure(
 def _concurrency_figure(a, metric: str, stats, top_n: int, lead: str | None, key: str) -> FigureBlock | None:
     """`metric` against concurrency, one line per seat and series, and its caption."""
     cells = result_cells(a)
-    fig = F.metric_vs_concurrency(cells, metric, statistics=stats, baseline=a.baseline, top_n=top_n)
+    fig = F.metric_vs_concurrency(
+        cells, metric, statistics=stats, baseline=a.baseline, top_n=top_n, styles=report_styles(a)
+    )
     lead = lead or f"{fmt.metric_words(metric).capitalize()} against concurrency, per seat."
     return figure_block(
         fig, lead + _seats_cue(fig) + marks_text(fig) + _omitted_note(cells, metric, a, top_n, stats), key
@@ -112,7 +115,9 @@ def single_stream_figure(
     n = d.groupby(["seat", "workload"]).ngroups if len(d) else 0
     if n < min_rows:
         return None
-    fig = F.cell_dotplot(cells, metric, concurrency=1, statistics=stats, baseline=a.baseline, top_n=top_n)
+    fig = F.cell_dotplot(
+        cells, metric, concurrency=1, statistics=stats, baseline=a.baseline, top_n=top_n, styles=report_styles(a)
+    )
     more = f" The top {fmt.count(top_n)} of {fmt.count(n)} are shown; Table 1 has all." if n > top_n else ""
     return figure_block(
         fig,
@@ -132,7 +137,9 @@ def ttft_figure(
         return _concurrency_figure(a, metric, (statistic,) if statistic else F.TTFT_STATISTICS, top_n, None, "ttft")
     cells = result_cells(a)
     stats_wanted = (statistic,) if statistic else F.TTFT_STATISTICS
-    fig = F.metric_vs_concurrency(cells, "ttft_ms", statistics=stats_wanted, baseline=a.baseline, top_n=top_n)
+    fig = F.metric_vs_concurrency(
+        cells, "ttft_ms", statistics=stats_wanted, baseline=a.baseline, top_n=top_n, styles=report_styles(a)
+    )
     if fig is None:
         return None
     ttft = cells[cells["metric"] == "ttft_ms"]
@@ -162,7 +169,7 @@ def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
     (two rows of three: a third row pushed the exam tables to the next page); tables/cells.csv has
     every pass of every cell."""
     cells = result_cells(a)
-    fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline)
+    fig = F.per_pass_values(cells, max_panels=max_panels, baseline=a.baseline, styles=report_styles(a))
     n = 0
     if cells is not None and "values" in cells.columns:
         n = sum(len(parse_values(v)) >= 2 for v in cells["values"])  # an empty column sums to ''
@@ -183,7 +190,7 @@ def per_pass_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
 
 def history_figure(a) -> FigureBlock | None:
     """A seat's figures across dates, when a seat was measured on more than one day."""
-    fig = F.seat_history(a.tables.measurements)
+    fig = F.seat_history(a.tables.measurements, styles=report_styles(a))
     drawn, total = getattr(fig, "benchreport_panels", (0, 0))
     more = f" The first {fmt.count(drawn)} of {fmt.count(total)} are shown." if total > drawn else ""
     return figure_block(

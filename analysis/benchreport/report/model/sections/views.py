@@ -22,6 +22,7 @@ from benchreport.report.model.figures import views as V
 
 from .blocks import FigureBlock, division, figure_block, para, prose
 from .cellview import result_cells
+from .labels import report_styles
 
 __all__ = [
     "report_styles",
@@ -48,12 +49,6 @@ VIEW_FIGURES = (
 _THROUGHPUT_STATS = ("mean", "p50")
 #: the panels of a rate sweep: (metric, statistic)
 _RATE_PANELS = (("output_tok_s", "mean"), ("ttft_ms", "p95"), ("itl_ms", "p95"), ("e2e_latency_ms", "p95"))
-
-
-def report_styles(a) -> dict:
-    """One style per seat over every seat of the report (the baseline first), so a seat is drawn
-    alike in each of these figures."""
-    return F.seat_styles(a.tables.seats["seat"].astype(str), a.baseline)
 
 
 def _condition(load_label, workload) -> str:
