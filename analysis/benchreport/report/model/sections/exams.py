@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
+from benchreport.columns import is_not_a_count
 from benchreport.report.model import figures as F
 
 from .blocks import FigureBlock, Prose, Table, figure_block, para, prose
@@ -28,8 +29,13 @@ def exam_scores_table(a) -> Table | None:
                 "seat": seat_label(a, str(r["seat"])),
                 "Benchmark": fmt.text(r["benchmark"]),
                 "Dimension": fmt.text(r.get("dimension"), "–"),
-                "Correct": fmt.fraction(r.get("correct"), r.get("total")),
+                # counts only where they were given (issue 42): none made up from a score that is
+                # no whole number of its items
+                "Correct": "–"
+                if is_not_a_count(r.get("count_rounding"))
+                else fmt.fraction(r.get("correct"), r.get("total")),
                 "Published score": fmt.num(r.get("score")),
+                "Chance": _chance_words(r["benchmark"]),
                 "Measured": when,
                 "Note": (
                     "from items"
@@ -42,16 +48,33 @@ def exam_scores_table(a) -> Table | None:
             }
         )
     df = pd.DataFrame(rows)
+    chance = df["Chance"].ne("–").any()
+    if not chance:
+        df = df.drop(columns=["Chance"])
     return Table(
         df,
         "Exam scores as recorded: correct answers of the items asked, the published "
-        "score where given, and when the exam ran.",
+        "score where given, and when the exam ran"
+        + ("; Chance: the score of random guessing on a multiple-choice exam." if chance else "."),
         group="seat",
         small=True,
-        numeric=("Published score",),
+        numeric=("Published score", "Chance"),
         key="exam-scores",
         nowrap=("Correct",),
     )
+
+
+def _count_of(correct, n) -> str:
+    """'153/164', or '–' where no count was given (a delta of scores)."""
+    return "–" if fmt.missing(correct) else fmt.fraction(correct, n)
+
+
+def _chance_words(benchmark) -> str:
+    """'25%' for a four-option multiple-choice exam, '–' where chance is not known."""
+    from benchreport.stats.exams import chance_level
+
+    level = chance_level(benchmark)
+    return "–" if level is None else f"{100 * level:g}%"
 
 
 def exam_deltas_table(a) -> Table | None:
@@ -71,9 +94,10 @@ def exam_deltas_table(a) -> Table | None:
                 "pair": f"{r['candidate']} vs {r['baseline']}",
                 "Benchmark": fmt.text(r["benchmark"])
                 + (f" / {r['dimension']}" if not fmt.missing(r.get("dimension")) else ""),
-                "Baseline": fmt.fraction(r.get("baseline_correct"), n),
-                "Candidate": fmt.fraction(r.get("candidate_correct"), n),
-                "Difference": fmt.points(r.get("diff")),
+                "Baseline": _count_of(r.get("baseline_correct"), n),
+                "Candidate": _count_of(r.get("candidate_correct"), n),
+                "Difference": fmt.points(r.get("diff"))
+                + (" (scores)" if fmt.missing(r.get("candidate_correct")) and fmt.finite(r.get("diff")) else ""),
                 f"{pct} CI": fmt.points_ci(r.get("diff_ci_low"), r.get("diff_ci_high")) or "–",
                 "Test": fmt.text(r.get("test")),
                 "Discordant": disc or "–",
