@@ -243,7 +243,7 @@ def analyse_tables(
     from benchreport.stats.history import HistoryRule, history as compute_history
     from benchreport.days.history import history_days
     from benchreport.stats.history_summary import summarise_history
-    from benchreport.stats.sessions import session_groups
+    from benchreport.stats.sessions import session_groups, session_level_cells, since_dates
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -277,9 +277,12 @@ def analyse_tables(
         sessions=sessions,
         elsewhere=exam_family(exam_deltas),
     )
+    # a cell measured on several dates of its steady level: the date as the unit (issue 43);
+    # the history rows of `comparisons` above compare the dates themselves
+    cells = session_level_cells(cellset.cells, sessions, level=cellset.level, since=since_dates(summary.latest))
     findings = find(
         _described_requests(tables),
-        cells=cellset.cells,
+        cells=cells,
         comparisons=comparisons,
         exam_deltas=exam_deltas,
         excluded=excluded,
@@ -291,7 +294,7 @@ def analyse_tables(
     return Analysis(
         loaded or LoadResult(),
         tables,
-        cellset.cells,
+        cells,
         comparisons,
         exam_deltas,
         to_frame(findings),
