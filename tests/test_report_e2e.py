@@ -242,7 +242,7 @@ def test_executed_notebook_records_parameters(report_build):
     nb = nbformat.read(out / "report.ipynb", as_version=4)
     params = nb.metadata["papermill"]["parameters"]
     assert params["skip_bad"] is True
-    assert not {"n_boot", "seed", "ci_method"} & set(params)  # retired: they change nothing
+    assert params["ci_method"] == "t" and params["seed"] == 0  # the cell bootstrap's options (issue 43)
     assert params["title"] == TITLE and isinstance(params["runs"], list)
     assert all(isinstance(r, str) for r in params["runs"])
     # the report's own folder, not the staging folder it was built in (gone once published): the
