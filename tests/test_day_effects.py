@@ -63,3 +63,22 @@ def test_cli_cells_cover_the_long_run_level(tmp_path):
         assert set(c["ci_route"]) == {"t_log_sessions"}
         hits += int(((c["ci_low"] <= truth(1.0)) & (truth(1.0) <= c["ci_high"])).sum())
     assert hits >= 25, hits
+
+
+def test_a_run_store_gives_the_same_cells_and_bootstrap(tmp_path):
+    """The run store's route (passes read date by date) gives the folder's cells, the date-unit
+    intervals and the seeded bootstrap alike."""
+    from benchreport.pipeline import Options, analyse_paths, analyse_store
+    from benchreport.store import Store, ingest
+    from session_study import write_replicate
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write_replicate(folder, 0.03, 1.0, 7)
+    ingest([folder], tmp_path / "store")
+    cols = ["seat", "metric", "statistic", "estimate", "ci_low", "ci_high", "ci_route", "ci_method"]
+    for options in (Options(), Options(ci_method="bootstrap", n_boot=500, seed=4)):
+        stored = analyse_store(Store.open(tmp_path / "store"), options).cells[cols]
+        direct = analyse_paths([folder], options).cells[cols]
+        assert set(direct["ci_route"]) == {"bootstrap_sessions" if options.ci_method != "t" else "t_log_sessions"}
+        pd.testing.assert_frame_equal(stored.reset_index(drop=True), direct.reset_index(drop=True), rtol=1e-12)

@@ -129,12 +129,16 @@ def verdict(
 def verdict_reason(
     low, high, *, higher_is_better: bool, noise: float, p_adj=None, alpha: float = 0.05
 ) -> tuple[str, str]:
-    """(verdict, reason): the reason is empty for better/worse/within_noise."""
+    """(verdict, reason): the reason is empty for better/worse and for within_noise, except a
+    within_noise whose interval excludes 1: a change that is there but smaller than the band, said
+    so (issue 43)."""
     if not (noise >= 0):
         raise ValueError(f"`noise` must be >= 0; got {noise!r}")
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return "insufficient_data", "no interval"
     if 1.0 - noise <= low and high <= 1.0 + noise:
+        if low > 1.0 or high < 1.0:  # said, not silently "same" (issue 43)
+            return "within_noise", "a change smaller than the noise band: the interval excludes 1"
         return "within_noise", ""
     above, below = low > 1.0 + noise, high < 1.0 - noise
     if not (above or below):
