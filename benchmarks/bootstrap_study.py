@@ -2,6 +2,7 @@
 beside the default t, through the command line.
 
 Usage:  nice -n 10 python benchmarks/bootstrap_study.py [--replicates 30] [--n-boot 2000] [--out FILE.json]
+        nice -n 10 python benchmarks/bootstrap_study.py --statistics-only
 
 Two identical seats (benchmarks/verdict_study.py's `single_stream_run`: 100 request records of
 concurrency 1 a pass, pass factor lognormal CV 2%, a day factor exp(sigma_b z) per seat and date).
@@ -10,6 +11,11 @@ is analysed twice, `benchreport analyse DIR --out OUT --quiet --ci-method t` and
 bootstrap --n-boot B --seed S` (benchmarks/day_effect_study.py's `Cli`: the CLI's main in one child
 process), and the cell decode_tok_s_per_stream / mean of each seat is checked against the seat's
 long-run level. Rates with Wilson 95% intervals. Results and the command: docs/statistics.md.
+
+`--statistics-only`: the same comparison on the statistics alone, more replicates in less time
+(the two-level model drawn directly on the log scale, pass sd 0.02, day sd `sigma_b`; 400
+replicates a regime, 1000 resamples; t on log values or date means against
+`benchreport.stats.bootstrap.hierarchical_bootstrap`, percentile and BCa).
 """
 
 from __future__ import annotations
@@ -83,12 +89,37 @@ def run_regime(dates: int, passes: int, sigma_b: float, reps: int, n_boot: int, 
     }
 
 
+def statistics_only(reps: int = 400) -> None:
+    """Coverage of the true log level 0 by t, percentile and BCa, regimes (dates, passes, sigma_b)."""
+    from scipy import stats
+
+    sys.path.insert(0, str(ROOT / "analysis"))
+    from benchreport.stats.bootstrap import hierarchical_bootstrap
+
+    rng = np.random.default_rng(7)
+    for a, n, sb in ((1, 3, 0), (1, 5, 0), (1, 10, 0), (3, 3, 0.03), (5, 3, 0.03), (10, 3, 0.03)):
+        hits = {"t": 0, "percentile": 0, "BCa": 0}
+        for r in range(reps):
+            x = sb * rng.standard_normal((a, 1)) + 0.02 * rng.standard_normal((a, n))
+            y = x[0] if a == 1 else x.mean(axis=1)
+            t = stats.t.ppf(0.975, y.shape[0] - 1)
+            hits["t"] += abs(y.mean()) <= t * y.std(ddof=1) / math.sqrt(y.shape[0])
+            for method in ("percentile", "BCa"):
+                b = hierarchical_bootstrap(list(x), method=method, n_resamples=1000, rng=r)
+                hits[method] += b.low <= 0 <= b.high
+        print(f"dates={a} passes={n} sigma_b={sb:g}", {k: (v, reps, *wilson(v, reps)) for k, v in hits.items()})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--replicates", type=int, default=30)
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "bootstrap_study.json")
+    ap.add_argument("--statistics-only", action="store_true")
     args = ap.parse_args()
+    if args.statistics_only:
+        statistics_only()
+        return
     cli = Cli(None)
     results = {}
     try:
