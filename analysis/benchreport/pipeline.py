@@ -59,8 +59,8 @@ class Options:
             "primary_workload": self.primary.workload,
             "primary_concurrency": self.primary.concurrency,
             "ci_method": self.ci_method,
-            "n_boot": self.n_boot,
-            "seed": self.seed,
+            # the bootstrap's settings take effect only with a bootstrap (issue 43)
+            **({"n_boot": self.n_boot, "seed": self.seed} if self.ci_method != "t" else {}),
         }
 
     def as_dict(self) -> dict:
