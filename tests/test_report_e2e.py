@@ -242,7 +242,7 @@ def test_executed_notebook_records_parameters(report_build):
     nb = nbformat.read(out / "report.ipynb", as_version=4)
     params = nb.metadata["papermill"]["parameters"]
     assert params["skip_bad"] is True
-    assert not {"n_boot", "seed", "ci_method"} & set(params)  # retired: they change nothing
+    assert params["ci_method"] == "t" and "seed" not in params  # a seed takes effect with a bootstrap only
     assert params["title"] == TITLE and isinstance(params["runs"], list)
     assert all(isinstance(r, str) for r in params["runs"])
     # the report's own folder, not the staging folder it was built in (gone once published): the
@@ -471,6 +471,7 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
     table = text[start : start + 1500]
     assert ".tmp-" not in table and "analysis.pickle" not in table
     assert "multiplicity" in table and "n_boot" not in table and "seed" not in table  # what took effect only
+    assert "ci_method" in table  # t, the default (issue 43); n_boot and seed only with a bootstrap
 
 
 def test_the_example_report_speaks_a_readers_words(example_build):

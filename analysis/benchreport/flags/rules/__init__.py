@@ -29,6 +29,7 @@ from .provenance import figure_mismatch, import_assumed, repeated_figure
 from .sampling import (
     correlated_requests,
     one_session,
+    few_sessions,
     mixed_conditions,
     mixed_runs,
     passes_needed,
@@ -48,6 +49,7 @@ __all__ = [
     "mixed_conditions",
     "correlated_requests",
     "one_session",
+    "few_sessions",
     "drift",
     "warmup_unknown",
     "history_changes",
