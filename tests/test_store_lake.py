@@ -132,6 +132,31 @@ def test_a_reader_keeps_its_snapshot_and_an_old_snapshot_can_be_read(nights, tmp
     assert now.dates() == list(NIGHTS[:2]) and now.at(first).dates() == [NIGHTS[0]]
 
 
+def test_analyse_and_build_as_of_a_snapshot_or_a_day(nights, tmp_path):
+    """`--as-of SNAPSHOT` gives what the store held then, after later ingests: the tables of a
+    build equal those of a store that never saw the later nights."""
+    lake, old = tmp_path / "lake", tmp_path / "old"
+    ingest([nights / NIGHTS[0]], f"ducklake:{lake}")
+    ingest([nights / NIGHTS[0]], old)
+    then = Store.open(lake).current_version()
+    ingest([nights / NIGHTS[1]], lake)
+    built = _cli("build", "--store", lake, "--as-of", then, "--out", tmp_path / "b", "--format", "html", "--quiet")
+    assert built.returncode == 0, built.stderr
+    want = _cli("build", "--store", old, "--out", tmp_path / "w", "--format", "html", "--quiet")
+    assert want.returncode == 0, want.stderr
+    names = sorted(p.name for p in (tmp_path / "w" / "tables").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "b" / "tables").iterdir())
+    _, mismatch, errors = filecmp.cmpfiles(tmp_path / "b" / "tables", tmp_path / "w" / "tables", names, shallow=False)
+    assert not mismatch and not errors
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert Store.open(lake).at(today).version == Store.open(lake).current_version()
+    for bad, code in (("99999", 2), ("yesterday", 2)):
+        r = _cli("analyse", "--store", lake, "--as-of", bad, "--out", tmp_path / "x")
+        assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+    r = _cli("analyse", "--store", old, "--as-of", "1", "--out", tmp_path / "x")
+    assert r.returncode == 2 and "keeps no snapshots" in r.stderr, r.stderr
+
+
 def test_several_ingest_processes_at_once_on_an_embedded_store(nights, clean, tmp_path):
     """Four processes, overlapping nights, one SQLite catalog: each commit is one transaction,
     a conflicting one is retried, and every run is there once."""
@@ -158,6 +183,55 @@ def test_a_killed_ingest_leaves_the_store_as_before_or_after(nights, clean, tmp_
     assert all(p.kind == "leftover" for p in problems)  # data files no commit lists: never read
     ingest([nights], lake)
     assert_same_store(lake, clean)
+
+
+def test_a_stray_copy_is_never_read_and_a_damaged_data_file_is_one_line(nights, clean, tmp_path):
+    """Readers read the files the catalog lists, never a glob; a listed file that is gone is
+    `damaged store` on one line (exit 4), and `store check` names it (what the engine cannot
+    guarantee: the bytes under its catalog)."""
+    lake = tmp_path / "lake"
+    ingest([nights], f"ducklake:{lake}")
+    listed = sorted((lake / "data" / "main" / "requests").rglob("*.parquet"))
+    shutil.copy(listed[0], listed[0].with_name("copy (1).parquet"))  # a sync tool's copy
+    assert_same_store(lake, clean)
+    problems = check(Store.open(lake))
+    assert [p.kind for p in problems] == ["leftover"]  # never read; named
+    listed[0].with_name("copy (1).parquet").unlink()
+    listed[-1].unlink()
+    analysed = _cli("analyse", "--store", lake, "--out", tmp_path / "out")
+    assert analysed.returncode == 4, analysed.stderr
+    damaged = [line for line in analysed.stderr.splitlines() if "damaged store" in line]
+    assert len(damaged) == 1 and "Traceback" not in analysed.stderr and listed[-1].name in damaged[0]
+    checked = _cli("store", "check", "--store", lake)
+    assert checked.returncode == 4 and f"{listed[-1]}: missing" in checked.stdout, checked.stdout
+
+
+def test_a_read_only_embedded_store_analyses(nights, clean, tmp_path):
+    """On a read-only mount (a mount namespace) the SQLite catalog is read from a private copy;
+    ingest is refused with one line (exit 2)."""
+    unshare = shutil.which("unshare")
+    lake = tmp_path / "lake"
+    ingest([nights], f"ducklake:{lake}")
+    script = f'mount --bind "{lake}" "{lake}" && mount -o remount,bind,ro "{lake}" && exec "$@"'
+    if not unshare or subprocess.run([unshare, "-m", "sh", "-c", script, "sh", "true"]).returncode:
+        pytest.skip("no mount namespace here to make a read-only store")
+    home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "PYTHONHASHSEED": "0"}
+    py = [sys.executable, "-m", "benchreport"]
+
+    def read_only(*args):
+        cmd = [unshare, "-m", "sh", "-c", script, "sh", *py, *map(str, args)]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+
+    analysed = read_only("analyse", "--store", lake, "--out", tmp_path / "ro", "--quiet")
+    assert analysed.returncode == 0, analysed.stderr
+    want = _cli("analyse", "--store", clean, "--out", tmp_path / "rw", "--quiet")
+    assert want.returncode == 0
+    assert (tmp_path / "ro" / "tables" / "cells.csv").read_bytes() == (
+        tmp_path / "rw" / "tables" / "cells.csv"
+    ).read_bytes()
+    refused = read_only("ingest", nights, "--store", lake)
+    assert refused.returncode == 2 and "read-only" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def _ingest_at_once(nights: Path, location: str) -> list:

@@ -108,6 +108,12 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
         metavar="DIR",
         help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS",
     )
+    p.add_argument(
+        "--as-of",
+        default=None,
+        metavar="SNAPSHOT",
+        help="with a DuckLake --store: the store as of a snapshot number or a day (YYYY-MM-DD, UTC)",
+    )
     _add_loading(p)
     if stats:
         add_cli_options(p)

@@ -31,6 +31,7 @@ import json
 import os
 import random
 import re
+import shutil
 import time
 import uuid
 from contextlib import contextmanager
@@ -53,6 +54,8 @@ LAKE_KEYS = ("day", "file_sha", "seq", "batch")
 #: how long a writer keeps retrying a conflicting commit by default (seconds)
 RETRY_SECONDS = 600.0
 _URL = re.compile(r"postgres(ql)?://")
+#: what a job making an embedded store writes first (another job making it at once finds these)
+_BEING_MADE = re.compile(r"catalog\.sqlite(-wal|-shm|-journal)?|data|store\.json|\.store\.json\.[0-9a-f]{32}\.tmp")
 
 
 class LakeConflict(Exception):
@@ -143,7 +146,7 @@ class LakeStore(Store):
                 return store
             if not create:
                 raise StoreError(f"{store.root}: not a run store (no store.json)")
-            if store.root.exists() and any(store.root.iterdir()):
+            if store.root.exists() and any(not _BEING_MADE.fullmatch(e.name) for e in store.root.iterdir()):
                 raise StoreError(f"{store.root}: not empty and not a run store; choose an empty or new folder")
             store.root.mkdir(parents=True, exist_ok=True)
             store.connection()
@@ -157,8 +160,11 @@ class LakeStore(Store):
     def connection(self) -> duckdb.DuckDBPyConnection:
         """This store's DuckDB connection, the catalog attached as `lake` (made on first use)."""
         if self._con is None:
-            if self.catalog.startswith("sqlite:"):
-                _wal(self.catalog.removeprefix("sqlite:"))
+            catalog = self.catalog
+            if catalog.startswith("sqlite:") and self.writable:
+                _wal(catalog.removeprefix("sqlite:"))
+            elif catalog.startswith("sqlite:"):  # a read-only share: SQLite cannot open it there in WAL mode
+                catalog = "sqlite:" + _read_only_copy(catalog.removeprefix("sqlite:"))
             con = _connect(self.extensions)
             options = ["DATA_INLINING_ROW_LIMIT 0"]  # every row in Parquet, readable from outside
             if self.data_path:
@@ -167,7 +173,7 @@ class LakeStore(Store):
                 options.append("READ_ONLY")
             for attempt in range(8):  # writers making a new catalog at once: one makes it, the others retry
                 try:
-                    con.execute(f"ATTACH {_quote('ducklake:' + self.catalog)} AS lake ({', '.join(options)})")
+                    con.execute(f"ATTACH {_quote('ducklake:' + catalog)} AS lake ({', '.join(options)})")
                     break
                 except duckdb.Error as exc:
                     if attempt == 7:
@@ -191,9 +197,26 @@ class LakeStore(Store):
         snap.frozen = True
         return snap
 
-    def at(self, version: int) -> "LakeStore":
-        """This store as it was at snapshot `version` (a build as of a snapshot)."""
+    def at(self, when) -> "LakeStore":
+        """This store as it was at snapshot `when` (a snapshot id, or YYYY-MM-DD: the last
+        snapshot committed by the end of that day, UTC): a build as of then."""
         snap = self.snapshot()
+        text = str(when).strip()
+        con = self.connection()
+        if re.fullmatch(r"\d+", text):
+            version = int(text)
+            if version > snap.version:
+                raise StoreError(f"{self}: no snapshot {version} (the newest is {snap.version})")
+        elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            q = (
+                "SELECT max(snapshot_id) FROM lake.snapshots() "
+                "WHERE snapshot_time < (CAST(? AS DATE) + 1)::TIMESTAMP AT TIME ZONE 'UTC'"
+            )
+            version = con.execute(q, [text]).fetchone()[0]
+            if version is None:
+                raise StoreError(f"{self}: nothing was committed by the end of {text}")
+        else:
+            raise StoreError(f"--as-of: expected a snapshot number or YYYY-MM-DD, got {text!r}")
         snap2 = LakeStore(self.location)
         snap2.root, snap2.display, snap2._con = snap.root, snap.display, snap._con
         snap2.version = int(version)
@@ -368,6 +391,8 @@ class LakeStore(Store):
                 con.execute("COMMIT")
             except duckdb.Error as exc:
                 raise LakeConflict(_short(exc)) from None
+            if self.catalog.startswith("sqlite:"):
+                _checkpoint(self.catalog.removeprefix("sqlite:"))
         except BaseException:
             try:
                 con.execute("ROLLBACK")
@@ -407,6 +432,38 @@ def _wal(path: str) -> None:
             db.execute("PRAGMA journal_mode=WAL")
     except sqlite3.Error:
         pass  # a read-only share: read as it is
+
+
+def _checkpoint(path: str) -> None:
+    """Write the WAL back into the catalog file (best effort): a copy of the store, or the store
+    on a read-only share, then holds every commit in catalog.sqlite itself."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error:
+        pass
+
+
+def _read_only_copy(path: str) -> str:
+    """A private copy of an SQLite catalog on a read-only share (its last checkpoint: every
+    ingest ends with one), in a temporary folder removed when the process ends."""
+    import atexit
+    import sqlite3
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="benchreport-catalog-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = os.path.join(folder, "catalog.sqlite")
+    try:
+        src = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        with sqlite3.connect(copy) as dst:
+            src.backup(dst)
+        src.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: the store's catalog cannot be read ({exc})") from None
+    return copy
 
 
 def _files_arrow(df: pd.DataFrame) -> pa.Table:

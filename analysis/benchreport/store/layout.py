@@ -52,6 +52,8 @@ _MARKER_TEMP = re.compile(r"\.store\.json\.[0-9a-f]{32}\.tmp")
 #: other engines behind this API, by location prefix or marker format (benchreport.store.lake
 #: registers DuckLake's): key -> opener(root, create=...)
 ENGINES: dict = {}
+#: the engine a new store folder is made with: parquet (this module; the default) or ducklake
+ENGINE_VARIABLE = "BENCHREPORT_STORE_ENGINE"
 OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
@@ -140,6 +142,11 @@ class Store:
                     f"{store.root}: not a run store (no store.json); create one with "
                     "`benchreport ingest RUNS --store DIR`"
                 )
+            engine = os.environ.get(ENGINE_VARIABLE, "parquet")
+            if engine == "ducklake" and "ducklake:" in ENGINES:
+                return ENGINES["ducklake:"](root, create=True)
+            if engine != "parquet":
+                raise StoreError(f"{ENGINE_VARIABLE}={engine!r}: expected parquet or ducklake")
             # another job may be making this store now: its marker's temporary file is not content
             if store.root.exists() and any(not _MARKER_TEMP.fullmatch(e.name) for e in store.root.iterdir()):
                 if marker.is_file():

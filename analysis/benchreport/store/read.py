@@ -145,7 +145,7 @@ def _select_lake(con, store, table: str, shas, *, where: str, params, order: str
     except duckdb.Error as exc:
         where_ = f"{table}, day {day}" if day else table
         raise StoreDamaged(
-            f"damaged store: {store}: {where_} cannot be read ({' '.join(str(exc).split())[:200]}); "
+            f"damaged store: {store}: {where_} cannot be read ({' '.join(str(exc).split())[:400]}); "
             "`benchreport store check --store STORE`"
         ) from None
     finally:
