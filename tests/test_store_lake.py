@@ -234,6 +234,39 @@ def test_a_read_only_embedded_store_analyses(nights, clean, tmp_path):
     assert refused.returncode == 2 and "read-only" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_a_full_disk_leaves_the_store_as_it_was(nights, tmp_path):
+    """An ingest that fills the disk (a 400 KB tmpfs in a mount namespace) is rolled back: one
+    line, exit 4, not retried, and the store still holds exactly the night before."""
+    unshare = shutil.which("unshare")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    py = f'"{sys.executable}" -m benchreport'
+    script = (
+        f'mount -t tmpfs -o size=400k tmpfs "{mnt}" || exit 99; '
+        f'{py} ingest "{nights / NIGHTS[0]}" --store "ducklake:{mnt / "lake"}" --quiet || exit 98; '
+        f'{py} ingest "{nights}" --store "{mnt / "lake"}" --quiet; echo "rc=$?"; '
+        f'"{sys.executable}" -c "from benchreport.store import Store; '
+        f"s = Store.open('{mnt / 'lake'}'); print('in_use', sorted(s.in_use()['path'].str[-40:]))\""
+    )
+    if not unshare:
+        pytest.skip("no unshare here to make a small file system")
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run([unshare, "-m", "sh", "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    if done.returncode == 99:
+        pytest.skip("no mount namespace here to make a small file system")
+    assert "rc=4" in done.stdout, (done.stdout, done.stderr)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "was not committed, nothing was changed" in lines[0] and "full" in lines[0], lines
+    first = Store.open(_fresh_copy(nights, tmp_path)).in_use()["path"].str[-40:]
+    assert f"in_use {sorted(first)}" in done.stdout
+
+
+def _fresh_copy(nights: Path, tmp_path: Path) -> Path:
+    store = tmp_path / "first-night"
+    ingest([nights / NIGHTS[0]], store)
+    return store
+
+
 def _ingest_at_once(nights: Path, location: str) -> list:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     cmds = [

@@ -62,6 +62,19 @@ class LakeConflict(Exception):
     """A commit another writer's commit got in the way of (retried by `transact`)."""
 
 
+class LakeWriteFailed(StoreError):
+    """A write the catalog or the disk refused for good (full, read-only): rolled back, not
+    retried (`kind` "failed", exit 4)."""
+
+    kind = "failed"
+
+
+#: errors of a write that another try would meet again (everything else is taken for a conflict)
+_NOT_A_CONFLICT = re.compile(
+    r"disk is full|No space left|Read-only file system|readonly database|Permission denied|Disk quota", re.I
+)
+
+
 def extension_path(name: str) -> str:
     """The file of a DuckDB extension shipped by its PyPI package (`duckdb-extension-NAME`,
     for this DuckDB's version); StoreError naming the package when it is not installed."""
@@ -415,10 +428,13 @@ class LakeStore(Store):
                 if hasattr(result, "notes") and tries > 1:
                     result.notes.append(f"committed after {tries - 1} conflicting commit(s) of other writers")
                 return result
-            except (LakeConflict, duckdb.TransactionException) as exc:
+            except (LakeConflict, duckdb.Error) as exc:
+                why = _short(exc)
+                if _NOT_A_CONFLICT.search(why):  # a full disk, a read-only file: trying again will not help
+                    raise LakeWriteFailed(f"{self}: `{doing}` was not committed, nothing was changed ({why})") from None
                 if time.monotonic() > limit:
                     raise StoreBusy(
-                        f"{self}: other writers kept committing first ({exc}); nothing was changed"
+                        f"{self}: other writers kept committing first ({why}); nothing was changed"
                     ) from None
                 time.sleep(random.uniform(0.05, 0.5) * min(tries, 8))
 
