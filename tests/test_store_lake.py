@@ -157,6 +157,20 @@ def test_analyse_and_build_as_of_a_snapshot_or_a_day(nights, tmp_path):
     assert r.returncode == 2 and "keeps no snapshots" in r.stderr, r.stderr
 
 
+def test_a_parquet_store_migrates_into_a_lake_store_equal(nights, tmp_path):
+    """`store migrate --store OLD --to ducklake:NEW` copies every version, superseded ones
+    included, in one transaction, and the two stores read the same."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    ingest([nights / NIGHTS[0]], old)
+    ingest([nights], old)
+    done = _cli("store", "migrate", "--store", old, "--to", f"ducklake:{new}")
+    assert done.returncode == 0 and "checked equal" in done.stderr, done.stderr
+    assert_same_store(new, old)
+    assert Store.open(new).content_key() == Store.open(old).content_key()
+    again = _cli("store", "migrate", "--store", old, "--to", f"ducklake:{new}")
+    assert again.returncode == 2 and "not empty" in again.stderr, again.stderr
+
+
 def test_several_ingest_processes_at_once_on_an_embedded_store(nights, clean, tmp_path):
     """Four processes, overlapping nights, one SQLite catalog: each commit is one transaction,
     a conflicting one is retried, and every run is there once."""

@@ -41,12 +41,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import duckdb
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet  # noqa: F401 - pa.parquet
 
 from benchreport.columns import FILE_COLUMNS, PART_COLUMNS
 
 from .layout import ENGINES, STORED_TABLES, Store, StoreBusy, StoreError
 
-__all__ = ["LAKE_FORMAT", "LakeStore", "extension_path"]
+__all__ = ["LAKE_FORMAT", "LakeStore", "extension_path", "migrate"]
 
 LAKE_FORMAT = "benchreport.lake/1"
 #: the columns a data table's rows carry besides the tidy table's
@@ -516,6 +517,46 @@ def _sql_type(t: pa.DataType) -> str:
 
 def _short(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:300]
+
+
+def migrate(old: Store, new_location: str) -> dict:
+    """Copy a Parquet store into a new DuckLake store (`ducklake:DIR` or `postgresql://...`) in one
+    transaction: every listed part (superseded versions included) under its batch, and the files
+    table as it is; then check that both stores hold the same versions in use and the same number
+    of rows of every table. Returns what was copied (table -> rows)."""
+    if getattr(old, "lake", False):
+        raise StoreError(f"{old}: already a DuckLake store")
+    old = old.snapshot()
+    new = Store.open(new_location, create=True)
+    if not getattr(new, "lake", False):
+        raise StoreError(f"{new_location}: migrate makes a DuckLake store (ducklake:DIR or postgresql://...)")
+    if len(new.files()):
+        raise StoreError(f"{new}: not empty; migrate into a new store")
+    parts = old.parts()
+    old.part_files("runs")  # a listed part that is missing or cut stops it here, named
+    rows: dict[str, int] = {}
+
+    def copy() -> dict:
+        for table, day, batch, name in zip(parts["table"], parts["day"], parts["batch"], parts["name"]):
+            frame = pa.parquet.read_table(old.root / str(name)).to_pandas()
+            frame = frame.drop(columns=[c for c in ("day",) if c in frame.columns])
+            new.write_part(str(table), str(day), frame, str(batch))
+            rows[str(table)] = rows.get(str(table), 0) + len(frame)
+        new.write_files(old.files())
+        return rows
+
+    new.transact(copy, doing="store migrate")
+    after = Store.open(new_location).snapshot()
+    if after.content_key() != old.content_key():
+        raise StoreError(f"{new}: the files table differs from {old.root}'s after the copy")
+    for table in STORED_TABLES:
+        counted = 0
+        if after.has(table):
+            q = f"SELECT count(*) FROM {after.table_sql(table)}"
+            counted = after.connection().sql(q).fetchone()[0]
+        if counted != rows.get(table, 0):
+            raise StoreError(f"{new}: {table} holds {counted} rows, {rows.get(table, 0)} were copied")
+    return rows
 
 
 def _open_lake(root, *, create: bool = False) -> LakeStore:
