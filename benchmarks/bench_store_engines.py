@@ -8,6 +8,7 @@ with nothing changed. Iceberg is driven with PyIceberg directly (benchreport has
 store): one append per table and night, since an Iceberg SQL catalog commits one table at a time.
 
     python benchmarks/bench_store_engines.py [--seats 3] [--nights 30] [--requests 60] [--work DIR]
+        [--postgres postgresql://USER@HOST:PORT/DB]   (also DuckLake on a PostgreSQL catalog)
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def bench_store(name: str, location: str, nights: list[Path], work: Path) -> dic
     res["ingest_nothing_new_s"], _ = _timed(ingest, nights, location)
     res["analyse_nothing_changed"] = _analyse(location, work / f"{name}-a3")
     res["read_all_s"], res["requests_read"] = _timed(_read_all, location)
-    root = Path(location.removeprefix("ducklake:"))
+    root = Path(location.removeprefix("ducklake:").split("data_path=")[-1])
     res["bytes"] = _size(root)
     return res
 
@@ -150,6 +151,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--requests", type=int, default=60)
     ap.add_argument("--work", type=Path, default=None, help="a new folder for the nights and stores")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    ap.add_argument(
+        "--postgres", default=None, metavar="URL", help="also a DuckLake store on this PostgreSQL database (empty)"
+    )
     args = ap.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="benchreport-engines-"))
     runs = work / "runs"
@@ -161,6 +165,10 @@ def main(argv=None) -> dict:
     res = {"seats": args.seats, "nights": args.nights, "requests_per_cell": args.requests, "engines": []}
     res["engines"].append(bench_store("parquet", str(work / "parquet"), nights, work))
     res["engines"].append(bench_store("ducklake", f"ducklake:{work / 'ducklake'}", nights, work))
+    if args.postgres:
+        (work / "pg-data").mkdir()
+        url = f"{args.postgres}?data_path={work / 'pg-data'}"
+        res["engines"].append(bench_store("ducklake-postgresql", url, nights, work))
     res["engines"].append(bench_iceberg(nights, work))
     same = subprocess.run(["diff", "-rq", str(work / "parquet-a2" / "tables"), str(work / "ducklake-a2" / "tables")])
     res["analyses_equal"] = same.returncode == 0

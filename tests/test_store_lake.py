@@ -199,6 +199,33 @@ def test_a_killed_ingest_leaves_the_store_as_before_or_after(nights, clean, tmp_
     assert_same_store(lake, clean)
 
 
+def test_the_documented_query_reads_a_lake_store_with_no_benchreport_code(nights, clean, tmp_path):
+    """docs/store.md's DuckLake SQL, run as printed (the extensions loaded from their packages'
+    files), counts exactly the request records benchreport reads."""
+    import re
+
+    import duckdb
+
+    from benchreport.store.lake import extension_path
+
+    lake = tmp_path / "lake"
+    ingest([nights / NIGHTS[0]], f"ducklake:{lake}")
+    ingest([nights], lake)  # a second batch, so a join on the wrong batch would double rows
+    text = (ROOT / "docs" / "store.md").read_text()
+    sql = re.findall(r"```sql\n(.*?)```", text, re.S)[1]
+    con = duckdb.connect()
+    con.execute("SET autoinstall_known_extensions = false")
+    for name in ("ducklake", "sqlite_scanner"):
+        con.execute(f"LOAD '{extension_path(name)}'")
+    *setup, query = [q for q in sql.replace("STORE", str(lake)).split(";") if q.strip()]
+    for q in setup:
+        con.execute(q)
+    got = con.sql(query).df()
+    want = read_tables(Store.open(clean), with_requests=True).requests
+    assert int(got["requests"].sum()) == len(want) > 0
+    assert got.groupby("seat")["requests"].sum().to_dict() == want.groupby("seat").size().to_dict()
+
+
 def test_a_stray_copy_is_never_read_and_a_damaged_data_file_is_one_line(nights, clean, tmp_path):
     """Readers read the files the catalog lists, never a glob; a listed file that is gone is
     `damaged store` on one line (exit 4), and `store check` names it (what the engine cannot
