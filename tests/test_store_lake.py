@@ -132,6 +132,7 @@ def test_a_reader_keeps_its_snapshot_and_an_old_snapshot_can_be_read(nights, tmp
     assert now.dates() == list(NIGHTS[:2]) and now.at(first).dates() == [NIGHTS[0]]
 
 
+@pytest.mark.slow
 def test_analyse_and_build_as_of_a_snapshot_or_a_day(nights, tmp_path):
     """`--as-of SNAPSHOT` gives what the store held then, after later ingests: the tables of a
     build equal those of a store that never saw the later nights."""
