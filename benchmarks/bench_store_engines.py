@@ -82,6 +82,62 @@ def bench_store(name: str, location: str, nights: list[Path], work: Path) -> dic
     return res
 
 
+_SQL_PASS_FIGURES = """
+WITH r AS (
+  SELECT x.run_id, x.workload, coalesce(x.concurrency, -1) AS c,
+         x.error IS NOT NULL OR coalesce(x.finish_reason IN ('error', 'cancelled', 'incomplete'), false) AS failed,
+         x.ttft_ms, x.itl_ms, x.e2e_latency_ms,
+         CASE WHEN x.output_tokens > 1 AND x.e2e_latency_ms > x.ttft_ms
+              THEN (x.output_tokens - 1) / ((x.e2e_latency_ms - x.ttft_ms) / 1000.0) END AS decode_tok_s_per_stream
+  FROM (SELECT * FROM {requests}) AS x SEMI JOIN use_pairs AS u ON x.file_sha = u.sha AND x.batch = u.b
+)
+SELECT run_id, workload, c, count(*) AS n_requests, count(*) FILTER (failed) AS n_failed, {figures}
+FROM r GROUP BY ALL
+"""
+
+
+def sql_pass_figures(location: str) -> dict:
+    """Every date's per-pass request statistics (mean, p50-p99 of each metric) by one query the
+    engine runs over a DuckLake store's requests, against the Python route's group summaries
+    (benchreport.stats.requests.summarise, date by date): time and the largest difference."""
+    store = Store.open(location).snapshot()
+    runs = read_tables(store).runs
+    t0 = time.perf_counter()
+    python = {s.key: s for s in StoreRequests(store, runs, cache=False).summaries()}
+    t_python = time.perf_counter() - t0
+    figures = []
+    for m in ("ttft_ms", "itl_ms", "e2e_latency_ms", "decode_tok_s_per_stream"):
+        only = f"FILTER (NOT failed AND isfinite({m}))"  # the successful requests' finite values
+        figures.append(f"avg({m}) {only} AS {m}__mean")
+        figures += [f"quantile_cont({m}, {q}) {only} AS {m}__p{round(q * 100)}" for q in (0.5, 0.9, 0.95, 0.99)]
+    use = store.in_use()
+    pairs = pa.table({"sha": use["sha256"].astype(str).tolist(), "b": use["batch"].astype(str).tolist()})
+    con = store.connection()
+    con.register("use_pairs", pairs)
+    sql = _SQL_PASS_FIGURES.format(requests=store.table_sql("requests"), figures=", ".join(figures))
+    t0 = time.perf_counter()
+    rows = con.sql(sql).df()
+    t_sql = time.perf_counter() - t0
+    worst, exact, compared = 0.0, 0, 0
+    for row in rows.itertuples(index=False):
+        summary = python[(row.run_id, row.workload, int(row.c))]
+        assert (summary.n_requests, summary.n_failed) == (row.n_requests, row.n_failed)
+        for metric, (values, _, _) in summary.stats.items():
+            for stat, want in values.items():
+                got = getattr(row, f"{metric}__{stat}")
+                compared += 1
+                exact += got == want
+                worst = max(worst, abs(got - want) / max(abs(want), 1e-300))
+    return {
+        "groups": len(rows),
+        "python_route_s": round(t_python, 3),
+        "sql_s": round(t_sql, 3),
+        "figures_compared": compared,
+        "bit_identical": exact,
+        "largest_relative_difference": worst,
+    }
+
+
 def _iceberg_frames(night: Path) -> dict[str, pa.Table]:
     loaded = load([night], progress=False)
     tables, _, _ = build_store_frames(loaded)
@@ -170,6 +226,7 @@ def main(argv=None) -> dict:
         url = f"{args.postgres}?data_path={work / 'pg-data'}"
         res["engines"].append(bench_store("ducklake-postgresql", url, nights, work))
     res["engines"].append(bench_iceberg(nights, work))
+    res["sql_pass_figures"] = sql_pass_figures(f"ducklake:{work / 'ducklake'}")
     same = subprocess.run(["diff", "-rq", str(work / "parquet-a2" / "tables"), str(work / "ducklake-a2" / "tables")])
     res["analyses_equal"] = same.returncode == 0
     print(json.dumps(res, indent=2))
