@@ -6,6 +6,9 @@ ingest everything again (nothing new), read every table and every date's request
 and, for the two benchreport stores, `benchreport analyse --store` cold, after the new night and
 with nothing changed. Iceberg is driven with PyIceberg directly (benchreport has no Iceberg
 store): one append per table and night, since an Iceberg SQL catalog commits one table at a time.
+Last, every date's per-pass request statistics of the DuckLake store by one SQL query, against
+the Python route's group summaries (`sql_pass_figures`: time, and how many figures are
+bit-identical).
 
     python benchmarks/bench_store_engines.py [--seats 3] [--nights 30] [--requests 60] [--work DIR]
         [--postgres postgresql://USER@HOST:PORT/DB]   (also DuckLake on a PostgreSQL catalog)
