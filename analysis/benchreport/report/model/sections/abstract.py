@@ -13,7 +13,7 @@ from benchreport.flags import codes
 from .blocks import Prose, TitleBlock, division, para, prose
 from .flagview import SEVERITY_RANK, flag_seats, flags_of, sorted_flags
 from .headline import baseline_comparisons, headline_row, headline_sentence
-from .labels import ci_level, date_range
+from .labels import ci_level, date_range, models_words, runs_date_range
 
 
 def title_block(title: str, a) -> TitleBlock:
@@ -111,17 +111,15 @@ def others_phrase(caveat_severity: str, n_critical: int, n_warn: int) -> str:
 def abstract(a) -> Prose:
     """Generated abstract: data set, headline comparison with CI, verdict counts, strongest caveat."""
     t = a.tables
-    models = sorted({fmt.text(m) for m in t.seats["model"]})
     out = [
         para(
-            "We analysed {} of {} ({}: {}) measured {}. Every figure below is given with its number of "
+            "We analysed {} of {} ({}) measured {}. Every figure below is given with its number of "
             "passes and, where the passes allow one, a {} confidence interval over passes; a single pass "
             "has at most an interval over its requests, which describes that run only.",
             fmt.counted(len(t.runs), "run"),
             fmt.counted(len(t.seats), "seat"),
-            fmt.counted(len(models), "model"),
-            fmt.join_words([fmt.short(m) for m in models]),
-            date_range(t.runs["date"]),
+            models_words(t.seats, fmt.short),
+            runs_date_range(t.runs),
             ci_level(a),
         )
     ]

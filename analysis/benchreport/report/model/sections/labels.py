@@ -19,6 +19,20 @@ def report_styles(a) -> dict:
     return seat_styles(seats, a.baseline)
 
 
+def models_words(seats, short=lambda m: m) -> str:
+    """'2 models: A and B' of the seats table, a model the harness did not record counted apart
+    ('2 models: A and B; 1 seat's model not recorded'), never a folder's name as a model (issue 42)."""
+    from benchreport import format as fmt
+
+    named = [fmt.text(m) for m in seats["model"]]
+    unknown = sum(1 for m in named if not m or m.startswith("not recorded"))
+    models = sorted({m for m in named if m and not m.startswith("not recorded")})
+    said = f"{fmt.counted(len(models), 'model')}: {fmt.join_words([short(m) for m in models])}" if models else ""
+    if unknown:
+        said += ("; " if said else "") + f"the model of {fmt.counted(unknown, 'seat')} not recorded"
+    return said
+
+
 def ci_level(a) -> str:
     """The level of the report's intervals: '95%' (`format.level` of the alpha used)."""
     return fmt.level(a.options.thresholds.alpha)
@@ -95,6 +109,19 @@ def date_range(dates: Iterable) -> str:
     if len(ds) == 1:
         return f"on {ds[0]}"
     return f"between {ds[0]} and {ds[-1]}"
+
+
+def runs_date_range(runs: pd.DataFrame) -> str:
+    """`date_range` of the runs, saying where dates came from when some are not the runs' own
+    (issue 42): '(3 of 49 runs dated by their file's modification time)'."""
+    said = date_range(runs["date"])
+    if "assumptions" not in runs:
+        return said
+    by_mtime = runs["assumptions"].map(lambda x: isinstance(x, str) and "file's modification time" in x)
+    n = int(by_mtime.sum())
+    if n:
+        said += f" ({fmt.count(n)} of {fmt.counted(len(runs), 'run')} dated by their file's modification time)"
+    return said
 
 
 def column(df: pd.DataFrame, name: str) -> list:

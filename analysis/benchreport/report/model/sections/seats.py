@@ -7,7 +7,7 @@ import pandas as pd
 from benchreport import format as fmt
 
 from .blocks import Prose, Table, ident, para, prose
-from .labels import baseline_word, date_range, seat_label
+from .labels import baseline_word, models_words, runs_date_range, seat_label
 from .tables import drop_unstated
 
 
@@ -306,7 +306,6 @@ def setup_text(a) -> Prose:
     """Section 1's prose: what was measured, how often, with what."""
     t = a.tables
     seats, runs = t.seats, t.runs
-    models = sorted({fmt.text(m) for m in seats["model"]})
     harnesses = sorted({fmt.text(h) for h in runs["harness"]})
     probes = sorted({fmt.text(p) for p in runs["probe"]} - {""})
     passes = runs.groupby(["seat", "date"])["pass"].nunique()
@@ -321,12 +320,11 @@ def setup_text(a) -> Prose:
     base = a.baseline
     out = [
         para(
-            "The data set holds {} of {} ({}: {}), measured {}. {} {} used: {}; {}.",
+            "The data set holds {} of {} ({}), measured {}. {} {} used: {}; {}.",
             fmt.counted(len(runs), "run"),
             fmt.counted(len(seats), "seat"),
-            fmt.counted(len(models), "model"),
-            fmt.join_words(models),
-            date_range(runs["date"]),
+            models_words(seats),
+            runs_date_range(runs),
             fmt.counted(len(harnesses), "harness", "harnesses"),
             "was" if len(harnesses) == 1 else "were",
             fmt.join_words(harnesses),
