@@ -1,0 +1,35 @@
+"""Words for harnesses that disagree beyond their definitions (harness.disagree)."""
+
+from __future__ import annotations
+
+from benchreport import format as F
+
+from ..rules.harness import DisagreePair, HarnessDisagree
+from ._common import phrase, writes
+
+__all__ = ["harness_disagree"]
+
+
+def _pair(f: HarnessDisagree, p: DisagreePair) -> str:
+    text = (
+        f"{p.harness_b} gives {F.value_with_unit(p.estimate_b, f.metric)} against {p.harness_a}'s "
+        f"{F.value_with_unit(p.estimate_a, f.metric)} (ratio {F.ratio(p.ratio)}, {F.ratio(p.ratio_low)} to "
+        f"{F.ratio(p.ratio_high)})"
+    )
+    if p.common_ratio is not None:
+        text += (
+            f"; recomputed from their request records as {p.common}, still {F.ratio(p.common_ratio)} "
+            f"({F.ratio(p.common_ratio_low)} to {F.ratio(p.common_ratio_high)})"
+        )
+    elif not p.differs_in:
+        text += "; their definitions in the table do not differ where this figure depends on them"
+    return text
+
+
+@writes(HarnessDisagree)
+def harness_disagree(f: HarnessDisagree) -> str:
+    return (
+        f"{f.seats[0]}: two harnesses measured {phrase(f)} under one load and disagree beyond their intervals, "
+        f"and no definitional difference explains it: {'; '.join(_pair(f, p) for p in f.pairs)}. "
+        "Quote neither figure for the other harness's definition; find out which harness is wrong."
+    )
