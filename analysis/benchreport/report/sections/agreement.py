@@ -1,0 +1,89 @@
+"""Section "Do the harnesses agree?": one seat's cell measured by several harnesses, side by side,
+each difference explained by a named definition or flagged (issue 46). Reads `a.agreement`
+(benchreport.stats.agreement; tables/agreement.csv) and nothing else."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from benchreport import format as fmt
+
+from .blocks import Prose, Table, para, prose
+from .labels import seat_label
+
+__all__ = ["agreement_text", "agreement_table"]
+
+
+def _rows(a) -> pd.DataFrame:
+    t = getattr(a, "agreement", None)
+    return t if t is not None else pd.DataFrame()
+
+
+def agreement_text(a) -> Prose:
+    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out."""
+    t = _rows(a)
+    if not len(t):
+        return prose(para("No seat's cell was measured by two harnesses, so there is nothing to set side by side."))
+    kept = t[t["verdict"] != "left out"]
+    counts = kept["explained"].value_counts()
+    text = [
+        para(
+            "Pairs of harnesses that measured one seat's cell under one load: {}. Agree within their "
+            "intervals: {}; differ, explained: {} (by recomputing both under one definition from their "
+            "request records: {}); differ, unexplained (flag harness.disagree): {}; no interval to test: {}.",
+            fmt.count(len(kept)),
+            fmt.count(int(counts.get("agree", 0))),
+            fmt.count(int(counts.get("explained", 0)) + int(counts.get("explained by definition", 0))),
+            fmt.count(int(counts.get("explained", 0))),
+            fmt.count(int(counts.get("unexplained", 0))),
+            fmt.count(int(counts.get("no interval", 0))),
+        )
+    ]
+    left = t[t["verdict"] == "left out"]
+    if len(left):
+        reasons = left["left_out"].astype(str).value_counts()
+        text.append(
+            para(
+                "Pairs left out as not one condition: {} ({}).",
+                fmt.count(len(left)),
+                "; ".join(f"{r} ({n})" for r, n in reasons.items()),
+            )
+        )
+    return prose(text)
+
+
+def agreement_table(a) -> Table | None:
+    """Each compared pair: both figures with their intervals, the ratio, and the definition that explains it."""
+    t = _rows(a)
+    if not len(t):
+        return None
+    t = t[t["verdict"] != "left out"]
+    rows = []
+    for r in t.itertuples(index=False):
+        rows.append(
+            {
+                "seat": seat_label(a, str(r.seat)),
+                "Conc.": fmt.concurrency(r.concurrency),
+                "Metric": fmt.metric_words(r.metric),
+                "Harnesses": f"{r.harness_a} / {r.harness_b}",
+                "A": f"{fmt.num(r.estimate_a)} {fmt.ci(r.low_a, r.high_a)}".strip(),
+                "B": f"{fmt.num(r.estimate_b)} {fmt.ci(r.low_b, r.high_b)}".strip(),
+                "B / A": f"{fmt.ratio(r.ratio)} {fmt.ci(r.ratio_low, r.ratio_high, fmt.ratio)}".strip(),
+                "Common B / A": f"{fmt.ratio(r.common_ratio)} {fmt.ci(r.common_ratio_low, r.common_ratio_high, fmt.ratio)}".strip()
+                if pd.notna(r.common_ratio)
+                else "–",
+                "Verdict": fmt.text(r.explained),
+                "Why": fmt.text(r.differs_in) or fmt.text(r.explanation),
+            }
+        )
+    return Table(
+        pd.DataFrame(rows),
+        "One seat's cell measured by two harnesses (means, 95% intervals). Common: both recomputed from "
+        "their request records under one definition (tables/agreement.csv).",
+        group="seat",
+        small=True,
+        key="agreement",
+        numeric=("Conc.",),
+        widths={"Why": "30%"},
+        dense=True,
+    )
