@@ -44,7 +44,7 @@ def agreement_text(a) -> Prose:
         reasons = left["left_out"].astype(str).value_counts()
         text.append(
             para(
-                "Pairs left out as not one condition: {} ({}).",
+                "Pairs left out as not one condition: {}: {}.",
                 fmt.count(len(left)),
                 "; ".join(f"{r} ({n})" for r, n in reasons.items()),
             )
