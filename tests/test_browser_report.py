@@ -88,6 +88,7 @@ def test_title_and_sections(page_report):
         "6 Faults and open defects",
         "7 What these numbers will not carry",
         "8 History across dates",
+        "9 Do the harnesses agree?",
     ]
     assert heads[-1] == "Appendix: provenance"
 

@@ -269,6 +269,7 @@ def test_pdf_has_sections_caveats_and_page_numbers(report_build):
         "6 Faults and open defects",
         "7 What these numbers will not carry",
         "8 History across dates",
+        "9 Do the harnesses agree?",
         "Appendix: provenance",
     ):
         assert heading in text, heading
