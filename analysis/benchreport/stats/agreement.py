@@ -134,20 +134,25 @@ def _not_comparable(a: _Side, b: _Side) -> str | None:
     return "; ".join(reasons) or None
 
 
-def _log_se(low: float, high: float, level: float) -> float:
+def _log_se(estimate: float, low: float, high: float, level: float) -> float:
+    """The log-scale standard error an interval implies: from its log half-width when both bounds are
+    positive, else (an additive interval reaching below 0, as a t-interval over a few noisy requests
+    can) from its half-width relative to the estimate, se(log X) ~ se(X) / X (the delta method)."""
     z = float(sps.norm.ppf(0.5 + level / 2))
-    return (math.log(high) - math.log(low)) / (2 * z) if low > 0 and high > 0 else math.nan
+    if low > 0 and high > 0:
+        return (math.log(high) - math.log(low)) / (2 * z)
+    return (high - low) / (2 * z * estimate)
 
 
 def ratio_interval(a: tuple, b: tuple, *, level: float = LEVEL) -> tuple[float, float, float]:
     """b / a with an interval from each side's interval: log-scale standard errors read off each
-    interval (half-width / z) and added in quadrature (delta method on log b - log a; Casella &
+    interval (`_log_se`) and added in quadrature (delta method on log b - log a; Casella &
     Berger, Statistical Inference, 2nd ed., §5.5.4). NaN bounds where either side has none."""
     (ea, la, ha), (eb, lb, hb) = a, b
     if not (ea > 0 and eb > 0):
         return math.nan, math.nan, math.nan
     r = eb / ea
-    se = math.hypot(_log_se(la, ha, level), _log_se(lb, hb, level))
+    se = math.hypot(_log_se(ea, la, ha, level), _log_se(eb, lb, hb, level))
     if not math.isfinite(se):
         return r, math.nan, math.nan
     z = float(sps.norm.ppf(0.5 + level / 2))
@@ -182,13 +187,15 @@ def common_values(
     ttft_kind: str,
     forced_tokens: float | None,
     defs: Definitions,
+    reasoning: bool = False,
 ) -> tuple[np.ndarray | None, str]:
     """Per-request values of `metric` under the common definition, or None and why not.
 
     TTFT: `ttft_kind` "first_token" (reasoning included) or "first_content" (the answer's first
     token), from the fields the definitions name for the harness. ITL and per-stream decode:
     (latency - first token) / (tokens - 1) with the server's token count (the harness's own
-    count where it is the server's; else the forced output length of a load that forced one).
+    count where it is the server's; else the forced output length of a load that forced one); not
+    for a harness that cannot see reasoning on `reasoning` answers (its first token is the answer's).
     """
     common = defs.common(harness)
     ok = side_records[side_records["error"].isna()] if "error" in side_records else side_records
@@ -200,6 +207,8 @@ def common_values(
         return (v, "") if fields and np.isfinite(v).sum() >= 2 else (None, f"{harness} records no {ttft_kind}")
     if metric not in ("itl_ms", "decode_tok_s_per_stream"):
         return None, "not recomputed from requests (needs each harness's own wall clock)"
+    if reasoning and common.get("first_token_needs_no_reasoning"):
+        return None, f"{harness} cannot see reasoning, so its records hold no first token of these answers"
     first = _first(ok, common.get("first_token") or ["ttft_ms"])
     if common.get("server_tokens"):
         tokens = pd.to_numeric(ok["output_tokens"], errors="coerce").astype(float)
@@ -269,7 +278,13 @@ def _common_block(defs: Definitions, metric: str, a: _Side, b: _Side, reasoning:
     vals, why = [], []
     for s in (a, b):
         v, reason = common_values(
-            s.records, s.harness, metric, ttft_kind=kind, forced_tokens=_forced_tokens(s.load), defs=defs
+            s.records,
+            s.harness,
+            metric,
+            ttft_kind=kind,
+            forced_tokens=_forced_tokens(s.load),
+            defs=defs,
+            reasoning=reasoning,
         )
         vals.append(v)
         why.append(reason)
@@ -398,6 +413,14 @@ def agreement(
     if cells is None or not len(cells) or runs is None or not len(runs):
         return pd.DataFrame(columns=AGREEMENT_COLUMNS)
     c = cells[cells["metric"].isin(METRICS) & (cells["statistic"] == STATISTIC) & cells["harness"].notna()]
+    # only seats some cell of which two harnesses measured: a fleet measured by one harness costs nothing
+    n_harness = c.groupby(["seat", "workload", "concurrency", "metric"], dropna=False)["harness"].transform("nunique")
+    c = c[n_harness >= 2]
+    if not len(c):
+        return pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    seats = set(c["seat"].astype(str))
+    if requests is not None and len(requests):
+        requests = requests[requests["seat"].astype(str).isin(seats)]
     loads, records = _loads(runs), _records_by_cell(requests, runs)
     reasoning_seats = _reasoning_seats(requests)
     rows = []

@@ -18,7 +18,8 @@ def _pair(f: HarnessDisagree, p: DisagreePair) -> str:
     )
     if p.common_ratio is not None:
         text += (
-            f"; recomputed from their request records as {p.common}, still {F.ratio(p.common_ratio)} "
+            f"; recomputed from both harnesses' request records under one definition ({p.common}), still "
+            f"{F.ratio(p.common_ratio)} "
             f"({F.ratio(p.common_ratio_low)} to {F.ratio(p.common_ratio_high)})"
         )
     elif not p.differs_in:
@@ -29,7 +30,7 @@ def _pair(f: HarnessDisagree, p: DisagreePair) -> str:
 @writes(HarnessDisagree)
 def harness_disagree(f: HarnessDisagree) -> str:
     return (
-        f"{f.seats[0]}: two harnesses measured {phrase(f)} under one load and disagree beyond their intervals, "
-        f"and no definitional difference explains it: {'; '.join(_pair(f, p) for p in f.pairs)}. "
+        f"{f.seats[0]}: harnesses that measured {phrase(f)} under one load disagree beyond their intervals "
+        f"and beyond what their definitions explain: {'; '.join(_pair(f, p) for p in f.pairs)}. "
         "Quote neither figure for the other harness's definition; find out which harness is wrong."
     )
