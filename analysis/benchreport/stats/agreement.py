@@ -116,14 +116,32 @@ def _mean_length(spec) -> float | None:
     return None
 
 
+#: load fields that must be equal where both harnesses record them (lengths are compared apart, with
+#: `LENGTH_TOLERANCE`; the data set's name is not: harnesses name one random prompt set differently)
+_SAME_FIELDS = (
+    ("streaming", "streaming"),
+    ("prefix_tokens", "shared prefixes"),
+    ("max_tokens", "answer caps"),
+    ("arrival", "arrivals"),
+    ("rate", "request rates"),
+)
+
+
 def _not_comparable(a: _Side, b: _Side) -> str | None:
     """Why two cells' loads are not one condition (None: comparable). Only what both record is compared."""
     reasons = []
     if a.endpoint and b.endpoint and a.endpoint != b.endpoint:
         reasons.append(f"endpoints differ ({a.endpoint} / {b.endpoint})")
-    sa, sb = a.load.get("streaming"), b.load.get("streaming")
-    if sa is not None and sb is not None and sa != sb:
-        reasons.append("one streamed, one did not")
+    for field, words in _SAME_FIELDS:
+        va, vb = a.load.get(field), b.load.get(field)
+        if va is not None and vb is not None and va != vb:
+            reasons.append(f"{words} differ ({va} / {vb})")
+    da, db = a.load.get("dataset"), b.load.get("dataset")
+    if da and db and da != db and ("." in str(da) or "." in str(db)):  # a prompt file is its own prompt set
+        reasons.append(f"prompt sets differ ({da} / {db})")
+    for side in (a, b):
+        if _mean_length(side.load.get("prompt_tokens")) is None:
+            reasons.append(f"{side.harness} records no prompt length")
     for field, words in (("prompt_tokens", "prompt lengths"), ("output_tokens", "output lengths")):
         la, lb = _mean_length(a.load.get(field)), _mean_length(b.load.get(field))
         if la and lb and abs(la - lb) / max(la, lb) > LENGTH_TOLERANCE:

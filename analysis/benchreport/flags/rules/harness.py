@@ -18,6 +18,8 @@ __all__ = ["DisagreePair", "HarnessDisagree", "harness_disagree"]
 class DisagreePair(Record):
     """One pair of harnesses whose figures for one cell differ, unexplained."""
 
+    metric: str
+    concurrency: int | None
     harness_a: str
     harness_b: str
     estimate_a: float
@@ -57,6 +59,8 @@ def harness_disagree(agreement: pd.DataFrame | None) -> list[HarnessDisagree]:
     ):
         pairs = [
             DisagreePair(
+                metric=str(metric),
+                concurrency=int_or_none(conc),
                 harness_a=str(r.harness_a),
                 harness_b=str(r.harness_b),
                 estimate_a=float(r.estimate_a),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from benchreport import format as F
 
 from ..rules.harness import DisagreePair, HarnessDisagree
-from ._common import phrase, writes
+from ._common import combines, generic, phrase, writes
 
 __all__ = ["harness_disagree"]
 
@@ -34,3 +34,20 @@ def harness_disagree(f: HarnessDisagree) -> str:
         f"and beyond what their definitions explain: {'; '.join(_pair(f, p) for p in f.pairs)}. "
         "Quote neither figure for the other harness's definition; find out which harness is wrong."
     )
+
+
+@combines("harness.disagree")
+def disagree_sentences(findings: list[HarnessDisagree], messages: list[str]) -> list[str]:
+    """Every cell's unexplained pairs in one sentence (section 9 and tables/agreement.csv give each whole)."""
+    if len(findings) == 1:
+        return generic(messages)
+    cells = []
+    for f in findings:
+        pairs = ", ".join(f"{p.harness_b} / {p.harness_a} {F.ratio(p.ratio)}" for p in f.pairs)
+        p0 = f.pairs[0]
+        cells.append(f"{f.seats[0]} {F.cell_phrase(None, p0.concurrency, p0.metric, None)} ({pairs})")
+    return [
+        "Harnesses that measured one seat's cell under one load disagree beyond their intervals and beyond what "
+        f"their definitions explain: {F.join_words(cells)}; section 9 and tables/agreement.csv give each pair with "
+        "its intervals and the common recomputation."
+    ]

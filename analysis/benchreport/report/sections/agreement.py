@@ -41,23 +41,28 @@ def agreement_text(a) -> Prose:
     ]
     left = t[t["verdict"] == "left out"]
     if len(left):
-        reasons = left["left_out"].astype(str).value_counts()
+        # one count per kind of reason ("prompt lengths differ"), their figures are in the CSV
+        kinds = left["left_out"].astype(str).str.split("; ").explode().str.replace(r" \(.*\)$", "", regex=True)
         text.append(
             para(
-                "Pairs left out as not one condition: {}: {}.",
+                "Pairs left out as not one condition: {} ({}; tables/agreement.csv says which and why).",
                 fmt.count(len(left)),
-                "; ".join(f"{r} ({n})" for r, n in reasons.items()),
+                "; ".join(f"{r}: {fmt.count(n)}" for r, n in kinds.value_counts().items()),
             )
         )
     return prose(text)
 
 
 def agreement_table(a) -> Table | None:
-    """Each compared pair: both figures with their intervals, the ratio, and the definition that explains it."""
+    """Each pair that differs beyond its interval: both figures with their intervals, the ratio, the
+    common recomputation and the definition that explains it, or "unexplained". The pairs that agree
+    are counted in `agreement_text`; every pair is in tables/agreement.csv."""
     t = _rows(a)
     if not len(t):
         return None
-    t = t[t["verdict"] != "left out"]
+    t = t[t["verdict"] == "differ"]
+    if not len(t):
+        return None
     rows = []
     for r in t.itertuples(index=False):
         rows.append(
@@ -78,12 +83,16 @@ def agreement_table(a) -> Table | None:
         )
     return Table(
         pd.DataFrame(rows),
-        "One seat's cell measured by two harnesses (means, 95% intervals). Common: both recomputed from "
-        "their request records under one definition (tables/agreement.csv).",
+        "Pairs of harnesses whose figures for one seat's cell differ beyond their intervals (means, 95% "
+        "intervals). Common: both recomputed from their request records under one definition. Every pair, "
+        "agreeing or not, is in tables/agreement.csv.",
         group="seat",
         small=True,
         key="agreement",
         numeric=("Conc.",),
         widths={"Why": "30%"},
         dense=True,
+        # the CSV's to print: the PDF names the file, the HTML keeps it collapsed; the counts above
+        # are what the page says (a report's page budget has no room for a table per harness pair)
+        screen_only="tables/agreement.csv",
     )
