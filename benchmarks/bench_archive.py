@@ -64,7 +64,8 @@ def run(args: list[str], *, ok=(0,)) -> dict:
     return out
 
 
-def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
+def _parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seats", type=int, default=10)
     ap.add_argument("--nights", type=int, default=365)
@@ -81,75 +82,108 @@ def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
         "its ingest is reused, not repeated",
     )
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> dict:
+    """Time every step on the archive (generated when absent); the results, also written to --json."""
+    args = _parser().parse_args(argv)
     archive = args.work / f"archive-{args.seats}x{args.nights}"
     dates = nights("2026-01-01", args.nights)
+    last_night = archive / dates[-1]
+    res = _prepare_archive(args, archive, dates)
+    store, out = args.work / f"store-{args.seats}x{args.nights}", args.work / "out"
+    _ingest_all_but_last(args, res, [archive / d for d in dates[:-1]], store)
+    twin = args.work / f"store-{args.seats}x{args.nights}-analyse"  # the analyse route's own store
+    shutil.rmtree(twin, ignore_errors=True)
+    if not args.builds_only:
+        shutil.copytree(store, twin)
+    if not args.no_build:
+        _time_builds(res, store, out / "build", last_night)
+    if args.builds_only:
+        shutil.rmtree(twin, ignore_errors=True)
+        res["ratios"] = _build_ratios(res)
+        return _finish(res, args.json)
+    _time_analyses(res, twin, out / "analyse", last_night)
+    shutil.rmtree(twin, ignore_errors=True)
+    _time_json_route(args, res, [archive / d for d in dates], out)
+    res["ratios"] = _analyse_ratios(res)
+    if not args.no_build:
+        res["ratios"].update(_build_ratios(res))
+    return _finish(res, args.json)
+
+
+def _prepare_archive(args, archive: Path, dates: list[str]) -> dict:
+    """The archive (generated when absent) and its size: the first entries of the results."""
     if not (archive / dates[-1]).is_dir():
         t0 = time.perf_counter()
         generate_archive(archive, seats=args.seats, n_nights=args.nights, requests=args.requests)
         print(f"generated {archive} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     size = sum(f.stat().st_size for f in archive.rglob("*.json"))
     n_req = args.seats * args.nights * 4 * 5 * args.requests
-    res: dict = {"seats": args.seats, "nights": args.nights, "request_records": n_req, "json_mb": round(size / 1e6)}
     print(
         f"archive: {args.nights} nights x {args.seats} seats, {n_req:,} request records, {size / 1e6:,.0f} MB",
         file=sys.stderr,
     )
+    return {"seats": args.seats, "nights": args.nights, "request_records": n_req, "json_mb": round(size / 1e6)}
 
-    store, out = args.work / f"store-{args.seats}x{args.nights}", args.work / "out"
-    head = [str(archive / d) for d in dates[:-1]]
+
+def _ingest_all_but_last(args, res: dict, head: list[Path], store: Path) -> None:
+    """Every night but the last into `store` (or the earlier run's store reused, its cache emptied)."""
     if args.reuse_store is not None:
         res["ingest_all_but_last"] = json.loads(args.reuse_store.read_text())["ingest_all_but_last"]
         shutil.rmtree(store / ".cache", ignore_errors=True)
     else:
         shutil.rmtree(store, ignore_errors=True)
-        res["ingest_all_but_last"] = run(["ingest", *head, "--store", str(store), "--quiet"])
+        res["ingest_all_but_last"] = run(["ingest", *map(str, head), "--store", str(store), "--quiet"])
     res["ingest_per_night_s"] = round(res["ingest_all_but_last"]["wall_s"] / (args.nights - 1), 3)
     res["store_mb"] = round(sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e6)
-    twin = args.work / f"store-{args.seats}x{args.nights}-analyse"  # the analyse route's own store
-    shutil.rmtree(twin, ignore_errors=True)
-    if not args.builds_only:
-        shutil.copytree(store, twin)
-    if not args.no_build:
-        build = ["build", "--store", str(store), "--out", str(out / "build"), "--format", "html", "--quiet"]
-        res["build_full"] = run(build)
-        res["ingest_one_night"] = run(["ingest", str(archive / dates[-1]), "--store", str(store), "--quiet"])
-        res["build_new_night"] = run(build)
-        res["build_no_change"] = run(build)
-    if args.builds_only:
-        shutil.rmtree(twin, ignore_errors=True)
-        res["ratios"] = _build_ratios(res)
-        return _finish(res, args.json)
-    analyse = ["analyse", "--store", str(twin), "--out", str(out / "analyse"), "--quiet"]
+
+
+def _time_builds(res: dict, store: Path, out: Path, last_night: Path) -> None:
+    """Steps 1-3: the full build, the last night ingested and built, a build with no change."""
+    build = ["build", "--store", str(store), "--out", str(out), "--format", "html", "--quiet"]
+    res["build_full"] = run(build)
+    res["ingest_one_night"] = run(["ingest", str(last_night), "--store", str(store), "--quiet"])
+    res["build_new_night"] = run(build)
+    res["build_no_change"] = run(build)
+
+
+def _time_analyses(res: dict, twin: Path, out: Path, last_night: Path) -> None:
+    """Step 4: the same three for `analyse --store`, on the store's copy `twin`, and its cache's size."""
+    analyse = ["analyse", "--store", str(twin), "--out", str(out), "--quiet"]
     res["analyse_full"] = run(analyse)
-    res["ingest_one_night_analyse"] = run(["ingest", str(archive / dates[-1]), "--store", str(twin), "--quiet"])
+    res["ingest_one_night_analyse"] = run(["ingest", str(last_night), "--store", str(twin), "--quiet"])
     res["analyse_new_night"] = run(analyse)
     res["analyse_no_change"] = run(analyse)
     res["cache_mb"] = round(sum(f.stat().st_size for f in (twin / ".cache").rglob("*") if f.is_file()) / 1e6)
-    shutil.rmtree(twin, ignore_errors=True)
+
+
+def _time_json_route(args, res: dict, night_dirs: list[Path], out: Path) -> None:
+    """Step 5: `analyse` of the last --json-nights nights' JSON files, and the store route on the same nights."""
     k = args.json_nights or args.nights
+    last_k = [str(d) for d in night_dirs[-k:]]
     if k < args.nights:  # the store route on the same nights as the JSON route
         small = args.work / f"store-{args.seats}x{k}"
         shutil.rmtree(small, ignore_errors=True)
-        run(["ingest", *[str(archive / d) for d in dates[-k:]], "--store", str(small), "--quiet"])
+        run(["ingest", *last_k, "--store", str(small), "--quiet"])
         res["analyse_store_same_nights"] = run(["analyse", "--store", str(small), "--out", str(out / "s"), "--quiet"])
         shutil.rmtree(small, ignore_errors=True)
     else:
         res["analyse_store_same_nights"] = res["analyse_full"]
     res["json_nights"] = k
-    res["analyse_json"] = run(
-        ["analyse", *[str(archive / d) for d in dates[-k:]], "--out", str(out / "json"), "--quiet"]
-    )
+    res["analyse_json"] = run(["analyse", *last_k, "--out", str(out / "json"), "--quiet"])
+
+
+def _analyse_ratios(res: dict) -> dict:
+    """A new night's ingest and analyse, and a no-change analyse, over the full analyse; JSON over store."""
     full = res["analyse_full"]["wall_s"]
     new_night = res["analyse_new_night"]["wall_s"] + res["ingest_one_night_analyse"]["wall_s"]
-    res["ratios"] = {
+    return {
         "analyse_new_night_over_full": round(new_night / full, 3),
         "analyse_no_change_over_full": round(res["analyse_no_change"]["wall_s"] / full, 3),
         "json_over_store": round(res["analyse_json"]["wall_s"] / res["analyse_store_same_nights"]["wall_s"], 2),
     }
-    if not args.no_build:
-        res["ratios"].update(_build_ratios(res))
-    return _finish(res, args.json)
 
 
 def _build_ratios(res: dict) -> dict:

@@ -71,7 +71,7 @@ import sys
 import tempfile
 import time
 import zlib
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -618,7 +618,129 @@ def git_state() -> dict:
     }
 
 
-def run_study(  # noqa: PLR0915 (to split)
+def _replicate_queue(configs: list[Config], targets: list[int], done: dict | None, task: tuple):
+    """The records kept from `done` per configuration, and the `_work` arguments of the missing replicates,
+    round-robin: each configuration's replicate r before any r + 1, in proportion to its target."""
+    raw: list[list[dict]] = []
+    tasks = []
+    for i, (cfg, n) in enumerate(zip(configs, targets)):
+        have = {r["rep"]: r for r in (done or {}).get(cfg.key, []) if r["rep"] < n}
+        raw.append(list(have.values()))
+        tasks += [((r + 0.5) / n, i, (i, cfg, r, *task)) for r in range(n) if r not in have]
+    tasks.sort(key=lambda t: (t[0], t[1]))
+    return raw, [t[2] for t in tasks]
+
+
+class _Scheduler:
+    """run_study's state: the queue, the records so far, progress notes, checkpoints, closed configurations."""
+
+    def __init__(
+        self, configs, targets, raw, queue, *, quiet, deadline, checkpoint, checkpoint_every, enough, min_replicates
+    ):
+        self.configs, self.targets, self.raw, self.queue = configs, targets, raw, queue
+        self.quiet, self.deadline, self.enough, self.min_replicates = quiet, deadline, enough, min_replicates
+        self.checkpoint, self.checkpoint_every = checkpoint, checkpoint_every
+        self.t0 = time.monotonic()
+        self.finished, self.last_note, self.last_ckpt, self.pos = 0, 0.0, self.t0, 0
+        self.pending: set = set()
+        self.reused = sum(len(r) for r in raw)
+        self.closed: set[int] = set()
+        self.checked: dict[int, int] = {}
+
+    def note(self, force=False):
+        """A progress line on stderr, at most every 10 s unless `force`."""
+        now = time.monotonic() - self.t0
+        if self.quiet or (not force and now - self.last_note < 10.0):
+            return
+        self.last_note = now
+        left = sum(1 for t in self.queue[self.pos :] if t[0] not in self.closed) + len(self.pending)
+        eta = now / self.finished * left if self.finished else math.nan
+        least = (
+            min(len(r) / n for i, (r, n) in enumerate(zip(self.raw, self.targets)) if i not in self.closed)
+            if len(self.closed) < len(self.raw)
+            else 1.0
+        )
+        print(
+            f"[verdict-study] {self.finished} replicates done ({self.reused} reused), {left} to go at most, "
+            f"{now / 60:.1f} min elapsed, ETA {eta / 60:.1f} min; {len(self.closed)} configuration(s) precise "
+            f"enough; the others at >= {100 * least:.0f}% of their target",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def collect(self, i, res):
+        """Keep a finished replicate of configuration i; checkpoint when it is time."""
+        self.raw[i].append(res)
+        self.finished += 1
+        self.note()
+        if self.checkpoint is not None and time.monotonic() - self.last_ckpt >= self.checkpoint_every:
+            self.last_ckpt = time.monotonic()
+            self.checkpoint(self.raw)
+
+    def stop_now(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def is_closed(self, i: int) -> bool:
+        """Whether configuration i is closed for good (`enough`, checked every 10 records)."""
+        if i in self.closed or self.enough is None:
+            return i in self.closed
+        n = len(self.raw[i])
+        if n >= self.min_replicates and n - self.checked.get(i, -10) >= 10:
+            self.checked[i] = n
+            if self.enough(i, self.raw[i]):
+                self.closed.add(i)
+                if not self.quiet:
+                    print(
+                        f"[verdict-study] {self.configs[i].key}: precise enough at {n} replicates",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        return i in self.closed
+
+    def run_here(self) -> None:
+        """The queue in this process."""
+        for t in self.queue:
+            self.pos += 1
+            if self.stop_now():
+                break
+            if not self.is_closed(t[0]):
+                self.collect(*_work(t))
+
+    def run_in_pool(self, jobs: int) -> bool:
+        """The queue over `jobs` worker processes, at most 3 per worker in flight; True if interrupted."""
+        import multiprocessing as mp
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
+            try:
+                while self.pos < len(self.queue) or self.pending:
+                    while self.pos < len(self.queue) and len(self.pending) < 3 * jobs and not self.stop_now():
+                        t = self.queue[self.pos]
+                        self.pos += 1
+                        if not self.is_closed(t[0]):
+                            self.pending.add(ex.submit(_work, t))
+                    if not self.pending:
+                        break
+                    fin, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
+                    for f in fin:
+                        self.collect(*f.result())
+            except KeyboardInterrupt:
+                for f in self.pending:
+                    f.cancel()
+                ex.shutdown(wait=True, cancel_futures=True)
+                for f in self.pending:
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        self.collect(*f.result())
+                return True
+        return False
+
+    def complete(self) -> bool:
+        """Every configuration has its target or was closed."""
+        return all(len(r) >= n or i in self.closed for i, (r, n) in enumerate(zip(self.raw, self.targets)))
+
+
+def run_study(
     configs: list[Config],
     *,
     replicates: int,
@@ -649,118 +771,38 @@ def run_study(  # noqa: PLR0915 (to split)
     stops a configuration, its replicates are always 0..n-1 (a prefix), so `--replicates n`
     reproduces it.
     """
+
     import signal
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     targets = [fleet_replicates if c.study == "fleet" else replicates for c in configs]
-    raw: list[list[dict]] = []
-    tasks = []
-    for i, (cfg, n) in enumerate(zip(configs, targets)):
-        have = {r["rep"]: r for r in (done or {}).get(cfg.key, []) if r["rep"] < n}
-        raw.append(list(have.values()))
-        tasks += [((r + 0.5) / n, i, (i, cfg, r, model, n_boot, seed, start_ms)) for r in range(n) if r not in have]
-    tasks.sort(key=lambda t: (t[0], t[1]))
-    queue = [t[2] for t in tasks]
-    t0 = time.monotonic()
-    finished, last_note, last_ckpt, pos = 0, 0.0, t0, 0
-    pending: set = set()
-    reused = sum(len(r) for r in raw)
-
-    def note(force=False):
-        nonlocal last_note
-        now = time.monotonic() - t0
-        if quiet or (not force and now - last_note < 10.0):
-            return
-        last_note = now
-        left = sum(1 for t in queue[pos:] if t[0] not in closed) + len(pending)
-        eta = now / finished * left if finished else math.nan
-        least = (
-            min(len(r) / n for i, (r, n) in enumerate(zip(raw, targets)) if i not in closed)
-            if len(closed) < len(raw)
-            else 1.0
-        )
-        print(
-            f"[verdict-study] {finished} replicates done ({reused} reused), {left} to go at most, "
-            f"{now / 60:.1f} min elapsed, ETA {eta / 60:.1f} min; {len(closed)} configuration(s) precise "
-            f"enough; the others at >= {100 * least:.0f}% of their target",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    def collect(i, res):
-        nonlocal finished, last_ckpt
-        raw[i].append(res)
-        finished += 1
-        note()
-        if checkpoint is not None and time.monotonic() - last_ckpt >= checkpoint_every:
-            last_ckpt = time.monotonic()
-            checkpoint(raw)
-
-    def stop_now() -> bool:
-        return deadline is not None and time.monotonic() >= deadline
-
-    closed: set[int] = set()
-    checked: dict[int, int] = {}
-
-    def is_closed(i: int) -> bool:
-        if i in closed or enough is None:
-            return i in closed
-        n = len(raw[i])
-        if n >= min_replicates and n - checked.get(i, -10) >= 10:
-            checked[i] = n
-            if enough(i, raw[i]):
-                closed.add(i)
-                if not quiet:
-                    print(
-                        f"[verdict-study] {configs[i].key}: precise enough at {n} replicates",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-        return i in closed
-
+    raw, queue = _replicate_queue(configs, targets, done, (model, n_boot, seed, start_ms))
+    scheduler = _Scheduler(
+        configs,
+        targets,
+        raw,
+        queue,
+        quiet=quiet,
+        deadline=deadline,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        enough=enough,
+        min_replicates=min_replicates,
+    )
     interrupted = False
     old = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if jobs > 1:
-            import multiprocessing as mp
-
-            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as ex:
-                try:
-                    while pos < len(queue) or pending:
-                        while pos < len(queue) and len(pending) < 3 * jobs and not stop_now():
-                            t = queue[pos]
-                            pos += 1
-                            if not is_closed(t[0]):
-                                pending.add(ex.submit(_work, t))
-                        if not pending:
-                            break
-                        fin, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for f in fin:
-                            collect(*f.result())
-                except KeyboardInterrupt:
-                    interrupted = True
-                    for f in pending:
-                        f.cancel()
-                    ex.shutdown(wait=True, cancel_futures=True)
-                    for f in pending:
-                        if f.done() and not f.cancelled() and f.exception() is None:
-                            collect(*f.result())
+            interrupted = scheduler.run_in_pool(jobs)
         else:
-            for t in queue:
-                pos += 1
-                if stop_now():
-                    break
-                if not is_closed(t[0]):
-                    collect(*_work(t))
+            scheduler.run_here()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         signal.signal(signal.SIGTERM, old)
-    note(force=True)
+    scheduler.note(force=True)
     for r in raw:
         r.sort(key=lambda x: x["rep"])
-    complete = not interrupted and all(len(r) >= n or i in closed for i, (r, n) in enumerate(zip(raw, targets)))
+    complete = not interrupted and scheduler.complete()
     if interrupted and not quiet:
         print("[verdict-study] interrupted: keeping the replicates that finished", file=sys.stderr)
     return raw, complete
@@ -921,7 +963,8 @@ def write_docs(result: dict, path: Path, section: str, title: str) -> None:
 
 
 # --------------------------------------------------------------------------- main
-def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
+def _parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "--quick", action="store_true", help="small grid and 40 replicates (make bench; a few minutes on 2 cores)"
@@ -997,58 +1040,148 @@ def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
         metavar="KEY@REP:DIR",
         help="debug: write the run files of one replicate to DIR and exit",
     )
-    a = ap.parse_args(argv)
+    return ap
 
-    if a.from_json:
-        result = json.loads(a.from_json.read_text(encoding="utf-8"))
-        if result.get("raw"):  # re-aggregate with this code (the records are what was measured)
-            truth = result["meta"]["truth"]
-            result["configs"] = [
-                aggregate(Config(**c["config"]), result["raw"][c["key"]], truth) for c in result["configs"]
-            ]
-        if a.write_docs:
-            write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
-            print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
-        print(render_tables(result))
-        return result
 
+def _floats(x):
+    """A comma-separated list of floats (None when not given)."""
+    return tuple(float(v) for v in x.split(",")) if x else None
+
+
+def _model(a, ap) -> Model:
+    """The generator with --sd-tpot, --requests and --concurrencies (which must include 1)."""
     concs = tuple(int(x) for x in a.concurrencies.split(","))
     if 1 not in concs:
         ap.error("--concurrencies must include 1 (the primary cell)")
-    model = replace(Model(), sd_tpot=a.sd_tpot, n_requests=a.requests, concurrencies=concs)
-    replicates = a.replicates or (40 if a.quick else 300)
-    fleet_replicates = a.fleet_replicates or replicates
+    return replace(Model(), sd_tpot=a.sd_tpot, n_requests=a.requests, concurrencies=concs)
 
-    def floats(x):
-        return tuple(float(v) for v in x.split(",")) if x else None
 
+def _configs(a, ap) -> list[Config]:
+    """The grid (--quick, or --passes/--cvs/--rhos), kept to the keys containing --only."""
     configs = [
         c
         for c in grid(
             a.quick,
             passes=tuple(int(v) for v in a.passes.split(",")) if a.passes else None,
-            cvs=floats(a.cvs),
-            rhos=floats(a.rhos),
+            cvs=_floats(a.cvs),
+            rhos=_floats(a.rhos),
         )
         if a.only is None or a.only in c.key
     ]
     if not configs:
         ap.error(f"--only {a.only!r} matches no configuration")
+    return configs
 
-    supported = loader_keeps_start_ms()
-    start_ms = {"auto": supported, "on": True, "off": False}[a.start_ms]
-    print(f"[verdict-study] loader keeps start_ms: {supported}; writing it: {start_ms}", file=sys.stderr)
 
-    if a.keep_replicate:
-        key, _, rest = a.keep_replicate.partition("@")
-        rep, _, folder = rest.partition(":")
-        cfg = Config.from_key(key)
-        res = replicate(
-            cfg, int(rep or 0), model=model, n_boot=a.n_boot, seed=a.seed, start_ms=start_ms, keep=Path(folder)
-        )
-        print(json.dumps(res, indent=1))
-        return res
+def _show(a, result: dict) -> None:
+    """The marked section of docs/statistics.md rewritten (--write-docs), and the tables on stdout."""
+    if a.write_docs:
+        write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
+        print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
+    print(render_tables(result))
 
+
+def _from_json(a) -> dict:
+    """--from-json: an earlier result, re-aggregated from its records with this code, shown."""
+    result = json.loads(a.from_json.read_text(encoding="utf-8"))
+    if result.get("raw"):  # re-aggregate with this code (the records are what was measured)
+        truth = result["meta"]["truth"]
+        result["configs"] = [
+            aggregate(Config(**c["config"]), result["raw"][c["key"]], truth) for c in result["configs"]
+        ]
+    _show(a, result)
+    return result
+
+
+def _keep_replicate(a, model: Model, start_ms: bool) -> dict:
+    """--keep-replicate KEY@REP:DIR: one replicate run, its run files kept in DIR."""
+    key, _, rest = a.keep_replicate.partition("@")
+    rep, _, folder = rest.partition(":")
+    cfg = Config.from_key(key)
+    res = replicate(cfg, int(rep or 0), model=model, n_boot=a.n_boot, seed=a.seed, start_ms=start_ms, keep=Path(folder))
+    print(json.dumps(res, indent=1))
+    return res
+
+
+def _resumed(a, out: Path, same: dict) -> tuple[dict, float, list[str]]:
+    """With --resume, the earlier records in `out`, its elapsed seconds and commands, if made with `same`."""
+    if not (a.resume and out.exists()):
+        return {}, 0.0, []
+    old = json.loads(out.read_text(encoding="utf-8"))
+    om = old.get("meta", {})
+    if not all(om.get(k) == v for k, v in same.items()):
+        print(f"[verdict-study] not resuming {out}: made with other options or other analysis code", file=sys.stderr)
+        return {}, 0.0, []
+    done = old.get("raw", {})
+    print(f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept", file=sys.stderr)
+    return done, float(om.get("elapsed_s", 0.0)), om.get("commands", [om["command"]] if om.get("command") else [])
+
+
+@dataclass
+class _Run:
+    """One run of the study from the command line: what its results record and where they are saved."""
+
+    a: argparse.Namespace
+    configs: list[Config]
+    replicates: int
+    fleet_replicates: int
+    out: Path
+    command: str
+    earlier: list[str]  # the commands of the runs resumed
+    previous_s: float  # their elapsed seconds
+    same: dict  # what a resumed run must share (n_boot, seed, model, start_ms, analysis code)
+    supported: bool  # whether the loader keeps start_ms
+    truth: dict
+    truth_fast: dict
+    t0: float = field(default_factory=time.perf_counter)
+
+    def result(self, raw: list[list[dict]], complete: bool) -> dict:
+        """The results: meta, one aggregate per configuration, and the records."""
+        a = self.a
+        return {
+            "meta": {
+                "command": self.command,
+                "commands": self.earlier + [self.command],
+                "replicates": self.replicates,
+                "fleet_replicates": self.fleet_replicates,
+                "jobs": a.jobs,
+                "cores": os.cpu_count(),
+                "complete": complete,
+                "machine": f"{platform.machine()}, Python {platform.python_version()}",
+                "date": _dt.date.today().isoformat(),
+                "elapsed_s": self.previous_s + time.perf_counter() - self.t0,
+                "loader_keeps_start_ms": self.supported,
+                "truth": self.truth,
+                "truth_fast": self.truth_fast,
+                "primary": PRIMARY,
+                "git": git_state(),
+                "quick": a.quick,
+                "halfwidth": a.halfwidth,
+                "min_replicates": a.min_replicates if a.halfwidth else None,
+                "max_minutes": a.max_minutes,
+                **self.same,
+            },
+            "configs": [aggregate(c, r, self.truth) for c, r in zip(self.configs, raw)],
+            "raw": {c.key: r for c, r in zip(self.configs, raw)},
+        }
+
+    def save(self, result: dict) -> None:
+        """`result` to --out, through a temporary file (a checkpoint is never half written)."""
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.out.with_name(self.out.name + ".tmp")
+        tmp.write_text(json.dumps(result, allow_nan=True), encoding="utf-8")
+        tmp.replace(self.out)
+
+    def enough(self, i: int, records: list[dict]) -> bool:
+        """--halfwidth: every headline rate of configuration i is that precise."""
+        agg = aggregate(self.configs[i], records, self.truth)
+        return all((r["hi"] - r["lo"]) / 2 <= self.a.halfwidth for r in headline_rates(agg) if r["n"])
+
+
+def _start(a, argv, model: Model, configs: list[Config], supported: bool, start_ms: bool) -> tuple[_Run, dict]:
+    """The run's settings and true values (printed with the plan), and the records it resumes."""
+    replicates = a.replicates or (40 if a.quick else 300)
+    fleet_replicates = a.fleet_replicates or replicates
     out = a.out or OUT_DIR / ("verdict_study_quick.json" if a.quick else "verdict_study.json")
     argv_shown = " ".join(sys.argv[1:]) if argv is None else " ".join(argv)
     same = {
@@ -1060,22 +1193,7 @@ def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
     }
     same = json.loads(json.dumps(same))  # as it reads back from the JSON (tuples become lists)
     command = f"python benchmarks/verdict_study.py {argv_shown}".strip()
-    done, previous_s, earlier = {}, 0.0, []
-    if a.resume and out.exists():
-        old = json.loads(out.read_text(encoding="utf-8"))
-        om = old.get("meta", {})
-        if all(om.get(k) == v for k, v in same.items()):
-            done = old.get("raw", {})
-            previous_s = float(om.get("elapsed_s", 0.0))
-            earlier = om.get("commands", [om["command"]] if om.get("command") else [])
-            print(
-                f"[verdict-study] resuming {out}: {sum(len(v) for v in done.values())} replicates kept", file=sys.stderr
-            )
-        else:
-            print(
-                f"[verdict-study] not resuming {out}: made with other options or other analysis code", file=sys.stderr
-            )
-
+    done, previous_s, earlier = _resumed(a, out, same)
     truth = true_mean_decode(model)
     truth_fast = true_mean_decode(model, speed=1.05)
     print(
@@ -1088,74 +1206,60 @@ def main(argv=None) -> dict:  # noqa: PLR0915 (to split)
         f"({fleet_replicates} fleet), n_boot {a.n_boot}, {a.jobs} jobs",
         file=sys.stderr,
     )
-    t0 = time.perf_counter()
-
-    def result_of(raw, complete):
-        return {
-            "meta": {
-                "command": command,
-                "commands": earlier + [command],
-                "replicates": replicates,
-                "fleet_replicates": fleet_replicates,
-                "jobs": a.jobs,
-                "cores": os.cpu_count(),
-                "complete": complete,
-                "machine": f"{platform.machine()}, Python {platform.python_version()}",
-                "date": _dt.date.today().isoformat(),
-                "elapsed_s": previous_s + time.perf_counter() - t0,
-                "loader_keeps_start_ms": supported,
-                "truth": truth,
-                "truth_fast": truth_fast,
-                "primary": PRIMARY,
-                "git": git_state(),
-                "quick": a.quick,
-                "halfwidth": a.halfwidth,
-                "min_replicates": a.min_replicates if a.halfwidth else None,
-                "max_minutes": a.max_minutes,
-                **same,
-            },
-            "configs": [aggregate(c, r, truth) for c, r in zip(configs, raw)],
-            "raw": {c.key: r for c, r in zip(configs, raw)},
-        }
-
-    def save(result):
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(json.dumps(result, allow_nan=True), encoding="utf-8")
-        tmp.replace(out)
-
-    deadline = time.monotonic() + 60 * a.max_minutes if a.max_minutes else None
-
-    def enough(i, records):
-        agg = aggregate(configs[i], records, truth)
-        return all((r["hi"] - r["lo"]) / 2 <= a.halfwidth for r in headline_rates(agg) if r["n"])
-
-    raw, complete = run_study(
-        configs,
+    run = _Run(
+        a=a,
+        configs=configs,
         replicates=replicates,
         fleet_replicates=fleet_replicates,
+        out=out,
+        command=command,
+        earlier=earlier,
+        previous_s=previous_s,
+        same=same,
+        supported=supported,
+        truth=truth,
+        truth_fast=truth_fast,
+    )
+    return run, done
+
+
+def main(argv=None) -> dict:
+    """Run the study (or render an earlier one) as the command line asks; the results."""
+    ap = _parser()
+    a = ap.parse_args(argv)
+    if a.from_json:
+        return _from_json(a)
+    model = _model(a, ap)
+    configs = _configs(a, ap)
+    supported = loader_keeps_start_ms()
+    start_ms = {"auto": supported, "on": True, "off": False}[a.start_ms]
+    print(f"[verdict-study] loader keeps start_ms: {supported}; writing it: {start_ms}", file=sys.stderr)
+    if a.keep_replicate:
+        return _keep_replicate(a, model, start_ms)
+    run, done = _start(a, argv, model, configs, supported, start_ms)
+    raw, complete = run_study(
+        configs,
+        replicates=run.replicates,
+        fleet_replicates=run.fleet_replicates,
         model=model,
         n_boot=a.n_boot,
         seed=a.seed,
         jobs=a.jobs,
         start_ms=start_ms,
         done=done,
-        deadline=deadline,
+        deadline=time.monotonic() + 60 * a.max_minutes if a.max_minutes else None,
         min_replicates=a.min_replicates,
-        enough=enough if a.halfwidth else None,
-        checkpoint=lambda r: save(result_of(r, False)),
+        enough=run.enough if a.halfwidth else None,
+        checkpoint=lambda r: run.save(run.result(r, False)),
     )
-    result = result_of(raw, complete)
-    save(result)
+    result = run.result(raw, complete)
+    run.save(result)
     print(
         f"[verdict-study] {result['meta']['elapsed_s']:.0f} s; {'complete' if complete else 'INCOMPLETE'}; "
-        f"results in {out}",
+        f"results in {run.out}",
         file=sys.stderr,
     )
-    if a.write_docs:
-        write_docs(result, DOCS, a.docs_section, a.docs_title or a.docs_section)
-        print(f"[verdict-study] wrote {DOCS}", file=sys.stderr)
-    print(render_tables(result))
+    _show(a, result)
     return result
 
 

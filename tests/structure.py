@@ -58,18 +58,12 @@ LAYERS: dict[str, int] = {
     "__init__": 9,
     "__main__": 9,
     "cli": 9,
-    "cli_lab": 9,
-    "cli_log": 9,
-    "cli_parser": 9,
-    "cli_writers": 9,
-    "cli_common": 9,
-    "cli_plan": 9,
 }
 #: inside a layer, a view-model never imports its renderer
 INNER_ORDER: dict[str, int] = {
-    "benchreport.report.sections": 0,
-    "benchreport.report.figures": 0,
-    "benchreport.report.render": 1,
+    "benchreport.report.model.sections": 0,
+    "benchreport.report.model.figures": 0,
+    "benchreport.report.render.html": 1,
 }
 
 

@@ -193,8 +193,84 @@ def _cell(page, marker: str):
     return page.locator(".jp-Notebook .jp-Cell").filter(has=page.locator(".jp-InputArea", has_text=marker)).first
 
 
+def _open_and_run_all(page, url: str) -> None:
+    """Open the notebook, wait for the kernel, run every cell and wait for the plots."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90000)
+    # the kernel is up when the status bar says so
+    page.wait_for_function("document.body.innerText.includes('| Idle')", timeout=90000)
+    page.wait_for_timeout(1000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # done when the last code cell has its execution count
+    page.wait_for_function(
+        "() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];"
+        " return p.length && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }",
+        timeout=240000,
+    )
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=60000)
+    page.wait_for_timeout(1500)
+
+
+def _outputs(page) -> dict:
+    """Counts of stderr outputs, tracebacks, tables, plots and widgets in the run notebook."""
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
+    tracebacks = page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.error']").count()
+    found = page.evaluate("""() => ({
+        tables: document.querySelectorAll('.dt-container').length,
+        plots: document.querySelectorAll('.js-plotly-plot').length,
+        dropdowns: document.querySelectorAll('.widget-dropdown select').length,
+        multiselect: document.querySelectorAll('.widget-select-multiple select').length})""")
+    return {"errors": errors, "tracebacks": tracebacks, **found}
+
+
+def _shoot_sections(page) -> None:
+    """Each section's output scrolled into view (and kept as a screenshot with BENCHREPORT_SCREENSHOTS)."""
+    for marker, name in (
+        ("explore.seats_view", "1-seats"),
+        ("explore.flags_view", "2-flags"),
+        ("ex.show_cells", "3-cells"),
+        ("ex.show_comparison", "5-compare"),
+        ("ex.show_requests", "6-requests"),
+    ):
+        _cell(page, marker).scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy(0, 0)")
+        _cell(page, marker).locator(".jp-OutputArea").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(400)
+        _shot(page, name)
+
+
+def _hover_first_point(page, cell) -> str:
+    """The text of plotly's tooltip over the first point of the cell's plot."""
+    cell.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    point = cell.locator(".js-plotly-plot .scatterlayer .point").first
+    point.hover(force=True)
+    page.wait_for_timeout(600)
+    hover = page.locator(".hoverlayer").first.text_content() or ""
+    _shot(page, "3-cells-hover")
+    return hover
+
+
+def _choose_metric(page, cell, title_before: str, metric: str) -> str:
+    """Choose the metric whose label contains `metric` in the cell's dropdown; the plot's new title."""
+    select = cell.locator(".widget-dropdown", has_text="metric").locator("select")
+    labels = select.evaluate("s => [...s.options].map(o => o.textContent)")
+    select.select_option(label=next(x for x in labels if metric in x))
+    page.wait_for_function(
+        "(b) => { const t = [...document.querySelectorAll('.js-plotly-plot .gtitle')][0];"
+        " return t && t.textContent !== b; }",
+        arg=title_before,
+        timeout=30000,
+    )
+    page.wait_for_timeout(1000)  # the figure is replaced: wait for the new one to settle
+    after = cell.locator(".js-plotly-plot .gtitle").first.text_content()
+    cell.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(600)
+    _shot(page, "4-cells-after-metric-change")
+    return after
+
+
 @pytest.mark.slow
-def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):  # noqa: PLR0915 (to split)
+def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):
     playwright = pytest.importorskip("playwright.sync_api")
     base, token = lab
     with playwright.sync_playwright() as p:
@@ -202,68 +278,17 @@ def test_jupyterlab_runs_the_notebook_and_widgets_redraw(lab):  # noqa: PLR0915 
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             events = record_events(page)
-            page.goto(f"{base}/lab/tree/explore.ipynb?token={token}", wait_until="domcontentloaded")
-            page.wait_for_function(
-                "window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell')", timeout=90000
-            )
-            # the kernel is up when the status bar says so
-            page.wait_for_function("document.body.innerText.includes('| Idle')", timeout=90000)
-            page.wait_for_timeout(1000)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            # done when the last code cell has its execution count
-            page.wait_for_function(
-                "() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];"
-                " return p.length && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }",
-                timeout=240000,
-            )
-            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4", timeout=60000)
-            page.wait_for_timeout(1500)
-            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
-            tracebacks = page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.error']").count()
-            found = page.evaluate("""() => ({
-                tables: document.querySelectorAll('.dt-container').length,
-                plots: document.querySelectorAll('.js-plotly-plot').length,
-                dropdowns: document.querySelectorAll('.widget-dropdown select').length,
-                multiselect: document.querySelectorAll('.widget-select-multiple select').length})""")
-            for marker, name in (
-                ("explore.seats_view", "1-seats"),
-                ("explore.flags_view", "2-flags"),
-                ("ex.show_cells", "3-cells"),
-                ("ex.show_comparison", "5-compare"),
-                ("ex.show_requests", "6-requests"),
-            ):
-                _cell(page, marker).scroll_into_view_if_needed()
-                page.evaluate("window.scrollBy(0, 0)")
-                _cell(page, marker).locator(".jp-OutputArea").first.scroll_into_view_if_needed()
-                page.wait_for_timeout(400)
-                _shot(page, name)
+            _open_and_run_all(page, f"{base}/lab/tree/explore.ipynb?token={token}")
+            found = _outputs(page)
+            _shoot_sections(page)
             cells = _cell(page, "ex.show_cells")
-            title = cells.locator(".js-plotly-plot .gtitle").first
-            before = title.text_content()
+            before = cells.locator(".js-plotly-plot .gtitle").first.text_content()
             # hover a point: plotly's tooltip shows its numbers
-            cells.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-            point = cells.locator(".js-plotly-plot .scatterlayer .point").first
-            point.hover(force=True)
-            page.wait_for_timeout(600)
-            hover = page.locator(".hoverlayer").first.text_content() or ""
-            _shot(page, "3-cells-hover")
-            select = cells.locator(".widget-dropdown", has_text="metric").locator("select")
-            labels = select.evaluate("s => [...s.options].map(o => o.textContent)")
-            select.select_option(label=next(x for x in labels if "(decode_tok_s_per_stream)" in x))
-            page.wait_for_function(
-                "(b) => { const t = [...document.querySelectorAll('.js-plotly-plot .gtitle')][0];"
-                " return t && t.textContent !== b; }",
-                arg=before,
-                timeout=30000,
-            )
-            page.wait_for_timeout(1000)  # the figure is replaced: wait for the new one to settle
-            after = cells.locator(".js-plotly-plot .gtitle").first.text_content()
-            cells.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-            page.wait_for_timeout(600)
-            _shot(page, "4-cells-after-metric-change")
+            hover = _hover_first_point(page, cells)
+            after = _choose_metric(page, cells, before, "(decode_tok_s_per_stream)")
         finally:
             browser.close()
-    assert errors == 0 and tracebacks == 0
+    assert found["errors"] == 0 and found["tracebacks"] == 0
     assert found["tables"] >= 6 and found["plots"] >= 4 and found["dropdowns"] >= 5 and found["multiselect"] >= 1
     assert "aggregate throughput" in before and "per-stream decode" in after
     assert "estimate" in hover and "passes" in hover

@@ -69,7 +69,8 @@ def test_list_with_runs_numbers_the_figures_this_data_draws(capsys):
 
 def test_the_figure_is_the_reports_own(tmp_path, capsys):
     """Same data, seed and figure as a report's Figure 1: the same bytes (PNG and SVG)."""
-    from benchreport.report import Report, sections
+    from benchreport.report import Report
+    from benchreport.report.model import sections
 
     rep = Report.open([str(EXAMPLE)], out=tmp_path / "report", n_boot=200, display=False)
     assert rep.figure(sections.throughput_figure(rep.analysis)) == "Figure 1"

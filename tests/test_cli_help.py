@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from benchreport.cli_parser import build_parser
+from benchreport.cli.parser import build_parser
 
 ROOT_DATA = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "example")
 COMMANDS = [

@@ -46,7 +46,7 @@ def test_a_regular_log_gets_the_command_and_its_exit(tmp_path):
 
 
 def test_a_log_that_fails_mid_command_stops_the_log_not_the_command(capsys):
-    from benchreport.cli_log import _Tee
+    from benchreport.cli.log import _Tee
 
     class Full:
         def write(self, text):

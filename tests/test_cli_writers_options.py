@@ -237,7 +237,7 @@ def test_latex_keeps_the_headline_columns_unless_asked_for_all(curves, capsys):
 
 
 def test_many_rows_make_a_longtable_with_a_row_per_seat(curves, capsys):
-    from benchreport.report.writers import LONGTABLE_ROWS, latex_table
+    from benchreport.report.render.text import LONGTABLE_ROWS, latex_table
 
     df = pd.DataFrame(
         {

@@ -71,7 +71,7 @@ def test_run_time_imports_no_extra_package():
     import sys
 
     code = (
-        "import sys, benchreport.cli, benchreport.pipeline, benchreport.report.build, benchreport.report.render, "
+        "import sys, benchreport.cli, benchreport.pipeline, benchreport.report.build, benchreport.report.render.html, "
         "benchreport.report.catalog, benchreport.store; "
         "print(sorted(m for m in ('weasyprint', 'itables', 'ipywidgets', 'plotly', 'jupyterlab', 'pingouin') "
         "if m in sys.modules))"

@@ -15,7 +15,9 @@ from pypdf import PdfReader
 from benchreport import format as fmt
 from benchreport.load import load
 from benchreport.pipeline import Options, analyse, write_analysis
-from benchreport.report import Report, render, sections
+from benchreport.report import Report
+from benchreport.report.render import html as render
+from benchreport.report.model import sections
 from test_report_e2e import write_fixture_runs
 
 LONG = "M" * 2000 + "-middle-" + "x" * 2989 + "END"  # 5,000 characters (a name's limit), no space
@@ -91,7 +93,7 @@ def _pdf_seconds(a, tmp_path, name) -> tuple[float, str, str]:
     """Every section of the report as one page of HTML, and the seconds WeasyPrint takes for it
     (WeasyPrint's table layout is the one whose cost grows with a cell's text; Chromium's start-up
     would hide a difference)."""
-    from benchreport.report.pdf import html_to_pdf
+    from benchreport.report.render.pdf import html_to_pdf
 
     rep = Report(a, out=tmp_path / name, title="t", display=False)
     rep.title_block()

@@ -19,7 +19,7 @@ import benchreport
 from benchreport import explore
 from benchreport.explore import plots
 from benchreport.pipeline import Options, analyse_paths
-from benchreport.report.sections.labels import seat_label
+from benchreport.report.model.sections.labels import seat_label
 from runs import make_run, set_path, write_run
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -181,8 +181,8 @@ def test_a_first_chunk_ttft_is_not_quoted_as_ttft():
     report's Table 1 and figures leave those TTFT cells out and say why; cells.csv keeps them."""
     from benchreport.load import load
     from benchreport.pipeline import Options, analyse
-    from benchreport.report import sections
-    from benchreport.report.sections.cellview import result_cells
+    from benchreport.report.model import sections
+    from benchreport.report.model.sections.cellview import result_cells
 
     a = analyse(load([str(CAPTURES / "vllm-chat")], progress=False), Options(n_boot=100))
     assert (a.cells["metric"] == "ttft_ms").sum() > 0

@@ -115,7 +115,7 @@ def _every_block(a):
     """Every section and figure the report notebook shows, rendered as the report renders them."""
     import matplotlib.pyplot as plt
 
-    from benchreport.report import render, sections  # noqa: F401 - render registers the HTML renderer
+    from benchreport.report import sections  # noqa: F401 - render registers the HTML renderer
     from benchreport.report.catalog import FIGURES
 
     blocks = [

@@ -64,6 +64,12 @@ def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
     assert (out / "report.pdf").stat().st_size > 10_000
     deltas = (out / "tables" / "exam_deltas.csv").read_text()
     assert "McNemar" in deltas  # two lm-eval seats' samples pair by item
+    from report_text import html_text, internal_tokens
+
+    text = html_text(out / "report.html")
+    assert internal_tokens(text) == []  # issue 42: a reader's words only
+    # two loads that read alike are told apart by what they sent, not by a hash
+    assert "synthetic; prompt length 32±4 from 24 to 40" in text and "32±4 without bounds" in text
 
 
 def run_cli(*args):

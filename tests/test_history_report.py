@@ -16,9 +16,9 @@ import pytest
 from benchreport.flags.rules.history import history_changes
 from benchreport.stats.history_summary import change_status
 from benchreport.pipeline import Options, analyse_paths, write_analysis
-from benchreport.report import sections
-from benchreport.report.figures import save_figure
-from benchreport.report.figures.history import MARKS, history_panels, panel_keys
+from benchreport.report.model import sections
+from benchreport.report.model.figures import save_figure
+from benchreport.report.model.figures.history import MARKS, history_panels, panel_keys
 from benchreport.stats.history import HISTORY_COLUMNS, history
 from benchreport.thresholds import DEFAULT
 

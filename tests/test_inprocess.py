@@ -99,7 +99,8 @@ def test_a_saved_analysis_is_reported_as_it_is(example_analysis, tmp_path):
     """`analysis_file` (the report notebook's parameter): an analysis saved by save_analysis is
     reported on without analysing or writing anything, the same page as from the analysis itself."""
     from benchreport.pipeline import save_analysis
-    from benchreport.report import Report, sections
+    from benchreport.report import Report
+    from benchreport.report.model import sections
 
     save_analysis(example_analysis, tmp_path / "analysis.pickle")
     report = Report.open(

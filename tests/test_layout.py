@@ -55,7 +55,7 @@ def test_report_sections_build_no_html():
     import re
 
     found = []
-    for path in sorted((S.PACKAGE / "report" / "sections").glob("*.py")):
+    for path in sorted((S.PACKAGE / "report" / "model" / "sections").glob("*.py")):
         src = path.read_text(encoding="utf-8")
         code = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("#"))
         if re.search(r"^\s*(from|import) markupsafe", src, re.M) or re.search(

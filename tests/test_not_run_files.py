@@ -197,7 +197,7 @@ def test_first_clause():
 
 def test_the_report_appendix_counts_them_as_one_kind(tree):
     from benchreport.pipeline import Options, analyse_paths
-    from benchreport.report.sections.appendix import skipped_table
+    from benchreport.report.model.sections.appendix import skipped_table
 
     rows = skipped_table(analyse_paths([tree], Options(n_boot=200))).data
     assert len(rows) == 1 and rows["Why skipped"].iloc[0].startswith("not a run file") and rows["Files"].iloc[0] == "4"

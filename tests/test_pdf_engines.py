@@ -1,4 +1,4 @@
-"""The two PDF engines (benchreport.report.pdf): which is chosen, what Chromium may load, the running
+"""The two PDF engines (benchreport.report.render.pdf): which is chosen, what Chromium may load, the running
 title it is given, and fixed dates; WeasyPrint still prints the report on its own."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchreport.report import pdf, render
+from benchreport.report.render import pdf
+from benchreport.report.render import html as render
 from procs import alive
 
 HAVE_CHROMIUM = pdf.find_chromium() is not None

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from benchreport.pipeline import Options, analyse_paths, analyse_store
-from benchreport.report import sections
+from benchreport.report.model import sections
 from benchreport.store import Store, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -352,7 +352,7 @@ def test_svg_figures_are_deterministic(report_build):
     _, out, _ = report_build
     svg = (out / "figures" / "figure-01.svg").read_text()
     assert "<dc:date>" not in svg
-    from benchreport.report import figures
+    from benchreport.report.model import figures
 
     # the same figure saved again gives the same bytes
     import pandas as pd
@@ -369,7 +369,7 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
     """report.html is a pure function of report.ipynb: papermill's random cell ids do not leak."""
     import nbformat
 
-    from benchreport.report.render import notebook_to_html
+    from benchreport.report.render.html import notebook_to_html
 
     _, out, _ = report_build
     nb = nbformat.read(out / "report.ipynb", as_version=4)
@@ -379,13 +379,29 @@ def test_rendering_is_reproducible_from_the_executed_notebook(report_build):
     assert notebook_to_html(nb, title=TITLE) == (out / "report.html").read_text(encoding="utf-8")
 
 
-def test_pdf_is_reproducible_from_the_html(report_build, tmp_path):
-    """report.pdf is a pure function of report.html: no date, no random id (two builds, same bytes)."""
-    from benchreport.report.pdf import html_to_pdf
+def _pdf_dates(data: bytes) -> set[bytes]:
+    return set(re.findall(rb"/(?:CreationDate|ModDate) \(D:(\d{14})", data))
+
+
+def test_pdf_is_reproducible_from_the_html_and_its_date(report_build, tmp_path, monkeypatch):
+    """report.pdf is a pure function of report.html and its date: no random id; the date is the
+    build's (issue 42: not 1970-01-01), and SOURCE_DATE_EPOCH sets it."""
+    import datetime as dt
+
+    from benchreport.report.render.pdf import html_to_pdf
 
     _, out, _ = report_build
-    again = html_to_pdf((out / "report.html").read_text(encoding="utf-8"), tmp_path / "again.pdf")
-    assert again.read_bytes() == (out / "report.pdf").read_bytes()
+    built = (out / "report.pdf").read_bytes()
+    (stamp,) = _pdf_dates(built)
+    when = dt.datetime.strptime(stamp.decode(), "%Y%m%d%H%M%S").replace(tzinfo=dt.timezone.utc)
+    assert abs((dt.datetime.now(dt.timezone.utc) - when).days) <= 2  # the build's day, not 1970
+    html = (out / "report.html").read_text(encoding="utf-8")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    again = html_to_pdf(html, tmp_path / "again.pdf", when=when.timestamp())
+    assert again.read_bytes() == built
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1765000000")  # 2025-12-06 05:46:40 UTC
+    dated = html_to_pdf(html, tmp_path / "dated.pdf", when=when.timestamp()).read_bytes()
+    assert _pdf_dates(dated) == {b"20251206054640"} and len(dated) == len(built)
 
 
 # --- the example data (make report) -------------------------------------------------------
@@ -455,6 +471,49 @@ def test_the_parameters_table_names_no_staging_folder_or_temporary_file(example_
     table = text[start : start + 1500]
     assert ".tmp-" not in table and "analysis.pickle" not in table
     assert "multiplicity" in table and "n_boot" not in table and "seed" not in table  # what took effect only
+
+
+def test_the_example_report_speaks_a_readers_words(example_build):
+    """Issue 42: no issue numbers, project files, flag codes, hashes or unexplained abbreviations
+    in the report's text (HTML and PDF)."""
+    from report_text import html_text, internal_tokens
+
+    out, pdf_text = example_build
+    assert internal_tokens(html_text(out / "report.html")) == []
+    assert internal_tokens(" ".join(pdf_text.split())) == []
+
+
+def test_the_token_scan_finds_each_kind():
+    """The scan itself: each kind of internal token is found."""
+    from report_text import internal_tokens
+
+    text = "as issue 30 said (spec/flags.md; benchmarks/coverage.py) sample.single_pass, load #3fa2c1, EWC t, CUSUM, 52 → ? tok"
+    kinds = {x.split(":")[0] for x in internal_tokens(text)}
+    assert kinds == {
+        "an issue number",
+        "a contract file",
+        "a project file",
+        "a flag code",
+        "a hash as a name",
+        "an unexplained method",
+        "CUSUM never spelled out",
+        "a placeholder figure",
+    }
+
+
+def test_the_parameters_table_shows_input_paths_relative():
+    """Issue 42: this machine's absolute input paths are not printed; a path under the folder the
+    build ran in is relative to it, one far outside it is named by its last two parts."""
+    import os
+
+    from benchreport.report.model.sections.appendix import shown_path
+
+    here = Path.cwd()
+    assert shown_path(here / "data" / "example") == os.path.join("data", "example")
+    assert shown_path(here.parent / "x") == os.path.join(os.pardir, "x")
+    far = Path(here.anchor, "srv", "deep", "runs", "nightly")
+    if len(here.parts) >= 3:
+        assert shown_path(far) == os.path.join("…", "runs", "nightly")
 
 
 def test_every_flag_message_is_in_the_html_whole(example_build):

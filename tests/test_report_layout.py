@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from benchreport.report.render import TEMPLATES_DIR
+from benchreport.report.render.html import TEMPLATES_DIR
 from browser import needs_browser, page_at
 
 HARNESS = Path(__file__).parent / "fixtures" / "harness"

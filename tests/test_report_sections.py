@@ -12,8 +12,11 @@ from markupsafe import Markup
 from benchreport import format as fmt
 from benchreport.load import load
 from benchreport.pipeline import Options, analyse
-from benchreport.report import RefusedFiles, Report, figures, render, sections
-from benchreport.report.sections.blocks import Paragraph, Prose
+from benchreport.report import RefusedFiles, Report
+from benchreport.report.model import figures
+from benchreport.report.render import html as render
+from benchreport.report.model import sections
+from benchreport.report.model.sections.blocks import Paragraph, Prose
 from runs import write_run
 from test_report_e2e import XSS_MODEL, write_fixture_runs
 
@@ -107,7 +110,7 @@ def test_self_contained_pages_load_data_uris_only():
 
 
 def test_pdf_fetcher_is_offline():
-    from benchreport.report.pdf import offline_fetcher
+    from benchreport.report.render.pdf import offline_fetcher
 
     f = offline_fetcher()
     for url in ("http://example.invalid/x.png", "https://example.invalid/x.css", "file:///etc/hostname"):
@@ -145,7 +148,8 @@ def test_abstract_states_headline_ci_and_strongest_caveat(fixture_analysis):
     assert "inc-tp2" in text and "ratio of" in text
     assert "896.9 and 982.5 tok/s in two passes" in text
     assert "no CI for the seats" in text
-    assert "The strongest caveat (trap.prefix_cache, critical)" in text and "95,941" in text
+    assert "The strongest caveat (critical): " in text and "prefix-cache hit" in text and "95,941" in text
+    assert "trap.prefix_cache" not in text  # the reader gets the finding, not its code (issue 42)
 
 
 def test_no_incumbent_means_no_comparison(tmp_path):
@@ -525,7 +529,7 @@ def test_history_of_a_seat_across_dates(tmp_path):
 def test_section5_reads_its_titles_and_order_from_the_codes_table(fixture_analysis):
     """No copy of per-code facts in the report: titles from codes.CODES, traps first, then stability."""
     from benchreport.flags import codes
-    from benchreport.report.sections.traps import trap_order
+    from benchreport.report.model.sections.traps import trap_order
 
     order = trap_order()
     assert sorted(order) == sorted(codes.trap_codes())
@@ -561,7 +565,7 @@ def _summary_rows(seat: str, n: int, passes: list[str] | None = None, long: bool
 
 
 def test_a_long_workload_counts_as_the_lines_it_wraps_to():
-    from benchreport.report.sections.summary import WORKLOAD_LINE, row_lines
+    from benchreport.report.model.sections.summary import WORKLOAD_LINE, row_lines
 
     df = pd.DataFrame(
         {"Workload": ["decode", "x" * WORKLOAD_LINE, "x" * (WORKLOAD_LINE + 1), "x" * (3 * WORKLOAD_LINE)]}
@@ -570,7 +574,7 @@ def test_a_long_workload_counts_as_the_lines_it_wraps_to():
 
 
 def test_table1_keeps_whole_seats_in_rank_order_while_they_fit():
-    from benchreport.report.sections.summary import fit_summary
+    from benchreport.report.model.sections.summary import fit_summary
 
     df = pd.concat([_summary_rows("a", 5), _summary_rows("b", 10), _summary_rows("c", 3)], ignore_index=True)
     # each seat costs its rows and a heading line: b (11) and c (4) fit in 16, a (6) then does not
@@ -582,7 +586,7 @@ def test_table1_keeps_whole_seats_in_rank_order_while_they_fit():
 
 
 def test_table1_shows_two_seats_the_second_with_its_best_measured_conditions():
-    from benchreport.report.sections.summary import fit_summary
+    from benchreport.report.model.sections.summary import fit_summary
 
     passes = ["1", "3", "1", "2", "5", "1", "1", "1–2", "1", "1"]
     df = pd.concat([_summary_rows("top", 4), _summary_rows("big", 10, passes)], ignore_index=True)
@@ -595,7 +599,7 @@ def test_table1_shows_two_seats_the_second_with_its_best_measured_conditions():
 
 
 def test_table1_leaves_room_for_a_second_seat_when_the_first_is_too_long():
-    from benchreport.report.sections.summary import fit_summary
+    from benchreport.report.model.sections.summary import fit_summary
 
     df = pd.concat([_summary_rows("huge", 30, long=True), _summary_rows("small", 3)], ignore_index=True)
     out, shown, part = fit_summary(df, ["huge", "small"], max_lines=20)
@@ -607,7 +611,7 @@ def test_table1_leaves_room_for_a_second_seat_when_the_first_is_too_long():
 def test_many_runs_give_section_1_one_row_per_harness_and_the_appendix_every_seat_and_day(fleet, fixture_analysis):
     """Past RUNS_BODY_ROWS rows (50 seats here), Section 1 has one row per harness and the appendix the
     runs per seat and day; a short table stays in Section 1 (issue 27: half a page left empty)."""
-    from benchreport.report.sections.seats import RUNS_BODY_ROWS
+    from benchreport.report.model.sections.seats import RUNS_BODY_ROWS
 
     body, every = sections.runs_table(fleet), sections.runs_appendix_table(fleet)
     assert body.key == "methods" and list(body.data["Harness"]) == ["in-house"]
@@ -629,9 +633,9 @@ def test_blocks_render_whatever_was_imported_first_and_the_build_starts_light():
     code = (
         "import sys\n"
         "import benchreport.report.build\n"
-        "heavy = sorted(m for m in ('matplotlib', 'benchreport.report.sections', 'nbconvert', 'papermill') "
+        "heavy = sorted(m for m in ('matplotlib', 'benchreport.report.model.sections', 'nbconvert', 'papermill') "
         "if m in sys.modules)\n"
-        "from benchreport.report.sections.blocks import Paragraph, Prose\n"
+        "from benchreport.report.model.sections.blocks import Paragraph, Prose\n"
         "print(heavy, str(Prose((Paragraph(('a <b>',)),))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

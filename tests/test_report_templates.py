@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 from markupsafe import Markup
 
-from benchreport.report import render, sections
-from benchreport.report.sections.blocks import Ident, Paragraph, Prose, division, ident, idents, para, prose
+from benchreport.report.render import html as render
+from benchreport.report.model import sections
+from benchreport.report.model.sections.blocks import Ident, Paragraph, Prose, division, ident, idents, para, prose
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ROOT / "analysis" / "benchreport" / "report" / "sections"
+SECTIONS = ROOT / "analysis" / "benchreport" / "report" / "model" / "sections"
 XSS = "<script>alert(1)</script>"
 
 

@@ -320,3 +320,45 @@ def test_exam_delta_summary_and_as_dict_for_the_cli():
     assert "Fisher exact" in text and "p = 1" in text and "[0.8839, 0.9621]" in text
     paired = exam_delta_paired(140, 3, 10, 11)
     assert "baseline only right: 3" in paired.summary()
+
+
+@pytest.mark.parametrize(
+    "name, level",
+    [
+        ("mmlu", 0.25),
+        ("MMLU-Pro", 0.10),
+        ("mmlu_pro_math", 0.10),
+        ("hendrycksTest-abstract_algebra", None),
+        ("leaderboard_gpqa_diamond", 0.25),
+        ("arc_challenge", 0.25),
+        ("winogrande", 0.50),
+        ("GSM8K", None),
+        ("HumanEval", None),
+        ("racecar", None),
+    ],
+)
+def test_chance_level_of_multiple_choice_exams(name, level):
+    """1 / options for exams with a fixed number of options per item; none for free-form answers."""
+    from benchreport.stats.exams import chance_level
+
+    assert chance_level(name) == level
+
+
+def test_a_delta_of_scores_that_are_no_count_is_the_scores_difference(tmp_path):
+    """Issue 42, on the example: 88.2 against 96.2 on 94 items is no count (82.91 items), so the
+    delta is the published scores' -8.0 points, never one of made-up counts (83 against 90:
+    -7.4), and no counts, test or interval are given. Through the command line."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from benchreport.cli import main
+
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    assert main(["analyse", str(example), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    d = pd.read_csv(tmp_path / "out" / "tables" / "exam_deltas.csv")
+    rows = d[(d["benchmark"] == "frontier")].set_index("dimension")
+    assert set(rows["baseline"]) == {"qwen3.8-flash-next-tp2"}
+    assert rows.loc["agentic", "diff"] == pytest.approx(-0.080)  # 88.2 - 96.2
+    assert rows.loc["flat", "diff"] == pytest.approx(-0.060)  # 90.8 - 96.8
+    assert rows[["baseline_correct", "candidate_correct", "p_value", "diff_ci_low"]].isna().all().all()

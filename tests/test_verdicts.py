@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 from benchreport.load import load
 from benchreport.pipeline import Options, analyse
-from benchreport.report import sections
+from benchreport.report.model import sections
 from benchreport.stats import estimate_cells
 
 try:

@@ -186,11 +186,12 @@ def words(load: Mapping | None) -> str:
     p, o = _tokens(c.get("prompt_tokens")), _tokens(c.get("output_tokens"))
     if c.get("prefix_tokens"):
         p = f"{_n(c['prefix_tokens'])}+{p}" if p else f"{_n(c['prefix_tokens'])}-token prefix"
-    if p or o:
-        text = f"{p or '?'} → {o or '?'} tok"
-        if c.get("fixed_output"):
-            text += " fixed"
-        parts.append(text)
+    if p and o:
+        parts.append(f"{p} → {o} tok" + (" fixed" if c.get("fixed_output") else ""))
+    elif p:  # a length not stated is said so, never a '?' where a figure would be (issue 42)
+        parts.append(f"{p}-token prompts, output length not stated" + (" (fixed)" if c.get("fixed_output") else ""))
+    elif o:
+        parts.append(f"prompt length not stated, {o}-token outputs" + (" fixed" if c.get("fixed_output") else ""))
     elif c.get("fixed_output"):
         parts.append("fixed output length")
     if c.get("max_tokens") is not None and not o:

@@ -116,8 +116,8 @@ def open_site(site: str | os.PathLike) -> Path:
 
 def headline_text(analysis) -> str:
     """The report's headline sentence as plain text (sections.headline_sentence)."""
-    from benchreport.report.sections import headline_sentence
-    from benchreport.report.sections.blocks import Ident, Paragraph
+    from benchreport.report.model.sections import headline_sentence
+    from benchreport.report.model.sections.blocks import Ident, Paragraph
 
     out = []
     for block in headline_sentence(analysis).blocks:

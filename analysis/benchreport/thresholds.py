@@ -20,7 +20,7 @@ class Thresholds:
         default=0.05,
         metadata={
             "range": (0, 1, False, False),
-            "why": "significance level of exact tests, family-wise level of the lag-1 dependence test per seat and date (sample.correlated_requests), and 1 - level of every CI",
+            "why": "significance level of exact tests, family-wise level of the test for requests that depend on each other (per seat and date), and 1 - level of every CI",
         },
     )
     min_obs: int = field(
@@ -29,8 +29,9 @@ class Thresholds:
             "range": (2, 1000000000, True, True),
             "why": "below 50 observations a bootstrap CI of a skewed latency's mean covers too "
             "little (91.8% at n=20 for lognormal data when 95% is asked, 93.7% at n=50: "
-            "benchmarks/coverage.py); below it a run's within-run interval of a mean is kept (EWC t, "
-            "flagged sample.small_n) and a quantile gets none",
+            "in our coverage simulation); below it a run's within-run interval of a mean is kept (a t "
+            "interval on equally weighted cosine averages of the series, flagged as few requests) and a "
+            "quantile gets none",
         },
     )
     min_tail_obs: int = field(
@@ -46,15 +47,15 @@ class Thresholds:
         metadata={
             "range": (100, 1000000000, True, True),
             "why": "a within-run interval over more requests than this uses sectioning (30 contiguous "
-            "sections, Nakayama 2014) instead of the EWC / Woodruff interval (the block bootstrap "
-            "before issue 30); at this size both are accurate",
+            "sections, Nakayama 2014) instead of the cosine-average t interval (Lazarus, Lewis, Stock "
+            "and Watson 2018) or Woodruff's quantile interval; at this size both are accurate",
         },
     )
     min_passes: int = field(
         default=5,
         metadata={
             "range": (1, 1000000, True, True),
-            "why": "3 to 4 passes are 'few' (spec/flags.md): report the range and median; "
+            "why": "3 to 4 passes are 'few': report the range and median; "
             "5 passes give a t-interval 4 degrees of freedom",
         },
     )
@@ -145,7 +146,7 @@ class Thresholds:
         metadata={
             "range": (0, 10, False, True),
             "why": "the difference a comparison should be able to detect (5%: the size of the seeds' "
-            "'+5%' claims); sample.underpowered says how many passes per seat that needs",
+            "'+5%' claims); the flag for an under-sampled comparison says how many passes per seat that needs",
         },
     )
     failed_warn: float = field(
@@ -170,8 +171,8 @@ class Thresholds:
             "range": (0, 1, True, False),
             "why": "a lag-1 autocorrelation of requests in send order above 0.3 leaves about half the "
             "effective observations, n(1-r)/(1+r) (Box & Jenkins); the within-run interval then "
-            "uses blocks. sample.correlated_requests also needs the correlation significant under "
-            "Holm's correction over the seat's passes of the date, at alpha (issue 30)",
+            "uses blocks. The flag for dependent requests also needs the correlation significant under "
+            "Holm's correction over the seat's passes of the date, at alpha",
         },
     )
     power: float = field(
@@ -185,10 +186,9 @@ class Thresholds:
         default=0.001,
         metadata={
             "range": (0, 1, False, False),
-            "why": "the CUSUM's decision line is set for about 3 x 2m / 0.001 nights between false alarms per "
+            "why": "the cumulative-sum (CUSUM) test's decision line is set for about 3 x 2m / 0.001 nights between false alarms per "
             "side (Siegmund's approximation, m the seat's cells that night; asv uses p < 0.002): under "
-            "one false alarm per stable seat-year, measured with heavy-tailed nights "
-            "(benchmarks/history_cli_study.py, docs/statistics.md)",
+            "one false alarm per stable seat-year, measured in our simulation with heavy-tailed nights",
         },
     )
     history_window: int = field(
@@ -204,19 +204,18 @@ class Thresholds:
         default=0.05,
         metadata={
             "range": (0, 10, False, True),
-            "why": "until a cell has history_min_level earlier nights, nights are taken to differ by 5% "
+            "why": "until a cell has enough earlier nights (history_min_level), nights are taken to differ by 5% "
             "(log SD), a stated assumption rather than a measurement: a dated row of the first nights "
             "is a t interval widened by it, so only a change well beyond night-to-night variation of "
-            "that size is called (with 3 passes a night and Holm over 76 cells, about 1.3x; "
-            "docs/statistics.md, 'The first nights')",
+            "that size is called (with 3 passes a night and Holm over 76 cells, about 1.3x)",
         },
     )
     history_min_level: int = field(
         default=5,
         metadata={
             "range": (2, 1000000, True, True),
-            "why": "no CUSUM verdict until the reference has 5 nights: a spread from fewer is too uncertain "
-            "to standardise against (the first nights are judged with history_prior_cv instead)",
+            "why": "no cumulative-sum verdict until the reference has 5 nights: a spread from fewer is too uncertain "
+            "to standardise against (the first nights are judged with the assumed night-to-night spread instead)",
         },
     )
 

@@ -519,7 +519,7 @@ def export_html(nb_path, out_path) -> str:
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
-    from benchreport.report.render import TEMPLATES_DIR
+    from benchreport.report.render.html import TEMPLATES_DIR
 
     c = Config()
     c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES_DIR)]

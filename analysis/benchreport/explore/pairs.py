@@ -15,7 +15,7 @@ from jinja2 import Environment
 
 from benchreport import format as fmt
 from benchreport.columns import PAIR_COLUMNS
-from benchreport.report.sections.flagview import flag_cell, flag_seats, flags_of
+from benchreport.report.model.sections.flagview import flag_cell, flag_seats, flags_of
 from benchreport.stats.common import parse_values
 
 from .views import check_seats, seat_labels
@@ -66,7 +66,7 @@ class Comparison(pd.DataFrame):
                     "primary": bool(r.primary),
                 }
             )
-        from benchreport.report.sections.flagview import SEVERITY_RANK
+        from benchreport.report.model.sections.flagview import SEVERITY_RANK
 
         fr = self.flag_rows
         order = sorted(range(len(fr)), key=lambda i: SEVERITY_RANK.get(str(fr.iloc[i]["severity"]), 99))

@@ -2,7 +2,7 @@
 
 Each function returns a `plotly.graph_objects.Figure` (None when there is nothing to draw),
 built from precomputed intervals as the report's figures are (nothing re-estimated). Seats
-keep the report's colours and marker shapes (`benchreport.report.figures.seat_styles`), so a
+keep the report's colours and marker shapes (`benchreport.report.model.figures.seat_styles`), so a
 seat looks the same in the notebook and in the paper. Data strings are HTML-escaped before they reach plotly, which reads
 a subset of HTML in every text it draws.
 """
@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from benchreport import format as fmt
-from benchreport.report.figures import MARKERS, metric_label, seat_styles
+from benchreport.report.model.figures import MARKERS, metric_label, seat_styles
 
 from .views import cells_view, requests_view, seat_labels
 
 __all__ = ["concurrency_plot", "passes_plot", "requests_plot", "comparison_plot", "SYMBOLS"]
 
-#: plotly's names of the report's marker shapes (`benchreport.report.figures.MARKERS`)
+#: plotly's names of the report's marker shapes (`benchreport.report.model.figures.MARKERS`)
 PLOTLY_SYMBOL = {
     "o": "circle",
     "s": "square",

@@ -14,8 +14,8 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.columns import METRIC_WORDS, STATISTICS
-from benchreport.report.sections.flagview import flag_seats, sorted_flags
-from benchreport.report.sections.labels import order_seats, seat_label
+from benchreport.report.model.sections.flagview import flag_seats, sorted_flags
+from benchreport.report.model.sections.labels import order_seats, seat_label
 from benchreport.stats.common import parse_values
 
 __all__ = [

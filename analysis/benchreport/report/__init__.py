@@ -15,15 +15,15 @@ Layers (each usable on its own):
   (benchreport.cli turns its result and `BuildError.kind` into exit codes).
 """
 
-from benchreport.report import html_hook
+from benchreport.report.model import html_hook
 
-__all__ = ["Report", "RefusedFiles", "figures", "sections", "render", "build"]
+__all__ = ["Report", "RefusedFiles", "figures", "sections", "model", "render", "build"]
 
 
 def _render_block(block):
-    """Blocks as HTML through benchreport.report.render, imported on first use (it then registers
+    """Blocks as HTML through benchreport.report.render.html, imported on first use (it then registers
     its own function: html_hook)."""
-    from benchreport.report.render import prose_html
+    from benchreport.report.render.html import prose_html
 
     return prose_html(block)
 
@@ -39,6 +39,8 @@ def __getattr__(name):
 
     if name in ("Report", "RefusedFiles"):
         return getattr(importlib.import_module("benchreport.report.document"), name)
-    if name in ("figures", "sections", "render", "build", "document", "pdf", "inprocess"):
+    if name in ("figures", "sections"):
+        return importlib.import_module(f"benchreport.report.model.{name}")
+    if name in ("build", "document", "inprocess", "catalog", "model", "render"):
         return importlib.import_module(f"benchreport.report.{name}")
     raise AttributeError(name)

@@ -18,8 +18,8 @@ One process, read top to bottom as papermill's own `execute_notebook` (`build`, 
    (benchreport.report.inprocess: papermill's engine interface, no kernel); its `Report` is given
    the analysis in memory and draws the figures; papermill saves the executed notebook as
    ``report.ipynb``. Its parameters are plain data (lists of path strings, numbers, strings).
-6. Render ``report.html`` (benchreport.report.render: nbconvert, ``templates/benchreport``).
-7. Print ``report.pdf`` from the page, now that it exists (benchreport.report.pdf: headless
+6. Render ``report.html`` (benchreport.report.render.html: nbconvert, ``templates/benchreport``).
+7. Print ``report.pdf`` from the page, now that it exists (benchreport.report.render.pdf: headless
    Chromium where installed, else WeasyPrint; ``--pdf-engine``). Chromium is started here and only
    here, and its profile and temporary files are in one temporary folder removed however the
    print ends.
@@ -40,6 +40,8 @@ written: the previous report is unchanged). benchreport.cli turns them into exit
 """
 
 from __future__ import annotations
+
+import time
 
 import contextlib
 import hashlib
@@ -96,7 +98,7 @@ class BuildRequest:
     skip_bad: bool = False
     fail_on: str | None = None
     quiet: bool = False
-    pdf_engine: str = "auto"  # benchreport.report.pdf: auto, chromium or weasyprint
+    pdf_engine: str = "auto"  # benchreport.report.render.pdf: auto, chromium or weasyprint
 
 
 @dataclass(frozen=True)
@@ -139,8 +141,8 @@ def _formats(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
 
 def _report_formats(given: str | None, engine: str, *, quiet: bool) -> list[str]:
     """--format's list; not given: html and pdf, or html alone (said once) where no PDF engine
-    is here (benchreport.report.pdf). PDF asked for without its engine is a usage error."""
-    from benchreport.report.pdf import ENGINES, engine_missing
+    is here (benchreport.report.render.pdf). PDF asked for without its engine is a usage error."""
+    from benchreport.report.render.pdf import ENGINES, engine_missing
 
     if engine not in ENGINES:  # a wrong name is a usage error, not a PDF left out
         raise BuildError(engine_missing(engine), "usage")
@@ -235,7 +237,7 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> str:
     """report.html from the executed notebook (written when asked for); the page, returned."""
     import nbformat
 
-    from benchreport.report.render import notebook_to_html
+    from benchreport.report.render.html import notebook_to_html
 
     nb = nbformat.read(stage / "report.ipynb", as_version=4)
     _say("rendering report.html", quiet=quiet, progress_only=True)
@@ -246,11 +248,11 @@ def _render(stage: Path, title: str, formats: list[str], *, quiet: bool) -> str:
 
 
 def _print(html: str, stage: Path, pdf_engine: str, *, quiet: bool) -> None:
-    """report.pdf of the page (benchreport.report.pdf.html_to_pdf), which exists by now."""
-    from benchreport.report.pdf import choose_engine, html_to_pdf
+    """report.pdf of the page (benchreport.report.render.pdf.html_to_pdf), which exists by now."""
+    from benchreport.report.render.pdf import choose_engine, html_to_pdf
 
     _say(f"rendering report.pdf ({choose_engine(pdf_engine)})", quiet=quiet, progress_only=True)
-    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet))
+    html_to_pdf(html, stage / "report.pdf", engine=pdf_engine, warn=lambda m: _say(m, quiet=quiet), when=time.time())
 
 
 def _check_outputs(stage: Path, formats: list[str]) -> dict:

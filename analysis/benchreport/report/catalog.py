@@ -13,8 +13,15 @@ from typing import Callable
 
 import pandas as pd
 
-from benchreport.report import sections
-from benchreport.report.writers import headline, latex_escape, latex_table, markdown_table, select_columns, select_rows
+from benchreport.report.model import sections
+from benchreport.report.render.text import (
+    headline,
+    latex_escape,
+    latex_table,
+    markdown_table,
+    select_columns,
+    select_rows,
+)
 
 __all__ = [
     "Entry",
@@ -61,6 +68,25 @@ FIGURES = {
             "history",
             "each seat's cells across dates, regressions and level shifts marked (section 8)",
             sections.history_panels_figure,
+        ),
+        # the appendix's views of load and latency (sections.views), drawn where the runs hold them
+        Entry(
+            "throughput-latency",
+            "aggregate throughput against ITL and TTFT p95 across concurrency, Pareto front ringed (appendix)",
+            sections.throughput_latency_figure,
+        ),
+        Entry(
+            "latency-ecdf", "per-request TTFT and ITL distributions per cell (appendix)", sections.latency_ecdf_figure
+        ),
+        Entry("lengths-sent", "prompt and output tokens of each request sent (appendix)", sections.lengths_sent_figure),
+        Entry(
+            "pass-timeline",
+            "each request's TTFT against its send time within a pass (appendix)",
+            sections.pass_timeline_figure,
+        ),
+        Entry("failures-by-load", "share of requests failed against concurrency (appendix)", sections.failures_figure),
+        Entry(
+            "rate-sweep", "runs at a fixed request rate on a request-rate axis (appendix)", sections.rate_sweep_figure
         ),
     )
 }

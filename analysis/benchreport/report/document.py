@@ -23,9 +23,10 @@ from markupsafe import Markup
 from benchreport.load.errors import DataSetError
 from benchreport.options import notebook_parameters, parameters_from
 from benchreport.pipeline import Options, load_analysis, options_from, write_analysis
-from benchreport.report import render, sections
-from benchreport.report.figures import DPI, save_figure
-from benchreport.report.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
+from benchreport.report.render import html as render
+from benchreport.report.model import sections
+from benchreport.report.model.figures import DPI, save_figure
+from benchreport.report.model.sections.blocks import Division, Items, Paragraph, Prose, TitleBlock
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
 
 __all__ = ["Report", "RefusedFiles", "HeldAnalysis", "held_analysis", "shown_to"]

@@ -37,7 +37,47 @@ __all__ = [
     "exam_deltas",
     "mde_unpaired",
     "mde_paired",
+    "chance_level",
 ]
+
+#: the share a random guess scores on multiple-choice exams with one fixed number of options per
+#: item (1 / options), by the exam's name as lm-evaluation-harness and the papers call it; most
+#: specific first. MMLU, GPQA, ARC, HellaSwag, OpenBookQA, SciQ, RACE, LogiQA, MedMCQA: 4 options;
+#: MMLU-Pro: 10 (Wang et al. 2024); CommonsenseQA and MathQA: 5; WinoGrande, PIQA, BoolQ, COPA: 2.
+CHANCE_LEVELS: tuple[tuple[str, float], ...] = (
+    ("mmlu_pro", 0.10),
+    ("mmlu", 0.25),
+    ("gpqa", 0.25),
+    ("arc_challenge", 0.25),
+    ("arc_easy", 0.25),
+    ("hellaswag", 0.25),
+    ("openbookqa", 0.25),
+    ("sciq", 0.25),
+    ("race", 0.25),
+    ("logiqa", 0.25),
+    ("medmcqa", 0.25),
+    ("commonsense_qa", 0.20),
+    ("mathqa", 0.20),
+    ("winogrande", 0.50),
+    ("piqa", 0.50),
+    ("boolq", 0.50),
+    ("copa", 0.50),
+)
+
+
+def chance_level(benchmark) -> float | None:
+    """The score a random guess gets on `benchmark` (a share), where it is a multiple-choice exam
+    with a known number of options (`CHANCE_LEVELS`); None otherwise (free-form answers: GSM8K,
+    HumanEval)."""
+    import re
+
+    name = re.sub(r"[^a-z0-9]+", "_", str(benchmark or "").lower()).strip("_")
+    name = re.sub(r"^(leaderboard|hendrycks|lighteval|openllm)_", "", name)
+    for prefix, level in CHANCE_LEVELS:
+        if name == prefix or name.startswith(prefix + "_"):
+            return level
+    return None
+
 
 TEST_PAIRED = "McNemar exact (paired items)"
 TEST_COUNTS = "Fisher exact (counts)"
@@ -444,6 +484,7 @@ def _latest_results(exams: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         "from_items",
         "count_rounding",
         "measured_on",
+        "score",
     ]
     ex = exams.reindex(columns=cols).astype("object")
     ex["dimkey"] = _norm_dim(ex["dimension"])
@@ -465,6 +506,7 @@ def _latest_results(exams: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
                 from_items=True,
                 count_rounding=None,
                 measured_on=None,
+                score=None,
             )
             ex = pd.concat([ex, agg[cols + ["dimkey"]].astype("object")], ignore_index=True)
     ex = ex[ex["correct"].notna() & ex["total"].notna()]
@@ -654,8 +696,14 @@ def _pair_delta(pair: tuple, groups: dict, *, alpha: float, power: float, boschl
         **labels,
     )
     if is_not_a_count(basr.count_rounding) or is_not_a_count(cand.count_rounding):
-        return _untested(row)
+        return _untested(row, _score_difference(basr, cand))
     return row
+
+
+def _score_difference(basr, cand) -> float:
+    """candidate - baseline as a share, from the published 0-100 scores; NaN without both."""
+    scores = [pd.to_numeric(getattr(r, "score", None), errors="coerce") for r in (cand, basr)]
+    return float(scores[0] - scores[1]) / 100.0 if all(pd.notna(x) for x in scores) else float("nan")
 
 
 def _delta_frame(rows: list) -> pd.DataFrame:
@@ -668,19 +716,24 @@ def _delta_frame(rows: list) -> pd.DataFrame:
     return EXAM_DELTAS.typed(df)
 
 
-def _untested(row: "ExamDelta") -> "ExamDelta":
-    """A delta whose counts are made up from a score that is no whole number of its items: the
-    counts are shown as reconstructed, but no test, p-value or interval is given (an exact test
-    of invented counts is not exact; `exam.score_not_a_count` says why)."""
+def _untested(row: "ExamDelta", score_difference: float) -> "ExamDelta":
+    """A delta whose counts would be made up from a score that is no whole number of its items: no
+    counts, test, p-value or interval (an exact test of invented counts is not exact;
+    `exam.score_not_a_count` says why); the difference is the published scores' (issue 42: a
+    delta only from counts, never from reconstructed ones)."""
     nan = float("nan")
     return replace(
         row,
+        baseline_correct=None,
+        candidate_correct=None,
+        diff=score_difference,
+        mde=nan,
         test="none: a score is not a whole number of items",
         p_value=nan,
         p_mid=nan,
         p_holm=nan,
         diff_ci_low=nan,
         diff_ci_high=nan,
-        diff_ci_method="none: counts reconstructed from a score that is not a share of the stated items",
+        diff_ci_method="none: the difference of the published scores (a score is not a share of the stated items)",
         p_boschloo=nan,
     )

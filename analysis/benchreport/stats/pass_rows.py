@@ -38,15 +38,47 @@ def run_labels(runs: pd.DataFrame | None) -> dict[str, tuple]:
 
 
 def load_labels(runs: pd.DataFrame | None) -> dict[str, str]:
-    """{load_id: the load in words} of the runs table; two loads that read alike are told apart by
-    their fingerprint's first digits ('chat, 32 → 24 tok, streaming #3fa2c1')."""
+    """{load_id: the load in words} of the runs table; loads that read alike are told apart by what
+    they sent differently ('chat, 32 → 24 tok, streaming; sampling {temperature 0.7}'), named by
+    what was sent, never by a hash (issue 42)."""
     if runs is None or not len(runs) or "load_id" not in runs or "load_label" not in runs:
         return {}
-    pairs = runs[["load_id", "load_label"]].dropna(subset=["load_id"]).drop_duplicates("load_id")
+    columns = ["load_id", "load_label"] + (["load"] if "load" in runs else [])
+    pairs = runs[columns].dropna(subset=["load_id"]).drop_duplicates("load_id")
     ids, words = pairs["load_id"].astype(str).tolist(), pairs["load_label"].astype(object).tolist()
     words = [w if isinstance(w, str) and w else "load not described" for w in words]
-    twice = {w for w in words if words.count(w) > 1}
-    return {i: (f"{w} #{i[:6]}" if w in twice else w) for i, w in zip(ids, words)}
+    loads = [_load_of(x) for x in (pairs["load"].tolist() if "load" in pairs else [None] * len(ids))]
+    labels = dict(zip(ids, words))
+    for word in {w for w in words if words.count(w) > 1}:
+        group = [k for k, w in enumerate(words) if w == word]
+        for rank, k in enumerate(group, start=1):
+            labels[ids[k]] = f"{word}; {_told_apart(loads[k], [loads[j] for j in group if j != k], rank, len(group))}"
+    return labels
+
+
+def _load_of(text):
+    import json
+
+    try:
+        return json.loads(text) if isinstance(text, str) and text else None
+    except ValueError:
+        return None
+
+
+def _told_apart(load, others: list, rank: int, n: int) -> str:
+    """What `load` sent that the loads reading alike did not (at most two fields, in words), or its
+    place among them ('load 2 of 3') where nothing stated tells them apart."""
+    from ..conditions import FIELD_WORDS, differences, value_words
+
+    said: dict[str, str] = {}
+    for other in others:
+        for field, (mine, theirs) in differences(load, other).items():
+            words = value_words(field, mine)
+            if words == value_words(field, theirs) and isinstance(mine, dict):  # '32±4' both: the bounds differ
+                low, high = mine.get("min"), mine.get("max")
+                words += f" from {low:g} to {high:g}" if low is not None and high is not None else " without bounds"
+            said.setdefault(field, f"{FIELD_WORDS.get(field, field)} {words}")
+    return ", ".join(list(said.values())[:2]) if said else f"load {rank} of {n}"
 
 
 def _str_or_none(v):

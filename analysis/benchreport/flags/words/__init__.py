@@ -66,6 +66,6 @@ def condensed_rest(code: str, n_rest: int, seats: list[str], max_named: int) -> 
     """The sentence naming the findings of a code not stated in full (fleet scale)."""
     named = F.join_words(seats[:max_named] + ([f"{len(seats) - max_named} more"] if len(seats) > max_named else []))
     return (
-        f"The same finding ({code}) holds for {F.plural(n_rest, 'more case')}, concerning {named}; "
+        f"The same finding holds for {F.plural(n_rest, 'more case')}, concerning {named}; "
         "each is stated with its figures in flags.json."
     )

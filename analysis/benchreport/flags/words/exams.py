@@ -17,8 +17,9 @@ def not_significant(f: NotSignificant) -> str:
     name = exam_name(f.benchmark, f.dimension)
     if None not in (f.baseline_correct, f.candidate_correct, f.n_items):
         msg = (
-            f"{name}: {f.candidate} {f.candidate_correct} of {f.n_items}, {f.baseline} {f.baseline_correct} of "
-            f"{f.n_items} ({F.points_words(f.diff, signed=True)}), "
+            f"{name}: {f.candidate} (candidate) {f.candidate_correct} of {f.n_items} against {f.baseline} "
+            f"(baseline) {f.baseline_correct} of {f.n_items}, candidate − baseline "
+            f"{F.points_words(f.diff, signed=True)}, "
         )
     else:
         msg = f"{name}: {f.candidate} against {f.baseline}, "
