@@ -30,7 +30,7 @@ def agreement_text(a) -> Prose:
         para(
             "Pairs of harnesses that measured one seat's cell under one load: {}. Agree within their "
             "intervals: {}; differ, explained: {} (by recomputing both under one definition from their "
-            "request records: {}); differ, unexplained (flag harness.disagree): {}; no interval to test: {}.",
+            "request records: {}); differ, unexplained (each said in section 7): {}; no interval to test: {}.",
             fmt.count(len(kept)),
             fmt.count(int(counts.get("agree", 0))),
             fmt.count(int(counts.get("explained", 0)) + int(counts.get("explained by definition", 0))),
