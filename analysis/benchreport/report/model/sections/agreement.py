@@ -91,6 +91,7 @@ def agreement_table(a) -> Table | None:
         key="agreement",
         numeric=("Conc.",),
         widths={"Why": "30%"},
+        nowrap=("A", "B", "B / A", "Common B / A"),
         dense=True,
         # the CSV's to print: the PDF names the file, the HTML keeps it collapsed; the counts above
         # are what the page says (a report's page budget has no room for a table per harness pair)
