@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from generate_archive import generate_archive, nights  # noqa: E402
 
-N_BOOT: list[str] = []  # --n-boot changes nothing (benchreport.options.RETIRED_OPTIONS)
+N_BOOT: list[str] = []  # --n-boot drives --ci-method bootstrap only (issue 43)
 DATES = nights("2026-01-01", 14)
 
 

@@ -123,33 +123,37 @@ def test_the_top_level_help_names_every_command_and_ends_with_exit_codes():
     assert text.rstrip().endswith("the previous output unchanged")
 
 
-def test_options_that_do_nothing_warn_once_and_change_nothing(cli, tmp_path):
-    """--n-boot, --seed and --ci-method are accepted (scripts keep running), each said once on
-    stderr to do nothing; the analysis is the one without them, byte for byte."""
+def test_bootstrap_options_take_effect_reproducibly(cli, tmp_path):
+    """--ci-method bootstrap, --n-boot and --seed take effect since issue 43 (no warning): the
+    same data and seed give byte-identical tables, another seed other cell intervals; the
+    comparisons (t) do not move; the default is t."""
     data = ROOT_DATA
     plain = cli("analyse", data, "--out", tmp_path / "plain", "--quiet")
-    given = cli(
-        "analyse",
-        data,
-        "--out",
-        tmp_path / "given",
-        "--quiet",
-        "--n-boot",
-        "200",
-        "--seed",
-        "7",
-        "--ci-method",
-        "percentile",
-    )
-    assert plain.returncode == given.returncode == 0, given.stderr
-    assert "has no effect" not in plain.stderr
-    warned = [line for line in given.stderr.splitlines() if "has no effect" in line]
-    assert [w.split()[1] for w in warned] == ["--n-boot", "--seed", "--ci-method"]
-    assert all(w.startswith("warning: ") and w.endswith("it will be removed") for w in warned)
+    boot = [
+        cli(
+            "analyse",
+            data,
+            "--out",
+            tmp_path / f"b{i}",
+            "--quiet",
+            "--ci-method",
+            "bootstrap",
+            "--n-boot",
+            "500",
+            "--seed",
+            s,
+        )
+        for i, s in enumerate(("7", "7", "8"))
+    ]
+    assert plain.returncode == 0 and all(b.returncode == 0 for b in boot), boot[0].stderr
+    assert all("has no effect" not in r.stderr for r in (plain, *boot))
+    tables = lambda d, n: (tmp_path / d / "tables" / n).read_bytes()  # noqa: E731
     for name in ("cells.csv", "comparisons.csv", "passes.csv"):
-        assert (tmp_path / "plain" / "tables" / name).read_bytes() == (
-            tmp_path / "given" / "tables" / name
-        ).read_bytes()
+        assert tables("b0", name) == tables("b1", name), name
+    assert tables("b0", "comparisons.csv") == tables("plain", "comparisons.csv")
+    assert tables("b0", "cells.csv") != tables("b2", "cells.csv") != tables("plain", "cells.csv")
+    assert b"bootstrap percentile over" in tables("b0", "cells.csv")
+    assert b"bootstrap" not in tables("plain", "cells.csv")
     with pytest.raises(SystemExit) as bad:  # still checked: exit 2 naming the range
         cli("analyse", data, "--out", tmp_path / "bad", "--n-boot", "5")
     assert bad.value.code == 2

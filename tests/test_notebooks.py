@@ -56,13 +56,17 @@ def test_notebook_parameters_are_checked_before_anything_runs(tmp_path):
     assert not (tmp_path / "o").exists()  # nothing ran
 
 
-def test_retired_parameters_are_accepted_and_change_nothing():
-    """n_boot, seed and ci_method (benchreport.options.RETIRED_OPTIONS): a notebook run with
-    `-p n_boot 200` still runs; the options are those of a notebook run without them."""
+def test_bootstrap_parameters_are_checked_and_taken():
+    """n_boot, seed and ci_method drive the cell bootstrap since issue 43: taken, and checked."""
     from benchreport.options import parameters_from
 
-    given = parameters_from({"runs": str(ROOT / "data" / "example"), "n_boot": 5, "seed": 3, "ci_method": "x"})
-    assert given.options == parameters_from({"runs": str(ROOT / "data" / "example")}).options
+    given = parameters_from(
+        {"runs": str(ROOT / "data" / "example"), "n_boot": 500, "seed": 3, "ci_method": "bootstrap"}
+    )
+    assert (given.options.n_boot, given.options.seed, given.options.ci_method) == (500, 3, "bootstrap")
+    assert parameters_from({"runs": str(ROOT / "data" / "example")}).options.ci_method == "t"
+    with pytest.raises(ValueError, match="ci_method"):
+        parameters_from({"ci_method": "x"})
 
 
 def test_a_string_where_a_list_is_expected_is_one_path():
@@ -86,8 +90,8 @@ def test_report_parameters_cell_lists_every_threshold_once():
         assert params[name]["help"], name
     for name in ("runs", "out", "title", "baseline", "alpha", "formats", "skip_bad"):
         assert name in params and params[name]["help"], name
-    for name in ("n_boot", "seed", "ci_method"):  # retired: they change nothing (benchreport.options)
-        assert name not in params, name
+    for name in ("n_boot", "seed", "ci_method"):  # the cell bootstrap's (issue 43)
+        assert name in params and params[name]["help"], name
     nb = nbformat.read(REPORT, as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1

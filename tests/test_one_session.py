@@ -59,7 +59,28 @@ def test_section_7_says_it_once_for_the_seats_of_one_date(tmp_path):
         "The intervals leave out day-to-day variation: every pass of a and d ran on 2026-12-01; "
         "repeat on another day to include it."
     ) in text
-    assert text.count("day-to-day") == 1
+    assert text.count("every pass of") == 1
+    # b, on two dates: sample.few_sessions (issue 43), said apart
+    assert (
+        "For b, the intervals leave out day-to-day variation: b was measured on 2026-11-30 and 2026-12-01 "
+        "(6 runs), too few dates to estimate it; measure on 3 dates or more to include it."
+    ) in text
+
+
+def test_cli_few_sessions_only_below_three_dates(tmp_path):
+    rng = np.random.default_rng(5)
+    runs = [
+        request_run(s, p, request_records(rng, 60), date=d, role="incumbent" if s == "a" else "candidate")
+        for s, dates in (("a", ("2026-11-30", "2026-12-01")), ("b", ("2026-11-29", "2026-11-30", "2026-12-01")))
+        for d in dates
+        for p in (1, 2)
+    ]
+    few = [f for f in _flags(tmp_path, runs) if f["code"] == "sample.few_sessions"]
+    assert [f["seats"] for f in few] == [["a"]]
+    assert few[0]["evidence"]["dates"] == ["2026-11-30", "2026-12-01"] and few[0]["evidence"]["min_sessions"] == 3
+    cells = pd.read_csv(tmp_path / "out" / "tables" / "cells.csv")
+    assert set(cells.loc[cells["seat"] == "b", "ci_route"]) == {"t_log_sessions"}
+    assert "t_log_sessions" not in set(cells.loc[cells["seat"] == "a", "ci_route"])
 
 
 def test_rule_on_frames():

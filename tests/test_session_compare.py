@@ -115,7 +115,7 @@ def _day_run(rng, seat, date, p, factor, role):
     return request_run(seat, p, recs, date=date, role=role)
 
 
-def test_cli_comparisons_add_the_session_variance(tmp_path):
+def test_cli_comparisons_count_every_date(tmp_path):
     rng = np.random.default_rng(11)
     dates = ("2026-11-29", "2026-11-30", "2026-12-01")
     runs = [
@@ -137,20 +137,24 @@ def test_cli_comparisons_add_the_session_variance(tmp_path):
     logs = np.stack(
         [np.log(p[p["seat"] == s].sort_values(["date", "pass"])["value"].to_numpy()).reshape(3, 3) for s in ("a", "b")]
     )
-    seat, day, _ = np.indices(logs.shape)
-    fit = smf.mixedlm(
-        "y ~ C(seat)",
-        pd.DataFrame({"y": logs.ravel(), "seat": seat.ravel(), "g": (seat * 10 + day).ravel()}),
-        groups="g",
-    ).fit(reml=True)
-    s2, latest = float(fit.cov_re.iloc[0, 0]), logs[:, -1]
-    assert s2 > 0
-    se = math.sqrt(latest[0].var(ddof=1) / 3 + latest[1].var(ddof=1) / 3 + 2 * s2)
-    d = latest[1].mean() - latest[0].mean()
-    half = math.log(row["ci_high"] / row["ci_low"]) / 2
-    assert math.log(row["ratio"]) == pytest.approx(d, rel=1e-9)
-    assert half == pytest.approx(stats.t.ppf(0.975, row["df"]) * se, rel=1e-3)
-    assert "Satterthwaite" in row["ci_method"]
+    # every date counts, the date the unit (issue 43): Student's pooled t on the date means, as
+    # scipy.stats.ttest_ind computes it
+    means = logs.mean(axis=2)
+    ref = stats.ttest_ind(means[1], means[0], equal_var=True)
+    ci = ref.confidence_interval(0.95)
+    assert math.log(row["ratio"]) == pytest.approx(means[1].mean() - means[0].mean(), rel=1e-9)
+    assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
+    assert (math.log(row["ci_low"]), math.log(row["ci_high"])) == pytest.approx((ci.low, ci.high), rel=1e-9)
+    assert row["df"] == 4 and "the date as the unit" in row["ci_method"]
+    assert row["baseline_estimate"] == pytest.approx(math.exp(means[0].mean()), rel=1e-12)
+    # the cells: the mean of the date means with t on 2 df, as scipy.stats.t.interval gives it
+    cells = pd.read_csv(out / "tables" / "cells.csv")
+    cell = cells[(cells["seat"] == "a") & (cells["metric"] == "ttft_ms") & (cells["statistic"] == "mean")].iloc[0]
+    lo, hi = stats.t.interval(0.95, 2, loc=means[0].mean(), scale=stats.sem(means[0]))
+    assert cell["ci_route"] == "t_log_sessions" and cell["df"] == 2
+    assert (math.log(cell["ci_low"]), math.log(cell["ci_high"])) == pytest.approx((lo, hi), rel=1e-9)
+    c_row = base[(base["candidate"] == "c") & (base["metric"] == "ttft_ms") & (base["statistic"] == "mean")].iloc[0]
+    assert c_row["df"] == 2  # a's three dates and c's one
 
 
 def test_cli_one_session_each_says_passes_only(tmp_path):

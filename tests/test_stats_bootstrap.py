@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchreport.stats import bootstrap_ci, bootstrap_group, bootstrap_ratio, jackknife_values
+from benchreport.stats import bootstrap_ci, bootstrap_group, jackknife_values
 from benchreport.stats.common import key_rng, quantile_sorted
 from benchreport.stats.bootstrap import DegenerateDataWarning
 
@@ -191,30 +191,6 @@ def test_tied_data_fall_back_to_zero_acceleration_instead_of_nan():
     assert res.low <= 35.0 <= res.high and res.low < res.high
 
 
-def test_ratio_agrees_with_scipy_two_sample_bootstrap():
-    base = _data("skewed", 120, 7)
-    cand = _data("skewed", 90, 8) * 0.9
-    for stat, method in (("mean", "BCa"), ("p90", "BCa"), ("p50", "percentile")):
-        f = _scipy_stat(stat)
-        ours = []
-        for i in range(R):
-            gb = bootstrap_group(base, (stat,), n_resamples=B, rng=200 + i, keep_distribution=True)
-            gc = bootstrap_group(cand, (stat,), n_resamples=B, rng=300 + i, keep_distribution=True)
-            r = bootstrap_ratio(gc.sample(), gb.sample(), method=method)
-            ours.append([r.low, r.high])
-        theirs = []
-        for i in range(R):
-            res = stats.bootstrap(
-                (base, cand),
-                lambda b, c, axis=-1: f(c, axis=axis) / f(b, axis=axis),
-                method=method,
-                n_resamples=B,
-                rng=i,
-            )
-            theirs.append([res.confidence_interval.low, res.confidence_interval.high])
-        _agree(np.array(ours), np.array(theirs), f"ratio {stat} {method}")
-
-
 def test_invalid_arguments_raise_value_error_naming_them():
     x = np.arange(10.0)
     with pytest.raises(ValueError, match="method"):
@@ -233,3 +209,37 @@ def test_invalid_arguments_raise_value_error_naming_them():
         bootstrap_group(np.ones((2, 3, 4)), "mean")
     with pytest.raises(ValueError, match="rng"):
         bootstrap_ci(x, "mean", rng="seed")
+
+
+# --------------------------------------------------------------------------- hierarchical (issue 43)
+def test_hierarchical_one_session_is_scipy_bootstrap_on_the_same_draws():
+    from benchreport.stats.bootstrap import hierarchical_bootstrap
+
+    x = np.log(np.random.default_rng(5).lognormal(4.0, 0.03, 7))
+    for method in ("percentile", "BCa"):
+        ours = hierarchical_bootstrap([x], method=method, n_resamples=4000, rng=np.random.default_rng(9))
+        ref = stats.bootstrap((x,), np.mean, method=method, n_resamples=4000, rng=np.random.default_rng(9))
+        ci = ref.confidence_interval
+        assert (ours.low, ours.high) == pytest.approx((ci.low, ci.high), rel=1e-12, abs=1e-12), method
+        assert ours.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
+
+
+def test_hierarchical_two_stage_against_brute_force_and_reproducible():
+    from benchreport.stats.bootstrap import hierarchical_bootstrap
+
+    rng = np.random.default_rng(6)
+    days = [np.log(rng.lognormal(4.0 + 0.05 * rng.standard_normal(), 0.02, k)) for k in (3, 4, 3, 5)]
+    res = hierarchical_bootstrap(days, n_resamples=20000, rng=1)
+    again = hierarchical_bootstrap(days, n_resamples=20000, rng=1)
+    assert (res.low, res.high) == (again.low, again.high)
+    assert res.estimate == pytest.approx(np.mean([d.mean() for d in days]), rel=1e-15)
+    # brute force, one resample at a time: dates with replacement, then passes within each
+    brute = np.random.default_rng(2)
+    dist = []
+    for _ in range(20000):
+        pick = brute.integers(0, len(days), len(days))
+        dist.append(np.mean([days[i][brute.integers(0, len(days[i]), len(days[i]))].mean() for i in pick]))
+    lo, hi = np.quantile(dist, [0.025, 0.975])
+    half = (hi - lo) / 2
+    assert abs(res.low - lo) < 0.05 * half and abs(res.high - hi) < 0.05 * half
+    assert res.n == (3, 4, 3, 5) and res.method == "percentile"

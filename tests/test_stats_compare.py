@@ -357,3 +357,14 @@ def test_history_prior_cv_governs_the_first_nights():
     c = _row(_compare(ms, thresholds=DEFAULT.replace(history_prior_cv=0.5)), kind="history")
     assert d["verdict"] == "better" and c["verdict"] == "insufficient_data"  # throughput: higher is better
     assert c["ci_high"] / c["ci_low"] > d["ci_high"] / d["ci_low"]
+
+
+def test_a_change_inside_the_band_is_said():
+    """Issue 43: a within_noise interval that excludes 1 says the change is there, smaller than the band."""
+    from benchreport.stats.compare import verdict_reason
+
+    assert verdict_reason(1.004, 1.015, higher_is_better=True, noise=0.02) == (
+        "within_noise",
+        "a change smaller than the noise band: the interval excludes 1",
+    )
+    assert verdict_reason(0.99, 1.01, higher_is_better=True, noise=0.02) == ("within_noise", "")

@@ -95,24 +95,31 @@ ANALYSIS_OPTIONS = (
     ),
 )
 
-#: why the retired options do nothing (issue 30: a cell's interval is a t-interval over its passes,
-#: cells.csv's ci_method "t on log pass values", and the within-run interval is computed; nothing
-#: is resampled, so the same data give the same numbers without a seed)
-_NO_RESAMPLING = "no interval is resampled (cells.csv says 't on log pass values')"
+#: options that no longer change anything, accepted so that command lines keep running (a warning
+#: each); empty since issue 43 gave --ci-method, --n-boot and --seed a bootstrap to drive
+RETIRED_OPTIONS: tuple = ()
 
-#: options that change nothing since issue 30, accepted so that command lines keep running (a later
-#: issue may give --ci-method a real bootstrap); their default None tells "given" from "not given"
-RETIRED_OPTIONS = (
-    Opt("n_boot", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", int, range=N_BOOT_RANGE, metavar="N"),
+#: the cell interval's method and the bootstrap's settings (issue 43; benchreport.stats.cells.bootstrap_cells)
+ANALYSIS_OPTIONS += (
+    Opt(
+        "ci_method",
+        "t",
+        "the cell interval over passes (and dates, where there are 3 or more): t on log values (t), or a "
+        "two-stage bootstrap, dates then passes, percentile (bootstrap, also percentile) or BCa; "
+        "docs/statistics.md measures each one's coverage",
+        choices=("t", "bootstrap", "percentile", "BCa"),
+    ),
+    Opt(
+        "n_boot", 2000, "resamples of the bootstrap (with --ci-method bootstrap)", int, range=N_BOOT_RANGE, metavar="N"
+    ),
     Opt(
         "seed",
-        None,
-        f"has no effect: {_NO_RESAMPLING}, so no seed is drawn from; it will be removed",
+        0,
+        "seed of the bootstrap: the same data and seed give byte-identical tables",
         int,
         range=(0, MAX_SEED, True, True),
         metavar="N",
     ),
-    Opt("ci_method", None, f"has no effect: {_NO_RESAMPLING}; it will be removed", choices=("BCa", "percentile")),
 )
 
 BUILD_OPTIONS = (

@@ -34,14 +34,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Options:
-    """Everything that changes the numbers, printed in the report's appendix. `n_boot`, `seed`
-    and `ci_method` change nothing since issue 30 (benchreport.options.RETIRED_OPTIONS): still
-    accepted and checked by the statistics, never printed or handed on (`parameters`)."""
+    """Everything that changes the numbers, printed in the report's appendix. `ci_method` "t" (the
+    default) or a bootstrap ("bootstrap", "percentile", "BCa": benchreport.stats.cells.bootstrap_cells,
+    `n_boot` resamples drawn from `seed`; issue 43)."""
 
     baseline: str | None = None
-    n_boot: int = 10000
+    n_boot: int = 2000
     seed: int = 0
-    ci_method: str = "BCa"
+    ci_method: str = "t"
     thresholds: Thresholds = DEFAULT
     multiplicity: str = "holm"
     primary: PrimaryCell = PrimaryCell()
@@ -58,6 +58,9 @@ class Options:
             "primary_statistic": self.primary.statistic,
             "primary_workload": self.primary.workload,
             "primary_concurrency": self.primary.concurrency,
+            "ci_method": self.ci_method,
+            # the bootstrap's settings take effect only with a bootstrap (issue 43)
+            **({"n_boot": self.n_boot, "seed": self.seed} if self.ci_method != "t" else {}),
         }
 
     def as_dict(self) -> dict:
@@ -246,7 +249,8 @@ def analyse_tables(
     from benchreport.stats.history import HistoryRule, history as compute_history
     from benchreport.days.history import history_days
     from benchreport.stats.history_summary import summarise_history
-    from benchreport.stats.sessions import session_groups
+    from benchreport.stats.cells import bootstrap_cells
+    from benchreport.stats.sessions import session_groups, session_level_cells, since_dates
     from benchreport.stats.agreement import agreement as compute_agreement
 
     th = options.thresholds
@@ -266,8 +270,6 @@ def analyse_tables(
         history, history_tokens = compute_history(cellset.dated, rule=rule), {}
         summary = summarise_history(history)
     sessions = session_groups(cellset.passes)  # passes within dates: the variance above the pass
-    # the same cell measured by several harnesses, each difference explained or not (issue 46)
-    agreement = compute_agreement(cellset.cells, kept.runs, _described_requests(kept).requests)
     exam_deltas = compute_exam_deltas(
         tables.exams, tables.exam_items, tables.seats, baseline=options.baseline, alpha=th.alpha, power=th.power
     )
@@ -283,9 +285,25 @@ def analyse_tables(
         sessions=sessions,
         elsewhere=exam_family(exam_deltas),
     )
+    # a cell measured on several dates of its steady level: the date as the unit (issue 43);
+    # the history rows of `comparisons` above compare the dates themselves
+    since = since_dates(summary.latest)
+    cells = session_level_cells(cellset.cells, sessions, level=cellset.level, since=since)
+    if options.ci_method != "t":  # --ci-method bootstrap: the cells' intervals resampled (issue 43)
+        cells = bootstrap_cells(
+            cells,
+            cellset.pass_frame(),
+            method=options.ci_method,
+            n_resamples=options.n_boot,
+            seed=options.seed,
+            level=cellset.level,
+            since=since,
+        )
+    # the same cell measured by several harnesses, each difference explained or not (issue 46)
+    agreement = compute_agreement(cells, kept.runs, _described_requests(kept).requests)
     findings = find(
         _described_requests(tables),
-        cells=cellset.cells,
+        cells=cells,
         comparisons=comparisons,
         exam_deltas=exam_deltas,
         excluded=excluded,
@@ -298,7 +316,7 @@ def analyse_tables(
     return Analysis(
         loaded or LoadResult(),
         tables,
-        cellset.cells,
+        cells,
         comparisons,
         exam_deltas,
         to_frame(findings),

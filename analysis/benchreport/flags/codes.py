@@ -110,6 +110,15 @@ CODES: dict[str, Code] = dict(
             None,
         ),
         _c(
+            "sample.few_sessions",
+            ("info",),
+            "sample",
+            "a seat measured on two dates only: too few to estimate the day effect, so its cells' intervals are over their latest date's passes and leave it out",
+            "sample sizes",
+            None,
+            None,
+        ),
+        _c(
             "sample.underpowered",
             ("info",),
             "sample",

@@ -78,6 +78,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("requests_missing", lambda i: R.requests_missing(i.tables.runs)),
     ("correlated_requests", lambda i: R.correlated_requests(i.passes, thresholds=i.thresholds)),
     ("one_session", lambda i: R.one_session(i.cells, i.tables.runs)),
+    ("few_sessions", lambda i: R.few_sessions(i.cells, i.tables.runs)),
     ("figure_mismatch", lambda i: R.figure_mismatch(i.passes, i.tables.runs, thresholds=i.thresholds)),
     ("repeated_figure", lambda i: R.repeated_figure(i.tables, i.excluded)),
 ]

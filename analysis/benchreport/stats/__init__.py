@@ -17,11 +17,10 @@ bootstrap_group(values, statistics, *, ...)      -> GroupBootstrap (batched engi
 
 from .bootstrap import (
     BootstrapCI,
-    BootstrapDistribution,
     GroupBootstrap,
     bootstrap_ci,
     bootstrap_group,
-    bootstrap_ratio,
+    hierarchical_bootstrap,
     jackknife_values,
 )
 from .cells import CELL_COLUMNS, CELL_EXTRA_COLUMNS, PASS_COLUMNS, CellSet, cells, estimate_cells, request_metrics
@@ -78,7 +77,7 @@ __all__ = [
     "PASS_COLUMNS",
     "bootstrap_ci",
     "bootstrap_group",
-    "bootstrap_ratio",
+    "hierarchical_bootstrap",
     "jackknife_values",
     "t_interval",
     "welch_log_ratio",
@@ -95,7 +94,6 @@ __all__ = [
     "mde_unpaired",
     "mde_paired",
     "BootstrapCI",
-    "BootstrapDistribution",
     "GroupBootstrap",
     "TInterval",
     "RatioCI",

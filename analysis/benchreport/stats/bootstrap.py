@@ -1,10 +1,14 @@
 """Bootstrap confidence intervals, vectorised over resamples, metrics and statistics.
 
-One engine serves every bootstrap in the analysis: the CI of a cell from the
-requests of one pass, the CI over passes, and the CI of a candidate/baseline
-ratio. It gives the same answers as ``scipy.stats.bootstrap`` (BCa or
-percentile, numpy-'linear' quantiles) within Monte-Carlo error, much faster,
-because
+Two entry points. `hierarchical_bootstrap` gives a cell's interval over its passes (and its
+dates, where there are several) when ``--ci-method bootstrap`` (or ``BCa``) is asked for (issue
+43; benchreport.stats.cells.bootstrap_cells): a two-stage resampling of dates, then passes.
+
+`bootstrap_group` / `bootstrap_ci`, the engine over the requests of one pass (the within-run
+interval before issue 30, kept for benchmarks/coverage.py, bench_ci.py and within_methods.py,
+which compare it with the computed intervals), give the same answers as
+``scipy.stats.bootstrap`` (BCa or percentile, numpy-'linear' quantiles) within Monte-Carlo
+error, much faster, because
 
 * one resample-index matrix is drawn per group of observations and shared by
   every metric (column) and every statistic of that group: a resample is a set
@@ -59,16 +63,17 @@ from .within import circular_block_indices
 
 __all__ = [
     "BootstrapCI",
-    "BootstrapDistribution",
     "GroupBootstrap",
     "DegenerateDataWarning",
     "bootstrap_ci",
     "bootstrap_group",
-    "bootstrap_ratio",
+    "hierarchical_bootstrap",
     "jackknife_values",
     "CHUNK_ELEMENTS",
     "METHODS",
     "check_method",
+    "check_ci_method",
+    "CI_METHODS",
     "check_n_resamples",
 ]
 
@@ -126,19 +131,6 @@ class BootstrapCI:
 
 
 @dataclass(frozen=True)
-class BootstrapDistribution:
-    """A statistic's value, its bootstrap distribution and its jackknife values.
-
-    What `bootstrap_ratio` needs from each side of a comparison.
-    """
-
-    statistic: str
-    estimate: float
-    distribution: np.ndarray = field(repr=False)
-    jackknife: np.ndarray = field(repr=False)
-
-
-@dataclass(frozen=True)
 class GroupBootstrap:
     """Bootstrap results of one group: every metric (row) x statistic (column).
 
@@ -178,18 +170,6 @@ class GroupBootstrap:
             note=str(self.note[j, k]),
         )
 
-    def sample(self, metric: int = 0, statistic: int = 0) -> BootstrapDistribution:
-        """Estimate, bootstrap distribution and jackknife of one (metric, statistic)."""
-        if self.distributions is None:
-            raise ValueError("`keep_distribution=True` is needed to get the distribution")
-        q = parse_statistic(self.statistics[statistic])
-        return BootstrapDistribution(
-            statistic=str(self.statistics[statistic]),
-            estimate=float(self.estimate[metric, statistic]),
-            distribution=self.distributions[metric, statistic],
-            jackknife=jackknife_values(self.sorted_values[metric], q),
-        )
-
 
 # --------------------------------------------------------------------------- helpers
 def _statistics_iv(statistics) -> tuple:
@@ -210,6 +190,19 @@ def check_method(method) -> str:
     if not isinstance(method, str) or method.lower() not in {m.lower() for m in METHODS}:
         raise ValueError(f"`method` must be one of {METHODS}; got {method!r}")
     return "BCa" if method.lower() == "bca" else "percentile"
+
+
+#: the cell interval's methods (`--ci-method`): t, or the bootstrap of `hierarchical_bootstrap`
+CI_METHODS = ("t", "bootstrap", "percentile", "BCa")
+
+
+def check_ci_method(method) -> str:
+    """The cell interval's method as given (`CI_METHODS`, any case), checked: "t", "percentile"
+    ("bootstrap" is the percentile bootstrap) or "BCa"."""
+    if not isinstance(method, str) or method.lower() not in {m.lower() for m in CI_METHODS}:
+        raise ValueError(f"`method` must be one of {CI_METHODS}; got {method!r}")
+    m = method.lower()
+    return "t" if m == "t" else "BCa" if m == "bca" else "percentile"
 
 
 def check_n_resamples(n_resamples) -> int:
@@ -457,7 +450,7 @@ def bootstrap_group(
 
     method ("BCa" or "percentile"), n_resamples, level (the confidence level) and rng (a numpy
     Generator, SeedSequence, int or None) as scipy.stats.bootstrap has them; keep_distribution
-    keeps the distributions (`bootstrap_ratio` needs them); warn: a DegenerateDataWarning when a
+    keeps the distributions; warn: a DegenerateDataWarning when a
     CI is NaN; chunk_elements: resamples x observations drawn at once. block above 1 gives the
     circular block bootstrap (Politis & Romano 1992) of blocks of that many consecutive columns
     (observations in send order); BCa's jackknife acceleration assumes independence, so the
@@ -566,80 +559,79 @@ def bootstrap_ci(
     return res
 
 
-def bootstrap_ratio(
-    numerator: BootstrapDistribution,
-    denominator: BootstrapDistribution,
+def hierarchical_bootstrap(
+    sessions,
     *,
-    method: str = "BCa",
+    method: str = "percentile",
+    n_resamples: int = 2000,
     level: float = 0.95,
-    warn: bool = True,
+    rng=None,
 ) -> BootstrapCI:
-    """CI of numerator/denominator from two independent bootstraps.
+    """CI of a cell's log level by a two-stage (hierarchical) bootstrap of its pass values.
 
-    The ratio's bootstrap distribution is the ratio of the two resampled
-    statistics, resample by resample (the two sides are resampled
-    independently, as scipy.stats.bootstrap does for two unpaired samples).
-    BCa uses the jackknife of each sample in turn, holding the other at its
-    estimate (scipy `_bca_interval` for several samples).
+    `sessions`: one array of log pass values per session (date). One session: the passes are
+    resampled with replacement, the statistic their mean (the log of the geometric mean; the
+    draws are scipy.stats.bootstrap's, ``rng.integers(0, n, (B, n))``, so the same generator gives
+    its interval). Several: the sessions are resampled with replacement, then the passes within
+    each drawn session, the statistic the mean of the drawn sessions' means (the estimate of
+    benchreport.stats.sessions.session_level). Percentile or BCa (the jackknife leaves out one
+    pass, or one session). Returns the interval on the log scale; `estimate` the statistic on the
+    data.
 
-    Parameters
-    ----------
-    numerator, denominator : BootstrapDistribution
-        From ``GroupBootstrap.sample`` (``keep_distribution=True``); equal
-        numbers of resamples.
-    method : {"BCa", "percentile"}
-    level : float
-
-    Returns
-    -------
-    BootstrapCI (``n`` is the pair of sample sizes)
+    Notes
+    -----
+    With few top-level units the bootstrap is known to be too narrow: its variance is that of a
+    plug-in estimate, (D - 1) / D times the unbiased one, and its quantiles are normal-like where
+    the t's are wider (docs/statistics.md measures the coverage; the default stays t).
 
     References
     ----------
-    Efron & Tibshirani (1993), §14.3 and §16 (two-sample problems);
-    scipy.stats.bootstrap with ``paired=False``.
+    Davison, A. C. & Hinkley, D. V. (1997). Bootstrap Methods and their Application, §3.8
+    (hierarchical data: resample the top level, then within it). Field, C. A. & Welsh, A. H.
+    (2007). Bootstrapping clustered data. JRSS B 69(3), 369-390. Efron, B. (1987) (BCa);
+    scipy.stats.bootstrap (the one-level case, checked against it in tests).
     """
     method = check_method(method)
+    n_resamples = check_n_resamples(n_resamples)
     level = check_level(level)
-    for name, side in (("numerator", numerator), ("denominator", denominator)):
-        if not isinstance(side, BootstrapDistribution):
-            raise ValueError(f"`{name}` must be a BootstrapDistribution; got {type(side).__name__}")
-    b = numerator.distribution.shape[-1]
-    if denominator.distribution.shape[-1] != b:
-        raise ValueError("`numerator` and `denominator` must have the same number of resamples")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        est = numerator.estimate / denominator.estimate
-        dist = numerator.distribution / denominator.distribution
-        jacks = [numerator.jackknife / denominator.estimate, numerator.estimate / denominator.jackknife]
-    n = (int(numerator.jackknife.shape[0]), int(denominator.jackknife.shape[0]))
-    if not (np.isfinite(est) and np.all(np.isfinite(dist)) and all(np.all(np.isfinite(j)) for j in jacks)):
-        if warn:
-            _warn_nan(1)
-        return BootstrapCI(
-            estimate=float(est),
-            low=math.nan,
-            high=math.nan,
-            standard_error=math.nan,
-            level=level,
-            method=method,
-            n=n,
-            n_resamples=b,
-            note="ratio undefined: a denominator is zero",
-        )
-    acc = _acceleration(jacks) if method == "BCa" else math.nan
-    out = _intervals(np.array([est]), dist[None, :], np.array([acc]), method, level)
-    if warn:
-        _warn_nan(int(out["nan"].sum()))
+    rng = _rng_iv(rng)
+    groups = [np.asarray(g, dtype=float) for g in sessions]
+    groups = [g for g in groups if g.size]
+    if not groups or not all(np.isfinite(g).all() for g in groups):
+        raise ValueError("`sessions` must hold finite values, at least one")
+    if len(groups) == 1:
+        x = groups[0]
+        n = x.shape[0]
+        estimate = float(x.mean())
+        dist = x[rng.integers(0, n, (n_resamples, n))].mean(axis=-1)
+        jack = (x.sum() - x) / (n - 1) if n > 1 else np.array([estimate])
+        sizes: int | tuple = n
+    else:
+        a = len(groups)
+        means = np.array([g.mean() for g in groups])
+        estimate = float(means.mean())
+        drawn = rng.integers(0, a, (n_resamples, a))
+        inner = np.empty((n_resamples, a))
+        for i, g in enumerate(groups):  # the passes of every draw of session i, in one call
+            at = drawn == i
+            k = int(at.sum())
+            if k:
+                inner[at] = g[rng.integers(0, g.shape[0], (k, g.shape[0]))].mean(axis=-1)
+        dist = inner.mean(axis=-1)
+        jack = (means.sum() - means) / (a - 1)
+        sizes = tuple(int(g.shape[0]) for g in groups)
+    acc = _acceleration([jack]) if method == "BCa" else math.nan
+    r = _intervals(np.array([estimate]), dist[None, :], np.array([acc]), method, level)
     return BootstrapCI(
-        estimate=float(est),
-        low=float(out["low"][0]),
-        high=float(out["high"][0]),
-        standard_error=float(out["se"][0]),
+        estimate=estimate,
+        low=float(r["low"][0]),
+        high=float(r["high"][0]),
+        standard_error=float(r["se"][0]),
         level=level,
         method=method,
-        n=n,
-        n_resamples=b,
-        bias_correction=float(out["z0"][0]),
-        acceleration=float(out["acc"][0]),
-        note=str(out["notes"][0]),
+        n=sizes,
+        n_resamples=n_resamples,
+        bias_correction=float(r["z0"][0]),
+        acceleration=float(r["acc"][0]),
+        note=str(r["notes"][0]),
     )

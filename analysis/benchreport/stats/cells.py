@@ -54,6 +54,7 @@ benchreport.stats.within for the methods' own references.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -75,11 +76,12 @@ from ..columns import (
 )
 from ..thresholds import DEFAULT, Thresholds
 from .common import check_level, format_values, tail_supported
-from .bootstrap import check_method, check_n_resamples
+from .bootstrap import check_ci_method, check_n_resamples, hierarchical_bootstrap
 from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
 from .notable import request_counts
 from .pass_rows import load_labels, pass_rows, run_labels
 from .requests import FrameSource, RequestSource, column_metric, failed_mask, request_metrics
+from .sessions import plain_key
 from .within import sectioning_interval, series_interval
 
 __all__ = [
@@ -103,6 +105,7 @@ __all__ = [
     "sorted_cells",
     "within_intervals",
     "date_variances",
+    "bootstrap_cells",
 ]
 
 #: why a cell has no between-pass interval -> how ci_method says it (spec/cli.md: "none: ...")
@@ -474,7 +477,7 @@ def sorted_cells(df: pd.DataFrame) -> pd.DataFrame:
 def _options_iv(thresholds, method, n_resamples, seed, level, latest=None):
     if not isinstance(thresholds, Thresholds):
         raise ValueError("`thresholds` must be an benchreport.thresholds.Thresholds")
-    method = check_method(method)
+    method = check_ci_method(method)
     n_resamples = check_n_resamples(n_resamples)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer; got {seed!r}")
@@ -518,8 +521,8 @@ def estimate_cells(
     runs: pd.DataFrame | None = None,
     *,
     thresholds: Thresholds = DEFAULT,
-    method: str = "BCa",
-    n_resamples: int = 10000,
+    method: str = "t",
+    n_resamples: int = 2000,
     seed: int = 0,
     level: float | None = None,
     latest: str = "seat",
@@ -538,8 +541,9 @@ def estimate_cells(
         each cell's key. Without it every run counts as one harness and probe.
     thresholds : Thresholds, keyword-only
         min_obs, min_tail_obs, max_bootstrap_obs and alpha are used.
-    method : {"BCa", "percentile"}
-        Accepted for compatibility: no within-run interval is bootstrapped since issue 30.
+    method : {"t", "bootstrap", "percentile", "BCa"}
+        Checked here; a bootstrap is applied to the described cells by `bootstrap_cells` (the
+        pipeline calls it after benchreport.stats.sessions.session_level_cells).
     n_resamples, seed, level, latest
         Resamples; seed (same data and seed give byte-identical tables); the
         confidence level (default 1 - alpha); which date describes a seat: the
@@ -661,3 +665,80 @@ def cells(
 ) -> pd.DataFrame:
     """The cells table of `estimate_cells` (tables/cells.csv)."""
     return estimate_cells(measurements, requests, runs, **options).cells
+
+
+# --------------------------------------------------------------------------- the bootstrap (issue 43)
+#: the routes a bootstrap replaces: t over one date's passes, t over the date means
+_BOOTSTRAPPED = ("t_log", "t_log_sessions")
+
+
+def _pass_logs(passes: pd.DataFrame) -> dict[tuple, dict[str, np.ndarray]]:
+    """{cell key as benchreport.stats.sessions.session_groups has it: {date: log pass values}}."""
+    if passes is None or not len(passes):
+        return {}
+    keys = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date"]
+    v = pd.to_numeric(passes["value"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    ok = np.isfinite(v) & (v > 0)
+    p = passes.loc[ok, keys].astype(object)
+    logs = np.log(v[ok])
+    out = {}
+    for k, pos in p.groupby(keys, dropna=False, sort=False).indices.items():
+        out.setdefault(tuple(plain_key(x) for x in k[:-1]), {})[str(k[-1])] = logs[np.sort(pos)]
+    return out
+
+
+def bootstrap_cells(
+    cells: pd.DataFrame,
+    passes: pd.DataFrame,
+    *,
+    method: str,
+    n_resamples: int,
+    seed: int,
+    level: float,
+    since: dict | None = None,
+) -> pd.DataFrame:
+    """The described cells with a bootstrap interval in place of t (``--ci-method bootstrap``).
+
+    A ``t_log`` cell: its date's passes resampled; a ``t_log_sessions`` cell (3+ dates of its
+    steady level, `since`): its dates resampled, then the passes within each
+    (benchreport.stats.bootstrap.hierarchical_bootstrap; Davison & Hinkley 1997, §3.8). Each cell
+    draws from its own generator, seeded by `seed` and the cell's key, so the same data and seed
+    give byte-identical intervals and adding a seat changes no other seat's. The estimate,
+    ``log_se`` and ``df`` stay those of t (the comparisons are t's); other routes are left as
+    they were.
+    """
+    method = check_ci_method(method)
+    if method == "t" or cells is None or not len(cells):
+        return cells
+    logs = _pass_logs(passes)
+    since = since or {}
+    out = cells.copy()
+    lo, hi = out["ci_low"].to_numpy(dtype=float).copy(), out["ci_high"].to_numpy(dtype=float).copy()
+    route, text = out["ci_route"].to_numpy(dtype=object).copy(), out["ci_method"].to_numpy(dtype=object).copy()
+    keys = ["seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic", "date"]
+    for i, row in enumerate(out[keys + ["ci_route"]].astype(object).itertuples(index=False, name=None)):
+        if row[-1] not in _BOOTSTRAPPED:
+            continue
+        key, date = tuple(plain_key(x) for x in row[:-2]), str(row[-2])
+        dates = logs.get(key, {})
+        if row[-1] == "t_log":
+            groups = [dates.get(date)]
+        else:
+            start = since.get(key)
+            groups = [dates[d] for d in sorted(dates) if d <= date and (start is None or d >= start)]
+        groups = [g for g in groups if g is not None and len(g)]
+        if not groups:
+            continue
+        rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+        b = hierarchical_bootstrap(groups, method=method, n_resamples=n_resamples, level=level, rng=rng)
+        if not (math.isfinite(b.low) and math.isfinite(b.high)):
+            continue
+        lo[i], hi[i] = math.exp(b.low), math.exp(b.high)
+        two = len(groups) > 1
+        route[i] = "bootstrap_sessions" if two else "bootstrap"
+        over = f"{len(groups)} dates, then their passes" if two else f"{len(groups[0])} passes"
+        text[i] = f"{'two-stage ' if two else ''}bootstrap {method} over {over} (B={n_resamples}, seed {seed})"
+    out["ci_low"], out["ci_high"] = lo, hi
+    out["ci_route"] = pd.array(route, dtype=out["ci_route"].dtype)
+    out["ci_method"] = pd.array(text, dtype=out["ci_method"].dtype)
+    return out

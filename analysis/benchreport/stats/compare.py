@@ -8,12 +8,16 @@ ratio of the two cells' centres (geometric means of pass values), with:
 * a between-pass interval and Welch's test on the log scale when both sides
   have a between-pass variance (3+ passes, or a variance pooled from other
   dates), which is the only ground for ``better`` or ``worse`` between seats;
-* where either seat has passes of the cell on two or more dates (a folder of
-  several dates, a run store), that interval also counts one session effect per
-  seat: the between-session variance of the cell's log pass values, pooled over
-  both seats (benchreport.stats.sessions.two_level_log_ratio_test), so a day
-  effect is not called a difference between seats; ``variance_levels`` says
-  which levels an interval counts ("passes" or "passes+sessions");
+* where a seat has passes of the cell on `MIN_SESSIONS` (3) or more dates of its
+  steady level and the other as many or one (a folder of several dates, a run
+  store), every date counts and the date is the unit: the ratio of the seats'
+  means of date means, Student's t pooled over both seats' dates (issue 43;
+  benchreport.stats.sessions.date_means_test), the row's estimates those levels, as
+  the cells table gives them; where a seat has two dates, the latest dates with one
+  session effect per seat (the between-session variance pooled over both seats,
+  benchreport.stats.sessions.two_level_log_ratio_test); either way a day effect is
+  not called a difference between seats; ``variance_levels`` says which levels an
+  interval counts ("passes" or "passes+sessions");
 * for a seat against itself on another date (kind ``history``), a t interval
   from the night-to-night spread of the cell's earlier dates instead (nights
   differ by more than the passes of one night do: benchmarks/history_rows_study.py),
@@ -74,7 +78,15 @@ from .common import resolve_baseline
 from .cells import CellSet
 from .multiplicity import FAMILIES, METHODS as MULTIPLICITY, adjust, family_gatekeeping, family_of
 from .passes import PassSummary, welch_log_ratio_test
-from .sessions import plain_key, pooled_session_variance, two_level_log_ratio_test
+from .sessions import (
+    MIN_SESSIONS,
+    date_means_test,
+    days_of,
+    plain_key,
+    pooled_session_variance,
+    since_dates,
+    two_level_log_ratio_test,
+)
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -117,12 +129,16 @@ def verdict(
 def verdict_reason(
     low, high, *, higher_is_better: bool, noise: float, p_adj=None, alpha: float = 0.05
 ) -> tuple[str, str]:
-    """(verdict, reason): the reason is empty for better/worse/within_noise."""
+    """(verdict, reason): the reason is empty for better/worse and for within_noise, except a
+    within_noise whose interval excludes 1: a change that is there but smaller than the band, said
+    so (issue 43)."""
     if not (noise >= 0):
         raise ValueError(f"`noise` must be >= 0; got {noise!r}")
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
         return "insufficient_data", "no interval"
     if 1.0 - noise <= low and high <= 1.0 + noise:
+        if low > 1.0 or high < 1.0:  # said, not silently "same" (issue 43)
+            return "within_noise", "a change smaller than the noise band: the interval excludes 1"
         return "within_noise", ""
     above, below = low > 1.0 + noise, high < 1.0 - noise
     if not (above or below):
@@ -173,10 +189,10 @@ def _side_reason(side: str, r) -> str:
     return f"{side} {words}" if words else ""
 
 
-def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> dict:
-    """Ratio, interval, p-value and the within-run interval of one pair of cells; `sessions`
-    (`benchreport.stats.sessions.session_groups`) adds the variance between sessions where either
-    seat has several dates of the cell."""
+def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None, since: dict | None = None) -> dict:
+    """Ratio, interval, p-value and the within-run interval of one pair of cells; with `sessions`
+    (`benchreport.stats.sessions.session_groups`), where either seat has several dates of the
+    cell's steady level (`since`), the date is the unit and every date counts (`_days_pair`)."""
     be, ce = float(b["estimate"]), float(c["estimate"])
     ratio = ce / be if be not in (0.0,) and math.isfinite(be) else math.nan
     out = dict(
@@ -191,6 +207,9 @@ def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> d
         within_method="",
         variance_levels="",
     )
+    days = _dates_of(b, c, sessions, since)
+    if days is not None:
+        return _days_pair(out, days, level)
     sb, sc = _summary(b), _summary(c)
     test = welch_log_ratio_test(sb, sc, level=level) if sb and sc else None
     if test is not None:
@@ -237,6 +256,48 @@ def _pair(b, c, th: Thresholds, level: float, sessions: dict | None = None) -> d
     return out
 
 
+def _dates_of(b, c, sessions: dict | None, since: dict | None):
+    """Both seats' (n, mean, within SS, date) per date of the cell's steady level, when either seat
+    has `MIN_SESSIONS` of them and the other one or as many (the seats whose cells are levels over
+    their dates, benchreport.stats.sessions.session_level_cells, or a single date); else None (a
+    seat of two dates: its latest date with a session effect added, `two_level_log_ratio_test`)."""
+    if not sessions:
+        return None
+    since = since or {}
+    days = []
+    for r in (b, c):
+        key = _session_key(r)
+        days.append(days_of(sessions, key, since.get(key), str(r["date"])))
+    if max(len(d) for d in days) < MIN_SESSIONS or any(1 < len(d) < MIN_SESSIONS or not d for d in days):
+        return None
+    return days
+
+
+def _days_pair(out: dict, days: list, level: float) -> dict:
+    """The ratio of the two seats' long-run levels, the date as the unit (every date of the steady
+    level; benchreport.stats.sessions.date_means_test); the row's estimates become those levels."""
+    test = date_means_test(days[0], days[1], level=level)
+    lb, lc = (float(np.mean([g[1] for g in d])) for d in days)
+    out.update(baseline_estimate=math.exp(lb), candidate_estimate=math.exp(lc), ratio=math.exp(lc - lb))
+    if test is None:
+        out["ci_method"] = "none: no spread between the dates' means"
+        return out
+    out.update(
+        ratio=test.ratio,
+        ci_low=test.low,
+        ci_high=test.high,
+        ci_level=level,
+        p_value=test.p_value,
+        df=test.df,
+        variance_levels="passes+sessions",
+        ci_method=(
+            f"t on log date means, the date as the unit ({len(days[0])} + {len(days[1])} dates, "
+            f"day-to-day variance pooled over both seats; df={test.df:.0f})"
+        ),
+    )
+    return out
+
+
 def _session_key(r) -> tuple:
     return tuple(plain_key(r.get(k)) for k in CELL_KEY)
 
@@ -280,6 +341,11 @@ def _summary(r) -> PassSummary | None:
 
 
 def _row(kind: str, b, c, res: dict) -> dict:
+    res = dict(res)
+    estimates = dict(
+        baseline_estimate=res.pop("baseline_estimate", float(b["estimate"])),
+        candidate_estimate=res.pop("candidate_estimate", float(c["estimate"])),
+    )
     return dict(
         workload=c["workload"],
         concurrency=c["concurrency"],
@@ -287,8 +353,7 @@ def _row(kind: str, b, c, res: dict) -> dict:
         statistic=c["statistic"],
         baseline=b["seat"],
         candidate=c["seat"],
-        baseline_estimate=float(b["estimate"]),
-        candidate_estimate=float(c["estimate"]),
+        **estimates,
         harness=c["harness"],
         probe=c["probe"],
         load_id=c.get("load_id"),
@@ -378,7 +443,8 @@ def comparisons(
     out: list[dict] = []
     if len(cells):
         by_seat = {s: _records(g) for s, g in _keyed(cells).groupby("seat", sort=True)}
-        out += _baseline_rows(by_seat, base, thresholds, cellset.level, sessions)
+        since = since_dates(levels) if sessions else None
+        out += _baseline_rows(by_seat, base, thresholds, cellset.level, sessions, since)
         if history and cellset.dated is not None and len(cellset.dated) > len(cells):
             out += _history_rows(cellset, by_seat, thresholds, every=history == "all", levels=levels)
     df = pd.DataFrame(out)
@@ -403,7 +469,7 @@ def _comparisons_iv(cellset, history, multiplicity: str):
 
 
 def _baseline_rows(
-    by_seat: dict, base: str | None, th: Thresholds, level: float, sessions: dict | None = None
+    by_seat: dict, base: str | None, th: Thresholds, level: float, sessions: dict | None = None, since=None
 ) -> list[dict]:
     """kind="baseline" rows: every other seat's latest cells against the baseline's same cells."""
     base_cells = by_seat.get(base, {})
@@ -412,7 +478,9 @@ def _baseline_rows(
         if seat == base or not base_cells:
             continue
         for k in sorted(set(cur) & set(base_cells), key=_sort_key):
-            out.append(_row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], th, level, sessions)))
+            out.append(
+                _row("baseline", base_cells[k], cur[k], _pair(base_cells[k], cur[k], th, level, sessions, since))
+            )
     return out
 
 

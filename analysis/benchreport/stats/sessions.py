@@ -14,8 +14,24 @@ with a positive estimate it equals the REML fit of ``statsmodels`` MixedLM (test
 Computed from each date's sufficient statistics (count, mean and within sum of squares of the
 log values), so a run store's year is read one date at a time.
 
-Seat against seat (benchreport.stats.compare): the log ratio of two seats' latest dates differs
-from the seats' long-run ratio by each latest session's effect as well as by its passes' noise,
+A cell measured on several dates (`session_level_cells`, issue 43): its passes' interval
+describes its latest session only (coverage of the seat's long-run level 77% at 3% day effects,
+docs/statistics.md). With `MIN_SESSIONS` or more dates of the cell's current steady level, the
+date is the unit: each date's mean log pass value is one observation of mu + s_i + mean e_ij, the
+cell's centre the mean of the date means and its interval Student's t on them with D - 1 df
+(the summary-statistics approach to a two-level design, exact for balanced dates under the
+model: Kalibera & Jones 2013, section 4; Cameron & Miller 2015, few clusters: t on G - 1 df).
+With two dates the day effect is not estimable to any use (t on 1 df); the cell keeps its
+passes' interval and `sample.few_sessions` says so.
+
+Seat against seat (benchreport.stats.compare): where each seat's cell is a level over its dates
+(`MIN_SESSIONS` or more) or a single date, every date of the steady level counts
+(`date_means_test`): the difference of the two seats' means of their date means, with a
+two-sample t pooled over both seats' dates (D_b + D_c - 2 df). Before issue 43 only each seat's
+latest date counted (power 15% at a true 10% with 5% day effects). A seat of two dates still
+compares its latest date with a session effect per seat: the log ratio of two latest dates
+differs from the seats' long-run ratio by each latest session's effect as well as by its
+passes' noise,
 
     Var(log ratio) = s_w,a^2 / n_a + s_w,b^2 / n_b + 2 sigma_b^2,
 
@@ -33,6 +49,9 @@ Satterthwaite, F. E. (1946). An approximate distribution of estimates of varianc
 Biometrics Bulletin 2, 110-114.
 Kalibera, T. & Jones, R. (2013). Rigorous benchmarking in reasonable time (repeat, and count
 the variance, at the level where it arises).
+Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to cluster-robust inference.
+J. Human Resources 50(2), 317-372 (few clusters: t on G - 1 df over cluster means).
+Student (1908). The probable error of a mean. Biometrika 6, 1-25.
 """
 
 from __future__ import annotations
@@ -57,7 +76,18 @@ __all__ = [
     "session_groups",
     "two_level_log_ratio_test",
     "plain_key",
+    "MIN_SESSIONS",
+    "SessionLevel",
+    "session_level",
+    "session_level_cells",
+    "date_means_test",
+    "since_dates",
+    "days_of",
 ]
+
+#: dates of a cell's steady level its interval needs to count the day effect, the date as the
+#: unit (t on D - 1 df: at 2 dates t_0.975 = 12.7, an interval of no use)
+MIN_SESSIONS = 3
 
 KEY = tuple(CELL_KEY)
 METHOD = "one-way random effects on log pass values, sessions = dates (ANOVA estimator)"
@@ -221,13 +251,13 @@ def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
     for k, g in p.groupby(list(KEY) + ["date"], dropna=False, sort=False):
         x = g["_lv"].to_numpy()
         acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append(
-            (x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum()))
+            (x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum()), str(k[-1]))
         )
 
 
 def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
-    """{cell key (CELL_KEY, parts as `plain_key`): [(n, mean, within SS) of the log pass values of
-    each date]}, dates in order. `pass_table`: the pass table (DataFrame) or a run store's
+    """{cell key (CELL_KEY, parts as `plain_key`): [(n, mean, within SS, date) of the log pass
+    values of each date]}, dates in order. `pass_table`: the pass table (DataFrame) or a run store's
     `PassDays` (read one date at a time)."""
     acc: dict[tuple, list] = {}
     if hasattr(pass_table, "days") and hasattr(pass_table, "typed"):
@@ -266,3 +296,127 @@ def session_table(pass_table, groups: dict | None = None) -> pd.DataFrame:
     return out.sort_values(
         list(KEY[:1]) + ["workload", "metric", "statistic"], kind="stable", key=lambda s: s.astype(str)
     ).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- the date as the unit
+@dataclass(frozen=True)
+class SessionLevel:
+    """A cell's long-run level from its dates: the mean of the date means of log pass values,
+    its standard error from their spread and the t degrees of freedom (dates - 1)."""
+
+    log_mean: float
+    log_se: float
+    df: float
+    n_sessions: int
+    n_passes: int
+
+
+def days_of(groups: dict | None, key: tuple, since: str | None = None, until: str | None = None) -> list:
+    """A cell key's (n, mean, within SS, date) per date from `session_groups`, only the dates from
+    `since` (the first date of its steady level) to `until` (ISO dates), when given."""
+    days = (groups or {}).get(key, [])
+    return [g for g in days if g[0] >= 1 and (since is None or g[3] >= since) and (until is None or g[3] <= until)]
+
+
+def session_level(days, *, min_sessions: int = MIN_SESSIONS) -> SessionLevel | None:
+    """The long-run level of a cell from `days` ((n, mean, within SS, ...) per date): the mean of the
+    date means, t on D - 1 df (each date one observation of mu + s_i + mean e_ij; Kalibera & Jones
+    2013). None with fewer than `min_sessions` dates or no spread between them."""
+    y = np.array([g[1] for g in days if g[0] >= 1], dtype=float)
+    if len(y) < max(int(min_sessions), 2):
+        return None
+    se = float(y.std(ddof=1)) / math.sqrt(len(y))
+    if not (se > 0 and math.isfinite(se)):
+        return None
+    return SessionLevel(float(y.mean()), se, float(len(y) - 1), len(y), int(sum(g[0] for g in days if g[0] >= 1)))
+
+
+def date_means_test(baseline_days, candidate_days, *, level: float = 0.95) -> LogRatioTest | None:
+    """Ratio candidate/baseline of two seats' long-run levels, the date as the unit: the difference
+    of their means of date means (log pass values) with a two-sample t pooled over both seats'
+    dates (D_b + D_c - 2 df; a seat of one date contributes its date mean, the day-to-day spread
+    is the other seat's, the equal-variance assumption of a pooled t). None without a df or a
+    spread.
+
+    References
+    ----------
+    Student (1908); Kalibera, T. & Jones, R. (2013), Rigorous benchmarking in reasonable time
+    (replicate, and test, at the level that varies); benchreport.stats.sequential.day_summary
+    (the same statistic, for `plan`).
+    """
+    yb = np.array([g[1] for g in baseline_days if g[0] >= 1], dtype=float)
+    yc = np.array([g[1] for g in candidate_days if g[0] >= 1], dtype=float)
+    df = len(yb) + len(yc) - 2
+    if not len(yb) or not len(yc) or df < 1:
+        return None
+    ss = float(((yb - yb.mean()) ** 2).sum() + ((yc - yc.mean()) ** 2).sum())
+    se = math.sqrt(ss / df * (1.0 / len(yb) + 1.0 / len(yc)))
+    if not (se > 0 and math.isfinite(se)):
+        return None
+    d = float(yc.mean() - yb.mean())
+    t = float(stdtrit(df, 0.5 + level / 2.0))
+    p = 2.0 * float(stdtr(df, -abs(d) / se))
+    return LogRatioTest(
+        ratio=math.exp(d),
+        low=math.exp(d - t * se),
+        high=math.exp(d + t * se),
+        p_value=min(p, 1.0),
+        df=float(df),
+        level=level,
+    )
+
+
+def since_dates(levels: pd.DataFrame | None) -> dict[tuple, str]:
+    """{cell key (as `session_groups`): the first date of its current steady level} from the latest
+    rows of tables/history.csv (benchreport.stats.history_summary: `level_since`), so the dates
+    before a step are not averaged into a level."""
+    if levels is None or not len(levels) or "level_since" not in levels:
+        return {}
+    k = levels[levels["level_since"].notna()]
+    out: dict[tuple, str] = {}
+    for row, date, since in zip(
+        k[list(KEY)].astype(object).itertuples(index=False, name=None),
+        k["date"].astype(str),
+        k["level_since"].astype(str),
+    ):
+        key = tuple(plain_key(x) for x in row)
+        if key not in out or date > out[key][0]:
+            out[key] = (date, since)
+    return {key: since for key, (_, since) in out.items()}
+
+
+SESSION_METHOD = "t on log date means, the date as the unit ({dates} dates, {passes} passes; df={df})"
+
+
+def session_level_cells(
+    cells: pd.DataFrame, groups: dict | None, *, level: float, since: dict | None = None
+) -> pd.DataFrame:
+    """The described cells with the day effect in their intervals: a cell whose key was measured on
+    `MIN_SESSIONS` or more dates of its steady level (`since`, up to the cell's date) gets the
+    mean of its date means as its estimate and Student's t on them as its interval (ci_route
+    ``t_log_sessions``; `session_level`); other cells are returned as they were."""
+    if cells is None or not len(cells) or not groups:
+        return cells
+    since = since or {}
+    out = cells.copy()
+    cols = {c: out[c].to_numpy(dtype=object).copy() for c in ("ci_route", "ci_reason", "ci_method")}
+    num = {
+        c: out[c].to_numpy(dtype=float).copy() for c in ("estimate", "ci_low", "ci_high", "ci_level", "log_se", "df")
+    }
+    for i, row in enumerate(out[list(KEY) + ["date"]].astype(object).itertuples(index=False, name=None)):
+        key = tuple(plain_key(x) for x in row[:-1])
+        lv = session_level(days_of(groups, key, since.get(key), str(row[-1])))
+        if lv is None:
+            continue
+        t = float(stdtrit(lv.df, 0.5 + level / 2.0))
+        num["estimate"][i] = math.exp(lv.log_mean)
+        num["ci_low"][i] = math.exp(lv.log_mean - t * lv.log_se)
+        num["ci_high"][i] = math.exp(lv.log_mean + t * lv.log_se)
+        num["ci_level"][i], num["log_se"][i], num["df"][i] = level, lv.log_se, lv.df
+        cols["ci_route"][i], cols["ci_reason"][i] = "t_log_sessions", ""
+        cols["ci_method"][i] = SESSION_METHOD.format(dates=lv.n_sessions, passes=lv.n_passes, df=int(lv.df))
+    for c, v in num.items():
+        out[c] = v
+    for c, v in cols.items():
+        out[c] = pd.array(v, dtype=out[c].dtype)
+    return out

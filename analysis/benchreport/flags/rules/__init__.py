@@ -31,6 +31,7 @@ from .provenance import figure_mismatch, import_assumed, repeated_figure
 from .sampling import (
     correlated_requests,
     one_session,
+    few_sessions,
     mixed_conditions,
     mixed_runs,
     passes_needed,
@@ -50,6 +51,7 @@ __all__ = [
     "mixed_conditions",
     "correlated_requests",
     "one_session",
+    "few_sessions",
     "drift",
     "warmup_unknown",
     "history_changes",

@@ -20,6 +20,7 @@ from benchreport import format as F
 from benchreport.columns import QUANTILES
 from benchreport.stats.common import parse_values, tail_count, tail_needed_n, tail_supported
 from benchreport.stats.notable import DEPENDENT, dependent_mask
+from benchreport.stats.sessions import MIN_SESSIONS
 from benchreport.stats.within import lag1_pvalue
 from benchreport.thresholds import Thresholds
 
@@ -48,6 +49,7 @@ __all__ = [
     "correlated_requests",
     "OneSession",
     "one_session",
+    "few_sessions",
     "corrected_alpha",
     "family_sizes",
 ]
@@ -203,6 +205,20 @@ class OneSession(Finding):
     session: str = "calendar date of the run's recorded date"
 
 
+@dataclass(frozen=True, kw_only=True)
+class FewSessions(Finding):
+    """A seat measured on two dates only: too few to estimate the day effect, so its cells' intervals
+    describe their latest date's passes (benchreport.stats.sessions.session_level_cells)."""
+
+    CODES = ("sample.few_sessions",)
+    dates: tuple
+    n_runs: int
+    n_cells: int  # cells measured in two or more passes
+    n_intervals: int  # of which with an interval over their passes
+    min_sessions: int
+    session: str = "calendar date of the run's recorded date"
+
+
 # --- rules ---------------------------------------------------------------------------------------
 
 _PASS_CODES = {1: "sample.single_pass", 2: "sample.two_passes"}
@@ -298,6 +314,52 @@ def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[O
                 n_runs=int(counts[seat]),
                 n_cells=n_cells,
                 n_intervals=n_ci,
+            )
+        )
+    return out
+
+
+def few_sessions(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[FewSessions]:
+    """`sample.few_sessions` (info, issue 43): a seat whose passes ran on 2 to `MIN_SESSIONS` - 1
+    dates. A cell measured on `MIN_SESSIONS` or more dates takes the date as the unit, so its
+    interval holds the day effect; with two dates t has one degree of freedom (t_0.975 = 12.7),
+    so the cell keeps its latest date's interval over passes, which leaves the day effect out
+    (benchreport.stats.sessions.session_level_cells; Searle, Casella & McCulloch 1992, ch. 3).
+    Raised for a seat with a cell of two or more passes; a session is a calendar date, as for
+    `sample.one_session`.
+    """
+    cells = norm_cells(cells)
+    if cells is None or cells.empty or runs is None or not len(runs) or "date" not in runs:
+        return []
+    n = pd.to_numeric(cells["n_passes"], errors="coerce")
+    multi = cells[(n >= 2).fillna(False).to_numpy(dtype=bool)]
+    multi = multi[multi["ci_route"].astype(str) != "t_log_sessions"] if "ci_route" in multi else multi
+    if multi.empty:
+        return []
+    has_ci = (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool)
+    per_seat: dict[str, list[int]] = {}
+    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
+        per_seat.setdefault(seat, [0, 0])
+        per_seat[seat][0] += 1
+        per_seat[seat][1] += int(bool(ci))
+    r = runs[["seat", "date"]].dropna()
+    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
+    counts = r.groupby(r["seat"].astype(str)).size()
+    out = []
+    for seat in sorted(per_seat):
+        if seat not in dates.index or not (2 <= len(dates[seat]) < MIN_SESSIONS):
+            continue
+        n_cells, n_ci = per_seat[seat]
+        out.append(
+            FewSessions(
+                code="sample.few_sessions",
+                severity="info",
+                seats=(seat,),
+                dates=tuple(dates[seat]),
+                n_runs=int(counts[seat]),
+                n_cells=n_cells,
+                n_intervals=n_ci,
+                min_sessions=MIN_SESSIONS,
             )
         )
     return out

@@ -9,6 +9,7 @@ from ..rules.sampling import (
     CorrelatedRequests,
     MixedConditions,
     MixedRuns,
+    FewSessions,
     OneSession,
     PassCount,
     SmallN,
@@ -27,6 +28,7 @@ __all__ = [
     "mixed_conditions",
     "correlated_requests",
     "one_session",
+    "few_sessions",
 ]
 
 #: the sentence that opens the sample-size paragraph when cells have too few passes
@@ -269,3 +271,15 @@ def one_session_sentences(findings: list[OneSession], messages: list[str]) -> li
     )
     verb = "leave" if what.startswith("The intervals") else "leaves"
     return [f"{what} {verb} out day-to-day variation: {head}; repeat on another day to include it."]
+
+
+@writes(FewSessions)
+def few_sessions(f: FewSessions) -> str:
+    seat = f.seats[0]
+    what = _session_subject(f.n_intervals > 0)
+    verb = "leave" if f.n_intervals > 0 else "leaves"
+    return (
+        f"For {seat}, {what} {verb} out day-to-day variation: {seat} was measured on "
+        f"{F.join_words(list(f.dates))} ({F.plural(f.n_runs, 'run')}), too few dates to estimate it; "
+        f"measure on {F.plural(f.min_sessions, 'date')} or more to include it."
+    )

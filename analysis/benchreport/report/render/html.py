@@ -117,7 +117,8 @@ def _render(name: str, **data) -> Markup:
 def prose_html(block) -> Markup:
     """A section's text (a `Prose`, or one paragraph, division or title block) as HTML."""
     blocks = block.blocks if isinstance(block, Prose) else (block,)
-    return _render("prose.html.j2", blocks=blocks)
+    # an interval in a sentence never wraps inside either ('95% CI [47.8,' / '134.3]')
+    return Markup(whole_intervals(str(_render("prose.html.j2", blocks=blocks))))
 
 
 use_html_renderer(prose_html)  # str(block) and Jupyter's display of a block give this HTML
@@ -276,13 +277,27 @@ def figure_html(png: bytes, label: str, caption: str, *, width_in: float | None 
     return _render("figure.html.j2", f=figure_view(png, label, caption, width_in=width_in, key=key))
 
 
+def _is_heading(cell) -> bool:
+    return cell.cell_type == "markdown" and str(cell.source).lstrip().startswith("## ")
+
+
+def _without_empty_sections(cells: list) -> list:
+    """The cells without a section heading whose section showed nothing (issue 42: an empty
+    section is not printed): a heading followed by another heading or by nothing."""
+    return [
+        cell
+        for i, cell in enumerate(cells)
+        if not (_is_heading(cell) and (i + 1 == len(cells) or _is_heading(cells[i + 1])))
+    ]
+
+
 def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str:
     """An executed notebook as one self-contained HTML page, code and prompts hidden."""
     exporter = _exporter(str(template_dir or TEMPLATES_DIR))
     # code cells that show nothing (the parameters, papermill's injected parameters with its
     # random cell id) are left out, so the same data give the same page, byte for byte
     nb = copy.deepcopy(nb)
-    nb.cells = [cell for cell in nb.cells if cell.cell_type != "code" or cell.get("outputs")]
+    nb.cells = _without_empty_sections([cell for cell in nb.cells if cell.cell_type != "code" or cell.get("outputs")])
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": str(title)}, "report_title": str(title)})
     check_offline(body)
     return body

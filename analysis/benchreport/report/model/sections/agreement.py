@@ -19,11 +19,12 @@ def _rows(a) -> pd.DataFrame:
     return t if t is not None else pd.DataFrame()
 
 
-def agreement_text(a) -> Prose:
-    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out."""
+def agreement_text(a) -> Prose | None:
+    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out.
+    None when no seat's cell was measured by two harnesses (an empty section is not printed)."""
     t = _rows(a)
     if not len(t):
-        return prose(para("No seat's cell was measured by two harnesses, so there is nothing to set side by side."))
+        return None
     kept = t[t["verdict"] != "left out"]
     counts = kept["explained"].value_counts()
     text = [

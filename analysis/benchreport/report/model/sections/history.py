@@ -54,16 +54,12 @@ def _panel_rows(s: HistorySummary, keys: list) -> pd.DataFrame:
     return s.rows_of(keys)
 
 
-def history_text(a) -> Prose:
-    """The method in two sentences, the counts of verdicts, and what the newest date says."""
+def history_text(a) -> Prose | None:
+    """The method in two sentences, the counts of verdicts, and what the newest date says; None
+    when no cell was measured on two dates (the section is then not printed: issue 42)."""
     h = _summary(a)
     if h is None:
-        return prose(
-            para(
-                "No cell was measured on more than one date, so there is no history to judge: "
-                "a nightly archive (benchreport ingest RUNS --store DIR) gives each seat one."
-            )
-        )
+        return None
     th = a.options.thresholds
     dates, seats, cells = h.dates, h.seats, h.n_cells
     out = [
