@@ -10,8 +10,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Debian packages: Chromium for the browser tests (driven by Playwright, never a downloaded
 # browser), Pango/HarfBuzz and fonts for WeasyPrint's offline PDF, poppler for pdftoppm,
-# pdflatex with booktabs for the LaTeX tables' compile test (about 150 MB installed).
-DEBIAN_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils texlive-latex-base texlive-latex-recommended
+# pdflatex with booktabs for the LaTeX tables' compile test (about 150 MB installed), PostgreSQL's
+# server for the DuckLake fleet test (tests/test_store_lake.py starts its own on a free port).
+DEBIAN_PACKAGES := chromium libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils texlive-latex-base texlive-latex-recommended postgresql
 PYTEST_ARGS ?= -n 2
 
 .PHONY: setup system-deps report test lint lab bench clean help

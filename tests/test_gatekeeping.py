@@ -231,7 +231,7 @@ def test_passes_needed_counts_the_correction_the_cell_faces():
     assert "first cell of the throughput family at 0.025" == first["correction"]
     assert "latency family" in second["correction"] and "/29" in second["correction"]
     text = words.message(f)
-    assert "tested at 0.025, first cell of the throughput family at 0.025" in text
+    assert "tested at the 0.025 level the correction for multiple comparisons leaves" in text
 
 
 def test_no_passes_are_asked_for_a_cell_whose_interval_clears_the_band():

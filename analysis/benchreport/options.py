@@ -398,7 +398,8 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
     for p in values["runs"] if values["store"] is None and values["analysis_file"] is None else ():
         if not Path(p).exists():
             raise ParameterError(f"parameter runs: {p} does not exist")
-    if values["store"] is not None and not Path(values["store"]).is_dir():
+    store = values["store"]
+    if store is not None and "://" not in str(store) and not Path(store).is_dir():  # a URL: a catalog's
         raise ParameterError(f"parameter store: {values['store']} is not a folder")
     options = options_from({**{o.name: values[o.name] for o in ANALYSIS_OPTIONS}, **th})
     return Parameters(options, {o.name: values[o.name] for o in BUILD_OPTIONS})

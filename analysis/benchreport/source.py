@@ -53,6 +53,7 @@ class Source:
     store: str | None = None
     max_file_mb: float = DEFAULT_MAX_FILE_MB
     strict: bool = False
+    as_of: str | None = None  # a DuckLake store as of a snapshot (number) or a day (YYYY-MM-DD)
 
     @classmethod
     def of(
@@ -62,8 +63,10 @@ class Source:
         *,
         max_file_mb: float = DEFAULT_MAX_FILE_MB,
         strict: bool = False,
+        as_of: str | None = None,
     ) -> "Source":
-        """A checked source: exactly one of `paths` (a path or several) and `store`."""
+        """A checked source: exactly one of `paths` (a path or several) and `store`; `as_of` only
+        with a store."""
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         given = tuple(str(p) for p in (paths or ()))
@@ -71,7 +74,11 @@ class Source:
             raise SourceError("give RUNS (files or folders) or --store DIR")
         if store is not None and given:
             raise SourceError("give RUNS or --store DIR, not both")
-        return cls(given, None if store is None else str(store), float(max_file_mb), bool(strict))
+        if store is not None and str(store).startswith("ducklake:"):  # made already: its folder says so
+            store = str(store)[len("ducklake:") :]
+        if as_of is not None and store is None:
+            raise SourceError("--as-of needs --store (a DuckLake store's snapshot or day)")
+        return cls(given, None if store is None else str(store), float(max_file_mb), bool(strict), as_of)
 
     def check_exists(self) -> None:
         """Every path given exists (a store is checked when it is opened)."""
@@ -131,6 +138,10 @@ def open_source(source: Source, *, progress: bool | None = False) -> OpenedSourc
         from benchreport.store.read import store_load_result
 
         store = Store.open(source.store).snapshot()
+        if source.as_of is not None:
+            if not getattr(store, "lake", False):
+                raise SourceError(f"--as-of {source.as_of}: {source.store} keeps no snapshots (a DuckLake store does)")
+            store = store.at(source.as_of)
         loaded = store_load_result(store)
         loaded.store_versions = len(store.current_shas())  # what the summary line counts
         return OpenedSource(source, loaded, store)

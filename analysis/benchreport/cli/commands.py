@@ -432,6 +432,17 @@ def cmd_store(args) -> int:
     from benchreport.store.check import check, repair
 
     store = Store.open(args.store)
+    if args.action == "migrate":
+        from benchreport.store.lake import migrate
+
+        if not args.to:
+            raise UsageError("store migrate needs --to NEW (ducklake:DIR or postgresql://...)")
+        rows = migrate(store, args.to)
+        if not args.quiet:
+            print(
+                f"{args.to}: {sum(rows.values())} row(s) of {len(rows)} table(s) copied, checked equal", file=sys.stderr
+            )
+        return EXIT_OK
     if args.action == "check":
         problems = check(store, hashed=not args.fast)
         if args.json:

@@ -75,6 +75,7 @@ def source_of(args):
             getattr(args, "store", None),
             max_file_mb=float(getattr(args, "max_file_mb", DEFAULT_MAX_FILE_MB)),
             strict=bool(getattr(args, "strict", False)),
+            as_of=getattr(args, "as_of", None),
         )
     except SourceError as exc:
         raise UsageError(str(exc)) from None

@@ -108,6 +108,12 @@ def _add_common(p: argparse.ArgumentParser, *, stats: bool = True) -> None:
         metavar="DIR",
         help="a run store (made by `benchreport ingest RUNS --store DIR`), in place of RUNS",
     )
+    p.add_argument(
+        "--as-of",
+        default=None,
+        metavar="SNAPSHOT",
+        help="with a DuckLake --store: the store as of a snapshot number or a day (YYYY-MM-DD, UTC)",
+    )
     _add_loading(p)
     if stats:
         add_cli_options(p)
@@ -441,8 +447,15 @@ def _add_other(sub) -> None:
     )
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p = sub.add_parser("store", help="check a run store, or repair it (`store check|repair --store DIR`)")
-    p.add_argument("action", choices=("check", "repair"), help="check: say what is wrong; repair: mend it")
+    p.add_argument(
+        "action",
+        choices=("check", "repair", "migrate"),
+        help="check: say what is wrong; repair: mend it; migrate: copy it into a new DuckLake store (--to)",
+    )
     p.add_argument("--store", required=True, metavar="DIR", help="the run store")
+    p.add_argument(
+        "--to", default=None, metavar="NEW", help="migrate: the new store (ducklake:DIR or postgresql://...)"
+    )
     p.add_argument("--fast", action="store_true", help="check: sizes only, no SHA-256 of every part")
     p.add_argument(
         "--wait",

@@ -278,6 +278,8 @@ def _fail_on_met(flags: list[dict], level: str | None) -> bool:
 
 
 def _absolute(path: str) -> str:
+    if "://" in path:  # a store's URL (postgresql://...: benchreport.store.lake), not a path
+        return path
     return str(Path(path).expanduser().absolute())
 
 

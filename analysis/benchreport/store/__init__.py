@@ -28,5 +28,6 @@ from __future__ import annotations
 from .layout import STORE_FORMAT, Store, StoreError
 from .ingest import IngestReport, ingest
 from .read import StoreRequests, read_tables
+from . import lake  # noqa: F401 - registers the DuckLake store (`--store ducklake:DIR`, `postgresql://`)
 
 __all__ = ["STORE_FORMAT", "Store", "StoreError", "IngestReport", "ingest", "read_tables", "StoreRequests"]

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from benchreport.load import DEFAULT_MAX_FILE_BYTES
 
 from .ingest import ingest_files, manifest_context
-from .layout import Store, StoreDamaged, OWN_TEMP, sha_file
+from .layout import Store, StoreDamaged, StoreError, OWN_TEMP, sha_file
 
 __all__ = ["Problem", "check", "repair", "RepairReport"]
 
@@ -76,6 +76,8 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
             pq.read_metadata(path)
         except Exception as exc:  # noqa: BLE001 - any unreadable part is one line
             problems.append(Problem("unreadable", str(name), f"not readable as Parquet ({_short(exc)})", str(batch)))
+    if getattr(store, "lake", False):  # the catalog lists every file of a commit: no batch goes without
+        return problems + _lake_leftovers(store, listed) + _lost(files)
     use = store.in_use()
     with_runs = set(parts.loc[parts["table"] == "runs", "batch"].astype(str))
     for path, batch in sorted(zip(use.get("path", []), use.get("batch", []))):
@@ -91,11 +93,29 @@ def check(store: Store, *, hashed: bool = True) -> list[Problem]:
         problems.append(
             Problem(kind, name, "not listed in parts.parquet: never read; `store repair` moves it to lost+found/")
         )
-    if len(files):
-        cur = files[files["current"].astype(bool) & (files["status"] == "lost")]
-        for path, reason in zip(cur["path"], cur["reason"]):
-            problems.append(Problem("lost", str(path), str(reason)))
-    return problems
+    return problems + _lost(files)
+
+
+def _lost(files: pd.DataFrame) -> list[Problem]:
+    if not len(files):
+        return []
+    cur = files[files["current"].astype(bool) & (files["status"] == "lost")]
+    return [Problem("lost", str(path), str(reason)) for path, reason in zip(cur["path"], cur["reason"])]
+
+
+def _lake_leftovers(store, listed: set) -> list[Problem]:
+    """Data files under a DuckLake store's table folders that no commit lists: what a killed
+    writer wrote before its commit (never read; DuckLake's `ducklake_delete_orphaned_files`
+    removes them). A server catalog's data path may be shared storage: only a local one is walked."""
+    base = Path(store.data_path or "") / "main" if store.data_path else None
+    if base is None or not base.is_dir():
+        return []
+    out = []
+    for table in sorted(p for p in base.iterdir() if p.is_dir() and p.name != "files" and p.name != "head"):
+        for path in sorted(table.rglob("*.parquet")):
+            if str(path) not in listed:
+                out.append(Problem("leftover", str(path), "no commit lists it (a killed writer's): never read"))
+    return out
 
 
 @dataclass
@@ -116,7 +136,14 @@ class RepairReport:
 
 
 def repair(store: Store, *, wait: float | None = None, max_file_bytes: int | None = None) -> RepairReport:
-    """Mend the store (see the module docstring) under its lock; returns what was done."""
+    """Mend the store (see the module docstring) under its lock; returns what was done. A
+    DuckLake store is not mended here: its catalog never lists a half-written commit, and a data
+    file damaged under it is restored from a backup of its data path."""
+    if getattr(store, "lake", False):
+        raise StoreError(
+            f"{store}: a DuckLake store has no `store repair` (a killed writer's files are never read; "
+            "DuckLake's ducklake_delete_orphaned_files removes them, a damaged data file comes back from a backup)"
+        )
     report = RepairReport()
     with store.lock(wait, doing="store repair"):
         store.sweep_orphans()

@@ -171,11 +171,13 @@ def ingest(
     so before is read again."""
     paths = [Path(os.path.abspath(Path(p).expanduser())) for p in paths]  # before anything changes directory
     store = Store.open(store_dir, create=True)
-    with store.lock(wait, doing="ingest"):
-        store.sweep_orphans()
-        return ingest_files(
+    return store.transact(
+        lambda: ingest_files(
             store, paths, max_file_bytes=max_file_bytes, progress=progress, chunk_bytes=chunk_bytes, strict=strict
-        )
+        ),
+        wait=wait,
+        doing="ingest",
+    )
 
 
 def ingest_files(
@@ -191,7 +193,7 @@ def ingest_files(
     """The ingest itself, under the lock. `manifests`: read with these (`store repair` reading
     a batch again) instead of those at the top of the folders given."""
     files = store.files()
-    report = IngestReport(store.root)
+    report = IngestReport(getattr(store, "display", store.root))
     units, found, report.skipped, named = _units(paths)
     manifests = found if manifests is None else manifests
     context = manifest_context(manifests)

@@ -38,6 +38,7 @@ __all__ = [
     "STORED_TABLES",
     "FILE_COLUMNS",
     "PART_COLUMNS",
+    "ENGINES",
 ]
 
 STORE_FORMAT = "benchreport.store/1"
@@ -48,6 +49,11 @@ _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
 #: the temporary file a job making a store writes its marker through (another job may see it)
 _MARKER_TEMP = re.compile(r"\.store\.json\.[0-9a-f]{32}\.tmp")
 #: the temporary files an ingest of this store writes (a leftover of a killed one, not a stray)
+#: other engines behind this API, by location prefix or marker format (benchreport.store.lake
+#: registers DuckLake's): key -> opener(root, create=...)
+ENGINES: dict = {}
+#: the engine a new store folder is made with: parquet (this module; the default) or ducklake
+ENGINE_VARIABLE = "BENCHREPORT_STORE_ENGINE"
 OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
@@ -113,7 +119,11 @@ class Store:
     # --- the marker --------------------------------------------------------------------
     @classmethod
     def open(cls, root: str | os.PathLike, *, create: bool = False) -> "Store":
-        """Open a store; with `create`, make it when the folder is missing or empty."""
+        """Open a store; with `create`, make it when the folder is missing or empty. A location
+        or marker another engine registered (`ENGINES`: DuckLake's) opens that engine's store."""
+        for key, opener in ENGINES.items():
+            if str(root).startswith(key):
+                return opener(root, create=create)
         store = cls(root)
         marker = store.root / "store.json"
         try:
@@ -122,6 +132,8 @@ class Store:
                     fmt = json.loads(marker.read_text(encoding="utf-8")).get("format")
                 except (OSError, ValueError, AttributeError) as exc:
                     raise StoreError(f"{marker}: not a readable store marker ({_why(exc)})") from None
+                if fmt in ENGINES:
+                    return ENGINES[fmt](root)
                 if fmt != STORE_FORMAT:
                     raise StoreError(f"{marker}: expected format {STORE_FORMAT!r}, got {fmt!r}")
                 return store
@@ -130,6 +142,11 @@ class Store:
                     f"{store.root}: not a run store (no store.json); create one with "
                     "`benchreport ingest RUNS --store DIR`"
                 )
+            engine = os.environ.get(ENGINE_VARIABLE, "parquet")
+            if engine == "ducklake" and "ducklake:" in ENGINES:
+                return ENGINES["ducklake:"](root, create=True)
+            if engine != "parquet":
+                raise StoreError(f"{ENGINE_VARIABLE}={engine!r}: expected parquet or ducklake")
             # another job may be making this store now: its marker's temporary file is not content
             if store.root.exists() and any(not _MARKER_TEMP.fullmatch(e.name) for e in store.root.iterdir()):
                 if marker.is_file():
@@ -180,6 +197,13 @@ class Store:
             yield self
         finally:
             os.close(fd)  # releases the lock
+
+    def transact(self, work, *, wait: float | None = None, doing: str = "ingest"):
+        """Run `work()` as this store's one writer: under the lock, after sweeping what a killed
+        writer left (a catalog store runs it as one transaction instead)."""
+        with self.lock(wait, doing=doing):
+            self.sweep_orphans()
+            return work()
 
     def cache_root(self) -> Path | None:
         """The folder whose `.cache/` keeps this store's analysis caches: the store itself, or for

@@ -32,8 +32,11 @@ __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
 _RUN_ORDER = "seat, date, pass, run_id, seq"
 
 
-def connect() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection, one thread (reads in a fixed order, bounded memory)."""
+def connect(store=None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection, one thread (reads in a fixed order, bounded memory);
+    a DuckLake store's own (its catalog attached)."""
+    if getattr(store, "lake", False):
+        return store.connection()
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 1")
     con.execute("SET preserve_insertion_order TO true")
@@ -57,7 +60,9 @@ def _select(
 
     Only the parts the store lists are read (never a glob: a stray copy is not read), and of
     each part only the rows of its batch's versions in use (a version's rows are those of the
-    batch it was written in)."""
+    batch it was written in). A DuckLake store is read by its catalog, at its snapshot."""
+    if getattr(store, "lake", False):
+        return _select_lake(con, store, table, shas, where=where, params=params, order=order, day=day)
     want = set(shas)
     parts = [(f, [s for s in ss if s in want]) for f, ss in store.part_files(table, day)] if want else []
     parts = [(f, ss) for f, ss in parts if ss]
@@ -107,6 +112,46 @@ def _select(
         ) from None
 
 
+def _select_lake(con, store, table: str, shas, *, where: str, params, order: str, day: str | None) -> pa.Table | None:
+    """`_select` of a DuckLake store: the rows of the (version, batch) pairs in use, by SQL."""
+    use = store.in_use()
+    use = use[use["sha256"].astype(str).isin(set(shas))] if len(use) else use
+    if not len(use) or not store.has(table) or not store.has("runs"):
+        return None
+    pairs = pa.table({"sha": use["sha256"].astype(str).tolist(), "b": use["batch"].astype(str).tolist()})
+    con.register("use_pairs", pairs)
+    on_day = "WHERE day = $day" if day is not None else ""
+    args = {"day": str(day)} if day is not None else {}
+
+    def rows(t: str) -> str:
+        return (
+            f"(SELECT * FROM {store.table_sql(t)} {on_day}) AS x SEMI JOIN use_pairs AS u "
+            "ON x.file_sha = u.sha AND x.batch = u.b"
+        )
+
+    extra = " EXCLUDE (day, file_sha, seq, batch)"
+    if order == _RUN_ORDER and table != "runs":
+        sql = (
+            f"SELECT t.*{extra} FROM (SELECT x.* FROM {rows(table)}) AS t "
+            f"JOIN (SELECT x.run_id, x.seat AS o_seat, x.date AS o_date, x.pass AS o_pass FROM {rows('runs')}) AS o "
+            f"USING (run_id) WHERE true {where} ORDER BY o_seat, o_date, o_pass, t.run_id, t.seq"
+        )
+    else:
+        sql = f"SELECT t.*{extra} FROM (SELECT x.* FROM {rows(table)}) AS t WHERE true {where} ORDER BY {order}"
+    if params:
+        raise ValueError("a DuckLake store's reads take no positional parameters")
+    try:
+        return con.sql(sql, params=args or None).to_arrow_table()
+    except duckdb.Error as exc:
+        where_ = f"{table}, day {day}" if day else table
+        raise StoreDamaged(
+            f"damaged store: {store}: {where_} cannot be read ({' '.join(str(exc).split())[:400]}); "
+            "`benchreport store check --store STORE`"
+        ) from None
+    finally:
+        con.unregister("use_pairs")
+
+
 def _table(con, store, name: str, shas, source: str | None = None) -> pd.DataFrame:
     arrow = _select(con, store, source or name, shas)
     if arrow is None:
@@ -134,7 +179,7 @@ def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
     """Every tidy table of the store's versions in use; requests empty unless `with_requests`
     (a year of them does not fit in memory: use `StoreRequests`)."""
     store = store.snapshot()
-    con = connect()
+    con = connect(store)
     shas = store.current_shas()
     seats, components = _seats(con, store, shas)
     tables = {
@@ -184,7 +229,7 @@ class StoreRequests:
             self._files_of.setdefault(d, set()).add(sha)
         self.cache = cache
         self.computed: list[str] = []  # dates whose summaries were computed (not read from the cache)
-        self._con = connect()
+        self._con = connect(store)
         self._cache: tuple[str, FrameSource] | None = None
 
     def _day(self, day: str) -> FrameSource:

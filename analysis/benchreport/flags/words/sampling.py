@@ -179,7 +179,9 @@ def _faces(c) -> str:
     """What the passes needed allow for: the significance level the cell's test faces, and why."""
     if F.missing(getattr(c, "test_alpha", None)) or not isinstance(getattr(c, "correction", None), str):
         return ""
-    return f" (tested at {float(c.test_alpha):.2g}, {c.correction})"
+    # the correction's working (families, Holm's steps) is in the comparisons table and flags.json;
+    # the sentence says the level it leaves (issue 42: each fact once, in a reader's words)
+    return f" (tested at the {float(c.test_alpha):.2g} level the correction for multiple comparisons leaves)"
 
 
 @writes(UnderpoweredExam)

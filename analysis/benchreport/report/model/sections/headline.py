@@ -259,12 +259,16 @@ def unquotable_places(a) -> set[tuple]:
     more than `failed_warn` of their requests failed."""
     from .flagview import flags_of
 
-    passes = getattr(a, "passes", None)
     f = flags_of(a)
-    if passes is None or passes.empty or f.empty:
+    if f.empty:
         return set()
     family = f["code"].astype(str).str.split(".").str[0]
     bad = f[family.isin(UNQUOTABLE_FAMILIES) & f["severity"].astype(str).isin(["warn", "critical"])]
+    if bad.empty:
+        return set()  # the pass table (a run store's may be large) is read only when a flag names runs
+    passes = a.passes
+    if passes is None or passes.empty:
+        return set()
     known = set(passes["run_id"].astype(str))
     runs = set().union(*(_run_ids_in(e, known) for e in bad["evidence"])) if len(bad) else set()
     named = passes[passes["run_id"].astype(str).isin(runs)]

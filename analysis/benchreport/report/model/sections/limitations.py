@@ -82,6 +82,8 @@ def limitations_html(a) -> Prose:
         return prose(para("{}", NO_FLAGS))
     told = _told_elsewhere(a)
     rest = f[~f["code"].astype(str).isin(list(told))]
+    noted = rest["severity"].astype(str).eq("info") & ~rest["code"].astype(str).isin(list(INFO_SAID_WHOLE))
+    notes, rest = rest[noted], rest[~noted]
     out = []
     named = _told_sentence(f, told)
     if named:
@@ -97,7 +99,27 @@ def limitations_html(a) -> Prose:
         elif sentences:
             blocks.append(items(sentences))
         out.append(division("topic", blocks, heading=p.title or None))
+    if len(notes):
+        out.append(division("topic", [para("{}", _notes_sentence(notes))], heading="Notes for information"))
     return prose(out)
+
+
+#: notes for information that Section 7 still says whole: what a comparison or an exam delta
+#: cannot show, and the scope of the intervals (the rest are counted by topic, each whole in the
+#: appendix's table of flags: issue 42, the section fits a page for the example)
+INFO_SAID_WHOLE = frozenset(
+    {"exam.not_significant", "sample.underpowered", "sample.one_session", "sample.few_sessions"}
+)
+
+
+def _notes_sentence(notes: pd.DataFrame) -> str:
+    """'12 notes for information, each whole in the appendix's table of flags: sample sizes (3), ...'."""
+    topics = notes["code"].astype(str).map(lambda c: codes.CODES[c].topic if c in codes.CODES else "other findings")
+    counted = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in topics.value_counts().items()])
+    return (
+        f"{fmt.counted(len(notes), 'further note', 'further notes')} for information, each stated whole in the "
+        f"appendix's table of every flag and in flags.json: {counted}."
+    )
 
 
 def limitations(a) -> Prose:

@@ -143,7 +143,10 @@ def summary_note(df: pd.DataFrame, pct: str) -> tuple[pd.DataFrame, str]:
         same,
         f"Each figure with its {pct} confidence interval over passes in brackets, or, for a single pass, "
         "an interval over its requests in braces {…} that describes that one run only; a figure without "
-        "either has too few passes for one (two passes show both values).",
+        "either has too few passes for one (two passes show both values). 'Mean' is each pass's mean "
+        "over its requests; over several passes the figure is the geometric mean of those pass means, "
+        "its interval Student's t on their logarithms (over dates where a cell was measured on three or "
+        "more: Table A1 names each interval's method).",
         f"{RECOMPUTED_MARK} the harness's figure, where our recomputation from its records differs (Table A1 has both)."
         if marked
         else "",

@@ -269,11 +269,15 @@ def _rate_of(load_json) -> tuple[float, str]:
 
 def _rate_passes(a) -> pd.DataFrame:
     """Every pass value of a run sent at an offered request rate, with that rate and its condition."""
-    p = a.pass_table
-    if p is None or p.empty or "load" not in a.tables.runs:
+    if "load" not in a.tables.runs:
         return pd.DataFrame()
     runs = a.tables.runs.drop_duplicates("run_id").set_index("run_id")
     rates = {rid: _rate_of(load) for rid, load in runs["load"].items()}
+    if not any(fmt.finite(r) for r, _ in rates.values()):
+        return pd.DataFrame()  # no run sent at a rate: the pass table (a store's may be large) is not read
+    p = a.passes  # the whole pass table (from a run store, read from its cache when asked)
+    if p is None or p.empty:
+        return pd.DataFrame()
     got = [rates.get(rid, (np.nan, "")) for rid in p["run_id"]]
     p = p.assign(rate=[g[0] for g in got], condition=[g[1] for g in got])
     p = p[p["rate"].map(fmt.finite)].copy()
