@@ -122,6 +122,7 @@ def test_report_notebook_is_thin():
         "## 6 Faults and open defects",
         "## 7 What these numbers will not carry",
         "## 8 History across dates",
+        "## 9 Do the harnesses agree?",
         "## Appendix: provenance",
     ]
 

@@ -89,6 +89,7 @@ def test_marked_folder_is_replaced_and_lists_its_files(tmp_path, capsys):
         "flags.json",
         "provenance.csv",
         "refused.json",
+        "tables/agreement.csv",
         "tables/cells.csv",
         "tables/comparisons.csv",
         "tables/exam_deltas.csv",

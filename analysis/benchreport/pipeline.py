@@ -131,6 +131,9 @@ class Analysis:
     #: each cell key's log pass values per date (benchreport.stats.sessions.session_groups): the
     #: comparisons' between-session variance and tables/sessions.csv
     session_groups: dict | None = None
+    #: one row per pair of harnesses that measured one seat's cell (benchreport.stats.agreement;
+    #: tables/agreement.csv)
+    agreement: pd.DataFrame | None = None
 
     @property
     def history(self) -> pd.DataFrame | None:
@@ -248,6 +251,7 @@ def analyse_tables(
     from benchreport.stats.history_summary import summarise_history
     from benchreport.stats.cells import bootstrap_cells
     from benchreport.stats.sessions import session_groups, session_level_cells, since_dates
+    from benchreport.stats.agreement import agreement as compute_agreement
 
     th = options.thresholds
     note(f"analysing {len(tables.runs)} run(s) of {len(tables.seats)} seat(s)", quiet=quiet)
@@ -295,6 +299,8 @@ def analyse_tables(
             level=cellset.level,
             since=since,
         )
+    # the same cell measured by several harnesses, each difference explained or not (issue 46)
+    agreement = compute_agreement(cells, kept.runs, _described_requests(kept).requests)
     findings = find(
         _described_requests(tables),
         cells=cells,
@@ -305,6 +311,7 @@ def analyse_tables(
         baseline=options.baseline,
         passes=cellset.notable,
         history=summary,
+        agreement=agreement,
     )
     return Analysis(
         loaded or LoadResult(),
@@ -324,6 +331,7 @@ def analyse_tables(
         history_tokens=history_tokens,
         request_counts=cellset.request_counts,
         session_groups=sessions,
+        agreement=agreement,
     )
 
 
@@ -492,7 +500,7 @@ def _history_or_empty(analysis: Analysis) -> pd.DataFrame:
 
 
 def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]:
-    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,sessions,seats}.csv`, `OUT/flags.json`,
+    """`OUT/tables/{cells,comparisons,exam_deltas,passes,history,sessions,seats,agreement}.csv`, `OUT/flags.json`,
     `OUT/refused.json`, `OUT/provenance.csv` (`provenance`)."""
     from benchreport.days.entries import PassDays, typed_passes
     from benchreport.stats.history import history
@@ -527,6 +535,13 @@ def write_analysis(analysis: Analysis, out_dir: str | os.PathLike) -> list[Path]
     # the seats as the run files name them, whole (the report shortens long names for display)
     path = tables_dir / "seats.csv"
     write_csv(analysis.tables.seats, path)
+    written.append(path)
+    # one seat's cell measured by several harnesses, side by side (issue 46)
+    from benchreport.stats.agreement import AGREEMENT_COLUMNS
+
+    path = tables_dir / "agreement.csv"
+    agreement = analysis.agreement if analysis.agreement is not None else pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    write_csv(agreement, path)
     written.append(path)
     path = out / "flags.json"
     path.write_text(json.dumps(analysis.flags_records(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -254,6 +254,15 @@ CODES: dict[str, Code] = dict(
             None,
         ),
         _c(
+            "harness.disagree",
+            ("warn",),
+            "comparisons",
+            "two harnesses measured one seat's cell under one load and differ beyond their intervals, unexplained by their definitions (tables/agreement.csv)",
+            "harness agreement",
+            None,
+            None,
+        ),
+        _c(
             "compare.missing_metric",
             ("warn", "info"),
             "comparisons",

@@ -39,6 +39,8 @@ class Inputs:
     thresholds: Thresholds
     baseline: str | None
     history: pd.DataFrame | None = None
+    #: one row per pair of harnesses that measured one cell (benchreport.stats.agreement)
+    agreement: pd.DataFrame | None = None
 
 
 #: (name, rule over the inputs) in the order they run
@@ -56,6 +58,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("reasoning_ttft", lambda i: R.reasoning_ttft(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("first_chunk", lambda i: R.first_chunk(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("capped_answers", lambda i: R.capped_answers(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
+    ("harness_disagree", lambda i: R.harness_disagree(i.agreement)),
     ("no_incumbent", lambda i: R.no_incumbent(i.tables, i.comparisons, baseline=i.baseline)),
     ("cross_model", lambda i: R.cross_model(i.tables, i.comparisons, baseline=i.baseline)),
     ("not_like_for_like", lambda i: R.not_like_for_like(i.tables, i.comparisons, baseline=i.baseline)),
@@ -92,6 +95,7 @@ def find(
     baseline: str | None = None,
     passes: pd.DataFrame | None = None,
     history: pd.DataFrame | None = None,
+    agreement: pd.DataFrame | None = None,
 ) -> list[Finding]:
     """Every finding the data raise, in rule order (arguments as `compute_flags`)."""
     if float(excluded.cache_ratio) != float(thresholds.cache_ratio):
@@ -99,7 +103,7 @@ def find(
             f"`excluded` was decided with cache_ratio {excluded.cache_ratio}, the thresholds "
             f"say {thresholds.cache_ratio}: decide the exclusions with the same thresholds"
         )
-    inputs = Inputs(tables, cells, comparisons, exam_deltas, passes, excluded, thresholds, baseline, history)
+    inputs = Inputs(tables, cells, comparisons, exam_deltas, passes, excluded, thresholds, baseline, history, agreement)
     return [f for _name, rule in RULES for f in rule(inputs)]
 
 

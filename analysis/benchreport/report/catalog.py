@@ -103,6 +103,9 @@ TABLES = {
         Entry("exam-deltas", "exam deltas with exact tests", sections.exam_deltas_table),
         Entry("faults", "faults, crashes and defects recorded in the runs", _faults_table),
         Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
+        Entry(
+            "agreement", "one cell measured by several harnesses, side by side (section 9)", sections.agreement_table
+        ),
         Entry("all-cells", "appendix: every cell", sections.all_cells_table),
         Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),
         Entry("flags", "appendix: every flag, its message whole", sections.flags_table),

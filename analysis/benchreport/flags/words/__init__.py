@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from benchreport import format as F
 
-from . import comparisons, deployment, exams, faults, history, provenance, sampling, stability, traps  # noqa: F401 (register)
+from . import comparisons, deployment, exams, faults, harness, history, provenance, sampling, stability, traps  # noqa: F401 (register)
 from ._common import COMBINERS, WRITERS, generic
 from .stability import warmup_unknown_summary
 

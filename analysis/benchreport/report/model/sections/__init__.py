@@ -13,6 +13,7 @@ fleet paper, one module each:
     faults        6 Faults and open defects
     limitations   7 What these numbers will not carry
     history       8 History across dates (the dated verdicts of a nightly archive)
+    agreement     9 Do the harnesses agree? (one cell measured by several harnesses)
     appendix      Appendix: provenance
     views         Appendix: load, latency and requests (throughput against latency, ECDFs, ...)
 
@@ -23,6 +24,7 @@ re-exported here: ``from benchreport.report import sections; sections.abstract(a
 """
 
 from .abstract import abstract, strongest_caveat, title_block
+from .agreement import agreement_table, agreement_text
 from .appendix import (
     appendix_text,
     files_table,
@@ -96,6 +98,8 @@ __all__ = [
     "history_table",
     "traps",
     "faults",
+    "agreement_text",
+    "agreement_table",
     "limitations",
     "limitations_html",
     "limitations_paragraphs",

@@ -1,0 +1,92 @@
+"""Harnesses that disagree: one seat's cell measured by two harnesses differs beyond what their
+definitions explain (harness.disagree; issue 46). Reads the agreement table
+(benchreport.stats.agreement), never recomputes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .._common import int_or_none
+from ..findings import Finding, Record
+
+__all__ = ["DisagreePair", "HarnessDisagree", "harness_disagree"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DisagreePair(Record):
+    """One pair of harnesses whose figures for one cell differ, unexplained."""
+
+    metric: str
+    concurrency: int | None
+    harness_a: str
+    harness_b: str
+    estimate_a: float
+    estimate_b: float
+    ratio: float
+    ratio_low: float
+    ratio_high: float
+    differs_in: str
+    common: str
+    common_ratio: float | None
+    common_ratio_low: float | None
+    common_ratio_high: float | None
+    explanation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HarnessDisagree(Finding):
+    """Two harnesses measured one seat's cell under one load and their figures differ beyond their
+    intervals, and neither a definitional difference nor the common recomputation explains it (warn)."""
+
+    CODES = ("harness.disagree",)
+    pairs: list[DisagreePair]
+
+
+def _num(v) -> float | None:
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def harness_disagree(agreement: pd.DataFrame | None) -> list[HarnessDisagree]:
+    """`harness.disagree` (warn): one finding per seat's cell with an unexplained pair."""
+    if agreement is None or not len(agreement):
+        return []
+    bad = agreement[agreement["explained"] == "unexplained"]
+    out = []
+    for (seat, workload, conc, metric, statistic), g in bad.groupby(
+        ["seat", "workload", "concurrency", "metric", "statistic"], dropna=False, sort=True
+    ):
+        pairs = [
+            DisagreePair(
+                metric=str(metric),
+                concurrency=int_or_none(conc),
+                harness_a=str(r.harness_a),
+                harness_b=str(r.harness_b),
+                estimate_a=float(r.estimate_a),
+                estimate_b=float(r.estimate_b),
+                ratio=float(r.ratio),
+                ratio_low=float(r.ratio_low),
+                ratio_high=float(r.ratio_high),
+                differs_in=str(r.differs_in) if pd.notna(r.differs_in) else "",
+                common=str(r.common) if pd.notna(r.common) else "",
+                common_ratio=_num(r.common_ratio),
+                common_ratio_low=_num(r.common_ratio_low),
+                common_ratio_high=_num(r.common_ratio_high),
+                explanation=str(r.explanation),
+            )
+            for r in g.itertuples(index=False)
+        ]
+        out.append(
+            HarnessDisagree(
+                code="harness.disagree",
+                severity="warn",
+                seats=(str(seat),),
+                workload=None if pd.isna(workload) else str(workload),
+                concurrency=int_or_none(conc),
+                metric=str(metric),
+                statistic=str(statistic),
+                pairs=pairs,
+            )
+        )
+    return out
