@@ -66,7 +66,7 @@ FIGURES = {
         Entry("exams", "exam deltas with their confidence intervals", sections.exam_figure),
         Entry(
             "history",
-            "each seat's cells across dates, regressions and level shifts marked (section 8)",
+            "each seat's cells across dates, regressions and level shifts marked (History across dates)",
             sections.history_panels_figure,
         ),
         # the appendix's views of load and latency (sections.views), drawn where the runs hold them
@@ -102,9 +102,13 @@ TABLES = {
         Entry("exam-scores", "exam scores per seat", sections.exam_scores_table),
         Entry("exam-deltas", "exam deltas with exact tests", sections.exam_deltas_table),
         Entry("faults", "faults, crashes and defects recorded in the runs", _faults_table),
-        Entry("history", "dated regressions and improvements, newest first (section 8)", sections.history_table),
         Entry(
-            "agreement", "one cell measured by several harnesses, side by side (section 9)", sections.agreement_table
+            "history", "dated regressions and improvements, newest first (History across dates)", sections.history_table
+        ),
+        Entry(
+            "agreement",
+            "one cell measured by several harnesses, side by side (Do the harnesses agree?)",
+            sections.agreement_table,
         ),
         Entry("all-cells", "appendix: every cell", sections.all_cells_table),
         Entry("all-comparisons", "appendix: every comparison", sections.all_comparisons_table),

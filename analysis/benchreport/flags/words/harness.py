@@ -38,7 +38,7 @@ def harness_disagree(f: HarnessDisagree) -> str:
 
 @combines("harness.disagree")
 def disagree_sentences(findings: list[HarnessDisagree], messages: list[str]) -> list[str]:
-    """Every cell's unexplained pairs in one sentence (section 9 and tables/agreement.csv give each whole)."""
+    """Every cell's unexplained pairs in one sentence (the section "Do the harnesses agree?" and tables/agreement.csv give each whole)."""
     if len(findings) == 1:
         return generic(messages)
     cells = []
@@ -48,6 +48,6 @@ def disagree_sentences(findings: list[HarnessDisagree], messages: list[str]) -> 
         cells.append(f"{f.seats[0]} {F.cell_phrase(None, p0.concurrency, p0.metric, None)} ({pairs})")
     return [
         "Harnesses that measured one seat's cell under one load disagree beyond their intervals and beyond what "
-        f"their definitions explain: {F.join_words(cells)}; section 9 and tables/agreement.csv give each pair with "
+        f"their definitions explain: {F.join_words(cells)}; the section 'Do the harnesses agree?' and tables/agreement.csv give each pair with "
         "its intervals and the common recomputation."
     ]

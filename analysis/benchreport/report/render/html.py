@@ -281,14 +281,25 @@ def _is_heading(cell) -> bool:
     return cell.cell_type == "markdown" and str(cell.source).lstrip().startswith("## ")
 
 
+_NUMBERED = re.compile(r"^(\s*## )\d+ ")
+
+
 def _without_empty_sections(cells: list) -> list:
     """The cells without a section heading whose section showed nothing (issue 42: an empty
-    section is not printed): a heading followed by another heading or by nothing."""
-    return [
+    section is not printed): a heading followed by another heading or by nothing. The numbered
+    sections left are numbered again in order; sections 1 to 7 always show something (the text
+    refers to them by number), so only the later ones, referred to by name, can move up."""
+    kept = [
         cell
         for i, cell in enumerate(cells)
         if not (_is_heading(cell) and (i + 1 == len(cells) or _is_heading(cells[i + 1])))
     ]
+    number = 0
+    for cell in kept:
+        if _is_heading(cell) and _NUMBERED.match(str(cell.source)):
+            number += 1
+            cell.source = _NUMBERED.sub(lambda m, n=number: f"{m.group(1)}{n} ", str(cell.source), count=1)
+    return kept
 
 
 def notebook_to_html(nb, *, title: str, template_dir: Path | None = None) -> str:
