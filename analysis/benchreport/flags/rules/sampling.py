@@ -292,14 +292,7 @@ def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[O
         if "ci_low" in multi and "ci_high" in multi
         else [False] * len(multi)
     )
-    per_seat: dict[str, list[int]] = {}
-    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
-        per_seat.setdefault(seat, [0, 0])
-        per_seat[seat][0] += 1
-        per_seat[seat][1] += int(bool(ci))
-    r = runs[["seat", "date"]].dropna()
-    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
-    counts = r.groupby(r["seat"].astype(str)).size()
+    per_seat, dates, counts = _cells_and_dates_per_seat(multi, has_ci, runs)
     out = []
     for seat in sorted(per_seat):
         if seat not in dates.index or len(dates[seat]) != 1:
@@ -317,6 +310,20 @@ def one_session(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[O
             )
         )
     return out
+
+
+def _cells_and_dates_per_seat(multi: pd.DataFrame, has_ci, runs: pd.DataFrame):
+    """({seat: [cells of 2+ passes, of them with an interval]}, {seat: its sorted dates}, {seat:
+    its runs}) for the session rules (`one_session`, `few_sessions`)."""
+    per_seat: dict[str, list[int]] = {}
+    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
+        per_seat.setdefault(seat, [0, 0])
+        per_seat[seat][0] += 1
+        per_seat[seat][1] += int(bool(ci))
+    r = runs[["seat", "date"]].dropna()
+    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
+    counts = r.groupby(r["seat"].astype(str)).size()
+    return per_seat, dates, counts
 
 
 def few_sessions(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[FewSessions]:
@@ -337,14 +344,7 @@ def few_sessions(cells: pd.DataFrame | None, runs: pd.DataFrame | None) -> list[
     if multi.empty:
         return []
     has_ci = (multi["ci_low"].notna() & multi["ci_high"].notna()).to_numpy(dtype=bool)
-    per_seat: dict[str, list[int]] = {}
-    for seat, ci in zip(multi["seat"].astype(str).tolist(), has_ci):
-        per_seat.setdefault(seat, [0, 0])
-        per_seat[seat][0] += 1
-        per_seat[seat][1] += int(bool(ci))
-    r = runs[["seat", "date"]].dropna()
-    dates = r.groupby(r["seat"].astype(str))["date"].agg(lambda s: sorted({str(d)[:10] for d in s}))
-    counts = r.groupby(r["seat"].astype(str)).size()
+    per_seat, dates, counts = _cells_and_dates_per_seat(multi, has_ci, runs)
     out = []
     for seat in sorted(per_seat):
         if seat not in dates.index or not (2 <= len(dates[seat]) < MIN_SESSIONS):
