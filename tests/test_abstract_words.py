@@ -51,7 +51,23 @@ def test_the_strongest_caveat_quotes_no_error_text(analysed):
     text = " ".join(_text(sections.abstract(analysed)).split())
     assert "The strongest caveat (critical)" in text and "3 of 12 requests" in text
     assert "requests.failed" not in text  # said in words, not by its code (issue 42)
+    assert not re.search(r"\d{4}-\d\d-\d{3}", text), "a date run into the next item of the list"
     assert "Bad Request" not in text and "“" not in text and "{" not in text
     assert "Section 6 quotes the errors" in text
     faults = " ".join(_text(sections.faults(analysed)[0]).split())
     assert "Bad Request: This model's maximum context length is 70 tokens." in faults
+
+
+def test_the_caveat_without_its_error_texts_keeps_its_list_apart():
+    """The abstract drops the quoted errors of a failure finding, not the '; ' between its items
+    (the captures' abstract read 'on 2026-12-017 of 12')."""
+    from benchreport.report.model.sections.abstract import unquoted
+
+    text = (
+        "s: 21 of 36 requests failed: 14 of 24 (58%) at 2 streams on 2026-12-01: 14× “Bad Request” "
+        "(13 messages of this form); 7 of 12 (58%) at 2 streams on 2026-12-01: 7× “Bad”. So many failed."
+    )
+    assert unquoted(text) == (
+        "s: 21 of 36 requests failed: 14 of 24 (58%) at 2 streams on 2026-12-01; 7 of 12 (58%) at 2 streams "
+        "on 2026-12-01. So many failed. (Section 6 quotes the errors.)"
+    )

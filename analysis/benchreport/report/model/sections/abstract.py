@@ -87,7 +87,9 @@ _QUOTED_ERRORS = re.compile(r":\s*(?:\d+× “[^”]*”(?: \([^)]*\))?(?:;\s*)?
 def unquoted(text: str) -> str:
     """A flag's message without the error texts it quotes: the abstract never prints a raw error
     message (Section 6 and the appendix quote them)."""
-    out, n = _QUOTED_ERRORS.subn("", text)
+    out, n = _QUOTED_ERRORS.subn("; ", text)
+    # the list's items stay apart ('on 2026-12-01; 7 of 12 ...'), and no '; ' is left before a stop
+    out = re.sub(r";\s*(?=[.)]|$)", "", out)
     return out + " (Section 6 quotes the errors.)" if n else out
 
 
