@@ -60,6 +60,10 @@ class PassCell(CellKey):
     n_passes: int
     values: list[float]
     date: str | None = ABSENT
+    #: which harness measured the cell, and the load it sent in words (issue 42: cells that read
+    #: alike are told apart by these in the sentence)
+    harness: str | None = ABSENT
+    load: str | None = ABSENT
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,6 +228,10 @@ class FewSessions(Finding):
 _PASS_CODES = {1: "sample.single_pass", 2: "sample.two_passes"}
 
 
+def _text_or_absent(value):
+    return ABSENT if F.missing(value) or not str(value) else str(value)
+
+
 def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list[PassCount]:
     """`sample.single_pass` / `sample.two_passes` / `sample.few_passes`, one finding per seat and kind.
 
@@ -248,6 +256,8 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list
                 n_passes=n,
                 values=parse_values(row.values),
                 date=date,
+                harness=_text_or_absent(getattr(row, "harness", None)),
+                load=_text_or_absent(getattr(row, "load", None)),
             )
         )
     out = []

@@ -46,6 +46,21 @@ def _values(c) -> str:
     return f"{F.series(c.values, ' and ')} {F.unit_of(c.metric)}".rstrip()
 
 
+def _told_apart(cells: list) -> list[str]:
+    """Each cell's phrase; where two read alike, the harness that measured each (and the load it
+    sent, where that is what differs) in brackets (issue 42: 'per-stream decode at 1 stream' three
+    times, no harness named)."""
+    phrases = [phrase(c) for c in cells]
+    out = []
+    for c, p in zip(cells, phrases):
+        if phrases.count(p) > 1:
+            same_harness = [d for d, q in zip(cells, phrases) if q == p and d.harness == c.harness]
+            said = [x for x in (c.harness, c.load if len(same_harness) > 1 else None) if isinstance(x, str)]
+            p += f" ({'; '.join(said)})" if said else ""
+        out.append(p)
+    return out
+
+
 @writes(PassCount)
 def pass_count(f: PassCount) -> str:
     seat, cl = f.seats[0], f.cells
@@ -54,17 +69,19 @@ def pass_count(f: PassCount) -> str:
             return f"{seat} was measured in a single pass for {phrase(cl[0])}." + _ONE_PASS
         return f"{seat} was measured in a single pass in {len(cl)} cells ({describe_cells(cl)})." + _ONE_PASS
     if f.code == "sample.two_passes":
-        shown = [f"{phrase(c)}: {_values(c)}" for c in cl[:4]]
+        names = _told_apart(cl[:4])
+        shown = [f"{names[i]}: {_values(c)}" for i, c in enumerate(cl[:4])]
         return (
             f"{seat} was measured in two passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
             "Two observations do not give a reliable mean: report both values."
         )
     same_n = len({c.n_passes for c in cl}) == 1
+    names = _told_apart(cl[:4])
     shown = [
-        f"{phrase(c)}: "
+        f"{names[i]}: "
         + ("" if same_n else f"{c.n_passes} passes, ")
         + f"{F.series(c.values)} {F.unit_of(c.metric)}".rstrip()
-        for c in cl[:4]
+        for i, c in enumerate(cl[:4])
     ]
     ns = F.join_words(sorted({str(c.n_passes) for c in cl}), "or")
     return (
