@@ -90,11 +90,21 @@ def test_the_running_title_is_a_css_literal_of_escapes():
     assert page.index("Content-Security-Policy") < page.index("<style>")
 
 
-def test_dates_are_fixed_without_moving_a_byte():
+def test_dates_are_set_without_moving_a_byte(monkeypatch):
+    """The printed dates become the build's (or SOURCE_DATE_EPOCH's), in UTC, each in the space
+    the printer gave it: the file's byte offsets stay (issue 42)."""
     raw = b"/CreationDate (D:20261206064117+01'00')\n/ModDate (D:20261206064117Z)"
-    fixed = pdf._PDF_DATE.sub(pdf._fixed_date, raw)
-    assert fixed == b"/CreationDate (D:19700101000000+01'00')\n/ModDate (D:19700101000000Z)"
+    when = 1765000000  # 2025-12-06 05:46:40 UTC
+    fixed = pdf._PDF_DATE.sub(lambda m: pdf._dated(m, when), raw)
+    assert fixed == b"/CreationDate (D:20251206054640+00'00')\n/ModDate (D:20251206054640Z)"
     assert len(fixed) == len(raw)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert pdf.pdf_date_of(None) == 0.0 and pdf.pdf_date_of(when) == when
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "86400")
+    assert pdf.pdf_date_of(when) == 86400.0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(pdf.PdfEngineError, match="SOURCE_DATE_EPOCH must be an integer"):
+        pdf.pdf_date_of(when)
 
 
 @needs_chromium
