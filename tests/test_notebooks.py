@@ -173,6 +173,9 @@ def test_explore_notebook_runs_top_to_bottom(explored):
     for cell in ("seats", "flags", "request-records", "comparisons", "files"):  # searchable tables
         html = "".join(d.get("text/html", "") for d in data[cell])
         assert "new ITable" in html and "window._itables_" in html, cell
+    if name == "every-format":  # five harnesses measured one seat alike (captures/agreement): issue 46
+        html = "".join(d.get("text/html", "") for d in data["agreement"])
+        assert "new ITable" in html and "Do the harnesses agree?" in html and "genai-bench" in html
     plots = [c for c, ds in data.items() if any("application/vnd.plotly.v1+json" in d for d in ds)]
     assert {"cells", "requests"} <= set(plots)
     if name == "example":

@@ -314,6 +314,16 @@ def request_summary(
     return pd.DataFrame(rows, columns=cols)
 
 
+def agreement_view(a) -> pd.DataFrame:
+    """Each pair of harnesses that measured one seat's cell (tables/agreement.csv): the figures,
+    their ratio with its interval and what explains a difference; empty where no cell was
+    measured by two harnesses."""
+    from benchreport.stats.agreement import AGREEMENT_COLUMNS
+
+    table = getattr(a, "agreement", None)
+    return table if isinstance(table, pd.DataFrame) else pd.DataFrame(columns=AGREEMENT_COLUMNS)
+
+
 def files_view(a) -> pd.DataFrame:
     """Refused and skipped files with the whole reason (refused first)."""
     rows = [{"file": r.path, "status": "refused", "where": r.json_path, "why": r.message} for r in a.loaded.refused]
