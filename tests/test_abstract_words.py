@@ -71,3 +71,17 @@ def test_the_caveat_without_its_error_texts_keeps_its_list_apart():
         "s: 21 of 36 requests failed: 14 of 24 (58%) at 2 streams on 2026-12-01; 7 of 12 (58%) at 2 streams "
         "on 2026-12-01. So many failed. (Section 6 quotes the errors.)"
     )
+
+
+def test_a_headline_whose_cell_a_trap_names_says_so():
+    """Issue 42: the declared primary cell stays the headline, and where a failure or measurement
+    trap names its runs, the headline says its figures are in question (the example's two-node
+    seat: a prefix-cache hit, capped answers and tokens in the reasoning field in its one run)."""
+    from pathlib import Path
+
+    from benchreport.pipeline import analyse_paths
+
+    a = analyse_paths([str(Path(__file__).resolve().parents[1] / "data" / "example")])
+    text = " ".join(_text(sections.abstract(a)).split())
+    assert "names runs of this cell for glm-5.3-flash-nvfp4-tp4-2node: its figures are in question" in text
+    assert "for glm-5.3-flash-exl3-4.0bpw-1node: its figures are in question" not in text

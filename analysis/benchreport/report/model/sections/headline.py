@@ -153,8 +153,39 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
             ci_words,
             verdict or "none",
             f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "",
-        )
+        ),
+        *_unquotable_note(a, row, (base, cand)),
     )
+
+
+def _unquotable_note(a, row, seats: tuple[str, str]) -> list:
+    """A sentence under a headline whose cell a failure or measurement-trap flag names (issue 42:
+    the declared primary cell is kept, never swapped for a better-looking one, but its reader is
+    told that its figures are in question)."""
+    places = unquotable_places(a)
+    if not places:
+        return []
+    named = [
+        s
+        for s in seats
+        if (
+            s,
+            fmt.text(row.get("harness")),
+            fmt.text(row.get("load_id")),
+            fmt.text(row.get("workload")),
+            fmt.num(row.get("concurrency")),
+        )
+        in places
+    ]
+    if not named:
+        return []
+    return [
+        para(
+            "A failure or measurement-trap finding names runs of this cell for {}: its figures are in question "
+            "(Sections 5 and 6).",
+            fmt.join_words(named),
+        )
+    ]
 
 
 def headline_sentence(a, lead: str = "Headline") -> Prose:
