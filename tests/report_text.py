@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -60,3 +62,66 @@ def internal_tokens(text: str) -> list[str]:
         for m in re.finditer(pattern, text):
             found.append(f"{what}: …{text[max(0, m.start() - 60) : m.end() + 30]}…")
     return found
+
+
+#: a measured figure in a sentence: any number with a decimal point, and a whole number with a
+#: thousands separator followed by a unit (a count such as '1,514 estimates' is a count of rows)
+_FIGURE = re.compile(
+    r"(?<![\w.,-])\d+\.\d+(?![\w.])"
+    r"|(?<![\w.-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?=[ -]?(?:tok/s|tok\b|ms\b|s\b|GB\b|MB\b|tokens?\b|-token|%))"
+)
+_VALUE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def _values_of(out: Path) -> set[float]:
+    """Every number in OUT's tables/*.csv and flags.json (the report's sources), as floats."""
+    import csv
+    import json
+
+    found: set[float] = set()
+
+    def add(text: str) -> None:
+        found.update(float(m.replace(",", "")) for m in _VALUE.findall(text))
+
+    def walk(x) -> None:
+        if isinstance(x, bool):
+            return
+        if isinstance(x, (int, float)):
+            found.add(abs(float(x)))
+        elif isinstance(x, str):
+            add(x)
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for table in sorted((out / "tables").glob("*.csv")):
+        with table.open(encoding="utf-8", newline="") as f:
+            for row in csv.reader(f):
+                for cell in row:
+                    add(cell)
+    walk(json.loads((out / "flags.json").read_text(encoding="utf-8")))
+    return found
+
+
+def unsourced_figures(out: Path) -> list[str]:
+    """Each measured figure in the prose of OUT/report.html (tables and headings left out: a
+    table row is its own source) that no table of OUT/tables nor flags.json holds at the number
+    of decimals the sentence gives (a share also as a percentage): issue 42, a sentence quotes a
+    table row, never a number of its own."""
+    import html as _html
+
+    page = (out / "report.html").read_text(encoding="utf-8")
+    page = re.sub(r"(?s)<style.*?</style>|<table.*?</table>|<h[1-6][^>]*>.*?</h[1-6]>", " ", page)
+    text = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    values = _values_of(out)
+    missing = []
+    for m in _FIGURE.finditer(text):
+        number = m.group(0)
+        x = float(number.replace(",", ""))
+        places = len(number.split(".")[1]) if "." in number else 0
+        if not any(abs(round(v, places) - x) < 1e-9 or abs(round(100 * v, places) - x) < 1e-9 for v in values):
+            missing.append(f"{number}: …{text[max(0, m.start() - 80) : m.end() + 20]}…")
+    return missing

@@ -68,6 +68,9 @@ def test_report_builds_from_a_folder_of_mixed_harness_outputs(tmp_path):
 
     text = html_text(out / "report.html")
     assert internal_tokens(text) == []  # issue 42: a reader's words only
+    from report_text import unsourced_figures
+
+    assert unsourced_figures(out) == []  # and every figure in a sentence is a table row's
     # two loads that read alike are told apart by what they sent, not by a hash
     assert "synthetic; prompt length 32±4 from 24 to 40" in text and "32±4 without bounds" in text
 

@@ -484,6 +484,30 @@ def test_the_example_report_speaks_a_readers_words(example_build):
     assert internal_tokens(" ".join(pdf_text.split())) == []
 
 
+def test_every_figure_in_the_example_reports_words_is_a_table_row(example_build):
+    """Issue 42: each measured figure a sentence states is in tables/*.csv or flags.json at the
+    decimals the sentence gives; a figure the report made up in a sentence fails."""
+    from report_text import unsourced_figures
+
+    out, _ = example_build
+    assert unsourced_figures(out) == []
+
+
+def test_a_figure_no_table_holds_is_found(tmp_path):
+    """The check itself: a sentence's number that no table holds is reported, one that a table
+    holds (rounded, or as a percentage of a share) is not."""
+    from report_text import unsourced_figures
+
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "cells.csv").write_text("estimate,share\n112.84,0.0745\n", encoding="utf-8")
+    (tmp_path / "flags.json").write_text('[{"evidence": {"value": 95941.2}}]', encoding="utf-8")
+    (tmp_path / "report.html").write_text(
+        "<p>112.8 tok/s, 7.4% of them, 95,941 tok/s; but 113.9 tok/s and 4,711 tok/s</p><table><td>1.5</td></table>",
+        encoding="utf-8",
+    )
+    assert [x.split(":")[0] for x in unsourced_figures(tmp_path)] == ["113.9", "4,711"]
+
+
 def test_the_token_scan_finds_each_kind():
     """The scan itself: each kind of internal token is found."""
     from report_text import internal_tokens
