@@ -249,7 +249,7 @@ def sample_passes(cells: pd.DataFrame | None, *, thresholds: Thresholds) -> list
         if n is None or n < 1 or n >= max(min_passes, 3):
             continue
         code = _PASS_CODES.get(n, "sample.few_passes")
-        date = ABSENT if F.missing(row.date) else str(row.date)
+        date = _text_or_absent(row.date)
         kinds.setdefault((row.seat, code), []).append(
             PassCell(
                 **cell_dict(row.workload, row.concurrency, row.metric, row.statistic),

@@ -287,7 +287,16 @@ def _place(row) -> tuple:
 def unquotable_places(a) -> set[tuple]:
     """The places (seat, harness, load, workload, concurrency) of cells the abstract must not quote
     (issue 42): a run of theirs is named by a failure or measurement-trap flag at warn or above, or
-    more than `failed_warn` of their requests failed."""
+    more than `failed_warn` of their requests failed. Worked out once per analysis (the abstract
+    asks for the seats' figures and for each headline), kept while its flags are the same."""
+    kept = a.__dict__.get("_benchreport_unquotable")
+    if kept is None or kept[0] is not a.flags:
+        kept = (a.flags, _unquotable_places(a))
+        a.__dict__["_benchreport_unquotable"] = kept
+    return kept[1]
+
+
+def _unquotable_places(a) -> set[tuple]:
     from .flagview import flags_of
 
     f = flags_of(a)
