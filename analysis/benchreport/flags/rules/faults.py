@@ -30,9 +30,11 @@ __all__ = [
 ]
 
 #: how many kinds of error message a finding quotes per run
-ERROR_EXAMPLES = 3
-#: an error message is quoted up to this many characters, cut at a word's end
-ERROR_CHARS = 160
+ERROR_EXAMPLES = 2
+#: an error message is quoted up to this many characters, cut at a word's end (enough for what
+#: failed and why: "Bad Request: This model's maximum context length is 70 tokens. However, you
+#: requested 84 tokens"; each run file keeps it whole)
+ERROR_CHARS = 110
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -79,6 +79,12 @@ def describe_cells(cells: list, limit: int = 4) -> str:
     return "; ".join(parts)
 
 
+#: how many cells a finding about many cells lists with their figures before "and N more": the
+#: rest are in its flag's evidence (flags.json) and the tables; two keep a finding to a few lines
+#: (issue 42: a report of many harnesses' captures within ten pages before its appendix)
+LISTED = 2
+
+
 def more(n_shown: int, n: int, what: str = "") -> str:
     """'; and more' (or '; and 3 more cells') when a list was cut at `n_shown` of `n`."""
     if n <= n_shown:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from benchreport import format as F
 
 from ..rules.provenance import FigureMismatch, ImportAssumed, RepeatedFigure
-from ._common import phrase, writes
+from ._common import LISTED, phrase, writes
 
 __all__ = ["RECOMPUTED_AS", "import_assumed", "figure_mismatch", "repeated_figure"]
 
@@ -63,8 +63,8 @@ def _is_count(c) -> bool:
 
 @writes(FigureMismatch)
 def figure_mismatch(f: FigureMismatch) -> str:
-    parts = [_mismatch_phrase(c) for c in f.cells[:3]]
-    more = f"; and {len(f.cells) - 3} more" if len(f.cells) > 3 else ""
+    parts = [_mismatch_phrase(c) for c in f.cells[:LISTED]]
+    more = f"; and {len(f.cells) - LISTED} more" if len(f.cells) > LISTED else ""
     files = any(c.against is not None for c in f.cells)
     if all(_is_count(c) for c in f.cells):
         return (

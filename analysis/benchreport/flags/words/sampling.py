@@ -16,7 +16,7 @@ from ..rules.sampling import (
     UnderpoweredComparison,
     UnderpoweredExam,
 )
-from ._common import combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
+from ._common import LISTED, combines, describe_cells, exam_name, field_words, generic, more, phrase, show, writes
 
 __all__ = [
     "LEAD",
@@ -69,23 +69,23 @@ def pass_count(f: PassCount) -> str:
             return f"{seat} was measured in a single pass for {phrase(cl[0])}." + _ONE_PASS
         return f"{seat} was measured in a single pass in {len(cl)} cells ({describe_cells(cl)})." + _ONE_PASS
     if f.code == "sample.two_passes":
-        names = _told_apart(cl[:4])
-        shown = [f"{names[i]}: {_values(c)}" for i, c in enumerate(cl[:4])]
+        names = _told_apart(cl[:LISTED])
+        shown = [f"{names[i]}: {_values(c)}" for i, c in enumerate(cl[:LISTED])]
         return (
-            f"{seat} was measured in two passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+            f"{seat} was measured in two passes for {'; '.join(shown)}{more(LISTED, len(cl), 'cells')}. "
             "Two observations do not give a reliable mean: report both values."
         )
     same_n = len({c.n_passes for c in cl}) == 1
-    names = _told_apart(cl[:4])
+    names = _told_apart(cl[:LISTED])
     shown = [
         f"{names[i]}: "
         + ("" if same_n else f"{c.n_passes} passes, ")
         + f"{F.series(c.values)} {F.unit_of(c.metric)}".rstrip()
-        for i, c in enumerate(cl[:4])
+        for i, c in enumerate(cl[:LISTED])
     ]
     ns = F.join_words(sorted({str(c.n_passes) for c in cl}), "or")
     return (
-        f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more(4, len(cl), 'cells')}. "
+        f"{seat} was measured in only {ns} passes for {'; '.join(shown)}{more(LISTED, len(cl), 'cells')}. "
         "Report the median and the range (the range of k passes covers the median with "
         "probability 1 - 2^(1-k): 75% at 3, 88% at 4); a confidence interval from so few passes "
         "is wide and rests on the passes varying lognormally."
@@ -110,11 +110,11 @@ def small_n(f: SmallN) -> str:
     if f.kind == "tail":
         parts = [
             f"{phrase(c)} from {c.n_obs} observations ({F.num(c.beyond_quantile)} beyond it; {c.needed_n} needed)"
-            for c in cl[:4]
+            for c in cl[:LISTED]
         ]
         return (
             f"{seat}: tail figures rest on too few observations beyond the quantile: "
-            f"{'; '.join(parts)}{more(4, len(cl))}. "
+            f"{'; '.join(parts)}{more(LISTED, len(cl))}. "
             f"A tail quantile needs at least {f.thresholds['min_tail_obs']} observations beyond it to be more than "
             "the slowest few requests."
         )

@@ -11,7 +11,7 @@ from benchreport import format as F
 from benchreport.columns import higher_is_better
 
 from ..rules.stability import Drift, Warmup
-from ._common import combines, generic, more, phrase, writes
+from ._common import LISTED, combines, generic, more, phrase, writes
 
 __all__ = ["drift", "warmup", "warmup_sentences", "warmup_unknown_summary"]
 
@@ -25,7 +25,7 @@ def drift(f: Drift) -> str:
             f"{phrase(c)}{_by(c)} {'rose' if c.total_change > 0 else 'fell'} {F.series(c.values, ' → ')} "
             f"{F.unit_of(c.metric)} ({F.pct(c.total_change, signed=True)}, "
             f"{'better' if b else 'worse'} each pass)".replace("  ", " ")
-            for c, b in zip(cl[:3], better[:3])
+            for c, b in zip(cl[:LISTED], better[:LISTED])
         ]
         if all(better):
             why = (
@@ -44,16 +44,16 @@ def drift(f: Drift) -> str:
                 "moving steadily in opposite directions, better in some and worse in others, so the seat was "
                 "not at steady state. Report the median and the range; no one pass is representative."
             )
-        return f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))} across consecutive passes: {why}"
+        return f"{seat} on {f.date}: {'; '.join(parts)}{more(LISTED, len(cl))} across consecutive passes: {why}"
     parts = []
-    for c in cl[:3]:
+    for c in cl[:LISTED]:
         spread = f"{F.ratio(c.spread)}-fold" if c.spread is not None else "spread n/a"
         parts.append(
             f"{phrase(c)} ranged {F.num(min(c.values))}–{F.num(max(c.values))} {F.unit_of(c.metric)} "
             f"over {c.n_passes} passes ({spread}, CV {F.pct(c.cv)})".replace("  ", " ")
         )
     return (
-        f"{seat} on {f.date}: {'; '.join(parts)}{more(3, len(cl))}. "
+        f"{seat} on {f.date}: {'; '.join(parts)}{more(LISTED, len(cl))}. "
         "One pass is not representative of this seat; report the median and the range."
     )
 

@@ -19,6 +19,10 @@ def _rows(a) -> pd.DataFrame:
     return t if t is not None else pd.DataFrame()
 
 
+#: the reasons for leaving pairs out that the section counts, most common first (the rest counted)
+LEFT_OUT_REASONS = 3
+
+
 def agreement_text(a) -> Prose | None:
     """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out.
     None when no seat's cell was measured by two harnesses (an empty section is not printed)."""
@@ -31,7 +35,7 @@ def agreement_text(a) -> Prose | None:
         para(
             "Pairs of harnesses that measured one seat's cell under one load: {}. Agree within their "
             "intervals: {}; differ, explained: {} (by recomputing both under one definition from their "
-            "request records: {}); differ, unexplained (each said in section 7): {}; no interval to test: {}.",
+            "request records: {}); differ, unexplained (each said in Section 7): {}; no interval to test: {}.",
             fmt.count(len(kept)),
             fmt.count(int(counts.get("agree", 0))),
             fmt.count(int(counts.get("explained", 0)) + int(counts.get("explained by definition", 0))),
@@ -42,13 +46,19 @@ def agreement_text(a) -> Prose | None:
     ]
     left = t[t["verdict"] == "left out"]
     if len(left):
-        # one count per kind of reason ("prompt lengths differ"), their figures are in the CSV
+        # one count per kind of reason ("prompt lengths differ"), the most common few; their figures
+        # and every other reason are in the CSV
         kinds = left["left_out"].astype(str).str.split("; ").explode().str.replace(r" \(.*\)$", "", regex=True)
+        counts = kinds.value_counts()
+        shown = "; ".join(f"{r}: {fmt.count(n)}" for r, n in counts.head(LEFT_OUT_REASONS).items())
+        others = len(counts) - LEFT_OUT_REASONS
         text.append(
             para(
-                "Pairs left out as not one condition: {} ({}; tables/agreement.csv says which and why).",
+                "Pairs left out as not one condition: {} ({}{}; a pair may have several reasons; "
+                "tables/agreement.csv says which and why).",
                 fmt.count(len(left)),
-                "; ".join(f"{r}: {fmt.count(n)}" for r, n in kinds.value_counts().items()),
+                shown,
+                f"; {fmt.counted(others, 'other reason')}" if others > 0 else "",
             )
         )
     return prose(text)

@@ -150,8 +150,16 @@ def exams_text(a) -> Prose:
     return prose(out)
 
 
+#: fewer exam deltas than this are not drawn: Table 3 gives each one's difference, interval and p,
+#: and a plot of one or two intervals says nothing the table does not (each fact once, issue 42)
+MIN_DELTAS_DRAWN = 3
+
+
 def exam_figure(a) -> FigureBlock | None:
-    """Forest plot of exam deltas."""
+    """Forest plot of exam deltas (None for fewer than `MIN_DELTAS_DRAWN`)."""
+    deltas = a.exam_deltas
+    if deltas is None or len(deltas) < MIN_DELTAS_DRAWN:
+        return None
     return figure_block(
         F.exam_forest(a.exam_deltas),
         "Exam deltas (candidate − baseline) with their "

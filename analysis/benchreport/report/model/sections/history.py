@@ -31,6 +31,9 @@ __all__ = [
 MAX_HISTORY_ROWS = 40
 #: panels the figure shows (every seat's first panel before any seat's second)
 MAX_HISTORY_PANELS = 8
+#: panels it shows while no date of any panel has a verdict (every date too early to judge): lines
+#: without a decision show only the shape, one row of panels shows it (issue 42: pages)
+MAX_UNDECIDED_PANELS = 4
 #: what the next date said of a change, as the table writes it
 STATUS_LABELS = {"level_shift": "confirmed: new level", "one_date": "one date off its level", "latest": "newest date"}
 
@@ -54,6 +57,25 @@ def _panel_rows(s: HistorySummary, keys: list) -> pd.DataFrame:
     return s.rows_of(keys)
 
 
+def _too_early(h: HistorySummary, th) -> list:
+    """The section while no date of any cell could be judged yet: what will judge them, and when
+    (the method's whole account waits for its first verdict; the appendix's parameters table has it)."""
+    return [
+        para(
+            "{} of {} measured on more than one date ({}, {}) will be judged date by date against their "
+            "steady level (a two-sided CUSUM, Page 1954; a single far night, Lucas 1982) once a cell has {} "
+            "dates; none has yet, so none of its {} dated figures is a regression or an improvement. "
+            "tables/history.csv has every date of every cell.",
+            fmt.counted(h.n_cells, "cell"),
+            fmt.counted(len(h.seats), "seat"),
+            date_range(h.dates),
+            fmt.counted(len(h.dates), "date"),
+            fmt.count(th.history_min_level),
+            fmt.count(h.n_rows),
+        )
+    ]
+
+
 def history_text(a) -> Prose | None:
     """The method in two sentences, the counts of verdicts, and what the newest date says; None
     when no cell was measured on two dates (the section is then not printed: issue 42)."""
@@ -62,6 +84,9 @@ def history_text(a) -> Prose | None:
         return None
     th = a.options.thresholds
     dates, seats, cells = h.dates, h.seats, h.n_cells
+    v = h.verdicts
+    if int(v.get("insufficient_data", 0)) == h.n_rows:
+        return prose(_too_early(h, th))
     out = [
         para(
             "{} of {} measured on more than one date ({}, {}) are judged date by date against their steady "
@@ -84,7 +109,6 @@ def history_text(a) -> Prose | None:
         )
     ]
     d = _decided(h)
-    v = h.verdicts
     shifts = int((d["_status"] == "level_shift").sum())
     if not len(d):
         out.append(
@@ -152,6 +176,9 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
     h = _summary(a)
     if h is None:
         return None
+    undecided = "n_decided" in h.panels and not (h.panels["n_decided"] > 0).any()
+    if undecided:
+        max_panels = min(max_panels, MAX_UNDECIDED_PANELS)
     keys, n = panel_keys(h.panels, max_panels=max_panels)
     fig = (
         history_panels(_panel_rows(h, keys), keys=keys, dates=(h.dates[0], h.dates[-1]), concurrencies=h.concurrencies)
@@ -159,8 +186,9 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
         else None
     )
     more = (
-        f" {fmt.count(len(keys))} of {fmt.count(n)} seat and metric panels are shown (every seat's with the "
-        "most verdicts first); tables/history.csv has them all."
+        f" {fmt.count(len(keys))} of {fmt.count(n)} seat and metric panels are shown ("
+        + ("no date has a verdict yet" if undecided else "every seat's with the most verdicts first")
+        + "); tables/history.csv has them all."
         if n > len(keys)
         else ""
     )

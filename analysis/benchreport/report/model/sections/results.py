@@ -61,7 +61,7 @@ def results_table(a, *, max_lines: int | None = None, top_n: int = TOP_SEATS) ->
     if chunk:
         lead.append(
             f"The time to first token of {fmt.counted(len(chunk), 'cell')} is left out: it times a first "
-            "chunk that carried no token, not a first token (trap.first_chunk, Section 5)."
+            "chunk that carried no token, not a first token (Section 5)."
         )
     ex = excluded_figures(a)
     if ex:
