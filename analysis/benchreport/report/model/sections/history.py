@@ -32,7 +32,7 @@ MAX_HISTORY_ROWS = 40
 #: panels the figure shows (every seat's first panel before any seat's second)
 MAX_HISTORY_PANELS = 8
 #: panels it shows while no date of any panel has a verdict (every date too early to judge): lines
-#: without a decision show only the shape, one row of panels shows it (issue 42: pages)
+#: without a decision show only the shape, and four panels show it (issue 42: pages)
 MAX_UNDECIDED_PANELS = 4
 #: what the next date said of a change, as the table writes it
 STATUS_LABELS = {"level_shift": "confirmed: new level", "one_date": "one date off its level", "latest": "newest date"}
