@@ -10,6 +10,7 @@ previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -562,3 +563,29 @@ def _main(args) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # a full disk: one line and exit 4, never a traceback
+        if exc.errno not in DISK_FULL:
+            raise
+        print(f"benchreport {args.command}: {disk_full_line(args, exc)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+#: the errors of a disk that takes no more (ENOSPC, EDQUOT, EFBIG): exit 4 in one line
+DISK_FULL = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, n))
+
+
+def disk_full_line(args, exc: OSError) -> str:
+    """What a command was writing when the disk filled, and what is left: the store as it was
+    (its unfinished batch is swept by the next ingest) or --out unchanged (written in a staging folder)."""
+    why = exc.strerror or "no space left on the device"
+    if "No space" not in why and exc.errno == errno.ENOSPC:
+        why = "no space left on the device"
+    if getattr(args, "store", None) and args.command in ("ingest", "store"):
+        what = f"the run store {one_line(str(args.store))}"
+        after = "the store holds what it held before (the next ingest sweeps the unfinished batch)"
+    elif getattr(args, "out", None):
+        what = f"--out {one_line(str(args.out))}"
+        after = "the previous output is unchanged"
+    else:
+        what, after = "the output", "nothing half-written is used"
+    return f"could not write {what}: {one_line(why)} (exit {EXIT_FAILED}); {after}"
