@@ -84,6 +84,15 @@ STRICT_HELP = (
 )
 
 
+#: --fail-on's levels (flags and build; benchreport.flags.gate.FAIL_ON_LEVELS, not imported: no pandas for --help)
+FAIL_ON = ["warn", "critical", "new-warn", "new-critical"]
+FAIL_ON_HELP = (
+    "exit 3 when a flag this severe or worse is raised (warn, critical), or only when one is new, "
+    "not raised by {ref} (new-warn, new-critical: a standing flag is said, not failed on; a flag is "
+    "its code, seats and cell)"
+)
+
+
 def _add_loading(parser: argparse.ArgumentParser) -> None:
     """The options of every command that loads run files, under their own heading."""
     p = parser.add_argument_group("reading runs")
@@ -216,11 +225,13 @@ def _add_data_commands(sub) -> None:
     p = sub.add_parser("flags", help="compute the flags")
     _add_common(p)
     p.add_argument("--json", action="store_true", help="JSON array of flags on stdout")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=None, help=FAIL_ON_HELP.format(ref="--previous"))
     p.add_argument(
-        "--fail-on",
-        choices=["warn", "critical"],
+        "--previous",
         default=None,
-        help="exit 3 when a flag this severe or worse is raised",
+        metavar="FILE",
+        help="the flags a new-warn or new-critical gate compares with: an earlier report's flags.json "
+        "or `flags --json` output",
     )
     p = sub.add_parser("build", help="statistics, flags, figures and the rendered report")
     _add_common(p)
@@ -241,9 +252,9 @@ def _add_data_commands(sub) -> None:
     p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument(
         "--fail-on",
-        choices=["warn", "critical"],
+        choices=FAIL_ON,
         default=None,
-        help="exit 3 when a flag this severe or worse is raised (the report is still written)",
+        help=FAIL_ON_HELP.format(ref="the report --out held before this build") + "; the report is still written",
     )
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
     p.add_argument(

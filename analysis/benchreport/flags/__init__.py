@@ -7,6 +7,7 @@
     flags_to_records(flags)      # the JSON shape of `benchreport flags --json`
     render_table(flags)          # plain-text table for the terminal
     fail_on_met(flags, "warn")   # --fail-on
+    judge_gate(records, "new-critical", previous)  # --fail-on new-critical: flags new since `previous`
     limitations_paragraphs(flags)  # the report's "What these numbers will not carry"
 
 Where things are: a flag is decided in `rules/<family>.py` (its finding type beside it),
@@ -22,6 +23,7 @@ from .codes import CODES, SEVERITIES, Code
 from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
 from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
 from .findings import Finding, finding_from_flag
+from .gate import FAIL_ON_LEVELS, Gate, flag_key, gate_lines, judge_gate
 from .output import fail_on_causes, fail_on_met, flags_to_records, render_table
 from .text import limitations_paragraphs
 
@@ -33,6 +35,11 @@ __all__ = [
     "render_table",
     "fail_on_met",
     "fail_on_causes",
+    "FAIL_ON_LEVELS",
+    "Gate",
+    "flag_key",
+    "gate_lines",
+    "judge_gate",
     "decide_exclusions",
     "excluded_measurements",
     "drop_excluded",
