@@ -93,6 +93,23 @@ FAIL_ON_HELP = (
 )
 
 
+#: the harnesses whose output files are read (benchreport.load.harness's importers; a test keeps
+#: this list whole), named in the top-level --help
+HARNESSES = (
+    "AIPerf",
+    "GenAI-Perf",
+    "genai-bench",
+    "GuideLLM",
+    "inference-perf",
+    "LLMPerf",
+    "lm-evaluation-harness",
+    "MLPerf LoadGen",
+    "SGLang bench_serving",
+    "TensorRT-LLM trtllm-bench",
+    "vLLM bench serve",
+)
+
+
 def _add_loading(parser: argparse.ArgumentParser) -> None:
     """The options of every command that loads run files, under their own heading."""
     p = parser.add_argument_group("reading runs")
@@ -144,8 +161,8 @@ EXAMPLES = {
         "benchreport compare --store /srv/store previous latest --fail-on regression",
     ],
     "figure": [
-        "benchreport figure --list runs/",
         "benchreport figure throughput runs/ --out fig.pdf --width 3.3",
+        "benchreport figure --list runs/",
         "benchreport figure ttft runs/ --out ttft.png --seats a,b --statistic p99 --dpi 300",
     ],
     "table": [
@@ -189,13 +206,30 @@ EXIT_CODES = """exit codes:
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM): the previous output unchanged"""
 
 
+#: the headings every command that reads runs shares: shown after the command's own options, in this order
+SHARED_GROUPS = ("reading runs", "analysis options", "thresholds")
+
+#: options a command accepts from the shared headings but refuses (one line), hidden from its --help
+REFUSED_HERE = {"compare": ("--baseline",)}
+
+
 def _explain(commands: dict) -> None:
-    """Each command's --help: its description first, then examples and exit codes at the end."""
+    """Each command's --help: its usage line, what it does and one example, then its own options
+    (every heading of its own), then the shared headings (`SHARED_GROUPS`, the thresholds last),
+    then more examples and the exit codes."""
     for name, p in commands.items():
-        examples = "\n".join(f"  {e}" for e in EXAMPLES.get(name, ()))
-        p.epilog = (f"examples:\n{examples}\n\n" if examples else "") + EXIT_CODES
+        first, *more = EXAMPLES.get(name, ()) or [None]
+        if first:
+            p.description = f"{p.description}\n\nfor example:\n  {first}"
+        examples = "\n".join(f"  {e}" for e in more)
+        p.epilog = (f"more examples:\n{examples}\n\n" if examples else "") + EXIT_CODES
         if name in USAGE:
             p.usage = f"%(prog)s {USAGE[name]}"
+        shared = [g for title in SHARED_GROUPS for g in p._action_groups if g.title == title]
+        p._action_groups = [g for g in p._action_groups if g not in shared] + shared
+        for action in p._actions:
+            if set(action.option_strings) & set(REFUSED_HERE.get(name, ())):
+                action.help = argparse.SUPPRESS
 
 
 def _add_data_commands(sub) -> None:
@@ -497,8 +531,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="benchreport",
         description=(
-            "Honest, paper-style reports from LLM-serving benchmark runs "
-            "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."
+            "Honest, paper-style reports from LLM-serving benchmark runs: native benchreport.run/1 files "
+            f"and the output files of {', '.join(HARNESSES[:-1])} and {HARNESSES[-1]} "
+            "(docs/importers.md)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"benchreport {__version__}")
