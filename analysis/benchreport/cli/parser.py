@@ -150,11 +150,15 @@ EXAMPLES = {
     "validate": ["benchreport validate runs/", "benchreport validate runs/ --strict --quiet"],
     "ingest": ["benchreport ingest runs/ --out tidy/", "benchreport ingest /data/runs --store /srv/store --skip-bad"],
     "analyse": ["benchreport analyse runs/ --out analysis/", "benchreport analyse --store /srv/store --out analysis/"],
-    "flags": ["benchreport flags runs/", "benchreport flags runs/ --json --fail-on critical"],
+    "flags": [
+        "benchreport flags runs/",
+        "benchreport flags runs/ --json --fail-on critical",
+        "benchreport flags runs/ --fail-on new-critical --previous report/flags.json",
+    ],
     "build": [
         "benchreport build runs/ --out report/",
         'benchreport build runs/ --out report/ --format html --title "Fleet, November"',
-        "benchreport build /data/runs --out /srv/www/bench --skip-bad --fail-on critical --quiet",
+        "benchreport build /data/runs --out /srv/www/bench --skip-bad --fail-on new-critical",
     ],
     "compare": [
         "benchreport compare before/ after/",
@@ -184,7 +188,7 @@ USAGE = {
     "validate": "RUNS... [options]",
     "ingest": "RUNS... (--out DIR | --store DIR) [options]",
     "analyse": "(RUNS... | --store DIR) --out DIR [options]",
-    "flags": "(RUNS... | --store DIR) [--json] [--fail-on warn|critical] [options]",
+    "flags": "(RUNS... | --store DIR) [--json] [--fail-on LEVEL [--previous FILE]] [options]",
     "build": "(RUNS... | --store DIR) --out DIR [--format html,pdf] [--site DIR] [options]",
     "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression] [options]",
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
@@ -202,7 +206,7 @@ EXIT_CODES = """exit codes:
   1    a file was refused and --skip-bad was not given (nothing written)
   2    usage error: a malformed option, a path that does not exist, an --out that is not ours to replace
   3    --fail-on was met (the output is still written)
-  4    the build failed, --out could not be written, or a store or --out is busy or damaged
+  4    the build failed, --out or a store could not be written (a full disk too), or is busy or damaged
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM): the previous output unchanged"""
 
 
