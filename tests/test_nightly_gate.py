@@ -147,3 +147,37 @@ def test_the_levels():
     assert lines[1].startswith("  new: warn drift.unstable [s1]") and lines[2].startswith("  standing: critical")
     with pytest.raises(ValueError):
         judge_gate(tonight, "info", None)
+
+
+def test_the_readme_cron_line_mails_the_gate_once_and_not_for_a_standing_flag(tmp_path):
+    """README's cron line, run as printed by sh (its paths put here, a stand-in for mail(1) on
+    PATH): night 1 mails the build's lines with the new critical flag, subject "exit 3"; night 2,
+    with the same flag standing, mails nothing."""
+    import os
+    import re
+    import stat
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"^    15 6 \* \* \*  (cd /srv/benchreport && .*--fail-on new-critical.*)$", readme, re.M).group(1)
+    bench = str(Path(sys.executable).parent / "benchreport")
+    job = (
+        line.replace("cd /srv/benchreport", f"cd '{tmp_path}'")
+        .replace(".venv/bin/benchreport", f"'{bench}'")
+        .replace("/data/runs", "runs")
+        .replace("/srv/www/bench", "www")
+    )
+    mail = tmp_path / "bin" / "mail"
+    mail.parent.mkdir()
+    mail.write_text('#!/bin/sh\n{ echo "Subject: $2"; cat; } >> "$MAILBOX"\n')
+    mail.chmod(mail.stat().st_mode | stat.S_IXUSR)
+    env = {**os.environ, "PATH": f"{mail.parent}{os.pathsep}{os.environ['PATH']}", "MAILBOX": str(tmp_path / "box")}
+    for date, failing in list(NIGHTS.items())[:2]:
+        _night(tmp_path / "runs", date, failing)
+        done = subprocess.run(["sh", "-c", job], capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0 and done.stdout == done.stderr == "", done  # nothing for cron to mail
+        if date == "2026-12-01":
+            first = (tmp_path / "box").read_text()
+            assert first.startswith("Subject: benchreport: exit 3\n"), first
+            assert "new: critical requests.failed [seat-000]" in first and "report written to www" in first
+    assert (tmp_path / "box").read_text() == first  # night 2: the standing flag sends no mail
+    assert "1 standing" in (tmp_path / "last-night.txt").read_text()
