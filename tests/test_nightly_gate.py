@@ -145,6 +145,8 @@ def test_the_levels():
     lines = gate_lines(judge_gate(tonight, "new-warn", before), "the previous build in out")
     assert lines[0].startswith("--fail-on new-warn: met (against the previous build in out: 1 new, 1 standing")
     assert lines[1].startswith("  new: warn drift.unstable [s1]") and lines[2].startswith("  standing: critical")
+    plain = gate_lines(judge_gate(tonight, "critical", None), None)  # `flags --fail-on` without --previous
+    assert plain == [plain[0], plain[1]] and plain[1].startswith("  raised: critical requests.failed [s0]")
     with pytest.raises(ValueError):
         judge_gate(tonight, "info", None)
 

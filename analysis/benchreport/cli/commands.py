@@ -156,7 +156,7 @@ def cmd_flags(args) -> int:
         print(render_table(analysis.flags))
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
-    shown = f"--previous {one_line(str(args.previous))}" if args.previous else "--previous"
+    shown = f"--previous {one_line(str(args.previous))}" if args.previous else None
     if args.fail_on and _say_gate(analysis.flags_records(), args.fail_on, previous, shown, quiet=args.quiet):
         return EXIT_FLAGS
     return EXIT_OK
@@ -183,7 +183,7 @@ def _previous_of(args) -> list[dict] | None:
     return previous
 
 
-def _say_gate(records: list[dict], level: str, previous, reference: str, *, quiet: bool) -> bool:
+def _say_gate(records: list[dict], level: str, previous, reference: str | None, *, quiet: bool) -> bool:
     """Judge --fail-on LEVEL and say it on stderr: the new and the standing flags at its level.
     Said even with --quiet when met (a gate that fails says why); returns whether it is met."""
     from benchreport.flags import gate_lines, judge_gate
@@ -615,9 +615,12 @@ def disk_full_line(args, exc: OSError) -> str:
     why = exc.strerror or "no space left on the device"
     if "No space" not in why and exc.errno == errno.ENOSPC:
         why = "no space left on the device"
-    if getattr(args, "store", None) and args.command in ("ingest", "store"):
+    if getattr(args, "store", None) and args.command == "ingest":
         what = f"the run store {one_line(str(args.store))}"
         after = "the store holds what it held before (the next ingest sweeps the unfinished batch)"
+    elif getattr(args, "store", None) and args.command == "store":
+        what = f"the run store {one_line(str(args.store))}"
+        after = "`benchreport store check` says what is left to mend"
     elif getattr(args, "out", None):
         what = f"--out {one_line(str(args.out))}"
         after = "the previous output is unchanged"

@@ -96,20 +96,26 @@ def _cell_words(cell: dict) -> str:
     return " ".join(words)
 
 
-def gate_lines(gate: Gate, reference: str = "the previous build") -> list[str]:
+def gate_lines(gate: Gate, reference: str | None = "the previous build") -> list[str]:
     """What a job prints for its gate: a head line (met or not, counts), then the new flags and the
     standing ones, each named (at most `SHOWN` a list). Said whether met or not, so that a mail
-    sent for another reason still tells which flags stand."""
+    sent for another reason still tells which flags stand. `reference` names what was compared
+    with (None: nothing was asked for, the flags are listed as `raised`)."""
     n_new, n_standing = len(gate.new), len(gate.standing)
+    verdict = "met" if gate.met else "not met"
+    if reference is None:
+        lines = [f"--fail-on {gate.level}: {verdict} ({n_new} flag(s) at this level)"]
+        return lines + [f"  raised: {flag_line(f)}" for f in gate.new[:SHOWN]] + _more(gate.new, "raised")
     if not gate.has_reference:
         against = f"{reference}: none, so every flag is new"
     else:
         against = f"against {reference}: {n_new} new, {n_standing} standing"
-    verdict = "met" if gate.met else "not met"
     extra = "; a standing flag is said, not failed on" if gate.level.startswith("new-") and n_standing else ""
     lines = [f"--fail-on {gate.level}: {verdict} ({against}{extra})"]
     for label, flags in (("new", gate.new), ("standing", gate.standing)):
-        lines += [f"  {label}: {flag_line(f)}" for f in flags[:SHOWN]]
-        if len(flags) > SHOWN:
-            lines.append(f"  ... and {len(flags) - SHOWN} more {label} (flags.json lists them all)")
+        lines += [f"  {label}: {flag_line(f)}" for f in flags[:SHOWN]] + _more(flags, label)
     return lines
+
+
+def _more(flags: list, label: str) -> list[str]:
+    return [f"  ... and {len(flags) - SHOWN} more {label} (flags.json lists them all)"] if len(flags) > SHOWN else []
