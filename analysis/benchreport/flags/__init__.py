@@ -13,7 +13,8 @@
 Where things are: a flag is decided in `rules/<family>.py` (its finding type beside it),
 its sentences are written in `words/<family>.py`, every per-code fact (severities, group,
 order, titles) is in `codes.py`, the exclusions in `exclusions.py`, the run over all rules
-in `compute.py`, the limitations section's composition in `text.py`; the statistics the
+in `compute.py`, the limitations section's composition in `text.py`, the `--fail-on` gate (new
+flags against a previous build's) in `gate.py`; the statistics the
 stability rules use are in `benchreport.stats.stability`.
 """
 
@@ -24,7 +25,7 @@ from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
 from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
 from .findings import Finding, finding_from_flag
 from .gate import FAIL_ON_LEVELS, Gate, flag_key, gate_lines, judge_gate
-from .output import fail_on_causes, fail_on_met, flags_to_records, render_table
+from .output import fail_on_met, flags_to_records, render_table
 from .text import limitations_paragraphs
 
 __all__ = [
@@ -34,7 +35,6 @@ __all__ = [
     "flags_to_records",
     "render_table",
     "fail_on_met",
-    "fail_on_causes",
     "FAIL_ON_LEVELS",
     "Gate",
     "flag_key",
