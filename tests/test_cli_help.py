@@ -123,6 +123,49 @@ def test_the_top_level_help_names_every_command_and_ends_with_exit_codes():
     assert text.rstrip().endswith("the previous output unchanged")
 
 
+#: each command that reads runs, and an option or heading of its own (issue 45: in figure and
+#: table --help their own options came after some 130 lines of thresholds)
+OWN = {
+    "analyse": "--out DIR",
+    "flags": "--fail-on",
+    "build": "--out DIR",
+    "compare": "--fail-on",
+    "figure": "size and content:",
+    "table": "columns and rows:",
+    "plan": "the plan:",
+}
+
+
+@pytest.mark.parametrize("command", sorted(OWN))
+def test_help_leads_with_an_example_and_its_own_options_and_ends_with_the_thresholds(command):
+    text = build_parser().commands[command].format_help()
+    head = text.splitlines()[:8]
+    assert any(line.startswith(f"  benchreport {command} ") for line in head), head
+    at = [text.index(name) for name in (OWN[command], "reading runs:", "analysis options:", "thresholds:")]
+    assert at == sorted(at), at
+    headings = re.findall(r"^(\S[^\n]*):$", text, re.M)
+    after = headings[headings.index("thresholds") + 1 :]
+    assert after in (["more examples", "exit codes"], ["exit codes"]), headings
+
+
+def test_the_top_level_help_names_every_harness_read():
+    """Every importer (benchreport.load.harness) is named, by the first word of its label."""
+    from benchreport.load.harness import IMPORTERS, ORACLE_KEY, considered
+
+    labels = [label for label in considered() if "oracle" not in label]
+    assert len(labels) == len(IMPORTERS) - 1 and ORACLE_KEY  # the fixture oracle is no harness
+    text = " ".join(build_parser().format_help().split()).lower()
+    missing = [label for label in labels if label.split()[0].lower() not in text]
+    assert not missing, missing
+
+
+def test_an_option_a_command_refuses_is_not_in_its_help():
+    text = build_parser().commands["compare"].format_help()
+    assert "--baseline" not in text and "--multiplicity" in text
+    proc = run("compare", ROOT_DATA, ROOT_DATA, "--baseline", "x")
+    assert proc.returncode == 2 and "--baseline does not apply" in proc.stderr
+
+
 def test_bootstrap_options_take_effect_reproducibly(cli, tmp_path):
     """--ci-method bootstrap, --n-boot and --seed take effect since issue 43 (no warning): the
     same data and seed give byte-identical tables, another seed other cell intervals; the

@@ -1,10 +1,12 @@
 """`--log FILE` (issue 45): opened without blocking, so a FIFO nobody reads is refused at once (it
 hung forever), a device (`/dev/full`) is refused, and a log that stops being writable mid-command
-(a full disk) stops the log with one line, never the command."""
+(a full disk) stops the log with one line, never the command; a full disk under a command's
+output is one line and exit 4; `validate --store` says what it counted."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +63,86 @@ def test_a_log_that_fails_mid_command_stops_the_log_not_the_command(capsys):
     tee.flush()
     err = capsys.readouterr().err
     assert err.count("--log stopped") == 1 and "No space left on device" in err and "two" in err
+
+
+def test_the_log_tee_answers_what_stderr_answers():
+    """A build asks stderr whether it is a terminal (its step lines): the tee answers as stderr."""
+    from benchreport.cli.log import _Tee
+
+    tee = _Tee(sys.stderr, open(os.devnull, "w"))
+    assert tee.isatty() == sys.stderr.isatty()
+
+
+# --- a full disk (issue 45): one line naming what was written, exit 4, never a traceback ---------
+
+
+def test_a_full_disk_is_one_line_and_exit_4(monkeypatch, capsys, tmp_path):
+    from benchreport.cli import commands
+
+    def full(args):
+        raise OSError(28, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+    monkeypatch.setitem(commands.COMMANDS, "ingest", full)
+    code = commands.main(["ingest", str(EXAMPLE), "--store", str(tmp_path / "store")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 4 and len(err) == 1, err
+    assert "could not write the run store" in err[0] and "No space left" in err[0] and "(exit 4)" in err[0]
+
+
+def test_other_os_errors_are_not_called_a_full_disk(monkeypatch):
+    from benchreport.cli import commands
+
+    def broken(args):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setitem(commands.COMMANDS, "validate", broken)
+    with pytest.raises(OSError):
+        commands.main(["validate", str(EXAMPLE)])
+
+
+def test_a_store_on_a_full_file_system_keeps_what_it_held(tmp_path):
+    """`ingest --store` on a small tmpfs (in a mount namespace): the first folder fits, the whole
+    example does not: one line, exit 4; the store then holds the runs it held, and the next ingest,
+    with room again, sweeps the unfinished batch (store check clean)."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        pytest.skip("no unshare here to make a small file system")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    br = f'"{sys.executable}" -m benchreport'
+    store = mnt / "store"
+    script = (
+        f'mount -t tmpfs -o size=200k tmpfs "{mnt}" || exit 99; '
+        f'{br} ingest "{EXAMPLE / "field-note"}" --store "{store}" --quiet || exit 98; '
+        f'{br} validate --store "{store}" 2>&1; '
+        f'{br} ingest "{EXAMPLE}" --store "{store}" --quiet; echo "rc=$?"; '
+        f'{br} validate --store "{store}" 2>&1; '
+        f'mount -o remount,size=8m "{mnt}"; {br} ingest "{EXAMPLE}" --store "{store}" --quiet; '
+        f'{br} store check --store "{store}" --quiet; echo "check=$?"'
+    )
+    done = subprocess.run([unshare, "-m", "sh", "-c", script], capture_output=True, text=True, timeout=600)
+    if done.returncode == 99:
+        pytest.skip("no mount namespace here to make a small file system")
+    assert "rc=4" in done.stdout and "check=0" in done.stdout, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    full = [line for line in done.stderr.splitlines() if "could not write" in line]
+    assert len(full) == 1 and "the run store" in full[0] and "No space left" in full[0], done.stderr
+    counts = [line.split(" run(s)")[0] for line in done.stdout.splitlines() if "run(s) in the store" in line]
+    assert len(counts) == 2 and counts[0] == counts[1] and int(counts[0]) > 0, done.stdout
+
+
+def test_validate_store_says_what_it_counted(tmp_path):
+    """`validate --store` counts the store's runs (it said "0 run(s) valid" of a store of 180)."""
+    from benchreport.store import ingest
+
+    ingest([EXAMPLE], tmp_path / "store")
+    runs = sum(1 for p in EXAMPLE.rglob("*.json") if '"benchreport.run/1"' in p.read_text(encoding="utf-8"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchreport", "validate", "--store", str(tmp_path / "store")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"{runs} run(s) in the store, each validated when it was ingested" in proc.stderr
+    assert runs > 0  # the example's native files, counted independently of the store

@@ -10,6 +10,7 @@ previous output untouched; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM).
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -142,8 +143,9 @@ def cmd_analyse(args) -> int:
 
 
 def cmd_flags(args) -> int:
-    from benchreport.flags import fail_on_met, render_table
+    from benchreport.flags import render_table
 
+    previous = _previous_of(args)
     opened = open_args(args)
     result = opened.loaded
     report_refused(result, quiet=args.quiet)
@@ -154,19 +156,43 @@ def cmd_flags(args) -> int:
         print(render_table(analysis.flags))
     if not result.ok and not args.skip_bad:
         return EXIT_REFUSED
-    if args.fail_on and fail_on_met(analysis.flags, args.fail_on):
-        _say_causes(analysis.flags_records(), args.fail_on)
+    shown = f"--previous {one_line(str(args.previous))}" if args.previous else None
+    if args.fail_on and _say_gate(analysis.flags_records(), args.fail_on, previous, shown, quiet=args.quiet):
         return EXIT_FLAGS
     return EXIT_OK
 
 
-def _say_causes(records: list[dict], level: str) -> None:
-    """Which flags met --fail-on (said even with --quiet: a gate that fails says why)."""
-    from benchreport.flags import fail_on_causes
+def _previous_of(args) -> list[dict] | None:
+    """`flags --previous FILE`: the flags a "new-" --fail-on compares with (a flags.json, or what
+    `flags --json` printed); a "new-" level without it is a usage error."""
+    if args.previous is None:
+        if args.fail_on and args.fail_on.startswith("new-"):
+            raise UsageError(
+                f"--fail-on {args.fail_on} needs --previous FILE (the flags.json of the previous report or "
+                "`flags --json` output) to know which flags are new; `build` compares with its --out"
+            )
+        return None
+    try:
+        previous = json.loads(Path(args.previous).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--previous {one_line(str(args.previous))}: cannot be read as flags JSON ({exc})") from None
+    if not isinstance(previous, list) or not all(isinstance(f, dict) and "code" in f for f in previous):
+        raise UsageError(
+            f"--previous {one_line(str(args.previous))}: expected a JSON array of flags (flags.json), got something else"
+        )
+    return previous
 
-    print(f"--fail-on {level}: met by", file=sys.stderr)
-    for line in fail_on_causes(records, level):
-        print(f"  {line}", file=sys.stderr)
+
+def _say_gate(records: list[dict], level: str, previous, reference: str | None, *, quiet: bool) -> bool:
+    """Judge --fail-on LEVEL and say it on stderr: the new and the standing flags at its level.
+    Said even with --quiet when met (a gate that fails says why); returns whether it is met."""
+    from benchreport.flags import gate_lines, judge_gate
+
+    gate = judge_gate(records, level, previous)
+    if gate.met or not quiet:
+        for line in gate_lines(gate, reference):
+            print(line, file=sys.stderr)
+    return gate.met
 
 
 def build_request(args, options):
@@ -206,13 +232,23 @@ def run_build(request) -> int:
         print(
             f"report written to {result.shown} ({', '.join(f'report.{f}' for f in result.formats)}, {n_fig} "
             f"figure(s)); {len(flags)} flag(s): {sev['critical']} critical, {sev['warn']} warn, "
-            f"{sev['info']} info",
+            f"{sev['info']} info" + _new_since(flags, result.previous_flags),
             file=sys.stderr,
         )
-    if result.fail_on_met:  # said even with --quiet: a failing gate says why
-        _say_causes(result.flags, request.fail_on)
-        return EXIT_FLAGS
-    return EXIT_OK
+    if request.fail_on:
+        reference = f"the previous build in {result.shown}"
+        _say_gate(result.flags, request.fail_on, result.previous_flags, reference, quiet=request.quiet)
+    return EXIT_FLAGS if result.fail_on_met else EXIT_OK
+
+
+def _new_since(flags: list[dict], previous: list[dict] | None) -> str:
+    """ "; 1 new since the previous build, 4 standing" (empty when --out held no earlier report)."""
+    from benchreport.flags.gate import new_and_standing
+
+    if previous is None:
+        return ""
+    new, standing = new_and_standing(flags, previous)
+    return f"; {len(new)} new since the previous build, {len(standing)} standing"
 
 
 def cmd_build(args) -> int:
@@ -562,3 +598,32 @@ def _main(args) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # a full disk: one line and exit 4, never a traceback
+        if exc.errno not in DISK_FULL:
+            raise
+        print(f"benchreport {args.command}: {disk_full_line(args, exc)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+#: the errors of a disk that takes no more (ENOSPC, EDQUOT, EFBIG): exit 4 in one line
+DISK_FULL = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, n))
+
+
+def disk_full_line(args, exc: OSError) -> str:
+    """What a command was writing when the disk filled, and what is left: the store as it was
+    (its unfinished batch is swept by the next ingest) or --out unchanged (written in a staging folder)."""
+    why = exc.strerror or "no space left on the device"
+    if "No space" not in why and exc.errno == errno.ENOSPC:
+        why = "no space left on the device"
+    if getattr(args, "store", None) and args.command == "ingest":
+        what = f"the run store {one_line(str(args.store))}"
+        after = "the store holds what it held before (the next ingest sweeps the unfinished batch)"
+    elif getattr(args, "store", None) and args.command == "store":
+        what = f"the run store {one_line(str(args.store))}"
+        after = "`benchreport store check` says what is left to mend"
+    elif getattr(args, "out", None):
+        what = f"--out {one_line(str(args.out))}"
+        after = "the previous output is unchanged"
+    else:
+        what, after = "the output", "nothing half-written is used"
+    return f"could not write {what}: {one_line(why)} (exit {EXIT_FAILED}); {after}"

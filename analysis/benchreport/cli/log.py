@@ -42,6 +42,9 @@ class _Tee:
                 f"benchreport: --log stopped: the log file cannot be written ({self.failed}); the command goes on\n"
             )
 
+    def __getattr__(self, name):  # isatty, encoding, fileno: the terminal's
+        return getattr(self._stream, name)
+
 
 def open_log(path) -> object:
     """The log file opened for appending, never blocking: a FIFO, a device or anything but a
@@ -58,9 +61,6 @@ def open_log(path) -> object:
     except BaseException:
         os.close(fd)
         raise
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
 
 
 def logged(args, argv: list[str], run: Callable) -> int:

@@ -84,6 +84,32 @@ STRICT_HELP = (
 )
 
 
+#: --fail-on's levels (flags and build; benchreport.flags.gate.FAIL_ON_LEVELS, not imported: no pandas for --help)
+FAIL_ON = ["warn", "critical", "new-warn", "new-critical"]
+FAIL_ON_HELP = (
+    "exit 3 when a flag this severe or worse is raised (warn, critical), or only when one is new, "
+    "not raised by {ref} (new-warn, new-critical: a standing flag is said, not failed on; a flag is "
+    "its code, seats and cell)"
+)
+
+
+#: the harnesses whose output files are read (benchreport.load.harness's importers; a test keeps
+#: this list whole), named in the top-level --help
+HARNESSES = (
+    "AIPerf",
+    "GenAI-Perf",
+    "genai-bench",
+    "GuideLLM",
+    "inference-perf",
+    "LLMPerf",
+    "lm-evaluation-harness",
+    "MLPerf LoadGen",
+    "SGLang bench_serving",
+    "TensorRT-LLM trtllm-bench",
+    "vLLM bench serve",
+)
+
+
 def _add_loading(parser: argparse.ArgumentParser) -> None:
     """The options of every command that loads run files, under their own heading."""
     p = parser.add_argument_group("reading runs")
@@ -124,19 +150,23 @@ EXAMPLES = {
     "validate": ["benchreport validate runs/", "benchreport validate runs/ --strict --quiet"],
     "ingest": ["benchreport ingest runs/ --out tidy/", "benchreport ingest /data/runs --store /srv/store --skip-bad"],
     "analyse": ["benchreport analyse runs/ --out analysis/", "benchreport analyse --store /srv/store --out analysis/"],
-    "flags": ["benchreport flags runs/", "benchreport flags runs/ --json --fail-on critical"],
+    "flags": [
+        "benchreport flags runs/",
+        "benchreport flags runs/ --json --fail-on critical",
+        "benchreport flags runs/ --fail-on new-critical --previous report/flags.json",
+    ],
     "build": [
         "benchreport build runs/ --out report/",
         'benchreport build runs/ --out report/ --format html --title "Fleet, November"',
-        "benchreport build /data/runs --out /srv/www/bench --skip-bad --fail-on critical --quiet",
+        "benchreport build /data/runs --out /srv/www/bench --skip-bad --fail-on new-critical",
     ],
     "compare": [
         "benchreport compare before/ after/",
         "benchreport compare --store /srv/store previous latest --fail-on regression",
     ],
     "figure": [
-        "benchreport figure --list runs/",
         "benchreport figure throughput runs/ --out fig.pdf --width 3.3",
+        "benchreport figure --list runs/",
         "benchreport figure ttft runs/ --out ttft.png --seats a,b --statistic p99 --dpi 300",
     ],
     "table": [
@@ -158,7 +188,7 @@ USAGE = {
     "validate": "RUNS... [options]",
     "ingest": "RUNS... (--out DIR | --store DIR) [options]",
     "analyse": "(RUNS... | --store DIR) --out DIR [options]",
-    "flags": "(RUNS... | --store DIR) [--json] [--fail-on warn|critical] [options]",
+    "flags": "(RUNS... | --store DIR) [--json] [--fail-on LEVEL [--previous FILE]] [options]",
     "build": "(RUNS... | --store DIR) --out DIR [--format html,pdf] [--site DIR] [options]",
     "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression] [options]",
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
@@ -176,17 +206,34 @@ EXIT_CODES = """exit codes:
   1    a file was refused and --skip-bad was not given (nothing written)
   2    usage error: a malformed option, a path that does not exist, an --out that is not ours to replace
   3    --fail-on was met (the output is still written)
-  4    the build failed, --out could not be written, or a store or --out is busy or damaged
+  4    the build failed, --out or a store could not be written (a full disk too), or is busy or damaged
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM): the previous output unchanged"""
 
 
+#: the headings every command that reads runs shares: shown after the command's own options, in this order
+SHARED_GROUPS = ("reading runs", "analysis options", "thresholds")
+
+#: options a command accepts from the shared headings but refuses (one line), hidden from its --help
+REFUSED_HERE = {"compare": ("--baseline",)}
+
+
 def _explain(commands: dict) -> None:
-    """Each command's --help: its description first, then examples and exit codes at the end."""
+    """Each command's --help: its usage line, what it does and one example, then its own options
+    (every heading of its own), then the shared headings (`SHARED_GROUPS`, the thresholds last),
+    then more examples and the exit codes."""
     for name, p in commands.items():
-        examples = "\n".join(f"  {e}" for e in EXAMPLES.get(name, ()))
-        p.epilog = (f"examples:\n{examples}\n\n" if examples else "") + EXIT_CODES
+        first, *more = EXAMPLES.get(name, ()) or [None]
+        if first:
+            p.description = f"{p.description}\n\nfor example:\n  {first}"
+        examples = "\n".join(f"  {e}" for e in more)
+        p.epilog = (f"more examples:\n{examples}\n\n" if examples else "") + EXIT_CODES
         if name in USAGE:
             p.usage = f"%(prog)s {USAGE[name]}"
+        shared = [g for title in SHARED_GROUPS for g in p._action_groups if g.title == title]
+        p._action_groups = [g for g in p._action_groups if g not in shared] + shared
+        for action in p._actions:
+            if set(action.option_strings) & set(REFUSED_HERE.get(name, ())):
+                action.help = argparse.SUPPRESS
 
 
 def _add_data_commands(sub) -> None:
@@ -216,11 +263,13 @@ def _add_data_commands(sub) -> None:
     p = sub.add_parser("flags", help="compute the flags")
     _add_common(p)
     p.add_argument("--json", action="store_true", help="JSON array of flags on stdout")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=None, help=FAIL_ON_HELP.format(ref="--previous"))
     p.add_argument(
-        "--fail-on",
-        choices=["warn", "critical"],
+        "--previous",
         default=None,
-        help="exit 3 when a flag this severe or worse is raised",
+        metavar="FILE",
+        help="the flags a new-warn or new-critical gate compares with: an earlier report's flags.json "
+        "or `flags --json` output",
     )
     p = sub.add_parser("build", help="statistics, flags, figures and the rendered report")
     _add_common(p)
@@ -241,9 +290,9 @@ def _add_data_commands(sub) -> None:
     p.add_argument("--title", type=_title, default=None, help=f"report title (at most {MAX_TITLE} characters)")
     p.add_argument(
         "--fail-on",
-        choices=["warn", "critical"],
+        choices=FAIL_ON,
         default=None,
-        help="exit 3 when a flag this severe or worse is raised (the report is still written)",
+        help=FAIL_ON_HELP.format(ref="the report --out held before this build") + "; the report is still written",
     )
     p.add_argument("--figure-formats", default="png,svg", help="figure files to write (png,svg[,pdf])")
     p.add_argument(
@@ -486,8 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="benchreport",
         description=(
-            "Honest, paper-style reports from LLM-serving benchmark runs "
-            "(native benchreport.run/1 files, vLLM, GuideLLM, AIPerf, lm-evaluation-harness outputs)."
+            "Honest, paper-style reports from LLM-serving benchmark runs: native benchreport.run/1 files "
+            f"and the output files of {', '.join(HARNESSES[:-1])} and {HARNESSES[-1]} "
+            "(docs/importers.md)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"benchreport {__version__}")

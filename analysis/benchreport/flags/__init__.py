@@ -7,12 +7,14 @@
     flags_to_records(flags)      # the JSON shape of `benchreport flags --json`
     render_table(flags)          # plain-text table for the terminal
     fail_on_met(flags, "warn")   # --fail-on
+    judge_gate(records, "new-critical", previous)  # --fail-on new-critical: flags new since `previous`
     limitations_paragraphs(flags)  # the report's "What these numbers will not carry"
 
 Where things are: a flag is decided in `rules/<family>.py` (its finding type beside it),
 its sentences are written in `words/<family>.py`, every per-code fact (severities, group,
 order, titles) is in `codes.py`, the exclusions in `exclusions.py`, the run over all rules
-in `compute.py`, the limitations section's composition in `text.py`; the statistics the
+in `compute.py`, the limitations section's composition in `text.py`, the `--fail-on` gate (new
+flags against a previous build's) in `gate.py`; the statistics the
 stability rules use are in `benchreport.stats.stability`.
 """
 
@@ -22,7 +24,8 @@ from .codes import CODES, SEVERITIES, Code
 from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
 from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
 from .findings import Finding, finding_from_flag
-from .output import fail_on_causes, fail_on_met, flags_to_records, render_table
+from .gate import FAIL_ON_LEVELS, Gate, flag_key, gate_lines, judge_gate
+from .output import fail_on_met, flags_to_records, render_table
 from .text import limitations_paragraphs
 
 __all__ = [
@@ -32,7 +35,11 @@ __all__ = [
     "flags_to_records",
     "render_table",
     "fail_on_met",
-    "fail_on_causes",
+    "FAIL_ON_LEVELS",
+    "Gate",
+    "flag_key",
+    "gate_lines",
+    "judge_gate",
     "decide_exclusions",
     "excluded_measurements",
     "drop_excluded",

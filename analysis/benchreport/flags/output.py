@@ -11,7 +11,7 @@ import pandas as pd
 from benchreport import format as F
 from .codes import SEVERITIES
 
-__all__ = ["flags_to_records", "render_table", "fail_on_met", "fail_on_causes"]
+__all__ = ["flags_to_records", "render_table", "fail_on_met"]
 
 _LEVELS = {"warn": {"warn", "critical"}, "critical": {"critical"}}
 
@@ -54,30 +54,6 @@ def fail_on_met(df: pd.DataFrame, level: str) -> bool:
     if df is None or df.empty:
         return False
     return bool(df["severity"].isin(_LEVELS[level]).any())
-
-
-#: at most this many flags are named when --fail-on is met (the rest are counted)
-SHOWN_CAUSES = 20
-
-
-def fail_on_causes(records: list[dict], level: str) -> list[str]:
-    """The flags that meet `--fail-on LEVEL`, one line each (severity, code, seats, the message's
-    first sentence), most severe first: what a failing scheduled build prints on stderr."""
-    if level not in _LEVELS:
-        raise ValueError(f"`level` must be 'warn' or 'critical'; got {level!r}")
-    hits = [f for f in records if f.get("severity") in _LEVELS[level]]
-    hits.sort(key=lambda f: f.get("severity") != "critical")
-    out = []
-    for f in hits[:SHOWN_CAUSES]:
-        seats = f.get("seats")
-        seats = ", ".join(map(str, seats)) if isinstance(seats, (list, tuple)) else str(seats or "")
-        message = " ".join(str(f.get("message") or "").split())
-        first = message.split(". ")[0].rstrip(".")
-        first = first if len(first) <= 200 else first[:199] + "\u2026"
-        out.append(f"{f.get('severity')} {f.get('code')}" + (f" [{seats}]" if seats else "") + f": {first}")
-    if len(hits) > SHOWN_CAUSES:
-        out.append(f"... and {len(hits) - SHOWN_CAUSES} more (flags.json lists them all)")
-    return out
 
 
 def _cell_text(row) -> str:

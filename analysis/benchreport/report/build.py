@@ -113,6 +113,9 @@ class BuildResult:
     figures: list
     up_to_date: bool
     fail_on_met: bool
+    #: the reference of a "new-" --fail-on: the flags of the report `out` held before (code,
+    #: severity, seats, cell), or None when it held none (benchreport.flags.gate)
+    previous_flags: list | None = None
 
 
 def _output_error(exc: outdir.OutputFolderError) -> BuildError:
@@ -270,11 +273,34 @@ def _check_outputs(stage: Path, formats: list[str]) -> dict:
     }
 
 
-def _fail_on_met(flags: list[dict], level: str | None) -> bool:
-    if not level:
-        return False
-    wanted = {"warn": {"warn", "critical"}, "critical": {"critical"}}[level]
-    return any(f.get("severity") in wanted for f in flags)
+def _fail_on_met(flags: list[dict], level: str | None, previous: list[dict] | None) -> bool:
+    """Whether --fail-on LEVEL is met (a "new-" level: by a flag `previous` did not raise)."""
+    from benchreport.flags.gate import judge_gate
+
+    return bool(level) and judge_gate(flags, level, previous).met
+
+
+def _previous_flags(out: Path) -> list[dict] | None:
+    """The flags of the report in `out` before this build (what a "new-" --fail-on compares with),
+    kept as code, severity, seats and cell; None when `out` holds no readable flags.json."""
+    try:
+        flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(flags, list):
+        return None
+    return [{k: f.get(k) for k in ("code", "severity", "seats", "cell")} for f in flags if isinstance(f, dict)]
+
+
+def _recorded_reference(out: Path) -> list[dict] | None:
+    """The reference the report in `out` was judged against (build.json), so that a build that
+    finds it up to date judges its gate as the build that wrote it did."""
+    try:
+        done = json.loads((out / BUILD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    previous = done.get("previous_flags") if isinstance(done, dict) else None
+    return previous if isinstance(previous, list) else None
 
 
 def _absolute(path: str) -> str:
@@ -445,7 +471,10 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
     if existing is not None:
         _say(f"{target.shown} is up to date (same data, options and version): nothing to do", quiet=quiet)
         _to_site(request.site, out, inputs, quiet=quiet)
-        return BuildResult(out, target.shown, existing, formats, [], True, _fail_on_met(existing, request.fail_on))
+        previous = _recorded_reference(out)
+        met = _fail_on_met(existing, request.fail_on, previous)
+        return BuildResult(out, target.shown, existing, formats, [], True, met, previous)
+    previous = _previous_flags(out)
     for path in outdir.clean_leftovers(out):
         _say(f"removed {one_line(path.name)}, left beside --out by a build that was stopped", quiet=quiet)
     with terminate_as_interrupt(), _staging(out) as stage:
@@ -462,7 +491,9 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
                 _print(html, stage, request.pdf_engine, quiet=quiet)
             facts = _site_facts(analysis, request.title)
             (stage / BUILD_FILE).write_text(
-                json.dumps({"build_key": key, **facts}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+                json.dumps({"build_key": key, **facts, "previous_flags": previous}, indent=2, ensure_ascii=False)
+                + "\n",
+                encoding="utf-8",
             )
             step = "checking the outputs"
             written = _check_outputs(stage, formats)
@@ -481,9 +512,8 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
             ) from None
     _to_site(request.site, out, inputs, quiet=quiet)
     flags = written["flags"]
-    return BuildResult(
-        out, target.shown, flags, formats, written["figures"], False, _fail_on_met(flags, request.fail_on)
-    )
+    met = _fail_on_met(flags, request.fail_on, previous)
+    return BuildResult(out, target.shown, flags, formats, written["figures"], False, met, previous)
 
 
 def _analyse(request: BuildRequest, opened):
