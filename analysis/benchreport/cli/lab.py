@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def lab_command(args) -> int:
             file=sys.stderr,
         )
     if args.no_start or start is None:
-        how = " ".join([*(start[:2] if start else ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
+        how = shlex.join([*(start or ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
         need = "" if start else " (JupyterLab is not installed here: pip install 'benchreport[lab]')"
         print(f"to explore: cd {one_line(str(folder))} && {how}{need}", file=sys.stderr)
         return EXIT_OK
