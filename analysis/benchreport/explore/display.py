@@ -19,6 +19,7 @@ import pandas as pd
 from benchreport import format as fmt
 
 from . import plots, views
+from .export import EXPLORE_TEMPLATE, export_html
 from .pairs import compare, default_pair, shared_counts
 
 __all__ = ["offline_mode", "interactive_table", "display_number", "Explorer", "ALL", "export_html", "EXPLORE_TEMPLATE"]
@@ -187,7 +188,12 @@ class _Controls:
         bundle = self.box._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/plain"] = self.describe()
-        data["text/html"] = "<p><em>" + html.escape(self.describe()) + "</em></p>"
+        # an exported page shows this in place of the widgets, which need a running kernel
+        data["text/html"] = (
+            "<p><em>"
+            + html.escape(self.describe())
+            + "</em> (the widgets change it in JupyterLab; here, type in a table's search box to filter its rows)</p>"
+        )
         return bundle
 
 
@@ -508,26 +514,3 @@ class Explorer:
             ]
 
         self._section(("request_field", "harness", "workload", "concurrency", "pass", "seats"), render)
-
-
-#: the nbconvert template of an exported explore notebook (no require.js, MathJax, Mermaid or
-#: widget scripts from a CDN: everything it runs is embedded in the notebook)
-EXPLORE_TEMPLATE = "explore"
-
-
-def export_html(nb_path, out_path) -> str:
-    """An executed explore notebook as one HTML page that works offline (tables and plots live)."""
-    from pathlib import Path
-
-    import nbformat
-    from nbconvert import HTMLExporter
-    from traitlets.config import Config
-
-    from benchreport.report.render.html import TEMPLATES_DIR
-
-    c = Config()
-    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES_DIR)]
-    c.HTMLExporter.template_name = EXPLORE_TEMPLATE
-    body, _ = HTMLExporter(config=c).from_notebook_node(nbformat.read(str(nb_path), as_version=4))
-    Path(out_path).write_text(body, encoding="utf-8")
-    return str(out_path)
