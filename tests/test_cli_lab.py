@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +40,7 @@ def test_lab_places_the_notebook_with_runs_pointing_at_the_folder(tmp_path):
     assert params["runs"] == [str(runs.resolve())]
     shipped = _parameters(ROOT / "notebooks" / "explore.ipynb")
     assert {k: v for k, v in params.items() if k != "runs"} == {k: v for k, v in shipped.items() if k != "runs"}
-    assert "jupyter lab explore.ipynb" in proc.stderr or "jupyter lab --allow-root explore.ipynb" in proc.stderr
+    assert re.search(r"(jupyter lab|-m jupyterlab)( --allow-root)? explore\.ipynb", proc.stderr), proc.stderr
 
 
 def test_a_notebook_already_there_is_kept(tmp_path):
@@ -80,10 +82,30 @@ def test_as_root_jupyter_is_told_to_allow_it(tmp_path):
 
     proc = lab(tmp_path, "--no-start", "--allow-root")
     assert proc.returncode == 0, proc.stderr
-    assert "jupyter lab --allow-root explore.ipynb" in proc.stderr
+    assert re.search(r"(jupyter lab|-m jupyterlab) --allow-root explore\.ipynb", proc.stderr), proc.stderr
     if os.geteuid() == 0:
         assert "running as root" in proc.stderr
-        assert "--allow-root" in lab(tmp_path, "--no-start").stderr
+        assert "--allow-root explore.ipynb" in lab(tmp_path, "--no-start").stderr
+
+
+def _lab_in_process(folder, monkeypatch, capsys, euid, *flags):
+    """`benchreport lab FOLDER --no-start FLAGS` in this process, the effective user id `euid`."""
+    from benchreport.cli import main
+
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    assert main(["lab", str(folder), "--no-start", *flags]) == 0
+    return capsys.readouterr().err
+
+
+def test_not_root_no_allow_root_unless_asked(tmp_path, monkeypatch, capsys):
+    """As another user the command is Jupyter's plain one; --allow-root still passes the flag on;
+    as root (euid 0, simulated or real) it is always passed and said."""
+    plain = _lab_in_process(tmp_path, monkeypatch, capsys, 1000)
+    assert "--allow-root" not in plain and "running as root" not in plain and "explore.ipynb" in plain
+    asked = _lab_in_process(tmp_path, monkeypatch, capsys, 1000, "--allow-root")
+    assert "--allow-root explore.ipynb" in asked and "running as root" not in asked
+    root = _lab_in_process(tmp_path, monkeypatch, capsys, 0)
+    assert "--allow-root explore.ipynb" in root and "running as root" in root
 
 
 def test_never_writes_through_a_symlink_or_onto_a_folder(tmp_path):
@@ -93,6 +115,10 @@ def test_never_writes_through_a_symlink_or_onto_a_folder(tmp_path):
     (runs / "explore.ipynb").symlink_to(outside)  # dangling: writing through it would create outside.ipynb
     proc = lab(runs, "--no-start")
     assert proc.returncode == 2 and "symbolic link" in proc.stderr and not outside.exists()
+    outside.write_text("someone else's notebook", encoding="utf-8")  # no longer dangling: still refused
+    proc = lab(runs, "--no-start")
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr and "yours" not in proc.stderr
+    assert outside.read_text(encoding="utf-8") == "someone else's notebook"
     other = tmp_path / "other"
     (other / "explore.ipynb").mkdir(parents=True)
     proc = lab(other, "--no-start")

@@ -65,10 +65,10 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     )
     (wheel,) = wheels.glob("benchreport-*.whl")
     shipped = set(zipfile.ZipFile(wheel).namelist())
-    for folder in ("notebooks", "templates"):
+    for folder, inside in (("notebooks", "notebooks"), ("templates", "templates"), ("data/example", "example")):
         for f in (ROOT / folder).rglob("*"):
             if f.is_file() and "__pycache__" not in f.parts and ".ipynb_checkpoints" not in f.parts:
-                name = f"benchreport/{f.relative_to(ROOT).as_posix()}"
+                name = f"benchreport/{inside}/{f.relative_to(ROOT / folder).as_posix()}"
                 assert name in shipped, f"{name} is not in the wheel (package-data in pyproject.toml)"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -82,7 +82,7 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     assert pip.returncode == 0, pip.stderr[-3000:]
 
     work = tmp_path / "user"
-    shutil.copytree(ROOT / "data" / "example", work / "example")
+    work.mkdir()
     (work / "analysis.py").write_text("raise SystemExit('the user module analysis.py was imported')\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
@@ -94,6 +94,11 @@ def test_wheel_in_a_fresh_venv_builds_the_example_report(tmp_path):
     ).stdout.lower()
     assert not {"weasyprint", "jupyterlab", "pingouin", "itables"} & {line.split("==")[0] for line in listed.split()}
     bare = {**env, "BENCHREPORT_CHROMIUM": ""}
+    # the example runs come with the wheel (issue 45): no clone needed to try it
+    example = subprocess.run(
+        [str(bindir / "benchreport"), "example", "example"], cwd=work, env=bare, capture_output=True, text=True
+    )
+    assert example.returncode == 0 and (work / "example" / "fleet-paper").is_dir(), example.stderr
     run = subprocess.run(
         [str(bindir / "benchreport"), "build", "example", "--out", "H"],
         cwd=work,

@@ -514,6 +514,12 @@ def cmd_lab(args) -> int:
     return lab_command(args)
 
 
+def cmd_example(args) -> int:
+    from benchreport.cli.example import example_command
+
+    return example_command(args)
+
+
 COMMANDS = {
     "validate": cmd_validate,
     "ingest": cmd_ingest,
@@ -528,10 +534,22 @@ COMMANDS = {
     "schema": cmd_schema,
     "store": cmd_store,
     "lab": cmd_lab,
+    "example": cmd_example,
 }
 
 
+def without_rfc3987_syntax() -> None:
+    """Keep jsonschema from importing rfc3987-syntax in this process (the command's own, where no
+    user code runs): JupyterLab's jupyter-events asks for ``jsonschema[format-nongpl]``, which brings
+    it, and jsonschema imports it with itself, compiling a Lark grammar: importing papermill,
+    nbconvert and nbformat took 1.4 s instead of 0.5 s (docs/performance.md). Only the "iri" and
+    "iri-reference" JSON Schema formats go unchecked, and no schema benchreport validates uses them."""
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # None in sys.modules: an ImportError, caught by jsonschema
+
+
 def main(argv: list[str] | None = None) -> int:
+    without_rfc3987_syntax()
     # SIGTERM unwinds like Ctrl-C from the first line on, so that a command stopped at any moment
     # (a scheduler's timeout) runs its clean-up and exits 143, and Ctrl-C exits 130, never a traceback
     try:

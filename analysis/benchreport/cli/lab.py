@@ -1,8 +1,10 @@
 """`benchreport lab DIR`: the analyst's notebook beside the user's runs (issue 31).
 
 Copies the explore notebook shipped with the package into DIR as ``explore.ipynb`` (a notebook
-already there is the user's and is kept), with its ``runs`` parameter set to DIR, then starts
-JupyterLab on it when JupyterLab is installed, or says how to.
+already there is the user's and is kept; a symbolic link or a folder of that name is refused,
+never written through), with its ``runs`` parameter set to DIR, then starts JupyterLab on it when
+JupyterLab is installed, or says how to. As root (most GPU containers) Jupyter's own
+``--allow-root`` is passed, and said (issue 45).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -89,7 +92,7 @@ def lab_command(args) -> int:
             file=sys.stderr,
         )
     if args.no_start or start is None:
-        how = " ".join([*(start[:2] if start else ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
+        how = shlex.join([*(start or ["jupyter", "lab"]), *extra, NOTEBOOK_NAME])
         need = "" if start else " (JupyterLab is not installed here: pip install 'benchreport[lab]')"
         print(f"to explore: cd {one_line(str(folder))} && {how}{need}", file=sys.stderr)
         return EXIT_OK

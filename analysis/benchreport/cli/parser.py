@@ -181,6 +181,7 @@ EXAMPLES = {
     "schema": ["benchreport schema > run-1.schema.json"],
     "store": ["benchreport store check --store /srv/store", "benchreport store repair --store /srv/store"],
     "lab": ["benchreport lab ~/bench/runs", "benchreport lab ~/bench/runs --no-start"],
+    "example": ["benchreport example runs && benchreport build runs --out report"],
 }
 
 #: each command's usage line: what a user must give, then [options] (--help lists them all)
@@ -198,6 +199,7 @@ USAGE = {
     "store": "{check,repair} --store DIR [options]",
     "schema": "[options]",
     "lab": "DIR [--no-start] [options]",
+    "example": "DIR",
 }
 
 #: every command's exit codes (docs/cli.md), at the end of its --help
@@ -529,6 +531,10 @@ def _add_other(sub) -> None:
         help="pass Jupyter's own --allow-root (given for you when running as root, as in most GPU "
         "containers, and said)",
     )
+    p = sub.add_parser(
+        "example", help="write the example runs shipped with benchreport into DIR, to try the other commands on"
+    )
+    p.add_argument("dir", metavar="DIR", help="a new (or empty) folder")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,10 +5,11 @@
 plotly, the `Explorer` widgets). The notebook stays thin: each cell calls one of these.
 """
 
-from .pairs import COMPARE_COLUMNS, Comparison, compare
+from .pairs import COMPARE_COLUMNS, Comparison, compare, default_pair, pair_exams, shared_counts
 from .views import (
     REQUEST_FIELDS,
     cells_view,
+    comparisons_view,
     check_seats,
     choices,
     agreement_view,
@@ -25,6 +26,9 @@ __all__ = [
     "compare",
     "Comparison",
     "COMPARE_COLUMNS",
+    "default_pair",
+    "pair_exams",
+    "shared_counts",
     "seat_labels",
     "check_seats",
     "choices",
@@ -33,6 +37,7 @@ __all__ = [
     "agreement_view",
     "files_view",
     "cells_view",
+    "comparisons_view",
     "requests_view",
     "request_summary",
     "pass_columns",

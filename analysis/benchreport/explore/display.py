@@ -19,7 +19,8 @@ import pandas as pd
 from benchreport import format as fmt
 
 from . import plots, views
-from .pairs import compare
+from .export import EXPLORE_TEMPLATE, export_html
+from .pairs import compare, default_pair, shared_counts
 
 __all__ = ["offline_mode", "interactive_table", "display_number", "Explorer", "ALL", "export_html", "EXPLORE_TEMPLATE"]
 
@@ -187,7 +188,12 @@ class _Controls:
         bundle = self.box._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         data["text/plain"] = self.describe()
-        data["text/html"] = "<p><em>" + html.escape(self.describe()) + "</em></p>"
+        # an exported page shows this in place of the widgets, which need a running kernel
+        data["text/html"] = (
+            "<p><em>"
+            + html.escape(self.describe())
+            + "</em> (the widgets change it in JupyterLab; here, type in a table's search box to filter its rows)</p>"
+        )
         return bundle
 
 
@@ -196,20 +202,10 @@ MAX_DEFAULT_SEATS = 10
 
 
 def _default_seats(a, baseline, others) -> list[str]:
-    c = a.comparisons
-    shared = c[(c["kind"] == "baseline") & (c["baseline"] == baseline)]["candidate"].value_counts() if len(c) else {}
-    ranked = sorted(others, key=lambda s: -int(shared.get(s, 0)) if len(shared) else 0)
+    """The baseline and the seats sharing the most cells and exam tasks with it."""
+    counts = shared_counts(a)
+    ranked = sorted(others, key=lambda s: -sum(counts.get(frozenset((baseline, s)), (0, 0))))
     return ([baseline] if baseline else []) + ranked[: MAX_DEFAULT_SEATS - 1]
-
-
-def _most_shared(a, baseline, others) -> str | None:
-    """The seat sharing the most cells with `baseline` (the first of `others` when none shares any)."""
-    c = a.comparisons
-    if baseline == a.baseline and len(c):
-        counts = c[(c["kind"] == "baseline") & (c["baseline"] == baseline)]["candidate"].value_counts()
-        if len(counts):
-            return str(counts.index[0])
-    return others[0] if others else None
 
 
 class Explorer:
@@ -218,7 +214,8 @@ class Explorer:
 
     The starting selection comes from the keyword arguments (None: everything, or for
     `seats` every seat, or at fleet scale the baseline and the nine seats it shares most cells with;
-    for `baseline` the analysis's baseline).
+    for `baseline` the analysis's baseline, for `candidate` the seat sharing the most cells and
+    exam tasks with it; with neither, the pair of seats sharing the most: `pair_reason` says why).
     """
 
     def __init__(
@@ -244,9 +241,11 @@ class Explorer:
         for _name, value in (("baseline", baseline), ("candidate", candidate)):
             if value is not None:
                 views.check_seats(a, [value])
-        first = baseline or a.baseline or (seat_ids[0] if seat_ids else None)
+        first, best, self.pair_reason = default_pair(a, baseline)
+        if candidate is not None:
+            self.pair_reason = "the candidate given"
+        candidate = candidate or best
         others = [s for s in seat_ids if s != first]
-        candidate = candidate or _most_shared(a, first, others)
         self.state = {
             # None: every seat (an empty selection shows all); at fleet scale the baseline and the
             # seats it shares most cells with
@@ -310,6 +309,13 @@ class Explorer:
         if not s["baseline"] or not s["candidate"] or s["baseline"] == s["candidate"]:
             return None
         return compare(self.a, s["baseline"], s["candidate"])
+
+    def pair_note(self) -> str:
+        """Which two seats the comparison first shows, and why those."""
+        s = self.state
+        if not s["candidate"]:
+            return f"Nothing to compare: {self.pair_reason}."
+        return f"First shown: {s['candidate']} against {s['baseline']}, {self.pair_reason}."
 
     def request_filters(self) -> dict:
         """The drill-down's current selection as keywords of `requests_view` / `request_summary`."""
@@ -479,7 +485,11 @@ class Explorer:
             c = self.comparison()
             if c is None:
                 return [self._or_note(None, "Pick two different seats to compare."), self._or_note(None, " ")]
-            return [c, self._or_note(plots.comparison_plot(c), "The two seats share no cell.")]
+            return [c, self._or_note(plots.comparison_plot(c), "The two seats share no cell to plot.")]
+
+        from IPython.display import HTML, display
+
+        display(HTML(f"<p><em>{html.escape(self.pair_note())}</em></p>"))
 
         self._section(("baseline", "candidate"), render)
 
@@ -504,26 +514,3 @@ class Explorer:
             ]
 
         self._section(("request_field", "harness", "workload", "concurrency", "pass", "seats"), render)
-
-
-#: the nbconvert template of an exported explore notebook (no require.js, MathJax, Mermaid or
-#: widget scripts from a CDN: everything it runs is embedded in the notebook)
-EXPLORE_TEMPLATE = "explore"
-
-
-def export_html(nb_path, out_path) -> str:
-    """An executed explore notebook as one HTML page that works offline (tables and plots live)."""
-    from pathlib import Path
-
-    import nbformat
-    from nbconvert import HTMLExporter
-    from traitlets.config import Config
-
-    from benchreport.report.render.html import TEMPLATES_DIR
-
-    c = Config()
-    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES_DIR)]
-    c.HTMLExporter.template_name = EXPLORE_TEMPLATE
-    body, _ = HTMLExporter(config=c).from_notebook_node(nbformat.read(str(nb_path), as_version=4))
-    Path(out_path).write_text(body, encoding="utf-8")
-    return str(out_path)

@@ -1,7 +1,8 @@
 """Two seats side by side in one call: `compare(a, "seat-x", "seat-y")`.
 
 Every cell the two seats share, with the candidate/baseline ratio, its CI, the verdict and
-the flags that touch the cell, as one tidy table. When the first seat is the analysis's
+the flags that touch the cell, as one tidy table; every exam task both took, with its delta
+(``.exams``, the report's exam test). `default_pair` picks the two seats sharing the most. When the first seat is the analysis's
 baseline the rows are the report's own (tables/comparisons.csv); otherwise they are
 computed as a report with ``--baseline seat-x`` would (same cells, thresholds and
 multiplicity correction, the family being that report's comparisons), so a verdict here is
@@ -20,7 +21,7 @@ from benchreport.stats.common import parse_values
 
 from .views import check_seats, seat_labels
 
-__all__ = ["Comparison", "compare", "COMPARE_COLUMNS"]
+__all__ = ["Comparison", "compare", "COMPARE_COLUMNS", "pair_exams", "shared_counts", "default_pair"]
 
 #: columns of a `compare` table, in order (benchreport.columns.PAIR_COLUMNS)
 COMPARE_COLUMNS = PAIR_COLUMNS
@@ -33,19 +34,22 @@ class Comparison(pd.DataFrame):
     A derived frame (a filter, a column) is a plain DataFrame again.
     """
 
-    _metadata = ["baseline", "candidate", "labels", "flag_rows", "noise"]
+    _metadata = ["baseline", "candidate", "labels", "flag_rows", "noise", "exams"]
 
     @property
     def _constructor(self):
         return pd.DataFrame
 
     def summary(self) -> str:
-        """One line: how many cells, and the verdicts among them."""
+        """One line: how many cells, the verdicts among them, and how many exam tasks."""
         counts = self["verdict"].value_counts() if len(self) else pd.Series(dtype=int)
         verdicts = ", ".join(f"{fmt.count(n)} {v.replace('_', ' ')}" for v, n in counts.items())
+        exams = getattr(self, "exams", None)
+        n_exams = 0 if exams is None else len(exams)
         return (
             f"{self.candidate} against {self.baseline}: {fmt.counted(len(self), 'shared cell')}"
             + (f" ({verdicts})" if verdicts else "")
+            + f" and {fmt.counted(n_exams, 'shared exam task')}"
             + f"; {fmt.counted(len(self.flag_rows), 'flag')} touch them"
         )
 
@@ -83,8 +87,35 @@ class Comparison(pd.DataFrame):
             base=self.labels[self.baseline],
             cand=self.labels[self.candidate],
             rows=rows,
+            exams=_exam_rows(getattr(self, "exams", None)),
             flags=flags,
         )
+
+
+def _exam_rows(exams) -> list[dict]:
+    """The exam deltas as the comparison's HTML shows them (scores as shares, the difference in points)."""
+    if exams is None or not len(exams):
+        return []
+
+    def share(correct, total) -> str:
+        return f"{fmt.num(100 * correct / total)} % ({int(correct)} / {int(total)})" if total else ""
+
+    return [
+        {
+            "task": fmt.text(r["benchmark"])
+            + ("" if fmt.missing(r["dimension"]) else f" ({fmt.text(r['dimension'])})"),
+            "baseline": share(r["baseline_correct"], r["baseline_total"]),
+            "candidate": share(r["candidate_correct"], r["candidate_total"]),
+            "diff": f"{100 * r['diff']:+.1f} points" if fmt.finite(r["diff"]) else "",
+            "ci": f"[{100 * r['diff_ci_low']:+.1f}, {100 * r['diff_ci_high']:+.1f}]"
+            if fmt.finite(r["diff_ci_low"])
+            else "",
+            "test": fmt.text(r["test"]),
+            "p": fmt.pval(r["p_value"], missing_text=""),
+            "p_holm": fmt.pval(r["p_holm"], missing_text=""),
+        }
+        for _, r in exams.iterrows()
+    ]
 
 
 _TEMPLATE = Environment(autoescape=True).from_string("""\
@@ -101,6 +132,11 @@ _TEMPLATE = Environment(autoescape=True).from_string("""\
 {{ r.flags|join(", ") }}</details>{% else %}{{ r.flags|join(", ") }}{% endif %}</td></tr>
 {% endfor %}</tbody></table>{% else %}<p>The two seats share no cell (same harness, probe, workload,
 concurrency, metric and statistic).</p>{% endif %}
+{% if exams %}<p>Exam tasks both seats took (difference = candidate − baseline score; the report's exact test):</p>
+<table><thead><tr><th>task</th><th>baseline</th><th>candidate</th><th>difference</th><th>CI</th><th>test</th><th>p</th>
+<th>p (Holm)</th></tr></thead><tbody>{% for e in exams %}<tr><td>{{ e.task }}</td><td style="text-align:right">{{ e.baseline }}</td>
+<td style="text-align:right">{{ e.candidate }}</td><td style="text-align:right">{{ e.diff }}</td><td>{{ e.ci }}</td>
+<td>{{ e.test }}</td><td>{{ e.p }}</td><td>{{ e.p_holm }}</td></tr>{% endfor %}</tbody></table>{% endif %}
 {% if flags %}<details><summary>{{ flags|length }} flag(s) on these two seats, most severe first</summary><ul>{% for f in flags %}
 <li><strong>{{ f.severity }}</strong> <code>{{ f.code }}</code>: {{ f.message }}</li>{% endfor %}</ul></details>{% endif %}
 </div>""")
@@ -128,6 +164,104 @@ def _pair_rows(a, baseline: str, candidate: str) -> pd.DataFrame:
         sessions=a.session_groups,
     )  # day-to-day variance, as the report's
     return c[c["candidate"] == candidate] if len(c) else c
+
+
+def pair_exams(a, baseline: str, candidate: str) -> pd.DataFrame:
+    """The exam deltas of `candidate` against `baseline` on every exam task (benchmark, dimension)
+    both took: the report's own rows (tables/exam_deltas.csv) where it compared this pair this way
+    round, else computed as the report computes them (`benchreport.stats.exams.exam_deltas`:
+    McNemar exact on paired items, Fisher exact on counts; Holm over this pair's tasks)."""
+    from benchreport.columns import EXAM_DELTA_COLUMNS, EXAM_DELTA_EXTRA_COLUMNS
+    from benchreport.stats.exams import exam_deltas
+
+    columns = EXAM_DELTA_COLUMNS + EXAM_DELTA_EXTRA_COLUMNS
+    d = getattr(a, "exam_deltas", None)
+    if d is not None and len(d):
+        own = d[(d["baseline"].astype(str) == baseline) & (d["candidate"].astype(str) == candidate)]
+        if len(own):
+            return own.reset_index(drop=True)
+    exams = a.tables.exams
+    if exams is None or not len(exams):
+        return pd.DataFrame(columns=columns)
+    pair = exams[exams["seat"].astype(str).isin([baseline, candidate])]
+    if pair["seat"].astype(str).nunique() < 2:
+        return pd.DataFrame(columns=columns)
+    items = a.tables.exam_items
+    if items is not None and len(items):
+        items = items[items["seat"].astype(str).isin([baseline, candidate])]
+    th = a.options.thresholds
+    out = exam_deltas(pair, items, baseline=baseline, alpha=th.alpha, power=th.power)
+    return out[out["candidate"].astype(str) == candidate].reset_index(drop=True) if len(out) else out
+
+
+def _match_key(df: pd.DataFrame) -> pd.Series:
+    """Each cell's key as `comparisons` matches two seats' cells: harness, probe, load, workload,
+    concurrency, metric, statistic (missing parts as empty text)."""
+    parts = [df[k].astype(object).where(df[k].notna(), "").astype(str) if k in df else "" for k in _MATCH_PARTS]
+    key = parts[0]
+    for part in parts[1:]:
+        key = key + "\x1f" + part
+    return key
+
+
+_MATCH_PARTS = ("harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+
+
+def shared_counts(a) -> dict[frozenset, tuple[int, int]]:
+    """{two seats: (cells they share, exam tasks they share)} for every pair of seats sharing any."""
+    from collections import Counter
+    from itertools import combinations
+
+    cells, tasks = Counter(), Counter()
+    c = a.cells
+    if c is not None and len(c):
+        keyed = pd.DataFrame({"seat": c["seat"].astype(str), "key": _match_key(c)}).drop_duplicates()
+        for seats in keyed.groupby("key")["seat"].agg(sorted):
+            cells.update(frozenset(p) for p in combinations(seats, 2))
+    e = a.tables.exams
+    if e is not None and len(e):
+        task = (
+            e["benchmark"].astype(str)
+            + "\x1f"
+            + e["dimension"].astype(object).where(e["dimension"].notna(), "").astype(str)
+        )
+        keyed = pd.DataFrame({"seat": e["seat"].astype(str), "key": task}).drop_duplicates()
+        for seats in keyed.groupby("key")["seat"].agg(sorted):
+            tasks.update(frozenset(p) for p in combinations(seats, 2))
+    return {p: (cells[p], tasks[p]) for p in set(cells) | set(tasks)}
+
+
+def default_pair(a, baseline: str | None = None) -> tuple[str | None, str | None, str]:
+    """The two seats to show side by side first: (baseline, candidate, why in words).
+
+    With `baseline` (else the analysis's), its candidate is the seat sharing the most cells and
+    exam tasks with it; without one, the pair sharing the most of any, the first in the report's
+    seat order as baseline (a tie goes to more cells, then to the report's seat order). When no pair shares anything the why says so (and the candidate is
+    the next seat, or None for a single seat)."""
+    order = list(seat_labels(a))
+    base = baseline or a.baseline
+    counts = shared_counts(a)
+    pairs = [p for p in counts if base in p] if base else list(counts)
+    if pairs:
+        rank = {s: i for i, s in enumerate(order)}
+        best = min(pairs, key=lambda p: (-sum(counts[p]), -counts[p][0], sorted(rank.get(s, len(order)) for s in p)))
+        x, y = sorted(best, key=lambda s: rank.get(s, len(order)))
+        if base:
+            x, y = base, (y if x == base else x)
+        n_cells, n_tasks = counts[best]
+        why = f"the pair sharing the most: {fmt.counted(n_cells, 'cell')} and {fmt.counted(n_tasks, 'exam task')}"
+        return x, y, why
+    first = base or (order[0] if order else None)
+    rest = [s for s in order if s != first]
+    if not rest:
+        return first, None, "one seat only: nothing to compare"
+    whom = f"{first} shares" if base else "no two seats share"
+    return (
+        first,
+        rest[0],
+        f"{whom} no cell and no exam task with another seat (the same harness, probe, load, workload, "
+        "concurrency, metric and statistic, or the same exam): each seat was measured on its own",
+    )
 
 
 def _touches(flag, row, seats: set) -> bool:
@@ -175,7 +309,8 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     -------
     Comparison
         A DataFrame of COMPARE_COLUMNS (`flags`: the codes of the flags that touch the cell's
-        seats and cell), with the flag rows about either seat or both in ``.flag_rows`` and a readable HTML view.
+        seats and cell), with the flag rows about either seat or both in ``.flag_rows``, the exam
+        deltas of every exam task both took in ``.exams`` (`pair_exams`) and a readable HTML view.
 
     References
     ----------
@@ -233,4 +368,5 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
     out.labels = seat_labels(a)
     out.noise = a.options.thresholds.noise
     out.flag_rows = f.loc[touching].reset_index(drop=True) if touching else f.iloc[0:0]
+    out.exams = pair_exams(a, baseline, candidate)
     return out

@@ -25,6 +25,7 @@ __all__ = [
     "seats_view",
     "flags_view",
     "cells_view",
+    "comparisons_view",
     "requests_view",
     "request_summary",
     "pass_columns",
@@ -218,11 +219,15 @@ def cells_view(
     c = c.sort_values(["_o", "metric", "workload", "_c", "_s"], kind="stable")
     out = pd.DataFrame(
         {
+            # what tells two rows apart first (on screen at 1,366 px): seat, harness, load, date, cell
             "seat": c["seat"].astype(str).map(labels).to_numpy(),
-            "metric": c["metric"].to_numpy(),
-            "statistic": c["statistic"].to_numpy(),
+            "harness": c["harness"].to_numpy(),
+            "load": _load_words(a, c),
+            "date": c["date"].to_numpy(),
             "workload": c["workload"].to_numpy(),
             "concurrency": c["concurrency"].to_numpy(),
+            "metric": c["metric"].to_numpy(),
+            "statistic": c["statistic"].to_numpy(),
             "estimate": c["estimate"].to_numpy(),
             "ci_low": c["ci_low"].to_numpy(),
             "ci_high": c["ci_high"].to_numpy(),
@@ -231,11 +236,40 @@ def cells_view(
             "n_passes": c["n_passes"].to_numpy(),
             "n_obs": c["n_obs"].to_numpy(),
             "values": [parse_values(v) for v in c["values"]],
-            "harness": c["harness"].to_numpy(),
-            "date": c["date"].to_numpy(),
         }
     )
     return pass_columns(out) if passes_as == "columns" else out
+
+
+def _load_words(a, df: pd.DataFrame) -> list[str]:
+    """Each row's load in words (`benchreport.stats.pass_rows.load_labels`: loads that read alike
+    told apart by what they sent); empty where the row has no load."""
+    from benchreport.stats.pass_rows import load_labels
+
+    if "load_id" not in df:
+        return [""] * len(df)
+    words = load_labels(a.tables.runs)
+    return [words.get(str(x), "") if not fmt.missing(x) else "" for x in df["load_id"]]
+
+
+def comparisons_view(a) -> pd.DataFrame:
+    """tables/comparisons.csv with what tells its rows apart first: kind, the two seats, harness,
+    the load in words and the two dates, then the cell, the figures and the verdict (the load's
+    id and JSON after the rest)."""
+    c = a.comparisons
+    if c is None or not len(c):
+        return pd.DataFrame(columns=["kind", "baseline", "candidate", "harness", "load", "workload"])
+    out = c.copy()
+    out.insert(0, "load_words", _load_words(a, c))
+    lead = ["kind", "baseline", "candidate", "harness", "load_words", "baseline_date", "candidate_date"]
+    lead += ["workload", "concurrency", "metric", "statistic", "baseline_estimate", "candidate_estimate"]
+    lead += ["ratio", "ci_low", "ci_high", "verdict"]
+    lead = [k for k in lead if k in out]
+    rest = [k for k in out.columns if k not in lead and k not in ("load_id", "load")]
+    tail = [k for k in ("load_id", "load") if k in out]
+    return (
+        out[lead + rest + tail].rename(columns={"load_words": "load", "load": "load (as sent)"}).reset_index(drop=True)
+    )
 
 
 def _requests(a) -> pd.DataFrame:
@@ -243,11 +277,12 @@ def _requests(a) -> pd.DataFrame:
     req = a.tables.requests
     if req is None or not len(req):
         return pd.DataFrame(
-            columns=["run_id", "seat", "harness", "probe", "load_label", "workload", "concurrency", "pass"]
+            columns=["run_id", "seat", "harness", "probe", "load", "load_label", "workload", "concurrency", "pass"]
         )
-    cols = [c for c in ("run_id", "harness", "probe", "load_label") if c in a.tables.runs.columns]
+    cols = [c for c in ("run_id", "harness", "probe", "load_id", "load_label") if c in a.tables.runs.columns]
     runs = a.tables.runs[cols].drop_duplicates("run_id")
-    return req.merge(runs, on="run_id", how="left")
+    out = req.merge(runs, on="run_id", how="left")
+    return out.assign(load=_load_words(a, out))
 
 
 def requests_view(a, *, seats=None, workload=None, concurrency=None, pass_=None, harness=None) -> pd.DataFrame:
@@ -264,7 +299,7 @@ def requests_view(a, *, seats=None, workload=None, concurrency=None, pass_=None,
     ):
         r = _keep(r, col, want)
     labels = seat_labels(a)
-    lead = ["seat", "harness", "workload", "concurrency", "pass", "run_id"]
+    lead = ["seat", "harness", "load", "workload", "concurrency", "pass", "run_id"]
     rest = [c for c in ("finish_reason", "error", *REQUEST_FIELDS, "start_ms", "counted_only") if c in r.columns]
     out = r[lead + rest].copy()
     out["seat"] = out["seat"].astype(str).map(labels)
@@ -280,10 +315,10 @@ def request_summary(
     a,
     field: str = "ttft_ms",
     *,
-    by: Iterable[str] = ("seat", "harness", "workload", "concurrency", "pass"),
+    by: Iterable[str] = ("seat", "harness", "load", "workload", "concurrency", "pass"),
     **filters: Any,
 ) -> pd.DataFrame:
-    """Requests per group (seat, harness, workload, concurrency, pass by default): how many,
+    """Requests per group (seat, harness, load in words, workload, concurrency, pass by default): how many,
     how many failed, how they finished, and the mean, p50, p90 and p99 of `field`
     (linear-interpolation quantiles, numpy's default)."""
     r = requests_view(a, **filters)
