@@ -28,6 +28,7 @@ COMMANDS = [
     "store",
     "schema",
     "lab",
+    "example",
 ]
 
 
