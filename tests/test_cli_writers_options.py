@@ -126,16 +126,22 @@ def test_svg_and_pdf_have_the_size_asked_for(curves, tmp_path, capsys):
     assert (float(box.width), float(box.height)) == pytest.approx((237.6, 180.0), abs=0.01)
 
 
-def test_only_the_width_keeps_the_figures_own_height(curves, tmp_path, capsys):
+def test_only_the_width_makes_the_figure_as_tall_as_its_plot_needs(curves, tmp_path, capsys):
+    """With --width alone the height is the figure's own, grown (or cut) so that its plot is at
+    least `PLOT_IN` tall under the legend laid out for that width: measured on the drawn figure."""
     from benchreport.explore import open_runs
     from benchreport.report import catalog
+    from benchreport.report.model.figures.theme import PLOT_IN, fit_figure
 
     out = tmp_path / "fig.png"
     code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--width", "3.3")
     assert code == 0, err
-    own_height = catalog.figure(open_runs(str(curves), n_boot=200), "throughput").figure.get_size_inches()[1]
+    fig = catalog.figure(open_runs(str(curves), n_boot=200), "throughput").figure
+    assert fit_figure(fig, (3.3, None)) == []
+    (ax,) = fig.axes
+    assert ax.bbox.height / fig.dpi == pytest.approx(PLOT_IN, abs=0.02)
     w, h = _png_size(out)
-    assert w == 660 and h == round(own_height * 200)  # 3.3 in and the figure's own height, at 200 dpi
+    assert w == 660 and h == round(fig.get_size_inches()[1] * 200)  # 3.3 in and that height, at 200 dpi
 
 
 def _svg_text(path: Path) -> str:
@@ -313,6 +319,11 @@ def test_the_examples_column_figures_fit_inside_their_edges(name, tmp_path, caps
     assert ET.parse(out).getroot().get("width") == "237.6pt"
 
 
-def test_a_figure_too_crowded_for_its_size_says_how_far_it_overflows(tmp_path, capsys):
-    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2")
-    assert code == 0 and re.search(r"contents reach \d+\.\d\d in past its edges at 2\.00 x", err), err
+def test_a_figure_too_crowded_for_its_size_is_an_error_naming_what_to_leave_out(tmp_path, capsys):
+    """Measured once drawn, not warned about (--quiet hid the warning): exit 2, nothing written,
+    the edge it runs past and by how much, and the options that would draw less."""
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", out, "--width", "2", "--quiet")
+    assert code == 2 and not out.exists()
+    assert re.search(r"does not fit 2\.00 x \d\.\d\d in: its contents reach past its \w+ edge by \d\.\d\d in", err), err
+    assert "--seats (it draws" in err and "larger --width" in err

@@ -52,7 +52,8 @@ def marks_text(fig, *, what: str = "markers") -> str:
 
 def _seats_cue(fig) -> str:
     """How the seats (and a seat's workloads) are told apart in a concurrency figure."""
-    lines = "; line style, the seat's workload" if "workload_lines" in F.drawn(fig) else ""
+    told = [part for part in F.SERIES_PARTS if f"lines_by_{part}" in F.drawn(fig)]
+    lines = f"; line style, the seat's {' and '.join(told)}" if told else ""
     return f" Colour and marker shape: the seat{lines}."
 
 
