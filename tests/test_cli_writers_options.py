@@ -472,3 +472,34 @@ def test_the_column_width_stated_is_the_article_classes(tmp_path):
     assert widths == {"a4paper": 221.0, "letterpaper": 229.5}
     assert WIDTHS_PT["column"] == min(widths.values())
     assert COLUMN_IN * 72.27 <= min(widths.values())
+
+
+def test_small_multiples_go_to_fewer_columns_for_one_column_of_a_paper(tmp_path, capsys):
+    """The example's per-pass panels (three side by side in the report) are one column at 3.0 in,
+    each panel as tall as the report's and everything inside the canvas."""
+    from benchreport.explore import open_runs
+    from benchreport.report import catalog
+    from benchreport.report.model.figures.theme import MIN_PLOT_IN, fit_figure
+
+    fig = catalog.figure(open_runs(str(EXAMPLE), n_boot=50), "per-pass").figure
+    assert len({round(ax.get_position().x0, 3) for ax in fig.axes if ax.axison}) > 1  # side by side first
+    assert fit_figure(fig, (3.0, None)) == []
+    shown = [ax for ax in fig.axes if ax.axison]
+    assert len({round(ax.get_position().x0, 3) for ax in shown}) == 1
+    assert min(ax.bbox.height for ax in shown) / fig.dpi >= MIN_PLOT_IN - 0.01
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", out, "--width", "3.0", "--quiet")
+    assert code == 0, err
+    assert _edge_pixels(out).min() > 235
+
+
+def test_a_figure_taller_than_a_page_is_refused(tmp_path, capsys):
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "lengths-sent", FIXTURES, "--out", out, "--width", "3.0", "--quiet")
+    assert code == 2 and not out.exists()
+    assert re.search(r"it would be \d+\.\d\d in tall, more than a page holds \(7\.3 in\)", err), err
+
+
+def test_a_metric_the_runs_do_not_hold_names_those_they_do(tmp_path, capsys):
+    code, _, err = cli(capsys, "figure", "throughput", EXAMPLE, "--out", tmp_path / "f.png", "--metric", "itl_ms")
+    assert code == 2 and "--metric: these runs hold no 'itl_ms'; they hold: " in err, err

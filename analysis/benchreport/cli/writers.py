@@ -167,6 +167,10 @@ def figure_command(args) -> int:
     a = _analysis_for_one(args)
     if a is None:
         return EXIT_REFUSED
+    try:
+        cat.narrow(a, metric=args.metric, statistic=args.statistic)  # one the runs hold, or say which they do
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     block = cat.figure(a, args.name, metric=args.metric, statistic=args.statistic)
     if block is None:
         raise UsageError(

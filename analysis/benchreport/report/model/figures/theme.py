@@ -46,6 +46,10 @@ COLUMN_IN = 3.0
 #: the least height of a plot (inches) in a figure sized for a page: below it the data are a strip
 MIN_PLOT_IN = 0.9
 
+#: the tallest figure (inches) a page holds with its caption: a two-column article's \textheight on
+#: letter is 550 pt (7.6 in; 598 pt on A4), less two lines of caption
+PAGE_IN = 7.3
+
 #: the height (inches) a figure's only plot is given, at least, when its height is not asked for
 PLOT_IN = 1.3
 
@@ -237,23 +241,61 @@ def fit_figure(fig: Figure, size: tuple[float | None, float | None]) -> list[str
     """
     with theme(), warnings.catch_warnings():
         warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
+        own_width = fig.get_size_inches()[0]
         own, legends = _plot_heights(fig), _legend_height(fig)
+        if size[0] is not None and size[0] < own_width:
+            _reflow(fig, size[0] / own_width)
         _resize(fig, size)
         if size[1] is None:
             _grow_to(fig, own, legends)
         renderer = _settle(fig)
     fig.benchreport_fitted = tuple(size)
-    return fit_problems(fig, renderer)
+    problems = fit_problems(fig, renderer)
+    tall = fig.get_size_inches()[1]
+    if size[1] is None and tall > PAGE_IN:
+        problems.append(f"it would be {tall:.2f} in tall, more than a page holds ({PAGE_IN:g} in)")
+    return problems
 
 
-def _plot_heights(fig: Figure) -> list[float]:
-    """The height (inches) each of the figure's axes is to keep: its own, as laid out at the
-    figure's own size, and at least `PLOT_IN` for a figure of one plot (`MIN_PLOT_IN` for small multiples)."""
+def _reflow(fig: Figure, narrower: float) -> None:
+    """Small multiples on a figure `narrower` times as wide: in fewer columns (and more rows), in
+    the order they were read, row by row; a grid of panels that span several cells is left as is."""
+    from matplotlib.gridspec import GridSpec
+
+    cells: dict[tuple[int, int], list] = {}
+    grids = set()
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None or len(spec.rowspan) != 1 or len(spec.colspan) != 1:
+            return
+        grids.add(id(spec.get_gridspec()))
+        cells.setdefault((spec.rowspan.start, spec.colspan.start), []).append(ax)
+    if len(grids) != 1:
+        return
+    grid = next(iter(cells.values()))[0].get_subplotspec().get_gridspec()
+    ncols = max(1, int(grid.ncols * narrower + 0.25))
+    if ncols >= grid.ncols:
+        return
+    shown = [axes for _, axes in sorted(cells.items()) if any(a.get_visible() and a.axison for a in axes)]
+    for axes in [axes for axes in cells.values() if axes not in shown]:  # empty panels of the old grid
+        for ax in axes:
+            fig.delaxes(ax)
+    nrows = -(-len(shown) // ncols)
+    new = GridSpec(nrows, ncols, figure=fig)
+    for i, axes in enumerate(shown):
+        for ax in axes:
+            ax.set_subplotspec(new[i // ncols, i % ncols])
+
+
+def _plot_heights(fig: Figure) -> dict:
+    """{axes: (its height as laid out at the figure's own size, the height it is to keep)} in
+    inches: its own, and at least `PLOT_IN` for a figure of one plot (`MIN_PLOT_IN` for small
+    multiples)."""
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
     fig.draw_without_rendering()
     least = PLOT_IN if len(fig.axes) == 1 else MIN_PLOT_IN
-    return [(ax.bbox.height / fig.dpi, max(least, ax.bbox.height / fig.dpi)) for ax in fig.axes]
+    return {ax: (ax.bbox.height / fig.dpi, max(least, ax.bbox.height / fig.dpi)) for ax in fig.axes}
 
 
 def _legend_height(fig: Figure) -> float:
@@ -261,22 +303,22 @@ def _legend_height(fig: Figure) -> float:
     return sum(legend.get_window_extent().height for legend in fig.legends) / fig.dpi
 
 
-def _grow_to(fig: Figure, own: list[tuple[float, float]], legends: float) -> None:
-    """Make the figure as tall as its axes need to be as tall as `own` says ((as drawn, at
-    least)) under legends that may have grown (wrapped onto more lines at a narrower width)."""
-    w, h = fig.get_size_inches()
-    floor = h  # never shorter than its own height (a layout that failed has axes of any size)
-    lift = max((want - was for was, want in own), default=0.0)
-    fig.set_size_inches(w, h + max(0.0, lift) + max(0.0, _legend_height(fig) - legends))
+def _grow_to(fig: Figure, own: dict, legends: float) -> None:
+    """Make the figure as tall as its axes need to be as tall as `own` says (`_plot_heights`)
+    under legends that may have grown (wrapped onto more lines at a narrower width) and in the
+    rows small multiples may have been given (`_reflow`)."""
+    own = {ax: hw for ax, hw in own.items() if ax in fig.axes}
+    width, floor = fig.get_size_inches()  # never shorter than its own height
+    rows = len({round(ax.get_position().y0, 3) for ax in own}) or 1
+    lift = max((want - was for was, want in own.values()), default=0.0)
+    fig.set_size_inches(width, floor + max(0.0, lift) * rows + max(0.0, _legend_height(fig) - legends))
     fig.draw_without_rendering()
-    heights = [want for _, want in own]
-    for _ in range(4):  # then by what the axes still lack (or have to spare) once laid out
-        now = [ax.bbox.height / fig.dpi for ax in fig.axes]
-        short = max((h - n for h, n in zip(heights, now)), default=0.0)
-        if abs(short) < 0.01 or (short < 0 and h <= floor):
+    for _ in range(6):  # then by what the axes still lack (or have to spare) once laid out
+        short = max((want - ax.bbox.height / fig.dpi for ax, (_, want) in own.items()), default=0.0)
+        height = fig.get_size_inches()[1]
+        if abs(short) < 0.01 or (short < 0 and height <= floor):
             return
-        w, h = fig.get_size_inches()
-        fig.set_size_inches(w, max(floor, h + short))
+        fig.set_size_inches(width, max(floor, height + short * rows))
         fig.draw_without_rendering()
 
 
@@ -295,7 +337,7 @@ def fit_problems(fig: Figure, renderer=None) -> list[str]:
             "its contents reach past its " + " and ".join(f"{side} edge by {d:.2f} in" for side, d in past.items())
         )
     plots = [ax.bbox.height / fig.dpi for ax in fig.axes if ax.get_visible() and ax.axison]
-    if plots and min(plots) < MIN_PLOT_IN:
+    if plots and min(plots) < MIN_PLOT_IN - 0.01:
         problems.append(f"a plot is only {min(plots):.2f} in tall (at least {MIN_PLOT_IN:g} in to be read)")
     return problems
 
@@ -351,9 +393,14 @@ def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
                 label.set_text(textwrap.fill(text, width=len(text) // 2 + 1, break_long_words=False))
 
 
+#: the least type size (points) of a legend in one column (a figure's two-column legend may be smaller)
+LEGEND_PT = 6.5
+
+
 def _fit_legend(legend, most: float) -> None:
-    """A legend wider than `most` pixels: in fewer columns, then (in one column) its labels wrapped
-    onto more lines, until it fits or the labels are 16 characters a line."""
+    """A legend wider than `most` pixels: in fewer columns, then (in one column, in at least
+    `LEGEND_PT` type) its labels wrapped onto more lines, until it fits or the labels are 16
+    characters a line."""
     labels = [t.get_text() for t in legend.texts]
     longest = max((len(line) for t in labels for line in t.split("\n")), default=0)
     ncols, chars = legend._ncols, longest
@@ -364,6 +411,9 @@ def _fit_legend(legend, most: float) -> None:
             chars = max(16, int(chars * 0.85))
         else:
             return
+        if ncols == 1 and legend._fontsize < LEGEND_PT:  # small type was for two columns side by side
+            legend.prop.set_size(LEGEND_PT)
+            legend._fontsize = LEGEND_PT
         texts = [_wrap_label(t, chars) for t in labels]
         title = legend.get_title().get_text()
         # set_ncols alone keeps the box laid out as it was (matplotlib 3.11): lay it out again, with
