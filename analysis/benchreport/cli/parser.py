@@ -175,7 +175,7 @@ USAGE = {
     "build": "(RUNS... | --store DIR) --out DIR [--format html,pdf] [--site DIR] [options]",
     "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression] [options]",
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
-    "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--width column|text] [--columns A,B] [options]",
+    "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--columns A,B] [options]",
     "exam-delta": "A B [--json] [options]",
     "plan": "(RUNS... | --store DIR) [--max-passes N] [--spending obf|pocock] [--out FILE] [options]",
     "store": "{check,repair} --store DIR [options]",
@@ -329,14 +329,15 @@ def _add_writers(sub) -> None:
         metavar="INCHES",
         help="the file's width in inches, exactly; "
         + COLUMN_HELP
-        + "; the page of a one-column article: 4.8 (default: the report's 6.5, trimmed to the contents)",
+        + "; the page of a one-column article (345 pt): 4.75 (default: the report's 6.5, trimmed to the contents)",
     )
     g.add_argument(
         "--height",
         type=number(float, 0.5, 50),
         default=None,
         metavar="INCHES",
-        help="the file's height in inches, exactly (default: as tall as the plot needs under its legend)",
+        help="the file's height in inches, exactly (default: the figure's own; with --width, as tall as its plots "
+        "need under a legend laid out for that width, at most a page)",
     )
     g.add_argument(
         "--dpi", type=number(int, 50, 1200), default=200, metavar="N", help="resolution of a PNG (default 200)"
@@ -401,8 +402,8 @@ def _add_writers(sub) -> None:
         "--width",
         default=None,
         choices=["column", "text"],
-        help="LaTeX: a float that fits \\columnwidth of a two-column paper (columns split into several "
-        "tables where they must be), or \\textwidth in table* (default: a tabular for a one-column page)",
+        help="LaTeX: a float that fits \\columnwidth of a two-column paper, 221 pt (columns split into several "
+        "tables where they must be), or \\textwidth, 452 pt, in table* (default: a tabular for a one-column page)",
     )
 
 
