@@ -126,16 +126,22 @@ def test_svg_and_pdf_have_the_size_asked_for(curves, tmp_path, capsys):
     assert (float(box.width), float(box.height)) == pytest.approx((237.6, 180.0), abs=0.01)
 
 
-def test_only_the_width_keeps_the_figures_own_height(curves, tmp_path, capsys):
+def test_only_the_width_makes_the_figure_as_tall_as_its_plot_needs(curves, tmp_path, capsys):
+    """With --width alone the height is the figure's own, grown (or cut) so that its plot is at
+    least `PLOT_IN` tall under the legend laid out for that width: measured on the drawn figure."""
     from benchreport.explore import open_runs
     from benchreport.report import catalog
+    from benchreport.report.model.figures.theme import PLOT_IN, fit_figure
 
     out = tmp_path / "fig.png"
     code, _, err = cli(capsys, "figure", "throughput", curves, "--out", out, "--width", "3.3")
     assert code == 0, err
-    own_height = catalog.figure(open_runs(str(curves), n_boot=200), "throughput").figure.get_size_inches()[1]
+    fig = catalog.figure(open_runs(str(curves), n_boot=200), "throughput").figure
+    assert fit_figure(fig, (3.3, None)) == []
+    (ax,) = fig.axes
+    assert ax.bbox.height / fig.dpi == pytest.approx(PLOT_IN, abs=0.02)
     w, h = _png_size(out)
-    assert w == 660 and h == round(own_height * 200)  # 3.3 in and the figure's own height, at 200 dpi
+    assert w == 660 and h == round(fig.get_size_inches()[1] * 200)  # 3.3 in and that height, at 200 dpi
 
 
 def _svg_text(path: Path) -> str:
@@ -313,6 +319,187 @@ def test_the_examples_column_figures_fit_inside_their_edges(name, tmp_path, caps
     assert ET.parse(out).getroot().get("width") == "237.6pt"
 
 
-def test_a_figure_too_crowded_for_its_size_says_how_far_it_overflows(tmp_path, capsys):
-    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", tmp_path / "f.png", "--width", "2")
-    assert code == 0 and re.search(r"contents reach \d+\.\d\d in past its edges at 2\.00 x", err), err
+def test_a_figure_too_crowded_for_its_size_is_an_error_naming_what_to_leave_out(tmp_path, capsys):
+    """Measured once drawn, not warned about (--quiet hid the warning): exit 2, nothing written,
+    the edge it runs past and by how much, and the options that would draw less."""
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", out, "--width", "2", "--quiet")
+    assert code == 2 and not out.exists()
+    assert re.search(r"does not fit 2\.00 x \d\.\d\d in: its contents reach past its \w+ edge by \d\.\d\d in", err), err
+    assert "--seats (it draws" in err and "larger --width" in err
+
+
+# --- a two-column paper (issue 45) ------------------------------------------------------------
+FIXTURES = ROOT / "tests" / "fixtures"
+CAPTURES = FIXTURES / "captures"
+
+
+def _edge_pixels(path: Path) -> np.ndarray:
+    """The outermost row and column of pixels on each side of a PNG, as 0-255 grey levels."""
+    from PIL import Image
+
+    grey = np.asarray(Image.open(path).convert("L"), dtype=int)
+    return np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+
+
+@pytest.mark.parametrize("width", ["3.3", "3.0"])
+def test_a_column_figure_of_many_harnesses_draws_everything_inside_its_canvas(width, tmp_path, capsys):
+    """The reviewer's figure: throughput of the folder of every captured harness, one column wide.
+    Measured two ways: matplotlib's renderer (the tight box of every artist, legend and labels
+    included, lies within the canvas and the plot is no strip), and the PNG itself (no ink on
+    its outermost pixels, where an artist cut by an edge would leave some)."""
+    from benchreport.explore import open_runs
+    from benchreport.report import catalog
+    from benchreport.report.model.figures.theme import MIN_PLOT_IN, fit_figure
+
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "throughput", FIXTURES, "--out", out, "--width", width, "--quiet")
+    assert code == 0, err
+    assert _png_size(out)[0] == round(float(width) * 200)
+    assert _edge_pixels(out).min() > 235  # white (or the faintest grid) all round: nothing cut off
+
+    a = open_runs(str(FIXTURES), n_boot=50)
+    fig = catalog.figure(a, "throughput").figure
+    assert fit_figure(fig, (float(width), None)) == []
+    box = fig.get_tightbbox(fig.canvas.get_renderer() if hasattr(fig.canvas, "get_renderer") else None)
+    w, h = fig.get_size_inches()
+    assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= w + 0.01 and box.y1 <= h + 0.01, (box, w, h)
+    assert min(ax.bbox.height for ax in fig.axes) / fig.dpi >= MIN_PLOT_IN
+    # every seat that has a curve (two or more concurrency levels) is drawn
+    cells = a.cells[(a.cells["metric"] == "output_tok_s") & a.cells["estimate"].notna()]
+    with_curve = {s for s, g in cells.groupby("seat") if g["concurrency"].nunique() >= 2}
+    assert len(with_curve) >= 4 and with_curve <= set(fig.benchreport_cells["seat"])
+
+
+def test_the_caption_names_line_styles_only_for_what_differs(capsys, tmp_path):
+    """One seat of the captures measured one workload with several harnesses: its line styles are
+    the harnesses (and loads), never 'the seat's workload'."""
+    import dataclasses
+
+    from benchreport.explore import open_runs
+    from benchreport.report import catalog
+
+    a = open_runs(str(CAPTURES), n_boot=50)
+    one = dataclasses.replace(a, cells=a.cells[a.cells["seat"] == "tiny-gpt2-s1"])
+    block = catalog.figure(one, "throughput")
+    drawn = block.figure.benchreport_cells
+    assert drawn["workload"].nunique() == 1 and drawn["harness"].nunique() > 1  # the premise
+    assert "workload" not in block.caption.split("line style", 1)[1].split(".")[0], block.caption
+    assert "line style, the seat's harness" in block.caption, block.caption
+
+
+def test_filters_name_what_there_is_when_a_value_matches_nothing(capsys, tmp_path):
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "throughput", CAPTURES, "--out", out, "--harness", "nope", "--quiet")
+    assert code == 2 and "--harness: no run of 'nope'; the harnesses are: " in err and "aiperf" in err
+    code, _, err = cli(capsys, "table", "results", CAPTURES, "--condition", "nope", "--quiet")
+    assert code == 2 and "--condition: no run of 'nope'; the conditions are: " in err
+    code, _, err = cli(capsys, "table", "results", CAPTURES, "--metric", "engine_init_s", "--quiet")
+    assert code == 2 and "--metric: these runs hold no 'engine_init_s'; they hold: " in err and "ttft_ms" in err
+
+
+def test_harness_and_condition_keep_only_those_runs(capsys):
+    code, out, err = cli(capsys, "table", "runs", CAPTURES, "--harness", "AIPerf", "--quiet")
+    assert code == 0, err
+    rows = _csv(out)
+    harness = rows[0].index("Harness")
+    assert rows[1:] and all(r[harness].startswith("aiperf ") for r in rows[1:])  # "aiperf 0.13.0"
+    code, out, err = cli(capsys, "table", "results", CAPTURES, "--condition", "completions", "--quiet")
+    assert code == 0, err
+    workload = _csv(out)[0].index("Workload")
+    assert all("completions" in r[workload] for r in _csv(out)[1:])
+    code, out, err = cli(capsys, "table", "all-cells", CAPTURES, "--statistic", "p99", "--metric", "ttft_ms", "--quiet")
+    assert code == 0, err
+    rows = _csv(out)
+    stat, metric = rows[0].index("Stat."), rows[0].index("Metric")
+    assert rows[1:] and {(r[stat], r[metric]) for r in rows[1:]} == {("p99", rows[1][metric])}
+
+
+def _compile_two_column(tmp_path: Path, table: str, paper: str) -> str:
+    """The pdflatex log of a two-column article (10 pt, `paper`) holding `table` (whole floats)."""
+    (tmp_path / "t.tex").write_text(table, encoding="utf-8")
+    (tmp_path / "doc.tex").write_text(
+        f"\\documentclass[twocolumn,{paper}]{{article}}\\usepackage[T1]{{fontenc}}\n"
+        "\\usepackage{booktabs,array}\n\\begin{document}\n"
+        "\\typeout{COLUMNWIDTH=\\the\\columnwidth}\n\\input{t.tex}\nText.\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
+    assert proc.returncode == 0, log[-2000:]
+    return log
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+@pytest.mark.parametrize("runs", ["example", "captures"])
+@pytest.mark.parametrize("width", ["column", "text"])
+def test_a_latex_table_fits_a_two_column_page(runs, width, tmp_path, capsys):
+    """`--width column` (table) and `--width text` (table*) compiled in a two-column article on
+    A4 (its column, 221 pt, is the narrowest of the common classes) and on letter: no overfull line."""
+    from benchreport.report.render.text import WIDTHS_PT
+
+    folder = EXAMPLE if runs == "example" else CAPTURES
+    code, out, err = cli(capsys, "table", "results", folder, "--format", "tex", "--width", width, "--quiet")
+    assert code == 0, err
+    env = "table" if width == "column" else "table*"
+    assert out.count(f"\\begin{{{env}}}") >= 1 and "longtable" not in out
+    for paper in ("a4paper", "letterpaper"):
+        (tmp_path / paper).mkdir()
+        log = _compile_two_column(tmp_path / paper, out, paper)
+        assert not re.search(r"Overfull \\hbox", log), re.findall(r"Overfull \\hbox.*", log)
+        assert not re.search(r"Float too large", log), re.findall(r"Float too large.*", log)
+        column = float(re.search(r"COLUMNWIDTH=([\d.]+)pt", log).group(1))
+        assert column >= WIDTHS_PT["column"]  # the width fitted to is no wider than this page's
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+def test_the_column_width_stated_is_the_article_classes(tmp_path):
+    """The numbers --help and docs/cli.md give for a column, as pdflatex reports them."""
+    from benchreport.report.model.figures.theme import COLUMN_IN
+    from benchreport.report.render.text import WIDTHS_PT
+
+    widths = {}
+    for paper in ("a4paper", "letterpaper"):
+        (tmp_path / paper).mkdir()
+        log = _compile_two_column(tmp_path / paper, "", paper)
+        widths[paper] = float(re.search(r"COLUMNWIDTH=([\d.]+)pt", log).group(1))
+    assert widths == {"a4paper": 221.0, "letterpaper": 229.5}
+    assert WIDTHS_PT["column"] == min(widths.values())
+    assert COLUMN_IN * 72.27 <= min(widths.values())
+
+
+def test_small_multiples_go_to_fewer_columns_for_one_column_of_a_paper(tmp_path, capsys):
+    """The example's per-pass panels (three side by side in the report) are one column at 3.0 in,
+    each panel as tall as the report's and everything inside the canvas."""
+    from benchreport.explore import open_runs
+    from benchreport.report import catalog
+    from benchreport.report.model.figures.theme import MIN_PLOT_IN, fit_figure
+
+    fig = catalog.figure(open_runs(str(EXAMPLE), n_boot=50), "per-pass").figure
+    assert len({round(ax.get_position().x0, 3) for ax in fig.axes if ax.axison}) > 1  # side by side first
+    assert fit_figure(fig, (3.0, None)) == []
+    shown = [ax for ax in fig.axes if ax.axison]
+    assert len({round(ax.get_position().x0, 3) for ax in shown}) == 1
+    assert min(ax.bbox.height for ax in shown) / fig.dpi >= MIN_PLOT_IN - 0.01
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "per-pass", EXAMPLE, "--out", out, "--width", "3.0", "--quiet")
+    assert code == 0, err
+    assert _edge_pixels(out).min() > 235
+
+
+def test_a_figure_taller_than_a_page_is_refused(tmp_path, capsys):
+    out = tmp_path / "f.png"
+    code, _, err = cli(capsys, "figure", "lengths-sent", FIXTURES, "--out", out, "--width", "3.0", "--quiet")
+    assert code == 2 and not out.exists()
+    assert re.search(r"it would be \d+\.\d\d in tall, more than a page holds \(7\.3 in\)", err), err
+
+
+def test_a_metric_the_runs_do_not_hold_names_those_they_do(tmp_path, capsys):
+    code, _, err = cli(capsys, "figure", "throughput", EXAMPLE, "--out", tmp_path / "f.png", "--metric", "itl_ms")
+    assert code == 2 and "--metric: these runs hold no 'itl_ms'; they hold: " in err, err

@@ -78,6 +78,19 @@ SEATS_HELP = (
     "comparisons); needs RUNS"
 )
 
+#: --harness's and --condition's help (figure and table)
+HARNESS_HELP = "only the runs of this harness, as its runs name it (repeat for several); needs RUNS"
+CONDITION_HELP = (
+    "only the runs of this condition (what they sent): its 12-digit id or words of it, e.g. "
+    "completions (repeat for several); needs RUNS"
+)
+
+#: the width of a column of a two-column paper, as --help gives it (figures.theme.COLUMN_IN)
+COLUMN_HELP = (
+    "one column of a two-column paper: 3.0 (article: 221 pt on A4, 229.5 pt on letter; "
+    "IEEEtran and acmart sigconf are wider)"
+)
+
 #: --strict's help: what it changes (docs/importers.md, "Files that are not run files")
 STRICT_HELP = (
     "refuse files that are not run files (a JSON no importer reads that claims no format) instead of skipping them"
@@ -165,12 +178,12 @@ EXAMPLES = {
         "benchreport compare --store /srv/store previous latest --fail-on regression",
     ],
     "figure": [
-        "benchreport figure throughput runs/ --out fig.pdf --width 3.3",
+        "benchreport figure throughput runs/ --out fig.pdf --width 3.0 --harness aiperf",
         "benchreport figure --list runs/",
         "benchreport figure ttft runs/ --out ttft.png --seats a,b --statistic p99 --dpi 300",
     ],
     "table": [
-        "benchreport table results runs/ --out table1.tex",
+        "benchreport table results runs/ --out table1.tex --width column",
         "benchreport table results runs/ --format md --columns Seat,Metric,Estimate --rows Conc.=16",
     ],
     "exam-delta": ["benchreport exam-delta 153/164 154/164"],
@@ -365,15 +378,17 @@ def _add_writers(sub) -> None:
         type=number(float, 0.5, 50),
         default=None,
         metavar="INCHES",
-        help="the file's width in inches, exactly (a two-column paper's column: 3.3; default: the "
-        "report's 6.5, trimmed to the contents)",
+        help="the file's width in inches, exactly; "
+        + COLUMN_HELP
+        + "; the page of a one-column article (345 pt): 4.75 (default: the report's 6.5, trimmed to the contents)",
     )
     g.add_argument(
         "--height",
         type=number(float, 0.5, 50),
         default=None,
         metavar="INCHES",
-        help="the file's height in inches, exactly (default: the figure's own)",
+        help="the file's height in inches, exactly (default: the figure's own; with --width, as tall as its plots "
+        "need under a legend laid out for that width, at most a page)",
     )
     g.add_argument(
         "--dpi", type=number(int, 50, 1200), default=200, metavar="N", help="resolution of a PNG (default 200)"
@@ -394,6 +409,7 @@ def _add_writers(sub) -> None:
         metavar="S",
         help="the statistic drawn or kept, as --metric (" + ", ".join(STATISTICS) + ")",
     )
+    _add_run_filters(g)
     p = sub.add_parser("table", help="one table of the report as CSV, Markdown or LaTeX")
     p.add_argument("name", nargs="?", metavar="NAME", help="the table's name (--list names them)")
     _add_common(p)
@@ -422,6 +438,30 @@ def _add_writers(sub) -> None:
         "FIRST-LAST (from 1); repeat to combine",
     )
     g.add_argument("--seats", default=None, metavar="A,B", help=SEATS_HELP)
+    _add_run_filters(g)
+    g.add_argument(
+        "--metric",
+        default=None,
+        choices=sorted(METRICS),
+        metavar="M",
+        help="only the rows of this metric (ttft_ms, ...)",
+    )
+    g.add_argument(
+        "--statistic", default=None, choices=STATISTICS, metavar="S", help="only the rows of this statistic (p50, ...)"
+    )
+    g.add_argument(
+        "--width",
+        default=None,
+        choices=["column", "text"],
+        help="LaTeX: a float that fits \\columnwidth of a two-column paper, 221 pt (columns split into several "
+        "tables where they must be), or \\textwidth, 452 pt, in table* (default: a tabular for a one-column page)",
+    )
+
+
+def _add_run_filters(g) -> None:
+    """--harness and --condition: which runs a figure or table is made of."""
+    g.add_argument("--harness", action="append", default=None, metavar="NAME", help=HARNESS_HELP)
+    g.add_argument("--condition", action="append", default=None, metavar="ID|WORDS", help=CONDITION_HELP)
 
 
 def _add_plan(sub) -> None:
@@ -568,6 +608,6 @@ def build_parser() -> argparse.ArgumentParser:
     _explain(sub.choices)
     parser.epilog = (
         "examples:\n  benchreport build runs/ --out report/\n  benchreport figure throughput runs/ --out "
-        "fig.pdf --width 3.3\n  benchreport lab runs/\n\nbenchreport COMMAND --help says more.\n\n" + EXIT_CODES
+        "fig.pdf --width 3.0\n  benchreport lab runs/\n\nbenchreport COMMAND --help says more.\n\n" + EXIT_CODES
     )
     return parser

@@ -1,8 +1,11 @@
 """`benchreport figure` and `benchreport table` (spec/cli.md): one figure or table of the report, no build.
 
-A figure may be sized for the page it goes on (`--width`, `--height`, `--dpi`), narrowed to
-some seats (`--seats`) and to one metric and statistic (`--metric`, `--statistic`); a table to
-some columns, rows and seats (`--columns`, `--rows`, `--seats`).
+A figure may be sized for the page it goes on (`--width`, `--height`, `--dpi`); a table to some
+columns and rows (`--columns`, `--rows`) and, in LaTeX, to a column or the text width of the page
+(`--width column|text`). Both may be narrowed to the runs of some seats, harnesses and conditions
+(`--seats`, `--harness`, `--condition`) and to one metric and statistic (`--metric`,
+`--statistic`). A figure sized for a page is measured once drawn: one that does not fit inside
+its edges is an error naming what to leave out, and nothing is written.
 """
 
 from __future__ import annotations
@@ -105,20 +108,32 @@ def _listing(args, catalog: dict, kind: str) -> int:
 
 
 def _analysis_for_one(args):
-    """Load and analyse as `analyse` does (only the runs of `--seats` when given); None (after
-    saying why) when a file was refused."""
+    """Load and analyse as `analyse` does (only the runs of `--seats`, `--harness` and
+    `--condition` when given); None (after saying why) when a file was refused."""
     from benchreport.report.catalog import restrict_runs
 
     seats = _seats(args)
+    harnesses, wanted = _named(args, "harness"), _named(args, "condition")
     opened = open_checked(args)
     if opened is None:
         return None
-    if seats:
+    if seats or harnesses or wanted:
         try:
-            opened.loaded = restrict_runs(opened.loaded, seats)
+            opened.loaded = restrict_runs(opened.loaded, seats, harnesses=harnesses, conditions=wanted)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     return analyse_opened(args, opened)
+
+
+def _named(args, option: str) -> list[str]:
+    """The values of a repeatable `--harness` or `--condition` (none: every one); only with RUNS."""
+    given = getattr(args, option, None) or []
+    values = [" ".join(v.split()) for v in given]
+    if any(not v for v in values):
+        raise UsageError(f"--{option}: expected a name, got nothing")
+    if values and args.store is not None:
+        raise UsageError(f"--{option} needs RUNS (files or folders), not --store")
+    return values
 
 
 def _seats(args) -> list[str]:
@@ -152,6 +167,10 @@ def figure_command(args) -> int:
     a = _analysis_for_one(args)
     if a is None:
         return EXIT_REFUSED
+    try:
+        cat.narrow(a, metric=args.metric, statistic=args.statistic)  # one the runs hold, or say which they do
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     block = cat.figure(a, args.name, metric=args.metric, statistic=args.statistic)
     if block is None:
         raise UsageError(
@@ -159,24 +178,48 @@ def figure_command(args) -> int:
             f"({cat.FIGURES[args.name].what}); benchreport figure --list RUNS says which do"
         )
     from benchreport.report.model.figures import save_figure
-    from benchreport.report.model.figures.theme import overflow
+    from benchreport.report.model.figures.theme import fit_figure
 
     kind = out.suffix.lower()[1:]
+    if size is not None:
+        problems = fit_figure(block.figure, size)
+        if problems:
+            raise UsageError(_misfit(args, block.figure, problems, a))
     _check_canvas(kind, size, tuple(block.figure.get_size_inches()), args.dpi)
-    code = write_atomic(
+    return write_atomic(
         out,
         lambda stage: save_figure(block.figure, stage, "figure", (kind,), size=size, dpi=args.dpi)[kind],
         quiet=args.quiet,
     )
-    over = overflow(block.figure) if size is not None else 0.0
-    if over > 0.01 and not args.quiet:
-        w, h = block.figure.get_size_inches()
-        print(
-            f"benchreport figure: the figure's contents reach {over:.2f} in past its edges at "
-            f"{w:.2f} x {h:.2f} in; give a larger --width or --height, or fewer --seats",
-            file=sys.stderr,
-        )
-    return code
+
+
+#: the options that leave runs or cells out of a figure, and the column of the drawn cells each narrows
+_NARROWING = (("--seats", "seat"), ("--harness", "harness"), ("--condition", "load_id"), ("--statistic", "statistic"))
+
+
+def _misfit(args, fig, problems: list[str], a) -> str:
+    """Why the figure does not fit its size, and what would make it: a larger size, or fewer of
+    what it draws (only the options that would leave something out: a seat's several harnesses
+    are not fewer --seats)."""
+    w, h = fig.get_size_inches()
+    drawn = getattr(fig, "benchreport_cells", None)
+    if drawn is None:
+        drawn = a.cells if a.cells is not None else None
+    options = []
+    for option, column in _NARROWING:
+        if drawn is None or column not in drawn.columns:
+            continue
+        values = sorted({str(v) for v in drawn[column].dropna()})
+        if len(values) > 1:
+            shown = ", ".join(_shown(v) for v in values[:6]) + (
+                f" and {len(values) - 6} more" if len(values) > 6 else ""
+            )
+            options.append(f"{option} (it draws {shown})")
+    leave = "; or draw less with " + "; ".join(options) if options else ""
+    return (
+        f"the figure {args.name!r} does not fit {w:.2f} x {h:.2f} in: {'; '.join(problems)}. Give a larger "
+        f"--width{'' if args.height is None else ' or --height'}{leave}"
+    )
 
 
 #: the largest raster a figure is drawn to: 100 megapixels is 400 MB of RGBA before compression
@@ -213,22 +256,28 @@ def table_command(args) -> int:
         return _listing(args, cat.TABLES, "table")
     out = out_file(args, tuple(f".{f}" for f in cat.TABLE_FORMATS)) if args.out else None
     fmt = args.format or (out.suffix.lower()[1:] if out is not None else "csv")
+    if args.width is not None and fmt != "tex":
+        raise UsageError(f"--width {args.width} sizes a LaTeX table; give --format tex (or --out FILE.tex)")
     source_of(args)
     a = _analysis_for_one(args)
     if a is None:
         return EXIT_REFUSED
+    try:
+        a = cat.narrow(a, metric=args.metric, statistic=args.statistic)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     t = cat.table(a, args.name)
     if t is None:
         raise UsageError(f"table {args.name!r} has no rows for these runs ({cat.TABLES[args.name].what})")
     columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     try:
-        text = cat.table_text(t, fmt, columns=columns, rows=args.rows or (), name=args.name)
+        text = cat.table_text(t, fmt, columns=columns, rows=args.rows or (), name=args.name, width=args.width)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if "\n% wider than a page" in text and not args.quiet:
-        print(
-            "benchreport table: the LaTeX table is wider than a page even in \\scriptsize; choose fewer --columns",
-            file=sys.stderr,
+    if "\n% wider than a page" in text:
+        raise UsageError(
+            "the LaTeX table is wider than a page even in \\scriptsize; choose fewer --columns, or "
+            "--width text (several tables where the columns must be split)"
         )
     if out is None:
         sys.stdout.write(text)

@@ -37,6 +37,7 @@ __all__ = [
     "TABLE_FORMATS",
     "FIGURE_SUFFIXES",
     "restrict_runs",
+    "narrow",
 ]
 
 
@@ -180,18 +181,85 @@ def _only(a, metric: str | None, statistic: str | None):
     return dataclasses.replace(a, cells=keep(a.cells), comparisons=keep(a.comparisons))
 
 
-def restrict_runs(result, seats):
-    """The loaded runs of `seats` only (a copy of the LoadResult; refusals and skips kept): one
-    figure or table of those seats, analysed as the report analyses them. ValueError naming
-    the seats there are when one of `seats` has no run."""
+def restrict_runs(result, seats=(), *, harnesses=(), conditions=()):
+    """The loaded runs of `seats`, `harnesses` and `conditions` only (each empty: any), a copy of
+    the LoadResult with its refusals and skips kept: one figure or table of those runs, analysed as
+    the report analyses them.
+
+    A harness is named as its runs name it (case-insensitive: ``vllm bench serve``); a condition
+    (what a run sent: benchreport.conditions) by its 12-digit id or by words of its description
+    (``completions``, ``64 → 32 tok``), matched case-insensitively. ValueError naming the seats,
+    harnesses or conditions there are when one given matches no run.
+    """
     import dataclasses
 
-    have = sorted({r.run.seat.id for r in result.runs})
-    unknown = [s for s in seats if s not in have]
-    if unknown:
-        raise ValueError(f"--seats: no run of {', '.join(map(repr, unknown))}; the seats are: {', '.join(have)}")
-    wanted = set(seats)
-    return dataclasses.replace(result, runs=[r for r in result.runs if r.run.seat.id in wanted])
+    runs = list(result.runs)
+    for what, option, wanted, keys in (
+        ("seat", "--seats", seats, _seat_keys),
+        ("harness", "--harness", harnesses, _harness_keys),
+        ("condition", "--condition", conditions, _condition_keys),
+    ):
+        if not wanted:
+            continue
+        named = [(r, keys(r)) for r in runs]
+        unknown = [w for w in wanted if not any(_matches(w, k, what) for _, k in named)]
+        if unknown:
+            shown = sorted({k[0] for _, k in named if k[0]})
+            raise ValueError(
+                f"{option}: no run of {', '.join(map(repr, unknown))}; the {_plural(what)} are: "
+                + ("; " if what == "condition" else ", ").join(shown[:20])
+                + (f" and {len(shown) - 20} more" if len(shown) > 20 else "")
+            )
+        runs = [r for r, k in named if any(_matches(w, k, what) for w in wanted)]
+    return dataclasses.replace(result, runs=runs)
+
+
+def _plural(what: str) -> str:
+    return {"harness": "harnesses"}.get(what, what + "s")
+
+
+def _seat_keys(r) -> tuple[str, ...]:
+    return (r.run.seat.id,)
+
+
+def _harness_keys(r) -> tuple[str, ...]:
+    return (r.run.harness.name or "",)
+
+
+def _condition_keys(r) -> tuple[str, ...]:
+    """A run's condition as it is shown (id: words), then its id and its words."""
+    import msgspec
+
+    from benchreport import conditions
+
+    load = msgspec.to_builtins(r.run.load) if r.run.load is not None else None
+    ident, words = conditions.fingerprint(load), conditions.words(load)
+    shown = f"{ident} ({words})" if ident else "(no condition recorded)"
+    return (shown, ident or "", words or "")
+
+
+def _matches(wanted: str, keys: tuple[str, ...], what: str) -> bool:
+    """Whether a run with `keys` is one `wanted` names: a seat exactly, a harness case-insensitively,
+    a condition by its id or by words of its description."""
+    if what == "seat":
+        return wanted == keys[0]
+    w = " ".join(wanted.split()).lower()
+    if what == "harness":
+        return w == keys[0].lower()
+    return bool(w) and (w == keys[1].lower() or w in keys[2].lower())
+
+
+def narrow(a, *, metric: str | None = None, statistic: str | None = None):
+    """The analysis with only the cells and comparisons of `metric` and `statistic` (a copy): a
+    table of one metric. ValueError naming the metrics (statistics) the cells hold when none is
+    `metric` (`statistic`)."""
+    for option, column, value in (("--metric", "metric", metric), ("--statistic", "statistic", statistic)):
+        if value is None or a.cells is None or a.cells.empty:
+            continue
+        have = sorted(set(a.cells[column].dropna().astype(str)))
+        if value not in have:
+            raise ValueError(f"{option}: these runs hold no {value!r}; they hold: {', '.join(have)}")
+    return _only(a, metric, statistic) if metric or statistic else a
 
 
 def table(a, name: str):
@@ -219,13 +287,14 @@ def _flat(t) -> pd.DataFrame:
     return df
 
 
-def table_text(t, fmt: str, *, columns=None, rows=(), name: str | None = None) -> str:
+def table_text(t, fmt: str, *, columns=None, rows=(), name: str | None = None, width: str | None = None) -> str:
     """A report table (`sections.Table`) as CSV, Markdown or LaTeX text.
 
     `columns`: the columns to keep (names as the table heads them, or ``["all"]``); by default
     every one, but LaTeX keeps the headline ones (`writers.HEADLINE_COLUMNS`) so that it fits
     a page (`name`: the table's name in `TABLES`, else its `key`). `rows`: filters as `writers.select_rows` reads them. ValueError on an unknown
-    column or a malformed filter.
+    column or a malformed filter. `width`: LaTeX for a two-column page (``column`` or ``text``,
+    `latex_table`'s `width`), ValueError when its columns cannot fit it.
     """
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"`fmt` must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}")
@@ -244,4 +313,4 @@ def table_text(t, fmt: str, *, columns=None, rows=(), name: str | None = None) -
     caption = " ".join(str(t.caption).split())
     if fmt == "md":
         return markdown_table(df, caption, numeric=t.numeric)
-    return latex_table(df, caption, numeric=t.numeric, group=group if t.group and group in keep else None)
+    return latex_table(df, caption, numeric=t.numeric, group=group if t.group and group in keep else None, width=width)

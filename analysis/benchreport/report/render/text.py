@@ -27,6 +27,8 @@ __all__ = [
     "LINE_PT",
     "SIZES",
     "LATEX_PACKAGES",
+    "WIDTHS_PT",
+    "FLOAT_LINES",
     "headline",
 ]
 
@@ -108,6 +110,17 @@ LONGTABLE_ROWS = 40
 #: the text width the LaTeX table is fitted to, in points: an article's at 10 pt (345 pt); a
 #: wider page only leaves more room (tests/test_cli_writers_options.py compiles it and checks)
 LINE_PT = 345.0
+
+#: the widths `latex_table(width=...)` fits, in points: a column of a two-column paper and the text
+#: width there, the narrowest of the common classes (article two-column on A4: \columnwidth 221 pt,
+#: \textwidth 452 pt, as pdflatex gives them; on letter 229.5 and 469 pt; IEEEtran's and acmart's
+#: are wider): a table fitted to them fits any of these pages
+WIDTHS_PT = {"column": 221.0, "text": 452.0}
+
+#: at most this many lines of type in one float of `latex_table(width=...)` (a longer table is
+#: several floats: a float cannot break across pages or columns, and longtable cannot be used in
+#: two columns); a two-column article's column holds about 70 lines of \footnotesize
+FLOAT_LINES = 44
 
 #: the type sizes tried, largest first, with their size and \tabcolsep in points: the first
 #: at which the columns fit (each at least its longest unbreakable word) is used
@@ -232,7 +245,7 @@ def _figure_lines(text: str) -> list[str]:
     return _INTERVAL.split(str(text), maxsplit=1)
 
 
-def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], tuple, bool]:
+def _column_specs(df: pd.DataFrame, numeric: Sequence[str], line_pt: float = LINE_PT) -> tuple[list[str], tuple, bool]:
     """The tabular column types, the type size (a row of `SIZES`), and whether the table fits the line: numbers
     right-aligned, short text on one line, long text in ``p`` columns (ragged right) that share
     what the others leave of the line, each at least its longest unbreakable word."""
@@ -246,7 +259,7 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
     fixed = {c: natural[c] for c in df.columns if c in numeric or max(map(len, cells[c])) <= _SHORT_TEXT}
     least = {c: _WORD_ROOM * max(_chars(w) for t in cells[c] for w in _words(t)) for c in df.columns if c not in fixed}
     for size, pt, sep in SIZES:  # noqa: B007 - the size the loop stops at is returned
-        line = (LINE_PT * _MARGIN - len(df.columns) * 2 * sep) / (_EM * pt)
+        line = (line_pt * _MARGIN - len(df.columns) * 2 * sep) / (_EM * pt)
         left = line - sum(fixed.values())
         if left >= sum(least.values()):
             break
@@ -267,7 +280,7 @@ def _column_specs(df: pd.DataFrame, numeric: Sequence[str]) -> tuple[list[str], 
         elif c in fixed or width[c] >= natural[c]:
             specs.append("l")
         else:
-            specs.append(r">{\raggedright\arraybackslash}p{%.3f\linewidth}" % (width[c] * _EM * pt / LINE_PT))
+            specs.append(r">{\raggedright\arraybackslash}p{%.3f\linewidth}" % (width[c] * _EM * pt / line_pt))
     return specs, (size, pt, sep), fits
 
 
@@ -278,6 +291,7 @@ def latex_table(
     *,
     group: str | None = None,
     longtable: bool | None = None,
+    width: str | None = None,
 ) -> str:
     r"""A booktabs table that fits an article's text width (`LINE_PT`): numeric columns
     right-aligned, long text wrapped (long words may break after ``/ _ . -``), in \small type,
@@ -287,27 +301,21 @@ def latex_table(
     repeated on each page; otherwise a ``tabular`` with the caption as a comment above it, for
     the author's own ``table`` environment. Needs `LATEX_PACKAGES` in the preamble. A table
     whose columns cannot fit even in the smallest size says so in a comment at its top.
-    """
-    from benchreport import format as fmt
 
-    groups = None
-    if group is not None and group in df.columns:
-        groups = df[group].map(_cell_text).tolist()
-        df = df.drop(columns=[group])
-    numeric = [c for c in df.columns if c in numeric]
-    specs, size, fits = _column_specs(df, numeric)
+    `width`: ``"column"`` or ``"text"`` for a two-column paper (`WIDTHS_PT`): whole floats
+    (``table``, or ``table*`` across the page) with their caption, fitted to that width; the
+    columns that do not fit beside each other are split into several tables, each repeating the
+    leading text columns, and more than `FLOAT_LINES` lines into several floats. ValueError when
+    even the leading columns and one more cannot fit.
+    """
+    if width is not None:
+        return _floats(df, caption, numeric, group, width)
+    groups, df, numeric = _split_group(df, numeric, group)
     long = len(df) > LONGTABLE_ROWS if longtable is None else longtable
     caption = " ".join(str(caption or "").split())
-    styler = _escaped(df, numeric).style.hide(axis="index")
-    text = styler.to_latex(
-        hrules=True,
-        column_format="".join(specs),
-        environment="longtable" if long else None,
-        caption=latex_escape(caption) if long and caption else None,
+    lines, size, fits = _tabular(
+        df, numeric, groups, LINE_PT, long, latex_escape(caption) if long and caption else None
     )
-    lines = text.rstrip("\n").split("\n")
-    if groups is not None:
-        lines = _with_group_rows(lines, groups, len(specs), long, fmt)
     head = ["% needs \\usepackage{" + ",".join(LATEX_PACKAGES if long else LATEX_PACKAGES[:2]) + "}"]
     if not fits:
         head.append("% wider than a page even in \\scriptsize: choose fewer columns (benchreport table --columns)")
@@ -317,6 +325,130 @@ def latex_table(
     open_, close = (r"\begingroup\%s" % name, r"\endgroup") if long else (r"{\%s%%" % name, "}")
     spacing = [] if sep == 6.0 else [r"\setlength{\tabcolsep}{%gpt}%%" % sep]
     return "\n".join([*head, open_, *spacing, *lines, close]) + "\n"
+
+
+def _split_group(df: pd.DataFrame, numeric: Sequence[str], group: str | None):
+    """(the group column's cells or None, the frame without it, its numeric columns)."""
+    groups = None
+    if group is not None and group in df.columns:
+        groups = df[group].map(_cell_text).tolist()
+        df = df.drop(columns=[group])
+    return groups, df, [c for c in df.columns if c in numeric]
+
+
+def _tabular(df, numeric, groups, line_pt: float, long: bool, caption: str | None, group_chars: int = _GROUP_CHARS):
+    """The lines of one tabular (or longtable) of `df` fitted to `line_pt`, its size (a row of
+    `SIZES`) and whether it fits."""
+    from benchreport import format as fmt
+
+    specs, size, fits = _column_specs(df, numeric, line_pt)
+    styler = _escaped(df, numeric).style.hide(axis="index")
+    text = styler.to_latex(
+        hrules=True,
+        column_format="".join(specs),
+        environment="longtable" if long else None,
+        caption=caption,
+    )
+    lines = text.rstrip("\n").split("\n")
+    if groups is not None:
+        lines = _with_group_rows(lines, groups, len(specs), long, fmt, group_chars)
+    return lines, size, fits
+
+
+def _floats(df: pd.DataFrame, caption, numeric: Sequence[str], group: str | None, width: str) -> str:
+    """`latex_table(width=...)`: the table as floats that fit `WIDTHS_PT[width]`."""
+    if width not in WIDTHS_PT:
+        raise ValueError(f"`width` must be one of {', '.join(WIDTHS_PT)}; got {width!r}")
+    line_pt = WIDTHS_PT[width]
+    groups, df, numeric = _split_group(df, numeric, group)
+    parts = _column_parts(df, numeric, line_pt, width)
+    caption = latex_escape(" ".join(str(caption or "").split()))
+    env = "table" if width == "column" else "table*"
+    out = [
+        "% needs \\usepackage{" + ",".join(LATEX_PACKAGES[:2]) + "}",
+        f"% fitted to \\{width}width of a two-column page ({line_pt:g} pt or wider)"
+        + (f"; its columns split into {len(parts)} tables" if len(parts) > 1 else ""),
+    ]
+    n = 0
+    for columns in parts:
+        sub = [c for c in numeric if c in columns]
+        specs, size, _ = _column_specs(df[columns], sub, line_pt)
+        for rows in _row_chunks(df[columns], groups, specs, size, line_pt):
+            part_groups = [groups[i] for i in rows] if groups is not None else None
+            lines, (name, _, sep), _ = _tabular(df[columns].iloc[rows], sub, part_groups, line_pt, False, None, 0)
+            n += 1
+            title = caption if n == 1 else (caption + " (continued)" if caption else "(continued)")
+            spacing = [] if sep == 6.0 else [r"\setlength{\tabcolsep}{%gpt}%%" % sep]
+            out += [
+                r"\begin{%s}[tbp]" % env,
+                r"\centering",
+                *([r"\caption{%s}" % title] if title else []),
+                r"{\%s%%" % name,
+                *spacing,
+                *lines,
+                "}",
+                r"\end{%s}" % env,
+            ]
+    return "\n".join(out) + "\n"
+
+
+def _row_chunks(df: pd.DataFrame, groups, specs: list[str], size, line_pt: float) -> list[list[int]]:
+    """The row numbers of each float: as many rows as `FLOAT_LINES` lines of type hold, a row
+    taking as many lines as its longest wrapped cell (`specs`' ``p`` widths) or its interval, a
+    group row (the seat) two."""
+    pt = size[1]
+    widths = [
+        float(m.group(1)) * line_pt if (m := re.search(r"p\{([\d.]+)\\linewidth\}", sp)) else None for sp in specs
+    ]
+    chunks: list[list[int]] = [[]]
+    used, last = 0.0, None
+    for i in range(len(df)):
+        need = 1.0
+        for v, w in zip(df.iloc[i], widths):
+            text = _cell_text(v)
+            need = max(need, len(_figure_lines(text)) if w is None else -(-_chars(text) * _EM * pt // w))
+        if groups is not None and groups[i] != last:
+            need += 2.5
+            last = groups[i]
+        if chunks[-1] and used + need > FLOAT_LINES:
+            chunks.append([])
+            used = 0.0
+        chunks[-1].append(i)
+        used += need
+    return chunks if chunks[0] else [list(range(len(df)))]
+
+
+#: number columns that say which row it is (repeated in each table a wide table is split into)
+KEY_COLUMNS = {"Conc.", "Stat.", "Date", "Pass"}
+
+
+def _column_parts(df: pd.DataFrame, numeric: Sequence[str], line_pt: float, width: str) -> list[list]:
+    """The columns of each table `df` is split into to fit `line_pt`: all in one when they fit;
+    otherwise each table holds the leading text columns (what a row is) and as many of the others
+    as fit beside them. ValueError when the leading columns and one more cannot fit."""
+    columns = list(df.columns)
+    if _column_specs(df, numeric, line_pt)[2]:
+        return [columns]
+    lead = []
+    for c in columns:
+        if (c in numeric and str(c) not in KEY_COLUMNS) or len(lead) == len(columns) - 1:
+            break
+        lead.append(c)
+    lead = lead or columns[:1]
+    parts: list[list] = []
+    for c in columns:
+        if c in lead:
+            continue
+        if parts and _column_specs(df[parts[-1] + [c]], numeric, line_pt)[2]:
+            parts[-1].append(c)
+            continue
+        if not _column_specs(df[lead + [c]], numeric, line_pt)[2]:
+            raise ValueError(
+                f"the columns {', '.join(map(str, lead + [c]))} do not fit \\{width}width ({line_pt:g} pt) "
+                "even in \\scriptsize: choose shorter --columns" + (", or --width text" if width == "column" else "")
+            )
+        parts.append(lead + [c])
+    return parts or [lead]
 
 
 def _escaped(df: pd.DataFrame, numeric: Sequence[str] = ()) -> pd.DataFrame:
@@ -346,7 +478,9 @@ def _figure_cell(text: str) -> str:
     return r"\begin{tabular}[t]{@{}r@{}}" + r"\\{}".join(latex_escape(x) for x in lines) + r"\end{tabular}"
 
 
-def _with_group_rows(lines: list[str], groups: list[str], n_cols: int, long: bool, fmt) -> list[str]:
+def _with_group_rows(
+    lines: list[str], groups: list[str], n_cols: int, long: bool, fmt, chars: int = _GROUP_CHARS
+) -> list[str]:
     """Styler's lines with a full-width row (``\\multicolumn``) above each group's first row."""
     start = lines.index(r"\endlastfoot" if long else r"\midrule", 0) + 1
     body = lines[start : start + len(groups)]
@@ -357,7 +491,13 @@ def _with_group_rows(lines: list[str], groups: list[str], n_cols: int, long: boo
         if g != last:
             if last is not None:
                 out.append(r"\addlinespace")
-            out.append(r"\multicolumn{%d}{@{}l}{\textit{%s}} \\" % (n_cols, latex_escape(fmt.short(g, _GROUP_CHARS))))
+            label = (
+                r"\parbox[t]{0.95\linewidth}{\raggedright\textit{%s}}"
+                % latex_escape(fmt.short(g, _GROUP_CHARS), breaks=True)
+                if chars == 0  # wrapped within the line (a float's column) rather than shortened
+                else r"\textit{%s}" % latex_escape(fmt.short(g, chars))
+            )
+            out.append(r"\multicolumn{%d}{@{}l}{%s} \\" % (n_cols, label))
             last = g
         out.append(row)
     return out + lines[start + len(groups) :]

@@ -26,6 +26,7 @@ one cell's requests), `forest` (exam deltas, ratios).
 """
 
 from .concurrency import (
+    SERIES_PARTS,
     THROUGHPUT_STATISTICS,
     TTFT_STATISTICS,
     metric_vs_concurrency,
@@ -70,6 +71,7 @@ __all__ = [
     "throughput_vs_concurrency",
     "ttft_vs_concurrency",
     "THROUGHPUT_STATISTICS",
+    "SERIES_PARTS",
     "TTFT_STATISTICS",
     "select_series",
     "cell_dotplot",

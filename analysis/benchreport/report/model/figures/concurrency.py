@@ -66,8 +66,9 @@ def select_series(
     A line needs two concurrency levels, so the plot holds every (seat, series) measured
     at two or more levels, plus the single-level series of seats measured on the same day
     as one of those (the same-day context a comparison needs) and the baseline's. At most
-    `top_n` series: the baseline first, then the most levels, then the highest figure.
-    Per seat and series the first of `statistics` it has is used.
+    `top_n` series: the baseline first, then each seat's first series before any seat's second
+    (no seat with a curve is left out for another seat's further series), then the most levels,
+    then the highest figure. Per seat and series the first of `statistics` it has is used.
     """
     d = cells[(cells["metric"] == metric) & cells["concurrency"].notna()].copy()
     d = d[d["estimate"].map(fmt.finite) & d["statistic"].isin(list(statistics))]
@@ -97,8 +98,11 @@ def select_series(
         if not higher_is_better(metric):
             top = -top
 
+        def best(k):
+            return (-levels[k], -top[k], k)
+
         def order(k):
-            return (k[0] != baseline, -levels[k], -top[k], k)
+            return (k[0] != baseline, turn[k], best(k))
 
         cand = []
         for k, n in levels.items():
@@ -108,6 +112,9 @@ def select_series(
             if n >= 2 or k[0] == baseline or same_day:
                 cand.append(k)
         eligible = len(cand)
+        turn = {}  # a series' place among its seat's series, best first
+        for k in sorted(cand, key=best):
+            turn[k] = sum(1 for j in turn if j[0] == k[0])
         keep = sorted(cand, key=order)[:top_n]
     keyset = set(keep)
     d = d[[(s, w) in keyset for s, w in zip(d["seat"], d["series"])]]
@@ -150,7 +157,7 @@ def metric_vs_concurrency(
             own = sorted(d.loc[d["seat"] == seat, "series"].astype(str).unique())
             style = styles[seat]
             linestyle = LINESTYLES[(LINESTYLES.index(style.linestyle) + own.index(str(workload))) % len(LINESTYLES)]
-            record_drawn(fig, "workload_lines" if len(own) > 1 else "")
+            record_drawn(fig, *(f"lines_by_{part}" for part in _told_apart(d[d["seat"] == seat])))
             _draw_series(fig, ax, g.sort_values("concurrency"), style, linestyle)
             label = wrap_id(seat, 48)
             if several_workloads:
@@ -174,7 +181,25 @@ def metric_vs_concurrency(
             columnspacing=1.0,
             fontsize=5.6 if two_columns else None,
         )
+    fig.benchreport_cells = d  # what was drawn: `benchreport figure` names its filters from it
     return record_styles(fig, {s: styles[s] for s in d["seat"].unique()})
+
+
+#: what may tell one seat's series apart (figures.series), as a caption names it
+SERIES_PARTS = {"workload": ("workload", "condition"), "harness": ("harness",), "probe": ("probe",), "load": ("load",)}
+
+
+def _told_apart(seat_cells: pd.DataFrame) -> list[str]:
+    """What differs between one seat's series (`SERIES_PARTS`' names): the caption says what its
+    line styles stand for, never a workload when the lines differ by harness only."""
+    if seat_cells["series"].nunique() < 2:
+        return []
+    out = []
+    for part, columns in SERIES_PARTS.items():
+        have = [c for c in columns if c in seat_cells.columns]
+        if have and len(seat_cells[have].astype(str).drop_duplicates()) > 1:
+            out.append(part)
+    return out
 
 
 def _draw_series(fig, ax, g: pd.DataFrame, style, linestyle: str) -> None:

@@ -37,6 +37,22 @@ DPI = 200
 WIDTH_IN = 6.5
 
 
+#: one column of a two-column paper, in inches: the narrowest \columnwidth of the common classes
+#: (article two-column: 221 pt = 3.06 in on A4, 229.5 pt = 3.18 in on letter, as pdflatex's
+#: ``\the\columnwidth`` gives them; IEEEtran's 3.5 in and acmart sigconf's 241 pt are wider), so a
+#: figure this wide fits a column of any of them at its own size
+COLUMN_IN = 3.0
+
+#: the least height of a plot (inches) in a figure sized for a page: below it the data are a strip
+MIN_PLOT_IN = 0.9
+
+#: the tallest figure (inches) a page holds with its caption: a two-column article's \textheight on
+#: letter is 550 pt (7.6 in; 598 pt on A4), less two lines of caption
+PAGE_IN = 7.3
+
+#: the height (inches) a figure's only plot is given, at least, when its height is not asked for
+PLOT_IN = 1.3
+
 #: figure formats save_figure understands
 FORMATS = ("png", "svg", "pdf")
 
@@ -178,9 +194,9 @@ def save_figure(
     `stem` must be one of our own names (``figure-01``), never a data string. PNGs have a
     fixed dpi (`dpi`); SVG and PDF carry no date and a fixed hash salt, so the same figure
     gives the same bytes on every build. `size`: (width, height) in inches the file is to
-    have exactly, None for the figure's own (a column of a two-column paper is about 3.3 in): the figure is laid out
+    have exactly, None for the figure's own (a column of a two-column paper: `COLUMN_IN`): the figure is laid out
     again at that size, its legends in one column where two would not fit, and saved whole
-    instead of trimmed to its contents (`overflow` says whether they still fit).
+    instead of trimmed to its contents (`fit_figure`, called first, says whether they fit).
     """
     if not stem or any(c in stem for c in "/\\\x00") or stem.startswith("."):
         raise ValueError(f"`stem` must be a plain file name, got {stem!r}")
@@ -197,9 +213,9 @@ def save_figure(
     written = {}
     with theme(), warnings.catch_warnings():
         # at a size too small for its labels matplotlib gives up on the layout with a warning;
-        # `overflow` measures what then reaches past the edges, and the command says so
+        # `fit_problems` measures what then reaches past the edges, and the command refuses it
         warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
-        if size is not None:
+        if size is not None and getattr(fig, "benchreport_fitted", None) != tuple(size):
             _resize(fig, size)
         renderer = _settle(fig)
         if size is not None:
@@ -213,6 +229,117 @@ def save_figure(
             fig.savefig(path, format=kind, dpi=dpi, metadata=metadata[kind], bbox_inches=bbox)
             written[kind] = path
     return written
+
+
+def fit_figure(fig: Figure, size: tuple[float | None, float | None]) -> list[str]:
+    """Lay `fig` out at `size` inches as `save_figure` will save it, and say what does not fit.
+
+    Legends are fitted to the width (fewer columns, then labels wrapped); with no height given
+    the figure grows as tall as its plots need to keep their own height under a taller legend.
+    Returns what is wrong once drawn (`fit_problems`), empty when everything fits; a later
+    `save_figure` at the same `size` saves this layout as it is.
+    """
+    with theme(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
+        own_width = fig.get_size_inches()[0]
+        own, legends = _plot_heights(fig), _legend_height(fig)
+        if size[0] is not None and size[0] < own_width:
+            _reflow(fig, size[0] / own_width)
+        _resize(fig, size)
+        if size[1] is None:
+            _grow_to(fig, own, legends)
+        renderer = _settle(fig)
+    fig.benchreport_fitted = tuple(size)
+    problems = fit_problems(fig, renderer)
+    tall = fig.get_size_inches()[1]
+    if size[1] is None and tall > PAGE_IN:
+        problems.append(f"it would be {tall:.2f} in tall, more than a page holds ({PAGE_IN:g} in)")
+    return problems
+
+
+def _reflow(fig: Figure, narrower: float) -> None:
+    """Small multiples on a figure `narrower` times as wide: in fewer columns (and more rows), in
+    the order they were read, row by row; a grid of panels that span several cells is left as is."""
+    from matplotlib.gridspec import GridSpec
+
+    cells: dict[tuple[int, int], list] = {}
+    grids = set()
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None or len(spec.rowspan) != 1 or len(spec.colspan) != 1:
+            return
+        grids.add(id(spec.get_gridspec()))
+        cells.setdefault((spec.rowspan.start, spec.colspan.start), []).append(ax)
+    if len(grids) != 1:
+        return
+    grid = next(iter(cells.values()))[0].get_subplotspec().get_gridspec()
+    ncols = max(1, int(grid.ncols * narrower + 0.25))
+    if ncols >= grid.ncols:
+        return
+    shown = [axes for _, axes in sorted(cells.items()) if any(a.get_visible() and a.axison for a in axes)]
+    for axes in [axes for axes in cells.values() if axes not in shown]:  # empty panels of the old grid
+        for ax in axes:
+            fig.delaxes(ax)
+    nrows = -(-len(shown) // ncols)
+    new = GridSpec(nrows, ncols, figure=fig)
+    for i, axes in enumerate(shown):
+        for ax in axes:
+            ax.set_subplotspec(new[i // ncols, i % ncols])
+
+
+def _plot_heights(fig: Figure) -> dict:
+    """{axes: (its height as laid out at the figure's own size, the height it is to keep)} in
+    inches: its own, and at least `PLOT_IN` for a figure of one plot (`MIN_PLOT_IN` for small
+    multiples)."""
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+    fig.draw_without_rendering()
+    least = PLOT_IN if len(fig.axes) == 1 else MIN_PLOT_IN
+    return {ax: (ax.bbox.height / fig.dpi, max(least, ax.bbox.height / fig.dpi)) for ax in fig.axes}
+
+
+def _legend_height(fig: Figure) -> float:
+    """The height (inches) of the figure's own legends (outside its plots), as last drawn."""
+    return sum(legend.get_window_extent().height for legend in fig.legends) / fig.dpi
+
+
+def _grow_to(fig: Figure, own: dict, legends: float) -> None:
+    """Make the figure as tall as its axes need to be as tall as `own` says (`_plot_heights`)
+    under legends that may have grown (wrapped onto more lines at a narrower width) and in the
+    rows small multiples may have been given (`_reflow`)."""
+    own = {ax: hw for ax, hw in own.items() if ax in fig.axes}
+    width, floor = fig.get_size_inches()  # never shorter than its own height
+    rows = len({round(ax.get_position().y0, 3) for ax in own}) or 1
+    lift = max((want - was for was, want in own.values()), default=0.0)
+    fig.set_size_inches(width, floor + max(0.0, lift) * rows + max(0.0, _legend_height(fig) - legends))
+    fig.draw_without_rendering()
+    for _ in range(6):  # then by what the axes still lack (or have to spare) once laid out
+        short = max((want - ax.bbox.height / fig.dpi for ax, (_, want) in own.items()), default=0.0)
+        height = fig.get_size_inches()[1]
+        if abs(short) < 0.01 or (short < 0 and height <= floor):
+            return
+        fig.set_size_inches(width, max(floor, height + short * rows))
+        fig.draw_without_rendering()
+
+
+def fit_problems(fig: Figure, renderer=None) -> list[str]:
+    """What does not fit in `fig` as drawn, in words (empty when all fits): any artist reaching
+    past the figure's edges (the renderer's tight box of every artist against the canvas), and a
+    plot squeezed under `MIN_PLOT_IN` tall."""
+    renderer = renderer or _get_renderer(fig)
+    box = fig.get_tightbbox(renderer)
+    w, h = fig.get_size_inches()
+    problems = []
+    edges = {"left": -box.x0, "bottom": -box.y0, "right": box.x1 - w, "top": box.y1 - h}
+    past = {side: d for side, d in edges.items() if d > 0.01}
+    if past:
+        problems.append(
+            "its contents reach past its " + " and ".join(f"{side} edge by {d:.2f} in" for side, d in past.items())
+        )
+    plots = [ax.bbox.height / fig.dpi for ax in fig.axes if ax.get_visible() and ax.axison]
+    if plots and min(plots) < MIN_PLOT_IN - 0.01:
+        problems.append(f"a plot is only {min(plots):.2f} in tall (at least {MIN_PLOT_IN:g} in to be read)")
+    return problems
 
 
 def _settle(fig: Figure):
@@ -254,11 +381,7 @@ def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
     fig.draw_without_rendering()
     width = fig.bbox.width
     for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]:
-        if legend.get_window_extent().width > width and legend._ncols > 1:
-            # set_ncols alone keeps the box laid out as it was (matplotlib 3.11): lay it out again
-            legend.set_ncols(1)
-            legend._init_legend_box(list(legend.legend_handles), [t.get_text() for t in legend.texts], markerfirst=True)
-            legend._set_loc(legend._get_loc())  # the new box placed where the old one was
+        _fit_legend(legend, 0.98 * width)
     fig.draw_without_rendering()
     for ax in fig.axes:
         _narrow_tick_labels(ax, 0.4 * width)
@@ -268,6 +391,47 @@ def _resize(fig: Figure, size: tuple[float | None, float | None]) -> None:
             box = label.get_window_extent()
             if "\n" not in text and " " in text and max(box.width, box.height) > room:
                 label.set_text(textwrap.fill(text, width=len(text) // 2 + 1, break_long_words=False))
+
+
+#: the least type size (points) of a legend in one column (a figure's two-column legend may be smaller)
+LEGEND_PT = 6.5
+
+
+def _fit_legend(legend, most: float) -> None:
+    """A legend wider than `most` pixels: in fewer columns, then (in one column, in at least
+    `LEGEND_PT` type) its labels wrapped onto more lines, until it fits or the labels are 16
+    characters a line."""
+    labels = [t.get_text() for t in legend.texts]
+    longest = max((len(line) for t in labels for line in t.split("\n")), default=0)
+    ncols, chars = legend._ncols, longest
+    while legend.get_window_extent().width > most:
+        if ncols > 1:
+            ncols -= 1
+        elif chars > 16:
+            chars = max(16, int(chars * 0.85))
+        else:
+            return
+        if ncols == 1 and legend._fontsize < LEGEND_PT:  # small type was for two columns side by side
+            legend.prop.set_size(LEGEND_PT)
+            legend._fontsize = LEGEND_PT
+        texts = [_wrap_label(t, chars) for t in labels]
+        title = legend.get_title().get_text()
+        # set_ncols alone keeps the box laid out as it was (matplotlib 3.11): lay it out again, with
+        # its title again (a new box has an empty title that still takes a line: a gap above it)
+        legend.set_ncols(ncols)
+        legend._init_legend_box(list(legend.legend_handles), texts, markerfirst=True)
+        legend.set_title(title)
+        legend._set_loc(legend._get_loc())  # the new box placed where the old one was
+
+
+def _wrap_label(text: str, chars: int) -> str:
+    """A legend label on lines of at most `chars` characters, broken at spaces (an id, at hyphens)."""
+    flat = " ".join(text.split("\n")) if " " in text else text.replace("\n", "")
+    if len(flat) <= chars:
+        return flat
+    if " " not in flat:
+        return wrap_id(flat, chars)
+    return "\n".join(textwrap.wrap(flat, width=chars, break_long_words=True, break_on_hyphens=False))
 
 
 def _narrow_tick_labels(ax, most: float) -> None:

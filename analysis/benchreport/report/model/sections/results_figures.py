@@ -23,7 +23,8 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
     if over > 0:
         bits.append(
             f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
-            f"(the baseline and the best at the highest concurrency); {fmt.count(over)} more "
+            f"(the baseline, then each seat's best at the highest concurrency before any seat's "
+            f"second); {fmt.count(over)} more "
             f"{'is' if over == 1 else 'are'} in the tables"
         )
     if other_day > 0:
@@ -52,7 +53,8 @@ def marks_text(fig, *, what: str = "markers") -> str:
 
 def _seats_cue(fig) -> str:
     """How the seats (and a seat's workloads) are told apart in a concurrency figure."""
-    lines = "; line style, the seat's workload" if "workload_lines" in F.drawn(fig) else ""
+    told = [part for part in F.SERIES_PARTS if f"lines_by_{part}" in F.drawn(fig)]
+    lines = f"; line style, the seat's {' and '.join(told)}" if told else ""
     return f" Colour and marker shape: the seat{lines}."
 
 
