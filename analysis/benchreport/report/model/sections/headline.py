@@ -6,10 +6,9 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report.model import figures as F
-from benchreport.stats.common import parse_values
 
+from . import quote
 from .blocks import Prose, ident, para, prose
-from .cellview import within_ci
 from .labels import baseline_word, ci_level, order_seats, seat_label
 
 
@@ -55,34 +54,26 @@ def headline_row(a):
     return (decided if len(decided) else c).iloc[0]
 
 
-def _cell_values(a, seat: str, row) -> list[float]:
-    cells = a.cells
-    m = (
-        (cells["seat"].astype(str) == seat)
-        & (cells["metric"] == row["metric"])
-        & (cells["workload"].astype(str) == str(row["workload"]))
-    )
-    for k in ("statistic", "harness", "probe"):
-        if k in cells.columns and k in row:
-            m &= cells[k].map(fmt.text) == fmt.text(row.get(k))
-    cc = pd.to_numeric(cells["concurrency"], errors="coerce")
-    if fmt.finite(row.get("concurrency")):
-        m &= cc == float(row["concurrency"])
-    else:
-        m &= cc.isna()
-    sel = cells[m]
-    return parse_values(sel["values"].iloc[0]) if len(sel) and "values" in sel.columns else []
+def _cell_of(a, side: str, row) -> quote.RowId | None:
+    """The cells-table row of one side ('baseline' or 'candidate') of a comparison row, when exactly
+    one row holds that seat's cell (the side's date told when the comparison records it)."""
+    fields = {k: row.get(k) for k in ("workload", "concurrency", "metric", "statistic", "harness", "probe", "load_id")}
+    date = fmt.text(row.get(f"{side}_date"))
+    return quote.find(a, "cells", seat=row[side], **fields, **({"date": date} if date else {}))
 
 
-def _side(a, seat: str, estimate, row) -> str:
-    """A seat's figure in a sentence: '763.9 tok/s in one pass', '896.9 and 982.5 tok/s in two passes'."""
-    vals = _cell_values(a, seat, row)
+def _side(a, comparison: quote.RowId, side: str, row) -> str:
+    """A seat's figure in a sentence: '763.9 tok/s in one pass', '896.9 and 982.5 tok/s in two passes'
+    (each figure quoted from its table row: the comparison's estimate, the cell's pass values)."""
+    cell = _cell_of(a, side, row)
+    vals = quote.pass_values(a, cell) if cell is not None else []
     unit = fmt.unit_of(row["metric"])
     if 1 < len(vals) <= 4:
-        return f"{fmt.join_words([fmt.num(v) for v in vals])} {unit} in {fmt.spelled(len(vals))} passes"
+        return f"{fmt.join_words(vals)} {unit} in {fmt.spelled(len(vals))} passes"
+    estimate = quote.figure(a, comparison, f"{side}_estimate")
     if len(vals) == 1:
-        return f"{fmt.num(estimate)} {unit} in one pass"
-    return f"{fmt.num(estimate)} {unit}"
+        return f"{estimate} {unit} in one pass"
+    return f"{estimate} {unit}"
 
 
 def cell_words(row) -> str:
@@ -128,7 +119,8 @@ def primary_words(a) -> str:
 
 def _one_headline(a, row, lead: str, who: str) -> Prose:
     base, cand = str(row["baseline"]), str(row["candidate"])
-    ci = fmt.ci(row.get("ci_low"), row.get("ci_high"), fmt.ratio3)
+    rid = quote.row_id("comparisons", row)
+    ci = quote.interval(a, rid, style=fmt.ratio3)
     method = fmt.text(row.get("ci_method"))
     verdict = fmt.text(row.get("verdict")).replace("_", " ")
     reason = fmt.text(row.get("verdict_reason"))
@@ -136,8 +128,9 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
         ci_words = f"{ci_level(a)} CI {ci}, {method}" if method else f"{ci_level(a)} CI {ci}"
     else:
         ci_words = "no CI for the seats: " + (method.replace("none: ", "") if method else "too few passes")
-        wi = within_ci(row.get("within_low"), row.get("within_high"), fmt.ratio3)
+        wi = quote.interval(a, rid, "within_low", "within_high", style=fmt.ratio3)
         if wi:
+            wi = f"within one run {wi}"
             ci_words += f" ({wi}, which leaves out run-to-run variation)"
     return prose(
         para(
@@ -145,11 +138,11 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
             f"{lead}: on" if lead else "On",
             cell_words(row),
             ident(cand),
-            _side(a, cand, row.get("candidate_estimate"), row),
-            _side(a, base, row.get("baseline_estimate"), row),
+            _side(a, rid, "candidate", row),
+            _side(a, rid, "baseline", row),
             who,
             ident(base),
-            fmt.ratio3(row.get("ratio")),
+            quote.figure(a, rid, "ratio", fmt.ratio3),
             ci_words,
             verdict or "none",
             f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "",
@@ -356,8 +349,9 @@ def _seat_figure_words(a, row) -> str:
     where = f" at {fmt.streams(row['concurrency'])}" if fmt.finite(row.get("concurrency")) else ""
     how = "; ".join(x for x in (fmt.text(row.get("harness")), fmt.text(row.get("load"))) if x)
     n = int(row["n_passes"]) if fmt.finite(row.get("n_passes")) else 1
-    ci = fmt.ci(row.get("ci_low"), row.get("ci_high"))
-    wi = fmt.ci(row.get("within_low"), row.get("within_high"))
+    rid = quote.row_id("cells", row)
+    ci = quote.interval(a, rid)
+    wi = quote.interval(a, rid, "within_low", "within_high")
     if ci:
         interval = f"{ci_level(a)} CI {ci} over {fmt.counted(n, 'pass', 'passes')}"
     elif wi:
@@ -365,7 +359,7 @@ def _seat_figure_words(a, row) -> str:
     else:
         interval = f"{fmt.counted(n, 'pass', 'passes')}, too few for an interval"
     return (
-        f"{seat_label(a, str(row['seat']))}: {what} {fmt.num(row['estimate'])} {unit}{where}"
+        f"{seat_label(a, str(row['seat']))}: {what} {quote.figure(a, rid, 'estimate')} {unit}{where}"
         f"{f' ({how})' if how else ''}, {interval}"
     )
 

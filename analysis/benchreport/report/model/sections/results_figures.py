@@ -23,8 +23,8 @@ def _omitted_note(cells, metric: str, a, top_n: int, statistics) -> str:
     if over > 0:
         bits.append(
             f"the figure shows {fmt.counted(d.groupby(['seat', 'series']).ngroups, 'series', 'series')} "
-            f"(the baseline, then each seat's best at the highest concurrency before any seat's "
-            f"second); {fmt.count(over)} more "
+            f"({'the baseline, then ' if a.baseline else ''}each seat's best at the highest concurrency "
+            f"before any seat's second); {fmt.count(over)} more "
             f"{'is' if over == 1 else 'are'} in the tables"
         )
     if other_day > 0:
