@@ -315,3 +315,33 @@ def test_every_estimate_of_table1_is_reachable_on_a_phone(captures_report):
             }""")
     assert seen["scrolled"] and seen["rows"] >= 6
     assert seen["last"] == seen["rows"] and seen["first"] == seen["rows"], seen
+
+
+def test_what_these_numbers_will_not_carry_fits_a_page_for_the_example(example_report):
+    """Issue 42: Section 7 of the example, from its heading to the next section's, is no taller than
+    one page's text block (its lines measured with pdftotext -bbox, across the pages it spans)."""
+    css = (TEMPLATES_DIR / "benchreport" / "static" / "report.css").read_text(encoding="utf-8")
+    m = re.search(r"@page\s*\{[^}]*?margin:\s*([\d.]+)mm\s+([\d.]+)mm\s+([\d.]+)mm", css)
+    top, bottom = float(m.group(1)) * MM, float(m.group(3)) * MM
+    pages = words_by_page(example_report / "report.pdf")
+
+    def heading(words, first: str, second: str):
+        return next(
+            (words[k][1] for k in range(len(words) - 1) if words[k][4] == first and words[k + 1][4] == second), None
+        )
+
+    start = next(i for i, (_, _, w) in enumerate(pages) if heading(w, "7", "What") is not None)
+    height, i = 0.0, start
+    while True:
+        _, page_h, words = pages[i]
+        body = [w for w in words if top - 2 <= w[1] <= page_h - bottom]
+        begin = heading(words, "7", "What") if i == start else min(w[1] for w in body)
+        end = heading(words, "8", "History") or heading(words, "Appendix:", "provenance")
+        mine = [w for w in body if w[1] >= begin and (end is None or w[1] < end)]
+        if mine:
+            height += max(w[3] for w in mine) - begin
+        if end is not None:
+            break
+        i += 1
+    text_block = pages[start][1] - top - bottom
+    assert height <= text_block, f"Section 7 is {height:.0f} pt, a page's text is {text_block:.0f} pt"

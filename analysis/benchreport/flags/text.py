@@ -25,7 +25,11 @@ __all__ = ["Paragraph", "limitations_paragraphs", "NO_FLAGS", "MAX_STATED", "STA
 #: pages before the appendix for a folder of many harnesses' captures)
 MAX_STATED = 4
 STATED_WHEN_CONDENSED = 2
-MAX_NAMED = 8
+MAX_NAMED = 4
+
+#: codes whose sentences say all their findings together at any number of them (their words name a
+#: few and count the rest)
+SAID_WHOLE_AT_ANY_SIZE = frozenset({"sample.single_pass"})
 
 _CODE_ORDER = {c: i for i, c in enumerate(CODES)}
 
@@ -64,12 +68,13 @@ def _exam_key(ev: dict) -> tuple:
 
 def _sentences(code: str, rows: list[dict]) -> list[str]:
     """One code's sentences: its findings said together where words can, a few in full at fleet scale."""
-    shown = rows if len(rows) <= MAX_STATED else rows[:STATED_WHEN_CONDENSED]
+    condensed = len(rows) > MAX_STATED and code not in SAID_WHOLE_AT_ANY_SIZE
+    shown = rows[:STATED_WHEN_CONDENSED] if condensed else rows
     findings = None
     if words.says_together(code):
         findings = [finding_from_flag(r["code"], r["severity"], r["seats"], r["evidence"]) for r in shown]
     out = words.limitation_sentences(code, findings, [r["message"] for r in shown])
-    if len(rows) > MAX_STATED:
+    if condensed:
         rest = rows[STATED_WHEN_CONDENSED:]
         seats = sorted({s for r in rest for s in r["seats"]})
         out.append(words.condensed_rest(code, len(rest), seats, MAX_NAMED))

@@ -41,6 +41,27 @@ def no_incumbent(f: NoIncumbent) -> str:
     )
 
 
+@combines("compare.no_incumbent")
+def no_incumbent_sentences(findings: list[NoIncumbent], messages: list[str]) -> list[str]:
+    """The days a reference seat was not measured, in one sentence when the same reference was missing
+    each day for the same reason (issue 42: the reason once, not once a day)."""
+    kinds = {(tuple(f.reference), f.reference_kind) for f in findings}
+    if len(findings) == 1 or len(kinds) != 1 or any(not f.reference or f.date in f.reference_days for f in findings):
+        return generic(messages)
+    days = F.join_words(
+        [
+            f"{f.date} ({F.join_words(f.missing) if len(f.missing) <= 2 else F.plural(len(f.missing), 'seat')})"
+            for f in findings
+        ]
+    )
+    refs = F.join_words(findings[0].reference)
+    what = "incumbent" if findings[0].reference_kind == "incumbent" else "baseline"
+    return [
+        f"On {days}, seats were measured without the {what}, {refs}, which was not measured those days: no "
+        "comparison with it, nor a 'best' claim, rests on those days' runs."
+    ]
+
+
 @writes(CrossModel)
 def cross_model(f: CrossModel) -> str:
     a, b, model = f.baseline, f.candidate, f.models

@@ -5,7 +5,7 @@ from __future__ import annotations
 from benchreport import format as F
 
 from ..rules.exams import CountsOnly, NotACount, NotSignificant
-from ._common import exam_name, test_words, writes
+from ._common import combines, exam_name, generic, test_words, writes
 
 __all__ = ["not_significant", "counts_only", "score_not_a_count"]
 
@@ -63,3 +63,64 @@ def score_not_a_count(f: NotACount) -> str:
         f"(an average over parts of other sizes, or a weighted score). No count can be made from it, so its "
         f"delta{with_} is not tested; give the counts (correct and total) to test it."
     )
+
+
+@combines("exam.score_not_a_count")
+def not_a_count_sentences(findings: list[NotACount], messages: list[str]) -> list[str]:
+    """Several scores that are no whole number of their items, in one sentence (issue 42: the reason
+    once, not once per score; each finding is whole in flags.json and the appendix's table of flags)."""
+    if len(findings) == 1:
+        return generic(messages)
+    by_seat: dict[str, list[NotACount]] = {}
+    for f in findings:
+        by_seat.setdefault(f.seats[0], []).append(f)
+    scores = F.join_words(
+        [
+            f"{seat} ({', '.join(f'{exam_name(f.benchmark, f.dimension)} {F.num(f.score)}' for f in mine)})"
+            for seat, mine in by_seat.items()
+        ]
+    )
+    totals = {f.total for f in findings}
+    if len(totals) == 1:
+        items = f"{F.join_words([f'{f.items:.1f}' for f in findings])} of their {totals.pop()} items"
+    else:
+        items = F.join_words([f"{f.items:.1f} of {f.total}" for f in findings]) + " items"
+    return [
+        f"The 0-100 scores of {scores} are no whole numbers of items ({items}: averages over parts of other "
+        "sizes, or weighted scores), so no count can be made from them and their deltas are not tested; give "
+        "the counts (correct and total) to test them."
+    ]
+
+
+@combines("exam.not_significant")
+def not_significant_sentences(findings: list[NotSignificant], messages: list[str]) -> list[str]:
+    """A pair's exam deltas that show no difference, in one sentence per pair when each was tested
+    alone at the full alpha (raw p at or above it): the reason once, each exam's delta, p and
+    smallest detectable difference (Section 4's tables give the counts). Else each its own."""
+    pairs: dict[tuple, list[NotSignificant]] = {}
+    for f in findings:
+        pairs.setdefault((f.candidate, f.baseline), []).append(f)
+    plain = all(
+        not isinstance(getattr(f, "family_alpha", None), (int, float))
+        and f.p_value is not None
+        and float(f.p_value) >= f.thresholds["alpha"]
+        and f.diff is not None
+        for f in findings
+    )
+    if len(findings) == 1 or not plain or all(len(g) == 1 for g in pairs.values()):
+        return generic(messages)
+    out = []
+    for (candidate, baseline), group in pairs.items():
+        each = "; ".join(
+            [
+                f"{exam_name(f.benchmark, f.dimension)} {F.points_words(f.diff, signed=True)}, p = {F.pval(f.p_value)}"
+                + (f"{f' ({test_words(f.test)})' if f.test else ''}")
+                + (f", detecting only about {F.points_words(f.mde)} or more" if f.mde is not None else "")
+                for f in group
+            ]
+        )
+        out.append(
+            f"{candidate} (candidate) against {baseline} (baseline): no exam delta shows a difference at alpha = "
+            f"{F.num(group[0].thresholds['alpha'])} (candidate − baseline: {each})."
+        )
+    return out

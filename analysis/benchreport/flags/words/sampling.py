@@ -92,14 +92,21 @@ def pass_count(f: PassCount) -> str:
     )
 
 
+#: seats the single-pass sentence names before it counts the rest (it says every seat's finding in
+#: one sentence, at any fleet size: `benchreport.flags.text` does not condense it)
+SINGLE_PASS_NAMED = 2
+
+
 @combines("sample.single_pass")
 def single_pass_sentences(findings: list[PassCount], messages: list[str]) -> list[str]:
     """One sentence for all single-pass seats, then why one pass carries no interval."""
     if len(findings) == 1:
         return generic(messages)
-    seats = F.join_words([f"{f.seats[0]} ({F.plural(f.n_cells, 'cell')})" for f in findings])
+    named = [f"{f.seats[0]} ({F.plural(f.n_cells, 'cell')})" for f in findings[:SINGLE_PASS_NAMED]]
+    rest = len(findings) - len(named)
+    seats = F.join_words(named + ([F.plural(rest, "more seat")] if rest else []))
     return [
-        f"{seats} were measured in a single pass.",
+        f"{seats} were measured in a single pass{' (flags.json names each)' if rest else ''}.",
         "One pass says nothing about run-to-run variability, so no confidence interval can be given.",
     ]
 
@@ -147,12 +154,62 @@ def small_n_sentences(findings: list[SmallN], messages: list[str]) -> list[str]:
     return out
 
 
+def _unmeasured_reason(f) -> tuple | None:
+    """(passes needed, the level faced) when every cell of an underpowered comparison had no
+    run-to-run variation measured and needs the same passes at the same level; else None."""
+    if not isinstance(f, UnderpoweredComparison) or not f.cells:
+        return None
+    if any(getattr(c, "withheld", None) is True or c.passes_needed is None or not F.missing(c.ci_low) for c in f.cells):
+        return None
+    reasons = {(c.passes_needed, _faces(c)) for c in f.cells}
+    return reasons.pop() if len(reasons) == 1 else None
+
+
+@combines("sample.underpowered")
+def underpowered_sentences(findings: list, messages: list[str]) -> list[str]:
+    """The comparisons against one seat that are underpowered for one reason (no run-to-run variation
+    measured: the same passes needed at the same level) in one sentence; every other finding as it is
+    (issue 42: the reason and the power said once)."""
+    groups: dict[tuple, list] = {}
+    for f in findings:
+        reason = _unmeasured_reason(f)
+        if reason is not None:
+            groups.setdefault((f.baseline, reason), []).append(f)
+    out, said = [], set()
+    for f, m in zip(findings, messages):
+        key = (getattr(f, "baseline", None), _unmeasured_reason(f))
+        if key not in groups or len(groups[key]) == 1:
+            out.append(m)
+            continue
+        if key in said:
+            continue
+        said.add(key)
+        group, (needed, faces) = groups[key], key[1]
+        th = group[0].thresholds
+        who = F.join_words(
+            [
+                f"{g.candidate} in {F.plural(len(g.cells), 'cell')} ({F.join_words([phrase(c) for c in g.cells[:3]])}"
+                f"{more(3, len(g.cells))})"
+                for g in group
+            ]
+        )
+        out.append(
+            f"Against {key[0]}, these data cannot tell a {F.pct(th['min_effect'])} difference from none at "
+            f"{F.pct(th['power'])} power with the interval clear of the ±{F.pct(th['noise'])} noise band: {who}. "
+            f"No run-to-run variation was measured; at least {needed} passes per seat are needed{faces}."
+        )
+    return out
+
+
 @writes(UnderpoweredComparison)
 def underpowered_comparison(f: UnderpoweredComparison) -> str:
     th = f.thresholds
     withheld = [c for c in f.cells if getattr(c, "withheld", None) is True]
     short = [c for c in f.cells if getattr(c, "withheld", None) is not True]
     parts = []
+    # cells with no run-to-run variation measured, said together where they need the same passes
+    # at the same level (one reason, not one per cell: issue 42)
+    unmeasured: dict[tuple, list[str]] = {}
     for c in short[:3]:
         faces = _faces(c)
         if c.passes_needed is None:  # the interval holds the variation between sessions
@@ -161,15 +218,21 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
                 "variation between days in it): more passes on one day cannot narrow it, more days can"
             )
         elif F.missing(c.ci_low):
-            parts.append(
-                f"{phrase(c)}: no run-to-run variation measured, at least {c.passes_needed} passes per seat "
-                f"needed{faces}"
-            )
+            if (c.passes_needed, faces) not in unmeasured:
+                parts.append((c.passes_needed, faces))
+            unmeasured.setdefault((c.passes_needed, faces), []).append(phrase(c))
         else:
             parts.append(
                 f"{phrase(c)}: ratio {F.num(c.ratio)} (CI {F.num(c.ci_low)}–{F.num(c.ci_high)}), about "
                 f"{c.passes_needed} passes per seat needed{faces}"
             )
+    parts = [
+        p
+        if isinstance(p, str)
+        else f"{F.join_words(unmeasured[p])}: no run-to-run variation measured, at least {p[0]} passes per seat "
+        f"needed{p[1]}"
+        for p in parts
+    ]
     out = []
     if short:
         out.append(

@@ -58,19 +58,29 @@ def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
     sel = f[f["code"].astype(str).isin(list(told))]
     if sel.empty:
         return None
-    parts = []
+    parts, stated = [], []
     for section in ("Section 3", "Section 5", "Section 6"):
         mine = sel[sel["code"].astype(str).map(told) == section]
         if mine.empty:
             continue
-        topics = []
-        for code, g in mine.groupby("code", sort=False):
-            seats = sorted({s for v in g["seats"] for s in flag_seats(v)})
-            who = ", ".join(seats) if len(seats) <= 3 else fmt.counted(len(seats), "seat")
-            topics.append(f"{_topic_title(code)} ({who})")
-        what = "" if section == "Section 3" else "with their figures, "
-        parts.append(f"{section} states whole, {what}{'; '.join(topics)}")
-    return ". ".join(parts) + ". Each holds here too: those figures do not carry what their names say."
+        # the topics counted, with the seats they concern (the sections name both: each fact once)
+        kinds = list(dict.fromkeys(mine["code"].astype(str)))
+        seats = {s for v in mine["seats"] for s in flag_seats(v)}
+        if section == "Section 3":
+            parts.append(f"Section 3 states whole: {'; '.join(_topic_title(c) for c in kinds)}")
+            continue
+        what = "measurement trap" if section == "Section 5" else "fault"
+        stated.append(
+            (
+                section,
+                f"{fmt.counted(len(kinds), f'kind of {what}', f'kinds of {what}')} ({fmt.counted(len(seats), 'seat')})",
+            )
+        )
+    if stated:
+        sections = fmt.join_words([s for s, _ in stated]).replace("Section 5 and Section 6", "Sections 5 and 6")
+        verb = "state" if len(stated) > 1 else "states"
+        parts.append(f"{sections} {verb} whole, with their figures, {fmt.join_words([w for _, w in stated])}")
+    return "; ".join(parts) + ". Each holds here too: those figures do not carry what their names say."
 
 
 def limitations_html(a) -> Prose:
@@ -93,14 +103,17 @@ def limitations_html(a) -> Prose:
         lead = words.group_lead(p.group, set(p.codes))
         blocks = []
         if lead and sentences and sentences[0] == lead:
-            blocks.append(para("{}", sentences.pop(0)))
+            sentences.pop(0)
+            if lead != words.sampling.LEAD:  # "The sample sizes are small." under the heading "Sample sizes"
+                blocks.append(para("{}", lead))
         if len(sentences) == 1:
             blocks.append(para("{}", sentences[0]))
         elif sentences:
             blocks.append(items(sentences))
         out.append(division("topic", blocks, heading=p.title or None))
     if len(notes):
-        out.append(division("topic", [para("{}", _notes_sentence(notes))], heading="Notes for information"))
+        # one closing line, no heading of its own: the notes are counted here, each said in the appendix
+        out.append(division("topic", [para("{}", _notes_sentence(notes))]))
     return prose(out)
 
 
@@ -116,10 +129,7 @@ def _notes_sentence(notes: pd.DataFrame) -> str:
     """'12 notes for information, each whole in the appendix's table of flags: sample sizes (3), ...'."""
     topics = notes["code"].astype(str).map(lambda c: codes.CODES[c].topic if c in codes.CODES else "other findings")
     counted = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in topics.value_counts().items()])
-    return (
-        f"{fmt.counted(len(notes), 'further note', 'further notes')} for information, each stated whole in the "
-        f"appendix's table of every flag and in flags.json: {counted}."
-    )
+    return f"Also {fmt.counted(len(notes), 'note', 'notes')} for information, in the appendix's flags: {counted}."
 
 
 def limitations(a) -> Prose:
@@ -127,8 +137,7 @@ def limitations(a) -> Prose:
     f = flags_of(a)
     sev = f["severity"].astype(str).value_counts() if len(f) else {}
     lead = para(
-        "This section is written from the {} the analysis raised ({} critical, {} warnings, {} "
-        "for information), and from nothing else; flags.json holds each with its evidence.",
+        "Written from the {} raised ({} critical, {} warnings, {} for information) and nothing else.",
         fmt.counted(len(f), "flag"),
         fmt.count(sev.get("critical", 0)),
         fmt.count(sev.get("warn", 0)),
