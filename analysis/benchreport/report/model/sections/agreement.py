@@ -24,8 +24,9 @@ LEFT_OUT_REASONS = 3
 
 
 def agreement_text(a) -> Prose | None:
-    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out.
-    None when no seat's cell was measured by two harnesses (an empty section is not printed)."""
+    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, not
+    tested (close, or apart and flagged), left out. None when no seat's cell was measured by two
+    harnesses (an empty section is not printed)."""
     t = _rows(a)
     if not len(t):
         return None
@@ -35,13 +36,15 @@ def agreement_text(a) -> Prose | None:
         para(
             "Pairs of harnesses that measured one seat's cell under one load: {}. Agree within their "
             "intervals: {}; differ, explained: {} (by recomputing both under one definition from their "
-            "request records: {}); differ, unexplained (each said in Section 7): {}; no interval to test: {}.",
+            "request records: {}); differ, unexplained (each said in Section 7): {}. Not tested, a figure "
+            "having no interval (one pass): figures close {}, apart {} (each said in Section 7).",
             fmt.count(len(kept)),
             fmt.count(int(counts.get("agree", 0))),
             fmt.count(int(counts.get("explained", 0)) + int(counts.get("explained by definition", 0))),
             fmt.count(int(counts.get("explained", 0))),
             fmt.count(int(counts.get("unexplained", 0))),
-            fmt.count(int(counts.get("no interval", 0))),
+            fmt.count(int(counts.get("not tested, figures close", 0))),
+            fmt.count(int(counts.get("not tested, figures differ", 0))),
         )
     ]
     left = t[t["verdict"] == "left out"]
