@@ -285,3 +285,28 @@ def test_captures_no_pair_is_silent(tmp_path):
             .str.contains("over pass means")
             .all()
         )
+
+
+def test_section_counts_every_verdict_and_says_agreeing_pairs_alike_only_inside_the_band():
+    """The report's counts: an agreeing pair is "alike" only when its ratio interval lies inside
+    0.8-1.25; the untested sentence appears only when a pair was not tested."""
+    from types import SimpleNamespace
+
+    from benchreport.report.model.sections.agreement import agreement_text
+
+    def row(explained, low, high, verdict="agree"):
+        return {"verdict": verdict, "explained": explained, "ratio_low": low, "ratio_high": high, "left_out": None}
+
+    rows = [
+        row("agree", 0.9, 1.1),
+        row("agree", 0.5, 2.0),
+        row("agree", 0.79, 1.2),
+        row("unexplained", 1.3, 2, "differ"),
+    ]
+    text = str(agreement_text(SimpleNamespace(agreement=pd.DataFrame(rows))))
+    assert "under one load: 4." in text and "intervals: 3 (1 with the ratio" in text
+    assert "unexplained (each said in Section 7): 1." in text and "Not tested" not in text
+    rows += [row("not tested, figures close", None, None, "no interval")] * 2
+    rows += [row("not tested, figures differ", None, None, "no interval")]
+    text = str(agreement_text(SimpleNamespace(agreement=pd.DataFrame(rows))))
+    assert "figures close 2, apart 1" in text

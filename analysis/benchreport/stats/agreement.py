@@ -32,6 +32,7 @@ from .intervals import t_interval, welch_log_ratio
 
 __all__ = [
     "AGREEMENT_COLUMNS",
+    "ALIKE_BAND",
     "EXPLAINED",
     "FLAGGED",
     "METRICS",
@@ -60,6 +61,10 @@ UNTESTED_TOLERANCE = DEFAULT.cv_limit
 #: passes each harness needs for the common recomputation to be compared over pass means (the pass
 #: as the unit of replication, as for the cells); with fewer, over the requests of the one pass
 COMMON_MIN_PASSES = 3
+#: an agreeing pair is shown alike (not merely not told apart) when the ratio's interval lies inside
+#: this band: 80-125%, the average-bioequivalence limits (FDA, Statistical Approaches to Establishing
+#: Bioequivalence, 2001); the report counts such pairs, the verdict stays `agree`
+ALIKE_BAND = (0.8, 1.25)
 #: every value of the `explained` column: a pair's verdict, each explained, agreeing or flagged
 EXPLAINED = (
     "agree",
