@@ -16,6 +16,8 @@ from benchreport.load.harness.definitions import definitions
 from benchreport.stats.agreement import AGREEMENT_COLUMNS, ratio_interval
 
 HERE = Path(__file__).parent
+#: the figures agreement compares (independent of benchreport.stats.agreement.METRICS)
+METRICS = ("ttft_ms", "itl_ms", "decode_tok_s_per_stream", "output_tok_s")
 CAPTURES = HERE / "fixtures" / "captures" / "agreement"
 LOAD = {
     "endpoint": "chat",
@@ -59,14 +61,43 @@ def _requests(rng, *, ttft, first_content=None, reasoning_chars=None, n=40, toke
     return out
 
 
-def _analyse(tmp_path, runs: list[dict]) -> tuple[pd.DataFrame, list[dict]]:
+def _analyse(tmp_path, runs: list[dict], *options: str) -> tuple[pd.DataFrame, list[dict]]:
     folder = tmp_path / "runs"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     for i, r in enumerate(runs):
         (folder / f"run{i}.json").write_text(json.dumps(r), encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["analyse", str(folder), "--out", str(out), "--quiet"]) == 0
+    assert main(["analyse", str(folder), "--out", str(out), "--quiet", *options]) == 0
     return pd.read_csv(out / "tables" / "agreement.csv"), json.loads((out / "flags.json").read_text())
+
+
+#: every verdict a pair may get, and the flag each raises (docs/importers.md, "Do the harnesses agree?")
+VERDICTS = {
+    "agree": None,
+    "explained": None,
+    "explained by definition": None,
+    "unexplained": "harness.disagree",
+    "not tested, figures close": None,
+    "not tested, figures differ": "harness.untested",
+}
+
+
+def _flagged_pairs(flags: list[dict], code: str) -> set:
+    """(seat, concurrency, metric, harness_a, harness_b) of every pair a flag of `code` names."""
+    return {
+        (f["seats"][0], p["concurrency"], p["metric"], p["harness_a"], p["harness_b"])
+        for f in flags
+        if f["code"] == code
+        for p in f["evidence"]["pairs"]
+    }
+
+
+def _throughput_run(harness: str, rng, value: float) -> dict:
+    run = _run(harness, _requests(rng, ttft=20), seat="tiny-s1")
+    run["measurements"] = [
+        {"workload": "decode", "concurrency": 1, "metric": "output_tok_s", "value": value, "unit": "tok/s"}
+    ]
+    return run
 
 
 def test_definitions_table_cites_every_harness_and_names_every_value():
@@ -184,3 +215,98 @@ def test_captures_every_difference_is_explained_or_flagged(tmp_path):
     }
     unexplained = differ[differ["explained"] == "unexplained"]
     assert {(r.seat, int(r.concurrency), r.metric) for r in unexplained.itertuples()} == flagged
+
+
+def test_one_pass_throughput_apart_is_flagged_untested_and_close_is_said_close(tmp_path):
+    """One pass each: a harness's output throughput has no interval (its wall clock is in no
+    request record). 100 and 105 tok/s are within cv_limit (10%): "not tested, figures close", no
+    flag; 140 is 1.33x and 1.4x the others: "not tested, figures differ", harness.untested names
+    both pairs. With --cv-limit 0.5 all three are close and nothing is flagged."""
+    rng = np.random.default_rng(11)
+    runs = [
+        _throughput_run("guidellm", rng, 100.0),
+        _throughput_run("aiperf", rng, 105.0),
+        _throughput_run("genai-bench", rng, 140.0),
+    ]
+    t, flags = _analyse(tmp_path, runs)
+    tput = t[t["metric"] == "output_tok_s"].set_index(["harness_a", "harness_b"])
+    assert len(tput) == 3 and set(tput["verdict"]) == {"no interval"}
+    assert tput.loc[("aiperf", "guidellm"), "explained"] == "not tested, figures close"
+    apart = {("aiperf", "genai-bench"), ("genai-bench", "guidellm")}
+    for pair in apart:
+        assert tput.loc[pair, "explained"] == "not tested, figures differ"
+        assert "measure several passes" in tput.loc[pair, "explanation"]
+    hits = [f for f in flags if f["code"] == "harness.untested"]
+    assert len(hits) == 1 and hits[0]["severity"] == "info" and hits[0]["cell"]["metric"] == "output_tok_s"
+    assert {(p["harness_a"], p["harness_b"]) for p in hits[0]["evidence"]["pairs"]} == apart
+    assert "several passes" in hits[0]["message"] and "140" in hits[0]["message"]
+    assert not [f for f in flags if f["code"] == "harness.disagree"]
+
+    t2, flags2 = _analyse(tmp_path / "loose", runs, "--cv-limit", "0.5")
+    assert set(t2.loc[t2["metric"] == "output_tok_s", "explained"]) == {"not tested, figures close"}
+    assert not [f for f in flags2 if f["code"].startswith("harness.")]
+
+
+@pytest.mark.skipif(not any(CAPTURES.rglob("*.json")), reason="captures/agreement not captured")
+def test_captures_no_pair_is_silent(tmp_path):
+    """On the five harnesses' captures, every pair of every metric (TTFT, ITL, per-stream decode,
+    output throughput) agrees, is explained, or is flagged: each verdict is one of the six, each
+    flagged verdict is named by its flag and each flag names only such pairs. A pair without an
+    interval is close (within cv_limit, recomputed here from its two figures) or flagged untested."""
+    out = tmp_path / "out"
+    assert main(["analyse", str(CAPTURES), "--out", str(out), "--quiet"]) == 0
+    t = pd.read_csv(out / "tables" / "agreement.csv")
+    flags = json.loads((out / "flags.json").read_text())
+    kept = t[t["verdict"] != "left out"]
+    # one load for all: every pair of the harnesses that gave a cell's mean is there, none left out
+    cells = pd.read_csv(out / "tables" / "cells.csv")
+    means = cells[(cells["statistic"] == "mean") & cells["metric"].isin(METRICS)]
+    n = means.groupby(["seat", "concurrency", "metric"])["harness"].nunique()
+    pairs = kept.groupby(["seat", "concurrency", "metric"]).size()
+    assert set(n.index.get_level_values("metric")) == set(METRICS) and (n >= 4).all()
+    assert pairs.to_dict() == (n * (n - 1) // 2).to_dict()
+    assert len(kept) == len(t)
+    assert kept["explained"].notna().all() and set(kept["explained"]) <= set(VERDICTS)
+    for verdict, code in VERDICTS.items():
+        rows = kept[kept["explained"] == verdict]
+        pairs = {(r.seat, int(r.concurrency), r.metric, r.harness_a, r.harness_b) for r in rows.itertuples()}
+        if code:
+            assert pairs == _flagged_pairs(flags, code), verdict
+    untested = kept[kept["verdict"] == "no interval"]
+    apart = (untested["estimate_b"] / untested["estimate_a"] - 1).abs() > 0.10
+    assert (untested.loc[apart, "explained"].isin(["not tested, figures differ", "explained"])).all()
+    assert (untested.loc[~apart, "explained"] == "not tested, figures close").all()
+    # with 3 passes a harness every figure has an interval over passes: throughput is tested too
+    tput = means[means["metric"] == "output_tok_s"]
+    if (tput["n_passes"] >= 3).all():
+        assert not len(untested)
+        assert (
+            kept.loc[kept["common"].notna() & (kept["common_verdict"] != "not recomputed"), "common"]
+            .str.contains("over pass means")
+            .all()
+        )
+
+
+def test_section_counts_every_verdict_and_says_agreeing_pairs_alike_only_inside_the_band():
+    """The report's counts: an agreeing pair is "alike" only when its ratio interval lies inside
+    0.8-1.25; the untested sentence appears only when a pair was not tested."""
+    from types import SimpleNamespace
+
+    from benchreport.report.model.sections.agreement import agreement_text
+
+    def row(explained, low, high, verdict="agree"):
+        return {"verdict": verdict, "explained": explained, "ratio_low": low, "ratio_high": high, "left_out": None}
+
+    rows = [
+        row("agree", 0.9, 1.1),
+        row("agree", 0.5, 2.0),
+        row("agree", 0.79, 1.2),
+        row("unexplained", 1.3, 2, "differ"),
+    ]
+    text = str(agreement_text(SimpleNamespace(agreement=pd.DataFrame(rows))))
+    assert "under one load: 4." in text and "intervals: 3 (1 with the ratio" in text
+    assert "unexplained (each said in Section 7): 1." in text and "Not tested" not in text
+    rows += [row("not tested, figures close", None, None, "no interval")] * 2
+    rows += [row("not tested, figures differ", None, None, "no interval")]
+    text = str(agreement_text(SimpleNamespace(agreement=pd.DataFrame(rows))))
+    assert "figures close 2, apart 1" in text

@@ -300,7 +300,7 @@ def analyse_tables(
             since=since,
         )
     # the same cell measured by several harnesses, each difference explained or not (issue 46)
-    agreement = compute_agreement(cells, kept.runs, _described_requests(kept).requests)
+    agreement = compute_agreement(cells, kept.runs, _described_requests(kept).requests, tolerance=th.cv_limit)
     findings = find(
         _described_requests(tables),
         cells=cells,

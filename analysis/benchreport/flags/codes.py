@@ -263,6 +263,15 @@ CODES: dict[str, Code] = dict(
             None,
         ),
         _c(
+            "harness.untested",
+            ("info",),
+            "comparisons",
+            "two harnesses measured one seat's cell under one load, their figures are more than cv_limit apart and one has no interval (one pass of a figure no request record holds): not tested (tables/agreement.csv)",
+            "harness agreement",
+            None,
+            None,
+        ),
+        _c(
             "compare.missing_metric",
             ("warn", "info"),
             "comparisons",

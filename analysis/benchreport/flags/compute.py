@@ -59,6 +59,7 @@ RULES: list[tuple[str, Callable[[Inputs], list[Finding]]]] = [
     ("first_chunk", lambda i: R.first_chunk(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("capped_answers", lambda i: R.capped_answers(i.tables.requests, i.tables.runs, thresholds=i.thresholds)),
     ("harness_disagree", lambda i: R.harness_disagree(i.agreement)),
+    ("harness_untested", lambda i: R.harness_untested(i.agreement)),
     ("no_incumbent", lambda i: R.no_incumbent(i.tables, i.comparisons, baseline=i.baseline)),
     ("cross_model", lambda i: R.cross_model(i.tables, i.comparisons, baseline=i.baseline)),
     ("not_like_for_like", lambda i: R.not_like_for_like(i.tables, i.comparisons, baseline=i.baseline)),

@@ -7,9 +7,12 @@ definitional difference (`load.harness.definitions`) can explain it. Where reque
 allow, the figure is recomputed under one common definition for both harnesses (TTFT: request
 sent to the first token, reasoning included, or to the first answer token where one harness
 cannot see reasoning; per-stream decode and ITL: (latency - TTFT) / (server tokens - 1) per
-request) and the ratio again: the gap is explained when the common figures agree. Pairs of
-cells that are not comparable (another endpoint, lengths, day) are listed with the reason.
-Pure: DataFrames in, one DataFrame out.
+request) and the ratio again: the gap is explained when the common figures agree. Where a
+figure has no interval (one pass of a figure no request record holds: output throughput, timed
+on the harness's own wall clock), the pair is not tested: figures within `tolerance` of each
+other are "not tested, figures close", further apart "not tested, figures differ" (the
+`harness.untested` flag: measure several passes). Pairs of cells that are not comparable
+(another endpoint, lengths, day) are listed with the reason. Pure: DataFrames in, one DataFrame out.
 """
 
 from __future__ import annotations
@@ -23,10 +26,21 @@ import pandas as pd
 from scipy import stats as sps
 
 from benchreport.load.harness.definitions import Definitions, definitions as default_definitions
+from benchreport.thresholds import DEFAULT
 
 from .intervals import t_interval, welch_log_ratio
 
-__all__ = ["AGREEMENT_COLUMNS", "METRICS", "LENGTH_TOLERANCE", "agreement", "common_values"]
+__all__ = [
+    "AGREEMENT_COLUMNS",
+    "ALIKE_BAND",
+    "EXPLAINED",
+    "FLAGGED",
+    "METRICS",
+    "LENGTH_TOLERANCE",
+    "UNTESTED_TOLERANCE",
+    "agreement",
+    "common_values",
+]
 
 #: the figures compared: the four a write-up quotes, each harness's mean (every harness states
 #: a mean with the n it is over; percentiles are compared through their definitions only)
@@ -40,6 +54,28 @@ LENGTH_TOLERANCE = 0.25
 #: carry reasoning (text or tokens) or an answer token later than their first token
 REASONING_SHARE = 0.25
 LEVEL = 0.95
+#: two figures without an interval within this relative difference (|B / A - 1|, either way) are
+#: "not tested, figures close": the pass-to-pass spread a stable seat may show (thresholds.cv_limit,
+#: 10%), so one pass of each cannot tell them apart; further apart they are flagged harness.untested
+UNTESTED_TOLERANCE = DEFAULT.cv_limit
+#: passes each harness needs for the common recomputation to be compared over pass means (the pass
+#: as the unit of replication, as for the cells); with fewer, over the requests of the one pass
+COMMON_MIN_PASSES = 3
+#: an agreeing pair is shown alike (not merely not told apart) when the ratio's interval lies inside
+#: this band: 80-125%, the average-bioequivalence limits (FDA, Statistical Approaches to Establishing
+#: Bioequivalence, 2001); the report counts such pairs, the verdict stays `agree`
+ALIKE_BAND = (0.8, 1.25)
+#: every value of the `explained` column: a pair's verdict, each explained, agreeing or flagged
+EXPLAINED = (
+    "agree",
+    "explained",
+    "explained by definition",
+    "unexplained",
+    "not tested, figures close",
+    "not tested, figures differ",
+)
+#: the verdicts that raise a flag, and which
+FLAGGED = {"unexplained": "harness.disagree", "not tested, figures differ": "harness.untested"}
 
 AGREEMENT_COLUMNS = [
     "seat",
@@ -295,28 +331,48 @@ def _common_block(defs: Definitions, metric: str, a: _Side, b: _Side, reasoning:
         return {"common_verdict": "not recomputed", "common": "no TTFT both harnesses record on reasoning answers"}
     vals, why = [], []
     for s in (a, b):
-        v, reason = common_values(
-            s.records,
-            s.harness,
-            metric,
-            ttft_kind=kind,
-            forced_tokens=_forced_tokens(s.load),
-            defs=defs,
-            reasoning=reasoning,
-        )
+        v, reason = _side_common_values(s, metric, kind, defs, reasoning)
         vals.append(v)
         why.append(reason)
     label = _common_label(metric, kind)
     if vals[0] is None or vals[1] is None:
         return {"common_verdict": "not recomputed", "common": f"{label}: {'; '.join(w for w in why if w)}"}
+    by_pass = all(len(v) >= COMMON_MIN_PASSES for v in vals)
+    if by_pass:  # each pass one value: the mean of its requests' common values
+        vals = [np.array([float(np.mean(x)) for x in v]) for v in vals]
+        label += f", over pass means ({len(vals[0])} and {len(vals[1])} passes)"
+    else:  # the requests of every pass as one sample (one pass each, as a rule)
+        vals = [np.concatenate(v) for v in vals]
     out = {"common": label}
     for tag, v in zip("ab", vals):
-        ti = t_interval(v[np.isfinite(v)], level=LEVEL)
+        ti = t_interval(v, level=LEVEL)
         out.update({f"common_{tag}": ti.estimate, f"common_{tag}_low": ti.low, f"common_{tag}_high": ti.high})
-    rc = welch_log_ratio(vals[0][np.isfinite(vals[0])], vals[1][np.isfinite(vals[1])], level=LEVEL)
+    rc = welch_log_ratio(vals[0], vals[1], level=LEVEL)
     out.update(common_ratio=rc.estimate, common_ratio_low=rc.low, common_ratio_high=rc.high)
     out["common_verdict"] = "agree" if rc.low <= 1 <= rc.high else "differ"
     return out
+
+
+def _side_common_values(
+    side: _Side, metric: str, kind: str, defs: Definitions, reasoning: bool
+) -> tuple[list[np.ndarray] | None, str]:
+    """One side's per-request common values, one array per pass (run), or None and why not."""
+    records = side.records
+    groups = [g for _, g in records.groupby("run_id", sort=True)] if "run_id" in records else [records]
+    out, reason = [], ""
+    for g in groups:
+        v, reason = common_values(
+            g,
+            side.harness,
+            metric,
+            ttft_kind=kind,
+            forced_tokens=_forced_tokens(side.load),
+            defs=defs,
+            reasoning=reasoning,
+        )
+        if v is not None and np.isfinite(v).sum() >= 2:
+            out.append(v[np.isfinite(v)])
+    return (out, "") if out else (None, reason or "no request records")
 
 
 def _common_label(metric: str, kind: str | None) -> str:
@@ -331,15 +387,31 @@ def _common_label(metric: str, kind: str | None) -> str:
     )
 
 
-def _explain(verdict: str, differs: list[str], common: dict) -> tuple[str, str]:
-    """(explained, explanation) of one comparable pair."""
+def _untested(ratio: float, differs: list[str], common: dict, tolerance: float) -> tuple[str, str]:
+    """(explained, explanation) of a pair one of whose figures has no interval."""
+    why = (
+        "not tested: a figure without an interval (one pass, and no request record holds this figure: "
+        "measure several passes)"
+    )
+    named = f"; definitions differ in {'; '.join(differs)}" if differs else ""
+    if math.isfinite(ratio) and abs(ratio - 1) <= tolerance:
+        return "not tested, figures close", f"{why}; the figures are within {tolerance:.0%} of each other{named}"
+    if common.get("common_verdict") == "agree":
+        return "explained", "recomputed under one definition the figures agree" + (
+            f": the gap is {'; '.join(differs)}" if differs else ""
+        )
+    return "not tested, figures differ", f"{why}; the figures are more than {tolerance:.0%} apart{named}"
+
+
+def _explain(
+    verdict: str, ratio: float, differs: list[str], common: dict, tolerance: float = UNTESTED_TOLERANCE
+) -> tuple[str, str]:
+    """(explained, explanation) of one comparable pair: one of `EXPLAINED`."""
     cv = common.get("common_verdict")
     if verdict == "agree":
         return "agree", "the figures agree within their intervals"
     if verdict == "no interval":
-        return "no interval", "a figure without an interval: not tested" + (
-            f"; definitions differ in {'; '.join(differs)}" if differs else ""
-        )
+        return _untested(ratio, differs, common, tolerance)
     if cv == "agree":
         named = "; ".join(differs) if differs else "the harnesses' own computation from the same requests"
         return "explained", f"recomputed under one definition the figures agree: the gap is {named}"
@@ -353,7 +425,9 @@ def _explain(verdict: str, differs: list[str], common: dict) -> tuple[str, str]:
     return "unexplained", "no definitional difference in the table explains it"
 
 
-def _pair_row(cell_a: _Side, cell_b: _Side, metric: str, defs: Definitions, reasoning_seats: set) -> dict:
+def _pair_row(
+    cell_a: _Side, cell_b: _Side, metric: str, defs: Definitions, reasoning_seats: set, tolerance: float
+) -> dict:
     ra, rb = cell_a.row, cell_b.row
     row = {k: ra[k] for k in ("seat", "workload", "concurrency", "metric", "statistic")}
     row.update(
@@ -381,7 +455,7 @@ def _pair_row(cell_a: _Side, cell_b: _Side, metric: str, defs: Definitions, reas
     reasoning = str(ra["seat"]) in reasoning_seats
     differs = _aspects(defs, metric, cell_a, cell_b, reasoning)
     common = _common_block(defs, metric, cell_a, cell_b, reasoning)
-    explained, explanation = _explain(verdict, differs, common)
+    explained, explanation = _explain(verdict, r, differs, common, tolerance)
     row.update(ratio=r, ratio_low=lo, ratio_high=hi, verdict=verdict, differs_in="; ".join(differs))
     row.update(common)
     row.update(explained=explained, explanation=explanation)
@@ -418,6 +492,7 @@ def agreement(
     requests: pd.DataFrame | None = None,
     *,
     defs: Definitions | None = None,
+    tolerance: float = UNTESTED_TOLERANCE,
 ) -> pd.DataFrame:
     """One row per pair of harnesses that measured one seat's cell (`AGREEMENT_COLUMNS`).
 
@@ -425,7 +500,9 @@ def agreement(
     are not one condition; `left_out` says why). `explained`: agree, explained (the common
     definition recomputed from request records closes the gap), explained by definition (not
     recomputable, and the definitions differ in an aspect that bears on the metric), unexplained
-    (the `harness.disagree` flag), or no interval.
+    (the `harness.disagree` flag); a pair without an interval: "not tested, figures close" (within
+    `tolerance`), else explained where the common recomputation agrees, else "not tested, figures
+    differ" (the `harness.untested` flag). Every pair gets one of `EXPLAINED`.
     """
     defs = defs or default_definitions()
     if cells is None or not len(cells) or runs is None or not len(runs):
@@ -459,5 +536,5 @@ def agreement(
         for i, a in enumerate(sides):
             for b in sides[i + 1 :]:
                 if a.harness != b.harness:
-                    rows.append(_pair_row(a, b, metric, defs, reasoning_seats))
+                    rows.append(_pair_row(a, b, metric, defs, reasoning_seats, tolerance))
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)

@@ -13,7 +13,8 @@ comes in as `thresholds` (keyword-only, required) and is recorded in the finding
     traps        trap.prefix_cache, trap.reasoning_field, trap.reasoning_ttft, trap.first_chunk,
                  trap.capped_answers
     comparisons  compare.no_incumbent, cross_model, not_like_for_like, missing_metric, stale_scores
-    harness      harness.disagree (two harnesses on one cell, beyond their definitions)
+    harness      harness.disagree (two harnesses on one cell, beyond their definitions),
+                 harness.untested (apart, but a figure has no interval to test them)
     exams        exam.not_significant, exam.counts_only, exam.score_not_a_count
     deployment   fit.exceeds_node, license.noncommercial, license.unknown
     faults       fault.recorded, fault.unreproduced, defect.open, requests.failed, requests.missing
@@ -25,7 +26,7 @@ from .comparisons import compared_pairs, cross_model, missing_metric, no_incumbe
 from .deployment import fit_exceeds_node, licenses
 from .exams import exam_counts_only, exam_not_significant, exam_score_not_a_count
 from .faults import faults, requests_failed, requests_missing
-from .harness import harness_disagree
+from .harness import harness_disagree, harness_untested
 from .history import history_changes
 from .provenance import figure_mismatch, import_assumed, repeated_figure
 from .sampling import (
@@ -59,6 +60,7 @@ __all__ = [
     "reasoning_field",
     "reasoning_ttft",
     "harness_disagree",
+    "harness_untested",
     "first_chunk",
     "capped_answers",
     "compared_pairs",

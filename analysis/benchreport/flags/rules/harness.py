@@ -1,6 +1,7 @@
 """Harnesses that disagree: one seat's cell measured by two harnesses differs beyond what their
-definitions explain (harness.disagree; issue 46). Reads the agreement table
-(benchreport.stats.agreement), never recomputes it."""
+definitions explain (harness.disagree), or differs and cannot be tested, a figure having no
+interval (harness.untested); issue 46. Reads the agreement table (benchreport.stats.agreement),
+never recomputes it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 from .._common import int_or_none
 from ..findings import Finding, Record
 
-__all__ = ["DisagreePair", "HarnessDisagree", "harness_disagree"]
+__all__ = ["DisagreePair", "HarnessDisagree", "HarnessUntested", "UntestedPair", "harness_disagree", "harness_untested"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,19 +45,80 @@ class HarnessDisagree(Finding):
     pairs: list[DisagreePair]
 
 
+@dataclass(frozen=True, kw_only=True)
+class UntestedPair(Record):
+    """One pair of harnesses whose figures for one cell are apart but have no interval to test them."""
+
+    metric: str
+    concurrency: int | None
+    harness_a: str
+    harness_b: str
+    estimate_a: float
+    estimate_b: float
+    ratio: float
+    differs_in: str
+    explanation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HarnessUntested(Finding):
+    """Two harnesses measured one seat's cell under one load, their figures are further apart than the
+    tolerance, and a figure has no interval (one pass of a figure no request record holds), so whether
+    they differ is not tested (info)."""
+
+    CODES = ("harness.untested",)
+    pairs: list[UntestedPair]
+
+
+def _cells(agreement: pd.DataFrame | None, explained: str):
+    """(seat, workload, concurrency, metric, statistic), pairs of one `explained` verdict, by cell."""
+    if agreement is None or not len(agreement):
+        return []
+    bad = agreement[agreement["explained"] == explained]
+    return bad.groupby(["seat", "workload", "concurrency", "metric", "statistic"], dropna=False, sort=True)
+
+
+def harness_untested(agreement: pd.DataFrame | None) -> list[HarnessUntested]:
+    """`harness.untested` (info): one finding per seat's cell with a "not tested, figures differ" pair."""
+    out = []
+    for (seat, workload, conc, metric, statistic), g in _cells(agreement, "not tested, figures differ"):
+        pairs = [
+            UntestedPair(
+                metric=str(metric),
+                concurrency=int_or_none(conc),
+                harness_a=str(r.harness_a),
+                harness_b=str(r.harness_b),
+                estimate_a=float(r.estimate_a),
+                estimate_b=float(r.estimate_b),
+                ratio=float(r.ratio),
+                differs_in=str(r.differs_in) if pd.notna(r.differs_in) else "",
+                explanation=str(r.explanation),
+            )
+            for r in g.itertuples(index=False)
+        ]
+        out.append(
+            HarnessUntested(
+                code="harness.untested",
+                severity="info",
+                seats=(str(seat),),
+                workload=None if pd.isna(workload) else str(workload),
+                concurrency=int_or_none(conc),
+                metric=str(metric),
+                statistic=str(statistic),
+                pairs=pairs,
+            )
+        )
+    return out
+
+
 def _num(v) -> float | None:
     return None if v is None or pd.isna(v) else float(v)
 
 
 def harness_disagree(agreement: pd.DataFrame | None) -> list[HarnessDisagree]:
     """`harness.disagree` (warn): one finding per seat's cell with an unexplained pair."""
-    if agreement is None or not len(agreement):
-        return []
-    bad = agreement[agreement["explained"] == "unexplained"]
     out = []
-    for (seat, workload, conc, metric, statistic), g in bad.groupby(
-        ["seat", "workload", "concurrency", "metric", "statistic"], dropna=False, sort=True
-    ):
+    for (seat, workload, conc, metric, statistic), g in _cells(agreement, "unexplained"):
         pairs = [
             DisagreePair(
                 metric=str(metric),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from benchreport import format as fmt
+from benchreport.stats.agreement import ALIKE_BAND
 
 from .blocks import Prose, Table, para, prose
 from .labels import seat_label
@@ -24,24 +25,35 @@ LEFT_OUT_REASONS = 3
 
 
 def agreement_text(a) -> Prose | None:
-    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, left out.
-    None when no seat's cell was measured by two harnesses (an empty section is not printed)."""
+    """What the agreement table holds, in counts: pairs compared, agreeing, explained, flagged, not
+    tested (close, or apart and flagged), left out. None when no seat's cell was measured by two
+    harnesses (an empty section is not printed)."""
     t = _rows(a)
     if not len(t):
         return None
     kept = t[t["verdict"] != "left out"]
     counts = kept["explained"].value_counts()
+    agree = kept[kept["explained"] == "agree"]
+    alike = int(((agree["ratio_low"] >= ALIKE_BAND[0]) & (agree["ratio_high"] <= ALIKE_BAND[1])).sum())
+    untested = int(counts.get("not tested, figures close", 0)), int(counts.get("not tested, figures differ", 0))
     text = [
         para(
             "Pairs of harnesses that measured one seat's cell under one load: {}. Agree within their "
-            "intervals: {}; differ, explained: {} (by recomputing both under one definition from their "
-            "request records: {}); differ, unexplained (each said in Section 7): {}; no interval to test: {}.",
+            "intervals: {} ({} with the ratio's interval inside {}-{}, alike; the rest not told apart); "
+            "differ, explained: {} (by recomputing both under one definition from their request records: {}); "
+            "differ, unexplained (each said in Section 7): {}.{}",
             fmt.count(len(kept)),
-            fmt.count(int(counts.get("agree", 0))),
+            fmt.count(len(agree)),
+            fmt.count(alike),
+            fmt.ratio(ALIKE_BAND[0]),
+            fmt.ratio(ALIKE_BAND[1]),
             fmt.count(int(counts.get("explained", 0)) + int(counts.get("explained by definition", 0))),
             fmt.count(int(counts.get("explained", 0))),
             fmt.count(int(counts.get("unexplained", 0))),
-            fmt.count(int(counts.get("no interval", 0))),
+            f" Not tested, a figure having no interval (one pass): figures close {fmt.count(untested[0])}, "
+            f"apart {fmt.count(untested[1])} (each said in Section 7)."
+            if any(untested)
+            else "",
         )
     ]
     left = t[t["verdict"] == "left out"]
