@@ -418,7 +418,7 @@ def test_limitations_section_example(example):
         "28 of 30",
         "204.5 GB",
         "CC-BY-NC-ND-4.0",
-        "0.6 points",  # HumanEval 153 against 154 of 164: the counts are Section 4's (Table 3), the delta here
+        "153 of 164",
         "p = 1.0",
         "RDMA",
         "2026-10-28",

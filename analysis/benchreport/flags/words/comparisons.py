@@ -164,11 +164,11 @@ def stale_sentences(findings: list[StaleScores], messages: list[str]) -> list[st
     exams = [i for f in findings for i in f.exams]
     reason = []
     if any("from_earlier_run" in i.reasons for i in exams):
-        reason.append("come from earlier runs whose dates are not recorded")
+        reason.append("come from earlier runs with no date")
     dates = sorted({i.reasons["measured_on"] for i in exams if "measured_on" in i.reasons})
     if dates:
         reason.append(f"were measured on {F.join_words(dates)}")
     if any("placement_note" in i.reasons for i in exams):
         reason.append("ran on another placement")
     seats = F.join_words([f"{f.seats[0]} ({_scores(f)})" for f in findings])
-    return [f"The exam scores of {seats} {F.join_words(reason, 'or')}, not in the runs they are shown with."]
+    return [f"The exam scores of {seats} {F.join_words(reason, 'or')}, not the runs they are shown with."]

@@ -44,10 +44,10 @@ def not_significant(f: NotSignificant) -> str:
 def counts_only(f: CountsOnly) -> str:
     names = F.join_words([exam_name(i.benchmark, i.dimension) for i in f.exams])
     tests = sorted({str(i.test) for i in f.exams if i.test})
-    used = "an unpaired test" if not tests else F.join_words([test_words(t) for t in tests]) + ", an unpaired test,"
+    used = "an unpaired test" if not tests else f"an unpaired test ({F.join_words([test_words(t) for t in tests])})"
     msg = (
-        f"{f.candidate} against {f.baseline}: only counts are known for {names}, so {used} was used although "
-        "both seats took the same items; item-level verdicts would allow a sharper paired test."
+        f"{f.candidate} against {f.baseline}: only counts are known for {names}, so {used} was used though both "
+        "seats took the same items; item-level verdicts would allow a sharper paired test."
     )
     if f.rounded:
         msg += f" Some counts are reconstructed from published scores ({f.rounded[0].rounding})."
@@ -111,16 +111,24 @@ def not_significant_sentences(findings: list[NotSignificant], messages: list[str
         return generic(messages)
     out = []
     for (candidate, baseline), group in pairs.items():
+        tests = {str(f.test) for f in group if f.test}
+        by = f" by {test_words(tests.pop())}" if len(tests) == 1 else ""
         each = "; ".join(
-            [
-                f"{exam_name(f.benchmark, f.dimension)} {F.points_words(f.diff, signed=True)}, p = {F.pval(f.p_value)}"
-                + (f"{f' ({test_words(f.test)})' if f.test else ''}")
-                + (f", detecting only about {F.points_words(f.mde)} or more" if f.mde is not None else "")
-                for f in group
-            ]
+            f"{exam_name(f.benchmark, f.dimension)} {_counts(f)}{F.points_words(f.diff, signed=True)}, "
+            f"p = {F.pval(f.p_value)}"
+            + (f" ({test_words(f.test)})" if f.test and not by else "")
+            + (f", detecting only about {F.points_words(f.mde)} or more" if f.mde is not None else "")
+            for f in group
         )
         out.append(
             f"{candidate} (candidate) against {baseline} (baseline): no exam delta shows a difference at alpha = "
-            f"{F.num(group[0].thresholds['alpha'])} (candidate − baseline: {each})."
+            f"{F.num(group[0].thresholds['alpha'])}{by} (candidate − baseline: {each})."
         )
     return out
+
+
+def _counts(f: NotSignificant) -> str:
+    """'154 of 164 against 153 of 164, ' when the counts were given, else ''."""
+    if None in (f.candidate_correct, f.baseline_correct, f.n_items):
+        return ""
+    return f"{f.candidate_correct} of {f.n_items} against {f.baseline_correct} of {f.n_items}, "

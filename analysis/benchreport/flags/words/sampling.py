@@ -352,7 +352,7 @@ def one_session_sentences(findings: list[OneSession], messages: list[str]) -> li
         else "The intervals and the spread between passes"
     )
     verb = "leave" if what.startswith("The intervals") else "leaves"
-    return [f"{what} {verb} out day-to-day variation: {head}; repeat on another day to include it."]
+    return [f"{what} {verb} out day-to-day variation: {head}; repeat on another day."]
 
 
 @writes(FewSessions)

@@ -126,10 +126,10 @@ INFO_SAID_WHOLE = frozenset(
 
 
 def _notes_sentence(notes: pd.DataFrame) -> str:
-    """'12 notes for information, each whole in the appendix's table of flags: sample sizes (3), ...'."""
+    """'Notes for information, in the appendix's flags: sample sizes (3), ...' (each whole there)."""
     topics = notes["code"].astype(str).map(lambda c: codes.CODES[c].topic if c in codes.CODES else "other findings")
     counted = fmt.join_words([f"{t} ({fmt.count(n)})" for t, n in topics.value_counts().items()])
-    return f"Also {fmt.counted(len(notes), 'note', 'notes')} for information, in the appendix's flags: {counted}."
+    return f"Notes for information, in the appendix's flags: {counted}."
 
 
 def limitations(a) -> Prose:
