@@ -56,8 +56,7 @@ def test_section_7_says_it_once_for_the_seats_of_one_date(tmp_path):
     flags = pd.DataFrame(_flags(tmp_path, _runs(np.random.default_rng(4))))
     text = " ".join(p.text for p in limitations_paragraphs(flags))
     assert (
-        "The intervals leave out day-to-day variation: every pass of a and d ran on 2026-12-01; "
-        "repeat on another day."
+        "The intervals leave out day-to-day variation: every pass of a and d ran on 2026-12-01; repeat on another day."
     ) in text
     assert text.count("every pass of") == 1
     # b, on two dates: sample.few_sessions (issue 43), said apart
