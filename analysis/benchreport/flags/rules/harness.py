@@ -78,37 +78,50 @@ def _cells(agreement: pd.DataFrame | None, explained: str):
     return bad.groupby(["seat", "workload", "concurrency", "metric", "statistic"], dropna=False, sort=True)
 
 
-def harness_untested(agreement: pd.DataFrame | None) -> list[HarnessUntested]:
-    """`harness.untested` (info): one finding per seat's cell with a "not tested, figures differ" pair."""
+def _findings(agreement, explained: str, finding, code: str, severity: str, pair_of) -> list:
+    """One `finding` per seat's cell with pairs of the verdict `explained`, each pair by `pair_of(row)`."""
     out = []
-    for (seat, workload, conc, metric, statistic), g in _cells(agreement, "not tested, figures differ"):
-        pairs = [
-            UntestedPair(
-                metric=str(metric),
-                concurrency=int_or_none(conc),
-                harness_a=str(r.harness_a),
-                harness_b=str(r.harness_b),
-                estimate_a=float(r.estimate_a),
-                estimate_b=float(r.estimate_b),
-                ratio=float(r.ratio),
-                differs_in=str(r.differs_in) if pd.notna(r.differs_in) else "",
-                explanation=str(r.explanation),
-            )
-            for r in g.itertuples(index=False)
-        ]
+    for (seat, workload, conc, metric, statistic), g in _cells(agreement, explained):
         out.append(
-            HarnessUntested(
-                code="harness.untested",
-                severity="info",
+            finding(
+                code=code,
+                severity=severity,
                 seats=(str(seat),),
                 workload=None if pd.isna(workload) else str(workload),
                 concurrency=int_or_none(conc),
                 metric=str(metric),
                 statistic=str(statistic),
-                pairs=pairs,
+                pairs=[pair_of(r) for r in g.itertuples(index=False)],
             )
         )
     return out
+
+
+def _pair_fields(r) -> dict:
+    """What every pair record holds, from a row of the agreement table."""
+    return {
+        "metric": str(r.metric),
+        "concurrency": int_or_none(r.concurrency),
+        "harness_a": str(r.harness_a),
+        "harness_b": str(r.harness_b),
+        "estimate_a": float(r.estimate_a),
+        "estimate_b": float(r.estimate_b),
+        "ratio": float(r.ratio),
+        "differs_in": str(r.differs_in) if pd.notna(r.differs_in) else "",
+        "explanation": str(r.explanation),
+    }
+
+
+def harness_untested(agreement: pd.DataFrame | None) -> list[HarnessUntested]:
+    """`harness.untested` (info): one finding per seat's cell with a "not tested, figures differ" pair."""
+    return _findings(
+        agreement,
+        "not tested, figures differ",
+        HarnessUntested,
+        "harness.untested",
+        "info",
+        lambda r: UntestedPair(**_pair_fields(r)),
+    )
 
 
 def _num(v) -> float | None:
@@ -117,38 +130,19 @@ def _num(v) -> float | None:
 
 def harness_disagree(agreement: pd.DataFrame | None) -> list[HarnessDisagree]:
     """`harness.disagree` (warn): one finding per seat's cell with an unexplained pair."""
-    out = []
-    for (seat, workload, conc, metric, statistic), g in _cells(agreement, "unexplained"):
-        pairs = [
-            DisagreePair(
-                metric=str(metric),
-                concurrency=int_or_none(conc),
-                harness_a=str(r.harness_a),
-                harness_b=str(r.harness_b),
-                estimate_a=float(r.estimate_a),
-                estimate_b=float(r.estimate_b),
-                ratio=float(r.ratio),
-                ratio_low=float(r.ratio_low),
-                ratio_high=float(r.ratio_high),
-                differs_in=str(r.differs_in) if pd.notna(r.differs_in) else "",
-                common=str(r.common) if pd.notna(r.common) else "",
-                common_ratio=_num(r.common_ratio),
-                common_ratio_low=_num(r.common_ratio_low),
-                common_ratio_high=_num(r.common_ratio_high),
-                explanation=str(r.explanation),
-            )
-            for r in g.itertuples(index=False)
-        ]
-        out.append(
-            HarnessDisagree(
-                code="harness.disagree",
-                severity="warn",
-                seats=(str(seat),),
-                workload=None if pd.isna(workload) else str(workload),
-                concurrency=int_or_none(conc),
-                metric=str(metric),
-                statistic=str(statistic),
-                pairs=pairs,
-            )
-        )
-    return out
+    return _findings(
+        agreement,
+        "unexplained",
+        HarnessDisagree,
+        "harness.disagree",
+        "warn",
+        lambda r: DisagreePair(
+            **_pair_fields(r),
+            ratio_low=float(r.ratio_low),
+            ratio_high=float(r.ratio_high),
+            common=str(r.common) if pd.notna(r.common) else "",
+            common_ratio=_num(r.common_ratio),
+            common_ratio_low=_num(r.common_ratio_low),
+            common_ratio_high=_num(r.common_ratio_high),
+        ),
+    )
