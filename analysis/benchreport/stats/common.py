@@ -15,6 +15,7 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.special import betainc
 
 from benchreport.load.errors import DataSetError
 
@@ -22,6 +23,8 @@ __all__ = [
     "ConfidenceInterval",
     "parse_statistic",
     "quantile_sorted",
+    "harrell_davis_sorted",
+    "median_unbiased_sorted",
     "lerp",
     "key_rng",
     "key_seed_sequence",
@@ -129,6 +132,45 @@ def quantile_sorted(xs: np.ndarray, q: float) -> float:
     n = xs.shape[0]
     lo, hi, g = quantile_positions(n, q)
     return float(lerp(xs[lo], xs[hi], g))
+
+
+def harrell_davis_sorted(xs: np.ndarray, q: float) -> float:
+    """Harrell-Davis estimate of quantile q of an already sorted 1-D array.
+
+    The expected value of the order statistic of rank (n + 1) q, estimated as a weighted sum
+    of all order statistics: x_(i) weighs I_{i/n}(a, b) - I_{(i-1)/n}(a, b), I the regularized
+    incomplete beta function with a = (n + 1) q and b = (n + 1)(1 - q) (Harrell, F. E. &
+    Davis, C. E. (1982), A new distribution-free quantile estimator, Biometrika 69(3),
+    635-640). On uniform values its expected rank is n q + 1/2, against numpy-'linear''s
+    (n - 1) q + 1 and the unbiased (n + 1) q: half the linear's bias towards the centre. It
+    averages values, so on a right-skewed tail its log is biased upwards (docs/statistics.md,
+    "Tail cells of several passes"); kept as a measured alternative
+    (`benchreport.stats.requests.TAIL_ESTIMATORS`). The same number as
+    `scipy.stats.mstats.hdquantiles` (tests/test_tail_estimator.py).
+    """
+    n = xs.shape[0]
+    if n == 1:
+        return float(xs[0])
+    edges = betainc((n + 1) * q, (n + 1) * (1.0 - q), np.arange(n + 1) / n)
+    return float(np.dot(np.diff(edges), xs))
+
+
+def median_unbiased_sorted(xs: np.ndarray, q: float) -> float:
+    """Hyndman & Fan's (1996) definition 8 quantile of an already sorted 1-D array: the order
+    statistics interpolated at rank (n + 1/3) q + 1/3, numpy's ``method="median_unbiased"``.
+
+    Its estimate is approximately median-unbiased whatever the distribution (the median of the
+    order statistic of rank k has share about (k - 1/3) / (n + 1/3) below it), and a median is
+    kept by any increasing transform: so also on the log scale on which passes are combined
+    (Hyndman, R. J. & Fan, Y. (1996), Sample quantiles in statistical packages, The American
+    Statistician 50(4), 361-365, section 3 and property P6-P7).
+    """
+    n = xs.shape[0]
+    v = (n + 1.0 / 3.0) * q + 1.0 / 3.0 - 1.0  # 0-based virtual index
+    v = min(max(v, 0.0), n - 1.0)
+    lo = math.floor(v)
+    hi = min(lo + 1, n - 1)
+    return float(xs[lo] + (xs[hi] - xs[lo]) * (v - lo))
 
 
 def check_level(level, name: str = "level") -> float:

@@ -208,7 +208,7 @@ def store_load_result(store: Store) -> LoadResult:
 
 
 #: bump when what a group summary holds changes: cached summaries of older code are not used
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2  # 2: the tail quantiles' Harrell-Davis estimates (issue 43)
 
 
 class StoreRequests:
