@@ -345,3 +345,22 @@ def test_what_these_numbers_will_not_carry_fits_a_page_for_the_example(example_r
         i += 1
     text_block = pages[start][1] - top - bottom
     assert height <= text_block, f"Section 7 is {height:.0f} pt, a page's text is {text_block:.0f} pt"
+
+
+@needs_browser
+@pytest.mark.parametrize("which", ["example_report", "captures_report"])
+def test_no_identifier_is_set_a_letter_a_line_on_a_phone(request, which):
+    """At 390 px every identifier cell (a seat's id in the seats table and the others) keeps room for
+    several characters a line; the table scrolls instead (issue 42: the example's seat ids were one
+    letter a line, the column squeezed to one character)."""
+    report = request.getfixturevalue(which)
+    with page_at(report / "report.html", 390) as page:
+        cells = page.evaluate(
+            "() => [...document.querySelectorAll('table.report-table td.mono')]"
+            ".filter(td => td.offsetParent !== null && td.textContent.trim().length > 8)"
+            ".map(td => ({text: td.textContent.trim(), width: td.getBoundingClientRect().width,"
+            " ch: parseFloat(getComputedStyle(td).fontSize)}))"
+        )
+    assert cells, "the report has identifier cells on screen"
+    narrow = [c for c in cells if c["width"] < 6 * c["ch"]]  # fewer than about ten characters a line
+    assert not narrow, narrow[:5]
