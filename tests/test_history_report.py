@@ -264,3 +264,20 @@ def test_a_history_without_changes_says_so_and_shows_the_headline_metric_first()
     text = str(sections.history_text(a))
     assert "Of 90 dated verdicts none is a regression or an improvement" in text
     assert "no seat&#39;s cell moved beyond its noise band" in text and sections.history_table(a) is None
+
+
+def test_cells_of_one_concurrency_in_a_panel_are_told_apart_by_line_style():
+    """Two workloads of one seat at the same concurrency share the concurrency's colour: their lines
+    differ in style and the figure notes it for its caption (issue 42: two like lines in one panel)."""
+    from benchreport.report.model.figures.theme import drawn
+
+    h = _year(1)
+    two = pd.concat([h, h.assign(workload="other", estimate=h["estimate"] * 1.1)], ignore_index=True)
+    fig = history_panels(two, max_panels=1)
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) > 2]
+    by_colour: dict = {}
+    for ln in lines:
+        by_colour.setdefault(ln.get_color(), set()).add(ln.get_linestyle())
+    assert any(len(styles) == 2 for styles in by_colour.values()), by_colour
+    assert "line_styles" in drawn(fig)
+    assert "line_styles" not in drawn(history_panels(h, max_panels=1))  # one cell per concurrency: no note

@@ -23,7 +23,7 @@ from matplotlib.lines import Line2D
 from benchreport import format as fmt
 from benchreport.stats.history_summary import change_status
 
-from .theme import PALETTE, WIDTH_IN, metric_label, theme, wrap_id
+from .theme import PALETTE, WIDTH_IN, metric_label, record_drawn, theme, wrap_id
 
 __all__ = ["history_panels", "panel_keys", "MARKS", "DECIDED"]
 
@@ -44,6 +44,8 @@ def _rank(value, order: tuple) -> int:
 
 
 _CELL = ["harness", "probe", "workload", "concurrency"]
+#: line styles of the cells of one panel that share a concurrency (and so a colour)
+CELL_LINESTYLES = ("-", "--", ":", "-.")
 
 
 def panel_keys(
@@ -81,12 +83,25 @@ def _rel(rows: pd.DataFrame, median: float) -> pd.Series:
 
 def _draw_panel(ax, sel: pd.DataFrame, color_of: dict, marked: set) -> None:
     """One panel: a line per cell relative to its median, decided dates marked by shape."""
+    at_concurrency: dict = {}
     for _, cell in sel.groupby(_CELL, sort=True, dropna=False):
         cell = cell.sort_values("_date")
         median = float(np.median(cell["estimate"].astype(float)))
         c = cell["_c"].iloc[0]
         color = color_of.get(int(c), "#555555") if pd.notna(c) and np.isfinite(float(c)) else "#555555"
-        ax.plot(cell["_date"], _rel(cell, median), color=color, linewidth=0.8, alpha=0.9)
+        # cells of one concurrency (other workloads, harnesses or loads) share its colour: told apart
+        # by line style, the first solid
+        k = at_concurrency[color] = at_concurrency.get(color, -1) + 1
+        if k:
+            marked.add("line_styles")
+        ax.plot(
+            cell["_date"],
+            _rel(cell, median),
+            color=color,
+            linewidth=0.8,
+            alpha=0.9,
+            linestyle=CELL_LINESTYLES[k % len(CELL_LINESTYLES)],
+        )
         for verdict in DECIDED:
             one = cell[(cell["verdict"] == verdict) & (cell["_status"] != "level_shift")]
             if len(one):
@@ -218,4 +233,5 @@ def history_panels(
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         _legend(fig, concs, color_of, marked)
+    record_drawn(fig, *({"line_styles"} & marked))
     return fig

@@ -13,6 +13,7 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report.model.figures.history import DECIDED, history_panels, panel_keys
+from benchreport.report.model.figures.theme import drawn
 from benchreport.stats.history_summary import HistorySummary, summarise_history
 
 from .blocks import FigureBlock, Prose, Table, figure_block, idents, para, prose
@@ -192,10 +193,15 @@ def history_panels_figure(a, *, max_panels: int = MAX_HISTORY_PANELS) -> FigureB
         if n > len(keys)
         else ""
     )
+    styles = (
+        " (cells of one concurrency, from other workloads, harnesses or loads, differ in line style)"
+        if "line_styles" in drawn(fig)
+        else ""
+    )
     return figure_block(
         fig,
-        "History of each seat across dates: every cell (one line per concurrency) relative "
-        "to its median over the dates. Downward triangles are regressions, upward triangles "
+        "History of each seat across dates: every cell relative to its median over the dates, a colour per "
+        f"concurrency{styles}. Downward triangles are regressions, upward triangles "
         "improvements, and a hollow diamond on a dotted line is a change the next date confirmed "
         "as a new level; a latency that rises is a regression." + more,
         "history",
