@@ -61,12 +61,12 @@ def test_history_study_runs_the_new_regimes(tmp_path):
     out = tmp_path / "h.json"
     layout = "ar1:1,weekly:1,step5:1"
     _run(
-        [str(BENCH / "history_cli_study.py"), "--layout", layout, "--noisy-week", "--nights", "16"]
-        + ["--passes", "3", "--requests", "6", "--replicates", "2", "--json", str(out)]
+        [str(BENCH / "history_cli_study.py"), "--layout", layout, "--noisy-week", "--nights", "12"]
+        + ["--passes", "3", "--requests", "4", "--replicates", "2", "--json", str(out)]
     )
     got = json.loads(out.read_text())["3_passes"]
     assert set(got) == {"ar1", "weekly", "step5"} and got["step5"]["of"] == 2
-    assert got["ar1"]["seat_years"] == pytest.approx(2 * 16 / 365)
+    assert got["ar1"]["seat_years"] == pytest.approx(2 * 12 / 365)
 
 
 def test_day_effect_study_runs_a_null_regime(tmp_path):
