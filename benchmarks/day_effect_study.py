@@ -1,7 +1,7 @@
 """Day-effect study (issue 43, "Day effects in every interval"): a seat measured on several dates.
 
 Usage:  nice -n 10 python benchmarks/day_effect_study.py [--replicates 100] [--power-replicates 60]
-            [--before-tree DIR] [--out FILE.json]
+            [--null-sigma-b 0.05=400 ...] [--before-tree DIR] [--out FILE.json]
 
 Two seats, each measured on 3 dates with 3 passes a date (one native run file per pass, 100
 request records of concurrency 1 in send order: benchmarks/session_study.py's `write_replicate`).
@@ -17,7 +17,9 @@ one long-lived child process per code tree, so the imports are paid once), and c
   baseline row of the report;
 * power (seat-01 truly 10% faster): `better` on the primary row.
 
-`--before-tree DIR` analyses the same files with the code in DIR/analysis too (make it with
+`--null-sigma-b SIGMA=N` (repeatable) runs only the null regimes named, N replicates each (the
+power regime then only when `--power-replicates` is given above 0); the rows that made a false
+verdict are counted by metric and statistic. `--before-tree DIR` analyses the same files with the code in DIR/analysis too (make it with
 `git archive <commit> analysis | tar -x -C DIR`). Rates carry Wilson 95% intervals. Results and
 the command: docs/statistics.md ("Day effects in the cell interval").
 """
@@ -31,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -92,6 +95,11 @@ def outcome(out: Path, effect: float) -> dict:
         "routes": sorted(set(cells["ci_route"].fillna("").astype(str))),
         "primary": str(primary["verdict"].iloc[0]) if len(primary) else "none",
         "any_call": bool(rows["verdict"].isin(["better", "worse"]).any()),
+        "called": sorted(
+            f"{m}/{st}"
+            for m, st, v in zip(rows["metric"], rows["statistic"], rows["verdict"])
+            if v in ("better", "worse")
+        ),
     }
 
 
@@ -107,6 +115,7 @@ def summarise(res: list[dict], effect: float) -> dict:
         k = sum(r["primary"] in ("better", "worse") for r in res)
         k_any = sum(r["any_call"] for r in res)
         out.update(false_primary=(k, *wilson(k, len(res))), false_any=(k_any, *wilson(k_any, len(res))))
+        out["called_rows"] = dict(Counter(c for r in res for c in r["called"]).most_common())
     else:
         k = sum(r["primary"] == "better" for r in res)
         out.update(power=(k, *wilson(k, len(res))), wrong=sum(r["primary"] == "worse" for r in res))
@@ -133,6 +142,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--replicates", type=int, default=100)
     ap.add_argument("--power-replicates", type=int, default=60)
+    ap.add_argument("--null-sigma-b", action="append", default=[], metavar="SIGMA=N", help="null regimes only")
     ap.add_argument("--before-tree", type=Path, default=None)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "day_effect_study.json")
     args = ap.parse_args()
@@ -142,7 +152,10 @@ def main() -> None:
     results = {}
     try:
         regimes = [(0.0, 1.0, args.replicates), (0.03, 1.0, args.replicates), (0.05, 1.0, args.replicates)]
-        regimes.append((0.05, 1.10, args.power_replicates))
+        if args.null_sigma_b:
+            regimes = [(float(a), 1.0, int(n)) for a, n in (x.split("=") for x in args.null_sigma_b)]
+        if args.power_replicates > 0:
+            regimes.append((0.05, 1.10, args.power_replicates))
         for sigma_b, effect, reps in regimes:
             key = f"sigma_b={sigma_b:g} effect={effect:g}"
             results[key] = run_regime(sigma_b, effect, reps, clis)

@@ -10,6 +10,16 @@ x a Student t with 3 degrees of freedom. Seats:
 * ``step3``, ``step5``, ``step10``: every request 3, 5 or 10% slower from night `--step-night` on;
 * ``drift``: 0.02% slower every night from night 0 (7% over a year).
 
+Regimes the thresholds were not tuned on (issue 43; the thresholds were set on independent nights),
+chosen per seat by the first part of its name in `--layout`, e.g. `--layout ar1:5,weekly:5,stable:2`:
+
+* ``ar1-*``: stable, the night factor an AR(1) series with lag-1 correlation `--ar-rho` (0.5) of
+  the same marginal scale, innovations t(3): z_k = rho z_(k-1) + sqrt(1 - rho^2) e_k;
+* ``weekly-*``: stable, the night factor plus a weekly cycle, `--weekly-amplitude` (2%) x
+  sin(2 pi k / 7) on the log scale;
+* ``step5-*`` (and ``step3-*``, ``step10-*``): as step5; with `--noisy-week` every seat's night
+  scale and pass CV are doubled on the 7 nights from 3 before the step night to 3 after.
+
 The store is ingested (`benchreport ingest RUNS --store S`) and analysed once
 (`benchreport analyse --store S --out O`); tables/history.csv is read. Measured, over
 replicates and both 3 and 5 passes a night:
@@ -22,6 +32,8 @@ replicates and both 3 and 5 passes a night:
 * the share of a stable seat's cell-nights that are within_noise.
 
     python benchmarks/history_cli_study.py [--quick] [--replicates 2] [--nights 365] [--json OUT]
+    python benchmarks/history_cli_study.py --layout ar1:5,weekly:5,stable:2 --passes 3 --replicates 1
+    python benchmarks/history_cli_study.py --layout step5:6,stable:2 --noisy-week --nights 240 --passes 3
 
 Same arguments, same numbers (every random draw is seeded by replicate, seat, night, pass).
 """
@@ -35,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +65,52 @@ def seats_of(n_stable: int = 3, *, changed: bool = True) -> dict:
 
 
 SEATS = seats_of()
+#: seats of these groups (the first part of the name) never change: their verdicts are false alarms
+NULL_GROUPS = ("stable", "ar1", "weekly")
+
+
+def group_of(seat: str) -> str:
+    """A seat's regime: the part of its name before the first '-' (stable-0 -> stable, step5 -> step5)."""
+    return seat.split("-")[0]
+
+
+def seats_from_layout(layout: str) -> dict:
+    """`ar1:5,weekly:5,stable:2` -> {'ar1-0': None, ..., 'stable-1': None}; a changed group's seats
+    (step3, step5, step10, drift) carry its change."""
+    out: dict = {}
+    for part in layout.split(","):
+        group, _, n = part.strip().partition(":")
+        if group not in NULL_GROUPS and group not in CHANGED:
+            raise SystemExit(f"--layout: unknown seat group {group!r} (expected one of {NULL_GROUPS + tuple(CHANGED)})")
+        out.update({f"{group}-{i}": CHANGED.get(group) for i in range(int(n or 1))})
+    return out
+
+
+@dataclass(frozen=True)
+class Nights:
+    """How a seat's night factor (log scale) moves from night to night, beyond its t(3) draw."""
+
+    ar_rho: float = 0.5
+    weekly_amplitude: float = 0.02
+    noisy_week: bool = False
+
+    def noise_factor(self, night: int, step_night: int) -> float:
+        """2 on the noisy week's nights (3 before to 3 after the step night), else 1."""
+        return 2.0 if self.noisy_week and abs(night - step_night) <= 3 else 1.0
+
+    def level(self, seat: str, night: int, draw: float, state: dict) -> float:
+        """The seat's log night factor on this night from its scaled t(3) draw; `state` keeps the
+        AR(1) series of each ar1 seat."""
+        group = group_of(seat)
+        if group == "ar1":
+            prev = state.get(seat)
+            state[seat] = draw if prev is None else self.ar_rho * prev + np.sqrt(1 - self.ar_rho**2) * draw
+            return state[seat]
+        if group == "weekly":
+            return draw + float(np.log1p(self.weekly_amplitude)) * float(np.sin(2 * np.pi * night / 7))
+        return draw
+
+
 HEADLINE = ("decode_tok_s_per_stream", "mean")  # the throughput a request-level pass gives
 
 
@@ -105,18 +164,21 @@ def write_store_runs(
     night_scale: float,
     step_night: int,
     seats: dict = SEATS,
+    process: Nights = Nights(),
 ) -> None:
     """The native run files of one replicate, one folder a night."""
     ps = float(np.sqrt(np.log1p(pass_cv**2)))
+    state: dict = {}
     for k, date in enumerate(_nights(nights)):
         folder = root / date
         folder.mkdir(parents=True, exist_ok=True)
+        noisy = process.noise_factor(k, step_night)
         for i, (seat, change) in enumerate(seats.items()):
             rng = np.random.default_rng([seed, i, k])
-            night = night_scale * float(rng.standard_t(3))
+            night = process.level(seat, k, noisy * night_scale * float(rng.standard_t(3)), state)
             slow = _slowdown(change, k, step_night) * float(np.exp(night))
             for p in range(1, passes + 1):
-                factor = slow * float(np.exp(rng.normal(0.0, ps)))
+                factor = slow * float(np.exp(rng.normal(0.0, noisy * ps)))
                 (folder / f"{seat}-p{p}.json").write_text(
                     _pass_json(rng, seat, date, p, factor, requests), encoding="utf-8"
                 )
@@ -135,95 +197,95 @@ def analyse_replicate(work: Path, **kw) -> pd.DataFrame:
     write_store_runs(runs, **kw)
     _cli("ingest", runs, "--store", store, "--quiet")
     _cli("analyse", "--store", store, "--out", out, "--quiet")
-    return pd.read_csv(out / "tables" / "history.csv")
+    return pd.read_csv(out / "tables" / "history.csv", low_memory=False)
+
+
+def _first_regression(mine: pd.DataFrame, first_date: str, dates: list[str]) -> dict | None:
+    """The first regression of the seat's headline cell on or after `first_date`: its night, kind, size."""
+    head = mine[(mine["metric"] == HEADLINE[0]) & (mine["statistic"] == HEADLINE[1])]
+    hit = head[(head["verdict"] == "regression") & (head["date"] >= first_date)]
+    if not len(hit):
+        return None
+    r = hit.iloc[0]
+    return {"night": dates.index(r["date"]), "kind": str(r.get("change_kind", "")), "change": float(r["change"])}
 
 
 def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
-    """What one replicate's history says of each seat."""
+    """What one replicate's history says of each seat: per null group (stable, ar1, weekly) its
+    false-alarm dates, their kinds and the within-noise share; per changed seat its first regression."""
     decided = h["verdict"].isin(["regression", "improvement"])
-    out = {
-        "false_alarm_dates": 0,
-        "false_alarm_kinds": {},
-        "stable_rows": 0,
-        "stable_within": 0,
-        "steps": {},
-        "drift": None,
-        "n_stable": 0,
-    }
+    out: dict = {"null": {}, "steps": {}, "drift": None}
     for seat in sorted(set(h["seat"].astype(str))):
-        mine = h[h["seat"] == seat]
-        if seat.startswith("stable"):
-            out["n_stable"] += 1
+        mine, group = h[h["seat"] == seat], group_of(seat)
+        if group in NULL_GROUPS:
+            g = out["null"].setdefault(group, {"seats": 0, "alarm_dates": 0, "kinds": {}, "rows": 0, "within": 0})
+            g["seats"] += 1
             alarms = mine[decided[mine.index]].drop_duplicates("date")
-            out["false_alarm_dates"] += len(alarms)
+            g["alarm_dates"] += len(alarms)
             for kind in alarms.get("change_kind", pd.Series(["(none)"] * len(alarms))).fillna("(none)"):
-                out["false_alarm_kinds"][str(kind)] = out["false_alarm_kinds"].get(str(kind), 0) + 1
+                g["kinds"][str(kind)] = g["kinds"].get(str(kind), 0) + 1
             ok = mine["verdict"] != "insufficient_data"
-            out["stable_rows"] += int(ok.sum())
-            out["stable_within"] += int((mine.loc[ok, "verdict"] == "within_noise").sum())
-            continue
-        head = mine[(mine["metric"] == HEADLINE[0]) & (mine["statistic"] == HEADLINE[1])]
-        first = step_night if seat.startswith("step") else 0
-        hit = head[(head["verdict"] == "regression") & (head["date"] >= dates[first])]
-        found = None
-        if len(hit):
-            r = hit.iloc[0]
-            found = {
-                "night": dates.index(r["date"]),
-                "kind": str(r.get("change_kind", "")),
-                "change": float(r["change"]),
-            }
-        if seat.startswith("step"):
-            out["steps"][seat] = found
+            g["rows"] += int(ok.sum())
+            g["within"] += int((mine.loc[ok, "verdict"] == "within_noise").sum())
+        elif group.startswith("step"):
+            out["steps"][seat] = _first_regression(mine, dates[step_night], dates)
         else:
-            out["drift"] = found
+            out["drift"] = _first_regression(mine, dates[0], dates)
     out["has_drift"] = "drift" in set(h["seat"].astype(str))
     return out
 
 
+def poisson_rate(events: int, exposure: float) -> dict:
+    """Events per unit exposure with the exact Poisson 95% interval (Garwood 1936)."""
+    lo = stats.chi2.ppf(0.025, 2 * events) / 2 if events else 0.0
+    hi = stats.chi2.ppf(0.975, 2 * events + 2) / 2
+    return {"events": events, "exposure": exposure, "rate": events / exposure, "ci": [lo / exposure, hi / exposure]}
+
+
 def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
-    """Poisson and Wilson intervals over the replicates of one setting."""
-    seat_years = sum(r["n_stable"] for r in results) * nights / 365.0
-    fa = sum(r["false_alarm_dates"] for r in results)
-    lo = stats.chi2.ppf(0.025, 2 * fa) / 2 if fa else 0.0
-    hi = stats.chi2.ppf(0.975, 2 * fa + 2) / 2
-    rows = sum(r["stable_rows"] for r in results)
-    kinds: dict = {}
-    for r in results:
-        for kind, n in r["false_alarm_kinds"].items():
-            kinds[kind] = kinds.get(kind, 0) + n
-    out = {
-        "stable_seat_years": seat_years,
-        "false_alarms": fa,
-        "false_alarms_per_seat_year": fa / seat_years,
-        "false_alarms_ci": [lo / seat_years, hi / seat_years],
-        "false_alarm_kinds": kinds,
-        "stable_within_noise": sum(r["stable_within"] for r in results) / rows if rows else float("nan"),
-    }
-    for seat in ("step3", "step5", "step10"):
-        if not all(seat in r["steps"] for r in results):
+    """Poisson and Wilson intervals over the replicates of one setting, per seat group."""
+    out: dict = {}
+    for group in NULL_GROUPS:
+        parts = [r["null"][group] for r in results if group in r["null"]]
+        if not parts:
             continue
-        hits = [r["steps"][seat] for r in results]
+        kinds: dict = {}
+        for g in parts:
+            for kind, n in g["kinds"].items():
+                kinds[kind] = kinds.get(kind, 0) + n
+        rows = sum(g["rows"] for g in parts)
+        out[group] = {
+            "seat_years": sum(g["seats"] for g in parts) * nights / 365.0,
+            "false_alarms_per_seat_year": poisson_rate(
+                sum(g["alarm_dates"] for g in parts), sum(g["seats"] for g in parts) * nights / 365.0
+            ),
+            "false_alarm_kinds": kinds,
+            "within_noise": sum(g["within"] for g in parts) / rows if rows else float("nan"),
+        }
+    hits_by: dict = {}
+    for r in results:
+        for seat, hit in r["steps"].items():
+            hits_by.setdefault(group_of(seat), []).append(hit)
+    for group, hits in sorted(hits_by.items()):
         n, k = len(hits), sum(x is not None for x in hits)
         wl, wh = proportion_confint(k, n, method="wilson")
-        delays = [x["night"] - step_night for x in hits if x]
-        out[seat] = {
+        out[group] = {
             "found": k,
             "of": n,
             "ci": [float(wl), float(wh)],
-            "delays": delays,
+            "delays": [x["night"] - step_night for x in hits if x],
+            "changes": [round(x["change"], 4) for x in hits if x],
             "kinds": [x["kind"] for x in hits if x],
         }
-    drifts = [r["drift"] for r in results]
-    if not all(r["has_drift"] for r in results):
-        return out
-    out["drift"] = {
-        "found": sum(x is not None for x in drifts),
-        "of": len(drifts),
-        "nights": [x["night"] for x in drifts if x],
-        "kinds": [x["kind"] for x in drifts if x],
-        "changes": [round(x["change"], 3) for x in drifts if x],
-    }
+    if results and all(r["has_drift"] for r in results):
+        drifts = [r["drift"] for r in results]
+        out["drift"] = {
+            "found": sum(x is not None for x in drifts),
+            "of": len(drifts),
+            "nights": [x["night"] for x in drifts if x],
+            "kinds": [x["kind"] for x in drifts if x],
+            "changes": [round(x["change"], 3) for x in drifts if x],
+        }
     return out
 
 
@@ -238,6 +300,10 @@ def main() -> None:
     ap.add_argument("--stable", type=int, default=3, help="stable seats per store")
     ap.add_argument("--stable-only", action="store_true", help="no changed seats (false alarms only)")
     ap.add_argument("--seed", type=int, default=7000, help="first seed (replicates: seed + 100 x passes + r)")
+    ap.add_argument("--layout", default=None, help="seat groups and counts, e.g. ar1:5,weekly:5,stable:2")
+    ap.add_argument("--ar-rho", type=float, default=0.5, help="lag-1 correlation of the ar1 seats' nights")
+    ap.add_argument("--weekly-amplitude", type=float, default=0.02, help="the weekly seats' cycle (log scale)")
+    ap.add_argument("--noisy-week", action="store_true", help="double the noise on the 7 nights around the step")
     ap.add_argument("--quick", action="store_true", help="1 replicate of 120 nights at 3 passes")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
@@ -258,7 +324,10 @@ def main() -> None:
                     pass_cv=args.pass_cv,
                     night_scale=args.night_scale,
                     step_night=step_night,
-                    seats=seats_of(args.stable, changed=not args.stable_only),
+                    seats=seats_from_layout(args.layout)
+                    if args.layout
+                    else seats_of(args.stable, changed=not args.stable_only),
+                    process=Nights(args.ar_rho, args.weekly_amplitude, args.noisy_week),
                 )
             results.append(score(h, step_night=step_night, dates=dates))
             print(
