@@ -52,6 +52,9 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from within_study import seat_requests  # noqa: E402  (the same requests, independent: rho 0)
+
 DATE = "2026-12-01"
 #: metric -> (scale, log-sd): the value at the median pass is scale * exp(+-sd * x)
 MODELS = {"ttft_ms": (40.0, 0.50), "decode_tok_s_per_stream": (80.0, 0.25)}
@@ -67,28 +70,6 @@ def true_value(metric: str, statistic: str) -> float:
     return scale * math.exp(sd * float(stats.norm.ppf(Q[statistic])))
 
 
-def pass_requests(rng: np.random.Generator, n: int, factor: float) -> list[dict]:
-    """One pass of n independent requests at speed factor `factor` (module docstring)."""
-    x = rng.standard_normal((3, n))
-    ttft = factor * 40.0 * np.exp(0.50 * x[0])
-    tpot = factor * 12.5 * np.exp(0.25 * x[1])
-    out = np.maximum(2, np.rint(256 * np.exp(0.30 * x[2]))).astype(int)
-    e2e = ttft + tpot * (out - 1)
-    start = np.concatenate([[0.0], np.cumsum(e2e + 1.0)[:-1]])
-    return [
-        {
-            "workload": "decode",
-            "concurrency": 1,
-            "output_tokens": int(out[i]),
-            "ttft_ms": round(float(ttft[i]), 6),
-            "e2e_latency_ms": round(float(e2e[i]), 6),
-            "finish_reason": "stop",
-            "start_ms": round(float(start[i]), 3),
-        }
-        for i in range(n)
-    ]
-
-
 def write_seats(folders: dict[int, Path], rng: np.random.Generator, *, seats: int, n: int, cv: float) -> None:
     """`seats` seats of max(folders) passes; folder K gets each seat's first K passes."""
     log_sd = math.sqrt(math.log1p(cv * cv))
@@ -102,7 +83,7 @@ def write_seats(folders: dict[int, Path], rng: np.random.Generator, *, seats: in
                 "harness": {"name": "in-house", "probe": "tail-study", "max_tokens": 4096},
                 "pass": p,
                 "warmup_excluded": True,
-                "requests": pass_requests(rng, n, math.exp(log_sd * rng.standard_normal())),
+                "requests": seat_requests(rng, n, 0.0, math.exp(log_sd * rng.standard_normal())),
             }
             text = json.dumps(run, separators=(",", ":"))
             for k, folder in folders.items():

@@ -77,11 +77,12 @@ def ar1(rng: np.random.Generator, rho: float, n: int, size: int) -> np.ndarray:
     return lfilter([math.sqrt(1.0 - rho * rho)], [1.0, -rho], e, axis=1, zi=rho * x0)[0]
 
 
-def seat_requests(rng: np.random.Generator, n: int, rho: float) -> list[dict]:
-    """One pass of n requests in send order (see the module docstring)."""
+def seat_requests(rng: np.random.Generator, n: int, rho: float, factor: float = 1.0) -> list[dict]:
+    """One pass of n requests in send order (see the module docstring); `factor` multiplies every
+    time (a pass's speed: benchmarks/tail_study.py)."""
     x = ar1(rng, rho, n, 3)
-    ttft = 40.0 * np.exp(0.50 * x[0])
-    tpot = 12.5 * np.exp(0.25 * x[1])
+    ttft = factor * 40.0 * np.exp(0.50 * x[0])
+    tpot = factor * 12.5 * np.exp(0.25 * x[1])
     out = np.maximum(2, np.rint(256 * np.exp(0.30 * x[2]))).astype(int)
     e2e = ttft + tpot * (out - 1)
     start = np.concatenate([[0.0], np.cumsum(e2e + 1.0)[:-1]])
