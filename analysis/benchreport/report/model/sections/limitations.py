@@ -77,7 +77,7 @@ def _told_sentence(f: pd.DataFrame, told: dict[str, str]) -> str | None:
             )
         )
     if stated:
-        sections = fmt.join_words([s for s, _ in stated]).replace("Section 5 and Section 6", "Sections 5 and 6")
+        sections = stated[0][0] if len(stated) == 1 else "Sections 5 and 6"  # stated holds at most these two
         verb = "state" if len(stated) > 1 else "states"
         parts.append(f"{sections} {verb} whole, with their figures, {fmt.join_words([w for _, w in stated])}")
     return "; ".join(parts) + ". Each holds here too: those figures do not carry what their names say."

@@ -50,9 +50,6 @@ ROW_KEYS = {
     ),
 }
 
-#: the analysis's attribute holding each table
-_TABLES = {"cells": "cells", "comparisons": "comparisons"}
-
 
 @dataclass(frozen=True)
 class RowId:
@@ -82,7 +79,7 @@ def row_id(table: str, row) -> RowId:
 def _index(a, table: str) -> tuple[pd.DataFrame, dict[tuple, list[int]]]:
     """The analysis's table and its rows by id, built once per analysis and table."""
     cache = a.__dict__.setdefault("_quote_index", {})
-    frame = getattr(a, _TABLES[table], None)
+    frame = getattr(a, table, None)  # the analysis holds each table under its name
     if frame is None:
         frame = pd.DataFrame(columns=list(ROW_KEYS[table]))
     held = cache.get(table)
