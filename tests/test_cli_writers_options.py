@@ -278,16 +278,7 @@ def _compile(tmp_path: Path, table: str) -> str:
         f"{body}\n\\end{{document}}\n",
         encoding="utf-8",
     )
-    proc = subprocess.run(
-        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
-    assert proc.returncode == 0, log[-2000:]
-    return log
+    return _pdflatex(tmp_path, timeout=120)
 
 
 @pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
@@ -415,6 +406,20 @@ def test_harness_and_condition_keep_only_those_runs(capsys):
     assert rows[1:] and {(r[stat], r[metric]) for r in rows[1:]} == {("p99", rows[1][metric])}
 
 
+def _pdflatex(folder: Path, *, timeout: int) -> str:
+    """pdflatex run on FOLDER/doc.tex; its log (the run must succeed)."""
+    proc = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    log = (folder / "doc.log").read_text(encoding="latin-1")
+    assert proc.returncode == 0, log[-2000:]
+    return log
+
+
 def _compile_two_column(tmp_path: Path, table: str, paper: str) -> str:
     """The pdflatex log of a two-column article (10 pt, `paper`) holding `table` (whole floats)."""
     (tmp_path / "t.tex").write_text(table, encoding="utf-8")
@@ -424,16 +429,7 @@ def _compile_two_column(tmp_path: Path, table: str, paper: str) -> str:
         "\\typeout{COLUMNWIDTH=\\the\\columnwidth}\n\\input{t.tex}\nText.\n\\end{document}\n",
         encoding="utf-8",
     )
-    proc = subprocess.run(
-        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
-    assert proc.returncode == 0, log[-2000:]
-    return log
+    return _pdflatex(tmp_path, timeout=300)
 
 
 @pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
