@@ -152,3 +152,19 @@ def test_figure_command_says_nothing_to_draw(capsys, tmp_path):
     code = main(["figure", "latency-ecdf", str(EXAMPLE), "--out", str(tmp_path / "x.svg")])
     capsys.readouterr()
     assert code == 2 and not (tmp_path / "x.svg").exists()
+
+
+def test_each_request_names_its_runs_harness_and_what_was_sent(captures):
+    """The request rows joined to their runs once per run and workload (issue 41) say, row by row,
+    what the run table says of that row's run: its harness, and its load's label or else the
+    request's workload."""
+    from benchreport import format as fmt
+
+    rows = sections_views._requests(captures)
+    runs = captures.tables.runs.drop_duplicates("run_id").set_index("run_id")
+    assert len(rows) > 100 and rows["harness"].nunique() > 1
+    for run_id, workload, harness, condition in zip(
+        rows["run_id"], rows["workload"], rows["harness"], rows["condition"]
+    ):
+        assert harness == fmt.text(runs.at[run_id, "harness"])
+        assert condition == (fmt.text(runs.at[run_id, "load_label"]) or fmt.text(workload))

@@ -57,19 +57,33 @@ def _condition(load_label, workload) -> str:
 
 
 def _requests(a) -> pd.DataFrame:
-    """The request records with their run's harness and condition (empty when there are none)."""
+    """The request records with their run's harness and condition (empty when there are none).
+
+    Harness and condition are worded once per run and per workload, not once per request (a
+    fleet's 600,000 requests name 250 runs and a few workloads)."""
     r = a.tables.requests
     if r is None or r.empty:
         return pd.DataFrame(columns=["seat", "harness", "condition", "concurrency", "pass"])
     runs = a.tables.runs.drop_duplicates("run_id").set_index("run_id")
-    r = r.copy()
-    r["harness"] = r["run_id"].map(runs["harness"]).map(fmt.text)
-    labels = r["run_id"].map(runs["load_label"]) if "load_label" in runs else pd.Series(pd.NA, index=r.index)
-    r["condition"] = [_condition(lab, w) for lab, w in zip(labels, r["workload"])]
-    r["seat"] = r["seat"].astype(str)
     if "counted_only" in r:
         r = r[~r["counted_only"].fillna(False).astype(bool)]
+    r = r.copy()
+    r["harness"] = r["run_id"].map(runs["harness"].map(fmt.text)).fillna("")
+    labels = _per_run(r["run_id"], runs["load_label"].map(fmt.text)) if "load_label" in runs else ""
+    r["condition"] = np.where(labels != "", labels, _worded(r["workload"]))
+    r["seat"] = r["seat"].astype(str)
     return r
+
+
+def _per_run(run_ids: pd.Series, worded: pd.Series) -> np.ndarray:
+    """Each row's run's `worded` value ('' for a run the runs table does not hold)."""
+    return run_ids.map(worded).fillna("").to_numpy(object)
+
+
+def _worded(values: pd.Series) -> np.ndarray:
+    """`fmt.text` of each value, worded once per distinct value."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    return np.array([fmt.text(u) for u in uniques] or [""], dtype=object)[codes]
 
 
 def _said(fig, what: str) -> str:
@@ -127,10 +141,10 @@ def throughput_latency_figure(a) -> FigureBlock | None:
 
 
 # --- 2 ---------------------------------------------------------------------------------------
-def latency_ecdf_figure(a) -> FigureBlock | None:
+def latency_ecdf_figure(a, requests: pd.DataFrame | None = None) -> FigureBlock | None:
     """Per-request TTFT and ITL distributions (ECDFs) per seat, harness and condition, one line
-    per concurrency, from the request records."""
-    r = _requests(a)
+    per concurrency, from the request records (`requests`: `_requests(a)` when already made)."""
+    r = _requests(a) if requests is None else requests
     if r.empty:
         return None
     fig = V.latency_ecdfs(r, report_styles(a))
@@ -147,9 +161,10 @@ def latency_ecdf_figure(a) -> FigureBlock | None:
 
 
 # --- 3 ---------------------------------------------------------------------------------------
-def lengths_sent_figure(a) -> FigureBlock | None:
-    """The prompt and output tokens each request carried, per seat, harness and condition."""
-    r = _requests(a)
+def lengths_sent_figure(a, requests: pd.DataFrame | None = None) -> FigureBlock | None:
+    """The prompt and output tokens each request carried, per seat, harness and condition
+    (`requests`: `_requests(a)` when already made)."""
+    r = _requests(a) if requests is None else requests
     if r.empty:
         return None
     fig = V.lengths_sent(r, report_styles(a))
@@ -186,9 +201,10 @@ def _timeline_cells(r: pd.DataFrame, most: int) -> tuple[pd.DataFrame, int]:
     return r[r["_rank"] >= 0].sort_values(["_rank", "start_ms"]).drop(columns="_rank"), len(best)
 
 
-def pass_timeline_figure(a, *, max_panels: int = 6) -> FigureBlock | None:
-    """Each request's TTFT against when it was sent within its pass, for the most contended cells."""
-    r = _requests(a)
+def pass_timeline_figure(a, requests: pd.DataFrame | None = None, *, max_panels: int = 6) -> FigureBlock | None:
+    """Each request's TTFT against when it was sent within its pass, for the most contended cells
+    (`requests`: `_requests(a)` when already made)."""
+    r = _requests(a) if requests is None else requests
     if r.empty or "start_ms" not in r:
         return None
     d, total = _timeline_cells(r, max_panels)
@@ -309,8 +325,10 @@ def rate_sweep_figure(a) -> FigureBlock | None:
 
 def load_views(a) -> list:
     """The part's heading and lead, then each of its figures that has data to draw; an empty list
-    when none has (nothing is shown, not even the heading)."""
-    blocks = [make(a) for make in _MAKERS]
+    when none has (nothing is shown, not even the heading). The request records are joined to
+    their runs once for the three views drawn from them."""
+    requests = _requests(a)
+    blocks = [make(a, requests) if make in _FROM_REQUESTS else make(a) for make in _MAKERS]
     drawn = [b for b in blocks if b is not None]
     if not drawn:
         return []
@@ -340,3 +358,6 @@ _MAKERS = (
     failures_figure,
     rate_sweep_figure,
 )
+
+#: the views drawn from the request records (`_requests`)
+_FROM_REQUESTS = (latency_ecdf_figure, lengths_sent_figure, pass_timeline_figure)
