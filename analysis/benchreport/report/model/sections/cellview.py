@@ -14,6 +14,7 @@ from benchreport.stats.common import parse_values
 
 from .flagview import excluded_figures, first_chunk_cells
 from .labels import column, order_seats, seat_label
+from .memo import once_per_table
 from .tables import drop_empty, wide_metric
 
 
@@ -64,8 +65,11 @@ def result_cells(a) -> pd.DataFrame:
 def _method_labels(a) -> dict:
     """(workload, harness, probe, load) -> the workload as tables show it: with the harness, probe
     and load (what was sent, in words) where one workload was measured by several of them (they are
-    different cells)."""
-    cells = a.cells
+    different cells). Made once per analysis (a report asks six times)."""
+    return once_per_table(a, "method_labels", a.cells, lambda: _make_method_labels(a.cells))
+
+
+def _make_method_labels(cells) -> dict:
     if cells is None or cells.empty or "harness" not in cells.columns:
         return {}
     keys = list(

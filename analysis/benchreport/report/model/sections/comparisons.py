@@ -22,6 +22,7 @@ from .headline import (
     verdict_rule,
 )
 from .labels import baseline_word, ci_level, column
+from .memo import once_per_table
 from .tables import MAX_COMPARISON_ROWS, abbreviations, constant_columns, drop_empty, wide_metric
 
 
@@ -155,7 +156,12 @@ VERDICT_MARKS = {"better": "+", "worse": "−", "within_noise": "≈", "insuffic
 
 
 def _cell_values_lookup(a) -> dict:
-    """(seat, workload, concurrency, metric, statistic) -> the per-pass values of that cell."""
+    """(seat, workload, concurrency, metric, statistic) -> the per-pass values of that cell; made
+    once per analysis (the comparison table and the appendix's both ask)."""
+    return once_per_table(a, "cell_values", a.cells, lambda: _make_cell_values_lookup(a))
+
+
+def _make_cell_values_lookup(a) -> dict:
     cells = a.cells
     if cells is None or cells.empty or "values" not in cells.columns:
         return {}
