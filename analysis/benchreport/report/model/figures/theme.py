@@ -127,12 +127,63 @@ def axis_label(metric: str, statistics=(), *, per: str = "") -> str:
     return f"{text} ({unit})" if unit else text
 
 
-def _rc() -> dict:
-    import seaborn as sns  # deferred: seaborn is heavy and only its styles are used, when drawing
+#: seaborn 0.13's "ticks" style and "paper" context (`sns.axes_style("ticks")` updated with
+#: `sns.plotting_context("paper")`), the theme's base, written out: importing seaborn for two
+#: dictionaries cost a build 0.1 s of CPU (it imports ipywidgets and IPython). Its "image.cmap"
+#: ("rocket", a colour map that exists only once seaborn is imported) is left out: no figure
+#: of the report uses a colour map. tests/test_figures_theme_rc.py holds it to seaborn's own.
+SEABORN_TICKS_PAPER = {
+    "axes.axisbelow": True,
+    "axes.edgecolor": ".15",
+    "axes.facecolor": "white",
+    "axes.grid": False,
+    "axes.labelcolor": ".15",
+    "axes.labelsize": 9.600000000000001,
+    "axes.linewidth": 1.0,
+    "axes.spines.bottom": True,
+    "axes.spines.left": True,
+    "axes.spines.right": True,
+    "axes.spines.top": True,
+    "axes.titlesize": 9.600000000000001,
+    "figure.facecolor": "white",
+    "font.family": ["sans-serif"],
+    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans", "sans-serif"],
+    "font.size": 9.600000000000001,
+    "grid.color": ".8",
+    "grid.linestyle": "-",
+    "grid.linewidth": 0.8,
+    "legend.fontsize": 8.8,
+    "legend.title_fontsize": 9.600000000000001,
+    "lines.linewidth": 1.2000000000000002,
+    "lines.markersize": 4.800000000000001,
+    "lines.solid_capstyle": "round",
+    "patch.edgecolor": "w",
+    "patch.force_edgecolor": True,
+    "patch.linewidth": 0.8,
+    "text.color": ".15",
+    "xtick.bottom": True,
+    "xtick.color": ".15",
+    "xtick.direction": "out",
+    "xtick.labelsize": 8.8,
+    "xtick.major.size": 4.800000000000001,
+    "xtick.major.width": 1.0,
+    "xtick.minor.size": 3.2,
+    "xtick.minor.width": 0.8,
+    "xtick.top": False,
+    "ytick.color": ".15",
+    "ytick.direction": "out",
+    "ytick.labelsize": 8.8,
+    "ytick.left": True,
+    "ytick.major.size": 4.800000000000001,
+    "ytick.major.width": 1.0,
+    "ytick.minor.size": 3.2,
+    "ytick.minor.width": 0.8,
+    "ytick.right": False,
+}
 
-    rc = {}
-    rc.update(sns.axes_style("ticks"))
-    rc.update(sns.plotting_context("paper"))
+
+def _rc() -> dict:
+    rc = {key: list(value) if isinstance(value, list) else value for key, value in SEABORN_TICKS_PAPER.items()}
     rc.update(
         {
             # deterministic vector output: fixed hash salt for SVG ids, text as paths
@@ -175,7 +226,7 @@ def _rc() -> dict:
 
 @contextlib.contextmanager
 def theme():
-    """The report's one theme (seaborn 'ticks' + 'paper', serif), as an rc context."""
+    """The report's one theme (seaborn's 'ticks' + 'paper', `SEABORN_TICKS_PAPER`, serif), as an rc context."""
     with matplotlib.rc_context(_rc()):
         yield
 
