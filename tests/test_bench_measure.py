@@ -47,3 +47,28 @@ def test_the_tree_and_a_failure_are_reported():
     assert m.returncode == 1 and "no good" in m.stderr
     assert m.tree_peak_mb >= 60 and m.tree_pss_mb and m.tree_pss_mb <= m.tree_peak_mb
     assert m.wall_s >= 0.5 and m.cpu_s > 0
+
+
+def test_the_cpu_of_a_descendant_that_outlives_its_parent_is_counted(tmp_path):
+    """A grandchild left running by the child (as Chromium's helpers outlive the browser process a
+    build waits for) is waited for and its CPU counted: at least what it measured of itself."""
+    said = tmp_path / "grandchild_cpu"
+    burn = (
+        "import sys, time\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 0.4: pass\n"
+        "open(sys.argv[1], 'w').write(str(time.process_time()))\n"
+    )
+    m = run_measured(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys; subprocess.Popen([sys.executable, '-c', sys.argv[1], sys.argv[2]])",
+            burn,
+            str(said),
+        ]
+    )
+    assert m.returncode == 0 and m.orphans == 1
+    grandchild = float(said.read_text())
+    assert grandchild >= 0.4
+    assert m.cpu_s >= grandchild
