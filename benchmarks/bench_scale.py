@@ -3,9 +3,10 @@
 Each size is generated (benchmarks/generate.py, deterministic) and run as a separate
 `benchreport` process, so peak memory (the child's own high-water mark, benchmarks/measure.py)
 is the command's own. `build` is set against `analyse` of the same data (`build_over_analyse`)
-in wall seconds and in CPU seconds of the whole process tree: the command and every process it
-started and waited for, Chromium and its helpers included (the `rusage` that `os.wait4` gives
-for the child, i.e. what `getrusage(RUSAGE_CHILDREN)` grows by).
+in wall seconds and in CPU seconds of the whole process tree: the command and every process
+descended from it, Chromium and its helpers included (the `rusage` that `os.wait4` gives for the
+child, plus the descendants that outlived their parent, which measure.py adopts as their
+subreaper and waits for: Chromium's zygote and renderers outlive the browser the build waits for).
 
     python benchmarks/bench_scale.py [--seats 10,25,50] [--repeat 3] [--build-seats 50]
         [--before TREE]    # also time `build` from another checkout (TREE/analysis first on PYTHONPATH)
