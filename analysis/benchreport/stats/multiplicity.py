@@ -114,8 +114,21 @@ def adjust(p_values, method: str = "holm") -> np.ndarray:
         return out
     if METHODS[method] is None:
         out[ok] = p[ok]
+    elif method == "holm":
+        out[ok] = _holm(p[ok])
     else:
         out[ok] = multipletests(p[ok], method=METHODS[method])[1]
+    return out
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values: the running maximum of (m - i + 1) p_(i) over the
+    sorted p-values, capped at 1; statsmodels' `multipletests` gives the same but runs a full
+    garbage collection on every Holm call (a second per `analyse` of a small report)."""
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(np.maximum.accumulate(p[order] * np.arange(len(p), 0, -1)), 1.0)
+    out = np.empty_like(stepped)
+    out[order] = stepped
     return out
 
 
