@@ -11,7 +11,8 @@ comparisons' verdicts therefore rest on adjusted p-values:
   differences exist, the same guarantee as Holm when none do;
 * ``none``: no adjustment (each verdict on its own at alpha).
 
-Both are computed by ``statsmodels.stats.multitest.multipletests``.
+Holm's step-down is computed here (`_holm`), Benjamini-Hochberg by
+``statsmodels.stats.multitest.multipletests``.
 
 Under ``holm`` the candidate-vs-baseline rows of a report are tested as a serial
 gatekeeping procedure (`gatekeeping`, issue 30): the declared primary cell of each seat
