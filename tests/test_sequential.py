@@ -319,7 +319,8 @@ def test_futility_stops_a_no_change_seat_and_not_a_ten_percent_one(cli, tmp_path
     assert row["conditional_power"] < 0.10 and row["futility_effect"] == pytest.approx(0.10)
     text = cli("plan", same, "--quiet").stdout
     assert "stop: no verdict beyond the band is likely" in text
-    assert f"{100 * row['conditional_power']:.0f}% chance of a verdict by 10 even at a true 10% change" in text
+    want = f"{100 * row['conditional_power']:.0f}% chance of better/worse by 10 passes even at a true +/-10% change"
+    assert want in text
     off = json.loads(cli("plan", same, "--quiet", "--format", "json", "--futility-effect", "0").stdout)
     off = [x for x in off if x["primary"]][0]
     assert off["status"] == "continue" and off["conditional_power"] is None

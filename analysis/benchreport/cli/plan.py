@@ -126,8 +126,8 @@ def _shown_row(r: dict) -> dict:
         more = f"{_count(r['more_per_seat'], unit)} or more (to measure the spread)"
     elif str(r["status"]).startswith("stop:"):
         more = (
-            f"none: {_num(100 * r['conditional_power'], '.0f')}% chance of a verdict by {r['max_n']} "
-            f"even at a true {_num(100 * r['futility_effect'], 'g')}% change"
+            f"none: {_num(100 * r['conditional_power'], '.0f')}% chance of better/worse by {r['max_n']} "
+            f"{unit} even at a true +/-{_num(100 * r['futility_effect'], 'g')}% change"
         )
     elif r["settle_at"] is not None and r["settle_at"] == r["settle_at"]:
         more = f"{_count(r['more_per_seat'], unit)} ({r['settle_as']} at {int(r['settle_at'])})"
