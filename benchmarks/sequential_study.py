@@ -178,6 +178,32 @@ def summarise(res: list[dict], effect: float, max_passes: int) -> dict:
     return out
 
 
+def _run(args) -> dict:
+    """Every replicate of every effect, each appended to `--out`'s .records.jsonl as it ends (a
+    study cut short keeps what it ran: `--summarise` reads them back)."""
+    records = args.out.with_suffix(".records.jsonl")
+    plan = [(1.0, args.replicates)] + [(float(e), args.power_replicates) for e in args.effects.split(",") if e]
+    t0 = time.time()
+    with records.open("a") as sink:
+        for effect, reps in plan:
+            for rep in range(reps):
+                record = {"effect": effect, "rep": rep, **replicate(effect, rep, args)}
+                sink.write(json.dumps(record) + "\n")
+                sink.flush()
+            print(f"effect={effect:g}: {reps} replicates, {time.time() - t0:.0f} s", flush=True)
+    return {"elapsed_s": time.time() - t0}
+
+
+def _summary(paths: list[Path], max_passes: int) -> dict:
+    """The summary of every record in `paths` (.records.jsonl), per effect."""
+    by_effect: dict[float, dict] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            by_effect.setdefault(r["effect"], {})[r["rep"]] = r
+    return {f"effect={e:g}": summarise(list(res.values()), e, max_passes) for e, res in sorted(by_effect.items())}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--replicates", type=int, default=200, help="replicates of two identical seats")
@@ -189,18 +215,15 @@ def main() -> None:
     ap.add_argument("--noise", type=float, default=None, help="the noise band given to the CLI (default: its own)")
     ap.add_argument("--check-before", type=int, default=10, help="replicates whose old-rule status is checked")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "sequential_study.json")
+    ap.add_argument(
+        "--summarise", nargs="+", type=Path, default=None, metavar="RECORDS", help="only summarise .records.jsonl files"
+    )
     args = ap.parse_args()
-    results, t0 = {"command": " ".join(["python", "benchmarks/sequential_study.py", *sys.argv[1:]])}, time.time()
-    plan = [(1.0, args.replicates)] + [(float(e), args.power_replicates) for e in args.effects.split(",") if e]
-    for effect, reps in plan:
-        if not reps:
-            continue
-        res = [replicate(effect, rep, args) for rep in range(reps)]
-        key = f"effect={effect:g}"
-        results[key] = summarise(res, effect, args.max_passes)
-        results[key + " records"] = res
-        print(key, json.dumps(results[key]), f"{time.time() - t0:.0f} s", flush=True)
-    results["elapsed_s"] = time.time() - t0
+    results = {"command": " ".join(["python", "benchmarks/sequential_study.py", *sys.argv[1:]])}
+    if not args.summarise:
+        results.update(_run(args))
+    results.update(_summary(args.summarise or [args.out.with_suffix(".records.jsonl")], args.max_passes))
+    print(json.dumps({k: v for k, v in results.items() if k.startswith("effect")}, indent=1))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))
 
