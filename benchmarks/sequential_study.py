@@ -174,7 +174,7 @@ def summarise(res: list[dict], effect: float, max_passes: int) -> dict:
         }
     known = [r["last_verdict"] for r in res if r["last_verdict"] is not None]
     k = sum(v in CALLS for v in known)
-    out["fixed_at_max"] = (k, *wilson(k, len(known))) if known else None
+    out["fixed_at_max"] = {"called": (k, *wilson(k, len(known))), "n": len(known)} if known else None
     return out
 
 

@@ -16,7 +16,7 @@ group-sequential design instead:
   Lan & DeMets 1983 lets looks fall at any information fraction);
 * the two-sided boundary at each look follows from an alpha-spending function, by default the
   Hwang-Shih-DeCani family at gamma = -4, alpha (1 - e^{-gamma t}) / (1 - e^{-gamma}) (Hwang, Shih &
-  DeCani 1990; Jennison & Turnbull 2000, section 7.2.2), whose final boundary is the
+  DeCani 1990; Jennison & Turnbull 2000, section 7.2), whose final boundary is the
   O'Brien-Fleming type's to 0.03 but which spends enough at the first looks that a large change
   can settle at 3 passes (t boundary 8.4 at 3 passes and 4 df where the O'Brien-Fleming type asks
   27.6, both at alpha 0.025 over looks at 3..10 of 10); or the O'Brien-Fleming type,
@@ -31,8 +31,8 @@ group-sequential design instead:
   significance level and the t quantile at the row's degrees of freedom is used (Jennison &
   Turnbull 2000, ch. 11, "significance level approach"); the study in docs/statistics.md
   measures that this keeps the false verdicts under alpha at 3 to 10 passes;
-* a non-binding futility rule (Jennison & Turnbull 2000, section 10.6; Lachin 2005): a row that
-  has not settled stops when its conditional power under the planned effect, the chance that the
+* a non-binding futility rule (Jennison & Turnbull 2000, ch. 10, stochastic curtailment; Lachin
+  2005): a row that has not settled stops when its conditional power under the planned effect, the chance that the
   repeated interval at the maximum clears the band if the true change were +/- the planned effect
   (10% by default) given the passes so far (the B-value computation of Lan & Wittes 1988, the
   spread per pass at its estimate), falls below a floor (10% by default). The boundaries are
@@ -118,7 +118,7 @@ __all__ = [
 #: the alpha-spending functions: Hwang-Shih-DeCani (default), O'Brien-Fleming type, Pocock type
 SPENDING = ("hsd", "obf", "pocock")
 #: the Hwang-Shih-DeCani family's default gamma: near the O'Brien-Fleming type at the end, less
-#: strict at the first looks (Jennison & Turnbull 2000, section 7.2.2)
+#: strict at the first looks (Jennison & Turnbull 2000, section 7.2)
 HSD_GAMMA = -4.0
 #: a plan row's status
 STATUSES = (
