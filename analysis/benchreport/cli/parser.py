@@ -189,6 +189,7 @@ EXAMPLES = {
     "exam-delta": ["benchreport exam-delta 153/164 154/164"],
     "plan": [
         "benchreport plan runs/",
+        "benchreport plan runs/ --futility-effect 0.05 --spending obf",
         "benchreport plan --store /srv/store --max-passes 12 --spending pocock --format markdown --out plan.md",
     ],
     "schema": ["benchreport schema > run-1.schema.json"],
@@ -208,7 +209,7 @@ USAGE = {
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
     "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--columns A,B] [options]",
     "exam-delta": "A B [--json] [options]",
-    "plan": "(RUNS... | --store DIR) [--max-passes N] [--spending obf|pocock] [--out FILE] [options]",
+    "plan": "(RUNS... | --store DIR) [--max-passes N] [--spending hsd|obf|pocock] [--out FILE] [options]",
     "store": "{check,repair} --store DIR [options]",
     "schema": "[options]",
     "lab": "DIR [--no-start] [options]",
@@ -491,10 +492,34 @@ def _add_plan(sub) -> None:
     )
     g.add_argument(
         "--spending",
-        choices=["obf", "pocock"],
-        default="obf",
-        help="the alpha-spending function: obf (O'Brien-Fleming type, default: strict early, near the "
-        "fixed-sample bound at the end) or pocock (Pocock type: even)",
+        choices=["hsd", "obf", "pocock"],
+        default="hsd",
+        help="the alpha-spending function: hsd (Hwang-Shih-DeCani, default, at --gamma: near the "
+        "fixed-sample bound at the end, a large change can settle at 3 passes), obf (O'Brien-Fleming "
+        "type: strictest early) or pocock (Pocock type: even)",
+    )
+    g.add_argument(
+        "--gamma",
+        type=number(float, -40.0, 40.0),
+        default=-4.0,
+        metavar="G",
+        help="the Hwang-Shih-DeCani gamma of --spending hsd (default -4; lower is stricter early, 1 is near Pocock's)",
+    )
+    g.add_argument(
+        "--futility-effect",
+        type=number(float, 0.0, 10.0),
+        default=0.10,
+        metavar="X",
+        help="the planned change of the futility rule, as a fraction (default 0.10: 10%%): a row stops "
+        "when, were the true change this large, a verdict beyond the noise band by the maximum would "
+        "be unlikely; 0 turns the rule off",
+    )
+    g.add_argument(
+        "--futility-power",
+        type=number(float, 0.0, 1.0),
+        default=0.10,
+        metavar="P",
+        help="the conditional power below which the futility rule stops a row (default 0.10)",
     )
     g.add_argument(
         "--metric",

@@ -86,7 +86,13 @@ def plan_frame(analysis, args):
         for r, f, a in zip(rows["multiplicity"].tolist(), fam, fam_alpha)
     ]
     design = PlanDesign(
-        max_passes=int(args.max_passes), max_days=int(args.max_days), spending=args.spending, noise=float(th.noise)
+        max_passes=int(args.max_passes),
+        max_days=int(args.max_days),
+        spending=args.spending,
+        noise=float(th.noise),
+        gamma=float(args.gamma),
+        futility_effect=float(args.futility_effect),
+        futility_power=float(args.futility_power),
     )
     direction = lambda m: higher_is_better(m) if m in METRICS else True  # noqa: E731
     records = rows.astype(object).where(rows.notna(), None).to_dict("records")
@@ -118,6 +124,11 @@ def _shown_row(r: dict) -> dict:
     more = "-"
     if r["status"] == "needs an interval":
         more = f"{_count(r['more_per_seat'], unit)} or more (to measure the spread)"
+    elif str(r["status"]).startswith("stop:"):
+        more = (
+            f"none: {_num(100 * r['conditional_power'], '.0f')}% chance of better/worse by {r['max_n']} "
+            f"{unit} even at a true +/-{_num(100 * r['futility_effect'], 'g')}% change"
+        )
     elif r["settle_at"] is not None and r["settle_at"] == r["settle_at"]:
         more = f"{_count(r['more_per_seat'], unit)} ({r['settle_as']} at {int(r['settle_at'])})"
     return dict(
@@ -158,13 +169,24 @@ def plan_text(df, fmt: str, design_words: str) -> str:
 
 
 def _design_words(args, alpha: float) -> str:
-    kind = {"obf": "O'Brien-Fleming-type", "pocock": "Pocock-type"}[args.spending]
+    kind = {
+        "hsd": f"Hwang-Shih-DeCani (gamma {float(args.gamma):g})",
+        "obf": "Lan-DeMets O'Brien-Fleming-type",
+        "pocock": "Lan-DeMets Pocock-type",
+    }[args.spending]
+    futility = (
+        f"a row stops for futility (non-binding: the boundaries ignore it) when its conditional power, the "
+        f"chance of a verdict beyond the noise band by the maximum were the true change "
+        f"+/-{100 * float(args.futility_effect):g}%, is below {100 * float(args.futility_power):g}%"
+        if float(args.futility_effect) > 0
+        else "no futility rule (--futility-effect 0)"
+    )
     return (
-        f"Group-sequential plan: Lan-DeMets {kind} alpha spending at alpha {alpha:g} (before the correction "
+        f"Group-sequential plan: {kind} alpha spending at alpha {alpha:g} (before the correction "
         f"for multiple comparisons, column alpha), a look at every pass per seat from 3 to --max-passes "
         f"{args.max_passes} (days from 2 to --max-days {args.max_days} where the interval holds the variance "
-        "between days); the boundary on the t scale at the row's df; 'more per seat' assumes the ratio and the "
-        "spread stay at their estimates (docs/statistics.md, 'A sequential plan')."
+        f"between days); the boundary on the t scale at the row's df; {futility}; 'more per seat' assumes the "
+        "ratio and the spread stay at their estimates (docs/statistics.md, 'A sequential plan')."
     )
 
 

@@ -11,7 +11,8 @@ comparisons' verdicts therefore rest on adjusted p-values:
   differences exist, the same guarantee as Holm when none do;
 * ``none``: no adjustment (each verdict on its own at alpha).
 
-Both are computed by ``statsmodels.stats.multitest.multipletests``.
+Holm's step-down is computed here (`_holm`), Benjamini-Hochberg by
+``statsmodels.stats.multitest.multipletests``.
 
 Under ``holm`` the candidate-vs-baseline rows of a report are tested as a serial
 gatekeeping procedure (`gatekeeping`, issue 30): the declared primary cell of each seat
@@ -114,8 +115,21 @@ def adjust(p_values, method: str = "holm") -> np.ndarray:
         return out
     if METHODS[method] is None:
         out[ok] = p[ok]
+    elif method == "holm":
+        out[ok] = _holm(p[ok])
     else:
         out[ok] = multipletests(p[ok], method=METHODS[method])[1]
+    return out
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values: the running maximum of (m - i + 1) p_(i) over the
+    sorted p-values, capped at 1; statsmodels' `multipletests` gives the same but runs a full
+    garbage collection on every Holm call (a second per `analyse` of a small report)."""
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(np.maximum.accumulate(p[order] * np.arange(len(p), 0, -1)), 1.0)
+    out = np.empty_like(stepped)
+    out[order] = stepped
     return out
 
 

@@ -15,9 +15,14 @@ group-sequential design instead:
   allows, and a user who looked less often only spent less (the spending-function approach of
   Lan & DeMets 1983 lets looks fall at any information fraction);
 * the two-sided boundary at each look follows from an alpha-spending function, by default the
-  O'Brien-Fleming type, 2 - 2 Phi(z_{1-alpha/4} / sqrt t) on each side, which spends almost nothing
-  at the first looks and keeps the final boundary near the fixed-sample one, or the Pocock type,
-  alpha(t) = alpha ln(1 + (e - 1) t), which spends evenly (Lan & DeMets 1983; Kim & DeMets 1987);
+  Hwang-Shih-DeCani family at gamma = -4, alpha (1 - e^{-gamma t}) / (1 - e^{-gamma}) (Hwang, Shih &
+  DeCani 1990; Jennison & Turnbull 2000, section 7.2), whose final boundary is the
+  O'Brien-Fleming type's to 0.03 but which spends enough at the first looks that a large change
+  can settle at 3 passes (t boundary 8.4 at 3 passes and 4 df where the O'Brien-Fleming type asks
+  27.6, both at alpha 0.025 over looks at 3..10 of 10); or the O'Brien-Fleming type,
+  2 - 2 Phi(z_{1-alpha/4} / sqrt t) on each side, which spends almost nothing at the first looks,
+  or the Pocock type, alpha(t) = alpha ln(1 + (e - 1) t), which spends evenly (Lan & DeMets 1983;
+  Kim & DeMets 1987);
 * the boundaries are found by the recursive numerical integration of Armitage, McPherson & Rowe
   (1969), as Jennison & Turnbull (2000, ch. 19) lay it out: the density of Z_k on the continuation
   region is carried from look to look on a grid (Simpson's rule), and the boundary at look k is the
@@ -26,6 +31,13 @@ group-sequential design instead:
   significance level and the t quantile at the row's degrees of freedom is used (Jennison &
   Turnbull 2000, ch. 11, "significance level approach"); the study in docs/statistics.md
   measures that this keeps the false verdicts under alpha at 3 to 10 passes;
+* a non-binding futility rule (Jennison & Turnbull 2000, ch. 10, stochastic curtailment; Lachin
+  2005): a row that has not settled stops when its conditional power under the planned effect, the chance that the
+  repeated interval at the maximum clears the band if the true change were +/- the planned effect
+  (10% by default) given the passes so far (the B-value computation of Lan & Wittes 1988, the
+  spread per pass at its estimate), falls below a floor (10% by default). The boundaries are
+  computed as if it did not exist, so following it or not never raises the false verdicts; it
+  only saves passes where a verdict beyond the band has become unlikely;
 * a verdict needs the repeated confidence interval (d +/- c_k se, Jennison & Turnbull 2000,
   ch. 9; simultaneous coverage over the looks) to clear the noise band as compare.py's verdict
   needs its interval to: wholly beyond 1 +/- noise for ``better``/``worse``, wholly inside it for
@@ -57,6 +69,11 @@ Reboussin, D. M., DeMets, D. L., Kim, K. & Lan, K. K. G. (2000). Computations fo
 sequential boundaries using the Lan-DeMets spending function method. Controlled Clinical Trials
 21, 190-207 (the ldbounds program; its two-sided O'Brien-Fleming-type bounds for 5 equal looks at
 0.05: 4.877, 3.357, 2.680, 2.290, 2.031).
+Hwang, I. K., Shih, W. J. & DeCani, J. S. (1990). Group sequential designs using a family of
+type I error probability spending functions. Statistics in Medicine 9, 1439-1445.
+Lan, K. K. G. & Wittes, J. (1988). The B-value: a tool for monitoring data. Biometrics 44, 579-585.
+Lachin, J. M. (2005). A review of methods for futility stopping based on conditional power.
+Statistics in Medicine 24, 2747-2764.
 Kim, K. & DeMets, D. L. (1987). Design and analysis of group sequential tests based on the type I
 error spending rate function. Biometrika 74, 149-154.
 Jennison, C. & Turnbull, B. W. (2000). Group Sequential Methods with Applications to Clinical
@@ -80,11 +97,14 @@ from .sessions import plain_key
 
 __all__ = [
     "SPENDING",
+    "HSD_GAMMA",
     "spending",
     "boundaries",
+    "conditional_power",
     "exit_probabilities",
     "t_boundary",
     "look_fractions",
+    "Rule",
     "SequentialLook",
     "sequential_look",
     "DaySummary",
@@ -95,14 +115,18 @@ __all__ = [
     "plan_rows",
 ]
 
-#: the alpha-spending functions: O'Brien-Fleming type (default) and Pocock type
-SPENDING = ("obf", "pocock")
+#: the alpha-spending functions: Hwang-Shih-DeCani (default), O'Brien-Fleming type, Pocock type
+SPENDING = ("hsd", "obf", "pocock")
+#: the Hwang-Shih-DeCani family's default gamma: near the O'Brien-Fleming type at the end, less
+#: strict at the first looks (Jennison & Turnbull 2000, section 7.2)
+HSD_GAMMA = -4.0
 #: a plan row's status
 STATUSES = (
     "settled: better",
     "settled: worse",
     "settled: within noise",
     "continue",
+    "stop: no verdict beyond the band is likely",
     "cannot settle within the maximum",
     "needs an interval",
 )
@@ -113,21 +137,27 @@ HALF_GRID = 200
 Z_CAP = 9.5
 
 
-def spending(t, alpha: float = 0.05, kind: str = "obf") -> float:
+def spending(t, alpha: float = 0.05, kind: str = "hsd", gamma: float = HSD_GAMMA) -> float:
     """The two-sided type I error spent by information fraction t (0 at 0, alpha at 1 and beyond).
 
-    Each side of the symmetric two-sided test spends half: ``obf`` 2 - 2 Phi(z_{1-alpha/4} / sqrt t)
-    a side (the O'Brien-Fleming type of Lan & DeMets 1983 at alpha/2, as the ldbounds program of
-    Reboussin, DeMets, Kim & Lan 2000 and gsDesign's sfLDOF compute two-sided bounds), so
-    alpha(t) = 4 - 4 Phi(z_{1-alpha/4} / sqrt t); ``pocock``: alpha ln(1 + (e - 1) t) (Lan &
-    DeMets 1983; Kim & DeMets 1987; Jennison & Turnbull 2000, section 7.2.1)."""
+    ``hsd``: the Hwang-Shih-DeCani family, alpha (1 - e^{-gamma t}) / (1 - e^{-gamma}) (alpha t at
+    gamma 0; Hwang, Shih & DeCani 1990; gsDesign's sfHSD). Each side of the symmetric two-sided
+    test spends half: ``obf`` 2 - 2 Phi(z_{1-alpha/4} / sqrt t) a side (the O'Brien-Fleming type of
+    Lan & DeMets 1983 at alpha/2, as the ldbounds program of Reboussin, DeMets, Kim & Lan 2000 and
+    gsDesign's sfLDOF compute two-sided bounds), so alpha(t) = 4 - 4 Phi(z_{1-alpha/4} / sqrt t);
+    ``pocock``: alpha ln(1 + (e - 1) t) (Lan & DeMets 1983; Kim & DeMets 1987; Jennison & Turnbull
+    2000, section 7.2.1). `gamma` is used by ``hsd`` only."""
     if kind not in SPENDING:
         raise ValueError(f"`kind` must be one of {SPENDING}; got {kind!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"`alpha` must lie in (0, 1); got {alpha!r}")
+    if not (math.isfinite(gamma) and -40.0 <= gamma <= 40.0):
+        raise ValueError(f"`gamma` must lie in [-40, 40]; got {gamma!r}")
     t = min(max(float(t), 0.0), 1.0)
     if t == 0.0:
         return 0.0
+    if kind == "hsd":
+        return float(alpha * t) if gamma == 0 else float(alpha * math.expm1(-gamma * t) / math.expm1(-gamma))
     if kind == "obf":
         return float(4.0 * ndtr(-float(ndtri(1.0 - alpha / 4.0)) / math.sqrt(t)))
     return float(alpha * math.log1p((math.e - 1.0) * t))
@@ -183,20 +213,20 @@ def exit_probabilities(fractions, z) -> np.ndarray:
     return out
 
 
-def boundaries(fractions, alpha: float = 0.05, kind: str = "obf") -> np.ndarray:
+def boundaries(fractions, alpha: float = 0.05, kind: str = "hsd", gamma: float = HSD_GAMMA) -> np.ndarray:
     """Two-sided z boundaries at looks with information fractions `fractions` (increasing, in
     (0, 1]; a fraction above 1 is taken as 1, so a look after the maximum has nothing left to spend
     and an infinite boundary), alpha spent by `spending` (Lan & DeMets 1983), each the root of
     P(first crossing at look k) = alpha(t_k) - alpha(t_{k-1}) (Jennison & Turnbull 2000, ch. 7, 19)."""
     t = _check_fractions(fractions)
-    return np.array(_boundaries(tuple(float(x) for x in t), float(alpha), kind))
+    return np.array(_boundaries(tuple(float(x) for x in t), float(alpha), kind, float(gamma)))
 
 
 @functools.lru_cache(maxsize=4096)
-def _boundaries(t: tuple, alpha: float, kind: str) -> tuple:
+def _boundaries(t: tuple, alpha: float, kind: str, gamma: float) -> tuple:
     """`boundaries` of checked fractions (kept: a plan asks for the same looks again and again)."""
     capped = np.minimum(np.array(t), 1.0)
-    spent = np.array([spending(x, alpha, kind) for x in capped])
+    spent = np.array([spending(x, alpha, kind, gamma) for x in capped])
     target = np.diff(np.r_[0.0, spent])
     c = np.full(len(t), math.inf)
     if target[0] > 0:
@@ -249,6 +279,9 @@ class SequentialLook:
     settle_at: int | None
     #: that status
     settle_as: str | None
+    #: the conditional power under the planned effect (`conditional_power`; NaN where the row
+    #: settled, is at the maximum, or no futility rule was asked for)
+    conditional_power: float = math.nan
 
 
 def _status(d: float, half: float, noise: float, higher_is_better: bool) -> str | None:
@@ -268,72 +301,98 @@ def _per_seat(n_b: float, n_c: float) -> float:
     return 2.0 * n_b * n_c / (n_b + n_c) if n_b > 0 and n_c > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class Rule:
+    """The sequential rule a look is read under: the level, the looks (a look at every whole count
+    from `first` to `max_n` units per seat), the spending function, the noise band and the futility
+    rule (`futility_effect` 0: none)."""
+
+    alpha: float
+    max_n: int
+    first: int = 3
+    kind: str = "hsd"
+    gamma: float = HSD_GAMMA
+    noise: float = 0.02
+    futility_effect: float = 0.0
+    futility_power: float = 0.10
+
+    def final_t(self) -> float:
+        """The boundary at the maximum on the t scale, at 2 max_n - 2 df (two equal seats)."""
+        z = boundaries(np.arange(self.first, self.max_n + 1) / float(self.max_n), self.alpha, self.kind, self.gamma)
+        return t_boundary(float(z[-1]), 2.0 * self.max_n - 2.0)
+
+
+def conditional_power(log_ratio: float, unit_sd: float, here: float, effect: float, rule: Rule) -> float:
+    """The chance that the repeated interval at the maximum (`rule.max_n` units per seat) lies
+    wholly beyond the noise band, better or worse, given the estimate `log_ratio` at `here` units
+    per seat, if the true ratio were 1 + `effect` or 1 / (1 + `effect`) (the larger of the two) and
+    the spread per unit were `unit_sd` (the B-value computation of Lan & Wittes 1988: the final
+    mean is (n d + (N - n) D) / N with D ~ N(theta, 2 sd^2 / (N - n)) independent of the data so
+    far). Only the final look is counted, so it is a lower bound on settling at some later look
+    (Lachin 2005). NaN at or past the maximum."""
+    big_n, n = float(rule.max_n), float(here)
+    if not (n < big_n and unit_sd > 0 and math.isfinite(unit_sd) and math.isfinite(log_ratio)):
+        return math.nan
+    half = rule.final_t() * unit_sd * math.sqrt(2.0 / big_n)
+    sd_rest = unit_sd * math.sqrt(2.0 / (big_n - n))
+    above = (big_n * (math.log1p(rule.noise) + half) - n * log_ratio) / (big_n - n)
+    below = (big_n * (math.log1p(-rule.noise) - half) - n * log_ratio) / (big_n - n)
+    theta = math.log1p(effect)
+    return max(float(ndtr((th - above) / sd_rest) + ndtr((below - th) / sd_rest)) for th in (theta, -theta))
+
+
 def sequential_look(
     log_ratio: float,
     se: float,
     df: float,
     n_b: float,
     n_c: float,
+    rule: Rule,
     *,
-    alpha: float,
-    max_n: int,
-    first: int = 3,
-    kind: str = "obf",
-    noise: float = 0.02,
     higher_is_better: bool = True,
 ) -> SequentialLook:
     """The comparison at the current look (`n_b`, `n_c` units per seat so far, the log ratio with
-    its standard error `se` on `df` degrees of freedom), and the smallest units per seat, at most
-    `max_n`, at which it would settle if the log ratio and the per-unit spread stayed as estimated
-    (the standard error at n per seat taken as se sqrt((1/n_b + 1/n_c) / (2/n)), the t boundary
-    at 2n - 2 df, as Welch's df of two equal seats). Looks are taken at every whole count from
-    `first` (module docstring)."""
+    its standard error `se` on `df` degrees of freedom) under `rule`, and the smallest units per
+    seat, at most `rule.max_n`, at which it would settle if the log ratio and the per-unit spread
+    stayed as estimated (the standard error at n per seat taken as se sqrt((1/n_b + 1/n_c) / (2/n)),
+    the t boundary at 2n - 2 df, as Welch's df of two equal seats). Looks are taken at every whole
+    count from `rule.first` (module docstring). A row that has not settled before the maximum stops
+    for futility when its `conditional_power` under `rule.futility_effect` is below
+    `rule.futility_power`."""
     here = _per_seat(float(n_b), float(n_c))
+    first, max_n = rule.first, rule.max_n
     if not (here >= first and math.isfinite(se) and se > 0 and math.isfinite(log_ratio) and max_n >= first):
         return SequentialLook("needs an interval", math.nan, math.nan, math.nan, math.nan, None, None)
-    z_now = float(boundaries(look_fractions(here, max_n, first), alpha, kind)[-1])
+    z_now = float(boundaries(look_fractions(here, max_n, first), rule.alpha, rule.kind, rule.gamma)[-1])
     t_now = t_boundary(z_now, df)
     half = t_now * se if math.isfinite(t_now) else math.inf
-    status = _status(log_ratio, half, noise, higher_is_better)
+    status = _status(log_ratio, half, rule.noise, higher_is_better)
     low, high = (math.exp(log_ratio - half), math.exp(log_ratio + half)) if math.isfinite(half) else (0.0, math.inf)
     if status is not None:
         return SequentialLook(status, z_now, t_now, low, high, int(math.ceil(here)), status)
-    settle_at, settle_as = _projection(
-        log_ratio,
-        se / math.sqrt(1.0 / n_b + 1.0 / n_c),
-        here,
-        alpha=alpha,
-        max_n=max_n,
-        first=first,
-        kind=kind,
-        noise=noise,
-        higher_is_better=higher_is_better,
-    )
-    status = "continue" if here < max_n else "cannot settle within the maximum"
-    return SequentialLook(status, z_now, t_now, low, high, settle_at, settle_as)
+    unit_sd = se / math.sqrt(1.0 / n_b + 1.0 / n_c)
+    settle_at, settle_as = _projection(log_ratio, unit_sd, here, rule, higher_is_better)
+    status, power = ("continue" if here < max_n else "cannot settle within the maximum"), math.nan
+    if status == "continue" and rule.futility_effect > 0:
+        power = conditional_power(log_ratio, unit_sd, here, rule.futility_effect, rule)
+        if power < rule.futility_power:
+            status = "stop: no verdict beyond the band is likely"
+    return SequentialLook(status, z_now, t_now, low, high, settle_at, settle_as, power)
 
 
 def _projection(
-    log_ratio: float,
-    unit_sd: float,
-    here: float,
-    *,
-    alpha: float,
-    max_n: int,
-    first: int,
-    kind: str,
-    noise: float,
-    higher_is_better: bool,
+    log_ratio: float, unit_sd: float, here: float, rule: Rule, higher_is_better: bool
 ) -> tuple[int | None, str | None]:
     """(n, status): the first whole count per seat above `here`, at most `max_n`, whose look would
     settle the comparison with the log ratio at its estimate and a spread of `unit_sd` a unit."""
+    first, max_n = rule.first, rule.max_n
     start = max(first, int(math.floor(here)) + 1)
     if start > max_n:
         return None, None
-    z = boundaries(np.arange(first, max_n + 1) / float(max_n), alpha, kind)
+    z = boundaries(np.arange(first, max_n + 1) / float(max_n), rule.alpha, rule.kind, rule.gamma)
     for n in range(start, max_n + 1):
         c = t_boundary(float(z[n - first]), 2.0 * n - 2.0)
-        status = _status(log_ratio, c * unit_sd * math.sqrt(2.0 / n), noise, higher_is_better)
+        status = _status(log_ratio, c * unit_sd * math.sqrt(2.0 / n), rule.noise, higher_is_better)
         if status is not None:
             return n, status
     return None, None
@@ -393,6 +452,7 @@ PLAN_COLUMNS = [
     "alpha",
     "correction",
     "spending",
+    "gamma",
     "z_boundary",
     "t_boundary",
     "rci_low",
@@ -401,19 +461,25 @@ PLAN_COLUMNS = [
     "settle_at",
     "more_per_seat",
     "settle_as",
+    "conditional_power",
+    "futility_effect",
 ]
 
 
 @dataclass(frozen=True)
 class PlanDesign:
-    """The plan's design: maximum units per seat, spending function, noise band."""
+    """The plan's design: maximum units per seat, spending function, noise band, futility rule."""
 
     max_passes: int = 10
     max_days: int = 10
-    spending: str = "obf"
+    spending: str = "hsd"
     noise: float = 0.02
     first_pass: int = 3
     first_day: int = 2
+    gamma: float = HSD_GAMMA
+    #: the planned effect of the futility rule (0: no futility rule) and its conditional power floor
+    futility_effect: float = 0.10
+    futility_power: float = 0.10
 
 
 def _days_of(row: dict, seat: str, groups: dict | None) -> list:
@@ -486,19 +552,17 @@ def plan_rows(
     out = []
     for row, alpha, words in zip(rows, alphas, corrections):
         unit, d, se, df, nb, nc, max_n, first = _row_input(row, session_groups, design)
-        look = sequential_look(
-            d,
-            se,
-            df,
-            nb,
-            nc,
-            alpha=float(alpha),
-            max_n=max_n,
-            first=first,
-            kind=design.spending,
-            noise=design.noise,
-            higher_is_better=higher_is_better(str(row["metric"])),
+        rule = Rule(
+            float(alpha),
+            max_n,
+            first,
+            design.spending,
+            design.gamma,
+            design.noise,
+            design.futility_effect,
+            design.futility_power,
         )
+        look = sequential_look(d, se, df, nb, nc, rule, higher_is_better=higher_is_better(str(row["metric"])))
         here = _per_seat(float(nb), float(nc))
         more = None if look.settle_at is None else max(0, look.settle_at - min(nb, nc))
         if look.status == "needs an interval":  # the fewest units that measure the spread
@@ -534,6 +598,7 @@ def plan_rows(
                 alpha=float(alpha),
                 correction=words,
                 spending=design.spending,
+                gamma=design.gamma if design.spending == "hsd" else math.nan,
                 z_boundary=look.z_boundary,
                 t_boundary=look.t_boundary,
                 rci_low=look.rci_low,
@@ -542,6 +607,8 @@ def plan_rows(
                 settle_at=look.settle_at,
                 more_per_seat=more,
                 settle_as=look.settle_as,
+                conditional_power=look.conditional_power,
+                futility_effect=design.futility_effect,
             )
         )
     return [{k: r[k] for k in PLAN_COLUMNS} for r in out]

@@ -73,9 +73,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from scipy.fft import dct
-from statsmodels.stats.multitest import multipletests
 
 from .common import check_level, quantile_sorted
+from .multiplicity import adjust
 
 __all__ = [
     "lag1_autocorrelation",
@@ -164,8 +164,7 @@ def dependent_passes(seat, date, statistic, lag1, n_obs, *, alpha: float, lag1_l
         fam.setdefault((str(seat[i]), str(date[i])), []).append(int(i))
     for rows in fam.values():
         idx = np.asarray(rows)
-        adj = multipletests(p[idx], alpha=alpha, method="holm")[0]
-        out[idx] = adj & (lag[idx] > lag1_limit)
+        out[idx] = (adjust(p[idx], "holm") <= alpha) & (lag[idx] > lag1_limit)
     return out
 
 
