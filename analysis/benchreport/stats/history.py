@@ -9,7 +9,8 @@ be absorbed into the level and never be found; a slow drift never shows on one n
   them, every earlier night of the level: a self-starting chart, Hawkins 1987). Its mean and
   spread are robust (winsorised at the median +/- `clip` MADs). It is then frozen: the
   nights after it never move it, so a slow drift away from it accumulates.
-* Each night is standardised against it, z = (x - m) / (s sqrt(1 + 1/n)), made N(0, 1)
+* Each night is standardised against it, z = (x - m) / (s L sqrt(1 + 1/n)) (L: the long-run
+  factor of the reference nights, 1 when they are independent; see below), made N(0, 1)
   through the t distribution on the reference's degrees of freedom (Quesenberry 1991),
   clipped to +/- `clip` (one heavy-tailed night cannot signal: Lucas & Crosier 1982), and fed
   to a two-sided tabular CUSUM with reference value `k` (Page 1954). A statistic beyond h
@@ -36,10 +37,12 @@ benchmarks/history_cli_study.py measures it through the CLI on request-level nig
 false alarms per stable seat-year (heavy-tailed nights), and the nights to find steps of
 3, 5 and 10% and a drift (docs/statistics.md, "History across dates").
 
-Known limitation: the nights are taken as independent. Nights that follow each other (lag-1
-correlation 0.5) gave 2.0 false alarms a seat-year [1.03, 3.49] (docs/statistics.md, "Regimes
-the thresholds were not tuned on"); the remedy, a CUSUM in units of the nights' long-run SD
-(Kim, Alexopoulos, Tsui & Wilson 2007, IIE Transactions 39), awaits its measurement.
+Nights that follow each other: the CUSUM runs in units of the nights' long-run SD (Kim,
+Alexopoulos, Tsui & Wilson 2007, IIE Transactions 39), the reference's SD times the AR(1)
+factor sqrt((1 + r) / (1 - r)) of its nights' lag-1 autocorrelation r (clipped to [0, 0.8];
+none below 16 reference nights; `history_cusum.long_run_factor`). Before it, nights of lag-1
+correlation 0.5 raised 2.0 false alarms a seat-year [1.03, 3.49]; docs/statistics.md ("Regimes
+the thresholds were not tuned on") has the numbers after and the price in detection delay.
 
 References
 ----------
@@ -142,7 +145,7 @@ class LevelSeries:
 
     logs: list = field(default_factory=list)  # log values of the reference nights
     since: str | None = None  # first date of the current level
-    spread: tuple | None = None  # (s, df) borrowed from the previous level
+    spread: tuple | None = None  # (s, df, long-run factor) borrowed from the previous level
     pending: tuple | None = None  # (log value, date, direction, CUSUM state before it)
     decided: bool = False  # the last row was a regression or an improvement
     up: float = 0.0  # C+ and C- (Page 1954)
@@ -209,7 +212,8 @@ def _reference(s: LevelSeries, rule: "HistoryRule") -> tuple[Reference | None, f
     if len(logs) >= min(rule.min_level, rule.window):
         out = reference(logs, clip=rule.clip), float(len(logs) - 1)
     elif s.spread is not None and logs:
-        out = reference(logs, borrowed=s.spread[0], clip=rule.clip), float(s.spread[1])
+        long_run = float(s.spread[2]) if len(s.spread) > 2 else 1.0
+        out = reference(logs, borrowed=s.spread[0], clip=rule.clip, borrowed_long_run=long_run), float(s.spread[1])
     s.memo = (key, out)
     return out
 
@@ -338,7 +342,7 @@ def input_digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = 
 
 
 #: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
-HISTORY_VERSION = 5  # 5: CUSUM change detection (4: cells keyed by load_id too)
+HISTORY_VERSION = 6  # 6: the CUSUM in long-run SDs (5: CUSUM change detection; 4: cells keyed by load_id too)
 
 
 def typed_history(df: pd.DataFrame) -> pd.DataFrame:
@@ -399,7 +403,8 @@ def _direction_verdict(direction: int, metric: str) -> str:
 def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
     """A CUSUM signal's change: a step is the mean of the nights since the statistic left zero
     against the reference (two-sample, the reference's spread); a drift (`change_kind`) is the
-    least-squares line through those nights at its last night."""
+    least-squares line through those nights at its last night. Standard errors in units of the
+    nights' long-run SD (a mean of autocorrelated nights varies more than the SD / sqrt(n))."""
     vals = [float(v) for _, v in run]
     first = str(run[0][0])
     before = [float(v) for d, v in s.recent if str(d) < first]
@@ -409,16 +414,18 @@ def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: fl
         sxx = math.fsum((i - xm) ** 2 for i in range(n))
         slope = math.fsum((i - xm) * (v - ym) for i, v in enumerate(vals)) / sxx
         d = ym + slope * (n - 1 - xm) - ref.mean
-        se = ref.spread * math.sqrt(1.0 / n + (n - 1 - xm) ** 2 / sxx + 1.0 / ref.n)
+        se = ref.spread * ref.long_run * math.sqrt(1.0 / n + (n - 1 - xm) ** 2 / sxx + 1.0 / ref.n)
     else:
         d = math.fsum(vals) / n - ref.mean
-        se = ref.spread * math.sqrt(1.0 / n + 1.0 / ref.n)
+        se = ref.spread * ref.long_run * math.sqrt(1.0 / n + 1.0 / ref.n)
     return dict(_interval(d, se, df, m, rule), change_kind=kind, change_since=str(run[0][0]))
 
 
-def _restart(s: LevelSeries, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
-    """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
-    s.logs, s.since, s.spread, s.pending = [v for _, v in nights][: rule.window], since, (spread, df), None
+def _restart(s: LevelSeries, nights: list, since: str, old: Reference, df: float, rule: HistoryRule) -> None:
+    """A new level from `nights` (log values) on, the old level's spread and long-run factor
+    borrowed until it has its own."""
+    s.logs, s.since, s.pending = [v for _, v in nights][: rule.window], since, None
+    s.spread = (old.spread, df, old.long_run)
     s.memo = None
     s.recent, s.probation = [list(r) for r in nights][-2 * rule.window :], []
     s.set_cusum([0.0, 0.0, [], []])
@@ -457,7 +464,7 @@ def _one_cell(s: LevelSeries, x: float, date: str, metric: str, m: int, rule: Hi
         change = _sustained(s, run, signal, ref, df, m, rule)
         if abs(change["change"] - 1) > rule.noise:
             fields.update(change, verdict=_direction_verdict(signal, metric))
-            _restart(s, run, str(run[0][0]), ref.spread, df, rule)
+            _restart(s, run, str(run[0][0]), ref, df, rule)
             return fields
         fields.update(
             single,
@@ -484,7 +491,7 @@ def _confirm(s: LevelSeries, x: float, date: str, ref: Reference, df: float, m: 
     is told against it."""
     px, pdate = float(s.pending[0]), str(s.pending[1])
     nights = [[pdate, px], [date, x]]
-    _restart(s, nights, pdate, ref.spread, df, rule)
+    _restart(s, nights, pdate, ref, df, rule)
     new, _ = _reference(s, rule)
     fields = _blank(s, new, rule)
     fields.update(
