@@ -252,6 +252,11 @@ def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
             g["within"] += int((mine.loc[ok, "verdict"] == "within_noise").sum())
         elif group.startswith("step"):
             out["steps"][seat] = _first_regression(mine, dates[step_night], dates)
+            before = out.setdefault("before_step", {"seats": 0, "alarm_dates": 0})
+            before["seats"] += 1  # a step seat is stable until its step: its false alarms before it
+            before["alarm_dates"] += int(
+                mine[decided[mine.index] & (mine["date"] < dates[step_night])]["date"].nunique()
+            )
         else:
             out["drift"] = _first_regression(mine, dates[0], dates)
     out["has_drift"] = "drift" in set(h["seat"].astype(str))
@@ -284,6 +289,13 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
             ),
             "false_alarm_kinds": kinds,
             "within_noise": sum(g["within"] for g in parts) / rows if rows else float("nan"),
+        }
+    before = [r["before_step"] for r in results if "before_step" in r]
+    if before:
+        exposure = sum(b["seats"] for b in before) * step_night / 365.0
+        out["step_seats_before_their_step"] = {
+            "seat_years": exposure,
+            "false_alarms_per_seat_year": poisson_rate(sum(b["alarm_dates"] for b in before), exposure),
         }
     hits_by: dict = {}
     for r in results:
