@@ -7,7 +7,8 @@ inter-token latency around the seat's level, times a pass factor (lognormal, CV
 x a Student t with 3 degrees of freedom. Seats:
 
 * ``stable-*``: no change (false alarms per seat-year);
-* ``step3``, ``step5``, ``step10``: every request 3, 5 or 10% slower from night `--step-night` on;
+* ``step3``, ``step5``, ``step10``: every request 3, 5 or 10% slower from night `--step-night` on
+  (``step1.5``, ``step2``: 1.5 and 2%, inside the noise band, in `--layout` only);
 * ``drift``: 0.02% slower every night from night 0 (7% over a year).
 
 Regimes the thresholds were not tuned on (issue 43; the thresholds were set on independent nights),
@@ -55,7 +56,14 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-CHANGED = {"step3": ("step", 0.03), "step5": ("step", 0.05), "step10": ("step", 0.10), "drift": ("drift", 0.0002)}
+CHANGED = {
+    "step1.5": ("step", 0.015),
+    "step2": ("step", 0.02),
+    "step3": ("step", 0.03),
+    "step5": ("step", 0.05),
+    "step10": ("step", 0.10),
+    "drift": ("drift", 0.0002),
+}
 
 
 def seats_of(n_stable: int = 3, *, changed: bool = True) -> dict:
@@ -201,13 +209,28 @@ def analyse_replicate(work: Path, **kw) -> pd.DataFrame:
 
 
 def _first_regression(mine: pd.DataFrame, first_date: str, dates: list[str]) -> dict | None:
-    """The first regression of the seat's headline cell on or after `first_date`: its night, kind, size."""
-    head = mine[(mine["metric"] == HEADLINE[0]) & (mine["statistic"] == HEADLINE[1])]
-    hit = head[(head["verdict"] == "regression") & (head["date"] >= first_date)]
+    """The first regression of the seat's headline cell on or after `first_date`: its night, kind, size;
+    and `report`, the first slowdown the history told at all (a regression, or a sustained change
+    inside the noise band: a within_noise row with a change_kind and a change below 1), its night and size."""
+    head = mine[(mine["metric"] == HEADLINE[0]) & (mine["statistic"] == HEADLINE[1]) & (mine["date"] >= first_date)]
+    kinds = head.get("change_kind", pd.Series("", index=head.index)).fillna("").astype(str)
+    told = (head["verdict"] == "regression") | (
+        (head["verdict"] == "within_noise") & (kinds != "") & (head["change"] < 1)
+    )
+    report = None
+    if told.any():
+        t = head[told].iloc[0]
+        report = {"night": dates.index(t["date"]), "change": float(t["change"]), "verdict": str(t["verdict"])}
+    hit = head[head["verdict"] == "regression"]
     if not len(hit):
-        return None
+        return {"night": None, "report": report} if report else None
     r = hit.iloc[0]
-    return {"night": dates.index(r["date"]), "kind": str(r.get("change_kind", "")), "change": float(r["change"])}
+    return {
+        "night": dates.index(r["date"]),
+        "kind": str(r.get("change_kind", "")),
+        "change": float(r["change"]),
+        "report": report,
+    }
 
 
 def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
@@ -229,6 +252,11 @@ def score(h: pd.DataFrame, *, step_night: int, dates: list[str]) -> dict:
             g["within"] += int((mine.loc[ok, "verdict"] == "within_noise").sum())
         elif group.startswith("step"):
             out["steps"][seat] = _first_regression(mine, dates[step_night], dates)
+            before = out.setdefault("before_step", {"seats": 0, "alarm_dates": 0})
+            before["seats"] += 1  # a step seat is stable until its step: its false alarms before it
+            before["alarm_dates"] += int(
+                mine[decided[mine.index] & (mine["date"] < dates[step_night])]["date"].nunique()
+            )
         else:
             out["drift"] = _first_regression(mine, dates[0], dates)
     out["has_drift"] = "drift" in set(h["seat"].astype(str))
@@ -262,29 +290,42 @@ def summarise(results: list[dict], *, nights: int, step_night: int) -> dict:
             "false_alarm_kinds": kinds,
             "within_noise": sum(g["within"] for g in parts) / rows if rows else float("nan"),
         }
+    before = [r["before_step"] for r in results if "before_step" in r]
+    if before:
+        exposure = sum(b["seats"] for b in before) * step_night / 365.0
+        out["step_seats_before_their_step"] = {
+            "seat_years": exposure,
+            "false_alarms_per_seat_year": poisson_rate(sum(b["alarm_dates"] for b in before), exposure),
+        }
     hits_by: dict = {}
     for r in results:
         for seat, hit in r["steps"].items():
             hits_by.setdefault(group_of(seat), []).append(hit)
     for group, hits in sorted(hits_by.items()):
-        n, k = len(hits), sum(x is not None for x in hits)
+        regressions = [x for x in hits if x and x["night"] is not None]
+        reports = [x["report"] for x in hits if x and x.get("report")]
+        n, k = len(hits), len(regressions)
         wl, wh = proportion_confint(k, n, method="wilson")
         out[group] = {
             "found": k,
             "of": n,
             "ci": [float(wl), float(wh)],
-            "delays": [x["night"] - step_night for x in hits if x],
-            "changes": [round(x["change"], 4) for x in hits if x],
-            "kinds": [x["kind"] for x in hits if x],
+            "delays": [x["night"] - step_night for x in regressions],
+            "changes": [round(x["change"], 4) for x in regressions],
+            "kinds": [x["kind"] for x in regressions],
+            "reported": len(reports),
+            "report_delays": [x["night"] - step_night for x in reports],
+            "report_changes": [round(x["change"], 4) for x in reports],
+            "report_verdicts": [x["verdict"] for x in reports],
         }
     if results and all(r["has_drift"] for r in results):
-        drifts = [r["drift"] for r in results]
+        drifts = [x for x in (r["drift"] for r in results) if x and x["night"] is not None]
         out["drift"] = {
-            "found": sum(x is not None for x in drifts),
-            "of": len(drifts),
-            "nights": [x["night"] for x in drifts if x],
-            "kinds": [x["kind"] for x in drifts if x],
-            "changes": [round(x["change"], 3) for x in drifts if x],
+            "found": len(drifts),
+            "of": len(results),
+            "nights": [x["night"] for x in drifts],
+            "kinds": [x["kind"] for x in drifts],
+            "changes": [round(x["change"], 3) for x in drifts],
         }
     return out
 

@@ -1,6 +1,7 @@
 """The CUSUM pieces of the history (benchreport.stats.history_cusum) against published run lengths
 (Montgomery, Introduction to Statistical Quality Control, Table 9.3), Page's identity computed
-another way, a Monte Carlo run length, and scipy's t and normal distributions."""
+another way, a Monte Carlo run length, scipy's t and normal distributions, and the long-run factor
+against statsmodels' `acf` and a known AR(1)'s long-run variance."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from benchreport.stats.history_cusum import (
     Reference,
     change_kind,
     cusum_update,
+    lag1_autocorrelation,
+    long_run_factor,
     reference,
     siegmund_arl,
     standardise,
@@ -121,3 +124,56 @@ def test_the_change_start_is_the_maximum_likelihood_split():
         from benchreport.stats.history_cusum import change_start
 
         assert change_start(list(x), 0.0) == int(np.argmax(scores))
+
+
+def _ar1(phi: float, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    e = rng.normal(0.0, 1.0, n)
+    x = np.empty(n)
+    x[0] = e[0] / math.sqrt(1 - phi * phi)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return x
+
+
+@pytest.mark.parametrize("phi, n", [(0.5, 64), (0.0, 40), (-0.4, 30), (0.7, 500)])
+def test_the_lag1_autocorrelation_is_statsmodels_acf(phi, n):
+    from statsmodels.tsa.stattools import acf
+
+    x = _ar1(phi, n, seed=int(100 * phi) + n + 100)
+    r = float(acf(x, nlags=1, fft=False)[1])
+    assert lag1_autocorrelation(list(x)) == pytest.approx(r, abs=1e-12)
+    clipped = min(0.8, max(0.0, r))
+    assert long_run_factor(list(x)) == pytest.approx(math.sqrt((1 + clipped) / (1 - clipped)), abs=1e-12)
+
+
+def test_the_long_run_factor_is_an_ar1s_long_run_sd():
+    """phi 0.5: the long-run variance (the variance of a mean of m nights, times m, as m grows) is
+    sigma^2 (1 + phi) / (1 - phi) = 3 sigma^2; measured here by batch means of a long series
+    (Kim et al. 2007), independent of the factor's formula."""
+    x = _ar1(0.5, 200_000, seed=5)
+    batch = 400  # batches of 400 nights: the correlation's reach (a few nights) is negligible
+    means = x.reshape(-1, batch).mean(axis=1)
+    long_run_var = batch * means.var(ddof=1)
+    assert long_run_var / x.var(ddof=1) == pytest.approx(3.0, rel=0.08)
+    assert long_run_factor(list(x)) ** 2 == pytest.approx(long_run_var / x.var(ddof=1), rel=0.08)
+
+
+def test_the_long_run_factor_is_one_for_short_or_alternating_nights_and_at_most_three():
+    x = list(_ar1(0.9, 15, seed=1))
+    assert long_run_factor(x) == 1.0  # fewer than 16 nights
+    assert long_run_factor(x + x[:1]) > 1.0  # 16 nights
+    alternating = [(-1.0) ** i for i in range(40)]  # r near -1: not taken to cancel
+    assert long_run_factor(alternating) == 1.0
+    assert long_run_factor(list(_ar1(0.98, 400, seed=2))) == pytest.approx(3.0)  # r clipped at 0.8
+    assert lag1_autocorrelation([1.0, 1.0, 1.0]) == 0.0
+
+
+def test_the_reference_carries_the_long_run_factor_and_the_cusum_uses_it():
+    x = list(_ar1(0.5, 64, seed=3) * 0.01)
+    r = reference(x, clip=10.0)  # nothing winsorised
+    assert r.long_run == pytest.approx(long_run_factor(x)) and r.long_run > 1.2
+    plain = Reference(r.mean, r.spread, r.n)
+    night = r.mean + 3 * r.spread
+    assert standardise(night, r, math.inf) == pytest.approx(standardise(night, plain, math.inf) / r.long_run)
+    assert reference(x[:3], borrowed=0.01, borrowed_long_run=1.7).long_run == 1.7

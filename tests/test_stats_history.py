@@ -159,3 +159,61 @@ def test_a_stable_cell_is_within_noise_once_it_has_a_level():
 def test_cells_measured_once_have_no_history():
     h = history(pd.DataFrame(_series([100.0])))
     assert len(h) == 0
+
+
+def _first_told(h: pd.DataFrame, start: int):
+    """The first row from night `start` on that tells a slowdown of an output_tok_s cell: a regression,
+    or a sustained change inside the band (within_noise with a change_kind and a change below 1)."""
+    after = h.iloc[start:]
+    kinds = after["change_kind"].fillna("").astype(str)
+    told = (after["verdict"] == "regression") | (
+        (after["verdict"] == "within_noise") & (kinds != "") & (after["change"] < 1)
+    )
+    return after[told].iloc[0] if told.any() else None
+
+
+def test_a_step_inside_the_band_is_told_when_found_at_its_size():
+    """Issue 43: a sustained 1.5% slowdown (3 night SDs; the band is 2%) is told on the night the CUSUM
+    finds it, as within_noise with its size, interval and kind, and the level restarts there; it is
+    not re-estimated until chance carries it past the band (the earlier code called such steps a
+    regression of 2-3.5% tens of nights later). Tolerance: the median size over 16 seats within 0.4
+    points of the truth, each within 1 point, the intervals covering it in at least 13 of 16; at most
+    2 of 16 called a regression later (a chance second change inside the band that the anchor adds
+    to the first, docs/statistics.md)."""
+    truth, step, sizes, covered, later_regressions = 0.985, 100, [], 0, 0
+    for seed in range(16):
+        logs = np.random.default_rng(100 + seed).normal(0, 0.005, 180)
+        logs[step:] += math.log(truth)
+        h = history(pd.DataFrame(_series(100 * np.exp(logs))))
+        r = _first_told(h, step)
+        assert r is not None and r["date"] <= DATES[step + 30], seed
+        assert not h.iloc[:step]["verdict"].isin(["regression", "improvement"]).any()
+        sizes.append(float(r["change"]))
+        if r["verdict"] == "regression":  # the estimate at detection past the band by chance
+            continue
+        assert r["change_kind"] in ("step", "drift") and r["change_since"] >= DATES[step - 5], r.to_dict()
+        assert "within the ±2% noise band; the level restarts there" in r["verdict_reason"]
+        assert h[h["date"] > r["date"]].iloc[0]["level_since"] == r["change_since"]
+        later_regressions += h[h["date"] > r["date"]]["verdict"].eq("regression").any()
+        covered += r["ci_low"] <= truth <= r["ci_high"]
+    assert abs(np.median(sizes) - truth) < 0.004 and max(abs(np.array(sizes) - truth)) < 0.01, sizes
+    assert covered >= 13 and later_regressions <= 2, (covered, later_regressions)
+
+
+def test_changes_inside_the_band_that_add_up_past_it_are_a_regression_against_their_anchor():
+    """Two 1.5% slowdowns 100 nights apart: the first is told inside the band, the second takes the
+    level 3% from where it was before the first: a regression against that level, since the first."""
+    logs = np.random.default_rng(7).normal(0, 0.004, 300)
+    logs[100:] += math.log(0.985)
+    logs[200:] += math.log(0.985)
+    h = history(pd.DataFrame(_series(100 * np.exp(logs))))
+    first = _first_told(h, 100)
+    assert first["verdict"] == "within_noise" and first["date"] < DATES[200]
+    r = h[h["verdict"] == "regression"].iloc[0]
+    assert r["date"] >= DATES[200] and r["change_since"] == first["change_since"] and r["level_since"] == DATES[0]
+    assert (
+        0.96 < r["change"] < 0.98
+        and r["ci_low"] < 0.985**2 < r["ci_high"]
+        and "2 sustained changes" in r["verdict_reason"]
+    )
+    assert not h["verdict"].eq("improvement").any()

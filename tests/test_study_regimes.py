@@ -65,8 +65,11 @@ def test_history_study_runs_the_new_regimes(tmp_path):
         + ["--passes", "3", "--requests", "4", "--replicates", "2", "--json", str(out)]
     )
     got = json.loads(out.read_text())["3_passes"]
-    assert set(got) == {"ar1", "weekly", "step5"} and got["step5"]["of"] == 2
+    # issue 43: the step seats' nights before their step count as stable nights too (their own key)
+    assert set(got) == {"ar1", "weekly", "step5", "step_seats_before_their_step"} and got["step5"]["of"] == 2
     assert got["ar1"]["seat_years"] == pytest.approx(2 * 12 / 365)
+    assert got["step_seats_before_their_step"]["seat_years"] == pytest.approx(2 * 6 / 365)
+    assert {"reported", "report_delays", "report_changes"} <= set(got["step5"])
 
 
 def test_day_effect_study_runs_a_null_regime(tmp_path):

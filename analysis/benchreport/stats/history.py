@@ -9,20 +9,26 @@ be absorbed into the level and never be found; a slow drift never shows on one n
   them, every earlier night of the level: a self-starting chart, Hawkins 1987). Its mean and
   spread are robust (winsorised at the median +/- `clip` MADs). It is then frozen: the
   nights after it never move it, so a slow drift away from it accumulates.
-* Each night is standardised against it, z = (x - m) / (s sqrt(1 + 1/n)), made N(0, 1)
+* Each night is standardised against it, z = (x - m) / (s L sqrt(1 + 1/n)) (L: the long-run
+  factor of the reference nights, 1 when they are independent; see below), made N(0, 1)
   through the t distribution on the reference's degrees of freedom (Quesenberry 1991),
   clipped to +/- `clip` (one heavy-tailed night cannot signal: Lucas & Crosier 1982), and fed
   to a two-sided tabular CUSUM with reference value `k` (Page 1954). A statistic beyond h
   signals; h gives each one-sided statistic an in-control average run length of
   `arl_factor` x 2 m / alpha nights by Siegmund's approximation (m: the seat's cells with a
   level that night, Bonferroni over them and the two directions).
-* A signal is a ``regression`` or ``improvement`` (by the metric's direction) when its change
-  lies beyond the +/- `noise` band: the change is the mean of the nights since the statistic
-  left zero (`change_since`) against the reference, with a two-sample t interval; a
-  ``change_kind`` of "drift" when a line through the level's recent nights fits them better
-  than a step at `change_since` (Hinkley 1971), the change then the line's last value. The
-  level restarts at `change_since` (its spread borrowed until it has `min_level` nights).
-  A signal inside the band is ``within_noise`` and says so; the level does not move.
+* A signal is told on the night the CUSUM gives it, with the change's size estimated then: the
+  mean of the nights since the estimated change point (`change_since`, Pignatiello & Samuel
+  2001) against the reference, with a two-sample t interval; a ``change_kind`` of "drift" when a
+  line through the level's recent nights fits them better than a step at `change_since`
+  (Hinkley 1971), the change then the line's last value. It is a ``regression`` or
+  ``improvement`` (by the metric's direction) when the change lies beyond the +/- `noise` band;
+  inside the band it is ``within_noise`` with its change, interval and kind, and its reason says
+  "within the noise band". Either way the level restarts at `change_since` (its spread borrowed
+  until it has `min_level` nights), so a change inside the band is not re-estimated night after
+  night until chance carries it past the band. Changes inside the band add up: when the level
+  has moved past the band from the last level that was not such a change (the *anchor*), the
+  signal that takes it there is a regression or improvement against the anchor.
 * A single night beyond `outlier_z` SDs, beyond the band and significant at alpha after the
   Bonferroni correction is told on its own night (change_kind "night": Lucas 1982's
   combined Shewhart-CUSUM). It stays out of the level; the next night either repeats it (its
@@ -36,10 +42,12 @@ benchmarks/history_cli_study.py measures it through the CLI on request-level nig
 false alarms per stable seat-year (heavy-tailed nights), and the nights to find steps of
 3, 5 and 10% and a drift (docs/statistics.md, "History across dates").
 
-Known limitation: the nights are taken as independent. Nights that follow each other (lag-1
-correlation 0.5) gave 2.0 false alarms a seat-year [1.03, 3.49] (docs/statistics.md, "Regimes
-the thresholds were not tuned on"); the remedy, a CUSUM in units of the nights' long-run SD
-(Kim, Alexopoulos, Tsui & Wilson 2007, IIE Transactions 39), awaits its measurement.
+Nights that follow each other: the CUSUM runs in units of the nights' long-run SD (Kim,
+Alexopoulos, Tsui & Wilson 2007, IIE Transactions 39), the reference's SD times the AR(1)
+factor sqrt((1 + r) / (1 - r)) of its nights' lag-1 autocorrelation r (clipped to [0, 0.8];
+none below 16 reference nights; `history_cusum.long_run_factor`). Before it, nights of lag-1
+correlation 0.5 raised 2.0 false alarms a seat-year [1.03, 3.49]; docs/statistics.md ("Regimes
+the thresholds were not tuned on") has the numbers after and the price in detection delay.
 
 References
 ----------
@@ -142,7 +150,7 @@ class LevelSeries:
 
     logs: list = field(default_factory=list)  # log values of the reference nights
     since: str | None = None  # first date of the current level
-    spread: tuple | None = None  # (s, df) borrowed from the previous level
+    spread: tuple | None = None  # (s, df, long-run factor) borrowed from the previous level
     pending: tuple | None = None  # (log value, date, direction, CUSUM state before it)
     decided: bool = False  # the last row was a regression or an improvement
     up: float = 0.0  # C+ and C- (Page 1954)
@@ -151,6 +159,9 @@ class LevelSeries:
     down_run: list = field(default_factory=list)
     recent: list = field(default_factory=list)  # [date, log value] of the level's last 2 `window` nights
     probation: list = field(default_factory=list)  # [date, log value] of nights awaiting the reference
+    #: the level before the changes inside the band since the last change past it: {"mean", "n",
+    #: "level_since", "first_change", "signs": each change's direction}; None when the level is not such a change's
+    anchor: dict | None = None
     #: the reference of `logs` as last computed, keyed by their number and the borrowed spread (not saved)
     memo: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -180,6 +191,7 @@ class LevelSeries:
             "cusum": self.cusum_state(),
             "recent": self.recent,
             "probation": self.probation,
+            "anchor": self.anchor,
         }
 
     @classmethod
@@ -194,6 +206,7 @@ class LevelSeries:
         s.set_cusum(d["cusum"])
         s.recent = [list(r) for r in d["recent"]]
         s.probation = [list(r) for r in d["probation"]]
+        s.anchor = dict(d["anchor"]) if d.get("anchor") else None
         return s
 
 
@@ -209,7 +222,8 @@ def _reference(s: LevelSeries, rule: "HistoryRule") -> tuple[Reference | None, f
     if len(logs) >= min(rule.min_level, rule.window):
         out = reference(logs, clip=rule.clip), float(len(logs) - 1)
     elif s.spread is not None and logs:
-        out = reference(logs, borrowed=s.spread[0], clip=rule.clip), float(s.spread[1])
+        long_run = float(s.spread[2]) if len(s.spread) > 2 else 1.0
+        out = reference(logs, borrowed=s.spread[0], clip=rule.clip, borrowed_long_run=long_run), float(s.spread[1])
     s.memo = (key, out)
     return out
 
@@ -338,7 +352,9 @@ def input_digests(d: pd.DataFrame, rule: HistoryRule, day_tokens: dict | None = 
 
 
 #: bump when what a walked row holds, or the walk's state, changes: kept walks of older code are not used
-HISTORY_VERSION = 5  # 5: CUSUM change detection (4: cells keyed by load_id too)
+#: 7: a change told when the CUSUM finds it, inside the band too, the level restarting there (6: the CUSUM in
+#: long-run SDs; 5: CUSUM change detection; 4: cells keyed by load_id too)
+HISTORY_VERSION = 7
 
 
 def typed_history(df: pd.DataFrame) -> pd.DataFrame:
@@ -396,10 +412,12 @@ def _direction_verdict(direction: int, metric: str) -> str:
     return "improvement" if good else "regression"
 
 
-def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: float, m: int, rule: HistoryRule) -> dict:
-    """A CUSUM signal's change: a step is the mean of the nights since the statistic left zero
-    against the reference (two-sample, the reference's spread); a drift (`change_kind`) is the
-    least-squares line through those nights at its last night."""
+def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference) -> tuple[float, float, str]:
+    """A CUSUM signal's change on the log scale, its standard error and kind: a step is the mean of
+    the nights since the change began against the reference (two-sample, the reference's spread);
+    a drift (`change_kind`) is the least-squares line through those nights at its last night.
+    Standard errors in units of the nights' long-run SD (a mean of autocorrelated nights varies
+    more than the SD / sqrt(n))."""
     vals = [float(v) for _, v in run]
     first = str(run[0][0])
     before = [float(v) for d, v in s.recent if str(d) < first]
@@ -409,18 +427,80 @@ def _sustained(s: LevelSeries, run: list, direction: int, ref: Reference, df: fl
         sxx = math.fsum((i - xm) ** 2 for i in range(n))
         slope = math.fsum((i - xm) * (v - ym) for i, v in enumerate(vals)) / sxx
         d = ym + slope * (n - 1 - xm) - ref.mean
-        se = ref.spread * math.sqrt(1.0 / n + (n - 1 - xm) ** 2 / sxx + 1.0 / ref.n)
+        se = ref.spread * ref.long_run * math.sqrt(1.0 / n + (n - 1 - xm) ** 2 / sxx + 1.0 / ref.n)
     else:
         d = math.fsum(vals) / n - ref.mean
-        se = ref.spread * math.sqrt(1.0 / n + 1.0 / ref.n)
-    return dict(_interval(d, se, df, m, rule), change_kind=kind, change_since=str(run[0][0]))
+        se = ref.spread * ref.long_run * math.sqrt(1.0 / n + 1.0 / ref.n)
+    return d, se, kind
 
 
-def _restart(s: LevelSeries, nights: list, since: str, spread: float, df: float, rule: HistoryRule) -> None:
-    """A new level from `nights` (log values) on, its spread borrowed until it has its own."""
-    s.logs, s.since, s.spread, s.pending = [v for _, v in nights][: rule.window], since, (spread, df), None
+def _signalled(s: LevelSeries, signal: int, ref: Reference, df: float, m: int, metric: str, rule: HistoryRule) -> dict:
+    """A CUSUM signal told on its night, with the change's size then (`_sustained`): a regression or
+    an improvement beyond the band (or, with changes inside the band before it, when the level has
+    moved past the band from their anchor), else within_noise with the change and "within the noise
+    band" in its reason. The level restarts where the change began."""
+    run = s.up_run if signal > 0 else s.down_run
+    run = run[change_start([float(v) for _, v in run], ref.mean) :]
+    since = str(run[0][0])
+    d, se, kind = _sustained(s, run, signal, ref)
+    out = dict(_interval(d, se, df, m, rule), change_kind=kind, change_since=since)
+    anchor = s.anchor
+    if abs(out["change"] - 1) > rule.noise:
+        out["verdict"], anchor = _direction_verdict(signal, metric), None
+    else:
+        total = _from_anchor(anchor, ref, d, se, df, m, rule) if anchor else None
+        if total is not None and abs(total["change"] - 1) > rule.noise:
+            way = 1 if total["change"] > 1 else -1
+            # changes inside the band, each the same way, that add up past it: a drift told in steps
+            same = all(int(x) == way for x in anchor["signs"]) and signal == way
+            out.update(total, change_kind="drift" if same else kind, verdict=_direction_verdict(way, metric))
+            anchor = None
+        else:
+            lo, hi = out["ci_low"] - 1, out["ci_high"] - 1
+            out["verdict"] = "within_noise"
+            out["verdict_reason"] = (
+                f"a sustained change of {out['change'] - 1:+.1%} [{lo:+.1%}, {hi:+.1%}] since {since} ({kind}), "
+                f"within the ±{rule.noise:.0%} noise band; the level restarts there"
+            )
+            anchor = anchor or {
+                "mean": ref.mean,
+                "n": ref.n,
+                "level_since": s.since,
+                "first_change": since,
+                "signs": [],
+            }
+            anchor = dict(anchor, signs=[*anchor["signs"], signal])
+    _restart(s, run, since, ref, df, rule)
+    s.anchor = anchor
+    return out
+
+
+def _from_anchor(anchor: dict, ref: Reference, d: float, se: float, df: float, m: int, rule: HistoryRule) -> dict:
+    """A change inside the band added to the changes inside the band before it: the new level against
+    their anchor (the level before the first of them), with its interval and the anchor as the level."""
+    total = ref.mean + d - float(anchor["mean"])
+    se_total = math.sqrt(se * se + (ref.spread * ref.long_run) ** 2 / max(int(anchor["n"]), 1))
+    out = _interval(total, se_total, df, m, rule)
+    out.update(
+        level=math.exp(float(anchor["mean"])),
+        level_nights=int(anchor["n"]),
+        level_since=anchor["level_since"],
+        change_since=anchor["first_change"],
+        verdict_reason=(
+            f"{len(anchor['signs']) + 1} sustained changes since {anchor['first_change']}, each within the "
+            f"±{rule.noise:.0%} noise band, {out['change'] - 1:+.1%} together"
+        ),
+    )
+    return out
+
+
+def _restart(s: LevelSeries, nights: list, since: str, old: Reference, df: float, rule: HistoryRule) -> None:
+    """A new level from `nights` (log values) on, the old level's spread and long-run factor
+    borrowed until it has its own."""
+    s.logs, s.since, s.pending = [v for _, v in nights][: rule.window], since, None
+    s.spread = (old.spread, df, old.long_run)
     s.memo = None
-    s.recent, s.probation = [list(r) for r in nights][-2 * rule.window :], []
+    s.recent, s.probation, s.anchor = [list(r) for r in nights][-2 * rule.window :], [], None
     s.set_cusum([0.0, 0.0, [], []])
 
 
@@ -452,22 +532,7 @@ def _one_cell(s: LevelSeries, x: float, date: str, metric: str, m: int, rule: Hi
     single = _interval(x - ref.mean, ref.spread * math.sqrt(1 + 1 / ref.n), df, m, rule)
     signal = 1 if s.up > h and s.up >= s.down else (-1 if s.down > h else 0)
     if signal:
-        run = s.up_run if signal > 0 else s.down_run
-        run = run[change_start([float(v) for _, v in run], ref.mean) :]
-        change = _sustained(s, run, signal, ref, df, m, rule)
-        if abs(change["change"] - 1) > rule.noise:
-            fields.update(change, verdict=_direction_verdict(signal, metric))
-            _restart(s, run, str(run[0][0]), ref.spread, df, rule)
-            return fields
-        fields.update(
-            single,
-            verdict="within_noise",
-            verdict_reason=(
-                f"a sustained change of {change['change'] - 1:+.1%} since {change['change_since']}, inside the "
-                f"±{rule.noise:.0%} noise band"
-            ),
-        )
-        _keep(s, date, x, rule)
+        fields.update(_signalled(s, signal, ref, df, m, metric, rule))
         return fields
     if far and abs(single["change"] - 1) > rule.noise and single["p_adj"] < rule.alpha:
         direction = 1 if x > ref.mean else -1
@@ -484,7 +549,7 @@ def _confirm(s: LevelSeries, x: float, date: str, ref: Reference, df: float, m: 
     is told against it."""
     px, pdate = float(s.pending[0]), str(s.pending[1])
     nights = [[pdate, px], [date, x]]
-    _restart(s, nights, pdate, ref.spread, df, rule)
+    _restart(s, nights, pdate, ref, df, rule)
     new, _ = _reference(s, rule)
     fields = _blank(s, new, rule)
     fields.update(

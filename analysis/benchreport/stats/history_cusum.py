@@ -25,6 +25,12 @@ mean in SPC applications. J. Quality Technology 33, 82-95.
 Hinkley, D. V. (1971). Inference in two-phase regression. JASA 66, 736-743 (a step and a
 line compared by their residual sums of squares).
 Huber, P. J. (1981). Robust Statistics, Wiley, §5.7 (winsorised scale).
+Kim, S.-H., Alexopoulos, C., Tsui, K.-L. & Wilson, J. R. (2007). A distribution-free tabular
+CUSUM chart for autocorrelated data. IIE Transactions 39, 317-330 (k and h in units of the
+long-run SD of the observations, not their marginal SD).
+Box, G. E. P., Jenkins, G. M., Reinsel, G. C. & Ljung, G. M. (2015). Time Series Analysis, 5th
+ed., Wiley, §2.1 (the sample autocorrelation) and §3.2.4 (an AR(1)'s long-run variance
+sigma^2 (1 + phi) / (1 - phi)).
 Rousseeuw, P. J. & Croux, C. (1993). Alternatives to the median absolute deviation. JASA 88,
 1273-1283 (the MAD, 1.4826 its normal consistency constant).
 """
@@ -46,9 +52,17 @@ __all__ = [
     "change_start",
     "change_kind",
     "MAD_TO_SD",
+    "lag1_autocorrelation",
+    "long_run_factor",
+    "LONG_RUN_MIN_NIGHTS",
+    "LONG_RUN_MAX_R",
 ]
 
 MAD_TO_SD = 1.4826
+#: fewer reference nights than this: no long-run factor (an r of a few nights is mostly noise)
+LONG_RUN_MIN_NIGHTS = 16
+#: the lag-1 autocorrelation is clipped to [0, this] (a factor of at most 3)
+LONG_RUN_MAX_R = 0.8
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,8 @@ class Reference:
     mean: float
     spread: float
     n: int
+    #: the nights' long-run SD over their SD (`long_run_factor`): 1 for independent nights
+    long_run: float = 1.0
 
 
 def _median(v: list) -> float:
@@ -66,12 +82,15 @@ def _median(v: list) -> float:
     return s[k // 2] if k % 2 else 0.5 * (s[k // 2 - 1] + s[k // 2])
 
 
-def reference(logs: list, borrowed: float | None = None, *, clip: float = 2.5) -> Reference | None:
-    """The level of the reference nights, robust to a heavy-tailed night among them: the values
-    winsorised at median +/- `clip` x 1.4826 MAD (Rousseeuw & Croux 1993), then their mean and
-    sample SD (Huber 1981, §5.7: the winsorised SD is the scale a clipped statistic needs, so a
-    clipped standardised night has about unit variance). The sample SD where the MAD is 0;
-    `borrowed` (the previous level's spread) instead of the SD when given."""
+def reference(
+    logs: list, borrowed: float | None = None, *, clip: float = 2.5, borrowed_long_run: float = 1.0
+) -> Reference | None:
+    """The level of the reference nights (in date order), robust to a heavy-tailed night among
+    them: the values winsorised at median +/- `clip` x 1.4826 MAD (Rousseeuw & Croux 1993), then
+    their mean and sample SD (Huber 1981, §5.7: the winsorised SD is the scale a clipped statistic
+    needs, so a clipped standardised night has about unit variance), and the long-run factor of the
+    winsorised nights (`long_run_factor`). The sample SD where the MAD is 0; `borrowed` (the
+    previous level's spread) and `borrowed_long_run` (its factor) instead when given."""
     n = len(logs)
     if n == 0 or (n < 2 and borrowed is None):
         return None
@@ -80,17 +99,45 @@ def reference(logs: list, borrowed: float | None = None, *, clip: float = 2.5) -
     w = [min(med + clip * s0, max(med - clip * s0, v)) for v in logs] if s0 > 0 else list(logs)
     m = math.fsum(w) / n
     if borrowed is not None:
-        return Reference(m, float(borrowed), n)
-    return Reference(m, math.sqrt(math.fsum((v - m) ** 2 for v in w) / (n - 1)), n)
+        return Reference(m, float(borrowed), n, float(borrowed_long_run))
+    return Reference(m, math.sqrt(math.fsum((v - m) ** 2 for v in w) / (n - 1)), n, long_run_factor(w))
+
+
+def lag1_autocorrelation(values: list) -> float:
+    """The sample lag-1 autocorrelation of values in order (Box et al. 2015, §2.1; statsmodels'
+    `acf`): sum (x_t - m)(x_(t+1) - m) / sum (x_t - m)^2; 0 for fewer than 3 values or no spread."""
+    n = len(values)
+    if n < 3:
+        return 0.0
+    m = math.fsum(values) / n
+    d = [v - m for v in values]
+    ss = math.fsum(x * x for x in d)
+    return math.fsum(a * b for a, b in zip(d[:-1], d[1:])) / ss if ss > 0 else 0.0
+
+
+def long_run_factor(values: list, *, min_nights: int = LONG_RUN_MIN_NIGHTS, max_r: float = LONG_RUN_MAX_R) -> float:
+    """The long-run SD of nights in order over their SD, under an AR(1) model: sqrt((1 + r) /
+    (1 - r)), r their lag-1 autocorrelation clipped to [0, `max_r`] (Box et al. 2015, §3.2.4: an
+    AR(1) with coefficient phi has long-run variance sigma^2 (1 + phi) / (1 - phi)). A CUSUM in
+    units of the long-run SD keeps its in-control run length on autocorrelated nights (Kim,
+    Alexopoulos, Tsui & Wilson 2007). 1 for fewer than `min_nights` nights; never below 1
+    (nights that alternate are not taken to cancel)."""
+    if len(values) < min_nights:
+        return 1.0
+    r = min(max_r, max(0.0, lag1_autocorrelation(values)))
+    return math.sqrt((1.0 + r) / (1.0 - r))
 
 
 def standardise(x: float, ref: Reference, df: float) -> float:
-    """A new night against the reference, made N(0, 1): (x - mean) / (spread sqrt(1 + 1/n)) is
-    Student t on `df` degrees of freedom for a normal night; its probability is mapped to the
-    normal quantile (Quesenberry 1991), so a reference of a few nights is not over-trusted."""
+    """A new night against the reference in units of the nights' long-run SD, made N(0, 1) for
+    independent nights: (x - mean) / (spread long_run sqrt(1 + 1/n)) is Student t on `df` degrees of
+    freedom for a normal night (long_run 1); its probability is mapped to the normal quantile
+    (Quesenberry 1991), so a reference of a few nights is not over-trusted. With autocorrelated
+    nights (long_run > 1) the CUSUM's sum of them then grows as a sum of independent N(0, 1)
+    nights would (Kim et al. 2007)."""
     if not ref.spread > 0:
         return 0.0 if x == ref.mean else math.copysign(math.inf, x - ref.mean)
-    t = (x - ref.mean) / (ref.spread * math.sqrt(1.0 + 1.0 / ref.n))
+    t = (x - ref.mean) / (ref.spread * ref.long_run * math.sqrt(1.0 + 1.0 / ref.n))
     if not math.isfinite(df) or df > 1e6:
         return t
     p = float(stdtr(df, -abs(t)))  # the tail beyond |t|

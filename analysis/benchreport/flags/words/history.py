@@ -96,7 +96,8 @@ LEAD = (
     "since the last change, which later nights never move: a two-sided CUSUM over all the nights since a "
     "change (Page 1954) finds a sustained step or a slow drift, and one far night is told on its own night "
     "(Lucas 1982); a change counts when it lies beyond the noise band, and each is called a step, a drift or "
-    "one bad night; tables/history.csv has every date."
+    "one bad night; tables/history.csv has every date, and tells a sustained change inside the band when it "
+    "is found, with its size, as within noise."
 )
 
 

@@ -92,14 +92,16 @@ def history_text(a) -> Prose | None:
         para(
             "{} of {} measured on more than one date ({}, {}) are judged date by date against their steady "
             "level: the level of up to {} nights since the last change, which later nights never move. A "
-            "two-sided CUSUM of each night's standardised distance from it (Page 1954; each night's part "
-            "clipped, so one heavy-tailed night cannot signal) finds a sustained step or a slow drift over all "
+            "two-sided CUSUM of each night's standardised distance from it (Page 1954; in units of the nights' "
+            "long-run SD, so nights that follow each other do not add up to a change, Kim et al. 2007; each "
+            "night's part clipped, so one heavy-tailed night cannot signal) finds a sustained step or a slow drift over all "
             "the nights since it began, at about p < {} a night of a false signal after a Bonferroni "
             "correction over the seat's cells; a single night far off the level is told on its own night "
             "(Lucas 1982). A change counts as a regression or an improvement when it lies beyond the ±{} "
             "noise band, and is called a step, a drift or one bad night (a far night the next date did not "
-            "repeat, left out of the level); the level then restarts where the change began. Every other "
-            "night with a level is within noise.",
+            "repeat, left out of the level); the level then restarts where the change began. A sustained change "
+            "inside the band is told on the night it is found, with its size, as within noise (tables/history.csv "
+            "says so), and the level restarts there too. Every other night with a level is within noise.",
             fmt.counted(cells, "cell"),
             fmt.counted(len(seats), "seat"),
             date_range(dates),
