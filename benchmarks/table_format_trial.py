@@ -608,7 +608,7 @@ def specs(work: Path, formats: list[str], postgres: str | None, tag: str) -> lis
         )
         (work / tag / "ducklake").mkdir(parents=True, exist_ok=True)
         if postgres:
-            db = postgres_database(postgres, f"trial_{tag}")
+            db = postgres_database(postgres, f"trial_{work.name}_{tag}".replace("-", "_").lower())
             out.append(("ducklake", f"postgres:{db}", str(work / tag / "ducklake-pg" / "data")))
     if "iceberg" in formats:
         out.append(("iceberg", str(work / tag / "iceberg")))
@@ -630,14 +630,16 @@ def run_trial(args, work: Path, extension_dir: Path) -> dict:
     for spec in specs(work, args.formats, args.postgres, "trial"):
         print(f"trial: {label(spec)} ...", file=sys.stderr)
         res["formats"][label(spec)], figures[label(spec)] = trial_format(spec, source, extension_dir, args.per)
-    if args.passes_csv:
+    if args.passes_csv and not args.passes_csv.is_file():
+        res["figures_vs_passes_csv"] = f"{args.passes_csv} is not a file"
+    elif args.passes_csv:
         res["figures_vs_passes_csv"] = {name: compare_with_passes(f, args.passes_csv) for name, f in figures.items()}
-    units = [u for day in source.days[: args.writer_nights] for u in source.night(day)]
     res["writers"] = {}
-    for spec in specs(work, args.formats, args.postgres, "writers"):
+    units = [u for day in source.days[: args.writer_nights] for u in source.night(day)] if args.writers else []
+    for spec in specs(work, args.formats, args.postgres, "writers") if args.writers else []:
         print(f"writers: {label(spec)} ...", file=sys.stderr)
         res["writers"][label(spec)] = concurrent_writers(spec, units, refusals, args.writers, extension_dir)
-    if "ducklake" in args.formats:
+    if "ducklake" in args.formats and args.writers:
         spec = specs(work, ["ducklake"], None, "unguarded")[0]
         res["writers"]["ducklake-sqlite, no guard"] = concurrent_writers(
             spec, units, refusals, args.writers, extension_dir, guard=False
@@ -654,7 +656,8 @@ def outside_readers(work: Path, args) -> dict:
         location = f"sqlite:{work / 'trial' / 'ducklake' / 'catalog.sqlite'}"
         out["ducklake-sqlite"] = outside_reader(OUTSIDE_DUCKLAKE, location, ["ducklake", "sqlite_scanner"])
         if args.postgres:
-            location = "postgres:" + args.postgres.rsplit("/", 1)[0] + "/trial_trial"
+            db = f"trial_{work.name}_trial".replace("-", "_").lower()
+            location = "postgres:" + args.postgres.rsplit("/", 1)[0] + "/" + db
             out["ducklake-postgres"] = outside_reader(OUTSIDE_DUCKLAKE, location, ["ducklake", "postgres_scanner"])
     if "iceberg" in args.formats:
         catalog = str(work / "trial" / "iceberg" / "catalog.db")
@@ -675,7 +678,7 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="ducklake,iceberg", type=lambda s: s.split(","))
     ap.add_argument("--nights", type=int, default=0, help="only the store's first N nights (0: all)")
     ap.add_argument("--per", choices=("run", "night"), default="run", help="one transaction per run or per night")
-    ap.add_argument("--writers", type=int, default=4)
+    ap.add_argument("--writers", type=int, default=4, help="writer processes at once (0: no writers' test)")
     ap.add_argument("--writer-nights", type=int, default=3, help="the nights the concurrent writers offer")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
