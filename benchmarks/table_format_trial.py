@@ -263,7 +263,7 @@ class DuckLake:
         try:
             if guard:
                 sha = unit["provenance"]["sha256"][0].as_py()
-                if self.con.execute("SELECT count(*) FROM lake.provenance WHERE sha256 = ?", [sha]).fetchone()[0]:
+                if self.con.execute("SELECT count(*) FROM lake.provenance WHERE sha256 = ?", [sha]).fetchall()[0][0]:
                     self.con.execute("ROLLBACK")
                     return False
                 self.con.execute("UPDATE lake.head SET ingests = ingests + 1")
@@ -280,13 +280,13 @@ class DuckLake:
         return True
 
     def snapshot(self) -> int:
-        return int(self.con.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchone()[0])
+        return int(self.con.execute("SELECT max(snapshot_id) FROM lake.snapshots()").fetchall()[0][0])
 
     def table(self, name: str, version: int | None = None) -> str:
         return f"lake.{name}" + (f" AT (VERSION => {int(version)})" if version is not None else "")
 
     def counts(self, version: int | None = None) -> dict:
-        return {t: self.con.execute(f"SELECT count(*) FROM {self.table(t, version)}").fetchone()[0] for t in TABLES}
+        return {t: self.con.execute(f"SELECT count(*) FROM {self.table(t, version)}").fetchall()[0][0] for t in TABLES}
 
     def figures(self, day: str | None = None, version: int | None = None):
         """The figures by one query over the catalog's requests (of one day, as of a snapshot)."""
@@ -297,7 +297,7 @@ class DuckLake:
         return [r[0] for r in self.con.execute("SELECT count(*) FROM lake.runs GROUP BY run_id").fetchall()]
 
     def commits(self) -> int:
-        return int(self.con.execute("SELECT count(*) FROM lake.snapshots()").fetchone()[0])
+        return int(self.con.execute("SELECT count(*) FROM lake.snapshots()").fetchall()[0][0])
 
 
 class Iceberg:
@@ -378,7 +378,7 @@ class Iceberg:
 
 def pass_figures(con, requests: str, where: str):
     """The pass-level figures of `FIGURES_SQL` as a pandas frame, one row per group and metric."""
-    con.execute(HF8_SQL)
+    con.execute(HF8_SQL).fetchall()
     hf8 = ", ".join(f"hf8(xs, n, {q}) AS {stat}" for stat, q in TAIL_Q.items())
     return con.sql(FIGURES_SQL.format(requests=requests, where=where, hf8=hf8)).df()
 
@@ -427,7 +427,7 @@ def quantile_correspondence(con, *, trials: int = 400, seed: int = 44) -> dict:
         x = rng.lognormal(3.0, 0.5, int(rng.integers(1, 61)))
         q = float(rng.choice([0.5, 0.9, 0.95, 0.99]))
         con.register("sample", {"x": x})
-        got = con.execute(f"SELECT quantile_cont(x, {q}), quantile_disc(x, {q}) FROM sample").fetchone()
+        got = con.execute(f"SELECT quantile_cont(x, {q}), quantile_disc(x, {q}) FROM sample").fetchall()[0]
         for fn, value in zip(("quantile_cont", "quantile_disc"), got):
             for m in methods:
                 want = float(np.quantile(x, q, method=m))
@@ -458,7 +458,7 @@ for f in sys.argv[2:]:
     con.execute(f"LOAD '{f}'")
 con.execute(f"ATTACH '{sys.argv[1]}' AS cat (TYPE sqlite, READ_ONLY)")
 meta = con.execute("SELECT metadata_location FROM cat.iceberg_tables "
-                   "WHERE table_namespace = 'store' AND table_name = 'requests'").fetchone()[0]
+                   "WHERE table_namespace = 'store' AND table_name = 'requests'").fetchall()[0][0]
 rows = con.sql(f"SELECT seat, day, concurrency, median(ttft_ms) AS ttft_p50_ms, count(*) AS requests "
                f"FROM iceberg_scan('{meta}') GROUP BY ALL ORDER BY ALL").fetchall()
 print(json.dumps({"rows": len(rows), "requests": sum(r[-1] for r in rows), "benchreport": "benchreport" in sys.modules}))

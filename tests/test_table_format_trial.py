@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import table_format_trial as trial  # noqa: E402
 
 from benchreport.columns import REQUEST_METRICS  # noqa: E402
+from benchreport.stats.common import median_unbiased_sorted  # noqa: E402
 from benchreport.stats.requests import FrameSource, estimate_key  # noqa: E402
 
 
@@ -83,3 +84,27 @@ def test_sql_pass_figures_equal_benchreport_pass_values():
     # the tail by definition 7 is another number on small groups: the check can fail
     small = got.loc[("run-3", "ttft_ms")]
     assert small["p90_cont"] != small["p90"]
+
+
+def test_the_documented_hf8_macros_are_numpys_median_unbiased_quantile():
+    """docs/store.md's `hf8` macros, run as printed, against numpy's method="median_unbiased"
+    (Hyndman & Fan definition 8) on samples of 1 to 300 values, and bit-identical to
+    benchreport's pass estimate of a tail."""
+    import re
+
+    duckdb = pytest.importorskip("duckdb")
+    text = (ROOT / "docs" / "store.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```sql\n(.*?)```", text, re.S) if "MACRO hf8" in b)
+    con = duckdb.connect()
+    for statement in block.split(";"):
+        if "CREATE" in statement:
+            con.execute(statement).fetchall()
+    rng = np.random.default_rng(43)
+    for n in [1, 2, 3, 7, 10, 29, 100, 101, 200, 300]:
+        x = rng.lognormal(3.0, 0.8, n)
+        con.register("sample", pd.DataFrame({"x": x}))
+        for q in (0.5, 0.9, 0.95, 0.99):
+            got = con.execute(f"SELECT hf8(list_sort(list(x)), count(*), {q}) FROM sample").fetchall()[0][0]
+            # numpy interpolates by another formula above the midpoint: equal within rounding
+            assert got == pytest.approx(float(np.quantile(x, q, method="median_unbiased")), rel=1e-14, abs=0)
+            assert got == median_unbiased_sorted(np.sort(x), q)  # benchreport's own: the same bits
