@@ -38,8 +38,11 @@ autoinstall and autoload off and an empty extension directory (checked still emp
 so nothing is downloaded.
 
     python benchmarks/table_format_trial.py STORE --passes-csv ANALYSIS/tables/passes.csv
-        [--work DIR] [--postgres postgresql://USER@HOST:PORT/DB] [--writers 4] [--writer-nights 3]
-        [--formats ducklake,iceberg] [--json OUT]
+        [--work DIR] [--postgres postgresql://USER@HOST:PORT/DB] [--writers 4 (0: none)] [--writer-nights 3]
+        [--formats ducklake,iceberg] [--nights N] [--per run|night] [--json OUT]
+
+A year of nights is `--per night` (a night a transaction): a run a transaction is thousands of
+Iceberg commits, each dearer than the last (docs/store.md, "Choosing a table format").
 
 Needs (not part of benchreport's install): `pip install duckdb==1.5.5 duckdb-extension-ducklake
 duckdb-extension-sqlite-scanner duckdb-extension-postgres-scanner duckdb-extension-iceberg
