@@ -445,7 +445,8 @@ def quantile_correspondence(con, *, trials: int = 400, seed: int = 44) -> dict:
 
 OUTSIDE_DUCKLAKE = """
 import duckdb, json, sys
-con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                             "enable_progress_bar": False})
 for f in sys.argv[2:]:
     con.execute(f"LOAD '{f}'")
 con.execute(f"ATTACH 'ducklake:{sys.argv[1]}' AS lake (READ_ONLY)")
@@ -456,7 +457,8 @@ print(json.dumps({"rows": len(rows), "requests": sum(r[-1] for r in rows), "benc
 
 OUTSIDE_ICEBERG = """
 import duckdb, json, sys
-con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                             "enable_progress_bar": False})
 for f in sys.argv[2:]:
     con.execute(f"LOAD '{f}'")
 con.execute(f"ATTACH '{sys.argv[1]}' AS cat (TYPE sqlite, READ_ONLY)")
@@ -478,7 +480,7 @@ def outside_reader(code: str, location: str, extensions: list[str]) -> dict:
     )
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
-    return {"s": round(time.perf_counter() - t0, 3), **json.loads(done.stdout)}
+    return {"s": round(time.perf_counter() - t0, 3), **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
 # --- the trial ---------------------------------------------------------------------------------
