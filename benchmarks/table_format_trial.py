@@ -445,8 +445,8 @@ def quantile_correspondence(con, *, trials: int = 400, seed: int = 44) -> dict:
 
 OUTSIDE_DUCKLAKE = """
 import duckdb, json, sys
-con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
-                             "enable_progress_bar": False})
+con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+con.execute("SET enable_progress_bar = false")
 for f in sys.argv[2:]:
     con.execute(f"LOAD '{f}'")
 con.execute(f"ATTACH 'ducklake:{sys.argv[1]}' AS lake (READ_ONLY)")
@@ -457,8 +457,8 @@ print(json.dumps({"rows": len(rows), "requests": sum(r[-1] for r in rows), "benc
 
 OUTSIDE_ICEBERG = """
 import duckdb, json, sys
-con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
-                             "enable_progress_bar": False})
+con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+con.execute("SET enable_progress_bar = false")
 for f in sys.argv[2:]:
     con.execute(f"LOAD '{f}'")
 con.execute(f"ATTACH '{sys.argv[1]}' AS cat (TYPE sqlite, READ_ONLY)")
