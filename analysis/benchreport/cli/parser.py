@@ -359,9 +359,11 @@ def _add_compare(sub) -> None:
     _add_pdf_engine(p)
     p.add_argument(
         "--fail-on",
-        choices=["regression"],
+        choices=["regression", "regression-within-band"],
         default=None,
-        help="exit 3 when a cell of B is worse than in A (a regression)",
+        help="exit 3 when a cell of B is worse than in A (regression: verdict worse, beyond the noise band; "
+        "regression-within-band: also a change for the worse that is real but inside the band, "
+        "verdict_detail 'worse, within tolerance')",
     )
 
 
