@@ -84,11 +84,13 @@ def test_compare_text_and_the_within_band_gate(cli, tmp_path):
         (a if f.name.startswith("seat-00") else b).joinpath(f.name).write_bytes(f.read_bytes())
     plain = cli("compare", a, b, "--fail-on", "regression")
     assert plain.returncode == 0, plain.stderr  # nothing beyond the band: the gate keeps its meaning
-    assert "within noise (worse, within tolerance ±2%)" in plain.stdout
+    assert "within_noise (worse, within tolerance ±2%)" in plain.stdout
     assert "worse and 0 better, within tolerance)" in plain.stdout
-    inside = cli("compare", a, b, "--fail-on", "regression-within-band")
+    inside = cli("compare", a, b, "--fail-on", "regression-within-band", "--out", tmp_path / "page")
     assert inside.returncode == 3
     assert "within the ±2% noise band" in inside.stderr and "decode_tok_s_per_stream mean" in inside.stderr
+    page = (tmp_path / "page" / "compare.html").read_text(encoding="utf-8")
+    assert "within noise (worse, within tolerance ±2%)" in page
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +147,29 @@ def test_the_help_names_the_bands(capsys):
     assert "the noise band of means and medians" in words
     assert "given alone on the command line, the one band of every statistic" in words
     assert "the noise band of p99, min and max cells (5%)" in words
+
+
+def test_the_report_says_the_change_inside_the_band(tmp_path):
+    """The headline sentence, the comparison table and the thresholds appendix of the report model."""
+    from benchreport.pipeline import analyse_paths
+    from benchreport.report.model import sections
+    from benchreport.report.model.sections import appendix, headline
+
+    a = analyse_paths([_runs(tmp_path / "runs", 1 / 1.012)])
+    row = headline.headline_row(a)
+    assert row["verdict"] == "within_noise" and row["verdict_detail"] == "worse, within tolerance"
+    text = " ".join(str(p) for p in headline.headline_sentence(a).blocks)
+    assert "verdict: within noise: worse, within tolerance (a change smaller than the ±2% noise band" in text
+    table = sections.comparison_table(a)
+    shown = set(table.data["Verdict"])
+    assert "within noise (worse, within tolerance)" in shown
+    assert "±2% for means and medians, ±3% for p90, ±4% for p95, ±5% for p99, min and max" in table.note
+    th = appendix.thresholds_table(a)
+    used = dict(zip(th.data["Threshold"], th.data["Used"]))
+    assert {k: used[k] for k in ("noise", "noise_p90", "noise_p95", "noise_p99")} == {
+        "noise": "0.02",
+        "noise_p90": "0.03",
+        "noise_p95": "0.04",
+        "noise_p99": "0.05",
+    }
+    assert "noise bands that took effect: ±2% for means and medians" in th.caption

@@ -44,6 +44,7 @@ __all__ = [
     "CompareResult",
     "compare",
     "terminal_table",
+    "verdict_words",
     "COMPARE_COLUMNS",
     "store_nights",
     "night_rows",
@@ -315,16 +316,16 @@ def _reasons(g: pd.DataFrame) -> list[str]:
     return out
 
 
-def _verdict_words(r) -> str:
+def verdict_words(r) -> str:
     """A row's verdict as the text table says it: a regression named, a real change inside the noise
-    band with its direction and the band (issue 43: "within noise (worse, within tolerance ±2%)")."""
+    band with its direction and the band (issue 43: "within_noise (worse, within tolerance ±2%)")."""
     from benchreport import format as fmt
 
     v = str(r["verdict"])
     detail = fmt.text(r.get("verdict_detail"))
     if v == "within_noise" and detail:
         band = r.get("noise_band")
-        return f"within noise ({detail}" + (f" ±{fmt.pct(band)})" if fmt.finite(band) else ")")
+        return f"within_noise ({detail}" + (f" ±{fmt.pct(band)})" if fmt.finite(band) else ")")
     return v.replace("worse", "worse (regression)")
 
 
@@ -347,7 +348,7 @@ def terminal_table(result: CompareResult) -> str:
                     fmt.num(r["candidate_estimate"]),
                     fmt.ratio3(r["ratio"]),
                     ci,
-                    _verdict_words(r),
+                    verdict_words(r),
                 )
             )
         widths = [max(len(row[i]) for row in body) for i in range(len(body[0]))]
