@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import verdict_study as vs  # noqa: E402
 
 from benchreport.columns import higher_is_better  # noqa: E402
-from benchreport.stats.compare import verdict_reason  # noqa: E402
+from benchreport.stats.compare import NOT_BEYOND_BAND, verdict_detail, verdict_reason  # noqa: E402
 from benchreport.thresholds import DEFAULT  # noqa: E402
 
 THROUGHPUT = ["output_tok_s", "decode_tok_s_per_stream"]  # the generator writes the per-stream rate
@@ -60,7 +60,9 @@ def test_a_true_small_slowdown_is_within_noise_and_said_worse_within_tolerance(s
     assert (means["noise_band"] == DEFAULT.noise).all()
     # no row calls it: the verdicts stay the contract's four, no detail on a row that is not within noise
     assert set(slower["verdict"]) <= {"better", "worse", "within_noise", "insufficient_data"}
-    assert slower.loc[slower["verdict"] != "within_noise", "verdict_detail"].isna().all()
+    others = slower[slower["verdict"] != "within_noise"]
+    assert set(others["verdict_detail"].dropna()) <= set(NOT_BEYOND_BAND)
+    assert (others.loc[others["verdict_detail"].notna(), "verdict"] == "insufficient_data").all()
     # a latency is lower-better: a slower TTFT detail, where there is one, is "worse" too
     lat = slower[slower["metric"].isin(["ttft_ms", "e2e_latency_ms", "itl_ms"]) & slower["verdict_detail"].notna()]
     assert set(lat["verdict_detail"]) <= {"worse, within tolerance"}
@@ -88,7 +90,9 @@ def test_compare_text_and_the_within_band_gate(cli, tmp_path):
     assert "worse and 0 better, within tolerance)" in plain.stdout
     inside = cli("compare", a, b, "--fail-on", "regression-within-band", "--out", tmp_path / "page")
     assert inside.returncode == 3
-    assert "within the ±2% noise band" in inside.stderr and "decode_tok_s_per_stream mean" in inside.stderr
+    assert (
+        "worse, within tolerance (±2% noise band)" in inside.stderr and "decode_tok_s_per_stream mean" in inside.stderr
+    )
     page = (tmp_path / "page" / "compare.html").read_text(encoding="utf-8")
     assert "within noise (worse, within tolerance ±2%)" in page
 
@@ -173,3 +177,21 @@ def test_the_report_says_the_change_inside_the_band(tmp_path):
         "noise_p99": "0.05",
     }
     assert "noise bands that took effect: ±2% for means and medians" in th.caption
+
+
+@pytest.mark.parametrize(
+    "low, high, higher, p_adj, expected",
+    [
+        (0.985, 0.995, True, 0.001, "worse, within tolerance"),
+        (0.985, 0.995, False, 0.001, "better, within tolerance"),  # a latency 1% lower
+        (0.985, 0.995, True, 0.2, ""),  # excludes 1, not significant after the correction
+        (0.99, 1.01, True, 0.001, ""),  # includes 1
+        (1.01, 1.05, True, 0.001, "better, not shown beyond the band"),  # reaches into the band
+        (1.01, 1.05, False, 0.001, "worse, not shown beyond the band"),
+        (1.01, 1.05, True, 0.2, ""),
+        (0.97, 1.01, True, 0.001, ""),  # reaches into the band but includes 1
+        (1.03, 1.05, True, 0.001, ""),  # beyond the band: the verdict says it
+    ],
+)
+def test_verdict_detail_rule(low, high, higher, p_adj, expected):
+    assert verdict_detail(low, high, higher_is_better=higher, noise=0.02, p_adj=p_adj, alpha=0.05) == expected

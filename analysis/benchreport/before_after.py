@@ -233,7 +233,9 @@ class CompareResult:
             return rows
         hit = rows["verdict"] == "worse"
         if within_band and "verdict_detail" in rows:
-            hit = hit | (rows["verdict_detail"].astype(object) == "worse, within tolerance")
+            hit = hit | rows["verdict_detail"].astype(object).isin(
+                ["worse, within tolerance", "worse, not shown beyond the band"]
+            )
         return rows[hit]
 
     def counts(self) -> dict:
@@ -323,9 +325,9 @@ def verdict_words(r) -> str:
 
     v = str(r["verdict"])
     detail = fmt.text(r.get("verdict_detail"))
-    if v == "within_noise" and detail:
+    if detail:
         band = r.get("noise_band")
-        return f"within_noise ({detail}" + (f" ±{fmt.pct(band)})" if fmt.finite(band) else ")")
+        return f"{v} ({detail}" + (f" ±{fmt.pct(band)})" if fmt.finite(band) else ")")
     return v.replace("worse", "worse (regression)")
 
 
@@ -373,9 +375,12 @@ def terminal_table(result: CompareResult) -> str:
 
 
 def _within_band_count(rows: pd.DataFrame) -> str:
-    """' (N worse and M better within tolerance)' for the within-noise rows with a real change, or ''."""
+    """' (N worse and M better, within tolerance)' for the within-noise rows with a real change, and
+    '; K a real change not shown beyond the band' for such insufficient-data rows, or ''."""
     if "verdict_detail" not in rows or not len(rows):
         return ""
     detail = rows["verdict_detail"].astype(object).where(rows["verdict_detail"].notna(), "").astype(str)
     worse, better = int((detail == "worse, within tolerance").sum()), int((detail == "better, within tolerance").sum())
-    return f" ({worse} worse and {better} better, within tolerance)" if worse or better else ""
+    out = f" ({worse} worse and {better} better, within tolerance)" if worse or better else ""
+    reach = int(detail.str.endswith("not shown beyond the band").sum())
+    return out + (f"; {reach} a real change not shown beyond the band" if reach else "")

@@ -72,25 +72,27 @@ class Thresholds:
         default=0.03,
         metadata={
             "range": (0, 1, True, False),
-            "why": "the noise band of p90 cells (3%): a pass's p90 varies 1.2-1.7x as much from pass to pass as its "
-            "mean (request-level runs of 200-1,000 requests a pass at a 2% pass CV, and the repeated captures "
-            "in tests/fixtures; docs/statistics.md), so 1.5 x the means' 2%",
+            "why": "the noise band of p90 cells (3%): a pass's p90 varies 0.9-1.6x as much from pass to pass as "
+            "its mean (median CVs in the repeated real captures of tests/fixtures/captures and in simulated "
+            "request-level seats of 200 and 1,000 requests a pass at a 2% pass CV: benchmarks/band_study.py "
+            "--cv-of, docs/statistics.md), so 1.5 x the means' 2%",
         },
     )
     noise_p95: float = field(
         default=0.04,
         metadata={
             "range": (0, 1, True, False),
-            "why": "the noise band of p95 cells (4%): a pass's p95 varies 1.4-2.4x as much from pass to pass as its "
-            "mean (same measurements), so 2 x the means' 2%",
+            "why": "the noise band of p95 cells (4%): a pass's p95 varies 1.0-2.3x as much from pass to pass as "
+            "its mean (same measurements), so 2 x the means' 2%",
         },
     )
     noise_p99: float = field(
         default=0.05,
         metadata={
             "range": (0, 1, True, False),
-            "why": "the noise band of p99, min and max cells (5%): a pass's p99 varies 1.9-3.8x as much from pass "
-            "to pass as its mean (same measurements; an extreme at least as much), so 2.5 x the means' 2%",
+            "why": "the noise band of p99, min and max cells (5%): a pass's p99 varies 1.2-4.3x as much from pass "
+            "to pass as its mean, latencies 1.5-3.6x (same measurements; an extreme at least as much), so "
+            "2.5 x the means' 2%",
         },
     )
     cv_limit: float = field(

@@ -408,7 +408,7 @@ def regression_lines(rows) -> list[str]:
     for r in worse.head(SHOWN_CAUSES).itertuples(index=False):
         conc = f" at {F.streams(int(r.concurrency))}" if F.finite(r.concurrency) else ""
         ci = f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else ""
-        inside = f", within the ±{F.pct(r.noise_band)} noise band" if r.verdict != "worse" else ""
+        inside = f", {r.verdict_detail} (±{F.pct(r.noise_band)} noise band)" if r.verdict != "worse" else ""
         out.append(
             one_line(
                 f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci}{inside} "

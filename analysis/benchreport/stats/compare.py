@@ -34,7 +34,7 @@ Verdict, direction aware (benchreport.columns.higher_is_better):
   statistic (``noise_band``: `Thresholds.noise_band`, wider for tails); ``verdict_detail`` then
   says ``better, within tolerance`` / ``worse, within tolerance`` when the CI excludes 1 on that
   side and the change stays significant after the correction below (a real change inside the
-  band; empty otherwise, and for every other verdict);
+  band; empty otherwise);
 * ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
   AND the change stays significant after the report's multiplicity correction
   (by default, issue 43: the rows split into families by metric, throughput, latency and
@@ -43,7 +43,10 @@ Verdict, direction aware (benchreport.columns.higher_is_better):
   family's first cell of each pair (the declared primary cell in its family, else
   `FAMILY_FIRST`) with Holm over those rows, then Holm over the family's other rows, tested
   only when every first row was rejected; benchreport.stats.multiplicity.family_gatekeeping);
-* ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed.
+* ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed, and
+  ``verdict_detail`` says ``better, not shown beyond the band`` / ``worse, not shown beyond the
+  band`` when the CI excludes 1, reaches into the band, and the change stays significant after
+  the correction (a real change whose size the sample does not show beyond the band).
 
 The noise band comes first, as criterion.rs does: a difference the CI pins
 inside +/- noise is too small to call, however significant.
@@ -102,6 +105,7 @@ __all__ = [
     "verdict_reason",
     "verdict_detail",
     "WITHIN_BAND",
+    "NOT_BEYOND_BAND",
     "primary_rows",
     "rejudge",
     "nights_needed",
@@ -165,19 +169,30 @@ def verdict_reason(
 #: `verdict_detail` of a within_noise row whose change is real (its interval excludes 1 and it stays
 #: significant after the correction) but smaller than the band: which side of 1 it is on
 WITHIN_BAND = ("better, within tolerance", "worse, within tolerance")
+#: `verdict_detail` of an insufficient_data row whose change is real (interval excluding 1, significant
+#: after the correction) but whose interval reaches into the band: its size is not shown beyond it
+NOT_BEYOND_BAND = ("better, not shown beyond the band", "worse, not shown beyond the band")
 
 
 def verdict_detail(low, high, *, higher_is_better: bool, noise: float, p_adj=None, alpha: float = 0.05) -> str:
     """`better, within tolerance` / `worse, within tolerance` for a ``within_noise`` ratio whose
     interval excludes 1 on that side and, when `p_adj` is given, p_adj < alpha (the same
     correction a ``better``/``worse`` verdict needs, so the details keep the report's error rate);
-    empty otherwise (issue 43: a change that is there but inside the band, said with its direction;
-    lower is better for latencies, as in `verdict`)."""
+    `better, not shown beyond the band` / `worse, not shown beyond the band` for an
+    ``insufficient_data`` ratio whose interval excludes 1 but reaches into the band, under the same
+    condition; empty otherwise (issue 43: a change that is there but not shown to clear the band,
+    said with its direction; lower is better for latencies, as in `verdict`)."""
     v, why = verdict_reason(low, high, higher_is_better=higher_is_better, noise=noise, p_adj=p_adj, alpha=alpha)
-    if v != "within_noise" or not why.startswith("a change smaller"):
+    if v == "within_noise" and why.startswith("a change smaller"):
+        words = WITHIN_BAND
+    elif why == "the interval reaches into the noise band" and (
+        p_adj is None or (np.isfinite(p_adj) and p_adj < alpha)
+    ):
+        words = NOT_BEYOND_BAND
+    else:
         return ""
     good = (low > 1.0) == bool(higher_is_better)
-    return WITHIN_BAND[0] if good else WITHIN_BAND[1]
+    return words[0] if good else words[1]
 
 
 @dataclass(frozen=True)

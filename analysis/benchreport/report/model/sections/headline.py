@@ -173,6 +173,9 @@ def _why(a, rid, verdict: str, reason: str) -> str:
     if verdict == "within noise" and detail:
         band = quote.figure(a, rid, "noise_band", fmt.pct)
         return f": {detail} (a change smaller than the ±{band} noise band of this statistic; the interval excludes 1)"
+    if detail:
+        band = quote.figure(a, rid, "noise_band", fmt.pct)
+        return f" ({reason}; {detail}: the change is significant, its size not shown beyond ±{band})"
     return f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""
 
 
