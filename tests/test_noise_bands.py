@@ -195,3 +195,20 @@ def test_the_report_says_the_change_inside_the_band(tmp_path):
 )
 def test_verdict_detail_rule(low, high, higher, p_adj, expected):
     assert verdict_detail(low, high, higher_is_better=higher, noise=0.02, p_adj=p_adj, alpha=0.05) == expected
+
+
+def _underpowered_words(out: Path) -> str:
+    import json
+
+    flags = json.loads((out / "flags.json").read_text(encoding="utf-8"))
+    flags = flags if isinstance(flags, list) else flags["flags"]
+    return " ".join(f["message"] for f in flags if f["code"] == "sample.underpowered")
+
+
+def test_the_underpowered_flag_names_the_band_it_used(cli, tails, tmp_path):
+    assert cli("analyse", tails, "--out", tmp_path / "d", "--quiet").returncode == 0
+    words = _underpowered_words(tmp_path / "d")
+    assert "the noise band of its statistic (±2% for means and medians, wider for tails)" in words
+    assert cli("analyse", tails, "--out", tmp_path / "one", "--quiet", "--noise", "0.025").returncode == 0
+    words = _underpowered_words(tmp_path / "one")
+    assert "the ±2.5% noise band" in words and "wider for tails" not in words

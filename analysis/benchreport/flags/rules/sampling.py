@@ -506,7 +506,7 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
                 candidate=cand,
                 n_cells=len(cl),
                 cells=cl,
-                thresholds=used(th, "alpha", "power", "noise", "min_effect"),
+                thresholds=used(th, "alpha", "power", "noise", "noise_p90", "noise_p95", "noise_p99", "min_effect"),
             )
         )
     return out
