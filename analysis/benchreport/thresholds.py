@@ -68,14 +68,15 @@ class Thresholds:
             "every statistic (tails included), as before the bands per statistic",
         },
     )
+    # the bands per statistic: measured by benchmarks/band_study.py --cv-of (docs/statistics.md)
     noise_p90: float = field(
         default=0.03,
         metadata={
             "range": (0, 1, True, False),
             "why": "the noise band of p90 cells (3%): a pass's p90 varies 0.9-1.6x as much from pass to pass as "
-            "its mean (median CVs in the repeated real captures of tests/fixtures/captures and in simulated "
-            "request-level seats of 200 and 1,000 requests a pass at a 2% pass CV: benchmarks/band_study.py "
-            "--cv-of, docs/statistics.md), so 1.5 x the means' 2%",
+            "its mean (median pass-to-pass CVs in two real captures with repeated passes and in simulated "
+            "request-level seats of 200 and 1,000 requests a pass at a 2% pass CV, measured through the "
+            "command line), so 1.5 x the means' 2%",
         },
     )
     noise_p95: float = field(
