@@ -44,6 +44,7 @@ __all__ = [
     "CompareResult",
     "compare",
     "terminal_table",
+    "verdict_words",
     "COMPARE_COLUMNS",
     "store_nights",
     "night_rows",
@@ -224,6 +225,19 @@ class CompareResult:
     def regressions(self) -> int:
         return int((self.rows["verdict"] == "worse").sum()) if len(self.rows) else 0
 
+    def regressed(self, within_band: bool = False) -> pd.DataFrame:
+        """The rows of B worse than A: verdict ``worse``, and with `within_band` also the real changes
+        for the worse inside the noise band (``verdict_detail`` "worse, within tolerance")."""
+        rows = self.rows
+        if not len(rows):
+            return rows
+        hit = rows["verdict"] == "worse"
+        if within_band and "verdict_detail" in rows:
+            hit = hit | rows["verdict_detail"].astype(object).isin(
+                ["worse, within tolerance", "worse, not shown beyond the band"]
+            )
+        return rows[hit]
+
     def counts(self) -> dict:
         v = self.rows["verdict"].astype(str).value_counts() if len(self.rows) else {}
         return {k: int(v.get(k, 0)) for k in ("better", "worse", "within_noise", "insufficient_data")}
@@ -304,6 +318,19 @@ def _reasons(g: pd.DataFrame) -> list[str]:
     return out
 
 
+def verdict_words(r) -> str:
+    """A row's verdict as the text table says it: a regression named, a real change inside the noise
+    band with its direction and the band (issue 43: "within_noise (worse, within tolerance ±2%)")."""
+    from benchreport import format as fmt
+
+    v = str(r["verdict"])
+    detail = fmt.text(r.get("verdict_detail"))
+    if detail:
+        band = r.get("noise_band")
+        return f"{v} ({detail}" + (f" ±{fmt.pct(band)})" if fmt.finite(band) else ")")
+    return v.replace("worse", "worse (regression)")
+
+
 def terminal_table(result: CompareResult) -> str:
     """The rows as a plain-text table, one block per pair with why each row without a verdict has none,
     and a count of the verdicts."""
@@ -323,7 +350,7 @@ def terminal_table(result: CompareResult) -> str:
                     fmt.num(r["candidate_estimate"]),
                     fmt.ratio3(r["ratio"]),
                     ci,
-                    str(r["verdict"]).replace("worse", "worse (regression)"),
+                    verdict_words(r),
                 )
             )
         widths = [max(len(row[i]) for row in body) for i in range(len(body[0]))]
@@ -342,6 +369,18 @@ def terminal_table(result: CompareResult) -> str:
     c = result.counts()
     lines.append(
         f"{len(result.rows)} cell(s): {c['worse']} worse (regression), {c['better']} better, "
-        f"{c['within_noise']} within noise, {c['insufficient_data']} insufficient data"
+        f"{c['within_noise']} within noise{_within_band_count(result.rows)}, {c['insufficient_data']} insufficient data"
     )
     return "\n".join(lines)
+
+
+def _within_band_count(rows: pd.DataFrame) -> str:
+    """' (N worse and M better, within tolerance)' for the within-noise rows with a real change, and
+    '; K a real change not shown beyond the band' for such insufficient-data rows, or ''."""
+    if "verdict_detail" not in rows or not len(rows):
+        return ""
+    detail = rows["verdict_detail"].astype(object).where(rows["verdict_detail"].notna(), "").astype(str)
+    worse, better = int((detail == "worse, within tolerance").sum()), int((detail == "better, within tolerance").sum())
+    out = f" ({worse} worse and {better} better, within tolerance)" if worse or better else ""
+    reach = int(detail.str.endswith("not shown beyond the band").sum())
+    return out + (f"; {reach} a real change not shown beyond the band" if reach else "")

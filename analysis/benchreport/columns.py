@@ -475,6 +475,8 @@ _COMPARISON_EXTRA = (
     ("family", STRING),
     ("family_first", BOOL),
     ("family_alpha", FLOAT),
+    ("noise_band", FLOAT),
+    ("verdict_detail", STRING),
 )
 #: columns of tables/comparisons.csv (spec/cli.md), in order
 COMPARISON_COLUMNS = _names(_COMPARISON_SPEC)
@@ -605,6 +607,8 @@ BEFORE_AFTER_COLUMNS = [
     "p_adj",
     "verdict",
     "verdict_reason",
+    "verdict_detail",
+    "noise_band",
 ]
 #: columns of the explorer's two-seat `compare` table (benchreport.explore.pairs), in order
 PAIR_COLUMNS = [
@@ -624,6 +628,8 @@ PAIR_COLUMNS = [
     "p_adj",
     "verdict",
     "verdict_reason",
+    "verdict_detail",
+    "noise_band",
     "primary",
     "baseline_values",
     "candidate_values",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from benchreport.thresholds import Thresholds
+from benchreport.thresholds import NOISE_BANDS, Thresholds, one_band_or_bands
 
 __all__ = [
     "Opt",
@@ -226,7 +226,7 @@ def add_cli_options(p: argparse.ArgumentParser) -> None:
         thresholds.add_argument(
             "--" + name.replace("_", "-"),
             type=number(type(default), *ranges[name]),
-            default=default,
+            default=None if name in NOISE_BANDS else default,  # a band not given: `one_band_or_bands`
             dest=f"th_{name}",
             metavar=name.upper(),
             help=f"{why} (default {default}; {_bounds(*ranges[name])})".replace("%", "%%"),
@@ -253,7 +253,9 @@ def options_from_args(args):
     from benchreport.pipeline import options_from
 
     values = {o.name: getattr(args, o.name) for o in ANALYSIS_OPTIONS}
-    values.update({k[3:]: v for k, v in vars(args).items() if k.startswith("th_")})
+    given = {k[3:]: v for k, v in vars(args).items() if k.startswith("th_")}
+    values.update({k: v for k, v in given.items() if k not in NOISE_BANDS})
+    values.update(one_band_or_bands(given))  # --noise alone: one band for every statistic
     return options_from(values)
 
 

@@ -63,8 +63,37 @@ class Thresholds:
         default=0.02,
         metadata={
             "range": (0, 1, True, False),
-            "why": "a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
-            "(criterion.rs noise_threshold defaults to 0.02)",
+            "why": "the noise band of means and medians: a ratio whose CI lies inside 1 +/- 2% is 'within noise' "
+            "(criterion.rs noise_threshold defaults to 0.02); given alone on the command line, the one band of "
+            "every statistic (tails included), as before the bands per statistic",
+        },
+    )
+    # the bands per statistic: measured by benchmarks/band_study.py --cv-of (docs/statistics.md)
+    noise_p90: float = field(
+        default=0.03,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "the noise band of p90 cells (3%): a pass's p90 varies 0.9-1.6x as much from pass to pass as "
+            "its mean (median pass-to-pass CVs in two real captures with repeated passes and in simulated "
+            "request-level seats of 200 and 1,000 requests a pass at a 2% pass CV, measured through the "
+            "command line), so 1.5 x the means' 2%",
+        },
+    )
+    noise_p95: float = field(
+        default=0.04,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "the noise band of p95 cells (4%): a pass's p95 varies 1.0-2.3x as much from pass to pass as "
+            "its mean (same measurements), so 2 x the means' 2%",
+        },
+    )
+    noise_p99: float = field(
+        default=0.05,
+        metadata={
+            "range": (0, 1, True, False),
+            "why": "the noise band of p99, min and max cells (5%): a pass's p99 varies 1.2-4.3x as much from pass "
+            "to pass as its mean, latencies 1.5-3.6x (same measurements; an extreme at least as much), so "
+            "2.5 x the means' 2%",
         },
     )
     cv_limit: float = field(
@@ -233,9 +262,33 @@ class Thresholds:
         """(name, default, why) for every threshold, for help texts and the appendix."""
         return [(f.name, f.default, f.metadata["why"]) for f in fields(cls)]
 
+    def noise_band(self, statistic) -> float:
+        """The noise band of a cell of this statistic (`NOISE_BAND_OF`; `noise` for any other)."""
+        return float(getattr(self, NOISE_BAND_OF.get(str(statistic), "noise")))
+
+    def bands(self) -> dict[str, float]:
+        """{band field: value} of the noise bands, `noise` first (for the appendix and help texts)."""
+        return {name: float(getattr(self, name)) for name in NOISE_BANDS}
+
     def replace(self, **changes) -> "Thresholds":
         """A copy with some values changed; unknown names raise TypeError."""
         return dataclasses.replace(self, **changes)
+
+
+#: the noise-band fields, the means' and medians' first
+NOISE_BANDS = ("noise", "noise_p90", "noise_p95", "noise_p99")
+#: which band a statistic's comparisons use (a statistic not listed: `noise`)
+NOISE_BAND_OF = {"p90": "noise_p90", "p95": "noise_p95", "p99": "noise_p99", "min": "noise_p99", "max": "noise_p99"}
+
+
+def one_band_or_bands(given: dict) -> dict:
+    """The noise bands of a command line or parameter set that gives some of `NOISE_BANDS` (None:
+    not given): `noise` given alone sets every band (its meaning before the bands per statistic);
+    a band given is that band; the rest keep their defaults (left out of the result)."""
+    out = {k: float(v) for k, v in given.items() if k in NOISE_BANDS and v is not None}
+    if "noise" in out and not any(k in out for k in NOISE_BANDS[1:]):
+        out.update({k: out["noise"] for k in NOISE_BANDS[1:]})
+    return out
 
 
 DEFAULT = Thresholds()

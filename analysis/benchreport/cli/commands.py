@@ -358,10 +358,12 @@ def _compare(args, store, target, formats) -> int:
         print(terminal_table(result))
     if target is not None:
         _write_compare(result, args, target, formats)
-    if args.fail_on == "regression" and result.regressions:
+    regressed = result.regressed(within_band=args.fail_on == "regression-within-band") if args.fail_on else None
+    if regressed is not None and len(regressed):
         # said even with --quiet: a gate that fails says why
-        print(f"--fail-on regression: {result.regressions} cell(s) worse in B than in A:", file=sys.stderr)
-        for line in regression_lines(result.rows):
+        inside = " (or worse within the noise band)" if args.fail_on == "regression-within-band" else ""
+        print(f"--fail-on {args.fail_on}: {len(regressed)} cell(s) worse in B than in A{inside}:", file=sys.stderr)
+        for line in regression_lines(regressed):
             print(f"  {line}", file=sys.stderr)
         return EXIT_FLAGS
     return EXIT_OK
@@ -397,17 +399,19 @@ SHOWN_CAUSES = 20
 
 
 def regression_lines(rows) -> list[str]:
-    """One line per cell of B worse than A (seat, cell, ratio and interval), for a failing gate's log."""
+    """One line per cell of B worse than A (seat, cell, ratio and interval; a change inside the noise
+    band says so), for a failing gate's log: the rows given (`CompareResult.regressed`)."""
     from benchreport import format as F
 
-    worse = rows[rows["verdict"] == "worse"]
+    worse = rows
     out = []
     for r in worse.head(SHOWN_CAUSES).itertuples(index=False):
         conc = f" at {F.streams(int(r.concurrency))}" if F.finite(r.concurrency) else ""
         ci = f" [{r.ci_low:.3f}, {r.ci_high:.3f}]" if F.finite(r.ci_low) and F.finite(r.ci_high) else ""
+        inside = f", {r.verdict_detail} (±{F.pct(r.noise_band)} noise band)" if r.verdict != "worse" else ""
         out.append(
             one_line(
-                f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci} "
+                f"{r.after}: {r.workload}{conc}, {r.metric} {r.statistic}: ratio {r.ratio:.3f}{ci}{inside} "
                 f"({r.before} -> {r.after})"
             )
         )

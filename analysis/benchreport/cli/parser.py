@@ -205,7 +205,7 @@ USAGE = {
     "analyse": "(RUNS... | --store DIR) --out DIR [options]",
     "flags": "(RUNS... | --store DIR) [--json] [--fail-on LEVEL [--previous FILE]] [options]",
     "build": "(RUNS... | --store DIR) --out DIR [--format html,pdf] [--site DIR] [options]",
-    "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression] [options]",
+    "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression|regression-within-band] [options]",
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
     "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--columns A,B] [options]",
     "exam-delta": "A B [--json] [options]",
@@ -360,9 +360,11 @@ def _add_compare(sub) -> None:
     _add_pdf_engine(p)
     p.add_argument(
         "--fail-on",
-        choices=["regression"],
+        choices=["regression", "regression-within-band"],
         default=None,
-        help="exit 3 when a cell of B is worse than in A (a regression)",
+        help="exit 3 when a cell of B is worse than in A (regression: verdict worse, beyond the noise band; "
+        "regression-within-band: also a change for the worse that is real but inside the band, "
+        "verdict_detail 'worse, within tolerance')",
     )
 
 

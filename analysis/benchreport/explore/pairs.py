@@ -63,7 +63,8 @@ class Comparison(pd.DataFrame):
                     "candidate": fmt.value_with_unit(r.candidate_estimate, r.metric),
                     "ratio": fmt.ratio3(r.ratio),
                     "ci": fmt.ci(r.ci_low, r.ci_high, fmt.ratio3) if fmt.finite(r.ci_low) else str(r.ci_method),
-                    "verdict": str(r.verdict).replace("_", " "),
+                    "verdict": str(r.verdict).replace("_", " ")
+                    + (f" ({fmt.text(r.verdict_detail)})" if fmt.text(r.verdict_detail) else ""),
                     "reason": fmt.text(r.verdict_reason),
                     "passes": f"{len(r.baseline_values)} / {len(r.candidate_values)}",
                     "flags": list(r.flags),
@@ -351,6 +352,8 @@ def compare(a, baseline: str, candidate: str) -> Comparison:
                     "p_adj",
                     "verdict",
                     "verdict_reason",
+                    "verdict_detail",
+                    "noise_band",
                     "primary",
                 )
             },

@@ -30,7 +30,11 @@ ratio of the two cells' centres (geometric means of pass values), with:
 
 Verdict, direction aware (benchreport.columns.higher_is_better):
 
-* ``within_noise``: the CI lies inside [1 - noise, 1 + noise];
+* ``within_noise``: the CI lies inside [1 - noise, 1 + noise], noise the band of the row's
+  statistic (``noise_band``: `Thresholds.noise_band`, wider for tails); ``verdict_detail`` then
+  says ``better, within tolerance`` / ``worse, within tolerance`` when the CI excludes 1 on that
+  side and the change stays significant after the correction below (a real change inside the
+  band; empty otherwise);
 * ``better`` / ``worse``: the CI lies wholly beyond the noise band on one side
   AND the change stays significant after the report's multiplicity correction
   (by default, issue 43: the rows split into families by metric, throughput, latency and
@@ -39,7 +43,10 @@ Verdict, direction aware (benchreport.columns.higher_is_better):
   family's first cell of each pair (the declared primary cell in its family, else
   `FAMILY_FIRST`) with Holm over those rows, then Holm over the family's other rows, tested
   only when every first row was rejected; benchreport.stats.multiplicity.family_gatekeeping);
-* ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed.
+* ``insufficient_data`` otherwise; ``verdict_reason`` says which condition failed, and
+  ``verdict_detail`` says ``better, not shown beyond the band`` / ``worse, not shown beyond the
+  band`` when the CI excludes 1, reaches into the band, and the change stays significant after
+  the correction (a real change whose size the sample does not show beyond the band).
 
 The noise band comes first, as criterion.rs does: a difference the CI pins
 inside +/- noise is too small to call, however significant.
@@ -96,6 +103,9 @@ __all__ = [
     "comparisons",
     "verdict",
     "verdict_reason",
+    "verdict_detail",
+    "WITHIN_BAND",
+    "NOT_BEYOND_BAND",
     "primary_rows",
     "rejudge",
     "nights_needed",
@@ -138,6 +148,11 @@ def verdict_reason(
         return "insufficient_data", "no interval"
     if 1.0 - noise <= low and high <= 1.0 + noise:
         if low > 1.0 or high < 1.0:  # said, not silently "same" (issue 43)
+            if p_adj is not None and not (np.isfinite(p_adj) and p_adj < alpha):
+                return "within_noise", (
+                    "the interval excludes 1, but the change is not significant after the correction for "
+                    "multiple comparisons"
+                )
             return "within_noise", "a change smaller than the noise band: the interval excludes 1"
         return "within_noise", ""
     above, below = low > 1.0 + noise, high < 1.0 - noise
@@ -149,6 +164,35 @@ def verdict_reason(
         return "insufficient_data", "not significant after the correction for multiple comparisons"
     good = above if higher_is_better else below
     return ("better" if good else "worse"), ""
+
+
+#: `verdict_detail` of a within_noise row whose change is real (its interval excludes 1 and it stays
+#: significant after the correction) but smaller than the band: which side of 1 it is on
+WITHIN_BAND = ("better, within tolerance", "worse, within tolerance")
+#: `verdict_detail` of an insufficient_data row whose change is real (interval excluding 1, significant
+#: after the correction) but whose interval reaches into the band: its size is not shown beyond it
+NOT_BEYOND_BAND = ("better, not shown beyond the band", "worse, not shown beyond the band")
+
+
+def verdict_detail(low, high, *, higher_is_better: bool, noise: float, p_adj=None, alpha: float = 0.05) -> str:
+    """`better, within tolerance` / `worse, within tolerance` for a ``within_noise`` ratio whose
+    interval excludes 1 on that side and, when `p_adj` is given, p_adj < alpha (the same
+    correction a ``better``/``worse`` verdict needs, so the details keep the report's error rate);
+    `better, not shown beyond the band` / `worse, not shown beyond the band` for an
+    ``insufficient_data`` ratio whose interval excludes 1 but reaches into the band, under the same
+    condition; empty otherwise (issue 43: a change that is there but not shown to clear the band,
+    said with its direction; lower is better for latencies, as in `verdict`)."""
+    v, why = verdict_reason(low, high, higher_is_better=higher_is_better, noise=noise, p_adj=p_adj, alpha=alpha)
+    if v == "within_noise" and why.startswith("a change smaller"):
+        words = WITHIN_BAND
+    elif why == "the interval reaches into the noise band" and (
+        p_adj is None or (np.isfinite(p_adj) and p_adj < alpha)
+    ):
+        words = NOT_BEYOND_BAND
+    else:
+        return ""
+    good = (low > 1.0) == bool(higher_is_better)
+    return words[0] if good else words[1]
 
 
 @dataclass(frozen=True)
@@ -737,17 +781,18 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str, elsewhere=()) ->
     df["multiplicity"] = rule
     df["family"] = families
     df["family_alpha"] = level
-    verdicts, reasons = [], []
+    verdicts, reasons, details = [], [], []
+    df["noise_band"] = [th.noise_band(s) for s in df["statistic"]]
     for r in df.itertuples(index=False):
         known = r.metric in METRICS
-        v, why = verdict_reason(
-            r.ci_low,
-            r.ci_high,
+        judged = dict(
             higher_is_better=higher_is_better(r.metric) if known else True,
-            noise=th.noise,
+            noise=r.noise_band,
             p_adj=r.p_adj if np.isfinite(r.p_value) else None,
             alpha=th.alpha,
         )
+        v, why = verdict_reason(r.ci_low, r.ci_high, **judged)
+        details.append(verdict_detail(r.ci_low, r.ci_high, **judged) if known else "")
         if not known and v in ("better", "worse"):
             v, why = "insufficient_data", "direction of the metric unknown"
         if v == "insufficient_data" and why == "no interval":
@@ -764,7 +809,7 @@ def _judge(df: pd.DataFrame, th: Thresholds, multiplicity: str, elsewhere=()) ->
             )
         verdicts.append(v)
         reasons.append(why)
-    df["verdict"], df["verdict_reason"] = verdicts, reasons
+    df["verdict"], df["verdict_reason"], df["verdict_detail"] = verdicts, reasons, details
     return df
 
 
@@ -789,7 +834,12 @@ def rejudge(df: pd.DataFrame, th: Thresholds, multiplicity: str = "holm", elsewh
     if not len(df):
         return df.reset_index(drop=True)
     return COMPARISONS.typed(
-        _judge(df.drop(columns=["p_adj", "verdict", "verdict_reason"]), th, multiplicity, elsewhere)
+        _judge(
+            df.drop(columns=["p_adj", "verdict", "verdict_reason", "verdict_detail", "noise_band"], errors="ignore"),
+            th,
+            multiplicity,
+            elsewhere,
+        )
     )
 
 

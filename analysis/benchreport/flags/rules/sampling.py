@@ -452,7 +452,7 @@ def underpowered(
 
 
 def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list[UnderpoweredComparison]:
-    alpha, power, noise, effect = float(th.alpha), float(th.power), float(th.noise), float(th.min_effect)
+    alpha, power, effect = float(th.alpha), float(th.power), float(th.min_effect)
     family = family_sizes(comparisons)
     pairs: dict[tuple, list] = {}
     for row in comparisons.itertuples(index=False):
@@ -469,6 +469,8 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
             **family,
         )
         sessions = _sessions_in_interval(row)
+        band = getattr(row, "noise_band", None)  # the band of the row's statistic (issue 43)
+        noise = float(band) if F.finite(band) else th.noise_band(getattr(row, "statistic", "mean"))
         withheld = _clears_band(row, noise)
         needed = (
             None
@@ -504,7 +506,7 @@ def _underpowered_comparisons(comparisons: pd.DataFrame, th: Thresholds) -> list
                 candidate=cand,
                 n_cells=len(cl),
                 cells=cl,
-                thresholds=used(th, "alpha", "power", "noise", "min_effect"),
+                thresholds=used(th, "alpha", "power", "noise", "noise_p90", "noise_p95", "noise_p99", "min_effect"),
             )
         )
     return out

@@ -195,7 +195,7 @@ def underpowered_sentences(findings: list, messages: list[str]) -> list[str]:
         )
         out.append(
             f"Against {key[0]}, these data cannot tell a {F.pct(th['min_effect'])} difference from none at "
-            f"{F.pct(th['power'])} power with the interval clear of the ±{F.pct(th['noise'])} noise band: {who}. "
+            f"{F.pct(th['power'])} power with the interval clear of {_band(th)}: {who}. "
             f"No run-to-run variation was measured; at least {needed} passes per seat are needed{faces}."
         )
     return out
@@ -238,8 +238,8 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
         out.append(
             f"{f.candidate} against {f.baseline}: these data cannot tell a {F.pct(th['min_effect'])} "
             f"difference from none in {F.plural(len(short), 'cell')} ({'; '.join(parts)}"
-            f"{more(3, len(short))}), at {F.pct(th['power'])} power with the interval clear of the "
-            f"±{F.pct(th['noise'])} noise band."
+            f"{more(3, len(short))}), at {F.pct(th['power'])} power with the interval clear of "
+            f"{_band(th)}."
         )
     if withheld:  # issue 43: the sample was enough; the correction for multiple comparisons withheld it
         shown = [
@@ -247,8 +247,8 @@ def underpowered_comparison(f: UnderpoweredComparison) -> str:
             for c in withheld[:3]
         ]
         out.append(
-            f"{f.candidate} against {f.baseline}: {F.plural(len(withheld), 'cell')} whose interval clears the "
-            f"±{F.pct(th['noise'])} noise band {'has' if len(withheld) == 1 else 'have'} no verdict because of "
+            f"{f.candidate} against {f.baseline}: {F.plural(len(withheld), 'cell')} whose interval clears "
+            f"{_band(th)} {'has' if len(withheld) == 1 else 'have'} no verdict because of "
             f"the correction for multiple comparisons, not the sample; more passes are not what "
             f"{'it lacks' if len(withheld) == 1 else 'they lack'} ({'; '.join(shown)}{more(3, len(withheld))})."
         )
@@ -365,3 +365,14 @@ def few_sessions(f: FewSessions) -> str:
         f"{F.join_words(list(f.dates))} ({F.plural(f.n_runs, 'run')}), too few dates to estimate it; "
         f"measure on {F.plural(f.min_sessions, 'date')} or more to include it."
     )
+
+
+def _band(th: dict) -> str:
+    """The noise band a comparison flag names: one band ('the ±2% noise band') or, where the tails
+    have wider ones (issue 43), 'the noise band of its statistic (±2% for means and medians, wider
+    for tails)'."""
+    noise = th.get("noise")
+    tails = [th.get(k, noise) for k in ("noise_p90", "noise_p95", "noise_p99")]
+    if all(t == noise for t in tails):
+        return f"the ±{F.pct(noise)} noise band"
+    return f"the noise band of its statistic (±{F.pct(noise)} for means and medians, wider for tails)"

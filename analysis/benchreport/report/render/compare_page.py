@@ -13,6 +13,9 @@ import pandas as pd
 from markupsafe import Markup
 
 from benchreport import format as fmt
+from benchreport.before_after import verdict_words
+from benchreport.report.model.sections.headline import band_words
+from benchreport.thresholds import DEFAULT
 from benchreport.report.render import html as render
 from benchreport.report.model.sections.blocks import Table, ident, para, prose
 
@@ -47,7 +50,7 @@ def _table(rows: pd.DataFrame, before: str, after: str, level: str) -> Table:
                 f"{fmt.ratio3(lo)}–{fmt.ratio3(hi)}" if fmt.finite(lo) else "–"
                 for lo, hi in zip(rows["ci_low"], rows["ci_high"])
             ],
-            "Verdict": [str(v).replace("_", " ") + (" (regression)" if v == "worse" else "") for v in rows["verdict"]],
+            "Verdict": [verdict_words(r).replace("_", " ") for _, r in rows.iterrows()],
         }
     )
     return Table(
@@ -63,7 +66,7 @@ def compare_html(result, *, a_text: str, b_text: str, title: str = "Before vs af
     """The page for a `benchreport.before_after.CompareResult` (A and B as the user named them)."""
     c = result.counts()
     level = fmt.level(result.analyses[0].options.thresholds.alpha) if result.analyses else "95%"
-    noise = result.analyses[0].options.thresholds.noise if result.analyses else 0.02
+    th = result.analyses[0].options.thresholds if result.analyses else DEFAULT
     parts = [
         render.prose_html(
             prose(
@@ -72,13 +75,15 @@ def compare_html(result, *, a_text: str, b_text: str, title: str = "Before vs af
                     "(or the one seat of each), on every cell both measured, exactly as comparisons.csv compares a "
                     "candidate with its baseline: {} ratios of geometric means with a {} CI (between passes; between "
                     "nights for one seat on two dates of a run store, as comparisons.csv's dated rows); better or "
-                    "worse when the CI lies beyond the ±{} noise band and the change stays significant after the "
-                    "correction over the comparisons, within noise when the CI lies inside the band.",
+                    "worse when the CI lies beyond the noise band of its statistic ({}) and the change stays "
+                    "significant after the correction over the comparisons, within noise when the CI lies inside "
+                    "the band ('worse, within tolerance' or 'better, within tolerance' when it also excludes 1 and "
+                    "the change stays significant).",
                     ident(a_text),
                     ident(b_text),
                     fmt.count(len(result.rows)),
                     level,
-                    fmt.pct(noise),
+                    band_words(th),
                 ),
                 para(
                     "Verdicts: {} worse (regressions), {} better, {} within noise, {} with too little data for a verdict.",

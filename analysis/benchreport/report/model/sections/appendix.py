@@ -19,7 +19,7 @@ from benchreport.thresholds import Thresholds
 from .blocks import Prose, Table, ident, para, prose
 from .cellview import result_cells
 from .comparisons import comparisons_cut
-from .headline import baseline_comparisons
+from .headline import band_words, baseline_comparisons
 from .tables import LONG_TABLE_ROWS, MAX_COMPARISON_ROWS, constant_columns
 
 
@@ -339,7 +339,8 @@ def thresholds_table(a) -> Table:
         rows.append({"Threshold": name, "Used": fmt.text(v), "Default": fmt.text(default), "Why this default": why})
     return Table(
         pd.DataFrame(rows),
-        "Thresholds used by the statistics and the flags, with their defaults and the reason for each.",
+        "Thresholds used by the statistics and the flags, with their defaults and the reason for each. The "
+        f"noise bands that took effect: {band_words(a.options.thresholds)} (noise, noise_p90, noise_p95, noise_p99).",
         kind="appendix",
         small=True,
         mono=("Threshold",),

@@ -14,6 +14,7 @@ from .blocks import FigureBlock, Prose, Table, figure_block, ident, para, prose
 from .cellview import no_ci, spread_statistics, stat_rank, within_ci, workloads
 from .headline import (
     METRIC_PRIORITY,
+    band_words,
     baseline_comparisons,
     cell_words,
     headline_row,
@@ -155,6 +156,15 @@ def all_comparisons_table(a, *, max_rows: int = MAX_COMPARISON_ROWS) -> Table | 
 VERDICT_MARKS = {"better": "+", "worse": "−", "within_noise": "≈", "insufficient_data": "?"}
 
 
+#: a real change inside the noise band (verdict_detail), after the within-noise mark
+DETAIL_MARKS = {"better, within tolerance": "≈+", "worse, within tolerance": "≈−"}
+
+
+def _mark(verdict: str, detail: str) -> str:
+    """A verdict's mark in a wide table: `VERDICT_MARKS`, or `DETAIL_MARKS` for a change inside the band."""
+    return DETAIL_MARKS.get(detail, "") if verdict == "within_noise" and detail else VERDICT_MARKS.get(verdict, verdict)
+
+
 def _cell_values_lookup(a) -> dict:
     """(seat, workload, concurrency, metric, statistic) -> the per-pass values of that cell; made
     once per analysis (the comparison table and the appendix's both ask)."""
@@ -206,6 +216,7 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
 
     ratio = [fmt.ratio3(x) for x in column(c, "ratio")]
     verdict = [fmt.text(v) for v in column(c, "verdict")]
+    detail = [fmt.text(v) for v in column(c, "verdict_detail")] if "verdict_detail" in c else [""] * len(c)
     metric_labels = {m: F.metric_label(m, unit=False) for m in set(metric)}
     return pd.DataFrame(
         {
@@ -228,8 +239,8 @@ def _comparison_display(a, c: pd.DataFrame) -> pd.DataFrame:
                     column(c, "ci_method"),
                 )
             ],
-            "Verdict": [v.replace("_", " ") for v in verdict],
-            "Mark": [f"{r} {VERDICT_MARKS.get(v, v)}".strip() for r, v in zip(ratio, verdict)],
+            "Verdict": [v.replace("_", " ") + (f" ({d})" if d else "") for v, d in zip(verdict, detail)],
+            "Mark": [f"{r} {_mark(v, d)}".strip() for r, v, d in zip(ratio, verdict, detail)],
             "_metric": metric,
             "_k": c.assign(candidate=c["candidate"].astype(str))
             .groupby([*(k for k in keys if k not in ("workload", "concurrency")), "_w", "_c"], sort=False, dropna=False)
@@ -244,6 +255,8 @@ def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool
     ci = f"{pct} CI"
     who = f"the {baseline_word(a)}"
     d = _comparison_display(a, c).rename(columns={"CI": ci})
+    bands = f"The noise band of a verdict is that of its statistic: {band_words(a.options.thresholds)}."
+    note = f"{note} {bands}" if note else bands
     if not wide:
         df = d[
             [
@@ -301,7 +314,8 @@ def _comparison_frame(a, c: pd.DataFrame, *, note: str | None = None, wide: bool
     if stats:
         bits.append(
             f"{fmt.join_words(stats)}: the candidate/baseline ratio of that statistic and its verdict "
-            "(+ better, − worse, ≈ within noise, ? too little data for one)."
+            "(+ better, − worse, ≈ within noise, ≈+ or ≈− within noise but a real change for the better or "
+            "the worse, ? too little data for one)."
         )
     bits += [
         abbreviations(df["Metric"]),

@@ -102,8 +102,22 @@ def verdict_rule(a) -> str:
     }[a.options.multiplicity]
     return (
         f"'better' or 'worse' needs passes on both sides, the {ci_level(a)} CI of the ratio wholly outside "
-        f"1 ± {fmt.pct(th.noise)}, and the change still significant {how}; 'within noise' means the CI lies "
-        f"inside 1 ± {fmt.pct(th.noise)}; anything else is 'insufficient data'"
+        f"1 ± the noise band of its statistic ({band_words(th)}), and the change still significant {how}; "
+        "'within noise' means the CI lies inside the band, and says 'better, within tolerance' or 'worse, "
+        "within tolerance' when it excludes 1 on that side and the change is still significant; anything "
+        "else is 'insufficient data'"
+    )
+
+
+def band_words(th) -> str:
+    """The noise bands in words: '±2% for means and medians, ±3% for p90, ±4% for p95, ±5% for p99,
+    min and max' (one band: '±2% for every statistic'); `Thresholds.bands`."""
+    b = th.bands()
+    if len(set(b.values())) == 1:
+        return f"±{fmt.pct(b['noise'])} for every statistic"
+    return (
+        f"±{fmt.pct(b['noise'])} for means and medians, ±{fmt.pct(b['noise_p90'])} for p90, "
+        f"±{fmt.pct(b['noise_p95'])} for p95, ±{fmt.pct(b['noise_p99'])} for p99, min and max"
     )
 
 
@@ -145,10 +159,24 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
             quote.figure(a, rid, "ratio", fmt.ratio3),
             ci_words,
             verdict or "none",
-            f" ({reason})" if reason and verdict != "better" and verdict != "worse" else "",
+            _why(a, rid, verdict, reason),
         ),
         *_unquotable_note(a, row, (base, cand)),
     )
+
+
+def _why(a, rid, verdict: str, reason: str) -> str:
+    """What follows a headline's verdict: for a real change inside the noise band its direction and
+    the band (issue 43: 'within noise: worse, within tolerance, a change smaller than the ±2% noise
+    band ...'), else the reason of a non-verdict; both from the comparisons row `rid` names."""
+    detail = fmt.text(quote.row(a, rid).get("verdict_detail"))
+    if verdict == "within noise" and detail:
+        band = quote.figure(a, rid, "noise_band", fmt.pct)
+        return f": {detail} (a change smaller than the ±{band} noise band of this statistic; the interval excludes 1)"
+    if detail:
+        band = quote.figure(a, rid, "noise_band", fmt.pct)
+        return f" ({reason}; {detail}: the change is significant, its size not shown beyond ±{band})"
+    return f" ({reason})" if reason and verdict != "better" and verdict != "worse" else ""
 
 
 def _unquotable_note(a, row, seats: tuple[str, str]) -> list:
