@@ -161,8 +161,28 @@ def _one_headline(a, row, lead: str, who: str) -> Prose:
             verdict or "none",
             _why(a, rid, verdict, reason),
         ),
+        *_fallback_note(a, row),
         *_unquotable_note(a, row, (base, cand)),
     )
+
+
+def _fallback_note(a, row) -> list:
+    """A sentence under a headline whose cell is not the declared one (issue 43: the headline cell
+    was chosen silently when the declared metric was missing): the pair shares no cell of the
+    declared metric and statistic, so its headline is the first metric of the declared order
+    (`benchreport.stats.compare.PrimaryCell.fallback`) both seats share."""
+    p = a.options.primary
+    if (fmt.text(row.get("metric")), fmt.text(row.get("statistic"))) == (p.metric, p.statistic):
+        return []
+    declared = F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")
+    return [
+        para(
+            "The declared headline cell, {}, was not measured for both seats, so this headline is the first "
+            "metric of the declared order both share ({}).",
+            declared,
+            F.metric_label(str(row["metric"]), unit=False),
+        )
+    ]
 
 
 def _why(a, rid, verdict: str, reason: str) -> str:
