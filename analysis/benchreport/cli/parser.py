@@ -205,7 +205,7 @@ USAGE = {
     "analyse": "(RUNS... | --store DIR) --out DIR [options]",
     "flags": "(RUNS... | --store DIR) [--json] [--fail-on LEVEL [--previous FILE]] [options]",
     "build": "(RUNS... | --store DIR) --out DIR [--format html,pdf] [--site DIR] [options]",
-    "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on regression|regression-within-band] [options]",
+    "compare": "A B [--store DIR] [--json] [--out DIR] [--fail-on WHEN] [options]",
     "figure": "NAME (RUNS... | --store DIR) --out FILE [--width IN] [--height IN] [--dpi N] [options]",
     "table": "NAME (RUNS... | --store DIR) [--format csv|md|tex] [--out FILE] [--columns A,B] [options]",
     "exam-delta": "A B [--json] [options]",
