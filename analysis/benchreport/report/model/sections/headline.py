@@ -121,10 +121,15 @@ def band_words(th) -> str:
     )
 
 
+def _declared_label(p) -> str:
+    """The declared primary cell's metric and statistic in words ('aggregate throughput', '... p90')."""
+    return F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")
+
+
 def primary_words(a) -> str:
     """The declared primary cell in words, as the headline and Section 3 state it."""
     p = a.options.primary
-    bits = [F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")]
+    bits = [_declared_label(p)]
     if p.workload:
         bits.append(f"({p.workload})")
     bits.append(f"at {fmt.streams(p.concurrency)}" if p.concurrency else "at the highest concurrency both seats share")
@@ -174,12 +179,11 @@ def _fallback_note(a, row) -> list:
     p = a.options.primary
     if (fmt.text(row.get("metric")), fmt.text(row.get("statistic"))) == (p.metric, p.statistic):
         return []
-    declared = F.metric_label(p.metric, unit=False) + ("" if p.statistic == "mean" else f" {p.statistic}")
     return [
         para(
             "The declared headline cell, {}, was not measured for both seats, so this headline is the first "
             "metric of the declared order both share ({}).",
-            declared,
+            _declared_label(p),
             F.metric_label(str(row["metric"]), unit=False),
         )
     ]
