@@ -15,6 +15,12 @@ child's own high-water mark, benchmarks/measure.py), in one run:
 5. `analyse` of the same JSON files (every night read and analysed from the files).
 
     python benchmarks/bench_archive.py [--seats 10] [--nights 365] [--work DIR] [--json-nights N] [--json OUT]
+        [--engines ducklake,parquet]
+
+`--engines`: the run-store engines whose ingest and three builds are timed side by side in the
+one run (a new `--store DIR` is DuckLake's; `parquet:DIR` the Parquet store of before). The
+first engine's store also serves steps 4-5; each engine's results are under `by_engine`, and
+the first's are also the top-level entries (as before the option).
 
 `--json-nights N` times the JSON route on the last N nights only (a year of JSON files does
 not fit in memory at 50 seats); the store route is then timed on the same N nights too, so
@@ -82,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
         "its ingest is reused, not repeated",
     )
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    ap.add_argument(
+        "--engines", default="ducklake,parquet", help="run-store engines timed side by side (comma-separated)"
+    )
     return ap
 
 
@@ -92,14 +101,26 @@ def main(argv=None) -> dict:
     dates = nights("2026-01-01", args.nights)
     last_night = archive / dates[-1]
     res = _prepare_archive(args, archive, dates)
-    store, out = args.work / f"store-{args.seats}x{args.nights}", args.work / "out"
-    _ingest_all_but_last(args, res, [archive / d for d in dates[:-1]], store)
-    twin = args.work / f"store-{args.seats}x{args.nights}-analyse"  # the analyse route's own store
-    shutil.rmtree(twin, ignore_errors=True)
-    if not args.builds_only:
-        shutil.copytree(store, twin)
-    if not args.no_build:
-        _time_builds(res, store, out / "build", last_night)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not engines or set(engines) - {"ducklake", "parquet"}:
+        raise SystemExit(f"--engines takes ducklake and/or parquet; got {args.engines!r}")
+    out = args.work / "out"
+    res["by_engine"] = {}
+    for engine in engines:  # each engine's ingest and builds, one after the other in this run
+        mine = res["by_engine"][engine] = {}
+        store = args.work / f"store-{args.seats}x{args.nights}-{engine}"
+        location = f"parquet:{store}" if engine == "parquet" else str(store)
+        _ingest_all_but_last(args, mine, [archive / d for d in dates[:-1]], store, location)
+        if engine == engines[0]:
+            twin = args.work / f"store-{args.seats}x{args.nights}-analyse"  # the analyse route's own store
+            shutil.rmtree(twin, ignore_errors=True)
+            if not args.builds_only:
+                shutil.copytree(store, twin)
+        if not args.no_build:
+            _time_builds(mine, store, out / f"build-{engine}", last_night)
+            mine.update(_build_ratios(mine))
+    res.update({k: v for k, v in res["by_engine"][engines[0]].items() if k not in _RATIO_KEYS})
+    _print_side_by_side(res["by_engine"])
     if args.builds_only:
         shutil.rmtree(twin, ignore_errors=True)
         res["ratios"] = _build_ratios(res)
@@ -128,14 +149,14 @@ def _prepare_archive(args, archive: Path, dates: list[str]) -> dict:
     return {"seats": args.seats, "nights": args.nights, "request_records": n_req, "json_mb": round(size / 1e6)}
 
 
-def _ingest_all_but_last(args, res: dict, head: list[Path], store: Path) -> None:
+def _ingest_all_but_last(args, res: dict, head: list[Path], store: Path, location: str) -> None:
     """Every night but the last into `store` (or the earlier run's store reused, its cache emptied)."""
     if args.reuse_store is not None:
         res["ingest_all_but_last"] = json.loads(args.reuse_store.read_text())["ingest_all_but_last"]
         shutil.rmtree(store / ".cache", ignore_errors=True)
     else:
         shutil.rmtree(store, ignore_errors=True)
-        res["ingest_all_but_last"] = run(["ingest", *map(str, head), "--store", str(store), "--quiet"])
+        res["ingest_all_but_last"] = run(["ingest", *map(str, head), "--store", location, "--quiet"])
     res["ingest_per_night_s"] = round(res["ingest_all_but_last"]["wall_s"] / (args.nights - 1), 3)
     res["store_mb"] = round(sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e6)
 
@@ -195,6 +216,30 @@ def _build_ratios(res: dict) -> dict:
         ),
         "build_no_change_over_full": round(res["build_no_change"]["wall_s"] / full, 3),
     }
+
+
+_RATIO_KEYS = ("build_new_night_over_full", "build_no_change_over_full")
+_SIDE_BY_SIDE = (
+    ("ingest_all_but_last", "ingest all but the last night"),
+    ("build_full", "full build (cache empty)"),
+    ("ingest_one_night", "ingest the last night"),
+    ("build_new_night", "build after the new night"),
+    ("build_no_change", "build, nothing changed"),
+)
+
+
+def _print_side_by_side(by_engine: dict) -> None:
+    """One Markdown table: each step's wall and CPU seconds and peak memory, an engine a column."""
+    names = list(by_engine)
+    lines = ["| step | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for key, label in _SIDE_BY_SIDE:
+        cells = []
+        for e in names:
+            m = by_engine[e].get(key)
+            cells.append(f"{m['wall_s']:.1f} s ({m['cpu_s']:.1f} s CPU, {m['tree_peak_mb']} MB)" if m else "")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("| store on disk | " + " | ".join(f"{by_engine[e].get('store_mb')} MB" for e in names) + " |")
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _finish(res: dict, out: Path | None) -> dict:

@@ -20,3 +20,11 @@ def cli(capsys):
         return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
 
     return run
+
+
+def pytest_generate_tests(metafunc):
+    """A test asking for `store_engine` runs on each run-store engine (DuckLake, the default, and
+    the Parquet store of before); one marked `parquet_layout` on the Parquet store only."""
+    if "store_engine" in metafunc.fixturenames:
+        only_parquet = metafunc.definition.get_closest_marker("parquet_layout") is not None
+        metafunc.parametrize("store_engine", ["parquet"] if only_parquet else ["ducklake", "parquet"])

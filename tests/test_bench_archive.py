@@ -22,6 +22,8 @@ def test_the_archive_benchmark_runs_small(tmp_path):
             "--json-nights",
             "2",
             "--no-build",
+            "--engines",
+            "ducklake",
             "--work",
             str(tmp_path),
             "--json",
@@ -64,4 +66,9 @@ def test_the_archive_benchmark_times_full_new_night_and_no_change_builds(tmp_pat
     assert res["build_no_change"]["wall_s"] < res["build_full"]["wall_s"]
     assert set(res["ratios"]) == {"build_new_night_over_full", "build_no_change_over_full"}
     assert "analyse_full" not in res and (tmp_path / "b.json").is_file()
-    assert (tmp_path / "out" / "build" / "report.html").is_file()
+    assert list(res["by_engine"]) == ["ducklake", "parquet"]  # side by side in the one run
+    for engine, steps in res["by_engine"].items():
+        assert steps["build_full"]["cpu_s"] > 0 and steps["build_no_change"]["wall_s"] > 0, engine
+        assert (tmp_path / "out" / f"build-{engine}" / "report.html").is_file()
+    assert (tmp_path / "store-2x3-parquet" / "files.parquet").is_file()
+    assert (tmp_path / "store-2x3-ducklake" / "catalog.sqlite").is_file()

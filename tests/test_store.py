@@ -21,6 +21,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from generate import generate  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _engine(store_engine, monkeypatch):
+    """Each test on the DuckLake store (the default) and on the Parquet store; tests of the
+    Parquet store's own files on it alone (`parquet_layout`)."""
+    monkeypatch.setenv("BENCHREPORT_STORE_ENGINE", store_engine)
+
+
 @pytest.fixture()
 def archive(tmp_path):
     """Two nights of a small fleet, one folder a night, plus the example data."""
@@ -50,6 +57,7 @@ def test_reading_the_store_equals_loading_the_files(archive, tmp_path):
     assert ours.to_csv(index=False) == theirs.to_csv(index=False)
 
 
+@pytest.mark.parquet_layout
 def test_ingesting_the_same_files_again_changes_nothing(archive, tmp_path):
     ingest([archive], tmp_path / "store")
     before = (_parts(tmp_path / "store"), (tmp_path / "store" / "files.parquet").read_bytes())
@@ -95,6 +103,7 @@ def test_a_run_id_taken_by_another_file_is_refused(archive, tmp_path):
     assert not r.ok and "already uses" in r.refused[0].message and r.runs_added == 0
 
 
+@pytest.mark.parquet_layout
 def test_parts_of_a_killed_ingest_are_swept(archive, tmp_path):
     ingest([archive], tmp_path / "store")
     stray = tmp_path / "store" / "runs" / "day=2026-11-01" / "part-deadbeefdeadbeef.parquet"

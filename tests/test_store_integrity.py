@@ -66,6 +66,13 @@ def assert_same_as_clean(store_dir: Path, sources: list[Path], tmp_path: Path, *
         pd.testing.assert_frame_equal(got[name], want[name], check_exact=True, obj=name)
 
 
+@pytest.fixture(autouse=True)
+def _engine(store_engine, monkeypatch):
+    """Each test on the DuckLake store (the default) and on the Parquet store; tests of the
+    Parquet store's own files on it alone (`parquet_layout`)."""
+    monkeypatch.setenv("BENCHREPORT_STORE_ENGINE", store_engine)
+
+
 @pytest.fixture()
 def nights(tmp_path):
     runs = tmp_path / "runs"
@@ -118,6 +125,7 @@ def test_two_ingest_processes_at_once_end_as_one_clean_ingest(nights, tmp_path):
     assert _cli("store", "check", "--store", store).returncode == 0
 
 
+@pytest.mark.parquet_layout
 def test_a_second_job_is_told_the_store_is_busy_and_can_wait(nights, tmp_path):
     store_dir = tmp_path / "store"
     ingest([nights / "2026-11-01"], store_dir)
@@ -146,6 +154,7 @@ def test_a_second_job_is_told_the_store_is_busy_and_can_wait(nights, tmp_path):
     assert_same_as_clean(store_dir, [nights / "2026-11-01", nights / "2026-11-02"], tmp_path)
 
 
+@pytest.mark.parquet_layout
 def test_a_killed_writers_leftovers_are_swept_but_a_live_writers_parts_are_not(nights, tmp_path):
     """The sweep runs under the lock only: a part named as an ingest names them, of a batch no
     files table lists, is a killed writer's and goes; a temporary file of another name stays."""
@@ -319,6 +328,7 @@ def test_a_path_longer_than_path_max_is_refused_by_name(tmp_path, monkeypatch):
 # --- the listed parts are the truth; check and repair ------------------------------------------
 
 
+@pytest.mark.parquet_layout
 def test_a_stray_copy_of_a_part_is_never_read(nights, tmp_path):
     store = tmp_path / "store"
     ingest([nights], store)
@@ -331,6 +341,7 @@ def test_a_stray_copy_of_a_part_is_never_read(nights, tmp_path):
     assert "requests/day=2026-11-01/part-copy (1).parquet: stray" in check.stdout
 
 
+@pytest.mark.parquet_layout
 @pytest.mark.parametrize("damage", ["deleted", "truncated", "replaced"])
 def test_a_damaged_part_is_one_line_and_repair_reads_it_again(nights, tmp_path, damage):
     store = tmp_path / "store"
@@ -365,6 +376,7 @@ def test_a_damaged_part_is_one_line_and_repair_reads_it_again(nights, tmp_path, 
     assert_same_as_clean(store, [nights], tmp_path)
 
 
+@pytest.mark.parquet_layout
 def test_repair_marks_lost_what_cannot_be_read_again(nights, tmp_path):
     store = tmp_path / "store"
     ingest([nights], store)
@@ -467,6 +479,7 @@ def test_store_errors_are_one_line_with_their_exit_codes(tmp_path):
     assert main(["store", "check", "--store", str(tmp_path / "s")]) == 4
 
 
+@pytest.mark.parquet_layout
 def test_the_documented_query_reads_the_listed_parts_only(nights, tmp_path):
     """docs/store.md's SQL, run as printed on a store with a stray copy, counts what benchreport reads."""
     import re

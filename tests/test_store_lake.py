@@ -22,9 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
-
-from benchreport.store import Store, ingest, read_tables  # noqa: E402
+from benchreport.store import Store, StoreError, ingest, read_tables  # noqa: E402
 from benchreport.store.check import check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,7 +136,7 @@ def test_analyse_and_build_as_of_a_snapshot_or_a_day(nights, tmp_path):
     build equal those of a store that never saw the later nights."""
     lake, old = tmp_path / "lake", tmp_path / "old"
     ingest([nights / NIGHTS[0]], f"ducklake:{lake}")
-    ingest([nights / NIGHTS[0]], old)
+    ingest([nights / NIGHTS[0]], f"parquet:{old}")
     then = Store.open(lake).current_version()
     ingest([nights / NIGHTS[1]], lake)
     built = _cli("build", "--store", lake, "--as-of", then, "--out", tmp_path / "b", "--format", "html", "--quiet")
@@ -158,12 +156,41 @@ def test_analyse_and_build_as_of_a_snapshot_or_a_day(nights, tmp_path):
     assert r.returncode == 2 and "keeps no snapshots" in r.stderr, r.stderr
 
 
+def test_a_new_store_is_a_lake_store_and_a_parquet_store_is_asked_for_by_name(nights, tmp_path):
+    """A new `--store DIR` is DuckLake's (the default since issue 44); `parquet:DIR` makes the
+    Parquet store of before, refuses a DuckLake folder, and migrates to a plain new DIR."""
+    ingest([nights / NIGHTS[0]], tmp_path / "new")
+    assert (tmp_path / "new" / "catalog.sqlite").is_file() and Store.open(tmp_path / "new").lake
+    ingest([nights / NIGHTS[0]], f"parquet:{tmp_path / 'old'}")
+    assert (tmp_path / "old" / "files.parquet").is_file() and not getattr(Store.open(tmp_path / "old"), "lake", False)
+    with pytest.raises(StoreError, match="not the Parquet store"):
+        Store.open(f"parquet:{tmp_path / 'new'}")
+    done = _cli("store", "migrate", "--store", tmp_path / "old", "--to", tmp_path / "moved")
+    assert done.returncode == 0 and "checked equal" in done.stderr, done.stderr
+    assert Store.open(tmp_path / "moved").content_key() == Store.open(tmp_path / "new").content_key()
+
+
+def test_an_embedded_store_moved_to_another_folder_reads_and_grows_there(nights, tmp_path):
+    """The catalog keeps the absolute data path it was made at; a store folder moved (a backup
+    restored, another disk) still reads its own data and writes new nights under its new folder."""
+    ingest([nights / NIGHTS[0]], tmp_path / "a")
+    shutil.move(tmp_path / "a", tmp_path / "b")
+    ingest([nights / NIGHTS[1]], tmp_path / "b")
+    ingest([nights / NIGHTS[0], nights / NIGHTS[1]], tmp_path / "clean")
+    assert not (tmp_path / "a").exists()
+    got = read_tables(Store.open(tmp_path / "b"), with_requests=True)
+    want = read_tables(Store.open(tmp_path / "clean"), with_requests=True)
+    for name in ("runs", "measurements", "requests"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=True)
+    assert len(got.runs) and check(Store.open(tmp_path / "b")) == []
+
+
 def test_a_parquet_store_migrates_into_a_lake_store_equal(nights, tmp_path):
     """`store migrate --store OLD --to ducklake:NEW` copies every version, superseded ones
     included, in one transaction, and the two stores read the same."""
     old, new = tmp_path / "old", tmp_path / "new"
-    ingest([nights / NIGHTS[0]], old)
-    ingest([nights], old)
+    ingest([nights / NIGHTS[0]], f"parquet:{old}")
+    ingest([nights], f"parquet:{old}")
     done = _cli("store", "migrate", "--store", old, "--to", f"ducklake:{new}")
     assert done.returncode == 0 and "checked equal" in done.stderr, done.stderr
     assert_same_store(new, old)

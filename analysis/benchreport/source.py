@@ -74,8 +74,8 @@ class Source:
             raise SourceError("give RUNS (files or folders) or --store DIR")
         if store is not None and given:
             raise SourceError("give RUNS or --store DIR, not both")
-        if store is not None and str(store).startswith("ducklake:"):  # made already: its folder says so
-            store = str(store)[len("ducklake:") :]
+        if store is not None and str(store).startswith(("ducklake:", "parquet:")):  # made already: its folder says
+            store = str(store).split(":", 1)[1]
         if as_of is not None and store is None:
             raise SourceError("--as-of needs --store (a DuckLake store's snapshot or day)")
         return cls(given, None if store is None else str(store), float(max_file_mb), bool(strict), as_of)

@@ -43,7 +43,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet  # noqa: F401 - pa.parquet
 
-from benchreport.columns import FILE_COLUMNS, PART_COLUMNS
+from benchreport.columns import FILE_COLUMNS, PART_COLUMNS, TABLE_SCHEMAS
 
 from .layout import ENGINES, STORED_TABLES, Store, StoreBusy, StoreError
 
@@ -183,6 +183,10 @@ class LakeStore(Store):
             options = ["DATA_INLINING_ROW_LIMIT 0"]  # every row in Parquet, readable from outside
             if self.data_path:
                 options.append(f"DATA_PATH {_quote(self.data_path)}")
+                # an embedded store's data is DIR/data/ wherever DIR is now: the catalog keeps the
+                # absolute path it was made at, and a folder copied or moved (a backup, another
+                # disk) must open as the Parquet store's did (its data files' paths are relative)
+                options.append("OVERRIDE_DATA_PATH true")
             if not self.writable:
                 options.append("READ_ONLY")
             for attempt in range(8):  # writers making a new catalog at once: one makes it, the others retry
@@ -323,10 +327,12 @@ class LakeStore(Store):
         con = self.connection()
         self._dirty = True
         arrow = pa.Table.from_pandas(frame.assign(day=str(date), batch=batch), preserve_index=False)
-        arrow = pa.table({n: _lake_column(c) for n, c in zip(arrow.column_names, arrow.columns)})
+        exists = self._exists(table)
+        kept = _kept_types(con, table) if exists else {}
+        arrow = pa.table({n: _lake_column(c, table, n, kept.get(n)) for n, c in zip(arrow.column_names, arrow.columns)})
         con.register("lake_rows", arrow)
         try:
-            if not self._exists(table):
+            if not exists:
                 con.execute(f"CREATE TABLE lake.{table} AS SELECT * FROM lake_rows LIMIT 0")
                 con.execute(f"ALTER TABLE lake.{table} SET PARTITIONED BY (day)")
             have = {r[0] for r in con.execute(f"DESCRIBE lake.{table}").fetchall()}
@@ -500,13 +506,39 @@ def _files_arrow(df: pd.DataFrame) -> pa.Table:
     )
 
 
-def _lake_column(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A column as the catalog keeps it (an all-null column of no type is text)."""
+#: the tidy table whose columns a stored table's rows carry (the per-run rows of seats and components)
+_DECLARED = {"seat_runs": "seats", "component_runs": "components"}
+
+
+def _declared_type(table: str, column: str) -> pa.DataType | None:
+    """The Arrow type a stored table's column is declared with (benchreport.columns), if any."""
+    schema = TABLE_SCHEMAS.get(_DECLARED.get(table, table))
+    if schema is not None and column in schema.names:
+        return schema.arrow_type(column)
+    return {"run_id": pa.string(), "date": pa.string(), "pass": pa.int64()}.get(column)
+
+
+def _kept_types(con, table: str) -> dict[str, str]:
+    """The SQL type of each column of an existing catalog table."""
+    return {r[0]: r[1] for r in con.execute(f"DESCRIBE lake.{table}").fetchall()}
+
+
+def _lake_column(col: pa.ChunkedArray, table: str = "", name: str = "", kept: str | None = None) -> pa.ChunkedArray:
+    """A column as the catalog keeps it. An all-null column of no type (a batch where nobody
+    recorded it) takes the type the table already has, else its declared type, else text: typed
+    by the first batch alone, a later batch's numbers would be kept as text ('2.0')."""
     if pa.types.is_null(col.type):
-        return col.cast(pa.string())
+        if kept is not None:
+            return pa.chunked_array([pa.nulls(len(col), type=_arrow_of(kept))])
+        return col.cast(_declared_type(table, name) or pa.string())
     if pa.types.is_dictionary(col.type):
         return col.cast(col.type.value_type)
     return col
+
+
+def _arrow_of(sql_type: str) -> pa.DataType:
+    """The Arrow type DuckDB gives a column of an SQL type."""
+    return duckdb.connect(":memory:").sql(f"SELECT NULL::{sql_type} AS c").to_arrow_table().schema.field("c").type
 
 
 def _sql_type(t: pa.DataType) -> str:

@@ -48,12 +48,15 @@ STORED_TABLES = ("runs", "measurements", "requests", "exams", "exam_items", "eve
 _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
 #: the temporary file a job making a store writes its marker through (another job may see it)
 _MARKER_TEMP = re.compile(r"\.store\.json\.[0-9a-f]{32}\.tmp")
-#: the temporary files an ingest of this store writes (a leftover of a killed one, not a stray)
 #: other engines behind this API, by location prefix or marker format (benchreport.store.lake
 #: registers DuckLake's): key -> opener(root, create=...)
 ENGINES: dict = {}
-#: the engine a new store folder is made with: parquet (this module; the default) or ducklake
+#: the engine a new store folder is made with: ducklake (benchreport.store.lake; the default since
+#: issue 44) or parquet (this module: the store of before, still read, written and migrated)
 ENGINE_VARIABLE = "BENCHREPORT_STORE_ENGINE"
+#: what a new `--store DIR` is made as when `ENGINE_VARIABLE` is unset
+DEFAULT_ENGINE = "ducklake"
+#: the temporary files an ingest of this store writes (a leftover of a killed one, not a stray)
 OWN_TEMP = re.compile(r"\.(part-[0-9a-f]{16}\.[0-9a-f]{32}\.tmp|(files|parts)\.[0-9a-f]{32}\.parquet)")
 
 
@@ -119,10 +122,15 @@ class Store:
     # --- the marker --------------------------------------------------------------------
     @classmethod
     def open(cls, root: str | os.PathLike, *, create: bool = False) -> "Store":
-        """Open a store; with `create`, make it when the folder is missing or empty. A location
-        or marker another engine registered (`ENGINES`: DuckLake's) opens that engine's store."""
+        """Open a store; with `create`, make it when the folder is missing or empty: a DuckLake
+        store (`DEFAULT_ENGINE`), or as `ENGINE_VARIABLE` or a `parquet:DIR` location asks. A
+        location or marker another engine registered (`ENGINES`: DuckLake's) opens that engine's
+        store; an existing store opens as what it is."""
+        asked = None
+        if str(root).startswith("parquet:"):  # the Parquet store of before, by name
+            root, asked = str(root).removeprefix("parquet:"), "parquet"
         for key, opener in ENGINES.items():
-            if str(root).startswith(key):
+            if asked is None and str(root).startswith(key):
                 return opener(root, create=create)
         store = cls(root)
         marker = store.root / "store.json"
@@ -132,6 +140,8 @@ class Store:
                     fmt = json.loads(marker.read_text(encoding="utf-8")).get("format")
                 except (OSError, ValueError, AttributeError) as exc:
                     raise StoreError(f"{marker}: not a readable store marker ({_why(exc)})") from None
+                if fmt in ENGINES and asked == "parquet":
+                    raise StoreError(f"{store.root}: a {fmt} store, not the Parquet store `parquet:` asks for")
                 if fmt in ENGINES:
                     return ENGINES[fmt](root)
                 if fmt != STORE_FORMAT:
@@ -142,7 +152,7 @@ class Store:
                     f"{store.root}: not a run store (no store.json); create one with "
                     "`benchreport ingest RUNS --store DIR`"
                 )
-            engine = os.environ.get(ENGINE_VARIABLE, "parquet")
+            engine = asked or os.environ.get(ENGINE_VARIABLE) or DEFAULT_ENGINE
             if engine == "ducklake" and "ducklake:" in ENGINES:
                 return ENGINES["ducklake:"](root, create=True)
             if engine != "parquet":
