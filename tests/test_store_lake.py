@@ -85,7 +85,7 @@ def nights(tmp_path_factory):
 def clean(nights, tmp_path_factory):
     """A clean single-writer ingest of every night into a Parquet store."""
     store = tmp_path_factory.mktemp("clean") / "store"
-    ingest([nights], store)
+    ingest([nights], f"parquet:{store}")
     return store
 
 
