@@ -185,6 +185,18 @@ def test_an_embedded_store_moved_to_another_folder_reads_and_grows_there(nights,
     assert len(got.runs) and check(Store.open(tmp_path / "b")) == []
 
 
+def test_a_bulk_ingest_commits_each_chunk(nights, clean, tmp_path):
+    """Files read a chunk at a time are committed a chunk at a time (a year at once held 6.3 GB
+    in one transaction): one snapshot a chunk, and the store equals a clean ingest."""
+    lake = tmp_path / "lake"
+    ingest([nights / NIGHTS[0]], lake)
+    before = Store.open(lake).current_version()
+    report = ingest([nights / d for d in NIGHTS[1:]], lake, chunk_bytes=1)
+    assert len(report.batches) > len(NIGHTS) - 1  # each night's folder gives its files, a chunk each
+    assert Store.open(lake).current_version() == before + len(report.batches)
+    assert_same_store(lake, clean)
+
+
 def test_a_parquet_store_migrates_into_a_lake_store_equal(nights, tmp_path):
     """`store migrate --store OLD --to ducklake:NEW` copies every version, superseded ones
     included, in one transaction, and the two stores read the same."""

@@ -255,6 +255,7 @@ def ingest_files(
         if rows or dirty:
             files = _merge_files(files, rows, batch)
             store.write_files(files)
+        store.commit_chunk()  # a DuckLake store commits each chunk: bounded memory
         rows = []
     report.refused.sort(key=lambda r: (r.path, r.json_path))
     return report

@@ -11,7 +11,8 @@ manifest and lock (issue 44).
 
 Every stored table (`STORED_TABLES`, and `files`) is a DuckLake table; each row of a data table
 carries `day`, `file_sha`, `seq` (as the Parquet store's rows) and `batch` (the ingest batch
-that wrote it). An ingest is one catalog transaction: its data files, its rows of every table
+that wrote it). An ingest chunk (whole files, about `CHUNK_BYTES` of them: a night, in a nightly
+job) is one catalog transaction: its data files, its rows of every table
 and its files table land together or not at all, so there is no lock to hold, no manifest of
 parts and no sweep of a killed writer's leftovers. Writers run at once; a writer whose commit
 conflicts with another's (every ingest updates the one row of `head`, so two ingests always
@@ -404,15 +405,7 @@ class LakeStore(Store):
             if not self._dirty:  # nothing new: no commit, not a byte of the store changed
                 con.execute("ROLLBACK")
                 return
-            con.execute("CREATE TABLE IF NOT EXISTS lake.head (n BIGINT)")
-            con.execute("DELETE FROM lake.head")
-            con.execute("INSERT INTO lake.head VALUES (1)")  # two ingests always conflict: one retries
-            try:
-                con.execute("COMMIT")
-            except duckdb.Error as exc:
-                raise LakeConflict(_short(exc)) from None
-            if self.catalog.startswith("sqlite:"):
-                _checkpoint(self.catalog.removeprefix("sqlite:"))
+            self._commit(con)
         except BaseException:
             try:
                 con.execute("ROLLBACK")
@@ -421,6 +414,32 @@ class LakeStore(Store):
             raise
         finally:
             self._writing, self._files = False, None
+
+    def _commit(self, con) -> None:
+        """Commit the writer's transaction; LakeConflict when another writer's commit came first."""
+        con.execute("CREATE TABLE IF NOT EXISTS lake.head (n BIGINT)")
+        con.execute("DELETE FROM lake.head")
+        con.execute("INSERT INTO lake.head VALUES (1)")  # two ingests always conflict: one retries
+        try:
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            raise LakeConflict(_short(exc)) from None
+        if self.catalog.startswith("sqlite:"):
+            _checkpoint(self.catalog.removeprefix("sqlite:"))
+
+    def commit_chunk(self) -> None:
+        """Commit what an ingest wrote so far and go on in a new transaction. An ingest reads
+        its files a chunk at a time (`benchreport.store.ingest.CHUNK_BYTES`); a chunk is whole
+        files, their rows and the files table, so each commit is a consistent store. Held in one
+        transaction, a year of nights at 10 seats took 6.3 GB (the catalog's transaction keeps
+        what it inserts until it commits). A conflicting commit retries the ingest, which then
+        finds the chunks already committed unchanged."""
+        if not (self._writing and self._dirty):
+            return
+        con = self.connection()
+        self._commit(con)
+        con.execute("BEGIN TRANSACTION")
+        self._dirty, self._files = False, None
 
     def transact(self, work, *, wait: float | None = None, doing: str = "ingest"):
         """Run `work()` as one transaction, again on a commit conflict (another writer committed

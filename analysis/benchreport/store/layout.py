@@ -177,6 +177,10 @@ class Store:
             raise StoreError(f"{store.root}: cannot be used as a run store ({_why(exc)})") from None
         return store
 
+    def commit_chunk(self) -> None:
+        """Nothing to do: each chunk of an ingest is already its own batch, listed as written
+        (DuckLake's store commits it)."""
+
     # --- one writer at a time ----------------------------------------------------------------
     @property
     def writable(self) -> bool:
