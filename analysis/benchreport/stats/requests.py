@@ -38,6 +38,7 @@ from .common import (
     median_unbiased_sorted,
     quantile_positions,
     quantile_sorted,
+    sorted_mean,
     tail_supported,
 )
 from .within import lag1_autocorrelation
@@ -274,9 +275,11 @@ def supported(stat: str, n: int, th: Thresholds) -> bool:
 
 
 def statistic(sorted_v: np.ndarray, stat: str) -> float:
-    """The mean, or numpy's 'linear' quantile (bit-identical to np.quantile), of sorted values."""
+    """The mean (`sorted_mean`: the left-to-right sum of the sorted values over n, which SQL
+    reproduces bit for bit), or numpy's 'linear' quantile (bit-identical to np.quantile), of
+    sorted values."""
     if stat == "mean":
-        return float(sorted_v.mean())
+        return sorted_mean(sorted_v)
     lo, hi, g = quantile_positions(sorted_v.shape[0], QUANTILES[stat])
     return float(lerp(sorted_v[lo], sorted_v[hi], g))
 
