@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import math
 
+import duckdb
 import pyarrow as pa
 
 from benchreport.columns import QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS
 from benchreport.stats.requests import FAILED_REASONS, TAIL_STATISTICS, GroupSummary, estimate_key
 
-__all__ = ["MACROS_SQL", "figures_sql", "store_summaries"]
+from .layout import StoreDamaged
+
+__all__ = ["MACROS_SQL", "READ_COLUMNS", "figures_sql", "store_summaries", "summaries_of_rows"]
 
 #: the linear quantile (`quantile_positions` + `lerp`), definition 8 (`median_unbiased_sorted`)
 #: and the lag-1 autocorrelation's last step, as DuckDB macros over a sorted list xs of n values
@@ -52,7 +55,7 @@ CREATE OR REPLACE TEMP MACRO lag1_ratio(num, den) AS CASE WHEN den = 0.0::DOUBLE
 """
 
 #: the columns the query reads (absent ones are NULL)
-_READ = (
+READ_COLUMNS = (
     "day",
     "run_id",
     "seat",
@@ -96,7 +99,7 @@ def _metric_sql() -> str:
 
 
 def figures_sql(rows: str) -> str:
-    """The query of every group's figures over `rows` (a FROM item with the columns `_READ`):
+    """The query of every group's figures over `rows` (a FROM item with the columns `READ_COLUMNS`):
     one row per group and metric with finite values (metric NULL for a group with none)."""
     stats = ",\n    ".join(
         [
@@ -152,7 +155,7 @@ def _columns(con, from_sql: str, params: list) -> set[str]:
 
 
 def _select_list(have: set[str], alias: str) -> str:
-    return ", ".join(f"{alias}.{c}" if c in have else f"NULL AS {c}" for c in _READ)
+    return ", ".join(f"{alias}.{c}" if c in have else f"NULL AS {c}" for c in READ_COLUMNS)
 
 
 def _parquet_rows(con, store, shas, days) -> tuple[str, list] | None:
@@ -224,13 +227,26 @@ def store_summaries(con, store, shas, days) -> dict[str, list[GroupSummary]]:
     if found is None:
         return out
     rows, params = found
-    con.execute(MACROS_SQL)
     try:
-        result = con.execute(figures_sql(rows), params).fetchall()
+        return summaries_of_rows(con, rows, days, params)
+    except duckdb.Error as exc:
+        raise StoreDamaged(
+            f"damaged store: {store}: the request records of {days[0]}..{days[-1]} cannot be read "
+            f"({' '.join(str(exc).split())[:300]}); `benchreport store check --store STORE`"
+        ) from None
     finally:
         for name in ("figures_pairs",) if lake else ("figures_use", "figures_use_runs"):
             con.unregister(name)
-    return _summaries(result, out)
+
+
+def summaries_of_rows(con, rows: str, days, params=()) -> dict[str, list[GroupSummary]]:
+    """Every group summary of request rows by one query: `rows` a FROM item (with `params`) with
+    the columns `READ_COLUMNS` (absent ones as NULL; `day` the date a row is filed under, `seq` its
+    stored order), each row a request record of a run in use. {date of `days`: its groups'
+    summaries in key order}."""
+    out: dict[str, list[GroupSummary]] = {str(d): [] for d in days}
+    con.execute(MACROS_SQL)
+    return _summaries(con.execute(figures_sql(rows), list(params)).fetchall(), out)
 
 
 def _summaries(result: list[tuple], out: dict) -> dict[str, list[GroupSummary]]:
@@ -248,5 +264,5 @@ def _summaries(result: list[tuple], out: dict) -> dict[str, list[GroupSummary]]:
             groups[key][5][metric] = (values, int(n), math.nan if lag1 is None else float(lag1))
     for (day, key), (seat, date, pass_, n_req, n_failed, stats) in sorted(groups.items()):
         ordered = {m: stats[m] for m in REQUEST_METRICS if m in stats}
-        out[day].append(GroupSummary(key, seat, date, pass_, n_req, n_failed, ordered))
+        out.setdefault(day, []).append(GroupSummary(key, seat, date, pass_, n_req, n_failed, ordered))
     return out
