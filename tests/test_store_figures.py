@@ -23,7 +23,8 @@ import pytest
 from benchreport.load import load
 from benchreport.stats.requests import FrameSource, GroupSummary, column_metric, summarise
 from benchreport.store import Store, StoreRequests, ingest, read_tables
-from benchreport.store.figures import READ_COLUMNS, summaries_of_rows
+from benchreport.store import read as store_read
+from benchreport.store.figures import READ_COLUMNS, date_batches, summaries_of_rows
 from benchreport.tables import build_tables, frame_from_arrow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -216,8 +217,15 @@ def _json_summaries(runs: Path) -> dict[str, list[GroupSummary]]:
     return {d: list(FrameSource(requests[requests["date"].astype(str) == d]).summaries()) for d in NIGHTS}
 
 
+def test_dates_are_cut_into_batches_of_a_bounded_number_of_runs():
+    runs_on = {"a": 100, "b": 100, "c": 100, "d": 300, "e": 0, "f": 50}
+    assert date_batches(list("abcdef"), runs_on, budget=256) == [["a", "b"], ["c"], ["d"], ["e", "f"]]
+    assert date_batches([], runs_on) == []
+    assert [d for b in date_batches(list("fedcba"), runs_on, budget=1) for d in b] == list("fedcba")
+
+
 @pytest.mark.parametrize("engine", ["parquet", "ducklake"])
-def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, engine):
+def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, engine, monkeypatch):
     if engine == "ducklake":
         pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
     location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else tmp_path / "store"
@@ -235,3 +243,8 @@ def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, 
     assert again.computed == []
     python_route = [summarise(g) for g in source.groups()]  # the store's rows through pandas
     assert_same_summaries(got, python_route)
+    # a query a date (the batches a bigger store is cut into) gives the same
+    monkeypatch.setattr(store_read, "date_batches", lambda days, runs_on: date_batches(days, runs_on, budget=1))
+    one_by_one = StoreRequests(store, read_tables(store).runs, cache=False)
+    assert_same_summaries(list(one_by_one.summaries()), got)
+    assert one_by_one.computed == list(NIGHTS)

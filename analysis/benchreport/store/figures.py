@@ -34,7 +34,15 @@ from benchreport.stats.requests import FAILED_REASONS, TAIL_STATISTICS, GroupSum
 
 from .layout import StoreDamaged
 
-__all__ = ["MACROS_SQL", "READ_COLUMNS", "figures_sql", "store_summaries", "summaries_of_rows"]
+__all__ = [
+    "MACROS_SQL",
+    "READ_COLUMNS",
+    "RUNS_PER_QUERY",
+    "date_batches",
+    "figures_sql",
+    "store_summaries",
+    "summaries_of_rows",
+]
 
 #: the linear quantile (`quantile_positions` + `lerp`), definition 8 (`median_unbiased_sorted`)
 #: and the lag-1 autocorrelation's last step, as DuckDB macros over a sorted list xs of n values
@@ -213,6 +221,27 @@ def _lake_rows(con, store, shas, days) -> tuple[str, list] | None:
     return sql, [days, days]
 
 
+#: at most this many runs' request records in one query (a batch of dates): DuckDB holds a
+#: batch's lists of values at once, about 0.5 MB a run of 4,000 requests (10 seats x 30 nights
+#: of such runs in one query: 0.8 GB), while a query of one date costs as little CPU per date
+RUNS_PER_QUERY = 256
+
+
+def date_batches(days, runs_on: dict, budget: int = RUNS_PER_QUERY) -> list[list[str]]:
+    """`days` in order, cut into consecutive batches of at most `budget` runs (`runs_on`: runs
+    of each date; a date of more runs is a batch alone): one query each, bounded memory."""
+    batches: list[list[str]] = []
+    held = 0
+    for day in days:
+        runs = int(runs_on.get(day, 0))
+        if not batches or held + runs > budget:
+            batches.append([])
+            held = 0
+        batches[-1].append(day)
+        held += runs
+    return batches
+
+
 def store_summaries(con, store, shas, days) -> dict[str, list[GroupSummary]]:
     """Every group summary of some dates of a store (`store.snapshot()`; `shas`: its versions in
     use; `con`: its connection, `benchreport.store.read.connect`), by one query: {date: its
@@ -229,9 +258,12 @@ def store_summaries(con, store, shas, days) -> dict[str, list[GroupSummary]]:
     rows, params = found
     try:
         return summaries_of_rows(con, rows, days, params)
+    except duckdb.OutOfMemoryException:
+        raise
     except duckdb.Error as exc:
+        where = store if lake else store.root / "requests"
         raise StoreDamaged(
-            f"damaged store: {store}: the request records of {days[0]}..{days[-1]} cannot be read "
+            f"damaged store: {where}: the request records of {days[0]}..{days[-1]} cannot be read "
             f"({' '.join(str(exc).split())[:300]}); `benchreport store check --store STORE`"
         ) from None
     finally:

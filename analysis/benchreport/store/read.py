@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
@@ -25,7 +26,7 @@ from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
-from .figures import store_summaries
+from .figures import date_batches, store_summaries
 from .layout import Store, StoreDamaged
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
@@ -253,24 +254,26 @@ class StoreRequests:
 
     def summaries(self, days=None) -> Iterator[GroupSummary]:
         """Every group's summary of the dates (all by default), date by date: from the cache, and
-        every date without a cache entry computed by one SQL query (`benchreport.store.figures`,
-        bit for bit `summarise`'s), each then cached. A damaged entry is computed again."""
+        the dates without a cache entry computed by SQL (`benchreport.store.figures`, bit for bit
+        `summarise`'s), one query a batch of dates (`date_batches`: bounded memory), each date
+        then cached. A damaged entry is computed again."""
         days = sorted(set(self.day_of.values())) if days is None else list(days)
         missing = [day for day in days if not (self.cache and self._cache_path(day).is_file())]
-        computed = self._compute(missing) if missing else {}
+        runs_on = Counter(self.day_of.values())
+        batch_of = {day: batch for batch in date_batches(missing, runs_on) for day in batch}
+        computed: dict = {}
         for day in days:
-            cached = None if day in computed else _read_json(self._cache_path(day))
+            cached = None if day in batch_of else _read_json(self._cache_path(day))
             if cached is not None:
                 yield from cached
                 continue
-            day_summaries = computed.pop(day) if day in computed else self._compute([day])[day]
+            if day not in computed:
+                computed = store_summaries(self._con, self.store, self.shas, batch_of.get(day, [day]))
+            day_summaries = computed.pop(day)
             self.computed.append(day)
             if self.cache:
                 _write_json(self._cache_path(day), [_summary_to_json(s) for s in day_summaries])
             yield from day_summaries
-
-    def _compute(self, days: list) -> dict:
-        return store_summaries(self._con, self.store, self.shas, days)
 
     def group(self, key: tuple) -> RequestGroup:
         return self._day(self.day_of[str(key[0])]).group(key)
