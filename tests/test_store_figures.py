@@ -21,6 +21,7 @@ import pyarrow as pa
 import pytest
 
 from benchreport.load import load
+from benchreport.stats.common import sequential_sum
 from benchreport.stats.requests import FrameSource, GroupSummary, column_metric, summarise
 from benchreport.store import Store, StoreRequests, ingest, read_tables
 from benchreport.store import read as store_read
@@ -37,7 +38,9 @@ FINISH = ["stop", "length", "error", "cancelled", "incomplete", None]
 def _same(a, b) -> bool:
     """Bit-identical floats (NaN equals NaN; 0.0 and -0.0 differ), equal anything else."""
     if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, float) and isinstance(b, float) and (math.isnan(a) and math.isnan(b) or a == b)
+        if not (isinstance(a, float) and isinstance(b, float)):
+            return False
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1.0, a) == math.copysign(1.0, b))
     return a == b
 
 
@@ -55,20 +58,37 @@ def assert_same_summaries(got: list[GroupSummary], want: list[GroupSummary]) -> 
             assert _same(got_lag1, lag1), (g.key, metric, "lag1", got_lag1, lag1)
 
 
+def test_the_left_to_right_sum_is_duckdbs_list_sum():
+    """`sequential_sum` against DuckDB's `list_sum` itself (the premise of the SQL mean and lag-1):
+    random lists of 1 to 3,000 values of mixed sign and scale, and signed zeros."""
+    rng = np.random.default_rng(44)
+    lists = [[-0.0], [-0.0, -0.0], [0.0, -0.0], [-0.0, 5.0, -5.0]]
+    for _ in range(200):
+        n = int(rng.integers(1, 3001))
+        lists.append((rng.lognormal(3, 2, n) * rng.choice([-1.0, 1.0], n)).tolist())
+    con = duckdb.connect()
+    got = [v for (v,) in con.execute("SELECT list_sum(x) FROM unnest(?::DOUBLE[][]) AS t(x)", [lists]).fetchall()]
+    want = [sequential_sum(x) for x in lists]
+    assert [(v, math.copysign(1.0, v)) for v in got] == [(v, math.copysign(1.0, v)) for v in want]
+    assert sum(sequential_sum(x) != float(np.sum(x)) for x in lists) > 0  # numpy's pairwise sum is another
+
+
 # --- request rows built to be awkward -------------------------------------------------------------
 
 
 def _awkward(rng, x: np.ndarray, share: float) -> list:
-    """Values with some NULL, NaN, +inf and -inf among them."""
+    """Values with some NULL, NaN, +inf, -inf, 0.0 and -0.0 among them."""
     out: list = x.tolist()
     for i in np.flatnonzero(rng.random(len(x)) < share):
-        out[i] = [None, math.nan, math.inf, -math.inf][rng.integers(4)]
+        out[i] = [None, math.nan, math.inf, -math.inf, 0.0, -0.0][rng.integers(6)]
     return out
 
 
 def _group_rows(rng, n: int) -> dict:
     """One group's columns: ties (rounded values), failures of every kind, awkward values."""
     ttft = np.round(rng.lognormal(4, 0.7, n), int(rng.integers(0, 3)))
+    if rng.random() < 0.15:  # signed zeros: figures that are 0.0, never -0.0
+        ttft = rng.choice([0.0, -0.0, 1.0], n, p=[0.45, 0.45, 0.1])
     e2e = ttft + np.round(rng.lognormal(7, 0.5, n), 1)
     le = rng.random(n) < 0.1  # e2e at or below ttft: no decode rate
     e2e = np.where(le, ttft - rng.integers(0, 2, n), e2e)

@@ -118,11 +118,12 @@ def lerp(a, b, t):
 
 
 def sequential_sum(x) -> float:
-    """The left-to-right sum of x (((x0 + x1) + x2) + ...), 0.0 when empty: a strict order of
-    additions that a SQL engine reproduces bit for bit (DuckDB's `list_sum`), where numpy's
-    `sum` adds pairwise (benchreport.store.figures computes a pass's figures by SQL)."""
+    """The left-to-right sum of x started from 0.0 ((((0.0 + x0) + x1) + x2) + ...; 0.0 when
+    empty, never -0.0): a strict order of additions that a SQL engine reproduces bit for bit
+    (DuckDB's `list_sum`), where numpy's `sum` adds pairwise (benchreport.store.figures computes
+    a pass's figures by SQL). Adding 0.0 last is the same as first: it only turns -0.0 into 0.0."""
     x = np.asarray(x, dtype=float)
-    return float(np.add.accumulate(x)[-1]) if x.shape[0] else 0.0
+    return float(np.add.accumulate(x)[-1] + 0.0) if x.shape[0] else 0.0
 
 
 def sorted_mean(sorted_v) -> float:

@@ -151,7 +151,8 @@ def metric_values(r: pd.DataFrame) -> np.ndarray:
         ok = (out_tok > 1) & (e2e > ttft) & np.isfinite(out_tok) & np.isfinite(e2e) & np.isfinite(ttft)
         dec = np.where(ok, (out_tok - 1) / ((e2e - ttft) / 1000.0), np.nan)
     vals = {"ttft_ms": ttft, "itl_ms": itl, "e2e_latency_ms": e2e, "decode_tok_s_per_stream": dec}
-    return np.column_stack([np.where(np.isfinite(vals[m]), vals[m], np.nan) for m in REQUEST_METRICS])
+    # a finite value + 0.0: -0.0 is 0.0 (the SQL route sorts them as equal, so neither may be kept)
+    return np.column_stack([np.where(np.isfinite(vals[m]), vals[m] + 0.0, np.nan) for m in REQUEST_METRICS])
 
 
 def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:

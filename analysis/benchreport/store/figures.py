@@ -89,7 +89,8 @@ def _double(q: float) -> str:
 
 
 def _metric_sql() -> str:
-    """Each metric of a request row: its finite value when the request succeeded, else NULL."""
+    """Each metric of a request row: its finite value (+ 0.0: -0.0 is 0.0, as `metric_values`
+    has it) when the request succeeded, else NULL."""
     failed = ", ".join(f"'{r}'" for r in FAILED_REASONS)
     dec = (
         "CASE WHEN tok > 1 AND e2e > ttft AND isfinite(tok) AND isfinite(e2e) AND isfinite(ttft) "
@@ -99,7 +100,7 @@ def _metric_sql() -> str:
     if set(raw) != set(REQUEST_METRICS):
         raise ValueError(f"the SQL figures know {sorted(raw)}, REQUEST_METRICS is {sorted(REQUEST_METRICS)}")
     cols = ",\n    ".join(
-        f"CASE WHEN NOT failed AND isfinite({raw[m]}) THEN {raw[m]} END AS {m}" for m in REQUEST_METRICS
+        f"CASE WHEN NOT failed AND isfinite({raw[m]}) THEN {raw[m]} + 0.0::DOUBLE END AS {m}" for m in REQUEST_METRICS
     )
     return f"""SELECT {_GROUP}, seat, date, pass, seq, start, failed,
     {cols}
