@@ -224,7 +224,7 @@ def _lake_rows(con, store, shas, days) -> tuple[str, list] | None:
 
 #: at most this many runs' request records in one query (a batch of dates): DuckDB holds a
 #: batch's lists of values at once, about 0.5 MB a run of 4,000 requests (10 seats x 30 nights
-#: of such runs in one query: 0.8 GB), while a query of one date costs as little CPU per date
+#: of such runs in one query: 0.7 GB), while a query of one date costs as little CPU per date
 RUNS_PER_QUERY = 256
 
 
