@@ -10,8 +10,11 @@ and run files of that kind ingested into a Parquet store and a DuckLake store, w
 
 from __future__ import annotations
 
+import filecmp
 import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -268,3 +271,33 @@ def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, 
     one_by_one = StoreRequests(store, read_tables(store).runs, cache=False)
     assert_same_summaries(list(one_by_one.summaries()), got)
     assert one_by_one.computed == list(NIGHTS)
+
+
+def _analyse(*args) -> None:
+    cmd = [sys.executable, "-m", "benchreport", "analyse", *map(str, args), "--quiet"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, timeout=600)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("engine", ["parquet", "ducklake"])
+def test_analyse_of_a_store_writes_the_bytes_analyse_of_the_files_writes(rough, tmp_path, engine):
+    if engine == "ducklake":
+        pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
+    location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else tmp_path / "store"
+    ingest([rough], location)
+    _analyse("--store", location, "--out", tmp_path / "from-store")
+    _analyse(rough, "--out", tmp_path / "from-files")
+    names = sorted(
+        p.relative_to(tmp_path / "from-files").as_posix()
+        for p in (tmp_path / "from-files").rglob("*")
+        if p.is_file() and p.name != ".benchreport-output"  # records when it was written
+    )
+    assert "tables/passes.csv" in names and "tables/cells.csv" in names
+    have = sorted(
+        p.relative_to(tmp_path / "from-store").as_posix()
+        for p in (tmp_path / "from-store").rglob("*")
+        if p.is_file() and p.name != ".benchreport-output"
+    )
+    assert have == names
+    _, mismatch, errors = filecmp.cmpfiles(tmp_path / "from-store", tmp_path / "from-files", names, shallow=False)
+    assert mismatch == [] and errors == []
