@@ -5,7 +5,9 @@ per-pass statistics (`GroupStats`) and come back later only for the groups whose
 single pass (its within-run interval). A `RequestSource` gives both: `FrameSource` over the
 `requests` tidy table in memory, and the run store's source over Parquet via DuckDB
 (benchreport.store), so a year of nightly runs is analysed one date at a time with the same
-numbers.
+numbers. The store computes its summaries by SQL (benchreport.store.figures), bit for bit
+`summarise`'s: the mean and the lag-1 autocorrelation are left-to-right sums for that reason
+(`statistic`, benchreport.stats.within.lag1_autocorrelation).
 
 Metric values per request: ttft_ms, itl_ms and e2e_latency_ms as recorded;
 decode_tok_s_per_stream = (output_tokens - 1) / ((e2e_latency_ms - ttft_ms)/1000) when
