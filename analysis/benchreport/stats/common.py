@@ -26,6 +26,8 @@ __all__ = [
     "harrell_davis_sorted",
     "median_unbiased_sorted",
     "lerp",
+    "sequential_sum",
+    "sorted_mean",
     "key_rng",
     "key_seed_sequence",
     "stable_key",
@@ -113,6 +115,22 @@ def lerp(a, b, t):
     diff = b - a
     out = a + diff * t
     return np.where(t >= 0.5, b - diff * (1 - t), out)
+
+
+def sequential_sum(x) -> float:
+    """The left-to-right sum of x started from 0.0 ((((0.0 + x0) + x1) + x2) + ...; 0.0 when
+    empty, never -0.0): a strict order of additions that a SQL engine reproduces bit for bit
+    (DuckDB's `list_sum`), where numpy's `sum` adds pairwise (benchreport.store.figures computes
+    a pass's figures by SQL). Adding 0.0 last is the same as first: it only turns -0.0 into 0.0."""
+    x = np.asarray(x, dtype=float)
+    return float(np.add.accumulate(x)[-1] + 0.0) if x.shape[0] else 0.0
+
+
+def sorted_mean(sorted_v) -> float:
+    """The mean of sorted values as both routes compute it: their left-to-right sum in ascending
+    order (`sequential_sum`) over n."""
+    sorted_v = np.asarray(sorted_v, dtype=float)
+    return sequential_sum(sorted_v) / sorted_v.shape[0]
 
 
 def quantile_positions(n: int, q: float) -> tuple[int, int, float]:

@@ -5,7 +5,9 @@ per-pass statistics (`GroupStats`) and come back later only for the groups whose
 single pass (its within-run interval). A `RequestSource` gives both: `FrameSource` over the
 `requests` tidy table in memory, and the run store's source over Parquet via DuckDB
 (benchreport.store), so a year of nightly runs is analysed one date at a time with the same
-numbers.
+numbers. The store computes its summaries by SQL (benchreport.store.figures), bit for bit
+`summarise`'s: the mean and the lag-1 autocorrelation are left-to-right sums for that reason
+(`statistic`, benchreport.stats.within.lag1_autocorrelation).
 
 Metric values per request: ttft_ms, itl_ms and e2e_latency_ms as recorded;
 decode_tok_s_per_stream = (output_tokens - 1) / ((e2e_latency_ms - ttft_ms)/1000) when
@@ -38,6 +40,7 @@ from .common import (
     median_unbiased_sorted,
     quantile_positions,
     quantile_sorted,
+    sorted_mean,
     tail_supported,
 )
 from .within import lag1_autocorrelation
@@ -150,7 +153,8 @@ def metric_values(r: pd.DataFrame) -> np.ndarray:
         ok = (out_tok > 1) & (e2e > ttft) & np.isfinite(out_tok) & np.isfinite(e2e) & np.isfinite(ttft)
         dec = np.where(ok, (out_tok - 1) / ((e2e - ttft) / 1000.0), np.nan)
     vals = {"ttft_ms": ttft, "itl_ms": itl, "e2e_latency_ms": e2e, "decode_tok_s_per_stream": dec}
-    return np.column_stack([np.where(np.isfinite(vals[m]), vals[m], np.nan) for m in REQUEST_METRICS])
+    # a finite value + 0.0: -0.0 is 0.0 (the SQL route sorts them as equal, so neither may be kept)
+    return np.column_stack([np.where(np.isfinite(vals[m]), vals[m] + 0.0, np.nan) for m in REQUEST_METRICS])
 
 
 def request_metrics(requests: pd.DataFrame) -> pd.DataFrame:
@@ -274,9 +278,11 @@ def supported(stat: str, n: int, th: Thresholds) -> bool:
 
 
 def statistic(sorted_v: np.ndarray, stat: str) -> float:
-    """The mean, or numpy's 'linear' quantile (bit-identical to np.quantile), of sorted values."""
+    """The mean (`sorted_mean`: the left-to-right sum of the sorted values over n, which SQL
+    reproduces bit for bit), or numpy's 'linear' quantile (bit-identical to np.quantile), of
+    sorted values."""
     if stat == "mean":
-        return float(sorted_v.mean())
+        return sorted_mean(sorted_v)
     lo, hi, g = quantile_positions(sorted_v.shape[0], QUANTILES[stat])
     return float(lerp(sorted_v[lo], sorted_v[hi], g))
 

@@ -74,7 +74,7 @@ import pandas as pd
 from scipy import stats
 from scipy.fft import dct
 
-from .common import check_level, quantile_sorted
+from .common import check_level, quantile_sorted, sequential_sum, sorted_mean
 from .multiplicity import adjust
 
 __all__ = [
@@ -99,17 +99,20 @@ def lag1_autocorrelation(x) -> float:
     """Sample autocorrelation at lag 1 (Box & Jenkins' r_1: lag-1 autocovariance over
     the variance, both with divisor n); NaN for fewer than 3 values or no spread.
 
-    Same as ``statsmodels.tsa.stattools.acf(x, nlags=1)[1]``.
+    Same as ``statsmodels.tsa.stattools.acf(x, nlags=1)[1]`` (to rounding). Computed so that SQL
+    gives the same bits (benchreport.store.figures): the mean m is the left-to-right sum of the
+    sorted values over n (`sorted_mean`, the pass mean), d = x - m in the given order, and
+    r_1 = sum d[i] d[i+1] / sum d[i]^2, both sums left to right (`sequential_sum`).
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[0]
     if n < 3:
         return math.nan
-    d = x - x.mean()
-    den = float(d @ d)
+    d = x - sorted_mean(np.sort(x))
+    den = sequential_sum(d * d)
     if den == 0.0:
         return math.nan
-    return float(d[1:] @ d[:-1]) / den
+    return sequential_sum(d[:-1] * d[1:]) / den
 
 
 def lag1_pvalue(r1, n) -> float:

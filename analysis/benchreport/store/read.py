@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
@@ -25,6 +26,7 @@ from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
+from .figures import date_batches, store_summaries
 from .layout import Store, StoreDamaged
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
@@ -208,7 +210,8 @@ def store_load_result(store: Store) -> LoadResult:
 
 
 #: bump when what a group summary holds changes: cached summaries of older code are not used
-SUMMARY_VERSION = 2  # 2: the tail quantiles' Harrell-Davis estimates (issue 43)
+SUMMARY_VERSION = 3  # 2: the tail quantiles' Harrell-Davis estimates (issue 43); 3: the mean and lag-1
+# as left-to-right sums, by SQL (issue 44)
 
 
 class StoreRequests:
@@ -250,16 +253,26 @@ class StoreRequests:
         return self.cache_root / ".cache" / "summaries" / f"{day}-{key}.json"
 
     def summaries(self, days=None) -> Iterator[GroupSummary]:
-        for day in sorted(set(self.day_of.values())) if days is None else days:
-            path = self._cache_path(day)
-            cached = _read_json(path) if self.cache else None
+        """Every group's summary of the dates (all by default), date by date: from the cache, and
+        the dates without a cache entry computed by SQL (`benchreport.store.figures`, bit for bit
+        `summarise`'s), one query a batch of dates (`date_batches`: bounded memory), each date
+        then cached. A damaged entry is computed again."""
+        days = sorted(set(self.day_of.values())) if days is None else list(days)
+        missing = [day for day in days if not (self.cache and self._cache_path(day).is_file())]
+        runs_on = Counter(self.day_of.values())
+        batch_of = {day: batch for batch in date_batches(missing, runs_on) for day in batch}
+        computed: dict = {}
+        for day in days:
+            cached = None if day in batch_of else _read_json(self._cache_path(day))
             if cached is not None:
                 yield from cached
                 continue
-            day_summaries = list(self._day(day).summaries())
+            if day not in computed:
+                computed = store_summaries(self._con, self.store, self.shas, batch_of.get(day, [day]))
+            day_summaries = computed.pop(day)
             self.computed.append(day)
             if self.cache:
-                _write_json(path, [_summary_to_json(s) for s in day_summaries])
+                _write_json(self._cache_path(day), [_summary_to_json(s) for s in day_summaries])
             yield from day_summaries
 
     def group(self, key: tuple) -> RequestGroup:
