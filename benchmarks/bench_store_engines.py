@@ -81,7 +81,7 @@ def bench_store(name: str, location: str, nights: list[Path], work: Path) -> dic
     res["ingest_nothing_new_s"], _ = _timed(ingest, nights, location)
     res["analyse_nothing_changed"] = _analyse(location, work / f"{name}-a3")
     res["read_all_s"], res["requests_read"] = _timed(_read_all, location)
-    root = Path(location.removeprefix("ducklake:").split("data_path=")[-1])
+    root = Path(location.removeprefix("ducklake:").removeprefix("parquet:").split("data_path=")[-1])
     res["bytes"] = _size(root)
     return res
 
@@ -225,7 +225,7 @@ def main(argv=None) -> dict:
         generate(runs / day, seats=args.seats, passes=3, requests=args.requests, concurrencies=(1, 4), date=day, seed=i)
         nights.append(runs / day)
     res = {"seats": args.seats, "nights": args.nights, "requests_per_cell": args.requests, "engines": []}
-    res["engines"].append(bench_store("parquet", str(work / "parquet"), nights, work))
+    res["engines"].append(bench_store("parquet", f"parquet:{work / 'parquet'}", nights, work))
     res["engines"].append(bench_store("ducklake", f"ducklake:{work / 'ducklake'}", nights, work))
     if args.postgres:
         (work / "pg-data").mkdir()

@@ -86,7 +86,7 @@ def main(argv=None) -> dict:
     work = args.work or Path(tempfile.mkdtemp(prefix="benchreport-figures-"))
     generate_archive(work / "runs", seats=args.seats, n_nights=args.nights, requests=args.requests)
     res = {"seats": args.seats, "nights": args.nights, "requests_per_pass": args.requests, "engines": {}}
-    for name, location in (("parquet", str(work / "parquet")), ("ducklake", f"ducklake:{work / 'ducklake'}")):
+    for name, location in (("parquet", f"parquet:{work / 'parquet'}"), ("ducklake", f"ducklake:{work / 'ducklake'}")):
         t0 = time.perf_counter()
         ingest([work / "runs"], location)
         res["engines"][name] = {"ingest_s": round(time.perf_counter() - t0, 1), **bench(location)}
