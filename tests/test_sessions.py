@@ -81,3 +81,57 @@ def test_a_run_store_gives_the_same_table(tmp_path):
     cached = session_table(analyse_store(store, Options(n_boot=100)).pass_table)
     full = session_table(analyse_store(store, Options(n_boot=100), cache=False).pass_table)
     assert len(full) and cached.to_csv(index=False) == full.to_csv(index=False)
+
+
+def _session_groups_by_pandas_loop(pass_table: pd.DataFrame) -> dict:
+    """The per-date statistics as a loop over pandas' groups computes them (the code before the
+    positional grouping in `_date_stats`): the reference the faster route must equal bit for bit."""
+    from benchreport.stats.sessions import KEY, plain_key
+
+    acc: dict = {}
+    for _, passes in pass_table.groupby("date", sort=True):
+        v = pd.to_numeric(passes["value"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        ok = np.isfinite(v) & (v > 0)
+        p = passes.loc[ok, list(KEY) + ["date"]].astype(object).assign(_lv=np.log(v[ok]))
+        for k, g in p.groupby(list(KEY) + ["date"], dropna=False, sort=False):
+            x = g["_lv"].to_numpy()
+            acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append(
+                (x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum()), str(k[-1]))
+            )
+    return acc
+
+
+def test_session_groups_equal_a_loop_over_pandas_groups():
+    """Rows in shuffled order, keys missing (None, NaN, pd.NA), cells of 1 to 40 passes (numpy's
+    pairwise sum from 8 values on), values zero, negative, NaN or text: the same dict, the same
+    key order and every float identical."""
+    from benchreport.stats.sessions import session_groups
+
+    rng = np.random.default_rng(44)
+    rows = []
+    for date in ("2026-11-01", "2026-11-02", "2026-11-03"):
+        for seat in ("a", "b", None):
+            for conc in (1, 4, None, float("nan")):
+                for metric in ("ttft_ms", "e2e_latency_ms"):
+                    for _ in range(int(rng.integers(1, 41))):
+                        value = float(rng.lognormal(3, 0.4))
+                        roll = rng.random()
+                        value = 0.0 if roll < 0.02 else -1.0 if roll < 0.04 else np.nan if roll < 0.06 else value
+                        rows.append(
+                            dict(
+                                seat=seat,
+                                harness="vllm",
+                                probe=pd.NA if rng.random() < 0.3 else "p",
+                                load_id=None,
+                                workload="chat",
+                                concurrency=conc,
+                                metric=metric,
+                                statistic="mean",
+                                date=date,
+                                value="n/a" if roll > 0.995 else value,
+                            )
+                        )
+    table = pd.DataFrame(rows).sample(frac=1.0, random_state=3).reset_index(drop=True)
+    got, want = session_groups(table), _session_groups_by_pandas_loop(table)
+    assert list(got) == list(want) and got == want
+    assert max(n for days in want.values() for n, *_ in days) > 8

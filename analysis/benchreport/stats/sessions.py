@@ -243,15 +243,30 @@ def plain_key(x):
 
 
 def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
+    """Add one date's (n, mean, within SS, date) of each cell key's log pass values to `acc`.
+
+    The groups are numbered once (`ngroup`, in order of first appearance) and each group's values
+    taken by position in table order, so every number is the one a loop over pandas' groups gives
+    (the same values in the same order into the same numpy reductions) at a fraction of its cost:
+    iterating 250,000 pandas groups was 25 of the 40 s of a new night's build of a 10-seat year."""
     if passes is None or not len(passes):
         return
     v = pd.to_numeric(passes["value"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     ok = np.isfinite(v) & (v > 0)
-    p = passes.loc[ok, list(KEY) + ["date"]].astype(object).assign(_lv=np.log(v[ok]))
-    for k, g in p.groupby(list(KEY) + ["date"], dropna=False, sort=False):
-        x = g["_lv"].to_numpy()
-        acc.setdefault(tuple(plain_key(x) for x in k[:-1]), []).append(
-            (x.shape[0], float(x.mean()), float(((x - x.mean()) ** 2).sum()), str(k[-1]))
+    if not ok.any():
+        return
+    p = passes.loc[ok, list(KEY) + ["date"]].astype(object)
+    log_values = np.log(v[ok])
+    codes = p.groupby(list(KEY) + ["date"], dropna=False, sort=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    ends = np.cumsum(counts)
+    keys = p.to_numpy(dtype=object)[order[ends - counts]]  # each group's first row: KEY..., date
+    for key, end, n in zip(keys, ends.tolist(), counts.tolist()):
+        x = log_values[order[end - n : end]]
+        mean = x.mean()
+        acc.setdefault(tuple(plain_key(part) for part in key[:-1]), []).append(
+            (x.shape[0], float(mean), float(((x - mean) ** 2).sum()), str(key[-1]))
         )
 
 
