@@ -279,3 +279,24 @@ def test_a_date_that_is_not_a_plain_date_is_never_a_file_name(tmp_path):
     assert days.load("2026-01-01/../../x", "b" * 64) is None
     frag.save("2026-01-01", "c" * 64, ["x\n"])
     assert frag.load("2026-01-01", "c" * 64) == ["x\n"]
+
+
+def test_session_statistics_are_kept_per_date_and_read_back_the_same(archive, tmp_path):
+    """Each date's per-cell session statistics (benchreport.stats.sessions) are kept beside its
+    pass rows: a warm analysis reads them, a damaged file is computed again, and the statistics,
+    their order and sessions.csv equal an analysis with no cache."""
+    from benchreport.stats.sessions import SESSION_STATS_NAME, session_table
+
+    ingest([archive / d for d in ("2026-11-01", "2026-11-02", "2026-11-03")], tmp_path / "store")
+    store = Store.open(tmp_path / "store")
+    opts = Options(n_boot=300)
+    plain = analyse_store(store, opts, cache=False)
+    cold = analyse_store(store, opts)
+    kept = sorted((tmp_path / "store" / ".cache" / "cells").glob(f"*.{SESSION_STATS_NAME}.json"))
+    assert [p.name[:10] for p in kept] == store.dates()
+    kept[1].write_text("{ damaged")
+    kept[2].write_text(kept[2].read_text()[: len(kept[2].read_text()) // 2])  # cut short
+    for other in (cold, analyse_store(store, opts), analyse_store(store, opts)):
+        assert list(other.session_groups) == list(plain.session_groups)
+        assert other.session_groups == plain.session_groups
+        assert session_table(None, other.session_groups).equals(session_table(None, plain.session_groups))

@@ -80,6 +80,33 @@ class StoreDayCache:
             self.read.append(day)
         return table
 
+    def _derived(self, day: str, token: str, name: str) -> Path:
+        return self.dir / f"{day}-{token[:32]}.{name}.json"
+
+    def load_derived(self, day: str, token: str, name: str):
+        """What was kept as `name` beside a date's entry (JSON), or None when missing or damaged."""
+        if not self.has(day, token):
+            return None
+        try:
+            return json.loads(self._derived(day, token, name).read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001 - a damaged file is recomputed, never trusted
+            return None
+
+    def save_derived(self, day: str, token: str, name: str, value) -> None:
+        """Keep `value` (JSON) beside a date's entry; other tokens' files of that date and name go.
+        A cache that cannot be written is skipped: the numbers are the same, only not kept."""
+        if not self.has(day, token):
+            return
+        path = self._derived(day, token, name)
+        text = json.dumps(value, allow_nan=False)
+        try:
+            _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            for old in self.dir.glob(f"{day}-*.{name}.json"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            return
+
     def load_passes(self, day: str, token: str, columns=None) -> pa.Table | None:
         return self._read(self._paths(day, token)[0], day, columns) if self.has(day, token) else None
 

@@ -270,12 +270,29 @@ def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
         )
 
 
+#: the name a date's session statistics are kept under beside its pass rows (bump when
+#: `_date_stats` changes: older files are then not read)
+SESSION_STATS_NAME = "sessions-1"
+
+
+def _date_stats_json(passes: pd.DataFrame) -> list:
+    """`_date_stats` of one date as JSON: [[key parts], [[n, mean, within SS, date], ...]] in
+    order (JSON keeps every float exactly: Python writes the shortest repr that reads back)."""
+    acc: dict[tuple, list] = {}
+    _date_stats(passes, acc)
+    return [[list(key), [list(x) for x in days]] for key, days in acc.items()]
+
+
 def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
     """{cell key (CELL_KEY, parts as `plain_key`): [(n, mean, within SS, date) of the log pass
     values of each date]}, dates in order. `pass_table`: the pass table (DataFrame) or a run store's
     `PassDays` (read one date at a time)."""
     acc: dict[tuple, list] = {}
-    if hasattr(pass_table, "days") and hasattr(pass_table, "typed"):
+    if hasattr(pass_table, "days") and hasattr(pass_table, "derived"):  # kept per date beside its rows
+        for d in pass_table.days:
+            for key, days in pass_table.derived(d, SESSION_STATS_NAME, _date_stats_json):
+                acc.setdefault(tuple(key), []).extend(tuple(x) for x in days)
+    elif hasattr(pass_table, "days") and hasattr(pass_table, "typed"):
         for d in pass_table.days:
             _date_stats(pass_table.typed(d), acc)
     elif pass_table is not None and len(pass_table):
