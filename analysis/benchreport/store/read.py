@@ -228,6 +228,7 @@ class StoreRequests:
         for d, sha in zip(runs["date"].astype(str), runs["source_sha256"].astype(str)):
             self._files_of.setdefault(d, set()).add(sha)
         self._sha_of = dict(zip(runs["run_id"].astype(str).tolist(), runs["source_sha256"].astype(str).tolist()))
+        self._runs_of: dict[str, list[str]] | None = None  # date -> its runs (made when first needed)
         self.cache, self.kept = cache, kept
         self.computed: list[str] = []  # dates whose summaries were not read from the cache
         self.by_query: list[str] = []  # versions whose figures were computed from their request rows now
@@ -280,8 +281,11 @@ class StoreRequests:
         if not self.kept:
             self.by_query += self.shas
             return store_summaries(self._con, self.store, self.shas, days)
-        on = set(days)
-        run_shas = {r: self._sha_of[r] for r, d in self.day_of.items() if d in on and r in self._sha_of}
+        if self._runs_of is None:
+            self._runs_of = {}
+            for run, day in self.day_of.items():
+                self._runs_of.setdefault(day, []).append(run)
+        run_shas = {r: self._sha_of[r] for d in days for r in self._runs_of.get(d, ()) if r in self._sha_of}
         out, missing = kept_summaries(self._con, self.store, self.shas, days, run_shas)
         self.by_query += missing
         return out
