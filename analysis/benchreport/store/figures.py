@@ -20,6 +20,11 @@ requests' finite values:
 The rows are those `benchreport.store.read` reads for the same dates: of a Parquet store the
 listed parts' rows of the file versions in use, of a DuckLake store the rows of the (version,
 batch) pairs in use at its snapshot; each request row kept only where its run's row is there.
+
+A group's figures depend on one stored file version only, so the ingest that writes a version
+computes them (`batch_figures`) and keeps them in the stored table `pass_figures`; a reader reads
+them (`kept_summaries`) and runs the query only for versions that have none of this
+SUMMARY_VERSION (`store_summaries`).
 """
 
 from __future__ import annotations
