@@ -278,14 +278,14 @@ class StoreRequests:
 
     def _batch(self, days: list[str]) -> dict[str, list[GroupSummary]]:
         """The summaries of some dates not in the cache: kept, else computed (see `summaries`)."""
-        if not self.kept:
-            self.by_query += self.shas
-            return store_summaries(self._con, self.store, self.shas, days)
         if self._runs_of is None:
             self._runs_of = {}
             for run, day in self.day_of.items():
                 self._runs_of.setdefault(day, []).append(run)
         run_shas = {r: self._sha_of[r] for d in days for r in self._runs_of.get(d, ()) if r in self._sha_of}
+        if not self.kept:
+            self.by_query += sorted(set(run_shas.values()) & set(self.shas))
+            return store_summaries(self._con, self.store, self.shas, days)
         out, missing = kept_summaries(self._con, self.store, self.shas, days, run_shas)
         self.by_query += missing
         return out
