@@ -14,6 +14,7 @@ import filecmp
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -251,7 +252,7 @@ def test_dates_are_cut_into_batches_of_a_bounded_number_of_runs():
 def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, engine, monkeypatch):
     if engine == "ducklake":
         pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
-    location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else tmp_path / "store"
+    location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else f"parquet:{tmp_path / 'store'}"
     report = ingest([rough], location)
     assert report.ok and report.runs_added == 12
     store = Store.open(location)
@@ -268,9 +269,9 @@ def test_a_stores_sql_summaries_equal_the_json_files_summaries(rough, tmp_path, 
     assert_same_summaries(got, python_route)
     # a query a date (the batches a bigger store is cut into) gives the same
     monkeypatch.setattr(store_read, "date_batches", lambda days, runs_on: date_batches(days, runs_on, budget=1))
-    one_by_one = StoreRequests(store, read_tables(store).runs, cache=False)
+    one_by_one = StoreRequests(store, read_tables(store).runs, cache=False, kept=False)
     assert_same_summaries(list(one_by_one.summaries()), got)
-    assert one_by_one.computed == list(NIGHTS)
+    assert one_by_one.computed == list(NIGHTS) and one_by_one.by_query
 
 
 def _analyse(*args) -> None:
@@ -283,7 +284,7 @@ def _analyse(*args) -> None:
 def test_analyse_of_a_store_writes_the_bytes_analyse_of_the_files_writes(rough, tmp_path, engine):
     if engine == "ducklake":
         pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
-    location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else tmp_path / "store"
+    location = f"ducklake:{tmp_path / 'lake'}" if engine == "ducklake" else f"parquet:{tmp_path / 'store'}"
     ingest([rough], location)
     _analyse("--store", location, "--out", tmp_path / "from-store")
     _analyse(rough, "--out", tmp_path / "from-files")
@@ -301,3 +302,159 @@ def test_analyse_of_a_store_writes_the_bytes_analyse_of_the_files_writes(rough, 
     assert have == names
     _, mismatch, errors = filecmp.cmpfiles(tmp_path / "from-store", tmp_path / "from-files", names, shallow=False)
     assert mismatch == [] and errors == []
+
+
+# --- the figures kept in the store (pass_figures), written by the ingest -----------------------------
+
+
+def _location(tmp_path: Path, engine: str, name: str = "store") -> str:
+    if engine == "ducklake":
+        pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
+    return f"{engine}:{tmp_path / name}"
+
+
+def _kept_rows(location: str) -> list[dict]:
+    """Every pass_figures row the store holds, read past the reader (all versions, all batches)."""
+    store = Store.open(location)
+    if getattr(store, "lake", False):
+        if not store.has("pass_figures"):
+            return []
+        return store.connection().sql("SELECT * FROM lake.pass_figures").to_arrow_table().to_pylist()
+    files = sorted(str(p) for p in store.root.glob("pass_figures/day=*/*.parquet"))
+    if not files:
+        return []
+    return duckdb.sql(f"SELECT * FROM read_parquet({files!r}, hive_partitioning = true)").to_arrow_table().to_pylist()
+
+
+def test_the_kept_figures_are_summarise_bit_for_bit(rough, tmp_path, store_engine):
+    location = _location(tmp_path, store_engine)
+    ingest([rough], location)
+    rows = _kept_rows(location)
+    assert sorted({r["file_sha"] for r in rows if r["workload"] is None}) == Store.open(location).current_shas()
+    assert sum(r["workload"] is None for r in rows) == 12  # a mark a run
+    assert all(r["summary_version"] == store_read.SUMMARY_VERSION for r in rows)
+    store = Store.open(location)
+    kept = StoreRequests(store, read_tables(store).runs, cache=False)
+    got = list(kept.summaries())
+    assert kept.by_query == []  # every figure read from the table
+    want = _json_summaries(rough)
+    assert_same_summaries(got, want[NIGHTS[0]] + want[NIGHTS[1]])
+    queried = StoreRequests(store, read_tables(store).runs, cache=False, kept=False)
+    assert_same_summaries(list(queried.summaries()), got)
+    assert sorted(set(queried.by_query)) == store.current_shas()
+
+
+def test_a_store_without_kept_figures_computes_them_as_before(rough, tmp_path, store_engine, monkeypatch):
+    """A store ingested before the figures were kept (night 1 here), and kept figures of another
+    summary version: those versions' figures are computed from their request rows, the same."""
+    import importlib
+
+    from benchreport.store import figures
+
+    ingest_module = importlib.import_module("benchreport.store.ingest")
+
+    location = _location(tmp_path, store_engine)
+    with monkeypatch.context() as m:
+        m.setattr(ingest_module, "batch_figures", lambda *args: [])
+        ingest([rough / NIGHTS[0]], location)
+    assert _kept_rows(location) == []
+    ingest([rough / NIGHTS[1]], location)
+    store = Store.open(location).snapshot()
+    runs = read_tables(store).runs
+    night_one = set(runs.loc[runs["date"].astype(str) == NIGHTS[0], "source_sha256"].astype(str))
+    source = StoreRequests(store, runs, cache=False)
+    got = list(source.summaries())
+    assert sorted(source.by_query) == sorted(night_one)  # night 2's read from the table
+    want = _json_summaries(rough)
+    assert_same_summaries(got, want[NIGHTS[0]] + want[NIGHTS[1]])
+    monkeypatch.setattr(figures, "SUMMARY_VERSION", figures.SUMMARY_VERSION + 1)
+    bumped = StoreRequests(store, runs, cache=False)
+    assert_same_summaries(list(bumped.summaries()), got)
+    assert sorted(bumped.by_query) == store.current_shas()
+
+
+def test_as_of_an_older_snapshot_reads_that_snapshots_figures(rough, tmp_path):
+    """A run file changed after it was ingested: the store now reads the new version's figures,
+    and as of the snapshot before, the old version's (DuckLake time travel)."""
+    location = _location(tmp_path, "ducklake")
+    runs = tmp_path / "runs"
+    shutil.copytree(rough / NIGHTS[0], runs / NIGHTS[0])
+    ingest([runs], location)
+    before = Store.open(location).current_version()
+    old = _json_summaries_of(runs)
+    changed = sorted(runs.rglob("*.json"))[0]
+    doc = json.loads(changed.read_text())
+    for r in doc["requests"]:  # a slower run: every latency 1.5 times
+        for k in ("ttft_ms", "e2e_latency_ms", "itl_ms"):
+            if isinstance(r.get(k), (int, float)):
+                r[k] = r[k] * 1.5
+    changed.write_text(json.dumps(doc))
+    assert ingest([runs], location).superseded
+    new = _json_summaries_of(runs)
+    assert [s.stats for s in new] != [s.stats for s in old]
+    for store, want in ((Store.open(location).snapshot(), new), (Store.open(location).at(before), old)):
+        source = StoreRequests(store, read_tables(store).runs, cache=False)
+        assert_same_summaries(list(source.summaries()), want)
+        assert source.by_query == []
+
+
+def _json_summaries_of(runs: Path) -> list[GroupSummary]:
+    return list(FrameSource(build_tables(load([runs], progress=False)).requests).summaries())
+
+
+def test_a_failed_ingest_leaves_no_figures_without_their_runs(rough, tmp_path, store_engine, monkeypatch):
+    """An ingest that fails after the chunk's figures were written and before its files table
+    (killed, a conflict it gave up on): no figure of it is read, and the next ingest stores it."""
+    location = _location(tmp_path, store_engine)
+    store_class = type(Store.open(location, create=True))
+
+    def fail(self, df):
+        raise RuntimeError("killed")
+
+    with monkeypatch.context() as m:
+        m.setattr(store_class, "write_files", fail)
+        with pytest.raises(RuntimeError, match="killed"):
+            ingest([rough], location)
+    store = Store.open(location)
+    assert store.current_shas() == []
+    if store_engine == "ducklake":
+        assert _kept_rows(location) == []  # rolled back with the chunk
+    ingest([rough], location)
+    store = Store.open(location)
+    marked = {r["batch"] if store_engine == "ducklake" else None for r in _kept_rows(location)}
+    if store_engine == "ducklake":
+        assert marked == set(store.in_use()["batch"].astype(str))
+    else:  # the killed batch's parts were swept: only the listed batch's are there
+        assert {p.name for p in store.root.glob("pass_figures/day=*/*.parquet")} == {
+            f"part-{b}.parquet" for b in set(store.in_use()["batch"].astype(str))
+        }
+    source = StoreRequests(store, read_tables(store).runs, cache=False)
+    want = _json_summaries(rough)
+    assert_same_summaries(list(source.summaries()), want[NIGHTS[0]] + want[NIGHTS[1]])
+    assert source.by_query == []
+
+
+def test_migrate_and_repair_keep_the_figures(rough, tmp_path):
+    """`store migrate` copies the kept figures; `store repair` of a damaged batch writes them again."""
+    from benchreport.store.check import check, repair
+    from benchreport.store.lake import migrate
+
+    pytest.importorskip("duckdb_extension_ducklake", reason="the DuckLake store needs the `lake` extra")
+    old = f"parquet:{tmp_path / 'old'}"
+    ingest([rough], old)
+    want = _json_summaries(rough)
+    migrate(Store.open(old), f"ducklake:{tmp_path / 'new'}")
+    for location in (old, f"ducklake:{tmp_path / 'new'}"):
+        store = Store.open(location)
+        source = StoreRequests(store, read_tables(store).runs, cache=False)
+        assert_same_summaries(list(source.summaries()), want[NIGHTS[0]] + want[NIGHTS[1]])
+        assert source.by_query == []
+    part = next((tmp_path / "old" / "pass_figures" / f"day={NIGHTS[1]}").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[:100])
+    assert any(p.name.endswith(part.name) for p in check(Store.open(old)))
+    report = repair(Store.open(old))
+    assert report.problems_after == [] and report.lost == []
+    store = Store.open(old)
+    source = StoreRequests(store, read_tables(store).runs, cache=False)
+    assert_same_summaries(list(source.summaries()), want[NIGHTS[0]] + want[NIGHTS[1]])
+    assert source.by_query == []

@@ -20,6 +20,11 @@ requests' finite values:
 The rows are those `benchreport.store.read` reads for the same dates: of a Parquet store the
 listed parts' rows of the file versions in use, of a DuckLake store the rows of the (version,
 batch) pairs in use at its snapshot; each request row kept only where its run's row is there.
+
+A group's figures depend on one stored file version only, so the ingest that writes a version
+computes them (`batch_figures`) and keeps them in the stored table `pass_figures`; a reader reads
+them (`kept_summaries`) and runs the query only for versions that have none of this
+SUMMARY_VERSION (`store_summaries`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from __future__ import annotations
 import math
 
 import duckdb
+import pandas as pd
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute
 
 from benchreport.columns import QUANTILES, REQUEST_METRICS, REQUEST_STATISTICS
 from benchreport.stats.requests import FAILED_REASONS, TAIL_STATISTICS, GroupSummary, estimate_key
@@ -35,14 +42,26 @@ from benchreport.stats.requests import FAILED_REASONS, TAIL_STATISTICS, GroupSum
 from .layout import StoreDamaged
 
 __all__ = [
+    "FIGURES_TABLE",
     "MACROS_SQL",
     "READ_COLUMNS",
     "RUNS_PER_QUERY",
+    "SUMMARY_VERSION",
+    "batch_figures",
     "date_batches",
     "figures_sql",
+    "kept_summaries",
     "store_summaries",
     "summaries_of_rows",
 ]
+
+#: bump when what a group summary holds changes: cached summaries and the stored `pass_figures`
+#: rows of older code are not used (those versions' figures are computed again, by SQL)
+SUMMARY_VERSION = 3  # 2: the tail quantiles' Harrell-Davis estimates (issue 43); 3: the mean and lag-1
+# as left-to-right sums, by SQL (issue 44)
+
+#: the stored table of every group's figures, written by the ingest that writes its run's rows
+FIGURES_TABLE = "pass_figures"
 
 #: the linear quantile (`quantile_positions` + `lerp`), definition 8 (`median_unbiased_sorted`)
 #: and the lag-1 autocorrelation's last step, as DuckDB macros over a sorted list xs of n values
@@ -249,16 +268,19 @@ def store_summaries(con, store, shas, days) -> dict[str, list[GroupSummary]]:
     groups' summaries in key order}, as `FrameSource(requests of that date).summaries()` gives
     them (`summarise`, bit for bit). Every date asked for has an entry (empty without groups)."""
     days = [str(d) for d in days]
-    out: dict[str, list[GroupSummary]] = {d: [] for d in days}
-    if not days:
-        return out
+    return _summaries(_computed_rows(con, store, shas, days) if days else [], {d: [] for d in days})
+
+
+def _computed_rows(con, store, shas, days: list[str]) -> list[tuple]:
+    """The rows of `figures_sql` over the request rows of some dates of a store's versions `shas`."""
     lake = getattr(store, "lake", False)
     found = (_lake_rows if lake else _parquet_rows)(con, store, shas, days)
     if found is None:
-        return out
+        return []
     rows, params = found
     try:
-        return summaries_of_rows(con, rows, days, params)
+        con.execute(MACROS_SQL)
+        return con.execute(figures_sql(rows), list(params)).fetchall()
     except duckdb.OutOfMemoryException:
         raise
     except duckdb.Error as exc:
@@ -269,7 +291,10 @@ def store_summaries(con, store, shas, days) -> dict[str, list[GroupSummary]]:
         ) from None
     finally:
         for name in ("figures_pairs",) if lake else ("figures_use", "figures_use_runs"):
-            con.unregister(name)
+            try:
+                con.unregister(name)
+            except duckdb.Error:
+                pass
 
 
 def summaries_of_rows(con, rows: str, days, params=()) -> dict[str, list[GroupSummary]]:
@@ -299,3 +324,152 @@ def _summaries(result: list[tuple], out: dict) -> dict[str, list[GroupSummary]]:
         ordered = {m: stats[m] for m in REQUEST_METRICS if m in stats}
         out.setdefault(day, []).append(GroupSummary(key, seat, date, pass_, n_req, n_failed, ordered))
     return out
+
+
+# --- the figures kept in the store (`pass_figures`): written by the ingest, read by the reader -------
+
+#: the statistics' columns of a `pass_figures` row (a pass estimate's key "pass:p90" as "pass_p90")
+_STAT_COLUMNS = {
+    **{s: s for s in REQUEST_STATISTICS},
+    **{estimate_key(s): estimate_key(s).replace(":", "_") for s in TAIL_STATISTICS},
+}
+#: a `pass_figures` row's figures, in the order `figures_sql` gives them (then `file_sha`, `batch`,
+#: `summary_version`); a row with no workload marks a run whose figures are all there (a run of no
+#: request records has this row alone)
+FIGURE_COLUMNS = (
+    "day",
+    "run_id",
+    "workload",
+    "concurrency",
+    "seat",
+    "date",
+    "pass",
+    "n_requests",
+    "n_failed",
+    "metric",
+    "n",
+    *_STAT_COLUMNS.values(),
+    "lag1",
+)
+
+
+def batch_figures(store, parts: list[dict], batch: str, runs_on: dict) -> list[dict]:
+    """Write the `pass_figures` rows of the runs an ingest chunk has just written (`parts`, the
+    parts' rows `write_part` returned; `batch` their batch; `runs_on`: runs of each date), computed
+    by `figures_sql` over the rows written (of a DuckLake store inside the writer's transaction,
+    of the Parquet store from the parts just written), one query a batch of dates
+    (`date_batches`): a row per group and metric, and a row per run marking its figures there.
+    Returns the parts written (rows of the parts table)."""
+    days = sorted({str(p["day"]) for p in parts if p["table"] == "runs"})
+    lake = getattr(store, "lake", False)
+    con = store.connection() if lake else _own_connection()
+    out = []
+    for some in date_batches(days, runs_on):
+        sql, params = _written_figures_sql(con, store, parts, batch, some)
+        con.execute(MACROS_SQL)
+        table = con.execute(sql, params).to_arrow_table()
+        for day in some:
+            rows = table.filter(pa.compute.equal(table["day"], day)).drop_columns(["day"])
+            if len(rows):
+                out.append(store.write_part(FIGURES_TABLE, day, rows.to_pandas(types_mapper=pd.ArrowDtype), batch))
+    return out
+
+
+def _own_connection():
+    con = duckdb.connect(":memory:")
+    con.execute("SET threads TO 1")
+    con.execute("SET preserve_insertion_order TO true")
+    return con
+
+
+def _written_figures_sql(con, store, parts: list[dict], batch: str, days: list[str]) -> tuple[str, dict]:
+    """The query of the `pass_figures` rows of some dates of a batch just written, and its parameters."""
+    if getattr(store, "lake", False):
+        req = "(SELECT * FROM lake.requests WHERE batch = $batch AND list_contains($days, day))"
+        runs = "(SELECT day, run_id, file_sha FROM lake.runs WHERE batch = $batch AND list_contains($days, day))"
+        have = _columns(con, "lake.requests", []) if store.has("requests") else set()
+        params = {"batch": batch, "days": days}
+    else:
+        src = "read_parquet({}::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, union_by_name = true)"
+        files = {
+            t: [str(store.root / p["name"]) for p in parts if p["table"] == t and str(p["day"]) in days]
+            for t in ("requests", "runs")
+        }
+        req = src.format("$req_files") if files["requests"] else None
+        runs = f"(SELECT day, run_id, file_sha FROM {src.format('$run_files')})"
+        have = _columns(con, src.format("?"), [files["requests"]]) if req else set()
+        params = {"run_files": files["runs"], **({"req_files": files["requests"]} if req else {})}
+    stats = ", ".join(f'"{k}" AS {v}' for k, v in _STAT_COLUMNS.items())
+    version = f"CAST({int(SUMMARY_VERSION)} AS BIGINT) AS summary_version"
+    marks = f"SELECT day, run_id, file_sha, {version} FROM written_runs"
+    if req is None or "run_id" not in have:  # runs with no request records: their marks alone
+        return f"WITH written_runs AS {runs} {marks} ORDER BY day, run_id", params
+    rows = (
+        f"(SELECT {_select_list(have, 't')} FROM {req} AS t "
+        "JOIN written_runs AS o ON o.run_id = t.run_id AND o.day = t.day)"
+    )
+    figures = ", ".join(c for c in FIGURE_COLUMNS[:11]) + f", {stats}, lag1"
+    sql = f"""WITH written_runs AS {runs}
+SELECT {figures}, o.file_sha, {version}
+FROM ({figures_sql(rows)}) AS f JOIN written_runs AS o USING (day, run_id)
+UNION ALL BY NAME {marks}
+ORDER BY day, run_id, workload NULLS FIRST, concurrency, metric NULLS FIRST"""
+    return sql, params
+
+
+def kept_summaries(con, store, shas, days, run_shas: dict) -> tuple[dict[str, list[GroupSummary]], list[str]]:
+    """`store_summaries`, from the `pass_figures` rows the ingest kept (of the versions in use, at
+    the store's snapshot, of this SUMMARY_VERSION): only the versions with no such rows for a run of
+    theirs (`run_shas`: run -> version, of the runs of `days`) computed by the query now (a store
+    ingested before these rows were kept, or by code of another summary version). Returns (the
+    summaries, the versions computed now)."""
+    days = [str(d) for d in days]
+    out: dict[str, list[GroupSummary]] = {d: [] for d in days}
+    if not days or not shas:
+        return out, []
+    rows, marked = _kept_rows(con, store, shas, days)
+    missing = sorted({sha for run, sha in run_shas.items() if run not in marked} & set(shas))
+    if missing:
+        rows += _computed_rows(con, store, missing, days)
+    return _summaries(rows, out), missing
+
+
+def _kept_rows(con, store, shas, days) -> tuple[list[tuple], set[str]]:
+    """(the kept figure rows of `days`, as `figures_sql` gives them; the runs marked complete)."""
+    lake = getattr(store, "lake", False)
+    if lake:
+        if not store.has(FIGURES_TABLE):
+            return [], set()
+        use = store.in_use()
+        use = use[use["sha256"].astype(str).isin(set(shas))]
+        pairs = pa.table({"sha": use["sha256"].astype(str).tolist(), "b": use["batch"].astype(str).tolist()})
+        src, on, args = f"(SELECT * FROM {store.table_sql(FIGURES_TABLE)})", "x.batch = u.b", []
+    else:
+        want = set(shas)
+        found = [(f, s) for d in days for f, ss in store.part_files(FIGURES_TABLE, d) for s in ss if s in want]
+        if not found:
+            return [], set()
+        pairs = pa.table({"filename": [f for f, _ in found], "sha": [s for _, s in found]})
+        src = (
+            "read_parquet(?::VARCHAR[], hive_partitioning = true, hive_types_autocast = false, "
+            "union_by_name = true, filename = true)"
+        )
+        on, args = "x.filename = u.filename", [sorted({f for f, _ in found})]
+    if not set(FIGURE_COLUMNS) | {"summary_version", "file_sha"} <= _columns(con, src, args):
+        return [], set()  # rows of code that kept other figures: computed again
+    con.register("kept_pairs", pairs)
+    try:
+        got = con.execute(
+            f"SELECT {', '.join(f'x.{c}' for c in FIGURE_COLUMNS)} FROM {src} AS x SEMI JOIN kept_pairs AS u "
+            f"ON x.file_sha = u.sha AND {on} WHERE list_contains(?::VARCHAR[], x.day) AND x.summary_version = ?",
+            [*args, days, SUMMARY_VERSION],
+        ).fetchall()
+    except duckdb.Error as exc:
+        raise StoreDamaged(
+            f"damaged store: {store}: the kept figures of {days[0]}..{days[-1]} cannot be read "
+            f"({' '.join(str(exc).split())[:300]}); `benchreport store check --store STORE`"
+        ) from None
+    finally:
+        con.unregister("kept_pairs")
+    marked = {r[1] for r in got if r[2] is None}
+    return [r for r in got if r[2] is not None], marked

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -32,6 +33,7 @@ from benchreport.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFF
 from benchreport.load.errors import NOT_A_RUN_WHY, Refusal, Skipped
 from benchreport.tables import COMPONENT_RUN_COLUMNS, build_store_frames
 
+from .figures import batch_figures
 from .layout import FILE_COLUMNS, PART_COLUMNS, Store
 
 __all__ = ["IngestReport", "ingest", "PATH_MAX"]
@@ -471,8 +473,9 @@ def _merge_files(files: pd.DataFrame, rows: list[dict], batch: str | None) -> pd
 
 
 def _write_batch(store: Store, loaded: LoadResult, batch: str) -> list[dict]:
-    """One part per stored table and date, each row with its file version and order; returns
-    the parts' rows of the parts table."""
+    """One part per stored table and date, each row with its file version and order, then the
+    batch's `pass_figures` computed over the rows written (`batch_figures`); returns the parts'
+    rows of the parts table."""
     tables, seat_runs, comp_runs = build_store_frames(loaded)
     sha_of = {lr.run.run_id: lr.sha256 for lr in loaded.runs}
     frames = {
@@ -489,4 +492,5 @@ def _write_batch(store: Store, loaded: LoadResult, batch: str) -> list[dict]:
         days = df["run_id"].map(day_of)
         for day, part in df.groupby(days, sort=True):
             parts.append(store.write_part(name, str(day), part.reset_index(drop=True), batch))
-    return parts
+    runs_on = Counter(str(d) for d in day_of.values())
+    return parts + batch_figures(store, parts, batch, runs_on)

@@ -42,8 +42,19 @@ __all__ = [
 ]
 
 STORE_FORMAT = "benchreport.store/1"
-#: tables kept per date (requests are the bulk; the rest are small)
-STORED_TABLES = ("runs", "measurements", "requests", "exams", "exam_items", "events", "seat_runs", "component_runs")
+#: tables kept per date (requests are the bulk; the rest are small). pass_figures: every group's
+#: figures, computed by the ingest that writes its run (benchreport.store.figures.batch_figures)
+STORED_TABLES = (
+    "runs",
+    "measurements",
+    "requests",
+    "exams",
+    "exam_items",
+    "events",
+    "seat_runs",
+    "component_runs",
+    "pass_figures",
+)
 #: a part's name as an ingest writes it (anything else under a table's folder is a stray)
 _PART_NAME = re.compile(r"part-([0-9a-f]{16})\.parquet")
 #: the temporary file a job making a store writes its marker through (another job may see it)

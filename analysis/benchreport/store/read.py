@@ -26,7 +26,7 @@ from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
-from .figures import date_batches, store_summaries
+from .figures import SUMMARY_VERSION, date_batches, kept_summaries, store_summaries
 from .layout import Store, StoreDamaged
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
@@ -209,20 +209,17 @@ def store_load_result(store: Store) -> LoadResult:
     return LoadResult(refused=refused, skipped=skipped)
 
 
-#: bump when what a group summary holds changes: cached summaries of older code are not used
-SUMMARY_VERSION = 3  # 2: the tail quantiles' Harrell-Davis estimates (issue 43); 3: the mean and lag-1
-# as left-to-right sums, by SQL (issue 44)
-
-
 class StoreRequests:
     """Request groups of a store, one date at a time (benchreport.stats.requests.RequestSource).
 
     Each date's group summaries are cached in `STORE/.cache/`, keyed by the file versions of
     that date (and the code's summary version): a new night computes its own summaries and
-    reads every other night's from the cache, with the same numbers.
+    reads every other night's from the cache, with the same numbers. A date without a cache
+    entry is read from the figures the ingest kept (`pass_figures`); `kept=False` computes every
+    such date by SQL from its request rows instead (the route of before, for comparison).
     """
 
-    def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True, cache_root=None):
+    def __init__(self, store: Store, runs: pd.DataFrame, *, cache: bool = True, cache_root=None, kept: bool = True):
         self.store = store = store.snapshot()
         self.cache_root = Path(cache_root) if cache_root is not None else store.root
         self.shas = store.current_shas()
@@ -230,8 +227,11 @@ class StoreRequests:
         self._files_of: dict[str, set] = {}
         for d, sha in zip(runs["date"].astype(str), runs["source_sha256"].astype(str)):
             self._files_of.setdefault(d, set()).add(sha)
-        self.cache = cache
-        self.computed: list[str] = []  # dates whose summaries were computed (not read from the cache)
+        self._sha_of = dict(zip(runs["run_id"].astype(str).tolist(), runs["source_sha256"].astype(str).tolist()))
+        self._runs_of: dict[str, list[str]] | None = None  # date -> its runs (made when first needed)
+        self.cache, self.kept = cache, kept
+        self.computed: list[str] = []  # dates whose summaries were not read from the cache
+        self.by_query: list[str] = []  # versions whose figures were computed from their request rows now
         self._con = connect(store)
         self._cache: tuple[str, FrameSource] | None = None
 
@@ -254,9 +254,10 @@ class StoreRequests:
 
     def summaries(self, days=None) -> Iterator[GroupSummary]:
         """Every group's summary of the dates (all by default), date by date: from the cache, and
-        the dates without a cache entry computed by SQL (`benchreport.store.figures`, bit for bit
-        `summarise`'s), one query a batch of dates (`date_batches`: bounded memory), each date
-        then cached. A damaged entry is computed again."""
+        the dates without a cache entry from the figures the ingest kept, a version without them
+        computed by SQL (`benchreport.store.figures`, bit for bit `summarise`'s), one query a
+        batch of dates (`date_batches`: bounded memory), each date then cached. A damaged entry
+        is computed again."""
         days = sorted(set(self.day_of.values())) if days is None else list(days)
         missing = [day for day in days if not (self.cache and self._cache_path(day).is_file())]
         runs_on = Counter(self.day_of.values())
@@ -268,12 +269,26 @@ class StoreRequests:
                 yield from cached
                 continue
             if day not in computed:
-                computed = store_summaries(self._con, self.store, self.shas, batch_of.get(day, [day]))
+                computed = self._batch(batch_of.get(day, [day]))
             day_summaries = computed.pop(day)
             self.computed.append(day)
             if self.cache:
                 _write_json(self._cache_path(day), [_summary_to_json(s) for s in day_summaries])
             yield from day_summaries
+
+    def _batch(self, days: list[str]) -> dict[str, list[GroupSummary]]:
+        """The summaries of some dates not in the cache: kept, else computed (see `summaries`)."""
+        if self._runs_of is None:
+            self._runs_of = {}
+            for run, day in self.day_of.items():
+                self._runs_of.setdefault(day, []).append(run)
+        run_shas = {r: self._sha_of[r] for d in days for r in self._runs_of.get(d, ()) if r in self._sha_of}
+        if not self.kept:
+            self.by_query += sorted(set(run_shas.values()) & set(self.shas))
+            return store_summaries(self._con, self.store, self.shas, days)
+        out, missing = kept_summaries(self._con, self.store, self.shas, days, run_shas)
+        self.by_query += missing
+        return out
 
     def group(self, key: tuple) -> RequestGroup:
         return self._day(self.day_of[str(key[0])]).group(key)
