@@ -187,3 +187,28 @@ def test_a_stopped_build_leaves_nothing(tmp_path, env, signum, moment):
     assert not out.exists()
     assert _ours(tmp_path) == [] and not any(_alive(p) for p in children)
     assert _left(tmp_path) == []
+
+
+def test_a_sigterm_whose_raise_was_swallowed_stops_the_build_at_the_next_step(tmp_path, monkeypatch, capsys):
+    """Python swallows an exception raised while it runs a weakref callback ("Exception ignored
+    in ..."), so SIGTERM's raise can be lost inside the notebook; the build then went on to
+    print (in a fresh clone's `make test`, a Chromium that prints for minutes: timed out at
+    120 s). The signal is recorded: the build stops before the next step, exit 143, nothing
+    published, and the page is never rendered."""
+    from benchreport import progress
+    from benchreport.cli.commands import main
+    from benchreport.report import build as build_module
+
+    real_execute, rendered = build_module._execute, []
+
+    def execute_then_swallowed_sigterm(*args, **kwargs):
+        real_execute(*args, **kwargs)
+        progress._received.append(signal.SIGTERM)  # as the handler records it before its raise is lost
+
+    monkeypatch.setattr(build_module, "_execute", execute_then_swallowed_sigterm)
+    monkeypatch.setattr(build_module, "_render", lambda *a, **k: rendered.append(1) or "")
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    code = main(["build", str(data), "--out", str(tmp_path / "out"), "--format", "html", "--quiet"])
+    assert code == 128 + signal.SIGTERM and rendered == []
+    assert "terminated (SIGTERM)" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "report.html").exists()

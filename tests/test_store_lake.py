@@ -218,7 +218,10 @@ def test_several_ingest_processes_at_once_on_an_embedded_store(nights, clean, tm
     ingest([nights / NIGHTS[0]], f"ducklake:{lake}")
     procs = _ingest_at_once(nights, str(lake))
     assert_same_store(lake, clean)
-    assert check(Store.open(lake)) == [], procs
+    # a writer whose commit lost to another's leaves the data files it wrote, as a killed one
+    # does: in no commit, never read (the store equals the clean one above); `store check` lists
+    # them as leftovers and nothing else
+    assert {p.kind for p in check(Store.open(lake))} <= {"leftover"}, procs
 
 
 def test_a_killed_ingest_leaves_the_store_as_before_or_after(nights, clean, tmp_path):

@@ -482,11 +482,16 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
         try:
             analysis = _analyse(request, opened)
             write_analysis(analysis, stage)  # tables/*.csv, flags.json, refused.json
+            # a SIGTERM whose raise Python swallowed (it landed in a weakref callback or `__del__`)
+            # stops the build at the next step, never after a Chromium that prints for minutes
+            stop_if_terminated()
             step = "the report notebook"
             _execute(_parameters(request, figure_formats), stage / "report.ipynb", analysis, quiet=quiet)
+            stop_if_terminated()
             step = "rendering"
             html = _render(stage, request.title, formats, quiet=quiet)
             if "pdf" in formats:
+                stop_if_terminated()
                 step = "printing report.pdf"
                 _print(html, stage, request.pdf_engine, quiet=quiet)
             facts = _site_facts(analysis, request.title)
