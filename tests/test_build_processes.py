@@ -212,3 +212,26 @@ def test_a_sigterm_whose_raise_was_swallowed_stops_the_build_at_the_next_step(tm
     assert code == 128 + signal.SIGTERM and rendered == []
     assert "terminated (SIGTERM)" in capsys.readouterr().err
     assert not (tmp_path / "out" / "report.html").exists()
+
+
+def test_ctrl_c_turned_into_an_import_error_in_the_notebook_is_still_ctrl_c(tmp_path, monkeypatch, capsys):
+    """A KeyboardInterrupt inside an extension module's import surfaces as "ImportError:
+    initialization failed" from the notebook (a fresh clone's `make test`, Ctrl-C 2 s in: the
+    build said "the report notebook failed", exit 4). Ctrl-C is recorded as SIGTERM is: exit
+    130, "interrupted", nothing published."""
+    from papermill.exceptions import PapermillExecutionError
+
+    from benchreport import progress
+    from benchreport.cli.commands import main
+    from benchreport.report import build as build_module
+
+    def interrupted_import(*args, **kwargs):
+        progress._received.append(signal.SIGINT)  # as the Ctrl-C handler records it
+        raise PapermillExecutionError(3, 3, "import x", "ImportError", "initialization failed", [])
+
+    monkeypatch.setattr(build_module, "_execute", interrupted_import)
+    data = write_fixture_runs(tmp_path / "data", bad=False)
+    code = main(["build", str(data), "--out", str(tmp_path / "out"), "--format", "html", "--quiet"])
+    assert code == 128 + signal.SIGINT
+    assert "interrupted" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "report.html").exists()

@@ -1,7 +1,5 @@
 """`python -m benchreport` is the `benchreport` command."""
 
-import sys
+from benchreport.cli import run
 
-from benchreport.cli import main
-
-sys.exit(main())
+run()

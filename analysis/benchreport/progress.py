@@ -23,9 +23,14 @@ _received: list[int] = []
 
 
 def stop_if_terminated() -> None:
-    """Raise `Terminated` if SIGTERM arrived, even when its first raise was swallowed; called
-    before anything is published, so a terminated build never replaces the previous output."""
+    """Raise `Terminated` if SIGTERM arrived (KeyboardInterrupt if Ctrl-C did), even when its
+    first raise was swallowed or turned into another error (a KeyboardInterrupt inside an
+    extension module's import becomes "ImportError: initialization failed"); called between the
+    build's steps and before anything is published, so a stopped build never replaces the
+    previous output."""
     if _received:
+        if _received[0] == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(f"signal {_received[0]}")
 
 
@@ -57,13 +62,23 @@ def terminate_as_interrupt() -> Iterator[None]:
         _received.append(signum)
         raise Terminated(f"signal {signum}")
 
+    def interrupt(signum, frame):  # Python's own Ctrl-C, recorded as well
+        _received.append(signum)
+        raise KeyboardInterrupt
+
     _received.clear()
     previous = signal.signal(signal.SIGTERM, handler)
+    # Ctrl-C as Python raises it, recorded; left alone when it is ignored (a job started with nohup)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt)
     try:
         yield
         stop_if_terminated()  # the raise was swallowed and the step ran to its end
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
         _received.clear()
 
 

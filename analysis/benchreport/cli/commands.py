@@ -552,6 +552,25 @@ def without_rfc3987_syntax() -> None:
         sys.modules.setdefault("rfc3987_syntax", None)  # None in sys.modules: an ImportError, caught by jsonschema
 
 
+def run() -> None:
+    """The `benchreport` command (console script and `python -m benchreport`): `main`, then exit.
+
+    After Ctrl-C or SIGTERM (exit 130 or 143), every clean-up has run (the `finally` blocks, then
+    the `atexit` functions, temporary folders' included); the process then leaves without
+    CPython's finalization, which can crash (SIGABRT, "PyThreadState_Get: the GIL is released")
+    when the signal landed in an extension module's import and left that module half made."""
+    code = main()
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        import atexit
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        atexit._run_exitfuncs()
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     without_rfc3987_syntax()
     # SIGTERM unwinds like Ctrl-C from the first line on, so that a command stopped at any moment
