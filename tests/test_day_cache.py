@@ -233,7 +233,7 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
 
     df = pd.DataFrame(
         {
-            "seat": pd.array(["b", "=HYPERLINK(1)", "a", "c"], dtype="string"),
+            "seat": pd.array(["b", "=HYPERLINK(1)", "a", "séat\rcarriage"], dtype="string"),
             "date": pd.array(["2026-01-01", "2026-01-01", "2026-01-02", "2026-01-02"], dtype="string"),
             "value": [1.5, float("nan"), 1e-7, 3.0],
             "n": pd.array([1, None, 3, 4], dtype="Int64"),
@@ -246,6 +246,9 @@ def test_lines_by_date_keep_formulas_neutralised_and_fall_back_on_a_newline(tmp_
         _csv_of_days(days, tmp_path / f"{run}.csv", frag, df.iloc[:0])
         assert (tmp_path / f"{run}.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
     assert len(frag.kept) == 2 and "'=HYPERLINK(1)" in (tmp_path / "warm.csv").read_text()
+    frag.kept[("2026-01-02", "t2")] = frag.kept[("2026-01-02", "t2")].split(b"\n", 1)[1]  # a line lost
+    _csv_of_days(days, tmp_path / "mended.csv", frag, df.iloc[:0])
+    assert (tmp_path / "mended.csv").read_bytes() == (tmp_path / "plain.csv").read_bytes()
     df.loc[0, "seat"] = "two\nlines"
     write_csv(df, tmp_path / "plain2.csv")
     _csv_of_days(Days(df, {"2026-01-01": "u1", "2026-01-02": "u2"}), tmp_path / "nl.csv", Memory(), df.iloc[:0])
@@ -271,14 +274,14 @@ def test_a_date_that_is_not_a_plain_date_is_never_a_file_name(tmp_path):
     from benchreport.days.store_files import StoreCsvFragments
 
     frag = StoreCsvFragments(tmp_path)
-    frag.save("../../escape", "a" * 64, ["x\n"])
-    frag.save("2026-01-01", "../" + "a" * 61, ["x\n"])
+    frag.save("../../escape", "a" * 64, b"x\n")
+    frag.save("2026-01-01", "../" + "a" * 61, b"x\n")
     assert not (tmp_path / ".cache").exists() and not (tmp_path.parent / "escape").exists()
     assert frag.load("../../escape", "a" * 64) is None
     days = StoreDayCache(tmp_path)
     assert days.load("2026-01-01/../../x", "b" * 64) is None
-    frag.save("2026-01-01", "c" * 64, ["x\n"])
-    assert frag.load("2026-01-01", "c" * 64) == ["x\n"]
+    frag.save("2026-01-01", "c" * 64, b"x\n")
+    assert frag.load("2026-01-01", "c" * 64) == b"x\n"
 
 
 def test_session_statistics_are_kept_per_date_and_read_back_the_same(archive, tmp_path):

@@ -802,3 +802,26 @@ def test_drift_thin_tail_not_judged():
     tables, frame, vals = _noisy_runs(9, trend=0.15)
     p99 = frame.assign(statistic="p99")
     assert R.drift(p99, tables, thresholds=DEFAULT) == []
+
+
+def test_a_figures_key_is_each_value_as_text_or_none_as_the_scalar_rules_say():
+    """`sample.repeated_figure` keys a run's figures a column at a time (a fleet's store holds
+    hundreds of thousands of rows); each key part must be what the scalar rule gives, `str` of the
+    value or None where `format.missing` says missing, on every kind of column a run file fills."""
+    import numpy as np
+    import pandas as pd
+
+    from benchreport import format as F
+    from benchreport.flags.rules.provenance import _words
+
+    columns = [
+        pd.Series(["a", None, "nan", np.nan, 4, 4.0, pd.NA, True], dtype=object),
+        pd.Series([1.0, np.nan, 0.1, 1e-300, -0.0, np.inf]),
+        pd.Series([1, None, 3], dtype="Int64"),
+        pd.Series(["x", None, "y"], dtype="string"),
+        pd.Series(["x", None, "y"], dtype="string[pyarrow]"),
+        pd.Series(pd.to_datetime(["2026-01-01", None])),
+        pd.Series(["p", "q", None], dtype="category"),
+    ]
+    for column in columns:
+        assert _words(column) == [None if F.missing(v) else str(v) for v in column.tolist()], column.dtype

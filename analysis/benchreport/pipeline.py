@@ -460,37 +460,39 @@ def _csv_text(df: pd.DataFrame, *, header: bool = True) -> str:
     return _safe_frame(df).to_csv(index=False, header=header, lineterminator="\n", float_format=None)
 
 
-def _csv_lines(df: pd.DataFrame) -> list[str] | None:
-    """The CSV lines of some rows (each ending in a newline), or None when a text cell holds a
-    newline (its row would span two lines)."""
+def _csv_bytes(df: pd.DataFrame) -> bytes | None:
+    """The CSV lines of some rows (each ending in a newline) as UTF-8, or None when a text cell
+    holds a newline (its row would span two lines)."""
     for c in df.columns:
         if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype):
             if df[c].astype(object).map(lambda v: isinstance(v, str) and "\n" in v).any():
                 return None
-    text = _csv_text(df, header=False)
-    return [line + "\n" for line in text.split("\n")[:-1]]
+    return _csv_text(df, header=False).encode("utf-8")
 
 
 def _csv_of_days(days, path: Path, fragments, header: pd.DataFrame, tokens: dict | None = None) -> None:
     """A table kept date by date (the pass table of a run store, benchreport.days.entries.PassDays;
     its history, benchreport.days.history.HistoryDays) as CSV, one date at a time: both tables
     are their dates' rows one after another, so each date's lines (kept in `fragments` by the
-    date's token) are written in turn and a year of them is never held. The same bytes as `_csv`
-    of the whole table (a test checks it). `header`: an empty frame with the table's columns."""
+    date's token, as the bytes written) are written in turn and a year of them is never held.
+    A kept date is copied as it is, checked only to hold one line per row: a year of a fleet's
+    pass rows is a gigabyte of CSV, not to be split into lines and joined again on every build.
+    The same bytes as `_csv` of the whole table (a test checks it). `header`: an empty frame
+    with the table's columns."""
     tokens = days.tokens if tokens is None else tokens
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(_csv_text(header))
+    with open(path, "wb") as f:
+        f.write(_csv_text(header).encode("utf-8"))
         for d in days.days:
             token = tokens.get(d) if fragments is not None else None
-            lines = fragments.load(d, token) if token else None
-            if lines is None or len(lines) != days.counts[d]:
-                lines = _csv_lines(days.typed(d))
-                if lines is None:  # a text cell holds a line break: the whole table, as `_csv` writes it
+            data = fragments.load(d, token) if token else None
+            if data is None or data.count(b"\n") != days.counts[d]:
+                data = _csv_bytes(days.typed(d))
+                if data is None:  # a text cell holds a line break: the whole table, as `_csv` writes it
                     f.close()
                     return write_csv(days.frame(), path)
                 if token:
-                    fragments.save(d, token, lines)
-            f.writelines(lines)
+                    fragments.save(d, token, data)
+            f.write(data)
 
 
 def _history_or_empty(analysis: Analysis) -> pd.DataFrame:

@@ -317,22 +317,23 @@ class StoreCsvFragments:
     def _path(self, day: str, token: str) -> Path:
         return self.dir / f"{day}-{token[:32]}.{self.table}.csv"
 
-    def load(self, day: str, token: str) -> list[str] | None:
+    def load(self, day: str, token: str) -> bytes | None:
+        """A date's lines as they were saved (UTF-8 bytes), or None."""
         if not _nameable(day, token):
             return None
         try:
-            text = self._path(day, token).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return self._path(day, token).read_bytes()
+        except OSError:
             return None
-        return [line + "\n" for line in text.split("\n")[:-1]]
 
-    def save(self, day: str, token: str, lines: list[str]) -> None:
+    def save(self, day: str, token: str, data: bytes) -> None:
+        """Keep a date's lines (UTF-8 bytes, each line ending in a newline)."""
         if not _nameable(day, token):
             return
         path = self._path(day, token)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            _atomic(path, lambda tmp: tmp.write_text("".join(lines), encoding="utf-8", newline=""))
+            _atomic(path, lambda tmp: tmp.write_bytes(data))
             for old in self.dir.glob(f"{day}-*.{self.table}.csv"):
                 if old != path:
                     old.unlink(missing_ok=True)

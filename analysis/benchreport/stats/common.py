@@ -6,6 +6,7 @@ Nothing here is a statistical method of its own; the methods live in
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import zlib
@@ -76,6 +77,7 @@ def parse_statistic(statistic) -> float | None:
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _exact_level(q) -> Fraction:
     """A quantile level as the fraction it was written as: 0.9 -> 9/10, 0.999 -> 999/1000.
 
@@ -91,6 +93,7 @@ def tail_count(n: int, q) -> Fraction:
     return int(n) * (1 - _exact_level(q))
 
 
+@functools.lru_cache(maxsize=4096)  # a fleet asks it of the same few (n, q) thousands of times
 def tail_supported(n: int, q, min_tail_obs) -> bool:
     """Whether n observations support quantile q: always for q <= 0.5, else n (1 - q) >= min_tail_obs,
     computed exactly (`tail_count`), so that 100 requests carry a p90 and 1000 a p99."""
