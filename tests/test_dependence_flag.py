@@ -151,3 +151,27 @@ def test_store_decides_as_a_folder_does(tmp_path):
     assert corr(analyse_store(store, opts)) == full  # cold: each date decided as it is read
     assert corr(analyse_store(store, opts)) == full  # warm: read back from the index
     assert "s1" in {s for f in full for s in f["seats"]}
+
+
+def test_lag1_pvalues_are_the_scalar_tests_bit_for_bit():
+    """The test of a fleet's passes is made on arrays (millions a year); each p-value must be the
+    bits of the one-value formula through scipy's normal tail, edge cases included."""
+    import math
+
+    from scipy.stats import norm
+
+    from benchreport.stats.within import lag1_pvalues
+
+    def scalar(r1, n):  # the formula as written before it was made an array's
+        if not (n >= 3) or math.isnan(r1):
+            return math.nan
+        q = n * (n + 2.0) * r1 * r1 / (n - 1.0)
+        return float(norm.sf(math.copysign(math.sqrt(q), r1)))
+
+    rng = np.random.default_rng(11)
+    r1 = np.concatenate([rng.uniform(-1, 1, 5000), [0.0, -0.0, 1.0, -1.0, np.nan, 0.3, 0.9999]])
+    n = np.concatenate([rng.integers(3, 100_000, 5000).astype(float), [3.0, 50.0, 7.0, 7.0, 100.0, 2.0, 1e9]])
+    got = lag1_pvalues(r1, n)
+    want = np.array([scalar(a, b) for a, b in zip(r1.tolist(), n.tolist())])
+    assert np.array_equal(got, want, equal_nan=True)
+    assert all(g.hex() == w.hex() for g, w in zip(got.tolist(), want.tolist()) if not math.isnan(w))

@@ -73,6 +73,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from scipy.fft import dct
+from scipy.special import ndtr
 
 from .common import check_level, quantile_sorted, sequential_sum, sorted_mean
 from .multiplicity import adjust
@@ -80,6 +81,7 @@ from .multiplicity import adjust
 __all__ = [
     "lag1_autocorrelation",
     "lag1_pvalue",
+    "lag1_pvalues",
     "dependent_passes",
     "block_length",
     "block_size",
@@ -127,11 +129,18 @@ def lag1_pvalue(r1, n) -> float:
     Same as half of ``statsmodels.stats.diagnostic.acorr_ljungbox(x, lags=[1])`` p-value when
     r_1 > 0 (one minus half when r_1 < 0).
     """
-    r1, n = float(r1), float(n)
-    if not (n >= 3) or math.isnan(r1):
-        return math.nan
-    q = n * (n + 2.0) * r1 * r1 / (n - 1.0)
-    return float(stats.norm.sf(math.copysign(math.sqrt(q), r1)))
+    return float(lag1_pvalues(np.array([float(r1)]), np.array([float(n)]))[0])
+
+
+def lag1_pvalues(r1: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """`lag1_pvalue` of each (r_1, n) pair of two float arrays, elementwise: the same operations in
+    the same order, so the same bits (a fleet's year has millions of passes to test)."""
+    r1, n = np.asarray(r1, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = n * (n + 2.0) * r1 * r1 / (n - 1.0)
+        p = ndtr(-np.copysign(np.sqrt(q), r1))  # scipy's `norm.sf(z)` is `ndtr(-z)`
+    p[~(n >= 3) | np.isnan(r1)] = np.nan
+    return p
 
 
 #: the columns of a pass table that make one family of the dependence test: a seat's passes of one date
@@ -161,7 +170,7 @@ def dependent_passes(seat, date, statistic, lag1, n_obs, *, alpha: float, lag1_l
     if not tested.any():
         return out
     p = np.full(lag.shape[0], np.nan)
-    p[tested] = [lag1_pvalue(r, k) for r, k in zip(lag[tested], n[tested])]
+    p[tested] = lag1_pvalues(lag[tested], n[tested])
     fam: dict[tuple, list[int]] = {}
     for i in np.flatnonzero(tested):
         fam.setdefault((str(seat[i]), str(date[i])), []).append(int(i))
