@@ -392,3 +392,20 @@ def test_invalid_arguments():
     with pytest.raises(ValueError, match="measurements"):
         cells(pd.DataFrame({"x": [1]}))
     assert len(cells(None, None)) == 0
+
+
+def test_the_median_of_a_cells_passes_is_numpys_bit_for_bit():
+    """A cell's median of its passes is taken the short way for positive values (thousands of
+    cells a date); it must be `np.median`'s float, odd and even counts, ties, tiny and huge values,
+    and `np.median` itself for anything not positive."""
+    import numpy as np
+
+    from benchreport.stats.passes import _median
+
+    rng = np.random.default_rng(3)
+    cases = [rng.lognormal(0, s, k) for s in (0.01, 1, 30) for k in range(3, 13) for _ in range(40)]
+    cases += [np.array([1.0, 1.0, 2.0, 2.0]), np.array([5e-324, 5e-324, 1e308, 1.7e308]), np.array([3.0, 1.0, 2.0])]
+    cases += [np.array([0.0, -0.0, 1.0, 2.0]), np.array([-1.0, -3.0, -2.0]), np.array([np.nan, 1.0, 2.0])]
+    for v in cases:
+        want, got = float(np.median(v)), _median(v)
+        assert (np.isnan(want) and np.isnan(got)) or got.hex() == want.hex(), v
