@@ -295,11 +295,53 @@ def test_session_statistics_are_kept_per_date_and_read_back_the_same(archive, tm
     opts = Options(n_boot=300)
     plain = analyse_store(store, opts, cache=False)
     cold = analyse_store(store, opts)
-    kept = sorted((tmp_path / "store" / ".cache" / "cells").glob(f"*.{SESSION_STATS_NAME}.json"))
+    kept = sorted((tmp_path / "store" / ".cache" / "cells").glob(f"*.{SESSION_STATS_NAME}.arrow"))
     assert [p.name[:10] for p in kept] == store.dates()
     kept[1].write_text("{ damaged")
-    kept[2].write_text(kept[2].read_text()[: len(kept[2].read_text()) // 2])  # cut short
+    kept[2].write_bytes(kept[2].read_bytes()[: len(kept[2].read_bytes()) // 2])  # cut short
     for other in (cold, analyse_store(store, opts), analyse_store(store, opts)):
         assert list(other.session_groups) == list(plain.session_groups)
         assert other.session_groups == plain.session_groups
+        assert repr(other.session_groups) == repr(plain.session_groups)  # the same types: 4, not 4.0
         assert session_table(None, other.session_groups).equals(session_table(None, plain.session_groups))
+
+
+def test_a_dates_session_statistics_read_back_as_computed_whatever_their_keys():
+    """A date's session statistics kept as Arrow read back to the keys, numbers, types and order
+    `_date_stats` gives; keys Arrow's columns cannot hold as they are (a concurrency of 1.5, a
+    numeric probe) are kept as JSON and read back the same."""
+    import pandas as pd
+
+    from benchreport.stats.sessions import KEY, _add_date_stats, _date_stats, _date_stats_table
+
+    def passes(over=None):
+        over = over or {}
+        rows = []
+        for i, (seat, conc) in enumerate([("a", 1), ("a", 4), ("b", None), ("a", 1), ("b", None)]):
+            row = dict(
+                seat=seat,
+                harness="h",
+                probe=None,
+                load_id=None,
+                workload="decode",
+                concurrency=conc,
+                metric="output_tok_s",
+                statistic="mean",
+                date="2026-01-02",
+                value=[3.0, 5.0, 7.0, 11.0, 1e-300][i],
+            )
+            rows.append({**row, **over.get(i, {})})
+        frame = pd.DataFrame(rows, columns=[*KEY, "date", "value"])
+        if all(r["concurrency"] is None or isinstance(r["concurrency"], int) for r in rows):
+            frame["concurrency"] = pd.array([r["concurrency"] for r in rows], dtype="Int64")  # as a pass table has it
+        return frame
+
+    for frame in (passes(), passes({1: {"concurrency": 1.5}}), passes({2: {"probe": 7}})):
+        direct: dict = {}
+        _date_stats(frame, direct)
+        table = _date_stats_table(frame)
+        back: dict = {}
+        _add_date_stats(back, table)
+        assert repr(back) == repr(direct) and list(back) == list(direct)
+    assert "json" not in _date_stats_table(passes()).column_names
+    assert _date_stats_table(passes({1: {"concurrency": 1.5}})).column_names == ["json"]

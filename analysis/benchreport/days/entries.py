@@ -350,11 +350,11 @@ class PassDays:
         """One date's rows as the pass table has them (benchreport.stats.cells.PASS_COLUMNS, typed)."""
         return typed_passes(self.arrow(day))
 
-    def derived(self, day: str, name: str, compute):
-        """`compute(typed rows of the date)`, kept beside the date's entry as `name` (JSON) when
-        the cache can keep it: a value of a date's pass rows alone (the session statistics of
-        benchreport.stats.sessions) is then computed once per date, not once per build. `compute`
-        must return JSON (what it returns when computed is what is returned when kept)."""
+    def derived(self, day: str, name: str, compute) -> pa.Table:
+        """`compute(typed rows of the date)`, an Arrow table, kept beside the date's entry as `name`
+        when the cache can keep it: a value of a date's pass rows alone (the session statistics of
+        benchreport.stats.sessions) is then computed once per date, not once per build (what
+        `compute` returns when computed is what is returned when kept)."""
         token = self.tokens.get(day)
         keeps = day not in self.held and token is not None and hasattr(self.cache, "load_derived")
         if keeps:

@@ -314,7 +314,9 @@ def _first_present(values: np.ndarray):
 
 
 def _int_sum(v: np.ndarray):
-    return int(v.sum()) if not np.isnan(v).any() else pd.NA
+    """The sum of whole counts held as floats (exact in any order below 2^53), NA when one is missing."""
+    counts = v.tolist()
+    return pd.NA if any(c != c for c in counts) else int(sum(counts))
 
 
 def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: CellConfig) -> dict:
@@ -388,7 +390,7 @@ def _geometric_mean(v: np.ndarray) -> float:
     """Geometric mean of positive finite values; the value itself for one; NaN otherwise."""
     if len(v) == 1:
         return float(v[0])
-    if len(v) and np.all(np.isfinite(v)) and np.all(v > 0):
+    if len(v) and all(0.0 < x < math.inf for x in v.tolist()):  # NaN fails both comparisons
         return float(np.exp(np.mean(np.log(v))))
     return math.nan
 

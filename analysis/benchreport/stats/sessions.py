@@ -56,11 +56,13 @@ Student (1908). The probable error of a mean. Biometrika 6, 1-25.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from scipy.special import stdtr, stdtrit
 
 from ..columns import CELL_KEY, SESSION_COLUMNS
@@ -271,16 +273,51 @@ def _date_stats(passes: pd.DataFrame, acc: dict) -> None:
 
 
 #: the name a date's session statistics are kept under beside its pass rows (bump when
-#: `_date_stats` changes: older files are then not read)
-SESSION_STATS_NAME = "sessions-1"
+#: `_date_stats` or `_date_stats_table` changes: older files are then not read)
+SESSION_STATS_NAME = "sessions-2"
+
+#: a date's session statistics as kept: the cell key's parts (text, the concurrency a whole
+#: number), then (n, mean, within SS, date) of its log pass values; a row per key and date
+_STATS_SCHEMA = pa.schema(
+    [pa.field(k, pa.int64() if k == "concurrency" else pa.string()) for k in KEY]
+    + [pa.field("n", pa.int64()), pa.field("mean", pa.float64()), pa.field("ss", pa.float64())]
+    + [pa.field("date", pa.string())]
+)
 
 
-def _date_stats_json(passes: pd.DataFrame) -> list:
-    """`_date_stats` of one date as JSON: [[key parts], [[n, mean, within SS, date], ...]] in
-    order (JSON keeps every float exactly: Python writes the shortest repr that reads back)."""
+def _date_stats_table(passes: pd.DataFrame) -> pa.Table:
+    """`_date_stats` of one date as an Arrow table (`_STATS_SCHEMA`), its keys in order: read back
+    (`_add_date_stats`) to the same keys, numbers and order, since Arrow keeps every float's bits.
+    A key whose parts are not text and whole numbers (never seen, but a run file is free) is kept
+    as JSON, one text cell holding the date's whole statistics."""
     acc: dict[tuple, list] = {}
     _date_stats(passes, acc)
-    return [[list(key), [list(x) for x in days]] for key, days in acc.items()]
+    rows = [(key, x) for key, days in acc.items() for x in days]
+    typed = all(
+        (part is None or type(part) is (int if k == "concurrency" else str))
+        for key, _ in rows
+        for k, part in zip(KEY, key)
+    )
+    if not typed:
+        text = json.dumps([[list(key), [list(x) for x in days]] for key, days in acc.items()])
+        return pa.table({"json": pa.array([text], type=pa.string())})
+    columns = [[key[i] for key, _ in rows] for i in range(len(KEY))]
+    columns += [[x[i] for _, x in rows] for i in range(4)]
+    return pa.Table.from_arrays(
+        [pa.array(c, type=f.type) for c, f in zip(columns, _STATS_SCHEMA)], schema=_STATS_SCHEMA
+    )
+
+
+def _add_date_stats(acc: dict, table: pa.Table) -> None:
+    """A date's kept statistics (`_date_stats_table`) into `acc`, as `_date_stats` adds them."""
+    if "json" in table.column_names:
+        for key, days in json.loads(table.column("json")[0].as_py()):
+            acc.setdefault(tuple(key), []).extend(tuple(x) for x in days)
+        return
+    keys = zip(*(table.column(k).to_pylist() for k in KEY))
+    stats = zip(*(table.column(c).to_pylist() for c in ("n", "mean", "ss", "date")))
+    for key, x in zip(keys, stats):
+        acc.setdefault(key, []).append(x)
 
 
 def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
@@ -290,8 +327,7 @@ def session_groups(pass_table) -> dict[tuple, list[tuple[int, float, float]]]:
     acc: dict[tuple, list] = {}
     if hasattr(pass_table, "days") and hasattr(pass_table, "derived"):  # kept per date beside its rows
         for d in pass_table.days:
-            for key, days in pass_table.derived(d, SESSION_STATS_NAME, _date_stats_json):
-                acc.setdefault(tuple(key), []).extend(tuple(x) for x in days)
+            _add_date_stats(acc, pass_table.derived(d, SESSION_STATS_NAME, _date_stats_table))
     elif hasattr(pass_table, "days") and hasattr(pass_table, "typed"):
         for d in pass_table.days:
             _date_stats(pass_table.typed(d), acc)
