@@ -640,3 +640,27 @@ def test_blocks_render_whatever_was_imported_first_and_the_build_starts_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("[] ") and "a &lt;b&gt;" in out, out
+
+
+def test_a_files_path_under_the_root_is_what_relpath_gives():
+    """The files table shortens each path by the common root without `os.path.relpath` where the
+    path is a plain one under the root (90,000 of them a fleet's year); it must give relpath's text
+    for those and defer to it for anything else."""
+    import os
+
+    from benchreport.report.model.sections.appendix import _rel
+
+    root = os.path.join(os.sep, "data", "runs")
+    paths = [
+        os.path.join(root, "2026-01-01", "a.json"),
+        os.path.join(root, "b.json"),
+        os.path.join(root + "x", "c.json"),  # a sibling sharing the root's letters
+        os.path.join(root, "..", "d.json"),
+        root + os.sep + os.sep + "e.json",
+        root,
+        os.path.join(os.sep, "elsewhere", "f.json"),
+    ]
+    for p in paths:
+        assert _rel(p, root) == os.path.relpath(p, root), p
+    assert _rel("relative/g.json", None) == "relative/g.json"
+    assert _rel(os.path.join(os.sep, "h.json"), os.sep) == os.path.relpath(os.path.join(os.sep, "h.json"), os.sep)

@@ -62,6 +62,7 @@ class RunIndex:
         self.by_req = _by_key(tables.requests, ["seat", "date", "workload", "concurrency"])
         self.profiles = _profiles(tables.runs)
         self._cache: dict[frozenset, dict] = {}
+        self._method_of: dict[str, tuple] = {}  # run_id -> (harness group or harness, probe, load id)
 
     def cell_runs(self, seat, workload, concurrency, metric, date=None) -> set:
         """run_ids carrying a seat's figures for one cell (measurements; requests for request metrics)."""
@@ -75,10 +76,17 @@ class RunIndex:
         """`ids` split by (harness group or harness, probe, load id): the runs that can be passes of one
         cell (benchreport.stats.cells keys cells by all three); without `by_load`, by the first two."""
         parts: dict[tuple, set] = {}
+        method = self._method_of
         for rid in ids:
-            p = self.profiles.get(rid, {})
-            k = (str(p.get("harness_group") or p.get("harness")), str(p.get("probe")))
-            parts.setdefault(k + ((str(p.get("load_id") or ""),) if by_load else ()), set()).add(rid)
+            k = method.get(rid)
+            if k is None:
+                p = self.profiles.get(rid, {})
+                k = method[rid] = (
+                    str(p.get("harness_group") or p.get("harness")),
+                    str(p.get("probe")),
+                    str(p.get("load_id") or ""),
+                )
+            parts.setdefault(k if by_load else k[:2], set()).add(rid)
         return {k: parts[k] for k in sorted(parts)}
 
     def labelled_cells(self) -> list[tuple]:

@@ -20,6 +20,7 @@ from .blocks import Prose, Table, ident, para, prose
 from .cellview import result_cells
 from .comparisons import comparisons_cut
 from .headline import band_words, baseline_comparisons
+from .memo import once_per_table
 from .tables import LONG_TABLE_ROWS, MAX_COMPARISON_ROWS, constant_columns
 
 
@@ -36,8 +37,18 @@ def _common_root(paths: list[str]) -> str | None:
     return root
 
 
+def _files_root(a) -> str | None:
+    """`_common_root` of every path the report lists, worked out once per analysis (four sections
+    ask, and a fleet's year lists 90,000 files)."""
+    return once_per_table(a, "files_root", a.tables, lambda: _common_root(_paths(a)))
+
+
 def _rel(p: str, root: str | None) -> str:
-    return os.path.relpath(p, root) if root else p
+    if not root:
+        return p
+    if p.startswith(root) and p[len(root) : len(root) + 1] == os.sep and os.path.normpath(p) == p:
+        return p[len(root) + 1 :]  # what relpath gives a plain path under the root, without its two abspath calls
+    return os.path.relpath(p, root)
 
 
 def _appendix_tables(a) -> list[str]:
@@ -105,7 +116,7 @@ def _files_table_number(a) -> int:
 def provenance_text(a, params: dict | None = None) -> Prose:
     """Lead of the appendix's provenance: where the files are, how many were refused and skipped."""
     t, loaded = a.tables, a.loaded
-    root = _common_root(_paths(a))
+    root = _files_root(a)
     out = [
         para(
             "Every number in this report comes from the {} listed in Table {}, identified by SHA-256. "
@@ -142,7 +153,7 @@ def files_table(a) -> Table:
     SHA-256 (provenance.csv has it whole, and the run ids); past `MAX_FILE_ROWS` files, one row
     per folder with its files, formats and harnesses."""
     runs = a.tables.runs
-    root = _common_root(_paths(a))
+    root = _files_root(a)
     files = runs.drop_duplicates("source_file").sort_values("source_file")
     where = [_folder_and_name(str(p), root) for p in files["source_file"]]
     df = pd.DataFrame(
@@ -223,7 +234,7 @@ def refused_table(a) -> Table | None:
     loaded = a.loaded
     if not loaded.refused:
         return None
-    root = _common_root(_paths(a))
+    root = _files_root(a)
     rows = [{"File": _rel(r.path, root), "Where": r.json_path, "Why": r.message} for r in loaded.refused]
     return Table(
         pd.DataFrame(rows),
@@ -255,7 +266,7 @@ def skipped_table(a) -> Table | None:
     loaded = a.loaded
     if not loaded.skipped:
         return None
-    root = _common_root(_paths(a))
+    root = _files_root(a)
     groups: dict[str, list] = {}
     for s in loaded.skipped:
         groups.setdefault(reason_kind(s.reason), []).append(s)
