@@ -21,11 +21,11 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from benchreport.thresholds import NOISE_BANDS, Thresholds, one_band_or_bands
+from benchreport.thresholds import DEFAULT, NOISE_BANDS, PrimaryCell, Thresholds, one_band_or_bands
 
 __all__ = [
     "Opt",
@@ -250,8 +250,6 @@ def warn_retired(args, stderr=None) -> list[str]:
 
 def options_from_args(args):
     """The analysis options of a parsed command line."""
-    from benchreport.pipeline import options_from
-
     values = {o.name: getattr(args, o.name) for o in ANALYSIS_OPTIONS}
     given = {k[3:]: v for k, v in vars(args).items() if k.startswith("th_")}
     values.update({k: v for k, v in given.items() if k not in NOISE_BANDS})
@@ -372,8 +370,6 @@ def parameters_from(namespace: Mapping[str, Any]) -> Parameters:
     Raises ParameterError (one line) for an unknown name, a value of the wrong kind or out of
     range, or a run path or store that does not exist.
     """
-    from benchreport.pipeline import options_from
-
     known = {o.name: o for o in (*ANALYSIS_OPTIONS, *BUILD_OPTIONS)}
     thresholds = {name for name, _, _ in Thresholds.describe()}
     retired = {o.name for o in RETIRED_OPTIONS}  # accepted (papermill -p n_boot 200 still runs), not used
@@ -416,3 +412,69 @@ if __name__ == "__main__":  # python -m benchreport.options --write-notebook
 
     nb = notebook_path("report.ipynb")
     print(f"{nb}: {'updated' if write_notebook(nb) else 'already current'}")
+
+
+# --- the analysis options (what changes the numbers; benchreport.pipeline uses them) ----------
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes the numbers, printed in the report's appendix. `ci_method` "t" (the
+    default) or a bootstrap ("bootstrap", "percentile", "BCa": benchreport.stats.cells.bootstrap_cells,
+    `n_boot` resamples drawn from `seed`; issue 43)."""
+
+    baseline: str | None = None
+    n_boot: int = 2000
+    seed: int = 0
+    ci_method: str = "t"
+    thresholds: Thresholds = DEFAULT
+    multiplicity: str = "holm"
+    primary: PrimaryCell = PrimaryCell()
+    history_comparisons: str = "previous"
+
+    def parameters(self) -> dict:
+        """The options that take effect as plain data (papermill parameters, the appendix, a build's
+        key), thresholds excluded."""
+        return {
+            "baseline": self.baseline,
+            "multiplicity": self.multiplicity,
+            "history_comparisons": self.history_comparisons,
+            "primary_metric": self.primary.metric,
+            "primary_statistic": self.primary.statistic,
+            "primary_workload": self.primary.workload,
+            "primary_concurrency": self.primary.concurrency,
+            "ci_method": self.ci_method,
+            # the bootstrap's settings take effect only with a bootstrap (issue 43)
+            **({"n_boot": self.n_boot, "seed": self.seed} if self.ci_method != "t" else {}),
+        }
+
+    def as_dict(self) -> dict:
+        return {**self.parameters(), **self.thresholds.as_dict()}
+
+
+def primary_cell(
+    metric: str = "output_tok_s",
+    statistic: str = "mean",
+    workload: str | None = "decode",
+    concurrency: int | None = None,
+) -> PrimaryCell:
+    """The declared headline cell from plain parameters (CLI options, notebook parameters)."""
+    return PrimaryCell(
+        metric=metric,
+        statistic=statistic,
+        workload=workload or None,
+        concurrency=None if concurrency in (None, "", "max") else int(concurrency),
+    )
+
+
+def options_from(values: Mapping[str, Any]) -> Options:
+    """Options from flat values: the analysis options of `benchreport.options` and any thresholds
+    (unknown names raise TypeError; missing ones take their defaults)."""
+    names = {f.name for f in fields(Thresholds)}
+    th = {k: v for k, v in values.items() if k in names}
+    v = {k: x for k, x in values.items() if k not in names}
+    primary = primary_cell(
+        v.pop("primary_metric", "output_tok_s"),
+        v.pop("primary_statistic", "mean"),
+        v.pop("primary_workload", "decode"),
+        v.pop("primary_concurrency", None),
+    )
+    return Options(**v, primary=primary, thresholds=Thresholds(**th))

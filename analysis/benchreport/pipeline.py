@@ -13,9 +13,9 @@ import os
 import pickle
 import re
 import sys
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -24,77 +24,13 @@ from benchreport.columns import PROVENANCE_COLUMNS
 from benchreport.load import LoadResult, load
 from benchreport.progress import note
 from benchreport.stats.cells import described_runs
-from benchreport.stats.compare import PrimaryCell
 from benchreport.tables import Tables, build_tables
-from benchreport.thresholds import DEFAULT, Thresholds
 
 if TYPE_CHECKING:
     from benchreport.flags import Exclusions
 
 
-@dataclass(frozen=True)
-class Options:
-    """Everything that changes the numbers, printed in the report's appendix. `ci_method` "t" (the
-    default) or a bootstrap ("bootstrap", "percentile", "BCa": benchreport.stats.cells.bootstrap_cells,
-    `n_boot` resamples drawn from `seed`; issue 43)."""
-
-    baseline: str | None = None
-    n_boot: int = 2000
-    seed: int = 0
-    ci_method: str = "t"
-    thresholds: Thresholds = DEFAULT
-    multiplicity: str = "holm"
-    primary: PrimaryCell = PrimaryCell()
-    history_comparisons: str = "previous"
-
-    def parameters(self) -> dict:
-        """The options that take effect as plain data (papermill parameters, the appendix, a build's
-        key), thresholds excluded."""
-        return {
-            "baseline": self.baseline,
-            "multiplicity": self.multiplicity,
-            "history_comparisons": self.history_comparisons,
-            "primary_metric": self.primary.metric,
-            "primary_statistic": self.primary.statistic,
-            "primary_workload": self.primary.workload,
-            "primary_concurrency": self.primary.concurrency,
-            "ci_method": self.ci_method,
-            # the bootstrap's settings take effect only with a bootstrap (issue 43)
-            **({"n_boot": self.n_boot, "seed": self.seed} if self.ci_method != "t" else {}),
-        }
-
-    def as_dict(self) -> dict:
-        return {**self.parameters(), **self.thresholds.as_dict()}
-
-
-def primary_cell(
-    metric: str = "output_tok_s",
-    statistic: str = "mean",
-    workload: str | None = "decode",
-    concurrency: int | None = None,
-) -> PrimaryCell:
-    """The declared headline cell from plain parameters (CLI options, notebook parameters)."""
-    return PrimaryCell(
-        metric=metric,
-        statistic=statistic,
-        workload=workload or None,
-        concurrency=None if concurrency in (None, "", "max") else int(concurrency),
-    )
-
-
-def options_from(values: Mapping[str, Any]) -> Options:
-    """Options from flat values: the analysis options of `benchreport.options` and any thresholds
-    (unknown names raise TypeError; missing ones take their defaults)."""
-    names = {f.name for f in fields(Thresholds)}
-    th = {k: v for k, v in values.items() if k in names}
-    v = {k: x for k, x in values.items() if k not in names}
-    primary = primary_cell(
-        v.pop("primary_metric", "output_tok_s"),
-        v.pop("primary_statistic", "mean"),
-        v.pop("primary_workload", "decode"),
-        v.pop("primary_concurrency", None),
-    )
-    return Options(**v, primary=primary, thresholds=Thresholds(**th))
+from benchreport.options import Options, options_from, primary_cell  # noqa: E402,F401 - the analysis options, kept where the options are
 
 
 @dataclass

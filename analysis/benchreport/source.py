@@ -135,7 +135,7 @@ def open_source(source: Source, *, progress: bool | None = False) -> OpenedSourc
     store opened at one state with what its files.parquet says of the files it holds."""
     if source.store is not None:
         from benchreport.store import Store  # deferred: DuckDB loads only when a store is read
-        from benchreport.store.read import store_load_result
+        from benchreport.store.layout import store_load_result
 
         store = Store.open(source.store).snapshot()
         if source.as_of is not None:

@@ -292,3 +292,28 @@ def one_band_or_bands(given: dict) -> dict:
 
 
 DEFAULT = Thresholds()
+
+
+@dataclass(frozen=True)
+class PrimaryCell:
+    """The cell a seat pair's headline comes from, declared before looking at the results.
+
+    Default: aggregate throughput (``output_tok_s``), its mean, of the ``decode``
+    workload, at the highest concurrency both seats were measured at. When the pair
+    shares no such cell, the first metric of `fallback` they share, in that order.
+    """
+
+    metric: str = "output_tok_s"
+    statistic: str = "mean"
+    workload: str | None = "decode"
+    concurrency: int | None = None  # None: the highest shared
+    fallback: tuple = (
+        "output_tok_s",
+        "decode_tok_s_per_stream",
+        "prefill_tok_s",
+        "ttft_ms",
+        "e2e_latency_ms",
+        "itl_ms",
+        "request_rate",
+        "engine_init_s",
+    )

@@ -20,13 +20,27 @@ stability rules use are in `benchreport.stats.stability`.
 
 from __future__ import annotations
 
-from .codes import CODES, SEVERITIES, Code
-from .compute import FLAG_COLUMNS, compute_flags, empty_flags, find, to_frame
-from .exclusions import Exclusions, decide_exclusions, drop_excluded, excluded_measurements
-from .findings import Finding, finding_from_flag
-from .gate import FAIL_ON_LEVELS, Gate, flag_key, gate_lines, judge_gate
-from .output import fail_on_met, flags_to_records, render_table
-from .text import limitations_paragraphs
+import importlib
+
+#: where each name lives: imported when first named (PEP 562), so that `benchreport.flags.gate`
+#: (a build's --fail-on against the report it found up to date) does not bring every rule and
+#: the statistics (SciPy) with it
+_HOME = {
+    **dict.fromkeys(("CODES", "SEVERITIES", "Code"), ".codes"),
+    **dict.fromkeys(("FLAG_COLUMNS", "compute_flags", "empty_flags", "find", "to_frame"), ".compute"),
+    **dict.fromkeys(("Exclusions", "decide_exclusions", "drop_excluded", "excluded_measurements"), ".exclusions"),
+    **dict.fromkeys(("Finding", "finding_from_flag"), ".findings"),
+    **dict.fromkeys(("FAIL_ON_LEVELS", "Gate", "flag_key", "gate_lines", "judge_gate"), ".gate"),
+    **dict.fromkeys(("fail_on_met", "flags_to_records", "render_table"), ".output"),
+    "limitations_paragraphs": ".text",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "compute_flags",

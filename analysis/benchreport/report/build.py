@@ -56,7 +56,6 @@ from benchreport import outdir
 from benchreport.load.errors import DataSetError, one_line, refusal_lines
 from benchreport.outdir import replace_dir
 from benchreport.options import notebook_parameters
-from benchreport.pipeline import write_analysis
 from benchreport.progress import stop_if_terminated, terminate_as_interrupt
 from benchreport.resources import notebook_path
 from benchreport.source import RefusedFiles, Source, SourceError, open_source
@@ -481,6 +480,8 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
         step = "the analysis"
         try:
             analysis = _analyse(request, opened)
+            from benchreport.pipeline import write_analysis  # deferred: an up-to-date build never analyses
+
             write_analysis(analysis, stage)  # tables/*.csv, flags.json, refused.json
             # a SIGTERM whose raise Python swallowed (it landed in a weakref callback or `__del__`)
             # stops the build at the next step, never after a Chromium that prints for minutes

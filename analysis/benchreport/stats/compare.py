@@ -65,7 +65,6 @@ Satterthwaite (1946) (the degrees of freedom of the combined variance).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -80,7 +79,7 @@ from ..columns import (
     STATISTICS,
     higher_is_better,
 )
-from ..thresholds import DEFAULT, Thresholds
+from ..thresholds import DEFAULT, PrimaryCell, Thresholds
 from .common import resolve_baseline
 from .cells import CellSet
 from .multiplicity import FAMILIES, METHODS as MULTIPLICITY, adjust, family_gatekeeping, family_of
@@ -193,31 +192,6 @@ def verdict_detail(low, high, *, higher_is_better: bool, noise: float, p_adj=Non
         return ""
     good = (low > 1.0) == bool(higher_is_better)
     return words[0] if good else words[1]
-
-
-@dataclass(frozen=True)
-class PrimaryCell:
-    """The cell a seat pair's headline comes from, declared before looking at the results.
-
-    Default: aggregate throughput (``output_tok_s``), its mean, of the ``decode``
-    workload, at the highest concurrency both seats were measured at. When the pair
-    shares no such cell, the first metric of `fallback` they share, in that order.
-    """
-
-    metric: str = "output_tok_s"
-    statistic: str = "mean"
-    workload: str | None = "decode"
-    concurrency: int | None = None  # None: the highest shared
-    fallback: tuple = (
-        "output_tok_s",
-        "decode_tok_s_per_stream",
-        "prefill_tok_s",
-        "ttft_ms",
-        "e2e_latency_ms",
-        "itl_ms",
-        "request_rate",
-        "engine_init_s",
-    )
 
 
 def _side_reason(side: str, r) -> str:

@@ -33,7 +33,6 @@ from benchreport.load import DEFAULT_MAX_FILE_BYTES, MANIFEST_NAMES, RESULT_SUFF
 from benchreport.load.errors import NOT_A_RUN_WHY, Refusal, Skipped
 from benchreport.tables import COMPONENT_RUN_COLUMNS, build_store_frames
 
-from .figures import batch_figures
 from .layout import FILE_COLUMNS, PART_COLUMNS, Store
 
 __all__ = ["IngestReport", "ingest", "PATH_MAX"]
@@ -493,4 +492,6 @@ def _write_batch(store: Store, loaded: LoadResult, batch: str) -> list[dict]:
         for day, part in df.groupby(days, sort=True):
             parts.append(store.write_part(name, str(day), part.reset_index(drop=True), batch))
     runs_on = Counter(str(d) for d in day_of.values())
+    from .figures import batch_figures  # deferred: it brings the statistics, which opening a store never needs
+
     return parts + batch_figures(store, parts, batch, runs_on)

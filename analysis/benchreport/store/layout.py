@@ -28,6 +28,8 @@ import pyarrow.parquet as pq
 
 from benchreport import locks
 from benchreport.columns import FILE_COLUMNS, PART_COLUMNS
+from benchreport.load import LoadResult
+from benchreport.load.errors import Refusal, Skipped
 
 __all__ = [
     "STORE_FORMAT",
@@ -514,3 +516,21 @@ def _write_parquet_atomic(path: Path, df: pd.DataFrame) -> None:
     tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.parquet")
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
     os.replace(tmp, path)
+
+
+def store_load_result(store: Store) -> LoadResult:
+    """The refusals and skips the store recorded (current rows), as a load would list them."""
+    f = store.snapshot().files()
+    if not len(f):
+        return LoadResult()
+    cur = f[f["current"].astype(bool)]
+    gone = cur["status"].isin(["refused", "lost"])  # lost: its parts were damaged (`store repair`)
+    refused = [
+        Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
+        for p, r in zip(cur.loc[gone, "path"], cur.loc[gone, "reason"])
+    ]
+    skipped = [
+        Skipped(p, str(r))
+        for p, r in zip(cur.loc[cur["status"] == "skipped", "path"], cur.loc[cur["status"] == "skipped", "reason"])
+    ]
+    return LoadResult(refused=refused, skipped=skipped)

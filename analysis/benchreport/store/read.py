@@ -21,13 +21,11 @@ import pandas as pd
 import pyarrow as pa
 
 from benchreport.columns import COMPONENT_RUN_COLUMNS, TABLE_COLUMNS
-from benchreport.load import LoadResult
-from benchreport.load.errors import Refusal, Skipped
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
 from .figures import SUMMARY_VERSION, date_batches, kept_summaries, store_summaries
-from .layout import Store, StoreDamaged
+from .layout import Store, StoreDamaged, store_load_result  # noqa: F401 - kept importable from here
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
 
@@ -189,24 +187,6 @@ def read_tables(store: Store, *, with_requests: bool = False) -> Tables:
     }
     requests = _table(con, store, "requests", shas if with_requests else [])
     return Tables(seats=seats, components=components, requests=requests, **tables)
-
-
-def store_load_result(store: Store) -> LoadResult:
-    """The refusals and skips the store recorded (current rows), as a load would list them."""
-    f = store.snapshot().files()
-    if not len(f):
-        return LoadResult()
-    cur = f[f["current"].astype(bool)]
-    gone = cur["status"].isin(["refused", "lost"])  # lost: its parts were damaged (`store repair`)
-    refused = [
-        Refusal(p, *(str(r).split(": ", 1) if ": " in str(r) else ("$", str(r))))
-        for p, r in zip(cur.loc[gone, "path"], cur.loc[gone, "reason"])
-    ]
-    skipped = [
-        Skipped(p, str(r))
-        for p, r in zip(cur.loc[cur["status"] == "skipped", "path"], cur.loc[cur["status"] == "skipped", "reason"])
-    ]
-    return LoadResult(refused=refused, skipped=skipped)
 
 
 class StoreRequests:

@@ -175,7 +175,7 @@ def _fallback_note(a, row) -> list:
     """A sentence under a headline whose cell is not the declared one (issue 43: the headline cell
     was chosen silently when the declared metric was missing): the pair shares no cell of the
     declared metric and statistic, so its headline is the first metric of the declared order
-    (`benchreport.stats.compare.PrimaryCell.fallback`) both seats share."""
+    (`benchreport.thresholds.PrimaryCell.fallback`) both seats share."""
     p = a.options.primary
     if (fmt.text(row.get("metric")), fmt.text(row.get("statistic"))) == (p.metric, p.statistic):
         return []
