@@ -272,6 +272,14 @@ def _check_outputs(stage: Path, formats: list[str]) -> dict:
     }
 
 
+def write_analysis(analysis, out_dir: Path) -> list[Path]:
+    """`benchreport.pipeline.write_analysis`, imported when a build analyses: the pipeline brings the
+    statistics (SciPy), which a build that finds its report up to date never needs."""
+    from benchreport.pipeline import write_analysis as write
+
+    return write(analysis, out_dir)
+
+
 def _fail_on_met(flags: list[dict], level: str | None, previous: list[dict] | None) -> bool:
     """Whether --fail-on LEVEL is met (a "new-" level: by a flag `previous` did not raise)."""
     from benchreport.flags.gate import judge_gate
@@ -480,8 +488,6 @@ def _build_locked(request: BuildRequest, formats, figure_formats, inputs, target
         step = "the analysis"
         try:
             analysis = _analyse(request, opened)
-            from benchreport.pipeline import write_analysis  # deferred: an up-to-date build never analyses
-
             write_analysis(analysis, stage)  # tables/*.csv, flags.json, refused.json
             # a SIGTERM whose raise Python swallowed (it landed in a weakref callback or `__del__`)
             # stops the build at the next step, never after a Chromium that prints for minutes

@@ -492,6 +492,12 @@ def _write_batch(store: Store, loaded: LoadResult, batch: str) -> list[dict]:
         for day, part in df.groupby(days, sort=True):
             parts.append(store.write_part(name, str(day), part.reset_index(drop=True), batch))
     runs_on = Counter(str(d) for d in day_of.values())
-    from .figures import batch_figures  # deferred: it brings the statistics, which opening a store never needs
-
     return parts + batch_figures(store, parts, batch, runs_on)
+
+
+def batch_figures(*args, **kwargs):
+    """`benchreport.store.figures.batch_figures`, imported when an ingest writes figures: it brings
+    the statistics (SciPy), which opening a store, as an up-to-date build does, never needs."""
+    from .figures import batch_figures as figures_of
+
+    return figures_of(*args, **kwargs)
