@@ -135,7 +135,9 @@ def manifest_context(manifests: list[Path]) -> str:
 
 #: the file bytes read into memory at once: units are loaded in chunks of about this size, each
 #: written as its own batch, so a year of unread nights is ingested within bounded memory
-CHUNK_BYTES = 128 * 1024 * 1024
+#: (64 MB: 16 nights at 50 seats peaked at 1,168 MB against 1,708 MB in 128 MB chunks, for the same
+#: CPU, 28.7 s and 28.0 s; the year at 50 seats in 128 MB chunks peaked at 2,107 MB)
+CHUNK_BYTES = 64 * 1024 * 1024
 
 
 def _unit_bytes(unit: Path) -> int:
