@@ -6,22 +6,15 @@ import pandas as pd
 
 from benchreport import format as fmt
 from benchreport.report.model import figures as F
+from benchreport.thresholds import PrimaryCell
 
 from . import quote
 from .blocks import Prose, ident, para, prose
 from .labels import baseline_word, ci_level, order_seats, seat_label
 
 
-METRIC_PRIORITY = [
-    "output_tok_s",
-    "decode_tok_s_per_stream",
-    "prefill_tok_s",
-    "ttft_ms",
-    "e2e_latency_ms",
-    "itl_ms",
-    "request_rate",
-    "engine_init_s",
-]
+#: the metrics a headline is taken from, in order: the declared primary cell's fallbacks
+METRIC_PRIORITY = list(PrimaryCell.fallback)
 
 
 def baseline_comparisons(a) -> pd.DataFrame:
