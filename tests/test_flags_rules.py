@@ -812,7 +812,6 @@ def test_a_figures_key_is_each_value_as_text_or_none_as_the_scalar_rules_say():
     import pandas as pd
 
     from benchreport import format as F
-    from benchreport.flags.rules.provenance import _words
 
     columns = [
         pd.Series(["a", None, "nan", np.nan, 4, 4.0, pd.NA, True], dtype=object),
@@ -824,4 +823,4 @@ def test_a_figures_key_is_each_value_as_text_or_none_as_the_scalar_rules_say():
         pd.Series(["p", "q", None], dtype="category"),
     ]
     for column in columns:
-        assert _words(column) == [None if F.missing(v) else str(v) for v in column.tolist()], column.dtype
+        assert F.plain_values(column) == [None if F.missing(v) else str(v) for v in column.tolist()], column.dtype

@@ -30,6 +30,13 @@ def missing(value) -> bool:
         return False
 
 
+def plain_values(column: pd.Series, kind=str) -> list:
+    """`kind(value)` of each value of `column`, None where missing: the missing ones found for the
+    whole column at once (`Series.isna`, as `missing` says of one value), for columns of a fleet's
+    hundreds of thousands of rows."""
+    return [None if gone else kind(v) for v, gone in zip(column.tolist(), column.isna().tolist())]
+
+
 def finite(x) -> bool:
     """True for a finite number (False for missing values, text and infinities)."""
     if missing(x):

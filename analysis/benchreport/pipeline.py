@@ -22,15 +22,13 @@ import pandas as pd
 
 from benchreport.columns import PROVENANCE_COLUMNS
 from benchreport.load import LoadResult, load
+from benchreport.options import Options, options_from, primary_cell  # noqa: F401 - importable from here too
 from benchreport.progress import note
 from benchreport.stats.cells import described_runs
 from benchreport.tables import Tables, build_tables
 
 if TYPE_CHECKING:
     from benchreport.flags import Exclusions
-
-
-from benchreport.options import Options, options_from, primary_cell  # noqa: E402,F401 - the analysis options, kept where the options are
 
 
 @dataclass

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from benchreport.format import plain_values
 from benchreport.version import __version__
 
 from benchreport.columns import PASS_COLUMNS, PASSES, arrow_to_pandas_types
@@ -172,23 +173,17 @@ _INT_OR_NONE = ("concurrency", "n_obs", "n_requests", "n_failed")
 def passes_to_arrow(df: pd.DataFrame) -> pa.Table:
     """A date's pass rows as Arrow (the request group key split into three columns)."""
     group = df["group"].tolist()
-    arrays = {c: pa.array(_plain(df[c], str), type=pa.string()) for c in _TEXT}
+    arrays = {c: pa.array(plain_values(df[c], str), type=pa.string()) for c in _TEXT}
     arrays["pass"] = pa.array(df["pass"].to_numpy(dtype=np.int64))
     arrays.update(
         {c: pa.array(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float, na_value=np.nan)) for c in _FLOAT}
     )
-    arrays.update({c: pa.array(_plain(df[c], int), type=pa.int64()) for c in _INT_OR_NONE})
+    arrays.update({c: pa.array(plain_values(df[c], int), type=pa.int64()) for c in _INT_OR_NONE})
     arrays["group_run"] = pa.array([None if g is None else str(g[0]) for g in group], type=pa.string())
     arrays["group_workload"] = pa.array([None if g is None else str(g[1]) for g in group], type=pa.string())
     arrays["group_c"] = pa.array([None if g is None else int(g[2]) for g in group], type=pa.int64())
     arrays["_small"] = pa.array(df["_small"].to_numpy(dtype=bool))
     return pa.table(arrays)
-
-
-def _plain(col: pd.Series, kind) -> list:
-    """`kind(value)` of each value of `col`, None where missing (`pd.isna`, as `stats.common.missing`
-    says of a pass table's values); the missing ones found for the whole column at once."""
-    return [None if gone else kind(v) for v, gone in zip(col.tolist(), col.isna().tolist())]
 
 
 def _objects(col) -> np.ndarray:

@@ -42,28 +42,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "compute_flags",
-    "find",
-    "to_frame",
-    "flags_to_records",
-    "render_table",
-    "fail_on_met",
-    "FAIL_ON_LEVELS",
-    "Gate",
-    "flag_key",
-    "gate_lines",
-    "judge_gate",
-    "decide_exclusions",
-    "excluded_measurements",
-    "drop_excluded",
-    "Exclusions",
-    "limitations_paragraphs",
-    "empty_flags",
-    "finding_from_flag",
-    "Finding",
-    "Code",
-    "CODES",
-    "FLAG_COLUMNS",
-    "SEVERITIES",
-]
+__all__ = list(_HOME)

@@ -104,7 +104,7 @@ def repeated_figure(tables, excluded=None) -> list[RepeatedFigure]:
         m = m[~excluded.mask(m).to_numpy(dtype=bool)]
     m = m.assign(statistic=m["statistic"].astype(object).where(m["statistic"].notna(), "mean"))
     groups: dict[tuple, list[int]] = {}
-    for i, figure in enumerate(zip(*(_words(m[k]) for k in _FIGURE_KEY))):
+    for i, figure in enumerate(zip(*(F.plain_values(m[k]) for k in _FIGURE_KEY))):
         groups.setdefault(figure, []).append(i)
     repeated = [pos for pos in groups.values() if len(pos) > 1]
     if not repeated:
@@ -147,12 +147,6 @@ def repeated_figure(tables, excluded=None) -> list[RepeatedFigure]:
             )
         )
     return sorted(out, key=lambda f: (f.seats, f.run_id, cell_order(f.evidence())))
-
-
-def _words(column: pd.Series) -> list[str | None]:
-    """Each value of `column` as its `str`, None where missing (`pd.isna`, as `format.missing`): a
-    figure's key, made a column at a time (a fleet's store holds hundreds of thousands of rows)."""
-    return [None if gone else str(v) for v, gone in zip(column.tolist(), column.isna().tolist())]
 
 
 def _said_once(texts) -> list[str]:
