@@ -345,3 +345,30 @@ def test_a_dates_session_statistics_read_back_as_computed_whatever_their_keys():
         assert repr(back) == repr(direct) and list(back) == list(direct)
     assert "json" not in _date_stats_table(passes()).column_names
     assert _date_stats_table(passes({1: {"concurrency": 1.5}})).column_names == ["json"]
+
+
+def test_row_hashes_made_a_block_at_a_time_are_the_hashes_of_the_whole_table(monkeypatch):
+    """A date's key hashes each row of the measurements; hashed a block of rows at a time (to hold
+    a block, not a year, as Python objects) they are the numbers pandas gives for the whole table,
+    whatever the block size and with missing values, mixed types and text."""
+    import numpy as np
+    import pandas as pd
+
+    from benchreport.days import entries
+
+    rng = np.random.default_rng(7)
+    n = 53
+    frame = pd.DataFrame(
+        {
+            "run_id": [f"r{i % 11}" for i in range(n)],
+            "date": pd.array([None if i % 13 == 0 else f"2026-01-{1 + i % 28:02d}" for i in range(n)], dtype="string"),
+            "concurrency": pd.array([None if i % 7 == 0 else int(i % 5) for i in range(n)], dtype="Int64"),
+            "value": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(3, 1, n)),
+            "unit": ["tok/s", "ms", "é", None] * 13 + ["x"],
+        }
+    )
+    whole = pd.util.hash_pandas_object(frame.astype(object), index=False).to_numpy()
+    for block in (1, 5, 7, 52, 53, 1000):
+        monkeypatch.setattr(entries, "_HASH_ROWS", block)
+        assert np.array_equal(entries._row_hashes(frame), whole)
+    assert entries._row_hashes(frame.iloc[:0]).shape == (0,)

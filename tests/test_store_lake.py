@@ -444,3 +444,20 @@ def test_several_writers_at_once_through_postgresql(postgres, nights, clean, tmp
     assert again.returncode == 0 and "0 file(s) added" in again.stderr, again.stderr
     built = _cli("build", "--store", postgres, "--out", tmp_path / "report", "--format", "html", "--quiet")
     assert built.returncode == 0 and (tmp_path / "report" / "report.html").is_file(), built.stderr
+
+
+def test_reading_a_lake_store_keeps_no_copy_of_its_files_in_memory(nights, tmp_path):
+    """Every Parquet file is read once per analysis: DuckDB's cache of the files it read (on by
+    default, bounded only by its memory limit) held a year's files through a build, about 180 MB
+    of a 50-seat year's peak. After reading every table, DuckDB holds none of them."""
+    ingest([nights], str(tmp_path / "lake"))
+    store = Store.open(tmp_path / "lake").snapshot()
+    assert store.lake
+    tables = read_tables(store, with_requests=True)
+    assert len(tables.requests) and len(tables.measurements)
+    con = store.connection()
+    assert con.sql("SELECT current_setting('enable_external_file_cache')").fetchone()[0] is False
+    cached = con.sql(
+        "SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'EXTERNAL_FILE_CACHE'"
+    ).fetchone()[0]
+    assert cached == 0
