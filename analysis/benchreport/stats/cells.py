@@ -77,7 +77,15 @@ from ..columns import (
 from ..thresholds import DEFAULT, Thresholds
 from .common import check_level, format_values, tail_supported
 from .bootstrap import check_ci_method, check_n_resamples, hierarchical_bootstrap
-from .passes import LogVariance, PassSummary, log_variance, pooled_log_variance, summarise_passes
+from .passes import (
+    LogVariance,
+    PassSummary,
+    t_ppf,
+    log_variance,
+    pooled_log_variance,
+    range_level,
+    summarise_passes,
+)
 from .notable import request_counts
 from .pass_rows import load_labels, pass_rows, run_labels
 from .requests import FrameSource, RequestSource, column_metric, failed_mask, request_metrics
@@ -627,18 +635,23 @@ def estimate_rows(
     latest_rows, batch, frames = [], [], []
     cols = _columns(todo)
     index = todo.index.to_numpy()
+    plain = _plain_rows(groups, cols, level, cfg)  # most cells: a block of them at once
     for gkey, pos in groups.items():
-        sub = _Rows(cols, np.sort(pos))
-        ckey, date = gkey[:-1], gkey[-1]
-        others = [v for d, v in variances.get(ckey, {}).items() if d != date]
-        borrowed = pooled_log_variance(others) if len(sub) < 3 else None
-        s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
-        i = sub.pos[0]
-        key = tuple(
-            cols[c][i]
-            for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
-        )
-        row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
+        row = plain.get(gkey)
+        if row is not None:
+            i = pos.min()
+        else:
+            sub = _Rows(cols, np.sort(pos))
+            ckey, date = gkey[:-1], gkey[-1]
+            others = [v for d, v in variances.get(ckey, {}).items() if d != date]
+            borrowed = pooled_log_variance(others) if len(sub) < 3 else None
+            s = summarise_passes(sub["value"], level=level, borrowed=borrowed)
+            i = sub.pos[0]
+            key = tuple(
+                cols[c][i]
+                for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+            )
+            row = _cell_row(key, date, sub, s, borrowed if s.route == "t_log_pooled" else None, cfg)
         (latest_rows if index[i] in latest_index else batch).append(row)
         if len(batch) >= _BATCH:  # a cold year is 250,000 cells: as dicts they were most of its peak
             frames.append(CELLS.typed(pd.DataFrame(batch, columns=columns)))
@@ -646,6 +659,126 @@ def estimate_rows(
     if batch:
         frames.append(CELLS.typed(pd.DataFrame(batch, columns=columns)))
     return latest_rows, frames
+
+
+def _plain_rows(groups: dict, cols: dict, level: float, cfg: CellConfig) -> dict:
+    """{group key: cell row} of the groups of 3 or more passes whose values are all positive,
+    finite and not all equal (a fleet's nearly every cell): `summarise_passes` and `_cell_row`
+    for a whole block of same-size groups at once, the same numbers.
+
+    Each group's values form a row of a matrix, and every number is made by the operations the
+    one-group route uses, in the same order: numpy's mean and variance of a row of a C-ordered
+    matrix (its reduction over the last axis, as over a 1-D array), the exponential by
+    `math.exp` where the scalar route calls it, the median as `_median` takes it. A group that is
+    not plain is left to that route. Tested bit for bit against it (tests/test_cells_plain.py)."""
+    by_size: dict[int, list] = {}
+    for gkey, pos in groups.items():
+        if len(pos) >= 3:
+            by_size.setdefault(len(pos), []).append(gkey)
+    out: dict = {}
+    for k, gkeys in by_size.items():
+        pos = np.sort(np.stack([groups[g] for g in gkeys]), axis=1)
+        values = cols["value"][pos]
+        plain = (np.isfinite(values) & (values > 0)).all(axis=1) & (values != values[:, :1]).any(axis=1)
+        if not plain.any():
+            continue
+        pos, values = pos[plain], values[plain]
+        gkeys = [g for g, p in zip(gkeys, plain.tolist()) if p]
+        out.update(_plain_block(gkeys, pos, values, k, cols, level, cfg))
+    return out
+
+
+def _plain_block(gkeys, pos, values, k, cols, level, cfg) -> dict:
+    """`_plain_rows` of same-size plain groups: `pos` their rows' positions, `values` theirs."""
+    level = check_level(level)
+    logs = np.log(values)
+    log_mean = logs.mean(axis=1)
+    se = np.sqrt(logs.var(axis=1, ddof=1) / k)  # math.sqrt and np.sqrt: both correctly rounded
+    t = t_ppf(0.5 + level / 2.0, k - 1)
+    lows = [math.exp(x) for x in (log_mean - t * se).tolist()]
+    highs = [math.exp(x) for x in (log_mean + t * se).tolist()]
+    estimates = np.exp(log_mean).tolist()
+    ordered = np.sort(values, axis=1)
+    m = k // 2
+    medians = (ordered[:, m] if k % 2 else (ordered[:, m - 1] + ordered[:, m]) / 2).tolist()
+    lows_v, highs_v = ordered[:, 0].tolist(), ordered[:, -1].tolist()
+    counts = {c: _int_sums(cols[c][pos]) for c in ("n_obs", "n_requests", "n_failed")}
+    means = {c: _geometric_means(cols[c][pos]) for c in ("reported", "recomputed")}
+    first = pos[:, 0]
+    keys = zip(
+        *(
+            cols[c][first].tolist()
+            for c in ("seat", "harness", "probe", "load_id", "workload", "concurrency", "metric", "statistic")
+        )
+    )
+    sources, conditions = cols["source"][pos].tolist(), cols["condition"][pos]
+    method = ci_method_text("t_log", "", df=float(k - 1))
+    rl, df = range_level(k), float(k - 1)
+    out = {}
+    for j, (gkey, key, vals) in enumerate(zip(gkeys, keys, values.tolist())):
+        seat, h, p, lid, workload, conc, metric, stat = key
+        out[gkey] = dict(
+            seat=seat,
+            workload=workload,
+            concurrency=conc,
+            metric=metric,
+            statistic=stat,
+            unit=METRICS[metric][0] if metric in METRICS else None,
+            n_passes=k,
+            n_obs=counts["n_obs"][j],
+            estimate=estimates[j],
+            ci_low=lows[j],
+            ci_high=highs[j],
+            ci_level=level,
+            ci_method=method,
+            values=";".join(map(repr, vals)),
+            harness=h,
+            probe=p,
+            load_id=lid,
+            load=cfg.load_labels.get(lid) if lid else None,
+            date=gkey[-1],
+            condition=_first_present(conditions[j]),
+            ci_route="t_log",
+            ci_reason="",
+            log_se=se[j].item(),
+            df=df,
+            median=medians[j],
+            min=lows_v[j],
+            max=highs_v[j],
+            range_level=rl,
+            within_low=math.nan,
+            within_high=math.nan,
+            within_level=math.nan,
+            within_method="",
+            within_log_se=math.nan,
+            reported=means["reported"][j],
+            recomputed=means["recomputed"][j],
+            n_requests=counts["n_requests"][j],
+            n_failed=counts["n_failed"][j],
+            lag1=math.nan,
+            block=pd.NA,
+            source="+".join(sorted(set(sources[j]))),
+            _group=None,
+        )
+    return out
+
+
+def _int_sums(counts: np.ndarray) -> list:
+    """`_int_sum` of each row: the sum of its whole counts, NA where one is missing."""
+    missing = np.isnan(counts).any(axis=1).tolist()
+    sums = np.where(np.isnan(counts), 0.0, counts).sum(axis=1).tolist()  # exact below 2^53
+    return [pd.NA if gone else int(s) for gone, s in zip(missing, sums)]
+
+
+def _geometric_means(v: np.ndarray) -> list:
+    """`_geometric_mean` of each row of 2 or more values: NaN unless every one is positive and finite."""
+    ok = ((v > 0.0) & (v < math.inf)).all(axis=1)
+    out = [math.nan] * v.shape[0]
+    if ok.any():
+        means = np.exp(np.log(v[ok]).mean(axis=1)).tolist()
+        for j, mean in zip(np.flatnonzero(ok).tolist(), means):
+            out[j] = mean
+    return out
 
 
 def chunk_cells(chunk: pd.DataFrame, cfg: CellConfig, level: float) -> pd.DataFrame:

@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-def _t_ppf(q: float, df: float) -> float:
+def t_ppf(q: float, df: float) -> float:
     """`scipy.stats.t.ppf(q, df)`, the same float, without the distribution wrapper's argument
     handling (its cost was most of a cell's at a year of dates): `t._ppf` is `stdtrit(df, q)`."""
     if 0.0 < q < 1.0 and 0.0 < df < math.inf:
@@ -59,7 +59,7 @@ def _t_ppf(q: float, df: float) -> float:
     return float(stats.t.ppf(q, df))
 
 
-def _t_sf(x: float, df: float) -> float:
+def t_sf(x: float, df: float) -> float:
     """`scipy.stats.t.sf(x, df)`, the same float (`t._sf` is `stdtr(df, -x)`)."""
     if math.isfinite(x) and 0.0 < df < math.inf:
         return float(stdtr(df, -x))
@@ -209,7 +209,7 @@ def summarise_passes(values, *, level: float = 0.95, borrowed: LogVariance | Non
     else:
         return _no_ci(v, level, "single_pass" if k == 1 else "two_passes")
     se = math.sqrt(var / k)
-    t = _t_ppf(0.5 + level / 2.0, df)
+    t = t_ppf(0.5 + level / 2.0, df)
     return PassSummary(
         estimate=_centre(v),
         low=float(math.exp(lm - t * se)),
@@ -256,8 +256,8 @@ def welch_log_ratio_test(baseline: PassSummary, candidate: PassSummary, *, level
     if se == 0.0:
         return None
     df = (vb + vc) ** 2 / ((vb**2 / baseline.df if vb else 0.0) + (vc**2 / candidate.df if vc else 0.0))
-    t = _t_ppf(0.5 + level / 2.0, df)
-    p = 2.0 * _t_sf(abs(d) / se, df)
+    t = t_ppf(0.5 + level / 2.0, df)
+    p = 2.0 * t_sf(abs(d) / se, df)
     return LogRatioTest(
         ratio=math.exp(d), low=math.exp(d - t * se), high=math.exp(d + t * se), p_value=min(p, 1.0), df=df, level=level
     )
