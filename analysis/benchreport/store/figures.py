@@ -440,9 +440,7 @@ def _kept_rows(con, store, shas, days) -> tuple[list[tuple], set[str]]:
     if lake:
         if not store.has(FIGURES_TABLE):
             return [], set()
-        use = store.in_use()
-        use = use[use["sha256"].astype(str).isin(set(shas))]
-        pairs = pa.table({"sha": use["sha256"].astype(str).tolist(), "b": use["batch"].astype(str).tolist()})
+        pairs = store.use_pairs(shas)
         src, on, args = f"(SELECT * FROM {store.table_sql(FIGURES_TABLE)})", "x.batch = u.b", []
     else:
         want = set(shas)

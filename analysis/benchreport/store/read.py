@@ -114,11 +114,9 @@ def _select(
 
 def _select_lake(con, store, table: str, shas, *, where: str, params, order: str, day: str | None) -> pa.Table | None:
     """`_select` of a DuckLake store: the rows of the (version, batch) pairs in use, by SQL."""
-    use = store.in_use()
-    use = use[use["sha256"].astype(str).isin(set(shas))] if len(use) else use
-    if not len(use) or not store.has(table) or not store.has("runs"):
+    pairs = store.use_pairs(shas)
+    if not len(pairs) or not store.has(table) or not store.has("runs"):
         return None
-    pairs = pa.table({"sha": use["sha256"].astype(str).tolist(), "b": use["batch"].astype(str).tolist()})
     con.register("use_pairs", pairs)
     on_day = "WHERE day = $day" if day is not None else ""
     args = {"day": str(day)} if day is not None else {}

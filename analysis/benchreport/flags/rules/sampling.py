@@ -679,10 +679,13 @@ def mixed_runs(tables) -> list[MixedRuns]:
     no set-up. One finding per seat and day.
     """
     index = RunIndex.of(tables)
+    profiles = index.profiles
     found: dict[tuple, dict] = {}
     for seat, date, w, c, metric, ids in index.pooled_cells():
         if len(ids) < 2:
             continue
+        if len({id(profiles[r]) for r in ids if r in profiles}) < 2:
+            continue  # the runs share one profile (runs stating the same values do): nothing differs
         differing = {f: sorted(v, key=str) for f, v in index.profile(ids).items() if len(v) > 1}
         if not differing:
             continue
