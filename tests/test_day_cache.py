@@ -372,3 +372,26 @@ def test_row_hashes_made_a_block_at_a_time_are_the_hashes_of_the_whole_table(mon
         monkeypatch.setattr(entries, "_HASH_ROWS", block)
         assert np.array_equal(entries._row_hashes(frame), whole)
     assert entries._row_hashes(frame.iloc[:0]).shape == (0,)
+
+
+def test_a_line_break_is_found_in_any_kind_of_text_column():
+    """A date's CSV lines are kept as bytes only when no text cell holds a line break; the search
+    is the text's own where the column is text, cell by cell where it is not (the same answer)."""
+    import pandas as pd
+
+    from benchreport.pipeline import _has_line_break
+
+    cases = [
+        (pd.Series(["a", None, "b"], dtype="string"), False),
+        (pd.Series(["a", None, "b\nc"], dtype="string"), True),
+        (pd.Series(["a", pd.NA, "x\r\ny"], dtype="string[pyarrow]"), True),
+        (pd.Series([1, None, "b\n", 2.5], dtype=object), True),
+        (pd.Series([1, None, "b", 2.5], dtype=object), False),
+        (pd.Series([1, 2, 3], dtype=object), False),  # no text at all: cell by cell
+        (pd.Series([None, None], dtype=object), False),
+        (pd.Series([["a\n"], "b"], dtype=object), False),  # only text cells count
+        (pd.Series([], dtype=object), False),
+    ]
+    for col, want in cases:
+        assert _has_line_break(col) is want, (col.tolist(), col.dtype)
+        assert col.astype(object).map(lambda v: isinstance(v, str) and "\n" in v).any() == want

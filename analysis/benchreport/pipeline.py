@@ -398,10 +398,19 @@ def _csv_bytes(df: pd.DataFrame) -> bytes | None:
     """The CSV lines of some rows (each ending in a newline) as UTF-8, or None when a text cell
     holds a newline (its row would span two lines)."""
     for c in df.columns:
-        if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype):
-            if df[c].astype(object).map(lambda v: isinstance(v, str) and "\n" in v).any():
-                return None
+        if (df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype)) and _has_line_break(df[c]):
+            return None
     return _csv_text(df, header=False).encode("utf-8")
+
+
+def _has_line_break(col: pd.Series) -> bool:
+    """Whether a text cell of `col` holds a newline (cells that are not text never do): the text's
+    own search where the column is text (a year of pass rows is millions of cells), else cell by cell."""
+    try:
+        found = col.str.contains("\n", regex=False)
+    except (AttributeError, TypeError):  # not a column of text after all
+        return bool(col.astype(object).map(lambda v: isinstance(v, str) and "\n" in v).any())
+    return bool(found.fillna(False).astype(bool).any())
 
 
 def _csv_of_days(days, path: Path, fragments, header: pd.DataFrame, tokens: dict | None = None) -> None:
