@@ -327,34 +327,32 @@ def _int_sum(v: np.ndarray):
     return pd.NA if any(c != c for c in counts) else int(sum(counts))
 
 
-def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: CellConfig) -> dict:
+def _row_of(key, date, s: PassSummary, cfg: CellConfig, *, n_passes, values, group, **pass_figures) -> dict:
+    """A cell's row (without its `ci_method`): its key, its summary `s`, and what its passes give
+    (`values` as text, the counts, reported figures, condition, source and lag 1)."""
     seat, h, p, lid, workload, conc, metric, stat = key
-    vals = sub["value"]
     route = s.route
-    lo, hi, level = s.low, s.high, (s.level if route else math.nan)
-    sources = sorted(set(sub["source"]))
-    one = len(vals) == 1
-    row = dict(
+    return dict(
         seat=seat,
         workload=workload,
         concurrency=conc,
         metric=metric,
         statistic=stat,
         unit=METRICS[metric][0] if metric in METRICS else None,
-        n_passes=len(vals),
-        n_obs=_int_sum(sub["n_obs"]),
+        n_passes=n_passes,
+        n_obs=pass_figures["n_obs"],
         estimate=s.estimate,
-        ci_low=lo,
-        ci_high=hi,
-        ci_level=level,
+        ci_low=s.low,
+        ci_high=s.high,
+        ci_level=s.level if route else math.nan,
         ci_method="",
-        values=format_values(vals),
+        values=values,
         harness=h,
         probe=p,
         load_id=lid,
         load=cfg.load_labels.get(lid) if lid else None,
         date=date,
-        condition=_first_present(sub["condition"]),
+        condition=pass_figures["condition"],
         ci_route=route,
         ci_reason=s.reason,
         log_se=s.log_se,
@@ -368,15 +366,38 @@ def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | Non
         within_level=math.nan,
         within_method="",
         within_log_se=math.nan,
-        reported=_geometric_mean(sub["reported"]),
-        recomputed=_geometric_mean(sub["recomputed"]),
+        reported=pass_figures["reported"],
+        recomputed=pass_figures["recomputed"],
+        n_requests=pass_figures["n_requests"],
+        n_failed=pass_figures["n_failed"],
+        lag1=pass_figures["lag1"],
+        block=pd.NA,
+        source=pass_figures["source"],
+        _group=group,
+    )
+
+
+def _cell_row(key, date, sub: _Rows, s: PassSummary, borrowed: LogVariance | None, cfg: CellConfig) -> dict:
+    vals = sub["value"]
+    one = len(vals) == 1
+    row = _row_of(
+        key,
+        date,
+        s,
+        cfg,
+        n_passes=len(vals),
+        values=format_values(vals),
+        n_obs=_int_sum(sub["n_obs"]),
         n_requests=_int_sum(sub["n_requests"]),
         n_failed=_int_sum(sub["n_failed"]),
+        reported=_geometric_mean(sub["reported"]),
+        recomputed=_geometric_mean(sub["recomputed"]),
+        condition=_first_present(sub["condition"]),
+        source="+".join(sorted(set(sub["source"]))),
         lag1=float(sub["lag1"][0]) if one else math.nan,
-        block=pd.NA,
-        source="+".join(sources),
-        _group=sub["group"][0] if one else None,
+        group=sub["group"][0] if one else None,
     )
+    route = s.route
     if one:
         plo, phi, plv = (float(sub[c][0]) for c in ("ci_low", "ci_high", "ci_level"))
         if not route and math.isfinite(plo) and math.isfinite(phi):
@@ -701,7 +722,8 @@ def _plain_block(gkeys, pos, values, k, cols, level, cfg) -> dict:
     ordered = np.sort(values, axis=1)
     m = k // 2
     medians = (ordered[:, m] if k % 2 else (ordered[:, m - 1] + ordered[:, m]) / 2).tolist()
-    lows_v, highs_v = ordered[:, 0].tolist(), ordered[:, -1].tolist()
+    mins, maxes = ordered[:, 0].tolist(), ordered[:, -1].tolist()
+    log_means, ses = log_mean.tolist(), se.tolist()
     counts = {c: _int_sums(cols[c][pos]) for c in ("n_obs", "n_requests", "n_failed")}
     means = {c: _geometric_means(cols[c][pos]) for c in ("reported", "recomputed")}
     first = pos[:, 0]
@@ -716,50 +738,40 @@ def _plain_block(gkeys, pos, values, k, cols, level, cfg) -> dict:
     rl, df = range_level(k), float(k - 1)
     out = {}
     for j, (gkey, key, vals) in enumerate(zip(gkeys, keys, values.tolist())):
-        seat, h, p, lid, workload, conc, metric, stat = key
-        out[gkey] = dict(
-            seat=seat,
-            workload=workload,
-            concurrency=conc,
-            metric=metric,
-            statistic=stat,
-            unit=METRICS[metric][0] if metric in METRICS else None,
-            n_passes=k,
-            n_obs=counts["n_obs"][j],
+        summary = PassSummary(
             estimate=estimates[j],
-            ci_low=lows[j],
-            ci_high=highs[j],
-            ci_level=level,
-            ci_method=method,
-            values=";".join(map(repr, vals)),
-            harness=h,
-            probe=p,
-            load_id=lid,
-            load=cfg.load_labels.get(lid) if lid else None,
-            date=gkey[-1],
-            condition=_first_present(conditions[j]),
-            ci_route="t_log",
-            ci_reason="",
-            log_se=se[j].item(),
+            low=lows[j],
+            high=highs[j],
+            level=level,
+            n_passes=k,
+            log_mean=log_means[j],
+            log_se=ses[j],
             df=df,
+            route="t_log",
+            reason="",
             median=medians[j],
-            min=lows_v[j],
-            max=highs_v[j],
+            min=mins[j],
+            max=maxes[j],
             range_level=rl,
-            within_low=math.nan,
-            within_high=math.nan,
-            within_level=math.nan,
-            within_method="",
-            within_log_se=math.nan,
-            reported=means["reported"][j],
-            recomputed=means["recomputed"][j],
+        )
+        row = out[gkey] = _row_of(
+            key,
+            gkey[-1],
+            summary,
+            cfg,
+            n_passes=k,
+            values=";".join(map(repr, vals)),
+            n_obs=counts["n_obs"][j],
             n_requests=counts["n_requests"][j],
             n_failed=counts["n_failed"][j],
-            lag1=math.nan,
-            block=pd.NA,
+            reported=means["reported"][j],
+            recomputed=means["recomputed"][j],
+            condition=_first_present(conditions[j]),
             source="+".join(sorted(set(sources[j]))),
-            _group=None,
+            lag1=math.nan,
+            group=None,
         )
+        row["ci_method"] = method
     return out
 
 
