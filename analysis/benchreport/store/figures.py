@@ -436,6 +436,8 @@ def kept_summaries(con, store, shas, days, run_shas: dict) -> tuple[dict[str, li
 
 def _kept_rows(con, store, shas, days) -> tuple[list[tuple], set[str]]:
     """(the kept figure rows of `days`, as `figures_sql` gives them; the runs marked complete)."""
+    if not days:
+        return [], set()
     lake = getattr(store, "lake", False)
     if lake:
         if not store.has(FIGURES_TABLE):
@@ -459,8 +461,11 @@ def _kept_rows(con, store, shas, days) -> tuple[list[tuple], set[str]]:
     try:
         got = con.execute(
             f"SELECT {', '.join(f'x.{c}' for c in FIGURE_COLUMNS)} FROM {src} AS x SEMI JOIN kept_pairs AS u "
-            f"ON x.file_sha = u.sha AND {on} WHERE list_contains(?::VARCHAR[], x.day) AND x.summary_version = ?",
-            [*args, days, SUMMARY_VERSION],
+            f"ON x.file_sha = u.sha AND {on} WHERE x.day BETWEEN ? AND ? AND list_contains(?::VARCHAR[], x.day) "
+            "AND x.summary_version = ?",
+            # the range lets the scan skip the other dates' files (the list alone did not: a year's
+            # new night read every date's figures for each date it read, 0.3 s a date)
+            [*args, min(days), max(days), days, SUMMARY_VERSION],
         ).fetchall()
     except duckdb.Error as exc:
         raise StoreDamaged(
