@@ -177,3 +177,43 @@ def test_validate_on_a_store_counts_its_runs(tmp_path):
     subprocess.run([*py, "ingest", str(example), "--store", str(tmp_path / "s"), "--quiet"], check=True)
     proc = subprocess.run([*py, "validate", "--store", str(tmp_path / "s")], capture_output=True, text=True)
     assert proc.returncode == 0 and "14 run(s) in the store" in proc.stderr, proc.stderr
+
+
+def test_the_content_key_is_the_digest_of_each_files_row_as_iterated():
+    """The store's content key (an up-to-date build's only read of its files) is made from each
+    column's values at once; the digest is the one of iterating the rows cell by cell, whatever a
+    column holds: text, missing values of each kind, numbers."""
+    import hashlib
+
+    import numpy as np
+
+    from benchreport.store.layout import Store as PlainStore
+
+    frame = pd.DataFrame(
+        {
+            "status": pd.array(["loaded", "refused", "loaded", None], dtype="string[pyarrow]"),
+            "path": pd.Series(["a.json", "b.json", "c é.json", "d.json"], dtype="str"),
+            "sha256": pd.array(["x", None, "z", "w"], dtype="string"),
+            "batch": pd.Series([1, 2, 3, 4], dtype="int64"),
+            "context": pd.Series([None, "ctx", np.nan, "c"], dtype=object),
+            "reason": pd.Series([None, "bad json", None, pd.NA], dtype=object),
+            "current": [True, True, False, True],
+        }
+    )
+
+    class Frozen(PlainStore):
+        def files(self):
+            return frame
+
+    cur = frame[frame["current"]]
+    want = hashlib.sha256(
+        "\n".join(
+            sorted(
+                f"{s}|{p}|{h}|{b}|{c}|{r}"
+                for s, p, h, b, c, r in zip(
+                    cur["status"], cur["path"], cur["sha256"], cur["batch"], cur["context"], cur["reason"]
+                )
+            )
+        ).encode()
+    ).hexdigest()
+    assert Frozen("/nonexistent").content_key() == want

@@ -336,12 +336,10 @@ class Store:
         if not len(f):
             return hashlib.sha256(b"").hexdigest()
         cur = f[f["current"].astype(bool)]
-        lines = sorted(
-            f"{s}|{p}|{h}|{b}|{c}|{r}"
-            for s, p, h, b, c, r in zip(
-                cur["status"], cur["path"], cur["sha256"], cur["batch"], cur["context"], cur["reason"]
-            )
-        )
+        columns = (cur[c].tolist() for c in ("status", "path", "sha256", "batch", "context", "reason"))
+        # each column as Python values at once (the values iterating the column gives; a year's
+        # 92,000 files one Arrow-backed cell at a time were a quarter of a no-change build)
+        lines = sorted(f"{s}|{p}|{h}|{b}|{c}|{r}" for s, p, h, b, c, r in zip(*columns))
         return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
     # --- the parts table ------------------------------------------------------------------
