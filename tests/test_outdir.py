@@ -288,3 +288,39 @@ def test_failed_write_leaves_the_previous_output_byte_identical(tmp_path, capsys
     assert code == 4 and "No space left on device" in err and "unchanged" in err
     assert snapshot(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "runs"]
+
+
+_SIGNAL_IN_MKDTEMP = r"""
+import os, signal, sys, tempfile
+from pathlib import Path
+from benchreport import outdir
+
+real = tempfile.mkdtemp
+
+def mkdtemp_then_signal(*args, **kwargs):
+    made = real(*args, **kwargs)  # the folder exists: a signal now fell between it and its clean-up
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(10000):
+        pass
+    return made
+
+tempfile.mkdtemp = mkdtemp_then_signal
+target = Path(sys.argv[1]) / "out"
+try:
+    with outdir.staging(target, "build"):
+        print("staged", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+print(sorted(p.name for p in target.parent.iterdir()), flush=True)
+"""
+
+
+def test_ctrl_c_while_the_staging_folder_is_made_leaves_no_folder(tmp_path):
+    """Ctrl-C arriving while the staging folder is made (after the folder exists, before its
+    removal is assured) still leaves nothing behind: the signal is held over that step and raised
+    once the folder is in the clean-up's hands (a fresh clone's `make test`, Ctrl-C 0.5 s into a
+    build, left `.out.tmp-*`)."""
+    res = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_IN_MKDTEMP, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert res.stdout.splitlines() == ["interrupted", "[]"], res

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from benchreport.load.errors import one_line
-from benchreport.progress import stop_if_terminated
+from benchreport.progress import signals_held, stop_if_terminated
 from benchreport.reserved import OUTPUT_MARKER
 
 __all__ = [
@@ -325,13 +325,18 @@ def _failed(what: str, target: Path, exc: OSError) -> OutputFolderError:
 
 @contextlib.contextmanager
 def staging(target: Path, command: str) -> Iterator[Path]:
-    """A fresh marked folder beside `target` (same filesystem), removed on exit unless published."""
+    """A fresh marked folder beside `target` (same filesystem), removed on exit unless published.
+    SIGINT and SIGTERM are held while it is made, so a signal cannot fall between the folder made
+    and its removal assured (a fresh clone's `make test`: Ctrl-C half a second into a build left
+    `.out.tmp-*` behind); one that came meanwhile is raised as the folder is ready, and removes it."""
+    tmp = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    except OSError as exc:
-        raise _failed(f"create a folder beside {target}", target, exc) from None
-    try:
+        with signals_held():
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+            except OSError as exc:
+                raise _failed(f"create a folder beside {target}", target, exc) from None
         try:
             umask = os.umask(0)
             os.umask(umask)
@@ -350,7 +355,7 @@ def staging(target: Path, command: str) -> Iterator[Path]:
             raise _failed(f"write into {tmp}", target, exc) from None
         yield tmp
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             _remove(tmp)
 
 

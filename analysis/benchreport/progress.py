@@ -37,18 +37,31 @@ def stop_if_terminated() -> None:
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM held back while the block runs (a step that must not be cut in two:
-    starting a child process and keeping its id, removing a temporary folder), then delivered:
-    a signal that came meanwhile raises as the block ends. Nothing is held outside the main
-    thread or where the platform cannot (`signal.pthread_sigmask`)."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    starting a child process and keeping its id, making a folder and handing it to its clean-up),
+    then delivered: a signal that came meanwhile is raised again as the block ends, to the handler
+    of before. Held by Python's handlers, not the thread's signal mask: a process-directed signal
+    goes to any thread that does not block it (pyarrow and DuckDB start threads), and Python then
+    runs its handler in the main thread all the same. Nothing is held outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    came: list[int] = []
+
+    def hold(signum, frame):
+        came.append(signum)
+
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {}
     try:
+        for signum in held:
+            if signal.getsignal(signum) is not None:  # None: a handler not set from Python, left alone
+                previous[signum] = signal.signal(signum, hold)
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if came:
+            signal.raise_signal(came[0])  # to the handler of before (ignored if it ignores it)
 
 
 @contextlib.contextmanager
@@ -66,7 +79,15 @@ def terminate_as_interrupt() -> Iterator[None]:
         _received.append(signum)
         raise KeyboardInterrupt
 
+    previous_hook = sys.unraisablehook
+
+    def unraisable(info):  # "Exception ignored in ...": say nothing of our own signal's lost raise
+        if _received and isinstance(info.exc_value, KeyboardInterrupt):
+            return  # recorded: `stop_if_terminated` raises it again at the next checkpoint
+        previous_hook(info)
+
     _received.clear()
+    sys.unraisablehook = unraisable
     previous = signal.signal(signal.SIGTERM, handler)
     # Ctrl-C as Python raises it, recorded; left alone when it is ignored (a job started with nohup)
     previous_int = signal.getsignal(signal.SIGINT)
@@ -76,6 +97,7 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
         stop_if_terminated()  # the raise was swallowed and the step ran to its end
     finally:
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGTERM, previous)
         if previous_int is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous_int)

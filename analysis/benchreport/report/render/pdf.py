@@ -183,13 +183,15 @@ def scratch_folder(prefix: str = "benchreport-pdf-") -> Iterator[Path]:
     """A temporary folder of ours for the block, removed however the block ends; made and removed
     with SIGINT and SIGTERM held back (`progress.signals_held`), so a signal never leaves it half
     made or half removed."""
-    with signals_held():
-        tmp = Path(tempfile.mkdtemp(prefix=prefix))
-    try:
+    tmp = None
+    try:  # a signal held while the folder is made is raised as the hold ends: inside, so it is removed
+        with signals_held():
+            tmp = Path(tempfile.mkdtemp(prefix=prefix))
         yield tmp
     finally:
-        with signals_held():
-            shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            with signals_held():
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 def pdf_date_of(when: float | None) -> float:
@@ -297,8 +299,8 @@ def _run_chromium(args: list[str], tmp: Path) -> None:
 
 def _spawn(args: list[str], said: Path, env: dict) -> int:
     """Start `args` in a new session, stdin and stdout on /dev/null, stderr to `said`; its pid.
-    POSIX: `os.posix_spawn` with an empty signal mask (the caller holds signals back meanwhile,
-    which the child must not inherit); elsewhere `subprocess.Popen`."""
+    POSIX: `os.posix_spawn` with an empty signal mask (whatever this thread's mask, the child
+    inherits no blocked signal); elsewhere `subprocess.Popen`."""
     if hasattr(os, "posix_spawn") and hasattr(os, "POSIX_SPAWN_OPEN"):
         actions = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
