@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -321,6 +322,10 @@ def test_ctrl_c_while_the_staging_folder_is_made_leaves_no_folder(tmp_path):
     once the folder is in the clean-up's hands (a fresh clone's `make test`, Ctrl-C 0.5 s into a
     build, left `.out.tmp-*`)."""
     res = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_IN_MKDTEMP, str(tmp_path)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", _SIGNAL_IN_MKDTEMP, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job ignores it
     )
     assert res.stdout.splitlines() == ["interrupted", "[]"], res
