@@ -362,7 +362,7 @@ def batch_figures(store, parts: list[dict], batch: str, runs_on: dict) -> list[d
     Returns the parts written (rows of the parts table)."""
     days = sorted({str(p["day"]) for p in parts if p["table"] == "runs"})
     lake = getattr(store, "lake", False)
-    con = store.connection() if lake else _own_connection()
+    con = store.connection() if lake else memory_connection()
     out = []
     for some in date_batches(days, runs_on):
         sql, params = _written_figures_sql(con, store, parts, batch, some)
@@ -375,10 +375,15 @@ def batch_figures(store, parts: list[dict], batch: str, runs_on: dict) -> list[d
     return out
 
 
-def _own_connection():
+def memory_connection() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection as every store reader and writer opens one: one thread (reads
+    in a fixed order, bounded memory), rows in insertion order, and no cache of the Parquet files
+    read (each is read once per analysis; on by default and bounded only by DuckDB's memory limit,
+    it held a year's files through a build, most of its peak memory)."""
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 1")
     con.execute("SET preserve_insertion_order TO true")
+    con.execute("SET enable_external_file_cache = false")
     return con
 
 

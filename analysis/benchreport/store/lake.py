@@ -47,6 +47,7 @@ import pyarrow.parquet  # noqa: F401 - pa.parquet
 
 from benchreport.columns import FILE_COLUMNS, PART_COLUMNS, TABLE_SCHEMAS
 
+from .figures import memory_connection
 from .layout import ENGINES, STORED_TABLES, Store, StoreBusy, StoreError
 
 __all__ = ["LAKE_FORMAT", "LakeStore", "extension_path", "migrate"]
@@ -95,14 +96,9 @@ def extension_path(name: str) -> str:
 
 
 def _connect(extensions: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect(":memory:")
+    con = memory_connection()
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
-    con.execute("SET threads TO 1")
-    con.execute("SET preserve_insertion_order TO true")
-    # every Parquet file is read once per analysis: DuckDB's cache of them (on by default, bounded
-    # only by its memory limit) held a year's files read by a build, most of its peak memory
-    con.execute("SET enable_external_file_cache = false")
     for name in extensions:
         con.execute(f"LOAD '{extension_path(name)}'")
     return con

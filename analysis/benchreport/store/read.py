@@ -24,7 +24,7 @@ from benchreport.columns import COMPONENT_RUN_COLUMNS, TABLE_COLUMNS
 from benchreport.stats.requests import FrameSource, GroupSummary, RequestGroup
 from benchreport.tables import Tables, first_run_components, frame_from_arrow, merge_seat_row, tidy_frame
 
-from .figures import SUMMARY_VERSION, date_batches, kept_summaries, store_summaries
+from .figures import SUMMARY_VERSION, date_batches, kept_summaries, memory_connection, store_summaries
 from .layout import Store, StoreDamaged, store_load_result  # noqa: F401 - kept importable from here
 
 __all__ = ["read_tables", "StoreRequests", "store_load_result", "connect"]
@@ -37,10 +37,7 @@ def connect(store=None) -> duckdb.DuckDBPyConnection:
     a DuckLake store's own (its catalog attached)."""
     if getattr(store, "lake", False):
         return store.connection()
-    con = duckdb.connect(":memory:")
-    con.execute("SET threads TO 1")
-    con.execute("SET preserve_insertion_order TO true")
-    return con
+    return memory_connection()
 
 
 def _select(
